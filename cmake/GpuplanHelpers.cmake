@@ -1,0 +1,29 @@
+# One helper per kind of target, so flags live in one place.
+
+# Warnings for code written here (not for third-party sources).
+function(gpuplan_warnings target)
+  target_compile_options(${target} PRIVATE -Wall -Wextra -Wpedantic -Wshadow -Wconversion
+                                           -Wno-sign-conversion)
+endfunction()
+
+# Flags every WebAssembly executable needs (see shared/notes/wasm-build.md).
+function(gpuplan_wasm_link_flags target)
+  target_link_options(${target} PRIVATE -fexceptions -sALLOW_MEMORY_GROWTH=1)
+endfunction()
+
+# gpuplan_add_test(NAME SOURCES...): one GoogleTest executable per area, registered with CTest.
+# Natively it runs directly; under Emscripten it runs in node (CMAKE_CROSSCOMPILING_EMULATOR).
+function(gpuplan_add_test name)
+  add_executable(${name} ${ARGN})
+  target_link_libraries(${name} PRIVATE gpuplan_core gpuplan_data GTest::gtest_main)
+  target_compile_definitions(${name} PRIVATE GPUPLAN_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
+  gpuplan_warnings(${name})
+  set(label native)
+  if(EMSCRIPTEN)
+    # NODERAWFS lets the test read the repository's files (golden values, fixtures) from node.
+    target_link_options(${name} PRIVATE -sENVIRONMENT=node -sWASM_ASYNC_COMPILATION=0
+                        -sNODERAWFS=1 -sALLOW_MEMORY_GROWTH=1 -sSTACK_SIZE=1048576 -fexceptions)
+    set(label wasm)
+  endif()
+  gtest_discover_tests(${name} PROPERTIES LABELS "${label}" DISCOVERY_TIMEOUT 60)
+endfunction()

@@ -1,0 +1,129 @@
+#pragma once
+// The workload estimate: for a model and a setup, parameters, FLOPs and peak memory per GPU,
+// each term named. Pure function: no I/O, no globals, deterministic.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gpuplan/model.h"
+#include "gpuplan/result.h"
+
+namespace gpuplan {
+
+enum class Precision { fp32, tf32, fp16, bf16, amp_fp16, amp_bf16, fp8 };
+enum class Optimizer { sgd, sgd_momentum, adam, adamw, adam_8bit, adafactor };
+enum class Checkpointing { none, selective, full };
+enum class Mode { train, infer };
+enum class Attention { automatic, eager, flash };
+
+// Names as the CLI and URLs spell them ("amp-bf16", "adam-8bit", ...), and back.
+const char* precision_name(Precision p);
+const char* optimizer_name(Optimizer o);
+const char* checkpointing_name(Checkpointing c);
+const char* mode_name(Mode m);
+const char* attention_name(Attention a);
+std::optional<Precision> parse_precision(const std::string& s);
+std::optional<Optimizer> parse_optimizer(const std::string& s);
+std::optional<Checkpointing> parse_checkpointing(const std::string& s);
+std::optional<Mode> parse_mode(const std::string& s);
+std::optional<Attention> parse_attention(const std::string& s);
+
+// Assumed constants that are not properties of the model; defaults cite their source and a
+// probe file may replace them (calibration).
+struct MemoryAssumptions {
+  // CUDA context plus the kernels PyTorch loads, as nvidia-smi reports it. Hugging Face,
+  // "Model training anatomy" (transformers docs): 1343 MB on a V100 for torch.ones(1).cuda().
+  double cuda_context_bytes = 1343.0 * 1024 * 1024;
+  // cuBLAS workspace PyTorch reserves per handle: ":4096:8" = 8 x 4 MiB (PyTorch docs,
+  // torch.use_deterministic_algorithms / CUBLAS_WORKSPACE_CONFIG).
+  double cublas_workspace_bytes = 8.0 * 4 * 1024 * 1024;
+  // PyTorch's caching allocator rounds requests above 1 MiB up to a multiple of 2 MiB
+  // (c10/cuda/CUDACachingAllocator.cpp, kRoundLarge): on average half a unit per live tensor.
+  double allocator_round_bytes = 2.0 * 1024 * 1024;
+};
+
+// How a workload is run. Zero in a size field means "use the default" (see each field).
+struct Setup {
+  Mode mode = Mode::train;
+  int64_t global_batch = 0;   // samples per optimizer step; 0: micro_batch x dp
+  int64_t micro_batch = 0;    // samples per GPU per forward/backward; 0: global_batch / dp
+  int64_t seq_len = 0;        // tokens per sample; 0: the model's default
+  int64_t resolution = 0;     // image side in pixels; 0: the model's default
+  Precision precision = Precision::fp32;
+  Optimizer optimizer = Optimizer::adamw;
+  Checkpointing checkpointing = Checkpointing::none;
+  Attention attention = Attention::automatic;  // automatic: flash at 16-bit, eager at fp32
+  int dp = 1;                 // data-parallel replicas
+  int zero_stage = 0;         // 0-3; 3 is also FSDP full sharding
+  int tp = 1;                 // tensor-parallel degree
+  bool sequence_parallel = false;
+  int pp = 1;                 // pipeline stages (1F1B schedule)
+  int64_t lora_rank = 0;      // > 0: LoRA adapters on lora_targets, base frozen
+  bool qlora = false;         // 4-bit NF4 base weights with double quantisation
+  std::vector<std::string> lora_targets = {"q_proj", "v_proj"};  // PEFT's LLaMA default
+  int64_t generate_tokens = 0;  // inference: tokens decoded after the prompt (seq_len)
+  MemoryAssumptions assumptions;
+};
+
+// Parameter counts.
+struct ParamCounts {
+  int64_t total = 0;
+  int64_t trainable = 0;
+  int64_t embedding = 0;         // token/position/patch embeddings
+  int64_t active_per_token = 0;  // mixture of experts: parameters one token passes through
+};
+
+// FLOPs, multiply-add = 2.
+struct FlopCounts {
+  double forward_per_sample = 0;           // one forward pass of one sample
+  double forward_matmul_per_sample = 0;    // its matrix multiplications and convolutions
+  double forward_attention_per_sample = 0; // its Q K^T and scores x V part (transformers)
+  double forward_per_step = 0;             // forward over the global batch
+  double backward_per_step = 0;            // 2x forward, or 1x for frozen (LoRA) weights
+  double recompute_per_step = 0;           // activation checkpointing's extra forward
+  double train_per_step = 0;               // forward + backward + recompute
+  double params_rule_per_token = 0;        // 6 * N (Kaplan et al. 2020), for comparison
+  double tokens_per_sample = 0;
+  // Inference (mode infer).
+  double prefill = 0;                      // forward over the prompt, whole batch
+  double decode_per_token = 0;             // one generated token, whole batch
+  double decode_bytes_per_token = 0;       // weights + KV cache read per decode step, per GPU
+};
+
+// Peak memory of one GPU, by term, in bytes.
+struct MemoryBytes {
+  double weights = 0;        // parameters as stored (plus fp16 copies under autocast)
+  double gradients = 0;
+  double optimizer = 0;      // optimizer states (and fp32 master weights where kept there)
+  double activations = 0;    // kept for backward (training) or live between layers (inference)
+  double kv_cache = 0;
+  double workspace = 0;      // cuBLAS workspace and the largest transient buffers
+  double context = 0;        // CUDA context and kernels
+  double fragmentation = 0;  // caching-allocator rounding
+  double total() const {
+    return weights + gradients + optimizer + activations + kv_cache + workspace + context +
+           fragmentation;
+  }
+};
+
+// The full estimate.
+struct Estimate {
+  ParamCounts params;
+  FlopCounts flops;
+  MemoryBytes memory;          // per GPU (the most loaded pipeline stage)
+  int64_t global_batch = 0;
+  int64_t micro_batch = 0;
+  int64_t grad_accum_steps = 0;  // micro-batches per optimizer step on each replica
+  int64_t seq_len = 0;
+  int64_t resolution = 0;
+  int num_gpus = 1;
+  std::string attention;       // "eager" or "flash", as resolved
+  std::vector<std::string> notes;  // assumptions that shaped this estimate
+};
+
+// Computes the estimate; an inconsistent setup gives an Error naming the field.
+Result<Estimate> estimate(const Model& model, const Setup& setup);
+
+}  // namespace gpuplan

@@ -1,0 +1,68 @@
+#pragma once
+// Closed-form costs of a transformer: its parameter tensors, forward FLOPs per sample and the
+// activations kept for backward, each term named so callers can show or test it.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "gpuplan/model.h"
+
+namespace gpuplan {
+
+// Which part of the network a parameter tensor belongs to.
+enum class ParamGroup { embedding, attention, mlp, router, norm, head };
+
+// One kind of parameter tensor, repeated `count` times (e.g. once per layer).
+struct ParamTensor {
+  std::string name;   // PyTorch-like module name: "q_proj", "mlp.up_proj", "wte", ...
+  ParamGroup group;
+  int64_t rows = 0;   // out features (1 for vectors)
+  int64_t cols = 0;   // in features
+  int64_t count = 1;  // how many such tensors in the whole model
+  bool tensor_parallel = false;  // split across tensor-parallel ranks (Megatron-LM layout)
+  bool in_layers = false;        // repeated per block (divided across pipeline stages)
+  int64_t numel() const { return rows * cols * count; }
+};
+
+// Every parameter tensor of the model; the sum of numel() is the parameter count.
+std::vector<ParamTensor> transformer_parameters(const TransformerSpec& spec);
+
+// Tokens one sample feeds through the blocks (patches + class token for vision models).
+int64_t transformer_tokens(const TransformerSpec& spec, int64_t seq_len);
+
+// Forward FLOPs of one sample, by term; multiply-add = 2 FLOPs. Attention is computed over the
+// full seq x seq score matrix, as implementations do (Narayanan et al. 2021, sec. 3 and app.).
+struct TransformerFlops {
+  double qkv_proj = 0;        // Q, K, V projections
+  double attention_core = 0;  // Q K^T and softmax(.) V
+  double attn_out_proj = 0;
+  double mlp = 0;             // dense MLP, or the experts each token is routed to
+  double router = 0;          // mixture-of-experts gate
+  double embedding = 0;       // patch embedding of vision models (token lookups are free)
+  double head = 0;            // LM logits, classifier, pooler
+  double total() const {
+    return qkv_proj + attention_core + attn_out_proj + mlp + router + embedding + head;
+  }
+};
+TransformerFlops transformer_forward_flops(const TransformerSpec& spec, int64_t seq_len);
+
+// How attention is computed, which decides whether seq x seq scores are kept for backward.
+enum class AttentionImpl { eager, flash };
+
+// Activation bytes kept for backward by one block for one sample (Korthikanti et al. 2022,
+// sec. 4.1, generalised to GQA, gated MLPs, MoE and other element sizes).
+struct LayerActivations {
+  double linear_bytes = 0;       // terms in s*h (or s*ffn): inputs of matmuls, norms, activations
+  double replicated_bytes = 0;   // part of linear_bytes that tensor parallelism does not shard
+                                 // unless sequence parallelism is on (norm inputs, masks)
+  double attention_scores_bytes = 0;  // terms in a*s^2: softmax output, its dropout mask/output
+  double total() const { return linear_bytes + attention_scores_bytes; }
+};
+// element_bytes: bytes per saved activation element (2 at 16-bit, 4 at fp32); norm_input_bytes:
+// bytes per element of norm inputs (4 under autocast, where the residual stream stays fp32).
+LayerActivations transformer_layer_activations(const TransformerSpec& spec, int64_t seq_len,
+                                               double element_bytes, double norm_input_bytes,
+                                               AttentionImpl attention);
+
+}  // namespace gpuplan

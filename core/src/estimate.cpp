@@ -1,0 +1,459 @@
+#include "gpuplan/estimate.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "gpuplan/transformer.h"
+
+namespace gpuplan {
+namespace {
+
+constexpr int64_t kMaxBatch = 100'000'000;
+constexpr int64_t kMaxSeqLen = 100'000'000;
+constexpr int64_t kMaxResolution = 100'000;
+constexpr int kMaxParallel = 1'000'000;
+
+Error invalid(const std::string& message) { return make_error(Errc::invalid_argument, message); }
+
+int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+// Bytes per stored element for each precision (Micikevicius et al. 2018 for mixed precision;
+// Micikevicius et al. 2022 "FP8 Formats for Deep Learning" for fp8 with 16-bit masters).
+struct PrecisionBytes {
+  double weight;         // bytes per parameter as stored for compute
+  double weight_copy;    // extra per matrix parameter: autocast's 16-bit cast cache, fp8 casts
+  double gradient;
+  double master;         // fp32 master copy held by the optimizer (when weights are not fp32)
+  double state;          // bytes per optimizer state element
+  double activation;     // bytes per saved activation element
+  double norm_input;     // bytes per element of norm inputs (fp32 residual stream under AMP)
+};
+
+PrecisionBytes precision_bytes(Precision p) {
+  switch (p) {
+    case Precision::fp32:
+    case Precision::tf32: return {4, 0, 4, 0, 4, 4, 4};
+    // Pure 16-bit training (model.half()/bfloat16()): optimizer states in the parameter dtype.
+    case Precision::fp16:
+    case Precision::bf16: return {2, 0, 2, 0, 2, 2, 2};
+    // torch.autocast: fp32 parameters and gradients, 16-bit copies of the weights cached for
+    // the forward pass, 16-bit activations except where autocast keeps fp32 (norms, softmax).
+    case Precision::amp_fp16:
+    case Precision::amp_bf16: return {4, 2, 4, 0, 4, 2, 4};
+    // Transformer Engine style: bf16 weights with fp8 casts, fp32 main gradients and masters.
+    case Precision::fp8: return {2, 1, 4, 4, 4, 2, 2};
+  }
+  return {4, 0, 4, 0, 4, 4, 4};
+}
+
+bool is_16bit_activations(Precision p) { return precision_bytes(p).activation <= 2; }
+
+// Optimizer state elements per trainable parameter (Adafactor handled per matrix).
+double optimizer_states(Optimizer o) {
+  switch (o) {
+    case Optimizer::sgd: return 0;
+    case Optimizer::sgd_momentum: return 1;  // momentum buffer
+    case Optimizer::adam:
+    case Optimizer::adamw: return 2;          // exp_avg, exp_avg_sq (Kingma & Ba 2015)
+    case Optimizer::adam_8bit: return 2;      // two 8-bit states (Dettmers et al. 2022)
+    case Optimizer::adafactor: return 0;      // factored; see adafactor_state_elements
+  }
+  return 0;
+}
+
+// Adafactor without momentum keeps a row and a column second-moment vector per matrix and a
+// full vector per vector parameter (Shazeer & Stern 2018, alg. 4).
+double adafactor_state_elements(const std::vector<ParamTensor>& tensors) {
+  double elements = 0;
+  for (const auto& t : tensors) {
+    const bool matrix = t.rows > 1 && t.cols > 1;
+    elements += static_cast<double>(t.count) *
+                (matrix ? static_cast<double>(t.rows + t.cols) : static_cast<double>(t.rows * t.cols));
+  }
+  return elements;
+}
+
+bool matches_target(const std::string& tensor_name, const std::string& target) {
+  // "q_proj" matches "self_attn.q_proj.weight" and "decoder.cross_attn.q_proj.weight".
+  const std::string needle = target + ".weight";
+  return tensor_name.size() >= needle.size() &&
+         tensor_name.compare(tensor_name.size() - needle.size(), needle.size(), needle) == 0 &&
+         (tensor_name.size() == needle.size() ||
+          tensor_name[tensor_name.size() - needle.size() - 1] == '.');
+}
+
+std::optional<Error> validate_setup(const Setup& s) {
+  if (s.dp < 1 || s.dp > kMaxParallel) return invalid("--dp must be between 1 and 1000000, got " + std::to_string(s.dp));
+  if (s.tp < 1 || s.tp > kMaxParallel) return invalid("--tp must be between 1 and 1000000, got " + std::to_string(s.tp));
+  if (s.pp < 1 || s.pp > kMaxParallel) return invalid("--pp must be between 1 and 1000000, got " + std::to_string(s.pp));
+  if (s.zero_stage < 0 || s.zero_stage > 3) return invalid("--zero must be 0, 1, 2 or 3, got " + std::to_string(s.zero_stage));
+  if (s.global_batch < 0 || s.global_batch > kMaxBatch) return invalid("--batch must be between 1 and 100000000, got " + std::to_string(s.global_batch));
+  if (s.micro_batch < 0 || s.micro_batch > kMaxBatch) return invalid("--micro-batch must be between 1 and 100000000, got " + std::to_string(s.micro_batch));
+  if (s.seq_len < 0 || s.seq_len > kMaxSeqLen) return invalid("--seq must be between 1 and 100000000, got " + std::to_string(s.seq_len));
+  if (s.resolution < 0 || s.resolution > kMaxResolution) return invalid("--resolution must be between 1 and 100000, got " + std::to_string(s.resolution));
+  if (s.lora_rank < 0 || s.lora_rank > 65536) return invalid("--lora-rank must be between 0 and 65536, got " + std::to_string(s.lora_rank));
+  if (s.qlora && s.lora_rank == 0) return invalid("QLoRA needs --lora-rank > 0");
+  if (s.generate_tokens < 0 || s.generate_tokens > kMaxSeqLen) return invalid("--generate must be between 0 and 100000000");
+  if (s.sequence_parallel && s.tp == 1) return invalid("sequence parallelism needs --tp > 1");
+  if (s.zero_stage > 0 && s.mode == Mode::infer) return invalid("--zero applies to training only (--mode train)");
+  for (double v : {s.assumptions.cuda_context_bytes, s.assumptions.cublas_workspace_bytes,
+                   s.assumptions.allocator_round_bytes}) {
+    if (!std::isfinite(v) || v < 0) return invalid("memory assumptions must be finite and >= 0");
+  }
+  return std::nullopt;
+}
+
+// Resolves batch sizes: global = micro x dp x accumulation steps.
+std::optional<Error> resolve_batch(const Setup& s, Estimate& e) {
+  int64_t micro = s.micro_batch;
+  int64_t global = s.global_batch;
+  if (micro == 0 && global == 0) micro = 1;
+  if (global == 0) global = micro * s.dp;
+  if (micro == 0) {
+    if (global % s.dp != 0) {
+      return invalid("--batch " + std::to_string(global) + " is not divisible by --dp " +
+                     std::to_string(s.dp));
+    }
+    micro = global / s.dp;
+  }
+  if (global % (micro * s.dp) != 0) {
+    return invalid("--batch " + std::to_string(global) + " is not divisible by --dp x --micro-batch = " +
+                   std::to_string(micro * s.dp));
+  }
+  e.global_batch = global;
+  e.micro_batch = micro;
+  e.grad_accum_steps = global / (micro * s.dp);
+  return std::nullopt;
+}
+
+// Memory of a group of parameter tensors on one GPU of a stage.
+struct StageParams {
+  double numel_per_gpu = 0;         // after tensor-parallel and pipeline split
+  double matrix_numel_per_gpu = 0;  // the part that matmuls read (autocast copies)
+};
+
+}  // namespace
+
+Result<Estimate> estimate(const Model& model, const Setup& setup) {
+  if (auto err = validate_setup(setup)) return *err;
+  Estimate e;
+  if (auto err = resolve_batch(setup, e)) return *err;
+  e.num_gpus = setup.dp * setup.tp * setup.pp;
+  const bool training = setup.mode == Mode::train;
+  const PrecisionBytes pb = precision_bytes(setup.precision);
+  const auto& a = setup.assumptions;
+  const double mb = static_cast<double>(e.micro_batch);
+  if (setup.lora_rank > 0 && !training) return invalid("LoRA applies to training (--mode train)");
+
+  // Stage layout for pipeline parallelism: the first stage holds min(pp, m) micro-batches in
+  // flight under 1F1B (Narayanan et al. 2021, sec. 2.2.1).
+  const int64_t in_flight = std::min<int64_t>(setup.pp, std::max<int64_t>(e.grad_accum_steps, 1));
+
+  double weights_numel_stage = 0;    // parameters on the busiest GPU
+  double matrix_numel_stage = 0;
+  double trainable_numel_stage = 0;
+  double adafactor_elements_stage = 0;
+  double activation_bytes = 0;       // per GPU, all in-flight micro-batches
+  double largest_transient_bytes = 0;
+  double saved_tensor_count = 0;     // live tensors, for allocator rounding
+  double kv_cache_bytes = 0;
+  double decode_bytes_weights = 0;
+  std::vector<ParamTensor> tensors;
+
+  if (model.kind == ModelKind::transformer) {
+    TransformerSpec spec = model.transformer;
+    if (auto err = validate_transformer(spec, "model '" + model.id + "'")) return *err;
+    if (spec.is_vision()) {
+      if (setup.seq_len != 0) return invalid("--seq does not apply to vision model '" + model.id + "'; use --resolution");
+      if (setup.resolution != 0) {
+        if (setup.resolution % spec.patch_size != 0) {
+          return invalid("--resolution " + std::to_string(setup.resolution) +
+                         " is not a multiple of the patch size " + std::to_string(spec.patch_size));
+        }
+      }
+      e.resolution = setup.resolution != 0 ? setup.resolution : spec.image_size;
+    } else {
+      if (setup.resolution != 0) return invalid("--resolution does not apply to language model '" + model.id + "'; use --seq");
+      e.seq_len = setup.seq_len != 0 ? setup.seq_len : model.default_seq_len;
+      if (e.seq_len <= 0) return invalid("--seq is required for model '" + model.id + "' (it has no default)");
+      if (spec.positions == PositionKind::learned && e.seq_len > spec.max_positions) {
+        return invalid("--seq " + std::to_string(e.seq_len) + " exceeds model '" + model.id +
+                       "' max_positions " + std::to_string(spec.max_positions));
+      }
+    }
+    if (spec.heads % setup.tp != 0 || spec.kv_heads_or_default() % setup.tp != 0) {
+      return invalid("--tp " + std::to_string(setup.tp) + " does not divide the attention heads (" +
+                     std::to_string(spec.heads) + " query, " +
+                     std::to_string(spec.kv_heads_or_default()) + " key/value heads)");
+    }
+    const int64_t total_layers = spec.layers + spec.decoder_layers;
+    if (setup.pp > total_layers) {
+      return invalid("--pp " + std::to_string(setup.pp) + " exceeds the " +
+                     std::to_string(total_layers) + " layers of model '" + model.id + "'");
+    }
+
+    tensors = transformer_parameters(spec);
+    // Vision: the shape used for compute follows the chosen resolution; parameters do not.
+    TransformerSpec run = spec;
+    if (spec.is_vision()) run.image_size = e.resolution;
+    const int64_t tokens = transformer_tokens(run, e.seq_len);
+    e.flops.tokens_per_sample = static_cast<double>(tokens);
+
+    // Parameters.
+    int64_t expert_mlp = 0;
+    for (const auto& t : tensors) {
+      e.params.total += t.numel();
+      if (t.group == ParamGroup::embedding) e.params.embedding += t.numel();
+      if (t.group == ParamGroup::mlp) expert_mlp += t.numel();
+    }
+    e.params.active_per_token = e.params.total;
+    if (spec.is_moe()) {
+      e.params.active_per_token -= expert_mlp / spec.experts * (spec.experts - spec.experts_per_token);
+    }
+    int64_t lora_params = 0;
+    if (setup.lora_rank > 0) {
+      for (const auto& target : setup.lora_targets) {
+        bool found = false;
+        for (const auto& t : tensors) {
+          if (!matches_target(t.name, target)) continue;
+          found = true;
+          lora_params += setup.lora_rank * (t.rows + t.cols) * t.count;
+        }
+        if (!found) return invalid("LoRA target '" + target + "' matches no layer of model '" + model.id + "'");
+      }
+    }
+    e.params.trainable = setup.lora_rank > 0 ? lora_params : e.params.total;
+
+    // FLOPs.
+    const TransformerFlops f = transformer_forward_flops(run, e.seq_len);
+    e.flops.forward_per_sample = f.total();
+    e.flops.forward_matmul_per_sample = f.total();
+    e.flops.forward_attention_per_sample = f.attention_core;
+
+    // Per-GPU parameters on the busiest stage. Layers split evenly over stages; the first
+    // stage also holds the embeddings, the last the head (Megatron-LM's layout).
+    const double layer_share = static_cast<double>(ceil_div(total_layers, setup.pp)) /
+                               static_cast<double>(total_layers);
+    double first = 0, last = 0, first_matrix = 0, last_matrix = 0;
+    for (const auto& t : tensors) {
+      double n = static_cast<double>(t.numel());
+      if (t.tensor_parallel) n /= setup.tp;
+      const bool matrix = t.rows > 1 && t.cols > 1;
+      if (t.in_layers) {
+        first += n * layer_share;
+        last += n * layer_share;
+        if (matrix) { first_matrix += n * layer_share; last_matrix += n * layer_share; }
+      } else if (t.group == ParamGroup::embedding || setup.pp == 1) {
+        first += n;
+        if (matrix) first_matrix += n;
+        // Tied embeddings: the last stage keeps its own copy of the output projection.
+        if (setup.pp > 1 && t.group == ParamGroup::embedding && spec.tied_embeddings &&
+            t.name == "embed_tokens.weight") {
+          last += n;
+          last_matrix += n;
+        }
+      } else {
+        last += n;
+        if (matrix) last_matrix += n;
+      }
+    }
+    weights_numel_stage = std::max(first, last);
+    matrix_numel_stage = first >= last ? first_matrix : last_matrix;
+    const double stage_fraction = weights_numel_stage / static_cast<double>(e.params.total);
+    trainable_numel_stage = setup.lora_rank > 0
+                                ? static_cast<double>(lora_params) * layer_share / setup.tp
+                                : weights_numel_stage;
+    adafactor_elements_stage = adafactor_state_elements(tensors) * stage_fraction;
+
+    // Activations.
+    const AttentionImpl impl =
+        setup.attention == Attention::eager ? AttentionImpl::eager
+        : setup.attention == Attention::flash ? AttentionImpl::flash
+        : (is_16bit_activations(setup.precision) ? AttentionImpl::flash : AttentionImpl::eager);
+    if (impl == AttentionImpl::flash && !is_16bit_activations(setup.precision)) {
+      return invalid("--attention flash needs 16-bit activations (fp16, bf16, amp-*, fp8), not " +
+                     std::string(precision_name(setup.precision)));
+    }
+    e.attention = impl == AttentionImpl::flash ? "flash" : "eager";
+    const LayerActivations la = transformer_layer_activations(run, e.seq_len, pb.activation,
+                                                              pb.norm_input, impl);
+    const double h = static_cast<double>(spec.hidden);
+    const double t = static_cast<double>(tokens);
+    const double layers_stage = static_cast<double>(ceil_div(total_layers, setup.pp));
+    const double ffn = static_cast<double>(spec.ffn_hidden);
+    if (training) {
+      // Tensor parallelism shards everything but the norm inputs and dropout masks, which
+      // sequence parallelism shards too (Korthikanti et al. 2022, eqs. 2 and 4).
+      const double tp = setup.tp;
+      const double replicated = setup.sequence_parallel ? la.replicated_bytes / tp : la.replicated_bytes;
+      const double layer_linear = (la.linear_bytes - la.replicated_bytes) / tp + replicated;
+      const double layer_scores = la.attention_scores_bytes / tp;
+      double per_layer = layer_linear + layer_scores;
+      double stored = per_layer * layers_stage;
+      if (setup.checkpointing == Checkpointing::selective) {
+        // Selective recomputation drops the a*s^2 terms (Korthikanti et al. 2022, sec. 5).
+        stored = layer_linear * layers_stage;
+      } else if (setup.checkpointing == Checkpointing::full) {
+        // Only each layer's input is kept; one layer is rebuilt at a time in backward
+        // (Chen et al. 2016; Korthikanti et al. 2022, sec. 4.3).
+        const double input = pb.norm_input * t * h / (setup.sequence_parallel ? tp : 1.0);
+        stored = input * layers_stage + per_layer;
+      }
+      activation_bytes = stored * mb * static_cast<double>(in_flight);
+      // Output head on the last stage: final-norm input, head input, logits and the fp32
+      // log-softmax kept by the cross-entropy loss.
+      if (spec.head == HeadKind::lm) {
+        const double v = static_cast<double>(spec.vocab) / setup.tp;
+        const double head = (pb.norm_input + pb.activation) * t * h + t * v * (pb.activation + 4.0);
+        activation_bytes += head * mb;
+        largest_transient_bytes = std::max(largest_transient_bytes, 2.0 * t * v * 4.0 * mb);
+      }
+      saved_tensor_count = (spec.gated_mlp ? 14.0 : 12.0) * layers_stage * static_cast<double>(in_flight);
+      largest_transient_bytes = std::max(
+          largest_transient_bytes,
+          2.0 * pb.activation * mb * std::max(t * ffn / setup.tp,
+                                              impl == AttentionImpl::eager
+                                                  ? static_cast<double>(spec.heads) * t * t / setup.tp
+                                                  : 0.0));
+    } else {
+      // Inference: only one layer's working set is live (input, QKV, MLP hidden), plus the
+      // KV cache: 2 x layers x kv_heads x head_dim x tokens x batch (Pope et al. 2022, sec. 2).
+      const double kv = static_cast<double>(spec.kv_heads_or_default() * spec.head_dim_or_default());
+      const double context_tokens = static_cast<double>(tokens + setup.generate_tokens);
+      kv_cache_bytes = 2.0 * layers_stage * kv * context_tokens * mb * pb.activation / setup.tp;
+      activation_bytes = mb * pb.activation * t * (2.0 * h + 3.0 * kv + ffn * (spec.gated_mlp ? 3.0 : 2.0)) / setup.tp;
+      if (impl == AttentionImpl::eager) {
+        activation_bytes += mb * pb.activation * static_cast<double>(spec.heads) * t * t / setup.tp;
+      }
+      if (spec.head == HeadKind::lm) {
+        // Logits of the last position only during generation; of all positions for scoring.
+        const double rows = setup.generate_tokens > 0 ? 1.0 : t;
+        largest_transient_bytes = rows * static_cast<double>(spec.vocab) * 4.0 * mb;
+      }
+      saved_tensor_count = 8.0;
+    }
+
+    // Inference FLOPs and bytes: prefill is a forward over the prompt; each decode step
+    // costs ~2 FLOPs per active parameter plus attention over the cached context, and reads
+    // the weights and the whole KV cache (Pope et al. 2022; Kaplan et al. 2020 eq. 2.2).
+    const double n_active = static_cast<double>(e.params.active_per_token - e.params.embedding);
+    const double ctx = static_cast<double>(tokens) + static_cast<double>(setup.generate_tokens) / 2.0;
+    const double q_dim = static_cast<double>(spec.heads * spec.head_dim_or_default());
+    e.flops.prefill = e.flops.forward_per_sample * static_cast<double>(e.global_batch);
+    e.flops.decode_per_token =
+        static_cast<double>(e.global_batch) *
+        (2.0 * n_active + 4.0 * static_cast<double>(spec.layers + spec.decoder_layers) * ctx * q_dim +
+         (spec.head == HeadKind::lm && spec.tied_embeddings ? 2.0 * h * static_cast<double>(spec.vocab) : 0.0));
+    decode_bytes_weights = weights_numel_stage * pb.weight;
+    e.flops.params_rule_per_token = 6.0 * static_cast<double>(e.params.total - e.params.embedding);
+  } else {
+    // Layer graphs (CNNs and friends).
+    if (setup.seq_len != 0) return invalid("--seq does not apply to image model '" + model.id + "'; use --resolution");
+    if (setup.tp > 1 || setup.pp > 1) {
+      return invalid("--tp and --pp are modelled for transformers only; model '" + model.id + "' is a layer graph");
+    }
+    if (setup.lora_rank > 0) return invalid("LoRA is modelled for transformers only; model '" + model.id + "' is a layer graph");
+    e.resolution = setup.resolution != 0 ? setup.resolution : model.default_resolution;
+    if (e.resolution <= 0) return invalid("--resolution is required for model '" + model.id + "'");
+    auto costs = analyze_graph(model.graph, e.resolution, e.resolution);
+    if (!costs.ok()) return costs.error();
+    const GraphCosts& g = costs.value();
+    e.params.total = g.params;
+    e.params.trainable = g.params;
+    e.params.active_per_token = g.params;
+    e.flops.forward_per_sample = g.forward_flops_matmul + g.forward_flops_other;
+    e.flops.forward_matmul_per_sample = g.forward_flops_matmul;
+    weights_numel_stage = static_cast<double>(g.params);
+    trainable_numel_stage = weights_numel_stage;
+    matrix_numel_stage = weights_numel_stage;
+    adafactor_elements_stage = weights_numel_stage;  // conv kernels are not factored by default
+    if (training) {
+      activation_bytes = (g.saved_activation_elements * pb.activation + g.saved_fixed_bytes) * mb;
+      if (setup.checkpointing != Checkpointing::none) {
+        e.notes.push_back("activation checkpointing is modelled for transformers only; layer-graph models keep all activations");
+      }
+      saved_tensor_count = static_cast<double>(model.graph.nodes.size());
+    } else {
+      activation_bytes = 2.0 * static_cast<double>(g.largest_output_elements) * pb.activation * mb;
+      saved_tensor_count = 2.0;
+    }
+    largest_transient_bytes = 2.0 * static_cast<double>(g.largest_output_elements) * pb.activation * mb;
+    e.flops.prefill = e.flops.forward_per_sample * static_cast<double>(e.global_batch);
+    decode_bytes_weights = weights_numel_stage * pb.weight;
+  }
+
+  // Training FLOPs per step: backward = 2x forward (grads of inputs and of weights), or 1x
+  // when the weights are frozen (LoRA); recomputation adds a forward of the layers
+  // (Narayanan et al. 2021, sec. 5.1; Korthikanti et al. 2022, sec. 5 for selective).
+  const double batch = static_cast<double>(e.global_batch);
+  e.flops.forward_per_step = e.flops.forward_per_sample * batch;
+  if (training) {
+    e.flops.backward_per_step = (setup.lora_rank > 0 ? 1.0 : 2.0) * e.flops.forward_per_step;
+    if (model.kind == ModelKind::transformer) {
+      if (setup.checkpointing == Checkpointing::full) {
+        // Everything but the head is recomputed.
+        TransformerSpec run = model.transformer;
+        if (run.is_vision()) run.image_size = e.resolution;
+        const TransformerFlops f = transformer_forward_flops(run, e.seq_len);
+        e.flops.recompute_per_step = (f.total() - f.head - f.embedding) * batch;
+      } else if (setup.checkpointing == Checkpointing::selective) {
+        e.flops.recompute_per_step = e.flops.forward_attention_per_sample * batch;
+      }
+    }
+    e.flops.train_per_step = e.flops.forward_per_step + e.flops.backward_per_step + e.flops.recompute_per_step;
+  }
+
+  // Memory terms. ZeRO shards optimizer states (stage 1), gradients (2) and parameters (3)
+  // across data-parallel ranks (Rajbhandari et al. 2020, fig. 1).
+  const double dp = setup.dp;
+  MemoryBytes& m = e.memory;
+  double weight_bytes_per_param = pb.weight;
+  if (setup.qlora) {
+    // NF4 base weights with double quantisation: 4 bits + 0.127 bits of constants per
+    // parameter (Dettmers et al. 2023, sec. 3); LoRA adapters at the compute precision.
+    weight_bytes_per_param = (4.0 + 0.127) / 8.0;
+  }
+  m.weights = weights_numel_stage * weight_bytes_per_param + matrix_numel_stage * pb.weight_copy;
+  if (setup.lora_rank > 0) m.weights += trainable_numel_stage * pb.weight;
+  if (training) {
+    const double trainable = trainable_numel_stage;
+    m.gradients = trainable * pb.gradient;
+    const bool frozen_base = setup.lora_rank > 0;
+    double states = 0;
+    if (setup.optimizer == Optimizer::adafactor) {
+      states = (frozen_base ? trainable : adafactor_elements_stage) * 4.0;
+    } else if (setup.optimizer == Optimizer::adam_8bit) {
+      states = trainable * 2.0;  // two uint8 states; block-wise scales are negligible
+    } else {
+      states = trainable * optimizer_states(setup.optimizer) * pb.state;
+    }
+    m.optimizer = states + trainable * pb.master;
+    if (setup.zero_stage >= 1) m.optimizer /= dp;
+    if (setup.zero_stage >= 2) m.gradients /= dp;
+    if (setup.zero_stage >= 3) m.weights /= dp;
+    // ZeRO-3 gathers one layer's full weights at a time for compute.
+    if (setup.zero_stage >= 3 && dp > 1 && model.kind == ModelKind::transformer) {
+      const int64_t total_layers = model.transformer.layers + model.transformer.decoder_layers;
+      m.weights += weights_numel_stage * pb.weight / static_cast<double>(std::max<int64_t>(total_layers, 1));
+    }
+    // DDP without ZeRO keeps gradient buckets beside the gradients (PyTorch DDP,
+    // gradient_as_bucket_view=False by default).
+    if (setup.dp > 1 && setup.zero_stage == 0) m.gradients *= 2.0;
+  }
+  m.activations = activation_bytes;
+  m.kv_cache = kv_cache_bytes;
+  m.workspace = a.cublas_workspace_bytes + largest_transient_bytes;
+  m.context = a.cuda_context_bytes;
+  m.fragmentation = saved_tensor_count * a.allocator_round_bytes / 2.0;
+  e.flops.decode_bytes_per_token = decode_bytes_weights + kv_cache_bytes;
+
+  for (double v : {m.total(), e.flops.train_per_step, e.flops.forward_per_sample}) {
+    if (!std::isfinite(v) || v < 0) {
+      return invalid("the estimate overflowed for model '" + model.id + "': reduce --batch or --seq");
+    }
+  }
+  return e;
+}
+
+}  // namespace gpuplan

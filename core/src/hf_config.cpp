@@ -1,0 +1,123 @@
+#include "gpuplan/hf_config.h"
+
+#include "gpuplan/catalog.h"
+#include "json_reader.h"
+
+namespace gpuplan {
+namespace {
+
+constexpr int64_t kMax = 10'000'000;
+
+// Reads the fields shared by the LLaMA-like decoders (LLaMA, Mistral, Mixtral, Qwen2).
+void read_llama_like(JsonReader& r, TransformerSpec& s, const std::string& type) {
+  s.layers = r.integer("num_hidden_layers", std::nullopt, 1, kMax);
+  s.hidden = r.integer("hidden_size", std::nullopt, 1, kMax);
+  s.heads = r.integer("num_attention_heads", std::nullopt, 1, kMax);
+  s.kv_heads = r.integer("num_key_value_heads", s.heads, 1, kMax);
+  s.head_dim = r.has("head_dim") && !r.value("head_dim", false)->is_null()
+                   ? r.integer("head_dim", 0, 0, kMax) : 0;
+  s.ffn_hidden = r.integer("intermediate_size", std::nullopt, 1, kMax);
+  s.vocab = r.integer("vocab_size", std::nullopt, 1, kMax);
+  s.max_positions = r.integer("max_position_embeddings", 4096, 1, 1'000'000'000);
+  s.tied_embeddings = r.boolean("tie_word_embeddings", false);
+  s.gated_mlp = true;
+  s.activation = MlpActivation::silu;
+  s.positions = PositionKind::rotary;
+  s.norm = NormKind::rmsnorm;
+  s.norm_bias = false;
+  s.head = HeadKind::lm;
+  s.qkv_bias = type == "qwen2" || r.boolean("attention_bias", false);
+  s.mlp_bias = r.boolean("mlp_bias", false);
+  if (type == "mixtral") {
+    s.experts = r.integer("num_local_experts", std::nullopt, 1, 100'000);
+    s.experts_per_token = r.integer("num_experts_per_tok", std::nullopt, 1, 100'000);
+  }
+}
+
+}  // namespace
+
+Result<Model> model_from_hf_config(std::string_view text, const std::string& where) {
+  auto parsed = parse_json_text(text, where, kMaxJsonBytes);
+  if (!parsed.ok()) return parsed.error();
+  const nlohmann::json& j = parsed.value();
+  JsonReader r(j, where);
+  if (r.error()) return *r.error();
+  const std::string type = r.string("model_type", std::nullopt);
+  if (r.error()) return *r.error();
+
+  Model m;
+  TransformerSpec& s = m.transformer;
+  m.kind = ModelKind::transformer;
+  m.source = {"uploaded Hugging Face config.json (" + where + ")", "", ""};
+  if (type == "llama" || type == "mistral" || type == "mixtral" || type == "qwen2") {
+    read_llama_like(r, s, type);
+    m.task = "causal-lm";
+    m.default_seq_len = std::min<int64_t>(s.max_positions, 4096);
+  } else if (type == "gpt2") {
+    s.layers = r.integer("n_layer", std::nullopt, 1, kMax);
+    s.hidden = r.integer("n_embd", std::nullopt, 1, kMax);
+    s.heads = r.integer("n_head", std::nullopt, 1, kMax);
+    const nlohmann::json* inner = r.value("n_inner", false);
+    s.ffn_hidden = inner && !inner->is_null() ? r.integer("n_inner", 0, 1, kMax) : 4 * s.hidden;
+    s.vocab = r.integer("vocab_size", std::nullopt, 1, kMax);
+    s.max_positions = r.integer("n_positions", std::nullopt, 1, kMax);
+    s.tied_embeddings = r.boolean("tie_word_embeddings", true);
+    s.qkv_bias = s.attn_out_bias = s.mlp_bias = true;
+    s.dropout = true;
+    m.task = "causal-lm";
+    m.default_seq_len = s.max_positions;
+  } else if (type == "bert") {
+    s.layers = r.integer("num_hidden_layers", std::nullopt, 1, kMax);
+    s.hidden = r.integer("hidden_size", std::nullopt, 1, kMax);
+    s.heads = r.integer("num_attention_heads", std::nullopt, 1, kMax);
+    s.ffn_hidden = r.integer("intermediate_size", std::nullopt, 1, kMax);
+    s.vocab = r.integer("vocab_size", std::nullopt, 1, kMax);
+    s.max_positions = r.integer("max_position_embeddings", std::nullopt, 1, kMax);
+    s.token_types = r.integer("type_vocab_size", 2, 0, kMax);
+    s.embedding_norm = true;
+    s.qkv_bias = s.attn_out_bias = s.mlp_bias = true;
+    s.tied_embeddings = true;
+    s.pooler = true;
+    s.lm_head_transform = true;
+    s.lm_head_bias = true;
+    s.dropout = true;
+    m.task = "masked-lm";
+    m.default_seq_len = std::min<int64_t>(s.max_positions, 512);
+  } else if (type == "vit") {
+    s.layers = r.integer("num_hidden_layers", std::nullopt, 1, kMax);
+    s.hidden = r.integer("hidden_size", std::nullopt, 1, kMax);
+    s.heads = r.integer("num_attention_heads", std::nullopt, 1, kMax);
+    s.ffn_hidden = r.integer("intermediate_size", std::nullopt, 1, kMax);
+    s.image_size = r.integer("image_size", std::nullopt, 1, 100'000);
+    s.patch_size = r.integer("patch_size", std::nullopt, 1, 100'000);
+    s.channels = r.integer("num_channels", 3, 1, 1000);
+    s.qkv_bias = r.boolean("qkv_bias", true);
+    s.attn_out_bias = s.mlp_bias = true;
+    s.class_token = true;
+    s.positions = PositionKind::learned;
+    const nlohmann::json* labels = r.value("id2label", false);
+    if (labels && labels->is_object() && !labels->empty()) {
+      s.head = HeadKind::classifier;
+      s.num_classes = static_cast<int64_t>(labels->size());
+    } else {
+      s.head = HeadKind::none;
+    }
+    s.final_norm = true;
+    m.task = "image-classification";
+    m.default_resolution = s.image_size;
+  } else {
+    return make_error(Errc::schema_error,
+                      where + ": model_type '" + type +
+                          "' is not supported (supported: llama, mistral, mixtral, qwen2, gpt2, bert, vit)");
+  }
+  if (r.error()) return *r.error();
+  if (auto err = validate_transformer(s, where)) return *err;
+
+  std::string name = r.has("_name_or_path") ? r.string("_name_or_path", "") : "";
+  if (name.empty()) name = where;
+  m.id = "hf:" + name;
+  m.name = name + " (" + type + ", uploaded config)";
+  return m;
+}
+
+}  // namespace gpuplan

@@ -1,0 +1,188 @@
+// Model descriptions: parsing data/models/*.json and checking transformer hyperparameters.
+#include <algorithm>
+
+#include "gpuplan/catalog.h"
+#include "gpuplan/model.h"
+#include "graph_builders.h"
+#include "json_reader.h"
+
+namespace gpuplan {
+namespace {
+
+constexpr int64_t kMaxDim = 1'000'000;
+constexpr int64_t kMaxVocab = 10'000'000;
+
+}  // namespace
+
+std::optional<Error> validate_transformer(const TransformerSpec& s, const std::string& where) {
+  auto bad = [&](const std::string& field, const std::string& why) {
+    return make_error(Errc::invalid_argument, where + ": " + field + " " + why);
+  };
+  if (s.layers <= 0) return bad("layers", "must be > 0");
+  if (s.hidden <= 0) return bad("hidden", "must be > 0");
+  if (s.heads <= 0) return bad("heads", "must be > 0");
+  if (s.ffn_hidden <= 0) return bad("ffn_hidden", "must be > 0");
+  if (s.head_dim == 0 && s.hidden % s.heads != 0) {
+    return bad("heads", "(" + std::to_string(s.heads) + ") must divide hidden (" + std::to_string(s.hidden) + ")");
+  }
+  if (s.kv_heads < 0 || s.kv_heads > s.heads) return bad("kv_heads", "must be between 1 and heads");
+  if (s.kv_heads > 0 && s.heads % s.kv_heads != 0) {
+    return bad("kv_heads", "(" + std::to_string(s.kv_heads) + ") must divide heads (" + std::to_string(s.heads) + ")");
+  }
+  if (s.is_moe() && (s.experts_per_token < 1 || s.experts_per_token > s.experts)) {
+    return bad("experts_per_token", "must be between 1 and experts");
+  }
+  if (s.is_vision()) {
+    if (s.image_size <= 0 || s.image_size % s.patch_size != 0) {
+      return bad("image_size", "must be a positive multiple of patch_size");
+    }
+  } else if (s.vocab <= 0) {
+    return bad("vocab", "must be > 0 for a language model");
+  }
+  if (s.positions == PositionKind::learned && !s.is_vision() && s.max_positions <= 0) {
+    return bad("max_positions", "must be > 0 with learned positions");
+  }
+  if (s.head == HeadKind::classifier && s.num_classes <= 0) return bad("num_classes", "must be > 0 for a classifier head");
+  return std::nullopt;
+}
+
+namespace {
+
+void read_transformer(JsonReader& r, TransformerSpec& s) {
+  s.layers = r.integer("layers", std::nullopt, 1, kMaxDim);
+  s.decoder_layers = r.integer("decoder_layers", 0, 0, kMaxDim);
+  s.hidden = r.integer("hidden", std::nullopt, 1, kMaxDim);
+  s.heads = r.integer("heads", std::nullopt, 1, kMaxDim);
+  s.kv_heads = r.integer("kv_heads", 0, 0, kMaxDim);
+  s.head_dim = r.integer("head_dim", 0, 0, kMaxDim);
+  s.ffn_hidden = r.integer("ffn_hidden", std::nullopt, 1, kMaxDim);
+  s.gated_mlp = r.boolean("gated_mlp", false);
+  s.activation = static_cast<MlpActivation>(r.choice("activation", {"gelu", "relu", "silu"}, 0));
+  s.vocab = r.integer("vocab", 0, 0, kMaxVocab);
+  s.max_positions = r.integer("max_positions", 0, 0, kMaxDim * 10);
+  s.positions = static_cast<PositionKind>(r.choice("positions", {"learned", "rotary", "relative", "none"}, 0));
+  s.relative_buckets = r.integer("relative_buckets", 0, 0, kMaxDim);
+  s.token_types = r.integer("token_types", 0, 0, kMaxDim);
+  s.embedding_norm = r.boolean("embedding_norm", false);
+  s.tied_embeddings = r.boolean("tied_embeddings", false);
+  s.norm = static_cast<NormKind>(r.choice("norm", {"layernorm", "rmsnorm"}, 0));
+  s.norm_bias = r.boolean("norm_bias", s.norm == NormKind::layernorm);
+  s.qkv_bias = r.boolean("qkv_bias", false);
+  s.attn_out_bias = r.boolean("attn_out_bias", false);
+  s.mlp_bias = r.boolean("mlp_bias", false);
+  s.final_norm = r.boolean("final_norm", true);
+  s.pooler = r.boolean("pooler", false);
+  s.lm_head_transform = r.boolean("lm_head_transform", false);
+  s.lm_head_bias = r.boolean("lm_head_bias", false);
+  s.head = static_cast<HeadKind>(r.choice("head", {"lm", "classifier", "none"}, 0));
+  s.num_classes = r.integer("num_classes", 0, 0, kMaxVocab);
+  s.dropout = r.boolean("dropout", false);
+  s.experts = r.integer("experts", 0, 0, 100'000);
+  s.experts_per_token = r.integer("experts_per_token", 0, 0, 100'000);
+  s.image_size = r.integer("image_size", 0, 0, 100'000);
+  s.patch_size = r.integer("patch_size", 0, 0, 100'000);
+  s.channels = r.integer("channels", 3, 1, 1'000);
+  s.class_token = r.boolean("class_token", false);
+}
+
+}  // namespace
+
+Result<Model> parse_model_json(std::string_view text, const std::string& where) {
+  auto parsed = parse_json_text(text, where, kMaxJsonBytes);
+  if (!parsed.ok()) return parsed.error();
+  const nlohmann::json& j = parsed.value();
+  JsonReader r(j, where);
+  if (auto err = check_schema_version(r, kCatalogSchemaVersion)) return *err;
+  Model m;
+  m.id = r.string("id", std::nullopt);
+  m.name = r.string("name", std::nullopt);
+  m.task = r.string("task", std::nullopt);
+  const size_t kind = r.choice("kind", {"transformer", "graph"}, std::nullopt);
+  m.kind = kind == 0 ? ModelKind::transformer : ModelKind::graph;
+  if (const auto* src = r.object("source", true)) {
+    JsonReader sr(*src, where, "source");
+    m.source.title = sr.string("title", std::nullopt);
+    m.source.url = sr.string("url", std::nullopt);
+    m.source.date = sr.string("date", std::nullopt);
+    sr.ignore("date_kind");
+    sr.ignore("note");
+    if (auto err = sr.finish()) r.fail_with(*err);
+  }
+  if (const auto* al = r.value("aliases", false)) {
+    if (!al->is_array()) {
+      r.fail("aliases: expected an array of strings");
+    } else {
+      for (const auto& a : *al) {
+        if (!a.is_string()) { r.fail("aliases: expected an array of strings"); break; }
+        m.aliases.push_back(a.get<std::string>());
+      }
+    }
+  }
+  if (const auto* d = r.object("defaults", false)) {
+    JsonReader dr(*d, where, "defaults");
+    m.default_seq_len = dr.integer("seq_len", 0, 0, 100'000'000);
+    m.default_resolution = dr.integer("resolution", 0, 0, 100'000);
+    m.dataset_size = dr.integer("dataset_size", 0, 0, 1'000'000'000'000);
+    m.dataset = dr.string("dataset", "");
+    if (auto err = dr.finish()) r.fail_with(*err);
+  }
+  if (m.kind == ModelKind::transformer) {
+    if (const auto* t = r.object("transformer", true)) {
+      JsonReader tr(*t, where, "transformer");
+      read_transformer(tr, m.transformer);
+      if (auto err = tr.finish()) r.fail_with(*err);
+    }
+    r.ignore("graph");
+    if (r.has("graph")) r.fail("graph: not allowed for kind 'transformer'");
+  } else {
+    if (const auto* g = r.object("graph", true)) {
+      auto graph = graph_from_json(*g, where + ": graph");
+      if (!graph.ok()) {
+        r.fail_with(graph.error());
+      } else {
+        m.graph = std::move(graph).value();
+      }
+    }
+    if (r.has("transformer")) r.fail("transformer: not allowed for kind 'graph'");
+    r.ignore("transformer");
+  }
+  if (auto err = r.finish()) return *err;
+  if (m.kind == ModelKind::transformer) {
+    if (auto err = validate_transformer(m.transformer, where + ": transformer")) return *err;
+    if (m.transformer.is_vision() && m.default_resolution == 0) m.default_resolution = m.transformer.image_size;
+  }
+  return m;
+}
+
+const Model* Catalog::find_model(std::string_view id_or_alias) const {
+  for (const auto& m : models) {
+    if (m.id == id_or_alias) return &m;
+  }
+  for (const auto& m : models) {
+    if (std::find(m.aliases.begin(), m.aliases.end(), id_or_alias) != m.aliases.end()) return &m;
+  }
+  return nullptr;
+}
+
+Result<Catalog> load_catalog(const std::vector<DataFile>& files) {
+  Catalog c;
+  for (const auto& f : files) {
+    const std::string dir = f.path.substr(0, f.path.find('/'));
+    const std::string stem = f.path.substr(f.path.rfind('/') + 1, f.path.size() - f.path.rfind('/') - 1 - 5);
+    if (dir == "models") {
+      auto m = parse_model_json(f.text, f.path);
+      if (!m.ok()) return m.error();
+      if (m.value().id != stem) {
+        return make_error(Errc::schema_error, f.path + ": id '" + m.value().id + "' does not match the file name");
+      }
+      if (c.find_model(m.value().id)) {
+        return make_error(Errc::schema_error, f.path + ": duplicate model id '" + m.value().id + "'");
+      }
+      c.models.push_back(std::move(m).value());
+    }
+  }
+  std::sort(c.models.begin(), c.models.end(), [](const Model& a, const Model& b) { return a.id < b.id; });
+  return c;
+}
+
+}  // namespace gpuplan

@@ -1,0 +1,88 @@
+// Spellings of setup enums, shared by the CLI, URLs and JSON output.
+#include <array>
+#include <utility>
+
+#include "gpuplan/estimate.h"
+
+namespace gpuplan {
+namespace {
+
+template <class E, size_t N>
+const char* name_of(const std::array<std::pair<E, const char*>, N>& table, E value) {
+  for (const auto& [e, name] : table) {
+    if (e == value) return name;
+  }
+  return "?";
+}
+
+template <class E, size_t N>
+std::optional<E> parse_of(const std::array<std::pair<E, const char*>, N>& table,
+                          const std::string& s) {
+  for (const auto& [e, name] : table) {
+    if (s == name) return e;
+  }
+  return std::nullopt;
+}
+
+constexpr std::array<std::pair<Precision, const char*>, 7> kPrecisions{{
+    {Precision::fp32, "fp32"},
+    {Precision::tf32, "tf32"},
+    {Precision::fp16, "fp16"},
+    {Precision::bf16, "bf16"},
+    {Precision::amp_fp16, "amp-fp16"},
+    {Precision::amp_bf16, "amp-bf16"},
+    {Precision::fp8, "fp8"},
+}};
+constexpr std::array<std::pair<Optimizer, const char*>, 6> kOptimizers{{
+    {Optimizer::sgd, "sgd"},
+    {Optimizer::sgd_momentum, "sgd-momentum"},
+    {Optimizer::adam, "adam"},
+    {Optimizer::adamw, "adamw"},
+    {Optimizer::adam_8bit, "adam-8bit"},
+    {Optimizer::adafactor, "adafactor"},
+}};
+constexpr std::array<std::pair<Checkpointing, const char*>, 3> kCheckpointing{{
+    {Checkpointing::none, "none"},
+    {Checkpointing::selective, "selective"},
+    {Checkpointing::full, "full"},
+}};
+constexpr std::array<std::pair<Mode, const char*>, 2> kModes{{
+    {Mode::train, "train"},
+    {Mode::infer, "infer"},
+}};
+constexpr std::array<std::pair<Attention, const char*>, 3> kAttention{{
+    {Attention::automatic, "auto"},
+    {Attention::eager, "eager"},
+    {Attention::flash, "flash"},
+}};
+
+}  // namespace
+
+const char* errc_name(Errc code) {
+  switch (code) {
+    case Errc::invalid_argument: return "invalid_argument";
+    case Errc::parse_error: return "parse_error";
+    case Errc::schema_error: return "schema_error";
+    case Errc::unsupported_version: return "unsupported_version";
+    case Errc::not_found: return "not_found";
+    case Errc::too_large: return "too_large";
+    case Errc::does_not_fit: return "does_not_fit";
+    case Errc::signature_invalid: return "signature_invalid";
+  }
+  return "unknown";
+}
+
+const char* precision_name(Precision p) { return name_of(kPrecisions, p); }
+const char* optimizer_name(Optimizer o) { return name_of(kOptimizers, o); }
+const char* checkpointing_name(Checkpointing c) { return name_of(kCheckpointing, c); }
+const char* mode_name(Mode m) { return name_of(kModes, m); }
+const char* attention_name(Attention a) { return name_of(kAttention, a); }
+std::optional<Precision> parse_precision(const std::string& s) { return parse_of(kPrecisions, s); }
+std::optional<Optimizer> parse_optimizer(const std::string& s) { return parse_of(kOptimizers, s); }
+std::optional<Checkpointing> parse_checkpointing(const std::string& s) {
+  return parse_of(kCheckpointing, s);
+}
+std::optional<Mode> parse_mode(const std::string& s) { return parse_of(kModes, s); }
+std::optional<Attention> parse_attention(const std::string& s) { return parse_of(kAttention, s); }
+
+}  // namespace gpuplan

@@ -1,0 +1,225 @@
+#include "gpuplan/transformer.h"
+
+#include <algorithm>
+
+namespace gpuplan {
+namespace {
+
+// Adds a norm's weight (and bias) as `count` tensors.
+void add_norm(std::vector<ParamTensor>& out, const TransformerSpec& s, const std::string& name,
+              int64_t count, bool in_layers) {
+  out.push_back({name + ".weight", ParamGroup::norm, 1, s.hidden, count, false, in_layers});
+  if (s.norm == NormKind::layernorm && s.norm_bias) {
+    out.push_back({name + ".bias", ParamGroup::norm, 1, s.hidden, count, false, in_layers});
+  }
+}
+
+// A linear layer's weight (out x in) and optional bias. Column- and row-parallel layers are
+// both split across tensor-parallel ranks; a row-parallel bias is replicated (Megatron-LM).
+void add_linear(std::vector<ParamTensor>& out, ParamGroup group, const std::string& name,
+                int64_t out_features, int64_t in_features, bool bias, int64_t count,
+                bool column_parallel, bool row_parallel) {
+  const bool tp = column_parallel || row_parallel;
+  out.push_back({name + ".weight", group, out_features, in_features, count, tp, true});
+  if (bias) out.push_back({name + ".bias", group, 1, out_features, count, column_parallel, true});
+}
+
+void add_attention(std::vector<ParamTensor>& out, const TransformerSpec& s,
+                   const std::string& prefix, int64_t count) {
+  const int64_t q_dim = s.heads * s.head_dim_or_default();
+  const int64_t kv_dim = s.kv_heads_or_default() * s.head_dim_or_default();
+  add_linear(out, ParamGroup::attention, prefix + "q_proj", q_dim, s.hidden, s.qkv_bias, count,
+             true, false);
+  add_linear(out, ParamGroup::attention, prefix + "k_proj", kv_dim, s.hidden, s.qkv_bias, count,
+             true, false);
+  add_linear(out, ParamGroup::attention, prefix + "v_proj", kv_dim, s.hidden, s.qkv_bias, count,
+             true, false);
+  add_linear(out, ParamGroup::attention, prefix + "o_proj", s.hidden, q_dim, s.attn_out_bias,
+             count, false, true);
+}
+
+void add_mlp(std::vector<ParamTensor>& out, const TransformerSpec& s, int64_t count) {
+  const int64_t experts = s.is_moe() ? s.experts : 1;
+  const int64_t n = count * experts;
+  if (s.gated_mlp) {
+    add_linear(out, ParamGroup::mlp, "mlp.gate_proj", s.ffn_hidden, s.hidden, s.mlp_bias, n, true,
+               false);
+  }
+  add_linear(out, ParamGroup::mlp, "mlp.up_proj", s.ffn_hidden, s.hidden, s.mlp_bias, n, true,
+             false);
+  add_linear(out, ParamGroup::mlp, "mlp.down_proj", s.hidden, s.ffn_hidden, s.mlp_bias, n, false,
+             true);
+  if (s.is_moe()) {
+    out.push_back({"mlp.router.weight", ParamGroup::router, s.experts, s.hidden, count, false, true});
+  }
+}
+
+}  // namespace
+
+std::vector<ParamTensor> transformer_parameters(const TransformerSpec& s) {
+  std::vector<ParamTensor> out;
+  // Embeddings. A vocabulary-parallel embedding is split across tensor-parallel ranks.
+  if (s.vocab > 0) {
+    out.push_back({"embed_tokens.weight", ParamGroup::embedding, s.vocab, s.hidden, 1, true, false});
+  }
+  if (s.is_vision()) {
+    // Patch embedding: a conv with kernel = stride = patch size, with bias (Dosovitskiy et al. 2020).
+    out.push_back({"patch_embed.weight", ParamGroup::embedding, s.hidden,
+                   s.channels * s.patch_size * s.patch_size, 1, false, false});
+    out.push_back({"patch_embed.bias", ParamGroup::embedding, 1, s.hidden, 1, false, false});
+    if (s.class_token) {
+      out.push_back({"class_token", ParamGroup::embedding, 1, s.hidden, 1, false, false});
+    }
+  }
+  if (s.positions == PositionKind::learned) {
+    const int64_t positions = s.is_vision() ? transformer_tokens(s, 0) : s.max_positions;
+    out.push_back({"embed_positions.weight", ParamGroup::embedding, positions, s.hidden, 1, false,
+                   false});
+  }
+  if (s.token_types > 0) {
+    out.push_back({"token_type_embeddings.weight", ParamGroup::embedding, s.token_types, s.hidden,
+                   1, false, false});
+  }
+  if (s.embedding_norm) add_norm(out, s, "embed_norm", 1, false);
+
+  // Blocks: pre- or post-norm makes no difference to the count: two norms per block.
+  add_norm(out, s, "input_layernorm", s.layers, true);
+  add_attention(out, s, "self_attn.", s.layers);
+  add_norm(out, s, "post_attention_layernorm", s.layers, true);
+  add_mlp(out, s, s.layers);
+  if (s.decoder_layers > 0) {
+    add_norm(out, s, "decoder.input_layernorm", s.decoder_layers, true);
+    add_attention(out, s, "decoder.self_attn.", s.decoder_layers);
+    add_norm(out, s, "decoder.cross_attn_layernorm", s.decoder_layers, true);
+    add_attention(out, s, "decoder.cross_attn.", s.decoder_layers);
+    add_norm(out, s, "decoder.post_attention_layernorm", s.decoder_layers, true);
+    add_mlp(out, s, s.decoder_layers);
+  }
+  if (s.positions == PositionKind::relative && s.relative_buckets > 0) {
+    // T5 keeps one bias table per stack, in its first layer (Raffel et al. 2020, sec. 2.1).
+    const int64_t stacks = s.decoder_layers > 0 ? 2 : 1;
+    out.push_back({"relative_attention_bias.weight", ParamGroup::attention, s.relative_buckets,
+                   s.heads, stacks, false, false});
+  }
+  if (s.final_norm) add_norm(out, s, "final_norm", s.decoder_layers > 0 ? 2 : 1, false);
+
+  // Heads.
+  if (s.pooler) {
+    out.push_back({"pooler.dense.weight", ParamGroup::head, s.hidden, s.hidden, 1, false, false});
+    out.push_back({"pooler.dense.bias", ParamGroup::head, 1, s.hidden, 1, false, false});
+  }
+  if (s.head == HeadKind::lm) {
+    if (s.lm_head_transform) {
+      out.push_back({"lm_head.transform.weight", ParamGroup::head, s.hidden, s.hidden, 1, false,
+                     false});
+      out.push_back({"lm_head.transform.bias", ParamGroup::head, 1, s.hidden, 1, false, false});
+      add_norm(out, s, "lm_head.transform.norm", 1, false);
+    }
+    if (!s.tied_embeddings) {
+      out.push_back({"lm_head.weight", ParamGroup::head, s.vocab, s.hidden, 1, true, false});
+    }
+    if (s.lm_head_bias) {
+      out.push_back({"lm_head.bias", ParamGroup::head, 1, s.vocab, 1, true, false});
+    }
+  } else if (s.head == HeadKind::classifier) {
+    out.push_back({"classifier.weight", ParamGroup::head, s.num_classes, s.hidden, 1, false, false});
+    out.push_back({"classifier.bias", ParamGroup::head, 1, s.num_classes, 1, false, false});
+  }
+  return out;
+}
+
+int64_t transformer_tokens(const TransformerSpec& s, int64_t seq_len) {
+  if (!s.is_vision()) return seq_len;
+  const int64_t side = s.image_size / s.patch_size;
+  return side * side + (s.class_token ? 1 : 0);
+}
+
+TransformerFlops transformer_forward_flops(const TransformerSpec& s, int64_t seq_len) {
+  // Per token and block (Narayanan et al. 2021, "Efficient Large-Scale Language Model Training
+  // on GPU Clusters", appendix: 24*h^2 + 4*s*h per token per layer for an MLP of 4h, MHA):
+  //   QKV 2*h*(q + 2*kv), scores 2*s*q, weighted values 2*s*q, output 2*q*h,
+  //   MLP 2*h*f*(2 or 3 matrices) per routed expert, router 2*h*E.
+  const double t = static_cast<double>(transformer_tokens(s, seq_len));
+  const double h = static_cast<double>(s.hidden);
+  const double q = static_cast<double>(s.heads * s.head_dim_or_default());
+  const double kv = static_cast<double>(s.kv_heads_or_default() * s.head_dim_or_default());
+  const double f = static_cast<double>(s.ffn_hidden);
+  const double matrices = s.gated_mlp ? 3.0 : 2.0;
+  const double routed = s.is_moe() ? static_cast<double>(s.experts_per_token) : 1.0;
+
+  auto block = [&](TransformerFlops& out, double layers, double tokens) {
+    out.qkv_proj += layers * tokens * 2 * h * (q + 2 * kv);
+    out.attention_core += layers * 2 * (2 * tokens * tokens * q);
+    out.attn_out_proj += layers * tokens * 2 * q * h;
+    out.mlp += layers * tokens * 2 * h * f * matrices * routed;
+    if (s.is_moe()) out.router += layers * tokens * 2 * h * static_cast<double>(s.experts);
+  };
+
+  TransformerFlops out;
+  block(out, static_cast<double>(s.layers), t);
+  if (s.decoder_layers > 0) {
+    // Decoder self-attention and MLP over the target tokens (taken as long as the input), plus
+    // cross-attention: queries from the target, keys and values from the encoder output.
+    const double dl = static_cast<double>(s.decoder_layers);
+    block(out, dl, t);
+    out.qkv_proj += dl * (t * 2 * h * q + t * 2 * h * 2 * kv);
+    out.attention_core += dl * 2 * (2 * t * t * q);
+    out.attn_out_proj += dl * t * 2 * q * h;
+  }
+  if (s.is_vision()) {
+    const double patches = static_cast<double>((s.image_size / s.patch_size) *
+                                               (s.image_size / s.patch_size));
+    const double patch_in = static_cast<double>(s.channels * s.patch_size * s.patch_size);
+    out.embedding += 2 * patches * patch_in * h;
+  }
+  if (s.pooler) out.head += 2 * h * h;
+  if (s.head == HeadKind::lm) {
+    // Logits for every position (causal and masked LM training compute all of them).
+    if (s.lm_head_transform) out.head += t * 2 * h * h;
+    out.head += t * 2 * h * static_cast<double>(s.vocab);
+  } else if (s.head == HeadKind::classifier) {
+    out.head += 2 * h * static_cast<double>(s.num_classes);  // one pooled token per sample
+  }
+  return out;
+}
+
+LayerActivations transformer_layer_activations(const TransformerSpec& s, int64_t seq_len,
+                                               double element_bytes, double norm_input_bytes,
+                                               AttentionImpl attention) {
+  // Korthikanti et al. 2022, "Reducing Activation Recomputation in Large Transformer Models",
+  // sec. 4.1: per layer 34*s*b*h + 5*a*s^2*b bytes at 16-bit with dropout. Term by term, with
+  // e = element_bytes, n = norm_input_bytes, q/kv the query and key/value widths:
+  //   attention: norm input n*s*h, QKV input e*s*h, Q and K e*s*(q+kv), V e*s*kv,
+  //              output-projection input e*s*q, residual dropout mask 1*s*h;
+  //   MLP:       norm input n*s*h, first matmul input e*s*h, activation input and output
+  //              2*e*s*f (gated: gate, up, activation output, product = 4*e*s*f),
+  //              dropout mask 1*s*h;
+  //   scores:    softmax output e*a*s^2, with dropout its mask 1*a*s^2 and output e*a*s^2.
+  // Flash attention keeps no s^2 terms, only the log-sum-exp, 4*a*s bytes (Dao et al. 2022).
+  const double t = static_cast<double>(transformer_tokens(s, seq_len));
+  const double h = static_cast<double>(s.hidden);
+  const double a = static_cast<double>(s.heads);
+  const double q = static_cast<double>(s.heads * s.head_dim_or_default());
+  const double kv = static_cast<double>(s.kv_heads_or_default() * s.head_dim_or_default());
+  const double f = static_cast<double>(s.ffn_hidden);
+  const double routed = s.is_moe() ? static_cast<double>(s.experts_per_token) : 1.0;
+  const double mask = s.dropout ? 1.0 : 0.0;
+
+  LayerActivations out;
+  const double norms = 2 * norm_input_bytes * t * h;
+  const double masks = 2 * mask * t * h;
+  const double attn = element_bytes * t * (h + q + kv + kv + q);
+  const double mlp_in = element_bytes * t * h;
+  const double mlp_inner = element_bytes * t * f * (s.gated_mlp ? 4.0 : 2.0) * routed;
+  const double router = s.is_moe() ? 4.0 * t * static_cast<double>(s.experts) : 0.0;
+  out.linear_bytes = norms + masks + attn + mlp_in + mlp_inner + router;
+  out.replicated_bytes = norms + masks;
+  if (attention == AttentionImpl::eager) {
+    out.attention_scores_bytes = a * t * t * (element_bytes + mask * (1.0 + element_bytes));
+  } else {
+    out.linear_bytes += 4.0 * a * t;
+  }
+  return out;
+}
+
+}  // namespace gpuplan

@@ -1,0 +1,32 @@
+#pragma once
+// What differs between the browser and the desktop, behind one small interface. Exactly one of
+// platform_emscripten.cpp and platform_native.cpp is compiled (chosen by web/CMakeLists.txt).
+
+#include <functional>
+#include <string>
+
+struct GLFWwindow;
+
+namespace gpuplan::web {
+
+// GLSL version string for ImGui's OpenGL3 backend, and the GLFW context hints it needs.
+const char* platform_glsl_version();
+void platform_window_hints();
+
+// The state the app starts from: the URL fragment in the browser, argv natively.
+std::string platform_initial_state(int argc, char** argv);
+
+// Records the current state where a user can share it (the URL fragment in the browser).
+void platform_store_state(const std::string& query);
+
+// Mirrors the results as text for screen readers and tests (the DOM in the browser, a file
+// named by GPUPLAN_STATE_FILE natively).
+void platform_publish_results(const std::string& json);
+
+// Runs `frame` until the window closes (or, natively, GPUPLAN_MAX_FRAMES frames have run).
+void platform_run_loop(GLFWwindow* window, const std::function<void()>& frame);
+
+// Adjusts the framebuffer for high-DPI screens; returns the device pixel ratio.
+float platform_pixel_ratio(GLFWwindow* window);
+
+}  // namespace gpuplan::web
