@@ -17,10 +17,13 @@ function(gpuplan_add_test name)
   add_executable(${name} ${ARGN})
   target_link_libraries(${name} PRIVATE gpuplan_core gpuplan_data GTest::gtest_main)
   target_compile_definitions(${name} PRIVATE GPUPLAN_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
+  # Tests may reach the core's internal headers (parsers, builders) to test them directly.
+  target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR}/core/src)
   gpuplan_warnings(${name})
   set(label native)
   if(EMSCRIPTEN)
     # NODERAWFS lets the test read the repository's files (golden values, fixtures) from node.
+    target_compile_options(${name} PRIVATE -fexceptions)
     target_link_options(${name} PRIVATE -sENVIRONMENT=node -sWASM_ASYNC_COMPILATION=0
                         -sNODERAWFS=1 -sALLOW_MEMORY_GROWTH=1 -sSTACK_SIZE=1048576 -fexceptions)
     set(label wasm)

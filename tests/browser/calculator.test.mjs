@@ -1,0 +1,72 @@
+// The calculator in real headless Chromium: it renders, computes what the native core computes,
+// follows the URL, takes typed input, and supports back/forward.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { serve, launch, waitForState, cliJson, screenshot, webDir } from './harness.mjs';
+
+let server, browser, page;
+
+before(async () => {
+  assert.ok(webDir, 'GPUPLAN_WEB_DIR must point at the built page (make wasm)');
+  server = await serve(webDir);
+  browser = await launch();
+  page = await browser.newPage({ viewport: { width: 1100, height: 720 } });
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+test('page renders the ImGui UI (screenshot is not blank)', async () => {
+  await page.goto(`${server.url}/index.html#model=gpt2-small&batch=8&precision=amp-bf16`);
+  await waitForState(page, 's.estimate !== null');
+  await page.waitForTimeout(300);
+  const nonBackground = await screenshot(page, 'calculator-gpt2-small');
+  assert.ok(nonBackground > 0.01, `only ${(nonBackground * 100).toFixed(2)}% of pixels differ from the background`);
+});
+
+test('numbers on the page equal the native CLI for the same input', async () => {
+  const state = await waitForState(page, 's.estimate !== null');
+  const cli = await cliJson(['estimate', '--model', 'gpt2-small', '--batch', '8', '--precision', 'amp-bf16']);
+  assert.equal(state.estimate.params, cli.params);
+  assert.equal(state.estimate.params, 124439808);
+  assert.equal(state.estimate.flops.train_per_step, cli.flops.train_per_step);
+  assert.deepEqual(state.estimate.memory_bytes, cli.memory_bytes);
+  // The DOM mirror (aria-live) carries the same numbers as text.
+  const text = await page.locator('#app-state').textContent();
+  assert.equal(JSON.parse(text).estimate.params, cli.params);
+  assert.equal(await page.locator('#app-state').getAttribute('aria-live'), 'polite');
+});
+
+test('the core is callable directly and agrees with the CLI for another model', async () => {
+  const json = await page.evaluate(() => JSON.parse(Module.ccall('gpuplan_estimate_query', 'string', ['string'],
+                                                                 ['model=resnet50&batch=32&precision=amp-fp16'])));
+  const cli = await cliJson(['estimate', '--model', 'resnet50', '--batch', '32', '--precision', 'amp-fp16']);
+  assert.equal(json.params, cli.params);
+  assert.deepEqual(json.memory_bytes, cli.memory_bytes);
+});
+
+test('typing a batch size into the canvas updates results and the URL; back restores it', async () => {
+  let state = await waitForState(page, 's.widgets && s.widgets.batch');
+  const [x0, y0] = state.widgets.batch;
+  await page.mouse.click(x0 + 40, y0 + 8);
+  // ImGui 1.86 samples key state once per frame: hold keys long enough to be seen.
+  // Focusing an ImGui number field selects its text, so typing replaces it.
+  await page.keyboard.type('16', { delay: 50 });
+  await page.keyboard.press('Enter', { delay: 100 });
+  state = await waitForState(page, 's.estimate && s.estimate.global_batch === 16');
+  assert.match(await page.evaluate(() => location.hash), /batch=16/);
+  const cli = await cliJson(['estimate', '--model', 'gpt2-small', '--batch', '16', '--precision', 'amp-bf16']);
+  assert.deepEqual(state.estimate.memory_bytes, cli.memory_bytes);
+  await page.goBack();
+  state = await waitForState(page, 's.estimate && s.estimate.global_batch === 8');
+  assert.equal(state.estimate.global_batch, 8);
+});
+
+test('a bad link shows an error naming the field and no numbers', async () => {
+  await page.goto(`${server.url}/index.html#model=gpt2-small&batch=0`);
+  const state = await waitForState(page, 's.error !== ""');
+  assert.match(state.error, /--batch: 0 is out of range/);
+  await screenshot(page, 'calculator-bad-link');
+});

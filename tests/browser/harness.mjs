@@ -1,0 +1,82 @@
+// Shared browser-test harness: a static server for the built page on 127.0.0.1 and headless
+// Debian Chromium driven by playwright-core (no browser download).
+import { createServer } from 'node:http';
+import { readFile, mkdir, writeFile } from 'node:fs/promises';
+import { extname, join, normalize } from 'node:path';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { chromium } from 'playwright-core';
+
+const types = { '.html': 'text/html', '.js': 'text/javascript', '.wasm': 'application/wasm',
+                '.json': 'application/json', '.css': 'text/css', '.png': 'image/png' };
+
+export const webDir = process.env.GPUPLAN_WEB_DIR;
+export const cliPath = process.env.GPUPLAN_CLI;
+export const artifacts = process.env.GPUPLAN_ARTIFACTS || 'test-artifacts';
+
+// Serves `root` on an ephemeral loopback port; resolves to { url, close, requests }.
+export async function serve(root) {
+  const requests = [];
+  const server = createServer(async (req, res) => {
+    requests.push(req.url);
+    const path = normalize(decodeURIComponent(new URL(req.url, 'http://x').pathname));
+    if (path.includes('..')) { res.writeHead(400).end(); return; }
+    try {
+      const body = await readFile(join(root, path.endsWith('/') ? path + 'index.html' : path));
+      res.writeHead(200, { 'content-type': types[extname(path)] || 'application/octet-stream' }).end(body);
+    } catch {
+      res.writeHead(404).end('not found');
+    }
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address();
+  return { url: `http://127.0.0.1:${port}`, requests, close: () => new Promise((r) => server.close(r)) };
+}
+
+export async function launch() {
+  return chromium.launch({
+    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--enable-unsafe-swiftshader', '--use-gl=angle',
+           '--use-angle=swiftshader', '--disable-quic', '--no-first-run',
+           '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+}
+
+// Waits until the app has published a state for which `predicate(state)` holds.
+export async function waitForState(page, predicate = 'true') {
+  await page.waitForFunction(`window.gpuplanState !== undefined && ((s) => ${predicate})(window.gpuplanState)`,
+                             null, { timeout: 20000 });
+  return page.evaluate(() => window.gpuplanState);
+}
+
+// Runs the native CLI and parses its JSON output.
+export async function cliJson(args) {
+  const { stdout } = await promisify(execFile)(cliPath, [...args, '--json']);
+  return JSON.parse(stdout);
+}
+
+// Saves a screenshot artifact and returns the fraction of pixels that differ from the most
+// common colour (0 means blank).
+export async function screenshot(page, name) {
+  await mkdir(artifacts, { recursive: true });
+  const png = await page.screenshot();
+  await writeFile(join(artifacts, name + '.png'), png);
+  return page.evaluate(async (b64) => {
+    const img = new Image();
+    img.src = 'data:image/png;base64,' + b64;
+    await img.decode();
+    const c = document.createElement('canvas');
+    c.width = img.width; c.height = img.height;
+    const g = c.getContext('2d');
+    g.drawImage(img, 0, 0);
+    const d = g.getImageData(0, 0, c.width, c.height).data;
+    const counts = new Map();
+    for (let i = 0; i < d.length; i += 4) {
+      const k = (d[i] << 16) | (d[i + 1] << 8) | d[i + 2];
+      counts.set(k, (counts.get(k) || 0) + 1);
+    }
+    const top = Math.max(...counts.values());
+    return 1 - top / (d.length / 4);
+  }, png.toString('base64'));
+}
