@@ -1,0 +1,58 @@
+#include "cli.h"
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include "gpuplan/embedded_data.h"
+
+namespace gpuplan::cli {
+
+int fail(const Error& e) {
+  std::fprintf(stderr, "gpuplan: error: %s\n", e.message.c_str());
+  return kExitInvalid;
+}
+
+int usage_error(const std::string& message) {
+  std::fprintf(stderr, "gpuplan: %s\n(run 'gpuplan --help' for usage)\n", message.c_str());
+  return kExitUsage;
+}
+
+std::string take(Args& args, const std::string& key) {
+  std::string value;
+  for (auto it = args.begin(); it != args.end();) {
+    if (it->first == key) {
+      value = it->second;
+      it = args.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  return value;
+}
+
+bool take_flag(Args& args, const std::string& key) { return take(args, key) == "1"; }
+
+bool read_file(const std::string& path, std::string& out, std::string& error, size_t max_bytes) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    error = path + ": cannot open file";
+    return false;
+  }
+  in.seekg(0, std::ios::end);
+  const auto size = static_cast<size_t>(in.tellg());
+  if (size > max_bytes) {
+    error = path + ": file is " + std::to_string(size) + " bytes; the limit is " +
+            std::to_string(max_bytes) + " bytes";
+    return false;
+  }
+  in.seekg(0);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  out = ss.str();
+  return true;
+}
+
+Result<Catalog> load_embedded_catalog() { return load_catalog(embedded_data_files()); }
+
+}  // namespace gpuplan::cli

@@ -1,0 +1,38 @@
+#pragma once
+// Shared pieces of the gpuplan command-line tool: argument handling, file reading, exit codes.
+// Each command lives in its own cmd_*.cpp and is registered in main.cpp.
+
+#include <string>
+#include <vector>
+
+#include "gpuplan/catalog.h"
+#include "gpuplan/request.h"
+#include "gpuplan/result.h"
+
+namespace gpuplan::cli {
+
+// Exit codes (documented in README.md): 0 success, 1 invalid input, 2 usage error.
+inline constexpr int kExitInvalid = 1;
+inline constexpr int kExitUsage = 2;
+
+// Prints "gpuplan: error: MESSAGE" and returns kExitInvalid.
+int fail(const Error& e);
+// Prints a usage problem and returns kExitUsage.
+int usage_error(const std::string& message);
+
+// Removes every occurrence of --key from args and returns its last value ("" when absent).
+std::string take(Args& args, const std::string& key);
+// Removes a boolean --flag; true when present.
+bool take_flag(Args& args, const std::string& key);
+
+// Reads a whole file of at most max_bytes; on failure sets `error` to a one-line message.
+bool read_file(const std::string& path, std::string& out, std::string& error, size_t max_bytes);
+
+// The catalog compiled into the binary.
+Result<Catalog> load_embedded_catalog();
+
+// Commands: each takes the arguments after its name and returns the exit code.
+int cmd_models(Args args);
+int cmd_estimate(Args args);
+
+}  // namespace gpuplan::cli
