@@ -75,9 +75,16 @@ Result<Model> model_from_hf_config(std::string_view text, const std::string& whe
     s.max_positions = r.integer("max_position_embeddings", std::nullopt, 1, kMax);
     s.token_types = r.integer("type_vocab_size", 2, 0, kMax);
     s.embedding_norm = true;
+    s.final_norm = false;  // post-norm blocks: the last block ends in a norm already
     s.qkv_bias = s.attn_out_bias = s.mlp_bias = true;
     s.tied_embeddings = true;
+    // BertForMaskedLM builds BertModel without its pooler (transformers, modeling_bert.py).
     s.pooler = true;
+    if (const auto* arch = r.value("architectures", false); arch && arch->is_array()) {
+      for (const auto& a : *arch) {
+        if (a == "BertForMaskedLM") s.pooler = false;
+      }
+    }
     s.lm_head_transform = true;
     s.lm_head_bias = true;
     s.dropout = true;

@@ -213,7 +213,9 @@ LayerActivations transformer_layer_activations(const TransformerSpec& s, int64_t
   const double mlp_inner = element_bytes * t * f * (s.gated_mlp ? 4.0 : 2.0) * routed;
   const double router = s.is_moe() ? 4.0 * t * static_cast<double>(s.experts) : 0.0;
   out.linear_bytes = norms + masks + attn + mlp_in + mlp_inner + router;
-  out.replicated_bytes = norms + masks;
+  // Under tensor parallelism each rank needs the whole input of the QKV and first MLP matmuls,
+  // besides the norm inputs and masks: 10*s*b*h of eq. 2 (Korthikanti et al. 2022).
+  out.replicated_bytes = norms + masks + 2 * element_bytes * t * h;
   if (attention == AttentionImpl::eager) {
     out.attention_scores_bytes = a * t * t * (element_bytes + mask * (1.0 + element_bytes));
   } else {

@@ -1,0 +1,66 @@
+// Requests from CLI flags and URL queries: one set of keys, strict values, round trips.
+#include <gtest/gtest.h>
+
+#include "gpuplan/request.h"
+
+namespace gpuplan {
+namespace {
+
+TEST(Request, QueryRoundTripKeepsEverySetting) {
+  auto args = query_to_args("#model=llama-2-7b&batch=64&micro-batch=4&seq=2048&precision=amp-bf16"
+                            "&optimizer=adam-8bit&checkpointing=selective&dp=8&zero=2&tp=2&sp=1&pp=2"
+                            "&lora-rank=16&qlora=1&lora-targets=q_proj,k_proj,v_proj&mode=train");
+  ASSERT_TRUE(args.ok());
+  auto r = parse_request(args.value());
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  const gpuplan::Setup& s = r.value().setup;
+  EXPECT_EQ(r.value().model, "llama-2-7b");
+  EXPECT_EQ(s.global_batch, 64);
+  EXPECT_EQ(s.micro_batch, 4);
+  EXPECT_EQ(s.precision, Precision::amp_bf16);
+  EXPECT_EQ(s.optimizer, Optimizer::adam_8bit);
+  EXPECT_EQ(s.checkpointing, Checkpointing::selective);
+  EXPECT_EQ(s.zero_stage, 2);
+  EXPECT_TRUE(s.sequence_parallel);
+  EXPECT_TRUE(s.qlora);
+  EXPECT_EQ(s.lora_targets.size(), 3u);
+  const std::string query = args_to_query(request_to_args(r.value()));
+  auto again = parse_request(query_to_args(query).value());
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(args_to_query(request_to_args(again.value())), query);
+}
+
+TEST(Request, DefaultsAreLeftOutOfLinks) {
+  Request r;
+  r.model = "gpt2-small";
+  EXPECT_EQ(args_to_query(request_to_args(r)), "model=gpt2-small");
+}
+
+TEST(Request, PercentEncodingRoundTrips) {
+  Args a = {{"model", "meta-llama/Llama-2-7b-hf"}, {"x", "a b&c=d%"}};
+  auto back = query_to_args(args_to_query(a));
+  ASSERT_TRUE(back.ok());
+  EXPECT_EQ(back.value(), a);
+}
+
+TEST(Request, RejectsMalformedValuesNamingTheKey) {
+  auto bad = [](const std::string& q) {
+    auto a = query_to_args(q);
+    if (!a.ok()) return a.error().message;
+    auto r = parse_request(a.value());
+    return r.ok() ? std::string() : r.error().message;
+  };
+  EXPECT_EQ(bad("batch=NaN"), "--batch: 'NaN' is not an integer");
+  EXPECT_EQ(bad("batch=1e3"), "--batch: '1e3' is not an integer");
+  EXPECT_EQ(bad("batch=-4"), "--batch: -4 is out of range [1, 100000000]");
+  EXPECT_EQ(bad("batch=99999999999999999999"), "--batch: '99999999999999999999' is not an integer");
+  EXPECT_EQ(bad("precision=fp4"), "--precision: 'fp4' is not one of fp32, tf32, fp16, bf16, amp-fp16, amp-bf16, fp8");
+  EXPECT_EQ(bad("colour=red"), "--colour: unknown option");
+  EXPECT_EQ(bad("model=x&sp=maybe"), "--sp: 'maybe' is not true or false");
+  EXPECT_EQ(bad("model=%zz"), "link state: bad escape in 'model'");
+  EXPECT_EQ(bad("model=ab%2"), "link state: truncated escape in 'model'");
+  EXPECT_EQ(bad(std::string(9000, 'a')), "link state is longer than 8192 characters");
+}
+
+}  // namespace
+}  // namespace gpuplan

@@ -1,0 +1,47 @@
+#pragma once
+// Helpers shared by the core tests: the bundled catalog and repository files.
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "gpuplan/catalog.h"
+#include "gpuplan/embedded_data.h"
+
+namespace gpuplan::test {
+
+// The catalog compiled into the binary (loaded once).
+inline const Catalog& catalog() {
+  static const Catalog c = [] {
+    auto loaded = load_catalog(embedded_data_files());
+    if (!loaded.ok()) {
+      ADD_FAILURE() << loaded.error().message;
+      return Catalog{};
+    }
+    return loaded.value();
+  }();
+  return c;
+}
+
+// A zoo model by id; fails the test when missing.
+inline const Model& model(const std::string& id) {
+  const Model* m = catalog().find_model(id);
+  if (!m) {
+    ADD_FAILURE() << "model '" << id << "' is not in the catalog";
+    static const Model empty;
+    return empty;
+  }
+  return *m;
+}
+
+// Contents of a file under the repository root.
+inline std::string read_repo_file(const std::string& relative) {
+  std::ifstream in(std::string(GPUPLAN_SOURCE_DIR) + "/" + relative, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+}  // namespace gpuplan::test

@@ -1,0 +1,126 @@
+// Transformer parameter counts, FLOPs and activation memory against published references.
+#include <gtest/gtest.h>
+
+#include "gpuplan/estimate.h"
+#include "gpuplan/transformer.h"
+#include "test_util.h"
+
+namespace gpuplan {
+namespace {
+
+int64_t params_of(const std::string& id) {
+  int64_t n = 0;
+  for (const auto& t : transformer_parameters(test::model(id).transformer)) n += t.numel();
+  return n;
+}
+
+// Parameter counts as PyTorch reports them (sum of p.numel() over unique parameters).
+TEST(TransformerParams, Gpt2SmallEqualsHuggingFaceWithTiedEmbeddings) {
+  // Radford et al. 2019; HF GPT2LMHeadModel: 124,439,808 with lm_head tied to wte.
+  EXPECT_EQ(params_of("gpt2-small"), 124'439'808);
+}
+
+TEST(TransformerParams, VitB16EqualsTorchvision) {
+  // torchvision.models.vit_b_16 weights meta "num_params": 86,567,656.
+  EXPECT_EQ(params_of("vit-b-16"), 86'567'656);
+}
+
+TEST(TransformerParams, Llama2_7bEqualsHuggingFace) {
+  // meta-llama/Llama-2-7b-hf: 6,738,415,616 parameters (sum of numel, untied head).
+  EXPECT_EQ(params_of("llama-2-7b"), 6'738'415'616);
+}
+
+TEST(TransformerParams, Mixtral8x7bCountsEveryExpertButActivatesTwo) {
+  // mistralai/Mixtral-8x7B-v0.1: 46,702,792,704 parameters; 12.9 B active per token
+  // (Jiang et al. 2024, sec. 2: "13B active parameters").
+  EXPECT_EQ(params_of("mixtral-8x7b"), 46'702'792'704);
+  auto e = estimate(test::model("mixtral-8x7b"), gpuplan::Setup{});
+  ASSERT_TRUE(e.ok()) << e.error().message;
+  EXPECT_NEAR(static_cast<double>(e.value().params.active_per_token), 12.88e9, 0.02e9);
+}
+
+TEST(TransformerFlops, GptForwardEqualsNarayananClosedForm) {
+  // Narayanan et al. 2021, sec. 5.1: a training iteration costs 72*B*s*l*h^2*(1 + s/(6h) +
+  // V/(12*l*h)) FLOPs without recomputation, i.e. forward = 24*B*s*l*h^2*(...). Biases and
+  // norms are excluded there and here (they are not matmuls).
+  const TransformerSpec& s = test::model("gpt2-medium").transformer;
+  const double l = 24, h = 1024, V = 50257, seq = 1024;
+  const double closed = 24 * seq * l * h * h * (1 + seq / (6 * h) + V / (12 * l * h));
+  EXPECT_NEAR(transformer_forward_flops(s, 1024).total(), closed, closed * 1e-12);
+
+  gpuplan::Setup setup;
+  setup.global_batch = 4;
+  auto e = estimate(test::model("gpt2-medium"), setup);
+  ASSERT_TRUE(e.ok()) << e.error().message;
+  EXPECT_NEAR(e.value().flops.train_per_step, 3 * 4 * closed, 3 * 4 * closed * 1e-12);
+}
+
+TEST(TransformerFlops, FullRecomputationAddsForwardOfLayersPerNarayanan) {
+  // With full recomputation the iteration is 96*B*s*l*h^2*(1 + s/(6h) + V/(16*l*h)).
+  const double l = 24, h = 1024, V = 50257, seq = 1024, B = 2;
+  const double closed = 96 * B * seq * l * h * h * (1 + seq / (6 * h) + V / (16 * l * h));
+  gpuplan::Setup setup;
+  setup.global_batch = 2;
+  setup.checkpointing = Checkpointing::full;
+  auto e = estimate(test::model("gpt2-medium"), setup);
+  ASSERT_TRUE(e.ok()) << e.error().message;
+  EXPECT_NEAR(e.value().flops.train_per_step, closed, closed * 1e-12);
+}
+
+TEST(TransformerFlops, Gpt3TrainingComputeMatchesBrownEtAl) {
+  // Brown et al. 2020, Table D.1: GPT-3 175B trained on 300e9 tokens used 3.14e23 FLOPs,
+  // counted as 6 * N * D (attention excluded). Tolerance 0.5 %.
+  auto e = estimate(test::model("gpt3-175b"), gpuplan::Setup{});
+  ASSERT_TRUE(e.ok()) << e.error().message;
+  const double total = 6.0 * static_cast<double>(e.value().params.total) * 300e9;
+  EXPECT_NEAR(total, 3.14e23, 3.14e23 * 0.005);
+  // The full count with attention is a few percent higher, never lower.
+  const double per_token = e.value().flops.train_per_step / e.value().flops.tokens_per_sample;
+  EXPECT_GT(per_token * 300e9, 3.14e23);
+  EXPECT_LT(per_token * 300e9, 3.14e23 * 1.05);
+}
+
+// Korthikanti et al. 2022, eq. 1: 16-bit activations per layer = s*b*h*(34 + 5*a*s/h) bytes.
+TEST(TransformerActivations, MatchKorthikantiPerLayerAt16Bit) {
+  TransformerSpec s = test::model("gpt2-medium").transformer;  // MHA, ffn = 4h, dropout
+  const double seq = 1024, h = 1024, a = 16;
+  const LayerActivations la = transformer_layer_activations(s, 1024, 2, 2, AttentionImpl::eager);
+  EXPECT_DOUBLE_EQ(la.linear_bytes, 34 * seq * h);
+  EXPECT_DOUBLE_EQ(la.attention_scores_bytes, 5 * a * seq * seq);
+  // Tensor parallel without sequence parallel: s*b*h*(10 + 24/t + 5*a*s/(h*t)) (eq. 2).
+  EXPECT_DOUBLE_EQ(la.replicated_bytes, 10 * seq * h);
+}
+
+TEST(TransformerActivations, SequenceParallelAndSelectiveRecomputeFollowKorthikanti) {
+  // eq. 4: with sequence parallelism everything is divided by t; selective recomputation
+  // (sec. 5) keeps 34*s*b*h/t. Checked through the estimate's activation term.
+  const Model& m = test::model("gpt2-medium");
+  gpuplan::Setup setup;
+  setup.precision = Precision::bf16;
+  setup.attention = Attention::eager;
+  setup.global_batch = 1;
+  setup.tp = 4;
+  auto base = estimate(m, setup);
+  setup.sequence_parallel = true;
+  auto sp = estimate(m, setup);
+  setup.checkpointing = Checkpointing::selective;
+  auto sel = estimate(m, setup);
+  ASSERT_TRUE(base.ok() && sp.ok() && sel.ok());
+  const double seq = 1024, h = 1024, a = 16, l = 24, t = 4, V = 50257;
+  const double head = (2 + 2) * seq * h + seq * V / t * (2 + 4);
+  EXPECT_NEAR(base.value().memory.activations - head, l * seq * h * (10 + 24 / t + 5 * a * seq / (h * t)), 1);
+  EXPECT_NEAR(sp.value().memory.activations - head, l * seq * h * (34 + 5 * a * seq / h) / t, 1);
+  EXPECT_NEAR(sel.value().memory.activations - head, l * seq * h * 34 / t, 1);
+}
+
+TEST(TransformerActivations, FlashAttentionKeepsNoSquareTerms) {
+  const TransformerSpec& s = test::model("llama-2-7b").transformer;
+  const LayerActivations flash = transformer_layer_activations(s, 4096, 2, 2, AttentionImpl::flash);
+  const LayerActivations eager = transformer_layer_activations(s, 4096, 2, 2, AttentionImpl::eager);
+  EXPECT_EQ(flash.attention_scores_bytes, 0);
+  // LLaMA has no dropout: the softmax output alone, 2 bytes * a * s^2.
+  EXPECT_DOUBLE_EQ(eager.attention_scores_bytes, 2.0 * 32 * 4096 * 4096);
+}
+
+}  // namespace
+}  // namespace gpuplan
