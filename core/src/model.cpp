@@ -154,34 +154,115 @@ Result<Model> parse_model_json(std::string_view text, const std::string& where) 
   return m;
 }
 
-const Model* Catalog::find_model(std::string_view id_or_alias) const {
-  for (const auto& m : models) {
-    if (m.id == id_or_alias) return &m;
+namespace {
+
+template <class T>
+const T* find_by_id(const std::vector<T>& items, std::string_view id) {
+  for (const auto& item : items) {
+    if (item.id == id) return &item;
   }
+  return nullptr;
+}
+
+// Adds a parsed item after checking file name == id and uniqueness.
+template <class T>
+std::optional<Error> add_unique(std::vector<T>& items, Result<T> parsed, const DataFile& f,
+                                const std::string& stem, const char* kind) {
+  if (!parsed.ok()) return parsed.error();
+  if (parsed.value().id != stem) {
+    return make_error(Errc::schema_error, f.path + ": id '" + parsed.value().id + "' does not match the file name");
+  }
+  if (find_by_id(items, parsed.value().id)) {
+    return make_error(Errc::schema_error, f.path + ": duplicate " + std::string(kind) + " id '" + parsed.value().id + "'");
+  }
+  items.push_back(std::move(parsed).value());
+  return std::nullopt;
+}
+
+}  // namespace
+
+const Model* Catalog::find_model(std::string_view id_or_alias) const {
+  if (const Model* m = find_by_id(models, id_or_alias)) return m;
   for (const auto& m : models) {
     if (std::find(m.aliases.begin(), m.aliases.end(), id_or_alias) != m.aliases.end()) return &m;
   }
   return nullptr;
 }
 
+const Gpu* Catalog::find_gpu(std::string_view id_or_alias) const {
+  if (const Gpu* g = find_by_id(gpus, id_or_alias)) return g;
+  for (const auto& g : gpus) {
+    if (std::find(g.aliases.begin(), g.aliases.end(), id_or_alias) != g.aliases.end()) return &g;
+  }
+  return nullptr;
+}
+
+const Instance* Catalog::find_instance(std::string_view id) const { return find_by_id(instances, id); }
+const Provider* Catalog::find_provider(std::string_view id) const { return find_by_id(providers, id); }
+
 Result<Catalog> load_catalog(const std::vector<DataFile>& files) {
   Catalog c;
+  bool have_rules = false;
+  const DataFile* assumptions = nullptr;
   for (const auto& f : files) {
-    const std::string dir = f.path.substr(0, f.path.find('/'));
-    const std::string stem = f.path.substr(f.path.rfind('/') + 1, f.path.size() - f.path.rfind('/') - 1 - 5);
+    const size_t slash = f.path.find('/');
+    const std::string dir = slash == std::string::npos ? "" : f.path.substr(0, slash);
+    const size_t base = f.path.rfind('/') == std::string::npos ? 0 : f.path.rfind('/') + 1;
+    const std::string stem = f.path.substr(base, f.path.size() - base - 5);
+    std::optional<Error> err;
     if (dir == "models") {
-      auto m = parse_model_json(f.text, f.path);
-      if (!m.ok()) return m.error();
-      if (m.value().id != stem) {
-        return make_error(Errc::schema_error, f.path + ": id '" + m.value().id + "' does not match the file name");
+      err = add_unique(c.models, parse_model_json(f.text, f.path), f, stem, "model");
+    } else if (dir == "gpus") {
+      err = add_unique(c.gpus, parse_gpu_json(f.text, f.path), f, stem, "GPU");
+    } else if (dir == "instances") {
+      err = add_unique(c.instances, parse_instance_json(f.text, f.path), f, stem, "instance");
+    } else if (dir == "providers") {
+      err = add_unique(c.providers, parse_provider_json(f.text, f.path), f, stem, "provider");
+    } else if (f.path == "pricing_rules.json") {
+      auto rules = parse_pricing_rules_json(f.text, f.path);
+      if (!rules.ok()) return rules.error();
+      c.pricing = rules.value();
+      have_rules = true;
+    } else if (f.path == "assumptions.json") {
+      assumptions = &f;
+    } else if (dir == "benchmarks") {
+      continue;  // signed probe files: read by the probe-file loader, not the catalog
+    } else {
+      return make_error(Errc::schema_error, f.path + ": not a known catalog file (models/, gpus/, instances/, "
+                                                     "providers/, benchmarks/ or pricing_rules.json)");
+    }
+    if (err) return *err;
+  }
+  // Cross-references: instance -> GPU, provider, and each price's region.
+  for (const auto& in : c.instances) {
+    const std::string where = "instances/" + in.id + ".json";
+    if (!c.find_gpu(in.gpu)) {
+      return make_error(Errc::schema_error, where + ": gpu '" + in.gpu + "' is not in data/gpus");
+    }
+    const Provider* p = c.find_provider(in.provider);
+    if (!p && !c.providers.empty()) {
+      return make_error(Errc::schema_error, where + ": provider '" + in.provider + "' is not in data/providers");
+    }
+    for (const auto& price : in.prices) {
+      if (p && !p->find_region(price.region)) {
+        return make_error(Errc::schema_error, where + ": price region '" + price.region +
+                                                  "' is not a region of provider '" + in.provider + "'");
       }
-      if (c.find_model(m.value().id)) {
-        return make_error(Errc::schema_error, f.path + ": duplicate model id '" + m.value().id + "'");
-      }
-      c.models.push_back(std::move(m).value());
+      if (price.date > c.prices_as_of) c.prices_as_of = price.date;
     }
   }
-  std::sort(c.models.begin(), c.models.end(), [](const Model& a, const Model& b) { return a.id < b.id; });
+  // After the pricing rules, which it may complete with a spot interruption rate.
+  if (assumptions) {
+    if (auto err = parse_assumptions_json(assumptions->text, assumptions->path, c)) return *err;
+  }
+  if (!c.instances.empty() && !have_rules) {
+    return make_error(Errc::schema_error, "pricing_rules.json: missing (instances need pricing rules)");
+  }
+  auto by_id = [](const auto& a, const auto& b) { return a.id < b.id; };
+  std::sort(c.models.begin(), c.models.end(), by_id);
+  std::sort(c.gpus.begin(), c.gpus.end(), by_id);
+  std::sort(c.instances.begin(), c.instances.end(), by_id);
+  std::sort(c.providers.begin(), c.providers.end(), by_id);
   return c;
 }
 

@@ -55,6 +55,171 @@ std::string estimate_to_json(const Model& model, const Request& request, const E
   return j.dump(indent);
 }
 
+namespace {
+
+nlohmann::ordered_json time_json(const StepTime& t) {
+  nlohmann::ordered_json j = {
+      {"step_s", t.step_s},
+      {"samples_per_s", t.samples_per_s},
+      {"tokens_per_s", t.tokens_per_s},
+      {"mfu", t.mfu},
+      {"forward_s", t.forward_s},
+      {"backward_s", t.backward_s},
+      {"recompute_s", t.recompute_s},
+      {"optimizer_s", t.optimizer_s},
+      {"tp_comm_s", t.tp_comm_s},
+      {"dp_comm_s", t.dp_comm_s},
+      {"dp_comm_exposed_s", t.dp_comm_exposed_s},
+      {"pp_bubble_s", t.pp_bubble_s},
+      {"prefill_s", t.prefill_s},
+      {"decode_token_s", t.decode_token_s},
+      {"peak_flop_per_s", t.peak_flop_per_s},
+      {"input_needed_samples_per_s", t.input_needed_samples_per_s},
+      {"input_capacity_samples_per_s", t.input_capacity_samples_per_s},
+      {"input_bound", t.input_bound},
+      {"suggested_num_workers", t.suggested_num_workers},
+      {"notes", t.notes},
+  };
+  return j;
+}
+
+nlohmann::ordered_json cost_json(const PriceQuote& price, const RunCost* cost, int instances) {
+  nlohmann::ordered_json j = {
+      {"usd_per_hour", price.usd_per_hour * instances},
+      {"instance_usd_per_hour", price.usd_per_hour},
+      {"instances", instances},
+      {"region", price.region},
+      {"price_date", price.date},
+      {"price_is_assumption", price.assumption},
+      {"price_basis", price.basis},
+  };
+  if (cost) {
+    j["steps"] = cost->steps;
+    j["hours"] = cost->hours;
+    j["expected_hours"] = cost->expected_hours;
+    j["usd_total"] = cost->usd_total;
+  }
+  return j;
+}
+
+nlohmann::ordered_json plan_json(const Plan& p) {
+  Request r;
+  r.setup = p.setup;
+  nlohmann::ordered_json setup = nlohmann::ordered_json::object();
+  for (const auto& [k, v] : request_to_args(r)) setup[k] = v;
+  return {
+      {"instance", p.instance},
+      {"provider", p.provider},
+      {"gpu", p.gpu},
+      {"nodes", p.nodes},
+      {"gpus", p.gpus},
+      {"setup", setup},
+      {"memory_bytes_per_gpu", p.memory.total()},
+      {"gpu_memory_bytes", p.gpu_memory_bytes},
+      {"time", time_json(p.time)},
+      {"cost", cost_json(p.price, &p.cost, p.nodes)},
+      {"pareto", p.pareto},
+  };
+}
+
+}  // namespace
+
+std::string step_time_to_json(const StepTime& t, int indent) { return time_json(t).dump(indent); }
+
+std::string run_cost_to_json(const PriceQuote& price, const RunCost* cost, int instances, int indent) {
+  return cost_json(price, cost, instances).dump(indent);
+}
+
+std::string plan_to_json(const PlanResult& r, int indent) {
+  nlohmann::ordered_json j;
+  j["candidates"] = r.candidates;
+  j["fitting"] = r.fitting;
+  j["within_limits"] = r.within_limits;
+  j["plans"] = nlohmann::ordered_json::array();
+  for (const auto& p : r.plans) j["plans"].push_back(plan_json(p));
+  j["pareto"] = nlohmann::ordered_json::array();
+  for (const auto& p : r.pareto) j["pareto"].push_back(plan_json(p));
+  j["notes"] = r.notes;
+  return j.dump(indent);
+}
+
+std::string plan_to_text(const PlanResult& r) {
+  std::string out;
+  char line[400];
+  std::snprintf(line, sizeof line, "%lld configurations evaluated, %lld fit in memory, %lld within limits\n\n",
+                static_cast<long long>(r.candidates), static_cast<long long>(r.fitting),
+                static_cast<long long>(r.within_limits));
+  out += line;
+  std::snprintf(line, sizeof line, "%-3s %-38s %5s %5s %-22s %10s %12s %12s %6s\n", "#", "instance", "nodes", "GPUs",
+                "dp/tp/pp zero mb ckpt", "hours", "USD", "USD/hour", "MFU");
+  out += line;
+  int rank = 1;
+  for (const auto& p : r.plans) {
+    char par[64];
+    std::snprintf(par, sizeof par, "%d/%d/%d z%d mb%lld %s", p.setup.dp, p.setup.tp, p.setup.pp, p.setup.zero_stage,
+                  static_cast<long long>(p.setup.micro_batch), checkpointing_name(p.setup.checkpointing));
+    std::snprintf(line, sizeof line, "%-3d %-38s %5d %5d %-22s %10.2f %12.2f %12.2f %5.1f%%%s\n", rank++,
+                  p.instance.c_str(), p.nodes, p.gpus, par, p.cost.expected_hours, p.cost.usd_total,
+                  p.cost.usd_per_hour, 100 * p.time.mfu, p.pareto ? " *" : "");
+    out += line;
+  }
+  out += "\n* on the Pareto front of time against cost\n";
+  for (const auto& n : r.notes) out += "note: " + n + "\n";
+  return out;
+}
+
+std::string time_to_text(const StepTime& t, const PriceQuote* price, const RunCost* cost) {
+  std::string out;
+  char line[200];
+  auto row = [&](const char* label, const std::string& value) {
+    std::snprintf(line, sizeof line, "  %-28s %s\n", label, value.c_str());
+    out += line;
+  };
+  auto secs = [](double s) {
+    char b[40];
+    std::snprintf(b, sizeof b, "%.4g s", s);
+    return std::string(b);
+  };
+  out += "Time\n";
+  row("step", secs(t.step_s));
+  row("  forward", secs(t.forward_s));
+  row("  backward", secs(t.backward_s));
+  row("  recompute", secs(t.recompute_s));
+  row("  optimizer", secs(t.optimizer_s));
+  row("  tensor-parallel comm", secs(t.tp_comm_s));
+  row("  data-parallel comm exposed", secs(t.dp_comm_exposed_s));
+  row("  pipeline bubble", secs(t.pp_bubble_s));
+  char b[64];
+  std::snprintf(b, sizeof b, "%.1f", t.samples_per_s);
+  row("samples/s", b);
+  std::snprintf(b, sizeof b, "%.0f", t.tokens_per_s);
+  row("tokens/s", b);
+  std::snprintf(b, sizeof b, "%.1f %%", 100 * t.mfu);
+  row("MFU", b);
+  if (t.input_capacity_samples_per_s > 0) {
+    std::snprintf(b, sizeof b, "%.0f needed, %.0f decodable", t.input_needed_samples_per_s,
+                  t.input_capacity_samples_per_s);
+    row("input images/s per node", b);
+    row("suggested num_workers/GPU", std::to_string(t.suggested_num_workers));
+  }
+  if (price) {
+    out += "Cost\n";
+    std::snprintf(b, sizeof b, "%.4f USD (%s)", price->usd_per_hour, price->region.c_str());
+    row("per instance-hour", b);
+    row("price basis", price->basis + ", " + price->date);
+  }
+  if (cost) {
+    std::snprintf(b, sizeof b, "%.0f", cost->steps);
+    row("steps", b);
+    std::snprintf(b, sizeof b, "%.2f h (expected %.2f h)", cost->hours, cost->expected_hours);
+    row("time to train", b);
+    std::snprintf(b, sizeof b, "%.2f USD", cost->usd_total);
+    row("total", b);
+  }
+  for (const auto& n : t.notes) out += "note: " + n + "\n";
+  return out;
+}
+
 std::string format_bytes(double bytes) {
   const char* units[] = {"B", "kB", "MB", "GB", "TB", "PB"};
   int u = 0;

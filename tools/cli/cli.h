@@ -6,6 +6,8 @@
 #include <vector>
 
 #include "gpuplan/catalog.h"
+#include "gpuplan/cost.h"
+#include "gpuplan/timing.h"
 #include "gpuplan/request.h"
 #include "gpuplan/result.h"
 
@@ -31,8 +33,31 @@ bool read_file(const std::string& path, std::string& out, std::string& error, si
 // The catalog compiled into the binary.
 Result<Catalog> load_embedded_catalog();
 
+// Parses a strictly positive decimal number (e.g. "1e9", "0.5") for --key.
+Result<double> parse_number(const std::string& text, const std::string& key);
+
+// Takes --model/--hf-config and the setup options out of args and resolves the model.
+struct Workload {
+  Model model;
+  Request request;
+};
+Result<Workload> take_workload(Args& args, const Catalog& catalog);
+
+// Run length, pricing and spot options shared by estimate and plan.
+struct RunOptions {
+  RunLength run;
+  Pricing pricing = Pricing::on_demand;
+  std::string region;
+  SpotAssumptions spot;
+};
+Result<RunOptions> take_run_options(Args& args);
+
 // Commands: each takes the arguments after its name and returns the exit code.
 int cmd_models(Args args);
 int cmd_estimate(Args args);
+int cmd_gpus(Args args);
+int cmd_instances(Args args);
+int cmd_plan(Args args);
+int cmd_validate(Args args);
 
 }  // namespace gpuplan::cli

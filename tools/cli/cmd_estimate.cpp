@@ -1,44 +1,137 @@
-// gpuplan estimate (--model ID | --hf-config FILE) [setup] [--json]: one workload estimate.
+// gpuplan estimate (--model ID | --hf-config FILE) [setup] [hardware] [run length] [--json]:
+// one workload estimate; with --gpu or --instance also step time, and with a run length, cost.
 #include <cstdio>
+
+#include <nlohmann/json.hpp>
 
 #include "cli.h"
 #include "gpuplan/estimate.h"
-#include "gpuplan/hf_config.h"
 #include "gpuplan/report.h"
+#include "gpuplan/timing.h"
 
 namespace gpuplan::cli {
 
 int cmd_estimate(Args args) {
   const bool json = take_flag(args, "json");
-  const std::string hf_path = take(args, "hf-config");
-  auto request = parse_request(args);
-  if (!request.ok()) return fail(request.error());
-  Model model;
-  if (!hf_path.empty()) {
-    if (!request.value().model.empty()) return usage_error("estimate: give --model or --hf-config, not both");
-    std::string text, error;
-    if (!read_file(hf_path, text, error, kMaxJsonBytes)) return fail({Errc::invalid_argument, error});
-    auto m = model_from_hf_config(text, hf_path);
-    if (!m.ok()) return fail(m.error());
-    model = std::move(m).value();
-    request.value().model = model.id;
-  } else {
-    if (request.value().model.empty()) return usage_error("estimate: --model ID or --hf-config FILE is required");
-    auto catalog = load_embedded_catalog();
-    if (!catalog.ok()) return fail(catalog.error());
-    const Model* m = catalog.value().find_model(request.value().model);
-    if (!m) {
-      return fail({Errc::not_found, "--model: unknown model '" + request.value().model +
-                                        "' (run 'gpuplan models' for the list)"});
-    }
-    model = *m;
+  const std::string gpu_id = take(args, "gpu");
+  const std::string gpus_text = take(args, "gpus");
+  const std::string instance_id = take(args, "instance");
+  const std::string nodes_text = take(args, "nodes");
+  auto run = take_run_options(args);
+  if (!run.ok()) return fail(run.error());
+  auto catalog = load_embedded_catalog();
+  if (!catalog.ok()) return fail(catalog.error());
+  const Catalog& cat = catalog.value();
+  auto workload = take_workload(args, cat);
+  if (!workload.ok()) {
+    return workload.error().message.find("is required") != std::string::npos ? usage_error("estimate: " + workload.error().message)
+                                                                             : fail(workload.error());
   }
-  auto e = estimate(model, request.value().setup);
+  Model& model = workload.value().model;
+  Request& request = workload.value().request;
+
+  // Hardware: an instance (its GPU and count), or a GPU and a count in one box.
+  const Instance* instance = nullptr;
+  const Gpu* gpu = nullptr;
+  int nodes = 1;
+  if (!nodes_text.empty()) {
+    auto n = parse_int(nodes_text, "nodes");
+    if (!n.ok()) return fail(n.error());
+    if (n.value() < 1 || n.value() > 4096) return fail({Errc::invalid_argument, "--nodes must be between 1 and 4096"});
+    nodes = static_cast<int>(n.value());
+  }
+  int gpus = 0;
+  if (!instance_id.empty()) {
+    instance = cat.find_instance(instance_id);
+    if (!instance) return fail({Errc::not_found, "--instance: unknown instance '" + instance_id + "' (run 'gpuplan instances')"});
+    gpu = cat.find_gpu(instance->gpu);
+    if (!gpu_id.empty() && cat.find_gpu(gpu_id) != gpu) {
+      return fail({Errc::invalid_argument, "--gpu " + gpu_id + " does not match instance '" + instance_id + "' (" + instance->gpu + ")"});
+    }
+    gpus = instance->gpu_count * nodes;
+  } else if (!gpu_id.empty()) {
+    gpu = cat.find_gpu(gpu_id);
+    if (!gpu) return fail({Errc::not_found, "--gpu: unknown GPU '" + gpu_id + "' (run 'gpuplan gpus')"});
+    gpus = 1;
+    if (!gpus_text.empty()) {
+      auto n = parse_int(gpus_text, "gpus");
+      if (!n.ok()) return fail(n.error());
+      if (n.value() < 1 || n.value() > 4096) return fail({Errc::invalid_argument, "--gpus must be between 1 and 4096"});
+      gpus = static_cast<int>(n.value());
+    }
+  } else if (!gpus_text.empty() || !nodes_text.empty()) {
+    return usage_error("estimate: --gpus and --nodes need --gpu or --instance");
+  }
+  Setup& s = request.setup;
+  if (gpu) {
+    // Unless --dp is given, data parallelism fills the GPUs left by tensor and pipeline.
+    bool dp_given = false;
+    for (const auto& [k, v] : Args(args)) dp_given = dp_given || k == "dp";
+    const int per_replica = s.tp * s.pp;
+    if (!dp_given && s.dp == 1 && gpus % per_replica == 0) s.dp = gpus / per_replica;
+    if (s.dp * per_replica != gpus) {
+      return fail({Errc::invalid_argument, "--dp x --tp x --pp = " + std::to_string(s.dp * per_replica) +
+                                               " does not equal the " + std::to_string(gpus) + " GPUs"});
+    }
+    if (s.global_batch == 0 && s.micro_batch == 0) s.global_batch = s.dp;
+  }
+
+  auto e = estimate(model, s);
   if (!e.ok()) return fail(e.error());
+
+  std::optional<StepTime> time;
+  std::optional<PriceQuote> price;
+  std::optional<RunCost> cost;
+  if (gpu) {
+    auto cluster = instance ? instance_cluster(*instance, *gpu, nodes) : single_node_cluster(*gpu, gpus);
+    if (!cluster.ok()) return fail(cluster.error());
+    auto work = build_work_profile(model, s, e.value());
+    if (!work.ok()) return fail(work.error());
+    auto t = estimate_step_time(model, s, e.value(), work.value(), cluster.value(), cat.efficiencies, cat.input);
+    if (!t.ok()) return fail(t.error());
+    time = t.value();
+    if (e.value().memory.total() > gpu->memory_bytes) {
+      time->notes.push_back("does not fit: needs " + format_bytes(e.value().memory.total()) + " per GPU, " + gpu->id +
+                            " has " + format_bytes(gpu->memory_bytes));
+    }
+    if (instance) {
+      auto q = quote_price(*instance, run.value().pricing, cat.pricing, run.value().region);
+      if (!q.ok()) return fail(q.error());
+      price = q.value();
+      if (!run.value().run.empty()) {
+        auto c = run_cost(e.value(), *time, run.value().run, price->usd_per_hour * nodes, run.value().pricing,
+                          run.value().spot);
+        if (!c.ok()) return fail(c.error());
+        cost = c.value();
+      }
+    } else if (!run.value().run.empty()) {
+      // No instance: time to train without a price.
+      auto c = run_cost(e.value(), *time, run.value().run, 0, run.value().pricing, run.value().spot);
+      if (!c.ok()) return fail(c.error());
+      cost = c.value();
+    }
+  }
+  if (!args.empty()) {
+    // parse_request consumed known keys already; anything else was rejected there.
+  }
   if (json) {
-    std::printf("%s\n", estimate_to_json(model, request.value(), e.value()).c_str());
+    auto j = nlohmann::ordered_json::parse(estimate_to_json(model, request, e.value()));
+    if (gpu) {
+      j["gpu"] = gpu->id;
+      if (instance) j["instance"] = instance->id;
+      j["fits"] = e.value().memory.total() <= gpu->memory_bytes;
+      j["gpu_memory_bytes"] = gpu->memory_bytes;
+    }
+    if (time) j["time"] = nlohmann::ordered_json::parse(step_time_to_json(*time));
+    if (price) {
+      j["cost"] = nlohmann::ordered_json::parse(run_cost_to_json(*price, cost ? &*cost : nullptr, nodes));
+    } else if (cost) {
+      j["cost"] = {{"steps", cost->steps}, {"hours", cost->hours}, {"expected_hours", cost->expected_hours}};
+    }
+    std::printf("%s\n", j.dump(2).c_str());
   } else {
     std::printf("%s", estimate_to_text(model, e.value()).c_str());
+    if (time) std::printf("%s", time_to_text(*time, price ? &*price : nullptr, cost ? &*cost : nullptr).c_str());
   }
   return 0;
 }

@@ -17,8 +17,16 @@ const char* kUsage = R"(usage: gpuplan COMMAND [options]
 
 commands:
   models [--json]                          list the model zoo
-  estimate (--model ID | --hf-config FILE) [setup options] [--json]
-                                           parameters, FLOPs and peak memory per GPU
+  estimate (--model ID | --hf-config FILE) [setup options] [hardware] [run length] [--json]
+                                           parameters, FLOPs and peak memory per GPU; with
+                                           hardware also step time, and with a run length, cost
+  gpus [--json]                            the GPU catalog
+  instances [--provider P] [--json]        cloud instances and prices
+  plan (--model ID | --hf-config FILE) [setup options] run length [--deadline-hours H]
+       [--budget-usd B] [--objective cost|time] [--pricing P] [--provider P] [--region R]
+       [--compliance hipaa|gdpr|gov] [--min-gpu-memory-gb G] [--max-nodes N] [--top K] [--json]
+                                           rank GPU/instance/parallelism choices
+  validate FILE.csv [--json]               predict measured throughput rows; print errors and MAPE
 
 setup options:
   --mode train|infer            --batch N (global)       --micro-batch N (per GPU)
@@ -27,6 +35,11 @@ setup options:
   --checkpointing none|selective|full     --attention auto|eager|flash
   --dp N  --zero 0|1|2|3  --tp N  --sp  --pp N
   --lora-rank N  --qlora  --lora-targets q_proj,v_proj   --generate N (inference)
+
+hardware:     --gpu ID [--gpus N] | --instance ID [--nodes N]
+run length:   --tokens N | --epochs N [--dataset-size N]
+pricing:      --pricing on-demand|monthly|reserved-1y|reserved-3y|bulk|spot [--region R]
+              --spot-interruptions-per-hour X --checkpoint-interval-hours H --restart-hours H
 
 exit codes: 0 success, 1 invalid input (the message names the field), 2 usage error
 )";
@@ -72,11 +85,23 @@ int main(int argc, char** argv) {
   const std::map<std::string, int (*)(Args)> commands = {
       {"models", gpuplan::cli::cmd_models},
       {"estimate", gpuplan::cli::cmd_estimate},
+      {"gpus", gpuplan::cli::cmd_gpus},
+      {"instances", gpuplan::cli::cmd_instances},
+      {"plan", gpuplan::cli::cmd_plan},
+      {"validate", gpuplan::cli::cmd_validate},
   };
   const std::string command = argv[1];
   auto it = commands.find(command);
   if (it == commands.end()) return gpuplan::cli::usage_error("unknown command '" + command + "'");
-  auto args = parse_flags(argc, argv, 2);
+  // validate takes its file as a positional argument.
+  int first = 2;
+  std::string positional;
+  if (command == "validate" && argc > 2 && std::strncmp(argv[2], "--", 2) != 0) {
+    positional = argv[2];
+    first = 3;
+  }
+  auto args = parse_flags(argc, argv, first);
+  if (args.ok() && !positional.empty()) args.value().emplace_back("file", positional);
   if (!args.ok()) return gpuplan::cli::usage_error(args.error().message);
   return it->second(args.value());
 }

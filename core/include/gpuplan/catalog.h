@@ -9,7 +9,9 @@
 #include <string_view>
 #include <vector>
 
+#include "gpuplan/hardware.h"
 #include "gpuplan/model.h"
+#include "gpuplan/timing.h"
 #include "gpuplan/result.h"
 
 namespace gpuplan {
@@ -28,15 +30,36 @@ struct DataFile {
 // Everything the catalogs hold.
 struct Catalog {
   std::vector<Model> models;
+  std::vector<Gpu> gpus;
+  std::vector<Instance> instances;
+  std::vector<Provider> providers;
+  PricingRules pricing;
+  // Model parameters from data/assumptions.json (efficiencies, input decode rate, restarts).
+  Efficiencies efficiencies;
+  InputAssumptions input;
+  double restart_s = 0;
+  std::string prices_as_of;  // newest price date in the catalog (YYYY-MM-DD)
 
-  // The model with this id or alias, or nullptr.
+  // Lookups by id or alias; nullptr when absent.
   const Model* find_model(std::string_view id_or_alias) const;
+  const Gpu* find_gpu(std::string_view id_or_alias) const;
+  const Instance* find_instance(std::string_view id) const;
+  const Provider* find_provider(std::string_view id) const;
 };
 
 // Parses one data/models/*.json file.
 Result<Model> parse_model_json(std::string_view text, const std::string& where);
 
-// Loads and cross-checks a whole catalog (unique ids, file name == id).
+// Parse one file of each kind (paths name the file in messages).
+Result<Gpu> parse_gpu_json(std::string_view text, const std::string& where);
+Result<Instance> parse_instance_json(std::string_view text, const std::string& where);
+Result<Provider> parse_provider_json(std::string_view text, const std::string& where);
+Result<PricingRules> parse_pricing_rules_json(std::string_view text, const std::string& where);
+// data/assumptions.json into `catalog` (efficiencies, input pipeline, restart time).
+std::optional<Error> parse_assumptions_json(std::string_view text, const std::string& where, Catalog& catalog);
+
+// Loads and cross-checks a whole catalog: unique ids, file name == id, every instance's GPU,
+// provider and price regions exist, every fact has a dated source, values are plausible.
 Result<Catalog> load_catalog(const std::vector<DataFile>& files);
 
 }  // namespace gpuplan

@@ -4,7 +4,10 @@
 
 #include <string>
 
+#include "gpuplan/cost.h"
 #include "gpuplan/estimate.h"
+#include "gpuplan/plan.h"
+#include "gpuplan/timing.h"
 #include "gpuplan/model.h"
 #include "gpuplan/request.h"
 
@@ -13,6 +16,15 @@ namespace gpuplan {
 // One estimate as a JSON object (pretty-printed when indent >= 0).
 std::string estimate_to_json(const Model& model, const Request& request, const Estimate& e,
                              int indent = 2);
+
+// Step time, price and run cost as JSON objects ("time", "cost" of `gpuplan estimate --json`).
+std::string step_time_to_json(const StepTime& t, int indent = -1);
+std::string run_cost_to_json(const PriceQuote& price, const RunCost* cost, int instances, int indent = -1);
+// A planner result as JSON, and as a table.
+std::string plan_to_json(const PlanResult& r, int indent = 2);
+std::string plan_to_text(const PlanResult& r);
+// Step time and cost as aligned lines (appended to estimate_to_text).
+std::string time_to_text(const StepTime& t, const PriceQuote* price, const RunCost* cost);
 
 // The same estimate as aligned human-readable lines.
 std::string estimate_to_text(const Model& model, const Estimate& e);

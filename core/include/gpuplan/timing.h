@@ -1,0 +1,125 @@
+#pragma once
+// Step time: how long one optimizer step (or one generated token) takes on a given cluster.
+//
+// Each class of kernels of the forward pass is timed with a roofline: the larger of its FLOPs
+// at the precision's dense peak x efficiency and its bytes at HBM bandwidth x efficiency, plus a
+// launch overhead per kernel (Williams et al. 2009, "Roofline"). Backward costs twice the
+// forward (Narayanan et al. 2021, sec. 5.1). Communication uses ring all-reduce,
+// 2(n-1)/n x bytes / bus bandwidth (nccl-tests doc/PERFORMANCE.md), overlapped with the last
+// micro-batch's backward for data parallelism; tensor-parallel all-reduces are exposed; the
+// 1F1B pipeline bubble adds (p-1)/m of the compute (Narayanan et al. 2021, sec. 2.2).
+
+#include <string>
+#include <vector>
+
+#include "gpuplan/estimate.h"
+#include "gpuplan/hardware.h"
+#include "gpuplan/model.h"
+#include "gpuplan/result.h"
+
+namespace gpuplan {
+
+// One class of kernels of a forward pass, per sample on one GPU (after tensor-parallel split).
+struct OpClass {
+  std::string name;                   // "attention.qkv", "conv2d", "elementwise", ...
+  double flops_per_sample = 0;        // matmul/conv FLOPs (multiply-add = 2)
+  double bytes_per_sample = 0;        // activation bytes read and written
+  double weight_bytes = 0;            // parameter bytes read, independent of batch size
+  double kernels = 0;                 // kernel launches per forward (for the overhead term)
+};
+
+// What one forward pass is made of, for the time model. Built once per model and setup shape;
+// evaluated for any GPU and micro-batch.
+struct WorkProfile {
+  std::vector<OpClass> ops;
+  double layers = 0;                  // blocks (pipeline stages split these)
+  double tp_allreduce_bytes_per_sample = 0;  // per forward, summed over layers (Megatron: 2/layer)
+  double tp_allreduces = 0;                  // count per forward
+  double tokens_per_sample = 1;
+};
+
+// Builds the forward work of `model` under `setup` (shapes as resolved by `e`).
+Result<WorkProfile> build_work_profile(const Model& model, const Setup& setup, const Estimate& e);
+
+// Fractions of peak that real kernels reach; defaults are published measurements (see
+// data/assumptions.json), a probe file replaces them with what was measured.
+struct Efficiencies {
+  double gemm = 0.75;          // dense tensor-core GEMM vs spec peak
+  double hbm = 0.85;           // STREAM-like copy vs spec bandwidth
+  double nvlink = 0.70;        // all-reduce bus bandwidth vs NVLink per-direction peak
+  double pcie = 0.80;          // vs PCIe per-direction peak
+  double network = 0.70;       // vs the instance's network bandwidth
+  double kernel_overhead_s = 4e-6;  // per kernel launch
+  // Measured peaks from a probe file (0: use spec x efficiency above).
+  double measured_gemm_flop_per_s = 0;
+  double measured_hbm_bytes_per_s = 0;
+  double measured_intra_busbw_bytes_per_s = 0;
+};
+
+// The GPUs a run uses and how they are connected.
+struct Cluster {
+  const Gpu* gpu = nullptr;
+  int gpus_per_node = 1;
+  int nodes = 1;
+  double intra_node_busbw_bytes_per_s = 0;  // per-direction link peak used by ring all-reduce
+  double inter_node_bytes_per_s = 0;        // per node; 0: unknown (single node only)
+  int vcpus_per_node = 0;                   // 0: unknown (no input-pipeline check)
+  std::string link;                          // "nvswitch", "nvlink", "pcie"
+};
+
+// A cluster of `count` GPUs of one kind in one box (no instance known): NVLink if the GPU
+// has a sourced NVLink bandwidth, else PCIe of its generation.
+Result<Cluster> single_node_cluster(const Gpu& gpu, int count);
+// The cluster of `nodes` instances of one type.
+Result<Cluster> instance_cluster(const Instance& instance, const Gpu& gpu, int nodes);
+
+// Step time by term, for the whole cluster.
+struct StepTime {
+  double forward_s = 0;          // all micro-batches of a step, one pipeline stage
+  double backward_s = 0;
+  double recompute_s = 0;
+  double optimizer_s = 0;
+  double tp_comm_s = 0;
+  double dp_comm_s = 0;          // the whole gradient all-reduce
+  double dp_comm_exposed_s = 0;  // the part not hidden behind backward
+  double pp_bubble_s = 0;
+  double step_s = 0;
+  double samples_per_s = 0;
+  double tokens_per_s = 0;
+  double mfu = 0;                // model FLOPs / (step time x GPUs x dense peak)
+  double peak_flop_per_s = 0;    // the dense peak used, per GPU
+  // Inference (mode infer): prefill of the prompt and one decode step for the whole batch.
+  double prefill_s = 0;
+  double decode_token_s = 0;
+  // Input pipeline (seed guide sec. 3.2): samples/s the GPUs need vs what the CPUs decode.
+  double input_needed_samples_per_s = 0;
+  double input_capacity_samples_per_s = 0;  // 0: not checked
+  bool input_bound = false;
+  int suggested_num_workers = 0;
+  std::vector<std::string> notes;
+};
+
+// Per-core sample preparation rates for the input-pipeline check (0: unknown, skip check).
+struct InputAssumptions {
+  double image_samples_per_s_per_core = 0;
+};
+
+Result<StepTime> estimate_step_time(const Model& model, const Setup& setup, const Estimate& e,
+                                    const WorkProfile& work, const Cluster& cluster,
+                                    const Efficiencies& eff, const InputAssumptions& input = {});
+
+// The roofline time of one forward pass of `micro_batch` samples over the whole model (all
+// layers, one tensor-parallel shard). estimate_step_time uses it; the planner caches it.
+Result<double> forward_time_s(const Model& model, const Setup& setup, const WorkProfile& work, const Gpu& gpu,
+                              const Efficiencies& eff, double micro_batch);
+
+// As estimate_step_time, with forward_time_s(...) for the setup's micro-batch already known.
+Result<StepTime> estimate_step_time_with(const Model& model, const Setup& setup, const Estimate& e,
+                                         const WorkProfile& work, const Cluster& cluster,
+                                         const Efficiencies& eff, const InputAssumptions& input,
+                                         double forward_s);
+
+// The dense peak of `gpu` for a setup's precision; an Error names the missing figure.
+Result<double> dense_peak_flop_per_s(const Gpu& gpu, Precision precision);
+
+}  // namespace gpuplan

@@ -1,0 +1,458 @@
+// Probe files: DSSE envelope, base64, SHA-256 and payload parsing (see gpuplan/probe_file.h).
+#include "gpuplan/probe_file.h"
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+
+#include "json_reader.h"
+
+namespace gpuplan {
+namespace {
+
+using nlohmann::json;
+
+constexpr const char* kB64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+constexpr int kMaxSignatures = 16;
+constexpr double kMaxRate = 1e20;  // FLOP/s or bytes/s: far beyond any device, still finite
+
+// --- SHA-256, FIPS 180-4 section 6.2 --------------------------------------------------------
+constexpr std::array<uint32_t, 64> kK = {
+    0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
+    0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
+    0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
+    0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
+    0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
+    0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
+    0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
+    0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2};
+
+inline uint32_t rotr(uint32_t x, int n) { return (x >> n) | (x << (32 - n)); }
+
+void sha256_block(std::array<uint32_t, 8>& h, const unsigned char* p) {
+  std::array<uint32_t, 64> w{};
+  for (int i = 0; i < 16; ++i) {
+    w[i] = uint32_t(p[4 * i]) << 24 | uint32_t(p[4 * i + 1]) << 16 | uint32_t(p[4 * i + 2]) << 8 |
+           uint32_t(p[4 * i + 3]);
+  }
+  for (int i = 16; i < 64; ++i) {
+    const uint32_t s0 = rotr(w[i - 15], 7) ^ rotr(w[i - 15], 18) ^ (w[i - 15] >> 3);
+    const uint32_t s1 = rotr(w[i - 2], 17) ^ rotr(w[i - 2], 19) ^ (w[i - 2] >> 10);
+    w[i] = w[i - 16] + s0 + w[i - 7] + s1;
+  }
+  uint32_t a = h[0], b = h[1], c = h[2], d = h[3], e = h[4], f = h[5], g = h[6], k = h[7];
+  for (int i = 0; i < 64; ++i) {
+    const uint32_t t1 = k + (rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)) + ((e & f) ^ (~e & g)) + kK[i] + w[i];
+    const uint32_t t2 = (rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)) + ((a & b) ^ (a & c) ^ (b & c));
+    k = g;
+    g = f;
+    f = e;
+    e = d + t1;
+    d = c;
+    c = b;
+    b = a;
+    a = t1 + t2;
+  }
+  h[0] += a; h[1] += b; h[2] += c; h[3] += d; h[4] += e; h[5] += f; h[6] += g; h[7] += k;
+}
+
+// --- payload fields -------------------------------------------------------------------------
+
+// A number that may be null; nullopt for null (or after an error, which `r` keeps).
+std::optional<double> nullable_number(JsonReader& r, const char* key, double max) {
+  const json* v = r.value(key, true);
+  if (!v || v->is_null()) return std::nullopt;
+  if (!v->is_number()) {
+    r.fail(r.name(key) + ": expected a number or null, got " + JsonReader::type_of(*v));
+    return std::nullopt;
+  }
+  const double x = v->get<double>();
+  if (!(x >= 0 && x <= max)) {
+    r.fail(r.name(key) + ": " + v->dump() + " is out of range [0, " + json(max).dump() + "]");
+    return std::nullopt;
+  }
+  return x;
+}
+
+std::optional<std::string> nullable_string(JsonReader& r, const char* key) {
+  const json* v = r.value(key, true);
+  if (!v || v->is_null()) return std::nullopt;
+  if (!v->is_string()) {
+    r.fail(r.name(key) + ": expected a string or null, got " + JsonReader::type_of(*v));
+    return std::nullopt;
+  }
+  return v->get<std::string>();
+}
+
+// Requires `key` to be present with one of the JSON types in `types` ("object", "array", ...).
+void require_type(JsonReader& r, const char* key, std::initializer_list<const char*> types) {
+  const json* v = r.value(key, true);
+  if (!v) return;
+  for (const char* t : types) {
+    if ((!std::strcmp(t, "object") && v->is_object()) || (!std::strcmp(t, "array") && v->is_array()) ||
+        (!std::strcmp(t, "null") && v->is_null()) || (!std::strcmp(t, "string") && v->is_string()) ||
+        (!std::strcmp(t, "integer") && v->is_number_integer()) || (!std::strcmp(t, "number") && v->is_number())) {
+      return;
+    }
+  }
+  std::string list;
+  for (const char* t : types) list += (list.empty() ? "" : " or ") + std::string(t);
+  r.fail(r.name(key) + ": expected " + list + ", got " + JsonReader::type_of(*v));
+}
+
+ProbeSummary read_summary(const json& j, const std::string& where, JsonReader& parent) {
+  ProbeSummary s;
+  JsonReader r(j, where, "summary");
+  s.gpu_name = r.string("gpu_name", std::nullopt);
+  s.catalog_gpu_id = nullable_string(r, "catalog_gpu_id");
+  s.gpu_count = r.integer("gpu_count", std::nullopt, 0, 1'000'000);
+  s.slowest_gpu = r.integer("slowest_gpu", std::nullopt, 0, 1'000'000);
+  if (!r.error() && s.gpu_count > 0 && s.slowest_gpu >= s.gpu_count) {
+    r.fail("summary.slowest_gpu: " + std::to_string(s.slowest_gpu) + " is not below gpu_count " +
+           std::to_string(s.gpu_count));
+  }
+  if (const json* g = r.object("gemm_flop_per_s", true)) {
+    JsonReader gr(*g, where, "summary.gemm_flop_per_s");
+    ProbeGemm& m = s.gemm_flop_per_s;
+    m.fp64 = nullable_number(gr, "fp64", kMaxRate);
+    m.fp32 = nullable_number(gr, "fp32", kMaxRate);
+    m.tf32 = nullable_number(gr, "tf32", kMaxRate);
+    m.fp16 = nullable_number(gr, "fp16", kMaxRate);
+    m.bf16 = nullable_number(gr, "bf16", kMaxRate);
+    m.fp8 = nullable_number(gr, "fp8", kMaxRate);
+    for (const char* k : {"fp64", "fp32", "tf32", "fp16", "bf16", "fp8"}) {
+      if (!gr.error() && !g->contains(k)) gr.fail("summary.gemm_flop_per_s." + std::string(k) + ": missing required field (use null when not measured)");
+    }
+    if (auto e = gr.finish()) r.fail_with(*e);
+  }
+  const std::pair<const char*, std::optional<double>*> rates[] = {
+      {"hbm_copy_bytes_per_s", &s.hbm_copy_bytes_per_s},
+      {"hbm_triad_bytes_per_s", &s.hbm_triad_bytes_per_s},
+      {"h2d_pinned_bytes_per_s", &s.h2d_pinned_bytes_per_s},
+      {"d2h_pinned_bytes_per_s", &s.d2h_pinned_bytes_per_s},
+      {"p2p_bytes_per_s", &s.p2p_bytes_per_s},
+      {"allreduce_busbw_bytes_per_s", &s.allreduce_busbw_bytes_per_s},
+  };
+  for (const auto& [key, out] : rates) {
+    if (!r.error() && !j.contains(key)) {
+      r.fail("summary." + std::string(key) + ": missing required field (use null when not measured)");
+    }
+    *out = nullable_number(r, key, kMaxRate);
+  }
+  s.memory_bytes = r.integer("memory_bytes", std::nullopt, 0, int64_t(1) << 56);
+  if (auto e = r.finish()) parent.fail_with(*e);
+  return s;
+}
+
+void read_results(const json& results, const std::string& where, ProbePayload& p, JsonReader& parent) {
+  for (size_t i = 0; i < results.size() && !parent.error(); ++i) {
+    const std::string path = "results[" + std::to_string(i) + "]";
+    JsonReader r(results[i], where, path);
+    r.string("case", std::nullopt);
+    const size_t status = r.choice("status", {"passed", "waived", "failed"}, std::nullopt);
+    require_type(r, "gpu", {"integer", "null"});
+    require_type(r, "reason", {"string", "null"});
+    require_type(r, "params", {"object"});
+    require_type(r, "unit", {"string", "null"});
+    for (const char* k : {"median", "min", "max"}) nullable_number(r, k, kMaxRate);
+    r.integer("n", 0, 0, 1'000'000'000);
+    require_type(r, "clocks", {"object", "null"});
+    require_type(r, "error", {"object", "null"});
+    if (auto e = r.finish()) {
+      parent.fail_with(*e);
+      return;
+    }
+    (status == 0 ? p.results_passed : status == 1 ? p.results_waived : p.results_failed) += 1;
+  }
+}
+
+}  // namespace
+
+const char* probe_signature_name(ProbeSignature s) {
+  switch (s) {
+    case ProbeSignature::valid: return "valid";
+    case ProbeSignature::invalid: return "invalid";
+    case ProbeSignature::unsigned_file: return "unsigned";
+  }
+  return "?";
+}
+
+std::string base64_encode(std::string_view bytes) {
+  std::string out;
+  out.reserve((bytes.size() + 2) / 3 * 4);
+  size_t i = 0;
+  for (; i + 2 < bytes.size(); i += 3) {
+    const uint32_t v = uint32_t(uint8_t(bytes[i])) << 16 | uint32_t(uint8_t(bytes[i + 1])) << 8 |
+                       uint8_t(bytes[i + 2]);
+    for (int s = 18; s >= 0; s -= 6) out += kB64[(v >> s) & 63];
+  }
+  if (i + 1 == bytes.size()) {
+    const uint32_t v = uint32_t(uint8_t(bytes[i])) << 16;
+    out += kB64[(v >> 18) & 63];
+    out += kB64[(v >> 12) & 63];
+    out += "==";
+  } else if (i + 2 == bytes.size()) {
+    const uint32_t v = uint32_t(uint8_t(bytes[i])) << 16 | uint32_t(uint8_t(bytes[i + 1])) << 8;
+    out += kB64[(v >> 18) & 63];
+    out += kB64[(v >> 12) & 63];
+    out += kB64[(v >> 6) & 63];
+    out += '=';
+  }
+  return out;
+}
+
+std::optional<std::string> base64_decode(std::string_view text) {
+  if (text.size() % 4 != 0) return std::nullopt;
+  auto value = [](char c) -> int {
+    const char* p = c ? std::strchr(kB64, c) : nullptr;
+    return p ? int(p - kB64) : -1;
+  };
+  std::string out;
+  out.reserve(text.size() / 4 * 3);
+  for (size_t i = 0; i < text.size(); i += 4) {
+    const bool last = i + 4 == text.size();
+    const int pad = last ? (text[i + 3] == '=') + (text[i + 2] == '=') : 0;
+    if (pad == 1 && text[i + 2] == '=') return std::nullopt;  // "x=y=" style
+    uint32_t v = 0;
+    for (int k = 0; k < 4; ++k) {
+      const int d = k >= 4 - pad ? 0 : value(text[i + size_t(k)]);
+      if (d < 0) return std::nullopt;
+      v = v << 6 | uint32_t(d);
+    }
+    // Unused low bits must be zero, so every byte string has exactly one encoding.
+    if ((pad == 1 && (v & 0xff)) || (pad == 2 && (v & 0xffff))) return std::nullopt;
+    out += char(v >> 16);
+    if (pad < 2) out += char((v >> 8) & 0xff);
+    if (pad < 1) out += char(v & 0xff);
+  }
+  return out;
+}
+
+std::string sha256(std::string_view bytes) {
+  std::array<uint32_t, 8> h = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
+                               0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
+  const auto* p = reinterpret_cast<const unsigned char*>(bytes.data());
+  size_t n = bytes.size();
+  for (; n >= 64; n -= 64, p += 64) sha256_block(h, p);
+  std::array<unsigned char, 128> tail{};
+  std::memcpy(tail.data(), p, n);
+  tail[n] = 0x80;
+  const size_t blocks = n + 9 > 64 ? 2 : 1;
+  const uint64_t bits = uint64_t(bytes.size()) * 8;
+  for (int i = 0; i < 8; ++i) tail[blocks * 64 - 1 - size_t(i)] = static_cast<unsigned char>(bits >> (8 * i));
+  for (size_t b = 0; b < blocks; ++b) sha256_block(h, tail.data() + 64 * b);
+  std::string out(32, '\0');
+  for (size_t i = 0; i < 32; ++i) out[i] = char((h[i / 4] >> (24 - 8 * (i % 4))) & 0xff);
+  return out;
+}
+
+std::string hex_encode(std::string_view bytes) {
+  static const char* digits = "0123456789abcdef";
+  std::string out;
+  out.reserve(bytes.size() * 2);
+  for (char c : bytes) {
+    out += digits[uint8_t(c) >> 4];
+    out += digits[uint8_t(c) & 15];
+  }
+  return out;
+}
+
+std::string probe_key_id(const std::string& public_key) { return hex_encode(sha256(public_key).substr(0, 16)); }
+
+std::string probe_key_fingerprint(const std::string& public_key) {
+  std::string b64 = base64_encode(sha256(public_key));
+  b64.erase(b64.find_last_not_of('=') + 1);
+  return "SHA256:" + b64;
+}
+
+std::string dsse_pae(std::string_view type, std::string_view body) {
+  std::string out = "DSSEv1 " + std::to_string(type.size()) + " ";
+  out += type;
+  out += " " + std::to_string(body.size()) + " ";
+  out += body;
+  return out;
+}
+
+std::string make_probe_envelope(std::string_view payload, const std::string& public_key,
+                                const std::string& signature) {
+  nlohmann::ordered_json sig;
+  sig["alg"] = "Ed25519";
+  sig["keyid"] = probe_key_id(public_key);
+  sig["public_key"] = base64_encode(public_key);
+  sig["sig"] = base64_encode(signature);
+  nlohmann::ordered_json env;
+  env["payloadType"] = kProbePayloadType;
+  env["payload"] = base64_encode(payload);
+  env["signatures"] = nlohmann::ordered_json::array({sig});
+  return env.dump(2) + "\n";
+}
+
+Result<ProbePayload> parse_probe_payload(std::string_view payload, const std::string& where) {
+  auto parsed = parse_json_text(payload, where, kMaxProbeFileBytes);
+  if (!parsed.ok()) return parsed.error();
+  const json& j = parsed.value();
+  JsonReader r(j, where);
+  if (r.error()) return *r.error();
+  if (auto e = check_schema_version(r, kProbeSchemaVersion)) return *e;
+  ProbePayload p;
+  const std::string kind = r.string("kind", std::nullopt);
+  if (!r.error() && kind != "gpuplan-probe") {
+    r.fail("kind: '" + kind + "' is not 'gpuplan-probe' (this is not a probe payload)");
+  }
+  if (const json* tool = r.object("tool", true)) {
+    JsonReader t(*tool, where, "tool");
+    p.tool_name = t.string("name", std::nullopt);
+    p.tool_version = t.string("version", std::nullopt);
+    p.git_revision = t.string("git_revision", std::nullopt);
+    if (auto e = t.finish()) r.fail_with(*e);
+  }
+  p.simulated = r.boolean("simulated", std::nullopt);
+  p.started_utc = r.string("started_utc", std::nullopt);
+  p.finished_utc = r.string("finished_utc", std::nullopt);
+  require_type(r, "arguments", {"array"});
+  require_type(r, "environment", {"object"});
+  require_type(r, "software", {"object"});
+  require_type(r, "gpus", {"array"});
+  require_type(r, "topology", {"object", "null"});
+  if (const json* host = r.object("host", true)) {
+    JsonReader h(*host, where, "host");
+    for (const char* k : {"hostname", "os", "cpu_model", "cpus", "memory_bytes"}) h.value(k, true);
+    const json* cloud = h.value("cloud", true);
+    if (cloud && cloud->is_object()) {
+      JsonReader c(*cloud, where, "host.cloud");
+      p.cloud_provider = c.string("provider", std::nullopt);
+      p.cloud_instance_type = nullable_string(c, "instance_type");
+      p.cloud_region = nullable_string(c, "region");
+      if (auto e = c.finish()) h.fail_with(*e);
+    } else if (cloud && !cloud->is_null()) {
+      h.fail("host.cloud: expected an object or null, got " + JsonReader::type_of(*cloud));
+    }
+    if (auto e = h.finish()) r.fail_with(*e);
+  }
+  if (const json* results = r.value("results", true)) {
+    if (!results->is_array()) {
+      r.fail("results: expected an array, got " + JsonReader::type_of(*results));
+    } else {
+      read_results(*results, where, p, r);
+    }
+  }
+  if (const json* warnings = r.value("warnings", true)) {
+    if (!warnings->is_array()) r.fail("warnings: expected an array, got " + JsonReader::type_of(*warnings));
+    for (size_t i = 0; warnings->is_array() && i < warnings->size(); ++i) {
+      if (!(*warnings)[i].is_string()) {
+        r.fail("warnings[" + std::to_string(i) + "]: expected a string");
+        break;
+      }
+      p.warnings.push_back((*warnings)[i].get<std::string>());
+    }
+  }
+  if (const json* summary = r.object("summary", true)) p.summary = read_summary(*summary, where, r);
+  if (auto e = r.finish()) return *e;
+  return p;
+}
+
+Result<ProbeFile> read_probe_file(std::string_view text, VerifyFn verify,
+                                  const std::vector<std::string>& trusted_keys) {
+  const std::string where = "probe file";
+  auto parsed = parse_json_text(text, where, kMaxProbeFileBytes);
+  if (!parsed.ok()) return parsed.error();
+  const json& j = parsed.value();
+  ProbeFile f;
+  if (j.is_object() && j.contains("kind") && j.contains("schema_version")) {
+    // A bare payload: readable, but nothing vouches for it.
+    f.signature = ProbeSignature::unsigned_file;
+    f.reason = "the file is a bare payload without a signature envelope";
+    f.payload_bytes = std::string(text);
+    auto p = parse_probe_payload(text, "payload");
+    if (!p.ok()) return p.error();
+    f.payload = std::move(p).value();
+    return f;
+  }
+  JsonReader r(j, where);
+  const std::string type = r.string("payloadType", std::nullopt);
+  const std::string payload_b64 = r.string("payload", std::nullopt);
+  const json* sigs = r.value("signatures", false);
+  if (sigs && !sigs->is_array()) r.fail("signatures: expected an array, got " + JsonReader::type_of(*sigs));
+  if (auto e = r.finish()) return *e;
+  auto payload = base64_decode(payload_b64);
+  if (!payload) return make_error(Errc::schema_error, where + ": payload: not valid base64 (RFC 4648, padded)");
+  if (sigs->size() > size_t(kMaxSignatures)) {
+    return make_error(Errc::schema_error, where + ": signatures: " + std::to_string(sigs->size()) +
+                                              " entries; at most " + std::to_string(kMaxSignatures) + " are read");
+  }
+
+  struct Sig {
+    std::string public_key, signature, keyid;
+  };
+  std::vector<Sig> entries;
+  for (size_t i = 0; i < sigs->size(); ++i) {
+    const std::string path = "signatures[" + std::to_string(i) + "]";
+    JsonReader s((*sigs)[i], where, path);
+    const std::string alg = s.string("alg", std::nullopt);
+    const std::string keyid = s.string("keyid", std::string());
+    const std::string pk_b64 = s.string("public_key", std::nullopt);
+    const std::string sig_b64 = s.string("sig", std::nullopt);
+    if (auto e = s.finish()) return *e;
+    if (alg != "Ed25519") {
+      return make_error(Errc::schema_error, where + ": " + path + ".alg: '" + alg + "' is not supported (expected Ed25519)");
+    }
+    auto pk = base64_decode(pk_b64);
+    auto sig = base64_decode(sig_b64);
+    if (!pk || pk->size() != 32) {
+      return make_error(Errc::schema_error, where + ": " + path + ".public_key: expected base64 of 32 bytes");
+    }
+    if (!sig || sig->size() != 64) {
+      return make_error(Errc::schema_error, where + ": " + path + ".sig: expected base64 of 64 bytes");
+    }
+    entries.push_back({*pk, *sig, keyid});
+  }
+
+  auto parse_payload = [&](ProbeFile& out) -> std::optional<Error> {
+    out.payload_bytes = *payload;
+    auto p = parse_probe_payload(*payload, "payload");
+    if (!p.ok()) return p.error();
+    out.payload = std::move(p).value();
+    return std::nullopt;
+  };
+
+  if (entries.empty()) {
+    f.signature = ProbeSignature::unsigned_file;
+    f.reason = "the envelope has no signatures";
+    if (type != kProbePayloadType) {
+      return make_error(Errc::schema_error, where + ": payloadType: '" + type + "' is not '" + kProbePayloadType + "'");
+    }
+    if (auto e = parse_payload(f)) return *e;
+    return f;
+  }
+
+  f.signature = ProbeSignature::invalid;
+  f.public_key = base64_encode(entries[0].public_key);
+  f.key_id = probe_key_id(entries[0].public_key);
+  f.fingerprint = probe_key_fingerprint(entries[0].public_key);
+  if (type != kProbePayloadType) {
+    f.reason = "payloadType '" + type + "' is not '" + kProbePayloadType + "'";
+    return f;
+  }
+  const std::string pae = dsse_pae(type, *payload);
+  for (const Sig& s : entries) {
+    if (!s.keyid.empty() && s.keyid != probe_key_id(s.public_key)) {
+      f.reason = "keyid " + s.keyid + " does not match the public key (expected " + probe_key_id(s.public_key) + ")";
+      continue;
+    }
+    if (!verify(pae, s.signature, s.public_key)) {
+      f.reason = "the Ed25519 signature does not verify: the payload, its type or the key was changed after signing";
+      continue;
+    }
+    f.signature = ProbeSignature::valid;
+    f.reason.clear();
+    f.public_key = base64_encode(s.public_key);
+    f.key_id = probe_key_id(s.public_key);
+    f.fingerprint = probe_key_fingerprint(s.public_key);
+    f.trusted = std::find(trusted_keys.begin(), trusted_keys.end(), f.public_key) != trusted_keys.end();
+    if (auto e = parse_payload(f)) return *e;
+    return f;
+  }
+  return f;
+}
+
+}  // namespace gpuplan

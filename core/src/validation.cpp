@@ -1,0 +1,158 @@
+#include "gpuplan/validation.h"
+
+#include <cmath>
+#include <cstdlib>
+
+#include "gpuplan/estimate.h"
+#include "gpuplan/request.h"
+
+namespace gpuplan {
+namespace {
+
+constexpr size_t kMaxCsvBytes = 4 * 1024 * 1024;
+const char* kHeader = "id,model,gpu,num_gpus,precision,batch_size_per_gpu,seq_len_or_resolution,task,metric,value";
+
+// Splits one CSV line (RFC 4180 quotes allowed) into fields.
+Result<std::vector<std::string>> split_csv(std::string_view line, const std::string& where) {
+  std::vector<std::string> out(1);
+  bool quoted = false;
+  for (size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (quoted) {
+      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+        out.back() += '"';
+        ++i;
+      } else if (c == '"') {
+        quoted = false;
+      } else {
+        out.back() += c;
+      }
+    } else if (c == '"') {
+      quoted = true;
+    } else if (c == ',') {
+      out.emplace_back();
+    } else {
+      out.back() += c;
+    }
+  }
+  if (quoted) return make_error(Errc::parse_error, where + ": unterminated quoted field");
+  return out;
+}
+
+}  // namespace
+
+Result<std::vector<MeasuredRow>> parse_measured_csv(std::string_view text, const std::string& where) {
+  if (text.size() > kMaxCsvBytes) {
+    return make_error(Errc::too_large, where + ": file is " + std::to_string(text.size()) + " bytes; the limit is " +
+                                           std::to_string(kMaxCsvBytes) + " bytes");
+  }
+  std::vector<MeasuredRow> rows;
+  size_t pos = 0;
+  int line_no = 0;
+  bool header_seen = false;
+  while (pos < text.size()) {
+    size_t end = text.find('\n', pos);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view line = text.substr(pos, end - pos);
+    pos = end + 1;
+    ++line_no;
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (line.empty() || line[0] == '#') continue;
+    const std::string at = where + ":" + std::to_string(line_no);
+    if (!header_seen) {
+      if (line != kHeader) return make_error(Errc::schema_error, at + ": header must be '" + std::string(kHeader) + "'");
+      header_seen = true;
+      continue;
+    }
+    auto fields = split_csv(line, at);
+    if (!fields.ok()) return fields.error();
+    const auto& f = fields.value();
+    if (f.size() != 10) {
+      return make_error(Errc::schema_error, at + ": expected 10 columns, got " + std::to_string(f.size()));
+    }
+    MeasuredRow r;
+    r.line = line_no;
+    r.id = f[0];
+    r.model = f[1];
+    r.gpu = f[2];
+    auto integer = [&](const std::string& s, const char* column, int64_t min, int64_t max) -> Result<int64_t> {
+      auto v = parse_int(s, column);
+      if (!v.ok() || v.value() < min || v.value() > max) {
+        return make_error(Errc::schema_error, at + ": column " + column + ": '" + s + "' is not an integer in [" +
+                                                  std::to_string(min) + ", " + std::to_string(max) + "]");
+      }
+      return v.value();
+    };
+    auto n = integer(f[3], "num_gpus", 1, 100000);
+    if (!n.ok()) return n.error();
+    r.num_gpus = static_cast<int>(n.value());
+    r.precision = f[4];
+    if (!parse_precision(r.precision)) return make_error(Errc::schema_error, at + ": column precision: unknown '" + f[4] + "'");
+    auto b = integer(f[5], "batch_size_per_gpu", 1, 1000000);
+    if (!b.ok()) return b.error();
+    r.batch_size_per_gpu = b.value();
+    auto s = integer(f[6], "seq_len_or_resolution", 1, 10000000);
+    if (!s.ok()) return s.error();
+    r.seq_len_or_resolution = s.value();
+    r.task = f[7];
+    if (r.task != "train" && r.task != "infer") {
+      return make_error(Errc::schema_error, at + ": column task: '" + f[7] + "' is not train or infer");
+    }
+    r.metric = f[8];
+    if (r.metric != "samples_per_s_total" && r.metric != "tokens_per_s_per_gpu" && r.metric != "mfu") {
+      return make_error(Errc::schema_error, at + ": column metric: '" + f[8] +
+                                                "' is not samples_per_s_total, tokens_per_s_per_gpu or mfu");
+    }
+    char* endp = nullptr;
+    r.value = std::strtod(f[9].c_str(), &endp);
+    if (f[9].empty() || endp != f[9].c_str() + f[9].size() || !std::isfinite(r.value) || r.value <= 0) {
+      return make_error(Errc::schema_error, at + ": column value: '" + f[9] + "' is not a positive number");
+    }
+    rows.push_back(r);
+  }
+  if (!header_seen) return make_error(Errc::schema_error, where + ": empty file (no header)");
+  return rows;
+}
+
+Result<ValidationReport> validate_measurements(const Catalog& catalog, const std::vector<MeasuredRow>& rows,
+                                               const Efficiencies& eff) {
+  ValidationReport report;
+  double sum = 0;
+  for (const auto& r : rows) {
+    const std::string at = "row " + r.id + " (line " + std::to_string(r.line) + ")";
+    const Model* model = catalog.find_model(r.model);
+    if (!model) return make_error(Errc::not_found, at + ": unknown model '" + r.model + "'");
+    const Gpu* gpu = catalog.find_gpu(r.gpu);
+    if (!gpu) return make_error(Errc::not_found, at + ": unknown GPU '" + r.gpu + "'");
+    Setup s;
+    s.mode = r.task == "train" ? Mode::train : Mode::infer;
+    s.precision = *parse_precision(r.precision);
+    s.dp = r.num_gpus;
+    s.micro_batch = r.batch_size_per_gpu;
+    s.global_batch = r.batch_size_per_gpu * r.num_gpus;
+    const bool images = model->kind == ModelKind::graph || model->transformer.is_vision();
+    if (images) s.resolution = r.seq_len_or_resolution;
+    else s.seq_len = r.seq_len_or_resolution;
+    auto e = estimate(*model, s);
+    if (!e.ok()) return make_error(e.error().code, at + ": " + e.error().message);
+    auto work = build_work_profile(*model, s, e.value());
+    if (!work.ok()) return make_error(work.error().code, at + ": " + work.error().message);
+    auto cluster = single_node_cluster(*gpu, r.num_gpus);
+    if (!cluster.ok()) return make_error(cluster.error().code, at + ": " + cluster.error().message);
+    auto t = estimate_step_time(*model, s, e.value(), work.value(), cluster.value(), eff);
+    if (!t.ok()) return make_error(t.error().code, at + ": " + t.error().message);
+    ValidatedRow v;
+    v.row = r;
+    if (r.metric == "samples_per_s_total") v.predicted = t.value().samples_per_s;
+    else if (r.metric == "tokens_per_s_per_gpu") v.predicted = t.value().tokens_per_s / r.num_gpus;
+    else v.predicted = t.value().mfu;
+    v.error = (v.predicted - r.value) / r.value;
+    v.fits = e.value().memory.total() <= gpu->memory_bytes;
+    sum += std::fabs(v.error);
+    report.rows.push_back(v);
+  }
+  report.mape = rows.empty() ? 0 : sum / static_cast<double>(rows.size());
+  return report;
+}
+
+}  // namespace gpuplan

@@ -1,0 +1,116 @@
+// gpuplan gpus [--json] and gpuplan instances [--provider P] [--json]: the hardware catalogs.
+#include <cstdio>
+
+#include <nlohmann/json.hpp>
+
+#include "cli.h"
+#include "gpuplan/report.h"
+
+namespace gpuplan::cli {
+namespace {
+
+nlohmann::ordered_json sourced(double value, const Gpu& g, const std::string& fact) {
+  auto it = g.fact_sources.find(fact);
+  nlohmann::ordered_json j = {{"value", value}};
+  if (it != g.fact_sources.end()) {
+    j["source"] = it->second.title;
+    j["date"] = it->second.date;
+  }
+  return j;
+}
+
+}  // namespace
+
+int cmd_gpus(Args args) {
+  const bool json = take_flag(args, "json");
+  if (!args.empty()) return usage_error("gpus: unknown option --" + args.front().first);
+  auto catalog = load_embedded_catalog();
+  if (!catalog.ok()) return fail(catalog.error());
+  if (json) {
+    nlohmann::ordered_json out = nlohmann::ordered_json::array();
+    for (const auto& g : catalog.value().gpus) {
+      nlohmann::ordered_json peaks = nlohmann::ordered_json::object();
+      for (const auto& [p, v] : g.peak_dense_flops_per_s) peaks[p] = sourced(v, g, "peak_dense_tflops." + p);
+      out.push_back({{"id", g.id},
+                     {"name", g.name},
+                     {"vendor", g.vendor},
+                     {"aliases", g.aliases},
+                     {"memory_bytes", sourced(g.memory_bytes, g, "memory_bytes")},
+                     {"memory_bandwidth_bytes_per_s",
+                      sourced(g.memory_bandwidth_bytes_per_s, g, "memory_bandwidth_gb_per_s")},
+                     {"peak_dense_flop_per_s", peaks},
+                     {"tdp_w", g.tdp_w > 0 ? nlohmann::ordered_json(g.tdp_w) : nlohmann::ordered_json()},
+                     {"interconnect", g.interconnect}});
+    }
+    std::printf("%s\n", out.dump(2).c_str());
+    return 0;
+  }
+  std::printf("%-16s %-30s %10s %12s %12s %12s\n", "id", "name", "memory", "bandwidth", "bf16 TFLOPS", "fp32 TFLOPS");
+  for (const auto& g : catalog.value().gpus) {
+    auto tf = [&](const char* p) {
+      auto it = g.peak_dense_flops_per_s.find(p);
+      return it == g.peak_dense_flops_per_s.end() ? std::string("-") : std::to_string(it->second / 1e12).substr(0, 6);
+    };
+    std::printf("%-16s %-30s %10s %10.0f GB/s %12s %12s\n", g.id.c_str(), g.name.c_str(), format_bytes(g.memory_bytes).c_str(),
+                g.memory_bandwidth_bytes_per_s / 1e9, tf("bf16").c_str(), tf("fp32").c_str());
+  }
+  return 0;
+}
+
+int cmd_instances(Args args) {
+  const bool json = take_flag(args, "json");
+  const std::string provider = take(args, "provider");
+  if (!args.empty()) return usage_error("instances: unknown option --" + args.front().first);
+  auto catalog = load_embedded_catalog();
+  if (!catalog.ok()) return fail(catalog.error());
+  const Catalog& cat = catalog.value();
+  if (!provider.empty() && !cat.find_provider(provider)) {
+    return fail({Errc::not_found, "--provider: unknown provider '" + provider + "'"});
+  }
+  nlohmann::ordered_json out = nlohmann::ordered_json::array();
+  if (!json) {
+    std::printf("prices as of %s\n%-44s %-16s %4s %6s %14s %s\n", cat.prices_as_of.c_str(), "id", "gpu", "gpus", "vcpus",
+                "on-demand $/h", "region");
+  }
+  for (const auto& in : cat.instances) {
+    if (!provider.empty() && in.provider != provider) continue;
+    if (json) {
+      nlohmann::ordered_json prices = nlohmann::ordered_json::array();
+      for (const auto& p : in.prices) {
+        auto opt = [](const std::optional<double>& v) { return v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json(); };
+        prices.push_back({{"region", p.region},
+                          {"date", p.date},
+                          {"source", p.source.title},
+                          {"on_demand_usd_per_hour", opt(p.on_demand_usd_per_hour)},
+                          {"reserved_1y_usd_per_hour", opt(p.reserved_1y_usd_per_hour)},
+                          {"reserved_3y_usd_per_hour", opt(p.reserved_3y_usd_per_hour)},
+                          {"spot_usd_per_hour", opt(p.spot_usd_per_hour)}});
+      }
+      out.push_back({{"id", in.id},
+                     {"provider", in.provider},
+                     {"instance_type", in.instance_type},
+                     {"gpu", in.gpu},
+                     {"gpu_count", in.gpu_count},
+                     {"vcpus", in.vcpus > 0 ? nlohmann::ordered_json(in.vcpus) : nlohmann::ordered_json()},
+                     {"gpu_interconnect", in.gpu_interconnect},
+                     {"prices", prices}});
+      continue;
+    }
+    std::string region = "-", price = "no price";
+    for (const auto& p : in.prices) {
+      if (p.on_demand_usd_per_hour) {
+        char b[32];
+        std::snprintf(b, sizeof b, "%.3f", *p.on_demand_usd_per_hour);
+        price = b;
+        region = p.region;
+        break;
+      }
+    }
+    std::printf("%-44s %-16s %4d %6s %14s %s\n", in.id.c_str(), in.gpu.c_str(), in.gpu_count,
+                in.vcpus > 0 ? std::to_string(in.vcpus).c_str() : "-", price.c_str(), region.c_str());
+  }
+  if (json) std::printf("%s\n", out.dump(2).c_str());
+  return 0;
+}
+
+}  // namespace gpuplan::cli

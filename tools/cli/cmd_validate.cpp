@@ -1,0 +1,50 @@
+// gpuplan validate FILE.csv [--json]: predict each measured row and report the errors and MAPE.
+#include <cmath>
+#include <cstdio>
+
+#include <nlohmann/json.hpp>
+
+#include "cli.h"
+#include "gpuplan/validation.h"
+
+namespace gpuplan::cli {
+
+int cmd_validate(Args args) {
+  const bool json = take_flag(args, "json");
+  const std::string path = take(args, "file");
+  if (path.empty()) return usage_error("validate: FILE.csv is required");
+  if (!args.empty()) return usage_error("validate: unknown option --" + args.front().first);
+  std::string text, error;
+  if (!read_file(path, text, error, 4 * 1024 * 1024)) return fail({Errc::invalid_argument, error});
+  auto rows = parse_measured_csv(text, path);
+  if (!rows.ok()) return fail(rows.error());
+  auto catalog = load_embedded_catalog();
+  if (!catalog.ok()) return fail(catalog.error());
+  auto report = validate_measurements(catalog.value(), rows.value(), catalog.value().efficiencies);
+  if (!report.ok()) return fail(report.error());
+  const auto& rep = report.value();
+  if (json) {
+    nlohmann::ordered_json out;
+    out["mape"] = rep.mape;
+    out["rows"] = nlohmann::ordered_json::array();
+    for (const auto& v : rep.rows) {
+      out["rows"].push_back({{"id", v.row.id}, {"model", v.row.model}, {"gpu", v.row.gpu}, {"metric", v.row.metric},
+                             {"measured", v.row.value}, {"predicted", v.predicted}, {"error", v.error},
+                             {"fits", v.fits}});
+    }
+    std::printf("%s\n", out.dump(2).c_str());
+    return 0;
+  }
+  std::printf("%-8s %-14s %-18s %4s %-9s %6s %22s %12s %12s %8s\n", "id", "model", "gpu", "gpus", "precision", "batch",
+              "metric", "measured", "predicted", "error");
+  for (const auto& v : rep.rows) {
+    std::printf("%-8s %-14s %-18s %4d %-9s %6lld %22s %12.4g %12.4g %+7.1f%%%s\n", v.row.id.c_str(), v.row.model.c_str(),
+                v.row.gpu.c_str(), v.row.num_gpus, v.row.precision.c_str(),
+                static_cast<long long>(v.row.batch_size_per_gpu), v.row.metric.c_str(), v.row.value, v.predicted,
+                100 * v.error, v.fits ? "" : "  (does not fit)");
+  }
+  std::printf("MAPE %.1f%% over %zu rows\n", 100 * rep.mape, rep.rows.size());
+  return 0;
+}
+
+}  // namespace gpuplan::cli
