@@ -369,7 +369,12 @@ Result<Estimate> estimate(const Model& model, const Setup& setup) {
     matrix_numel_stage = weights_numel_stage;
     adafactor_elements_stage = weights_numel_stage;  // conv kernels are not factored by default
     if (training) {
-      activation_bytes = (g.saved_activation_elements * pb.activation + g.saved_fixed_bytes) * mb;
+      // Per sample: saved activations, indices and masks, and the input batch itself (kept by the
+      // first convolution); BatchNorm's saved mean and inverse std once per step.
+      const double input_bytes = static_cast<double>(model.graph.in_channels * e.resolution * e.resolution) *
+                                 pb.activation;
+      activation_bytes = (g.saved_activation_elements * pb.activation + g.saved_fixed_bytes + input_bytes) * mb +
+                         g.saved_batch_stats_bytes;
       if (setup.checkpointing != Checkpointing::none) {
         e.notes.push_back("activation checkpointing is modelled for transformers only; layer-graph models keep all activations");
       }

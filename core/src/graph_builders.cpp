@@ -307,6 +307,12 @@ Graph yolov5(double depth_multiple, double width_multiple, int64_t num_classes, 
   return net.graph;
 }
 
+// A JSON value for a message, cut short so that a wrong value cannot flood it.
+std::string brief(const json& v) {
+  std::string text = v.dump();
+  return text.size() <= 60 ? text : text.substr(0, 57) + "...";
+}
+
 // Reads one JSON object's fields, keeping the first error. Field paths are where + "." + key.
 class Reader {
  public:
@@ -327,7 +333,7 @@ class Reader {
     const json& v = obj_.at(key);
     if (!v.is_number_integer() ||
         (v.is_number_unsigned() && v.get<uint64_t>() > uint64_t{INT64_MAX})) {
-      fail(key, "must be an integer, got " + v.dump());
+      fail(key, "must be an integer, got " + brief(v));
       return fallback;
     }
     return v.get<int64_t>();
@@ -336,7 +342,7 @@ class Reader {
     if (!has(key)) return fallback;
     const json& v = obj_.at(key);
     if (!v.is_number()) {
-      fail(key, "must be a number, got " + v.dump());
+      fail(key, "must be a number, got " + brief(v));
       return fallback;
     }
     return v.get<double>();
@@ -345,7 +351,7 @@ class Reader {
     if (!has(key)) return fallback;
     const json& v = obj_.at(key);
     if (!v.is_boolean()) {
-      fail(key, "must be true or false, got " + v.dump());
+      fail(key, "must be true or false, got " + brief(v));
       return fallback;
     }
     return v.get<bool>();
@@ -354,7 +360,7 @@ class Reader {
     if (!has(key)) return fallback;
     const json& v = obj_.at(key);
     if (!v.is_string()) {
-      fail(key, "must be a string, got " + v.dump());
+      fail(key, "must be a string, got " + brief(v));
       return fallback;
     }
     return v.get<std::string>();
@@ -369,7 +375,7 @@ class Reader {
     } else if (v.is_number_integer()) {
       *h = *w = integer(key, 0);
     } else {
-      fail(key, "must be an integer or an [h, w] pair, got " + v.dump());
+      fail(key, "must be an integer or an [h, w] pair, got " + brief(v));
     }
   }
   void require(const char* key) {
@@ -435,7 +441,7 @@ Result<Graph> nodes_graph(const json& spec, const std::string& where) {
     const std::string at = where + ".nodes[" + std::to_string(i) + "]";
     const json& item = list[i];
     if (!item.is_object())
-      return make_error(Errc::schema_error, at + ": must be an object, got " + item.dump());
+      return make_error(Errc::schema_error, at + ": must be an object, got " + brief(item));
     Reader r(item, at);
     r.require("op");
     const std::string op_name = r.string("op", "");
@@ -465,7 +471,7 @@ Result<Graph> nodes_graph(const json& spec, const std::string& where) {
         const auto found =
             name.is_string() ? index_of.find(name.get<std::string>()) : index_of.end();
         if (found == index_of.end()) {
-          r.fail("inputs", name.dump() + " is not the name of an earlier node");
+          r.fail("inputs", brief(name) + " is not the name of an earlier node");
         } else {
           inputs.push_back(found->second);
         }
@@ -502,66 +508,72 @@ Result<Graph> nodes_graph(const json& spec, const std::string& where) {
 }  // namespace
 
 Result<Graph> graph_from_json(const json& spec, const std::string& where) {
-  if (!spec.is_object())
-    return make_error(Errc::schema_error, where + ": must be an object, got " + spec.dump());
+  if (!spec.is_object()) {
+    return make_error(Errc::schema_error, where + ": must be an object, got " + brief(spec));
+  }
   Reader r(spec, where);
   r.require("builder");
   const std::string builder = r.string("builder", "");
   if (r.error) return *r.error;
-  auto bad = [&](const char* key, const std::string& message) {
-    return make_error(Errc::schema_error, where + "." + key + ": " + message);
-  };
-
   if (builder == "nodes") return nodes_graph(spec, where);
-  if (builder == "resnet" || builder == "vgg" || builder == "mobilenet_v2") {
-    if (builder == "resnet") r.allow({"builder", "depth", "num_classes"});
-    if (builder == "vgg") r.allow({"builder", "depth", "batch_norm", "num_classes"});
-    if (builder == "mobilenet_v2") r.allow({"builder", "width_mult", "num_classes"});
-    if (builder != "mobilenet_v2") r.require("depth");
-    const int64_t depth = r.integer("depth", 0);
-    const int64_t classes = r.integer("num_classes", 1000);
-    const bool batch_norm = r.boolean("batch_norm", false);
-    const double width = r.number("width_mult", 1.0);
-    if (r.error) return *r.error;
-    if (classes <= 0) return bad("num_classes", "must be positive, got " + std::to_string(classes));
-    if (builder == "resnet") {
-      if (depth != 18 && depth != 34 && depth != 50 && depth != 101 && depth != 152) {
-        return bad("depth",
-                   "ResNet depth must be 18, 34, 50, 101 or 152, got " + std::to_string(depth));
-      }
-      return resnet(depth, classes);
-    }
-    if (builder == "vgg") {
-      if (depth != 11 && depth != 13 && depth != 16 && depth != 19) {
-        return bad("depth", "VGG depth must be 11, 13, 16 or 19, got " + std::to_string(depth));
-      }
-      return vgg(depth, batch_norm, classes);
-    }
-    if (!(width > 0.0 && width <= 10.0))
-      return bad("width_mult", "must be in (0, 10], got " + std::to_string(width));
-    return mobilenet_v2(width, classes);
+  if (builder != "resnet" && builder != "vgg" && builder != "mobilenet_v2" && builder != "yolov5") {
+    return make_error(Errc::schema_error,
+                      where + ".builder: unknown builder '" + builder +
+                          "' (known: resnet, vgg, mobilenet_v2, yolov5, nodes)");
   }
+
+  if (builder == "resnet") r.allow({"builder", "depth", "num_classes"});
+  if (builder == "vgg") r.allow({"builder", "depth", "batch_norm", "num_classes"});
+  if (builder == "mobilenet_v2") r.allow({"builder", "width_mult", "num_classes"});
   if (builder == "yolov5") {
     r.allow({"builder", "depth_multiple", "width_multiple", "num_classes", "anchors_per_scale"});
     r.require("depth_multiple");
     r.require("width_multiple");
-    const double gd = r.number("depth_multiple", 0);
-    const double gw = r.number("width_multiple", 0);
-    const int64_t classes = r.integer("num_classes", 80);
-    const int64_t anchors = r.integer("anchors_per_scale", 3);
-    if (r.error) return *r.error;
-    if (!(gd > 0.0 && gd <= 10.0))
-      return bad("depth_multiple", "must be in (0, 10], got " + std::to_string(gd));
-    if (!(gw > 0.0 && gw <= 10.0))
-      return bad("width_multiple", "must be in (0, 10], got " + std::to_string(gw));
-    if (classes <= 0 || classes > (int64_t{1} << 24))
-      return bad("num_classes", "must be in 1..2^24, got " + std::to_string(classes));
-    if (anchors <= 0 || anchors > 64)
-      return bad("anchors_per_scale", "must be in 1..64, got " + std::to_string(anchors));
-    return yolov5(gd, gw, classes, anchors);
   }
-  return bad("builder",
-             "unknown builder '" + builder + "' (known: resnet, vgg, mobilenet_v2, yolov5, nodes)");
+  if (builder == "resnet" || builder == "vgg") r.require("depth");
+  const int64_t depth = r.integer("depth", 0);
+  const int64_t classes = r.integer("num_classes", builder == "yolov5" ? 80 : 1000);
+  const bool batch_norm = r.boolean("batch_norm", false);
+  const double width_mult = r.number("width_mult", 1.0);
+  const double gd = r.number("depth_multiple", 0);
+  const double gw = r.number("width_multiple", 0);
+  const int64_t anchors = r.integer("anchors_per_scale", 3);
+  if (r.error) return *r.error;
+
+  auto bad = [&](const char* key, const std::string& message) {
+    return make_error(Errc::schema_error, where + "." + key + ": " + message);
+  };
+  // Bounds keep every channel count and product far from overflow.
+  auto out_of = [](double v, double hi) { return !(v > 0.0 && v <= hi); };
+  if (out_of(static_cast<double>(classes), 1 << 24)) {
+    return bad("num_classes", "must be in 1..2^24, got " + std::to_string(classes));
+  }
+  if (builder == "resnet") {
+    if (depth != 18 && depth != 34 && depth != 50 && depth != 101 && depth != 152) {
+      return bad("depth",
+                 "ResNet depth must be 18, 34, 50, 101 or 152, got " + std::to_string(depth));
+    }
+    return resnet(depth, classes);
+  }
+  if (builder == "vgg") {
+    if (depth != 11 && depth != 13 && depth != 16 && depth != 19) {
+      return bad("depth", "VGG depth must be 11, 13, 16 or 19, got " + std::to_string(depth));
+    }
+    return vgg(depth, batch_norm, classes);
+  }
+  if (builder == "mobilenet_v2") {
+    if (out_of(width_mult, 10)) {
+      return bad("width_mult", "must be in (0, 10], got " + brief(width_mult));
+    }
+    return mobilenet_v2(width_mult, classes);
+  }
+  // yolov5
+  if (out_of(gd, 10)) return bad("depth_multiple", "must be in (0, 10], got " + brief(gd));
+  if (out_of(gw, 10)) return bad("width_multiple", "must be in (0, 10], got " + brief(gw));
+  if (out_of(static_cast<double>(anchors), 64)) {
+    return bad("anchors_per_scale", "must be in 1..64, got " + std::to_string(anchors));
+  }
+  return yolov5(gd, gw, classes, anchors);
 }
 
 }  // namespace gpuplan

@@ -2,6 +2,7 @@
 // Every fact is {"value": ..., "source": KEY, "note"?, "see_also"?} where KEY names an entry of
 // the file's "sources" map, which must carry a title and a date.
 #include <cmath>
+#include <cstdio>
 
 #include "gpuplan/catalog.h"
 #include "json_reader.h"
@@ -83,8 +84,12 @@ std::optional<double> number_fact(JsonReader& r, const nlohmann::json* parent, c
   }
   const double x = v->get<double>();
   if (!std::isfinite(x) || x < min || x > max) {
-    r.fail(path + ".value: " + v->dump() + " is implausible (expected " + std::to_string(min).substr(0, 8) + " to " +
-           std::to_string(max).substr(0, 12) + ")");
+    auto fmt = [](double d) {
+      char b[32];
+      std::snprintf(b, sizeof b, "%g", d);
+      return std::string(b);
+    };
+    r.fail(path + ".value: " + v->dump() + " is implausible (expected " + fmt(min) + " to " + fmt(max) + ")");
     return std::nullopt;
   }
   return x;

@@ -217,7 +217,11 @@ LayerActivations transformer_layer_activations(const TransformerSpec& s, int64_t
   // besides the norm inputs and masks: 10*s*b*h of eq. 2 (Korthikanti et al. 2022).
   out.replicated_bytes = norms + masks + 2 * element_bytes * t * h;
   if (attention == AttentionImpl::eager) {
-    out.attention_scores_bytes = a * t * t * (element_bytes + mask * (1.0 + element_bytes));
+    // Softmax runs at norm_input_bytes (autocast keeps it in fp32); the matmul with V then keeps
+    // its own 16-bit copy of the probabilities (after dropout, if any, which keeps a 1-byte mask).
+    const double softmax = norm_input_bytes;
+    const bool copy = softmax != element_bytes || s.dropout;
+    out.attention_scores_bytes = a * t * t * (softmax + mask + (copy ? element_bytes : 0.0));
   } else {
     out.linear_bytes += 4.0 * a * t;
   }

@@ -1,0 +1,51 @@
+#pragma once
+// Timing helpers for the benchmarks: wall-clock medians over repeated runs.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "gpuplan/catalog.h"
+#include "gpuplan/embedded_data.h"
+
+namespace bench {
+
+// Median seconds per call of f() over `rounds` rounds of `calls` calls.
+template <class F>
+double median_seconds_per_call(F&& f, int rounds, int calls) {
+  std::vector<double> per_call;
+  for (int r = 0; r < rounds; ++r) {
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int i = 0; i < calls; ++i) f();
+    const auto t1 = std::chrono::steady_clock::now();
+    per_call.push_back(std::chrono::duration<double>(t1 - t0).count() / calls);
+  }
+  std::sort(per_call.begin(), per_call.end());
+  return per_call[per_call.size() / 2];
+}
+
+inline gpuplan::Catalog catalog() {
+  auto c = gpuplan::load_catalog(gpuplan::embedded_data_files());
+  if (!c.ok()) {
+    std::fprintf(stderr, "catalog: %s\n", c.error().message.c_str());
+    std::exit(1);
+  }
+  return c.value();
+}
+
+inline std::string read(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    std::fprintf(stderr, "cannot open %s (run from the repository root)\n", path.c_str());
+    std::exit(1);
+  }
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+}  // namespace bench

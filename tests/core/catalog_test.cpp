@@ -1,0 +1,114 @@
+// The catalog loader: the real data loads; broken files are rejected with the file and field.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "gpuplan/catalog.h"
+#include "gpuplan/embedded_data.h"
+#include "test_util.h"
+
+namespace gpuplan {
+namespace {
+
+TEST(Catalog, BundledDataLoadsWithEveryKind) {
+  const Catalog& c = test::catalog();
+  EXPECT_GE(c.models.size(), 30u);
+  EXPECT_GE(c.gpus.size(), 20u);
+  EXPECT_GE(c.instances.size(), 40u);
+  EXPECT_GE(c.providers.size(), 6u);
+  EXPECT_EQ(c.prices_as_of.size(), 10u);
+  ASSERT_NE(c.find_gpu("A100-SXM4-80GB"), nullptr);  // alias as nvidia-smi prints it
+  EXPECT_EQ(c.find_gpu("A100-SXM4-80GB")->id, "a100-sxm4-80gb");
+  EXPECT_NE(c.find_model("meta-llama/Llama-2-7b-hf"), nullptr);
+  // Every GPU the seed guide names is there, with a sourced memory size and bandwidth.
+  for (const char* id : {"t4", "a40", "a100-sxm4-80gb", "h100-sxm5-80gb", "v100-sxm2-16gb", "mi300x"}) {
+    const Gpu* g = c.find_gpu(id);
+    ASSERT_NE(g, nullptr) << id;
+    EXPECT_GT(g->memory_bytes, 1e9) << id;
+    EXPECT_FALSE(g->fact_sources.at("memory_bytes").date.empty()) << id;
+  }
+  // H100 SXM FP8: 1979 TFLOPS dense; the 3958 quoted "with sparsity" is kept apart.
+  const Gpu* h100 = c.find_gpu("h100-sxm5-80gb");
+  EXPECT_DOUBLE_EQ(h100->peak_dense_flops_per_s.at("fp8"), 1979e12);
+  if (h100->peak_sparse_flops_per_s.count("fp8")) {
+    EXPECT_DOUBLE_EQ(h100->peak_sparse_flops_per_s.at("fp8"), 3958e12);
+  }
+}
+
+// Loads the bundled files with one of them replaced by `edit(json)`.
+std::string load_with(const std::string& path, const std::function<void(nlohmann::json&)>& edit) {
+  std::vector<DataFile> files = embedded_data_files();
+  for (auto& f : files) {
+    if (f.path != path) continue;
+    nlohmann::json j = nlohmann::json::parse(f.text);
+    edit(j);
+    f.text = j.dump();
+  }
+  auto c = load_catalog(files);
+  return c.ok() ? std::string() : c.error().message;
+}
+
+TEST(Catalog, RejectsAFactWithoutSource) {
+  EXPECT_EQ(load_with("gpus/t4.json", [](nlohmann::json& j) { j["specs"]["tdp_w"].erase("source"); }),
+            "gpus/t4.json: specs.tdp_w.source: missing required field");
+}
+
+TEST(Catalog, RejectsASourceWithoutDate) {
+  const std::string msg = load_with("gpus/t4.json", [](nlohmann::json& j) {
+    for (auto& [k, v] : j["sources"].items()) v.erase("date");
+  });
+  EXPECT_NE(msg.find("gpus/t4.json: sources."), std::string::npos) << msg;
+  EXPECT_NE(msg.find(".date: missing required field"), std::string::npos) << msg;
+}
+
+TEST(Catalog, RejectsAnUnknownSourceKey) {
+  EXPECT_EQ(load_with("gpus/t4.json", [](nlohmann::json& j) { j["specs"]["tdp_w"]["source"] = "my-guess"; }),
+            "gpus/t4.json: specs.tdp_w.source: 'my-guess' is not in sources");
+}
+
+TEST(Catalog, RejectsADuplicateId) {
+  std::vector<DataFile> files = embedded_data_files();
+  DataFile copy;
+  for (const auto& f : files) {
+    if (f.path == "gpus/t4.json") copy = f;
+  }
+  copy.path = "gpus/t4-copy.json";
+  files.push_back(copy);
+  auto c = load_catalog(files);
+  ASSERT_FALSE(c.ok());
+  EXPECT_EQ(c.error().message, "gpus/t4-copy.json: id 't4' does not match the file name");
+}
+
+TEST(Catalog, RejectsADanglingGpuReference) {
+  EXPECT_EQ(load_with("instances/aws-p4d.24xlarge.json", [](nlohmann::json& j) { j["gpu"] = "a200"; }),
+            "instances/aws-p4d.24xlarge.json: gpu 'a200' is not in data/gpus");
+}
+
+TEST(Catalog, RejectsAnUnknownRegion) {
+  EXPECT_EQ(load_with("instances/aws-p4d.24xlarge.json",
+                      [](nlohmann::json& j) { j["prices"][0]["region"] = "us-moon-1"; }),
+            "instances/aws-p4d.24xlarge.json: price region 'us-moon-1' is not a region of provider 'aws'");
+}
+
+TEST(Catalog, RejectsImplausibleValues) {
+  EXPECT_EQ(load_with("gpus/t4.json", [](nlohmann::json& j) { j["specs"]["memory_bandwidth_gb_per_s"]["value"] = 1e7; }),
+            "gpus/t4.json: specs.memory_bandwidth_gb_per_s.value: 10000000.0 is implausible (expected 50 to 50000)");
+  EXPECT_EQ(load_with("instances/aws-p4d.24xlarge.json",
+                      [](nlohmann::json& j) { j["prices"][0]["on_demand_usd_per_hour"] = -3; }),
+            "instances/aws-p4d.24xlarge.json: prices[0].on_demand_usd_per_hour: -3 is implausible (expected 0.01 to "
+            "2000 USD per hour)");
+  EXPECT_EQ(load_with("instances/aws-p4d.24xlarge.json", [](nlohmann::json& j) { j["gpu_count"] = 0; }),
+            "instances/aws-p4d.24xlarge.json: gpu_count: 0 is out of range [1, 64]");
+}
+
+TEST(Catalog, RejectsUnknownSchemaVersionsAndFields) {
+  EXPECT_EQ(load_with("gpus/t4.json", [](nlohmann::json& j) { j["schema_version"] = 2; }),
+            "gpus/t4.json: schema_version 2 is not supported (this build reads 1); update gpuplan or convert the file");
+  EXPECT_EQ(load_with("gpus/t4.json", [](nlohmann::json& j) { j["specs"]["tflops"] = 1; }),
+            "gpus/t4.json: specs.tflops: unknown field (check its spelling against the schema)");
+  EXPECT_EQ(load_with("models/gpt2-small.json", [](nlohmann::json& j) { j["transformer"]["hiden"] = 768; }),
+            "models/gpt2-small.json: transformer.hiden: unknown field (check its spelling against the schema)");
+}
+
+}  // namespace
+}  // namespace gpuplan

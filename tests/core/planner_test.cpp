@@ -1,0 +1,233 @@
+// Step time, cost and the planner: physical properties, and the seed guide's decision framework
+// coming out of the ranking rather than being written into it.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "gpuplan/plan.h"
+#include "gpuplan/timing.h"
+#include "test_util.h"
+
+namespace gpuplan {
+namespace {
+
+struct Timed {
+  Estimate e;
+  StepTime t;
+};
+
+Timed time_on(const std::string& model_id, const std::string& gpu_id, int gpus, gpuplan::Setup s) {
+  const Model& m = test::model(model_id);
+  const Gpu* gpu = test::catalog().find_gpu(gpu_id);
+  EXPECT_NE(gpu, nullptr) << gpu_id;
+  if (!gpu) return {};
+  auto e = estimate(m, s);
+  EXPECT_TRUE(e.ok()) << (e.ok() ? "" : e.error().message);
+  auto w = build_work_profile(m, s, e.value());
+  auto c = single_node_cluster(*gpu, gpus);
+  auto t = estimate_step_time(m, s, e.value(), w.value(), c.value(), test::catalog().efficiencies);
+  EXPECT_TRUE(t.ok()) << (t.ok() ? "" : t.error().message);
+  return {e.value(), t.ok() ? t.value() : StepTime{}};
+}
+
+TEST(StepTime, FasterGpuIsFasterAndMfuStaysBelowOne) {
+  gpuplan::Setup s;
+  s.precision = Precision::amp_bf16;
+  s.global_batch = 8;
+  const Timed a100 = time_on("gpt2-medium", "a100-sxm4-80gb", 1, s);
+  const Timed h100 = time_on("gpt2-medium", "h100-sxm5-80gb", 1, s);
+  EXPECT_LT(h100.t.step_s, a100.t.step_s);
+  for (const Timed& x : {a100, h100}) {
+    EXPECT_GT(x.t.mfu, 0.05);
+    EXPECT_LT(x.t.mfu, 1.0);
+    EXPECT_NEAR(x.t.samples_per_s * x.t.step_s, 8, 1e-9);
+  }
+}
+
+TEST(StepTime, ComputeBoundStepApproachesFlopsOverAchievablePeak) {
+  // A large GEMM-dominated step cannot beat FLOPs / (peak x GEMM efficiency).
+  gpuplan::Setup s;
+  s.precision = Precision::bf16;
+  s.global_batch = 4;
+  const Timed x = time_on("llama-2-7b", "h100-sxm5-80gb", 1, s);
+  const double bound = x.e.flops.train_per_step / (989e12 * test::catalog().efficiencies.gemm);
+  EXPECT_GE(x.t.forward_s + x.t.backward_s, bound * 0.999);
+  EXPECT_LT(x.t.forward_s + x.t.backward_s, bound * 1.3);
+}
+
+TEST(StepTime, DataParallelAllReduceFollowsTheRingFormula) {
+  // 2 (n-1)/n x gradient bytes / bus bandwidth (nccl-tests doc/PERFORMANCE.md).
+  gpuplan::Setup s;
+  s.precision = Precision::amp_bf16;
+  s.dp = 8;
+  s.global_batch = 64;
+  const Timed x = time_on("gpt2-medium", "a100-sxm4-80gb", 8, s);
+  const Gpu* g = test::catalog().find_gpu("a100-sxm4-80gb");
+  const double busbw = g->nvlink_bandwidth_bytes_per_s / 2 * test::catalog().efficiencies.nvlink;
+  const double bytes = 4.0 * static_cast<double>(x.e.params.trainable);  // fp32 gradients under autocast
+  EXPECT_NEAR(x.t.dp_comm_s, 2.0 * 7 / 8 * bytes / busbw, 1e-12);
+  EXPECT_LE(x.t.dp_comm_exposed_s, x.t.dp_comm_s);
+}
+
+TEST(StepTime, PipelineBubbleIsPMinusOneOverM) {
+  gpuplan::Setup s;
+  s.precision = Precision::bf16;
+  s.pp = 4;
+  s.global_batch = 16;
+  s.micro_batch = 1;
+  const Timed x = time_on("llama-2-13b", "a100-sxm4-80gb", 4, s);
+  const double compute = x.t.forward_s + x.t.backward_s + x.t.recompute_s;
+  EXPECT_NEAR(x.t.pp_bubble_s, 3.0 / 16.0 * compute, 1e-12);
+}
+
+TEST(StepTime, MissingPrecisionNamesTheGpuAndFigure) {
+  const Model& m = test::model("gpt2-small");
+  gpuplan::Setup s;
+  s.precision = Precision::bf16;
+  auto e = estimate(m, s);
+  auto w = build_work_profile(m, s, e.value());
+  const Gpu* t4 = test::catalog().find_gpu("t4");
+  auto t = estimate_step_time(m, s, e.value(), w.value(), single_node_cluster(*t4, 1).value(), Efficiencies{});
+  ASSERT_FALSE(t.ok());
+  EXPECT_EQ(t.error().message,
+            "GPU 't4' has no sourced dense bf16 peak (it may not support bf16); choose another precision or GPU");
+}
+
+TEST(Cost, EqualsTimeTimesPriceAndSpotAddsExpectedRework) {
+  gpuplan::Setup s;
+  s.global_batch = 8;
+  const Timed x = time_on("gpt2-small", "a100-sxm4-80gb", 1, s);
+  RunLength run;
+  run.tokens = 1e9;
+  auto c = run_cost(x.e, x.t, run, 3.0, Pricing::on_demand, {});
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(c.value().steps, std::ceil(1e9 / (8 * 1024)));
+  EXPECT_NEAR(c.value().usd_total, c.value().hours * 3.0, 1e-9);
+  SpotAssumptions spot{0.1, 1.0, 0.25};  // lose 0.5 + 0.25 h per interruption, 0.1 per hour
+  auto sc = run_cost(x.e, x.t, run, 1.0, Pricing::spot, spot);
+  ASSERT_TRUE(sc.ok());
+  EXPECT_NEAR(sc.value().expected_hours, sc.value().hours / (1 - 0.075), 1e-12);
+  SpotAssumptions hopeless{2.0, 1.0, 0.0};
+  EXPECT_FALSE(run_cost(x.e, x.t, run, 1.0, Pricing::spot, hopeless).ok());
+}
+
+TEST(Pricing, PublishedPriceWinsOverTheRule) {
+  const Instance* p4d = test::catalog().find_instance("aws-p4d.24xlarge");
+  ASSERT_NE(p4d, nullptr);
+  const PricingRules& rules = test::catalog().pricing;
+  auto reserved = quote_price(*p4d, Pricing::reserved_1y, rules, "us-east-1");
+  ASSERT_TRUE(reserved.ok());
+  EXPECT_FALSE(reserved.value().assumption);
+  EXPECT_DOUBLE_EQ(reserved.value().usd_per_hour, 13.921094);
+  auto spot = quote_price(*p4d, Pricing::spot, rules, "us-east-1");
+  ASSERT_TRUE(spot.ok());
+  EXPECT_TRUE(spot.value().assumption);  // no published spot price: on-demand - 70 %
+  EXPECT_NEAR(spot.value().usd_per_hour, 21.957642 * (1 - rules.spot), 1e-9);
+  auto nowhere = quote_price(*p4d, Pricing::on_demand, rules, "mars-north-1");
+  EXPECT_EQ(nowhere.error().message, "instance 'aws-p4d.24xlarge' has no published price in region 'mars-north-1'");
+}
+
+PlanQuery query(const std::string& model, Precision precision, int64_t batch) {
+  PlanQuery q;
+  q.request.model = model;
+  q.request.setup.precision = precision;
+  q.request.setup.global_batch = batch;
+  q.efficiencies = test::catalog().efficiencies;
+  return q;
+}
+
+const Gpu& gpu_of(const Plan& p) { return *test::catalog().find_gpu(p.gpu); }
+
+// The seed guide's framework: short experiment -> spot T4; mid-term -> reserved A40;
+// long-term -> bulk H100-class cluster. Each follows from prices and the model, not a rule.
+TEST(PlannerDecisionFramework, ShortExperimentOnSpotPicksT4) {
+  PlanQuery q = query("resnet18", Precision::amp_fp16, 256);
+  q.request.setup.resolution = 32;  // CIFAR-10-sized images
+  q.run.epochs = 1;
+  q.run.dataset_size = 50000;
+  q.pricing = Pricing::spot;
+  q.provider = "gcp";
+  auto r = plan(test::catalog(), test::model("resnet18"), q);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ(r.value().plans.front().gpu, "t4");
+}
+
+TEST(PlannerDecisionFramework, MidTermFineTuningOnReservedPicksA40) {
+  // BERT-large fine-tuning for days, on GPUs with room to grow (>= 40 GB), reserved.
+  PlanQuery q = query("bert-large", Precision::amp_fp16, 32);
+  q.request.setup.seq_len = 512;
+  q.run.epochs = 10;
+  q.run.dataset_size = 400000;
+  q.pricing = Pricing::reserved_1y;
+  q.min_gpu_memory_bytes = 40e9;
+  auto r = plan(test::catalog(), test::model("bert-large"), q);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ(r.value().plans.front().gpu, "a40");
+}
+
+TEST(PlannerDecisionFramework, LongTermPretrainingOnBulkPicksALargeHopperClassCluster) {
+  // LLaMA-2-70B on 2 T tokens within ~3 months at bulk prices: only multi-node clusters of the
+  // fastest GPUs meet it; the cheapest of them wins.
+  PlanQuery q = query("llama-2-70b", Precision::bf16, 1024);
+  q.request.setup.seq_len = 4096;
+  q.run.tokens = 2e12;
+  q.pricing = Pricing::bulk;
+  q.deadline_hours = 2000;
+  q.max_nodes = 64;
+  auto r = plan(test::catalog(), test::model("llama-2-70b"), q);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  const Plan& best = r.value().plans.front();
+  EXPECT_GE(best.gpus, 64);
+  EXPECT_GE(gpu_of(best).peak_dense_flops_per_s.at("bf16"), 989e12);  // H100-class or newer
+  EXPECT_GT(r.value().candidates, 100000);
+}
+
+TEST(Planner, ParetoFrontIsMonotone) {
+  PlanQuery q = query("gpt2-medium", Precision::amp_bf16, 64);
+  q.run.tokens = 5e9;
+  auto r = plan(test::catalog(), test::model("gpt2-medium"), q);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  const auto& front = r.value().pareto;
+  ASSERT_GE(front.size(), 2u);
+  for (size_t i = 1; i < front.size(); ++i) {
+    EXPECT_GE(front[i].cost.expected_hours, front[i - 1].cost.expected_hours);
+    EXPECT_LT(front[i].cost.usd_total, front[i - 1].cost.usd_total);
+  }
+  for (const auto& p : r.value().plans) {
+    EXPECT_LE(p.memory.total(), p.gpu_memory_bytes);
+    EXPECT_NEAR(p.cost.usd_total, p.cost.expected_hours * p.cost.usd_per_hour, 1e-6 * p.cost.usd_total);
+  }
+}
+
+TEST(Planner, SaysWhichLimitBinds) {
+  PlanQuery q = query("llama-3-405b", Precision::bf16, 8);
+  q.run.tokens = 1e9;
+  q.max_nodes = 1;
+  q.provider = "runpod";
+  auto mem = plan(test::catalog(), test::model("llama-3-405b"), q);
+  ASSERT_FALSE(mem.ok());
+  EXPECT_EQ(mem.error().code, Errc::does_not_fit);
+  EXPECT_NE(mem.error().message.find("memory binds"), std::string::npos) << mem.error().message;
+
+  PlanQuery d = query("gpt2-small", Precision::amp_bf16, 8);
+  d.run.tokens = 1e12;
+  d.deadline_hours = 0.01;
+  auto late = plan(test::catalog(), test::model("gpt2-small"), d);
+  ASSERT_FALSE(late.ok());
+  EXPECT_NE(late.error().message.find("deadline binds"), std::string::npos) << late.error().message;
+
+  d.deadline_hours = 0;
+  d.budget_usd = 0.01;
+  auto poor = plan(test::catalog(), test::model("gpt2-small"), d);
+  ASSERT_FALSE(poor.ok());
+  EXPECT_NE(poor.error().message.find("budget binds"), std::string::npos) << poor.error().message;
+
+  d.budget_usd = 0;
+  d.provider = "nobody";
+  auto none = plan(test::catalog(), test::model("gpt2-small"), d);
+  ASSERT_FALSE(none.ok());
+  EXPECT_NE(none.error().message.find("no priced instance matches the filters"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace gpuplan
