@@ -1,6 +1,7 @@
 # gpuplan: two commands for a newcomer on Debian 12.
 #   make run    install what is missing, build the web calculator, serve it on 127.0.0.1
 #   make test   install what is missing, build native and wasm, run every test
+#   make site   build the documentation site (docs + calculator) into build/site
 # Other targets: make native | wasm | bench | sanitize | desktop | clean
 
 SHELL := /bin/bash
@@ -9,7 +10,7 @@ JOBS ?= $(shell nproc)
 export NODE_PATH := /usr/share/nodejs
 export GPUPLAN_CACHE ?= $(HOME)/.cache/gpuplan
 
-.PHONY: all deps native wasm test test-native test-wasm run bench sanitize desktop clean
+.PHONY: all deps native wasm test test-native test-wasm run bench sanitize desktop site clean
 
 all: native wasm
 
@@ -33,6 +34,12 @@ run: wasm
 
 bench: native
 	@scripts/run-benches.sh build/native
+
+# The documentation site: site/gen_site.py runs the CLI for every number, stages the pages with
+# the calculator (build/wasm/site -> calculator/) and runs mkdocs --strict. Works from a sub-path.
+site: native wasm
+	@python3 site/gen_site.py --cli build/native/tools/cli/gpuplan --web build/wasm/site --out build/site
+	@echo "site: build/site (open it with: python3 -m http.server -d build/site $(PORT))"
 
 desktop: native
 	./build/native/web/gpuplan-desktop

@@ -25,8 +25,26 @@ function(gpuplan_add_test name)
     # NODERAWFS lets the test read the repository's files (golden values, fixtures) from node.
     target_compile_options(${name} PRIVATE -fexceptions)
     target_link_options(${name} PRIVATE -sENVIRONMENT=node -sWASM_ASYNC_COMPILATION=0
-                        -sNODERAWFS=1 -sALLOW_MEMORY_GROWTH=1 -sSTACK_SIZE=1048576 -fexceptions)
+                        -sNODERAWFS=1 -sALLOW_MEMORY_GROWTH=1 -sTOTAL_STACK=5242880 -fexceptions)
     set(label wasm)
   endif()
   gtest_discover_tests(${name} PROPERTIES LABELS "${label}" DISCOVERY_TIMEOUT 60)
+endfunction()
+
+# gpuplan_add_fuzzer(NAME SOURCES...): a libFuzzer executable over the core (GPUPLAN_FUZZ builds,
+# clang only), registered with CTest as fuzz.NAME without its fuzz_ prefix (label fuzz): a short
+# run from its seed corpus.
+# FUZZ_TEST_SECONDS bounds that run; `make fuzz` runs each for longer (scripts/fuzz-run.sh).
+function(gpuplan_add_fuzzer name)
+  add_executable(${name} ${ARGN})
+  target_link_libraries(${name} PRIVATE gpuplan_core gpuplan_data)
+  target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR}/core/src)
+  target_link_options(${name} PRIVATE -fsanitize=fuzzer)
+  gpuplan_warnings(${name})
+  add_dependencies(fuzzers ${name})
+  string(REGEX REPLACE "^fuzz_" "" short ${name})
+  add_test(NAME fuzz.${short}
+           COMMAND ${BASH} ${PROJECT_SOURCE_DIR}/scripts/fuzz-run.sh $<TARGET_FILE:${name}> ${CMAKE_BINARY_DIR}/fuzz
+                   ${FUZZ_TEST_SECONDS} --fresh)
+  set_tests_properties(fuzz.${short} PROPERTIES LABELS fuzz FIXTURES_REQUIRED fuzz_corpus TIMEOUT 180)
 endfunction()

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs what gpuplan needs to build and test on Debian 12, and nothing that is already there.
-# Safe to run again: each step checks first. Usage: scripts/install-deps.sh [--site] [--torch]
-#   --site   also the docs-site tools (mkdocs, mkdocs-material)
+# Safe to run again: each step checks first. Usage: scripts/install-deps.sh [--torch]
 #   --torch  also PyTorch (CPU) for tools/torch_reference.py (large; tests do not need it)
+# (--site is still accepted: mkdocs and mkdocs-material, for the documentation site, are now
+# installed by default because make test builds the site.)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -10,10 +11,11 @@ packages=(build-essential cmake ninja-build pkg-config git ca-certificates
           nlohmann-json3-dev libsodium-dev libgtest-dev googletest
           libglfw3-dev libgl-dev xvfb
           emscripten nodejs npm chromium
-          clang-14 libclang-rt-14-dev python3)
+          clang-14 libclang-rt-14-dev python3
+          mkdocs mkdocs-material)
 for arg in "$@"; do
   case "$arg" in
-    --site) packages+=(mkdocs mkdocs-material) ;;
+    --site) ;;
     --torch) packages+=(python3-torch python3-torchvision) ;;
     *) echo "install-deps: unknown option '$arg' (use --site or --torch)" >&2; exit 2 ;;
   esac

@@ -1,4 +1,5 @@
-// Functions the page's JavaScript calls (Module.ccall): URL changes and direct queries.
+// Functions the page's JavaScript calls (Module.ccall): URL changes, uploads, exports, and a
+// direct query of the core for tests.
 #include <emscripten.h>
 
 #include <string>
@@ -12,7 +13,25 @@ EMSCRIPTEN_KEEPALIVE void gpuplan_set_state(const char* query) {
   if (auto* app = gpuplan::web::app_instance()) app->load_query(query ? query : "");
 }
 
-// The estimate for a query, as JSON, computed by the core without the UI (for tests).
+// A file the user chose or dropped: `size` bytes at `data`. Returns the error shown ("" if none).
+EMSCRIPTEN_KEEPALIVE const char* gpuplan_load_file(const char* name, const char* data, int size) {
+  static std::string error;
+  auto* app = gpuplan::web::app_instance();
+  error = app && size >= 0 ? app->load_file(name ? name : "upload", std::string(data, static_cast<size_t>(size)))
+                           : std::string("not loaded");
+  return error.c_str();
+}
+
+// "csv" or "json" export of the current results.
+EMSCRIPTEN_KEEPALIVE const char* gpuplan_export(const char* kind) {
+  static std::string out;
+  auto* app = gpuplan::web::app_instance();
+  if (!app) return "";
+  out = std::string(kind ? kind : "") == "csv" ? app->export_csv() : app->export_json();
+  return out.c_str();
+}
+
+// The estimate for a CLI-style query, as JSON, computed by the core without the UI (tests).
 EMSCRIPTEN_KEEPALIVE const char* gpuplan_estimate_query(const char* query) {
   static std::string out;
   const auto* catalog = gpuplan::web::catalog_instance();

@@ -9,6 +9,8 @@ struct GLFWwindow;
 
 namespace gpuplan::web {
 
+class App;
+
 // GLSL version string for ImGui's OpenGL3 backend, and the GLFW context hints it needs.
 const char* platform_glsl_version();
 void platform_window_hints();
@@ -19,14 +21,25 @@ std::string platform_initial_state(int argc, char** argv);
 // Records the current state where a user can share it (the URL fragment in the browser).
 void platform_store_state(const std::string& query);
 
-// Mirrors the results as text for screen readers and tests (the DOM in the browser, a file
-// named by GPUPLAN_STATE_FILE natively).
+// Mirrors the results as text for screen readers and tests (an aria-live element and
+// window.gpuplanState in the browser; the file named by GPUPLAN_STATE_FILE natively).
 void platform_publish_results(const std::string& json);
 
 // Runs `frame` until the window closes (or, natively, GPUPLAN_MAX_FRAMES frames have run).
 void platform_run_loop(GLFWwindow* window, const std::function<void()>& frame);
 
-// Adjusts the framebuffer for high-DPI screens; returns the device pixel ratio.
+// Sizes the framebuffer for the screen and returns the ratio of framebuffer pixels to the
+// layout's pixels (the browser's devicePixelRatio; 1 natively, where GLFW scales).
 float platform_pixel_ratio(GLFWwindow* window);
+
+// Files dropped on the window (natively; the browser page handles drops in JavaScript).
+void platform_install_drop(GLFWwindow* window, App* app);
+
+// Carries out a UI action: "copy-link", "export-csv", "export-json", "upload".
+void platform_perform(const std::string& action, App& app);
+
+// A small persistent setting (localStorage in the browser, a file natively); "" when unset.
+std::string platform_load_setting(const std::string& key);
+void platform_save_setting(const std::string& key, const std::string& value);
 
 }  // namespace gpuplan::web

@@ -1,12 +1,14 @@
 // Browser platform: state in the URL fragment, results mirrored into the DOM, the browser's
-// animation-frame loop, and canvas sizing for high-DPI screens (Emscripten 3.1.6's GLFW does not
-// read devicePixelRatio; see shared/notes/wasm-build.md, pitfall 11).
+// animation-frame loop, canvas sizing for high-DPI screens (Emscripten 3.1.6's GLFW does not
+// read devicePixelRatio; see shared/notes/wasm-build.md, pitfall 11), and the page's file
+// input, clipboard, downloads and localStorage.
 #include <GLFW/glfw3.h>
 #include <emscripten.h>
 #include <emscripten/html5.h>
 
 #include <string>
 
+#include "app.h"
 #include "platform.h"
 
 namespace gpuplan::web {
@@ -24,7 +26,7 @@ void platform_window_hints() {
 }
 
 std::string platform_initial_state(int, char**) {
-  char* hash = emscripten_run_script_string("decodeURIComponent(location.hash || \"\")");
+  char* hash = emscripten_run_script_string("location.hash || \"\"");
   return hash ? std::string(hash) : std::string();
 }
 
@@ -41,7 +43,6 @@ void platform_publish_results(const std::string& json) {
     window.gpuplanState = JSON.parse(s);
     var el = document.getElementById("app-state");
     if (el) el.textContent = s;
-    if (window.onGpuplanState) window.onGpuplanState(window.gpuplanState);
   }, json.c_str());
 }
 
@@ -51,14 +52,60 @@ void platform_run_loop(GLFWwindow*, const std::function<void()>& frame) {
 }
 
 float platform_pixel_ratio(GLFWwindow* window) {
-  // The canvas follows its container's CSS size (the page lays it out full-window).
+  // The framebuffer is the canvas box's CSS size times devicePixelRatio; ImGui then lays out in
+  // device pixels with fonts and spacing scaled by the same ratio (see main.cpp).
+  const double dpr = emscripten_get_device_pixel_ratio();
   double css_w = 0, css_h = 0;
   emscripten_get_element_css_size("#canvas-box", &css_w, &css_h);
-  const int want_w = static_cast<int>(css_w), want_h = static_cast<int>(css_h);
+  const int want_w = static_cast<int>(css_w * dpr), want_h = static_cast<int>(css_h * dpr);
   int w = 0, h = 0;
   glfwGetWindowSize(window, &w, &h);
-  if (want_w > 0 && want_h > 0 && (w != want_w || h != want_h)) glfwSetWindowSize(window, want_w, want_h);
-  return 1.0f;
+  if (want_w > 0 && want_h > 0 && (w != want_w || h != want_h)) {
+    // Not glfwSetWindowSize: Emscripten's GLFW asks for fullscreen when the size equals the
+    // screen's (headless browsers and maximised windows). Resizing the canvas through the
+    // Browser library updates GLFW's window size through its resize listener.
+    EM_ASM({ Browser.setCanvasSize($0, $1); }, want_w, want_h);
+  }
+  return static_cast<float>(dpr);
+}
+
+void platform_install_drop(GLFWwindow*, App*) {}  // the shell page handles drops
+
+void platform_perform(const std::string& action, App& app) {
+  if (action == "copy-link") {
+    EM_ASM({
+      if (navigator.clipboard) navigator.clipboard.writeText(location.href).catch(function() {});
+      window.gpuplanLastCopied = location.href;
+    });
+  } else if (action == "export-csv" || action == "export-json") {
+    const bool csv = action == "export-csv";
+    const std::string text = csv ? app.export_csv() : app.export_json();
+    EM_ASM({
+      var blob = new Blob([UTF8ToString($0)], {type: UTF8ToString($1)});
+      var a = document.createElement("a");
+      a.href = URL.createObjectURL(blob);
+      a.download = UTF8ToString($2);
+      document.body.appendChild(a);
+      a.click();
+      setTimeout(function() { URL.revokeObjectURL(a.href); a.remove(); }, 0);
+    }, text.c_str(), csv ? "text/csv" : "application/json", csv ? "gpuplan-results.csv" : "gpuplan-results.json");
+  } else if (action == "upload") {
+    EM_ASM({ document.getElementById("file-input").click(); });
+  }
+}
+
+std::string platform_load_setting(const std::string& key) {
+  // Keys are the app's own constants (letters, digits, '-', '_'), safe to splice into the script.
+  const std::string script = "(function(){try{return localStorage.getItem(\"gpuplan." + key +
+                             "\")||\"\"}catch(e){return \"\"}})()";
+  const char* v = emscripten_run_script_string(script.c_str());
+  return v ? v : "";
+}
+
+void platform_save_setting(const std::string& key, const std::string& value) {
+  EM_ASM({
+    try { localStorage.setItem("gpuplan." + UTF8ToString($0), UTF8ToString($1)); } catch (e) {}
+  }, key.c_str(), value.c_str());
 }
 
 }  // namespace gpuplan::web

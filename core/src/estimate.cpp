@@ -270,7 +270,11 @@ Result<Estimate> estimate(const Model& model, const Setup& setup) {
     const AttentionImpl impl =
         setup.attention == Attention::eager ? AttentionImpl::eager
         : setup.attention == Attention::flash ? AttentionImpl::flash
-        : (is_16bit_activations(setup.precision) ? AttentionImpl::flash : AttentionImpl::eager);
+        // automatic: what the reference implementations do. LLaMA-family models (rotary
+        // positions) are trained with FlashAttention at 16 bits; the classic BERT/GPT-2/T5/ViT
+        // implementations compute attention eagerly, as in the published measurements.
+        : (is_16bit_activations(setup.precision) && spec.positions == PositionKind::rotary ? AttentionImpl::flash
+                                                                                           : AttentionImpl::eager);
     if (impl == AttentionImpl::flash && !is_16bit_activations(setup.precision)) {
       return invalid("--attention flash needs 16-bit activations (fp16, bf16, amp-*, fp8), not " +
                      std::string(precision_name(setup.precision)));

@@ -310,7 +310,11 @@ Graph yolov5(double depth_multiple, double width_multiple, int64_t num_classes, 
 // A JSON value for a message, cut short so that a wrong value cannot flood it.
 std::string brief(const json& v) {
   std::string text = v.dump();
-  return text.size() <= 60 ? text : text.substr(0, 57) + "...";
+  if (text.size() > 60) {
+    text.resize(57);
+    text += "...";
+  }
+  return text;
 }
 
 // Reads one JSON object's fields, keeping the first error. Field paths are where + "." + key.

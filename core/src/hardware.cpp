@@ -359,6 +359,7 @@ std::optional<Error> parse_assumptions_json(std::string_view text, const std::st
   only_keys(r, a, "assumptions",
             {"jpeg_decode_images_per_s_per_core", "kernel_launch_overhead_s", "gemm_efficiency", "hbm_efficiency",
              "nvlink_allreduce_busbw_efficiency", "pcie_efficiency", "network_allreduce_efficiency",
+             "eager_host_overhead_per_kernel_s",
              "spot_interruptions_per_hour", "checkpoint_restart_overhead_s"});
   // A null value means "not known": the built-in default stays (and says so where it is used).
   auto set = [&](const char* key, double& out, double min, double max) {
@@ -374,6 +375,7 @@ std::optional<Error> parse_assumptions_json(std::string_view text, const std::st
   set("pcie_efficiency", e.pcie, 0.05, 1.0);
   set("network_allreduce_efficiency", e.network, 0.05, 1.2);
   set("kernel_launch_overhead_s", e.kernel_overhead_s, 1e-7, 1e-3);
+  set("eager_host_overhead_per_kernel_s", e.host_overhead_per_kernel_s, 1e-7, 1e-2);
   set("jpeg_decode_images_per_s_per_core", c.input.image_samples_per_s_per_core, 1, 1e5);
   set("checkpoint_restart_overhead_s", c.restart_s, 0, 86400);
   double interruptions = 0;

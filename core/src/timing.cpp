@@ -64,10 +64,13 @@ WorkProfile transformer_work(const Model& model, const Setup& setup, const Estim
     // Flash attention reads Q, K, V and writes O once (Dao et al. 2022).
     add(w, "attention.core", core_flops, L * b.activation * T * (2 * q + 2 * kv) / t, 0, L);
   } else {
-    // Eager: scores written, softmax read+write, (dropout read+write), read by the second matmul.
-    add(w, "attention.core", core_flops,
-        L * (b.activation * T * (2 * q + 2 * kv) / t + b.activation * a * T * T * (4 + 2 * drop) / t),
-        0, L * (4 + drop));
+    // Eager: scores written; softmax reads them and writes probabilities at the residual
+    // precision (autocast runs softmax in fp32); dropout reads and writes them (+ mask); autocast
+    // casts them back to 16 bits for the second matmul, which reads them.
+    const double act = b.activation, r = b.residual;
+    const double per_score = act + act + r + drop * (2 * r + 1) + (r != act ? r + act : 0) + act;
+    add(w, "attention.core", core_flops, L * (act * T * (2 * q + 2 * kv) / t + per_score * a * T * T / t), 0,
+        L * (4 + drop + (r != act ? 1 : 0)));
   }
   add(w, "attention.out", L * 2 * T * q * h / t, L * b.activation * T * (q / t + h), L * b.weight * q * h / t, L);
   add(w, "mlp.in", L * 2 * T * h * f * in_mats * routed / t, L * b.activation * T * (h + f * in_mats * routed / t),
@@ -260,13 +263,15 @@ Result<Rates> rates_for(const Model& model, const Setup& setup, const Gpu& gpu, 
 }
 
 double roofline_s(const WorkProfile& work, const Rates& r, const Efficiencies& eff, double batch) {
-  double total = 0;
+  double gpu = 0, kernels = 0;
   for (const auto& op : work.ops) {
     const double c = op.flops_per_sample * batch / r.compute;
     const double m = (op.bytes_per_sample * batch + op.weight_bytes) / r.memory;
-    total += std::max(c, m) + op.kernels * eff.kernel_overhead_s;
+    gpu += std::max(c, m) + op.kernels * eff.kernel_overhead_s;
+    kernels += op.kernels;
   }
-  return total;
+  // Small batches are bound by the host enqueuing kernels, not by the GPU running them.
+  return std::max(gpu, kernels * eff.host_overhead_per_kernel_s);
 }
 
 }  // namespace

@@ -2,7 +2,7 @@
 // follows the URL, takes typed input, and supports back/forward.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { serve, launch, waitForState, cliJson, screenshot, webDir } from './harness.mjs';
+import { serve, launch, waitForState, cliJson, screenshot, webDir, clickWidget } from './harness.mjs';
 
 let server, browser, page;
 
@@ -48,14 +48,12 @@ test('the core is callable directly and agrees with the CLI for another model', 
 });
 
 test('typing a batch size into the canvas updates results and the URL; back restores it', async () => {
-  let state = await waitForState(page, 's.widgets && s.widgets.batch');
-  const [x0, y0] = state.widgets.batch;
-  await page.mouse.click(x0 + 40, y0 + 8);
+  await clickWidget(page, 'batch');
   // ImGui 1.86 samples key state once per frame: hold keys long enough to be seen.
   // Focusing an ImGui number field selects its text, so typing replaces it.
   await page.keyboard.type('16', { delay: 50 });
   await page.keyboard.press('Enter', { delay: 100 });
-  state = await waitForState(page, 's.estimate && s.estimate.global_batch === 16');
+  let state = await waitForState(page, 's.estimate && s.estimate.global_batch === 16');
   assert.match(await page.evaluate(() => location.hash), /batch=16/);
   const cli = await cliJson(['estimate', '--model', 'gpt2-small', '--batch', '16', '--precision', 'amp-bf16']);
   assert.deepEqual(state.estimate.memory_bytes, cli.memory_bytes);

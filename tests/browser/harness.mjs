@@ -50,6 +50,26 @@ export async function waitForState(page, predicate = 'true') {
   return page.evaluate(() => window.gpuplanState);
 }
 
+// The screen rectangle (CSS px) of a named widget, once the layout has settled (ImGui sizes
+// tables and child windows over the first frames).
+export async function widget(page, name) {
+  let last = null;
+  for (let i = 0; i < 50; ++i) {
+    const s = await waitForState(page, `s.widgets && s.widgets[${JSON.stringify(name)}]`);
+    const r = s.widgets[name];
+    if (last && JSON.stringify(last) === JSON.stringify(r)) return r;
+    last = r;
+    await page.waitForTimeout(100);
+  }
+  throw new Error(`widget ${name} did not settle`);
+}
+
+// Clicks the middle-left part of a named widget.
+export async function clickWidget(page, name, dx = 40) {
+  const [x0, y0, , y1] = await widget(page, name);
+  await page.mouse.click(x0 + dx, (y0 + y1) / 2);
+}
+
 // Runs the native CLI and parses its JSON output.
 export async function cliJson(args) {
   const { stdout } = await promisify(execFile)(cliPath, [...args, '--json']);

@@ -55,6 +55,7 @@ Result<RunOptions> take_run_options(Args& args);
 // Commands: each takes the arguments after its name and returns the exit code.
 int cmd_models(Args args);
 int cmd_estimate(Args args);
+int cmd_verify(Args args);
 int cmd_gpus(Args args);
 int cmd_instances(Args args);
 int cmd_plan(Args args);

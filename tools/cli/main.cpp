@@ -27,6 +27,9 @@ commands:
        [--compliance hipaa|gdpr|gov] [--min-gpu-memory-gb G] [--max-nodes N] [--top K] [--json]
                                            rank GPU/instance/parallelism choices
   validate FILE.csv [--json]               predict measured throughput rows; print errors and MAPE
+  verify FILE [--json] [--trust KEY_B64]   check a gpuplan-probe file's signature, show its summary;
+                                           exit 0 valid (signed by a --trust key if given), 1 invalid,
+                                           unsigned or untrusted
 
 setup options:
   --mode train|infer            --batch N (global)       --micro-batch N (per GPU)
@@ -85,6 +88,7 @@ int main(int argc, char** argv) {
   const std::map<std::string, int (*)(Args)> commands = {
       {"models", gpuplan::cli::cmd_models},
       {"estimate", gpuplan::cli::cmd_estimate},
+      {"verify", gpuplan::cli::cmd_verify},
       {"gpus", gpuplan::cli::cmd_gpus},
       {"instances", gpuplan::cli::cmd_instances},
       {"plan", gpuplan::cli::cmd_plan},
@@ -93,10 +97,10 @@ int main(int argc, char** argv) {
   const std::string command = argv[1];
   auto it = commands.find(command);
   if (it == commands.end()) return gpuplan::cli::usage_error("unknown command '" + command + "'");
-  // validate takes its file as a positional argument.
+  // validate and verify take their file as a positional argument.
   int first = 2;
   std::string positional;
-  if (command == "validate" && argc > 2 && std::strncmp(argv[2], "--", 2) != 0) {
+  if ((command == "validate" || command == "verify") && argc > 2 && std::strncmp(argv[2], "--", 2) != 0) {
     positional = argv[2];
     first = 3;
   }

@@ -54,7 +54,8 @@ struct Setup {
   Precision precision = Precision::fp32;
   Optimizer optimizer = Optimizer::adamw;
   Checkpointing checkpointing = Checkpointing::none;
-  Attention attention = Attention::automatic;  // automatic: flash at 16-bit, eager at fp32
+  // automatic: flash at 16-bit for rotary-position (LLaMA-family) models, else eager.
+  Attention attention = Attention::automatic;
   int dp = 1;                 // data-parallel replicas
   int zero_stage = 0;         // 0-3; 3 is also FSDP full sharding
   int tp = 1;                 // tensor-parallel degree

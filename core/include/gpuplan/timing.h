@@ -49,7 +49,10 @@ struct Efficiencies {
   double nvlink = 0.70;        // all-reduce bus bandwidth vs NVLink per-direction peak
   double pcie = 0.80;          // vs PCIe per-direction peak
   double network = 0.70;       // vs the instance's network bandwidth
-  double kernel_overhead_s = 4e-6;  // per kernel launch
+  double kernel_overhead_s = 4e-6;  // GPU-side gap per kernel launch
+  // Host time per kernel in eager PyTorch (Python, dispatcher, launch); the host runs ahead of
+  // the GPU asynchronously, so a pass takes the larger of the two.
+  double host_overhead_per_kernel_s = 45e-6;
   // Measured peaks from a probe file (0: use spec x efficiency above).
   double measured_gemm_flop_per_s = 0;
   double measured_hbm_bytes_per_s = 0;

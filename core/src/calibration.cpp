@@ -1,0 +1,58 @@
+#include "gpuplan/calibration.h"
+
+#include <cstdio>
+
+namespace gpuplan {
+namespace {
+
+std::optional<double> gemm_for(const ProbeGemm& g, Precision p) {
+  switch (p) {
+    case Precision::fp32: return g.fp32;
+    case Precision::tf32: return g.tf32;
+    case Precision::fp16:
+    case Precision::amp_fp16: return g.fp16;
+    case Precision::bf16:
+    case Precision::amp_bf16: return g.bf16;
+    case Precision::fp8: return g.fp8;
+  }
+  return std::nullopt;
+}
+
+std::string ratio(const char* what, double measured, double spec) {
+  char b[160];
+  std::snprintf(b, sizeof b, "%s: measured %.4g, %.0f %% of the spec %.4g", what, measured,
+                spec > 0 ? 100 * measured / spec : 0.0, spec);
+  return b;
+}
+
+}  // namespace
+
+Calibrated calibrate(const Efficiencies& base, const ProbeSummary& s, const Gpu& gpu, Precision precision) {
+  Calibrated c;
+  c.efficiencies = base;
+  if (s.catalog_gpu_id && *s.catalog_gpu_id != gpu.id) {
+    c.gpu_matches = false;
+    c.notes.push_back("the probe measured " + *s.catalog_gpu_id + ", not " + gpu.id + "; not calibrated");
+    return c;
+  }
+  if (auto g = gemm_for(s.gemm_flop_per_s, precision)) {
+    c.efficiencies.measured_gemm_flop_per_s = *g;
+    auto peak = dense_peak_flop_per_s(gpu, precision);
+    c.notes.push_back(ratio(("GEMM " + std::string(precision_name(precision)) + " FLOP/s").c_str(), *g,
+                            peak.ok() ? peak.value() : 0));
+  } else {
+    c.notes.push_back(std::string("no measured GEMM for ") + precision_name(precision) + "; spec x efficiency kept");
+  }
+  if (s.hbm_copy_bytes_per_s) {
+    c.efficiencies.measured_hbm_bytes_per_s = *s.hbm_copy_bytes_per_s;
+    c.notes.push_back(ratio("HBM copy bytes/s", *s.hbm_copy_bytes_per_s, gpu.memory_bandwidth_bytes_per_s));
+  }
+  if (s.allreduce_busbw_bytes_per_s) {
+    c.efficiencies.measured_intra_busbw_bytes_per_s = *s.allreduce_busbw_bytes_per_s;
+    c.notes.push_back(ratio("all-reduce bus bytes/s", *s.allreduce_busbw_bytes_per_s,
+                            gpu.nvlink_bandwidth_bytes_per_s / 2));
+  }
+  return c;
+}
+
+}  // namespace gpuplan

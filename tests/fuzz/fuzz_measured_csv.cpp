@@ -1,0 +1,39 @@
+// The validation CSV (tests/validation/*.csv, `gpuplan validate`): parse_measured_csv, then the
+// predictions of its first rows: finite, non-negative, and errors that name the row.
+#include <cstddef>
+#include <cstdint>
+
+#include "fuzz_check.h"
+#include "gpuplan/validation.h"
+
+using namespace gpuplan;
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  const std::string_view text(reinterpret_cast<const char*>(data), size);
+  auto rows = parse_measured_csv(text, "fuzz.csv");
+  if (!rows.ok()) {
+    fuzz::check_error(rows.error());
+    return 0;
+  }
+  std::vector<MeasuredRow> first;
+  for (const auto& r : rows.value()) {
+    FUZZ_CHECK(r.num_gpus >= 1 && r.batch_size_per_gpu >= 1 && r.seq_len_or_resolution >= 1);
+    FUZZ_CHECK(r.value > 0 && std::isfinite(r.value));
+    FUZZ_CHECK(r.line >= 2);
+    if (first.size() < 4) first.push_back(r);
+  }
+  const Catalog& cat = fuzz::catalog();
+  auto report = validate_measurements(cat, first, cat.efficiencies);
+  if (!report.ok()) {
+    fuzz::check_error(report.error());
+    FUZZ_CHECK(report.error().message.rfind("row ", 0) == 0);
+    return 0;
+  }
+  FUZZ_CHECK(report.value().rows.size() == first.size());
+  FUZZ_CHECK(fuzz::finite_nonneg(report.value().mape));
+  for (const auto& v : report.value().rows) {
+    FUZZ_CHECK(fuzz::finite_nonneg(v.predicted));
+    FUZZ_CHECK(std::isfinite(v.error));
+  }
+  return 0;
+}

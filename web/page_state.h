@@ -1,0 +1,60 @@
+#pragma once
+// Everything the page's URL carries: the workload request (same keys as the CLI), the custom
+// model editor, hardware, run length, pricing and planner filters, and the open tab. One
+// function reads it, one writes it, so a shared link restores the page exactly.
+
+#include <string>
+
+#include "gpuplan/cost.h"
+#include "gpuplan/model.h"
+#include "gpuplan/plan.h"
+#include "gpuplan/request.h"
+
+namespace gpuplan::web {
+
+enum class Tab { results, plans, hardware, benchmarks };
+const char* tab_name(Tab t);
+
+// A model described in the page rather than picked from the zoo.
+struct CustomModel {
+  enum class Kind { none, transformer, cnn } kind = Kind::none;
+  TransformerSpec transformer;  // kind == transformer (editor or uploaded config.json)
+  std::string cnn_builder = "resnet";  // kind == cnn: resnet, vgg, mobilenet_v2, yolov5
+  int64_t cnn_depth = 50;
+  int64_t cnn_classes = 1000;
+  double cnn_width = 1.0;   // mobilenet width / yolov5 width multiple
+  double cnn_depth_multiple = 1.0;  // yolov5
+  std::string name;         // shown in the UI (e.g. the uploaded model's name)
+};
+
+struct PageState {
+  Request request;
+  CustomModel custom;
+  std::string gpu = "a100-sxm4-80gb";
+  int gpus = 1;
+  std::string instance;     // when set, the GPU and count come from it
+  int nodes = 1;
+  RunLength run;
+  Pricing pricing = Pricing::on_demand;
+  std::string region;
+  std::string provider;     // planner and instance-table filter
+  std::string compliance;
+  Objective objective = Objective::cost;
+  double deadline_hours = 0;
+  double budget_usd = 0;
+  int max_nodes = 8;
+  Tab tab = Tab::results;
+};
+
+// The page's defaults (GPT-2 small, AMP bf16, batch 8 on one A100 80 GB).
+PageState default_page_state();
+
+// URL query <-> state. Unknown keys and malformed values give an Error naming the key.
+Result<PageState> page_state_from_query(const std::string& query);
+std::string page_state_to_query(const PageState& s);
+
+// The Model a state describes (zoo model or custom one); Error for an unknown id or an
+// invalid custom description.
+Result<Model> resolve_model(const Catalog& catalog, const PageState& s);
+
+}  // namespace gpuplan::web
