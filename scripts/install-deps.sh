@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 packages=(build-essential cmake ninja-build pkg-config git ca-certificates
           nlohmann-json3-dev libsodium-dev libgtest-dev googletest
           libglfw3-dev libgl-dev xvfb
-          emscripten nodejs npm chromium
+          emscripten chromium
           clang-14 libclang-rt-14-dev python3
           mkdocs mkdocs-material)
 for arg in "$@"; do
@@ -25,6 +25,10 @@ missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
 done
+# Node.js may come from elsewhere (e.g. NodeSource, whose nodejs bundles npm and conflicts with
+# Debian's npm package): only the commands matter.
+command -v node >/dev/null || missing+=(nodejs)
+command -v npm >/dev/null || missing+=(npm)
 if [ ${#missing[@]} -gt 0 ]; then
   sudo=""
   [ "$(id -u)" -eq 0 ] || sudo="sudo"

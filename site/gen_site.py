@@ -290,7 +290,8 @@ class Site:
                      "--tokens", "1e9", "--top", "5"]
         self.write("home-plan.md", code_block("$ " + self.cli.display(plan_args) + "\n" + self.cli.run_text(plan_args), "text"))
         est_args = ["estimate", "--model", "llama-2-7b", "--batch", "8", "--seq", "4096", "--precision", "amp-bf16",
-                    "--checkpointing", "selective", "--gpu", "h100-sxm5-80gb"]
+                    "--checkpointing", "selective", "--gpu", "h100-sxm5-80gb", "--gpus", "8", "--dp", "8",
+                    "--zero", "3"]
         self.write("home-estimate.md", code_block("$ " + self.cli.display(est_args) + "\n" + self.cli.run_text(est_args), "text"))
         self.write("cli-help.md", code_block("$ gpuplan --help\n" + self.cli.help, "text"))
         self.calculator_keys()
@@ -356,7 +357,8 @@ class Site:
 
         # A worked example: term by term.
         ex_args = ["estimate", "--model", "llama-2-7b", "--batch", "8", "--seq", "4096", "--precision", "amp-bf16",
-                   "--checkpointing", "selective", "--gpu", "h100-sxm5-80gb"]
+                   "--checkpointing", "selective", "--gpu", "h100-sxm5-80gb", "--gpus", "8", "--dp", "8",
+                   "--zero", "3"]
         ex = cli.json(ex_args)
         terms = [("weights", "weights"), ("gradients", "gradients"), ("optimizer states", "optimizer"),
                  ("activations", "activations"), ("KV cache", "kv_cache"), ("workspace", "workspace"),
@@ -433,13 +435,18 @@ class Site:
             lack = [p for p in ["fp32", "tf32", "fp16", "bf16", "fp8"] if p not in have]
             if lack:
                 missing.append([f"`{gid}`", ", ".join(lack)])
-        self.write("method-missing-peaks.md", table(["GPU", "no sourced dense peak for"], missing))
+        self.write("method-missing-peaks.md", table(["GPU", "no sourced dense peak for"], missing) if missing else
+                   "Every GPU in the catalog has a sourced dense peak for FP32, TF32, FP16, BF16 and FP8.\n")
         mfu_args = ["estimate", "--model", "resnet50", "--batch", "256", "--gpu", "a100-sxm4-80gb"]
         mfu = cli.json(mfu_args)
+        m = mfu["time"]["mfu"]
         self.write("method-mfu-note.md",
-                   f"- **MFU against the precision's peak.** FP32 CNNs are timed with their convolutions at the TF32 "
-                   f"peak, but MFU is reported against the FP32 peak, so it can exceed 100 %: "
-                   f"`{cli.display(mfu_args)}` reports an MFU of {pct(mfu['time']['mfu'])} against "
+                   (f"- **MFU against the precision's peak.** FP32 CNNs are timed with their convolutions at the TF32 "
+                    f"peak, but MFU is reported against the FP32 peak, so it can exceed 100 %: "
+                    if m > 1 else
+                    f"- **MFU against the precision's peak.** MFU divides by the dense peak of the chosen precision, "
+                    f"even where FP32 convolutions run at the TF32 peak: ") +
+                   f"`{cli.display(mfu_args)}` reports an MFU of {pct(m)} against "
                    f"{tflops(mfu['time']['peak_flop_per_s'])}.\n")
 
         # Validation against published measurements.
@@ -693,8 +700,54 @@ class Site:
         except OSError:
             return None
 
+    def probe_sizes(self, binary):
+        """The sizes each case uses in a quick and a full run, read from two simulated runs."""
+        if not binary:
+            self.write("probe-sizes.md", "**Unknown** here: no `gpuplan-probe` binary was built with this site, so "
+                                         "the sizes could not be read from a run; see `native_probe/README.md`.\n")
+            return
+
+        def binary_size(b):
+            for unit, div in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+                if b >= div and b % div == 0:
+                    return f"{b // div} {unit}"
+            return f"{b} B"
+
+        sizes = {}
+        with tempfile.TemporaryDirectory() as tmp:
+            for mode in ("quick", "full"):
+                out = os.path.join(tmp, mode + ".json")
+                p = subprocess.run([binary, "--simulate", "h100-sxm5-80gb:2", "--no-metadata", "--" + mode, "--out", out,
+                                    "--key", os.path.join(tmp, "key")], capture_output=True, text=True, timeout=120)
+                if p.returncode not in (0, 1) or not os.path.exists(out):
+                    self.write("probe-sizes.md", f"**Unknown**: a simulated run failed at build time (exit "
+                                                 f"{p.returncode}).\n")
+                    return
+                with open(out, encoding="utf-8") as f:
+                    payload = json.loads(base64.b64decode(json.load(f)["payload"]))
+                for r in payload.get("results", []):
+                    prm = r.get("params") or {}
+                    vals = []
+                    if "sweep" in prm:
+                        vals = [f"n = {s['n']}" for s in prm["sweep"]]
+                    elif "n" in prm:
+                        vals = [f"n = {prm['n']}"]
+                    elif "array_bytes" in prm:
+                        vals = [f"{binary_size(prm['array_bytes'])} arrays"]
+                    elif "bytes" in prm:
+                        vals = [binary_size(prm["bytes"])]
+                    cur = sizes.setdefault(r["case"], {"quick": [], "full": []})[mode]
+                    for v in vals:
+                        if v not in cur:
+                            cur.append(v)
+        rows = [[f"`{case}`", ", ".join(v["quick"]) or "–", ", ".join(v["full"]) or "–"] for case, v in sizes.items()]
+        self.write("probe-sizes.md", table(["case", "quick (default)", "`--full`"], rows) +
+                   "\n*Read from two simulated runs on two H100s at build time. A real run starts from these sizes "
+                   "and steps down when a size runs out of memory or one iteration takes too long.*\n")
+
     def probe_example(self, binary, has_verify):
         """A simulated run: what a file looks like, checked with `gpuplan verify`."""
+        self.probe_sizes(binary)
         if not binary:
             self.write("probe-example.md", "*No `gpuplan-probe` binary was built with this site, so no example "
                                            "file is shown.*\n")

@@ -93,16 +93,23 @@ int scatter(const char* id, const std::vector<ScatterPoint>& points, float heigh
   auto py = [&](double y) { return b.y - static_cast<float>((std::log10(y) - ly0) / (ly1 - ly0)) * (b.y - a.y); };
   const unsigned int grid = IM_COL32(70, 75, 85, 255), text = IM_COL32(200, 200, 200, 255);
   char buf[32];
-  for (int d = static_cast<int>(std::floor(lx0)); d <= static_cast<int>(std::ceil(lx1)); ++d) {
-    const double v = std::pow(10.0, d);
-    if (std::log10(v) < lx0 || std::log10(v) > lx1) continue;
+  // Ticks at 1, 2 and 5 times each power of ten inside the range.
+  auto ticks = [](double lo, double hi) {
+    std::vector<double> out;
+    for (int d = static_cast<int>(std::floor(lo)); d <= static_cast<int>(std::ceil(hi)); ++d) {
+      for (double m : {1.0, 2.0, 5.0}) {
+        const double v = m * std::pow(10.0, d);
+        if (std::log10(v) >= lo && std::log10(v) <= hi) out.push_back(v);
+      }
+    }
+    return out;
+  };
+  for (double v : ticks(lx0, lx1)) {
     dl->AddLine(ImVec2(px(v), a.y), ImVec2(px(v), b.y), grid);
     std::snprintf(buf, sizeof buf, "%g h", v);
     dl->AddText(ImVec2(px(v) - 10, b.y + 2), text, buf);
   }
-  for (int d = static_cast<int>(std::floor(ly0)); d <= static_cast<int>(std::ceil(ly1)); ++d) {
-    const double v = std::pow(10.0, d);
-    if (std::log10(v) < ly0 || std::log10(v) > ly1) continue;
+  for (double v : ticks(ly0, ly1)) {
     dl->AddLine(ImVec2(a.x, py(v)), ImVec2(b.x, py(v)), grid);
     std::snprintf(buf, sizeof buf, "%g USD", v);
     dl->AddText(ImVec2(p0.x, py(v) - ImGui::GetTextLineHeight() / 2), text, buf);

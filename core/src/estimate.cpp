@@ -87,6 +87,12 @@ std::optional<Error> validate_setup(const Setup& s) {
   if (s.dp < 1 || s.dp > kMaxParallel) return invalid("--dp must be between 1 and 1000000, got " + std::to_string(s.dp));
   if (s.tp < 1 || s.tp > kMaxParallel) return invalid("--tp must be between 1 and 1000000, got " + std::to_string(s.tp));
   if (s.pp < 1 || s.pp > kMaxParallel) return invalid("--pp must be between 1 and 1000000, got " + std::to_string(s.pp));
+  // Each degree alone is bounded; their product (the GPU count, an int) must be too.
+  const int64_t gpus = int64_t{s.dp} * s.tp * s.pp;
+  if (gpus > kMaxParallel) {
+    return invalid("--dp x --tp x --pp = " + std::to_string(gpus) +
+                   " GPUs; at most 1000000 are modelled (lower --dp, --tp or --pp)");
+  }
   if (s.zero_stage < 0 || s.zero_stage > 3) return invalid("--zero must be 0, 1, 2 or 3, got " + std::to_string(s.zero_stage));
   if (s.global_batch < 0 || s.global_batch > kMaxBatch) return invalid("--batch must be between 1 and 100000000, got " + std::to_string(s.global_batch));
   if (s.micro_batch < 0 || s.micro_batch > kMaxBatch) return invalid("--micro-batch must be between 1 and 100000000, got " + std::to_string(s.micro_batch));

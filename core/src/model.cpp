@@ -1,8 +1,10 @@
 // Model descriptions: parsing data/models/*.json and checking transformer hyperparameters.
 #include <algorithm>
+#include <cstdio>
 
 #include "gpuplan/catalog.h"
 #include "gpuplan/model.h"
+#include "gpuplan/transformer.h"
 #include "graph_builders.h"
 #include "json_reader.h"
 
@@ -11,6 +13,7 @@ namespace {
 
 constexpr int64_t kMaxDim = 1'000'000;
 constexpr int64_t kMaxVocab = 10'000'000;
+constexpr double kMaxParams = 1e14;  // 500x GPT-3 (1.75e11, Brown et al. 2020)
 
 }  // namespace
 
@@ -43,6 +46,19 @@ std::optional<Error> validate_transformer(const TransformerSpec& s, const std::s
     return bad("max_positions", "must be > 0 with learned positions");
   }
   if (s.head == HeadKind::classifier && s.num_classes <= 0) return bad("num_classes", "must be > 0 for a classifier head");
+  // Parameter counts are int64 sums of rows x cols x count: bound what the fields imply (counted
+  // in double here) far above any real model, so those sums cannot overflow.
+  double params = 0;
+  for (const auto& t : transformer_parameters(s)) {
+    params += static_cast<double>(t.rows) * static_cast<double>(t.cols) * static_cast<double>(t.count);
+  }
+  if (params > kMaxParams) {
+    char count[32];
+    std::snprintf(count, sizeof count, "%.3g", params);
+    return make_error(Errc::invalid_argument, where + ": " + count +
+                                                  " parameters is more than the 1e14 gpuplan models "
+                                                  "(check layers, hidden, ffn_hidden, vocab and experts)");
+  }
   return std::nullopt;
 }
 

@@ -70,7 +70,7 @@ class BuiltSite(unittest.TestCase):
         plan = cli("plan", "--model", "gpt2-small", "--batch", "64", "--seq", "1024", "--precision", "amp-bf16",
                    "--tokens", "1e9", "--top", "5")
         est = cli("estimate", "--model", "llama-2-7b", "--batch", "8", "--seq", "4096", "--precision", "amp-bf16",
-                  "--checkpointing", "selective", "--gpu", "h100-sxm5-80gb")
+                  "--checkpointing", "selective", "--gpu", "h100-sxm5-80gb", "--gpus", "8", "--dp", "8", "--zero", "3")
         self.assertIn(norm(plan), home)
         self.assertIn(norm(est), home)
         self.assertIn(norm(cli("--help")), page_text("calculator-help/index.html"))
@@ -100,6 +100,19 @@ class BuiltSite(unittest.TestCase):
             labels = sorted((v[lang] for v in guide_check.VERDICTS.values()), key=len, reverse=True)
             found = len(re.findall("|".join(re.escape(x) for x in labels), text))
             self.assertGreaterEqual(found, 2 * n_claims, "verdicts on the page")
+
+    def test_probe_page_names_every_case_the_probe_lists(self):
+        probe = gen_site.find_probe_binary(os.environ.get("GPUPLAN_PROBE"))
+        if not probe:
+            self.skipTest("no gpuplan-probe binary in this build")
+        listing = subprocess.run([probe, "--list"], capture_output=True, text=True, check=True).stdout
+        cases = [ln.split()[0] for ln in listing.splitlines() if ln.strip()]
+        self.assertGreater(len(cases), 5)
+        with open(os.path.join(SITE, "probe", "index.html"), encoding="utf-8") as f:
+            raw = f.read()
+        table = raw[raw.find('id="what-each-case-measures"'):raw.find('id="how-it-measures"')]
+        for case in cases:
+            self.assertIn(f"<code>{case}</code>", table, f"the probe guide's case table describes {case}")
 
     def test_stale_prices_are_flagged_by_age(self):
         info = page_text("data/index.html")
