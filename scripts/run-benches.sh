@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
-# Runs every benchmark binary in BUILD_DIR/bench (bench_*) and prints what each measures.
+# Runs every benchmark: the native bench_* binaries in BUILD_DIR/bench, then the page benchmark
+# when the wasm build exists. Run from anywhere; benches read files relative to the repo root.
 set -euo pipefail
+cd "$(dirname "$0")/.."
 build=${1:-build/native}
 shopt -s nullglob
-benches=("$build"/bench/bench_*)
-if [ ${#benches[@]} -eq 0 ]; then
-  echo "no benchmarks built yet"
-  exit 0
-fi
-for b in "${benches[@]}"; do
+for b in "$build"/bench/bench_*; do
   [ -x "$b" ] || continue
   echo "== $(basename "$b")"
-  (cd "$(dirname "$0")/.." && "$b")
+  "$b"
 done
+if [ -f build/wasm/site/index.wasm ]; then
+  echo "== bench_web"
+  NODE_PATH="$PWD/node_modules" node bench/bench_web.mjs build/wasm/site
+fi
