@@ -441,11 +441,11 @@ class Site:
         mfu = cli.json(mfu_args)
         m = mfu["time"]["mfu"]
         self.write("method-mfu-note.md",
-                   (f"- **MFU against the precision's peak.** FP32 CNNs are timed with their convolutions at the TF32 "
-                    f"peak, but MFU is reported against the FP32 peak, so it can exceed 100 %: "
+                   ("- **MFU against the precision's peak.** FP32 CNNs are timed with their convolutions at the TF32 "
+                    "peak, but MFU is reported against the FP32 peak, so it can exceed 100 %: "
                     if m > 1 else
-                    f"- **MFU against the precision's peak.** MFU divides by the dense peak of the chosen precision, "
-                    f"even where FP32 convolutions run at the TF32 peak: ") +
+                    "- **MFU against the precision's peak.** MFU divides by the dense peak of the chosen precision, "
+                    "even where FP32 convolutions run at the TF32 peak: ") +
                    f"`{cli.display(mfu_args)}` reports an MFU of {pct(m)} against "
                    f"{tflops(mfu['time']['peak_flop_per_s'])}.\n")
 

@@ -366,9 +366,10 @@ Result<Estimate> estimate(const Model& model, const Setup& setup) {
     if (setup.lora_rank > 0) return invalid("LoRA is modelled for transformers only; model '" + model.id + "' is a layer graph");
     e.resolution = setup.resolution != 0 ? setup.resolution : model.default_resolution;
     if (e.resolution <= 0) return invalid("--resolution is required for model '" + model.id + "'");
-    auto costs = analyze_graph(model.graph, e.resolution, e.resolution);
+    std::optional<GraphCosts> storage;
+    auto costs = model_graph_costs(model, e.resolution, storage);
     if (!costs.ok()) return costs.error();
-    const GraphCosts& g = costs.value();
+    const GraphCosts& g = *costs.value();
     e.params.total = g.params;
     e.params.trainable = g.params;
     e.params.active_per_token = g.params;

@@ -33,9 +33,11 @@ class JsonReader {
       fail(name(key) + ": expected an integer, got " + type_of(*v));
       return fallback.value_or(0);
     }
-    const int64_t x = v->get<int64_t>();
-    if (x < min || x > max) {
-      fail(name(key) + ": " + std::to_string(x) + " is out of range [" + std::to_string(min) + ", " +
+    // Above INT64_MAX the value is unsigned; get<int64_t>() would wrap it to a negative number.
+    const bool too_big = v->is_number_unsigned() && v->get<uint64_t>() > uint64_t(INT64_MAX);
+    const int64_t x = too_big ? max : v->get<int64_t>();
+    if (too_big || x < min || x > max) {
+      fail(name(key) + ": " + v->dump() + " is out of range [" + std::to_string(min) + ", " +
            std::to_string(max) + "]");
     }
     return x;
@@ -212,8 +214,17 @@ inline Result<nlohmann::json> parse_json_text(std::string_view text, const std::
     for (size_t i = 0; i + 1 < locate.pos && i < text.size(); ++i) {
       if (text[i] == '\n') { ++line; col = 1; } else { ++col; }
     }
+    // Two mistakes deserve a hint: Python's json module writes NaN and Infinity, which JSON does
+    // not have, and a number like 1e999 is valid syntax that no double can hold.
+    std::string hint;
+    const std::string_view at = locate.pos >= 1 && locate.pos <= text.size() ? text.substr(locate.pos - 1) : "";
+    if (locate.what.find("number overflow") != std::string::npos) {
+      hint = ": the number does not fit a double";
+    } else if (at.substr(0, 3) == "NaN" || at.substr(0, 8) == "Infinity") {
+      hint = ": JSON has no NaN or Infinity (write null or a number)";
+    }
     return make_error(Errc::parse_error, where + ": not valid JSON at line " + std::to_string(line) +
-                                             ", column " + std::to_string(col));
+                                             ", column " + std::to_string(col) + hint);
   }
   (void)depth;
   return j;

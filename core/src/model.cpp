@@ -166,8 +166,22 @@ Result<Model> parse_model_json(std::string_view text, const std::string& where) 
   if (m.kind == ModelKind::transformer) {
     if (auto err = validate_transformer(m.transformer, where + ": transformer")) return *err;
     if (m.transformer.is_vision() && m.default_resolution == 0) m.default_resolution = m.transformer.image_size;
+  } else if (m.default_resolution > 0) {
+    // Checks the graph at its own default size, and keeps the result for estimates.
+    auto costs = analyze_graph(m.graph, m.default_resolution, m.default_resolution);
+    if (!costs.ok()) return make_error(costs.error().code, where + ": " + costs.error().message);
+    m.default_graph_costs = std::move(costs).value();
   }
   return m;
+}
+
+Result<const GraphCosts*> model_graph_costs(const Model& model, int64_t resolution,
+                                            std::optional<GraphCosts>& storage) {
+  if (model.default_graph_costs && resolution == model.default_resolution) return &*model.default_graph_costs;
+  auto costs = analyze_graph(model.graph, resolution, resolution);
+  if (!costs.ok()) return costs.error();
+  storage = std::move(costs).value();
+  return &*storage;
 }
 
 namespace {

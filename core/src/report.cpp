@@ -6,6 +6,15 @@
 #include <nlohmann/json.hpp>
 
 namespace gpuplan {
+namespace {
+
+// Model ids and LoRA targets come from users as any bytes; invalid UTF-8 is written as U+FFFD
+// rather than thrown (nlohmann's default), which would abort the page and the CLI.
+std::string dump(const nlohmann::ordered_json& j, int indent) {
+  return j.dump(indent, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+}
+
+}  // namespace
 
 std::string estimate_to_json(const Model& model, const Request& request, const Estimate& e,
                              int indent) {
@@ -52,7 +61,7 @@ std::string estimate_to_json(const Model& model, const Request& request, const E
       {"total", m.total()},
   };
   j["notes"] = e.notes;
-  return j.dump(indent);
+  return dump(j, indent);
 }
 
 namespace {
@@ -124,10 +133,10 @@ nlohmann::ordered_json plan_json(const Plan& p) {
 
 }  // namespace
 
-std::string step_time_to_json(const StepTime& t, int indent) { return time_json(t).dump(indent); }
+std::string step_time_to_json(const StepTime& t, int indent) { return dump(time_json(t), indent); }
 
 std::string run_cost_to_json(const PriceQuote& price, const RunCost* cost, int instances, int indent) {
-  return cost_json(price, cost, instances).dump(indent);
+  return dump(cost_json(price, cost, instances), indent);
 }
 
 std::string plan_to_json(const PlanResult& r, int indent) {
@@ -140,7 +149,7 @@ std::string plan_to_json(const PlanResult& r, int indent) {
   j["pareto"] = nlohmann::ordered_json::array();
   for (const auto& p : r.pareto) j["pareto"].push_back(plan_json(p));
   j["notes"] = r.notes;
-  return j.dump(indent);
+  return dump(j, indent);
 }
 
 std::string plan_to_text(const PlanResult& r) {

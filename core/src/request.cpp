@@ -36,6 +36,8 @@ Result<int64_t> parse_int(std::string_view text, const std::string& key) {
   int64_t x = 0;
   for (; i < text.size(); ++i) {
     if (text[i] < '0' || text[i] > '9') return bad_value(key, value, "an integer");
+    // 19 digits can pass int64: stop before the multiplication overflows.
+    if (x > (std::numeric_limits<int64_t>::max() - (text[i] - '0')) / 10) return bad_value(key, value, "an integer");
     x = x * 10 + (text[i] - '0');
   }
   return text[0] == '-' ? -x : x;

@@ -107,9 +107,10 @@ WorkProfile transformer_work(const Model& model, const Setup& setup, const Estim
 }
 
 Result<WorkProfile> graph_work(const Model& model, const Setup& setup, const Estimate& e) {
-  auto costs = analyze_graph(model.graph, e.resolution, e.resolution);
+  std::optional<GraphCosts> storage;
+  auto costs = model_graph_costs(model, e.resolution, storage);
   if (!costs.ok()) return costs.error();
-  const GraphCosts& g = costs.value();
+  const GraphCosts& g = *costs.value();
   const ElementBytes b = element_bytes(setup.precision);
   WorkProfile w;
   w.layers = 1;
@@ -255,6 +256,7 @@ Result<Rates> rates_for(const Model& model, const Setup& setup, const Gpu& gpu, 
   if (setup.precision == Precision::fp32 && model.kind == ModelKind::graph && gpu.peak_dense_flops_per_s.count("tf32")) {
     conv_peak = gpu.peak_dense_flops_per_s.at("tf32");
     r.tf32_convs = true;
+    r.peak = conv_peak;  // MFU against the units that do the work
   }
   r.compute = eff.measured_gemm_flop_per_s > 0 ? eff.measured_gemm_flop_per_s : conv_peak * eff.gemm;
   r.memory = eff.measured_hbm_bytes_per_s > 0 ? eff.measured_hbm_bytes_per_s : gpu.memory_bandwidth_bytes_per_s * eff.hbm;

@@ -39,12 +39,37 @@ Result<std::vector<std::string>> split_csv(std::string_view line, const std::str
   return out;
 }
 
+// Length of the well-formed UTF-8 sequence at s[i] (Unicode 15, table 3-7), 0 when ill-formed.
+size_t utf8_length(std::string_view s, size_t i) {
+  const auto byte = [&](size_t k) { return i + k < s.size() ? static_cast<unsigned char>(s[i + k]) : 0u; };
+  const unsigned c = byte(0);
+  const auto cont = [&](size_t k, unsigned lo = 0x80, unsigned hi = 0xBF) { return byte(k) >= lo && byte(k) <= hi; };
+  if (c < 0x80) return 1;
+  if (c >= 0xC2 && c <= 0xDF) return cont(1) ? 2 : 0;
+  if (c == 0xE0) return cont(1, 0xA0) && cont(2) ? 3 : 0;
+  if (c == 0xED) return cont(1, 0x80, 0x9F) && cont(2) ? 3 : 0;
+  if (c >= 0xE1 && c <= 0xEF) return cont(1) && cont(2) ? 3 : 0;
+  if (c == 0xF0) return cont(1, 0x90) && cont(2) && cont(3) ? 4 : 0;
+  if (c >= 0xF1 && c <= 0xF3) return cont(1) && cont(2) && cont(3) ? 4 : 0;
+  if (c == 0xF4) return cont(1, 0x80, 0x8F) && cont(2) && cont(3) ? 4 : 0;
+  return 0;
+}
+
 }  // namespace
 
 Result<std::vector<MeasuredRow>> parse_measured_csv(std::string_view text, const std::string& where) {
   if (text.size() > kMaxCsvBytes) {
     return make_error(Errc::too_large, where + ": file is " + std::to_string(text.size()) + " bytes; the limit is " +
                                            std::to_string(kMaxCsvBytes) + " bytes");
+  }
+  // Ids and names are echoed into JSON reports, which must be UTF-8.
+  for (size_t i = 0, line = 1; i < text.size();) {
+    const size_t n = utf8_length(text, i);
+    if (n == 0) {
+      return make_error(Errc::parse_error, where + ":" + std::to_string(line) + ": not valid UTF-8 (save the file as UTF-8)");
+    }
+    if (text[i] == '\n') ++line;
+    i += n;
   }
   std::vector<MeasuredRow> rows;
   size_t pos = 0;

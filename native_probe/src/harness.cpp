@@ -137,8 +137,10 @@ Outcome<Measured> Context::measure(const std::vector<int64_t>& sizes, const Budg
     }
     const double t1 = std::max(cal.value().empty() ? 0.0 : cal.value().front(), 1e-9);
     if (t1 > b.max_single_s && smaller_left) {
-      warnings.push_back(what + ": one iteration at size " + size_label(size) + " took " +
-                         std::to_string(t1) + " s; measuring at " + size_label(sizes[i + 1]) + " instead");
+      char secs[32];
+      std::snprintf(secs, sizeof secs, "%.3g", t1);
+      warnings.push_back(what + ": one iteration at size " + size_label(size) + " took " + secs +
+                         " s; measuring at " + size_label(sizes[i + 1]) + " instead");
       continue;
     }
     Iterations it;

@@ -45,7 +45,8 @@ SimulatedDevice::SimulatedDevice(CatalogGpu gpu, int count, SimulatedFaults faul
     else if (p.count("bf16") || p.count("tf32")) cc_major_ = 8, cc_minor_ = 0;
     else cc_major_ = 7, cc_minor_ = 0;
     notes_.push_back("catalog entry " + gpu_.id + " has no compute_capability; simulated as sm_" +
-                     std::to_string(cc_major_) + std::to_string(cc_minor_) + " from its listed precisions");
+                     std::to_string(cc_major_) + std::to_string(cc_minor_) +
+                     " (the oldest architecture with its listed precisions)");
   }
   if (!gpu_.pcie_gen) notes_.push_back("catalog entry " + gpu_.id + " has no pcie_gen; simulated as PCIe gen 4 x16");
 }

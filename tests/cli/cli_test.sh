@@ -66,5 +66,31 @@ echo '{not json' >"$tmp/broken.json"
 expect hf-malformed 1 "not valid JSON at line 1" -- estimate --hf-config "$tmp/broken.json"
 expect hf-missing-file 1 "cannot open file" -- estimate --hf-config "$tmp/nope.json"
 
+# Bad inputs (the core-level catalogue is tests/core/bad_inputs_test.cpp): exit 1 and one line.
+: >"$tmp/empty.json"
+expect hf-empty-file 1 "empty.json: file is empty" -- estimate --hf-config "$tmp/empty.json"
+truncate -s 100M "$tmp/huge.json"  # sparse, so it costs no disk; rejected by size before reading
+expect hf-100mb-file 1 "huge.json: file is 104857600 bytes; the limit is 4194304 bytes" -- estimate --hf-config "$tmp/huge.json"
+printf '%.0s[' $(seq 100) >"$tmp/deep.json"
+expect hf-deep-nesting 1 "deep.json: nesting deeper than 64 levels" -- estimate --hf-config "$tmp/deep.json"
+echo '{"model_type": "llama", "num_hidden_layers": "32"}' >"$tmp/type.json"
+expect hf-wrong-type 1 "type.json: num_hidden_layers: expected an integer, got a string" -- estimate --hf-config "$tmp/type.json"
+echo '{"model_type": "llama", "num_hidden_layers": -0}' >"$tmp/zero.json"
+expect hf-minus-zero 1 "zero.json: num_hidden_layers: 0 is out of range [1, 10000000]" -- estimate --hf-config "$tmp/zero.json"
+echo '{"model_type": "llama", "num_hidden_layers": NaN}' >"$tmp/nan.json"
+expect hf-nan-token 1 "nan.json: not valid JSON at line 1, column 46: JSON has no NaN or Infinity (write null or a number)" -- estimate --hf-config "$tmp/nan.json"
+echo '{"model_type": "llama", "num_hidden_layers": 1e999}' >"$tmp/overflow.json"
+expect hf-number-overflow 1 "overflow.json: not valid JSON at line 1, column 50: the number does not fit a double" -- estimate --hf-config "$tmp/overflow.json"
+echo '{"schema_version": 2, "kind": "gpuplan-probe"}' >"$tmp/future.probe.json"
+expect probe-unknown-version 1 "payload: schema_version 2 is not supported (this build reads 1)" -- verify "$tmp/future.probe.json"
+printf 'id,model,gpu,num_gpus,precision,batch_size_per_gpu,seq_len_or_resolution,task,metric,value\n\xff,gpt2-small,a100-sxm4-80gb,1,fp32,8,1024,train,mfu,0.4\n' >"$tmp/latin1.csv"
+expect csv-not-utf8 1 "latin1.csv:2: not valid UTF-8 (save the file as UTF-8)" -- validate "$tmp/latin1.csv"
+expect unknown-gpu 1 "--gpu: unknown GPU 'h9000' (run 'gpuplan gpus')" -- estimate --model gpt2-small --gpu h9000
+expect batch-overflows-int64 1 "--batch: '9999999999999999999' is not an integer" -- estimate --model gpt2-small --batch 9999999999999999999
+expect pp-exceeds-layers 1 "--pp 13 exceeds the 12 layers of model 'gpt2-small'" -- estimate --model gpt2-small --pp 13
+expect too-many-gpus 1 "--dp x --tp x --pp = 1000000000 GPUs; at most 1000000 are modelled (lower --dp, --tp or --pp)" -- estimate --model gpt2-small --dp 1000 --tp 1000 --pp 1000
+expect plan-fits-nowhere 1 "memory binds: no configuration fits in GPU memory; the closest (" -- plan --model llama-2-7b --seq 10000000 --tokens 1e9 --max-nodes 2
+expect json-report-not-utf8 0 "" -- estimate --model gpt2-small --lora-targets $'q_proj,\xff' --json
+
 echo "cli: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -231,3 +231,19 @@ TEST(Planner, SaysWhichLimitBinds) {
 
 }  // namespace
 }  // namespace gpuplan
+
+namespace gpuplan {
+namespace {
+
+TEST(StepTime, Fp32ConvolutionsOnTf32TensorCoresKeepMfuBelowOne) {
+  // PyTorch runs fp32 convolutions on TF32 tensor cores by default, so MFU is measured against
+  // the TF32 peak; against the fp32 peak it would exceed 100 %.
+  gpuplan::Setup s;
+  s.global_batch = 256;
+  const Timed x = time_on("resnet50", "a100-sxm4-80gb", 1, s);
+  EXPECT_DOUBLE_EQ(x.t.peak_flop_per_s, 156e12);
+  EXPECT_LT(x.t.mfu, 1.0);
+}
+
+}  // namespace
+}  // namespace gpuplan

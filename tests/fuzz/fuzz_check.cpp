@@ -59,6 +59,15 @@ void check_run_cost(const RunCost& c, double usd_per_hour) {
   FUZZ_CHECK(std::fabs(c.usd_total - c.expected_hours * usd_per_hour) <= 1e-9 * (1 + c.usd_total));
 }
 
+bool json_writable(const std::vector<std::string>& strings) {
+  try {
+    (void)nlohmann::json(strings).dump();
+    return true;
+  } catch (const nlohmann::json::exception&) {
+    return false;
+  }
+}
+
 void exercise(const Model& model, const Setup& s, const Gpu* gpu, int gpus) {
   auto e = estimate(model, s);
   if (!e.ok()) {

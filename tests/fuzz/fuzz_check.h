@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "gpuplan/catalog.h"
 #include "gpuplan/cost.h"
@@ -40,6 +41,9 @@ void check_estimate(const Estimate& e, const Setup& s);
 void check_step_time(const StepTime& t);
 // Finite, non-negative, and cost = expected time x price.
 void check_run_cost(const RunCost& c, double usd_per_hour);
+
+// Whether nlohmann/json can write these strings (valid UTF-8) without throwing.
+bool json_writable(const std::vector<std::string>& strings);
 
 // Estimates `model` under `s`; when that succeeds checks the estimate and its JSON report and,
 // given a GPU, the step time on `gpus` of them and the cost of a 1e9-token run.

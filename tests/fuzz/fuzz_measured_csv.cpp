@@ -1,5 +1,6 @@
 // The validation CSV (tests/validation/*.csv, `gpuplan validate`): parse_measured_csv, then the
-// predictions of its first rows: finite, non-negative, and errors that name the row.
+// predictions of its first rows: finite, non-negative, and errors that name the row. Text fields
+// must be writable as JSON (valid UTF-8).
 #include <cstddef>
 #include <cstdint>
 
@@ -20,6 +21,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     FUZZ_CHECK(r.num_gpus >= 1 && r.batch_size_per_gpu >= 1 && r.seq_len_or_resolution >= 1);
     FUZZ_CHECK(r.value > 0 && std::isfinite(r.value));
     FUZZ_CHECK(r.line >= 2);
+    // `gpuplan validate --json` writes these back out.
+    FUZZ_CHECK(fuzz::json_writable({r.id, r.model, r.gpu, r.precision, r.task, r.metric}));
     if (first.size() < 4) first.push_back(r);
   }
   const Catalog& cat = fuzz::catalog();

@@ -5,7 +5,10 @@
 #include <nlohmann/json.hpp>
 
 #include "cli.h"
+#include "gpuplan/calibration.h"
 #include "gpuplan/estimate.h"
+#include "gpuplan/probe_file.h"
+#include "gpuplan/signing.h"
 #include "gpuplan/report.h"
 #include "gpuplan/timing.h"
 
@@ -17,6 +20,7 @@ int cmd_estimate(Args args) {
   const std::string gpus_text = take(args, "gpus");
   const std::string instance_id = take(args, "instance");
   const std::string nodes_text = take(args, "nodes");
+  const std::string probe_path = take(args, "probe");
   auto run = take_run_options(args);
   if (!run.ok()) return fail(run.error());
   auto catalog = load_embedded_catalog();
@@ -59,8 +63,8 @@ int cmd_estimate(Args args) {
       if (n.value() < 1 || n.value() > 4096) return fail({Errc::invalid_argument, "--gpus must be between 1 and 4096"});
       gpus = static_cast<int>(n.value());
     }
-  } else if (!gpus_text.empty() || !nodes_text.empty()) {
-    return usage_error("estimate: --gpus and --nodes need --gpu or --instance");
+  } else if (!gpus_text.empty() || !nodes_text.empty() || !probe_path.empty()) {
+    return usage_error("estimate: --gpus, --nodes and --probe need --gpu or --instance");
   }
   Setup& s = request.setup;
   if (gpu) {
@@ -80,6 +84,7 @@ int cmd_estimate(Args args) {
   if (!e.ok()) return fail(e.error());
 
   std::optional<StepTime> time;
+  std::optional<StepTime> calibrated;
   std::optional<PriceQuote> price;
   std::optional<RunCost> cost;
   if (gpu) {
@@ -90,6 +95,24 @@ int cmd_estimate(Args args) {
     auto t = estimate_step_time(model, s, e.value(), work.value(), cluster.value(), cat.efficiencies, cat.input);
     if (!t.ok()) return fail(t.error());
     time = t.value();
+    if (!probe_path.empty()) {
+      // Calibrated beside spec-based: the probe's measured GEMM, HBM and all-reduce figures.
+      std::string text, error;
+      if (!read_file(probe_path, text, error, kMaxProbeFileBytes)) return fail({Errc::invalid_argument, error});
+      auto f = read_probe_file(text, signing::verify_detached, {});
+      if (!f.ok()) return fail({f.error().code, probe_path + ": " + f.error().message});
+      if (f.value().signature == ProbeSignature::invalid) {
+        return fail({Errc::signature_invalid, probe_path + ": signature invalid: " + f.value().reason});
+      }
+      const Calibrated cal = calibrate(cat.efficiencies, f.value().payload->summary, *gpu, s.precision);
+      if (!cal.gpu_matches) return fail({Errc::invalid_argument, probe_path + ": " + cal.notes.front()});
+      auto tc = estimate_step_time(model, s, e.value(), work.value(), cluster.value(), cal.efficiencies, cat.input);
+      if (!tc.ok()) return fail(tc.error());
+      calibrated = tc.value();
+      calibrated->notes.insert(calibrated->notes.begin(), cal.notes.begin(), cal.notes.end());
+      if (f.value().payload->simulated) calibrated->notes.push_back("the probe file is SIMULATED (not measured)");
+      if (f.value().signature == ProbeSignature::unsigned_file) calibrated->notes.push_back("the probe file is unsigned");
+    }
     if (e.value().memory.total() > gpu->memory_bytes) {
       time->notes.push_back("does not fit: needs " + format_bytes(e.value().memory.total()) + " per GPU, " + gpu->id +
                             " has " + format_bytes(gpu->memory_bytes));
@@ -123,6 +146,7 @@ int cmd_estimate(Args args) {
       j["gpu_memory_bytes"] = gpu->memory_bytes;
     }
     if (time) j["time"] = nlohmann::ordered_json::parse(step_time_to_json(*time));
+    if (calibrated) j["time_calibrated"] = nlohmann::ordered_json::parse(step_time_to_json(*calibrated));
     if (price) {
       j["cost"] = nlohmann::ordered_json::parse(run_cost_to_json(*price, cost ? &*cost : nullptr, nodes));
     } else if (cost) {
@@ -132,6 +156,7 @@ int cmd_estimate(Args args) {
   } else {
     std::printf("%s", estimate_to_text(model, e.value()).c_str());
     if (time) std::printf("%s", time_to_text(*time, price ? &*price : nullptr, cost ? &*cost : nullptr).c_str());
+    if (calibrated) std::printf("Calibrated with %s\n%s", probe_path.c_str(), time_to_text(*calibrated, nullptr, nullptr).c_str());
   }
   return 0;
 }

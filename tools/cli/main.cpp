@@ -39,7 +39,7 @@ setup options:
   --dp N  --zero 0|1|2|3  --tp N  --sp  --pp N
   --lora-rank N  --qlora  --lora-targets q_proj,v_proj   --generate N (inference)
 
-hardware:     --gpu ID [--gpus N] | --instance ID [--nodes N]
+hardware:     --gpu ID [--gpus N] | --instance ID [--nodes N]   [--probe FILE] (calibrate)
 run length:   --tokens N | --epochs N [--dataset-size N]
 pricing:      --pricing on-demand|monthly|reserved-1y|reserved-3y|bulk|spot [--region R]
               --spot-interruptions-per-hour X --checkpoint-interval-hours H --restart-hours H

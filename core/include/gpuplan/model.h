@@ -87,7 +87,14 @@ struct Model {
   int64_t dataset_size = 0;        // samples per epoch of the dataset named below, 0 if none
   std::string dataset;
   std::vector<std::string> aliases;  // other names users type, e.g. "meta-llama/Llama-2-7b-hf"
+  // Layer graphs: costs at default_resolution, computed once when the model is loaded.
+  std::optional<GraphCosts> default_graph_costs;
 };
+
+// A layer graph's costs at `resolution`: the precomputed ones at the default resolution, or
+// computed into `storage`. The pointer is valid while `model` and `storage` live.
+Result<const GraphCosts*> model_graph_costs(const Model& model, int64_t resolution,
+                                            std::optional<GraphCosts>& storage);
 
 // Checks a transformer's hyperparameters for consistency; the message names the field.
 std::optional<Error> validate_transformer(const TransformerSpec& spec, const std::string& where);
