@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <string_view>
 
 #include "gpuplan/transformer.h"
 
@@ -74,13 +75,14 @@ double adafactor_state_elements(const std::vector<ParamTensor>& tensors) {
   return elements;
 }
 
-bool matches_target(const std::string& tensor_name, const std::string& target) {
-  // "q_proj" matches "self_attn.q_proj.weight" and "decoder.cross_attn.q_proj.weight".
-  const std::string needle = target + ".weight";
-  return tensor_name.size() >= needle.size() &&
-         tensor_name.compare(tensor_name.size() - needle.size(), needle.size(), needle) == 0 &&
-         (tensor_name.size() == needle.size() ||
-          tensor_name[tensor_name.size() - needle.size() - 1] == '.');
+bool matches_target(const ParamTensor& t, std::string_view target) {
+  // "q_proj" matches self_attn.q_proj.weight and decoder.cross_attn.q_proj.weight; "up_proj"
+  // and "mlp.up_proj" both match mlp.up_proj.weight.
+  if (std::string_view(t.param) != "weight") return false;
+  const std::string_view module = t.module;
+  if (module == target) return true;
+  return module.size() > target.size() && module.compare(module.size() - target.size(), target.size(), target) == 0 &&
+         module[module.size() - target.size() - 1] == '.';
 }
 
 std::optional<Error> validate_setup(const Setup& s) {
@@ -169,7 +171,10 @@ Result<Estimate> estimate(const Model& model, const Setup& setup) {
 
   if (model.kind == ModelKind::transformer) {
     TransformerSpec spec = model.transformer;
-    if (auto err = validate_transformer(spec, "model '" + model.id + "'")) return *err;
+    // Validated without building a message prefix; the prefix is added only on failure.
+    if (auto err = validate_transformer(spec, "")) {
+      return make_error(err->code, "model '" + model.id + "'" + err->message);
+    }
     if (spec.is_vision()) {
       if (setup.seq_len != 0) return invalid("--seq does not apply to vision model '" + model.id + "'; use --resolution");
       if (setup.resolution != 0) {
@@ -222,7 +227,7 @@ Result<Estimate> estimate(const Model& model, const Setup& setup) {
       for (const auto& target : setup.lora_targets) {
         bool found = false;
         for (const auto& t : tensors) {
-          if (!matches_target(t.name, target)) continue;
+          if (!matches_target(t, target)) continue;
           found = true;
           lora_params += setup.lora_rank * (t.rows + t.cols) * t.count;
         }
@@ -255,7 +260,7 @@ Result<Estimate> estimate(const Model& model, const Setup& setup) {
         if (matrix) first_matrix += n;
         // Tied embeddings: the last stage keeps its own copy of the output projection.
         if (setup.pp > 1 && t.group == ParamGroup::embedding && spec.tied_embeddings &&
-            t.name == "embed_tokens.weight") {
+            std::string_view(t.module) == "embed_tokens") {
           last += n;
           last_matrix += n;
         }

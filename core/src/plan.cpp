@@ -66,10 +66,19 @@ Result<PlanResult> plan(const Catalog& catalog, const Model& model, const PlanQu
   }
 
   PlanResult result;
-  std::map<SetupKey, Result<Estimate>> estimates;
+  struct Candidate {
+    Setup setup;
+    Result<Estimate> estimate;
+  };
+  std::map<SetupKey, Candidate> estimates;
   std::map<int, Result<WorkProfile>> works;  // by tp
   std::map<std::tuple<const Gpu*, int, int64_t>, Result<double>> forwards;  // (gpu, tp, micro)
-  std::vector<Plan> all;
+  // The best configuration of each (instance, node count), by the objective.
+  auto better_cost_time = [&](double usd_a, double h_a, double usd_b, double h_b) {
+    if (q.objective == Objective::time) return h_a != h_b ? h_a < h_b : usd_a < usd_b;
+    return usd_a != usd_b ? usd_a < usd_b : h_a < h_b;
+  };
+  std::map<std::pair<const Instance*, int>, Plan> best;
   int64_t matched_filters = 0;
   double best_fit_gap = 1e300;  // smallest (needed - capacity) over non-fitting, for the message
   std::string closest_gpu;
@@ -122,10 +131,12 @@ Result<PlanResult> plan(const Catalog& catalog, const Model& model, const PlanQu
                   s.zero_stage = zero;
                   s.micro_batch = micro;
                   s.checkpointing = ckpt;
-                  it = estimates.emplace(key, estimate(model, s)).first;
+                  auto e = estimate(model, s);
+                  it = estimates.emplace(key, Candidate{std::move(s), std::move(e)}).first;
                 }
-                if (!it->second.ok()) continue;
-                const Estimate& e = it->second.value();
+                if (!it->second.estimate.ok()) continue;
+                const Estimate& e = it->second.estimate.value();
+                const Setup& s = it->second.setup;
                 const double need = e.memory.total();
                 if (need > gpu->memory_bytes) {
                   if (need - gpu->memory_bytes < best_fit_gap) {
@@ -135,13 +146,6 @@ Result<PlanResult> plan(const Catalog& catalog, const Model& model, const PlanQu
                   continue;
                 }
                 ++result.fitting;
-                Setup s = base;
-                s.dp = dp;
-                s.tp = tp;
-                s.pp = pp;
-                s.zero_stage = zero;
-                s.micro_batch = micro;
-                s.checkpointing = ckpt;
                 auto w = works.find(tp);
                 if (w == works.end()) w = works.emplace(tp, build_work_profile(model, s, e)).first;
                 if (!w->second.ok()) continue;
@@ -163,6 +167,11 @@ Result<PlanResult> plan(const Catalog& catalog, const Model& model, const PlanQu
                 if (q.deadline_hours > 0 && c.value().expected_hours > q.deadline_hours) continue;
                 if (q.budget_usd > 0 && c.value().usd_total > q.budget_usd) continue;
                 ++result.within_limits;
+                auto slot = best.find({&inst, nodes});
+                const bool wins = slot == best.end() ||
+                                  better_cost_time(c.value().usd_total, c.value().expected_hours,
+                                                   slot->second.cost.usd_total, slot->second.cost.expected_hours);
+                if (!wins) continue;
                 Plan p;
                 p.instance = inst.id;
                 p.provider = inst.provider;
@@ -175,7 +184,7 @@ Result<PlanResult> plan(const Catalog& catalog, const Model& model, const PlanQu
                 p.time = t.value();
                 p.price = *price;
                 p.cost = c.value();
-                all.push_back(std::move(p));
+                best[{&inst, nodes}] = std::move(p);
               }
             }
           }
@@ -194,7 +203,7 @@ Result<PlanResult> plan(const Catalog& catalog, const Model& model, const PlanQu
                           format_bytes(best_fit_gap) + " short (try --checkpointing full, a smaller --batch, "
                           "more --max-nodes, or --lora-rank)");
   }
-  if (all.empty()) {
+  if (best.empty()) {
     std::string why;
     if (q.deadline_hours > 0 && fastest_hours > q.deadline_hours) {
       why = "deadline binds: the fastest plan takes " + std::to_string(fastest_hours).substr(0, 8) + " h";
@@ -205,20 +214,8 @@ Result<PlanResult> plan(const Catalog& catalog, const Model& model, const PlanQu
   }
 
   auto better = [&](const Plan& a, const Plan& b) {
-    if (q.objective == Objective::time) {
-      if (a.cost.expected_hours != b.cost.expected_hours) return a.cost.expected_hours < b.cost.expected_hours;
-      return a.cost.usd_total < b.cost.usd_total;
-    }
-    if (a.cost.usd_total != b.cost.usd_total) return a.cost.usd_total < b.cost.usd_total;
-    return a.cost.expected_hours < b.cost.expected_hours;
+    return better_cost_time(a.cost.usd_total, a.cost.expected_hours, b.cost.usd_total, b.cost.expected_hours);
   };
-  // Best configuration per (instance, nodes), then the ranking.
-  std::map<std::pair<std::string, int>, Plan> best;
-  for (auto& p : all) {
-    auto key = std::make_pair(p.instance, p.nodes);
-    auto it = best.find(key);
-    if (it == best.end() || better(p, it->second)) best[key] = p;
-  }
   std::vector<Plan> ranked;
   for (auto& [key, p] : best) ranked.push_back(p);
   std::sort(ranked.begin(), ranked.end(), better);

@@ -6,51 +6,57 @@ namespace gpuplan {
 namespace {
 
 // Adds a norm's weight (and bias) as `count` tensors.
-void add_norm(std::vector<ParamTensor>& out, const TransformerSpec& s, const std::string& name,
+void add_norm(std::vector<ParamTensor>& out, const TransformerSpec& s, const char* prefix, const char* name,
               int64_t count, bool in_layers) {
-  out.push_back({name + ".weight", ParamGroup::norm, 1, s.hidden, count, false, in_layers});
+  out.push_back({prefix, name, "weight", ParamGroup::norm, 1, s.hidden, count, false, in_layers});
   if (s.norm == NormKind::layernorm && s.norm_bias) {
-    out.push_back({name + ".bias", ParamGroup::norm, 1, s.hidden, count, false, in_layers});
+    out.push_back({prefix, name, "bias", ParamGroup::norm, 1, s.hidden, count, false, in_layers});
   }
+}
+
+// A tensor outside the blocks (embeddings, heads): one copy, not split by pipeline stages.
+ParamTensor single(const char* module, const char* param, ParamGroup group, int64_t rows, int64_t cols,
+                   int64_t count = 1, bool tensor_parallel = false) {
+  return {"", module, param, group, rows, cols, count, tensor_parallel, false};
 }
 
 // A linear layer's weight (out x in) and optional bias. Column- and row-parallel layers are
 // both split across tensor-parallel ranks; a row-parallel bias is replicated (Megatron-LM).
-void add_linear(std::vector<ParamTensor>& out, ParamGroup group, const std::string& name,
+void add_linear(std::vector<ParamTensor>& out, ParamGroup group, const char* prefix, const char* name,
                 int64_t out_features, int64_t in_features, bool bias, int64_t count,
                 bool column_parallel, bool row_parallel) {
   const bool tp = column_parallel || row_parallel;
-  out.push_back({name + ".weight", group, out_features, in_features, count, tp, true});
-  if (bias) out.push_back({name + ".bias", group, 1, out_features, count, column_parallel, true});
+  out.push_back({prefix, name, "weight", group, out_features, in_features, count, tp, true});
+  if (bias) out.push_back({prefix, name, "bias", group, 1, out_features, count, column_parallel, true});
 }
 
-void add_attention(std::vector<ParamTensor>& out, const TransformerSpec& s,
-                   const std::string& prefix, int64_t count) {
+void add_attention(std::vector<ParamTensor>& out, const TransformerSpec& s, const char* prefix,
+                   int64_t count) {
   const int64_t q_dim = s.heads * s.head_dim_or_default();
   const int64_t kv_dim = s.kv_heads_or_default() * s.head_dim_or_default();
-  add_linear(out, ParamGroup::attention, prefix + "q_proj", q_dim, s.hidden, s.qkv_bias, count,
+  add_linear(out, ParamGroup::attention, prefix, "q_proj", q_dim, s.hidden, s.qkv_bias, count,
              true, false);
-  add_linear(out, ParamGroup::attention, prefix + "k_proj", kv_dim, s.hidden, s.qkv_bias, count,
+  add_linear(out, ParamGroup::attention, prefix, "k_proj", kv_dim, s.hidden, s.qkv_bias, count,
              true, false);
-  add_linear(out, ParamGroup::attention, prefix + "v_proj", kv_dim, s.hidden, s.qkv_bias, count,
+  add_linear(out, ParamGroup::attention, prefix, "v_proj", kv_dim, s.hidden, s.qkv_bias, count,
              true, false);
-  add_linear(out, ParamGroup::attention, prefix + "o_proj", s.hidden, q_dim, s.attn_out_bias,
+  add_linear(out, ParamGroup::attention, prefix, "o_proj", s.hidden, q_dim, s.attn_out_bias,
              count, false, true);
 }
 
-void add_mlp(std::vector<ParamTensor>& out, const TransformerSpec& s, int64_t count) {
+void add_mlp(std::vector<ParamTensor>& out, const TransformerSpec& s, const char* prefix, int64_t count) {
   const int64_t experts = s.is_moe() ? s.experts : 1;
   const int64_t n = count * experts;
   if (s.gated_mlp) {
-    add_linear(out, ParamGroup::mlp, "mlp.gate_proj", s.ffn_hidden, s.hidden, s.mlp_bias, n, true,
+    add_linear(out, ParamGroup::mlp, prefix, "mlp.gate_proj", s.ffn_hidden, s.hidden, s.mlp_bias, n, true,
                false);
   }
-  add_linear(out, ParamGroup::mlp, "mlp.up_proj", s.ffn_hidden, s.hidden, s.mlp_bias, n, true,
+  add_linear(out, ParamGroup::mlp, prefix, "mlp.up_proj", s.ffn_hidden, s.hidden, s.mlp_bias, n, true,
              false);
-  add_linear(out, ParamGroup::mlp, "mlp.down_proj", s.hidden, s.ffn_hidden, s.mlp_bias, n, false,
+  add_linear(out, ParamGroup::mlp, prefix, "mlp.down_proj", s.hidden, s.ffn_hidden, s.mlp_bias, n, false,
              true);
   if (s.is_moe()) {
-    out.push_back({"mlp.router.weight", ParamGroup::router, s.experts, s.hidden, count, false, true});
+    out.push_back({prefix, "mlp.router", "weight", ParamGroup::router, s.experts, s.hidden, count, false, true});
   }
 }
 
@@ -58,72 +64,60 @@ void add_mlp(std::vector<ParamTensor>& out, const TransformerSpec& s, int64_t co
 
 std::vector<ParamTensor> transformer_parameters(const TransformerSpec& s) {
   std::vector<ParamTensor> out;
+  out.reserve(48);
   // Embeddings. A vocabulary-parallel embedding is split across tensor-parallel ranks.
-  if (s.vocab > 0) {
-    out.push_back({"embed_tokens.weight", ParamGroup::embedding, s.vocab, s.hidden, 1, true, false});
-  }
+  if (s.vocab > 0) out.push_back(single("embed_tokens", "weight", ParamGroup::embedding, s.vocab, s.hidden, 1, true));
   if (s.is_vision()) {
     // Patch embedding: a conv with kernel = stride = patch size, with bias (Dosovitskiy et al. 2020).
-    out.push_back({"patch_embed.weight", ParamGroup::embedding, s.hidden,
-                   s.channels * s.patch_size * s.patch_size, 1, false, false});
-    out.push_back({"patch_embed.bias", ParamGroup::embedding, 1, s.hidden, 1, false, false});
-    if (s.class_token) {
-      out.push_back({"class_token", ParamGroup::embedding, 1, s.hidden, 1, false, false});
-    }
+    out.push_back(single("patch_embed", "weight", ParamGroup::embedding, s.hidden, s.channels * s.patch_size * s.patch_size));
+    out.push_back(single("patch_embed", "bias", ParamGroup::embedding, 1, s.hidden));
+    if (s.class_token) out.push_back(single("class_token", "weight", ParamGroup::embedding, 1, s.hidden));
   }
   if (s.positions == PositionKind::learned) {
     const int64_t positions = s.is_vision() ? transformer_tokens(s, 0) : s.max_positions;
-    out.push_back({"embed_positions.weight", ParamGroup::embedding, positions, s.hidden, 1, false,
-                   false});
+    out.push_back(single("embed_positions", "weight", ParamGroup::embedding, positions, s.hidden));
   }
   if (s.token_types > 0) {
-    out.push_back({"token_type_embeddings.weight", ParamGroup::embedding, s.token_types, s.hidden,
-                   1, false, false});
+    out.push_back(single("token_type_embeddings", "weight", ParamGroup::embedding, s.token_types, s.hidden));
   }
-  if (s.embedding_norm) add_norm(out, s, "embed_norm", 1, false);
+  if (s.embedding_norm) add_norm(out, s, "", "embed_norm", 1, false);
 
   // Blocks: pre- or post-norm makes no difference to the count: two norms per block.
-  add_norm(out, s, "input_layernorm", s.layers, true);
+  add_norm(out, s, "", "input_layernorm", s.layers, true);
   add_attention(out, s, "self_attn.", s.layers);
-  add_norm(out, s, "post_attention_layernorm", s.layers, true);
-  add_mlp(out, s, s.layers);
+  add_norm(out, s, "", "post_attention_layernorm", s.layers, true);
+  add_mlp(out, s, "", s.layers);
   if (s.decoder_layers > 0) {
-    add_norm(out, s, "decoder.input_layernorm", s.decoder_layers, true);
+    add_norm(out, s, "decoder.", "input_layernorm", s.decoder_layers, true);
     add_attention(out, s, "decoder.self_attn.", s.decoder_layers);
-    add_norm(out, s, "decoder.cross_attn_layernorm", s.decoder_layers, true);
+    add_norm(out, s, "decoder.", "cross_attn_layernorm", s.decoder_layers, true);
     add_attention(out, s, "decoder.cross_attn.", s.decoder_layers);
-    add_norm(out, s, "decoder.post_attention_layernorm", s.decoder_layers, true);
-    add_mlp(out, s, s.decoder_layers);
+    add_norm(out, s, "decoder.", "post_attention_layernorm", s.decoder_layers, true);
+    add_mlp(out, s, "decoder.", s.decoder_layers);
   }
   if (s.positions == PositionKind::relative && s.relative_buckets > 0) {
     // T5 keeps one bias table per stack, in its first layer (Raffel et al. 2020, sec. 2.1).
     const int64_t stacks = s.decoder_layers > 0 ? 2 : 1;
-    out.push_back({"relative_attention_bias.weight", ParamGroup::attention, s.relative_buckets,
-                   s.heads, stacks, false, false});
+    out.push_back(single("relative_attention_bias", "weight", ParamGroup::attention, s.relative_buckets, s.heads, stacks));
   }
-  if (s.final_norm) add_norm(out, s, "final_norm", s.decoder_layers > 0 ? 2 : 1, false);
+  if (s.final_norm) add_norm(out, s, "", "final_norm", s.decoder_layers > 0 ? 2 : 1, false);
 
   // Heads.
   if (s.pooler) {
-    out.push_back({"pooler.dense.weight", ParamGroup::head, s.hidden, s.hidden, 1, false, false});
-    out.push_back({"pooler.dense.bias", ParamGroup::head, 1, s.hidden, 1, false, false});
+    out.push_back(single("pooler.dense", "weight", ParamGroup::head, s.hidden, s.hidden));
+    out.push_back(single("pooler.dense", "bias", ParamGroup::head, 1, s.hidden));
   }
   if (s.head == HeadKind::lm) {
     if (s.lm_head_transform) {
-      out.push_back({"lm_head.transform.weight", ParamGroup::head, s.hidden, s.hidden, 1, false,
-                     false});
-      out.push_back({"lm_head.transform.bias", ParamGroup::head, 1, s.hidden, 1, false, false});
-      add_norm(out, s, "lm_head.transform.norm", 1, false);
+      out.push_back(single("lm_head.transform", "weight", ParamGroup::head, s.hidden, s.hidden));
+      out.push_back(single("lm_head.transform", "bias", ParamGroup::head, 1, s.hidden));
+      add_norm(out, s, "", "lm_head.transform.norm", 1, false);
     }
-    if (!s.tied_embeddings) {
-      out.push_back({"lm_head.weight", ParamGroup::head, s.vocab, s.hidden, 1, true, false});
-    }
-    if (s.lm_head_bias) {
-      out.push_back({"lm_head.bias", ParamGroup::head, 1, s.vocab, 1, true, false});
-    }
+    if (!s.tied_embeddings) out.push_back(single("lm_head", "weight", ParamGroup::head, s.vocab, s.hidden, 1, true));
+    if (s.lm_head_bias) out.push_back(single("lm_head", "bias", ParamGroup::head, 1, s.vocab, 1, true));
   } else if (s.head == HeadKind::classifier) {
-    out.push_back({"classifier.weight", ParamGroup::head, s.num_classes, s.hidden, 1, false, false});
-    out.push_back({"classifier.bias", ParamGroup::head, 1, s.num_classes, 1, false, false});
+    out.push_back(single("classifier", "weight", ParamGroup::head, s.num_classes, s.hidden));
+    out.push_back(single("classifier", "bias", ParamGroup::head, 1, s.num_classes));
   }
   return out;
 }

@@ -15,14 +15,19 @@ enum class ParamGroup { embedding, attention, mlp, router, norm, head };
 
 // One kind of parameter tensor, repeated `count` times (e.g. once per layer).
 struct ParamTensor {
-  std::string name;   // PyTorch-like module name: "q_proj", "mlp.up_proj", "wte", ...
-  ParamGroup group;
+  // PyTorch-like name in static pieces (no allocation): prefix + module + "." + param, e.g.
+  // "decoder.cross_attn." + "q_proj" + "." + "weight".
+  const char* prefix = "";
+  const char* module = "";
+  const char* param = "weight";
+  ParamGroup group = ParamGroup::embedding;
   int64_t rows = 0;   // out features (1 for vectors)
   int64_t cols = 0;   // in features
   int64_t count = 1;  // how many such tensors in the whole model
   bool tensor_parallel = false;  // split across tensor-parallel ranks (Megatron-LM layout)
   bool in_layers = false;        // repeated per block (divided across pipeline stages)
   int64_t numel() const { return rows * cols * count; }
+  std::string name() const { return std::string(prefix) + module + "." + param; }
 };
 
 // Every parameter tensor of the model; the sum of numel() is the parameter count.
