@@ -40,14 +40,9 @@ WorkProfile transformer_work(const Model& model, const Setup& setup, const Estim
   if (s.is_vision()) s.image_size = e.resolution;
   const ElementBytes b = element_bytes(setup.precision);
   const double t = setup.tp;
-  const double T = static_cast<double>(transformer_tokens(s, e.seq_len));
-  const double h = static_cast<double>(s.hidden);
-  const double a = static_cast<double>(s.heads);
-  const double q = static_cast<double>(s.heads * s.head_dim_or_default());
-  const double kv = static_cast<double>(s.kv_heads_or_default() * s.head_dim_or_default());
-  const double f = static_cast<double>(s.ffn_hidden);
+  const TransformerDims d = transformer_dims(s, e.seq_len);
+  const double T = d.t, h = d.h, a = d.a, q = d.q, kv = d.kv, f = d.f, routed = d.routed;
   const double in_mats = s.gated_mlp ? 2.0 : 1.0;
-  const double routed = s.is_moe() ? static_cast<double>(s.experts_per_token) : 1.0;
   const double experts = s.is_moe() ? static_cast<double>(s.experts) : 1.0;
   const double L = static_cast<double>(s.layers + s.decoder_layers);
   const bool flash = e.attention == "flash";

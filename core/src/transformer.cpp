@@ -128,18 +128,25 @@ int64_t transformer_tokens(const TransformerSpec& s, int64_t seq_len) {
   return side * side + (s.class_token ? 1 : 0);
 }
 
+TransformerDims transformer_dims(const TransformerSpec& s, int64_t seq_len) {
+  return {static_cast<double>(transformer_tokens(s, seq_len)),
+          static_cast<double>(s.hidden),
+          static_cast<double>(s.heads),
+          static_cast<double>(s.heads * s.head_dim_or_default()),
+          static_cast<double>(s.kv_heads_or_default() * s.head_dim_or_default()),
+          static_cast<double>(s.ffn_hidden),
+          s.is_moe() ? static_cast<double>(s.experts_per_token) : 1.0};
+}
+
 TransformerFlops transformer_forward_flops(const TransformerSpec& s, int64_t seq_len) {
   // Per token and block (Narayanan et al. 2021, "Efficient Large-Scale Language Model Training
   // on GPU Clusters", appendix: 24*h^2 + 4*s*h per token per layer for an MLP of 4h, MHA):
   //   QKV 2*h*(q + 2*kv), scores 2*s*q, weighted values 2*s*q, output 2*q*h,
   //   MLP 2*h*f*(2 or 3 matrices) per routed expert, router 2*h*E.
-  const double t = static_cast<double>(transformer_tokens(s, seq_len));
-  const double h = static_cast<double>(s.hidden);
-  const double q = static_cast<double>(s.heads * s.head_dim_or_default());
-  const double kv = static_cast<double>(s.kv_heads_or_default() * s.head_dim_or_default());
-  const double f = static_cast<double>(s.ffn_hidden);
+  // Plain variables, not structured bindings: lambdas below capture them.
+  const TransformerDims d = transformer_dims(s, seq_len);
+  const double t = d.t, h = d.h, q = d.q, kv = d.kv, f = d.f, routed = d.routed;
   const double matrices = s.gated_mlp ? 3.0 : 2.0;
-  const double routed = s.is_moe() ? static_cast<double>(s.experts_per_token) : 1.0;
 
   auto block = [&](TransformerFlops& out, double layers, double tokens) {
     out.qkv_proj += layers * tokens * 2 * h * (q + 2 * kv);
@@ -190,13 +197,8 @@ LayerActivations transformer_layer_activations(const TransformerSpec& s, int64_t
   //              dropout mask 1*s*h;
   //   scores:    softmax output e*a*s^2, with dropout its mask 1*a*s^2 and output e*a*s^2.
   // Flash attention keeps no s^2 terms, only the log-sum-exp, 4*a*s bytes (Dao et al. 2022).
-  const double t = static_cast<double>(transformer_tokens(s, seq_len));
-  const double h = static_cast<double>(s.hidden);
-  const double a = static_cast<double>(s.heads);
-  const double q = static_cast<double>(s.heads * s.head_dim_or_default());
-  const double kv = static_cast<double>(s.kv_heads_or_default() * s.head_dim_or_default());
-  const double f = static_cast<double>(s.ffn_hidden);
-  const double routed = s.is_moe() ? static_cast<double>(s.experts_per_token) : 1.0;
+  const TransformerDims d = transformer_dims(s, seq_len);
+  const double t = d.t, h = d.h, a = d.a, q = d.q, kv = d.kv, f = d.f, routed = d.routed;
   const double mask = s.dropout ? 1.0 : 0.0;
 
   LayerActivations out;

@@ -36,6 +36,13 @@ std::vector<ParamTensor> transformer_parameters(const TransformerSpec& spec);
 // Tokens one sample feeds through the blocks (patches + class token for vision models).
 int64_t transformer_tokens(const TransformerSpec& spec, int64_t seq_len);
 
+// The sizes the cost formulas use, as doubles: tokens per sample t, hidden h, heads a, query
+// width q = heads x head_dim, key/value width kv, MLP width f, experts a token is routed to.
+struct TransformerDims {
+  double t, h, a, q, kv, f, routed;
+};
+TransformerDims transformer_dims(const TransformerSpec& spec, int64_t seq_len);
+
 // Forward FLOPs of one sample, by term; multiply-add = 2 FLOPs. Attention is computed over the
 // full seq x seq score matrix, as implementations do (Narayanan et al. 2021, sec. 3 and app.).
 struct TransformerFlops {
