@@ -373,6 +373,8 @@ Result<ProbeFile> read_probe_file(std::string_view text, VerifyFn verify,
   const std::string payload_b64 = r.string("payload", std::nullopt);
   const json* sigs = r.value("signatures", false);
   if (sigs && !sigs->is_array()) r.fail("signatures: expected an array, got " + JsonReader::type_of(*sigs));
+  static const json kNoSignatures = json::array();
+  if (!sigs) sigs = &kNoSignatures;  // absent: read as an empty list, i.e. an unsigned file
   if (auto e = r.finish()) return *e;
   auto payload = base64_decode(payload_b64);
   if (!payload) return make_error(Errc::schema_error, where + ": payload: not valid base64 (RFC 4648, padded)");

@@ -9,7 +9,7 @@ class NoCudaDevice : public Device {
   bool simulated() const override { return false; }
   Outcome<std::vector<GpuInfo>> open() override {
     return Failure{Failure::Kind::unsupported, "built_without_cuda", "make_cuda_device()", "no_cuda.cpp",
-                   "this gpuplan-probe was built without CUDA (nvcc was not found at configure time); rebuild on a "
+                   "this gpuplan-probe was built without CUDA (no nvcc at configure time, or a sanitizer build); rebuild on a "
                    "machine with the CUDA toolkit, or use --simulate GPU_ID"};
   }
   SoftwareInfo software() override { return {}; }
