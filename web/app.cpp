@@ -557,8 +557,15 @@ void App::draw_sidebar() {
   if (ImGui::CollapsingHeader("Setup", ImGuiTreeNodeFlags_DefaultOpen)) {
     bool edited = enum_combo("Mode##mode", s.mode, {Mode::train, Mode::infer}, mode_name);
     remember("mode");
-    edited |= input_int("Global batch##batch", s.global_batch, 1, 100'000'000);
-    remember("batch");
+    {
+      // Shows the batch the estimate resolved (global = micro x data-parallel GPUs by default).
+      int64_t shown = s.global_batch != 0 ? s.global_batch : (c_.estimate ? c_.estimate->global_batch : 0);
+      if (input_int("Global batch##batch", shown, 1, 100'000'000)) {
+        s.global_batch = shown;
+        edited = true;
+      }
+      remember("batch");
+    }
     edited |= input_int("Micro-batch (0 = auto)##micro-batch", s.micro_batch, 0, 100'000'000);
     remember("micro-batch");
     if (images) {
