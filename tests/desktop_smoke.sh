@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# The desktop build of the calculator in a real X window (Xvfb): it starts from a query given on
+# the command line, draws frames, and publishes the same results the CLI computes.
+# Usage: desktop_smoke.sh PATH_TO_gpuplan-desktop PATH_TO_gpuplan
+set -euo pipefail
+app=${1:?app}; cli=${2:?cli}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+GPUPLAN_MAX_FRAMES=20 GPUPLAN_STATE_FILE="$tmp/state.json" \
+  xvfb-run -a -s "-screen 0 1280x800x24" "$app" "model=resnet50&batch=64&precision=amp-fp16"
+"$cli" estimate --model resnet50 --batch 64 --precision amp-fp16 --json >"$tmp/cli.json"
+/usr/bin/python3 - "$tmp/state.json" "$tmp/cli.json" <<'PY'
+import json, sys
+page = json.load(open(sys.argv[1]))
+cli = json.load(open(sys.argv[2]))
+assert page["error"] == "", page["error"]
+assert page["estimate"]["params"] == cli["params"] == 25557032, (page["estimate"]["params"], cli["params"])
+assert page["estimate"]["memory_bytes"] == cli["memory_bytes"], "memory differs from the CLI"
+print("desktop: 1 passed, 0 failed")
+PY
