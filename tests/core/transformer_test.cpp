@@ -124,3 +124,37 @@ TEST(TransformerActivations, FlashAttentionKeepsNoSquareTerms) {
 
 }  // namespace
 }  // namespace gpuplan
+
+#include <nlohmann/json.hpp>
+
+namespace gpuplan {
+namespace {
+
+// tests/reference/torch_reference.json: bytes autograd saves for backward in real PyTorch
+// (tools/torch_reference.py, saved_tensors_hooks, unique storages, fp32, batch 1).
+double reference_saved(const std::string& model, const std::string& run) {
+  const auto j = nlohmann::json::parse(test::read_repo_file("tests/reference/torch_reference.json"));
+  return j["models"][model]["saved_activation_bytes"][run].get<double>();
+}
+
+TEST(TransformerActivations, Gpt2SmallMatchesPyTorchSavedTensorsWithin5Percent) {
+  // The reference GPT-2 uses explicit attention matmuls and no dropout; compare the blocks plus
+  // the final norm's and the LM head's inputs (the loss is not part of that measurement).
+  TransformerSpec s = test::model("gpt2-small").transformer;
+  s.dropout = false;
+  const LayerActivations la = transformer_layer_activations(s, 1024, 4, 4, AttentionImpl::eager);
+  const double ours = 12 * la.total() + 2 * 4.0 * 1024 * 768;
+  const double torch = reference_saved("gpt2", "seq1024_batch1_no_dropout");
+  EXPECT_NEAR(ours / torch, 1.0, 0.05) << ours << " vs " << torch;
+}
+
+TEST(TransformerActivations, VitB16EstimateMatchesPyTorchSavedTensorsWithin5Percent) {
+  gpuplan::Setup setup;  // fp32, eager attention, batch 1 (torchvision's ViT has no dropout by default)
+  auto e = estimate(test::model("vit-b-16"), setup);
+  ASSERT_TRUE(e.ok()) << e.error().message;
+  const double torch = reference_saved("vit_b_16", "batch1");
+  EXPECT_NEAR(e.value().memory.activations / torch, 1.0, 0.05) << e.value().memory.activations << " vs " << torch;
+}
+
+}  // namespace
+}  // namespace gpuplan
