@@ -292,3 +292,82 @@ TEST(ProbeFile, SimulatedProbeFixtureVerifiesAndMatchesTheCatalog) {
 
 }  // namespace
 }  // namespace gpuplan
+
+namespace gpuplan {
+namespace {
+
+// Over a thousand mutations of one signed file: each is rejected (an error, or a signature
+// verdict other than valid), or, when it does not touch the signed content (JSON whitespace, key
+// order, a duplicated key with the same value), it still verifies to the same payload bytes.
+TEST(ProbeFileTampering, EveryMutationIsRejectedOrVerifiesToTheSamePayload) {
+  const auto k = key('a');
+  const std::string original = signing::sign_probe_payload(payload(), k);
+  const std::string signed_payload = payload();
+  int mutations = 0, rejected = 0, same = 0;
+  auto check = [&](const std::string& text, const std::string& what) {
+    ++mutations;
+    auto f = read(text);
+    if (!f.ok() || f.value().signature != ProbeSignature::valid) {
+      ++rejected;
+      return;
+    }
+    ++same;
+    EXPECT_EQ(f.value().payload_bytes, signed_payload) << what << " verified to different bytes";
+  };
+  const json env = json::parse(original);
+  const std::string p = *base64_decode(env["payload"].get<std::string>());
+  const std::string sig = *base64_decode(env["signatures"][0]["sig"].get<std::string>());
+  // Every byte of the payload, flipped (one bit).
+  for (size_t i = 0; i < p.size(); ++i) {
+    std::string q = p;
+    q[i] = static_cast<char>(q[i] ^ 0x01);
+    json j = env;
+    j["payload"] = base64_encode(q);
+    check(j.dump(), "payload byte " + std::to_string(i));
+  }
+  // Every byte of the signature.
+  for (size_t i = 0; i < sig.size(); ++i) {
+    std::string s = sig;
+    s[i] = static_cast<char>(s[i] ^ 0x80);
+    json j = env;
+    j["signatures"][0]["sig"] = base64_encode(s);
+    check(j.dump(), "signature byte " + std::to_string(i));
+  }
+  // Truncations of the file text.
+  for (size_t n = 0; n < original.size(); n += std::max<size_t>(1, original.size() / 100)) {
+    check(original.substr(0, n), "truncated at " + std::to_string(n));
+  }
+  // Another key, with and without a matching key id; another payload type.
+  {
+    json j = env;
+    j["signatures"][0]["public_key"] = base64_encode(key('b').public_key);
+    check(j.dump(), "swapped key");
+    j["signatures"][0]["keyid"] = probe_key_id(key('b').public_key);
+    check(j.dump(), "swapped key and key id");
+    for (const char* type : {"application/json", "application/vnd.gpuplan.probe+json; version=2", ""}) {
+      json t = env;
+      t["payloadType"] = type;
+      check(t.dump(), std::string("payload type ") + type);
+    }
+  }
+  // Duplicated JSON keys: a second "payload" holding other bytes (the parser keeps the last one).
+  {
+    const std::string forged = base64_encode(payload(1, R"(, "p2p_bytes_per_s": 1e15)"));
+    std::string text = original;
+    text.insert(text.rfind('}'), ", \"payload\": \"" + forged + "\"");
+    check(text, "duplicated payload key with other bytes");
+    std::string same_dup = original;
+    same_dup.insert(same_dup.rfind('}'), ", \"payload\": " + env["payload"].dump());
+    check(same_dup, "duplicated payload key with the same bytes");
+  }
+  // Changes outside the signed content: whitespace and key order.
+  check(env.dump(2), "pretty-printed envelope");
+  check(json::parse(original).dump(), "re-serialised envelope");
+  EXPECT_GE(mutations, 1000);
+  EXPECT_GE(same, 3);  // the formatting changes and the harmless duplicate still verify
+  EXPECT_EQ(rejected + same, mutations);
+  EXPECT_LE(same, 4) << "a mutation of signed content verified";
+}
+
+}  // namespace
+}  // namespace gpuplan
