@@ -10,6 +10,13 @@ namespace {
 
 // Model ids and LoRA targets come from users as any bytes; invalid UTF-8 is written as U+FFFD
 // rather than thrown (nlohmann's default), which would abort the page and the CLI.
+// One aligned "  label   value" line of the text reports.
+void append_row(std::string& out, const char* label, const std::string& value) {
+  char line[200];
+  std::snprintf(line, sizeof line, "  %-28s %s\n", label, value.c_str());
+  out += line;
+}
+
 std::string dump(const nlohmann::ordered_json& j, int indent) {
   return j.dump(indent, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
 }
@@ -179,11 +186,7 @@ std::string plan_to_text(const PlanResult& r) {
 
 std::string time_to_text(const StepTime& t, const PriceQuote* price, const RunCost* cost) {
   std::string out;
-  char line[200];
-  auto row = [&](const char* label, const std::string& value) {
-    std::snprintf(line, sizeof line, "  %-28s %s\n", label, value.c_str());
-    out += line;
-  };
+  auto row = [&](const char* label, const std::string& value) { append_row(out, label, value); };
   auto secs = [](double s) {
     char b[40];
     std::snprintf(b, sizeof b, "%.4g s", s);
@@ -249,11 +252,7 @@ std::string format_flops(double flops) {
 
 std::string estimate_to_text(const Model& model, const Estimate& e) {
   std::string out;
-  char line[160];
-  auto row = [&](const char* label, const std::string& value) {
-    std::snprintf(line, sizeof line, "  %-28s %s\n", label, value.c_str());
-    out += line;
-  };
+  auto row = [&](const char* label, const std::string& value) { append_row(out, label, value); };
   out += model.name + " (" + model.id + ")\n";
   row("parameters", std::to_string(e.params.total));
   row("trainable parameters", std::to_string(e.params.trainable));
