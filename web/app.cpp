@@ -1023,8 +1023,10 @@ void App::draw_benchmarks() {
   if (!f.payload) return;
   const ProbePayload& p = *f.payload;
   if (p.simulated) error_text("SIMULATED: figures made from the catalog by gpuplan-probe --simulate, not measured.");
-  ImGui::Text("%s x%lld (%s), %s to %s", p.summary.gpu_name.c_str(), static_cast<long long>(p.summary.gpu_count),
-              p.summary.catalog_gpu_id.value_or("not in catalog").c_str(), p.started_utc.c_str(), p.finished_utc.c_str());
+  ImGui::Text("%s x%lld (%s) on %lld node%s, %s to %s", p.summary.gpu_name.c_str(),
+              static_cast<long long>(p.summary.gpu_count), p.summary.catalog_gpu_id.value_or("not in catalog").c_str(),
+              static_cast<long long>(p.summary.node_count), p.summary.node_count == 1 ? "" : "s", p.started_utc.c_str(),
+              p.finished_utc.c_str());
   if (p.cloud_instance_type) ImGui::Text("Instance: %s", p.cloud_instance_type->c_str());
   const Gpu* g = p.summary.catalog_gpu_id ? catalog_.find_gpu(*p.summary.catalog_gpu_id) : nullptr;
   if (ImGui::BeginTable("measured", 3, ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersOuter)) {

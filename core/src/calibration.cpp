@@ -47,7 +47,14 @@ Calibrated calibrate(const Efficiencies& base, const ProbeSummary& s, const Gpu&
     c.efficiencies.measured_hbm_bytes_per_s = *s.hbm_copy_bytes_per_s;
     c.notes.push_back(ratio("HBM copy bytes/s", *s.hbm_copy_bytes_per_s, gpu.memory_bandwidth_bytes_per_s));
   }
-  if (s.allreduce_busbw_bytes_per_s) {
+  if (s.allreduce_busbw_bytes_per_s && s.node_count > 1) {
+    // A ring across nodes runs at the pace of the network between them.
+    c.efficiencies.measured_inter_busbw_bytes_per_s = *s.allreduce_busbw_bytes_per_s;
+    char b[160];
+    std::snprintf(b, sizeof b, "all-reduce bus bytes/s across %lld nodes: measured %.4g (used between nodes)",
+                  static_cast<long long>(s.node_count), *s.allreduce_busbw_bytes_per_s);
+    c.notes.push_back(b);
+  } else if (s.allreduce_busbw_bytes_per_s) {
     c.efficiencies.measured_intra_busbw_bytes_per_s = *s.allreduce_busbw_bytes_per_s;
     c.notes.push_back(ratio("all-reduce bus bytes/s", *s.allreduce_busbw_bytes_per_s,
                             gpu.nvlink_bandwidth_bytes_per_s / 2));

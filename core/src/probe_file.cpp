@@ -106,6 +106,7 @@ ProbeSummary read_summary(const json& j, const std::string& where, JsonReader& p
   s.gpu_name = r.string("gpu_name", std::nullopt);
   s.catalog_gpu_id = nullable_string(r, "catalog_gpu_id");
   s.gpu_count = r.integer("gpu_count", std::nullopt, 0, 1'000'000);
+  s.node_count = r.integer("node_count", std::nullopt, 1, 100'000);
   s.slowest_gpu = r.integer("slowest_gpu", std::nullopt, 0, 1'000'000);
   if (!r.error() && s.gpu_count > 0 && s.slowest_gpu >= s.gpu_count) {
     r.fail("summary.slowest_gpu: " + std::to_string(s.slowest_gpu) + " is not below gpu_count " +
@@ -151,6 +152,7 @@ void read_results(const json& results, const std::string& where, ProbePayload& p
     r.string("case", std::nullopt);
     const size_t status = r.choice("status", {"passed", "waived", "failed"}, std::nullopt);
     require_type(r, "gpu", {"integer", "null"});
+    require_type(r, "node", {"integer", "null"});
     require_type(r, "reason", {"string", "null"});
     require_type(r, "params", {"object"});
     require_type(r, "unit", {"string", "null"});
@@ -295,6 +297,7 @@ Result<ProbePayload> parse_probe_payload(std::string_view payload, const std::st
   if (r.error()) return *r.error();
   if (auto e = check_schema_version(r, kProbeSchemaVersion)) return *e;
   ProbePayload p;
+  int64_t nodes_listed = 0;
   const std::string kind = r.string("kind", std::nullopt);
   if (!r.error() && kind != "gpuplan-probe") {
     r.fail("kind: '" + kind + "' is not 'gpuplan-probe' (this is not a probe payload)");
@@ -313,6 +316,13 @@ Result<ProbePayload> parse_probe_payload(std::string_view payload, const std::st
   require_type(r, "environment", {"object"});
   require_type(r, "software", {"object"});
   require_type(r, "gpus", {"array"});
+  if (const json* nodes = r.value("nodes", true)) {
+    if (!nodes->is_array() || nodes->empty()) {
+      r.fail("nodes: expected a non-empty array (one entry per node), got " + JsonReader::type_of(*nodes));
+    } else {
+      nodes_listed = static_cast<int64_t>(nodes->size());
+    }
+  }
   require_type(r, "topology", {"object", "null"});
   if (const json* host = r.object("host", true)) {
     JsonReader h(*host, where, "host");
@@ -347,6 +357,10 @@ Result<ProbePayload> parse_probe_payload(std::string_view payload, const std::st
     }
   }
   if (const json* summary = r.object("summary", true)) p.summary = read_summary(*summary, where, r);
+  if (!r.error() && nodes_listed != p.summary.node_count) {
+    r.fail("summary.node_count: " + std::to_string(p.summary.node_count) + " but nodes lists " +
+           std::to_string(nodes_listed));
+  }
   if (auto e = r.finish()) return *e;
   return p;
 }

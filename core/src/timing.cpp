@@ -314,7 +314,8 @@ Result<StepTime> estimate_step_time_with(const Model& model, const Setup& setup,
   const double link_eff = cluster.link == "pcie" ? eff.pcie : eff.nvlink;
   const double intra = eff.measured_intra_busbw_bytes_per_s > 0 ? eff.measured_intra_busbw_bytes_per_s
                                                                  : cluster.intra_node_busbw_bytes_per_s * link_eff;
-  const double inter = cluster.inter_node_bytes_per_s * eff.network;
+  const double inter = eff.measured_inter_busbw_bytes_per_s > 0 ? eff.measured_inter_busbw_bytes_per_s
+                                                                 : cluster.inter_node_bytes_per_s * eff.network;
   auto ring = [](double bytes, double n, double busbw) {
     return n > 1 && busbw > 0 ? 2 * (n - 1) / n * bytes / busbw : 0.0;
   };

@@ -116,6 +116,14 @@ Row failed_row(const std::string& case_name, std::optional<int> gpu, const Failu
   return r;
 }
 
+Iterations iterations_for(double single_s, const Budget& b) {
+  const double t1 = std::max(single_s, 1e-9);
+  Iterations it;
+  it.warmup = std::clamp(int(std::ceil(b.warmup_s / t1)), b.min_warmup, 10000);
+  it.timed = std::clamp(int(b.timed_s / t1), b.min_timed, b.max_timed);
+  return it;
+}
+
 Outcome<Measured> Context::measure(const std::vector<int64_t>& sizes, const Budget& b,
                                    const std::function<Outcome<Timings>(int64_t, Iterations)>& run,
                                    const std::string& what) {
@@ -143,9 +151,7 @@ Outcome<Measured> Context::measure(const std::vector<int64_t>& sizes, const Budg
                          " s; measuring at " + size_label(sizes[i + 1]) + " instead");
       continue;
     }
-    Iterations it;
-    it.warmup = std::clamp(int(std::ceil(b.warmup_s / t1)), b.min_warmup, 10000);
-    it.timed = std::clamp(int(b.timed_s / t1), b.min_timed, b.max_timed);
+    const Iterations it = iterations_for(t1, b);
     auto r = run(size, it);
     if (!r.ok()) {
       if (r.failure().kind != Failure::Kind::out_of_memory) return r.failure();
@@ -200,7 +206,8 @@ RunResult run_cases(Device& device, const std::vector<GpuInfo>& gpus, const std:
       steps.push_back({c, -1});
     }
   }
-  Context filter_ctx{device, gpus, options.full, options.group, {}};
+  Context filter_ctx{device, gpus, options.full, options.group, {}, options.peers};
+  const bool several_nodes = options.peers && options.peers->size() > 1;
   std::string abort_reason;  // set when a GPU is lost or hangs: the rest is not run
   const auto timeout = std::chrono::duration<double>(options.case_timeout_s);
 
@@ -210,21 +217,19 @@ RunResult run_cases(Device& device, const std::vector<GpuInfo>& gpus, const std:
     const std::optional<int> row_gpu = gpu >= 0 ? std::optional<int>(gpu) : std::nullopt;
     const std::string label = c->name() + (gpu >= 0 ? " gpu " + std::to_string(gpu) : "");
     progress.step(int(i), int(steps.size()), label);
-    if (!abort_reason.empty()) {
+    const std::string why = abort_reason.empty() ? c->filter(filter_ctx, gpu) : std::string();
+    // Every node reaches a collective step (also one that will not run it), so that all of them
+    // run it or none does; a node that cannot makes the others waive it.
+    const std::string elsewhere =
+        c->collective() && several_nodes
+            ? first_problem(*options.peers, abort_reason.empty() ? why : "cannot run it (" + abort_reason + ")")
+            : std::string();
+    if (!abort_reason.empty() || !why.empty() || !elsewhere.empty()) {
       Row r;
       r.case_name = c->name();
       r.gpu = row_gpu;
-      r.status = Status::failed;
-      r.reason = abort_reason;
-      result.rows.push_back(std::move(r));
-      continue;
-    }
-    if (std::string why = c->filter(filter_ctx, gpu); !why.empty()) {
-      Row r;
-      r.case_name = c->name();
-      r.gpu = row_gpu;
-      r.status = Status::waived;
-      r.reason = why;
+      r.status = abort_reason.empty() ? Status::waived : Status::failed;
+      r.reason = !abort_reason.empty() ? abort_reason : !why.empty() ? why : elsewhere;
       result.rows.push_back(std::move(r));
       continue;
     }
@@ -241,7 +246,7 @@ RunResult run_cases(Device& device, const std::vector<GpuInfo>& gpus, const std:
     device.begin_case(c->name());
     auto task = std::make_shared<Task>();
     std::thread worker([task, c, gpu, &device, &gpus, &options] {
-      Context ctx{device, gpus, options.full, options.group, {}};
+      Context ctx{device, gpus, options.full, options.group, {}, options.peers};
       std::vector<Row> rows;
       try {
         rows = c->run(ctx, gpu);

@@ -17,6 +17,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cluster/peers.h"
 #include "device.h"
 
 namespace gpuplan::probe {
@@ -82,6 +83,7 @@ struct Context {
   bool full = false;                // --full: sweeps and longer budgets; else --quick
   CollectiveGroup group;            // all-reduce participants (multi-node: from MPI)
   std::vector<std::string> warnings;
+  Peers* peers = nullptr;           // the other nodes of a multi-node run; null for one process
 
   // Measures at the first of `sizes` (largest first) that fits in memory and time: a size that
   // runs out of memory, or whose single iteration exceeds budget.max_single_s, gives way to the
@@ -91,6 +93,9 @@ struct Context {
                             const std::string& what);
 };
 
+// Warm-up and timed iteration counts for a measurement whose single iteration took `single_s`.
+Iterations iterations_for(double single_s, const Budget& budget);
+
 // A named benchmark case.
 class Case {
  public:
@@ -99,6 +104,9 @@ class Case {
   virtual std::string description() const = 0;
   // True when it runs once per GPU (gpu = index); false for once per machine (gpu = -1).
   virtual bool per_gpu() const { return true; }
+  // True when every node of a multi-node run takes part (the all-reduce): the nodes agree
+  // whether it runs, and the case agrees iteration counts and times through ctx.peers.
+  virtual bool collective() const { return false; }
   // Empty when the case can run here; otherwise the reason it is waived.
   virtual std::string filter(const Context& ctx, int gpu) const {
     (void)ctx;
@@ -121,6 +129,7 @@ struct RunOptions {
   bool full = false;
   double case_timeout_s = 120;
   CollectiveGroup group;
+  Peers* peers = nullptr;  // multi-node: collective cases agree through it
 };
 
 struct RunResult {

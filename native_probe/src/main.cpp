@@ -3,15 +3,21 @@
 // written) and the output folder is checked before minutes of measuring.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
+#include <memory>
+#include <optional>
 
+#include "cluster/merge.h"
+#include "cluster/peers.h"
 #include "cuda/cuda_device.h"
 #include "gpuplan/embedded_data.h"
 #include "gpuplan/key_file.h"
 #include "gpuplan/probe_file.h"
 #include "gpuplan/signing.h"
+#include "host_info.h"
 #include "options.h"
 #include "output.h"
 #include "probe.h"
@@ -40,25 +46,54 @@ std::string folder_of(const std::string& path) {
   return slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
 }
 
+// Signs `payload`, reads the envelope back through gpuplan verify's code, writes it atomically.
+int write_signed(const probe::Options& o, const std::string& payload, const gpuplan::signing::KeyFile& key) {
+  const std::string envelope = gpuplan::signing::sign_probe_payload(payload, key.key);
+  auto check = gpuplan::read_probe_file(envelope, gpuplan::signing::verify_detached,
+                                        {gpuplan::base64_encode(key.key.public_key)});
+  if (!check.ok() || check.value().signature != gpuplan::ProbeSignature::valid) {
+    std::fprintf(stderr, "gpuplan-probe: internal error: the signed file does not read back: %s\n",
+                 check.ok() ? check.value().reason.c_str() : check.error().message.c_str());
+    return probe::kExitOutput;
+  }
+  if (std::string err = probe::write_file_atomically(o.out, envelope, o.stall_before_rename_s); !err.empty()) {
+    std::fprintf(stderr, "gpuplan-probe: %s\n", err.c_str());
+    return probe::kExitOutput;
+  }
+  const auto& p = *check.value().payload;
+  const auto& s = p.summary;
+  std::fprintf(stderr, "gpuplan-probe: wrote %s: %lld passed, %lld waived, %lld failed; %lld GPU(s) on %lld node(s); "
+               "slowest GPU %lld (%s)\n",
+               o.out.c_str(), static_cast<long long>(p.results_passed), static_cast<long long>(p.results_waived),
+               static_cast<long long>(p.results_failed), static_cast<long long>(s.gpu_count),
+               static_cast<long long>(s.node_count), static_cast<long long>(s.slowest_gpu), s.gpu_name.c_str());
+  return p.results_failed > 0 ? probe::kExitCaseFailed : probe::kExitOk;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   probe::install_signal_handlers();
+  // First: MPI may take its own arguments out of argv.
+  const std::unique_ptr<probe::Peers> peers = probe::make_process_peers(&argc, &argv);
+  const bool root = peers->rank() == 0;
   probe::Options o;
   if (std::string err = probe::parse_options(argc, argv, o); !err.empty()) return usage_error(err);
   if (o.help) {
-    std::fputs(probe::usage_text(), stdout);
+    if (root) std::fputs(probe::usage_text(), stdout);
     return probe::kExitOk;
   }
   if (const int ranks = probe::launched_ranks([](const char* n) -> const char* { return std::getenv(n); });
-      ranks > 1 && !o.list) {
+      ranks > 1 && peers->size() == 1 && !o.list) {
     return usage_error("started as one of " + std::to_string(ranks) +
-                       " ranks (mpirun/srun), but multi-node runs are not implemented yet; run gpuplan-probe once "
-                       "per node, without mpirun");
+                       " ranks (mpirun/srun), but this gpuplan-probe is built without MPI; use gpuplan-probe-mpi "
+                       "for multi-node runs, or run gpuplan-probe once per node without mpirun");
   }
   auto cases = probe::all_cases();
   if (o.list) {
-    for (const auto& c : cases) std::printf("%-18s %s\n", c->name().c_str(), c->description().c_str());
+    for (const auto& c : cases) {
+      if (root) std::printf("%-18s %s\n", c->name().c_str(), c->description().c_str());
+    }
     return probe::kExitOk;
   }
   std::vector<probe::Case*> selected;
@@ -78,51 +113,77 @@ int main(int argc, char** argv) {
     device = probe::make_cuda_device();
   }
 
+  // Every step below that can fail on one node is agreed by all, so no node waits for one
+  // that has left.
   auto gpus = device->open();
-  if (!gpus.ok()) {
-    std::fprintf(stderr, "gpuplan-probe: no usable GPU: %s\n", gpus.failure().message.c_str());
+  const std::string host = probe::read_host_info().hostname;
+  if (const std::string problem = probe::first_problem(*peers, gpus.ok() ? "" : gpus.failure().message + " (" + host + ")");
+      !problem.empty()) {
+    if (root || !gpus.ok()) {
+      std::fprintf(stderr, "gpuplan-probe: no usable GPU: %s\n", peers->size() > 1 ? problem.c_str() : gpus.failure().message.c_str());
+    }
     return probe::kExitNoGpu;
   }
 
   if (o.out.empty()) o.out = default_out();
-  if (access(folder_of(o.out).c_str(), W_OK) != 0) {
-    std::fprintf(stderr, "gpuplan-probe: cannot write to folder '%s' (for --out %s)\n", folder_of(o.out).c_str(),
-                 o.out.c_str());
+  std::optional<gpuplan::signing::KeyFile> key;
+  std::string output_problem;
+  if (root) {
+    const std::string key_path = o.key.empty() ? gpuplan::signing::default_key_path() : o.key;
+    if (access(folder_of(o.out).c_str(), W_OK) != 0) {
+      output_problem = "cannot write to folder '" + folder_of(o.out) + "' (for --out " + o.out + ")";
+    } else if (auto k = gpuplan::signing::load_or_create_key(key_path); !k.ok()) {
+      output_problem = "signing key: " + k.error().message;
+    } else {
+      key = k.value();
+      std::fprintf(stderr, "gpuplan-probe: signing key %s%s %s\n",
+                   gpuplan::probe_key_fingerprint(key->key.public_key).c_str(),
+                   key->created ? " (new, written to" : " (from", (key_path + ")").c_str());
+    }
+  }
+  if (const std::string problem = probe::first_problem(*peers, output_problem); !problem.empty()) {
+    if (root) std::fprintf(stderr, "gpuplan-probe: %s\n", output_problem.c_str());
     return probe::kExitOutput;
   }
-  const std::string key_path = o.key.empty() ? gpuplan::signing::default_key_path() : o.key;
-  auto key = gpuplan::signing::load_or_create_key(key_path);
-  if (!key.ok()) {
-    std::fprintf(stderr, "gpuplan-probe: signing key: %s\n", key.error().message.c_str());
-    return probe::kExitOutput;
+
+  // The all-reduce spans every GPU of every node: NCCL ranks numbered node by node.
+  probe::CollectiveGroup group;
+  if (peers->size() > 1) {
+    const auto counts = peers->all_gather(std::to_string(gpus.value().size()));
+    for (size_t r = 0; r < counts.size(); ++r) {
+      const int n = std::atoi(counts[r].c_str());
+      if (int(r) < peers->rank()) group.first_rank += n;
+      group.world_ranks += n;
+    }
+    group.unique_id = probe::broadcast_from_root(
+        *peers, device->collectives_unavailable().empty() ? device->collective_id() : std::string());
   }
-  std::fprintf(stderr, "gpuplan-probe: signing key %s%s %s\n",
-               gpuplan::probe_key_fingerprint(key.value().key.public_key).c_str(),
-               key.value().created ? " (new, written to" : " (from", (key_path + ")").c_str());
-  std::fprintf(stderr, "gpuplan-probe: %zu GPU(s): %s%s\n", gpus.value().size(), gpus.value().front().name.c_str(),
-               device->simulated() ? " [simulated]" : "");
+  if (root) {
+    std::fprintf(stderr, "gpuplan-probe: %zu GPU(s): %s%s%s\n", gpus.value().size(), gpus.value().front().name.c_str(),
+                 device->simulated() ? " [simulated]" : "",
+                 peers->size() > 1 ? (" on node 0 of " + std::to_string(peers->size()) + ", " +
+                                      std::to_string(group.world_ranks) + " GPUs in all")
+                                         .c_str()
+                                   : "");
+  }
 
-  auto progress = probe::make_stderr_progress();
-  probe::ProbeResult r = probe::run_probe(o, *device, gpus.value(), selected, *progress, catalog);
+  auto progress = root ? probe::make_stderr_progress() : probe::make_silent_progress();
+  probe::ProbeResult r =
+      probe::run_probe(o, *device, gpus.value(), selected, *progress, catalog, peers.get(), group);
 
-  const std::string envelope = gpuplan::signing::sign_probe_payload(r.payload, key.value().key);
-  // Read back what will be written, through the same code gpuplan verify uses.
-  auto check = gpuplan::read_probe_file(envelope, gpuplan::signing::verify_detached,
-                                        {gpuplan::base64_encode(key.value().key.public_key)});
+  // Rank 0 writes one file for every node.
+  const auto payloads = peers->all_gather(r.payload);
   int code = r.exit_code;
-  if (!check.ok() || check.value().signature != gpuplan::ProbeSignature::valid) {
-    std::fprintf(stderr, "gpuplan-probe: internal error: the signed file does not read back: %s\n",
-                 check.ok() ? check.value().reason.c_str() : check.error().message.c_str());
-    code = probe::kExitOutput;
-  } else if (std::string err = probe::write_file_atomically(o.out, envelope, o.stall_before_rename_s); !err.empty()) {
-    std::fprintf(stderr, "gpuplan-probe: %s\n", err.c_str());
-    code = probe::kExitOutput;
-  } else {
-    const auto& s = check.value().payload->summary;
-    std::fprintf(stderr, "gpuplan-probe: wrote %s: %d passed, %d waived, %d failed; slowest GPU %lld (%s)\n",
-                 o.out.c_str(), r.passed, r.waived, r.failed, static_cast<long long>(s.slowest_gpu),
-                 s.gpu_name.c_str());
+  std::string payload = r.payload;
+  if (peers->size() > 1 && root) {
+    std::string err;
+    payload = probe::merge_node_payloads(payloads, err);
+    if (payload.empty()) {
+      std::fprintf(stderr, "gpuplan-probe: internal error: %s\n", err.c_str());
+      code = probe::kExitOutput;
+    }
   }
+  if (root && !payload.empty()) code = std::max(code, write_signed(o, payload, *key));
   if (r.worker_stuck) {
     // A hung case's thread is still inside the driver: do not wait for it, or run destructors.
     std::fflush(nullptr);

@@ -47,7 +47,8 @@ exit codes:
   130  interrupted (SIGINT), 143 terminated (SIGTERM); no file written, temporary file removed
 
 Multi-GPU machines: every GPU is measured, GPU pairs and NCCL all-reduce across all of them.
-Multi-node (mpirun/srun with several ranks) is not implemented yet: run it once per node.
+Multi-node: gpuplan-probe-mpi (the same options) under mpirun or srun, one rank per node: each
+node measures its GPUs, the all-reduce spans every GPU of every node, and rank 0 writes one file.
 )";
 }
 

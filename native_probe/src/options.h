@@ -30,7 +30,7 @@ struct Options {
 };
 
 // The number of ranks when started by mpirun/srun (OMPI_COMM_WORLD_SIZE, PMI_SIZE,
-// SLURM_STEP_NUM_TASKS), else 1. Multi-node runs are not implemented yet: main refuses them.
+// SLURM_STEP_NUM_TASKS), else 1. gpuplan-probe (no MPI) refuses to run as one of several ranks.
 int launched_ranks(const char* (*get)(const char*));
 
 // Parses argv; returns an error message (usage problem), or empty.

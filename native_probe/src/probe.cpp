@@ -11,7 +11,8 @@
 namespace gpuplan::probe {
 
 ProbeResult run_probe(const Options& o, Device& device, const std::vector<GpuInfo>& gpus,
-                      const std::vector<Case*>& cases, Progress& progress, const std::vector<CatalogGpu>& catalog) {
+                      const std::vector<Case*>& cases, Progress& progress, const std::vector<CatalogGpu>& catalog,
+                      Peers* peers, const CollectiveGroup& group) {
   ReportInput in;
   in.simulated = device.simulated();
   in.started_utc = utc_now();
@@ -36,6 +37,8 @@ ProbeResult run_probe(const Options& o, Device& device, const std::vector<GpuInf
   RunOptions ro;
   ro.full = o.full;
   ro.case_timeout_s = o.case_timeout_s > 0 ? o.case_timeout_s : (o.full ? 600 : 120);
+  ro.peers = peers;
+  ro.group = group;
   in.run = run_cases(device, gpus, cases, ro, progress);
   in.finished_utc = utc_now();
 

@@ -21,7 +21,10 @@ struct ProbeResult {
 
 // Runs `cases` on the opened `device` (`gpus` from device.open()) and builds the payload,
 // including host facts, the allow-listed environment and (unless --no-metadata) cloud metadata.
+// Under MPI, `peers` and `group` make the all-reduce span every node; the payload is this
+// node's (cluster/merge.h joins them).
 ProbeResult run_probe(const Options& options, Device& device, const std::vector<GpuInfo>& gpus,
-                      const std::vector<Case*>& cases, Progress& progress, const std::vector<CatalogGpu>& catalog);
+                      const std::vector<Case*>& cases, Progress& progress, const std::vector<CatalogGpu>& catalog,
+                      Peers* peers = nullptr, const CollectiveGroup& group = {});
 
 }  // namespace gpuplan::probe

@@ -47,6 +47,7 @@ ojson row_json(const Row& r) {
   ojson j;
   j["case"] = r.case_name;
   j["gpu"] = opt(r.gpu);
+  j["node"] = 0;  // one node; cluster/merge.cpp renumbers
   j["status"] = status_name(r.status);
   j["reason"] = r.reason.empty() ? ojson(nullptr) : ojson(r.reason);
   j["params"] = r.params;
@@ -70,6 +71,8 @@ ojson row_json(const Row& r) {
 
 ojson gpu_json(const GpuInfo& g, const std::optional<std::string>& catalog_id) {
   return {{"index", g.index},
+          {"node", 0},
+          {"node_index", g.index},
           {"name", g.name},
           {"catalog_gpu_id", opt(catalog_id)},
           {"uuid", g.uuid},
@@ -89,70 +92,76 @@ ojson gpu_json(const GpuInfo& g, const std::optional<std::string>& catalog_id) {
           {"ecc", opt(g.ecc)}};
 }
 
-// Best passed median of `case_name` on `gpu` (several rows: GEMM sweeps keep one; p2p many).
-std::optional<double> best_on(const std::vector<Row>& rows, const std::string& case_name, int gpu) {
+// Best passed median of `case_name` on GPU `index` (several rows: GEMM sweeps keep one).
+std::optional<double> best_on(const ojson& results, const std::string& case_name, int64_t index) {
   std::optional<double> best;
-  for (const auto& r : rows) {
-    if (r.case_name == case_name && r.gpu == gpu && r.status == Status::passed && r.stats) {
-      best = std::max(best.value_or(0.0), r.stats->median);
+  for (const auto& r : results) {
+    if (r["case"] == case_name && r["gpu"].is_number_integer() && r["gpu"].get<int64_t>() == index &&
+        r["status"] == "passed" && r["median"].is_number()) {
+      best = std::max(best.value_or(0.0), r["median"].get<double>());
     }
   }
   return best;
 }
 
 // Minimum over GPUs of each GPU's best median; nullopt when no GPU measured it.
-std::optional<double> slowest_of(const ReportInput& in, const std::string& case_name) {
+std::optional<double> slowest_of(const ojson& gpus, const ojson& results, const std::string& case_name) {
   std::optional<double> low;
-  for (const auto& g : in.gpus) {
-    if (auto v = best_on(in.run.rows, case_name, g.index)) low = std::min(low.value_or(*v), *v);
+  for (const auto& g : gpus) {
+    if (auto v = best_on(results, case_name, g["index"].get<int64_t>())) low = std::min(low.value_or(*v), *v);
   }
   return low;
 }
 
 }  // namespace
 
-nlohmann::ordered_json summary_of(const ReportInput& in) {
-  int slowest = in.gpus.empty() ? 0 : in.gpus.front().index;
+nlohmann::ordered_json summary_of(const nlohmann::ordered_json& gpus, const nlohmann::ordered_json& results,
+                                  int64_t node_count) {
+  int64_t slowest = gpus.empty() ? 0 : gpus.front()["index"].get<int64_t>();
   for (const char* primary : {"gemm_bf16", "gemm_fp16", "gemm_fp32", "hbm_copy"}) {
     std::optional<double> low;
-    for (const auto& g : in.gpus) {
-      auto v = best_on(in.run.rows, primary, g.index);
+    for (const auto& g : gpus) {
+      auto v = best_on(results, primary, g["index"].get<int64_t>());
       if (v && (!low || *v < *low)) {
         low = v;
-        slowest = g.index;
+        slowest = g["index"].get<int64_t>();
       }
     }
     if (low) break;
   }
   std::optional<double> p2p;
   std::optional<std::pair<int64_t, double>> allreduce;  // (bytes, busbw) at the largest size
-  int64_t memory = 0;
-  for (const auto& r : in.run.rows) {
-    if (r.status != Status::passed || !r.stats) continue;
-    if (r.case_name == "p2p_copy") p2p = std::min(p2p.value_or(r.stats->median), r.stats->median);
-    if (r.case_name == "nccl_allreduce") {
-      const int64_t bytes = r.params.value("bytes", int64_t(0));
-      if (!allreduce || bytes > allreduce->first) allreduce = std::make_pair(bytes, r.stats->median);
+  for (const auto& r : results) {
+    if (r["status"] != "passed" || !r["median"].is_number()) continue;
+    const double median = r["median"].get<double>();
+    if (r["case"] == "p2p_copy") p2p = std::min(p2p.value_or(median), median);
+    if (r["case"] == "nccl_allreduce") {
+      const int64_t bytes = r["params"].value("bytes", int64_t(0));
+      if (!allreduce || bytes > allreduce->first) allreduce = std::make_pair(bytes, median);
     }
   }
-  for (const auto& g : in.gpus) memory = memory == 0 ? g.memory_bytes : std::min(memory, g.memory_bytes);
-  const GpuInfo* sg = nullptr;
-  size_t sg_pos = 0;
-  for (size_t i = 0; i < in.gpus.size(); ++i) {
-    if (in.gpus[i].index == slowest) sg = &in.gpus[i], sg_pos = i;
+  int64_t memory = 0;
+  const ojson* sg = nullptr;
+  for (const auto& g : gpus) {
+    const int64_t m = g["memory_bytes"].get<int64_t>();
+    memory = memory == 0 ? m : std::min(memory, m);
+    if (g["index"].get<int64_t>() == slowest) sg = &g;
   }
   ojson gemm;
-  for (Precision p : kPrecisions) gemm[precision_name(p)] = opt(slowest_of(in, std::string("gemm_") + precision_name(p)));
+  for (Precision p : kPrecisions) {
+    gemm[precision_name(p)] = opt(slowest_of(gpus, results, std::string("gemm_") + precision_name(p)));
+  }
   ojson s;
-  s["gpu_name"] = sg ? sg->name : "";
-  s["catalog_gpu_id"] = sg && sg_pos < in.catalog_ids.size() ? opt(in.catalog_ids[sg_pos]) : ojson(nullptr);
-  s["gpu_count"] = int64_t(in.gpus.size());
+  s["gpu_name"] = sg ? (*sg)["name"] : ojson("");
+  s["catalog_gpu_id"] = sg ? (*sg)["catalog_gpu_id"] : ojson(nullptr);
+  s["gpu_count"] = int64_t(gpus.size());
+  s["node_count"] = node_count;
   s["slowest_gpu"] = slowest;
   s["gemm_flop_per_s"] = gemm;
-  s["hbm_copy_bytes_per_s"] = opt(slowest_of(in, "hbm_copy"));
-  s["hbm_triad_bytes_per_s"] = opt(slowest_of(in, "hbm_triad"));
-  s["h2d_pinned_bytes_per_s"] = opt(slowest_of(in, "h2d_pinned"));
-  s["d2h_pinned_bytes_per_s"] = opt(slowest_of(in, "d2h_pinned"));
+  s["hbm_copy_bytes_per_s"] = opt(slowest_of(gpus, results, "hbm_copy"));
+  s["hbm_triad_bytes_per_s"] = opt(slowest_of(gpus, results, "hbm_triad"));
+  s["h2d_pinned_bytes_per_s"] = opt(slowest_of(gpus, results, "h2d_pinned"));
+  s["d2h_pinned_bytes_per_s"] = opt(slowest_of(gpus, results, "d2h_pinned"));
   s["p2p_bytes_per_s"] = opt(p2p);
   s["allreduce_busbw_bytes_per_s"] = allreduce ? ojson(allreduce->second) : ojson(nullptr);
   s["memory_bytes"] = memory;
@@ -185,6 +194,12 @@ std::string build_payload(const ReportInput& in) {
   j["software"] = {{"driver_version", opt(sw.driver_version)}, {"cuda_driver", opt(sw.cuda_driver)},
                    {"cuda_runtime", opt(sw.cuda_runtime)},     {"cublas", opt(sw.cublas)},
                    {"nccl", opt(sw.nccl)}};
+  // One entry per node; a multi-node file (cluster/merge.cpp) lists every node's host.
+  j["nodes"] = ojson::array({{{"node", 0},
+                              {"first_gpu", 0},
+                              {"gpu_count", int64_t(in.gpus.size())},
+                              {"host", j["host"]},
+                              {"software", j["software"]}}});
   ojson gpus = ojson::array();
   for (size_t i = 0; i < in.gpus.size(); ++i) {
     gpus.push_back(gpu_json(in.gpus[i], i < in.catalog_ids.size() ? in.catalog_ids[i] : std::nullopt));
@@ -195,7 +210,7 @@ std::string build_payload(const ReportInput& in) {
   for (const auto& r : in.run.rows) results.push_back(row_json(r));
   j["results"] = results;
   j["warnings"] = in.run.warnings;
-  j["summary"] = summary_of(in);
+  j["summary"] = summary_of(j["gpus"], j["results"], 1);
   return j.dump(2) + "\n";
 }
 

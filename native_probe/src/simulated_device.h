@@ -22,6 +22,10 @@ struct SimulatedEfficiency {
   double pcie_pinned = 0.80, pcie_pageable = 0.50;
   double p2p = 0.80;        // of the unidirectional link rate (NVLink total / 2, or PCIe)
   double allreduce = 0.75;  // busbw over the unidirectional link rate
+  // Across nodes: the all_reduce busbw measured on 3 nodes x 8 A100 SXM4 with 4 x 200 Gb/s HDR
+  // InfiniBand per node (NVIDIA/nccl-tests issue 119, average over 8 B - 128 MiB), a figure of
+  // one real cluster, not of the one simulated.
+  double network_busbw_bytes_per_s = 84.8e9;
 };
 inline constexpr SimulatedEfficiency kSimulatedEfficiency{};
 

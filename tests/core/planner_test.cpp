@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "gpuplan/calibration.h"
 #include "gpuplan/plan.h"
 #include "gpuplan/timing.h"
 #include "test_util.h"
@@ -67,6 +68,39 @@ TEST(StepTime, DataParallelAllReduceFollowsTheRingFormula) {
   const double bytes = 4.0 * static_cast<double>(x.e.params.trainable);  // fp32 gradients under autocast
   EXPECT_NEAR(x.t.dp_comm_s, 2.0 * 7 / 8 * bytes / busbw, 1e-12);
   EXPECT_LE(x.t.dp_comm_exposed_s, x.t.dp_comm_s);
+}
+
+TEST(Calibration, AMultiNodeProbeFileSetsTheBandwidthBetweenNodesAndNotInside) {
+  const Gpu* g = test::catalog().find_gpu("a100-sxm4-80gb");
+  ASSERT_NE(g, nullptr);
+  ProbeSummary s;
+  s.catalog_gpu_id = "a100-sxm4-80gb";
+  s.allreduce_busbw_bytes_per_s = 40e9;
+  s.node_count = 1;
+  const Calibrated one = calibrate(test::catalog().efficiencies, s, *g, Precision::amp_bf16);
+  EXPECT_EQ(one.efficiencies.measured_intra_busbw_bytes_per_s, 40e9);
+  EXPECT_EQ(one.efficiencies.measured_inter_busbw_bytes_per_s, 0);
+  s.node_count = 2;
+  const Calibrated two = calibrate(test::catalog().efficiencies, s, *g, Precision::amp_bf16);
+  EXPECT_EQ(two.efficiencies.measured_intra_busbw_bytes_per_s, 0);
+  EXPECT_EQ(two.efficiencies.measured_inter_busbw_bytes_per_s, 40e9);
+
+  // Two 8-GPU nodes, data parallel over 16: the ring runs at the measured pace between nodes.
+  const Model& m = test::model("gpt2-medium");
+  gpuplan::Setup setup;
+  setup.precision = Precision::amp_bf16;
+  setup.dp = 16;
+  setup.global_batch = 128;
+  auto e = estimate(m, setup);
+  ASSERT_TRUE(e.ok());
+  auto w = build_work_profile(m, setup, e.value());
+  Cluster c = single_node_cluster(*g, 8).value();
+  c.nodes = 2;
+  c.inter_node_bytes_per_s = 100e9;
+  auto t = estimate_step_time(m, setup, e.value(), w.value(), c, two.efficiencies);
+  ASSERT_TRUE(t.ok()) << t.error().message;
+  const double bytes = 4.0 * static_cast<double>(e.value().params.trainable);
+  EXPECT_NEAR(t.value().dp_comm_s, 2.0 * 15 / 16 * bytes / 40e9, 1e-12);
 }
 
 TEST(StepTime, PipelineBubbleIsPMinusOneOverM) {

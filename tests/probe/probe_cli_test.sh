@@ -44,7 +44,7 @@ grep -q '^gemm_fp8 ' "$tmp/out" && ok || bad "list: gemm_fp8 missing"
 expect unknown-case 2 "--case: unknown case 'gemm_fp4'" -- "$probe" --case gemm_fp4
 expect unknown-option 2 "unknown option '--fast'" -- "$probe" --fast
 expect fault-needs-simulate 2 "--fault works only with --simulate" -- "$probe" --fault hang:gemm_bf16
-expect under-mpirun 2 "multi-node runs are not implemented yet" -- env OMPI_COMM_WORLD_SIZE=2 OMPI_COMM_WORLD_RANK=1 "$probe" "${sim[@]}"
+expect under-mpirun 2 "built without MPI; use gpuplan-probe-mpi" -- env OMPI_COMM_WORLD_SIZE=2 OMPI_COMM_WORLD_RANK=1 "$probe" "${sim[@]}"
 expect unknown-gpu 2 "--simulate: unknown GPU id 'h900'" -- "$probe" --simulate h900
 
 # The real device here: no driver (or, on a GPU machine, no GPU visible). Exit 3, nothing written.

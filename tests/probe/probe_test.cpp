@@ -22,6 +22,8 @@
 #include <nlohmann/json.hpp>
 
 #include "cloud_metadata.h"
+#include "cluster/merge.h"
+#include "cluster/peers.h"
 #include "gpu_catalog.h"
 #include "gpuplan/embedded_data.h"
 #include "gpuplan/key_file.h"
@@ -322,6 +324,177 @@ TEST(SimulatedRun, PayloadIsSignedAndVerifiedThroughTheCore) {
   EXPECT_EQ(s.gpu_count, 2);
   EXPECT_DOUBLE_EQ(s.gemm_flop_per_s.bf16.value_or(0), r.payload["summary"]["gemm_flop_per_s"]["bf16"].get<double>());
   EXPECT_EQ(f.value().payload->results_failed, 0);
+}
+
+// --- multi-node (the MPI flow, with threads as nodes) ---------------------------------------------
+
+// Runs `nodes` simulated nodes of `per_node` GPUs as threads that meet through ThreadPeers, as
+// gpuplan-probe-mpi's ranks meet through MPI, and returns rank 0's merged payload (or the
+// merge error). `faults[r]` go to node r.
+struct ClusterRun {
+  std::vector<ProbeResult> nodes;
+  std::string merged, error;
+};
+ClusterRun simulate_cluster(const std::string& id, int nodes, int per_node, const std::vector<std::string>& patterns,
+                            std::vector<SimulatedFaults> faults = {}) {
+  faults.resize(size_t(nodes));
+  auto peers = make_thread_peers(nodes);
+  ClusterRun out;
+  out.nodes.resize(size_t(nodes));
+  std::vector<std::string> payloads;
+  std::vector<std::thread> threads;
+  for (int r = 0; r < nodes; ++r) {
+    threads.emplace_back([&, r] {
+      SimulatedDevice device(*find_catalog_gpu(catalog(), id), per_node, faults[size_t(r)]);
+      auto gpus = device.open();
+      auto cases = all_cases();
+      std::vector<Case*> selected;
+      select_cases(cases, patterns, selected);
+      Peers& p = *peers[size_t(r)];
+      CollectiveGroup group;
+      const auto counts = p.all_gather(std::to_string(gpus.value().size()));
+      for (size_t k = 0; k < counts.size(); ++k) {
+        if (int(k) < p.rank()) group.first_rank += std::stoi(counts[k]);
+        group.world_ranks += std::stoi(counts[k]);
+      }
+      group.unique_id = broadcast_from_root(p, device.collective_id());
+      Options o;
+      o.no_metadata = true;
+      auto progress = make_silent_progress();
+      out.nodes[size_t(r)] = run_probe(o, device, gpus.value(), selected, *progress, catalog(), &p, group);
+      auto all = p.all_gather(out.nodes[size_t(r)].payload);
+      if (p.rank() == 0) payloads = all;
+    });
+  }
+  for (auto& t : threads) t.join();
+  out.merged = merge_node_payloads(payloads, out.error);
+  return out;
+}
+
+TEST(Peers, AllGatherGivesEveryRankEveryValueInRankOrderRoundAfterRound) {
+  auto peers = make_thread_peers(3);
+  std::vector<std::vector<std::string>> seen(3);
+  std::vector<std::thread> threads;
+  for (int r = 0; r < 3; ++r) {
+    threads.emplace_back([&, r] {
+      for (int round = 0; round < 50; ++round) {
+        auto all = peers[size_t(r)]->all_gather(std::to_string(round * 10 + r));
+        seen[size_t(r)].push_back(all[0] + "," + all[1] + "," + all[2]);
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  for (int r = 0; r < 3; ++r) {
+    ASSERT_EQ(seen[size_t(r)].size(), 50u);
+    EXPECT_EQ(seen[size_t(r)][7], "70,71,72");
+    EXPECT_EQ(seen[size_t(r)], seen[0]);
+  }
+}
+
+TEST(Peers, MaxAndFirstProblemAgreeAcrossRanks) {
+  auto peers = make_thread_peers(2);
+  std::vector<double> max0, max1;
+  std::string problem0, problem1;
+  std::thread a([&] {
+    max0 = max_over_ranks(*peers[0], {1.0, 5.0, 0.1 + 0.2});
+    problem0 = first_problem(*peers[0], "");
+  });
+  std::thread b([&] {
+    max1 = max_over_ranks(*peers[1], {2.0, 4.0, 0.0});
+    problem1 = first_problem(*peers[1], "no NCCL");
+  });
+  a.join();
+  b.join();
+  EXPECT_EQ(max0, (std::vector<double>{2.0, 5.0, 0.1 + 0.2}));  // exact: 17 digits round-trip
+  EXPECT_EQ(max1, max0);
+  EXPECT_EQ(problem0, "node 1: no NCCL");
+  EXPECT_EQ(problem1, problem0);
+}
+
+TEST(MultiNode, AllReduceSpansTheNodesAndRankZeroWritesOneFileForAll) {
+  const ClusterRun c = simulate_cluster("a100-sxm4-80gb", 2, 4, {"gemm_bf16", "p2p_copy", "nccl_allreduce"});
+  ASSERT_EQ(c.error, "");
+  const json m = json::parse(c.merged);
+  ASSERT_EQ(m["nodes"].size(), 2u);
+  EXPECT_EQ(m["nodes"][1]["first_gpu"], 4);
+  EXPECT_EQ(m["nodes"][1]["gpu_count"], 4);
+  ASSERT_EQ(m["gpus"].size(), 8u);
+  for (int i = 0; i < 8; ++i) {
+    EXPECT_EQ(m["gpus"][size_t(i)]["index"], i);
+    EXPECT_EQ(m["gpus"][size_t(i)]["node"], i / 4);
+    EXPECT_EQ(m["gpus"][size_t(i)]["node_index"], i % 4);
+    EXPECT_EQ(row(m, "gemm_bf16", i)["node"], i / 4);  // every GPU's row, renumbered
+  }
+  // One all-reduce row per size, over 8 ranks on 2 nodes, capped by the simulated network.
+  int sizes = 0;
+  for (const auto& x : m["results"]) {
+    if (x["case"] != "nccl_allreduce") continue;
+    ++sizes;
+    EXPECT_EQ(x["params"]["ranks"], 8);
+    EXPECT_EQ(x["params"]["nodes"], 2);
+    EXPECT_TRUE(x["node"].is_null());
+    EXPECT_LE(x["median"].get<double>(), kSimulatedEfficiency.network_busbw_bytes_per_s * 1.011);
+  }
+  EXPECT_EQ(sizes, 3);
+  // No peer access across nodes.
+  const json& peer = m["topology"]["peer_access"];
+  ASSERT_EQ(peer.size(), 8u);
+  EXPECT_TRUE(peer[0][1].get<bool>());
+  EXPECT_FALSE(peer[0][4].get<bool>());
+  EXPECT_TRUE(peer[5][6].get<bool>());
+  // The core reads it, and calibration takes the all-reduce figure as the one between nodes.
+  auto p = parse_probe_payload(c.merged, "payload");
+  ASSERT_TRUE(p.ok()) << p.error().message;
+  EXPECT_EQ(p.value().summary.node_count, 2);
+  EXPECT_EQ(p.value().summary.gpu_count, 8);
+  EXPECT_NEAR(p.value().summary.allreduce_busbw_bytes_per_s.value_or(0), 84.8e9, 84.8e9 * 0.011);
+}
+
+TEST(MultiNode, BothNodesMeasureTheSameAgreedIterationsAndSlowestTimes) {
+  SimulatedFaults slow;
+  slow.slow_gpu = 0;  // node 1's GPU 0 runs at 80 %: the collective runs at its pace everywhere
+  const ClusterRun c = simulate_cluster("h100-sxm5-80gb", 2, 2, {"nccl_allreduce"}, {{}, slow});
+  ASSERT_EQ(c.error, "");
+  const json n0 = json::parse(c.nodes[0].payload), n1 = json::parse(c.nodes[1].payload);
+  for (size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(n0["results"][i]["params"], n1["results"][i]["params"]);
+    EXPECT_EQ(n0["results"][i]["median"], n1["results"][i]["median"]);
+  }
+}
+
+TEST(MultiNode, ANodeThatLostItsGpuMakesTheOthersWaiveTheCollectiveInsteadOfHanging) {
+  SimulatedFaults lost;
+  lost.device_lost_case = "hbm_copy";
+  const ClusterRun c = simulate_cluster("h100-sxm5-80gb", 2, 2, {"hbm_copy", "nccl_allreduce"}, {{}, lost});
+  ASSERT_EQ(c.error, "");
+  const json m = json::parse(c.merged);
+  const json& waived = row(m, "nccl_allreduce", -1);
+  EXPECT_EQ(waived["status"], "waived");
+  EXPECT_NE(waived["reason"].get<std::string>().find("node 1: cannot run it (not run: the GPU was lost"),
+            std::string::npos)
+      << waived["reason"];
+  EXPECT_EQ(row(m, "hbm_copy", 2)["status"], "failed");
+  EXPECT_EQ(row(m, "hbm_copy", 0)["status"], "passed");
+}
+
+TEST(MultiNode, AFailureInsideTheCollectiveFailsItOnEveryNode) {
+  SimulatedFaults lost;
+  lost.device_lost_case = "nccl_allreduce";
+  const ClusterRun c = simulate_cluster("h100-sxm5-80gb", 2, 2, {"nccl_allreduce"}, {{}, lost});
+  const json n0 = json::parse(c.nodes[0].payload), n1 = json::parse(c.nodes[1].payload);
+  EXPECT_EQ(row(n1, "nccl_allreduce", -1)["error"]["kind"], "device_lost");
+  const json& other = row(n0, "nccl_allreduce", -1);
+  EXPECT_EQ(other["status"], "failed");
+  EXPECT_EQ(other["error"]["name"], "peer_failed");
+  EXPECT_NE(other["reason"].get<std::string>().find("node 1: "), std::string::npos);
+  EXPECT_EQ(c.nodes[0].exit_code, kExitCaseFailed);
+}
+
+TEST(MultiNode, MergeRejectsAPayloadThatIsNotOne) {
+  std::string error;
+  EXPECT_EQ(merge_node_payloads({simulate("t4", 1, {}, {}, {"gemm_fp16"}).result.payload, "{\"kind\": 1}"}, error), "");
+  EXPECT_EQ(error, "node 1 sent a payload that is not a probe payload");
+  EXPECT_EQ(merge_node_payloads({}, error), "");
 }
 
 TEST(SimulatedRun, EnvironmentIsAllowListedNeverCopiedWhole) {

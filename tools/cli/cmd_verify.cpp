@@ -24,6 +24,7 @@ ojson summary_json(const ProbeSummary& s) {
   return {{"gpu_name", s.gpu_name},
           {"catalog_gpu_id", opt(s.catalog_gpu_id)},
           {"gpu_count", s.gpu_count},
+          {"node_count", s.node_count},
           {"slowest_gpu", s.slowest_gpu},
           {"gemm_flop_per_s",
            {{"fp64", opt(g.fp64)}, {"fp32", opt(g.fp32)}, {"tf32", opt(g.tf32)}, {"fp16", opt(g.fp16)},
@@ -67,8 +68,9 @@ void print_text(const std::string& path, const ProbeFile& f, bool pinned_keys) {
     std::printf("  cloud:      %s %s %s\n", p.cloud_provider.value_or("").c_str(), p.cloud_instance_type->c_str(),
                 p.cloud_region.value_or("").c_str());
   }
-  std::printf("  gpus:       %lld x %s (catalog %s), slowest GPU %lld\n", static_cast<long long>(s.gpu_count),
-              s.gpu_name.c_str(), s.catalog_gpu_id.value_or("none").c_str(), static_cast<long long>(s.slowest_gpu));
+  std::printf("  gpus:       %lld x %s (catalog %s) on %lld node%s, slowest GPU %lld\n",
+              static_cast<long long>(s.gpu_count), s.gpu_name.c_str(), s.catalog_gpu_id.value_or("none").c_str(),
+              static_cast<long long>(s.node_count), s.node_count == 1 ? "" : "s", static_cast<long long>(s.slowest_gpu));
   std::printf("  results:    %lld passed, %lld waived, %lld failed\n", static_cast<long long>(p.results_passed),
               static_cast<long long>(p.results_waived), static_cast<long long>(p.results_failed));
   const ProbeGemm& g = s.gemm_flop_per_s;

@@ -50,13 +50,14 @@ struct ProbeGemm {
 struct ProbeSummary {
   std::string gpu_name;
   std::optional<std::string> catalog_gpu_id;  // data/gpus id matched from the device name
-  int64_t gpu_count = 0;
+  int64_t gpu_count = 0;                      // over all nodes
+  int64_t node_count = 1;                     // > 1: a multi-node run (gpuplan-probe-mpi)
   int64_t slowest_gpu = 0;                    // index into the payload's gpus
   ProbeGemm gemm_flop_per_s;
   std::optional<double> hbm_copy_bytes_per_s, hbm_triad_bytes_per_s;
   std::optional<double> h2d_pinned_bytes_per_s, d2h_pinned_bytes_per_s;
   std::optional<double> p2p_bytes_per_s;
-  std::optional<double> allreduce_busbw_bytes_per_s;  // at the largest size measured
+  std::optional<double> allreduce_busbw_bytes_per_s;  // at the largest size measured; across nodes when node_count > 1
   int64_t memory_bytes = 0;
 };
 

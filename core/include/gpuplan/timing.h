@@ -57,6 +57,7 @@ struct Efficiencies {
   double measured_gemm_flop_per_s = 0;
   double measured_hbm_bytes_per_s = 0;
   double measured_intra_busbw_bytes_per_s = 0;
+  double measured_inter_busbw_bytes_per_s = 0;  // all-reduce across nodes (multi-node probe)
 };
 
 // The GPUs a run uses and how they are connected.
