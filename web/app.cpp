@@ -601,8 +601,14 @@ void App::draw_sidebar() {
                            {Checkpointing::none, Checkpointing::selective, Checkpointing::full}, checkpointing_name);
       remember("checkpointing");
     }
-    edited |= enum_combo("Attention##attention", s.attention, {Attention::automatic, Attention::eager, Attention::flash},
-                         attention_name);
+    if (c_.model && c_.model->kind == ModelKind::graph) {
+      edited |= enum_combo("Memory format##memory-format", s.memory_format,
+                           {MemoryFormat::automatic, MemoryFormat::nchw, MemoryFormat::channels_last},
+                           memory_format_name);
+    } else {
+      edited |= enum_combo("Attention##attention", s.attention,
+                           {Attention::automatic, Attention::eager, Attention::flash}, attention_name);
+    }
     if (edited) changed();
   }
   if (ImGui::CollapsingHeader("Parallelism and LoRA")) {

@@ -291,6 +291,9 @@ Result<Estimate> estimate(const Model& model, const Setup& setup) {
                      std::string(precision_name(setup.precision)));
     }
     e.attention = impl == AttentionImpl::flash ? "flash" : "eager";
+    if (setup.memory_format != MemoryFormat::automatic) {
+      e.notes.push_back("--memory-format applies to convolutions; transformer '" + model.id + "' ignores it");
+    }
     const LayerActivations la = transformer_layer_activations(run, e.seq_len, pb.activation,
                                                               pb.norm_input, impl);
     const double h = static_cast<double>(spec.hidden);
@@ -371,6 +374,10 @@ Result<Estimate> estimate(const Model& model, const Setup& setup) {
     if (setup.lora_rank > 0) return invalid("LoRA is modelled for transformers only; model '" + model.id + "' is a layer graph");
     e.resolution = setup.resolution != 0 ? setup.resolution : model.default_resolution;
     if (e.resolution <= 0) return invalid("--resolution is required for model '" + model.id + "'");
+    e.memory_format = setup.memory_format == MemoryFormat::channels_last ? "channels-last"
+                      : setup.memory_format == MemoryFormat::nchw      ? "nchw"
+                      : is_16bit_activations(setup.precision)          ? "channels-last"
+                                                                       : "nchw";
     std::optional<GraphCosts> storage;
     auto costs = model_graph_costs(model, e.resolution, storage);
     if (!costs.ok()) return costs.error();

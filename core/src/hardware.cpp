@@ -357,7 +357,8 @@ std::optional<Error> parse_assumptions_json(std::string_view text, const std::st
   read_sources(r, sources);
   const nlohmann::json* a = r.object("assumptions", true);
   only_keys(r, a, "assumptions",
-            {"jpeg_decode_images_per_s_per_core", "kernel_launch_overhead_s", "gemm_efficiency", "hbm_efficiency",
+            {"jpeg_decode_images_per_s_per_core", "kernel_launch_overhead_s", "gemm_efficiency", "simt_gemm_efficiency",
+             "hbm_efficiency",
              "nvlink_allreduce_busbw_efficiency", "pcie_efficiency", "network_allreduce_efficiency",
              "eager_host_overhead_per_kernel_s",
              "spot_interruptions_per_hour", "checkpoint_restart_overhead_s"});
@@ -370,6 +371,7 @@ std::optional<Error> parse_assumptions_json(std::string_view text, const std::st
   };
   Efficiencies& e = c.efficiencies;
   set("gemm_efficiency", e.gemm, 0.05, 1.0);
+  set("simt_gemm_efficiency", e.simt_gemm, 0.05, 1.0);
   set("hbm_efficiency", e.hbm, 0.05, 1.0);
   set("nvlink_allreduce_busbw_efficiency", e.nvlink, 0.05, 1.2);
   set("pcie_efficiency", e.pcie, 0.05, 1.0);

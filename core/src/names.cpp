@@ -50,6 +50,11 @@ constexpr std::array<std::pair<Mode, const char*>, 2> kModes{{
     {Mode::train, "train"},
     {Mode::infer, "infer"},
 }};
+constexpr std::array<std::pair<MemoryFormat, const char*>, 3> kMemoryFormats{{
+    {MemoryFormat::automatic, "auto"},
+    {MemoryFormat::nchw, "nchw"},
+    {MemoryFormat::channels_last, "channels-last"},
+}};
 constexpr std::array<std::pair<Attention, const char*>, 3> kAttention{{
     {Attention::automatic, "auto"},
     {Attention::eager, "eager"},
@@ -77,6 +82,7 @@ const char* optimizer_name(Optimizer o) { return name_of(kOptimizers, o); }
 const char* checkpointing_name(Checkpointing c) { return name_of(kCheckpointing, c); }
 const char* mode_name(Mode m) { return name_of(kModes, m); }
 const char* attention_name(Attention a) { return name_of(kAttention, a); }
+const char* memory_format_name(MemoryFormat f) { return name_of(kMemoryFormats, f); }
 std::optional<Precision> parse_precision(const std::string& s) { return parse_of(kPrecisions, s); }
 std::optional<Optimizer> parse_optimizer(const std::string& s) { return parse_of(kOptimizers, s); }
 std::optional<Checkpointing> parse_checkpointing(const std::string& s) {
@@ -84,5 +90,6 @@ std::optional<Checkpointing> parse_checkpointing(const std::string& s) {
 }
 std::optional<Mode> parse_mode(const std::string& s) { return parse_of(kModes, s); }
 std::optional<Attention> parse_attention(const std::string& s) { return parse_of(kAttention, s); }
+std::optional<MemoryFormat> parse_memory_format(const std::string& s) { return parse_of(kMemoryFormats, s); }
 
 }  // namespace gpuplan

@@ -23,7 +23,7 @@ Result<E> parse_enum(const std::string& key, const std::string& value,
 const std::vector<std::string>& request_keys() {
   static const std::vector<std::string> keys = {
       "model", "mode", "batch", "micro-batch", "seq", "resolution", "precision", "optimizer",
-      "checkpointing", "attention", "dp", "zero", "tp", "sp", "pp", "lora-rank", "qlora",
+      "checkpointing", "attention", "memory-format", "dp", "zero", "tp", "sp", "pp", "lora-rank", "qlora",
       "lora-targets", "generate"};
   return keys;
 }
@@ -81,6 +81,9 @@ Result<Request> parse_request(const Args& args, bool allow_other_keys) {
     } else if (key == "attention") {
       auto a = parse_enum<Attention>(key, value, parse_attention, "auto, eager, flash");
       if (a.ok()) s.attention = a.value(); else err = a.error();
+    } else if (key == "memory-format") {
+      auto f = parse_enum<MemoryFormat>(key, value, parse_memory_format, "auto, nchw, channels-last");
+      if (f.ok()) s.memory_format = f.value(); else err = f.error();
     } else if (key == "batch") {
       err = integer(s.global_batch, 1, 100'000'000);
     } else if (key == "micro-batch") {
@@ -135,6 +138,7 @@ Args request_to_args(const Request& r) {
   if (s.optimizer != d.optimizer) a.emplace_back("optimizer", optimizer_name(s.optimizer));
   if (s.checkpointing != d.checkpointing) a.emplace_back("checkpointing", checkpointing_name(s.checkpointing));
   if (s.attention != d.attention) a.emplace_back("attention", attention_name(s.attention));
+  if (s.memory_format != d.memory_format) a.emplace_back("memory-format", memory_format_name(s.memory_format));
   if (s.dp != d.dp) a.emplace_back("dp", std::to_string(s.dp));
   if (s.zero_stage != d.zero_stage) a.emplace_back("zero", std::to_string(s.zero_stage));
   if (s.tp != d.tp) a.emplace_back("tp", std::to_string(s.tp));

@@ -32,7 +32,7 @@ ElementBytes element_bytes(Precision p) {
 
 void add(WorkProfile& w, const std::string& name, double flops, double bytes, double weight_bytes,
          double kernels) {
-  w.ops.push_back({name, flops, bytes, weight_bytes, kernels});
+  w.ops.push_back({name, flops, bytes, weight_bytes, kernels, false});
 }
 
 WorkProfile transformer_work(const Model& model, const Setup& setup, const Estimate& e) {
@@ -59,13 +59,18 @@ WorkProfile transformer_work(const Model& model, const Setup& setup, const Estim
     // Flash attention reads Q, K, V and writes O once (Dao et al. 2022).
     add(w, "attention.core", core_flops, L * b.activation * T * (2 * q + 2 * kv) / t, 0, L);
   } else {
-    // Eager: scores written; softmax reads them and writes probabilities at the residual
-    // precision (autocast runs softmax in fp32); dropout reads and writes them (+ mask); autocast
-    // casts them back to 16 bits for the second matmul, which reads them.
+    // Eager, as Hugging Face's "eager" attention (BertSelfAttention, GPT2Attention, ViTSelfAttention):
+    // scores written; divided by sqrt(head dim) in a pass of their own (read + write); text
+    // models then add the attention mask in another; softmax reads them and writes
+    // probabilities at the residual precision (autocast runs softmax in fp32); dropout reads and
+    // writes them (+ mask); autocast casts them back to 16 bits for the second matmul, which
+    // reads them.
     const double act = b.activation, r = b.residual;
-    const double per_score = act + act + r + drop * (2 * r + 1) + (r != act ? r + act : 0) + act;
+    const double score_passes = s.is_vision() ? 1.0 : 2.0;  // scale (+ mask)
+    const double per_score =
+        act + score_passes * 2 * act + act + r + drop * (2 * r + 1) + (r != act ? r + act : 0) + act;
     add(w, "attention.core", core_flops, L * (act * T * (2 * q + 2 * kv) / t + per_score * a * T * T / t), 0,
-        L * (4 + drop + (r != act ? 1 : 0)));
+        L * (4 + score_passes + drop + (r != act ? 1 : 0)));
   }
   add(w, "attention.out", L * 2 * T * q * h / t, L * b.activation * T * (q / t + h), L * b.weight * q * h / t, L);
   add(w, "mlp.in", L * 2 * T * h * f * in_mats * routed / t, L * b.activation * T * (h + f * in_mats * routed / t),
@@ -110,6 +115,11 @@ Result<WorkProfile> graph_work(const Model& model, const Setup& setup, const Est
   WorkProfile w;
   w.layers = 1;
   double elementwise_bytes = 0, elementwise_kernels = 0;
+  // Tensor-core convolutions run on NHWC data: with NCHW tensors cuDNN transposes each
+  // convolution's input before it and its output after it (MosaicML Composer's Channels Last
+  // method card, from NVIDIA's convolution performance guide).
+  const bool transposes = e.memory_format == "nchw";
+  double transpose_bytes = 0, transpose_kernels = 0;
   for (size_t i = 0; i < model.graph.nodes.size(); ++i) {
     const GraphNode& node = model.graph.nodes[i];
     const NodeCost& c = g.nodes[i];
@@ -128,6 +138,10 @@ Result<WorkProfile> graph_work(const Model& model, const Setup& setup, const Est
       case OpKind::linear:
         add(w, node.name.empty() ? "matmul" : node.name, c.forward_flops_matmul, b.activation * (in + out),
             b.weight * static_cast<double>(c.params), 1);
+        if (transposes && node.op == OpKind::conv2d) {
+          transpose_bytes += 2 * b.activation * (in + out);  // read and write each
+          transpose_kernels += 2;
+        }
         break;
       case OpKind::batchnorm2d:
       case OpKind::layernorm:
@@ -146,8 +160,16 @@ Result<WorkProfile> graph_work(const Model& model, const Setup& setup, const Est
     }
   }
   add(w, "elementwise", 0, elementwise_bytes, 0, elementwise_kernels);
+  if (transpose_bytes > 0) {
+    add(w, "conv.nchw_transposes", 0, transpose_bytes, 0, transpose_kernels);
+    w.ops.back().tensor_cores_only = true;
+  }
   if (setup.precision == Precision::amp_fp16 || setup.precision == Precision::amp_bf16) {
-    add(w, "autocast.weight_casts", 0, 0, 6 * static_cast<double>(g.params), 0);
+    // Autocast casts each conv/linear weight to 16 bits once per forward (its cast cache lives
+    // for one autocast region): one kernel each, and the input image once.
+    double matmuls = 1;
+    for (const GraphNode& node : model.graph.nodes) matmuls += node.op == OpKind::conv2d || node.op == OpKind::linear;
+    add(w, "autocast.weight_casts", 0, 0, 6 * static_cast<double>(g.params), matmuls);
   }
   return w;
 }
@@ -238,6 +260,7 @@ struct Rates {
   double compute = 0;  // achievable FLOP/s for matmuls/convolutions
   double memory = 0;   // achievable bytes/s
   bool tf32_convs = false;
+  bool tensor_cores = false;  // matmuls and convolutions run on tensor cores
 };
 
 Result<Rates> rates_for(const Model& model, const Setup& setup, const Gpu& gpu, const Efficiencies& eff) {
@@ -253,7 +276,11 @@ Result<Rates> rates_for(const Model& model, const Setup& setup, const Gpu& gpu, 
     r.tf32_convs = true;
     r.peak = conv_peak;  // MFU against the units that do the work
   }
-  r.compute = eff.measured_gemm_flop_per_s > 0 ? eff.measured_gemm_flop_per_s : conv_peak * eff.gemm;
+  // Plain FP32 runs on the CUDA cores, whose SGEMM gets closer to its (lower) peak than tensor
+  // cores get to theirs.
+  const double gemm_eff = setup.precision == Precision::fp32 && !r.tf32_convs ? eff.simt_gemm : eff.gemm;
+  r.compute = eff.measured_gemm_flop_per_s > 0 ? eff.measured_gemm_flop_per_s : conv_peak * gemm_eff;
+  r.tensor_cores = setup.precision != Precision::fp32 || r.tf32_convs;
   r.memory = eff.measured_hbm_bytes_per_s > 0 ? eff.measured_hbm_bytes_per_s : gpu.memory_bandwidth_bytes_per_s * eff.hbm;
   if (r.memory <= 0) return invalid("GPU '" + gpu.id + "' has no memory bandwidth");
   return r;
@@ -262,6 +289,7 @@ Result<Rates> rates_for(const Model& model, const Setup& setup, const Gpu& gpu, 
 double roofline_s(const WorkProfile& work, const Rates& r, const Efficiencies& eff, double batch) {
   double gpu = 0, kernels = 0;
   for (const auto& op : work.ops) {
+    if (op.tensor_cores_only && !r.tensor_cores) continue;
     const double c = op.flops_per_sample * batch / r.compute;
     const double m = (op.bytes_per_sample * batch + op.weight_bytes) / r.memory;
     gpu += std::max(c, m) + op.kernels * eff.kernel_overhead_s;
@@ -307,6 +335,10 @@ Result<StepTime> estimate_step_time_with(const Model& model, const Setup& setup,
   StepTime st;
   st.peak_flop_per_s = rates.value().peak;
   if (rates.value().tf32_convs) st.notes.push_back("fp32 convolutions use TF32 tensor cores (cuDNN default in PyTorch)");
+  if (rates.value().tensor_cores && e.memory_format == "nchw") {
+    st.notes.push_back("NCHW tensors on tensor cores: cuDNN transposes every convolution's input and output "
+                       "(model.to(memory_format=torch.channels_last) avoids it; --memory-format channels-last)");
+  }
 
   const double mb = static_cast<double>(e.micro_batch);
   const double micro_steps = static_cast<double>(e.grad_accum_steps);

@@ -103,6 +103,111 @@ TEST(Calibration, AMultiNodeProbeFileSetsTheBandwidthBetweenNodesAndNotInside) {
   EXPECT_NEAR(t.value().dp_comm_s, 2.0 * 15 / 16 * bytes / 40e9, 1e-12);
 }
 
+// The forward pass of `model_id` on one `gpu_id` with efficiencies `eff`.
+double forward_on(const std::string& model_id, const std::string& gpu_id, gpuplan::Setup s, const Efficiencies& eff,
+                  WorkProfile* work_out = nullptr) {
+  const Model& m = test::model(model_id);
+  auto e = estimate(m, s);
+  EXPECT_TRUE(e.ok()) << (e.ok() ? "" : e.error().message);
+  if (!e.ok()) return 0;
+  auto w = build_work_profile(m, s, e.value());
+  if (work_out) *work_out = w.value();
+  auto t = forward_time_s(m, s, w.value(), *test::catalog().find_gpu(gpu_id), eff, static_cast<double>(e.value().micro_batch));
+  EXPECT_TRUE(t.ok());
+  return t.ok() ? t.value() : 0;
+}
+
+const OpClass& op_named(const WorkProfile& w, const std::string& name) {
+  for (const auto& op : w.ops) {
+    if (op.name == name) return op;
+  }
+  static const OpClass none;
+  ADD_FAILURE() << "no op " << name;
+  return none;
+}
+
+TEST(StepTime, EagerAttentionScalesAndMasksTheScoresInPassesOfTheirOwn) {
+  // Per score element in FP32 training: written (4), scaled (4 + 4), masked (4 + 4), softmax (4 + 4),
+  // dropout (4 + 4 + 1-byte mask), read by the second matmul (4) = 41 bytes (BertSelfAttention).
+  gpuplan::Setup s;
+  s.precision = Precision::fp32;
+  s.global_batch = 1;
+  s.seq_len = 128;
+  WorkProfile w;
+  forward_on("bert-large", "a100-sxm4-80gb", s, test::catalog().efficiencies, &w);
+  const TransformerSpec& spec = test::model("bert-large").transformer;
+  const double L = static_cast<double>(spec.layers), a = static_cast<double>(spec.heads), T = 128,
+               h = static_cast<double>(spec.hidden);
+  const double qkv_bytes = L * 4 * T * (2 * h + 2 * h);
+  EXPECT_NEAR(op_named(w, "attention.core").bytes_per_sample, qkv_bytes + L * 41 * a * T * T, 1.0);
+  // A vision transformer has no attention mask: one pass fewer (8 bytes per score), no dropout here.
+  gpuplan::Setup v;
+  v.precision = Precision::fp32;
+  v.global_batch = 1;
+  v.mode = Mode::infer;
+  WorkProfile vw;
+  forward_on("vit-b-16", "a100-sxm4-80gb", v, test::catalog().efficiencies, &vw);
+  const TransformerSpec& vs = test::model("vit-b-16").transformer;
+  const double vT = 197, vL = static_cast<double>(vs.layers), va = static_cast<double>(vs.heads),
+               vh = static_cast<double>(vs.hidden);
+  EXPECT_NEAR(op_named(vw, "attention.core").bytes_per_sample, vL * 4 * vT * 4 * vh + vL * (4 + 8 + 8 + 4) * va * vT * vT,
+              1.0);
+}
+
+TEST(StepTime, NchwConvolutionsOnTensorCoresPayForTransposesAndChannelsLastDoesNot) {
+  const Efficiencies& eff = test::catalog().efficiencies;
+  gpuplan::Setup s;
+  s.precision = Precision::amp_fp16;
+  s.global_batch = 256;
+  s.memory_format = MemoryFormat::nchw;
+  const double nchw = forward_on("resnet50", "a100-sxm4-80gb", s, eff);
+  s.memory_format = MemoryFormat::channels_last;
+  const double nhwc = forward_on("resnet50", "a100-sxm4-80gb", s, eff);
+  s.memory_format = MemoryFormat::automatic;  // 16 bits: channels-last, as NVIDIA's recipes run
+  EXPECT_DOUBLE_EQ(forward_on("resnet50", "a100-sxm4-80gb", s, eff), nhwc);
+  EXPECT_GT(nchw, nhwc * 1.1);
+  // FP32 on a V100 runs on CUDA cores in NCHW: nothing to transpose, and no note.
+  s.precision = Precision::fp32;
+  s.memory_format = MemoryFormat::nchw;
+  const double v_nchw = forward_on("resnet50", "v100-sxm2-16gb", s, eff);
+  s.memory_format = MemoryFormat::channels_last;
+  EXPECT_DOUBLE_EQ(forward_on("resnet50", "v100-sxm2-16gb", s, eff), v_nchw);
+  // TF32 on an A100 (fp32 convolutions on tensor cores) in the default NCHW says so.
+  s.memory_format = MemoryFormat::automatic;
+  const Timed t = time_on("resnet50", "a100-sxm4-80gb", 1, s);
+  bool noted = false;
+  for (const auto& n : t.t.notes) noted |= n.find("cuDNN transposes") != std::string::npos;
+  EXPECT_TRUE(noted);
+}
+
+TEST(StepTime, AutocastCastsEveryConvWeightInAKernelOfItsOwn) {
+  // Batch 1 is host-bound: the 54 casts (53 convolutions and the classifier of ResNet-50) and the
+  // input's add 55 kernels of host time under autocast.
+  const Efficiencies& eff = test::catalog().efficiencies;
+  gpuplan::Setup s;
+  s.mode = Mode::infer;
+  s.global_batch = 1;
+  s.precision = Precision::fp32;
+  const double fp32 = forward_on("resnet50", "v100-sxm2-16gb", s, eff);
+  s.precision = Precision::amp_fp16;
+  const double amp = forward_on("resnet50", "v100-sxm2-16gb", s, eff);
+  EXPECT_NEAR(amp - fp32, 55 * eff.host_overhead_per_kernel_s, 1e-9);
+}
+
+TEST(StepTime, Fp32OnCudaCoresUsesTheSgemmEfficiencyNotTheTensorCoreOne) {
+  gpuplan::Setup s;
+  s.precision = Precision::fp32;
+  s.global_batch = 8;
+  Efficiencies eff = test::catalog().efficiencies;
+  const double base = forward_on("gpt2-large", "v100-sxm2-32gb", s, eff);
+  Efficiencies tc = eff;
+  tc.gemm /= 2;  // tensor cores are not used: no change
+  EXPECT_DOUBLE_EQ(forward_on("gpt2-large", "v100-sxm2-32gb", s, tc), base);
+  Efficiencies simt = eff;
+  simt.simt_gemm /= 2;  // GEMM-bound: close to twice as long
+  EXPECT_GT(forward_on("gpt2-large", "v100-sxm2-32gb", s, simt), base * 1.6);
+}
+
 TEST(StepTime, PipelineBubbleIsPMinusOneOverM) {
   gpuplan::Setup s;
   s.precision = Precision::bf16;

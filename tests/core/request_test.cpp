@@ -30,6 +30,16 @@ TEST(Request, QueryRoundTripKeepsEverySetting) {
   EXPECT_EQ(args_to_query(request_to_args(again.value())), query);
 }
 
+TEST(Request, MemoryFormatIsAKeyWithNamedValues) {
+  auto r = parse_request(query_to_args("model=resnet50&memory-format=channels-last").value());
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ(r.value().setup.memory_format, MemoryFormat::channels_last);
+  EXPECT_EQ(args_to_query(request_to_args(r.value())), "model=resnet50&memory-format=channels-last");
+  auto bad = parse_request(query_to_args("model=resnet50&memory-format=nhwc4").value());
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().message.find("auto, nchw, channels-last"), std::string::npos) << bad.error().message;
+}
+
 TEST(Request, DefaultsAreLeftOutOfLinks) {
   Request r;
   r.model = "gpt2-small";

@@ -36,6 +36,7 @@ setup options:
   --seq N | --resolution N      --precision fp32|tf32|fp16|bf16|amp-fp16|amp-bf16|fp8
   --optimizer sgd|sgd-momentum|adam|adamw|adam-8bit|adafactor
   --checkpointing none|selective|full     --attention auto|eager|flash
+  --memory-format auto|nchw|channels-last (convolutions)
   --dp N  --zero 0|1|2|3  --tp N  --sp  --pp N
   --lora-rank N  --qlora  --lora-targets q_proj,v_proj   --generate N (inference)
 

@@ -17,6 +17,7 @@ enum class Optimizer { sgd, sgd_momentum, adam, adamw, adam_8bit, adafactor };
 enum class Checkpointing { none, selective, full };
 enum class Mode { train, infer };
 enum class Attention { automatic, eager, flash };
+enum class MemoryFormat { automatic, nchw, channels_last };
 
 // Names as the CLI and URLs spell them ("amp-bf16", "adam-8bit", ...), and back.
 const char* precision_name(Precision p);
@@ -24,11 +25,13 @@ const char* optimizer_name(Optimizer o);
 const char* checkpointing_name(Checkpointing c);
 const char* mode_name(Mode m);
 const char* attention_name(Attention a);
+const char* memory_format_name(MemoryFormat f);
 std::optional<Precision> parse_precision(const std::string& s);
 std::optional<Optimizer> parse_optimizer(const std::string& s);
 std::optional<Checkpointing> parse_checkpointing(const std::string& s);
 std::optional<Mode> parse_mode(const std::string& s);
 std::optional<Attention> parse_attention(const std::string& s);
+std::optional<MemoryFormat> parse_memory_format(const std::string& s);
 
 // Assumed constants that are not properties of the model; defaults cite their source and a
 // probe file may replace them (calibration).
@@ -56,6 +59,10 @@ struct Setup {
   Checkpointing checkpointing = Checkpointing::none;
   // automatic: flash at 16-bit for rotary-position (LLaMA-family) models, else eager.
   Attention attention = Attention::automatic;
+  // Convolution activations in memory: NCHW is PyTorch's default; channels_last (NHWC) is what
+  // tensor-core convolutions run on. automatic: channels_last at 16 bits, NCHW otherwise, as
+  // NVIDIA's reference recipes do (DeepLearningExamples ConvNets configs.yml).
+  MemoryFormat memory_format = MemoryFormat::automatic;
   int dp = 1;                 // data-parallel replicas
   int zero_stage = 0;         // 0-3; 3 is also FSDP full sharding
   int tp = 1;                 // tensor-parallel degree
@@ -121,6 +128,7 @@ struct Estimate {
   int64_t resolution = 0;
   int num_gpus = 1;
   std::string attention;       // "eager" or "flash", as resolved
+  std::string memory_format;   // "nchw" or "channels-last", as resolved (layer graphs; "" otherwise)
   std::vector<std::string> notes;  // assumptions that shaped this estimate
 };
 

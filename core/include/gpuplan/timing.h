@@ -26,6 +26,7 @@ struct OpClass {
   double bytes_per_sample = 0;        // activation bytes read and written
   double weight_bytes = 0;            // parameter bytes read, independent of batch size
   double kernels = 0;                 // kernel launches per forward (for the overhead term)
+  bool tensor_cores_only = false;     // work that exists only when convolutions run on tensor cores
 };
 
 // What one forward pass is made of, for the time model. Built once per model and setup shape;
@@ -45,6 +46,7 @@ Result<WorkProfile> build_work_profile(const Model& model, const Setup& setup, c
 // data/assumptions.json), a probe file replaces them with what was measured.
 struct Efficiencies {
   double gemm = 0.75;          // dense tensor-core GEMM vs spec peak
+  double simt_gemm = 0.9;      // FP32 GEMM on CUDA cores (no tensor cores) vs spec FP32 peak
   double hbm = 0.85;           // STREAM-like copy vs spec bandwidth
   double nvlink = 0.70;        // all-reduce bus bandwidth vs NVLink per-direction peak
   double pcie = 0.80;          // vs PCIe per-direction peak
