@@ -82,25 +82,26 @@ class Net {
   Graph graph;
 };
 
-// torchvision/models/resnet.py (ResNet v1.5: the stride sits on the 3x3 conv of a Bottleneck).
-Graph resnet(int64_t depth, int64_t num_classes) {
+// The stem and the first `layers` stages of torchvision's ResNet (v1.5: the stride sits on the
+// 3x3 conv of a Bottleneck); `last_stride` is the first block's stride in the last stage built
+// (2 in torchvision; SSD300 sets it to 1). Returns the last node; `channels` gets its width.
+int resnet_trunk(Net& net, int64_t depth, int layers, int64_t last_stride, int64_t& channels) {
   const bool bottleneck = depth >= 50;
   const std::array<int, 4> blocks = depth == 18    ? std::array<int, 4>{2, 2, 2, 2}
                                     : depth == 101 ? std::array<int, 4>{3, 4, 23, 3}
                                     : depth == 152 ? std::array<int, 4>{3, 8, 36, 3}
                                                    : std::array<int, 4>{3, 4, 6, 3};  // 34, 50
   const int64_t expansion = bottleneck ? 4 : 1;
-  Net net(3);
   int x = net.conv("conv1", 0, 64, 7, 2, 3);
   x = net.op("bn1", OpKind::batchnorm2d, {x});
   x = net.act("relu", x, OpKind::relu, true);
   x = net.pool("maxpool", x, OpKind::maxpool2d, 3, 2, 1);
   int64_t inplanes = 64;
-  for (int layer = 0; layer < 4; ++layer) {
+  for (int layer = 0; layer < layers; ++layer) {
     const int64_t planes = int64_t{64} << layer;
     for (int b = 0; b < blocks[static_cast<size_t>(layer)]; ++b) {
       const std::string p = "layer" + std::to_string(layer + 1) + "." + std::to_string(b) + ".";
-      const int64_t stride = (b == 0 && layer > 0) ? 2 : 1;
+      const int64_t stride = b != 0 || layer == 0 ? 1 : layer == layers - 1 ? last_stride : 2;
       int y = 0;
       if (bottleneck) {
         y = net.conv(p + "conv1", x, planes, 1, 1, 0);
@@ -129,9 +130,52 @@ Graph resnet(int64_t depth, int64_t num_classes) {
       inplanes = planes * expansion;
     }
   }
+  channels = inplanes;
+  return x;
+}
+
+// torchvision/models/resnet.py.
+Graph resnet(int64_t depth, int64_t num_classes) {
+  Net net(3);
+  int64_t channels = 0;
+  int x = resnet_trunk(net, depth, 4, 2, channels);
   x = net.adaptive_avgpool("avgpool", x, 1);
   x = net.op("flatten", OpKind::flatten, {x});
   net.linear("fc", x, num_classes);
+  return net.graph;
+}
+
+// NVIDIA DeepLearningExamples PyTorch/Detection/SSD/ssd/model.py (SSD300 v1.1): a ResNet trunk
+// to conv4_x (layer3) with that stage's stride removed (38 x 38 at 300 px), five extra blocks
+// (1x1 conv to 256/256/128/128/128, BN, ReLU, 3x3 conv to 512/512/256/256/256, BN, ReLU; stride 2
+// with padding for the first three, no padding for the last two), and on each of the six feature
+// maps a 3x3 localisation conv (4 numbers per default box) and a 3x3 class conv (num_classes per
+// box), with biases; 4, 6, 6, 6, 4, 4 default boxes per cell (8732 at 300 px). The loss (box
+// matching, hard-negative mining) is not part of the graph.
+Graph ssd300(int64_t depth, int64_t num_classes) {
+  Net net(3);
+  int64_t channels = 0;
+  int x = resnet_trunk(net, depth, 3, 1, channels);
+  const bool wide = depth >= 50;
+  const std::array<int64_t, 6> outs = {channels, 512, 512, 256, 256, wide || depth == 34 ? int64_t{256} : int64_t{128}};
+  const std::array<int64_t, 5> mids = {256, 256, 128, 128, 128};
+  const std::array<int64_t, 6> boxes = {4, 6, 6, 6, 4, 4};
+  std::array<int, 6> feeds{};
+  feeds[0] = x;
+  for (size_t i = 0; i < mids.size(); ++i) {
+    const std::string p = "additional_blocks." + std::to_string(i) + ".";
+    const bool strided = i < 3;
+    int y = net.conv(p + "0", feeds[i], mids[i], 1, 1, 0);
+    y = net.op(p + "1", OpKind::batchnorm2d, {y});
+    y = net.act(p + "2", y, OpKind::relu, true);
+    y = net.conv(p + "3", y, outs[i + 1], 3, strided ? 2 : 1, strided ? 1 : 0);
+    y = net.op(p + "4", OpKind::batchnorm2d, {y});
+    feeds[i + 1] = net.act(p + "5", y, OpKind::relu, true);
+  }
+  for (size_t i = 0; i < feeds.size(); ++i) {
+    net.conv("loc." + std::to_string(i), feeds[i], boxes[i] * 4, 3, 1, 1, 1, true);
+    net.conv("conf." + std::to_string(i), feeds[i], boxes[i] * num_classes, 3, 1, 1, 1, true);
+  }
   return net.graph;
 }
 
@@ -520,13 +564,14 @@ Result<Graph> graph_from_json(const json& spec, const std::string& where) {
   const std::string builder = r.string("builder", "");
   if (r.error) return *r.error;
   if (builder == "nodes") return nodes_graph(spec, where);
-  if (builder != "resnet" && builder != "vgg" && builder != "mobilenet_v2" && builder != "yolov5") {
+  if (builder != "resnet" && builder != "ssd300" && builder != "vgg" && builder != "mobilenet_v2" &&
+      builder != "yolov5") {
     return make_error(Errc::schema_error,
                       where + ".builder: unknown builder '" + builder +
-                          "' (known: resnet, vgg, mobilenet_v2, yolov5, nodes)");
+                          "' (known: resnet, ssd300, vgg, mobilenet_v2, yolov5, nodes)");
   }
 
-  if (builder == "resnet") r.allow({"builder", "depth", "num_classes"});
+  if (builder == "resnet" || builder == "ssd300") r.allow({"builder", "depth", "num_classes"});
   if (builder == "vgg") r.allow({"builder", "depth", "batch_norm", "num_classes"});
   if (builder == "mobilenet_v2") r.allow({"builder", "width_mult", "num_classes"});
   if (builder == "yolov5") {
@@ -534,9 +579,9 @@ Result<Graph> graph_from_json(const json& spec, const std::string& where) {
     r.require("depth_multiple");
     r.require("width_multiple");
   }
-  if (builder == "resnet" || builder == "vgg") r.require("depth");
+  if (builder == "resnet" || builder == "ssd300" || builder == "vgg") r.require("depth");
   const int64_t depth = r.integer("depth", 0);
-  const int64_t classes = r.integer("num_classes", builder == "yolov5" ? 80 : 1000);
+  const int64_t classes = r.integer("num_classes", builder == "yolov5" ? 80 : builder == "ssd300" ? 81 : 1000);
   const bool batch_norm = r.boolean("batch_norm", false);
   const double width_mult = r.number("width_mult", 1.0);
   const double gd = r.number("depth_multiple", 0);
@@ -552,12 +597,12 @@ Result<Graph> graph_from_json(const json& spec, const std::string& where) {
   if (out_of(static_cast<double>(classes), 1 << 24)) {
     return bad("num_classes", "must be in 1..2^24, got " + std::to_string(classes));
   }
-  if (builder == "resnet") {
+  if (builder == "resnet" || builder == "ssd300") {
     if (depth != 18 && depth != 34 && depth != 50 && depth != 101 && depth != 152) {
       return bad("depth",
                  "ResNet depth must be 18, 34, 50, 101 or 152, got " + std::to_string(depth));
     }
-    return resnet(depth, classes);
+    return builder == "resnet" ? resnet(depth, classes) : ssd300(depth, classes);
   }
   if (builder == "vgg") {
     if (depth != 11 && depth != 13 && depth != 16 && depth != 19) {

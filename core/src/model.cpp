@@ -1,5 +1,6 @@
 // Model descriptions: parsing data/models/*.json and checking transformer hyperparameters.
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 
 #include "gpuplan/catalog.h"
@@ -211,21 +212,53 @@ std::optional<Error> add_unique(std::vector<T>& items, Result<T> parsed, const D
 
 }  // namespace
 
-const Model* Catalog::find_model(std::string_view id_or_alias) const {
-  if (const Model* m = find_by_id(models, id_or_alias)) return m;
-  for (const auto& m : models) {
-    if (std::find(m.aliases.begin(), m.aliases.end(), id_or_alias) != m.aliases.end()) return &m;
+namespace {
+
+// A name as people type it, for matching: letters and digits only, lower case
+// ("A100-SXM4-80GB" and "a100 sxm4 80gb" are the same).
+std::string folded(std::string_view s) {
+  std::string out;
+  for (char c : s) {
+    if (std::isalnum(static_cast<unsigned char>(c))) out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  return out;
+}
+
+// The entry whose id or an alias equals `name`; else the one entry whose id or alias equals it
+// folded, and with `drop_remark`, then without a trailing "(...)" remark such as "(DGX A100)"
+// (GPUs only: in a model name the remark may be the task, "BERT-large (SQuAD v1.1)"). An
+// ambiguous folded name matches nothing.
+template <class T>
+const T* find_named(const std::vector<T>& items, std::string_view name, bool drop_remark) {
+  if (const T* t = find_by_id(items, name)) return t;
+  for (const auto& t : items) {
+    if (std::find(t.aliases.begin(), t.aliases.end(), name) != t.aliases.end()) return &t;
+  }
+  auto unique_folded = [&](std::string_view n) -> const T* {
+    const std::string key = folded(n);
+    if (key.empty()) return nullptr;
+    const T* found = nullptr;
+    for (const auto& t : items) {
+      bool hit = folded(t.id) == key;
+      for (const auto& a : t.aliases) hit = hit || folded(a) == key;
+      if (hit && found && found != &t) return nullptr;
+      if (hit) found = &t;
+    }
+    return found;
+  };
+  if (const T* t = unique_folded(name)) return t;
+  const size_t open = name.rfind('(');
+  if (drop_remark && open != std::string_view::npos && open > 0 && name.back() == ')') {
+    return unique_folded(name.substr(0, open));
   }
   return nullptr;
 }
 
-const Gpu* Catalog::find_gpu(std::string_view id_or_alias) const {
-  if (const Gpu* g = find_by_id(gpus, id_or_alias)) return g;
-  for (const auto& g : gpus) {
-    if (std::find(g.aliases.begin(), g.aliases.end(), id_or_alias) != g.aliases.end()) return &g;
-  }
-  return nullptr;
-}
+}  // namespace
+
+const Model* Catalog::find_model(std::string_view id_or_alias) const { return find_named(models, id_or_alias, false); }
+
+const Gpu* Catalog::find_gpu(std::string_view id_or_alias) const { return find_named(gpus, id_or_alias, true); }
 
 const Instance* Catalog::find_instance(std::string_view id) const { return find_by_id(instances, id); }
 const Provider* Catalog::find_provider(std::string_view id) const { return find_by_id(providers, id); }

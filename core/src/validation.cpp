@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <optional>
 
 #include "gpuplan/estimate.h"
 #include "gpuplan/request.h"
@@ -75,6 +76,7 @@ Result<std::vector<MeasuredRow>> parse_measured_csv(std::string_view text, const
   size_t pos = 0;
   int line_no = 0;
   bool header_seen = false;
+  size_t columns = 10;
   while (pos < text.size()) {
     size_t end = text.find('\n', pos);
     if (end == std::string_view::npos) end = text.size();
@@ -85,15 +87,21 @@ Result<std::vector<MeasuredRow>> parse_measured_csv(std::string_view text, const
     if (line.empty() || line[0] == '#') continue;
     const std::string at = where + ":" + std::to_string(line_no);
     if (!header_seen) {
-      if (line != kHeader) return make_error(Errc::schema_error, at + ": header must be '" + std::string(kHeader) + "'");
+      if (line == std::string(kHeader) + ",memory_format") {
+        columns = 11;
+      } else if (line != kHeader) {
+        return make_error(Errc::schema_error, at + ": header must be '" + std::string(kHeader) +
+                                                  "' (optionally followed by ',memory_format')");
+      }
       header_seen = true;
       continue;
     }
     auto fields = split_csv(line, at);
     if (!fields.ok()) return fields.error();
     const auto& f = fields.value();
-    if (f.size() != 10) {
-      return make_error(Errc::schema_error, at + ": expected 10 columns, got " + std::to_string(f.size()));
+    if (f.size() != columns) {
+      return make_error(Errc::schema_error,
+                        at + ": expected " + std::to_string(columns) + " columns, got " + std::to_string(f.size()));
     }
     MeasuredRow r;
     r.line = line_no;
@@ -133,6 +141,14 @@ Result<std::vector<MeasuredRow>> parse_measured_csv(std::string_view text, const
     if (f[9].empty() || endp != f[9].c_str() + f[9].size() || !std::isfinite(r.value) || r.value <= 0) {
       return make_error(Errc::schema_error, at + ": column value: '" + f[9] + "' is not a positive number");
     }
+    if (columns == 11 && !f[10].empty()) {
+      const auto format = parse_memory_format(f[10]);
+      if (!format) {
+        return make_error(Errc::schema_error,
+                          at + ": column memory_format: '" + f[10] + "' is not auto, nchw or channels-last");
+      }
+      r.memory_format = *format;
+    }
     rows.push_back(r);
   }
   if (!header_seen) return make_error(Errc::schema_error, where + ": empty file (no header)");
@@ -143,29 +159,53 @@ Result<ValidationReport> validate_measurements(const Catalog& catalog, const std
                                                const Efficiencies& eff) {
   ValidationReport report;
   double sum = 0;
+  std::optional<Error> first_problem;
   for (const auto& r : rows) {
     const std::string at = "row " + r.id + " (line " + std::to_string(r.line) + ")";
+    auto skip = [&](Errc code, const std::string& reason) {
+      report.skipped.push_back({r, reason});
+      if (!first_problem) first_problem = make_error(code, at + ": " + reason);
+    };
     const Model* model = catalog.find_model(r.model);
-    if (!model) return make_error(Errc::not_found, at + ": unknown model '" + r.model + "'");
+    if (!model) {
+      skip(Errc::not_found, "unknown model '" + r.model + "'");
+      continue;
+    }
     const Gpu* gpu = catalog.find_gpu(r.gpu);
-    if (!gpu) return make_error(Errc::not_found, at + ": unknown GPU '" + r.gpu + "'");
+    if (!gpu) {
+      skip(Errc::not_found, "unknown GPU '" + r.gpu + "'");
+      continue;
+    }
     Setup s;
     s.mode = r.task == "train" ? Mode::train : Mode::infer;
     s.precision = *parse_precision(r.precision);
     s.dp = r.num_gpus;
     s.micro_batch = r.batch_size_per_gpu;
+    s.memory_format = r.memory_format;
     s.global_batch = r.batch_size_per_gpu * r.num_gpus;
     const bool images = model->kind == ModelKind::graph || model->transformer.is_vision();
     if (images) s.resolution = r.seq_len_or_resolution;
     else s.seq_len = r.seq_len_or_resolution;
     auto e = estimate(*model, s);
-    if (!e.ok()) return make_error(e.error().code, at + ": " + e.error().message);
+    if (!e.ok()) {
+      skip(e.error().code, e.error().message);
+      continue;
+    }
     auto work = build_work_profile(*model, s, e.value());
-    if (!work.ok()) return make_error(work.error().code, at + ": " + work.error().message);
+    if (!work.ok()) {
+      skip(work.error().code, work.error().message);
+      continue;
+    }
     auto cluster = single_node_cluster(*gpu, r.num_gpus);
-    if (!cluster.ok()) return make_error(cluster.error().code, at + ": " + cluster.error().message);
+    if (!cluster.ok()) {
+      skip(cluster.error().code, cluster.error().message);
+      continue;
+    }
     auto t = estimate_step_time(*model, s, e.value(), work.value(), cluster.value(), eff);
-    if (!t.ok()) return make_error(t.error().code, at + ": " + t.error().message);
+    if (!t.ok()) {
+      skip(t.error().code, t.error().message);
+      continue;
+    }
     ValidatedRow v;
     v.row = r;
     if (r.metric == "samples_per_s_total") v.predicted = t.value().samples_per_s;
@@ -176,7 +216,12 @@ Result<ValidationReport> validate_measurements(const Catalog& catalog, const std
     sum += std::fabs(v.error);
     report.rows.push_back(v);
   }
-  report.mape = rows.empty() ? 0 : sum / static_cast<double>(rows.size());
+  if (report.rows.empty() && first_problem) {
+    Error e = *first_problem;
+    if (rows.size() > 1) e.message += " (and no other row could be predicted either)";
+    return e;
+  }
+  report.mape = report.rows.empty() ? 0 : sum / static_cast<double>(report.rows.size());
   return report;
 }
 

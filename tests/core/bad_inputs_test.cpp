@@ -4,6 +4,8 @@
 // GPU. Each message names the file or option and the field, and the code tells the CLI's exit.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include <optional>
 #include <regex>
 #include <string>
@@ -233,6 +235,40 @@ TEST(BadInputs, UnknownModelAndGpuIdsAreNotFound) {
   ASSERT_NE(p4d, nullptr);
   EXPECT_SEEN(seen(quote_price(*p4d, Pricing::on_demand, test::catalog().pricing, "mars-1")), Errc::not_found,
               "instance 'aws-p4d.24xlarge' has no published price in region 'mars-1'");
+}
+
+TEST(BadInputs, RowsThatCannotBePredictedAreSkippedWithTheReasonAndTheRestScored) {
+  auto rows = parse_measured_csv(std::string(kCsvHeader) +
+                                     "r1,gpt5,a100-sxm4-80gb,8,fp32,8,1024,train,mfu,0.4\n"
+                                     "r2,ResNet-50 v1.5,A100-SXM4-80GB (DGX A100),1,amp-fp16,256,224,train,"
+                                     "samples_per_s_total,2470\n"
+                                     "r3,resnet50,V100-SXM3-32GB (DGX-2H),1,amp-fp16,256,224,train,samples_per_s_total,1200\n"
+                                     "r4,gpt2-small,a100-sxm4-80gb,1,fp32,8,4096,train,mfu,0.4\n",
+                                 "runs.csv");
+  ASSERT_TRUE(rows.ok()) << rows.error().message;
+  auto report = validate_measurements(test::catalog(), rows.value(), test::catalog().efficiencies);
+  ASSERT_TRUE(report.ok()) << report.error().message;
+  ASSERT_EQ(report.value().rows.size(), 1u);  // names matched ignoring case, punctuation and "(DGX A100)"
+  EXPECT_EQ(report.value().rows[0].row.id, "r2");
+  EXPECT_DOUBLE_EQ(report.value().mape, std::fabs(report.value().rows[0].error));
+  ASSERT_EQ(report.value().skipped.size(), 3u);
+  EXPECT_EQ(report.value().skipped[0].reason, "unknown model 'gpt5'");
+  EXPECT_EQ(report.value().skipped[1].reason, "unknown GPU 'V100-SXM3-32GB (DGX-2H)'");  // not taken for an SXM2
+  EXPECT_NE(report.value().skipped[2].reason.find("4096"), std::string::npos) << report.value().skipped[2].reason;
+}
+
+TEST(BadInputs, TheOptionalMemoryFormatColumnTakesOnlyItsNames) {
+  const std::string header = std::string(kCsvHeader).substr(0, std::string(kCsvHeader).size() - 1) + ",memory_format\n";
+  auto ok = parse_measured_csv(header + "r1,resnet50,t4,1,amp-fp16,64,224,train,samples_per_s_total,300,nchw\n"
+                                        "r2,resnet50,t4,1,amp-fp16,64,224,train,samples_per_s_total,300,\n",
+                               "runs.csv");
+  ASSERT_TRUE(ok.ok()) << ok.error().message;
+  EXPECT_EQ(ok.value()[0].memory_format, MemoryFormat::nchw);
+  EXPECT_EQ(ok.value()[1].memory_format, MemoryFormat::automatic);
+  EXPECT_SEEN(csv(header + "r1,resnet50,t4,1,amp-fp16,64,224,train,samples_per_s_total,300,nhwc\n"), Errc::schema_error,
+              "runs.csv:2: column memory_format: 'nhwc' is not auto, nchw or channels-last");
+  EXPECT_SEEN(csv(header + "r1,resnet50,t4,1,amp-fp16,64,224,train,samples_per_s_total,300\n"), Errc::schema_error,
+              "runs.csv:2: expected 11 columns, got 10");
 }
 
 TEST(BadInputs, ImpossibleParallelismSaysWhichDegree) {

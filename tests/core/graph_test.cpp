@@ -242,6 +242,40 @@ TEST(Graph, Yolov5sHasThreeDetectOutputsAtStrides8To32) {
   }
 }
 
+TEST(Graph, Ssd300HasTheSixFeatureMapsAnd8732DefaultBoxesOfThePaper) {
+  // Liu et al. 2016 (SSD300: 8732 boxes); NVIDIA's ResNet-50 variant keeps 38x38 for conv4_x.
+  const auto graph = model_graph("ssd300");
+  if (!graph) return;
+  const auto costs = analyze_graph(*graph, 300, 300);
+  ASSERT_TRUE(costs.ok()) << costs.error().message;
+  const int64_t sides[] = {38, 19, 10, 5, 3, 1};
+  const int64_t boxes_per_cell[] = {4, 6, 6, 6, 4, 4};
+  int64_t boxes = 0, head_params = 0;
+  const int64_t in_channels[] = {1024, 512, 512, 256, 256, 256};
+  for (size_t i = 0; i < graph->nodes.size(); ++i) {
+    const std::string& name = graph->nodes[i].name;
+    const TensorShape out = costs.value().nodes[i].out;
+    for (int k = 0; k < 6; ++k) {
+      if (name == "loc." + std::to_string(k)) {
+        EXPECT_EQ(out.h, sides[k]) << name;
+        EXPECT_EQ(out.c, boxes_per_cell[k] * 4) << name;
+        boxes += out.h * out.w * boxes_per_cell[k];
+      }
+      if (name == "conf." + std::to_string(k)) EXPECT_EQ(out.c, boxes_per_cell[k] * 81) << name;
+      if (name == "loc." + std::to_string(k) || name == "conf." + std::to_string(k)) {
+        head_params += costs.value().nodes[i].params;
+        EXPECT_EQ(costs.value().nodes[i].params, in_channels[k] * 9 * out.c + out.c) << name;
+      }
+    }
+  }
+  EXPECT_EQ(boxes, 8732);
+  // ResNet-50 to layer3 (torchvision: 8,543,296 of its 25,557,032 parameters), the five extra
+  // blocks (convs without bias, BN scale and shift) and the 12 heads.
+  const int64_t extra = (1024 * 256 + 256 * 9 * 512 + 2 * (256 + 512)) + (512 * 256 + 256 * 9 * 512 + 2 * (256 + 512)) +
+                        (512 * 128 + 128 * 9 * 256 + 2 * (128 + 256)) + 2 * (256 * 128 + 128 * 9 * 256 + 2 * (128 + 256));
+  EXPECT_EQ(costs.value().params, 8'543'296 + extra + head_params);
+}
+
 // --- hand-computed ------------------------------------------------------------------------
 
 // 1x8x8 image -> conv 1->4 3x3 pad 1 (bias) -> relu -> maxpool 2 -> flatten -> linear 64->10.

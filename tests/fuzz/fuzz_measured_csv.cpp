@@ -32,7 +32,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     FUZZ_CHECK(report.error().message.rfind("row ", 0) == 0);
     return 0;
   }
-  FUZZ_CHECK(report.value().rows.size() == first.size());
+  FUZZ_CHECK(report.value().rows.size() + report.value().skipped.size() == first.size());
+  FUZZ_CHECK(!report.value().rows.empty());
+  for (const auto& k : report.value().skipped) FUZZ_CHECK(!k.reason.empty());
   FUZZ_CHECK(fuzz::finite_nonneg(report.value().mape));
   for (const auto& v : report.value().rows) {
     FUZZ_CHECK(fuzz::finite_nonneg(v.predicted));

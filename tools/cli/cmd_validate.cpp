@@ -32,6 +32,10 @@ int cmd_validate(Args args) {
                              {"measured", v.row.value}, {"predicted", v.predicted}, {"error", v.error},
                              {"fits", v.fits}});
     }
+    out["skipped"] = nlohmann::ordered_json::array();
+    for (const auto& k : rep.skipped) {
+      out["skipped"].push_back({{"id", k.row.id}, {"model", k.row.model}, {"gpu", k.row.gpu}, {"reason", k.reason}});
+    }
     std::printf("%s\n", out.dump(2).c_str());
     return 0;
   }
@@ -43,7 +47,12 @@ int cmd_validate(Args args) {
                 static_cast<long long>(v.row.batch_size_per_gpu), v.row.metric.c_str(), v.row.value, v.predicted,
                 100 * v.error, v.fits ? "" : "  (does not fit)");
   }
-  std::printf("MAPE %.1f%% over %zu rows\n", 100 * rep.mape, rep.rows.size());
+  for (const auto& k : rep.skipped) {
+    std::printf("%-8s skipped: %s\n", k.row.id.c_str(), k.reason.c_str());
+  }
+  std::printf("MAPE %.1f%% over %zu rows", 100 * rep.mape, rep.rows.size());
+  if (!rep.skipped.empty()) std::printf(" (%zu rows skipped: gpuplan cannot predict them)", rep.skipped.size());
+  std::printf("\n");
   return 0;
 }
 

@@ -40,7 +40,8 @@ struct Catalog {
   double restart_s = 0;
   std::string prices_as_of;  // newest price date in the catalog (YYYY-MM-DD)
 
-  // Lookups by id or alias; nullptr when absent.
+  // Lookups by id or alias, then by the one id or alias equal ignoring case, spaces and
+  // punctuation (GPUs also without a trailing "(...)" remark); nullptr when absent or ambiguous.
   const Model* find_model(std::string_view id_or_alias) const;
   const Gpu* find_gpu(std::string_view id_or_alias) const;
   const Instance* find_instance(std::string_view id) const;

@@ -3,13 +3,15 @@
 // predicted by the core and compared. Columns (header required, in this order):
 //   id,model,gpu,num_gpus,precision,batch_size_per_gpu,seq_len_or_resolution,task,metric,value
 // model and gpu are catalog ids or aliases; task is train or infer; metric is one of
-// samples_per_s_total, tokens_per_s_per_gpu, mfu.
+// samples_per_s_total, tokens_per_s_per_gpu, mfu. An optional 11th column, memory_format (auto,
+// nchw, channels-last; empty = auto), says how a run laid out its convolution tensors.
 
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "gpuplan/catalog.h"
+#include "gpuplan/estimate.h"
 #include "gpuplan/result.h"
 #include "gpuplan/timing.h"
 
@@ -26,6 +28,7 @@ struct MeasuredRow {
   std::string task;    // train | infer
   std::string metric;  // samples_per_s_total | tokens_per_s_per_gpu | mfu
   double value = 0;
+  MemoryFormat memory_format = MemoryFormat::automatic;
   int line = 0;        // 1-based line in the file
 };
 
@@ -39,13 +42,21 @@ struct ValidatedRow {
   bool fits = true;    // predicted memory fits the GPU
 };
 
-struct ValidationReport {
-  std::vector<ValidatedRow> rows;
-  double mape = 0;     // mean absolute percentage error over rows, as a fraction
+// A row that could not be predicted, and why ("unknown model 'ssd300'").
+struct SkippedRow {
+  MeasuredRow row;
+  std::string reason;
 };
 
-// Predicts every row; a row that cannot be predicted (unknown id, bad setup) is an Error
-// naming its id and line.
+struct ValidationReport {
+  std::vector<ValidatedRow> rows;     // predicted rows
+  std::vector<SkippedRow> skipped;    // rows gpuplan cannot predict (unknown model or GPU, bad setup)
+  double mape = 0;     // mean absolute percentage error over the predicted rows, as a fraction
+};
+
+// Predicts every row it can. A row it cannot (a model or GPU not in the catalog, a setup the
+// model rejects) is listed in `skipped` with the reason, and the others are still scored; an
+// Error only when no row at all could be predicted (naming the first row's reason).
 Result<ValidationReport> validate_measurements(const Catalog& catalog, const std::vector<MeasuredRow>& rows,
                                                const Efficiencies& eff);
 
