@@ -322,7 +322,7 @@ Result<Estimate> estimate(const Model& model, const Setup& setup) {
       // Output head on the last stage: final-norm input, head input, logits and the fp32
       // log-softmax kept by the cross-entropy loss.
       if (spec.head == HeadKind::lm) {
-        const double v = static_cast<double>(spec.vocab) / setup.tp;
+        const double v = head_logits(spec) / setup.tp;
         const double head = (pb.norm_input + pb.activation) * t * h + t * v * (pb.activation + 4.0);
         activation_bytes += head * mb;
         largest_transient_bytes = std::max(largest_transient_bytes, 2.0 * t * v * 4.0 * mb);
@@ -332,7 +332,7 @@ Result<Estimate> estimate(const Model& model, const Setup& setup) {
           largest_transient_bytes,
           2.0 * pb.activation * mb * std::max(t * ffn / setup.tp,
                                               impl == AttentionImpl::eager
-                                                  ? static_cast<double>(spec.heads) * t * t / setup.tp
+                                                  ? static_cast<double>(spec.heads) * t * attention_keys(spec, t) / setup.tp
                                                   : 0.0));
     } else {
       // Inference: only one layer's working set is live (input, QKV, MLP hidden), plus the
@@ -342,12 +342,12 @@ Result<Estimate> estimate(const Model& model, const Setup& setup) {
       kv_cache_bytes = 2.0 * layers_stage * kv * context_tokens * mb * pb.activation / setup.tp;
       activation_bytes = mb * pb.activation * t * (2.0 * h + 3.0 * kv + ffn * (spec.gated_mlp ? 3.0 : 2.0)) / setup.tp;
       if (impl == AttentionImpl::eager) {
-        activation_bytes += mb * pb.activation * static_cast<double>(spec.heads) * t * t / setup.tp;
+        activation_bytes += mb * pb.activation * static_cast<double>(spec.heads) * t * attention_keys(spec, t) / setup.tp;
       }
       if (spec.head == HeadKind::lm) {
         // Logits of the last position only during generation; of all positions for scoring.
         const double rows = setup.generate_tokens > 0 ? 1.0 : t;
-        largest_transient_bytes = rows * static_cast<double>(spec.vocab) * 4.0 * mb;
+        largest_transient_bytes = rows * head_logits(spec) * 4.0 * mb;
       }
       saved_tensor_count = 8.0;
     }

@@ -47,6 +47,10 @@ std::optional<Error> validate_transformer(const TransformerSpec& s, const std::s
     return bad("max_positions", "must be > 0 with learned positions");
   }
   if (s.head == HeadKind::classifier && s.num_classes <= 0) return bad("num_classes", "must be > 0 for a classifier head");
+  if (s.is_adaptive() && s.adaptive_cutoffs.back() >= s.vocab) {
+    return bad("adaptive_cutoffs", "must all be below vocab (" + std::to_string(s.vocab) + ")");
+  }
+  if (s.memory_len > 0 && s.is_vision()) return bad("memory_len", "applies to language models only");
   // Parameter counts are int64 sums of rows x cols x count: bound what the fields imply (counted
   // in double here) far above any real model, so those sums cannot overflow.
   double params = 0;
@@ -77,8 +81,19 @@ void read_transformer(JsonReader& r, TransformerSpec& s) {
   s.activation = static_cast<MlpActivation>(r.choice("activation", {"gelu", "relu", "silu"}, 0));
   s.vocab = r.integer("vocab", 0, 0, kMaxVocab);
   s.max_positions = r.integer("max_positions", 0, 0, kMaxDim * 10);
-  s.positions = static_cast<PositionKind>(r.choice("positions", {"learned", "rotary", "relative", "none"}, 0));
+  s.positions = static_cast<PositionKind>(
+      r.choice("positions", {"learned", "rotary", "relative", "none", "xl-relative"}, 0));
   s.relative_buckets = r.integer("relative_buckets", 0, 0, kMaxDim);
+  s.memory_len = r.integer("memory_len", 0, 0, kMaxDim);
+  if (const nlohmann::json* c = r.value("adaptive_cutoffs", false)) {
+    bool ok = c->is_array() && !c->empty();
+    for (size_t i = 0; ok && i < c->size(); ++i) {
+      ok = (*c)[i].is_number_integer() && (*c)[i].get<int64_t>() > (i ? (*c)[i - 1].get<int64_t>() : 0);
+      if (ok) s.adaptive_cutoffs.push_back((*c)[i].get<int64_t>());
+    }
+    if (!ok) r.fail("adaptive_cutoffs: expected increasing positive integers, e.g. [19997, 39997, 199997]");
+  }
+  s.adaptive_div = r.integer("adaptive_div", 1, 1, 64);
   s.token_types = r.integer("token_types", 0, 0, kMaxDim);
   s.embedding_norm = r.boolean("embedding_norm", false);
   s.tied_embeddings = r.boolean("tied_embeddings", false);

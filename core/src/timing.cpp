@@ -51,13 +51,17 @@ WorkProfile transformer_work(const Model& model, const Setup& setup, const Estim
   WorkProfile w;
   w.layers = L;
   w.tokens_per_sample = T;
+  // Keys per query: the segment, plus Transformer-XL's memory (whose Q, K, V are projected too).
+  const double K = attention_keys(s, T);
+  const bool xl = s.positions == PositionKind::xl_relative;
   // Matmuls of one block (Narayanan et al. 2021 for the FLOPs; bytes are inputs + outputs).
-  add(w, "attention.qkv", L * 2 * T * h * (q + 2 * kv) / t, L * b.activation * T * (h + (q + 2 * kv) / t),
+  add(w, "attention.qkv", L * 2 * K * h * (q + 2 * kv) / t, L * b.activation * K * (h + (q + 2 * kv) / t),
       L * b.weight * h * (q + 2 * kv) / t, L * 3);
-  const double core_flops = L * 4 * T * T * q / t;
+  // Q K^T and P V; Transformer-XL adds Q R^T against the projected relative positions.
+  const double core_flops = L * (xl ? 6 : 4) * T * K * q / t;
   if (flash) {
     // Flash attention reads Q, K, V and writes O once (Dao et al. 2022).
-    add(w, "attention.core", core_flops, L * b.activation * T * (2 * q + 2 * kv) / t, 0, L);
+    add(w, "attention.core", core_flops, L * b.activation * (T * 2 * q + K * 2 * kv) / t, 0, L);
   } else {
     // Eager, as Hugging Face's "eager" attention (BertSelfAttention, GPT2Attention, ViTSelfAttention):
     // scores written; divided by sqrt(head dim) in a pass of their own (read + write); text
@@ -65,12 +69,14 @@ WorkProfile transformer_work(const Model& model, const Setup& setup, const Estim
     // probabilities at the residual precision (autocast runs softmax in fp32); dropout reads and
     // writes them (+ mask); autocast casts them back to 16 bits for the second matmul, which
     // reads them.
+    // Transformer-XL's MemTransformer writes the position scores too, shifts them (_rel_shift:
+    // read, write) and adds them to the content scores (read two, write one): 6 more per score.
     const double act = b.activation, r = b.residual;
     const double score_passes = s.is_vision() ? 1.0 : 2.0;  // scale (+ mask)
-    const double per_score =
-        act + score_passes * 2 * act + act + r + drop * (2 * r + 1) + (r != act ? r + act : 0) + act;
-    add(w, "attention.core", core_flops, L * (act * T * (2 * q + 2 * kv) / t + per_score * a * T * T / t), 0,
-        L * (4 + score_passes + drop + (r != act ? 1 : 0)));
+    const double per_score = act + score_passes * 2 * act + act + r + drop * (2 * r + 1) +
+                             (r != act ? r + act : 0) + act + (xl ? 6 * act : 0);
+    add(w, "attention.core", core_flops, L * (act * (T * q + K * (q + 2 * kv)) / t + per_score * a * T * K / t), 0,
+        L * (4 + score_passes + drop + (r != act ? 1 : 0) + (xl ? 3 : 0)));
   }
   add(w, "attention.out", L * 2 * T * q * h / t, L * b.activation * T * (q / t + h), L * b.weight * q * h / t, L);
   add(w, "mlp.in", L * 2 * T * h * f * in_mats * routed / t, L * b.activation * T * (h + f * in_mats * routed / t),
@@ -87,10 +93,11 @@ WorkProfile transformer_work(const Model& model, const Setup& setup, const Estim
   add(w, "embedding", s.is_vision() ? transformer_forward_flops(s, e.seq_len).embedding : 0,
       2 * b.activation * T * h, 0, 2);
   if (s.head == HeadKind::lm) {
-    const double V = static_cast<double>(s.vocab);
+    const double V = head_logits(s);
     // Logits, then fp32 log-softmax and loss over them (read + write + read).
-    add(w, "head.logits", 2 * T * h * V / t, b.activation * T * (h + V / t) + 3 * 4 * T * V / t,
-        b.weight * h * V / t, 4);
+    const double projection = s.is_adaptive() && s.adaptive_div > 1 ? h : 0;  // head cluster's own
+    add(w, "head.logits", 2 * T * h * (V + projection) / t, b.activation * T * (h + V / t) + 3 * 4 * T * V / t,
+        b.weight * h * (V + projection) / t, 4);
   } else if (s.head == HeadKind::classifier) {
     add(w, "head.classifier", 2 * h * static_cast<double>(s.num_classes), b.activation * T * h,
         b.weight * h * static_cast<double>(s.num_classes), 2);

@@ -62,11 +62,29 @@ void add_mlp(std::vector<ParamTensor>& out, const TransformerSpec& s, const char
 
 }  // namespace
 
+double head_logits(const TransformerSpec& s) {
+  if (!s.is_adaptive()) return static_cast<double>(s.vocab);
+  return static_cast<double>(s.adaptive_cutoffs.front() + static_cast<int64_t>(s.adaptive_cutoffs.size()));
+}
+
 std::vector<ParamTensor> transformer_parameters(const TransformerSpec& s) {
   std::vector<ParamTensor> out;
   out.reserve(48);
   // Embeddings. A vocabulary-parallel embedding is split across tensor-parallel ranks.
-  if (s.vocab > 0) out.push_back(single("embed_tokens", "weight", ParamGroup::embedding, s.vocab, s.hidden, 1, true));
+  if (s.is_adaptive() && s.adaptive_div > 1) {
+    // Adaptive input (Baevski & Auli 2019; Transformer-XL's AdaptiveEmbedding): cluster i has
+    // width hidden / div^i and a projection back to hidden.
+    int64_t start = 0, width = s.hidden;
+    for (size_t i = 0; i <= s.adaptive_cutoffs.size(); ++i) {
+      const int64_t end = i < s.adaptive_cutoffs.size() ? s.adaptive_cutoffs[i] : s.vocab;
+      out.push_back(single("embed_tokens.cluster", "weight", ParamGroup::embedding, end - start, width));
+      out.push_back(single("embed_tokens.projection", "weight", ParamGroup::embedding, s.hidden, width));
+      start = end;
+      width = std::max<int64_t>(1, width / s.adaptive_div);
+    }
+  } else if (s.vocab > 0) {
+    out.push_back(single("embed_tokens", "weight", ParamGroup::embedding, s.vocab, s.hidden, 1, true));
+  }
   if (s.is_vision()) {
     // Patch embedding: a conv with kernel = stride = patch size, with bias (Dosovitskiy et al. 2020).
     out.push_back(single("patch_embed", "weight", ParamGroup::embedding, s.hidden, s.channels * s.patch_size * s.patch_size));
@@ -95,6 +113,14 @@ std::vector<ParamTensor> transformer_parameters(const TransformerSpec& s) {
     add_norm(out, s, "decoder.", "post_attention_layernorm", s.decoder_layers, true);
     add_mlp(out, s, "decoder.", s.decoder_layers);
   }
+  if (s.positions == PositionKind::xl_relative) {
+    // Transformer-XL: r_net projects the sinusoid positions in every layer; the content and
+    // position biases u and v are shared by all layers (Dai et al. 2019, sec. 3.3).
+    out.push_back(single("self_attn.r_net", "weight", ParamGroup::attention, s.heads * s.head_dim_or_default(),
+                         s.hidden, s.layers));
+    out.push_back(single("r_w_bias", "weight", ParamGroup::attention, s.heads, s.head_dim_or_default()));
+    out.push_back(single("r_r_bias", "weight", ParamGroup::attention, s.heads, s.head_dim_or_default()));
+  }
   if (s.positions == PositionKind::relative && s.relative_buckets > 0) {
     // T5 keeps one bias table per stack, in its first layer (Raffel et al. 2020, sec. 2.1).
     const int64_t stacks = s.decoder_layers > 0 ? 2 : 1;
@@ -115,6 +141,14 @@ std::vector<ParamTensor> transformer_parameters(const TransformerSpec& s) {
     }
     if (!s.tied_embeddings) out.push_back(single("lm_head", "weight", ParamGroup::head, s.vocab, s.hidden, 1, true));
     if (s.lm_head_bias) out.push_back(single("lm_head", "bias", ParamGroup::head, 1, s.vocab, 1, true));
+    if (s.is_adaptive()) {
+      // Adaptive softmax: a logit per tail cluster in the head, and with div > 1 the head
+      // cluster's own projection (Transformer-XL ties the tail projections to the input's).
+      const int64_t clusters = static_cast<int64_t>(s.adaptive_cutoffs.size());
+      out.push_back(single("lm_head.cluster", "weight", ParamGroup::head, clusters, s.hidden));
+      out.push_back(single("lm_head.cluster", "bias", ParamGroup::head, 1, clusters));
+      if (s.adaptive_div > 1) out.push_back(single("lm_head.projection", "weight", ParamGroup::head, s.hidden, s.hidden));
+    }
   } else if (s.head == HeadKind::classifier) {
     out.push_back(single("classifier", "weight", ParamGroup::head, s.num_classes, s.hidden));
     out.push_back(single("classifier", "bias", ParamGroup::head, 1, s.num_classes));
@@ -148,9 +182,12 @@ TransformerFlops transformer_forward_flops(const TransformerSpec& s, int64_t seq
   const double t = d.t, h = d.h, q = d.q, kv = d.kv, f = d.f, routed = d.routed;
   const double matrices = s.gated_mlp ? 3.0 : 2.0;
 
+  const double keys = attention_keys(s, t);
+  const double score_matmuls = s.positions == PositionKind::xl_relative ? 3.0 : 2.0;  // + Q R^T
   auto block = [&](TransformerFlops& out, double layers, double tokens) {
-    out.qkv_proj += layers * tokens * 2 * h * (q + 2 * kv);
-    out.attention_core += layers * 2 * (2 * tokens * tokens * q);
+    // Transformer-XL projects memory + segment (its qkv_net runs on both).
+    out.qkv_proj += layers * (tokens + keys - t) * 2 * h * (q + 2 * kv);
+    out.attention_core += layers * score_matmuls * (2 * tokens * (tokens + keys - t) * q);
     out.attn_out_proj += layers * tokens * 2 * q * h;
     out.mlp += layers * tokens * 2 * h * f * matrices * routed;
     if (s.is_moe()) out.router += layers * tokens * 2 * h * static_cast<double>(s.experts);
@@ -177,7 +214,8 @@ TransformerFlops transformer_forward_flops(const TransformerSpec& s, int64_t seq
   if (s.head == HeadKind::lm) {
     // Logits for every position (causal and masked LM training compute all of them).
     if (s.lm_head_transform) out.head += t * 2 * h * h;
-    out.head += t * 2 * h * static_cast<double>(s.vocab);
+    if (s.is_adaptive() && s.adaptive_div > 1) out.head += t * 2 * h * h;
+    out.head += t * 2 * h * head_logits(s);
   } else if (s.head == HeadKind::classifier) {
     out.head += 2 * h * static_cast<double>(s.num_classes);  // one pooled token per sample
   }
@@ -204,7 +242,11 @@ LayerActivations transformer_layer_activations(const TransformerSpec& s, int64_t
   LayerActivations out;
   const double norms = 2 * norm_input_bytes * t * h;
   const double masks = 2 * mask * t * h;
-  const double attn = element_bytes * t * (h + q + kv + kv + q);
+  // Transformer-XL keeps its memory (the previous segment's layer input) and K, V over memory +
+  // segment, plus the position-biased query of the second score matmul.
+  const double keys = attention_keys(s, t);
+  const double xl_query = s.positions == PositionKind::xl_relative ? element_bytes * t * q : 0.0;
+  const double attn = element_bytes * (keys * h + t * q + keys * (kv + kv) + t * q) + xl_query;
   const double mlp_in = element_bytes * t * h;
   const double mlp_inner = element_bytes * t * f * (s.gated_mlp ? 4.0 : 2.0) * routed;
   const double router = s.is_moe() ? 4.0 * t * static_cast<double>(s.experts) : 0.0;
@@ -217,9 +259,9 @@ LayerActivations transformer_layer_activations(const TransformerSpec& s, int64_t
     // its own 16-bit copy of the probabilities (after dropout, if any, which keeps a 1-byte mask).
     const double softmax = norm_input_bytes;
     const bool copy = softmax != element_bytes || s.dropout;
-    out.attention_scores_bytes = a * t * t * (softmax + mask + (copy ? element_bytes : 0.0));
+    out.attention_scores_bytes = a * t * keys * (softmax + mask + (copy ? element_bytes : 0.0));
   } else {
-    out.linear_bytes += 4.0 * a * t;
+    out.linear_bytes += 4.0 * a * t;  // log-sum-exp per query
   }
   return out;
 }

@@ -39,6 +39,37 @@ TEST(TransformerParams, Mixtral8x7bCountsEveryExpertButActivatesTwo) {
   EXPECT_NEAR(static_cast<double>(e.value().params.active_per_token), 12.88e9, 0.02e9);
 }
 
+TEST(TransformerParams, TransformerXlCountsAdaptiveEmbeddingsRelativePositionsAndTiedSoftmax) {
+  // NVIDIA's MemTransformerLM (wt103_base.yaml / wt103_large.yaml), module by module.
+  auto layer = [](int64_t h, int64_t f) {
+    return 3 * h * h /* qkv_net */ + h * h /* o_net */ + h * h /* r_net */ + 2 * h /* attn LN */ +
+           (h * f + f + f * h + h) /* CoreNet */ + 2 * h /* ff LN */;
+  };
+  const int64_t vocab = 267735, clusters = 3;
+  const int64_t shared = 2 * 8 * 64 /* r_w_bias, r_r_bias */ + vocab /* softmax biases */ + clusters * 512 + clusters;
+  // div_val 1: one 267735 x 512 embedding, tied with the softmax; no projections.
+  EXPECT_EQ(params_of("transformer-xl-base"), vocab * 512 + 16 * layer(512, 2048) + shared);
+  // div_val 4: clusters of 19997, 20000, 160000, 67738 words at widths 1024, 256, 64, 16, each
+  // projected to 1024; the head cluster's softmax projection is untied (tie_projs [F, T, T, T]).
+  const int64_t embeddings = 19997 * 1024 + 20000 * 256 + 160000 * 64 + 67738 * 16 + 1024 * (1024 + 256 + 64 + 16);
+  EXPECT_EQ(params_of("transformer-xl-large"), embeddings + 18 * layer(1024, 4096) + 2 * 16 * 64 + vocab +
+                                                   clusters * 1024 + clusters + 1024 * 1024);
+}
+
+TEST(TransformerFlops, TransformerXlAttendsOverMemoryWithAThirdScoreMatmul) {
+  // Dai et al. 2019: keys and values over memory + segment; scores Q K^T + Q R^T, then P V.
+  const TransformerSpec& s = test::model("transformer-xl-base").transformer;
+  const double t = 192, m = 192, h = 512, q = 512;
+  const TransformerFlops f = transformer_forward_flops(s, 192);
+  EXPECT_DOUBLE_EQ(f.qkv_proj, 16 * (t + m) * 2 * h * 3 * q);
+  EXPECT_DOUBLE_EQ(f.attention_core, 16 * 3 * 2 * t * (t + m) * q);
+  // The adaptive softmax's head cluster: 19997 words and a logit per tail cluster.
+  EXPECT_DOUBLE_EQ(f.head, t * 2 * h * (19997 + 3));
+  // Scores kept for backward are T x (T + M) per head.
+  const LayerActivations la = transformer_layer_activations(s, 192, 2, 4, AttentionImpl::eager);
+  EXPECT_DOUBLE_EQ(la.attention_scores_bytes, 8 * t * (t + m) * (4 + 1 + 2));
+}
+
 TEST(TransformerFlops, GptForwardEqualsNarayananClosedForm) {
   // Narayanan et al. 2021, sec. 5.1: a training iteration costs 72*B*s*l*h^2*(1 + s/(6h) +
   // V/(12*l*h)) FLOPs without recomputation, i.e. forward = 24*B*s*l*h^2*(...). Biases and

@@ -14,7 +14,7 @@
 namespace gpuplan {
 
 enum class NormKind { layernorm, rmsnorm };
-enum class PositionKind { learned, rotary, relative, none };
+enum class PositionKind { learned, rotary, relative, none, xl_relative };
 enum class HeadKind { lm, classifier, none };
 enum class MlpActivation { gelu, relu, silu };
 
@@ -34,6 +34,15 @@ struct TransformerSpec {
   int64_t max_positions = 0;
   PositionKind positions = PositionKind::learned;
   int64_t relative_buckets = 0;  // T5-style relative attention bias (first layer of each stack)
+  // Transformer-XL (Dai et al. 2019): every layer also attends to memory_len cached hidden states
+  // of the previous segment; keys and values (and, as its qkv_net does, queries) are projected
+  // over memory + segment. xl_relative positions add a second score matmul against projected
+  // sinusoid positions (r_net per layer, biases u and v shared by all layers).
+  int64_t memory_len = 0;
+  // Adaptive input and softmax (Baevski & Auli 2019; Grave et al. 2017): the vocabulary cut at
+  // adaptive_cutoffs into a head and tail clusters of embedding width hidden / adaptive_div^i.
+  std::vector<int64_t> adaptive_cutoffs;
+  int64_t adaptive_div = 1;
   int64_t token_types = 0;       // BERT segment embeddings
   bool embedding_norm = false;   // a norm right after the embeddings (BERT)
   bool tied_embeddings = false;  // output projection shares the input embedding
@@ -62,6 +71,7 @@ struct TransformerSpec {
   int64_t head_dim_or_default() const { return head_dim > 0 ? head_dim : hidden / heads; }
   bool is_moe() const { return experts > 1; }
   bool is_vision() const { return patch_size > 0; }
+  bool is_adaptive() const { return !adaptive_cutoffs.empty(); }
 };
 
 // Where a model's architecture comes from.

@@ -36,6 +36,16 @@ std::vector<ParamTensor> transformer_parameters(const TransformerSpec& spec);
 // Tokens one sample feeds through the blocks (patches + class token for vision models).
 int64_t transformer_tokens(const TransformerSpec& spec, int64_t seq_len);
 
+// Keys each query attends to: the segment plus Transformer-XL's memory.
+inline double attention_keys(const TransformerSpec& spec, double tokens) {
+  return tokens + static_cast<double>(spec.memory_len);
+}
+
+// Logits a token computes in the head: the vocabulary, or with an adaptive softmax the head
+// cluster and one logit per tail cluster (tail clusters run only for tokens whose target lies
+// in them, which depends on the text: not counted).
+double head_logits(const TransformerSpec& spec);
+
 // The sizes the cost formulas use, as doubles: tokens per sample t, hidden h, heads a, query
 // width q = heads x head_dim, key/value width kv, MLP width f, experts a token is routed to.
 struct TransformerDims {
