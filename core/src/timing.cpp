@@ -71,12 +71,16 @@ WorkProfile transformer_work(const Model& model, const Setup& setup, const Estim
     // reads them.
     // Transformer-XL's MemTransformer writes the position scores too, shifts them (_rel_shift:
     // read, write) and adds them to the content scores (read two, write one): 6 more per score.
+    // The heads are split and merged by permutes, so torch.matmul (and einsum) first copy Q, K
+    // and V into batched layouts, and the context is made contiguous again: four copies.
     const double act = b.activation, r = b.residual;
     const double score_passes = s.is_vision() ? 1.0 : 2.0;  // scale (+ mask)
     const double per_score = act + score_passes * 2 * act + act + r + drop * (2 * r + 1) +
                              (r != act ? r + act : 0) + act + (xl ? 6 * act : 0);
-    add(w, "attention.core", core_flops, L * (act * (T * q + K * (q + 2 * kv)) / t + per_score * a * T * K / t), 0,
-        L * (4 + score_passes + drop + (r != act ? 1 : 0) + (xl ? 3 : 0)));
+    const double copies = 2 * act * (2 * T * q + 2 * K * kv);
+    add(w, "attention.core", core_flops,
+        L * (act * (T * q + K * (q + 2 * kv)) / t + copies / t + per_score * a * T * K / t), 0,
+        L * (4 + 4 + score_passes + drop + (r != act ? 1 : 0) + (xl ? 3 : 0)));
   }
   add(w, "attention.out", L * 2 * T * q * h / t, L * b.activation * T * (q / t + h), L * b.weight * q * h / t, L);
   add(w, "mlp.in", L * 2 * T * h * f * in_mats * routed / t, L * b.activation * T * (h + f * in_mats * routed / t),
@@ -402,9 +406,16 @@ Result<StepTime> estimate_step_time_with(const Model& model, const Setup& setup,
     const bool spans_nodes = setup.dp * setup.tp > cluster.gpus_per_node;
     const double bw = spans_nodes ? std::min(intra, inter / setup.tp) : intra;
     st.dp_comm_s = ring(bytes, setup.dp, bw);
-    // DDP and FSDP overlap bucketed all-reduces with the last micro-batch's backward.
+    // DDP and FSDP overlap bucketed all-reduces with the last micro-batch's backward. Buckets
+    // fill in reverse layer order, so the first layers' gradients come last and their bucket is
+    // reduced after backward ends: at least one 25 MB bucket (DistributedDataParallel's
+    // bucket_cap_mb default), or the whole token embedding, a tensor that gets a bucket of its
+    // own when larger (Li et al. 2020, "PyTorch Distributed", sec. 3.2.3 and 4.2).
     const double window = st.backward_s / micro_steps;
-    st.dp_comm_exposed_s = std::max(0.0, st.dp_comm_s - window);
+    const double embedding_bytes =
+        static_cast<double>(std::min(e.params.embedding, e.params.trainable)) / (setup.tp * pp) * grad_elem_bytes;
+    const double last_bucket = std::min(bytes, std::max(25.0 * 1024 * 1024, embedding_bytes));
+    st.dp_comm_exposed_s = std::max(st.dp_comm_s - window, ring(last_bucket, setup.dp, bw));
   }
   // Optimizer step: memory-bound over this GPU's (sharded) parameters and states.
   {

@@ -139,7 +139,9 @@ TEST(StepTime, EagerAttentionScalesAndMasksTheScoresInPassesOfTheirOwn) {
   const double L = static_cast<double>(spec.layers), a = static_cast<double>(spec.heads), T = 128,
                h = static_cast<double>(spec.hidden);
   const double qkv_bytes = L * 4 * T * (2 * h + 2 * h);
-  EXPECT_NEAR(op_named(w, "attention.core").bytes_per_sample, qkv_bytes + L * 41 * a * T * T, 1.0);
+  // Splitting and merging the heads copies Q, K, V and the context (read + write each).
+  const double head_copies = L * 2 * 4 * (4 * T * h);
+  EXPECT_NEAR(op_named(w, "attention.core").bytes_per_sample, qkv_bytes + head_copies + L * 41 * a * T * T, 1.0);
   // A vision transformer has no attention mask: one pass fewer (8 bytes per score), no dropout here.
   gpuplan::Setup v;
   v.precision = Precision::fp32;
@@ -150,8 +152,8 @@ TEST(StepTime, EagerAttentionScalesAndMasksTheScoresInPassesOfTheirOwn) {
   const TransformerSpec& vs = test::model("vit-b-16").transformer;
   const double vT = 197, vL = static_cast<double>(vs.layers), va = static_cast<double>(vs.heads),
                vh = static_cast<double>(vs.hidden);
-  EXPECT_NEAR(op_named(vw, "attention.core").bytes_per_sample, vL * 4 * vT * 4 * vh + vL * (4 + 8 + 8 + 4) * va * vT * vT,
-              1.0);
+  EXPECT_NEAR(op_named(vw, "attention.core").bytes_per_sample,
+              vL * 4 * vT * 4 * vh + vL * 2 * 4 * 4 * vT * vh + vL * (4 + 8 + 8 + 4) * va * vT * vT, 1.0);
 }
 
 TEST(StepTime, NchwConvolutionsOnTensorCoresPayForTransposesAndChannelsLastDoesNot) {
@@ -206,6 +208,24 @@ TEST(StepTime, Fp32OnCudaCoresUsesTheSgemmEfficiencyNotTheTensorCoreOne) {
   Efficiencies simt = eff;
   simt.simt_gemm /= 2;  // GEMM-bound: close to twice as long
   EXPECT_GT(forward_on("gpt2-large", "v100-sxm2-32gb", s, simt), base * 1.6);
+}
+
+TEST(StepTime, TheEmbeddingsGradientBucketIsReducedAfterBackwardEnds) {
+  // DDP fills buckets in reverse layer order: the token embedding (first layer) comes last, in a
+  // bucket of its own, so its all-reduce cannot overlap the backward pass.
+  gpuplan::Setup s;
+  s.precision = Precision::amp_fp16;
+  s.dp = 8;
+  s.global_batch = 256;
+  const Timed x = time_on("transformer-xl-base", "a100-sxm4-80gb", 8, s);
+  const Gpu* g = test::catalog().find_gpu("a100-sxm4-80gb");
+  const double busbw = g->nvlink_bandwidth_bytes_per_s / 2 * test::catalog().efficiencies.nvlink;
+  const double embedding_bytes = 4.0 * static_cast<double>(x.e.params.embedding);  // fp32 gradients
+  EXPECT_GT(x.t.backward_s / x.t.dp_comm_s, 1.0);  // the whole all-reduce would fit in backward...
+  EXPECT_NEAR(x.t.dp_comm_exposed_s, 2.0 * 7 / 8 * embedding_bytes / busbw, 1e-12);  // ...its last bucket not
+  // A model without a large embedding still waits for one 25 MB bucket.
+  const Timed r = time_on("resnet50", "a100-sxm4-80gb", 8, s);
+  EXPECT_NEAR(r.t.dp_comm_exposed_s, 2.0 * 7 / 8 * 25.0 * 1024 * 1024 / busbw, 1e-12);
 }
 
 TEST(StepTime, PipelineBubbleIsPMinusOneOverM) {
