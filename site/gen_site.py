@@ -455,18 +455,24 @@ class Site:
             v = cli.json(["validate", os.path.relpath(csv, ROOT)])
             rows = []
             for r in v["rows"]:
-                rows.append([r["id"], f"`{r['model']}`", f"`{r['gpu']}`", sig(r["measured"], 4),
-                             sig(r["predicted"], 4), f"{'+' if r['error'] >= 0 else ''}{sig(100 * r['error'], 3)} %"])
+                rows.append([r["id"], f"`{r['model']}`", f"`{r['gpu']}`", r["metric"].replace("_", " "),
+                             sig(r["measured"], 4), sig(r["predicted"], 4),
+                             f"{'+' if r['error'] >= 0 else ''}{sig(100 * r['error'], 3)} %"])
             errors = [abs(r["error"]) for r in v["rows"]]
             over = sum(1 for r in v["rows"] if r["error"] > 0)
+            families = {}
+            for r in v["rows"]:
+                families.setdefault(r["model"], []).append(abs(r["error"]))
+            by_model = "; ".join(f"`{m}` {pct(sum(e) / len(e))} ({len(e)} rows)" for m, e in sorted(families.items()))
             self.validation = v
             self.write("method-validation-summary.md",
                        f"Over the {len(rows)} rows of `tests/validation/throughput_dev.csv` (NVIDIA "
                        f"DeepLearningExamples tables, measured on DGX systems), the mean absolute percentage error of "
                        f"the predicted throughput is **{pct(v['mape'])}**; the largest error is "
-                       f"{pct(max(errors))}, and {over} of {len(rows)} predictions are too fast.\n")
+                       f"{pct(max(errors))}, and {over} of {len(rows)} predictions are too fast. By model: "
+                       f"{by_model}.\n")
             self.write("method-validation.md", table(
-                ["row", "model", "GPU", "measured samples/s", "predicted", "error"], rows))
+                ["row", "model", "GPU", "metric", "measured", "predicted", "error"], rows))
         else:
             self.validation = None
             self.write("method-validation-summary.md", "This build has no `gpuplan validate` results.\n")
