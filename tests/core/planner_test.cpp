@@ -31,6 +31,11 @@ Timed time_on(const std::string& model_id, const std::string& gpu_id, int gpus, 
   return {e.value(), t.ok() ? t.value() : StepTime{}};
 }
 
+// All-reduce bus bandwidth inside a node: half the NVLink figure (one direction) x efficiency.
+double nvlink_busbw(const std::string& gpu_id) {
+  return test::catalog().find_gpu(gpu_id)->nvlink_bandwidth_bytes_per_s / 2 * test::catalog().efficiencies.nvlink;
+}
+
 TEST(StepTime, FasterGpuIsFasterAndMfuStaysBelowOne) {
   gpuplan::Setup s;
   s.precision = Precision::amp_bf16;
@@ -63,8 +68,7 @@ TEST(StepTime, DataParallelAllReduceFollowsTheRingFormula) {
   s.dp = 8;
   s.global_batch = 64;
   const Timed x = time_on("gpt2-medium", "a100-sxm4-80gb", 8, s);
-  const Gpu* g = test::catalog().find_gpu("a100-sxm4-80gb");
-  const double busbw = g->nvlink_bandwidth_bytes_per_s / 2 * test::catalog().efficiencies.nvlink;
+  const double busbw = nvlink_busbw("a100-sxm4-80gb");
   const double bytes = 4.0 * static_cast<double>(x.e.params.trainable);  // fp32 gradients under autocast
   EXPECT_NEAR(x.t.dp_comm_s, 2.0 * 7 / 8 * bytes / busbw, 1e-12);
   EXPECT_LE(x.t.dp_comm_exposed_s, x.t.dp_comm_s);
@@ -218,8 +222,7 @@ TEST(StepTime, TheEmbeddingsGradientBucketIsReducedAfterBackwardEnds) {
   s.dp = 8;
   s.global_batch = 256;
   const Timed x = time_on("transformer-xl-base", "a100-sxm4-80gb", 8, s);
-  const Gpu* g = test::catalog().find_gpu("a100-sxm4-80gb");
-  const double busbw = g->nvlink_bandwidth_bytes_per_s / 2 * test::catalog().efficiencies.nvlink;
+  const double busbw = nvlink_busbw("a100-sxm4-80gb");
   const double embedding_bytes = 4.0 * static_cast<double>(x.e.params.embedding);  // fp32 gradients
   EXPECT_GT(x.t.backward_s / x.t.dp_comm_s, 1.0);  // the whole all-reduce would fit in backward...
   EXPECT_NEAR(x.t.dp_comm_exposed_s, 2.0 * 7 / 8 * embedding_bytes / busbw, 1e-12);  // ...its last bucket not
