@@ -56,9 +56,73 @@ size_t utf8_length(std::string_view s, size_t i) {
   return 0;
 }
 
+// One data row; errors name the line (`at`) and the column.
+Result<MeasuredRow> parse_row(std::string_view line, const std::string& at, int line_no, size_t columns) {
+  auto fields = split_csv(line, at);
+  if (!fields.ok()) return fields.error();
+  const auto& f = fields.value();
+  if (f.size() != columns) {
+    return make_error(Errc::schema_error,
+                      at + ": expected " + std::to_string(columns) + " columns, got " + std::to_string(f.size()));
+  }
+  MeasuredRow r;
+  r.line = line_no;
+  r.id = f[0];
+  r.model = f[1];
+  r.gpu = f[2];
+  auto integer = [&](const std::string& s, const char* column, int64_t min, int64_t max) -> Result<int64_t> {
+    auto v = parse_int(s, column);
+    if (!v.ok() || v.value() < min || v.value() > max) {
+      return make_error(Errc::schema_error, at + ": column " + column + ": '" + s + "' is not an integer in [" +
+                                                std::to_string(min) + ", " + std::to_string(max) + "]");
+    }
+    return v.value();
+  };
+  auto n = integer(f[3], "num_gpus", 1, 100000);
+  if (!n.ok()) return n.error();
+  r.num_gpus = static_cast<int>(n.value());
+  r.precision = f[4];
+  if (!parse_precision(r.precision)) return make_error(Errc::schema_error, at + ": column precision: unknown '" + f[4] + "'");
+  auto b = integer(f[5], "batch_size_per_gpu", 1, 1000000);
+  if (!b.ok()) return b.error();
+  r.batch_size_per_gpu = b.value();
+  auto s = integer(f[6], "seq_len_or_resolution", 1, 10000000);
+  if (!s.ok()) return s.error();
+  r.seq_len_or_resolution = s.value();
+  r.task = f[7];
+  if (r.task != "train" && r.task != "infer") {
+    return make_error(Errc::schema_error, at + ": column task: '" + f[7] + "' is not train or infer");
+  }
+  r.metric = f[8];
+  if (r.metric != "samples_per_s_total" && r.metric != "tokens_per_s_per_gpu" && r.metric != "mfu") {
+    return make_error(Errc::schema_error, at + ": column metric: '" + f[8] +
+                                              "' is not samples_per_s_total, tokens_per_s_per_gpu or mfu");
+  }
+  char* endp = nullptr;
+  r.value = std::strtod(f[9].c_str(), &endp);
+  if (f[9].empty() || endp != f[9].c_str() + f[9].size() || !std::isfinite(r.value) || r.value <= 0) {
+    return make_error(Errc::schema_error, at + ": column value: '" + f[9] + "' is not a positive number");
+  }
+  if (columns == 11 && !f[10].empty()) {
+    const auto format = parse_memory_format(f[10]);
+    if (!format) {
+      return make_error(Errc::schema_error,
+                        at + ": column memory_format: '" + f[10] + "' is not auto, nchw or channels-last");
+    }
+    r.memory_format = *format;
+  }
+  return r;
+}
+
+// The id column of a row that did not parse, for the report ("" when even that is missing).
+std::string first_field(std::string_view line) {
+  auto fields = split_csv(line, "");
+  return fields.ok() && !fields.value().empty() ? fields.value()[0] : std::string();
+}
+
 }  // namespace
 
-Result<std::vector<MeasuredRow>> parse_measured_csv(std::string_view text, const std::string& where) {
+Result<std::vector<MeasuredRow>> parse_measured_csv(std::string_view text, const std::string& where, RowErrors mode) {
   if (text.size() > kMaxCsvBytes) {
     return make_error(Errc::too_large, where + ": file is " + std::to_string(text.size()) + " bytes; the limit is " +
                                            std::to_string(kMaxCsvBytes) + " bytes");
@@ -96,60 +160,17 @@ Result<std::vector<MeasuredRow>> parse_measured_csv(std::string_view text, const
       header_seen = true;
       continue;
     }
-    auto fields = split_csv(line, at);
-    if (!fields.ok()) return fields.error();
-    const auto& f = fields.value();
-    if (f.size() != columns) {
-      return make_error(Errc::schema_error,
-                        at + ": expected " + std::to_string(columns) + " columns, got " + std::to_string(f.size()));
+    auto row = parse_row(line, at, line_no, columns);
+    if (!row.ok()) {
+      if (mode == RowErrors::fail) return row.error();
+      MeasuredRow bad;
+      bad.line = line_no;
+      bad.id = first_field(line);
+      bad.problem = row.error().message;
+      rows.push_back(std::move(bad));
+      continue;
     }
-    MeasuredRow r;
-    r.line = line_no;
-    r.id = f[0];
-    r.model = f[1];
-    r.gpu = f[2];
-    auto integer = [&](const std::string& s, const char* column, int64_t min, int64_t max) -> Result<int64_t> {
-      auto v = parse_int(s, column);
-      if (!v.ok() || v.value() < min || v.value() > max) {
-        return make_error(Errc::schema_error, at + ": column " + column + ": '" + s + "' is not an integer in [" +
-                                                  std::to_string(min) + ", " + std::to_string(max) + "]");
-      }
-      return v.value();
-    };
-    auto n = integer(f[3], "num_gpus", 1, 100000);
-    if (!n.ok()) return n.error();
-    r.num_gpus = static_cast<int>(n.value());
-    r.precision = f[4];
-    if (!parse_precision(r.precision)) return make_error(Errc::schema_error, at + ": column precision: unknown '" + f[4] + "'");
-    auto b = integer(f[5], "batch_size_per_gpu", 1, 1000000);
-    if (!b.ok()) return b.error();
-    r.batch_size_per_gpu = b.value();
-    auto s = integer(f[6], "seq_len_or_resolution", 1, 10000000);
-    if (!s.ok()) return s.error();
-    r.seq_len_or_resolution = s.value();
-    r.task = f[7];
-    if (r.task != "train" && r.task != "infer") {
-      return make_error(Errc::schema_error, at + ": column task: '" + f[7] + "' is not train or infer");
-    }
-    r.metric = f[8];
-    if (r.metric != "samples_per_s_total" && r.metric != "tokens_per_s_per_gpu" && r.metric != "mfu") {
-      return make_error(Errc::schema_error, at + ": column metric: '" + f[8] +
-                                                "' is not samples_per_s_total, tokens_per_s_per_gpu or mfu");
-    }
-    char* endp = nullptr;
-    r.value = std::strtod(f[9].c_str(), &endp);
-    if (f[9].empty() || endp != f[9].c_str() + f[9].size() || !std::isfinite(r.value) || r.value <= 0) {
-      return make_error(Errc::schema_error, at + ": column value: '" + f[9] + "' is not a positive number");
-    }
-    if (columns == 11 && !f[10].empty()) {
-      const auto format = parse_memory_format(f[10]);
-      if (!format) {
-        return make_error(Errc::schema_error,
-                          at + ": column memory_format: '" + f[10] + "' is not auto, nchw or channels-last");
-      }
-      r.memory_format = *format;
-    }
-    rows.push_back(r);
+    rows.push_back(std::move(row).value());
   }
   if (!header_seen) return make_error(Errc::schema_error, where + ": empty file (no header)");
   return rows;
@@ -166,6 +187,10 @@ Result<ValidationReport> validate_measurements(const Catalog& catalog, const std
       report.skipped.push_back({r, reason});
       if (!first_problem) first_problem = make_error(code, at + ": " + reason);
     };
+    if (!r.problem.empty()) {
+      skip(Errc::schema_error, r.problem);
+      continue;
+    }
     const Model* model = catalog.find_model(r.model);
     if (!model) {
       skip(Errc::not_found, "unknown model '" + r.model + "'");

@@ -271,6 +271,25 @@ TEST(BadInputs, TheOptionalMemoryFormatColumnTakesOnlyItsNames) {
               "runs.csv:2: expected 11 columns, got 10");
 }
 
+TEST(BadInputs, AMalformedRowIsSkippedWithItsLineAndColumnWhenAskedAndTheRestScored) {
+  const std::string text = std::string(kCsvHeader) +
+                           "r1,resnet50,t4,1,amp-fp16,,224,train,samples_per_s_total,300\n"
+                           "r2,resnet50,t4,1,amp-fp16,64,224,train,samples_per_s_total,1165\n"
+                           "r3,resnet50,t4\n";
+  EXPECT_SEEN(csv(text), Errc::schema_error, "runs.csv:2: column batch_size_per_gpu: '' is not an integer in [1, 1000000]");
+  auto rows = parse_measured_csv(text, "runs.csv", RowErrors::skip);
+  ASSERT_TRUE(rows.ok()) << rows.error().message;
+  ASSERT_EQ(rows.value().size(), 3u);
+  auto report = validate_measurements(test::catalog(), rows.value(), test::catalog().efficiencies);
+  ASSERT_TRUE(report.ok()) << report.error().message;
+  ASSERT_EQ(report.value().rows.size(), 1u);
+  EXPECT_EQ(report.value().rows[0].row.id, "r2");
+  ASSERT_EQ(report.value().skipped.size(), 2u);
+  EXPECT_EQ(report.value().skipped[0].row.id, "r1");
+  EXPECT_EQ(report.value().skipped[0].reason, "runs.csv:2: column batch_size_per_gpu: '' is not an integer in [1, 1000000]");
+  EXPECT_EQ(report.value().skipped[1].reason, "runs.csv:4: expected 10 columns, got 3");
+}
+
 TEST(BadInputs, ImpossibleParallelismSaysWhichDegree) {
   gpuplan::Setup s;
   s.tp = 5;

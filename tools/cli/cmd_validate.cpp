@@ -16,7 +16,8 @@ int cmd_validate(Args args) {
   if (!args.empty()) return usage_error("validate: unknown option --" + args.front().first);
   std::string text, error;
   if (!read_file(path, text, error, 4 * 1024 * 1024)) return fail({Errc::invalid_argument, error});
-  auto rows = parse_measured_csv(text, path);
+  // A malformed row is reported and skipped; the others are still scored.
+  auto rows = parse_measured_csv(text, path, RowErrors::skip);
   if (!rows.ok()) return fail(rows.error());
   auto catalog = load_embedded_catalog();
   if (!catalog.ok()) return fail(catalog.error());

@@ -30,10 +30,17 @@ struct MeasuredRow {
   double value = 0;
   MemoryFormat memory_format = MemoryFormat::automatic;
   int line = 0;        // 1-based line in the file
+  std::string problem; // RowErrors::skip: why this row could not be read (its other fields unset)
 };
 
+// What a malformed data row does: fail the file (an Error naming its line and column), or come
+// back with `problem` set, to be reported as skipped while the other rows are scored. A bad
+// header, invalid UTF-8 or an oversize file fail either way.
+enum class RowErrors { fail, skip };
+
 // Parses the CSV; errors name the line and column.
-Result<std::vector<MeasuredRow>> parse_measured_csv(std::string_view text, const std::string& where);
+Result<std::vector<MeasuredRow>> parse_measured_csv(std::string_view text, const std::string& where,
+                                                    RowErrors rows = RowErrors::fail);
 
 struct ValidatedRow {
   MeasuredRow row;
