@@ -70,7 +70,9 @@ WorkProfile transformer_work(const Model& model, const Setup& setup, const Estim
     // writes them (+ mask); autocast casts them back to 16 bits for the second matmul, which
     // reads them.
     // Transformer-XL's MemTransformer writes the position scores too, shifts them (_rel_shift:
-    // read, write) and adds them to the content scores (read two, write one): 6 more per score.
+    // read, write) and adds them to the content scores (read two, write one): 6 more per score,
+    // and 7 more kernels (r_net, the two bias adds to Q, the Q R^T matmul, the shift's zeros and
+    // cat, the add).
     // The heads are split and merged by permutes, so torch.matmul (and einsum) first copy Q, K
     // and V into batched layouts, and the context is made contiguous again: four copies.
     const double act = b.activation, r = b.residual;
@@ -80,7 +82,7 @@ WorkProfile transformer_work(const Model& model, const Setup& setup, const Estim
     const double copies = 2 * act * (2 * T * q + 2 * K * kv);
     add(w, "attention.core", core_flops,
         L * (act * (T * q + K * (q + 2 * kv)) / t + copies / t + per_score * a * T * K / t), 0,
-        L * (4 + 4 + score_passes + drop + (r != act ? 1 : 0) + (xl ? 3 : 0)));
+        L * (4 + 4 + score_passes + drop + (r != act ? 1 : 0) + (xl ? 7 : 0)));
   }
   add(w, "attention.out", L * 2 * T * q * h / t, L * b.activation * T * (q / t + h), L * b.weight * q * h / t, L);
   add(w, "mlp.in", L * 2 * T * h * f * in_mats * routed / t, L * b.activation * T * (h + f * in_mats * routed / t),
