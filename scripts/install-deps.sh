@@ -12,7 +12,7 @@ packages=(build-essential cmake ninja-build pkg-config git ca-certificates
           libglfw3-dev libgl-dev xvfb
           emscripten chromium
           clang-14 libclang-rt-14-dev python3
-          libopenmpi-dev openmpi-bin
+          libopenmpi-dev openmpi-bin python3-jsonschema
           mkdocs mkdocs-material)
 for arg in "$@"; do
   case "$arg" in
