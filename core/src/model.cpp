@@ -239,27 +239,50 @@ std::string folded(std::string_view s) {
   return out;
 }
 
+// The words of a name in any order, lower case, without the vendor words "nvidia" and "tesla"
+// ("NVIDIA A100 80GB PCIe" and "a100-pcie-80gb" have the same words).
+std::vector<std::string> words(std::string_view s) {
+  std::vector<std::string> out(1);
+  for (char c : s) {
+    if (std::isalnum(static_cast<unsigned char>(c))) {
+      out.back() += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    } else if (!out.back().empty()) {
+      out.emplace_back();
+    }
+  }
+  if (out.back().empty()) out.pop_back();
+  out.erase(std::remove_if(out.begin(), out.end(), [](const std::string& w) { return w == "nvidia" || w == "tesla"; }),
+            out.end());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
 // The entry whose id or an alias equals `name`; else the one entry whose id or alias equals it
-// folded, and with `drop_remark`, then without a trailing "(...)" remark such as "(DGX A100)"
-// (GPUs only: in a model name the remark may be the task, "BERT-large (SQuAD v1.1)"). An
-// ambiguous folded name matches nothing.
+// folded, or failing that has the same words; and with `drop_remark`, all that again without a
+// trailing "(...)" remark such as "(DGX A100)" (GPUs only: in a model name the remark may be the
+// task, "BERT-large (SQuAD v1.1)"). An ambiguous name matches nothing.
 template <class T>
 const T* find_named(const std::vector<T>& items, std::string_view name, bool drop_remark) {
   if (const T* t = find_by_id(items, name)) return t;
   for (const auto& t : items) {
     if (std::find(t.aliases.begin(), t.aliases.end(), name) != t.aliases.end()) return &t;
   }
-  auto unique_folded = [&](std::string_view n) -> const T* {
-    const std::string key = folded(n);
-    if (key.empty()) return nullptr;
+  auto unique = [&](auto key_of, const auto& key) -> const T* {
     const T* found = nullptr;
     for (const auto& t : items) {
-      bool hit = folded(t.id) == key;
-      for (const auto& a : t.aliases) hit = hit || folded(a) == key;
+      bool hit = key_of(t.id) == key;
+      for (const auto& a : t.aliases) hit = hit || key_of(a) == key;
       if (hit && found && found != &t) return nullptr;
       if (hit) found = &t;
     }
     return found;
+  };
+  auto unique_folded = [&](std::string_view n) -> const T* {
+    const std::string key = folded(n);
+    if (key.empty()) return nullptr;
+    if (const T* t = unique(folded, key)) return t;
+    const std::vector<std::string> w = words(n);
+    return w.empty() ? nullptr : unique(words, w);
   };
   if (const T* t = unique_folded(name)) return t;
   const size_t open = name.rfind('(');

@@ -48,6 +48,22 @@ std::string load_with(const std::string& path, const std::function<void(nlohmann
   return c.ok() ? std::string() : c.error().message;
 }
 
+TEST(Catalog, NamesAsPeopleWriteThemFindTheOneEntryTheyMean) {
+  const Catalog& c = test::catalog();
+  auto gpu = [&](const char* name) { const Gpu* g = c.find_gpu(name); return g ? g->id : std::string("(none)"); };
+  auto model = [&](const char* name) { const Model* m = c.find_model(name); return m ? m->id : std::string("(none)"); };
+  EXPECT_EQ(gpu("a100-pcie-80gb"), "a100-pcie-80gb");                      // id
+  EXPECT_EQ(gpu("A100-PCIE-80GB"), "a100-pcie-80gb");                      // case and punctuation
+  EXPECT_EQ(gpu("NVIDIA A100 80GB PCIe"), "a100-pcie-80gb");               // word order, vendor word
+  EXPECT_EQ(gpu("A100-SXM4-80GB (DGX A100)"), "a100-sxm4-80gb");           // a system remark
+  EXPECT_EQ(gpu("V100-SXM3-32GB (DGX-2H)"), "(none)");                     // not taken for an SXM2
+  EXPECT_EQ(gpu("A100"), "(none)");                                         // ambiguous: several A100s
+  EXPECT_EQ(model("GPT-2 small"), "gpt2-small");
+  EXPECT_EQ(model("Llama 2 7B"), "llama-2-7b");
+  EXPECT_EQ(model("BERT-large (SQuAD v1.1 fine-tune)"), "bert-large-qa");  // alias, not BERT-large
+  EXPECT_EQ(model("BERT-large (SQuAD v2.0)"), "(none)");                    // a model's remark is kept
+}
+
 TEST(Catalog, RejectsAFactWithoutSource) {
   EXPECT_EQ(load_with("gpus/t4.json", [](nlohmann::json& j) { j["specs"]["tdp_w"].erase("source"); }),
             "gpus/t4.json: specs.tdp_w.source: missing required field");
