@@ -750,7 +750,7 @@ void App::draw_results() {
       };
       row("step (s)", [](const StepTime& t) { return t.step_s; }, "%.4g");
       row("samples/s", [](const StepTime& t) { return t.samples_per_s; }, "%.1f");
-      row("tokens/s", [](const StepTime& t) { return t.tokens_per_s; }, "%.0f");
+      if (c_.time->tokens_per_s > 0) row("tokens/s", [](const StepTime& t) { return t.tokens_per_s; }, "%.0f");
       row("MFU (%)", [](const StepTime& t) { return 100 * t.mfu; }, "%.1f");
       row("data-parallel comm exposed (s)", [](const StepTime& t) { return t.dp_comm_exposed_s; }, "%.3g");
       row("pipeline bubble (s)", [](const StepTime& t) { return t.pp_bubble_s; }, "%.3g");
@@ -1158,7 +1158,7 @@ std::string App::export_csv() const {
   if (c_.time) {
     row("step", c_.time->step_s, "s");
     row("samples_per_s", c_.time->samples_per_s, "1/s");
-    row("tokens_per_s", c_.time->tokens_per_s, "1/s");
+    if (c_.time->tokens_per_s > 0) row("tokens_per_s", c_.time->tokens_per_s, "1/s");
     row("mfu", c_.time->mfu, "fraction");
   }
   if (c_.cost) {

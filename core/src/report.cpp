@@ -77,7 +77,7 @@ nlohmann::ordered_json time_json(const StepTime& t) {
   nlohmann::ordered_json j = {
       {"step_s", t.step_s},
       {"samples_per_s", t.samples_per_s},
-      {"tokens_per_s", t.tokens_per_s},
+      {"tokens_per_s", t.tokens_per_s > 0 ? nlohmann::ordered_json(t.tokens_per_s) : nlohmann::ordered_json(nullptr)},
       {"mfu", t.mfu},
       {"forward_s", t.forward_s},
       {"backward_s", t.backward_s},
@@ -204,8 +204,10 @@ std::string time_to_text(const StepTime& t, const PriceQuote* price, const RunCo
   char b[64];
   std::snprintf(b, sizeof b, "%.1f", t.samples_per_s);
   row("samples/s", b);
-  std::snprintf(b, sizeof b, "%.0f", t.tokens_per_s);
-  row("tokens/s", b);
+  if (t.tokens_per_s > 0) {
+    std::snprintf(b, sizeof b, "%.0f", t.tokens_per_s);
+    row("tokens/s", b);
+  }
   std::snprintf(b, sizeof b, "%.1f %%", 100 * t.mfu);
   row("MFU", b);
   if (t.input_capacity_samples_per_s > 0) {

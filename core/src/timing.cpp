@@ -375,6 +375,7 @@ Result<StepTime> estimate_step_time_with(const Model& model, const Setup& setup,
     st.step_s = st.prefill_s + static_cast<double>(setup.generate_tokens) * st.decode_token_s;
     st.samples_per_s = static_cast<double>(e.global_batch) / st.step_s;
     st.tokens_per_s = setup.generate_tokens > 0 ? static_cast<double>(e.global_batch) / st.decode_token_s
+                                    : model.kind == ModelKind::graph ? 0.0
                                                 : st.samples_per_s * work.tokens_per_sample;
     st.mfu = (e.flops.prefill + e.flops.decode_per_token * static_cast<double>(setup.generate_tokens)) /
              (st.step_s * total_gpus * st.peak_flop_per_s);
@@ -460,7 +461,8 @@ Result<StepTime> estimate_step_time_with(const Model& model, const Setup& setup,
       st.samples_per_s = static_cast<double>(e.global_batch) / st.step_s;
     }
   }
-  st.tokens_per_s = st.samples_per_s * work.tokens_per_sample;
+  // Layer graphs (CNNs) have no tokens: 0, shown as "-" and written as null.
+  st.tokens_per_s = model.kind == ModelKind::graph ? 0.0 : st.samples_per_s * work.tokens_per_sample;
   st.mfu = (e.flops.forward_per_step + e.flops.backward_per_step) / (st.step_s * total_gpus * st.peak_flop_per_s);
   return st;
 }
