@@ -294,6 +294,34 @@ const T* find_named(const std::vector<T>& items, std::string_view name, bool dro
 
 }  // namespace
 
+namespace {
+
+template <class T>
+std::string similar(const std::vector<T>& items, std::string_view name) {
+  const std::vector<std::string> want = words(name);
+  if (want.empty()) return {};
+  std::string out;
+  int n = 0;
+  for (const auto& t : items) {
+    bool hit = false;
+    std::vector<std::string> names = t.aliases;
+    names.push_back(t.id);
+    for (const auto& candidate : names) {
+      const std::vector<std::string> have = words(candidate);
+      hit = hit || std::includes(have.begin(), have.end(), want.begin(), want.end());
+    }
+    if (!hit) continue;
+    if (++n > 8) return out + ", ...";
+    out += (out.empty() ? "" : ", ") + t.id;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string Catalog::similar_gpus(std::string_view name) const { return similar(gpus, name); }
+std::string Catalog::similar_models(std::string_view name) const { return similar(models, name); }
+
 const Model* Catalog::find_model(std::string_view id_or_alias) const { return find_named(models, id_or_alias, false); }
 
 const Gpu* Catalog::find_gpu(std::string_view id_or_alias) const { return find_named(gpus, id_or_alias, true); }

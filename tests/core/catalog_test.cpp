@@ -62,6 +62,10 @@ TEST(Catalog, NamesAsPeopleWriteThemFindTheOneEntryTheyMean) {
   EXPECT_EQ(model("Llama 2 7B"), "llama-2-7b");
   EXPECT_EQ(model("BERT-large (SQuAD v1.1 fine-tune)"), "bert-large-qa");  // alias, not BERT-large
   EXPECT_EQ(model("BERT-large (SQuAD v2.0)"), "(none)");                    // a model's remark is kept
+  // What an "unknown" message suggests: the entries whose words include all of the name's.
+  EXPECT_EQ(c.similar_gpus("A100 80GB"), "a100-pcie-80gb, a100-sxm4-80gb");
+  EXPECT_EQ(c.similar_models("llama 2"), "llama-2-13b, llama-2-70b, llama-2-7b");
+  EXPECT_EQ(c.similar_gpus("h9000"), "");
 }
 
 TEST(Catalog, RejectsAFactWithoutSource) {

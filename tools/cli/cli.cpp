@@ -91,7 +91,10 @@ Result<Workload> take_workload(Args& args, const Catalog& catalog) {
   }
   const Model* m = catalog.find_model(w.request.model);
   if (!m) {
-    return make_error(Errc::not_found, "--model: unknown model '" + w.request.model + "' (run 'gpuplan models' for the list)");
+    const std::string like = catalog.similar_models(w.request.model);
+    return make_error(Errc::not_found, "--model: unknown model '" + w.request.model + "'" +
+                                           (like.empty() ? " (run 'gpuplan models' for the list)"
+                                                         : "; did you mean one of: " + like));
   }
   w.model = *m;
   return w;

@@ -55,7 +55,11 @@ int cmd_estimate(Args args) {
     gpus = instance->gpu_count * nodes;
   } else if (!gpu_id.empty()) {
     gpu = cat.find_gpu(gpu_id);
-    if (!gpu) return fail({Errc::not_found, "--gpu: unknown GPU '" + gpu_id + "' (run 'gpuplan gpus')"});
+    if (!gpu) {
+      const std::string like = cat.similar_gpus(gpu_id);
+      return fail({Errc::not_found, "--gpu: unknown GPU '" + gpu_id + "'" +
+                                        (like.empty() ? " (run 'gpuplan gpus')" : "; did you mean one of: " + like)});
+    }
     gpus = 1;
     if (!gpus_text.empty()) {
       auto n = parse_int(gpus_text, "gpus");

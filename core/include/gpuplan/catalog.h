@@ -45,6 +45,10 @@ struct Catalog {
   const Model* find_model(std::string_view id_or_alias) const;
   const Gpu* find_gpu(std::string_view id_or_alias) const;
   const Instance* find_instance(std::string_view id) const;
+  // For "unknown" messages: ids of the entries whose words include all of `name`'s (at most 8),
+  // e.g. "A100" -> a100-pcie-40gb, a100-pcie-80gb, ...; "" when none.
+  std::string similar_gpus(std::string_view name) const;
+  std::string similar_models(std::string_view name) const;
   const Provider* find_provider(std::string_view id) const;
 };
 
