@@ -1,14 +1,16 @@
 // Predicted vs measured training/inference throughput (tests/validation/throughput_dev.csv,
-// NVIDIA DeepLearningExamples tables) without a probe file; prints each row and the MAPE.
+// NVIDIA DeepLearningExamples tables, or the file given) without a probe file; prints each row,
+// the MAPE per model and task, and the rows it skipped with the reason.
 #include <cmath>
 #include <map>
 
 #include "bench_util.h"
 #include "gpuplan/validation.h"
 
-int main() {
+int main(int argc, char** argv) {
   const gpuplan::Catalog c = bench::catalog();
-  auto rows = gpuplan::parse_measured_csv(bench::read("tests/validation/throughput_dev.csv"), "throughput_dev.csv");
+  const std::string path = argc > 1 ? argv[1] : "tests/validation/throughput_dev.csv";
+  auto rows = gpuplan::parse_measured_csv(bench::read(path), path, gpuplan::RowErrors::skip);
   if (!rows.ok()) {
     std::printf("%s\n", rows.error().message.c_str());
     return 1;
@@ -28,6 +30,7 @@ int main() {
     g.first += std::fabs(v.error);
     g.second += 1;
   }
+  for (const auto& k : rep.value().skipped) std::printf("%-5s skipped: %s\n", k.row.id.c_str(), k.reason.c_str());
   for (const auto& [k, g] : by_group) std::printf("MAPE %-22s %6.1f%% (%d rows)\n", k.c_str(), 100 * g.first / g.second, g.second);
   std::printf("throughput MAPE %.1f%% over %zu rows\n", 100 * rep.value().mape, rep.value().rows.size());
   return 0;
