@@ -250,4 +250,123 @@ Result<ValidationReport> validate_measurements(const Catalog& catalog, const std
   return report;
 }
 
+namespace {
+const char* kMemoryHeader = "id,model,gpu,mode,precision,optimizer,micro_batch,global_batch,seq_len,checkpointing,measured_bytes";
+
+// The first line that is not a comment or blank.
+std::string_view first_content_line(std::string_view text) {
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t end = text.find('\n', pos);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view line = text.substr(pos, end - pos);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (!line.empty() && line[0] != '#') return line;
+    pos = end + 1;
+  }
+  return {};
+}
+}  // namespace
+
+bool is_memory_csv(std::string_view text) { return first_content_line(text) == kMemoryHeader; }
+
+Result<MemoryReport> validate_memory_csv(const Catalog& catalog, std::string_view text, const std::string& where) {
+  if (text.size() > kMaxCsvBytes) {
+    return make_error(Errc::too_large, where + ": file is " + std::to_string(text.size()) + " bytes; the limit is " +
+                                           std::to_string(kMaxCsvBytes) + " bytes");
+  }
+  for (size_t i = 0, line = 1; i < text.size();) {
+    const size_t n = utf8_length(text, i);
+    if (n == 0) {
+      return make_error(Errc::parse_error, where + ":" + std::to_string(line) + ": not valid UTF-8 (save the file as UTF-8)");
+    }
+    if (text[i] == '\n') ++line;
+    i += n;
+  }
+  if (!is_memory_csv(text)) {
+    return make_error(Errc::schema_error, where + ": header must be '" + std::string(kMemoryHeader) + "'");
+  }
+  MemoryReport report;
+  double sum = 0;
+  size_t pos = 0;
+  int line_no = 0;
+  bool header = true;
+  while (pos < text.size()) {
+    size_t end = text.find('\n', pos);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view line = text.substr(pos, end - pos);
+    pos = end + 1;
+    ++line_no;
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (line.empty() || line[0] == '#') continue;
+    if (header) {
+      header = false;
+      continue;
+    }
+    const std::string at = where + ":" + std::to_string(line_no);
+    auto fields = split_csv(line, at);
+    std::vector<std::string> f = fields.ok() ? fields.value() : std::vector<std::string>{};
+    const std::string id = f.empty() ? first_field(line) : f[0];
+    auto skip = [&](const std::string& why) { report.skipped.emplace_back(id, why); };
+    if (!fields.ok()) {
+      skip(fields.error().message);
+      continue;
+    }
+    if (f.size() != 11) {
+      skip(at + ": expected 11 columns, got " + std::to_string(f.size()));
+      continue;
+    }
+    const Model* model = catalog.find_model(f[1]);
+    const auto precision = parse_precision(f[4]);
+    const auto optimizer = parse_optimizer(f[5]);
+    const auto checkpointing = parse_checkpointing(f[9]);
+    auto micro = parse_int(f[6], "micro_batch"), global = parse_int(f[7], "global_batch"), seq = parse_int(f[8], "seq_len");
+    char* endp = nullptr;
+    const double measured = std::strtod(f[10].c_str(), &endp);
+    const bool mode_ok = f[3] == "context" || f[3] == "weights" || f[3] == "train" || f[3] == "infer";
+    if (!model) {
+      skip("unknown model '" + f[1] + "'");
+      continue;
+    }
+    if (!precision || !optimizer || !checkpointing || !mode_ok || !micro.ok() || !global.ok() || !seq.ok() ||
+        f[10].empty() || endp != f[10].c_str() + f[10].size() || !std::isfinite(measured) || measured <= 0) {
+      skip(at + ": a value it cannot read (mode context|weights|train|infer, a precision, optimizer and "
+                "checkpointing gpuplan names, integer batches and seq_len, measured_bytes > 0)");
+      continue;
+    }
+    Setup s;
+    s.precision = *precision;
+    s.optimizer = *optimizer;
+    s.checkpointing = *checkpointing;
+    s.micro_batch = micro.value();
+    s.global_batch = global.value();
+    s.seq_len = seq.value();
+    MemoryValidatedRow v{id, model->id, f[3], measured, 0, 0};
+    if (f[3] == "context") {
+      v.predicted_bytes = s.assumptions.cuda_context_bytes;
+    } else {
+      if (f[3] != "train") s.mode = Mode::infer;
+      auto e = estimate(*model, s);
+      if (!e.ok()) {
+        skip(e.error().message);
+        continue;
+      }
+      const MemoryBytes& m = e.value().memory;
+      v.predicted_bytes = f[3] == "weights" ? m.weights + m.context : m.total();
+    }
+    v.error = (v.predicted_bytes - measured) / measured;
+    sum += std::fabs(v.error);
+    report.rows.push_back(v);
+  }
+  if (report.rows.empty()) {
+    return make_error(Errc::schema_error, report.skipped.empty()
+                                              ? where + ": no data rows"
+                                              : where + ": no row could be predicted (first: " +
+                                                    report.skipped.front().first + ": " +
+                                                    report.skipped.front().second + ")");
+  }
+  report.mape = sum / static_cast<double>(report.rows.size());
+  return report;
+}
+
 }  // namespace gpuplan

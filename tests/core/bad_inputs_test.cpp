@@ -290,6 +290,29 @@ TEST(BadInputs, AMalformedRowIsSkippedWithItsLineAndColumnWhenAskedAndTheRestSco
   EXPECT_EQ(report.value().skipped[1].reason, "runs.csv:4: expected 10 columns, got 3");
 }
 
+TEST(BadInputs, MemoryFilesAreScoredRowByRowAndSayWhatTheySkip) {
+  const std::string header =
+      "id,model,gpu,mode,precision,optimizer,micro_batch,global_batch,seq_len,checkpointing,measured_bytes\n";
+  const std::string text = "# a comment\n" + header +
+                           "m1,bert-large-cls,v100-sxm2-16gb,context,fp32,adamw,1,1,512,none,1408237568\n"
+                           "m2,gpt5,v100-sxm2-16gb,train,fp32,adamw,1,1,512,none,1e10\n"
+                           "m3,bert-large-cls,v100-sxm2-16gb,train,fp99,adamw,1,1,512,none,1e10\n"
+                           "m4,bert-large-cls,v100-sxm2-16gb,train,fp32,adamw,4,4,512,none,15675162624\n";
+  ASSERT_TRUE(is_memory_csv(text));
+  EXPECT_FALSE(is_memory_csv(std::string(kCsvHeader)));
+  auto r = validate_memory_csv(test::catalog(), text, "mem.csv");
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  ASSERT_EQ(r.value().rows.size(), 2u);
+  EXPECT_DOUBLE_EQ(r.value().rows[0].predicted_bytes, gpuplan::Setup{}.assumptions.cuda_context_bytes);
+  ASSERT_EQ(r.value().skipped.size(), 2u);
+  EXPECT_EQ(r.value().skipped[0].second, "unknown model 'gpt5'");
+  EXPECT_NE(r.value().skipped[1].second.find("mem.csv:5: a value it cannot read"), std::string::npos);
+  EXPECT_NEAR(r.value().mape, (std::fabs(r.value().rows[0].error) + std::fabs(r.value().rows[1].error)) / 2, 1e-15);
+  EXPECT_SEEN(seen(validate_memory_csv(test::catalog(), header, "mem.csv")), Errc::schema_error, "mem.csv: no data rows");
+  EXPECT_SEEN(seen(validate_memory_csv(test::catalog(), "id,x\n", "mem.csv")), Errc::schema_error,
+              "mem.csv: header must be '" + header.substr(0, header.size() - 1) + "'");
+}
+
 TEST(BadInputs, ImpossibleParallelismSaysWhichDegree) {
   gpuplan::Setup s;
   s.tp = 5;

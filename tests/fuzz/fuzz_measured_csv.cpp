@@ -20,6 +20,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   } else {
     fuzz::check_error(lenient.error());
   }
+  // The peak-memory format, on the same bytes: scored rows are finite, skipped ones say why.
+  auto memory = validate_memory_csv(fuzz::catalog(), text, "fuzz.csv");
+  if (memory.ok()) {
+    FUZZ_CHECK(!memory.value().rows.empty() && fuzz::finite_nonneg(memory.value().mape));
+    for (const auto& v : memory.value().rows) FUZZ_CHECK(fuzz::finite_nonneg(v.predicted_bytes) && std::isfinite(v.error));
+    for (const auto& k : memory.value().skipped) FUZZ_CHECK(!k.second.empty() && fuzz::json_writable({k.first, k.second}));
+  } else {
+    fuzz::check_error(memory.error());
+  }
   auto rows = parse_measured_csv(text, "fuzz.csv");
   if (!rows.ok()) {
     fuzz::check_error(rows.error());

@@ -1,13 +1,49 @@
-// gpuplan validate FILE.csv [--json]: predict each measured row and report the errors and MAPE.
+// gpuplan validate FILE.csv [--json]: predict each measured row (throughput, or peak memory when
+// the file has the memory header) and report the errors and MAPE.
 #include <cmath>
 #include <cstdio>
 
 #include <nlohmann/json.hpp>
 
 #include "cli.h"
+#include "gpuplan/report.h"
 #include "gpuplan/validation.h"
 
 namespace gpuplan::cli {
+namespace {
+
+// A measured peak-memory file (tools/convert_hf_memory.py's format).
+int validate_memory(const std::string& path, const std::string& text, bool json) {
+  auto catalog = load_embedded_catalog();
+  if (!catalog.ok()) return fail(catalog.error());
+  auto report = validate_memory_csv(catalog.value(), text, path);
+  if (!report.ok()) return fail(report.error());
+  const auto& rep = report.value();
+  if (json) {
+    nlohmann::ordered_json out;
+    out["kind"] = "memory";
+    out["mape"] = rep.mape;
+    out["rows"] = nlohmann::ordered_json::array();
+    for (const auto& v : rep.rows) {
+      out["rows"].push_back({{"id", v.id}, {"model", v.model}, {"mode", v.mode}, {"measured_bytes", v.measured_bytes},
+                             {"predicted_bytes", v.predicted_bytes}, {"error", v.error}});
+    }
+    out["skipped"] = nlohmann::ordered_json::array();
+    for (const auto& [id, why] : rep.skipped) out["skipped"].push_back({{"id", id}, {"reason", why}});
+    std::printf("%s\n", out.dump(2).c_str());
+    return 0;
+  }
+  std::printf("%-8s %-16s %-8s %14s %14s %8s\n", "id", "model", "mode", "measured", "predicted", "error");
+  for (const auto& v : rep.rows) {
+    std::printf("%-8s %-16s %-8s %14s %14s %+7.1f%%\n", v.id.c_str(), v.model.c_str(), v.mode.c_str(),
+                format_bytes(v.measured_bytes).c_str(), format_bytes(v.predicted_bytes).c_str(), 100 * v.error);
+  }
+  for (const auto& [id, why] : rep.skipped) std::printf("%-8s skipped: %s\n", id.c_str(), why.c_str());
+  std::printf("memory MAPE %.1f%% over %zu rows\n", 100 * rep.mape, rep.rows.size());
+  return 0;
+}
+
+}  // namespace
 
 int cmd_validate(Args args) {
   const bool json = take_flag(args, "json");
@@ -16,6 +52,7 @@ int cmd_validate(Args args) {
   if (!args.empty()) return usage_error("validate: unknown option --" + args.front().first);
   std::string text, error;
   if (!read_file(path, text, error, 4 * 1024 * 1024)) return fail({Errc::invalid_argument, error});
+  if (is_memory_csv(text)) return validate_memory(path, text, json);
   // A malformed row is reported and skipped; the others are still scored.
   auto rows = parse_measured_csv(text, path, RowErrors::skip);
   if (!rows.ok()) return fail(rows.error());

@@ -26,7 +26,8 @@ commands:
        [--budget-usd B] [--objective cost|time] [--pricing P] [--provider P] [--region R]
        [--compliance hipaa|gdpr|gov] [--min-gpu-memory-gb G] [--max-nodes N] [--top K] [--json]
                                            rank GPU/instance/parallelism choices
-  validate FILE.csv [--json]               predict measured throughput rows; print errors and MAPE
+  validate FILE.csv [--json]               predict measured throughput (or peak-memory) rows; print
+                                           errors and MAPE; rows it cannot predict are listed, skipped
   verify FILE [--json] [--trust KEY_B64]   check a gpuplan-probe file's signature, show its summary;
                                            exit 0 valid (signed by a --trust key if given), 1 invalid,
                                            unsigned or untrusted

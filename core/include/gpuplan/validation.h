@@ -61,6 +61,27 @@ struct ValidationReport {
   double mape = 0;     // mean absolute percentage error over the predicted rows, as a fraction
 };
 
+// --- Peak memory -----------------------------------------------------------------------------
+// A CSV of measured peak GPU memory (what tools/convert_hf_memory.py writes), header:
+//   id,model,gpu,mode,precision,optimizer,micro_batch,global_batch,seq_len,checkpointing,measured_bytes
+// mode: context (the CUDA context alone), weights (the model loaded), train or infer. measured_bytes
+// is what nvidia-smi/NVML calls used memory, CUDA context included.
+bool is_memory_csv(std::string_view text);
+
+struct MemoryValidatedRow {
+  std::string id, model, mode;
+  double measured_bytes = 0, predicted_bytes = 0;
+  double error = 0;  // (predicted - measured) / measured
+};
+struct MemoryReport {
+  std::vector<MemoryValidatedRow> rows;
+  std::vector<std::pair<std::string, std::string>> skipped;  // (id, reason)
+  double mape = 0;
+};
+// Predicts every row it can; rows it cannot read or predict are skipped with the reason.
+// An Error for a malformed file (header, size, UTF-8) or when no row could be predicted.
+Result<MemoryReport> validate_memory_csv(const Catalog& catalog, std::string_view text, const std::string& where);
+
 // Predicts every row it can. A row it cannot (a model or GPU not in the catalog, a setup the
 // model rejects) is listed in `skipped` with the reason, and the others are still scored; an
 // Error only when no row at all could be predicted (naming the first row's reason).
