@@ -43,6 +43,10 @@ Calibrated calibrate(const Efficiencies& base, const ProbeSummary& s, const Gpu&
   } else {
     c.notes.push_back(std::string("no measured GEMM for ") + precision_name(precision) + "; spec x efficiency kept");
   }
+  if (precision == Precision::fp32 && s.gemm_flop_per_s.tf32) {
+    // cuDNN runs FP32 convolutions on TF32 tensor cores (PyTorch's default) where the GPU has them.
+    c.efficiencies.measured_tf32_gemm_flop_per_s = *s.gemm_flop_per_s.tf32;
+  }
   if (s.hbm_copy_bytes_per_s) {
     c.efficiencies.measured_hbm_bytes_per_s = *s.hbm_copy_bytes_per_s;
     c.notes.push_back(ratio("HBM copy bytes/s", *s.hbm_copy_bytes_per_s, gpu.memory_bandwidth_bytes_per_s));

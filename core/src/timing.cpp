@@ -292,7 +292,10 @@ Result<Rates> rates_for(const Model& model, const Setup& setup, const Gpu& gpu, 
   // Plain FP32 runs on the CUDA cores, whose SGEMM gets closer to its (lower) peak than tensor
   // cores get to theirs.
   const double gemm_eff = setup.precision == Precision::fp32 && !r.tf32_convs ? eff.simt_gemm : eff.gemm;
-  r.compute = eff.measured_gemm_flop_per_s > 0 ? eff.measured_gemm_flop_per_s : conv_peak * gemm_eff;
+  // A probe's measurement for the precision replaces spec x efficiency; FP32 convolutions that run
+  // on TF32 tensor cores take its TF32 figure instead of its FP32 one.
+  const double measured = r.tf32_convs ? eff.measured_tf32_gemm_flop_per_s : eff.measured_gemm_flop_per_s;
+  r.compute = measured > 0 ? measured : conv_peak * gemm_eff;
   r.tensor_cores = setup.precision != Precision::fp32 || r.tf32_convs;
   r.memory = eff.measured_hbm_bytes_per_s > 0 ? eff.measured_hbm_bytes_per_s : gpu.memory_bandwidth_bytes_per_s * eff.hbm;
   if (r.memory <= 0) return invalid("GPU '" + gpu.id + "' has no memory bandwidth");

@@ -130,6 +130,30 @@ const OpClass& op_named(const WorkProfile& w, const std::string& name) {
   return none;
 }
 
+TEST(Calibration, Fp32ConvolutionsTakeTheMeasuredTf32FigureAndMatmulsTheFp32One) {
+  const Gpu* g = test::catalog().find_gpu("a100-sxm4-80gb");
+  ASSERT_NE(g, nullptr);
+  ProbeSummary s;
+  s.catalog_gpu_id = "a100-sxm4-80gb";
+  s.gemm_flop_per_s.fp32 = 18e12;
+  s.gemm_flop_per_s.tf32 = 120e12;
+  const Calibrated cal = calibrate(test::catalog().efficiencies, s, *g, Precision::fp32);
+  gpuplan::Setup setup;
+  setup.precision = Precision::fp32;
+  setup.global_batch = 64;
+  // A GEMM-bound transformer in FP32 runs at the measured SGEMM rate (matmuls stay FP32)...
+  const double gpt = forward_on("gpt2-large", "a100-sxm4-80gb", setup, cal.efficiencies);
+  Efficiencies slower = cal.efficiencies;
+  slower.measured_gemm_flop_per_s /= 2;
+  EXPECT_GT(forward_on("gpt2-large", "a100-sxm4-80gb", setup, slower), 1.6 * gpt);
+  // ...while ResNet-50's convolutions follow the TF32 measurement, not the FP32 one.
+  const double cnn = forward_on("resnet50", "a100-sxm4-80gb", setup, cal.efficiencies);
+  EXPECT_DOUBLE_EQ(forward_on("resnet50", "a100-sxm4-80gb", setup, slower), cnn);
+  Efficiencies tf32_slower = cal.efficiencies;
+  tf32_slower.measured_tf32_gemm_flop_per_s /= 2;
+  EXPECT_GT(forward_on("resnet50", "a100-sxm4-80gb", setup, tf32_slower), cnn);
+}
+
 TEST(StepTime, EagerAttentionScalesAndMasksTheScoresInPassesOfTheirOwn) {
   // Per score element in FP32 training: written (4), scaled (4 + 4), masked (4 + 4), softmax (4 + 4),
   // dropout (4 + 4 + 1-byte mask), read by the second matmul (4) = 41 bytes (BertSelfAttention).

@@ -56,7 +56,8 @@ struct Efficiencies {
   // the GPU asynchronously, so a pass takes the larger of the two.
   double host_overhead_per_kernel_s = 45e-6;
   // Measured peaks from a probe file (0: use spec x efficiency above).
-  double measured_gemm_flop_per_s = 0;
+  double measured_gemm_flop_per_s = 0;       // for the run's precision
+  double measured_tf32_gemm_flop_per_s = 0;  // for FP32 convolutions on TF32 tensor cores
   double measured_hbm_bytes_per_s = 0;
   double measured_intra_busbw_bytes_per_s = 0;
   double measured_inter_busbw_bytes_per_s = 0;  // all-reduce across nodes (multi-node probe)
