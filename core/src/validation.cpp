@@ -120,14 +120,13 @@ std::string first_field(std::string_view line) {
   return fields.ok() && !fields.value().empty() ? fields.value()[0] : std::string();
 }
 
-}  // namespace
-
-Result<std::vector<MeasuredRow>> parse_measured_csv(std::string_view text, const std::string& where, RowErrors mode) {
+// What both CSV readers require of the whole text: the size limit, and UTF-8 (ids and names
+// are echoed into JSON reports).
+std::optional<Error> check_csv_text(std::string_view text, const std::string& where) {
   if (text.size() > kMaxCsvBytes) {
     return make_error(Errc::too_large, where + ": file is " + std::to_string(text.size()) + " bytes; the limit is " +
                                            std::to_string(kMaxCsvBytes) + " bytes");
   }
-  // Ids and names are echoed into JSON reports, which must be UTF-8.
   for (size_t i = 0, line = 1; i < text.size();) {
     const size_t n = utf8_length(text, i);
     if (n == 0) {
@@ -136,19 +135,37 @@ Result<std::vector<MeasuredRow>> parse_measured_csv(std::string_view text, const
     if (text[i] == '\n') ++line;
     i += n;
   }
-  std::vector<MeasuredRow> rows;
-  size_t pos = 0;
-  int line_no = 0;
-  bool header_seen = false;
-  size_t columns = 10;
-  while (pos < text.size()) {
+  return std::nullopt;
+}
+
+// The lines that are neither blank nor '#' comments, CR stripped, with their 1-based numbers.
+struct ContentLine {
+  std::string_view text;
+  int number;
+};
+std::vector<ContentLine> content_lines(std::string_view text) {
+  std::vector<ContentLine> out;
+  int number = 0;
+  for (size_t pos = 0; pos < text.size();) {
     size_t end = text.find('\n', pos);
     if (end == std::string_view::npos) end = text.size();
     std::string_view line = text.substr(pos, end - pos);
     pos = end + 1;
-    ++line_no;
+    ++number;
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    if (line.empty() || line[0] == '#') continue;
+    if (!line.empty() && line[0] != '#') out.push_back({line, number});
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<std::vector<MeasuredRow>> parse_measured_csv(std::string_view text, const std::string& where, RowErrors mode) {
+  if (auto err = check_csv_text(text, where)) return *err;
+  std::vector<MeasuredRow> rows;
+  bool header_seen = false;
+  size_t columns = 10;
+  for (const auto& [line, line_no] : content_lines(text)) {
     const std::string at = where + ":" + std::to_string(line_no);
     if (!header_seen) {
       if (line == std::string(kHeader) + ",memory_format") {
@@ -253,56 +270,24 @@ Result<ValidationReport> validate_measurements(const Catalog& catalog, const std
 namespace {
 const char* kMemoryHeader = "id,model,gpu,mode,precision,optimizer,micro_batch,global_batch,seq_len,checkpointing,measured_bytes";
 
-// The first line that is not a comment or blank.
-std::string_view first_content_line(std::string_view text) {
-  size_t pos = 0;
-  while (pos < text.size()) {
-    size_t end = text.find('\n', pos);
-    if (end == std::string_view::npos) end = text.size();
-    std::string_view line = text.substr(pos, end - pos);
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    if (!line.empty() && line[0] != '#') return line;
-    pos = end + 1;
-  }
-  return {};
-}
 }  // namespace
 
-bool is_memory_csv(std::string_view text) { return first_content_line(text) == kMemoryHeader; }
+bool is_memory_csv(std::string_view text) {
+  const auto lines = content_lines(text);
+  return !lines.empty() && lines.front().text == kMemoryHeader;
+}
 
 Result<MemoryReport> validate_memory_csv(const Catalog& catalog, std::string_view text, const std::string& where) {
-  if (text.size() > kMaxCsvBytes) {
-    return make_error(Errc::too_large, where + ": file is " + std::to_string(text.size()) + " bytes; the limit is " +
-                                           std::to_string(kMaxCsvBytes) + " bytes");
-  }
-  for (size_t i = 0, line = 1; i < text.size();) {
-    const size_t n = utf8_length(text, i);
-    if (n == 0) {
-      return make_error(Errc::parse_error, where + ":" + std::to_string(line) + ": not valid UTF-8 (save the file as UTF-8)");
-    }
-    if (text[i] == '\n') ++line;
-    i += n;
-  }
-  if (!is_memory_csv(text)) {
+  if (auto err = check_csv_text(text, where)) return *err;
+  const auto lines = content_lines(text);
+  if (lines.empty() || lines.front().text != kMemoryHeader) {
     return make_error(Errc::schema_error, where + ": header must be '" + std::string(kMemoryHeader) + "'");
   }
   MemoryReport report;
   double sum = 0;
-  size_t pos = 0;
-  int line_no = 0;
-  bool header = true;
-  while (pos < text.size()) {
-    size_t end = text.find('\n', pos);
-    if (end == std::string_view::npos) end = text.size();
-    std::string_view line = text.substr(pos, end - pos);
-    pos = end + 1;
-    ++line_no;
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    if (line.empty() || line[0] == '#') continue;
-    if (header) {
-      header = false;
-      continue;
-    }
+  for (size_t k = 1; k < lines.size(); ++k) {
+    const std::string_view line = lines[k].text;
+    const int line_no = lines[k].number;
     const std::string at = where + ":" + std::to_string(line_no);
     auto fields = split_csv(line, at);
     std::vector<std::string> f = fields.ok() ? fields.value() : std::vector<std::string>{};
