@@ -127,12 +127,14 @@ Result<WorkProfile> graph_work(const Model& model, const Setup& setup, const Est
   const ElementBytes b = element_bytes(setup.precision);
   WorkProfile w;
   w.layers = 1;
+  w.tokens_per_sample = 0;  // images have no tokens: tokens/s is 0, shown as absent and null in JSON
   double elementwise_bytes = 0, elementwise_kernels = 0;
   // Tensor-core convolutions run on NHWC data: with NCHW tensors cuDNN transposes each
   // convolution's input before it and its output after it (MosaicML Composer's Channels Last
   // method card, from NVIDIA's convolution performance guide).
   const bool transposes = e.memory_format == "nchw";
   double transpose_bytes = 0, transpose_kernels = 0;
+  double matmuls = 0;  // convolutions and linear layers
   for (size_t i = 0; i < model.graph.nodes.size(); ++i) {
     const GraphNode& node = model.graph.nodes[i];
     const NodeCost& c = g.nodes[i];
@@ -151,6 +153,7 @@ Result<WorkProfile> graph_work(const Model& model, const Setup& setup, const Est
       case OpKind::linear:
         add(w, node.name.empty() ? "matmul" : node.name, c.forward_flops_matmul, b.activation * (in + out),
             b.weight * static_cast<double>(c.params), 1);
+        matmuls += 1;
         if (transposes && node.op == OpKind::conv2d) {
           transpose_bytes += 2 * b.activation * (in + out);  // read and write each
           transpose_kernels += 2;
@@ -180,9 +183,7 @@ Result<WorkProfile> graph_work(const Model& model, const Setup& setup, const Est
   if (setup.precision == Precision::amp_fp16 || setup.precision == Precision::amp_bf16) {
     // Autocast casts each conv/linear weight to 16 bits once per forward (its cast cache lives
     // for one autocast region): one kernel each, and the input image once.
-    double matmuls = 1;
-    for (const GraphNode& node : model.graph.nodes) matmuls += node.op == OpKind::conv2d || node.op == OpKind::linear;
-    add(w, "autocast.weight_casts", 0, 0, 6 * static_cast<double>(g.params), matmuls);
+    add(w, "autocast.weight_casts", 0, 0, 6 * static_cast<double>(g.params), matmuls + 1);
   }
   return w;
 }
@@ -378,7 +379,6 @@ Result<StepTime> estimate_step_time_with(const Model& model, const Setup& setup,
     st.step_s = st.prefill_s + static_cast<double>(setup.generate_tokens) * st.decode_token_s;
     st.samples_per_s = static_cast<double>(e.global_batch) / st.step_s;
     st.tokens_per_s = setup.generate_tokens > 0 ? static_cast<double>(e.global_batch) / st.decode_token_s
-                                    : model.kind == ModelKind::graph ? 0.0
                                                 : st.samples_per_s * work.tokens_per_sample;
     st.mfu = (e.flops.prefill + e.flops.decode_per_token * static_cast<double>(setup.generate_tokens)) /
              (st.step_s * total_gpus * st.peak_flop_per_s);
@@ -464,8 +464,7 @@ Result<StepTime> estimate_step_time_with(const Model& model, const Setup& setup,
       st.samples_per_s = static_cast<double>(e.global_batch) / st.step_s;
     }
   }
-  // Layer graphs (CNNs) have no tokens: 0, shown as "-" and written as null.
-  st.tokens_per_s = model.kind == ModelKind::graph ? 0.0 : st.samples_per_s * work.tokens_per_sample;
+  st.tokens_per_s = st.samples_per_s * work.tokens_per_sample;
   st.mfu = (e.flops.forward_per_step + e.flops.backward_per_step) / (st.step_s * total_gpus * st.peak_flop_per_s);
   return st;
 }

@@ -36,7 +36,7 @@ struct WorkProfile {
   double layers = 0;                  // blocks (pipeline stages split these)
   double tp_allreduce_bytes_per_sample = 0;  // per forward, summed over layers (Megatron: 2/layer)
   double tp_allreduces = 0;                  // count per forward
-  double tokens_per_sample = 1;
+  double tokens_per_sample = 1;              // 0 for layer graphs (images have no tokens)
 };
 
 // Builds the forward work of `model` under `setup` (shapes as resolved by `e`).
