@@ -162,8 +162,9 @@ Result<Gpu> parse_gpu_json(std::string_view text, const std::string& where) {
   read_sources(r, sources);
   const nlohmann::json* specs = r.object("specs", true);
   only_keys(r, specs, "specs",
-            {"memory_bytes", "memory_bandwidth_gb_per_s", "peak_dense_tflops", "peak_sparse_tflops", "tdp_w",
-             "compute_capability", "interconnect", "nvlink_bandwidth_gb_per_s", "pcie_gen"});
+            {"memory_bytes", "memory_bandwidth_gb_per_s", "peak_dense_tflops", "peak_sparse_tflops",
+             "matmul_max_achievable_tflops", "sm_count", "tdp_w", "compute_capability", "interconnect",
+             "nvlink_bandwidth_gb_per_s", "pcie_gen"});
   auto& rec = g.fact_sources;
   if (auto v = number_fact(r, specs, "specs", "memory_bytes", sources, &rec, 1e9, 2e12)) g.memory_bytes = *v;
   else if (!r.error()) r.fail("specs.memory_bytes: missing required fact");
@@ -172,7 +173,7 @@ Result<Gpu> parse_gpu_json(std::string_view text, const std::string& where) {
   } else if (!r.error()) {
     r.fail("specs.memory_bandwidth_gb_per_s: missing required fact");
   }
-  for (const char* kind : {"peak_dense_tflops", "peak_sparse_tflops"}) {
+  for (const char* kind : {"peak_dense_tflops", "peak_sparse_tflops", "matmul_max_achievable_tflops"}) {
     if (!specs || !specs->contains(kind)) continue;
     const nlohmann::json& peaks = specs->at(kind);
     const std::string path = std::string("specs.") + kind;
@@ -181,7 +182,9 @@ Result<Gpu> parse_gpu_json(std::string_view text, const std::string& where) {
       continue;
     }
     only_keys(r, &peaks, path, {"fp64", "fp32", "tf32", "fp16", "bf16", "fp8", "int8"});
-    auto& out = kind[5] == 'd' ? g.peak_dense_flops_per_s : g.peak_sparse_flops_per_s;
+    auto& out = kind[0] == 'm'   ? g.matmul_max_achievable_flops_per_s
+                : kind[5] == 'd' ? g.peak_dense_flops_per_s
+                                 : g.peak_sparse_flops_per_s;
     for (const char* p : {"fp64", "fp32", "tf32", "fp16", "bf16", "fp8", "int8"}) {
       if (auto v = number_fact(r, &peaks, path, p, sources, nullptr, 0.01, 100'000)) {
         out[p] = *v * 1e12;
@@ -189,6 +192,7 @@ Result<Gpu> parse_gpu_json(std::string_view text, const std::string& where) {
       }
     }
   }
+  if (auto v = number_fact(r, specs, "specs", "sm_count", sources, &rec, 1, 1000)) g.sm_count = static_cast<int>(*v);
   if (auto v = number_fact(r, specs, "specs", "tdp_w", sources, &rec, 10, 5000)) g.tdp_w = *v;
   if (auto v = string_fact(r, specs, "specs", "compute_capability", sources, &rec)) g.compute_capability = *v;
   if (auto v = string_fact(r, specs, "specs", "interconnect", sources, &rec)) g.interconnect = *v;

@@ -30,6 +30,10 @@ struct Gpu {
   // absent means unsupported or unknown. Sparse figures are kept apart and never used for time.
   std::map<std::string, double> peak_dense_flops_per_s;
   std::map<std::string, double> peak_sparse_flops_per_s;
+  // The best dense GEMM throughput measured on this GPU by precision (best shape, a hardware
+  // ceiling, e.g. stas00/ml-engineering's "Maximum Achievable Matmul FLOPS"); absent: unknown.
+  std::map<std::string, double> matmul_max_achievable_flops_per_s;
+  int sm_count = 0;                        // streaming multiprocessors; 0: unknown
   double tdp_w = 0;                        // 0: unknown
   std::string compute_capability;          // "8.0"; empty: unknown
   std::string interconnect;                // "pcie", "nvlink3", ..., "none"; empty: unknown
