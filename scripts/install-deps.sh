@@ -13,7 +13,8 @@ packages=(build-essential cmake ninja-build pkg-config git ca-certificates
           emscripten chromium
           clang-14 libclang-rt-14-dev python3
           libopenmpi-dev openmpi-bin python3-jsonschema
-          mkdocs mkdocs-material)
+          mkdocs mkdocs-material
+          fonts-noto-cjk python3-fonttools)
 for arg in "$@"; do
   case "$arg" in
     --site) ;;

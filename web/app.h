@@ -1,43 +1,14 @@
 #pragma once
-// The calculator's UI: a view over the core. It edits a PageState, asks the core for the
-// estimate, step time, cost and plans when the state changes, and draws them. It does no
-// arithmetic of its own beyond laying out pixels.
+// The calculator's frame loop: owns the PageModel, draws the screens, applies what they ask for
+// (UiActions) and recomputes through the core when the state changes. The screens (ui_*.cpp)
+// never call back into it.
 
-#include <map>
-#include <optional>
 #include <string>
 #include <vector>
 
-#include "gpuplan/calibration.h"
-#include "gpuplan/catalog.h"
-#include "gpuplan/cost.h"
-#include "gpuplan/estimate.h"
-#include "gpuplan/plan.h"
-#include "gpuplan/probe_file.h"
-#include "gpuplan/timing.h"
-#include "page_state.h"
-
-struct ImVec4;
+#include "page_model.h"
 
 namespace gpuplan::web {
-
-// Everything computed for the current state. Errors are kept as text to show.
-struct Computed {
-  std::optional<Model> model;
-  std::optional<Estimate> estimate;
-  const Gpu* gpu = nullptr;
-  const Instance* instance = nullptr;
-  std::optional<StepTime> time;              // spec x default efficiency
-  std::optional<StepTime> time_calibrated;   // with the probe file's measurements
-  std::optional<PriceQuote> price;
-  std::optional<RunCost> cost, cost_calibrated;
-  std::vector<std::string> calibration_notes;
-  std::string error;        // the workload or setup is invalid
-  std::string time_error;   // the hardware cannot run it (precision unsupported, ...)
-  std::string fit_advice;   // when it does not fit: the largest term and what to change
-  std::string largest_term;
-  bool fits = true;
-};
 
 class App {
  public:
@@ -48,6 +19,15 @@ class App {
   void load_query(const std::string& query);
   // The current state as a URL query.
   std::string query() const;
+
+  // The language shown when the link names none (the browser's or the desktop's, e.g. "zh-CN").
+  void set_default_language(const std::string& code);
+  Lang lang() const { return lang_; }
+  // The Chinese font is in the atlas (published for tests).
+  void set_cjk_font_loaded() {
+    m_.cjk_font = true;
+    results_changed_ = true;
+  }
 
   // Draws one frame (between ImGui::NewFrame and ImGui::Render). `pixel_ratio` is the device
   // pixel ratio the framebuffer uses; widget positions are published in CSS pixels.
@@ -77,42 +57,26 @@ class App {
   void recompute();
   void run_planner();
   void reread_probe();
-  void draw_sidebar();
-  void draw_results();
-  void draw_plans();
-  void draw_hardware();
-  void draw_benchmarks();
-  void remember(const std::string& name);
-  void changed();
+  std::string load_probe(const std::string& name, const std::string& bytes);
+  void toggle_language();
+  void draw_tabs(UiActions& a, float panel_height);
+  void apply(UiActions&& a);
+  void publish_rects(const UiActions& a);
 
   Catalog catalog_;
   VerifyFn verify_;
-  PageState state_;
-  Computed c_;
-  std::optional<PlanResult> plans_;
-  std::string plan_error_;
+  PageModel m_;
   bool plans_stale_ = true;
   std::string probe_text_;
-  std::optional<ProbeFile> probe_;
-  bool calibrate_ = false;
-  std::string upload_status_;
-  std::string upload_error_;
   std::vector<std::string> trusted_keys_;
-  std::string error_;  // a bad link
   std::vector<std::string> actions_;
   bool request_changed_ = false;
   bool results_changed_ = true;
   bool keys_changed_ = false;
-  bool force_tab_ = true;   // select state_.tab in the next frame (state set from outside)
-  float ratio_ = 1.0f;
-  std::map<std::string, std::vector<float>> rects_;  // CSS px: x0, y0, x1, y1
+  bool force_tab_ = true;   // select m_.state.tab in the next frame (state set from outside)
   std::string rects_json_;
-  char model_filter_[64] = {};
-  int instance_sort_ = 0;  // 0 price, 1 GPU, 2 provider
+  Lang default_lang_ = Lang::en;
+  Lang lang_ = Lang::en;
 };
-
-// Computes the estimate JSON for a CLI-style query without any UI (exported to JavaScript so
-// tests can compare the page's core with the native CLI).
-std::string estimate_query_json(const Catalog& catalog, const std::string& query);
 
 }  // namespace gpuplan::web

@@ -7,6 +7,8 @@
 #include <cstdio>
 
 #include "gpuplan/report.h"
+#include "i18n.h"
+#include "widgets.h"
 
 namespace gpuplan::web {
 
@@ -64,15 +66,41 @@ void stacked_bar(const char* id, const std::vector<BarSegment>& segments, double
   ImGui::PopID();
 }
 
-int scatter(const char* id, const std::vector<ScatterPoint>& points, float height) {
-  ImGui::PushID(id);
-  int clicked = -1;
-  const float width = ImGui::GetContentRegionAvail().x;
-  const float pad_l = ImGui::CalcTextSize("1e+06 USD").x + 8, pad_b = ImGui::GetTextLineHeight() * 2 + 6;
-  const ImVec2 p0 = ImGui::GetCursorScreenPos();
-  const ImVec2 a(p0.x + pad_l, p0.y + 4), b(p0.x + width - 8, p0.y + height - pad_b);
-  ImDrawList* dl = ImGui::GetWindowDrawList();
-  dl->AddRectFilled(a, b, IM_COL32(30, 33, 40, 255));
+std::vector<double> log_ticks(double lo, double hi) {
+  std::vector<double> out;
+  auto decades = [&](std::initializer_list<double> mantissas) {
+    out.clear();
+    for (int d = static_cast<int>(std::floor(lo)); d <= static_cast<int>(std::ceil(hi)); ++d) {
+      for (double m : mantissas) {
+        const double v = m * std::pow(10.0, d);
+        if (std::log10(v) >= lo && std::log10(v) <= hi) out.push_back(v);
+      }
+    }
+  };
+  decades({1.0, 2.0, 5.0});
+  if (out.size() < 2) decades({1.0, 1.5, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0});
+  if (out.size() >= 2) return out;
+  // A range narrower than the step between mantissas: linear 1-2-5 steps.
+  const double a = std::pow(10.0, lo), b = std::pow(10.0, hi);
+  const double raw = (b - a) / 4, mag = std::pow(10.0, std::floor(std::log10(raw)));
+  const double step = raw / mag < 2 ? mag : raw / mag < 5 ? 2 * mag : 5 * mag;
+  out.clear();
+  for (double v = std::ceil(a / step) * step; v <= b; v += step) out.push_back(v);
+  return out;
+}
+
+namespace {
+
+// The plot's frame: screen rectangle and log-scaled axes.
+struct Frame {
+  ImVec2 a, b;  // top-left and bottom-right of the plotting area
+  double lx0 = 0, lx1 = 1, ly0 = 0, ly1 = 1;
+  float px(double x) const { return a.x + static_cast<float>((std::log10(x) - lx0) / (lx1 - lx0)) * (b.x - a.x); }
+  float py(double y) const { return b.y - static_cast<float>((std::log10(y) - ly0) / (ly1 - ly0)) * (b.y - a.y); }
+};
+
+// Log ranges padded so a single point still shows; false when no point is positive.
+bool fit_ranges(const std::vector<ScatterPoint>& points, Frame& f) {
   double xmin = 1e300, xmax = -1e300, ymin = 1e300, ymax = -1e300;
   for (const auto& p : points) {
     if (p.x <= 0 || p.y <= 0) continue;
@@ -81,66 +109,86 @@ int scatter(const char* id, const std::vector<ScatterPoint>& points, float heigh
     ymin = std::min(ymin, p.y);
     ymax = std::max(ymax, p.y);
   }
-  if (xmin > xmax) {
-    ImGui::Dummy(ImVec2(width, height));
-    ImGui::PopID();
-    return -1;
-  }
-  // Log axes padded to whole decades' fractions so single points still show.
-  const double lx0 = std::log10(xmin) - 0.1, lx1 = std::log10(xmax) + 0.1;
-  const double ly0 = std::log10(ymin) - 0.1, ly1 = std::log10(ymax) + 0.1;
-  auto px = [&](double x) { return a.x + static_cast<float>((std::log10(x) - lx0) / (lx1 - lx0)) * (b.x - a.x); };
-  auto py = [&](double y) { return b.y - static_cast<float>((std::log10(y) - ly0) / (ly1 - ly0)) * (b.y - a.y); };
+  if (xmin > xmax) return false;
+  f.lx0 = std::log10(xmin) - 0.1;
+  f.lx1 = std::log10(xmax) + 0.1;
+  f.ly0 = std::log10(ymin) - 0.1;
+  f.ly1 = std::log10(ymax) + 0.1;
+  return true;
+}
+
+void draw_axes(ImDrawList* dl, const Frame& f, const ImVec2& p0) {
   const unsigned int grid = IM_COL32(70, 75, 85, 255), text = IM_COL32(200, 200, 200, 255);
-  char buf[32];
-  // Ticks at 1, 2 and 5 times each power of ten inside the range.
-  auto ticks = [](double lo, double hi) {
-    std::vector<double> out;
-    for (int d = static_cast<int>(std::floor(lo)); d <= static_cast<int>(std::ceil(hi)); ++d) {
-      for (double m : {1.0, 2.0, 5.0}) {
-        const double v = m * std::pow(10.0, d);
-        if (std::log10(v) >= lo && std::log10(v) <= hi) out.push_back(v);
-      }
-    }
-    return out;
-  };
-  for (double v : ticks(lx0, lx1)) {
-    dl->AddLine(ImVec2(px(v), a.y), ImVec2(px(v), b.y), grid);
-    std::snprintf(buf, sizeof buf, "%g h", v);
-    dl->AddText(ImVec2(px(v) - 10, b.y + 2), text, buf);
+  const float line = ImGui::GetTextLineHeight();
+  for (double v : log_ticks(f.lx0, f.lx1)) {
+    dl->AddLine(ImVec2(f.px(v), f.a.y), ImVec2(f.px(v), f.b.y), grid);
+    const std::string t = format_duration(v);
+    dl->AddText(ImVec2(f.px(v) - ImGui::CalcTextSize(t.c_str()).x / 2, f.b.y + 2), text, t.c_str());
   }
-  for (double v : ticks(ly0, ly1)) {
-    dl->AddLine(ImVec2(a.x, py(v)), ImVec2(b.x, py(v)), grid);
-    std::snprintf(buf, sizeof buf, "%g USD", v);
-    dl->AddText(ImVec2(p0.x, py(v) - ImGui::GetTextLineHeight() / 2), text, buf);
+  for (double v : log_ticks(f.ly0, f.ly1)) {
+    dl->AddLine(ImVec2(f.a.x, f.py(v)), ImVec2(f.b.x, f.py(v)), grid);
+    const std::string t = format_usd(v);
+    dl->AddText(ImVec2(f.a.x - ImGui::CalcTextSize(t.c_str()).x - 4, f.py(v) - line / 2), text, t.c_str());
   }
-  dl->AddText(ImVec2(a.x + (b.x - a.x) / 2 - 80, b.y + ImGui::GetTextLineHeight() + 4), text,
-              "time to train (hours, log) vs cost (USD, log)");
-  // Pareto front as a line, then the points; the nearest point under the mouse is active.
+  const char* xt = tr(S::axis_time);
+  dl->AddText(ImVec2((f.a.x + f.b.x - ImGui::CalcTextSize(xt).x) / 2, f.b.y + line + 4), text, xt);
+  dl->AddText(ImVec2(p0.x, p0.y), text, tr(S::axis_cost));
+}
+
+// Draws the points (the Pareto front joined by a line) and returns the one nearest the mouse.
+int draw_points(ImDrawList* dl, const Frame& f, const std::vector<ScatterPoint>& points) {
   std::vector<ImVec2> front;
   for (const auto& p : points) {
-    if (p.highlight) front.push_back(ImVec2(px(p.x), py(p.y)));
+    if (p.highlight && p.x > 0 && p.y > 0) front.push_back(ImVec2(f.px(p.x), f.py(p.y)));
   }
   std::sort(front.begin(), front.end(), [](const ImVec2& l, const ImVec2& r) { return l.x < r.x; });
-  if (front.size() > 1) dl->AddPolyline(front.data(), static_cast<int>(front.size()), series_color(1), 0, 2.0f);
+  if (front.size() > 1) dl->AddPolyline(front.data(), static_cast<int>(front.size()), series_color(0), 0, 2.0f);
   const ImVec2 mouse = ImGui::GetIO().MousePos;
+  const unsigned int assumed = ImGui::GetColorU32(color_assumed());
   int hovered = -1;
   float best = 12.0f * 12.0f;
   for (size_t i = 0; i < points.size(); ++i) {
     const auto& p = points[i];
     if (p.x <= 0 || p.y <= 0) continue;
-    const ImVec2 c(px(p.x), py(p.y));
-    dl->AddCircleFilled(c, p.highlight ? 6.0f : 4.0f, p.highlight ? series_color(1) : series_color(0));
+    const ImVec2 c(f.px(p.x), f.py(p.y));
+    const float r = p.highlight ? 6.0f : 4.0f;
+    // Assumed prices: a hollow ring in the "assumed" colour; published ones filled.
+    if (p.assumed) dl->AddCircle(c, r, assumed, 0, 2.0f);
+    else dl->AddCircleFilled(c, r, p.highlight ? series_color(0) : series_color(4));
     const float d2 = (mouse.x - c.x) * (mouse.x - c.x) + (mouse.y - c.y) * (mouse.y - c.y);
     if (d2 < best) {
       best = d2;
       hovered = static_cast<int>(i);
     }
   }
+  return hovered;
+}
+
+}  // namespace
+
+int scatter(const char* id, const std::vector<ScatterPoint>& points, float height) {
+  ImGui::PushID(id);
+  const float width = ImGui::GetContentRegionAvail().x;
+  const ImVec2 p0 = ImGui::GetCursorScreenPos();
+  const float line = ImGui::GetTextLineHeight();
+  Frame f;
+  f.a = ImVec2(p0.x + ImGui::CalcTextSize("1,000 USD").x + 12, p0.y + line + 6);
+  f.b = ImVec2(p0.x + width - 8, p0.y + height - line * 2 - 6);
+  if (!fit_ranges(points, f)) {
+    ImGui::Dummy(ImVec2(width, height));
+    ImGui::PopID();
+    return -1;
+  }
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  dl->AddRectFilled(f.a, f.b, IM_COL32(30, 33, 40, 255));
+  draw_axes(dl, f, p0);
+  const int hovered = draw_points(dl, f, points);
   ImGui::InvisibleButton("plot", ImVec2(width, height));
+  int clicked = -1;
   if (hovered >= 0 && ImGui::IsItemHovered()) {
     const auto& p = points[static_cast<size_t>(hovered)];
-    ImGui::SetTooltip("%s\n%.4g h, %.4g USD\nclick to load", p.label.c_str(), p.x, p.y);
+    ImGui::SetTooltip("%s\n%s, %s%s\n%s", p.label.c_str(), format_duration(p.x).c_str(), p.assumed ? "≈ " : "",
+                      format_usd(p.y).c_str(), tr(S::click_to_load));
     if (ImGui::IsItemClicked()) clicked = hovered;
   }
   ImGui::PopID();

@@ -1,9 +1,11 @@
 // Functions the page's JavaScript calls (Module.ccall): URL changes, uploads, exports, and a
 // direct query of the core for tests.
 #include <emscripten.h>
+#include <imgui.h>
 
 #include <string>
 
+#include "exports.h"
 #include "main_app.h"
 
 extern "C" {
@@ -38,6 +40,20 @@ EMSCRIPTEN_KEEPALIVE const char* gpuplan_estimate_query(const char* query) {
   out = catalog ? gpuplan::web::estimate_query_json(*catalog, query ? query : "")
                 : std::string("{\"error\":\"not loaded\"}");
   return out.c_str();
+}
+
+// The Chinese font subset, fetched by the page: `size` bytes at `data`.
+EMSCRIPTEN_KEEPALIVE void gpuplan_font_loaded(const char* data, int size) {
+  gpuplan::web::deliver_cjk_font(size > 0 ? std::string(data, static_cast<size_t>(size)) : std::string());
+}
+
+// Mouse wheel steps, already normalised by the page (deltaMode, sign; see shell.html): positive
+// dy scrolls up, as Dear ImGui expects. Emscripten 3.1.6's GLFW passes the raw deltaY instead.
+EMSCRIPTEN_KEEPALIVE void gpuplan_wheel(double dx, double dy) {
+  if (!ImGui::GetCurrentContext()) return;
+  ImGuiIO& io = ImGui::GetIO();
+  io.MouseWheelH += static_cast<float>(dx);
+  io.MouseWheel += static_cast<float>(dy);
 }
 
 }  // extern "C"

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app.h"
+#include "fonts.h"
 #include "gpuplan/embedded_data.h"
 #include "gpuplan/signing.h"
 #include "main_app.h"
@@ -19,6 +20,9 @@ namespace gpuplan::web {
 namespace {
 std::unique_ptr<App> g_app;
 std::unique_ptr<Catalog> g_catalog;
+std::string g_cjk_font;        // the Chinese subset's bytes, owned here for the atlas
+bool g_cjk_requested = false;
+bool g_cjk_arrived = false;
 
 std::vector<std::string> load_trusted_keys() {
   const auto j = nlohmann::json::parse(platform_load_setting("trusted_keys"), nullptr, false);
@@ -31,6 +35,27 @@ std::vector<std::string> load_trusted_keys() {
   return keys;
 }
 }  // namespace
+
+void deliver_cjk_font(std::string bytes) {
+  g_cjk_font = std::move(bytes);
+  g_cjk_arrived = true;
+}
+
+// Loads the Chinese font the first time Chinese is shown, and rebuilds the atlas once it is
+// here (between frames: the atlas must not change inside one).
+void update_fonts(float ratio) {
+  if (g_app->lang() == Lang::zh && !g_cjk_requested) {
+    g_cjk_requested = true;
+    platform_request_cjk_font();
+  }
+  if (!g_cjk_arrived) return;
+  g_cjk_arrived = false;
+  if (g_cjk_font.empty()) return;
+  ImGui_ImplOpenGL3_DestroyFontsTexture();
+  build_font_atlas(13.0f * ratio, &g_cjk_font, *g_catalog);
+  ImGui_ImplOpenGL3_CreateFontsTexture();
+  g_app->set_cjk_font_loaded();
+}
 
 App* app_instance() { return g_app.get(); }
 const Catalog* catalog_instance() { return g_catalog.get(); }
@@ -47,6 +72,7 @@ int main(int argc, char** argv) {
   g_catalog = std::make_unique<gpuplan::Catalog>(catalog.value());
   g_app = std::make_unique<App>(catalog.value(), gpuplan::signing::verify_detached);
   g_app->set_trusted_keys(load_trusted_keys());
+  g_app->set_default_language(platform_language());
   g_app->load_query(platform_initial_state(argc, argv));
 
   if (!glfwInit()) {
@@ -71,9 +97,7 @@ int main(int argc, char** argv) {
   ImGui::StyleColorsDark();
   // High-DPI: lay out in framebuffer pixels with the font and spacing scaled to match.
   const float ratio = platform_pixel_ratio(window);
-  ImFontConfig font;
-  font.SizePixels = 13.0f * ratio;
-  io.Fonts->AddFontDefault(&font);
+  build_font_atlas(13.0f * ratio, nullptr, *g_catalog);
   ImGui::GetStyle().ScaleAllSizes(ratio);
   ImGui_ImplGlfw_InitForOpenGL(window, true);
   ImGui_ImplOpenGL3_Init(platform_glsl_version());
@@ -81,6 +105,7 @@ int main(int argc, char** argv) {
   platform_run_loop(window, [window] {
     glfwPollEvents();
     const float r = platform_pixel_ratio(window);
+    update_fonts(r);
     ImGui_ImplOpenGL3_NewFrame();
     ImGui_ImplGlfw_NewFrame();
     ImGui::NewFrame();

@@ -7,5 +7,7 @@ namespace gpuplan::web {
 
 App* app_instance();                // null before main() has created it
 const Catalog* catalog_instance();  // null before main() has loaded it
+// The Chinese font subset's bytes (empty when it could not be loaded); the next frame uses it.
+void deliver_cjk_font(std::string bytes);
 
 }  // namespace gpuplan::web

@@ -1,5 +1,6 @@
 #include "page_state.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -68,113 +69,182 @@ PageState default_page_state() {
   return s;
 }
 
-Result<PageState> page_state_from_query(const std::string& query) {
+namespace {
+
+// Sets one page key (hardware, run, pricing, planner, tab, language); an Error leaves the field
+// as it was.
+std::optional<Error> apply_page_key(PageState& s, const std::string& k, const std::string& v) {
+  std::optional<Error> err;
+  auto set_int = [&](auto& field, int64_t min, int64_t max) {
+    auto n = integer(k, v, min, max);
+    if (n.ok()) field = static_cast<std::remove_reference_t<decltype(field)>>(n.value());
+    else err = n.error();
+  };
+  auto set_num = [&](double& field, double min, double max) {
+    auto x = number(k, v, min, max);
+    if (x.ok()) field = x.value();
+    else err = x.error();
+  };
+  if (k == "gpu") s.gpu = v;
+  else if (k == "gpus") set_int(s.gpus, 1, 4096);
+  else if (k == "instance") s.instance = v;
+  else if (k == "nodes") set_int(s.nodes, 1, 4096);
+  else if (k == "tokens") set_num(s.run.tokens, 1, 1e16);
+  else if (k == "epochs") set_num(s.run.epochs, 1e-3, 1e6);
+  else if (k == "dataset-size") set_num(s.run.dataset_size, 1, 1e13);
+  else if (k == "pricing") {
+    auto p = parse_pricing(v);
+    if (p) s.pricing = *p;
+    else err = bad(k, v, "one of on-demand, monthly, reserved-1y, reserved-3y, bulk, spot");
+  } else if (k == "region") s.region = v;
+  else if (k == "provider") s.provider = v;
+  else if (k == "compliance") {
+    if (v == "hipaa" || v == "gdpr" || v == "gov" || v.empty()) s.compliance = v;
+    else err = bad(k, v, "one of hipaa, gdpr, gov");
+  } else if (k == "objective") {
+    if (v == "cost") s.objective = Objective::cost;
+    else if (v == "time") s.objective = Objective::time;
+    else err = bad(k, v, "cost or time");
+  } else if (k == "deadline-hours") set_num(s.deadline_hours, 0, 1e7);
+  else if (k == "budget-usd") set_num(s.budget_usd, 0, 1e12);
+  else if (k == "max-nodes") set_int(s.max_nodes, 1, 256);
+  else if (k == "lang") {
+    if (v == "en" || v == "zh") s.lang = v;
+    else err = bad(k, v, "en or zh");
+  } else if (k == "tab") {
+    bool found = false;
+    for (Tab tab : {Tab::results, Tab::plans, Tab::hardware, Tab::benchmarks}) {
+      if (v == tab_name(tab)) {
+        s.tab = tab;
+        found = true;
+      }
+    }
+    if (!found) err = bad(k, v, "one of results, plans, hardware, benchmarks");
+  } else {
+    err = make_error(Errc::invalid_argument, "--" + k + ": unknown option");
+  }
+  return err;
+}
+
+// Sets one key of the custom model ("custom", "c-" transformer keys, "cnn" family keys);
+// nullopt with `handled` false when the key is not one of them.
+std::optional<Error> apply_custom_key(PageState& s, const std::string& k, const std::string& v, bool& handled) {
+  std::optional<Error> err;
+  TransformerSpec& t = s.custom.transformer;
+  auto set_int = [&](auto& field, int64_t min, int64_t max) {
+    auto n = integer(k, v, min, max);
+    if (n.ok()) field = static_cast<std::remove_reference_t<decltype(field)>>(n.value());
+    else err = n.error();
+  };
+  auto set_bool = [&](bool& field) {
+    auto b = boolean(k, v);
+    if (b.ok()) field = b.value();
+    else err = b.error();
+  };
+  handled = true;
+  if (k == "custom") {
+    if (v == "transformer") s.custom.kind = CustomModel::Kind::transformer;
+    else if (v == "cnn") s.custom.kind = CustomModel::Kind::cnn;
+    else err = bad(k, v, "transformer or cnn");
+  } else if (k == "c-name") s.custom.name = v;
+  else if (k == "c-layers") set_int(t.layers, 1, 100000);
+  else if (k == "c-hidden") set_int(t.hidden, 1, 1000000);
+  else if (k == "c-heads") set_int(t.heads, 1, 100000);
+  else if (k == "c-kv-heads") set_int(t.kv_heads, 0, 100000);
+  else if (k == "c-head-dim") set_int(t.head_dim, 0, 100000);
+  else if (k == "c-ffn") set_int(t.ffn_hidden, 1, 10000000);
+  else if (k == "c-vocab") set_int(t.vocab, 1, 10000000);
+  else if (k == "c-max-positions") set_int(t.max_positions, 0, 100000000);
+  else if (k == "c-gated") set_bool(t.gated_mlp);
+  else if (k == "c-tied") set_bool(t.tied_embeddings);
+  else if (k == "c-bias") {
+    bool b = false;
+    set_bool(b);
+    t.qkv_bias = t.attn_out_bias = t.mlp_bias = b;
+  } else if (k == "c-experts") set_int(t.experts, 0, 100000);
+  else if (k == "c-experts-per-token") set_int(t.experts_per_token, 0, 100000);
+  else if (k == "cnn") s.custom.cnn_builder = v;
+  else if (k == "cnn-depth") set_int(s.custom.cnn_depth, 1, 1000);
+  else if (k == "cnn-classes") set_int(s.custom.cnn_classes, 1, 1000000);
+  else if (k == "cnn-width") {
+    auto x = number(k, v, 0.05, 8);
+    if (x.ok()) s.custom.cnn_width = x.value();
+    else err = x.error();
+  } else if (k == "cnn-depth-multiple") {
+    auto x = number(k, v, 0.05, 8);
+    if (x.ok()) s.custom.cnn_depth_multiple = x.value();
+    else err = x.error();
+  } else {
+    handled = false;
+  }
+  return err;
+}
+
+// The link key an Error names ("--batch: ..." -> "batch"), or "".
+std::string key_of(const Error& e) {
+  const std::string& m = e.message;
+  if (m.rfind("--", 0) != 0) return "";
+  const size_t colon = m.find(':');
+  return colon == std::string::npos ? "" : m.substr(2, colon - 2);
+}
+
+// The request keys (the CLI's), read by the core's parser; a key it rejects is dropped and
+// noted, and the rest is read again, so one bad value keeps every other field.
+Request lenient_request(Args args, std::vector<LinkProblem>& problems) {
+  for (size_t tries = 0; tries <= args.size(); ++tries) {
+    auto request = parse_request(args, /*allow_other_keys=*/true);
+    if (request.ok()) return request.value();
+    const std::string key = key_of(request.error());
+    const auto it = std::find_if(args.begin(), args.end(), [&](const auto& kv) { return kv.first == key; });
+    problems.push_back({key, request.error().message, ""});
+    if (key.empty() || it == args.end()) break;
+    args.erase(it);
+  }
+  Request fallback;
+  return fallback;
+}
+
+void apply_editor_conventions(TransformerSpec& t) {
+  // Conventions the editor uses: gated MLPs go with RMSNorm and rotary positions (LLaMA);
+  // otherwise LayerNorm and learned positions (GPT-2).
+  t.norm = t.gated_mlp ? NormKind::rmsnorm : NormKind::layernorm;
+  t.norm_bias = !t.gated_mlp;
+  t.activation = t.gated_mlp ? MlpActivation::silu : MlpActivation::gelu;
+  t.positions = t.gated_mlp || t.max_positions == 0 ? PositionKind::rotary : PositionKind::learned;
+  t.head = HeadKind::lm;
+}
+
+}  // namespace
+
+ParsedLink page_state_from_link(const std::string& query) {
+  ParsedLink out{default_page_state(), {}};
+  PageState& s = out.state;
   auto args = query_to_args(query);
-  if (!args.ok()) return args.error();
-  PageState s = default_page_state();
-  if (args.value().empty()) return s;
+  if (!args.ok()) {
+    out.problems.push_back({"", args.error().message, ""});
+    return out;
+  }
+  if (args.value().empty()) return out;
   // The request keys are the CLI's; start from its defaults when the link sets any.
-  auto request = parse_request(args.value(), /*allow_other_keys=*/true);
-  if (!request.ok()) return request.error();
-  s.request = request.value();
+  s.request = lenient_request(args.value(), out.problems);
   if (s.request.model.empty()) s.request.model = default_page_state().request.model;
   s.run = RunLength{};
   const auto& keys = request_keys();
-  TransformerSpec& t = s.custom.transformer;
-  for (const auto& kv : args.value()) {
-    const std::string& k = kv.first;
-    const std::string& v = kv.second;
+  for (const auto& [k, v] : args.value()) {
     if (std::find(keys.begin(), keys.end(), k) != keys.end()) continue;
-    std::optional<Error> err;
-    auto set_int = [&](auto& field, int64_t min, int64_t max) {
-      auto n = integer(k, v, min, max);
-      if (n.ok()) field = static_cast<std::remove_reference_t<decltype(field)>>(n.value());
-      else err = n.error();
-    };
-    auto set_num = [&](double& field, double min, double max) {
-      auto x = number(k, v, min, max);
-      if (x.ok()) field = x.value();
-      else err = x.error();
-    };
-    auto set_bool = [&](bool& field) {
-      auto b = boolean(k, v);
-      if (b.ok()) field = b.value();
-      else err = b.error();
-    };
-    if (k == "gpu") s.gpu = v;
-    else if (k == "gpus") set_int(s.gpus, 1, 4096);
-    else if (k == "instance") s.instance = v;
-    else if (k == "nodes") set_int(s.nodes, 1, 4096);
-    else if (k == "tokens") set_num(s.run.tokens, 1, 1e16);
-    else if (k == "epochs") set_num(s.run.epochs, 1e-3, 1e6);
-    else if (k == "dataset-size") set_num(s.run.dataset_size, 1, 1e13);
-    else if (k == "pricing") {
-      auto p = parse_pricing(v);
-      if (p) s.pricing = *p;
-      else err = bad(k, v, "one of on-demand, monthly, reserved-1y, reserved-3y, bulk, spot");
-    } else if (k == "region") s.region = v;
-    else if (k == "provider") s.provider = v;
-    else if (k == "compliance") {
-      if (v == "hipaa" || v == "gdpr" || v == "gov" || v.empty()) s.compliance = v;
-      else err = bad(k, v, "one of hipaa, gdpr, gov");
-    } else if (k == "objective") {
-      if (v == "cost") s.objective = Objective::cost;
-      else if (v == "time") s.objective = Objective::time;
-      else err = bad(k, v, "cost or time");
-    } else if (k == "deadline-hours") set_num(s.deadline_hours, 0, 1e7);
-    else if (k == "budget-usd") set_num(s.budget_usd, 0, 1e12);
-    else if (k == "max-nodes") set_int(s.max_nodes, 1, 256);
-    else if (k == "tab") {
-      bool found = false;
-      for (Tab tab : {Tab::results, Tab::plans, Tab::hardware, Tab::benchmarks}) {
-        if (v == tab_name(tab)) {
-          s.tab = tab;
-          found = true;
-        }
-      }
-      if (!found) err = bad(k, v, "one of results, plans, hardware, benchmarks");
-    }
-    // Custom transformer (editor or uploaded config.json), "c-" keys.
-    else if (k == "custom") {
-      if (v == "transformer") s.custom.kind = CustomModel::Kind::transformer;
-      else if (v == "cnn") s.custom.kind = CustomModel::Kind::cnn;
-      else err = bad(k, v, "transformer or cnn");
-    } else if (k == "c-name") s.custom.name = v;
-    else if (k == "c-layers") set_int(t.layers, 1, 100000);
-    else if (k == "c-hidden") set_int(t.hidden, 1, 1000000);
-    else if (k == "c-heads") set_int(t.heads, 1, 100000);
-    else if (k == "c-kv-heads") set_int(t.kv_heads, 0, 100000);
-    else if (k == "c-head-dim") set_int(t.head_dim, 0, 100000);
-    else if (k == "c-ffn") set_int(t.ffn_hidden, 1, 10000000);
-    else if (k == "c-vocab") set_int(t.vocab, 1, 10000000);
-    else if (k == "c-max-positions") set_int(t.max_positions, 0, 100000000);
-    else if (k == "c-gated") set_bool(t.gated_mlp);
-    else if (k == "c-tied") set_bool(t.tied_embeddings);
-    else if (k == "c-bias") {
-      bool b = false;
-      set_bool(b);
-      t.qkv_bias = t.attn_out_bias = t.mlp_bias = b;
-    } else if (k == "c-experts") set_int(t.experts, 0, 100000);
-    else if (k == "c-experts-per-token") set_int(t.experts_per_token, 0, 100000);
-    // Custom CNN from a family builder.
-    else if (k == "cnn") s.custom.cnn_builder = v;
-    else if (k == "cnn-depth") set_int(s.custom.cnn_depth, 1, 1000);
-    else if (k == "cnn-classes") set_int(s.custom.cnn_classes, 1, 1000000);
-    else if (k == "cnn-width") set_num(s.custom.cnn_width, 0.05, 8);
-    else if (k == "cnn-depth-multiple") set_num(s.custom.cnn_depth_multiple, 0.05, 8);
-    else err = make_error(Errc::invalid_argument, "--" + k + ": unknown option");
-    if (err) return *err;
+    bool handled = false;
+    auto err = apply_custom_key(s, k, v, handled);
+    if (!handled) err = apply_page_key(s, k, v);
+    if (err) out.problems.push_back({k, err->message, ""});
   }
-  if (s.custom.kind == CustomModel::Kind::transformer) {
-    // Conventions the editor uses: gated MLPs go with RMSNorm and rotary positions (LLaMA);
-    // otherwise LayerNorm and learned positions (GPT-2).
-    t.norm = t.gated_mlp ? NormKind::rmsnorm : NormKind::layernorm;
-    t.norm_bias = !t.gated_mlp;
-    t.activation = t.gated_mlp ? MlpActivation::silu : MlpActivation::gelu;
-    t.positions = t.gated_mlp || t.max_positions == 0 ? PositionKind::rotary : PositionKind::learned;
-    t.head = HeadKind::lm;
-  }
-  return s;
+  if (s.custom.kind == CustomModel::Kind::transformer) apply_editor_conventions(s.custom.transformer);
+  return out;
+}
+
+Result<PageState> page_state_from_query(const std::string& query) {
+  ParsedLink link = page_state_from_link(query);
+  if (!link.problems.empty()) return make_error(Errc::invalid_argument, link.problems.front().message);
+  return link.state;
 }
 
 std::string page_state_to_query(const PageState& s) {
@@ -226,6 +296,7 @@ std::string page_state_to_query(const PageState& s) {
   if (s.budget_usd > 0) a.emplace_back("budget-usd", fmt(s.budget_usd));
   if (s.max_nodes != d.max_nodes) a.emplace_back("max-nodes", std::to_string(s.max_nodes));
   if (s.tab != d.tab) a.emplace_back("tab", tab_name(s.tab));
+  if (!s.lang.empty()) a.emplace_back("lang", s.lang);
   return args_to_query(a);
 }
 

@@ -4,6 +4,7 @@
 // function reads it, one writes it, so a shared link restores the page exactly.
 
 #include <string>
+#include <vector>
 
 #include "gpuplan/cost.h"
 #include "gpuplan/model.h"
@@ -44,12 +45,27 @@ struct PageState {
   double budget_usd = 0;
   int max_nodes = 8;
   Tab tab = Tab::results;
+  std::string lang;         // "en" or "zh" when the link names a language; "" = the browser's
 };
 
 // The page's defaults (GPT-2 small, AMP bf16, batch 8 on one A100 80 GB).
 PageState default_page_state();
 
-// URL query <-> state. Unknown keys and malformed values give an Error naming the key.
+// A key of a link that could not be used, and the core's message saying why.
+struct LinkProblem {
+  std::string key;      // "" when the link as a whole is malformed
+  std::string message;  // e.g. "--batch: -5 is out of range [1, ...]"
+  std::string used;     // what the page uses instead ("" when the link as a whole failed)
+};
+
+// A link read leniently: every good key is kept; each bad one is left at its default and noted.
+struct ParsedLink {
+  PageState state;
+  std::vector<LinkProblem> problems;
+};
+ParsedLink page_state_from_link(const std::string& query);
+
+// URL query <-> state, strictly: the first bad key gives an Error naming it.
 Result<PageState> page_state_from_query(const std::string& query);
 std::string page_state_to_query(const PageState& s);
 

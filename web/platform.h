@@ -38,6 +38,14 @@ void platform_install_drop(GLFWwindow* window, App* app);
 // Carries out a UI action: "copy-link", "export-csv", "export-json", "upload".
 void platform_perform(const std::string& action, App& app);
 
+// The user's preferred language ("zh-CN", "en-US", ...): navigator.language in the browser,
+// $LANGUAGE, $LC_ALL or $LANG on the desktop.
+std::string platform_language();
+
+// Starts loading the Chinese font subset (only when Chinese is shown); its bytes arrive through
+// deliver_cjk_font() (main_app.h), at once on the desktop, after a fetch in the browser.
+void platform_request_cjk_font();
+
 // A small persistent setting (localStorage in the browser, a file natively); "" when unset.
 std::string platform_load_setting(const std::string& key);
 void platform_save_setting(const std::string& key, const std::string& value);

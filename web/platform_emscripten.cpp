@@ -94,6 +94,28 @@ void platform_perform(const std::string& action, App& app) {
   }
 }
 
+std::string platform_language() {
+  // ?lang=zh in the page's address wins over the browser's language.
+  const char* v = emscripten_run_script_string(
+      "new URLSearchParams(location.search).get(\"lang\") || navigator.language || \"\"");
+  return v ? v : "";
+}
+
+void platform_request_cjk_font() {
+  // Fetched next to index.html only when Chinese is shown; the bytes go to gpuplan_font_loaded.
+  EM_ASM({
+    fetch("cjk-sc.otf").then(function(r) { return r.ok ? r.arrayBuffer() : Promise.reject(r.status); })
+      .then(function(buf) {
+        var bytes = new Uint8Array(buf);
+        var ptr = Module._malloc(bytes.length || 1);
+        Module.HEAPU8.set(bytes, ptr);
+        Module.ccall("gpuplan_font_loaded", null, ["number", "number"], [ptr, bytes.length]);
+        Module._free(ptr);
+      })
+      .catch(function(e) { console.warn("gpuplan: Chinese font not loaded: " + e); });
+  });
+}
+
 std::string platform_load_setting(const std::string& key) {
   // Keys are the app's own constants (letters, digits, '-', '_'), safe to splice into the script.
   const std::string script = "(function(){try{return localStorage.getItem(\"gpuplan." + key +

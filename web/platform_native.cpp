@@ -9,6 +9,7 @@
 #include <string>
 
 #include "app.h"
+#include "main_app.h"
 #include "platform.h"
 
 namespace gpuplan::web {
@@ -78,6 +79,23 @@ void platform_perform(const std::string& action, App& app) {
   } else if (action == "upload") {
     std::printf("gpuplan: drop a config.json or probe file on the window to load it\n");
   }
+}
+
+std::string platform_language() {
+  for (const char* var : {"LANGUAGE", "LC_ALL", "LANG"}) {
+    const char* v = std::getenv(var);
+    if (v && *v) return v;
+  }
+  return "";
+}
+
+void platform_request_cjk_font() {
+  // The subset web/subset_font.py wrote into the build folder, or the file GPUPLAN_CJK_FONT names.
+  const char* env = std::getenv("GPUPLAN_CJK_FONT");
+  std::ifstream in(env ? env : GPUPLAN_CJK_FONT_FILE, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  deliver_cjk_font(ss.str());
 }
 
 std::string platform_load_setting(const std::string& key) {

@@ -62,9 +62,11 @@ test('typing a batch size into the canvas updates results and the URL; back rest
   assert.equal(state.estimate.global_batch, 8);
 });
 
-test('a bad link shows an error naming the field and no numbers', async () => {
-  await page.goto(`${server.url}/index.html#model=gpt2-small&batch=0`);
+test('a bad link names the field in page words and keeps the rest of the link', async () => {
+  await page.goto(`${server.url}/index.html#model=gpt2-medium&batch=0`);
   const state = await waitForState(page, 's.error !== ""');
   assert.match(state.error, /--batch: 0 is out of range/);
+  assert.match(state.error_shown, /^Global batch: 0 is out of range/);
+  assert.equal(state.estimate.model, 'gpt2-medium');
   await screenshot(page, 'calculator-bad-link');
 });

@@ -1,0 +1,77 @@
+#include "gpuplan/quantity.h"
+
+#include <cctype>
+#include <cmath>
+#include <cstdlib>
+#include <string>
+
+namespace gpuplan {
+namespace {
+
+Error not_a_number(std::string_view text, const std::string& why) {
+  return make_error(Errc::parse_error, "'" + std::string(text) + "' is not a number: " + why +
+                                           " (examples: 50M, 2e9, 1.5k, 2,000,000)");
+}
+
+double multiplier(char suffix) {
+  switch (suffix) {
+    case 'k': case 'K': return 1e3;
+    case 'm': case 'M': return 1e6;
+    case 'b': case 'B': case 'g': case 'G': return 1e9;
+    case 't': case 'T': return 1e12;
+    default: return 0;
+  }
+}
+
+// Removes thousands separators from the whole-number part; false when they are misplaced
+// (every group after the first must have exactly three digits).
+bool strip_separators(std::string& s) {
+  const size_t end = s.find_first_of(".eE");
+  const std::string whole = s.substr(0, end), rest = end == std::string::npos ? "" : s.substr(end);
+  if (whole.find_first_of(", _") == std::string::npos) return true;
+  std::string digits;
+  size_t group = 0;
+  bool first = true;
+  for (size_t i = 0; i < whole.size(); ++i) {
+    const char c = whole[i];
+    if (c == ',' || c == ' ' || c == '_') {
+      if ((first && (group == 0 || group > 3)) || (!first && group != 3)) return false;
+      first = false;
+      group = 0;
+    } else {
+      digits += c;
+      if (c != '-' && c != '+') ++group;
+    }
+  }
+  if (group != 3) return false;
+  s = digits + rest;
+  return true;
+}
+
+}  // namespace
+
+Result<double> parse_quantity(std::string_view text) {
+  std::string s(text);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.pop_back();
+  size_t lead = 0;
+  while (lead < s.size() && std::isspace(static_cast<unsigned char>(s[lead]))) ++lead;
+  s.erase(0, lead);
+  if (s.empty()) return not_a_number(text, "it is empty");
+  double scale = 1;
+  if (const double m = multiplier(s.back()); m > 0 && s.size() > 1) {
+    scale = m;
+    s.pop_back();
+    while (!s.empty() && s.back() == ' ') s.pop_back();
+  }
+  if (!strip_separators(s)) return not_a_number(text, "thousands separators must split groups of three digits");
+  if (s.empty() || s.find_first_not_of("0123456789.eE+-") != std::string::npos) {
+    return not_a_number(text, "unexpected characters");
+  }
+  char* end = nullptr;
+  const double x = std::strtod(s.c_str(), &end);
+  if (end != s.c_str() + s.size()) return not_a_number(text, "unexpected characters");
+  if (!std::isfinite(x * scale)) return not_a_number(text, "it is too large");
+  return x * scale;
+}
+
+}  // namespace gpuplan

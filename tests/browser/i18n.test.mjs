@@ -1,0 +1,72 @@
+// The calculator in Chinese: ?lang=zh shows Chinese in the DOM mirror and on the canvas (with the
+// font subset fetched only then), the in-page switch goes back to English, and the numbers are
+// the same in both languages.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { serve, launch, waitForState, screenshot, webDir, clickWidget } from './harness.mjs';
+
+let server, browser;
+const hash = '#model=llama-2-7b&batch=16&precision=bf16&gpu=h100-sxm5-80gb&gpus=8&zero=3&tokens=1e9&instance=aws-p5.48xlarge';
+const cjk = /[\u4e00-\u9fff]/;
+
+before(async () => {
+  server = await serve(webDir);
+  browser = await launch();
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+async function open(query, locale) {
+  const ctx = await browser.newContext({ viewport: { width: 1366, height: 800 }, locale });
+  const page = await ctx.newPage();
+  const fonts = [];
+  page.on('request', (r) => { if (r.url().endsWith('.otf')) fonts.push(r.url()); });
+  await page.goto(`${server.url}/index.html${query}${hash}`);
+  return { ctx, page, fonts };
+}
+
+test('?lang=zh shows Chinese in the DOM mirror and on the canvas; the switch returns to English with equal numbers', async () => {
+  const en = await open('', 'en-US');
+  const sEn = await waitForState(en.page, 's.estimate !== null && s.cost !== null');
+  assert.equal(sEn.lang, 'en');
+  assert.doesNotMatch(sEn.title, cjk);
+  assert.deepEqual(en.fonts, [], 'the Chinese font must not load for English');
+  await en.page.waitForTimeout(300);
+  const blankEn = await screenshot(en.page, 'i18n-en-1366x800');
+  const pngEn = await en.page.screenshot();
+
+  const zh = await open('?lang=zh', 'en-US');
+  const sZh = await waitForState(zh.page, 's.lang === "zh" && s.cjk_font === true && s.estimate !== null');
+  assert.match(sZh.title, cjk);
+  assert.match(await zh.page.locator('#app-state').textContent(), cjk, 'the DOM mirror carries Chinese text');
+  assert.equal(zh.fonts.length, 1, 'the Chinese font subset is fetched once');
+  await zh.page.waitForTimeout(300);
+  const blankZh = await screenshot(zh.page, 'i18n-zh-1366x800');
+  const pngZh = await zh.page.screenshot();
+  assert.ok(blankEn > 0.01 && blankZh > 0.01, 'neither canvas is blank');
+  assert.ok(!pngZh.equals(pngEn), 'the Chinese canvas differs from the English one');
+
+  // Same numbers in both languages.
+  assert.deepEqual(sZh.estimate, sEn.estimate);
+  assert.deepEqual(sZh.time, sEn.time);
+  assert.equal(sZh.cost.usd_total, sEn.cost.usd_total);
+
+  // Switch in the page: back to English, the link records it, numbers unchanged.
+  await clickWidget(zh.page, 'language', 10);
+  const back = await waitForState(zh.page, 's.lang === "en"');
+  assert.doesNotMatch(back.title, cjk);
+  assert.match(await zh.page.evaluate(() => location.hash), /lang=en/);
+  assert.deepEqual(back.estimate, sEn.estimate);
+  await en.ctx.close();
+  await zh.ctx.close();
+});
+
+test('the browser language picks Chinese when the link names none', async () => {
+  const { ctx, page } = await open('', 'zh-CN');
+  const s = await waitForState(page, 's.estimate !== null');
+  assert.equal(s.lang, 'zh');
+  await ctx.close();
+});

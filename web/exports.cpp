@@ -1,0 +1,153 @@
+#include "exports.h"
+
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+#include "gpuplan/report.h"
+
+namespace gpuplan::web {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+Json json_or_null(const std::optional<std::string>& s) { return s ? Json(*s) : Json(); }
+
+void put_estimate(const PageModel& m, Json& j) {
+  const Computed& c = m.c;
+  if (!c.estimate || !c.model) {
+    j["estimate"] = nullptr;
+    return;
+  }
+  j["estimate"] = Json::parse(estimate_to_json(*c.model, m.state.request, *c.estimate, -1));
+  j["gpu"] = c.gpu->id;
+  j["instance"] = c.instance ? Json(c.instance->id) : Json();
+  j["fits"] = c.fits;
+  j["largest_term"] = tr(c.largest_term, Lang::en);
+  j["fit_advice"] = fit_advice(c);
+}
+
+void put_time_and_cost(const PageModel& m, Json& j) {
+  const Computed& c = m.c;
+  j["time_error"] = c.time_error;
+  j["time"] = c.time ? Json::parse(step_time_to_json(*c.time)) : Json();
+  j["time_calibrated"] = c.time_calibrated ? Json::parse(step_time_to_json(*c.time_calibrated)) : Json();
+  if (c.price) {
+    j["cost"] = Json::parse(run_cost_to_json(*c.price, c.cost ? &*c.cost : nullptr, m.state.nodes));
+  } else if (c.cost) {
+    j["cost"] = {{"steps", c.cost->steps}, {"hours", c.cost->hours}, {"expected_hours", c.cost->expected_hours}};
+  } else {
+    j["cost"] = nullptr;
+  }
+}
+
+Json plans_json(const PageModel& m) {
+  if (!m.plans) return m.plan_error.empty() ? Json() : Json({{"error", m.plan_error}});
+  Json top = Json::array();
+  for (const auto& p : m.plans->plans) {
+    top.push_back({{"instance", p.instance},
+                   {"gpu", p.gpu},
+                   {"nodes", p.nodes},
+                   {"hours", p.cost.expected_hours},
+                   {"usd_total", p.cost.usd_total},
+                   {"price_assumed", p.price.assumption},
+                   {"pareto", p.pareto}});
+  }
+  return {{"candidates", m.plans->candidates}, {"top", top}};
+}
+
+Json upload_json(const PageModel& m) {
+  Json upload = {{"status", m.upload_status}, {"error", m.upload_error}};
+  if (m.probe) {
+    const ProbeFile& f = *m.probe;
+    upload["signature"] = probe_signature_name(f.signature);
+    upload["fingerprint"] = f.fingerprint;
+    upload["trusted"] = f.trusted;
+    upload["simulated"] = f.payload ? f.payload->simulated : false;
+    upload["gpu"] = f.payload ? json_or_null(f.payload->summary.catalog_gpu_id) : Json();
+  }
+  upload["calibrate"] = m.calibrate;
+  return upload;
+}
+
+}  // namespace
+
+std::string results_json(const PageModel& m, const std::string& widgets_json) {
+  Json j;
+  j["query"] = page_state_to_query(m.state);
+  j["error"] = m.link_error.empty() ? m.c.error : m.link_error;
+  j["error_shown"] = page_message(m.link_error.empty() ? m.c.error : m.link_error);
+  Json problems = Json::array();
+  for (const auto& p : m.link_problems) {
+    problems.push_back({{"key", p.key}, {"message", p.message}, {"shown", page_message(p.message)}, {"used", p.used}});
+  }
+  j["link_problems"] = problems;
+  j["link_copied"] = m.copied_frames > 0;
+  j["popup_open"] = m.popup_open;
+  j["tab"] = tab_name(m.state.tab);
+  j["lang"] = lang_code(language());
+  j["cjk_font"] = m.cjk_font;
+  j["title"] = tr(S::app_title);
+  put_estimate(m, j);
+  put_time_and_cost(m, j);
+  j["plans"] = plans_json(m);
+  j["upload"] = upload_json(m);
+  j["prices_as_of"] = m.catalog->prices_as_of;
+  j["widgets"] = widgets_json.empty() ? Json::object() : Json::parse(widgets_json);
+  return j.dump();
+}
+
+std::string export_json(const PageModel& m) {
+  auto j = Json::parse(results_json(m, ""));
+  j.erase("widgets");
+  return j.dump(2);
+}
+
+std::string export_csv(const PageModel& m) {
+  std::string out = "quantity,value,unit\n";
+  auto row = [&](const std::string& q, double v, const char* unit) {
+    char b[64];
+    std::snprintf(b, sizeof b, "%.10g", v);
+    out += q + "," + b + "," + unit + "\n";
+  };
+  const Computed& c = m.c;
+  if (!c.estimate) return out;
+  const Estimate& e = *c.estimate;
+  row("params", static_cast<double>(e.params.total), "count");
+  row("params_trainable", static_cast<double>(e.params.trainable), "count");
+  row("flops_forward_per_sample", e.flops.forward_per_sample, "FLOP");
+  row("flops_train_per_step", e.flops.train_per_step, "FLOP");
+  const MemoryBytes& mem = e.memory;
+  for (auto [name, v] : {std::pair<const char*, double>{"weights", mem.weights}, {"gradients", mem.gradients},
+                         {"optimizer", mem.optimizer}, {"activations", mem.activations}, {"kv_cache", mem.kv_cache},
+                         {"workspace", mem.workspace}, {"context", mem.context}, {"fragmentation", mem.fragmentation},
+                         {"total", mem.total()}}) {
+    row(std::string("memory_") + name, v, "bytes");
+  }
+  if (c.time) {
+    row("step", c.time->step_s, "s");
+    row("samples_per_s", c.time->samples_per_s, "1/s");
+    if (c.time->tokens_per_s > 0) row("tokens_per_s", c.time->tokens_per_s, "1/s");
+    row("mfu", c.time->mfu, "fraction");
+  }
+  if (c.cost) {
+    row("steps", c.cost->steps, "count");
+    row("hours", c.cost->expected_hours, "h");
+    row("usd_total", c.cost->usd_total, "USD");
+  }
+  return out;
+}
+
+std::string estimate_query_json(const Catalog& catalog, const std::string& query) {
+  auto error = [](const std::string& msg) { return nlohmann::json{{"error", msg}}.dump(); };
+  auto args = query_to_args(query);
+  if (!args.ok()) return error(args.error().message);
+  auto r = parse_request(args.value());
+  if (!r.ok()) return error(r.error().message);
+  const Model* model = catalog.find_model(r.value().model);
+  if (!model) return error("unknown model '" + r.value().model + "'");
+  auto e = estimate(*model, r.value().setup);
+  if (!e.ok()) return error(e.error().message);
+  return estimate_to_json(*model, r.value(), e.value(), -1);
+}
+
+}  // namespace gpuplan::web

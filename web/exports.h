@@ -1,0 +1,23 @@
+#pragma once
+// The page's results as data: the JSON mirrored into the DOM for screen readers and tests, and
+// the CSV and JSON exports. No ImGui here.
+
+#include <string>
+
+#include "page_model.h"
+
+namespace gpuplan::web {
+
+// The results mirror: state, estimate, time, cost, plans, upload, and `widgets_json` (an
+// object of widget rectangles, or "" for none).
+std::string results_json(const PageModel& m, const std::string& widgets_json);
+// The JSON export (the mirror without widget rectangles, indented).
+std::string export_json(const PageModel& m);
+// The CSV export: one quantity per line with its unit.
+std::string export_csv(const PageModel& m);
+
+// The estimate JSON for a CLI-style query computed by the core without any UI (exported to
+// JavaScript so tests can compare the page's core with the native CLI).
+std::string estimate_query_json(const Catalog& catalog, const std::string& query);
+
+}  // namespace gpuplan::web

@@ -1,0 +1,105 @@
+#pragma once
+// The page's model, with no ImGui in it: what the user set (PageState), what the core computed
+// for it (Computed), and the page's own transient state (PageModel); and what a screen asks for
+// (UiActions). Screens are functions `UiActions draw_x(const PageModel&)`; only app.cpp applies
+// actions and recomputes, so no screen calls back into the App (see shared/notes/layout.md).
+
+#include <array>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "gpuplan/calibration.h"
+#include "gpuplan/catalog.h"
+#include "gpuplan/cost.h"
+#include "gpuplan/estimate.h"
+#include "gpuplan/plan.h"
+#include "gpuplan/probe_file.h"
+#include "gpuplan/timing.h"
+#include "i18n.h"
+#include "page_state.h"
+
+namespace gpuplan::web {
+
+// Everything computed for the current state. Errors are kept as text to show.
+struct Computed {
+  std::optional<Model> model;
+  std::optional<Estimate> estimate;
+  const Gpu* gpu = nullptr;
+  const Instance* instance = nullptr;
+  std::optional<StepTime> time;              // spec x default efficiency
+  std::optional<StepTime> time_calibrated;   // with the probe file's measurements
+  std::optional<PriceQuote> price;
+  std::optional<RunCost> cost, cost_calibrated;
+  std::vector<std::string> calibration_notes;
+  std::string error;        // the workload or setup is invalid
+  std::string time_error;   // the hardware cannot run it (precision unsupported, ...)
+  S largest_term = S::term_weights;  // the largest memory term (what to change when it does not fit)
+  bool fits = true;
+};
+
+// One term of the peak memory per GPU, named by its string id.
+struct MemoryTerm {
+  S name;
+  double bytes;
+};
+// Every term in display order (weights first, fragmentation last).
+std::vector<MemoryTerm> memory_terms(const MemoryBytes& m);
+// "Does not fit: needs ... The largest term is ...: what to change", in the page's language.
+std::string fit_advice(const Computed& c);
+
+// What the screens read: the state, its results, and the page's transient state.
+struct PageModel {
+  const Catalog* catalog = nullptr;
+  PageState state;
+  Computed c;
+  std::optional<PlanResult> plans;
+  std::string plan_error;
+  std::optional<ProbeFile> probe;
+  bool calibrate = false;
+  std::string upload_status;
+  std::string upload_error;
+  std::string link_error;      // a bad link: its first problem, in the core's words
+  std::vector<LinkProblem> link_problems;  // every bad key of the link, with what it fell back to
+  std::string model_filter;    // the zoo search box
+  int instance_sort = 0;       // 0 price, 1 GPU, 2 provider
+  float ratio = 1.0f;          // framebuffer pixels per CSS pixel
+  int copied_frames = 0;       // "Copy link" shows "Link copied" while > 0
+  bool cjk_font = false;       // the Chinese font is in the atlas
+  bool popup_open = false;     // a combo or popup is open (published for tests)
+};
+
+// What the user asked for in one frame. Empty fields mean "no change".
+struct UiActions {
+  float ratio = 1.0f;                    // to publish widget rectangles in CSS pixels
+  std::optional<PageState> state;        // an edited state: apply it and recompute
+  bool select_tab = false;               // bring the new state's tab to the front (a loaded plan)
+  std::optional<Tab> tab;                // the user opened a tab
+  std::optional<bool> calibrate;         // use the probe file's measurements
+  std::optional<std::string> trust_key;  // pin this public key
+  std::optional<std::string> model_filter;
+  std::optional<int> instance_sort;
+  std::vector<std::string> platform;     // "copy-link", "export-csv", "export-json", "upload", "language"
+  std::vector<std::pair<std::string, std::array<float, 4>>> rects;  // CSS px: x0, y0, x1, y1
+
+  explicit UiActions(float r = 1.0f) : ratio(r) {}
+  // Takes over what `later` asked for (the later screen wins where both set a field).
+  void merge(UiActions&& later);
+};
+
+// Up to `n` ids from `candidates` nearest to `id` (edit distance, ignoring case), nearest first.
+std::vector<std::string> nearest_ids(const std::string& id, const std::vector<std::string>& candidates, size_t n = 3);
+
+// Replaces unknown model, GPU and instance ids with the defaults, noting each with its nearest
+// matches; then says for every problem what the page uses instead ("fell back to").
+void check_link_ids(const Catalog& catalog, ParsedLink& link);
+
+// Runs the core for a state: model, estimate, fit, step time, price and cost, and the
+// calibrated time and cost when `probe` is given.
+Computed compute(const Catalog& catalog, const PageState& state, const ProbeFile* probe);
+
+// The planner's query for a state (the setup's parallelism is left to the planner).
+PlanQuery plan_query(const Catalog& catalog, const PageState& state, const Model& model);
+
+}  // namespace gpuplan::web

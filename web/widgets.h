@@ -1,0 +1,73 @@
+#pragma once
+// Small ImGui helpers shared by the screens: labels before fields, number fields that read what
+// people type, enum combos, coloured messages, table rows, and recording a widget's rectangle
+// for tests. Every text comes from the string table (i18n.h).
+
+#include <imgui.h>
+
+#include <cstdint>
+#include <initializer_list>
+#include <string>
+
+#include "i18n.h"
+#include "page_model.h"
+
+namespace gpuplan::web {
+
+// Colours with a meaning, shared by text, tables and charts.
+ImVec4 color_ok();       // fits, valid
+ImVec4 color_error();    // does not fit, errors
+ImVec4 color_note();     // notes
+ImVec4 color_assumed();  // assumed prices (not "fits" green)
+
+// Days since 1970-01-01 of a YYYY-MM-DD date (0 when malformed), and of today.
+long days_of(const std::string& date);
+long today_days();
+
+// Records the last widget's rectangle under `name` (published for tests and clicks).
+void remember(UiActions& a, const std::string& name);
+
+void error_text(const std::string& text);
+void note_text(const std::string& text);
+void table_row(const char* label, const std::string& value);
+// Text cut to the column's width with an ellipsis; the full text in a tooltip when cut.
+void cell_text(const std::string& text);
+// The label of the next field, drawn before it; the field then fills the rest of the row. A
+// field marked bad (a link's bad value) has its label in red with the problem under it.
+void field_label(S id);
+// The fields to mark bad in the next frames, with what to say (from the link's problems).
+void mark_fields(const std::vector<LinkProblem>& problems);
+
+// A combo over an enum's values, named by `name`; true when the value changed.
+template <class E>
+bool enum_combo(S id, E& value, std::initializer_list<E> values, const char* (*name)(E)) {
+  field_label(id);
+  bool changed = false;
+  if (ImGui::BeginCombo(("##" + label(id)).c_str(), name(value))) {
+    for (E v : values) {
+      if (ImGui::Selectable(name(v), v == value)) {
+        changed = v != value;
+        value = v;
+      }
+    }
+    ImGui::EndCombo();
+  }
+  return changed;
+}
+
+// A number field that reads what people type (50M, 2e9, 1.5k, 2,000,000: parse_quantity) and
+// shows the value with thousands separators. Commits on Enter or when it loses focus, clamped
+// to [min, max]. Text that is not a number keeps the value and shows why under the field.
+// With `a` and `name`, the field's rectangle is remembered under `name`.
+bool input_quantity(S id, double& value, double min, double max, UiActions* a = nullptr, const char* name = nullptr);
+bool input_count(S id, int64_t& value, int64_t min, int64_t max, UiActions* a = nullptr, const char* name = nullptr);
+template <class T>
+bool input_int(S id, T& value, int64_t min, int64_t max, UiActions* a = nullptr, const char* name = nullptr) {
+  int64_t v = static_cast<int64_t>(value);
+  if (!input_count(id, v, min, max, a, name)) return false;
+  value = static_cast<T>(v);
+  return true;
+}
+bool checkbox(S id, bool& value);
+
+}  // namespace gpuplan::web
