@@ -73,8 +73,12 @@ void App::run_planner() {
     return;
   }
   auto r = plan(catalog_, *m_.c.model, plan_query(catalog_, m_.state, *m_.c.model));
-  if (r.ok()) m_.plans = r.value();
-  else m_.plan_error = r.error().message;
+  if (!r.ok()) {
+    m_.plan_error = r.error().message;
+    return;
+  }
+  m_.plans = r.value();
+  keep_gpu(*m_.plans, m_.state.plan_gpu);
 }
 
 bool App::take_request_changed() { return std::exchange(request_changed_, false); }

@@ -52,16 +52,24 @@ void stacked_bar(const char* id, const std::vector<BarSegment>& segments, double
   }
   ImGui::Dummy(ImVec2(width, height + ImGui::GetTextLineHeight() + 8));
   // Legend: a swatch and label per non-zero term.
-  int shown = 0;
+  // Legend items flow like words: on the same line while they fit.
+  bool first = true;
+  const float right = ImGui::GetCursorScreenPos().x + width;
   for (size_t i = 0; i < segments.size(); ++i) {
     if (segments[i].value <= 0) continue;
-    if (shown++ % 4 != 0) ImGui::SameLine(0, 16);
-    const ImVec2 q = ImGui::GetCursorScreenPos();
     const float s = ImGui::GetTextLineHeight();
+    const std::string text = segments[i].label + " " + format_bytes(segments[i].value);
+    const float item = s + ImGui::GetStyle().ItemSpacing.x + ImGui::CalcTextSize(text.c_str()).x;
+    if (!first) {
+      ImGui::SameLine(0, 16);
+      if (ImGui::GetCursorScreenPos().x + item > right) ImGui::NewLine();
+    }
+    first = false;
+    const ImVec2 q = ImGui::GetCursorScreenPos();
     dl->AddRectFilled(q, ImVec2(q.x + s, q.y + s), series_color(static_cast<int>(i)));
     ImGui::Dummy(ImVec2(s, s));
     ImGui::SameLine();
-    ImGui::Text("%s %s", segments[i].label.c_str(), format_bytes(segments[i].value).c_str());
+    ImGui::TextUnformatted(text.c_str());
   }
   ImGui::PopID();
 }

@@ -50,6 +50,7 @@ Json plans_json(const PageModel& m) {
                    {"hours", p.cost.expected_hours},
                    {"usd_total", p.cost.usd_total},
                    {"price_assumed", p.price.assumption},
+                   {"memory_headroom_bytes", p.gpu_memory_bytes - p.memory.total()},
                    {"pareto", p.pareto}});
   }
   return {{"candidates", m.plans->candidates}, {"top", top}};

@@ -129,8 +129,9 @@ std::string format(const char* f, ...) {
 std::string format_count(double n) {
   if (!std::isfinite(n)) return "-";
   const double a = std::fabs(n);
-  if (g_lang == Lang::zh && a >= 1e8) return format_number(n / 1e8, 4) + " 亿";
-  if (g_lang == Lang::zh && a >= 1e5) return format_number(n / 1e4, 4) + " 万";
+  // Chinese counts large numbers in 万 (1e4) and 亿 (1e8).
+  if (g_lang == Lang::zh && a >= 1e8) return format_number(n / 1e8, 4) + " " + tr(S::count_1e8);
+  if (g_lang == Lang::zh && a >= 1e5) return format_number(n / 1e4, 4) + " " + tr(S::count_1e4);
   return format_number(std::round(n), 16);
 }
 

@@ -127,6 +127,21 @@ std::string fit_advice(const Computed& c) {
                 tr(advice_for(c.largest_term)));
 }
 
+void keep_gpu(PlanResult& r, const std::string& gpu, size_t top_k) {
+  if (gpu.empty()) return;
+  auto other = [&](const Plan& p) { return p.gpu != gpu; };
+  r.plans.erase(std::remove_if(r.plans.begin(), r.plans.end(), other), r.plans.end());
+  r.pareto.erase(std::remove_if(r.pareto.begin(), r.pareto.end(), other), r.pareto.end());
+  if (r.plans.size() > top_k) r.plans.resize(top_k);
+  // The front among what is left: no other plan both faster and cheaper.
+  for (Plan& p : r.plans) {
+    p.pareto = std::none_of(r.plans.begin(), r.plans.end(), [&](const Plan& q) {
+      return q.cost.expected_hours <= p.cost.expected_hours && q.cost.usd_total <= p.cost.usd_total &&
+             (q.cost.expected_hours < p.cost.expected_hours || q.cost.usd_total < p.cost.usd_total);
+    });
+  }
+}
+
 std::vector<std::string> nearest_ids(const std::string& id, const std::vector<std::string>& candidates, size_t n) {
   auto lower = [](std::string x) {
     for (char& ch : x) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
@@ -249,7 +264,9 @@ PlanQuery plan_query(const Catalog& catalog, const PageState& state, const Model
   q.region = state.region;
   q.compliance = state.compliance;
   q.max_nodes = state.max_nodes;
-  q.top_k = 20;
+  // With a GPU filter the page keeps that GPU's plans from a longer list (the planner has no
+  // GPU filter of its own).
+  q.top_k = state.plan_gpu.empty() ? 20 : 1000;
   q.efficiencies = catalog.efficiencies;
   q.input = catalog.input;
   q.spot.restart_h = catalog.restart_s / 3600.0;

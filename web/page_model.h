@@ -88,6 +88,9 @@ struct UiActions {
   void merge(UiActions&& later);
 };
 
+// Keeps only the plans on `gpu` (all when empty), at most `top_k`.
+void keep_gpu(PlanResult& r, const std::string& gpu, size_t top_k = 20);
+
 // Up to `n` ids from `candidates` nearest to `id` (edit distance, ignoring case), nearest first.
 std::vector<std::string> nearest_ids(const std::string& id, const std::vector<std::string>& candidates, size_t n = 3);
 

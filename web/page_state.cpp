@@ -42,6 +42,18 @@ Result<bool> boolean(const std::string& key, const std::string& v) {
   return bad(key, v, "0 or 1");
 }
 
+// "a,b,c" -> {"a", "b", "c"} (at most 4: the compare view's limit).
+std::vector<std::string> split_list(const std::string& v) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= v.size() && out.size() < 4) {
+    const size_t comma = std::min(v.find(',', start), v.size());
+    if (comma > start) out.push_back(v.substr(start, comma - start));
+    start = comma + 1;
+  }
+  return out;
+}
+
 std::string fmt(double x) {
   char b[32];
   std::snprintf(b, sizeof b, "%.10g", x);
@@ -108,6 +120,8 @@ std::optional<Error> apply_page_key(PageState& s, const std::string& k, const st
   } else if (k == "deadline-hours") set_num(s.deadline_hours, 0, 1e7);
   else if (k == "budget-usd") set_num(s.budget_usd, 0, 1e12);
   else if (k == "max-nodes") set_int(s.max_nodes, 1, 256);
+  else if (k == "plan-gpu") s.plan_gpu = v;
+  else if (k == "compare") s.compare = split_list(v);
   else if (k == "lang") {
     if (v == "en" || v == "zh") s.lang = v;
     else err = bad(k, v, "en or zh");
@@ -295,6 +309,12 @@ std::string page_state_to_query(const PageState& s) {
   if (s.deadline_hours > 0) a.emplace_back("deadline-hours", fmt(s.deadline_hours));
   if (s.budget_usd > 0) a.emplace_back("budget-usd", fmt(s.budget_usd));
   if (s.max_nodes != d.max_nodes) a.emplace_back("max-nodes", std::to_string(s.max_nodes));
+  if (!s.plan_gpu.empty()) a.emplace_back("plan-gpu", s.plan_gpu);
+  if (!s.compare.empty()) {
+    std::string list;
+    for (const auto& c : s.compare) list += (list.empty() ? "" : ",") + c;
+    a.emplace_back("compare", list);
+  }
   if (s.tab != d.tab) a.emplace_back("tab", tab_name(s.tab));
   if (!s.lang.empty()) a.emplace_back("lang", s.lang);
   return args_to_query(a);

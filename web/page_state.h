@@ -40,6 +40,8 @@ struct PageState {
   std::string region;
   std::string provider;     // planner and instance-table filter
   std::string compliance;
+  std::string plan_gpu;     // Plans: only this GPU; "" = any
+  std::vector<std::string> compare;  // Plans: up to 4 plans side by side, "instance*nodes"
   Objective objective = Objective::cost;
   double deadline_hours = 0;
   double budget_usd = 0;

@@ -15,8 +15,9 @@ import subprocess
 import sys
 import tempfile
 
-# Symbols the page draws in every language (Dear ImGui's default font covers ASCII and Latin-1).
-SYMBOLS = "≈…×→←–—·≤≥‰"
+# Symbols the page draws in every language (Dear ImGui's default font covers ASCII and Latin-1),
+# and the two characters of the English page's "中文" language button.
+SYMBOLS = "≈…×→←–—·≤≥‰中文"
 FAMILY = "Noto Sans CJK SC"
 
 

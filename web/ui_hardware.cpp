@@ -21,20 +21,7 @@ struct Row {
 void filters(const PageModel& m, UiActions& a) {
   PageState s = m.state;
   bool edited = false;
-  field_label(S::provider);
-  if (ImGui::BeginCombo(("##" + label(S::provider)).c_str(), s.provider.empty() ? tr(S::any) : s.provider.c_str())) {
-    if (ImGui::Selectable(tr(S::any), s.provider.empty())) {
-      s.provider.clear();
-      edited = true;
-    }
-    for (const auto& p : m.catalog->providers) {
-      if (ImGui::Selectable(p.id.c_str(), p.id == s.provider)) {
-        s.provider = p.id;
-        edited = true;
-      }
-    }
-    ImGui::EndCombo();
-  }
+  edited |= id_combo(S::provider, s.provider, provider_items(*m.catalog));
   remember(a, "provider");
   int ci = 0;
   for (int i = 1; i < 4; ++i) {
@@ -89,11 +76,11 @@ std::vector<Row> instance_rows(const PageModel& m) {
 // An hourly price; an assumed one (a rule, not a published price) marked "≈" in orange.
 void price_text(const std::optional<PriceQuote>& q) {
   if (!q) {
-    cell_text(tr(S::no_price));
+    ImGui::TextUnformatted(tr(S::no_price));
     return;
   }
   if (q->assumption) ImGui::PushStyleColor(ImGuiCol_Text, color_assumed());
-  cell_text((q->assumption ? "≈ " : "") + format_number(q->usd_per_hour, 4));
+  ImGui::TextUnformatted(((q->assumption ? "≈ " : "") + format_number(q->usd_per_hour, 4)).c_str());
   if (q->assumption) ImGui::PopStyleColor();
 }
 
@@ -124,17 +111,17 @@ void instance_table(const PageModel& m, UiActions& a) {
     ImGui::SameLine(0, 0);
     cell_text(r.in->id);
     ImGui::TableNextColumn();
-    cell_text(r.in->gpu);
+    ImGui::TextUnformatted(r.in->gpu.c_str());
     ImGui::TableNextColumn();
     ImGui::Text("%d", r.in->gpu_count);
     ImGui::TableNextColumn();
-    cell_text(r.in->vcpus > 0 ? std::to_string(r.in->vcpus) : std::string("-"));
+    ImGui::TextUnformatted(r.in->vcpus > 0 ? std::to_string(r.in->vcpus).c_str() : "-");
     ImGui::TableNextColumn();
     price_text(r.q);
     ImGui::TableNextColumn();
-    cell_text(r.q ? r.q->region : std::string("-"));
+    ImGui::TextUnformatted(r.q ? r.q->region.c_str() : "-");
     ImGui::TableNextColumn();
-    cell_text(r.q ? tr(r.q->assumption ? S::basis_rule : S::basis_published) : "-");
+    ImGui::TextUnformatted(r.q ? tr(r.q->assumption ? S::basis_rule : S::basis_published) : "-");
   }
   ImGui::EndTable();
 }

@@ -1,6 +1,9 @@
 // The Plans tab: the planner's limits, its ranked plans, and the time-vs-cost chart. Clicking a
 // row or a point loads that plan and switches to Results.
+#include <algorithm>
 #include <cstdio>
+
+#include "gpuplan/report.h"
 
 #include "charts.h"
 #include "screens.h"
@@ -17,17 +20,28 @@ void limits(const PageModel& m, UiActions& a) {
   edited |= input_quantity(S::deadline, s.deadline_hours, 0, 1e7, &a, "deadline");
   edited |= input_quantity(S::budget, s.budget_usd, 0, 1e12, &a, "budget");
   edited |= input_int(S::max_nodes, s.max_nodes, 1, 256);
-  if (edited) a.state = s;
+  edited |= id_combo(S::plan_gpu, s.plan_gpu, gpu_items(*m.catalog));
+  remember(a, "plan-gpu");
+  edited |= id_combo(S::provider, s.provider, provider_items(*m.catalog));
+  remember(a, "plan-provider");
+  edited |= enum_combo(S::pricing, s.pricing,
+                       {Pricing::on_demand, Pricing::monthly, Pricing::reserved_1y, Pricing::reserved_3y, Pricing::bulk,
+                        Pricing::spot},
+                       tr_pricing);
+  if (edited) {
+    s.compare.clear();
+    a.state = s;
+  }
 }
 
 // A total price; an assumed one (a rule, not a published price) is marked "≈" in orange.
 void price_cell(double usd, bool assumed) {
   if (!assumed) {
-    cell_text(format_usd(usd));
+    ImGui::TextUnformatted(format_usd(usd).c_str());
     return;
   }
   ImGui::PushStyleColor(ImGuiCol_Text, color_assumed());
-  cell_text("≈ " + format_usd(usd));
+  ImGui::TextUnformatted(("≈ " + format_usd(usd)).c_str());
   ImGui::PopStyleColor();
 }
 
@@ -39,18 +53,38 @@ bool any_assumed(const PlanResult& plans) {
 }
 
 // The ranked plans; returns the index of a clicked row, or -1.
-int plan_table(const PlanResult& plans, UiActions& a) {
+std::string plan_key(const Plan& p) { return p.instance + "*" + std::to_string(p.nodes); }
+
+bool compared(const PageState& s, const Plan& p) {
+  return std::find(s.compare.begin(), s.compare.end(), plan_key(p)) != s.compare.end();
+}
+
+// The compare tick of a row; at most 4 ticked.
+void compare_tick(const PageModel& m, const Plan& p, int i, UiActions& a) {
+  bool on = compared(m.state, p);
+  if (!on && m.state.compare.size() >= 4) ImGui::BeginDisabled();
+  if (ImGui::Checkbox(("##cmp-" + std::to_string(i)).c_str(), &on)) {
+    PageState s = m.state;
+    if (on) s.compare.push_back(plan_key(p));
+    else s.compare.erase(std::remove(s.compare.begin(), s.compare.end(), plan_key(p)), s.compare.end());
+    a.state = s;
+  }
+  if (!on && m.state.compare.size() >= 4) ImGui::EndDisabled();
+  remember(a, "compare-" + std::to_string(i));
+}
+
+int plan_table(const PageModel& m, const PlanResult& plans, UiActions& a) {
   int clicked = -1;
   // Columns fit their content; the instance column takes the rest and cuts long names with an
   // ellipsis and a tooltip.
-  if (!ImGui::BeginTable("plans", 9,
+  if (!ImGui::BeginTable("plans", 10,
                          ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersOuter | ImGuiTableFlags_ScrollY |
                              ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_Resizable,
                          ImVec2(0, ImGui::GetTextLineHeightWithSpacing() * 12))) {
     return clicked;
   }
   for (S h : {S::col_rank, S::col_instance, S::col_gpu, S::col_nodes, S::col_parallel, S::col_zero_mb, S::col_time,
-              S::col_usd, S::col_mfu}) {
+              S::col_usd, S::col_mfu, S::col_compare}) {
     ImGui::TableSetupColumn(tr(h), h == S::col_instance ? ImGuiTableColumnFlags_WidthStretch : 0);
   }
   ImGui::TableSetupScrollFreeze(0, 1);
@@ -61,29 +95,69 @@ int plan_table(const PlanResult& plans, UiActions& a) {
     ImGui::TableNextColumn();
     char label[32];
     std::snprintf(label, sizeof label, "%d%s##plan-%d", i + 1, p.pareto ? " *" : "", i);
-    if (ImGui::Selectable(label, false, ImGuiSelectableFlags_SpanAllColumns)) clicked = i;
+    if (ImGui::Selectable(label, false, ImGuiSelectableFlags_SpanAllColumns | ImGuiSelectableFlags_AllowItemOverlap)) {
+      clicked = i;
+    }
     remember(a, "plan-" + std::to_string(i));
     ImGui::TableNextColumn();
     cell_text(p.instance);
     ImGui::TableNextColumn();
-    cell_text(p.gpu);
+    ImGui::TextUnformatted(p.gpu.c_str());
     ImGui::TableNextColumn();
     ImGui::Text("%d", p.nodes);
     ImGui::TableNextColumn();
     ImGui::Text("%d/%d/%d", p.setup.dp, p.setup.tp, p.setup.pp);
     ImGui::TableNextColumn();
-    cell_text(std::to_string(p.setup.zero_stage) + ", " + format_count(static_cast<double>(p.setup.micro_batch)) + ", " +
-              tr_checkpointing(p.setup.checkpointing));
+    ImGui::TextUnformatted((std::to_string(p.setup.zero_stage) + ", " +
+                            format_count(static_cast<double>(p.setup.micro_batch)) + ", " +
+                            tr_checkpointing(p.setup.checkpointing))
+                               .c_str());
     ImGui::TableNextColumn();
-    cell_text(format_duration(p.cost.expected_hours));
+    ImGui::TextUnformatted(format_duration(p.cost.expected_hours).c_str());
     ImGui::TableNextColumn();
     price_cell(p.cost.usd_total, p.price.assumption);
     ImGui::TableNextColumn();
-    cell_text(format_number(100 * p.time.mfu, 2) + " %");
+    ImGui::TextUnformatted((format_number(100 * p.time.mfu, 2) + " %").c_str());
+    ImGui::TableNextColumn();
+    compare_tick(m, p, i, a);
     ++i;
   }
   ImGui::EndTable();
   return clicked;
+}
+
+// The ticked plans side by side: time, cost, cost per million tokens, memory headroom.
+void compare_view(const PageModel& m, const PlanResult& plans) {
+  std::vector<const Plan*> chosen;
+  for (const auto& p : plans.plans) {
+    if (compared(m.state, p)) chosen.push_back(&p);
+  }
+  ImGui::TextDisabled("%s", tr(S::compare_title));
+  if (chosen.size() < 2) return;
+  if (!ImGui::BeginTable("compare", static_cast<int>(chosen.size()) + 1,
+                         ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersOuter | ImGuiTableFlags_SizingStretchSame)) {
+    return;
+  }
+  ImGui::TableSetupColumn("");
+  for (const Plan* p : chosen) ImGui::TableSetupColumn((p->instance + " x" + std::to_string(p->nodes)).c_str());
+  ImGui::TableHeadersRow();
+  auto row = [&](S name, auto show) {
+    ImGui::TableNextRow();
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(tr(name));
+    for (const Plan* p : chosen) {
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(show(*p).c_str());
+    }
+  };
+  row(S::cmp_time, [](const Plan& p) { return format_duration(p.cost.expected_hours); });
+  row(S::cmp_cost, [](const Plan& p) { return (p.price.assumption ? "≈ " : "") + format_usd(p.cost.usd_total); });
+  const double tokens = m.state.run.tokens;
+  if (tokens > 0) {
+    row(S::cmp_per_million, [&](const Plan& p) { return format_usd(p.cost.usd_total / (tokens / 1e6)); });
+  }
+  row(S::cmp_headroom, [](const Plan& p) { return format_bytes(p.gpu_memory_bytes - p.memory.total()); });
+  ImGui::EndTable();
 }
 
 // The state with a plan's instance and setup, on the Results tab.
@@ -116,7 +190,8 @@ UiActions draw_plans(const PageModel& m) {
                      format_count(static_cast<double>(plans.fitting)).c_str(),
                      format_count(static_cast<double>(plans.within_limits)).c_str());
   for (const auto& n : plans.notes) note_text(n);
-  int load = plan_table(plans, a);
+  int load = plan_table(m, plans, a);
+  compare_view(m, plans);
   ImGui::TextDisabled("%s", tr(S::pareto_note));
   if (any_assumed(plans)) {
     ImGui::PushStyleColor(ImGuiCol_Text, color_assumed());

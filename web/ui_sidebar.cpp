@@ -294,7 +294,12 @@ UiActions draw_toolbar(const PageModel& m) {
   }
   bool first = true;
   for (const auto& [id, action] : buttons) {
-    if (!first) ImGui::SameLine();
+    if (!first) {
+      // Wrap like words when the next button does not fit (phones).
+      ImGui::SameLine();
+      const float w = ImGui::CalcTextSize(tr(id)).x + ImGui::GetStyle().FramePadding.x * 2;
+      if (ImGui::GetContentRegionAvail().x < w) ImGui::NewLine();
+    }
     first = false;
     const bool copied = id == S::copy_link && m.copied_frames > 0;
     if (ImGui::SmallButton(label(copied ? S::link_copied : id).c_str())) a.platform.push_back(action);

@@ -81,8 +81,9 @@ void table_row(const char* label, const std::string& value) {
   ImGui::TextUnformatted(value.c_str());
 }
 
-void cell_text(const std::string& text) {
-  const float avail = ImGui::GetContentRegionAvail().x;
+void cell_text(const std::string& text) { cell_text_width(text, ImGui::GetContentRegionAvail().x); }
+
+void cell_text_width(const std::string& text, float avail) {
   if (ImGui::CalcTextSize(text.c_str()).x <= avail) {
     ImGui::TextUnformatted(text.c_str());
     return;
@@ -99,16 +100,22 @@ void cell_text(const std::string& text) {
 }
 
 void field_label(S id) {
-  // Labels in a column before their fields; below 24 em of room the field goes under its label.
-  const float column = ImGui::GetFontSize() * 10.5f;
+  // Labels in a column before their fields, cut with an ellipsis (full text in a tooltip) when
+  // longer; with less than 27 em of room the field goes under its label instead.
+  const float column = ImGui::GetFontSize() * 13.0f;
+  const bool beside = ImGui::GetContentRegionAvail().x >= ImGui::GetFontSize() * 27;
   const auto mark = marked_fields().find(id);
   if (mark != marked_fields().end()) error_text(mark->second);
   ImGui::AlignTextToFramePadding();
   if (mark != marked_fields().end()) ImGui::PushStyleColor(ImGuiCol_Text, color_error());
-  ImGui::TextUnformatted(tr(id));
+  if (beside) {
+    const float x0 = ImGui::GetCursorPosX();
+    cell_text_width(tr(id), column - ImGui::GetStyle().ItemSpacing.x);
+    ImGui::SameLine(x0 + column);
+  } else {
+    ImGui::TextUnformatted(tr(id));
+  }
   if (mark != marked_fields().end()) ImGui::PopStyleColor();
-  if (ImGui::IsItemHovered() && ImGui::CalcTextSize(tr(id)).x > column) ImGui::SetTooltip("%s", tr(id));
-  if (ImGui::GetContentRegionAvail().x >= ImGui::GetFontSize() * 24) ImGui::SameLine(column);
   ImGui::SetNextItemWidth(-1.0f);
 }
 
@@ -147,6 +154,41 @@ bool input_count(S id, int64_t& value, int64_t min, int64_t max, UiActions* a, c
   if (rounded == value) return false;
   value = rounded;
   return true;
+}
+
+bool id_combo(S id, std::string& value, const std::vector<IdName>& items) {
+  field_label(id);
+  std::string shown = tr(S::any);
+  for (const auto& it : items) {
+    if (it.id == value) shown = it.name;
+  }
+  bool changed = false;
+  if (ImGui::BeginCombo(("##" + label(id)).c_str(), shown.c_str(), ImGuiComboFlags_HeightLarge)) {
+    if (ImGui::Selectable(tr(S::any), value.empty())) {
+      changed = !value.empty();
+      value.clear();
+    }
+    for (const auto& it : items) {
+      if (ImGui::Selectable((it.name + "##" + it.id).c_str(), it.id == value)) {
+        changed = it.id != value;
+        value = it.id;
+      }
+    }
+    ImGui::EndCombo();
+  }
+  return changed;
+}
+
+std::vector<IdName> provider_items(const Catalog& catalog) {
+  std::vector<IdName> out;
+  for (const auto& p : catalog.providers) out.push_back({p.id, p.name.empty() ? p.id : p.name});
+  return out;
+}
+
+std::vector<IdName> gpu_items(const Catalog& catalog) {
+  std::vector<IdName> out;
+  for (const auto& g : catalog.gpus) out.push_back({g.id, g.name});
+  return out;
 }
 
 bool checkbox(S id, bool& value) { return ImGui::Checkbox(label(id).c_str(), &value); }

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <string>
+#include <vector>
 
 #include "i18n.h"
 #include "page_model.h"
@@ -32,6 +33,7 @@ void note_text(const std::string& text);
 void table_row(const char* label, const std::string& value);
 // Text cut to the column's width with an ellipsis; the full text in a tooltip when cut.
 void cell_text(const std::string& text);
+void cell_text_width(const std::string& text, float width);
 // The label of the next field, drawn before it; the field then fills the rest of the row. A
 // field marked bad (a link's bad value) has its label in red with the problem under it.
 void field_label(S id);
@@ -69,5 +71,14 @@ bool input_int(S id, T& value, int64_t min, int64_t max, UiActions* a = nullptr,
   return true;
 }
 bool checkbox(S id, bool& value);
+
+// A combo over ids (shown by name) with "any" first for ""; true when the value changed.
+struct IdName {
+  std::string id, name;
+};
+bool id_combo(S id, std::string& value, const std::vector<IdName>& items);
+// The catalog's providers and GPUs as combo items.
+std::vector<IdName> provider_items(const Catalog& catalog);
+std::vector<IdName> gpu_items(const Catalog& catalog);
 
 }  // namespace gpuplan::web

@@ -35,7 +35,8 @@ test('a link with one bad field keeps every good field, names the bad one and wh
   assert.ok(s.link_problems[0].used !== '', 'it says what the page uses instead');
   assert.equal(s.gpu, 'h100-sxm5-80gb');
   assert.equal(s.estimate.num_gpus, 8);
-  const cli = await cliJson(['estimate', '--model', 'llama-2-7b', '--precision', 'bf16', '--gpus', '8', '--zero', '3']);
+  const cli = await cliJson(['estimate', '--model', 'llama-2-7b', '--precision', 'bf16', '--gpu', 'h100-sxm5-80gb', '--gpus', '8',
+                              '--zero', '3']);
   assert.equal(s.estimate.params, cli.params, 'the model of the link is kept');
   await page.waitForTimeout(300);
   await screenshot(page, 'firstuse-bad-field-1366x800');
@@ -120,9 +121,18 @@ test('engineer: 8xA100 and 8xH100 on AWS and Lambda, loading a plan switches to 
   const base = 'model=llama-2-7b&precision=bf16&batch=64&seq=2048&zero=3&checkpointing=full&tokens=1e9';
   const totals = {};
   for (const provider of ['aws', 'lambda']) {
-    const { ctx, page } = await open(`${base}&tab=plans&provider=${provider}`);
+    const gpu = provider === 'aws' ? 'a100-sxm4-80gb' : 'h100-sxm5-80gb';
+    const { ctx, page } = await open(`${base}&tab=plans&provider=${provider}&plan-gpu=${gpu}`);
     const s = await waitForState(page, 's.plans && s.plans.top && s.plans.top.length > 0');
     totals[provider] = s.plans.top[0].usd_total;
+    assert.ok(s.plans.top.every((p) => p.gpu === gpu), 'the GPU filter on Plans applies');
+    await page.waitForTimeout(300);
+    // Two plans side by side: ticking them puts them in the link.
+    await clickWidget(page, 'compare-0', 6);
+    await waitForState(page, 's.query.includes("compare=")');
+    await clickWidget(page, 'compare-1', 6);
+    const both = await waitForState(page, '/compare=[^&]*%2C|compare=[^&]*,/.test(s.query)');
+    assert.ok(both.plans.top[0].memory_headroom_bytes > 0, 'a plan that fits has headroom');
     await page.waitForTimeout(300);
     await screenshot(page, `firstuse-engineer-${provider}-1366x800`);
     await clickWidget(page, 'plan-0', 10);

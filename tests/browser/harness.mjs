@@ -64,9 +64,12 @@ export async function widget(page, name) {
   throw new Error(`widget ${name} did not settle`);
 }
 
-// Clicks the middle-left part of a named widget.
+// Clicks the middle-left part of a named widget, after hovering it for a few frames as a hand
+// does (Dear ImGui gives a row that other widgets overlap its hover one frame late).
 export async function clickWidget(page, name, dx = 40) {
   const [x0, y0, , y1] = await widget(page, name);
+  await page.mouse.move(x0 + dx, (y0 + y1) / 2);
+  await page.waitForTimeout(80);
   await page.mouse.click(x0 + dx, (y0 + y1) / 2);
 }
 
