@@ -17,7 +17,8 @@ namespace gpuplan::web {
 App::App(Catalog catalog, VerifyFn verify) : catalog_(std::move(catalog)), verify_(verify) {
   m_.catalog = &catalog_;
   m_.state = default_page_state();
-  recompute();
+  // No estimate yet: main() sets the link's state next (computing the defaults first would
+  // cost the first frame a second estimate); draw() computes if nothing has.
 }
 
 void App::set_default_language(const std::string& code) {
@@ -210,6 +211,7 @@ void App::draw_tabs(UiActions& a, float panel_height) {
 
 void App::draw(float pixel_ratio) {
   m_.ratio = pixel_ratio;
+  if (!m_.c.model && m_.c.error.empty()) recompute();
   set_language(lang_);
   mark_fields(m_.link_problems);
   if (m_.copied_frames > 0 && --m_.copied_frames == 0) results_changed_ = true;

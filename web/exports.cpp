@@ -1,6 +1,9 @@
 #include "exports.h"
 
+#include <algorithm>
+#include <chrono>
 #include <cstdio>
+#include <functional>
 #include <nlohmann/json.hpp>
 
 #include "gpuplan/report.h"
@@ -136,6 +139,54 @@ std::string export_csv(const PageModel& m) {
     row("usd_total", c.cost->usd_total, "USD");
   }
   return out;
+}
+
+namespace {
+
+// Median seconds per call of `f` over `rounds` rounds of `calls` calls.
+double median_seconds(const std::function<void()>& f, int rounds, int calls) {
+  std::vector<double> t;
+  for (int r = 0; r < rounds; ++r) {
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int i = 0; i < calls; ++i) f();
+    t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / calls);
+  }
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+
+}  // namespace
+
+std::string bench_json(const Catalog& catalog, const std::string& kind) {
+  const Model* m = catalog.find_model("llama-2-7b");
+  if (!m) return nlohmann::json{{"error", "llama-2-7b is not in the catalog"}}.dump();
+  int64_t candidates = 0;
+  double s = 0;
+  if (kind == "estimate") {
+    Setup setup;
+    setup.precision = Precision::amp_bf16;
+    setup.global_batch = 64;
+    setup.dp = 8;
+    setup.zero_stage = 3;
+    setup.checkpointing = Checkpointing::selective;
+    double sink = 0;
+    s = median_seconds([&] { sink += estimate(*m, setup).ok() ? 1 : 0; }, 7, 2000);
+    candidates = sink > 0 ? 1 : 0;
+  } else {
+    PlanQuery q;
+    q.request.model = m->id;
+    q.request.setup.precision = Precision::amp_bf16;
+    q.request.setup.global_batch = 512;
+    q.request.setup.seq_len = 4096;
+    q.run.tokens = 1e11;
+    q.max_nodes = 64;
+    q.efficiencies = catalog.efficiencies;
+    s = median_seconds([&] {
+      auto r = plan(catalog, *m, q);
+      candidates = r.ok() ? r.value().candidates : -1;
+    }, 5, 1);
+  }
+  return nlohmann::json{{"kind", kind}, {"median_ms", s * 1e3}, {"candidates", candidates}}.dump();
 }
 
 std::string estimate_query_json(const Catalog& catalog, const std::string& query) {

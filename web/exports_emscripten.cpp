@@ -42,6 +42,14 @@ EMSCRIPTEN_KEEPALIVE const char* gpuplan_estimate_query(const char* query) {
   return out.c_str();
 }
 
+// Times the core in this WebAssembly build (bench/bench_web.mjs): kind "estimate" or "plan".
+EMSCRIPTEN_KEEPALIVE const char* gpuplan_bench(const char* kind) {
+  static std::string out;
+  const auto* catalog = gpuplan::web::catalog_instance();
+  out = catalog ? gpuplan::web::bench_json(*catalog, kind ? kind : "") : std::string("{\"error\":\"not loaded\"}");
+  return out.c_str();
+}
+
 // The Chinese font subset, fetched by the page: `size` bytes at `data`.
 EMSCRIPTEN_KEEPALIVE void gpuplan_font_loaded(const char* data, int size) {
   gpuplan::web::deliver_cjk_font(size > 0 ? std::string(data, static_cast<size_t>(size)) : std::string());

@@ -5,6 +5,7 @@
 #include <imgui_impl_glfw.h>
 #include <imgui_impl_opengl3.h>
 
+#include <chrono>
 #include <cstdio>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -62,9 +63,18 @@ const Catalog* catalog_instance() { return g_catalog.get(); }
 
 }  // namespace gpuplan::web
 
+namespace {
+double ms_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+}  // namespace
+
 int main(int argc, char** argv) {
   using namespace gpuplan::web;
+  // What the first frame waits on, printed for bench/bench_web.mjs (the browser's console).
+  const auto t0 = std::chrono::steady_clock::now();
   auto catalog = gpuplan::load_catalog(gpuplan::embedded_data_files());
+  const double catalog_ms = ms_since(t0);
   if (!catalog.ok()) {
     std::fprintf(stderr, "gpuplan: bundled catalog is invalid: %s\n", catalog.error().message.c_str());
     return 1;
@@ -74,6 +84,7 @@ int main(int argc, char** argv) {
   g_app->set_trusted_keys(load_trusted_keys());
   g_app->set_default_language(platform_language());
   g_app->load_query(platform_initial_state(argc, argv));
+  const double app_ms = ms_since(t0) - catalog_ms;
 
   if (!glfwInit()) {
     std::fprintf(stderr, "gpuplan: cannot initialise GLFW (no display?)\n");
@@ -97,7 +108,10 @@ int main(int argc, char** argv) {
   ImGui::StyleColorsDark();
   // High-DPI: lay out in framebuffer pixels with the font and spacing scaled to match.
   const float ratio = platform_pixel_ratio(window);
+  const auto t_atlas = std::chrono::steady_clock::now();
   build_font_atlas(13.0f * ratio, nullptr, *g_catalog);
+  std::printf("gpuplan startup: catalog %.1f ms, first estimate %.1f ms, font atlas %.1f ms\n", catalog_ms, app_ms,
+              ms_since(t_atlas));
   ImGui::GetStyle().ScaleAllSizes(ratio);
   ImGui_ImplGlfw_InitForOpenGL(window, true);
   ImGui_ImplOpenGL3_Init(platform_glsl_version());

@@ -40,6 +40,7 @@ void platform_store_state(const std::string& query) {
 void platform_publish_results(const std::string& json) {
   EM_ASM({
     var s = UTF8ToString($0);
+    if (window.gpuplanFirstFrameMs === undefined) window.gpuplanFirstFrameMs = performance.now();
     window.gpuplanState = JSON.parse(s);
     var el = document.getElementById("app-state");
     if (el) el.textContent = s;
