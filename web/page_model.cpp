@@ -51,6 +51,26 @@ void fit_report(Computed& c) {
   c.largest_term = largest->name;
 }
 
+// Micro-batch "auto": the largest micro-batch (a divisor of the batch per replica) whose
+// estimate fits the GPU, rather than the whole batch per replica at once. Keeps `e` when the
+// whole batch fits or nothing does.
+void largest_fitting_micro_batch(const Model& model, const Gpu& gpu, Setup& setup, Estimate& e) {
+  if (setup.micro_batch != 0 || e.memory.total() <= gpu.memory_bytes) return;
+  const int64_t per_replica = e.global_batch / std::max(1, setup.dp);
+  for (int64_t micro = per_replica - 1; micro >= 1; --micro) {
+    if (per_replica % micro != 0) continue;
+    Setup trial = setup;
+    trial.global_batch = e.global_batch;
+    trial.micro_batch = micro;
+    auto t = estimate(model, trial);
+    if (t.ok() && t.value().memory.total() <= gpu.memory_bytes) {
+      setup = trial;
+      e = t.value();
+      return;
+    }
+  }
+}
+
 SpotAssumptions spot_assumptions(const Catalog& catalog) {
   SpotAssumptions spot;
   spot.restart_h = catalog.restart_s / 3600.0;
@@ -242,6 +262,7 @@ Computed compute(const Catalog& catalog, const PageState& state, const ProbeFile
     return c;
   }
   c.estimate = e.value();
+  largest_fitting_micro_batch(*c.model, *c.gpu, setup, *c.estimate);
   fit_report(c);
   time_and_cost(catalog, state, setup, gpus, probe, c);
   return c;

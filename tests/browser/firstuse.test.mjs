@@ -155,3 +155,19 @@ test('below 900 px the panels stack: the tabs come under the inputs', async () =
   await screenshot(page, 'firstuse-phone-390x844');
   await ctx.close();
 });
+
+test('micro-batch "auto" picks the largest micro-batch that fits and says so', async () => {
+  const { ctx, page } = await open('model=gpt2-medium&batch=512&precision=amp-bf16&gpu=a100-sxm4-80gb');
+  const s = await waitForState(page, 's.estimate !== null');
+  assert.equal(s.estimate.global_batch, 512);
+  assert.ok(s.estimate.micro_batch < 512, `micro-batch ${s.estimate.micro_batch} should be below the batch`);
+  assert.equal(s.fits, true, 'the chosen micro-batch fits');
+  assert.equal(512 % s.estimate.micro_batch, 0);
+  assert.equal(s.estimate.grad_accum_steps * s.estimate.micro_batch, 512);
+  // The next larger divisor would not fit: the CLI with that micro-batch says so.
+  const larger = s.estimate.micro_batch * 2;
+  const cli = await cliJson(['estimate', '--model', 'gpt2-medium', '--batch', '512', '--precision', 'amp-bf16',
+                             '--gpu', 'a100-sxm4-80gb', '--micro-batch', String(larger)]);
+  assert.equal(cli.fits, false, `micro-batch ${larger} (${cli.memory_bytes.total} bytes) fits, so it was not the largest`);
+  await ctx.close();
+});
