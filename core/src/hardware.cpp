@@ -365,7 +365,10 @@ std::optional<Error> parse_assumptions_json(std::string_view text, const std::st
              "hbm_efficiency",
              "nvlink_allreduce_busbw_efficiency", "pcie_efficiency", "network_allreduce_efficiency",
              "eager_host_overhead_per_kernel_s",
-             "spot_interruptions_per_hour", "checkpoint_restart_overhead_s"});
+             "spot_interruptions_per_hour", "checkpoint_restart_overhead_s",
+             "flash_attention_forward_efficiency_ampere", "flash_attention_backward_efficiency_ampere",
+             "flash_attention_forward_efficiency_hopper", "flash_attention_backward_efficiency_hopper",
+             "gemm_tile_rows", "gemm_tile_cols", "eager_memory_bound_efficiency"});
   // A null value means "not known": the built-in default stays (and says so where it is used).
   auto set = [&](const char* key, double& out, double min, double max) {
     if (!a || !a->contains(key)) return;
@@ -383,6 +386,19 @@ std::optional<Error> parse_assumptions_json(std::string_view text, const std::st
   set("kernel_launch_overhead_s", e.kernel_overhead_s, 1e-7, 1e-3);
   set("eager_host_overhead_per_kernel_s", e.host_overhead_per_kernel_s, 1e-7, 1e-2);
   set("jpeg_decode_images_per_s_per_core", c.input.image_samples_per_s_per_core, 1, 1e5);
+  set("eager_memory_bound_efficiency", e.eager_memory_bound, 0.01, 1.0);
+  set("gemm_tile_rows", e.gemm_tile_rows, 8, 1024);
+  set("gemm_tile_cols", e.gemm_tile_cols, 8, 1024);
+  // Flash attention per architecture; the rest take Ampere's (FlashAttention-2's reference GPU).
+  for (const char* arch : {"Ampere", "Hopper"}) {
+    std::string lower(arch);
+    lower[0] = static_cast<char>(lower[0] - 'A' + 'a');
+    AttentionEfficiency fa;
+    set(("flash_attention_forward_efficiency_" + lower).c_str(), fa.forward, 0.05, 1.0);
+    set(("flash_attention_backward_efficiency_" + lower).c_str(), fa.backward, 0.05, 1.0);
+    if (fa.forward > 0 && fa.backward > 0) e.flash_attention[arch] = fa;
+  }
+  if (auto it = e.flash_attention.find("Ampere"); it != e.flash_attention.end()) e.flash_attention_default = it->second;
   set("checkpoint_restart_overhead_s", c.restart_s, 0, 86400);
   double interruptions = 0;
   set("spot_interruptions_per_hour", interruptions, 0, 10);

@@ -109,6 +109,7 @@ void read_transformer(JsonReader& r, TransformerSpec& s) {
   s.head = static_cast<HeadKind>(r.choice("head", {"lm", "classifier", "none"}, 0));
   s.num_classes = r.integer("num_classes", 0, 0, kMaxVocab);
   s.dropout = r.boolean("dropout", false);
+  if (r.has("attention_dropout")) s.attention_dropout = r.boolean("attention_dropout", false);
   s.experts = r.integer("experts", 0, 0, 100'000);
   s.experts_per_token = r.integer("experts_per_token", 0, 0, 100'000);
   s.image_size = r.integer("image_size", 0, 0, 100'000);
