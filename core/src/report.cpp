@@ -109,11 +109,13 @@ nlohmann::ordered_json cost_json(const PriceQuote& price, const RunCost* cost, i
       {"price_is_assumption", price.assumption},
       {"price_basis", price.basis},
   };
+  j.update(price_quote_fields(price));  // published/assumed, rule, currency, commitment, break-even
   if (cost) {
     j["steps"] = cost->steps;
     j["hours"] = cost->hours;
     j["expected_hours"] = cost->expected_hours;
     j["usd_total"] = cost->usd_total;
+    j["commitment_hours_charged"] = cost->commitment_h;
   }
   return j;
 }
