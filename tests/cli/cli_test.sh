@@ -132,6 +132,10 @@ grep -q 'per instance .* CNY/h (.* USD/h at 0.138 USD/CNY) published' "$tmp/out"
 expect plan-alibaba-cny 0 "" -- plan --model gpt2-small --batch 8 --tokens 1e8 --provider alibaba --currency cny --top 3
 grep -q '^1 *alibaba-' "$tmp/out" && grep -q 'CNY total' "$tmp/out" \
   && passed=$((passed + 1)) || { echo "FAIL plan --provider alibaba --currency cny: $(head -3 "$tmp/out")"; failed=$((failed + 1)); }
+expect plan-marks-assumed 0 "" -- plan --model gpt2-small --batch 8 --tokens 1e8 --pricing spot --provider runpod --top 2
+grep -q '^1 .* ~$' "$tmp/out" && grep -q '~ assumed price (a pricing rule, not a published price)' "$tmp/out" \
+  && passed=$((passed + 1)) || { echo "FAIL plan text does not mark assumed prices: $(head -4 "$tmp/out")"; failed=$((failed + 1)); }
+expect plan-no-spot-at-lambda 1 "no priced instance matches the filters" -- plan --model gpt2-small --batch 8 --tokens 1e8 --pricing spot --provider lambda
 expect bad-spot-bucket 1 "--spot-interruption-bucket: spot interruption bucket 'aws-99' is not in pricing_rules.json" -- estimate --model gpt2-small --gpu a10 --tokens 1e6 --pricing spot --spot-interruption-bucket aws-99
 expect bucket-and-rate 1 "give --spot-interruption-bucket or --spot-interruptions-per-hour, not both" -- estimate --model gpt2-small --spot-interruption-bucket aws-lt5 --spot-interruptions-per-hour 0.1
 
