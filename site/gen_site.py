@@ -277,7 +277,7 @@ class Site:
     def home(self):
         n_prices = sum(len(i["prices"]) for i in self.instances.values())
         providers = sorted({i["provider"] for i in self.instances.values()})
-        newest = max(p["date"] for i in self.instances.values() for p in i["prices"])
+        newest = max(p["date"] for i in self.instances.values() for p in i["prices"] if parse_date(p["date"]))
         self.write("home-counts.md",
                    f"The catalog at build time: **{len(self.models)}** models, **{len(self.gpus)}** GPUs, "
                    f"**{len(self.instances)}** instance types from {len(providers)} providers "

@@ -388,6 +388,7 @@ Result<Catalog> load_catalog(const std::vector<DataFile>& files) {
   if (!c.instances.empty() && !have_rules) {
     return make_error(Errc::schema_error, "pricing_rules.json: missing (instances need pricing rules)");
   }
+  attach_pricing_offers(c);
   auto by_id = [](const auto& a, const auto& b) { return a.id < b.id; };
   std::sort(c.models.begin(), c.models.end(), by_id);
   std::sort(c.gpus.begin(), c.gpus.end(), by_id);

@@ -26,6 +26,7 @@ int cmd_estimate(Args args) {
   auto catalog = load_embedded_catalog();
   if (!catalog.ok()) return fail(catalog.error());
   const Catalog& cat = catalog.value();
+  if (auto err = resolve_spot_bucket(run.value(), cat)) return fail(*err);
   auto workload = take_workload(args, cat);
   if (!workload.ok()) {
     return workload.error().message.find("is required") != std::string::npos ? usage_error("estimate: " + workload.error().message)
@@ -127,7 +128,7 @@ int cmd_estimate(Args args) {
       price = q.value();
       if (!run.value().run.empty()) {
         auto c = run_cost(e.value(), *time, run.value().run, price->usd_per_hour * nodes, run.value().pricing,
-                          run.value().spot);
+                          run.value().spot, run.value().commitment);
         if (!c.ok()) return fail(c.error());
         cost = c.value();
       }
@@ -153,6 +154,10 @@ int cmd_estimate(Args args) {
     if (calibrated) j["time_calibrated"] = nlohmann::ordered_json::parse(step_time_to_json(*calibrated));
     if (price) {
       j["cost"] = nlohmann::ordered_json::parse(run_cost_to_json(*price, cost ? &*cost : nullptr, nodes));
+      if (auto rate = usd_per_currency_unit(run.value().currency, *price, cat.pricing); rate.ok() && cost) {
+        j["cost"]["shown_currency"] = run.value().currency;
+        j["cost"]["total_in_shown_currency"] = cost->usd_total / rate.value();
+      }
     } else if (cost) {
       j["cost"] = {{"steps", cost->steps}, {"hours", cost->hours}, {"expected_hours", cost->expected_hours}};
     }
@@ -160,6 +165,7 @@ int cmd_estimate(Args args) {
   } else {
     std::printf("%s", estimate_to_text(model, e.value()).c_str());
     if (time) std::printf("%s", time_to_text(*time, price ? &*price : nullptr, cost ? &*cost : nullptr).c_str());
+    if (price) print_price_lines(*price, cost ? &*cost : nullptr, run.value().currency, cat.pricing);
     if (calibrated) std::printf("Calibrated with %s\n%s", probe_path.c_str(), time_to_text(*calibrated, nullptr, nullptr).c_str());
   }
   return 0;
