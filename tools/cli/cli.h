@@ -60,5 +60,6 @@ int cmd_gpus(Args args);
 int cmd_instances(Args args);
 int cmd_plan(Args args);
 int cmd_validate(Args args);
+int cmd_serve(Args args);
 
 }  // namespace gpuplan::cli
