@@ -198,4 +198,47 @@ int cmd_serve(Args args) {
   return 0;
 }
 
+int validate_serving_file(const std::string& path, const std::string& text, bool json_out) {
+  auto catalog = load_embedded_catalog();
+  if (!catalog.ok()) return fail(catalog.error());
+  auto serving = serving_assumptions(embedded_data_files());
+  if (!serving.ok()) return fail(serving.error());
+  auto report = validate_serving_csv(catalog.value(), serving.value(), text, path);
+  if (!report.ok()) return fail(report.error());
+  const ServingReport& rep = report.value();
+  auto table = [](const std::vector<std::tuple<std::string, double, int>>& v) {
+    json out = json::array();
+    for (const auto& [k, m, n] : v) out.push_back({{"key", k}, {"mape", m}, {"rows", n}});
+    return out;
+  };
+  if (json_out) {
+    json out;
+    out["kind"] = "serving";
+    out["by_group"] = table(rep.by_group);
+    out["by_metric"] = table(rep.by_metric);
+    out["by_source"] = table(rep.by_source);
+    out["rows"] = json::array();
+    for (const auto& p : rep.rows) {
+      out["rows"].push_back({{"id", p.row.id}, {"metric", p.row.metric}, {"group", p.group}, {"measured", p.row.value},
+                             {"predicted", p.predicted}, {"error", p.error}});
+    }
+    out["skipped"] = json::array();
+    for (const auto& [id, why] : rep.skipped) out["skipped"].push_back({{"id", id}, {"reason", why}});
+    std::printf("%s\n", out.dump(2).c_str());
+    return 0;
+  }
+  std::printf("%-7s %-22s %-16s %-5s %-28s %12s %12s %8s\n", "id", "model", "gpu", "tp", "metric", "measured", "predicted", "error");
+  for (const auto& p : rep.rows) {
+    std::printf("%-7s %-22.22s %-16.16s %-5s %-28s %12.4g %12.4g %+7.1f%%\n", p.row.id.c_str(), p.row.model.c_str(),
+                p.row.gpu.c_str(), p.row.tp.c_str(), p.row.metric.c_str(), p.row.value, p.predicted, 100 * p.error);
+  }
+  for (const auto& [id, why] : rep.skipped) std::printf("%-7s skipped: %s\n", id.c_str(), why.c_str());
+  for (const auto& [name, v] : {std::pair<const char*, const std::vector<std::tuple<std::string, double, int>>*>{"group", &rep.by_group},
+                                {"metric", &rep.by_metric}, {"source", &rep.by_source}}) {
+    for (const auto& [k, m, n] : *v) std::printf("MAPE by %-6s %-28s %6.1f%% over %d rows\n", name, k.c_str(), 100 * m, n);
+  }
+  std::printf("%zu rows predicted, %zu skipped (gpuplan cannot express them; reasons above)\n", rep.rows.size(), rep.skipped.size());
+  return 0;
+}
+
 }  // namespace gpuplan::cli
