@@ -107,6 +107,14 @@ std::optional<Error> check_config(const Model& m, const ServeConfig& c) {
   return std::nullopt;
 }
 
+// Per-direction PCIe x16 bandwidth of the GPU's generation (the cluster helper's PCIe figure).
+double single_node_cluster_pcie_bytes_per_s(const Gpu& g) {
+  Gpu pcie_only = g;
+  pcie_only.nvlink_bandwidth_bytes_per_s = 0;
+  auto c = single_node_cluster(pcie_only, 1);
+  return c.ok() ? c.value().intra_node_busbw_bytes_per_s : 0;
+}
+
 // vLLM's batch defaults depend on the GPU: larger from 70 GiB, except A100 (arg_utils.py).
 bool large_gpu(const Gpu& g) {
   const bool a100 = g.id.find("a100") != std::string::npos;
@@ -188,14 +196,26 @@ Result<ReplicaModel> build_replica(const Model& model, const Gpu& gpu, const Ser
   r.attention_flops_per_pair = 4.0 * static_cast<double>(s.heads * s.head_dim_or_default()) *
                                static_cast<double>(s.layers) / config.tp;
   r.layers = static_cast<double>(s.layers);
+  {
+    // 16-bit activations read and written per token and layer: norm in/out 2x(2h), QKV out
+    // (q+2kv), attention out and O-projection in/out (2q + 2h... counted as q + h), residual
+    // adds 2x(3h), gate/up outputs and the activation's read-read-write 5f per routed expert,
+    // down-projection out h. The weight-matmul inputs are the norm outputs already counted.
+    const TransformerDims d = transformer_dims(s, 1);
+    const double per_layer = 4 * d.h + (d.q + 2 * d.kv) + d.q + d.h + 6 * d.h + 5 * d.f * d.routed + d.h;
+    r.activation_bytes_per_token = 2.0 * per_layer * r.layers / config.tp;
+  }
   r.hidden = static_cast<double>(s.hidden);
   if (config.link_busbw_bytes_per_s > 0) {
     r.link_busbw_bytes_per_s = config.link_busbw_bytes_per_s;
   } else {
     auto cluster = single_node_cluster(gpu, config.tp);
     if (!cluster.ok()) return cluster.error();
-    const double e = cluster.value().link == "pcie" ? eff.pcie : eff.nvlink;
-    r.link_busbw_bytes_per_s = cluster.value().intra_node_busbw_bytes_per_s * e;
+    // A PCIe card's NVLink bridge joins two GPUs only: wider TP groups talk over PCIe.
+    const bool bridge_only = gpu.interconnect == "pcie" && config.tp > 2;
+    const bool pcie = cluster.value().link == "pcie" || bridge_only;
+    const double link = bridge_only ? single_node_cluster_pcie_bytes_per_s(gpu) : cluster.value().intra_node_busbw_bytes_per_s;
+    r.link_busbw_bytes_per_s = link * (pcie ? eff.pcie : eff.nvlink);
   }
   r.kernel_overhead_s = eff.kernel_overhead_s;
   r.host_overhead_per_kernel_s = r.profile.cuda_graphs ? 0.0 : eff.host_overhead_per_kernel_s;
@@ -219,7 +239,10 @@ StepBreakdown step_time(const ReplicaModel& r, const StepLoad& load) {
   b.experts_touched = experts_touched(r.experts, r.experts_per_token, tokens);
   const double expert_share = r.experts > 0 ? b.experts_touched / r.experts : 0;
   const double weight_bytes = r.dense_weight_bytes + r.moe_layers * r.expert_bytes_per_layer * expert_share;
-  b.weights_s = std::max(weight_bytes / r.hbm_bytes_per_s, tokens * r.gemm_flops_per_token / r.compute_flop_per_s);
+  // Each token's activations also cross HBM between kernels (matmul inputs and outputs, norms,
+  // activation functions, residual adds): activation_bytes_per_token.
+  const double bytes = weight_bytes + tokens * r.activation_bytes_per_token;
+  b.weights_s = std::max(bytes / r.hbm_bytes_per_s, tokens * r.gemm_flops_per_token / r.compute_flop_per_s);
   // Decode reads each sequence's keys and values; prefill writes its tokens' and reads the
   // prompt's earlier chunks (flash attention: scores stay on chip, Dao et al. 2022).
   const double kv_bytes = (load.decode_context + load.prefill_tokens) * r.memory.kv_bytes_per_token;

@@ -134,7 +134,11 @@ std::string unsupported(const ServingRow& r) {
 // Weight and KV formats from the precision column and the notes.
 std::optional<std::pair<WeightFormat, KvFormat>> formats(const ServingRow& r) {
   const std::string p = lower(r.precision);
-  const KvFormat kv = contains(r.notes, "kv cache fp8") || contains(r.notes, "fp8 kv cache") ? KvFormat::fp8 : KvFormat::bf16;
+  // FP8 KV where the notes say so, and for NVIDIA ModelOpt FP8 checkpoints, which quantise the
+  // KV cache too (their hf_quant_config.json sets kv_cache_quant_algo FP8).
+  const bool fp8_kv = contains(r.notes, "kv cache fp8") || contains(r.notes, "fp8 kv cache") ||
+                      (p == "fp8" && contains(r.notes, "modelopt"));
+  const KvFormat kv = fp8_kv ? KvFormat::fp8 : KvFormat::bf16;
   if (p == "fp16" || p == "f16") return std::make_pair(WeightFormat::fp16, kv);
   if (p == "bf16") return std::make_pair(WeightFormat::bf16, kv);
   if (p == "fp8") return std::make_pair(WeightFormat::fp8, kv);
@@ -220,7 +224,9 @@ std::string resolve(const Catalog& c, const ServingAssumptions& a, const Serving
   if (!g) return "GPU '" + r.gpu + "' is not in the catalog";
   auto f = formats(r);
   if (!f) return "precision '" + r.precision + "' is not a gpuplan weight format (bf16, fp16, fp8, int8, int4)";
-  const auto i = number(r.input_len), o = number(r.output_len);
+  const auto i = number(r.input_len);
+  auto o = number(r.output_len);
+  if (!o && r.metric == "decode_tokens_per_s_batch1") o = 1.0;  // single-stream rate: the prompt is the context
   if (!i || !o) return "input/output length '" + r.input_len + "'/'" + r.output_len + "' is not a plain number";
   in = *i;
   out = *o;
@@ -233,6 +239,11 @@ std::string resolve(const Catalog& c, const ServingAssumptions& a, const Serving
   cfg.weights = f->first;
   cfg.kv = f->second;
   cfg.runtime = runtime_of(r);
+  // The KV-cache memory fraction the run states (TensorRT-LLM's kv_cache_free_gpu_mem_fraction).
+  const size_t at = lower(r.notes).find("kv_cache_free_gpu_mem_fraction ");
+  if (at != std::string::npos && cfg.runtime == Runtime::trtllm) {
+    if (auto x = number(r.notes.substr(at + 31, 4))) cfg.memory_fraction = *x <= 1 ? *x : 0;
+  }
   auto built = build_replica(*m, *g, cfg, a, c.efficiencies);
   if (!built.ok()) return built.error().message;
   rep = std::move(built).value();

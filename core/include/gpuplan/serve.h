@@ -108,6 +108,7 @@ struct ReplicaModel {
   double moe_layers = 0;
   double experts = 0, experts_per_token = 0;
   double gemm_flops_per_token = 0;   // weight matmuls of one token (active experts)
+  double activation_bytes_per_token = 0;  // activations one token moves through HBM
   double attention_flops_per_pair = 0;  // one query against one key, all layers
   double compute_flop_per_s = 0;     // achievable matmul rate
   double hbm_bytes_per_s = 0;        // achievable
