@@ -257,7 +257,7 @@ Result<RateSearch> max_rate_within_slo(const ReplicaModel& r, const ServeWorkloa
   double lo = 0, hi = std::max(ceiling * 1.05, 1e-3);
   SimulationResult best, failed;
   bool have_failed = false;
-  for (int i = 0; i < 12 && hi - lo > 0.01 * hi; ++i) {
+  for (int i = 0; i < 12 && hi - lo > 0.03 * hi; ++i) {  // to 3 % of the rate
     ServeWorkload t = w;
     t.rate_per_s = i == 0 ? hi * 0.02 : (lo + hi) / 2;
     auto s = simulate(r, t);
