@@ -192,7 +192,14 @@ Result<ReplicaModel> build_replica(const Model& model, const Gpu& gpu, const Ser
                                                        : gpu.memory_bandwidth_bytes_per_s * eff.hbm;
   if (r.hbm_bytes_per_s <= 0) return make_error(Errc::not_found, "GPU '" + gpu.id + "' has no memory bandwidth");
   const TransformerFlops f = transformer_forward_flops(s, 1);  // one token: no attention context
-  r.gemm_flops_per_token = (f.total() - f.attention_core) / config.tp;
+  r.gemm_flops_per_token = (f.total() - f.attention_core - f.head) / config.tp;
+  r.head_flops_per_token = f.head / config.tp;
+  // Flash attention runs at 16 bits even with FP8 weights (FP8 attention kernels are opt-in).
+  const std::string attention_precision = r.compute_precision == "fp8" ? compute_precision(gpu, WeightFormat::bf16)
+                                                                      : r.compute_precision;
+  auto attention_rate = matmul_rate(gpu, attention_precision, eff);
+  if (!attention_rate.ok()) return attention_rate.error();
+  r.attention_flop_per_s = attention_rate.value();
   r.attention_flops_per_pair = 4.0 * static_cast<double>(s.heads * s.head_dim_or_default()) *
                                static_cast<double>(s.layers) / config.tp;
   r.layers = static_cast<double>(s.layers);
@@ -242,12 +249,14 @@ StepBreakdown step_time(const ReplicaModel& r, const StepLoad& load) {
   // Each token's activations also cross HBM between kernels (matmul inputs and outputs, norms,
   // activation functions, residual adds): activation_bytes_per_token.
   const double bytes = weight_bytes + tokens * r.activation_bytes_per_token;
-  b.weights_s = std::max(bytes / r.hbm_bytes_per_s, tokens * r.gemm_flops_per_token / r.compute_flop_per_s);
+  // Logits only for the rows that sample a token: decodes and prompts that end this step.
+  const double flops = tokens * r.gemm_flops_per_token + (load.decode_seqs + load.prefill_last) * r.head_flops_per_token;
+  b.weights_s = std::max(bytes / r.hbm_bytes_per_s, flops / r.compute_flop_per_s);
   // Decode reads each sequence's keys and values; prefill writes its tokens' and reads the
   // prompt's earlier chunks (flash attention: scores stay on chip, Dao et al. 2022).
   const double kv_bytes = (load.decode_context + load.prefill_tokens) * r.memory.kv_bytes_per_token;
   const double pairs = load.decode_context + load.prefill_pairs;
-  b.attention_s = std::max(kv_bytes / r.hbm_bytes_per_s, pairs * r.attention_flops_per_pair / r.compute_flop_per_s);
+  b.attention_s = std::max(kv_bytes / r.hbm_bytes_per_s, pairs * r.attention_flops_per_pair / r.attention_flop_per_s);
   const double tp = r.config.tp, ep = r.config.ep;
   if (tp > 1) {
     // Ring all-reduce moves 2(n-1)/n of the tensor per GPU (nccl-tests doc/PERFORMANCE.md).
@@ -276,6 +285,7 @@ double prefill_time_s(const ReplicaModel& r, double prompt_tokens) {
     StepLoad load;
     load.prefill_tokens = c;
     load.prefill_pairs = c * done + c * (c + 1) / 2;  // causal: each token sees the ones before
+    load.prefill_last = done + c >= prompt_tokens ? 1 : 0;
     total += step_time(r, load).total_s;
     done += c;
   }
@@ -295,6 +305,7 @@ double burst_output_tokens_per_s(const ReplicaModel& r, double prompt_tokens, do
   load.decode_context = x * o * (p + o / 2);
   load.prefill_tokens = x * p;
   load.prefill_pairs = x * p * (p + 1) / 2;
+  load.prefill_last = x;
   const double t = step_time(r, load).total_s;
   return t > 0 ? load.decode_seqs / t : 0;
 }

@@ -85,6 +85,9 @@ Result<FleetPlan> plan_fleet(const LoadCurve& curve, double replica_max_rate, do
   FleetPlan p;
   p.replica_rate_per_s = replica_max_rate * policy.target_utilisation;
   const double peak = *std::max_element(curve.begin(), curve.end());
+  if (!(peak * (1 + policy.headroom) / p.replica_rate_per_s < 1e6)) {
+    return make_error(Errc::does_not_fit, "the peak rate needs more than a million replicas; check --rate");
+  }
   auto replicas_for = [&](double rate) {
     return std::max(policy.min_replicas, static_cast<int>(std::ceil(rate / p.replica_rate_per_s - 1e-9)));
   };

@@ -189,6 +189,7 @@ SimulationResult Scheduler::run() {
       budget -= chunk[i];
       load.prefill_tokens += chunk[i];
       load.prefill_pairs += chunk[i] * q.prefilled + chunk[i] * (chunk[i] + 1) / 2;
+      if (q.prefilled + chunk[i] >= q.prompt) load.prefill_last += 1;
     }
     const double dt = step_time(r_, load).total_s;
     running_time_ += dt * static_cast<double>(running_.size());

@@ -62,6 +62,10 @@ std::optional<Error> take_query(Args& args, ServeQuery& q, double& rate) {
   if (tp != std::floor(tp) || tp > 64) return Error{Errc::invalid_argument, "--tp must be a whole number from 1 to 64"};
   if (percentile != 50 && percentile != 90 && percentile != 99) return Error{Errc::invalid_argument, "--percentile must be 50, 90 or 99"};
   if (requests != std::floor(requests) || requests > 20000) return Error{Errc::invalid_argument, "--requests must be a whole number up to 20000"};
+  if (min_replicas != std::floor(min_replicas) || min_replicas > 10000) {
+    return Error{Errc::invalid_argument, "--min-replicas must be a whole number up to 10000"};
+  }
+  if (top != std::floor(top) || top > 1000) return Error{Errc::invalid_argument, "--top must be a whole number up to 1000"};
   c.tp = static_cast<int>(tp);
   q.workload.requests = static_cast<int>(requests);
   q.slo = {ttft_ms / 1000, tpot_ms / 1000, percentile};

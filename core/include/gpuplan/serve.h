@@ -107,10 +107,12 @@ struct ReplicaModel {
   double expert_bytes_per_layer = 0; // all experts of one MoE layer (0 for dense models)
   double moe_layers = 0;
   double experts = 0, experts_per_token = 0;
-  double gemm_flops_per_token = 0;   // weight matmuls of one token (active experts)
+  double gemm_flops_per_token = 0;   // weight matmuls of one token through the blocks (active experts)
+  double head_flops_per_token = 0;   // the LM head, for tokens that are sampled
   double activation_bytes_per_token = 0;  // activations one token moves through HBM
   double attention_flops_per_pair = 0;  // one query against one key, all layers
-  double compute_flop_per_s = 0;     // achievable matmul rate
+  double compute_flop_per_s = 0;     // achievable matmul rate at the weights' precision
+  double attention_flop_per_s = 0;   // achievable 16-bit rate: attention runs at 16 bits
   double hbm_bytes_per_s = 0;        // achievable
   double layers = 0;
   double hidden = 0;
@@ -134,6 +136,7 @@ struct StepLoad {
   double decode_seqs = 0;         // sequences generating one token
   double decode_context = 0;      // sum of their context lengths (keys read)
   double prefill_tokens = 0;      // prompt tokens processed this step
+  double prefill_last = 0;        // prompts whose last chunk is in this step (sampled)
   double prefill_pairs = 0;       // query-key pairs of those prompt tokens (causal)
 };
 // Step time by term.
