@@ -82,6 +82,7 @@ Error explain_failure(const std::vector<Evaluated>& all, const Slo& slo) {
   for (const auto& e : all) {
     if (!e.option) continue;
     const ServeOption& o = *e.option;
+    if (o.rate.max_rate_per_s > 0 && !e.error.message.empty()) return e.error;  // the fleet, not the SLO
     if (!fastest_ttft || o.rate.at_zero_load.ttft_s.p50 < fastest_ttft->rate.at_zero_load.ttft_s.p50) fastest_ttft = &o;
     if (!fastest_tpot || o.decode_step_s < fastest_tpot->decode_step_s) fastest_tpot = &o;
   }
