@@ -34,7 +34,7 @@ int main(int argc, char** argv) {
   q.config.tp = 0;
   q.workload.prompt_tokens = 1500;
   q.workload.output_tokens = 300;
-  q.workload.requests = 600;
+  q.workload.requests = 400;  // the CLI default
   q.slo = {1.0, 0.050, 90};
   q.curve = gpuplan::preset_load_curve("diurnal", 30).value();
   int options = 0;

@@ -48,7 +48,7 @@ std::optional<Error> take_query(Args& args, ServeQuery& q, double& rate) {
   if (auto e = take_choice(args, "runtime", c.runtime, parse_runtime, "vllm, trtllm, sglang, hf")) return e;
   if (auto e = take_choice(args, "weights", c.weights, parse_weight_format, "bf16, fp16, fp8, int8, int4")) return e;
   if (auto e = take_choice(args, "kv", c.kv, parse_kv_format, "bf16, fp8")) return e;
-  double tp = 0, requests = 600, percentile = 90, min_replicas = 1, ttft_ms = 0, tpot_ms = 0, load_gbps = 0, top = 10;
+  double tp = 0, requests = 400, percentile = 90, min_replicas = 1, ttft_ms = 0, tpot_ms = 0, load_gbps = 0, top = 10;
   for (auto [key, out, zero] : {std::tuple<const char*, double*, bool>{"rate", &rate, false},
                                 {"prompt-tokens", &q.workload.prompt_tokens, false},
                                 {"output-tokens", &q.workload.output_tokens, false},
