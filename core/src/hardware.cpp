@@ -493,6 +493,7 @@ std::optional<Error> parse_assumptions_json(std::string_view text, const std::st
   if (auto err = check_schema_version(r, kCatalogSchemaVersion)) return err;
   r.choice("kind", {"assumptions"}, std::nullopt);
   r.ignore("note");
+  r.ignore("serving");  // serving runtime profiles: read by parse_serving_assumptions (serve_assumptions.cpp)
   Sources sources;
   read_sources(r, sources);
   const nlohmann::json* a = r.object("assumptions", true);

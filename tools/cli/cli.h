@@ -70,5 +70,8 @@ int cmd_gpus(Args args);
 int cmd_instances(Args args);
 int cmd_plan(Args args);
 int cmd_validate(Args args);
+int cmd_serve(Args args);
+// gpuplan validate on a serving-measurements CSV (cmd_serve.cpp).
+int validate_serving_file(const std::string& path, const std::string& text, bool json);
 
 }  // namespace gpuplan::cli

@@ -28,6 +28,10 @@ commands:
                                            rank GPU/instance/parallelism choices
   validate FILE.csv [--json]               predict measured throughput (or peak-memory) rows; print
                                            errors and MAPE; rows it cannot predict are listed, skipped
+  serve --model ID --rate R --prompt-tokens P --output-tokens O [--ttft-ms X] [--tpot-ms Y]
+        [--load-curve FILE|flat|business-hours|diurnal] [--gpu ID | --instance ID] [--tp N]
+        [--runtime vllm|trtllm|sglang|hf] [--weights bf16|fp16|fp8|int8|int4] [--kv bf16|fp8] [--json]
+                                           rank instances for serving: replicas, autoscaling, cost
   verify FILE [--json] [--trust KEY_B64]   check a gpuplan-probe file's signature, show its summary;
                                            exit 0 valid (signed by a --trust key if given), 1 invalid,
                                            unsigned or untrusted
@@ -95,6 +99,7 @@ int main(int argc, char** argv) {
       {"instances", gpuplan::cli::cmd_instances},
       {"plan", gpuplan::cli::cmd_plan},
       {"validate", gpuplan::cli::cmd_validate},
+      {"serve", gpuplan::cli::cmd_serve},
   };
   const std::string command = argv[1];
   auto it = commands.find(command);
