@@ -34,19 +34,22 @@ def load_json_dir(data, kind):
 
 
 def parse_date(s):
+    """YYYY-MM-DD, or YYYY-MM (a source that gives only the month: its first day, so the age is
+    never understated); anything else (\"unknown\", None) is None."""
     try:
-        return dt.date.fromisoformat(s)
+        return dt.date.fromisoformat(s + "-01" if isinstance(s, str) and len(s) == 7 else s)
     except (TypeError, ValueError):
         return None
 
 
-def price_age(date, build_date):
-    """(age in days, stale?) of a price dated `date` (YYYY-MM-DD) at `build_date`; undated is stale."""
+def price_age(date, build_date, flagged=False):
+    """(age in days, stale?) of a price dated `date` at `build_date`; undated, or flagged stale by
+    the catalog (an undated snapshot), is stale."""
     d = parse_date(date)
     if d is None:
         return None, True
     age = (build_date - d).days
-    return age, age > STALE_DAYS
+    return age, flagged or age > STALE_DAYS
 
 
 def source_ref_parts(sources, key):
@@ -58,15 +61,25 @@ def source_ref_parts(sources, key):
             "kind": s.get("date_kind", ""), "date": s.get("date", "?")}
 
 
-def price_usd(p, kind):
-    return p.get(f"{kind}_usd_per_hour")
-
-
 def price_cny(p, kind):
-    """The CNY figure of a price where the catalog gives one (a price stored in CNY), else None.
-    The catalog stores such a price as `<kind>_cny_per_hour` next to its USD conversion."""
+    """The CNY figure of a price the catalog stores in CNY (`<kind>_cny_per_hour`), else None."""
     v = p.get(f"{kind}_cny_per_hour")
     return v if isinstance(v, (int, float)) else None
+
+
+def usd_per_cny(p):
+    rate = p.get("usd_per_cny")
+    rate = rate.get("value") if isinstance(rate, dict) else rate
+    return rate if isinstance(rate, (int, float)) and rate > 0 else None
+
+
+def price_usd(p, kind):
+    """USD per hour: the stored USD figure, or a CNY price converted at the rate stored with it."""
+    v = p.get(f"{kind}_usd_per_hour")
+    if isinstance(v, (int, float)):
+        return v
+    c, rate = price_cny(p, kind), usd_per_cny(p)
+    return c * rate if c is not None and rate else None
 
 
 def measured_rows():
@@ -140,7 +153,7 @@ PROVIDER_FALLBACK = {
         "interconnect": "nvlink-hybrid-cube-mesh",
         "title": "tencentyun/intlcloud-documents, yehe_doc/计算/GPU 云服务器/实例类型/计算型实例_intl_en.md "
                  "(\"GN10Xp | NVIDIA Tesla V100 NVLink 32 GB\", \"300 GB/s NVLink\")",
-        "url": "https://github.com/tencentyun/intlcloud-documents/blob/master/yehe_doc/计算/GPU 云服务器/实例类型/"
+        "url": "https://github.com/tencentyun/intlcloud-documents/blob/master/yehe_doc/计算/GPU%20云服务器/实例类型/"
                "计算型实例_intl_en.md",
         "date": "2023-06-30"},
 }

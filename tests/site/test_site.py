@@ -171,9 +171,13 @@ class BuiltSite(unittest.TestCase):
             raw = f.read()
         stale = ok = 0
         for row in re.findall(r"<tr>(.*?)</tr>", raw, re.S):
-            cells = [norm(html.unescape(re.sub(r"<[^>]+>", "", c))) for c in re.findall(r"<td[^>]*>(.*?)</td>", row, re.S)]
-            if len(cells) == 10 and re.fullmatch(r"\d{4}-\d{2}-\d{2}", cells[6]):
-                age = (build - dt.date.fromisoformat(cells[6])).days
+            cells = [norm(html.unescape(re.sub(r"<[^>]+>", "", c)))
+                     for c in re.findall(r"<td[^>]*>(.*?)</td>", row, re.S)]
+            if len(cells) == 10 and cells[6].startswith("unknown"):
+                self.assertEqual((cells[7], cells[8][:1]), ("?", "⚠"), "an undated price is stale")
+                stale += 1
+            elif len(cells) == 10 and re.fullmatch(r"\d{4}-\d{2}(-\d{2})?", cells[6]):
+                age = (build - facts.parse_date(cells[6])).days
                 self.assertEqual(cells[7], str(age))
                 if cells[8].startswith("⚠"):
                     self.assertGreater(age, facts.STALE_DAYS)
@@ -224,6 +228,19 @@ class Staleness(unittest.TestCase):
         self.assertEqual(facts.price_age("2026-11-30", build), (0, False))
         self.assertEqual(facts.price_age(None, build), (None, True))
         self.assertEqual(facts.price_age("30/11/2026", build), (None, True))
+        self.assertEqual(facts.price_age("unknown", build), (None, True))
+        self.assertEqual(facts.price_age("2026-11", build), (29, False))
+        self.assertEqual(facts.price_age("2026-11-30", build, flagged=True), (0, True))
+
+    def test_cny_prices_convert_at_their_own_rate(self):
+        p = {"currency": "CNY", "usd_per_cny": {"value": 0.138, "source": "x"}, "on_demand_usd_per_hour": None,
+             "on_demand_cny_per_hour": 10.0, "spot_cny_per_hour": None}
+        self.assertAlmostEqual(facts.price_usd(p, "on_demand"), 1.38)
+        self.assertEqual(facts.price_cny(p, "on_demand"), 10.0)
+        self.assertIsNone(facts.price_usd(p, "spot"))
+        self.assertIsNone(facts.price_usd(dict(p, usd_per_cny=None), "on_demand"), "no rate, no USD figure")
+        self.assertEqual(facts.price_usd({"on_demand_usd_per_hour": 2.5}, "on_demand"), 2.5)
+        self.assertIsNone(facts.price_cny({"on_demand_usd_per_hour": 2.5}, "on_demand"))
 
 
 class BenchmarksPage(unittest.TestCase):

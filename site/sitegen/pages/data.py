@@ -105,13 +105,13 @@ def prices(site, sources):
     rows, stale, oldest, with_cny = [], 0, None, 0
     for iid, inst, p in site.cat.prices():
         d = parse_date(p.get("date"))
-        age, is_stale = price_age(p.get("date"), site.build_date)
+        age, is_stale = price_age(p.get("date"), site.build_date, bool(p.get("stale")))
         stale += is_stale
         with_cny += any(price_cny(p, k) is not None for k in PRICE_KINDS)
         if d and (oldest is None or d < oldest):
             oldest = d
-        rows.append({"cells": [f"`{iid}`", p.get("region", "")] + price_cells(p) +
-                     [p.get("date", "?"), "?" if age is None else str(age)],
+        rows.append({"cells": [f"`{iid}`", p.get("region", "")] + price_cells(p), "date": p.get("date"),
+                     "dated": d is not None, "retrieved": p.get("retrieved"), "age": "?" if age is None else str(age),
                      "stale": is_stale, "source": sources.ref(inst, p.get("source", ""))})
     site.stale_prices = (stale, len(rows))
     site.out.render("data-prices", rows=rows)

@@ -145,8 +145,8 @@ class Checks:
             t = instance_type.lower()
             t = t[4:] if t.startswith("ecs.") else t
             return re.split(r"[.\-]", t)[0]
-        return sorted(i for i in self.cat.instances.values()
-                      if i["provider"] == provider and fam(i["instance_type"]) == family)
+        return sorted((i for i in self.cat.instances.values()
+                       if i["provider"] == provider and fam(i["instance_type"]) == family), key=lambda i: i["id"])
 
     def provider_pair(self, key, provider, family, claimed_gpu_prefix):
         """Which GPU a family carries, from the catalog, else from the provider's documentation."""
@@ -203,8 +203,9 @@ class Checks:
                 if flags.get("gdpr_eu"):
                     gdpr.append(f"{pid} {r['id']}")
         priced = {rid: sum(1 for _, _, pr in self.cat.prices() if pr.get("region") == rid) for _, rid, _ in gov}
+        mark = {True: "✔", False: "✘", None: "?"}
         for pid, rid, flags in gov:
-            c.fact("gov", f"HIPAA {flags.get('hipaa')}, GDPR (EU) {flags.get('gdpr_eu')}; {priced[rid]}",
+            c.fact("gov", f"HIPAA {mark[flags.get('hipaa')]}, GDPR (EU) {mark[flags.get('gdpr_eu')]}; {priced[rid]}",
                    region=f"{pid} {rid}")
         c.fact("gdpr", ", ".join(gdpr) or "–")
         hipaa = any(f.get("hipaa") for _, _, f in gov)

@@ -298,7 +298,8 @@ class Checks:
             c.fact("epoch", duration(e["cost"]["hours"] * 3600), prec=name)
         need_rate = IMAGENET_TRAIN_IMAGES / (4 * 3600)
         c.fact("need", sig(need_rate, 3))
-        errs = [r["error"] for r in (self.site.validation or {}).get("rows", []) if r["model"] in ("resnet50", "resnet18")]
+        rows = (self.site.validation or {}).get("rows", [])
+        errs = [r["error"] for r in rows if r["model"] in ("resnet50", "resnet18")]
         slow = runs["FP32"]["cost"]["hours"]
         ratio = 4 / slow
         c.verdict = "wrong" if ratio > 2 or ratio < 0.5 else "qualified"

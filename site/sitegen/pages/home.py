@@ -4,6 +4,7 @@ import os
 import re
 
 from .. import ROOT
+from ..facts import parse_date
 from ..format import code_block
 
 PLAN_ARGS = ["plan", "--model", "gpt2-small", "--batch", "64", "--seq", "1024", "--precision", "amp-bf16",
@@ -18,7 +19,8 @@ def build(site):
     providers = sorted({i["provider"] for i in cat.instances.values()})
     site.out.render("home-counts", n_models=len(cat.models), n_gpus=len(cat.gpus), n_instances=len(cat.instances),
                     providers=providers, n_prices=sum(len(i["prices"]) for i in cat.instances.values()),
-                    newest=max(p["date"] for i in cat.instances.values() for p in i["prices"]))
+                    newest=max((d for _, _, p in cat.prices() if (d := parse_date(p.get("date")))),
+                               default="–"))
     for name, args in (("home-plan.md", PLAN_ARGS), ("home-estimate.md", ESTIMATE_ARGS)):
         site.out.write(name, code_block("$ " + cli.display(args) + "\n" + cli.run_text(args), "text"))
     site.out.write("cli-help.md", code_block("$ gpuplan --help\n" + cli.help, "text"))

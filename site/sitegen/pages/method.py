@@ -78,7 +78,8 @@ def rules(site, page):
              "note": fact.get("note", "").strip()} for k, fact in a["assumptions"].items()]
     site.out.render(f"{page}-assumptions", "assumptions", rows=rows, note=a.get("note", ""))
     r = site.cat.pricing_rules
-    site.out.render(f"{page}-pricing-rules", "pricing-rules", discounts=r["discounts"], src=r.get("source", {}), note=r.get("note", ""))
+    site.out.render(f"{page}-pricing-rules", "pricing-rules", discounts=r["discounts"], src=r.get("source", {}),
+                    note=r.get("note", ""))
 
 
 def missing_peaks(site):
@@ -105,6 +106,6 @@ def validation(site):
     site.out.render("method-validation-summary", v=v, max_error=max(abs(r["error"]) for r in v["rows"]),
                     over=sum(1 for r in v["rows"] if r["error"] > 0),
                     families=[(m, sum(e) / len(e), len(e)) for m, e in sorted(families.items())])
-    rows = [[r["id"], f"`{r['model']}`", f"`{r['gpu']}`", r["metric"].replace("_", " "), sig(r["measured"], 4), sig(r["predicted"], 4),
-             f"{'+' if r['error'] >= 0 else ''}{sig(100 * r['error'], 3)} %"] for r in v["rows"]]
+    rows = [[r["id"], f"`{r['model']}`", f"`{r['gpu']}`", r["metric"].replace("_", " "), sig(r["measured"], 4),
+             sig(r["predicted"], 4), f"{'+' if r['error'] >= 0 else ''}{sig(100 * r['error'], 3)} %"] for r in v["rows"]]
     site.out.render("method-validation", rows=rows)
