@@ -6,6 +6,7 @@ numbers a page generates with those of its twin in the other language."""
 
 import glob
 import os
+import re
 
 import jinja2
 
@@ -16,9 +17,11 @@ MARK_OPEN = '<div class="gp-generated" markdown>\n\n'
 MARK_CLOSE = "\n\n</div>\n"
 
 
-def environment():
+def environment(trim=True):
+    """trim: drop the newline after a block tag (fragments laid out line by line, such as tables);
+    prose modules keep it, so that a sentence after an `{% endif %}` stays a separate word."""
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), undefined=jinja2.StrictUndefined,
-                             keep_trailing_newline=True, trim_blocks=True, lstrip_blocks=True,
+                             keep_trailing_newline=True, trim_blocks=trim, lstrip_blocks=trim,
                              autoescape=False)
     for name in ("sig", "gb", "tflops", "duration", "usd", "cny", "pct", "times", "cell", "tbody", "table",
                  "link", "code_block"):
@@ -32,6 +35,7 @@ class Fragments:
     def __init__(self, folder):
         self.folder = folder
         self.env = environment()
+        self.prose_env = environment(trim=False)
         self.texts = {}
         os.makedirs(folder, exist_ok=True)
         for old in glob.glob(os.path.join(folder, "*.md")):
@@ -52,4 +56,14 @@ class Fragments:
 
     def module(self, lang, name, **ctx):
         """A template's top-level `{% set %}` values (title, quote, reason, ...), rendered with ctx."""
-        return self.env.get_template(f"{lang}/{name}.md").make_module(ctx)
+        return self.prose_env.get_template(f"{lang}/{name}.md").make_module(ctx)
+
+
+# Between two CJK characters or punctuation marks a line break is no space.
+_CJK = "\u3000-\u303f\u4e00-\u9fff\uff00-\uffef"
+_CJK_GAP = re.compile(f"(?<=[{_CJK}]) (?=[{_CJK}])")
+
+
+def one_paragraph(text):
+    """Template prose as one line: whitespace runs become one space, none between CJK text."""
+    return _CJK_GAP.sub("", " ".join(text.split()))

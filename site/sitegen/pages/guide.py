@@ -13,6 +13,7 @@ import json
 from .. import LANGS
 from ..facts import BERT_FINETUNE_EPOCHS, IMAGENET_TRAIN_IMAGES, MNLI_TRAIN_EXAMPLES
 from ..format import code_block
+from ..render import one_paragraph
 from . import guide_market, guide_perf
 
 # Symbols that common text fonts have (no colour emoji needed).
@@ -65,8 +66,8 @@ def render(site, claims, lang):
         text = site.out.module(lang, f"guide/{c.template}", **c.ctx)
         facts = [[text.labels[label].format(**args), value] for label, value, args in c.facts]
         entry = {"n": n, "anchor": c.key, "verdict": c.verdict, "icon": ICONS[c.verdict], "title": text.title,
-                 "quote": text.quote, "short": " ".join(text.short.split()),
-                 "reason": " ".join(text.reason.split()), "facts": facts,
+                 "quote": text.quote, "short": one_paragraph(text.short),
+                 "reason": one_paragraph(text.reason), "facts": facts,
                  "commands": code_block("\n".join(dict.fromkeys(c.commands)), "sh") if c.commands else None}
         entries.append(entry)
     return entries
