@@ -32,6 +32,7 @@ import check_links  # noqa: E402
 import gen_site  # noqa: E402
 from sitegen import cli as site_cli  # noqa: E402
 from sitegen import facts  # noqa: E402
+from sitegen.pages import data as data_page  # noqa: E402
 from sitegen.format import sig  # noqa: E402
 from sitegen.render import environment  # noqa: E402
 
@@ -231,6 +232,12 @@ class Staleness(unittest.TestCase):
         self.assertEqual(facts.price_age("unknown", build), (None, True))
         self.assertEqual(facts.price_age("2026-11", build), (29, False))
         self.assertEqual(facts.price_age("2026-11-30", build, flagged=True), (0, True))
+
+    def test_a_cny_price_shows_cny_beside_usd(self):
+        p = {"usd_per_cny": {"value": 0.138, "source": "x"}, "on_demand_cny_per_hour": 10.0,
+             "spot_cny_per_hour": 3.0, "on_demand_usd_per_hour": None, "spot_usd_per_hour": None}
+        self.assertEqual(data_page.price_cells(p), ["$1.380 (¥10.00)", "–", "–", "$0.414 (¥3.000)"])
+        self.assertEqual(data_page.price_cells({"on_demand_usd_per_hour": 2.5}), ["$2.500", "–", "–", "–"])
 
     def test_cny_prices_convert_at_their_own_rate(self):
         p = {"currency": "CNY", "usd_per_cny": {"value": 0.138, "source": "x"}, "on_demand_usd_per_hour": None,
