@@ -322,6 +322,18 @@ class LinkChecker(unittest.TestCase):
         self.assertIn("root-relative", joined)
         self.assertIn("outside the site", joined)
 
+    def test_checks_the_chinese_pages_too(self):
+        with tempfile.TemporaryDirectory() as site:
+            self.write(site, "index.html", '<a href="zh/">zh</a>')
+            self.write(site, "method/index.html", '<h2 id="prices">P</h2>')
+            self.write(site, "zh/index.html", '<a href="../">en</a> <a href="method/">bad</a>')
+            self.write(site, "zh/data/index.html", '<a href="../../method/#prices">ok</a> <a href="#价格">bad</a>')
+            problems, checked = check_links.check(site)
+        self.assertEqual(checked, 5)
+        self.assertEqual(len(problems), 2, problems)
+        self.assertIn("zh/method/index.html does not exist", problems[1] + problems[0])
+        self.assertIn("no id '价格'", problems[0] + problems[1])
+
     def test_404_page_links_start_with_the_base_path(self):
         with tempfile.TemporaryDirectory() as site:
             self.write(site, "index.html", "")
