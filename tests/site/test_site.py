@@ -250,6 +250,21 @@ class Staleness(unittest.TestCase):
         self.assertIsNone(facts.price_cny({"on_demand_usd_per_hour": 2.5}, "on_demand"))
 
 
+class StaleBinary(unittest.TestCase):
+    def test_a_cli_whose_catalog_differs_from_data_is_refused(self):
+        data_gpu = {"t4": {"specs": {"memory_bandwidth_gb_per_s": {"value": 320},
+                                     "peak_dense_tflops": {"fp16": {"value": 65}}}}}
+        cli_gpu = {"t4": {"memory_bandwidth_bytes_per_s": {"value": 320e9},
+                          "peak_dense_flop_per_s": {"fp16": {"value": 65e12}}}}
+        inst = {"i": {"prices": [{}]}}
+        site_cli.refuse_stale(cli_gpu, data_gpu, inst, inst)  # the same: no error
+        data_gpu["t4"]["specs"]["memory_bandwidth_gb_per_s"]["value"] = 300
+        with self.assertRaisesRegex(site_cli.BuildError, r"differs from data/ \(t4 memory bandwidth\): rebuild"):
+            site_cli.refuse_stale(cli_gpu, data_gpu, inst, inst)
+        with self.assertRaisesRegex(site_cli.BuildError, r"instance ids differ: \['j'\]"):
+            site_cli.refuse_stale(cli_gpu, data_gpu, inst, dict(inst, j={"prices": []}))
+
+
 class BenchmarksPage(unittest.TestCase):
     def test_valid_tampered_unsigned_and_unreadable_files(self):
         if not os.path.exists(PROBE_FIXTURE):
