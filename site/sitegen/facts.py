@@ -157,6 +157,14 @@ PROVIDER_FALLBACK = {
                "计算型实例_intl_en.md",
         "date": "2023-06-30"},
 }
+# What Alibaba Cloud says of its optional training environment on GPU instances (the guide claims a
+# PyTorch image preinstalled on gn6i).
+ALIBABA_FRAMEWORKS = {
+    "quote": "Conda环境包括AIACC-Training及OpenMPI等依赖包，但不包括深度学习框架",
+    "title": "AlibabaCloudDocs/ecs, cn.zh-CN/实例/选择实例规格/GPU计算型/使用AIACC-Training.md",
+    "url": "https://github.com/AlibabaCloudDocs/ecs/blob/7e46ccdcfbe5aaf868e15a862ee8e692d9361831/cn.zh-CN/实例/"
+           "选择实例规格/GPU计算型/使用AIACC-Training.md",
+    "date": "commit 7e46ccd"}
 # Eight V100s on NVLink 2 (six links each) form a hybrid cube mesh: each GPU links directly to four
 # of the other seven, so the eight are not fully connected (NVSwitch, from A100 on, is).
 HYBRID_CUBE_MESH = {

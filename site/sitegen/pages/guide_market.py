@@ -5,7 +5,7 @@ are the guide's own; see guide.py."""
 import re
 import statistics
 
-from ..facts import HYBRID_CUBE_MESH, PROVIDER_FALLBACK, price_cny, price_usd
+from ..facts import ALIBABA_FRAMEWORKS, HYBRID_CUBE_MESH, PROVIDER_FALLBACK, price_cny, price_usd
 from ..format import cny, gb, pct, usd
 
 # The guide's tiers: the GPUs it names (with the memory it states, GB) as catalog ids, its
@@ -179,6 +179,7 @@ class Checks:
 
     def alibaba_gn6i(self):
         c = self.provider_pair("alibaba-gn6i", "alibaba", "gn6i", "v100")
+        c.ctx["frameworks"] = ALIBABA_FRAMEWORKS
         c.verdict = "qualified" if c.ctx["claimed_ok"] else "wrong"
         return c
 
