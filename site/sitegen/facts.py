@@ -151,10 +151,10 @@ PROVIDER_FALLBACK = {
     ("tencent", "gn10xp"): {
         "gpu": "v100-sxm2-32gb", "gpu_name": "NVIDIA Tesla V100 NVLink 32 GB", "gpu_memory_gb": 32,
         "interconnect": "nvlink-hybrid-cube-mesh",
-        "title": "tencentyun/intlcloud-documents, yehe_doc/计算/GPU 云服务器/实例类型/计算型实例_intl_en.md "
-                 "(\"GN10Xp | NVIDIA Tesla V100 NVLink 32 GB\", \"300 GB/s NVLink\")",
-        "url": "https://github.com/tencentyun/intlcloud-documents/blob/master/yehe_doc/计算/GPU%20云服务器/实例类型/"
-               "计算型实例_intl_en.md",
+        "title": "tencentyun/intlcloud-documents, yehe_doc/计算/GPU 云服务器/实例类型/计算型实例_intl_zh.md "
+                 "(GN10Xp: \"NVIDIA Tesla V100 NVLink 32G\", \"300GB/s NVLink\")",
+        "url": "https://github.com/tencentyun/intlcloud-documents/blob/b7e17ea691c4ad7ae878e00e9d6dc37ff7ae1f1c/"
+               "yehe_doc/计算/GPU%20云服务器/实例类型/计算型实例_intl_zh.md",
         "date": "2023-06-30"},
 }
 # What Alibaba Cloud says of its optional training environment on GPU instances (the guide claims a
