@@ -122,7 +122,8 @@ class Catalog:
         return f["value"] * 1e12 if f else None
 
     def bandwidth(self, gid):
-        return self.gpus[gid]["memory_bandwidth_bytes_per_s"]["value"]
+        """Bytes/s, or None where the catalog has no sourced memory bandwidth."""
+        return (self.gpus[gid].get("memory_bandwidth_bytes_per_s") or {}).get("value")
 
     def memory(self, gid):
         return self.gpus_data[gid]["specs"]["memory_bytes"]["value"]

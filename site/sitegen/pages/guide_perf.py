@@ -130,7 +130,8 @@ class Checks:
     def a100_bandwidth(self):
         c = self.claim("a100-bandwidth")
         c.commands.append(self.cli.display(["gpus"]) + " --json")
-        a100 = {gid: self.cat.bandwidth(gid) for gid in sorted(self.cat.gpus) if gid.startswith("a100")}
+        a100 = {gid: self.cat.bandwidth(gid) for gid in sorted(self.cat.gpus)
+                if gid.startswith("a100") and self.cat.bandwidth(gid)}
         at900 = sorted(gid for gid in self.cat.gpus if close(self.cat.bandwidth(gid), 900e9, 0.01))
         for gid, bw in a100.items():
             c.fact("bw", f"{sig(bw / 1e9, 4)} GB/s", gpu=gid)
