@@ -868,6 +868,31 @@ class Site:
              "all-reduce busbw"], summary_rows) + "\n" + "\n".join(details))
 
     # -----------------------------------------------------------------------------------------
+    def published_runs(self):
+        """Snippets for the Benchmarks page from `gpuplan published --json` (issue 16): every
+        published measurement beside gpuplan's prediction and the error per row, and a summary
+        line. published-table.md / published-summary.md; nothing when the CLI lacks the command."""
+        if not self.cli.has_command("published"):
+            return
+        doc = self.cli.json(["published"])
+        rows = []
+        for r in doc["rows"]:
+            shape = f"seq {r['seq_len']}" if r.get("seq_len") else (f"{r['resolution']} px" if r.get("resolution") else "")
+            err = "–" if r["error"] is None else f"{r['error'] * 100:+.1f}%"
+            rows.append([f"[{r['id']}]({r['source_url']})", r["model"], f"{r['num_gpus']} × {r['gpu']}", r["system"],
+                         r["task"], r["precision"], str(r["micro_batch"]), shape,
+                         f"{sig(r['measured'], 4)} {r['unit']}",
+                         "–" if r["predicted"] is None else f"{sig(r['predicted'], 4)} {r['unit']}",
+                         err if r["predicted"] is not None else f"not predicted: {r['not_predicted']}"])
+        self.write("published-table.md", table(
+            ["run", "model", "GPUs", "system", "task", "precision", "micro-batch", "shape", "measured", "gpuplan",
+             "error"], rows))
+        self.write("published-summary.md",
+                   f"{len(doc['rows'])} published runs from {len(doc['tables'])} tables; gpuplan predicts "
+                   f"{doc['predicted']} of them with a mean absolute error of {doc['mape'] * 100:.1f}% "
+                   f"({doc['not_predicted']} not predicted, each with the reason).\n")
+
+    # -----------------------------------------------------------------------------------------
     def guide_check(self):
         import guide_check  # site/guide_check.py: the claims and how each is recomputed
         claims = guide_check.check_all(self)
@@ -902,6 +927,7 @@ class Site:
         self.data_pages()
         self.probe()
         self.benchmarks()
+        self.published_runs()
         self.guide_check()
 
 
