@@ -4,7 +4,8 @@ through the Recorder API, signed by `gpuplan-probe sign`, accepted by `gpuplan v
 once one byte of the payload changes, checked against data/schema/measured.schema.json, and shown
 beside a prediction by `gpuplan estimate --probe`.
 
-Usage: measure_test.py GPUPLAN GPUPLAN_PROBE REPO_ROOT. Exit 77 (skipped) without python3-torch.
+Usage: measure_test.py GPUPLAN GPUPLAN_PROBE REPO_ROOT. `gpuplan-probe sign`'s refusals are checked
+first; the rest is skipped (exit 77) without python3-torch.
 """
 import base64
 import json
@@ -12,12 +13,6 @@ import os
 import subprocess
 import sys
 import tempfile
-
-try:
-    import torch  # noqa: F401
-except ImportError:
-    print("skipped: python3-torch is not installed (apt-get install python3-torch)")
-    sys.exit(77)
 
 GPUPLAN, PROBE, ROOT = sys.argv[1:4]
 PKG = os.path.join(ROOT, "tools", "gpuplan_measure")
@@ -56,6 +51,30 @@ def run(cmd, **kw):
     return subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300, **kw)
 
 
+def sign_command_checks(tmp):
+    """gpuplan-probe sign on its own (no torch needed): what it refuses, and why."""
+    key = os.path.join(tmp, "keys", "probe-key")
+    junk = os.path.join(tmp, "junk.json")
+    with open(junk, "w") as f:
+        f.write('{"schema_version": 1, "kind": "gpuplan-measure"}')
+    r = run([PROBE, "sign", junk, "--key", key])
+    check("sign refuses a payload gpuplan cannot read, naming the field",
+          r.returncode == 1 and "missing required field" in r.stderr, r.stderr)
+    r = run([PROBE, "sign", os.path.join(tmp, "absent.json"), "--key", key])
+    check("sign: an unreadable file is exit 4", r.returncode == 4 and "cannot read" in r.stderr, r.stderr)
+    r = run([PROBE, "sign"])
+    check("sign without FILE is a usage error", r.returncode == 2 and "FILE is required" in r.stderr, r.stderr)
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    sign_command_checks(tmp)
+
+try:
+    import torch  # noqa: F401
+except ImportError:
+    print(f"skipped: python3-torch is not installed (apt-get install python3-torch); {len(failures)} failures before")
+    sys.exit(1 if failures else 77)
+
 with tempfile.TemporaryDirectory() as tmp:
     key = os.path.join(tmp, "keys", "probe-key")
     script = os.path.join(tmp, "train.py")
@@ -65,6 +84,9 @@ with tempfile.TemporaryDirectory() as tmp:
     r = run([sys.executable, "-m", "gpuplan_measure", "--script", script, "--steps", "12", "--warmup", "3",
              "--out", out, "--key", key, "--", "16"], cwd=tmp)
     check("--script run exits 0", r.returncode == 0, r.stderr)
+    again = run([PROBE, "sign", out, "--key", key])
+    check("sign refuses a file that is already signed", again.returncode == 1 and "already an envelope" in again.stderr,
+          again.stderr)
 
     v = run([GPUPLAN, "verify", out, "--json"])
     check("gpuplan verify accepts the signed file", v.returncode == 0, v.stdout + v.stderr)
