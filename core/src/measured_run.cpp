@@ -13,6 +13,7 @@ using nlohmann::json;
 using ojson = nlohmann::ordered_json;
 
 constexpr size_t kMaxPayloadBytes = 1024 * 1024;
+constexpr size_t kMaxKindProbeBytes = 8 * 1024 * 1024;  // kMaxProbeFileBytes: any payload of the family
 constexpr int64_t kMaxBytes = int64_t(1) << 56;
 constexpr double kMaxStepS = 1e6;
 
@@ -120,10 +121,11 @@ void read_memory(JsonReader& parent, const std::string& where, MeasuredRun& m) {
 }  // namespace
 
 std::string payload_kind(std::string_view payload) {
-  json j = json::parse(payload.begin(), payload.end(), nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded() || !j.is_object()) return "";
-  auto it = j.find("kind");
-  return it != j.end() && it->is_string() ? it->get<std::string>() : "";
+  // The depth-limited reader, as for every upload (a hostile file must not exhaust the stack).
+  auto parsed = parse_json_text(payload, "payload", kMaxKindProbeBytes);
+  if (!parsed.ok() || !parsed.value().is_object()) return "";
+  auto it = parsed.value().find("kind");
+  return it != parsed.value().end() && it->is_string() ? it->get<std::string>() : "";
 }
 
 Result<MeasuredRun> parse_measured_payload(std::string_view payload, const std::string& where) {
