@@ -5,23 +5,19 @@ with python3-yaml, else a strict line check) and carries the numbers of the esti
 Usage: emit_test.py GPUPLAN
 """
 import json
+import os
 import re
 import shlex
-import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from checklib import check, finish, run  # noqa: E402
+
 GPUPLAN = sys.argv[1]
-failures = []
-
-
-def check(name, ok, detail=""):
-    print(("ok   " if ok else "FAIL ") + name + ("" if ok else f": {detail}"))
-    if not ok:
-        failures.append(name)
 
 
 def gpuplan(*args):
-    return subprocess.run([GPUPLAN, *args], capture_output=True, text=True, timeout=120)
+    return run([GPUPLAN, *args], timeout=120)
 
 
 def parse_yaml(text):
@@ -108,5 +104,4 @@ else:
           and pd["train_batch_size"] == pd["train_micro_batch_size_per_gpu"] * pd["gradient_accumulation_steps"] * top["gpus"],
           (pd, top))
 
-print(f"emit_test: {len(failures)} failures")
-sys.exit(1 if failures else 0)
+finish("emit_test")

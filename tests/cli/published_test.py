@@ -8,21 +8,16 @@ Usage: published_test.py GPUPLAN REPO_ROOT
 import glob
 import json
 import os
-import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from checklib import check, finish, run  # noqa: E402
+
 GPUPLAN, ROOT = sys.argv[1:3]
-failures = []
-
-
-def check(name, ok, detail=""):
-    print(("ok   " if ok else "FAIL ") + name + ("" if ok else f": {detail}"))
-    if not ok:
-        failures.append(name)
 
 
 def gpuplan(*args):
-    return subprocess.run([GPUPLAN, *args], capture_output=True, text=True, timeout=120)
+    return run([GPUPLAN, *args], timeout=120)
 
 
 ids = []
@@ -57,5 +52,4 @@ check("estimate text shows 'measured: 2,470 img/s (NVIDIA DeepLearningExamples, 
 other = json.loads(gpuplan("estimate", *RESNET[:-2], "--batch", "64", "--json").stdout)
 check("a batch outside the tolerance matches nothing", other.get("published") == [], other.get("published"))
 
-print(f"published_test: {len(failures)} failures")
-sys.exit(1 if failures else 0)
+finish("published_test")

@@ -10,13 +10,14 @@ first; the rest is skipped (exit 77) without python3-torch.
 import base64
 import json
 import os
-import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "cli"))
+from checklib import check, failures, finish, run as run_command  # noqa: E402
+
 GPUPLAN, PROBE, ROOT = sys.argv[1:4]
 PKG = os.path.join(ROOT, "tools", "gpuplan_measure")
-failures = []
 
 TRAIN = """
 import sys, torch
@@ -40,15 +41,8 @@ with gpuplan_measure.Recorder(steps=6, warmup=2, batch_size=4, out=sys.argv[1], 
 """
 
 
-def check(name, ok, detail=""):
-    print(("ok   " if ok else "FAIL ") + name + ("" if ok else f": {detail}"))
-    if not ok:
-        failures.append(name)
-
-
 def run(cmd, **kw):
-    env = dict(os.environ, PYTHONPATH=PKG, GPUPLAN_PROBE=PROBE)
-    return subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300, **kw)
+    return run_command(cmd, env=dict(os.environ, PYTHONPATH=PKG, GPUPLAN_PROBE=PROBE), **kw)
 
 
 def sign_command_checks(tmp):
@@ -152,5 +146,4 @@ with tempfile.TemporaryDirectory() as tmp:
           few.returncode == 1 and "made 0 step(s)" in few.stderr and not os.path.exists(os.path.join(tmp, "x.json")),
           few.stderr)
 
-print(f"measure_test: {len(failures)} failures")
-sys.exit(1 if failures else 0)
+finish("measure_test")
