@@ -230,9 +230,10 @@ Setup row_setup(const PublishedRow& row, const Model& model) {
   return s;
 }
 
-// Largest GPU count predicted as one box (DGX-2: 16 GPUs on NVSwitch). Above it the run spans
-// nodes whose network the tables describe only in words.
-constexpr int kMaxGpusOneNode = 16;
+// Largest GPU count predicted as one box: the tables' systems are 8-GPU DGX/HGX nodes. Above it a
+// run spans nodes, and the tables state neither how the GPUs split into nodes nor (except as a
+// heading, for the A100 rows) the network between them, so such a row is listed, not predicted.
+constexpr int kMaxGpusOneNode = 8;
 
 PublishedComparison predict_row(const Catalog& catalog, const PublishedRun& run) {
   PublishedComparison c;
@@ -251,7 +252,8 @@ PublishedComparison predict_row(const Catalog& catalog, const PublishedRun& run)
   }
   const bool needs_time = row.metric != "peak_memory_bytes";
   if (needs_time && row.num_gpus > kMaxGpusOneNode) {
-    c.reason = "runs on " + std::to_string(row.num_gpus) + " GPUs over several nodes; the publisher's network is not in the catalog";
+    c.reason = "runs on " + std::to_string(row.num_gpus) + " GPUs over several nodes; the table does not state the nodes' "
+               "size and network";
     return c;
   }
   const Setup s = row_setup(row, *model);
