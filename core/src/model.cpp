@@ -357,9 +357,11 @@ Result<Catalog> load_catalog(const std::vector<DataFile>& files) {
       assumptions = &f;
     } else if (dir == "benchmarks") {
       continue;  // signed probe files: read by the probe-file loader, not the catalog
+    } else if (dir == "published") {
+      continue;  // published measurements: read by load_published (gpuplan/published.h)
     } else {
       return make_error(Errc::schema_error, f.path + ": not a known catalog file (models/, gpus/, instances/, "
-                                                     "providers/, benchmarks/ or pricing_rules.json)");
+                                                     "providers/, benchmarks/, published/ or pricing_rules.json)");
     }
     if (err) return *err;
   }

@@ -8,6 +8,8 @@
 #include "gpuplan/catalog.h"
 #include "gpuplan/cost.h"
 #include "gpuplan/timing.h"
+#include "gpuplan/launch_config.h"
+#include "gpuplan/published.h"
 #include "gpuplan/request.h"
 #include "gpuplan/result.h"
 
@@ -73,5 +75,13 @@ int cmd_validate(Args args);
 int cmd_serve(Args args);
 // gpuplan validate on a serving-measurements CSV (cmd_serve.cpp).
 int validate_serving_file(const std::string& path, const std::string& text, bool json);
+int cmd_published(Args args);
+
+// --emit FORMAT: prints the launch config (torchrun, accelerate, deepspeed); the exit code.
+int print_launch_config(const std::string& format, const LaunchInputs& inputs);
+
+// The published measurements (data/published) matching an estimate, compared with it.
+std::vector<PublishedComparison> published_beside(const Catalog& catalog, const Model& model, const Gpu& gpu,
+                                                  const Setup& setup, const Estimate& e, const StepTime* time);
 
 }  // namespace gpuplan::cli

@@ -39,6 +39,7 @@ std::string plans_in_currency(const PlanResult& r, const std::string& currency, 
 
 int cmd_plan(Args args) {
   const bool json = take_flag(args, "json");
+  const std::string emit = take(args, "emit");
   PlanQuery q;
   auto run = take_run_options(args);
   if (!run.ok()) return fail(run.error());
@@ -88,6 +89,9 @@ int cmd_plan(Args args) {
   if (q.run.epochs > 0 && q.run.dataset_size == 0) q.run.dataset_size = static_cast<double>(workload.value().model.dataset_size);
   auto r = plan(cat, workload.value().model, q);
   if (!r.ok()) return fail(r.error());
+  if (!emit.empty() && !r.value().plans.empty()) {
+    return print_launch_config(emit, launch_inputs(workload.value().model.id, r.value().plans.front()));
+  }
   if (!json && run.value().currency != "USD") {
     std::printf("%s", plans_in_currency(r.value(), run.value().currency, cat.pricing).c_str());
     return 0;

@@ -36,6 +36,9 @@ commands:
                                            exit 0 valid (signed by a --trust key if given), 1 invalid,
                                            unsigned or untrusted
 
+  published [--json]                       every published measurement (data/published) with
+                                           gpuplan's prediction and the error per row
+
 setup options:
   --mode train|infer            --batch N (global)       --micro-batch N (per GPU)
   --seq N | --resolution N      --precision fp32|tf32|fp16|bf16|amp-fp16|amp-bf16|fp8
@@ -45,7 +48,10 @@ setup options:
   --dp N  --zero 0|1|2|3  --tp N  --sp  --pp N
   --lora-rank N  --qlora  --lora-targets q_proj,v_proj   --generate N (inference)
 
-hardware:     --gpu ID [--gpus N] | --instance ID [--nodes N]   [--probe FILE] (calibrate)
+hardware:     --gpu ID [--gpus N] | --instance ID [--nodes N]   [--probe FILE] (calibrate with a
+              probe file; a gpuplan-measure file is shown as measured vs predicted)
+launch:       --emit torchrun|accelerate|deepspeed (estimate, or plan's top choice): print a runnable
+              launch config with its FSDP/DDP or ZeRO settings instead of the report
 run length:   --tokens N | --epochs N [--dataset-size N]
 pricing:      --pricing on-demand|monthly|reserved-1y|reserved-3y|bulk|spot [--region R]
               --spot-interruptions-per-hour X --checkpoint-interval-hours H --restart-hours H
@@ -100,6 +106,7 @@ int main(int argc, char** argv) {
       {"plan", gpuplan::cli::cmd_plan},
       {"validate", gpuplan::cli::cmd_validate},
       {"serve", gpuplan::cli::cmd_serve},
+      {"published", gpuplan::cli::cmd_published},
   };
   const std::string command = argv[1];
   auto it = commands.find(command);
