@@ -23,7 +23,7 @@ add() {
 
 rm -rf "$out/seeds"
 json_targets=(hf_config model_json gpu_json instance_json provider_json pricing_rules_json assumptions_json
-              probe_file)
+              probe_file published_json)
 for t in "${json_targets[@]}"; do add "$t" tests/fuzz/seeds/json/*; done
 add hf_config tests/fixtures/hf/*.json tests/fuzz/seeds/hf_config/*
 add model_json data/models/*.json tests/fuzz/seeds/model_json/*
@@ -35,6 +35,7 @@ add assumptions_json data/assumptions.json
 add measured_csv tests/validation/*.csv tests/fuzz/seeds/measured_csv/*
 add probe_file tests/probe/fixtures/*.json data/benchmarks/*.json tests/fuzz/seeds/probe_file/*
 add share_link tests/fuzz/seeds/share_link/*
+add published_json data/published/*.json
 
 # Share links as the docs and tests write them: "#model=...&..." up to a quote, bracket or space.
 tmp=$(mktemp -d)

@@ -10,9 +10,11 @@ std::optional<double> gemm_for(const ProbeGemm& g, Precision p) {
     case Precision::fp32: return g.fp32;
     case Precision::tf32: return g.tf32;
     case Precision::fp16:
-    case Precision::amp_fp16: return g.fp16;
+    case Precision::amp_fp16:
+    case Precision::mixed_fp16: return g.fp16;
     case Precision::bf16:
-    case Precision::amp_bf16: return g.bf16;
+    case Precision::amp_bf16:
+    case Precision::mixed_bf16: return g.bf16;
     case Precision::fp8: return g.fp8;
   }
   return std::nullopt;

@@ -42,6 +42,10 @@ PrecisionBytes precision_bytes(Precision p) {
     // the forward pass, 16-bit activations except where autocast keeps fp32 (norms, softmax).
     case Precision::amp_fp16:
     case Precision::amp_bf16: return {4, 2, 4, 0, 4, 2, 4};
+    // 16-bit compute weights, activations and norm inputs; fp32 master weights and states; fp32
+    // gradients unless reduced in bf16 (see gradient_bytes).
+    case Precision::mixed_fp16:
+    case Precision::mixed_bf16: return {2, 0, 4, 4, 4, 2, 2};
     // Transformer Engine style: bf16 weights with fp8 casts, fp32 main gradients and masters.
     case Precision::fp8: return {2, 1, 4, 4, 4, 2, 2};
   }
@@ -49,6 +53,12 @@ PrecisionBytes precision_bytes(Precision p) {
 }
 
 bool is_16bit_activations(Precision p) { return precision_bytes(p).activation <= 2; }
+
+// Bytes per gradient element as kept (and reduced).
+double gradient_bytes(const Setup& s) {
+  if (is_mixed(s.precision) && s.grad_reduce == GradReduce::bf16) return 2;
+  return precision_bytes(s.precision).gradient;
+}
 
 // Optimizer state elements per trainable parameter (Adafactor handled per matrix).
 double optimizer_states(Optimizer o) {
@@ -105,6 +115,14 @@ std::optional<Error> validate_setup(const Setup& s) {
   if (s.generate_tokens < 0 || s.generate_tokens > kMaxSeqLen) return invalid("--generate must be between 0 and 100000000");
   if (s.sequence_parallel && s.tp == 1) return invalid("sequence parallelism needs --tp > 1");
   if (s.zero_stage > 0 && s.mode == Mode::infer) return invalid("--zero applies to training only (--mode train)");
+  if (s.grad_reduce != GradReduce::automatic && !is_mixed(s.precision)) {
+    return invalid("--grad-reduce applies to the mixed-bf16 and mixed-fp16 recipes, not " +
+                   std::string(precision_name(s.precision)));
+  }
+  if (!(s.dropout < 1.0) || std::isnan(s.dropout)) return invalid("--dropout must be a probability in [0, 1), got " + std::to_string(s.dropout));
+  if (s.checkpoint_every < 1 || s.checkpoint_every > 1'000'000) {
+    return invalid("--checkpoint-every must be between 1 and 1000000, got " + std::to_string(s.checkpoint_every));
+  }
   for (double v : {s.assumptions.cuda_context_bytes, s.assumptions.cublas_workspace_bytes,
                    s.assumptions.allocator_round_bytes}) {
     if (!std::isfinite(v) || v < 0) return invalid("memory assumptions must be finite and >= 0");
@@ -142,6 +160,43 @@ struct StageParams {
 };
 
 }  // namespace
+
+namespace {
+
+// FLOPs recomputed per sample by activation checkpointing (Korthikanti et al. 2022, sec. 5).
+double transformer_recompute_flops(const Model& model, const Setup& setup, const Estimate& e) {
+  const TransformerSpec run = run_spec(model.transformer, setup, e.resolution);
+  const TransformerFlops f = transformer_forward_flops(run, e.seq_len);
+  const double blocks = f.total() - f.head - f.embedding;  // everything but the head
+  const double layers = static_cast<double>(run.layers + run.decoder_layers);
+  switch (setup.checkpointing) {
+    case Checkpointing::none: return 0;
+    case Checkpointing::full: return blocks;
+    case Checkpointing::selective: return e.attention == "flash" ? 0.0 : e.flops.forward_attention_per_sample;
+    case Checkpointing::op_selective: {
+      const bool flash = e.attention == "flash";
+      const LayerActivations la = transformer_layer_activations(
+          run, e.seq_len, 2, 2, flash ? AttentionImpl::flash : AttentionImpl::eager);
+      // Eager attention's score matmuls are not on the save list: recomputed too.
+      return la.op_selective_recompute_flops * layers + (flash ? 0.0 : f.attention_core);
+    }
+    case Checkpointing::every_k_layers:
+      return blocks * std::floor(layers / setup.checkpoint_every) / std::max(layers, 1.0);
+  }
+  return 0;
+}
+
+}  // namespace
+
+TransformerSpec run_spec(const TransformerSpec& spec, const Setup& setup, int64_t resolution) {
+  TransformerSpec run = spec;
+  if (run.is_vision() && resolution > 0) run.image_size = resolution;
+  if (setup.dropout >= 0) {
+    run.dropout = setup.dropout > 0;
+    run.attention_dropout = setup.dropout > 0;
+  }
+  return run;
+}
 
 Result<Estimate> estimate(const Model& model, const Setup& setup) {
   if (auto err = validate_setup(setup)) return *err;
@@ -206,8 +261,7 @@ Result<Estimate> estimate(const Model& model, const Setup& setup) {
 
     tensors = transformer_parameters(spec);
     // Vision: the shape used for compute follows the chosen resolution; parameters do not.
-    TransformerSpec run = spec;
-    if (spec.is_vision()) run.image_size = e.resolution;
+    const TransformerSpec run = run_spec(spec, setup, e.resolution);
     const int64_t tokens = transformer_tokens(run, e.seq_len);
     e.flops.tokens_per_sample = static_cast<double>(tokens);
 
@@ -287,7 +341,7 @@ Result<Estimate> estimate(const Model& model, const Setup& setup) {
         : (is_16bit_activations(setup.precision) && spec.positions == PositionKind::rotary ? AttentionImpl::flash
                                                                                            : AttentionImpl::eager);
     if (impl == AttentionImpl::flash && !is_16bit_activations(setup.precision)) {
-      return invalid("--attention flash needs 16-bit activations (fp16, bf16, amp-*, fp8), not " +
+      return invalid("--attention flash needs 16-bit activations (fp16, bf16, amp-*, mixed-*, fp8), not " +
                      std::string(precision_name(setup.precision)));
     }
     e.attention = impl == AttentionImpl::flash ? "flash" : "eager";
@@ -307,25 +361,45 @@ Result<Estimate> estimate(const Model& model, const Setup& setup) {
       const double replicated = setup.sequence_parallel ? la.replicated_bytes / tp : la.replicated_bytes;
       const double layer_linear = (la.linear_bytes - la.replicated_bytes) / tp + replicated;
       const double layer_scores = la.attention_scores_bytes / tp;
-      double per_layer = layer_linear + layer_scores;
+      const double per_layer = layer_linear + layer_scores;
+      const double input = pb.norm_input * t * h / (setup.sequence_parallel ? tp : 1.0);
       double stored = per_layer * layers_stage;
-      if (setup.checkpointing == Checkpointing::selective) {
-        // Selective recomputation drops the a*s^2 terms (Korthikanti et al. 2022, sec. 5).
-        stored = layer_linear * layers_stage;
-      } else if (setup.checkpointing == Checkpointing::full) {
-        // Only each layer's input is kept; one layer is rebuilt at a time in backward
-        // (Chen et al. 2016; Korthikanti et al. 2022, sec. 4.3).
-        const double input = pb.norm_input * t * h / (setup.sequence_parallel ? tp : 1.0);
-        stored = input * layers_stage + per_layer;
+      switch (setup.checkpointing) {
+        case Checkpointing::none: break;
+        case Checkpointing::selective:
+          // Megatron's selective recompute drops the a*s^2 terms (Korthikanti et al. 2022,
+          // sec. 5); flash attention keeps none to drop.
+          stored = layer_linear * layers_stage;
+          if (impl == AttentionImpl::flash) {
+            e.notes.push_back("selective checkpointing (attention core) saves nothing with flash attention, "
+                              "which keeps no seq x seq scores; op-selective or full checkpointing saves memory");
+          }
+          break;
+        case Checkpointing::full:
+          // Only each layer's input is kept; one layer is rebuilt at a time in backward
+          // (Chen et al. 2016; Korthikanti et al. 2022, sec. 4.3).
+          stored = input * layers_stage + per_layer;
+          break;
+        case Checkpointing::op_selective:
+          stored = la.op_selective_bytes / tp * layers_stage + per_layer;
+          break;
+        case Checkpointing::every_k_layers: {
+          const double rebuilt = std::floor(layers_stage / setup.checkpoint_every);
+          stored = (layers_stage - rebuilt) * per_layer + rebuilt * input + (rebuilt > 0 ? per_layer : 0.0);
+          break;
+        }
       }
       activation_bytes = stored * mb * static_cast<double>(in_flight);
       // Output head on the last stage: final-norm input, head input, logits and the fp32
       // log-softmax kept by the cross-entropy loss.
       if (spec.head == HeadKind::lm) {
         const double v = head_logits(spec) / setup.tp;
-        const double head = (pb.norm_input + pb.activation) * t * h + t * v * (pb.activation + 4.0);
-        activation_bytes += head * mb;
-        largest_transient_bytes = std::max(largest_transient_bytes, 2.0 * t * v * 4.0 * mb);
+        // A fused cross-entropy (flash-attn's, Liger's) keeps the 16-bit logits, writes their
+        // gradient in place and saves one fp32 log-sum-exp per token; PyTorch's keeps the fp32
+        // log-softmax beside them and needs fp32 copies while it runs.
+        const double logits = setup.fused_loss ? t * v * pb.activation + 4.0 * t : t * v * (pb.activation + 4.0);
+        activation_bytes += ((pb.norm_input + pb.activation) * t * h + logits) * mb;
+        if (!setup.fused_loss) largest_transient_bytes = std::max(largest_transient_bytes, 2.0 * t * v * 4.0 * mb);
       }
       saved_tensor_count = (spec.gated_mlp ? 14.0 : 12.0) * layers_stage * static_cast<double>(in_flight);
       largest_transient_bytes = std::max(
@@ -419,15 +493,7 @@ Result<Estimate> estimate(const Model& model, const Setup& setup) {
   if (training) {
     e.flops.backward_per_step = (setup.lora_rank > 0 ? 1.0 : 2.0) * e.flops.forward_per_step;
     if (model.kind == ModelKind::transformer) {
-      if (setup.checkpointing == Checkpointing::full) {
-        // Everything but the head is recomputed.
-        TransformerSpec run = model.transformer;
-        if (run.is_vision()) run.image_size = e.resolution;
-        const TransformerFlops f = transformer_forward_flops(run, e.seq_len);
-        e.flops.recompute_per_step = (f.total() - f.head - f.embedding) * batch;
-      } else if (setup.checkpointing == Checkpointing::selective) {
-        e.flops.recompute_per_step = e.flops.forward_attention_per_sample * batch;
-      }
+      e.flops.recompute_per_step = transformer_recompute_flops(model, setup, e) * batch;
     }
     e.flops.train_per_step = e.flops.forward_per_step + e.flops.backward_per_step + e.flops.recompute_per_step;
   }
@@ -446,7 +512,7 @@ Result<Estimate> estimate(const Model& model, const Setup& setup) {
   if (setup.lora_rank > 0) m.weights += trainable_numel_stage * pb.weight;
   if (training) {
     const double trainable = trainable_numel_stage;
-    m.gradients = trainable * pb.gradient;
+    m.gradients = trainable * gradient_bytes(setup);
     const bool frozen_base = setup.lora_rank > 0;
     double states = 0;
     if (setup.optimizer == Optimizer::adafactor) {
@@ -457,13 +523,24 @@ Result<Estimate> estimate(const Model& model, const Setup& setup) {
       states = trainable * optimizer_states(setup.optimizer) * pb.state;
     }
     m.optimizer = states + trainable * pb.master;
+    const bool fsdp = setup.zero_stage >= 3 && dp > 1;
+    if (fsdp && is_mixed(setup.precision) && !frozen_base) {
+      // FSDP MixedPrecision keeps only the sharded fp32 parameters (they are the masters) and
+      // casts them to 16 bits as it all-gathers (Zhao et al. 2023, "PyTorch FSDP", sec. 4.4).
+      m.weights = weights_numel_stage * pb.master;
+      m.optimizer = states;
+    }
     if (setup.zero_stage >= 1) m.optimizer /= dp;
     if (setup.zero_stage >= 2) m.gradients /= dp;
     if (setup.zero_stage >= 3) m.weights /= dp;
-    // ZeRO-3 gathers one layer's full weights at a time for compute.
-    if (setup.zero_stage >= 3 && dp > 1 && model.kind == ModelKind::transformer) {
+    if (fsdp && model.kind == ModelKind::transformer) {
+      // While a block computes, FSDP holds its gathered 16-bit (or fp32) parameters and the next
+      // block's, prefetched; in backward also the block's unsharded gradients until they are
+      // reduce-scattered (FSDP backward_prefetch BACKWARD_PRE).
       const int64_t total_layers = model.transformer.layers + model.transformer.decoder_layers;
-      m.weights += weights_numel_stage * pb.weight / static_cast<double>(std::max<int64_t>(total_layers, 1));
+      const double layer = weights_numel_stage / static_cast<double>(std::max<int64_t>(total_layers, 1));
+      m.weights += 2 * layer * pb.weight;
+      m.gradients += layer * gradient_bytes(setup);
     }
     // DDP without ZeRO keeps gradient buckets beside the gradients (PyTorch DDP,
     // gradient_as_bucket_view=False by default).

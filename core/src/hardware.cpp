@@ -20,8 +20,8 @@ bool is_date(const std::string& s) {
   return true;
 }
 
-void read_sources(JsonReader& r, Sources& out) {
-  const nlohmann::json* j = r.object("sources", true);
+void read_sources(JsonReader& r, Sources& out, bool required = true) {
+  const nlohmann::json* j = r.object("sources", required);
   if (!j) return;
   for (const auto& [key, value] : j->items()) {
     JsonReader sr(value, r.where(), "sources." + key);
@@ -145,7 +145,157 @@ Result<nlohmann::json> open_document(std::string_view text, const std::string& w
   return parse_json_text(text, where, kMaxJsonBytes);
 }
 
+
+// A price date: YYYY-MM-DD, or YYYY-MM where the source gives only the month ("as of September 2024").
+bool is_price_date(const std::string& s) { return is_date(s) || (s.size() == 7 && is_date(s + "-01")); }
+
+// The pricing-model names a price entry may carry, with their JSON key stems.
+constexpr std::pair<const char*, const char*> kPriceKinds[] = {
+    {"on-demand", "on_demand"}, {"reserved-1y", "reserved_1y"}, {"reserved-3y", "reserved_3y"}, {"spot", "spot"}};
+
+// "sources_by_kind": {"spot": {"source": KEY, "date": "2024-09"}}: a kind priced by another document.
+void read_kind_origins(JsonReader& pr, const std::string& path, const Sources& sources, Price& p) {
+  const nlohmann::json* by = pr.object("sources_by_kind", false);
+  if (!by) return;
+  for (const auto& [kind, value] : by->items()) {
+    bool known = false;
+    for (const auto& [name, stem] : kPriceKinds) known = known || kind == name;
+    JsonReader kr(value, pr.where(), path + ".sources_by_kind." + kind);
+    if (!known) kr.fail(path + ".sources_by_kind." + kind + ": not a price kind (on-demand, reserved-1y, reserved-3y, spot)");
+    const std::string key = kr.string("source", std::nullopt);
+    PriceOrigin o;
+    o.date = kr.string("date", std::nullopt);
+    if (!kr.error() && !sources.count(key)) kr.fail(path + ".sources_by_kind." + kind + ".source: '" + key + "' is not in sources");
+    if (!kr.error() && !is_price_date(o.date)) kr.fail(path + ".sources_by_kind." + kind + ".date: '" + o.date + "' is not YYYY-MM-DD or YYYY-MM");
+    if (auto err = kr.finish()) {
+      pr.fail_with(*err);
+      return;
+    }
+    o.source = sources.at(key);
+    p.origin_by_kind[kind] = o;
+  }
+}
+
+// The hourly figures of one price entry: *_usd_per_hour, or *_cny_per_hour with "currency": "CNY"
+// and a sourced "usd_per_cny" rate (converted here, the CNY figure kept for display).
+void read_price_figures(JsonReader& pr, const nlohmann::json& j, const std::string& path, const Sources& sources,
+                        Price& p) {
+  p.currency = pr.choice("currency", {"USD", "CNY"}, 0) == 1 ? "CNY" : "USD";
+  const bool cny = p.currency == "CNY";
+  if (cny) {
+    std::map<std::string, FactSource> rec;
+    pr.ignore("usd_per_cny");
+    if (!pr.has("usd_per_cny")) pr.fail(path + ".usd_per_cny: a CNY price needs its conversion rate (a sourced fact)");
+    else if (auto v = number_fact(pr, &j, path, "usd_per_cny", sources, &rec, 0.05, 0.5)) {
+      p.usd_per_cny = *v;
+      p.rate_source = rec["usd_per_cny"];
+    }
+  }
+  std::optional<double>* usd[] = {&p.on_demand_usd_per_hour, &p.reserved_1y_usd_per_hour, &p.reserved_3y_usd_per_hour,
+                                  &p.spot_usd_per_hour};
+  int i = 0;
+  for (const auto& [kind, stem] : kPriceKinds) {
+    const std::string key = std::string(stem) + (cny ? "_cny_per_hour" : "_usd_per_hour");
+    const std::string other = std::string(stem) + (cny ? "_usd_per_hour" : "_cny_per_hour");
+    std::optional<double>& out = *usd[i++];
+    if (pr.has(other.c_str()) && !pr.value(other.c_str(), true)->is_null()) {
+      pr.fail(path + "." + other + ": this price's currency is " + p.currency + " (set \"currency\" to match)");
+      return;
+    }
+    pr.ignore(other.c_str());
+    const nlohmann::json* v = pr.value(key.c_str(), false);
+    if (!v || v->is_null()) continue;
+    const double max = cny ? 15000 : 2000;
+    if (!v->is_number() || !std::isfinite(v->get<double>()) || v->get<double>() < 0.01 || v->get<double>() > max) {
+      pr.fail(path + "." + key + ": " + v->dump() + " is implausible (expected 0.01 to " + std::to_string(int(max)) + " " +
+              p.currency + " per hour)");
+      return;
+    }
+    p.native_per_hour[kind] = v->get<double>();
+    out = cny ? v->get<double>() * p.usd_per_cny : v->get<double>();
+  }
+}
+
+Price parse_price(JsonReader& r, const nlohmann::json& j, const std::string& path, const Sources& sources) {
+  JsonReader pr(j, r.where(), path);
+  Price p;
+  p.region = pr.string("region", std::nullopt);
+  p.date = pr.string("date", std::nullopt);
+  p.stale = pr.boolean("stale", false);
+  const std::string source = pr.string("source", std::nullopt);
+  pr.ignore("note");
+  if (!pr.error() && !sources.count(source)) pr.fail(path + ".source: '" + source + "' is not in sources");
+  if (!pr.error() && p.date == "unknown") {
+    // An undated snapshot: keep when it was retrieved, never invent a date.
+    p.date.clear();
+    p.retrieved = pr.string("retrieved", std::nullopt);
+    if (!pr.error() && !is_date(p.retrieved)) pr.fail(path + ".retrieved: '" + p.retrieved + "' is not YYYY-MM-DD");
+    if (!pr.error() && !p.stale) pr.fail(path + ".stale: an undated price must be marked stale (\"stale\": true)");
+  } else if (!pr.error() && !is_price_date(p.date)) {
+    pr.fail(path + ".date: '" + p.date + "' is not YYYY-MM-DD, YYYY-MM or \"unknown\"");
+  }
+  if (!pr.error()) p.source = sources.at(source);
+  if (!pr.error()) read_price_figures(pr, j, path, sources, p);
+  if (!pr.error()) read_kind_origins(pr, path, sources, p);
+  if (auto err = pr.finish()) r.fail_with(*err);
+  return p;
+}
+
+// "pricing_models": {"spot": {"value": true, "source": KEY}, ...}: what the provider really sells.
+void read_pricing_models(JsonReader& r, const Sources& sources, Provider& p) {
+  const nlohmann::json* m = r.object("pricing_models", false);
+  if (!m) return;
+  only_keys(r, m, "pricing_models", {"on-demand", "monthly", "reserved-1y", "reserved-3y", "bulk", "spot"});
+  for (const auto& [kind, value] : m->items()) {
+    std::map<std::string, FactSource> rec;
+    const nlohmann::json* v = read_fact(r, value, "pricing_models." + kind, sources, &rec, kind);
+    if (!v) return;
+    if (!v->is_boolean()) {
+      r.fail("pricing_models." + kind + ".value: expected true or false");
+      return;
+    }
+    p.pricing_models[kind] = {v->get<bool>(), rec[kind]};
+  }
+}
+
+// "spot_interruption_buckets": [{"id", "provider", "label", "min_fraction_per_month",
+// "max_fraction_per_month", "source"}]: the published buckets a user may pick.
+void read_spot_buckets(JsonReader& r, const Sources& sources, PricingRules& rules) {
+  const nlohmann::json* b = r.value("spot_interruption_buckets", false);
+  if (!b) return;
+  if (!b->is_array()) {
+    r.fail("spot_interruption_buckets: expected an array");
+    return;
+  }
+  for (size_t i = 0; i < b->size() && !r.error(); ++i) {
+    const std::string path = "spot_interruption_buckets[" + std::to_string(i) + "]";
+    JsonReader br((*b)[i], r.where(), path);
+    SpotBucket s;
+    s.id = br.string("id", std::nullopt);
+    s.provider = br.string("provider", std::nullopt);
+    s.label = br.string("label", std::nullopt);
+    s.min_fraction_per_month = br.number("min_fraction_per_month", std::nullopt, 0, 1);
+    s.max_fraction_per_month = br.number("max_fraction_per_month", std::nullopt, 0, 1);
+    const std::string key = br.string("source", std::nullopt);
+    br.ignore("note");
+    if (!br.error() && !sources.count(key)) br.fail(path + ".source: '" + key + "' is not in sources");
+    if (!br.error() && s.max_fraction_per_month < s.min_fraction_per_month) {
+      br.fail(path + ": max_fraction_per_month is below min_fraction_per_month");
+    }
+    if (auto err = br.finish()) r.fail_with(*err);
+    else {
+      s.source = sources.at(key);
+      rules.spot_buckets.push_back(s);
+    }
+  }
+}
+
 }  // namespace
+
+std::string Price::date_label() const {
+  if (!date.empty()) return date;
+  return "date unknown" + (retrieved.empty() ? std::string() : ", retrieved " + retrieved);
+}
 
 Result<Gpu> parse_gpu_json(std::string_view text, const std::string& where) {
   auto doc = open_document(text, where);
@@ -239,32 +389,7 @@ Result<Instance> parse_instance_json(std::string_view text, const std::string& w
   if (prices && !prices->is_array()) r.fail("prices: expected an array");
   if (prices && prices->is_array()) {
     for (size_t i = 0; i < prices->size() && !r.error(); ++i) {
-      const std::string path = "prices[" + std::to_string(i) + "]";
-      JsonReader pr((*prices)[i], where, path);
-      Price p;
-      p.region = pr.string("region", std::nullopt);
-      p.date = pr.string("date", std::nullopt);
-      const std::string source = pr.string("source", std::nullopt);
-      pr.ignore("note");
-      if (!pr.error() && !sources.count(source)) pr.fail(path + ".source: '" + source + "' is not in sources");
-      if (!pr.error() && !is_date(p.date)) pr.fail(path + ".date: '" + p.date + "' is not YYYY-MM-DD");
-      if (!pr.error()) p.source = sources.at(source);
-      auto price = [&](const char* key, std::optional<double>& out) {
-        const nlohmann::json* v = pr.value(key, false);
-        if (!v || v->is_null()) return;
-        if (!v->is_number() || !std::isfinite(v->get<double>()) || v->get<double>() < 0.01 ||
-            v->get<double>() > 2000) {
-          pr.fail(path + "." + key + ": " + v->dump() + " is implausible (expected 0.01 to 2000 USD per hour)");
-          return;
-        }
-        out = v->get<double>();
-      };
-      price("on_demand_usd_per_hour", p.on_demand_usd_per_hour);
-      price("reserved_1y_usd_per_hour", p.reserved_1y_usd_per_hour);
-      price("reserved_3y_usd_per_hour", p.reserved_3y_usd_per_hour);
-      price("spot_usd_per_hour", p.spot_usd_per_hour);
-      if (auto err = pr.finish()) r.fail_with(*err);
-      in.prices.push_back(p);
+      in.prices.push_back(parse_price(r, (*prices)[i], "prices[" + std::to_string(i) + "]", sources));
     }
   }
   if (auto err = r.finish()) return *err;
@@ -282,6 +407,7 @@ Result<Provider> parse_provider_json(std::string_view text, const std::string& w
   p.name = r.string("name", std::nullopt);
   r.ignore("note");
   read_sources(r, sources);
+  read_pricing_models(r, sources, p);
   const nlohmann::json* regions = r.value("regions", true);
   if (regions && !regions->is_array()) r.fail("regions: expected an array");
   if (regions && regions->is_array()) {
@@ -325,8 +451,18 @@ Result<PricingRules> parse_pricing_rules_json(std::string_view text, const std::
   PricingRules rules;
   r.choice("kind", {"assumptions"}, std::nullopt);
   r.ignore("note");
-  r.ignore("sources");
   r.ignore("facts");
+  Sources sources;
+  read_sources(r, sources, false);  // only the rate and the spot buckets cite sources
+  std::map<std::string, FactSource> rec;
+  r.ignore("usd_per_cny");
+  if (const nlohmann::json* root = &doc.value(); root->contains("usd_per_cny")) {
+    if (auto v = number_fact(r, root, "", "usd_per_cny", sources, &rec, 0.05, 0.5)) {
+      rules.usd_per_cny = *v;
+      rules.usd_per_cny_source = rec["usd_per_cny"];
+    }
+  }
+  read_spot_buckets(r, sources, rules);
   if (const nlohmann::json* s = r.object("source", true)) {
     JsonReader sr(*s, where, "source");
     rules.source.title = sr.string("title", std::nullopt);
@@ -357,6 +493,7 @@ std::optional<Error> parse_assumptions_json(std::string_view text, const std::st
   if (auto err = check_schema_version(r, kCatalogSchemaVersion)) return err;
   r.choice("kind", {"assumptions"}, std::nullopt);
   r.ignore("note");
+  r.ignore("serving");  // serving runtime profiles: read by parse_serving_assumptions (serve_assumptions.cpp)
   Sources sources;
   read_sources(r, sources);
   const nlohmann::json* a = r.object("assumptions", true);
@@ -365,7 +502,10 @@ std::optional<Error> parse_assumptions_json(std::string_view text, const std::st
              "hbm_efficiency",
              "nvlink_allreduce_busbw_efficiency", "pcie_efficiency", "network_allreduce_efficiency",
              "eager_host_overhead_per_kernel_s",
-             "spot_interruptions_per_hour", "checkpoint_restart_overhead_s"});
+             "spot_interruptions_per_hour", "checkpoint_restart_overhead_s",
+             "flash_attention_forward_efficiency_ampere", "flash_attention_backward_efficiency_ampere",
+             "flash_attention_forward_efficiency_hopper", "flash_attention_backward_efficiency_hopper",
+             "gemm_tile_rows", "gemm_tile_cols", "eager_memory_bound_efficiency"});
   // A null value means "not known": the built-in default stays (and says so where it is used).
   auto set = [&](const char* key, double& out, double min, double max) {
     if (!a || !a->contains(key)) return;
@@ -383,12 +523,33 @@ std::optional<Error> parse_assumptions_json(std::string_view text, const std::st
   set("kernel_launch_overhead_s", e.kernel_overhead_s, 1e-7, 1e-3);
   set("eager_host_overhead_per_kernel_s", e.host_overhead_per_kernel_s, 1e-7, 1e-2);
   set("jpeg_decode_images_per_s_per_core", c.input.image_samples_per_s_per_core, 1, 1e5);
+  set("eager_memory_bound_efficiency", e.eager_memory_bound, 0.01, 1.0);
+  set("gemm_tile_rows", e.gemm_tile_rows, 8, 1024);
+  set("gemm_tile_cols", e.gemm_tile_cols, 8, 1024);
+  // Flash attention per architecture; the rest take Ampere's (FlashAttention-2's reference GPU).
+  for (const char* arch : {"Ampere", "Hopper"}) {
+    std::string lower(arch);
+    lower[0] = static_cast<char>(lower[0] - 'A' + 'a');
+    AttentionEfficiency fa;
+    set(("flash_attention_forward_efficiency_" + lower).c_str(), fa.forward, 0.05, 1.0);
+    set(("flash_attention_backward_efficiency_" + lower).c_str(), fa.backward, 0.05, 1.0);
+    if (fa.forward > 0 && fa.backward > 0) e.flash_attention[arch] = fa;
+  }
+  if (auto it = e.flash_attention.find("Ampere"); it != e.flash_attention.end()) e.flash_attention_default = it->second;
   set("checkpoint_restart_overhead_s", c.restart_s, 0, 86400);
   double interruptions = 0;
   set("spot_interruptions_per_hour", interruptions, 0, 10);
   if (interruptions > 0) c.pricing.spot_interruptions_per_hour = interruptions;
   if (auto err = r.finish()) return err;
   return std::nullopt;
+}
+
+void attach_pricing_offers(Catalog& c) {
+  for (Instance& in : c.instances) {
+    const Provider* p = c.find_provider(in.provider);
+    if (!p) continue;
+    for (const auto& [kind, offer] : p->pricing_models) in.offered[kind] = offer.offered;
+  }
 }
 
 const Region* Provider::find_region(const std::string& region_id) const {

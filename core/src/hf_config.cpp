@@ -1,5 +1,7 @@
 #include "gpuplan/hf_config.h"
 
+#include <initializer_list>
+
 #include "gpuplan/catalog.h"
 #include "json_reader.h"
 
@@ -34,6 +36,49 @@ void read_llama_like(JsonReader& r, TransformerSpec& s, const std::string& type)
   }
 }
 
+// Dropout as transformers' configs spell it: a probability > 0 keeps a mask per element in
+// training. The first key present in each list wins; absent: `fallback` (the class default).
+void read_dropout(JsonReader& r, TransformerSpec& s, std::initializer_list<const char*> hidden,
+                  std::initializer_list<const char*> attention, double fallback) {
+  auto first = [&](std::initializer_list<const char*> keys) {
+    for (const char* k : keys) {
+      if (r.has(k) && !r.value(k, false)->is_null()) return r.number(k, fallback, 0.0, 1.0);
+    }
+    return fallback;
+  };
+  s.dropout = first(hidden) > 0;
+  s.attention_dropout = first(attention) > 0;
+}
+
+// MosaicML MPT (llm-foundry configuration_mpt.py): LayerNorm blocks with a GELU MLP of
+// expansion_ratio x d_model, tied embeddings, learned positions unless ALiBi replaces them.
+void read_mpt(JsonReader& r, TransformerSpec& s) {
+  s.layers = r.integer("n_layers", std::nullopt, 1, kMax);
+  s.hidden = r.integer("d_model", std::nullopt, 1, kMax);
+  s.heads = r.integer("n_heads", std::nullopt, 1, kMax);
+  s.ffn_hidden = static_cast<int64_t>(r.number("expansion_ratio", 4.0, 0.01, 1000.0) * static_cast<double>(s.hidden));
+  s.vocab = r.integer("vocab_size", std::nullopt, 1, kMax);
+  s.max_positions = r.integer("max_seq_len", 2048, 1, 1'000'000'000);
+  const bool bias = !r.boolean("no_bias", false);
+  s.qkv_bias = s.attn_out_bias = s.mlp_bias = s.norm_bias = bias;
+  s.tied_embeddings = true;
+  s.activation = MlpActivation::gelu;
+  s.norm = NormKind::layernorm;
+  s.head = HeadKind::lm;
+  bool alibi = false;
+  double attn_pdrop = 0.0;
+  if (const nlohmann::json* attn = r.value("attn_config", false); attn && attn->is_object()) {
+    alibi = attn->value("alibi", false);
+    const auto p = attn->find("attn_pdrop");
+    if (p != attn->end() && p->is_number()) attn_pdrop = p->get<double>();
+    const auto kv = attn->find("kv_n_heads");
+    if (kv != attn->end() && kv->is_number_integer() && kv->get<int64_t>() > 0) s.kv_heads = kv->get<int64_t>();
+  }
+  s.positions = r.boolean("learned_pos_emb", true) && !alibi ? PositionKind::learned : PositionKind::none;
+  read_dropout(r, s, {"resid_pdrop", "emb_pdrop"}, {}, 0.0);
+  s.attention_dropout = attn_pdrop > 0;
+}
+
 }  // namespace
 
 Result<Model> model_from_hf_config(std::string_view text, const std::string& where) {
@@ -51,6 +96,7 @@ Result<Model> model_from_hf_config(std::string_view text, const std::string& whe
   m.source = {"uploaded Hugging Face config.json (" + where + ")", "", ""};
   if (type == "llama" || type == "mistral" || type == "mixtral" || type == "qwen2") {
     read_llama_like(r, s, type);
+    read_dropout(r, s, {}, {"attention_dropout"}, 0.0);
     m.task = "causal-lm";
     m.default_seq_len = std::min<int64_t>(s.max_positions, 4096);
   } else if (type == "gpt2") {
@@ -63,7 +109,7 @@ Result<Model> model_from_hf_config(std::string_view text, const std::string& whe
     s.max_positions = r.integer("n_positions", std::nullopt, 1, kMax);
     s.tied_embeddings = r.boolean("tie_word_embeddings", true);
     s.qkv_bias = s.attn_out_bias = s.mlp_bias = true;
-    s.dropout = true;
+    read_dropout(r, s, {"resid_pdrop", "embd_pdrop"}, {"attn_pdrop"}, 0.1);
     m.task = "causal-lm";
     m.default_seq_len = s.max_positions;
   } else if (type == "bert") {
@@ -87,7 +133,7 @@ Result<Model> model_from_hf_config(std::string_view text, const std::string& whe
     }
     s.lm_head_transform = true;
     s.lm_head_bias = true;
-    s.dropout = true;
+    read_dropout(r, s, {"hidden_dropout_prob"}, {"attention_probs_dropout_prob"}, 0.1);
     m.task = "masked-lm";
     m.default_seq_len = std::min<int64_t>(s.max_positions, 512);
   } else if (type == "vit") {
@@ -102,6 +148,7 @@ Result<Model> model_from_hf_config(std::string_view text, const std::string& whe
     s.attn_out_bias = s.mlp_bias = true;
     s.class_token = true;
     s.positions = PositionKind::learned;
+    read_dropout(r, s, {"hidden_dropout_prob"}, {"attention_probs_dropout_prob"}, 0.0);
     const nlohmann::json* labels = r.value("id2label", false);
     if (labels && labels->is_object() && !labels->empty()) {
       s.head = HeadKind::classifier;
@@ -112,10 +159,14 @@ Result<Model> model_from_hf_config(std::string_view text, const std::string& whe
     s.final_norm = true;
     m.task = "image-classification";
     m.default_resolution = s.image_size;
+  } else if (type == "mpt") {
+    read_mpt(r, s);
+    m.task = "causal-lm";
+    m.default_seq_len = s.max_positions;
   } else {
     return make_error(Errc::schema_error,
                       where + ": model_type '" + type +
-                          "' is not supported (supported: llama, mistral, mixtral, qwen2, gpt2, bert, vit)");
+                          "' is not supported (supported: llama, mistral, mixtral, qwen2, gpt2, bert, vit, mpt)");
   }
   if (r.error()) return *r.error();
   if (auto err = validate_transformer(s, where)) return *err;

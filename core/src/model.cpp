@@ -109,6 +109,7 @@ void read_transformer(JsonReader& r, TransformerSpec& s) {
   s.head = static_cast<HeadKind>(r.choice("head", {"lm", "classifier", "none"}, 0));
   s.num_classes = r.integer("num_classes", 0, 0, kMaxVocab);
   s.dropout = r.boolean("dropout", false);
+  if (r.has("attention_dropout")) s.attention_dropout = r.boolean("attention_dropout", false);
   s.experts = r.integer("experts", 0, 0, 100'000);
   s.experts_per_token = r.integer("experts_per_token", 0, 0, 100'000);
   s.image_size = r.integer("image_size", 0, 0, 100'000);
@@ -356,9 +357,11 @@ Result<Catalog> load_catalog(const std::vector<DataFile>& files) {
       assumptions = &f;
     } else if (dir == "benchmarks") {
       continue;  // signed probe files: read by the probe-file loader, not the catalog
+    } else if (dir == "published") {
+      continue;  // published measurements: read by load_published (gpuplan/published.h)
     } else {
       return make_error(Errc::schema_error, f.path + ": not a known catalog file (models/, gpus/, instances/, "
-                                                     "providers/, benchmarks/ or pricing_rules.json)");
+                                                     "providers/, benchmarks/, published/ or pricing_rules.json)");
     }
     if (err) return *err;
   }
@@ -387,6 +390,7 @@ Result<Catalog> load_catalog(const std::vector<DataFile>& files) {
   if (!c.instances.empty() && !have_rules) {
     return make_error(Errc::schema_error, "pricing_rules.json: missing (instances need pricing rules)");
   }
+  attach_pricing_offers(c);
   auto by_id = [](const auto& a, const auto& b) { return a.id < b.id; };
   std::sort(c.models.begin(), c.models.end(), by_id);
   std::sort(c.gpus.begin(), c.gpus.end(), by_id);

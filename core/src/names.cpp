@@ -24,7 +24,7 @@ std::optional<E> parse_of(const std::array<std::pair<E, const char*>, N>& table,
   return std::nullopt;
 }
 
-constexpr std::array<std::pair<Precision, const char*>, 7> kPrecisions{{
+constexpr std::array<std::pair<Precision, const char*>, 9> kPrecisions{{
     {Precision::fp32, "fp32"},
     {Precision::tf32, "tf32"},
     {Precision::fp16, "fp16"},
@@ -32,6 +32,8 @@ constexpr std::array<std::pair<Precision, const char*>, 7> kPrecisions{{
     {Precision::amp_fp16, "amp-fp16"},
     {Precision::amp_bf16, "amp-bf16"},
     {Precision::fp8, "fp8"},
+    {Precision::mixed_fp16, "mixed-fp16"},
+    {Precision::mixed_bf16, "mixed-bf16"},
 }};
 constexpr std::array<std::pair<Optimizer, const char*>, 6> kOptimizers{{
     {Optimizer::sgd, "sgd"},
@@ -41,10 +43,17 @@ constexpr std::array<std::pair<Optimizer, const char*>, 6> kOptimizers{{
     {Optimizer::adam_8bit, "adam-8bit"},
     {Optimizer::adafactor, "adafactor"},
 }};
-constexpr std::array<std::pair<Checkpointing, const char*>, 3> kCheckpointing{{
+constexpr std::array<std::pair<Checkpointing, const char*>, 5> kCheckpointing{{
     {Checkpointing::none, "none"},
     {Checkpointing::selective, "selective"},
     {Checkpointing::full, "full"},
+    {Checkpointing::op_selective, "op-selective"},
+    {Checkpointing::every_k_layers, "every-k-layers"},
+}};
+constexpr std::array<std::pair<GradReduce, const char*>, 3> kGradReduce{{
+    {GradReduce::automatic, "auto"},
+    {GradReduce::fp32, "fp32"},
+    {GradReduce::bf16, "bf16"},
 }};
 constexpr std::array<std::pair<Mode, const char*>, 2> kModes{{
     {Mode::train, "train"},
@@ -91,5 +100,10 @@ std::optional<Checkpointing> parse_checkpointing(const std::string& s) {
 std::optional<Mode> parse_mode(const std::string& s) { return parse_of(kModes, s); }
 std::optional<Attention> parse_attention(const std::string& s) { return parse_of(kAttention, s); }
 std::optional<MemoryFormat> parse_memory_format(const std::string& s) { return parse_of(kMemoryFormats, s); }
+const char* grad_reduce_name(GradReduce g) { return name_of(kGradReduce, g); }
+std::optional<GradReduce> parse_grad_reduce(const std::string& s) { return parse_of(kGradReduce, s); }
+
+bool is_autocast(Precision p) { return p == Precision::amp_fp16 || p == Precision::amp_bf16; }
+bool is_mixed(Precision p) { return p == Precision::mixed_fp16 || p == Precision::mixed_bf16; }
 
 }  // namespace gpuplan

@@ -72,7 +72,7 @@ Result<PlanResult> plan(const Catalog& catalog, const Model& model, const PlanQu
   };
   std::map<SetupKey, Candidate> estimates;
   std::map<int, Result<WorkProfile>> works;  // by tp
-  std::map<std::tuple<const Gpu*, int, int64_t>, Result<double>> forwards;  // (gpu, tp, micro)
+  std::map<std::tuple<const Gpu*, int, int64_t>, Result<PassTime>> forwards;  // (gpu, tp, micro)
   // The best configuration of each (instance, node count), by the objective.
   auto better_cost_time = [&](double usd_a, double h_a, double usd_b, double h_b) {
     if (q.objective == Objective::time) return h_a != h_b ? h_a < h_b : usd_a < usd_b;
@@ -152,7 +152,7 @@ Result<PlanResult> plan(const Catalog& catalog, const Model& model, const PlanQu
                 auto f = forwards.find({gpu, tp, micro});
                 if (f == forwards.end()) {
                   f = forwards.emplace(std::make_tuple(gpu, tp, micro),
-                                       forward_time_s(model, s, w->second.value(), *gpu, q.efficiencies,
+                                       pass_time_s(model, s, w->second.value(), *gpu, q.efficiencies,
                                                       static_cast<double>(micro)))
                           .first;
                 }

@@ -168,6 +168,20 @@ void read_results(const json& results, const std::string& where, ProbePayload& p
   }
 }
 
+// A payload of either kind in the family: a probe's, or a measured model run's.
+std::optional<Error> parse_any_payload(std::string_view bytes, ProbeFile& out) {
+  if (payload_kind(bytes) == kMeasuredKind) {
+    auto m = parse_measured_payload(bytes, "payload");
+    if (!m.ok()) return m.error();
+    out.measured = std::move(m).value();
+    return std::nullopt;
+  }
+  auto p = parse_probe_payload(bytes, "payload");
+  if (!p.ok()) return p.error();
+  out.payload = std::move(p).value();
+  return std::nullopt;
+}
+
 }  // namespace
 
 const char* probe_signature_name(ProbeSignature s) {
@@ -377,9 +391,7 @@ Result<ProbeFile> read_probe_file(std::string_view text, VerifyFn verify,
     f.signature = ProbeSignature::unsigned_file;
     f.reason = "the file is a bare payload without a signature envelope";
     f.payload_bytes = std::string(text);
-    auto p = parse_probe_payload(text, "payload");
-    if (!p.ok()) return p.error();
-    f.payload = std::move(p).value();
+    if (auto e = parse_any_payload(text, f)) return *e;
     return f;
   }
   JsonReader r(j, where);
@@ -425,10 +437,7 @@ Result<ProbeFile> read_probe_file(std::string_view text, VerifyFn verify,
 
   auto parse_payload = [&](ProbeFile& out) -> std::optional<Error> {
     out.payload_bytes = *payload;
-    auto p = parse_probe_payload(*payload, "payload");
-    if (!p.ok()) return p.error();
-    out.payload = std::move(p).value();
-    return std::nullopt;
+    return parse_any_payload(*payload, out);
   };
 
   if (entries.empty()) {

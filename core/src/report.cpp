@@ -109,11 +109,13 @@ nlohmann::ordered_json cost_json(const PriceQuote& price, const RunCost* cost, i
       {"price_is_assumption", price.assumption},
       {"price_basis", price.basis},
   };
+  j.update(price_quote_fields(price));  // published/assumed, rule, currency, commitment, break-even
   if (cost) {
     j["steps"] = cost->steps;
     j["hours"] = cost->hours;
     j["expected_hours"] = cost->expected_hours;
     j["usd_total"] = cost->usd_total;
+    j["commitment_hours_charged"] = cost->commitment_h;
   }
   return j;
 }
@@ -176,10 +178,11 @@ std::string plan_to_text(const PlanResult& r) {
                   static_cast<long long>(p.setup.micro_batch), checkpointing_name(p.setup.checkpointing));
     std::snprintf(line, sizeof line, "%-3d %-40s %5d %5d %-24s %10.4g %12.4g %12.4g %5.1f%%%s\n", rank++,
                   p.instance.c_str(), p.nodes, p.gpus, par, p.cost.expected_hours, p.cost.usd_total,
-                  p.cost.usd_per_hour, 100 * p.time.mfu, p.pareto ? " *" : "");
+                  p.cost.usd_per_hour, 100 * p.time.mfu,
+                  (std::string(p.pareto ? " *" : "") + (p.price.assumption ? " ~" : "")).c_str());
     out += line;
   }
-  out += "\n* on the Pareto front of time against cost\n";
+  out += "\n* on the Pareto front of time against cost; ~ assumed price (a pricing rule, not a published price)\n";
   for (const auto& n : r.notes) out += "note: " + n + "\n";
   return out;
 }

@@ -1,6 +1,8 @@
 #include "gpuplan/request.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <limits>
 
 namespace gpuplan {
@@ -23,8 +25,8 @@ Result<E> parse_enum(const std::string& key, const std::string& value,
 const std::vector<std::string>& request_keys() {
   static const std::vector<std::string> keys = {
       "model", "mode", "batch", "micro-batch", "seq", "resolution", "precision", "optimizer",
-      "checkpointing", "attention", "memory-format", "dp", "zero", "tp", "sp", "pp", "lora-rank", "qlora",
-      "lora-targets", "generate"};
+      "checkpointing", "checkpoint-every", "attention", "memory-format", "grad-reduce", "dropout", "compile", "fused-loss", "dp", "zero",
+      "tp", "sp", "pp", "lora-rank", "qlora", "lora-targets", "generate"};
   return keys;
 }
 
@@ -70,14 +72,28 @@ Result<Request> parse_request(const Args& args, bool allow_other_keys) {
       auto m = parse_enum<Mode>(key, value, parse_mode, "train, infer");
       if (m.ok()) s.mode = m.value(); else err = m.error();
     } else if (key == "precision") {
-      auto p = parse_enum<Precision>(key, value, parse_precision, "fp32, tf32, fp16, bf16, amp-fp16, amp-bf16, fp8");
+      auto p = parse_enum<Precision>(key, value, parse_precision, "fp32, tf32, fp16, bf16, amp-fp16, amp-bf16, mixed-fp16, mixed-bf16, fp8");
       if (p.ok()) s.precision = p.value(); else err = p.error();
     } else if (key == "optimizer") {
       auto o = parse_enum<Optimizer>(key, value, parse_optimizer, "sgd, sgd-momentum, adam, adamw, adam-8bit, adafactor");
       if (o.ok()) s.optimizer = o.value(); else err = o.error();
     } else if (key == "checkpointing") {
-      auto c = parse_enum<Checkpointing>(key, value, parse_checkpointing, "none, selective, full");
+      auto c = parse_enum<Checkpointing>(key, value, parse_checkpointing,
+                                            "none, selective, full, op-selective, every-k-layers");
       if (c.ok()) s.checkpointing = c.value(); else err = c.error();
+    } else if (key == "checkpoint-every") {
+      err = integer(s.checkpoint_every, 1, 1'000'000);
+    } else if (key == "grad-reduce") {
+      auto g = parse_enum<GradReduce>(key, value, parse_grad_reduce, "auto, fp32, bf16");
+      if (g.ok()) s.grad_reduce = g.value(); else err = g.error();
+    } else if (key == "dropout") {
+      char* end = nullptr;
+      const double p = std::strtod(value.c_str(), &end);
+      if (value.empty() || end != value.c_str() + value.size() || !(p >= 0.0 && p < 1.0)) {
+        err = bad_value(key, value, "a probability in [0, 1)");
+      } else {
+        s.dropout = p;
+      }
     } else if (key == "attention") {
       auto a = parse_enum<Attention>(key, value, parse_attention, "auto, eager, flash");
       if (a.ok()) s.attention = a.value(); else err = a.error();
@@ -100,8 +116,8 @@ Result<Request> parse_request(const Args& args, bool allow_other_keys) {
       err = integer(s.tp, 1, 1'000'000);
     } else if (key == "pp") {
       err = integer(s.pp, 1, 1'000'000);
-    } else if (key == "sp" || key == "qlora") {
-      bool& flag = key == "sp" ? s.sequence_parallel : s.qlora;
+    } else if (key == "sp" || key == "qlora" || key == "compile" || key == "fused-loss") {
+      bool& flag = key == "sp" ? s.sequence_parallel : key == "qlora" ? s.qlora : key == "compile" ? s.compile : s.fused_loss;
       if (value == "1" || value == "true" || value.empty()) flag = true;
       else if (value == "0" || value == "false") flag = false;
       else err = bad_value(key, value, "true or false");
@@ -138,6 +154,15 @@ Args request_to_args(const Request& r) {
   if (s.optimizer != d.optimizer) a.emplace_back("optimizer", optimizer_name(s.optimizer));
   if (s.checkpointing != d.checkpointing) a.emplace_back("checkpointing", checkpointing_name(s.checkpointing));
   if (s.attention != d.attention) a.emplace_back("attention", attention_name(s.attention));
+  if (s.checkpoint_every != d.checkpoint_every) a.emplace_back("checkpoint-every", std::to_string(s.checkpoint_every));
+  if (s.grad_reduce != d.grad_reduce) a.emplace_back("grad-reduce", grad_reduce_name(s.grad_reduce));
+  if (s.compile) a.emplace_back("compile", "1");
+  if (s.fused_loss) a.emplace_back("fused-loss", "1");
+  if (s.dropout != d.dropout) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%g", s.dropout);
+    a.emplace_back("dropout", buf);
+  }
   if (s.memory_format != d.memory_format) a.emplace_back("memory-format", memory_format_name(s.memory_format));
   if (s.dp != d.dp) a.emplace_back("dp", std::to_string(s.dp));
   if (s.zero_stage != d.zero_stage) a.emplace_back("zero", std::to_string(s.zero_stage));

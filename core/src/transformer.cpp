@@ -1,6 +1,8 @@
 #include "gpuplan/transformer.h"
 
 #include <algorithm>
+#include <utility>
+#include <vector>
 
 namespace gpuplan {
 namespace {
@@ -238,6 +240,7 @@ LayerActivations transformer_layer_activations(const TransformerSpec& s, int64_t
   const TransformerDims d = transformer_dims(s, seq_len);
   const double t = d.t, h = d.h, a = d.a, q = d.q, kv = d.kv, f = d.f, routed = d.routed;
   const double mask = s.dropout ? 1.0 : 0.0;
+  const bool attn_dropout = s.attention_dropout_or_default();
 
   LayerActivations out;
   const double norms = 2 * norm_input_bytes * t * h;
@@ -258,10 +261,23 @@ LayerActivations transformer_layer_activations(const TransformerSpec& s, int64_t
     // Softmax runs at norm_input_bytes (autocast keeps it in fp32); the matmul with V then keeps
     // its own 16-bit copy of the probabilities (after dropout, if any, which keeps a 1-byte mask).
     const double softmax = norm_input_bytes;
-    const bool copy = softmax != element_bytes || s.dropout;
-    out.attention_scores_bytes = a * t * keys * (softmax + mask + (copy ? element_bytes : 0.0));
+    const bool copy = softmax != element_bytes || attn_dropout;
+    out.attention_scores_bytes = a * t * keys * (softmax + (attn_dropout ? 1.0 : 0.0) + (copy ? element_bytes : 0.0));
   } else {
     out.linear_bytes += 4.0 * a * t;  // log-sum-exp per query
+  }
+  // The block's matmuls in call order, as widths of their outputs: q, k, v, out, (gate,) up, down.
+  std::vector<std::pair<double, double>> mms = {{q, h}, {kv, h}, {kv, h}, {h, q}};  // {out width, in width}
+  if (s.gated_mlp) mms.push_back({f * routed, h});
+  mms.push_back({f * routed, h});
+  mms.push_back({h, f * routed});
+  out.op_selective_bytes = norm_input_bytes * t * h + element_bytes * t * q + 4.0 * a * t;
+  for (size_t i = 0; i < mms.size(); ++i) {
+    if (i % 2 == 0) {
+      out.op_selective_bytes += element_bytes * t * mms[i].first;
+    } else {
+      out.op_selective_recompute_flops += 2 * t * mms[i].first * mms[i].second;
+    }
   }
   return out;
 }

@@ -1,5 +1,6 @@
 #include "gpuplan/validation.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <optional>
@@ -56,11 +57,50 @@ size_t utf8_length(std::string_view s, size_t i) {
   return 0;
 }
 
+// The optional columns after the required ten: memory_format, the CLI's setup keys with '_' for
+// '-', and the run's model and cluster facts.
+const std::vector<std::string>& optional_columns() {
+  static const std::vector<std::string> names = {
+      "memory_format", "batch", "dp", "tp", "pp", "zero", "checkpointing", "checkpoint_every", "grad_reduce",
+      "attention", "dropout", "sp", "compile", "fused_loss", "max_positions", "gpus_per_node", "network_gbps_per_node"};
+  return names;
+}
+
+// Reads one optional column's cell into the row.
+std::optional<Error> read_optional(MeasuredRow& r, const std::string& column, const std::string& cell,
+                                   const std::string& at) {
+  if (cell.empty()) return std::nullopt;
+  if (column == "memory_format") {
+    const auto format = parse_memory_format(cell);
+    if (!format) {
+      return make_error(Errc::schema_error,
+                        at + ": column memory_format: '" + cell + "' is not auto, nchw or channels-last");
+    }
+    r.memory_format = *format;
+  } else if (column == "max_positions" || column == "gpus_per_node" || column == "network_gbps_per_node") {
+    char* endp = nullptr;
+    const double v = std::strtod(cell.c_str(), &endp);
+    if (endp != cell.c_str() + cell.size() || !std::isfinite(v) || v <= 0 || v > 1e9) {
+      return make_error(Errc::schema_error, at + ": column " + column + ": '" + cell + "' is not a positive number");
+    }
+    if (column == "max_positions") r.max_positions = static_cast<int64_t>(v);
+    else if (column == "gpus_per_node") r.gpus_per_node = static_cast<int>(v);
+    else r.network_bytes_per_s_per_node = v * 1e9 / 8;
+  } else {
+    std::string key = column;
+    std::replace(key.begin(), key.end(), '_', '-');
+    r.options.emplace_back(key, cell);
+  }
+  return std::nullopt;
+}
+
 // One data row; errors name the line (`at`) and the column.
-Result<MeasuredRow> parse_row(std::string_view line, const std::string& at, int line_no, size_t columns) {
+Result<MeasuredRow> parse_row(std::string_view line, const std::string& at, int line_no,
+                              const std::vector<std::string>& extra) {
   auto fields = split_csv(line, at);
   if (!fields.ok()) return fields.error();
   const auto& f = fields.value();
+  const size_t columns = 10 + extra.size();
   if (f.size() != columns) {
     return make_error(Errc::schema_error,
                       at + ": expected " + std::to_string(columns) + " columns, got " + std::to_string(f.size()));
@@ -103,13 +143,8 @@ Result<MeasuredRow> parse_row(std::string_view line, const std::string& at, int 
   if (f[9].empty() || endp != f[9].c_str() + f[9].size() || !std::isfinite(r.value) || r.value <= 0) {
     return make_error(Errc::schema_error, at + ": column value: '" + f[9] + "' is not a positive number");
   }
-  if (columns == 11 && !f[10].empty()) {
-    const auto format = parse_memory_format(f[10]);
-    if (!format) {
-      return make_error(Errc::schema_error,
-                        at + ": column memory_format: '" + f[10] + "' is not auto, nchw or channels-last");
-    }
-    r.memory_format = *format;
+  for (size_t k = 0; k < extra.size(); ++k) {
+    if (auto err = read_optional(r, extra[k], f[10 + k], at)) return *err;
   }
   return r;
 }
@@ -158,26 +193,49 @@ std::vector<ContentLine> content_lines(std::string_view text) {
   return out;
 }
 
+// The header: the ten required columns, then optional ones by name (returned).
+Result<std::vector<std::string>> parse_header(std::string_view line, const std::string& at) {
+  const std::string required(kHeader);
+  if (line.substr(0, required.size()) != required || (line.size() > required.size() && line[required.size()] != ',')) {
+    return make_error(Errc::schema_error, at + ": header must start with '" + required +
+                                              "' (optional columns may follow: memory_format, batch, dp, tp, ...)");
+  }
+  std::vector<std::string> extra;
+  if (line.size() == required.size()) return extra;
+  auto names = split_csv(line.substr(required.size() + 1), at);
+  if (!names.ok()) return names.error();
+  const auto& known = optional_columns();
+  for (const auto& n : names.value()) {
+    if (std::find(known.begin(), known.end(), n) == known.end()) {
+      std::string list;
+      for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
+      return make_error(Errc::schema_error, at + ": unknown column '" + n + "' (optional columns: " + list + ")");
+    }
+    if (std::find(extra.begin(), extra.end(), n) != extra.end()) {
+      return make_error(Errc::schema_error, at + ": column '" + n + "' appears twice");
+    }
+    extra.push_back(n);
+  }
+  return extra;
+}
+
 }  // namespace
 
 Result<std::vector<MeasuredRow>> parse_measured_csv(std::string_view text, const std::string& where, RowErrors mode) {
   if (auto err = check_csv_text(text, where)) return *err;
   std::vector<MeasuredRow> rows;
   bool header_seen = false;
-  size_t columns = 10;
+  std::vector<std::string> extra;
   for (const auto& [line, line_no] : content_lines(text)) {
     const std::string at = where + ":" + std::to_string(line_no);
     if (!header_seen) {
-      if (line == std::string(kHeader) + ",memory_format") {
-        columns = 11;
-      } else if (line != kHeader) {
-        return make_error(Errc::schema_error, at + ": header must be '" + std::string(kHeader) +
-                                                  "' (optionally followed by ',memory_format')");
-      }
+      auto header = parse_header(line, at);
+      if (!header.ok()) return header.error();
+      extra = std::move(header).value();
       header_seen = true;
       continue;
     }
-    auto row = parse_row(line, at, line_no, columns);
+    auto row = parse_row(line, at, line_no, extra);
     if (!row.ok()) {
       if (mode == RowErrors::fail) return row.error();
       MeasuredRow bad;
@@ -193,70 +251,100 @@ Result<std::vector<MeasuredRow>> parse_measured_csv(std::string_view text, const
   return rows;
 }
 
+namespace {
+
+// The setup a row describes: one sample per GPU and data parallelism over all GPUs unless its
+// optional columns say otherwise (same keys and checks as the CLI).
+Result<Setup> row_setup(const MeasuredRow& r, bool images) {
+  Args args = {{"mode", r.task}, {"precision", r.precision},
+               {"micro-batch", std::to_string(r.batch_size_per_gpu)},
+               {images ? "resolution" : "seq", std::to_string(r.seq_len_or_resolution)}};
+  args.insert(args.end(), r.options.begin(), r.options.end());
+  auto request = parse_request(args);
+  if (!request.ok()) return request.error();
+  Setup s = request.value().setup;
+  s.memory_format = r.memory_format;
+  const auto given = [&](const char* key) {
+    return std::any_of(r.options.begin(), r.options.end(), [&](const auto& kv) { return kv.first == key; });
+  };
+  if (!given("dp")) s.dp = std::max(1, r.num_gpus / (s.tp * s.pp));
+  if (!given("batch")) s.global_batch = r.batch_size_per_gpu * s.dp;
+  return s;
+}
+
+// The cluster a row ran on: one node, or nodes of gpus_per_node joined by the stated network.
+Result<Cluster> row_cluster(const MeasuredRow& r, const Gpu& gpu) {
+  if (r.gpus_per_node <= 0 || r.num_gpus <= r.gpus_per_node) return single_node_cluster(gpu, r.num_gpus);
+  if (r.num_gpus % r.gpus_per_node != 0) {
+    return make_error(Errc::invalid_argument, std::to_string(r.num_gpus) + " GPUs do not fill nodes of " +
+                                                  std::to_string(r.gpus_per_node));
+  }
+  auto c = single_node_cluster(gpu, r.gpus_per_node);
+  if (!c.ok()) return c;
+  Cluster out = c.value();
+  out.nodes = r.num_gpus / r.gpus_per_node;
+  out.inter_node_bytes_per_s = r.network_bytes_per_s_per_node;
+  if (out.inter_node_bytes_per_s <= 0) {
+    return make_error(Errc::invalid_argument, "a multi-node row needs network_gbps_per_node");
+  }
+  return out;
+}
+
+// Predicts one row's metric; an Error says why it cannot.
+Result<ValidatedRow> predict_row(const Catalog& catalog, const MeasuredRow& r, const Efficiencies& eff) {
+  const Model* found = catalog.find_model(r.model);
+  if (!found) return make_error(Errc::not_found, "unknown model '" + r.model + "'");
+  const Gpu* gpu = catalog.find_gpu(r.gpu);
+  if (!gpu) return make_error(Errc::not_found, "unknown GPU '" + r.gpu + "'");
+  Model model = *found;
+  if (r.max_positions > 0) model.transformer.max_positions = r.max_positions;
+  const bool images = model.kind == ModelKind::graph || model.transformer.is_vision();
+  auto s = row_setup(r, images);
+  if (!s.ok()) return s.error();
+  auto e = estimate(model, s.value());
+  if (!e.ok()) return e.error();
+  auto work = build_work_profile(model, s.value(), e.value());
+  if (!work.ok()) return work.error();
+  auto cluster = row_cluster(r, *gpu);
+  if (!cluster.ok()) return cluster.error();
+  auto t = estimate_step_time(model, s.value(), e.value(), work.value(), cluster.value(), eff);
+  if (!t.ok()) return t.error();
+  ValidatedRow v;
+  v.row = r;
+  if (r.metric == "samples_per_s_total") v.predicted = t.value().samples_per_s;
+  else if (r.metric == "tokens_per_s_per_gpu") v.predicted = t.value().tokens_per_s / r.num_gpus;
+  else v.predicted = t.value().mfu;
+  v.error = (v.predicted - r.value) / r.value;
+  v.predicted_memory_bytes = e.value().memory.total();
+  v.fits = v.predicted_memory_bytes <= gpu->memory_bytes;
+  return v;
+}
+
+}  // namespace
+
 Result<ValidationReport> validate_measurements(const Catalog& catalog, const std::vector<MeasuredRow>& rows,
                                                const Efficiencies& eff) {
   ValidationReport report;
   double sum = 0;
   std::optional<Error> first_problem;
   for (const auto& r : rows) {
-    const std::string at = "row " + r.id + " (line " + std::to_string(r.line) + ")";
     auto skip = [&](Errc code, const std::string& reason) {
       report.skipped.push_back({r, reason});
-      if (!first_problem) first_problem = make_error(code, at + ": " + reason);
+      if (!first_problem) {
+        first_problem = make_error(code, "row " + r.id + " (line " + std::to_string(r.line) + "): " + reason);
+      }
     };
     if (!r.problem.empty()) {
       skip(Errc::schema_error, r.problem);
       continue;
     }
-    const Model* model = catalog.find_model(r.model);
-    if (!model) {
-      skip(Errc::not_found, "unknown model '" + r.model + "'");
+    auto v = predict_row(catalog, r, eff);
+    if (!v.ok()) {
+      skip(v.error().code, v.error().message);
       continue;
     }
-    const Gpu* gpu = catalog.find_gpu(r.gpu);
-    if (!gpu) {
-      skip(Errc::not_found, "unknown GPU '" + r.gpu + "'");
-      continue;
-    }
-    Setup s;
-    s.mode = r.task == "train" ? Mode::train : Mode::infer;
-    s.precision = *parse_precision(r.precision);
-    s.dp = r.num_gpus;
-    s.micro_batch = r.batch_size_per_gpu;
-    s.memory_format = r.memory_format;
-    s.global_batch = r.batch_size_per_gpu * r.num_gpus;
-    const bool images = model->kind == ModelKind::graph || model->transformer.is_vision();
-    if (images) s.resolution = r.seq_len_or_resolution;
-    else s.seq_len = r.seq_len_or_resolution;
-    auto e = estimate(*model, s);
-    if (!e.ok()) {
-      skip(e.error().code, e.error().message);
-      continue;
-    }
-    auto work = build_work_profile(*model, s, e.value());
-    if (!work.ok()) {
-      skip(work.error().code, work.error().message);
-      continue;
-    }
-    auto cluster = single_node_cluster(*gpu, r.num_gpus);
-    if (!cluster.ok()) {
-      skip(cluster.error().code, cluster.error().message);
-      continue;
-    }
-    auto t = estimate_step_time(*model, s, e.value(), work.value(), cluster.value(), eff);
-    if (!t.ok()) {
-      skip(t.error().code, t.error().message);
-      continue;
-    }
-    ValidatedRow v;
-    v.row = r;
-    if (r.metric == "samples_per_s_total") v.predicted = t.value().samples_per_s;
-    else if (r.metric == "tokens_per_s_per_gpu") v.predicted = t.value().tokens_per_s / r.num_gpus;
-    else v.predicted = t.value().mfu;
-    v.error = (v.predicted - r.value) / r.value;
-    v.fits = e.value().memory.total() <= gpu->memory_bytes;
-    sum += std::fabs(v.error);
-    report.rows.push_back(v);
+    sum += std::fabs(v.value().error);
+    report.rows.push_back(std::move(v).value());
   }
   if (report.rows.empty() && first_problem) {
     Error e = *first_problem;

@@ -21,6 +21,7 @@
 #include "options.h"
 #include "output.h"
 #include "probe.h"
+#include "sign_command.h"
 #include "simulated_device.h"
 
 namespace probe = gpuplan::probe;
@@ -74,6 +75,8 @@ int write_signed(const probe::Options& o, const std::string& payload, const gpup
 
 int main(int argc, char** argv) {
   probe::install_signal_handlers();
+  // `gpuplan-probe sign FILE`: sign a payload another tool wrote (gpuplan-measure); no GPU needed.
+  if (argc > 1 && std::string(argv[1]) == "sign") return probe::run_sign_command(argc - 2, argv + 2);
   // First: MPI may take its own arguments out of argv.
   const std::unique_ptr<probe::Peers> peers = probe::make_process_peers(&argc, &argv);
   const bool root = peers->rank() == 0;

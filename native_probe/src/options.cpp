@@ -37,6 +37,9 @@ copies, NCCL all-reduce) and writes one signed JSON file for gpuplan's calibrati
                          hang:CASE, slow-gpu:N; and stall-before-rename:SECONDS
   --help                 this text
 
+       gpuplan-probe sign FILE [--key KEY] [--out OUT]
+                         sign a payload written by gpuplan-measure with the same key and envelope
+
 exit codes:
   0    file written; every case passed or was waived
   1    file written; at least one case failed (its result says why)

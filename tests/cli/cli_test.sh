@@ -92,5 +92,52 @@ expect too-many-gpus 1 "--dp x --tp x --pp = 1000000000 GPUs; at most 1000000 ar
 expect plan-fits-nowhere 1 "memory binds: no configuration fits in GPU memory; the closest (" -- plan --model llama-2-7b --seq 10000000 --tokens 1e9 --max-nodes 2
 expect json-report-not-utf8 0 "" -- estimate --model gpt2-small --lora-targets $'q_proj,\xff' --json
 
+# Pricing as clouds sell it (issues 13 and 18): currencies, spot only where sold, published spot over
+# the rule, reservations charged their term, break-even, spot interruption buckets.
+expect gpus-at-least-30 0 "" -- gpus --json
+/usr/bin/python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert len(d) >= 30, len(d)' "$tmp/out" \
+  && passed=$((passed + 1)) || { echo "FAIL gpus: fewer than 30"; failed=$((failed + 1)); }
+expect rtx4090-amp-fp16 0 "" -- estimate --model gpt2-small --gpu rtx-4090 --precision amp-fp16 --batch 8 --json
+/usr/bin/python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["time"]["step_s"] > 0' "$tmp/out" \
+  && passed=$((passed + 1)) || { echo "FAIL rtx-4090 amp-fp16: no step time"; failed=$((failed + 1)); }
+expect instances-alibaba 0 "" -- instances --provider alibaba
+grep -q '^alibaba-ecs.gn6i-c4g1.xlarge .*CNY/h (.* USD/h at 0.138 USD/CNY).*date unknown, retrieved 2026-12-01 (stale)' "$tmp/out" \
+  && passed=$((passed + 1)) || { echo "FAIL instances alibaba: $(head -3 "$tmp/out")"; failed=$((failed + 1)); }
+expect instances-tencent 0 "" -- instances --provider tencent
+grep -q '^tencent-gn10xp.20xlarge320 .*v100-sxm2-32gb' "$tmp/out" \
+  && passed=$((passed + 1)) || { echo "FAIL instances tencent: GN10Xp missing"; failed=$((failed + 1)); }
+expect instances-bad-currency 1 "--currency: 'eur' is not usd or cny" -- instances --currency eur
+expect no-spot-at-lambda 1 "lambda does not sell spot capacity (instance 'lambda-gpu-1x-a10'" -- estimate --model gpt2-small --batch 8 --instance lambda-gpu-1x-a10 --pricing spot
+expect reserved-year-json 0 "" -- estimate --model gpt2-small --batch 8 --instance aws-p4d.24xlarge --region us-east-1 --pricing reserved-1y --tokens 1e8 --json
+/usr/bin/python3 - "$tmp/out" <<'PY' && passed=$((passed + 1)) || failed=$((failed + 1))
+import json, sys
+c = json.load(open(sys.argv[1]))["cost"]
+assert c["price_is_published"] is True, c
+assert abs(c["usd_total"] - 8760 * 13.921094) < 1e-6, c["usd_total"]  # the whole term, not the run's hours
+assert abs(c["break_even_utilisation"] - 13.921094 / 21.957642) < 1e-9, c["break_even_utilisation"]
+PY
+expect reserved-utilisation-above-1 1 "--reservation-utilisation: 1.5 is above 1" -- estimate --model gpt2-small --instance aws-p4d.24xlarge --pricing reserved-1y --reservation-utilisation 1.5
+expect published-spot-wins 0 "" -- estimate --model gpt2-small --batch 8 --instance aws-g4dn.xlarge --region us-east-1 --pricing spot --tokens 1e6 --json
+/usr/bin/python3 - "$tmp/out" <<'PY' && passed=$((passed + 1)) || failed=$((failed + 1))
+import json, sys
+c = json.load(open(sys.argv[1]))["cost"]
+assert c["instance_usd_per_hour"] == 0.163 and c["price_is_published"] and c["price_rule"] is None, c
+PY
+expect spot-rule-marked 0 "" -- estimate --model gpt2-small --batch 8 --instance aws-g4dn.xlarge --region eu-west-1 --pricing spot --tokens 1e6 --json
+/usr/bin/python3 -c 'import json,sys; c=json.load(open(sys.argv[1]))["cost"]; assert c["price_rule"] == "seed-guide-spot-70" and not c["price_is_published"], c' "$tmp/out" \
+  && passed=$((passed + 1)) || { echo "FAIL spot rule not marked"; failed=$((failed + 1)); }
+expect estimate-cny 0 "" -- estimate --model gpt2-small --batch 8 --instance alibaba-ecs.gn7i-c8g1.2xlarge --region cn-hangzhou --tokens 1e6 --currency cny
+grep -q 'per instance .* CNY/h (.* USD/h at 0.138 USD/CNY) published' "$tmp/out" \
+  && passed=$((passed + 1)) || { echo "FAIL estimate --currency cny: $(grep -A3 '^Price' "$tmp/out")"; failed=$((failed + 1)); }
+expect plan-alibaba-cny 0 "" -- plan --model gpt2-small --batch 8 --tokens 1e8 --provider alibaba --currency cny --top 3
+grep -q '^1 *alibaba-' "$tmp/out" && grep -q 'CNY total' "$tmp/out" \
+  && passed=$((passed + 1)) || { echo "FAIL plan --provider alibaba --currency cny: $(head -3 "$tmp/out")"; failed=$((failed + 1)); }
+expect plan-marks-assumed 0 "" -- plan --model gpt2-small --batch 8 --tokens 1e8 --pricing spot --provider runpod --top 2
+grep -q '^1 .* ~$' "$tmp/out" && grep -q '~ assumed price (a pricing rule, not a published price)' "$tmp/out" \
+  && passed=$((passed + 1)) || { echo "FAIL plan text does not mark assumed prices: $(head -4 "$tmp/out")"; failed=$((failed + 1)); }
+expect plan-no-spot-at-lambda 1 "no priced instance matches the filters" -- plan --model gpt2-small --batch 8 --tokens 1e8 --pricing spot --provider lambda
+expect bad-spot-bucket 1 "--spot-interruption-bucket: spot interruption bucket 'aws-99' is not in pricing_rules.json" -- estimate --model gpt2-small --gpu a10 --tokens 1e6 --pricing spot --spot-interruption-bucket aws-99
+expect bucket-and-rate 1 "give --spot-interruption-bucket or --spot-interruptions-per-hour, not both" -- estimate --model gpt2-small --spot-interruption-bucket aws-lt5 --spot-interruptions-per-hour 0.1
+
 echo "cli: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -53,8 +53,9 @@ TEST(EstimateMemory, ZeroStagesShardStatesThenGradientsThenWeights) {
   s.zero_stage = 3;
   const Estimate z3 = must("llama-2-7b", s);
   const double n = 6'738'415'616;
-  // Weights: one eighth of the bf16 weights plus one gathered layer of 32.
-  EXPECT_NEAR(z3.memory.weights, 2 * n / 8 + 2 * n / 32, 1);
+  // Weights: one eighth of the bf16 weights plus two gathered layers of 32 (the one computing
+  // and the one FSDP prefetches).
+  EXPECT_NEAR(z3.memory.weights, 2 * n / 8 + 2 * 2 * n / 32, 1);
   EXPECT_NEAR(z3.memory.optimizer, 4 * n / 8, 1);
 }
 
@@ -176,7 +177,7 @@ TEST(EstimateErrors, NameTheFieldAndTheProblem) {
   EXPECT_EQ(error_of("llama-2-7b", s), "LoRA target 'query_key_value' matches no layer of model 'llama-2-7b'");
   s = gpuplan::Setup{};
   s.attention = Attention::flash;
-  EXPECT_EQ(error_of("gpt2-small", s), "--attention flash needs 16-bit activations (fp16, bf16, amp-*, fp8), not fp32");
+  EXPECT_EQ(error_of("gpt2-small", s), "--attention flash needs 16-bit activations (fp16, bf16, amp-*, mixed-*, fp8), not fp32");
   s = gpuplan::Setup{};
   s.assumptions.cuda_context_bytes = std::numeric_limits<double>::quiet_NaN();
   EXPECT_EQ(error_of("gpt2-small", s), "memory assumptions must be finite and >= 0");

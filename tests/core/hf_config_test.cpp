@@ -49,7 +49,7 @@ TEST(HfConfig, ErrorsNameTheField) {
   EXPECT_EQ(err(R"({"model_type": "llama", "hidden_size": 4096})"),
             "config.json: num_hidden_layers: missing required field");
   EXPECT_EQ(err(R"({"model_type": "mamba"})"),
-            "config.json: model_type 'mamba' is not supported (supported: llama, mistral, mixtral, qwen2, gpt2, bert, vit)");
+            "config.json: model_type 'mamba' is not supported (supported: llama, mistral, mixtral, qwen2, gpt2, bert, vit, mpt)");
   EXPECT_EQ(err(R"({"hidden_size": 4096})"), "config.json: model_type: missing required field");
   EXPECT_EQ(err(R"({"model_type": "gpt2", "n_layer": "12"})"), "config.json: n_layer: expected an integer, got a string");
   EXPECT_EQ(err(R"({"model_type": "gpt2", "n_layer": -1})"), "config.json: n_layer: -1 is out of range [1, 10000000]");

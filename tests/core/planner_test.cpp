@@ -50,15 +50,16 @@ TEST(StepTime, FasterGpuIsFasterAndMfuStaysBelowOne) {
   }
 }
 
-TEST(StepTime, ComputeBoundStepApproachesFlopsOverAchievablePeak) {
-  // A large GEMM-dominated step cannot beat FLOPs / (peak x GEMM efficiency).
+TEST(StepTime, ComputeBoundStepLiesBetweenTheMatmulCeilingAndTheAttentionRate) {
+  // A GEMM-dominated step cannot beat its FLOPs at the H100's measured best matmul rate (794.5
+  // TFLOPS, ml-engineering's table), nor be slower than all of them at flash attention's rate.
   gpuplan::Setup s;
   s.precision = Precision::bf16;
   s.global_batch = 4;
   const Timed x = time_on("llama-2-7b", "h100-sxm5-80gb", 1, s);
-  const double bound = x.e.flops.train_per_step / (989e12 * test::catalog().efficiencies.gemm);
-  EXPECT_GE(x.t.forward_s + x.t.backward_s, bound * 0.999);
-  EXPECT_LT(x.t.forward_s + x.t.backward_s, bound * 1.3);
+  const double flops = x.e.flops.forward_per_step + x.e.flops.backward_per_step;
+  EXPECT_GE(x.t.forward_s + x.t.backward_s, flops / 794.5e12 * 0.999);
+  EXPECT_LT(x.t.forward_s + x.t.backward_s, flops / (989e12 * 0.35));
 }
 
 TEST(StepTime, DataParallelAllReduceFollowsTheRingFormula) {

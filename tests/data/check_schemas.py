@@ -26,6 +26,7 @@ PAIRS = [
     ("models/*.json", "model.schema.json"),
     ("pricing_rules.json", "pricing_rules.schema.json"),
     ("assumptions.json", "assumptions.schema.json"),
+    ("published/*.json", "published.schema.json"),
 ]
 
 failures, checked = [], 0

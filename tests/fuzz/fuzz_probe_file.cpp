@@ -45,14 +45,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   } else {
     const ProbeFile& pf = f.value();
     if (pf.signature == ProbeSignature::valid) {
-      FUZZ_CHECK(pf.payload.has_value());
+      FUZZ_CHECK(pf.payload.has_value() != pf.measured.has_value());  // a probe's or a measured run's
       FUZZ_CHECK(pf.reason.empty());
       FUZZ_CHECK(pf.key_id.size() == 32 && pf.fingerprint.rfind("SHA256:", 0) == 0);
     } else {
       FUZZ_CHECK(!pf.trusted);
       FUZZ_CHECK(!pf.reason.empty());
     }
-    if (pf.signature == ProbeSignature::invalid) FUZZ_CHECK(!pf.payload.has_value());
+    if (pf.signature == ProbeSignature::invalid) FUZZ_CHECK(!pf.payload.has_value() && !pf.measured.has_value());
+    if (pf.measured) FUZZ_CHECK(pf.measured->step.median_s > 0 && pf.measured->steps >= 1);
     if (pf.payload) check_payload(*pf.payload);
   }
   auto p = parse_probe_payload(text, "payload");

@@ -87,15 +87,18 @@ test('clicking through the navigation moves between pages', async () => {
   }
 });
 
-test('the language switch leads to the Chinese pages and back', async () => {
+test('the language switch leads to the Chinese twin of every page and back', async () => {
   await page.goto(base + 'guide-check/');
-  const zh = await page.$eval('a[hreflang="zh"]', (a) => a.href);
+  const zh = await page.$eval('header a[hreflang="zh"]', (a) => a.href);
   assert.equal(zh, base + 'zh/');
-  await page.locator('article').getByRole('link', { name: '中文版' }).click();
-  await page.waitForURL(base + 'zh/guide-check/');
-  assert.match(await page.locator('article h1').textContent(), /核对指南/);
-  await page.locator('article').getByRole('link', { name: 'English' }).click();
-  await page.waitForURL(base + 'guide-check/');
+  for (const [path, heading] of [['guide-check/', /核对指南/], ['method/', /方法/], ['data/', /数据/], ['', /gpuplan/]]) {
+    await page.goto(base + path);
+    await page.locator('article .gp-lang-switch').getByRole('link', { name: '中文', exact: true }).click();
+    await page.waitForURL(base + 'zh/' + path);
+    assert.match(await page.locator('article h1').textContent(), heading);
+    await page.locator('article .gp-lang-switch').getByRole('link', { name: 'English', exact: true }).click();
+    await page.waitForURL(base + path);
+  }
 });
 
 test('"Open the calculator" on the home page opens the calculator, which renders', async () => {

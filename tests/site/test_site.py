@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""Tests of the documentation site: its generated numbers against the CLI, the price-staleness
-rule, the Benchmarks page for valid, tampered, unsigned and unreadable probe files, and the link
-checker itself.
+"""Tests of the documentation site: its generated numbers against the CLI, every English page's
+Chinese twin (same generated numbers, a language switch both ways), the price-staleness rule, the
+Benchmarks page for valid, tampered, unsigned and unreadable probe files, and the link checker
+itself.
 
 Environment: GPUPLAN_SITE_DIR (the built site, from site.build), GPUPLAN_CLI (the gpuplan binary),
 GPUPLAN_SITE_WORK (the generator's staging folder of that build, holding its snippets).
@@ -19,6 +20,8 @@ import subprocess
 import sys
 import tempfile
 import unittest
+from collections import Counter
+from html.parser import HTMLParser
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -27,6 +30,11 @@ sys.path.insert(0, HERE)
 
 import check_links  # noqa: E402
 import gen_site  # noqa: E402
+from sitegen import cli as site_cli  # noqa: E402
+from sitegen import facts  # noqa: E402
+from sitegen.pages import data as data_page  # noqa: E402
+from sitegen.format import sig  # noqa: E402
+from sitegen.render import environment  # noqa: E402
 
 SITE = os.environ.get("GPUPLAN_SITE_DIR", os.path.join(ROOT, "build", "site"))
 WORK = os.environ.get("GPUPLAN_SITE_WORK", os.path.join(ROOT, "site", "build"))
@@ -40,6 +48,47 @@ def page_text(rel):
         raw = f.read()
     text = html.unescape(re.sub(r"<[^>]+>", "", raw))
     return re.sub(r"\s+", " ", text)
+
+
+DOCS = os.path.join(ROOT, "site", "docs")
+# A number as the pages write it; digits inside a word (H100, ResNet-50, fp16) are names.
+NUMBER = re.compile(r"(?<![A-Za-z0-9_.\-])\d+(?:,\d{3})*(?:\.\d+)?")
+
+
+class GeneratedParts(HTMLParser):
+    """Collects the text inside <div class="gp-generated"> (nested divs included)."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.depth, self.parts = 0, []
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "div" and (self.depth or "gp-generated" in (dict(attrs).get("class") or "")):
+            self.depth += 1
+
+    def handle_endtag(self, tag):
+        if tag == "div" and self.depth:
+            self.depth -= 1
+
+    def handle_data(self, data):
+        if self.depth:
+            self.parts.append(data)
+
+
+def generated_of(raw):
+    p = GeneratedParts()
+    p.feed(raw)
+    return " ".join(p.parts)
+
+
+def generated_text(rel):
+    """The text of a built page's generated fragments, in order."""
+    with open(os.path.join(SITE, rel), encoding="utf-8") as f:
+        return generated_of(f.read())
+
+
+def english_pages():
+    return sorted(f for f in os.listdir(DOCS) if f.endswith(".md"))
 
 
 def cli(*args):
@@ -57,10 +106,8 @@ class BuiltSite(unittest.TestCase):
             raise unittest.SkipTest(f"no built site in {SITE} (run make site)")
 
     def test_every_page_of_the_nav_was_built(self):
-        for rel in ["index.html", "calculator-help/index.html", "method/index.html", "data/index.html",
-                    "probe/index.html", "benchmarks/index.html", "guide-check/index.html", "zh/index.html",
-                    "zh/calculator-help/index.html", "zh/guide-check/index.html", "calculator/index.html",
-                    "calculator/index.wasm", "calculator/index.js", "assets/calculator.png"]:
+        pages = [p[:-3] + "/index.html" if p != "index.md" else "index.html" for p in english_pages()]
+        for rel in pages + ["zh/" + p for p in pages] + ["calculator/index.html", "assets/calculator.png"]:
             self.assertTrue(os.path.isfile(os.path.join(SITE, rel)), rel)
 
     def test_home_examples_are_the_cli_output_of_this_build(self):
@@ -88,21 +135,23 @@ class BuiltSite(unittest.TestCase):
         gpus = {g["id"]: g for g in json.loads(cli("gpus", "--json"))}
         for gid in ("a100-pcie-40gb", "a100-sxm4-80gb"):
             bw = gpus[gid]["memory_bandwidth_bytes_per_s"]["value"] / 1e9
-            self.assertIn(f"{gid} memory bandwidth {gen_site.sig(bw, 4)} GB/s", page)
+            self.assertIn(f"{gid} memory bandwidth {sig(bw, 4)} GB/s", page)
         r50 = json.loads(cli("estimate", "--model", "resnet50", "--batch", "1", "--json"))
         macs = r50["flops"]["forward_matmul_per_sample"] / 2
-        self.assertIn(gen_site.sig(macs), page)
+        self.assertIn(sig(macs), page)
         # Every claim has a verdict, in both languages: once in the summary, once in its section.
-        import guide_check
-        zh = page_text("zh/guide-check/index.html")
-        n_claims = len(guide_check.TITLES)
-        for text, lang in ((page, 0), (zh, 1)):
-            labels = sorted((v[lang] for v in guide_check.VERDICTS.values()), key=len, reverse=True)
+        with open(os.path.join(WORK, "snippets", "guide-check-table.en.md"), encoding="utf-8") as f:
+            n_claims = len(re.findall(r"^\| \[\d+\]", f.read(), re.M))
+        self.assertGreaterEqual(n_claims, 20)
+        for lang in ("en", "zh"):
+            text = page_text(("zh/" if lang == "zh" else "") + "guide-check/index.html")
+            verdicts = environment().get_template(f"{lang}/_guide.md").module.verdicts.values()
+            labels = sorted(verdicts, key=len, reverse=True)
             found = len(re.findall("|".join(re.escape(x) for x in labels), text))
-            self.assertGreaterEqual(found, 2 * n_claims, "verdicts on the page")
+            self.assertGreaterEqual(found, 2 * n_claims, f"verdicts on the {lang} page")
 
     def test_probe_page_names_every_case_the_probe_lists(self):
-        probe = gen_site.find_probe_binary(os.environ.get("GPUPLAN_PROBE"))
+        probe = site_cli.find_probe_binary(os.environ.get("GPUPLAN_PROBE"))
         if not probe:
             self.skipTest("no gpuplan-probe binary in this build")
         listing = subprocess.run([probe, "--list"], capture_output=True, text=True, check=True).stdout
@@ -123,18 +172,48 @@ class BuiltSite(unittest.TestCase):
             raw = f.read()
         stale = ok = 0
         for row in re.findall(r"<tr>(.*?)</tr>", raw, re.S):
-            cells = [norm(html.unescape(re.sub(r"<[^>]+>", "", c))) for c in re.findall(r"<td[^>]*>(.*?)</td>", row, re.S)]
-            if len(cells) == 10 and re.fullmatch(r"\d{4}-\d{2}-\d{2}", cells[6]):
-                age = (build - dt.date.fromisoformat(cells[6])).days
+            cells = [norm(html.unescape(re.sub(r"<[^>]+>", "", c)))
+                     for c in re.findall(r"<td[^>]*>(.*?)</td>", row, re.S)]
+            if len(cells) == 10 and cells[6].startswith("unknown"):
+                self.assertEqual((cells[7], cells[8][:1]), ("?", "⚠"), "an undated price is stale")
+                stale += 1
+            elif len(cells) == 10 and re.fullmatch(r"\d{4}-\d{2}(-\d{2})?", cells[6]):
+                age = (build - facts.parse_date(cells[6])).days
                 self.assertEqual(cells[7], str(age))
                 if cells[8].startswith("⚠"):
-                    self.assertGreater(age, gen_site.STALE_DAYS)
+                    self.assertGreater(age, facts.STALE_DAYS)
                     stale += 1
                 else:
-                    self.assertLessEqual(age, gen_site.STALE_DAYS)
+                    self.assertLessEqual(age, facts.STALE_DAYS)
                     ok += 1
         self.assertEqual(stale, int(m.group(2)))
         self.assertEqual(stale + ok, int(m.group(3)))
+
+    def test_every_english_page_has_a_chinese_twin_with_the_same_numbers(self):
+        for page in english_pages():
+            self.assertTrue(os.path.isfile(os.path.join(DOCS, "zh", page)), f"site/docs/zh/{page} is missing")
+            rel = "index.html" if page == "index.md" else page[:-3] + "/index.html"
+            en, zh = generated_text(rel), generated_text("zh/" + rel)
+            self.assertTrue(en.strip(), f"{rel} has no generated fragment")
+            en_numbers, zh_numbers = Counter(NUMBER.findall(en)), Counter(NUMBER.findall(zh))
+            self.assertEqual(en_numbers - zh_numbers, Counter(), f"numbers of {rel} missing on zh/{rel}")
+            self.assertEqual(zh_numbers - en_numbers, Counter(), f"numbers of zh/{rel} missing on {rel}")
+
+    def test_every_page_links_to_its_twin(self):
+        for page in english_pages():
+            rel = "index.html" if page == "index.md" else page[:-3] + "/index.html"
+            for this, twin, label in ((rel, "zh/" + rel, "中文"), ("zh/" + rel, rel, "English")):
+                with open(os.path.join(SITE, this), encoding="utf-8") as f:
+                    m = re.search(r'class="gp-lang-switch">\s*<a href="([^"]+)"[^>]*>([^<]+)</a>', f.read())
+                self.assertIsNotNone(m, f"{this} has no language switch")
+                self.assertEqual(m.group(2), label)
+                self.assertEqual(check_links.resolve(SITE, this, m.group(1)), os.path.normpath(twin))
+
+    def test_the_twin_check_fails_on_a_differing_number(self):
+        en = "<div class='gp-generated'><p>5 of 7 prices, 1,234 GB</p></div><p>9</p>"
+        zh = "<div class='gp-generated'><p>7 条价格中有 5 条，1,235 GB</p></div>"
+        self.assertNotEqual(Counter(NUMBER.findall(generated_of(en))), Counter(NUMBER.findall(generated_of(zh))))
+        self.assertEqual(Counter(NUMBER.findall(generated_of(en))), Counter(["5", "7", "1,234"]))
 
     def test_no_link_in_the_site_is_broken(self):
         problems, checked = check_links.check(SITE)
@@ -145,11 +224,45 @@ class BuiltSite(unittest.TestCase):
 class Staleness(unittest.TestCase):
     def test_price_age(self):
         build = dt.date(2026, 11, 30)
-        self.assertEqual(gen_site.price_age("2026-06-03", build), (180, False))
-        self.assertEqual(gen_site.price_age("2026-06-02", build), (181, True))
-        self.assertEqual(gen_site.price_age("2026-11-30", build), (0, False))
-        self.assertEqual(gen_site.price_age(None, build), (None, True))
-        self.assertEqual(gen_site.price_age("30/11/2026", build), (None, True))
+        self.assertEqual(facts.price_age("2026-06-03", build), (180, False))
+        self.assertEqual(facts.price_age("2026-06-02", build), (181, True))
+        self.assertEqual(facts.price_age("2026-11-30", build), (0, False))
+        self.assertEqual(facts.price_age(None, build), (None, True))
+        self.assertEqual(facts.price_age("30/11/2026", build), (None, True))
+        self.assertEqual(facts.price_age("unknown", build), (None, True))
+        self.assertEqual(facts.price_age("2026-11", build), (29, False))
+        self.assertEqual(facts.price_age("2026-11-30", build, flagged=True), (0, True))
+
+    def test_a_cny_price_shows_cny_beside_usd(self):
+        p = {"usd_per_cny": {"value": 0.138, "source": "x"}, "on_demand_cny_per_hour": 10.0,
+             "spot_cny_per_hour": 3.0, "on_demand_usd_per_hour": None, "spot_usd_per_hour": None}
+        self.assertEqual(data_page.price_cells(p), ["$1.380 (¥10.00)", "–", "–", "$0.414 (¥3.000)"])
+        self.assertEqual(data_page.price_cells({"on_demand_usd_per_hour": 2.5}), ["$2.500", "–", "–", "–"])
+
+    def test_cny_prices_convert_at_their_own_rate(self):
+        p = {"currency": "CNY", "usd_per_cny": {"value": 0.138, "source": "x"}, "on_demand_usd_per_hour": None,
+             "on_demand_cny_per_hour": 10.0, "spot_cny_per_hour": None}
+        self.assertAlmostEqual(facts.price_usd(p, "on_demand"), 1.38)
+        self.assertEqual(facts.price_cny(p, "on_demand"), 10.0)
+        self.assertIsNone(facts.price_usd(p, "spot"))
+        self.assertIsNone(facts.price_usd(dict(p, usd_per_cny=None), "on_demand"), "no rate, no USD figure")
+        self.assertEqual(facts.price_usd({"on_demand_usd_per_hour": 2.5}, "on_demand"), 2.5)
+        self.assertIsNone(facts.price_cny({"on_demand_usd_per_hour": 2.5}, "on_demand"))
+
+
+class StaleBinary(unittest.TestCase):
+    def test_a_cli_whose_catalog_differs_from_data_is_refused(self):
+        data_gpu = {"t4": {"specs": {"memory_bandwidth_gb_per_s": {"value": 320},
+                                     "peak_dense_tflops": {"fp16": {"value": 65}}}}}
+        cli_gpu = {"t4": {"memory_bandwidth_bytes_per_s": {"value": 320e9},
+                          "peak_dense_flop_per_s": {"fp16": {"value": 65e12}}}}
+        inst = {"i": {"prices": [{}]}}
+        site_cli.refuse_stale(cli_gpu, data_gpu, inst, inst)  # the same: no error
+        data_gpu["t4"]["specs"]["memory_bandwidth_gb_per_s"]["value"] = 300
+        with self.assertRaisesRegex(site_cli.BuildError, r"differs from data/ \(t4 memory bandwidth\): rebuild"):
+            site_cli.refuse_stale(cli_gpu, data_gpu, inst, inst)
+        with self.assertRaisesRegex(site_cli.BuildError, r"instance ids differ: \['j'\]"):
+            site_cli.refuse_stale(cli_gpu, data_gpu, inst, dict(inst, j={"prices": []}))
 
 
 class BenchmarksPage(unittest.TestCase):
@@ -177,7 +290,7 @@ class BenchmarksPage(unittest.TestCase):
             rc = gen_site.main(["--cli", CLI, "--fragments-only", "--work", work, "--benchmarks", bench,
                                 "--date", "2026-11-30"])
             self.assertEqual(rc, 0)
-            with open(os.path.join(work, "snippets", "benchmarks.md"), encoding="utf-8") as f:
+            with open(os.path.join(work, "snippets", "benchmarks.en.md"), encoding="utf-8") as f:
                 md = f.read()
         rows = {r.split("|")[1].strip(): r for r in md.splitlines() if r.startswith("| `")}
         self.assertIn("valid signature", rows["`a-valid.json`"])
@@ -194,7 +307,7 @@ class BenchmarksPage(unittest.TestCase):
             work = os.path.join(tmp, "work")
             self.assertEqual(gen_site.main(["--cli", CLI, "--fragments-only", "--work", work, "--benchmarks", empty,
                                             "--date", "2026-11-30"]), 0)
-            with open(os.path.join(work, "snippets", "benchmarks.md"), encoding="utf-8") as f:
+            with open(os.path.join(work, "snippets", "benchmarks.en.md"), encoding="utf-8") as f:
                 self.assertIn("There are no probe files", f.read())
 
 
@@ -223,6 +336,18 @@ class LinkChecker(unittest.TestCase):
         self.assertIn("missing/index.html does not exist", joined)
         self.assertIn("root-relative", joined)
         self.assertIn("outside the site", joined)
+
+    def test_checks_the_chinese_pages_too(self):
+        with tempfile.TemporaryDirectory() as site:
+            self.write(site, "index.html", '<a href="zh/">zh</a>')
+            self.write(site, "method/index.html", '<h2 id="prices">P</h2>')
+            self.write(site, "zh/index.html", '<a href="../">en</a> <a href="method/">bad</a>')
+            self.write(site, "zh/data/index.html", '<a href="../../method/#prices">ok</a> <a href="#价格">bad</a>')
+            problems, checked = check_links.check(site)
+        self.assertEqual(checked, 5)
+        self.assertEqual(len(problems), 2, problems)
+        self.assertIn("zh/method/index.html does not exist", problems[1] + problems[0])
+        self.assertIn("no id '价格'", problems[0] + problems[1])
 
     def test_404_page_links_start_with_the_base_path(self):
         with tempfile.TemporaryDirectory() as site:

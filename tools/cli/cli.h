@@ -8,6 +8,8 @@
 #include "gpuplan/catalog.h"
 #include "gpuplan/cost.h"
 #include "gpuplan/timing.h"
+#include "gpuplan/launch_config.h"
+#include "gpuplan/published.h"
 #include "gpuplan/request.h"
 #include "gpuplan/result.h"
 
@@ -49,8 +51,18 @@ struct RunOptions {
   Pricing pricing = Pricing::on_demand;
   std::string region;
   SpotAssumptions spot;
+  std::string currency = "USD";  // --currency usd|cny: the currency prices are shown in
+  std::string spot_bucket;       // --spot-interruption-bucket ID (pricing_rules.json buckets)
+  Commitment commitment;         // --reservation-utilisation U (share of the term used)
 };
 Result<RunOptions> take_run_options(Args& args);
+// Turns --spot-interruption-bucket into an hourly interruption rate (needs the catalog's buckets).
+std::optional<Error> resolve_spot_bucket(RunOptions& o, const Catalog& catalog);
+// "12.34 CNY/h (1.70 USD/h at 0.138 USD/CNY)" for a quote shown in `currency`.
+std::string price_text(const PriceQuote& q, const std::string& currency, const PricingRules& rules);
+// The price block of `estimate --instance`: price (CNY beside USD where relevant), published or
+// assumed, date, and for a commitment the term charged and the break-even utilisation.
+void print_price_lines(const PriceQuote& q, const RunCost* cost, const std::string& currency, const PricingRules& rules);
 
 // Commands: each takes the arguments after its name and returns the exit code.
 int cmd_models(Args args);
@@ -60,5 +72,16 @@ int cmd_gpus(Args args);
 int cmd_instances(Args args);
 int cmd_plan(Args args);
 int cmd_validate(Args args);
+int cmd_serve(Args args);
+// gpuplan validate on a serving-measurements CSV (cmd_serve.cpp).
+int validate_serving_file(const std::string& path, const std::string& text, bool json);
+int cmd_published(Args args);
+
+// --emit FORMAT: prints the launch config (torchrun, accelerate, deepspeed); the exit code.
+int print_launch_config(const std::string& format, const LaunchInputs& inputs);
+
+// The published measurements (data/published) matching an estimate, compared with it.
+std::vector<PublishedComparison> published_beside(const Catalog& catalog, const Model& model, const Gpu& gpu,
+                                                  const Setup& setup, const Estimate& e, const StepTime* time);
 
 }  // namespace gpuplan::cli

@@ -60,7 +60,12 @@ int cmd_gpus(Args args) {
 int cmd_instances(Args args) {
   const bool json = take_flag(args, "json");
   const std::string provider = take(args, "provider");
+  const std::string currency_arg = take(args, "currency");
   if (!args.empty()) return usage_error("instances: unknown option --" + args.front().first);
+  if (!currency_arg.empty() && currency_arg != "usd" && currency_arg != "cny") {
+    return fail({Errc::invalid_argument, "--currency: '" + currency_arg + "' is not usd or cny"});
+  }
+  const std::string currency = currency_arg == "cny" ? "CNY" : "USD";
   auto catalog = load_embedded_catalog();
   if (!catalog.ok()) return fail(catalog.error());
   const Catalog& cat = catalog.value();
@@ -68,9 +73,14 @@ int cmd_instances(Args args) {
     return fail({Errc::not_found, "--provider: unknown provider '" + provider + "'"});
   }
   nlohmann::ordered_json out = nlohmann::ordered_json::array();
+  std::vector<PriceQuote> shown;
+  for (const auto& in : cat.instances) {
+    if (!provider.empty() && in.provider != provider) continue;
+    if (auto q = quote_price(in, Pricing::on_demand, cat.pricing, ""); q.ok()) shown.push_back(q.value());
+  }
   if (!json) {
-    std::printf("prices as of %s\n%-44s %-16s %4s %6s %14s %s\n", cat.prices_as_of.c_str(), "id", "gpu", "gpus", "vcpus",
-                "on-demand $/h", "region");
+    std::printf("prices as of %s\n%-44s %-16s %4s %6s  %-44s %-44s %s\n", price_date_range(shown).label().c_str(), "id", "gpu",
+                "gpus", "vcpus", "on-demand", "date", "region");
   }
   for (const auto& in : cat.instances) {
     if (!provider.empty() && in.provider != provider) continue;
@@ -84,7 +94,12 @@ int cmd_instances(Args args) {
                           {"on_demand_usd_per_hour", opt(p.on_demand_usd_per_hour)},
                           {"reserved_1y_usd_per_hour", opt(p.reserved_1y_usd_per_hour)},
                           {"reserved_3y_usd_per_hour", opt(p.reserved_3y_usd_per_hour)},
-                          {"spot_usd_per_hour", opt(p.spot_usd_per_hour)}});
+                          {"spot_usd_per_hour", opt(p.spot_usd_per_hour)},
+                          {"currency", p.currency},
+                          {"native_per_hour", p.native_per_hour},
+                          {"usd_per_cny", p.usd_per_cny > 0 ? nlohmann::ordered_json(p.usd_per_cny) : nlohmann::ordered_json()},
+                          {"date_label", p.date_label()},
+                          {"stale", p.stale}});
       }
       out.push_back({{"id", in.id},
                      {"provider", in.provider},
@@ -93,21 +108,16 @@ int cmd_instances(Args args) {
                      {"gpu_count", in.gpu_count},
                      {"vcpus", in.vcpus > 0 ? nlohmann::ordered_json(in.vcpus) : nlohmann::ordered_json()},
                      {"gpu_interconnect", in.gpu_interconnect},
+                     {"pricing_models", in.offered},
                      {"prices", prices}});
       continue;
     }
-    std::string region = "-", price = "no price";
-    for (const auto& p : in.prices) {
-      if (p.on_demand_usd_per_hour) {
-        char b[32];
-        std::snprintf(b, sizeof b, "%.3f", *p.on_demand_usd_per_hour);
-        price = b;
-        region = p.region;
-        break;
-      }
-    }
-    std::printf("%-44s %-16s %4d %6s %14s %s\n", in.id.c_str(), in.gpu.c_str(), in.gpu_count,
-                in.vcpus > 0 ? std::to_string(in.vcpus).c_str() : "-", price.c_str(), region.c_str());
+    auto q = quote_price(in, Pricing::on_demand, cat.pricing, "");
+    const std::string price = q.ok() ? price_text(q.value(), currency, cat.pricing) : "no price";
+    const std::string date = q.ok() ? q.value().date + (q.value().stale ? " (stale)" : "") : "-";
+    std::printf("%-44s %-16s %4d %6s  %-44s %-44s %s\n", in.id.c_str(), in.gpu.c_str(), in.gpu_count,
+                in.vcpus > 0 ? std::to_string(in.vcpus).c_str() : "-", price.substr(0, price.find(" published")).c_str(),
+                date.c_str(), q.ok() ? q.value().region.c_str() : "-");
   }
   if (json) std::printf("%s\n", out.dump(2).c_str());
   return 0;

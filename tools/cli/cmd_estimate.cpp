@@ -21,11 +21,13 @@ int cmd_estimate(Args args) {
   const std::string instance_id = take(args, "instance");
   const std::string nodes_text = take(args, "nodes");
   const std::string probe_path = take(args, "probe");
+  const std::string emit = take(args, "emit");
   auto run = take_run_options(args);
   if (!run.ok()) return fail(run.error());
   auto catalog = load_embedded_catalog();
   if (!catalog.ok()) return fail(catalog.error());
   const Catalog& cat = catalog.value();
+  if (auto err = resolve_spot_bucket(run.value(), cat)) return fail(*err);
   auto workload = take_workload(args, cat);
   if (!workload.ok()) {
     return workload.error().message.find("is required") != std::string::npos ? usage_error("estimate: " + workload.error().message)
@@ -86,9 +88,11 @@ int cmd_estimate(Args args) {
 
   auto e = estimate(model, s);
   if (!e.ok()) return fail(e.error());
+  if (!emit.empty()) return print_launch_config(emit, launch_inputs(model.id, s, e.value(), gpu ? gpus : s.dp, nodes));
 
   std::optional<StepTime> time;
   std::optional<StepTime> calibrated;
+  std::optional<MeasuredComparison> measured_run;
   std::optional<PriceQuote> price;
   std::optional<RunCost> cost;
   if (gpu) {
@@ -108,14 +112,19 @@ int cmd_estimate(Args args) {
       if (f.value().signature == ProbeSignature::invalid) {
         return fail({Errc::signature_invalid, probe_path + ": signature invalid: " + f.value().reason});
       }
-      const Calibrated cal = calibrate(cat.efficiencies, f.value().payload->summary, *gpu, s.precision);
-      if (!cal.gpu_matches) return fail({Errc::invalid_argument, probe_path + ": " + cal.notes.front()});
-      auto tc = estimate_step_time(model, s, e.value(), work.value(), cluster.value(), cal.efficiencies, cat.input);
-      if (!tc.ok()) return fail(tc.error());
-      calibrated = tc.value();
-      calibrated->notes.insert(calibrated->notes.begin(), cal.notes.begin(), cal.notes.end());
-      if (f.value().payload->simulated) calibrated->notes.push_back("the probe file is SIMULATED (not measured)");
-      if (f.value().signature == ProbeSignature::unsigned_file) calibrated->notes.push_back("the probe file is unsigned");
+      // A measured model run (gpuplan-measure) is shown beside the prediction; a probe file calibrates.
+      if (f.value().measured) measured_run = compare_measured(*f.value().measured, *time, *gpu, e.value().global_batch, gpus);
+      if (f.value().measured && f.value().signature == ProbeSignature::unsigned_file) measured_run->notes.push_back("the file is unsigned");
+      if (f.value().payload) {
+        const Calibrated cal = calibrate(cat.efficiencies, f.value().payload->summary, *gpu, s.precision);
+        if (!cal.gpu_matches) return fail({Errc::invalid_argument, probe_path + ": " + cal.notes.front()});
+        auto tc = estimate_step_time(model, s, e.value(), work.value(), cluster.value(), cal.efficiencies, cat.input);
+        if (!tc.ok()) return fail(tc.error());
+        calibrated = tc.value();
+        calibrated->notes.insert(calibrated->notes.begin(), cal.notes.begin(), cal.notes.end());
+        if (f.value().payload->simulated) calibrated->notes.push_back("the probe file is SIMULATED (not measured)");
+        if (f.value().signature == ProbeSignature::unsigned_file) calibrated->notes.push_back("the probe file is unsigned");
+      }
     }
     if (e.value().memory.total() > gpu->memory_bytes) {
       time->notes.push_back("does not fit: needs " + format_bytes(e.value().memory.total()) + " per GPU, " + gpu->id +
@@ -127,7 +136,7 @@ int cmd_estimate(Args args) {
       price = q.value();
       if (!run.value().run.empty()) {
         auto c = run_cost(e.value(), *time, run.value().run, price->usd_per_hour * nodes, run.value().pricing,
-                          run.value().spot);
+                          run.value().spot, run.value().commitment);
         if (!c.ok()) return fail(c.error());
         cost = c.value();
       }
@@ -141,6 +150,9 @@ int cmd_estimate(Args args) {
   if (!args.empty()) {
     // parse_request consumed known keys already; anything else was rejected there.
   }
+  // Published runs measured under this setup (data/published), shown beside the prediction.
+  const auto published = gpu ? published_beside(cat, model, *gpu, s, e.value(), time ? &*time : nullptr)
+                             : std::vector<PublishedComparison>{};
   if (json) {
     auto j = nlohmann::ordered_json::parse(estimate_to_json(model, request, e.value()));
     if (gpu) {
@@ -151,8 +163,15 @@ int cmd_estimate(Args args) {
     }
     if (time) j["time"] = nlohmann::ordered_json::parse(step_time_to_json(*time));
     if (calibrated) j["time_calibrated"] = nlohmann::ordered_json::parse(step_time_to_json(*calibrated));
+    if (measured_run) j["measured_run"] = nlohmann::ordered_json::parse(measured_comparison_to_json(*measured_run));
+    if (gpu) j["published"] = nlohmann::ordered_json::array();
+    for (const auto& c : published) j["published"].push_back(nlohmann::ordered_json::parse(published_comparison_json(c)));
     if (price) {
       j["cost"] = nlohmann::ordered_json::parse(run_cost_to_json(*price, cost ? &*cost : nullptr, nodes));
+      if (auto rate = usd_per_currency_unit(run.value().currency, *price, cat.pricing); rate.ok() && cost) {
+        j["cost"]["shown_currency"] = run.value().currency;
+        j["cost"]["total_in_shown_currency"] = cost->usd_total / rate.value();
+      }
     } else if (cost) {
       j["cost"] = {{"steps", cost->steps}, {"hours", cost->hours}, {"expected_hours", cost->expected_hours}};
     }
@@ -160,7 +179,10 @@ int cmd_estimate(Args args) {
   } else {
     std::printf("%s", estimate_to_text(model, e.value()).c_str());
     if (time) std::printf("%s", time_to_text(*time, price ? &*price : nullptr, cost ? &*cost : nullptr).c_str());
+    if (price) print_price_lines(*price, cost ? &*cost : nullptr, run.value().currency, cat.pricing);
     if (calibrated) std::printf("Calibrated with %s\n%s", probe_path.c_str(), time_to_text(*calibrated, nullptr, nullptr).c_str());
+    if (measured_run) std::printf("Measured with %s\n%s", probe_path.c_str(), measured_comparison_to_text(*measured_run).c_str());
+    for (const auto& c : published) std::printf("%s\n", published_line(c).c_str());
   }
   return 0;
 }

@@ -8,9 +8,38 @@
 #include "gpuplan/report.h"
 
 namespace gpuplan::cli {
+namespace {
+
+// The ranked plans with costs in `currency` (CNY at each price's own rate, or the catalog's);
+// "~" marks an assumed price (a rule, not published).
+std::string plans_in_currency(const PlanResult& r, const std::string& currency, const PricingRules& rules) {
+  std::string out;
+  char line[400];
+  std::snprintf(line, sizeof line, "%-3s %-44s %5s %10s %14s %12s  %s\n", "#", "instance", "GPUs", "hours",
+                (currency + " total").c_str(), (currency + "/hour").c_str(), "price");
+  out += line;
+  int rank = 1;
+  std::vector<PriceQuote> quotes;
+  for (const auto& p : r.plans) {
+    auto rate = usd_per_currency_unit(currency, p.price, rules);
+    if (!rate.ok()) return rate.error().message + "\n";
+    quotes.push_back(p.price);
+    std::snprintf(line, sizeof line, "%-3d %-44s %5d %10.4g %14.6g %12.4g  %s%s, %s\n", rank++, p.instance.c_str(), p.gpus,
+                  p.cost.expected_hours, p.cost.usd_total / rate.value(), p.cost.usd_per_hour / rate.value(),
+                  p.price.assumption ? "~ assumed: " : "published ", p.price.assumption ? p.price.rule.c_str() : p.price.currency.c_str(),
+                  p.price.date.c_str());
+    out += line;
+  }
+  out += "prices as of " + price_date_range(quotes).label() + "\n";
+  for (const auto& n : r.notes) out += "note: " + n + "\n";
+  return out;
+}
+
+}  // namespace
 
 int cmd_plan(Args args) {
   const bool json = take_flag(args, "json");
+  const std::string emit = take(args, "emit");
   PlanQuery q;
   auto run = take_run_options(args);
   if (!run.ok()) return fail(run.error());
@@ -43,6 +72,8 @@ int cmd_plan(Args args) {
   auto catalog = load_embedded_catalog();
   if (!catalog.ok()) return fail(catalog.error());
   const Catalog& cat = catalog.value();
+  if (auto err = resolve_spot_bucket(run.value(), cat)) return fail(*err);
+  q.spot = run.value().spot;
   if (!q.provider.empty() && !cat.find_provider(q.provider)) {
     return fail({Errc::not_found, "--provider: unknown provider '" + q.provider + "'"});
   }
@@ -58,6 +89,13 @@ int cmd_plan(Args args) {
   if (q.run.epochs > 0 && q.run.dataset_size == 0) q.run.dataset_size = static_cast<double>(workload.value().model.dataset_size);
   auto r = plan(cat, workload.value().model, q);
   if (!r.ok()) return fail(r.error());
+  if (!emit.empty() && !r.value().plans.empty()) {
+    return print_launch_config(emit, launch_inputs(workload.value().model.id, r.value().plans.front()));
+  }
+  if (!json && run.value().currency != "USD") {
+    std::printf("%s", plans_in_currency(r.value(), run.value().currency, cat.pricing).c_str());
+    return 0;
+  }
   std::printf("%s", json ? (plan_to_json(r.value()) + "\n").c_str() : plan_to_text(r.value()).c_str());
   return 0;
 }

@@ -7,6 +7,7 @@
 
 #include "cli.h"
 #include "gpuplan/report.h"
+#include "gpuplan/serve.h"
 #include "gpuplan/validation.h"
 
 namespace gpuplan::cli {
@@ -53,6 +54,7 @@ int cmd_validate(Args args) {
   std::string text, error;
   if (!read_file(path, text, error, 4 * 1024 * 1024)) return fail({Errc::invalid_argument, error});
   if (is_memory_csv(text)) return validate_memory(path, text, json);
+  if (is_serving_csv(text)) return validate_serving_file(path, text, json);
   // A malformed row is reported and skipped; the others are still scored.
   auto rows = parse_measured_csv(text, path, RowErrors::skip);
   if (!rows.ok()) return fail(rows.error());

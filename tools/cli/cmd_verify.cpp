@@ -58,6 +58,7 @@ void print_text(const std::string& path, const ProbeFile& f, bool pinned_keys) {
                                                      : ", not pinned (pass --trust PUBLIC_KEY to require it)");
     std::printf("  public key: %s\n", f.public_key.c_str());
   }
+  if (f.measured) std::printf("%s", measured_run_to_text(*f.measured).c_str());
   if (!f.payload) return;
   const ProbePayload& p = *f.payload;
   const ProbeSummary& s = p.summary;
@@ -122,6 +123,7 @@ int cmd_verify(Args args) {
     out["trusted"] = file.trusted;
     out["simulated"] = file.payload ? ojson(file.payload->simulated) : ojson(nullptr);
     out["summary"] = file.payload ? summary_json(file.payload->summary) : ojson(nullptr);
+    if (file.measured) out["measured"] = ojson::parse(measured_run_to_json(*file.measured));
     std::printf("%s\n", out.dump(2).c_str());
   } else {
     print_text(path, file, !trusted.empty());

@@ -28,9 +28,16 @@ commands:
                                            rank GPU/instance/parallelism choices
   validate FILE.csv [--json]               predict measured throughput (or peak-memory) rows; print
                                            errors and MAPE; rows it cannot predict are listed, skipped
+  serve --model ID --rate R --prompt-tokens P --output-tokens O [--ttft-ms X] [--tpot-ms Y]
+        [--load-curve FILE|flat|business-hours|diurnal] [--gpu ID | --instance ID] [--tp N]
+        [--runtime vllm|trtllm|sglang|hf] [--weights bf16|fp16|fp8|int8|int4] [--kv bf16|fp8] [--json]
+                                           rank instances for serving: replicas, autoscaling, cost
   verify FILE [--json] [--trust KEY_B64]   check a gpuplan-probe file's signature, show its summary;
                                            exit 0 valid (signed by a --trust key if given), 1 invalid,
                                            unsigned or untrusted
+
+  published [--json]                       every published measurement (data/published) with
+                                           gpuplan's prediction and the error per row
 
 setup options:
   --mode train|infer            --batch N (global)       --micro-batch N (per GPU)
@@ -41,7 +48,10 @@ setup options:
   --dp N  --zero 0|1|2|3  --tp N  --sp  --pp N
   --lora-rank N  --qlora  --lora-targets q_proj,v_proj   --generate N (inference)
 
-hardware:     --gpu ID [--gpus N] | --instance ID [--nodes N]   [--probe FILE] (calibrate)
+hardware:     --gpu ID [--gpus N] | --instance ID [--nodes N]   [--probe FILE] (calibrate with a
+              probe file; a gpuplan-measure file is shown as measured vs predicted)
+launch:       --emit torchrun|accelerate|deepspeed (estimate, or plan's top choice): print a runnable
+              launch config with its FSDP/DDP or ZeRO settings instead of the report
 run length:   --tokens N | --epochs N [--dataset-size N]
 pricing:      --pricing on-demand|monthly|reserved-1y|reserved-3y|bulk|spot [--region R]
               --spot-interruptions-per-hour X --checkpoint-interval-hours H --restart-hours H
@@ -50,7 +60,7 @@ exit codes: 0 success, 1 invalid input (the message names the field), 2 usage er
 )";
 
 // Flags that take no value.
-const std::vector<std::string> kBooleanFlags = {"json", "sp", "qlora"};
+const std::vector<std::string> kBooleanFlags = {"json", "sp", "qlora", "compile", "fused-loss"};
 
 // Splits "--key value" / "--key=value" / "--flag" arguments into Args.
 gpuplan::Result<Args> parse_flags(int argc, char** argv, int first) {
@@ -95,6 +105,8 @@ int main(int argc, char** argv) {
       {"instances", gpuplan::cli::cmd_instances},
       {"plan", gpuplan::cli::cmd_plan},
       {"validate", gpuplan::cli::cmd_validate},
+      {"serve", gpuplan::cli::cmd_serve},
+      {"published", gpuplan::cli::cmd_published},
   };
   const std::string command = argv[1];
   auto it = commands.find(command);

@@ -63,6 +63,10 @@ Result<PricingRules> parse_pricing_rules_json(std::string_view text, const std::
 // data/assumptions.json into `catalog` (efficiencies, input pipeline, restart time).
 std::optional<Error> parse_assumptions_json(std::string_view text, const std::string& where, Catalog& catalog);
 
+// Copies each provider's pricing models (what it really sells) onto its instances, so a price
+// quote never applies a rule where the product does not exist. load_catalog calls it.
+void attach_pricing_offers(Catalog& catalog);
+
 // Loads and cross-checks a whole catalog: unique ids, file name == id, every instance's GPU,
 // provider and price regions exist, every fact has a dated source, values are plausible.
 Result<Catalog> load_catalog(const std::vector<DataFile>& files);

@@ -12,9 +12,28 @@
 
 namespace gpuplan {
 
-enum class Precision { fp32, tf32, fp16, bf16, amp_fp16, amp_bf16, fp8 };
+// How a framework stores and computes in each precision (the Method page documents the bytes):
+//   fp32, tf32          fp32 weights, gradients, states and activations (tf32: tensor-core matmuls)
+//   fp16, bf16          pure 16-bit: model.half()/bfloat16(), states in the same dtype
+//   amp_fp16, amp_bf16  torch.autocast over fp32 weights: 16-bit matmul inputs and outputs, fp32
+//                       residual stream, norm inputs and softmax
+//   mixed_fp16/bf16     16-bit compute weights and activations (norm inputs, residual stream),
+//                       fp32 master weights and optimizer states: FSDP MixedPrecision(param_dtype),
+//                       Megatron --bf16/--fp16, apex O2, DeepSpeed bf16/fp16
+//   fp8                 Transformer Engine: bf16 weights and activations, fp8 matmuls, fp32 masters
+enum class Precision { fp32, tf32, fp16, bf16, amp_fp16, amp_bf16, fp8, mixed_fp16, mixed_bf16 };
 enum class Optimizer { sgd, sgd_momentum, adam, adamw, adam_8bit, adafactor };
-enum class Checkpointing { none, selective, full };
+// Activation checkpointing as the frameworks implement it:
+//   selective       Megatron-LM's selective recompute of the attention core (Korthikanti et al.
+//                   2022, sec. 5): drops the a*s^2 terms; nothing to drop once attention is flash
+//   full            every block recomputed from its input (Chen et al. 2016; FSDP/Megatron "full")
+//   op_selective    torchtitan's op-level SAC (ac_mode selective, op): keeps the outputs of
+//                   attention and of every second matmul of a block, recomputes the rest
+//   every_k_layers  torchtitan's layer-level SAC: full recompute of every k-th block
+enum class Checkpointing { none, selective, full, op_selective, every_k_layers };
+// The dtype gradients are reduced and kept in under a mixed recipe (FSDP reduce_dtype,
+// Megatron's fp32 main_grad); automatic: fp32.
+enum class GradReduce { automatic, fp32, bf16 };
 enum class Mode { train, infer };
 enum class Attention { automatic, eager, flash };
 enum class MemoryFormat { automatic, nchw, channels_last };
@@ -26,12 +45,18 @@ const char* checkpointing_name(Checkpointing c);
 const char* mode_name(Mode m);
 const char* attention_name(Attention a);
 const char* memory_format_name(MemoryFormat f);
+const char* grad_reduce_name(GradReduce g);
 std::optional<Precision> parse_precision(const std::string& s);
 std::optional<Optimizer> parse_optimizer(const std::string& s);
 std::optional<Checkpointing> parse_checkpointing(const std::string& s);
 std::optional<Mode> parse_mode(const std::string& s);
 std::optional<Attention> parse_attention(const std::string& s);
 std::optional<MemoryFormat> parse_memory_format(const std::string& s);
+std::optional<GradReduce> parse_grad_reduce(const std::string& s);
+// Whether weights are cast by torch.autocast (amp-*), kept in 16 bits with fp32 masters
+// (mixed-*), and whether activations are 16-bit.
+bool is_autocast(Precision p);
+bool is_mixed(Precision p);
 
 // Assumed constants that are not properties of the model; defaults cite their source and a
 // probe file may replace them (calibration).
@@ -57,6 +82,13 @@ struct Setup {
   Precision precision = Precision::fp32;
   Optimizer optimizer = Optimizer::adamw;
   Checkpointing checkpointing = Checkpointing::none;
+  int checkpoint_every = 2;   // every_k_layers: one block in k is recomputed
+  GradReduce grad_reduce = GradReduce::automatic;
+  bool compile = false;       // torch.compile: non-matmul kernels fused (transformers)
+  bool fused_loss = false;    // a fused cross-entropy (flash-attn, Liger): no fp32 logits kept
+  // Dropout probability for the attention probabilities and the residual stream in training;
+  // < 0: the model's own (its config's attn/resid/hidden dropout).
+  double dropout = -1;
   // automatic: flash at 16-bit for rotary-position (LLaMA-family) models, else eager.
   Attention attention = Attention::automatic;
   // Convolution activations in memory: NCHW is PyTorch's default; channels_last (NHWC) is what
@@ -131,6 +163,10 @@ struct Estimate {
   std::string memory_format;   // "nchw" or "channels-last", as resolved (layer graphs; "" otherwise)
   std::vector<std::string> notes;  // assumptions that shaped this estimate
 };
+
+// The transformer as a setup runs it: a vision model at `resolution` (0: its own), dropout as
+// the setup overrides it.
+TransformerSpec run_spec(const TransformerSpec& spec, const Setup& setup, int64_t resolution);
 
 // Computes the estimate; an inconsistent setup gives an Error naming the field.
 Result<Estimate> estimate(const Model& model, const Setup& setup);

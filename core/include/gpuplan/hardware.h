@@ -42,15 +42,33 @@ struct Gpu {
   std::map<std::string, FactSource> fact_sources;  // spec name -> its source
 };
 
+// Where one kind of price (on-demand, spot, ...) comes from when it is not the price entry's own
+// source: a published spot price is often found in another document, of another date.
+struct PriceOrigin {
+  FactSource source;
+  std::string date;  // YYYY-MM-DD or YYYY-MM
+};
+
 // One price of an instance in one region, per instance-hour. Absent: not published.
+// The *_usd_per_hour figures are always in USD; a price published in CNY keeps its CNY figure in
+// native_per_hour and the rate it was converted at (with the rate's source).
 struct Price {
   std::string region;
-  std::string date;
+  std::string date;        // YYYY-MM-DD or YYYY-MM; empty when the source states no date
+  std::string retrieved;   // when an undated price was retrieved (YYYY-MM-DD); empty otherwise
+  bool stale = false;      // the catalog marks this price as stale (e.g. an undated snapshot)
   FactSource source;
   std::optional<double> on_demand_usd_per_hour;
   std::optional<double> reserved_1y_usd_per_hour;
   std::optional<double> reserved_3y_usd_per_hour;
   std::optional<double> spot_usd_per_hour;
+  std::string currency = "USD";                 // the currency the source publishes: "USD" or "CNY"
+  double usd_per_cny = 0;                       // conversion rate when currency is CNY
+  FactSource rate_source;                       // where that rate comes from
+  std::map<std::string, double> native_per_hour;     // kind ("on-demand", "spot", ...) -> price in `currency`
+  std::map<std::string, PriceOrigin> origin_by_kind; // kind -> its own source and date, when it differs
+  // "date unknown, retrieved YYYY-MM-DD" or the date itself.
+  std::string date_label() const;
 };
 
 // One cloud instance type.
@@ -65,6 +83,9 @@ struct Instance {
   std::string gpu_interconnect;        // "nvswitch", "nvlink", "pcie"; empty: unknown
   double network_bytes_per_s = 0;      // between instances; 0: unknown
   std::vector<Price> prices;
+  // Pricing model ("spot", "monthly", "reserved-1y", ...) -> whether the provider sells it, copied
+  // from data/providers when the catalog is loaded; absent: not known.
+  std::map<std::string, bool> offered;
 };
 
 // A provider's region and the compliance facts known for it (absent: unknown).
@@ -77,11 +98,31 @@ struct Region {
   std::optional<bool> gov;      // a government-cloud region
 };
 
+// Whether a provider sells one pricing model, with the source that says so.
+struct PricingOffer {
+  bool offered = false;
+  FactSource source;
+};
+
 struct Provider {
   std::string id;
   std::string name;
   std::vector<Region> regions;
+  // Pricing model ("on-demand", "spot", "monthly", "reserved-1y", "reserved-3y", "bulk") -> offer;
+  // absent: not known.
+  std::map<std::string, PricingOffer> pricing_models;
   const Region* find_region(const std::string& id) const;
+};
+
+// One published spot interruption-frequency bucket, e.g. AWS Spot Advisor's "5-10%": the share of
+// spot capacity reclaimed per month. max_fraction_per_month is 1 for an open-ended bucket (">20%").
+struct SpotBucket {
+  std::string id;        // "aws-5-10", ...
+  std::string provider;  // provider id
+  std::string label;     // as published: "5-10%"
+  double min_fraction_per_month = 0;
+  double max_fraction_per_month = 0;
+  FactSource source;
 };
 
 // The seed guide's discounts, as fractions off the on-demand price. Assumptions, not facts:
@@ -93,6 +134,11 @@ struct PricingRules {
   double spot = 0;
   std::optional<double> spot_interruptions_per_hour;
   FactSource source;
+  // USD per CNY for showing USD prices in CNY (and CNY prices in USD when an entry states no rate).
+  double usd_per_cny = 0;
+  FactSource usd_per_cny_source;
+  // The spot interruption-frequency buckets providers publish (selectable assumptions).
+  std::vector<SpotBucket> spot_buckets;
 };
 
 }  // namespace gpuplan

@@ -57,7 +57,9 @@ struct TransformerSpec {
   bool lm_head_bias = false;
   HeadKind head = HeadKind::lm;
   int64_t num_classes = 0;       // classifier head
-  bool dropout = false;          // dropout on attention probabilities and residuals in training
+  bool dropout = false;          // dropout on the residual stream (hidden states) in training
+  // Dropout on the attention probabilities; unset: as `dropout` (most configs set both alike).
+  std::optional<bool> attention_dropout;
   // Mixture of experts: experts > 1 replaces each MLP by `experts` MLPs and a router.
   int64_t experts = 0;
   int64_t experts_per_token = 0;
@@ -72,6 +74,7 @@ struct TransformerSpec {
   bool is_moe() const { return experts > 1; }
   bool is_vision() const { return patch_size > 0; }
   bool is_adaptive() const { return !adaptive_cutoffs.empty(); }
+  bool attention_dropout_or_default() const { return attention_dropout.value_or(dropout); }
 };
 
 // Where a model's architecture comes from.

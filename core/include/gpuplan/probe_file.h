@@ -17,6 +17,7 @@
 #include <string_view>
 #include <vector>
 
+#include "gpuplan/measured_run.h"
 #include "gpuplan/result.h"
 
 namespace gpuplan {
@@ -81,7 +82,8 @@ struct ProbeFile {
   std::string public_key;   // base64 of the verifying key (or of the first key when invalid)
   bool trusted = false;     // the verifying key is one of the caller's trusted (pinned) keys
   std::string payload_bytes;             // the exact signed bytes (empty when invalid)
-  std::optional<ProbePayload> payload;   // parsed when valid or unsigned
+  std::optional<ProbePayload> payload;   // parsed when valid or unsigned (kind gpuplan-probe)
+  std::optional<MeasuredRun> measured;   // instead, a measured model run (kind gpuplan-measure)
 };
 
 // Reads a probe file. Errors (size, JSON syntax, envelope fields, and after a signature verifies

@@ -9,6 +9,7 @@
 // micro-batch's backward for data parallelism; tensor-parallel all-reduces are exposed; the
 // 1F1B pipeline bubble adds (p-1)/m of the compute (Narayanan et al. 2021, sec. 2.2).
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,10 @@
 
 namespace gpuplan {
 
+// What bounds a class of kernels: tensor-core (or SIMT) matrix multiplications, fused attention
+// (its own published efficiency), or memory traffic alone.
+enum class WorkKind { matmul, attention, memory };
+
 // One class of kernels of a forward pass, per sample on one GPU (after tensor-parallel split).
 struct OpClass {
   std::string name;                   // "attention.qkv", "conv2d", "elementwise", ...
@@ -27,6 +32,20 @@ struct OpClass {
   double weight_bytes = 0;            // parameter bytes read, independent of batch size
   double kernels = 0;                 // kernel launches per forward (for the overhead term)
   bool tensor_cores_only = false;     // work that exists only when convolutions run on tensor cores
+  WorkKind kind = WorkKind::memory;
+  // GEMM shape for tile and wave quantisation: rows per sample (tokens) and output columns on
+  // this GPU; 0 where unknown (convolutions).
+  double gemm_rows_per_sample = 0;
+  double gemm_cols = 0;
+  // Backward FLOPs per forward FLOP: 2 for a matmul (input and weight gradients), 2.5 for flash
+  // attention (recomputes Q K^T, then dV, dP, dQ, dK: five matmuls for two; Dao et al. 2022,
+  // alg. 4); 0: as the model's (1 for frozen weights under LoRA).
+  double backward_flops_ratio = 0;
+  // An unfused non-matmul kernel of eager PyTorch (norms, activations, residual adds, casts):
+  // reaches Efficiencies::eager_memory_bound of the bandwidth unless torch.compile fuses it.
+  bool eager = false;
+  // Runs at the precision's rate; false: stays in 16 bits when the precision is fp8.
+  bool fp8 = true;
 };
 
 // What one forward pass is made of, for the time model. Built once per model and setup shape;
@@ -44,14 +63,33 @@ Result<WorkProfile> build_work_profile(const Model& model, const Setup& setup, c
 
 // Fractions of peak that real kernels reach; defaults are published measurements (see
 // data/assumptions.json), a probe file replaces them with what was measured.
+// Fused (flash) attention's share of the tensor-core peak, forward and backward, for one GPU
+// architecture.
+struct AttentionEfficiency {
+  double forward = 0;
+  double backward = 0;
+};
+
 struct Efficiencies {
-  double gemm = 0.75;          // dense tensor-core GEMM vs spec peak
+  // Dense tensor-core GEMM vs spec peak, for a GPU whose catalog entry has no measured maximum
+  // achievable matmul throughput (gpu.matmul_max_achievable_flops_per_s replaces it).
+  double gemm = 0.75;
   double simt_gemm = 0.9;      // FP32 GEMM on CUDA cores (no tensor cores) vs spec FP32 peak
   double hbm = 0.85;           // STREAM-like copy vs spec bandwidth
+  // What eager PyTorch's unfused norm and element-wise kernels of a transformer block reach,
+  // as a fraction of spec bandwidth, on the bytes they must move.
+  double eager_memory_bound = 0.25;
   double nvlink = 0.70;        // all-reduce bus bandwidth vs NVLink per-direction peak
   double pcie = 0.80;          // vs PCIe per-direction peak
   double network = 0.70;       // vs the instance's network bandwidth
   double kernel_overhead_s = 4e-6;  // GPU-side gap per kernel launch
+  // Flash attention by GPU architecture ("Ampere", "Hopper", ...); an architecture without an
+  // entry takes `flash_attention_default`.
+  std::map<std::string, AttentionEfficiency> flash_attention;
+  AttentionEfficiency flash_attention_default{0.5, 0.5};
+  // Output tile of the GEMM kernels, for tile and wave quantisation (rows x columns).
+  double gemm_tile_rows = 256;
+  double gemm_tile_cols = 128;
   // Host time per kernel in eager PyTorch (Python, dispatcher, launch); the host runs ahead of
   // the GPU asynchronously, so a pass takes the larger of the two.
   double host_overhead_per_kernel_s = 45e-6;
@@ -89,6 +127,9 @@ struct StepTime {
   double tp_comm_s = 0;
   double dp_comm_s = 0;          // the whole gradient all-reduce
   double dp_comm_exposed_s = 0;  // the part not hidden behind backward
+  // ZeRO-3 / FSDP full sharding: parameter all-gathers (forward and backward) and gradient
+  // reduce-scatters, whole step; the exposed part is inside dp_comm_exposed_s.
+  double fsdp_comm_s = 0;
   double pp_bubble_s = 0;
   double step_s = 0;
   double samples_per_s = 0;
@@ -115,16 +156,26 @@ Result<StepTime> estimate_step_time(const Model& model, const Setup& setup, cons
                                     const WorkProfile& work, const Cluster& cluster,
                                     const Efficiencies& eff, const InputAssumptions& input = {});
 
-// The roofline time of one forward pass of `micro_batch` samples over the whole model (all
-// layers, one tensor-parallel shard). estimate_step_time uses it; the planner caches it.
+// One forward and one backward pass of a micro-batch over the whole model (all layers, one
+// tensor-parallel shard), kernel class by kernel class.
+struct PassTime {
+  double forward_s = 0;
+  double backward_s = 0;
+};
+
+// The roofline times of `micro_batch` samples. estimate_step_time uses it; the planner caches it.
+Result<PassTime> pass_time_s(const Model& model, const Setup& setup, const WorkProfile& work, const Gpu& gpu,
+                             const Efficiencies& eff, double micro_batch);
+
+// The forward part of pass_time_s.
 Result<double> forward_time_s(const Model& model, const Setup& setup, const WorkProfile& work, const Gpu& gpu,
                               const Efficiencies& eff, double micro_batch);
 
-// As estimate_step_time, with forward_time_s(...) for the setup's micro-batch already known.
+// As estimate_step_time, with pass_time_s(...) for the setup's micro-batch already known.
 Result<StepTime> estimate_step_time_with(const Model& model, const Setup& setup, const Estimate& e,
                                          const WorkProfile& work, const Cluster& cluster,
                                          const Efficiencies& eff, const InputAssumptions& input,
-                                         double forward_s);
+                                         const PassTime& pass);
 
 // The dense peak of `gpu` for a setup's precision; an Error names the missing figure.
 Result<double> dense_peak_flop_per_s(const Gpu& gpu, Precision precision);

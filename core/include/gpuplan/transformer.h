@@ -79,6 +79,12 @@ struct LayerActivations {
   double replicated_bytes = 0;   // part of linear_bytes that tensor parallelism does not shard
                                  // unless sequence parallelism is on (norm inputs, masks)
   double attention_scores_bytes = 0;  // terms in a*s^2: softmax output, its dropout mask/output
+  // torchtitan's op-level selective checkpointing (ac_mode selective, op; its _save_list and
+  // "every second mm" policy in torchtitan/models/llama3/infra/parallelize.py) keeps the block's
+  // input, the attention output with its log-sum-exp, and the outputs of the 1st, 3rd, ... matmul
+  // of the block; everything else is recomputed in backward.
+  double op_selective_bytes = 0;            // what it keeps, per block
+  double op_selective_recompute_flops = 0;  // the matmuls whose outputs it drops, per block
   double total() const { return linear_bytes + attention_scores_bytes; }
 };
 // element_bytes: bytes per saved activation element (2 at 16-bit, 4 at fp32); norm_input_bytes:

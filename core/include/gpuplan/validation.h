@@ -3,8 +3,12 @@
 // predicted by the core and compared. Columns (header required, in this order):
 //   id,model,gpu,num_gpus,precision,batch_size_per_gpu,seq_len_or_resolution,task,metric,value
 // model and gpu are catalog ids or aliases; task is train or infer; metric is one of
-// samples_per_s_total, tokens_per_s_per_gpu, mfu. An optional 11th column, memory_format (auto,
-// nchw, channels-last; empty = auto), says how a run laid out its convolution tensors.
+// samples_per_s_total, tokens_per_s_per_gpu, mfu. Optional columns follow in any order, an empty
+// cell meaning "not stated": memory_format (auto, nchw, channels-last) says how a run laid out its
+// convolution tensors; the setup keys of the CLI with '_' for '-' (batch, dp, tp, pp, zero,
+// checkpointing, checkpoint_every, grad_reduce, attention, dropout, sp) describe the rest of the
+// run; max_positions sizes a learned position table to the run; gpus_per_node and
+// network_gbps_per_node describe a multi-node cluster.
 
 #include <string>
 #include <string_view>
@@ -12,6 +16,7 @@
 
 #include "gpuplan/catalog.h"
 #include "gpuplan/estimate.h"
+#include "gpuplan/request.h"
 #include "gpuplan/result.h"
 #include "gpuplan/timing.h"
 
@@ -29,6 +34,10 @@ struct MeasuredRow {
   std::string metric;  // samples_per_s_total | tokens_per_s_per_gpu | mfu
   double value = 0;
   MemoryFormat memory_format = MemoryFormat::automatic;
+  Args options;                 // setup keys from the optional columns, CLI spelling
+  int64_t max_positions = 0;    // 0: the model's own
+  int gpus_per_node = 0;        // 0: all GPUs in one node
+  double network_bytes_per_s_per_node = 0;
   int line = 0;        // 1-based line in the file
   std::string problem; // RowErrors::skip: why this row could not be read (its other fields unset)
 };
@@ -47,6 +56,7 @@ struct ValidatedRow {
   double predicted = 0;
   double error = 0;    // (predicted - measured) / measured
   bool fits = true;    // predicted memory fits the GPU
+  double predicted_memory_bytes = 0;
 };
 
 // A row that could not be predicted, and why ("unknown model 'ssd300'").

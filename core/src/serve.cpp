@@ -1,0 +1,313 @@
+// One serving replica: memory left for the KV cache and the time of one engine step.
+//
+// Memory (per GPU): the runtime takes memory_fraction of the device (vLLM, SGLang) or of what
+// is free after loading (TensorRT-LLM); from it go the weights, the peak activations of one step
+// at the token budget (what vLLM's profiling run measures) and the CUDA context; the rest holds
+// KV blocks of kv_block_tokens tokens (Kwon et al. 2023, "Efficient Memory Management for LLM
+// Serving with PagedAttention", sec. 4.1).
+//
+// Step time: a roofline per class of work, as in timing.cpp but self-contained here (the
+// training model changes independently): weight matmuls take the larger of the weight bytes at
+// HBM bandwidth and their FLOPs at the achievable matmul rate; attention the larger of its KV
+// reads and its FLOPs; plus two tensor-parallel all-reduces per layer (Megatron-LM: Shoeybi et
+// al. 2019, sec. 3), the expert-parallel all-to-all of MoE layers, and a gap per kernel.
+// Mixture of experts: memory holds all experts; a step reads the experts its tokens touch,
+// E (1 - (1 - k/E)^tokens) per layer in expectation under uniform routing.
+#include <algorithm>
+#include <cmath>
+
+#include "gpuplan/estimate.h"
+#include "gpuplan/serve.h"
+#include "gpuplan/transformer.h"
+
+namespace gpuplan {
+namespace {
+
+Error invalid(const std::string& m) { return make_error(Errc::invalid_argument, m); }
+
+std::string gb(double bytes) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f GB", bytes / 1e9);
+  return buf;
+}
+
+// Bytes per stored weight of a matmul. int4: 4 bits plus one fp16 scale per group of 128
+// (AWQ/GPTQ default group size, Lin et al. 2023, "AWQ", sec. 5.1).
+double matmul_weight_bytes(WeightFormat w) {
+  switch (w) {
+    case WeightFormat::bf16:
+    case WeightFormat::fp16: return 2.0;
+    case WeightFormat::fp8:
+    case WeightFormat::int8: return 1.0;
+    case WeightFormat::int4: return 0.5 + 2.0 / 128;
+  }
+  return 2.0;
+}
+
+// Weight bytes per GPU, split into what every step reads and the experts of MoE layers.
+// Quantised formats apply to the blocks' matmuls; embeddings, head, norms and biases stay 16-bit.
+// Token embeddings are looked up, not read whole (unless tied to the head).
+void count_weights(const TransformerSpec& s, const ServeConfig& c, ReplicaModel& r) {
+  double total = 0, dense = 0, experts = 0;
+  for (const ParamTensor& t : transformer_parameters(s)) {
+    const bool matmul = (t.group == ParamGroup::attention || t.group == ParamGroup::mlp) && t.rows > 1;
+    const double bytes = static_cast<double>(t.numel()) * (matmul ? matmul_weight_bytes(c.weights) : 2.0) /
+                         (t.tensor_parallel ? c.tp : 1);
+    total += bytes;
+    const bool lookup = t.group == ParamGroup::embedding && !(s.tied_embeddings && std::string(t.module) == "embed_tokens");
+    if (lookup) continue;
+    if (s.is_moe() && t.group == ParamGroup::mlp) experts += bytes;
+    else dense += bytes;
+  }
+  r.memory.weight_bytes = total;
+  r.dense_weight_bytes = dense;
+  r.moe_layers = s.is_moe() ? static_cast<double>(s.layers) : 0;
+  r.expert_bytes_per_layer = s.is_moe() ? experts / static_cast<double>(s.layers) : 0;
+  r.experts = s.is_moe() ? static_cast<double>(s.experts) : 0;
+  r.experts_per_token = s.is_moe() ? static_cast<double>(s.experts_per_token) : 0;
+}
+
+// The precision the matmuls run at: FP8 weights on FP8 tensor cores where the GPU has them
+// (else weight-only, dequantised to 16-bit); integer weight-only formats at 16-bit.
+std::string compute_precision(const Gpu& g, WeightFormat w) {
+  auto has = [&](const char* p) {
+    return g.peak_dense_flops_per_s.count(p) > 0 || g.matmul_max_achievable_flops_per_s.count(p) > 0;
+  };
+  if (w == WeightFormat::fp8 && has("fp8")) return "fp8";
+  if (w == WeightFormat::fp16 && has("fp16")) return "fp16";
+  return has("bf16") ? "bf16" : "fp16";
+}
+
+// Achievable matmul FLOP/s: the GPU's measured maximum for the precision, else dense peak x
+// the GEMM efficiency of data/assumptions.json.
+Result<double> matmul_rate(const Gpu& g, const std::string& precision, const Efficiencies& eff) {
+  if (eff.measured_gemm_flop_per_s > 0) return eff.measured_gemm_flop_per_s;
+  auto m = g.matmul_max_achievable_flops_per_s.find(precision);
+  if (m != g.matmul_max_achievable_flops_per_s.end()) return m->second;
+  auto p = g.peak_dense_flops_per_s.find(precision);
+  if (p != g.peak_dense_flops_per_s.end()) return p->second * eff.gemm;
+  return make_error(Errc::not_found, "GPU '" + g.id + "' has no sourced " + precision +
+                                         " tensor-core figure; serving on it cannot be timed (choose another GPU)");
+}
+
+std::optional<Error> check_config(const Model& m, const ServeConfig& c) {
+  const TransformerSpec& s = m.transformer;
+  if (m.kind != ModelKind::transformer || m.task != "causal-lm" || s.decoder_layers > 0 || s.is_vision()) {
+    return invalid("model '" + m.id + "' is not a decoder-only language model; serve times causal LMs only");
+  }
+  if (c.tp < 1 || c.tp > 64) return invalid("--tp must be between 1 and 64, got " + std::to_string(c.tp));
+  if (s.heads % c.tp != 0) {
+    return invalid("--tp " + std::to_string(c.tp) + ": the model's " + std::to_string(s.heads) +
+                   " attention heads do not split evenly");
+  }
+  if (c.ep < 1 || c.tp % c.ep != 0) return invalid("--ep must divide --tp");
+  if (c.ep > 1 && !s.is_moe()) return invalid("--ep applies to mixture-of-experts models only");
+  if (c.max_num_seqs < 0 || c.max_num_batched_tokens < 0) return invalid("batch limits must be >= 0");
+  if (c.memory_fraction < 0 || c.memory_fraction > 1) return invalid("memory fraction must be in (0, 1]");
+  return std::nullopt;
+}
+
+// Per-direction PCIe x16 bandwidth of the GPU's generation (the cluster helper's PCIe figure).
+double single_node_cluster_pcie_bytes_per_s(const Gpu& g) {
+  Gpu pcie_only = g;
+  pcie_only.nvlink_bandwidth_bytes_per_s = 0;
+  auto c = single_node_cluster(pcie_only, 1);
+  return c.ok() ? c.value().intra_node_busbw_bytes_per_s : 0;
+}
+
+// vLLM's batch defaults depend on the GPU: larger from 70 GiB, except A100 (arg_utils.py).
+bool large_gpu(const Gpu& g) {
+  const bool a100 = g.id.find("a100") != std::string::npos;
+  return g.memory_bytes >= 70.0 * (1ull << 30) && !a100;
+}
+
+// Memory per GPU: weights, activations, context, and the KV cache in what is left.
+void fill_memory(const Model& m, const Gpu& g, const ServeConfig& c, const ServingAssumptions& a, ReplicaModel& r) {
+  const TransformerSpec& s = m.transformer;
+  const TransformerDims d = transformer_dims(s, 1);
+  const double tp = c.tp;
+  const double kv_heads = std::ceil(static_cast<double>(s.kv_heads_or_default()) / tp);  // replicated past kv_heads
+  const double kv_elem = c.kv == KvFormat::fp8 ? 1.0 : 2.0;
+  ReplicaMemory& mem = r.memory;
+  mem.gpu_bytes = g.memory_bytes;
+  mem.kv_bytes_per_token = 2.0 * static_cast<double>(s.layers) * kv_heads *
+                           static_cast<double>(s.head_dim_or_default()) * kv_elem;
+  // Live tensors of one step at the token budget: residual and normed input, QKV, the MLP's
+  // gate and up outputs (per routed expert), at 16 bits; plus fp32 logits of the sampled rows.
+  const double tokens = static_cast<double>(r.max_num_batched_tokens);
+  mem.activation_bytes = 2.0 * tokens * (2 * d.h + (d.q + 2 * d.kv) / tp + 2 * d.f * d.routed / tp) +
+                         4.0 * static_cast<double>(std::min<int64_t>(r.max_num_seqs, r.max_num_batched_tokens)) *
+                             static_cast<double>(s.vocab);
+  mem.context_bytes = MemoryAssumptions{}.cuda_context_bytes;
+  const double fraction = c.memory_fraction > 0 ? c.memory_fraction : r.profile.memory_fraction;
+  const double used = mem.weight_bytes + mem.activation_bytes + mem.context_bytes;
+  mem.budget_bytes = r.profile.fraction_of_free ? g.memory_bytes : g.memory_bytes * fraction;
+  const double left = r.profile.fraction_of_free ? (g.memory_bytes - used) * fraction : mem.budget_bytes - used;
+  mem.kv_bytes = std::max(0.0, left);
+  const double block_bytes = mem.kv_bytes_per_token * static_cast<double>(a.kv_block_tokens);
+  mem.kv_blocks = block_bytes > 0 ? static_cast<int64_t>(std::floor(mem.kv_bytes / block_bytes)) : 0;
+  mem.kv_tokens = mem.kv_blocks * a.kv_block_tokens;
+  mem.fits = left > 0 && mem.kv_blocks > 0;
+}
+
+}  // namespace
+
+double experts_touched(double experts, double experts_per_token, double tokens) {
+  if (experts <= 0 || tokens <= 0) return 0;
+  return experts * (1.0 - std::pow(1.0 - experts_per_token / experts, tokens));
+}
+
+Result<ReplicaModel> build_replica(const Model& model, const Gpu& gpu, const ServeConfig& config,
+                                   const ServingAssumptions& serving, const Efficiencies& eff) {
+  if (auto err = check_config(model, config)) return *err;
+  const TransformerSpec& s = model.transformer;
+  ReplicaModel r;
+  r.model = &model;
+  r.gpu = &gpu;
+  r.config = config;
+  r.profile = serving.profile(config.runtime);
+  r.block_tokens = serving.kv_block_tokens;
+  const bool large = large_gpu(gpu);
+  r.max_num_seqs = config.max_num_seqs > 0 ? config.max_num_seqs
+                                           : (large ? r.profile.max_num_seqs_large : r.profile.max_num_seqs);
+  r.max_num_batched_tokens = config.max_num_batched_tokens > 0
+                                 ? config.max_num_batched_tokens
+                                 : (large ? r.profile.max_num_batched_tokens_large : r.profile.max_num_batched_tokens);
+  count_weights(s, config, r);
+  fill_memory(model, gpu, config, serving, r);
+  if (!r.memory.fits) {
+    const double need = r.memory.weight_bytes + r.memory.activation_bytes + r.memory.context_bytes;
+    const double have = r.profile.fraction_of_free ? gpu.memory_bytes : r.memory.budget_bytes;
+    return make_error(Errc::does_not_fit,
+                      model.id + " (" + weight_format_name(config.weights) + ") does not fit on " + gpu.id + " at TP " +
+                          std::to_string(config.tp) + ": weights " + gb(r.memory.weight_bytes) + " + activations " +
+                          gb(r.memory.activation_bytes) + " + context " + gb(r.memory.context_bytes) + " per GPU leave " +
+                          gb(have - need) + " for the KV cache of " + gb(have) + "; use more GPUs (--tp) or fewer weight bits");
+  }
+  r.compute_precision = compute_precision(gpu, config.weights);
+  auto rate = matmul_rate(gpu, r.compute_precision, eff);
+  if (!rate.ok()) return rate.error();
+  r.compute_flop_per_s = rate.value();
+  r.hbm_bytes_per_s = eff.measured_hbm_bytes_per_s > 0 ? eff.measured_hbm_bytes_per_s
+                                                       : gpu.memory_bandwidth_bytes_per_s * eff.hbm;
+  if (r.hbm_bytes_per_s <= 0) return make_error(Errc::not_found, "GPU '" + gpu.id + "' has no memory bandwidth");
+  const TransformerFlops f = transformer_forward_flops(s, 1);  // one token: no attention context
+  r.gemm_flops_per_token = (f.total() - f.attention_core - f.head) / config.tp;
+  r.head_flops_per_token = f.head / config.tp;
+  // Flash attention runs at 16 bits even with FP8 weights (FP8 attention kernels are opt-in).
+  const std::string attention_precision = r.compute_precision == "fp8" ? compute_precision(gpu, WeightFormat::bf16)
+                                                                      : r.compute_precision;
+  auto attention_rate = matmul_rate(gpu, attention_precision, eff);
+  if (!attention_rate.ok()) return attention_rate.error();
+  r.attention_flop_per_s = attention_rate.value();
+  r.attention_flops_per_pair = 4.0 * static_cast<double>(s.heads * s.head_dim_or_default()) *
+                               static_cast<double>(s.layers) / config.tp;
+  r.layers = static_cast<double>(s.layers);
+  {
+    // 16-bit activations read and written per token and layer: norm in/out 2x(2h), QKV out
+    // (q+2kv), attention out and O-projection in/out (2q + 2h... counted as q + h), residual
+    // adds 2x(3h), gate/up outputs and the activation's read-read-write 5f per routed expert,
+    // down-projection out h. The weight-matmul inputs are the norm outputs already counted.
+    const TransformerDims d = transformer_dims(s, 1);
+    const double per_layer = 4 * d.h + (d.q + 2 * d.kv) + d.q + d.h + 6 * d.h + 5 * d.f * d.routed + d.h;
+    r.activation_bytes_per_token = 2.0 * per_layer * r.layers / config.tp;
+  }
+  r.hidden = static_cast<double>(s.hidden);
+  if (config.link_busbw_bytes_per_s > 0) {
+    r.link_busbw_bytes_per_s = config.link_busbw_bytes_per_s;
+  } else {
+    auto cluster = single_node_cluster(gpu, config.tp);
+    if (!cluster.ok()) return cluster.error();
+    // A PCIe card's NVLink bridge joins two GPUs only: wider TP groups talk over PCIe.
+    const bool bridge_only = gpu.interconnect == "pcie" && config.tp > 2;
+    const bool pcie = cluster.value().link == "pcie" || bridge_only;
+    const double link = bridge_only ? single_node_cluster_pcie_bytes_per_s(gpu) : cluster.value().intra_node_busbw_bytes_per_s;
+    r.link_busbw_bytes_per_s = link * (pcie ? eff.pcie : eff.nvlink);
+  }
+  r.kernel_overhead_s = eff.kernel_overhead_s;
+  r.host_overhead_per_kernel_s = r.profile.cuda_graphs ? 0.0 : eff.host_overhead_per_kernel_s;
+  if (r.compute_precision != "fp8" && config.weights == WeightFormat::fp8) {
+    r.notes.push_back(gpu.id + " has no FP8 tensor cores: FP8 weights are dequantised, matmuls run at " + r.compute_precision);
+  }
+  return r;
+}
+
+int64_t max_concurrent_sequences(const ReplicaModel& r, double prompt_tokens, double output_tokens) {
+  const double tokens = std::max(1.0, prompt_tokens + output_tokens);
+  const double blocks_per_seq = std::ceil(tokens / static_cast<double>(r.block_tokens));
+  const auto by_kv = static_cast<int64_t>(std::floor(static_cast<double>(r.memory.kv_blocks) / blocks_per_seq));
+  return std::min(by_kv, r.max_num_seqs);
+}
+
+StepBreakdown step_time(const ReplicaModel& r, const StepLoad& load) {
+  StepBreakdown b;
+  const double tokens = load.decode_seqs + load.prefill_tokens;
+  if (tokens <= 0) return b;
+  b.experts_touched = experts_touched(r.experts, r.experts_per_token, tokens);
+  const double expert_share = r.experts > 0 ? b.experts_touched / r.experts : 0;
+  const double weight_bytes = r.dense_weight_bytes + r.moe_layers * r.expert_bytes_per_layer * expert_share;
+  // Each token's activations also cross HBM between kernels (matmul inputs and outputs, norms,
+  // activation functions, residual adds): activation_bytes_per_token.
+  const double bytes = weight_bytes + tokens * r.activation_bytes_per_token;
+  // Logits only for the rows that sample a token: decodes and prompts that end this step.
+  const double flops = tokens * r.gemm_flops_per_token + (load.decode_seqs + load.prefill_last) * r.head_flops_per_token;
+  b.weights_s = std::max(bytes / r.hbm_bytes_per_s, flops / r.compute_flop_per_s);
+  // Decode reads each sequence's keys and values; prefill writes its tokens' and reads the
+  // prompt's earlier chunks (flash attention: scores stay on chip, Dao et al. 2022).
+  const double kv_bytes = (load.decode_context + load.prefill_tokens) * r.memory.kv_bytes_per_token;
+  const double pairs = load.decode_context + load.prefill_pairs;
+  b.attention_s = std::max(kv_bytes / r.hbm_bytes_per_s, pairs * r.attention_flops_per_pair / r.attention_flop_per_s);
+  const double tp = r.config.tp, ep = r.config.ep;
+  if (tp > 1) {
+    // Ring all-reduce moves 2(n-1)/n of the tensor per GPU (nccl-tests doc/PERFORMANCE.md).
+    const double bytes = tokens * r.hidden * 2.0;
+    b.comm_s += 2 * r.layers * (r.profile.allreduce_latency_s + 2 * (tp - 1) / tp * bytes / r.link_busbw_bytes_per_s);
+  }
+  if (ep > 1) {
+    // Dispatch and combine: each token's hidden state to its k experts, (ep-1)/ep of them remote.
+    const double bytes = tokens * r.experts_per_token * r.hidden * 2.0 * (ep - 1) / ep;
+    b.comm_s += 2 * r.moe_layers * (r.profile.allreduce_latency_s + bytes / r.link_busbw_bytes_per_s);
+  }
+  const double kernels = r.layers * r.profile.kernels_per_layer;
+  const double gpu_s = b.weights_s + b.attention_s + b.comm_s + kernels * r.kernel_overhead_s;
+  // Eager PyTorch: the host issues every kernel; it runs ahead, so the step takes the longer.
+  const double host_s = kernels * r.host_overhead_per_kernel_s;
+  b.total_s = std::max(gpu_s, host_s);
+  b.overhead_s = b.total_s - (b.weights_s + b.attention_s + b.comm_s);
+  return b;
+}
+
+double prefill_time_s(const ReplicaModel& r, double prompt_tokens) {
+  const double chunk = static_cast<double>(std::max<int64_t>(1, r.max_num_batched_tokens));
+  double done = 0, total = 0;
+  while (done < prompt_tokens) {
+    const double c = std::min(chunk, prompt_tokens - done);
+    StepLoad load;
+    load.prefill_tokens = c;
+    load.prefill_pairs = c * done + c * (c + 1) / 2;  // causal: each token sees the ones before
+    load.prefill_last = done + c >= prompt_tokens ? 1 : 0;
+    total += step_time(r, load).total_s;
+    done += c;
+  }
+  return total;
+}
+
+double burst_output_tokens_per_s(const ReplicaModel& r, double prompt_tokens, double output_tokens) {
+  // All requests at once: the batch holds B sequences; over a request's life it needs O decode
+  // slots and P + O tokens of step budget, so per step x = min(B/O, T/(P+O)) requests advance.
+  const double p = prompt_tokens, o = std::max(1.0, output_tokens);
+  const double batch = static_cast<double>(max_concurrent_sequences(r, p, o));
+  if (batch < 1) return 0;
+  const double budget = static_cast<double>(r.max_num_batched_tokens);
+  const double x = r.profile.continuous_batching ? std::min(batch / o, budget / (p + o)) : batch / o;
+  StepLoad load;
+  load.decode_seqs = x * o;
+  load.decode_context = x * o * (p + o / 2);
+  load.prefill_tokens = x * p;
+  load.prefill_pairs = x * p * (p + 1) / 2;
+  load.prefill_last = x;
+  const double t = step_time(r, load).total_s;
+  return t > 0 ? load.decode_seqs / t : 0;
+}
+
+}  // namespace gpuplan

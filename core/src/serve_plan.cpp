@@ -1,0 +1,177 @@
+// Ranking instances for a serving load: for each instance type (or GPU) and tensor-parallel
+// degree, one replica's highest rate within the SLO, the fleet for the day's curve, and its
+// cost; the cheapest autoscaled on-demand fleet first. Replicas are evaluated once per
+// (GPU, TP) and shared by every instance with that GPU.
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "gpuplan/serve.h"
+
+namespace gpuplan {
+namespace {
+
+struct Evaluated {
+  std::optional<ServeOption> option;  // nullopt: see error
+  Error error{Errc::invalid_argument, ""};
+};
+
+// The time of one decode step for a single sequence at the mean context (TPOT under no load).
+double lone_decode_step_s(const ReplicaModel& r, const ServeWorkload& w) {
+  StepLoad load;
+  load.decode_seqs = 1;
+  load.decode_context = w.prompt_tokens + w.output_tokens / 2;
+  return step_time(r, load).total_s;
+}
+
+Evaluated evaluate(const Model& model, const Gpu& gpu, int tp, const ServeQuery& q, const ServingAssumptions& a,
+                   const Efficiencies& eff) {
+  Evaluated e;
+  ServeConfig c = q.config;
+  c.tp = tp;
+  auto r = build_replica(model, gpu, c, a, eff);
+  if (!r.ok()) {
+    e.error = r.error();
+    return e;
+  }
+  ServeOption o;
+  o.gpu = gpu.id;
+  o.tp = tp;
+  o.memory = r.value().memory;
+  o.notes = r.value().notes;
+  o.max_seqs = max_concurrent_sequences(r.value(), q.workload.prompt_tokens, q.workload.output_tokens);
+  o.prefill_s = prefill_time_s(r.value(), q.workload.prompt_tokens);
+  o.decode_step_s = lone_decode_step_s(r.value(), q.workload);
+  auto rate = max_rate_within_slo(r.value(), q.workload, q.slo);
+  if (!rate.ok()) {
+    e.error = rate.error();
+    return e;
+  }
+  o.rate = rate.value();
+  auto fleet = plan_fleet(q.curve, o.rate.max_rate_per_s, o.memory.weight_bytes * tp, q.policy);
+  if (!fleet.ok()) {
+    e.error = fleet.error();
+    e.option = o;  // fits, but misses the SLO: kept to say by how much
+    return e;
+  }
+  o.fleet = fleet.value();
+  e.option = o;
+  return e;
+}
+
+std::vector<int> tp_choices(const ServeQuery& q, int gpus_per_instance) {
+  if (q.config.tp > 0) return {q.config.tp};
+  std::vector<int> out;
+  for (int tp : {1, 2, 4, 8}) {
+    if (tp <= gpus_per_instance) out.push_back(tp);
+  }
+  return out;
+}
+
+bool instance_matches(const Instance& in, const ServeQuery& q) {
+  if (!q.instance.empty() && in.id != q.instance) return false;
+  if (!q.gpu.empty() && in.gpu != q.gpu) return false;
+  if (!q.provider.empty() && in.provider != q.provider) return false;
+  return true;
+}
+
+// Says why nothing works: memory (the last fit error) or latency (best idle replica vs target).
+Error explain_failure(const std::vector<Evaluated>& all, const Slo& slo) {
+  const ServeOption* fastest_ttft = nullptr;
+  const ServeOption* fastest_tpot = nullptr;
+  for (const auto& e : all) {
+    if (!e.option) continue;
+    const ServeOption& o = *e.option;
+    if (o.rate.max_rate_per_s > 0 && !e.error.message.empty()) return e.error;  // the fleet, not the SLO
+    if (!fastest_ttft || o.rate.at_zero_load.ttft_s.p50 < fastest_ttft->rate.at_zero_load.ttft_s.p50) fastest_ttft = &o;
+    if (!fastest_tpot || o.decode_step_s < fastest_tpot->decode_step_s) fastest_tpot = &o;
+  }
+  if (!fastest_ttft) {
+    for (auto it = all.rbegin(); it != all.rend(); ++it) {
+      if (!it->error.message.empty()) return it->error;
+    }
+    return make_error(Errc::not_found, "no GPU or instance matches the filters");
+  }
+  auto ms = [](double s) { return std::to_string(static_cast<int>(std::lround(s * 1000))) + " ms"; };
+  const double ttft = fastest_ttft->rate.at_zero_load.ttft_s.p50;
+  if (slo.ttft_s > 0 && ttft > slo.ttft_s) {
+    return make_error(Errc::does_not_fit, "SLO unreachable: the first token takes " + ms(ttft) + " for one request alone on the fastest option (" +
+                                              fastest_ttft->gpu + ", TP " + std::to_string(fastest_ttft->tp) + "), " +
+                                              ms(ttft - slo.ttft_s) + " over --ttft-ms; raise it, shorten prompts or use more GPUs");
+  }
+  const double tpot = fastest_tpot->decode_step_s;
+  if (slo.tpot_s > 0 && tpot > slo.tpot_s) {
+    return make_error(Errc::does_not_fit, "SLO unreachable: a token takes " + ms(tpot) + " per step with one request on the fastest option (" +
+                                              fastest_tpot->gpu + ", TP " + std::to_string(fastest_tpot->tp) + "), " +
+                                              ms(tpot - slo.tpot_s) + " over --tpot-ms; raise it or use more GPUs");
+  }
+  return make_error(Errc::does_not_fit, "SLO unreachable: no option meets both latency targets at any request rate");
+}
+
+}  // namespace
+
+Result<ServePlan> plan_serving(const Catalog& catalog, const ServingAssumptions& serving, const Model& model,
+                               const ServeQuery& q) {
+  std::map<std::pair<std::string, int>, Evaluated> cache;
+  std::vector<Evaluated> all;
+  auto eval = [&](const Gpu& g, int tp) -> const Evaluated& {
+    auto key = std::make_pair(g.id, tp);
+    auto it = cache.find(key);
+    if (it == cache.end()) {
+      it = cache.emplace(key, evaluate(model, g, tp, q, serving, catalog.efficiencies)).first;
+      all.push_back(it->second);
+    }
+    return it->second;
+  };
+  ServePlan plan;
+  for (const Instance& in : catalog.instances) {
+    if (!instance_matches(in, q)) continue;
+    const Gpu* g = catalog.find_gpu(in.gpu);
+    auto price = quote_price(in, Pricing::on_demand, catalog.pricing, q.region);
+    if (!g || !price.ok()) continue;
+    std::optional<ServeOption> best;
+    for (int tp : tp_choices(q, in.gpu_count)) {
+      const Evaluated& e = eval(*g, tp);
+      ++plan.evaluated;
+      if (!e.option || e.option->fleet.hours.empty()) continue;
+      ServeOption o = *e.option;
+      o.instance = in.id;
+      o.provider = in.provider;
+      o.gpus_per_instance = in.gpu_count;
+      o.price = price.value();
+      FleetPrices fp;
+      fp.on_demand_usd_per_hour = price.value().usd_per_hour;
+      if (auto r = quote_price(in, Pricing::reserved_1y, catalog.pricing, q.region); r.ok()) fp.reserved_usd_per_hour = r.value().usd_per_hour;
+      if (auto s = quote_price(in, Pricing::spot, catalog.pricing, q.region); s.ok()) fp.spot_usd_per_hour = s.value().usd_per_hour;
+      fp.gpus_per_replica = tp;
+      fp.gpus_per_instance = in.gpu_count;
+      o.costs = fleet_costs(o.fleet, fp, q.workload.output_tokens);
+      if (!best || o.costs.front().usd_per_day_autoscaled < best->costs.front().usd_per_day_autoscaled) best = o;
+    }
+    if (best) plan.options.push_back(*best);
+  }
+  if (plan.options.empty() && !q.gpu.empty() && q.instance.empty()) {
+    // A GPU with no priced instance: the replica and fleet without cost.
+    if (const Gpu* g = catalog.find_gpu(q.gpu)) {
+      for (int tp : tp_choices(q, 8)) {
+        const Evaluated& e = eval(*g, tp);
+        ++plan.evaluated;
+        if (e.option && !e.option->fleet.hours.empty()) {
+          plan.options.push_back(*e.option);
+          break;
+        }
+      }
+      if (!plan.options.empty()) plan.notes.push_back("no priced instance has " + q.gpu + ": replicas without cost");
+    }
+  }
+  if (plan.options.empty()) return explain_failure(all, q.slo);
+  std::stable_sort(plan.options.begin(), plan.options.end(), [](const ServeOption& a, const ServeOption& b) {
+    const double ca = a.costs.empty() ? 1e300 : a.costs.front().usd_per_day_autoscaled;
+    const double cb = b.costs.empty() ? 1e300 : b.costs.front().usd_per_day_autoscaled;
+    return ca < cb;
+  });
+  if (static_cast<int>(plan.options.size()) > q.top_k) plan.options.resize(static_cast<size_t>(std::max(1, q.top_k)));
+  return plan;
+}
+
+}  // namespace gpuplan

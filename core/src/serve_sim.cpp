@@ -1,0 +1,285 @@
+// A discrete-event simulation of one replica's scheduler, step by step: requests arrive
+// (Poisson, seeded), wait for KV blocks and a batch slot, are prefilled in chunks that share
+// each step's token budget with the running decodes (chunked prefill: Agrawal et al. 2024,
+// "Sarathi-Serve", sec. 4), emit one token per step, and free their blocks when done. Runtimes
+// that reserve the whole sequence admit only what fits to the end; the others allocate as
+// sequences grow and preempt the newest (recompute) when blocks run out, as vLLM does.
+// Static batching (Hugging Face generate) admits a batch only when the previous one is done.
+#include <algorithm>
+#include <cmath>
+#include <deque>
+#include <limits>
+#include <random>
+
+#include "gpuplan/serve.h"
+
+namespace gpuplan {
+namespace {
+
+struct Req {
+  double arrival_s = 0;
+  double prompt = 0, output = 0;
+  double prefilled = 0, generated = 0;
+  double first_token_s = -1;
+  int64_t blocks = 0;
+};
+
+// Request lengths: fixed, or exponential with the given mean (a long-tailed spread standing in
+// for ShareGPT-like chat lengths; not fitted), clamped to [1, 8 x mean].
+double draw_length(std::mt19937_64& rng, double mean, LengthDistribution d) {
+  if (d == LengthDistribution::fixed) return std::max(1.0, std::round(mean));
+  std::exponential_distribution<double> e(1.0 / mean);
+  return std::clamp(std::round(e(rng)), 1.0, std::round(8 * mean));
+}
+
+std::vector<Req> make_requests(const ServeWorkload& w) {
+  std::mt19937_64 rng(w.seed);
+  std::exponential_distribution<double> gap(w.rate_per_s > 0 && std::isfinite(w.rate_per_s) ? w.rate_per_s : 1.0);
+  const bool burst = !(w.rate_per_s > 0) || !std::isfinite(w.rate_per_s);
+  std::vector<Req> out(static_cast<size_t>(w.requests));
+  double t = 0;
+  for (Req& q : out) {
+    if (!burst) t += gap(rng);
+    q.arrival_s = t;
+    q.prompt = draw_length(rng, w.prompt_tokens, w.lengths);
+    q.output = draw_length(rng, w.output_tokens, w.lengths);
+  }
+  return out;
+}
+
+Percentiles percentiles(std::vector<double> v) {
+  Percentiles p;
+  if (v.empty()) return p;
+  std::sort(v.begin(), v.end());
+  auto at = [&](double q) { return v[std::min(v.size() - 1, static_cast<size_t>(q * static_cast<double>(v.size())))]; };
+  p.p50 = at(0.50);
+  p.p90 = at(0.90);
+  p.p99 = at(0.99);
+  double sum = 0;
+  for (double x : v) sum += x;
+  p.mean = sum / static_cast<double>(v.size());
+  return p;
+}
+
+class Scheduler {
+ public:
+  Scheduler(const ReplicaModel& r, std::vector<Req> reqs) : r_(r), reqs_(std::move(reqs)) {
+    free_blocks_ = r.memory.kv_blocks;
+  }
+  SimulationResult run();
+
+ private:
+  int64_t blocks_for(double tokens) const {
+    return static_cast<int64_t>(std::ceil(tokens / static_cast<double>(r_.block_tokens)));
+  }
+  void admit();
+  bool grow_or_preempt();
+  void finish_step(double end_s, const std::vector<double>& chunk);
+
+  const ReplicaModel& r_;
+  std::vector<Req> reqs_;
+  size_t next_arrival_ = 0;
+  std::deque<size_t> waiting_;
+  std::vector<size_t> running_;
+  int64_t free_blocks_ = 0;
+  double now_s_ = 0;
+  std::vector<double> ttft_, tpot_;
+  double running_time_ = 0;
+  int64_t max_running_ = 0;
+  int64_t steps_ = 0;
+  size_t done_ = 0;
+};
+
+void Scheduler::admit() {
+  while (next_arrival_ < reqs_.size() && reqs_[next_arrival_].arrival_s <= now_s_) waiting_.push_back(next_arrival_++);
+  if (!r_.profile.continuous_batching && !running_.empty()) return;  // static: the batch runs to its end
+  while (!waiting_.empty() && static_cast<int64_t>(running_.size()) < r_.max_num_seqs) {
+    Req& q = reqs_[waiting_.front()];
+    const double need = r_.profile.reserve_full_sequence ? q.prompt + q.output : q.prompt + 1;
+    const int64_t blocks = blocks_for(need);
+    if (blocks > free_blocks_) break;
+    free_blocks_ -= blocks;
+    q.blocks = blocks;
+    running_.push_back(waiting_.front());
+    waiting_.pop_front();
+  }
+}
+
+// Sequences that need a new block for their next token get one; when none is left the newest
+// sequence is preempted and recomputed later (its progress is lost).
+bool Scheduler::grow_or_preempt() {
+  if (r_.profile.reserve_full_sequence) return true;
+  for (size_t i = 0; i < running_.size(); ++i) {
+    Req& q = reqs_[running_[i]];
+    const int64_t need = blocks_for(q.prefilled + q.generated + 1);
+    while (need > q.blocks) {
+      if (free_blocks_ > 0) {
+        --free_blocks_;
+        ++q.blocks;
+        continue;
+      }
+      const size_t victim = running_.back();
+      Req& v = reqs_[victim];
+      free_blocks_ += v.blocks;
+      v.blocks = 0;
+      v.prefilled = v.generated = 0;
+      v.first_token_s = -1;
+      running_.pop_back();
+      waiting_.push_front(victim);
+      if (i == running_.size()) return !running_.empty();  // the one growing was the newest
+    }
+  }
+  return true;
+}
+
+void Scheduler::finish_step(double end_s, const std::vector<double>& chunk) {
+  std::vector<size_t> still;
+  for (size_t i = 0; i < running_.size(); ++i) {
+    Req& q = reqs_[running_[i]];
+    if (q.prefilled < q.prompt) {
+      q.prefilled += chunk[i];
+      if (q.prefilled < q.prompt) {
+        still.push_back(running_[i]);
+        continue;
+      }
+      q.generated = 1;  // the prefill's last step samples the first token
+      q.first_token_s = end_s;
+      ttft_.push_back(end_s - q.arrival_s);
+    } else {
+      q.generated += 1;
+    }
+    if (q.generated >= q.output) {
+      if (q.output > 1) tpot_.push_back((end_s - q.first_token_s) / (q.output - 1));
+      free_blocks_ += q.blocks;
+      q.blocks = 0;
+      ++done_;
+    } else {
+      still.push_back(running_[i]);
+    }
+  }
+  running_.swap(still);
+}
+
+SimulationResult Scheduler::run() {
+  const int64_t step_limit = 50'000'000;
+  while (done_ < reqs_.size() && steps_ < step_limit) {
+    admit();
+    if (running_.empty()) {
+      if (next_arrival_ >= reqs_.size()) break;  // nothing fits even alone
+      now_s_ = std::max(now_s_, reqs_[next_arrival_].arrival_s);
+      continue;
+    }
+    if (!grow_or_preempt()) continue;
+    // This step's work: one token per decoding sequence, then prompt chunks in arrival order.
+    StepLoad load;
+    std::vector<double> chunk(running_.size(), 0.0);
+    double budget = static_cast<double>(r_.max_num_batched_tokens);
+    for (size_t id : running_) {
+      const Req& q = reqs_[id];
+      if (q.prefilled >= q.prompt) {
+        load.decode_seqs += 1;
+        load.decode_context += q.prompt + q.generated;
+        budget -= 1;
+      }
+    }
+    for (size_t i = 0; i < running_.size() && budget > 0; ++i) {
+      const Req& q = reqs_[running_[i]];
+      if (q.prefilled >= q.prompt) continue;
+      chunk[i] = std::min(budget, q.prompt - q.prefilled);
+      budget -= chunk[i];
+      load.prefill_tokens += chunk[i];
+      load.prefill_pairs += chunk[i] * q.prefilled + chunk[i] * (chunk[i] + 1) / 2;
+      if (q.prefilled + chunk[i] >= q.prompt) load.prefill_last += 1;
+    }
+    const double dt = step_time(r_, load).total_s;
+    running_time_ += dt * static_cast<double>(running_.size());
+    max_running_ = std::max<int64_t>(max_running_, static_cast<int64_t>(running_.size()));
+    now_s_ += dt;
+    ++steps_;
+    finish_step(now_s_, chunk);
+  }
+  SimulationResult s;
+  s.ttft_s = percentiles(ttft_);
+  s.tpot_s = percentiles(tpot_);
+  s.steps = steps_;
+  s.max_running = max_running_;
+  double outputs = 0;
+  for (const Req& q : reqs_) outputs += q.blocks == 0 && q.generated >= q.output ? q.output : 0;
+  const double span = now_s_ - reqs_.front().arrival_s;
+  s.output_tokens_per_s = span > 0 ? outputs / span : 0;
+  s.requests_per_s = span > 0 ? static_cast<double>(done_) / span : 0;
+  s.mean_running = now_s_ > 0 ? running_time_ / now_s_ : 0;
+  // Above capacity the queue grows for the whole run: the last arrival is served long after it
+  // came (more than a quarter of the arrival span later), or requests were never served.
+  const double arrivals_span = reqs_.back().arrival_s - reqs_.front().arrival_s;
+  s.saturated = done_ < reqs_.size() || (arrivals_span > 0 && now_s_ - reqs_.back().arrival_s > 0.25 * arrivals_span);
+  return s;
+}
+
+}  // namespace
+
+Result<SimulationResult> simulate(const ReplicaModel& r, const ServeWorkload& w) {
+  if (w.requests < 1 || w.requests > 100000) return make_error(Errc::invalid_argument, "simulated requests must be 1-100000");
+  if (!(w.prompt_tokens >= 1) || !(w.output_tokens >= 1)) {
+    return make_error(Errc::invalid_argument, "prompt and output tokens must be >= 1");
+  }
+  if (max_concurrent_sequences(r, w.prompt_tokens, w.output_tokens) < 1) {
+    return make_error(Errc::does_not_fit, "one sequence of " + std::to_string(static_cast<int64_t>(w.prompt_tokens + w.output_tokens)) +
+                                              " tokens does not fit the KV cache of " + std::to_string(r.memory.kv_tokens) + " tokens");
+  }
+  // A drawn length longer than the whole cache is cut to fit (else it could never run).
+  std::vector<Req> reqs = make_requests(w);
+  const double cap = static_cast<double>(r.memory.kv_tokens);
+  for (Req& q : reqs) {
+    q.prompt = std::min(q.prompt, cap - 1);
+    q.output = std::max(1.0, std::min(q.output, cap - q.prompt));
+  }
+  Scheduler s(r, std::move(reqs));
+  return s.run();
+}
+
+bool meets_slo(const SimulationResult& s, const Slo& slo) {
+  if (s.saturated) return false;
+  auto pick = [&](const Percentiles& p) { return slo.percentile >= 99 ? p.p99 : slo.percentile >= 90 ? p.p90 : p.p50; };
+  if (slo.ttft_s > 0 && pick(s.ttft_s) > slo.ttft_s) return false;
+  if (slo.tpot_s > 0 && pick(s.tpot_s) > slo.tpot_s) return false;
+  return true;
+}
+
+Result<RateSearch> max_rate_within_slo(const ReplicaModel& r, const ServeWorkload& w, const Slo& slo) {
+  RateSearch out;
+  ServeWorkload one = w;
+  one.requests = 1;
+  auto alone = simulate(r, one);
+  if (!alone.ok()) return alone.error();
+  out.at_zero_load = alone.value();
+  // The rate cannot exceed the burst throughput; bisect between a trickle and that ceiling.
+  const double ceiling = burst_output_tokens_per_s(r, w.prompt_tokens, w.output_tokens) / w.output_tokens;
+  double lo = 0, hi = std::max(ceiling * 1.05, 1e-3);
+  SimulationResult best, failed;
+  bool have_failed = false;
+  for (int i = 0; i < 12 && hi - lo > 0.03 * hi; ++i) {  // to 3 % of the rate
+    ServeWorkload t = w;
+    t.rate_per_s = i == 0 ? hi * 0.02 : (lo + hi) / 2;
+    auto s = simulate(r, t);
+    if (!s.ok()) return s.error();
+    if (meets_slo(s.value(), slo)) {
+      lo = t.rate_per_s;
+      best = s.value();
+    } else {
+      if (i == 0) lo = hi = 0;
+      hi = t.rate_per_s;
+      failed = s.value();
+      have_failed = true;
+    }
+  }
+  out.max_rate_per_s = lo;
+  out.at_max = best;
+  if (have_failed) {
+    auto pick = [&](const Percentiles& p) { return slo.percentile >= 99 ? p.p99 : slo.percentile >= 90 ? p.p90 : p.p50; };
+    out.limit = failed.saturated ? "throughput" : (slo.ttft_s > 0 && pick(failed.ttft_s) > slo.ttft_s) ? "ttft" : "tpot";
+  }
+  return out;
+}
+
+}  // namespace gpuplan

@@ -1,0 +1,351 @@
+// Serving predictions against published measurements (measured_serving_dev.csv's columns).
+// Each row names a model, GPU, TP degree, precision, runtime, lengths and a metric; the row is
+// mapped onto the serving model or skipped with the reason. No per-row constant is fitted: the
+// runtime profile, efficiencies and GPU specs are those every other prediction uses.
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdlib>
+#include <map>
+
+#include "gpuplan/serve.h"
+
+namespace gpuplan {
+namespace {
+
+constexpr size_t kMaxServingCsvBytes = 4 * 1024 * 1024;
+const std::vector<std::string> kColumns = {"id", "source_kind", "model", "gpu", "num_gpus", "tp", "precision",
+                                           "framework", "input_len", "output_len", "concurrency_or_batch",
+                                           "request_rate", "metric", "value", "notes"};
+
+struct Record {
+  std::vector<std::string> fields;
+  int line = 0;
+};
+
+// RFC 4180 records over the whole text: quoted fields may hold commas, quotes ("") and newlines.
+Result<std::vector<Record>> read_records(std::string_view text, const std::string& where) {
+  std::vector<Record> out;
+  Record rec{{std::string()}, 1};
+  int line = 1;
+  bool quoted = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (quoted) {
+      if (c == '"' && i + 1 < text.size() && text[i + 1] == '"') {
+        rec.fields.back() += '"';
+        ++i;
+      } else if (c == '"') {
+        quoted = false;
+      } else {
+        if (c == '\n') ++line;
+        rec.fields.back() += c;
+      }
+    } else if (c == '"') {
+      quoted = true;
+    } else if (c == ',') {
+      rec.fields.emplace_back();
+    } else if (c == '\n' || c == '\r') {
+      if (c == '\r' && i + 1 < text.size() && text[i + 1] == '\n') ++i;
+      if (rec.fields.size() > 1 || !rec.fields[0].empty()) out.push_back(rec);
+      rec = Record{{std::string()}, ++line};
+    } else {
+      rec.fields.back() += c;
+    }
+  }
+  if (quoted) return make_error(Errc::parse_error, where + ":" + std::to_string(rec.line) + ": unterminated quoted field");
+  if (rec.fields.size() > 1 || !rec.fields[0].empty()) out.push_back(rec);
+  return out;
+}
+
+std::string lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+bool contains(const std::string& haystack, const char* needle) { return lower(haystack).find(needle) != std::string::npos; }
+
+// A plain positive number ("2048"); nullopt for "", "~20000 (+-15%)", "inf" and the like.
+std::optional<double> number(const std::string& s) {
+  if (s.empty()) return std::nullopt;
+  char* end = nullptr;
+  const double v = std::strtod(s.c_str(), &end);
+  if (end != s.c_str() + s.size() || !std::isfinite(v) || v <= 0) return std::nullopt;
+  return v;
+}
+
+// Published model names onto zoo entries with the same architecture (Llama 3.1 and 3.3 keep
+// Llama 3's shapes; Llama 1 7B/13B Llama 2's).
+const Model* find_model(const Catalog& c, const std::string& name) {
+  if (const Model* m = c.find_model(name)) return m;
+  const std::string n = lower(name);
+  const std::vector<std::pair<std::vector<const char*>, const char*>> table = {
+      {{"llama-3.1-8b", "llama-3-8b"}, "llama-3-8b"},
+      {{"llama-3.1-70b", "llama-3.3-70b", "llama-3-70b"}, "llama-3-70b"},
+      {{"llama-3.1-405b"}, "llama-3-405b"},
+      {{"llama-2-7b", "llama2 7b", "llama 7b"}, "llama-2-7b"},
+      {{"llama-2-13b", "llama 13b"}, "llama-2-13b"},
+      {{"llama-2-70b", "llama2 70b"}, "llama-2-70b"},
+      {{"mistral-7b"}, "mistral-7b"},
+      {{"mixtral-8x7b"}, "mixtral-8x7b"}};
+  for (const auto& [names, id] : table) {
+    for (const char* k : names) {
+      if (n == k || n.rfind(std::string(k) + "-instruct", 0) == 0) return c.find_model(id);
+    }
+  }
+  return nullptr;
+}
+
+// Published GPU labels onto catalog ids (TensorRT-LLM's tables print nvidia-smi names).
+const Gpu* find_gpu(const Catalog& c, const std::string& label) {
+  if (const Gpu* g = c.find_gpu(label)) return g;
+  const std::string n = lower(label);
+  const std::vector<std::pair<const char*, const char*>> table = {
+      {"h100 pcie", "h100-pcie-80gb"}, {"h100", "h100-sxm5-80gb"},       {"h200", "h200-sxm-141gb"},
+      {"a100-pcie", "a100-pcie-80gb"}, {"a100 pcie", "a100-pcie-80gb"}, {"a100", "a100-sxm4-80gb"},
+      {"l40s", "l40s"},                {"b200", "b200-sxm"},             {"a40", "a40"}};
+  if (n.find("gh200") != std::string::npos || n.find("gb200") != std::string::npos || n.find("b300") != std::string::npos ||
+      n.find("gb300") != std::string::npos || n.find(" or ") != std::string::npos) {
+    return nullptr;
+  }
+  for (const auto& [key, id] : table) {
+    if (n.rfind(key, 0) == 0) return c.find_gpu(id);
+  }
+  return nullptr;
+}
+
+// Why a row cannot be predicted, or "" when it can.
+std::string unsupported(const ServingRow& r) {
+  const std::string both = lower(r.framework + " " + r.notes + " " + r.model);
+  for (const char* flag : {"speculative", "mtp", "eagle", "dspark", "diffusion", "typo", "doubtful", "flag)"}) {
+    if (both.find(flag) != std::string::npos) return std::string("flagged in its notes or framework (") + flag + "): not for scoring";
+  }
+  for (const char* f : {"disaggregat", "attention dp", "wide-ep", " ep", "tep="}) {
+    if (both.find(f) != std::string::npos) return std::string("a deployment gpuplan does not model (") + f + ")";
+  }
+  const std::string fw = lower(r.framework);
+  if (fw.find("tensorrt-llm") == std::string::npos && fw.find("vllm") == std::string::npos &&
+      fw.find("gpt-fast") == std::string::npos && fw.find("sglang") == std::string::npos) {
+    return "runtime '" + r.framework + "' has no gpuplan profile (vllm, trtllm, sglang, hf)";
+  }
+  if (fw.find("intel") != std::string::npos || fw.find("rocm") != std::string::npos) return "not a CUDA GPU runtime";
+  return "";
+}
+
+// Weight and KV formats from the precision column and the notes.
+std::optional<std::pair<WeightFormat, KvFormat>> formats(const ServingRow& r) {
+  const std::string p = lower(r.precision);
+  // FP8 KV where the notes say so, and for NVIDIA ModelOpt FP8 checkpoints, which quantise the
+  // KV cache too (their hf_quant_config.json sets kv_cache_quant_algo FP8).
+  const bool fp8_kv = contains(r.notes, "kv cache fp8") || contains(r.notes, "fp8 kv cache") ||
+                      (p == "fp8" && contains(r.notes, "modelopt"));
+  const KvFormat kv = fp8_kv ? KvFormat::fp8 : KvFormat::bf16;
+  if (p == "fp16" || p == "f16") return std::make_pair(WeightFormat::fp16, kv);
+  if (p == "bf16") return std::make_pair(WeightFormat::bf16, kv);
+  if (p == "fp8") return std::make_pair(WeightFormat::fp8, kv);
+  if (p.rfind("int8 weight-only", 0) == 0) return std::make_pair(WeightFormat::int8, kv);
+  if (p.rfind("int4 weight-only", 0) == 0) return std::make_pair(WeightFormat::int4, kv);
+  return std::nullopt;
+}
+
+Runtime runtime_of(const ServingRow& r) {
+  const std::string fw = lower(r.framework);
+  if (fw.find("tensorrt-llm") != std::string::npos) return Runtime::trtllm;
+  if (fw.find("sglang") != std::string::npos) return Runtime::sglang;
+  return Runtime::vllm;  // vLLM, and gpt-fast (torch.compile + CUDA graphs): the vLLM profile
+}
+
+// A prediction in the row's unit, or why there is none.
+struct Predicted {
+  double value = 0;
+  std::string reason;
+};
+
+double simulate_metric(const ReplicaModel& rep, const ServingRow& r, double in, double out, double rate, bool& ok) {
+  ServeWorkload w;
+  w.rate_per_s = rate;
+  w.prompt_tokens = in;
+  w.output_tokens = out;
+  w.requests = 500;  // the online table's 500 requests
+  auto s = simulate(rep, w);
+  ok = s.ok();
+  if (!ok) return 0;
+  const SimulationResult& v = s.value();
+  if (r.metric == "ttft_ms_mean") return v.ttft_s.mean * 1000;
+  if (r.metric == "ttft_ms_median") return v.ttft_s.p50 * 1000;
+  if (r.metric == "itl_ms" || r.metric == "tpot_ms_mean") return v.tpot_s.mean * 1000;
+  if (r.metric == "req_per_s") return v.requests_per_s;
+  return v.output_tokens_per_s;
+}
+
+// Output tokens/s of one replica with all requests at once: at the batch the KV cache allows,
+// capped by a stated concurrency or static batch.
+double burst_metric(ReplicaModel rep, const ServingRow& r, double in, double out) {
+  if (auto b = number(r.batch)) rep.max_num_seqs = std::min<int64_t>(rep.max_num_seqs, static_cast<int64_t>(*b));
+  if (contains(r.framework, "static")) rep.profile.continuous_batching = false;
+  return burst_output_tokens_per_s(rep, in, out);
+}
+
+Predicted predict(const ReplicaModel& rep, const ServingRow& r, double in, double out, double gpus) {
+  const double replicas = gpus / rep.config.tp;
+  const auto rate = number(r.rate);
+  const bool online = rate.has_value() && r.rate != "inf";
+  if (r.metric == "decode_tokens_per_s_batch1") {
+    StepLoad load;
+    load.decode_seqs = 1;
+    load.decode_context = in + out / 2;
+    return {1.0 / step_time(rep, load).total_s, ""};
+  }
+  if (online) {
+    bool ok = false;
+    const double v = simulate_metric(rep, r, in, out, *rate / replicas, ok);
+    if (!ok) return {0, "the simulation could not run (a sequence does not fit)"};
+    const bool total = r.metric == "req_per_s" || r.metric == "output_tokens_per_s_total";
+    return {total ? v * replicas : r.metric == "output_tokens_per_s_per_gpu" ? v * replicas / gpus : v, ""};
+  }
+  const double tput = burst_metric(rep, r, in, out) * replicas;
+  if (tput <= 0) return {0, "not even one sequence fits the KV cache"};
+  if (r.metric == "output_tokens_per_s_total") return {tput, ""};
+  if (r.metric == "output_tokens_per_s_per_gpu") return {tput / gpus, ""};
+  if (r.metric == "req_per_s") return {tput / out, ""};
+  if ((r.metric == "tpot_ms_mean" || r.metric == "itl_ms") && number(r.batch)) return {*number(r.batch) / tput * replicas * 1000, ""};
+  if (r.metric == "ttft_ms_mean" && contains(r.notes, "1st token latency")) {
+    return {prefill_time_s(rep, in * number(r.batch).value_or(1)) * 1000, ""};
+  }
+  return {0, "metric '" + r.metric + "' without a request rate or concurrency gpuplan can use"};
+}
+
+// Resolves a row to a replica, or says why it cannot.
+std::string resolve(const Catalog& c, const ServingAssumptions& a, const ServingRow& r, std::optional<ReplicaModel>& rep,
+                    double& in, double& out, double& gpus) {
+  if (auto why = unsupported(r); !why.empty()) return why;
+  const Model* m = find_model(c, r.model);
+  if (!m) return "model '" + r.model + "' is not in the zoo";
+  const Gpu* g = find_gpu(c, r.gpu);
+  if (!g) return "GPU '" + r.gpu + "' is not in the catalog";
+  auto f = formats(r);
+  if (!f) return "precision '" + r.precision + "' is not a gpuplan weight format (bf16, fp16, fp8, int8, int4)";
+  const auto i = number(r.input_len);
+  auto o = number(r.output_len);
+  if (!o && r.metric == "decode_tokens_per_s_batch1") o = 1.0;  // single-stream rate: the prompt is the context
+  if (!i || !o) return "input/output length '" + r.input_len + "'/'" + r.output_len + "' is not a plain number";
+  in = *i;
+  out = *o;
+  const auto n = number(r.num_gpus), t = number(r.tp);
+  if (!n && !t) return "neither num_gpus nor tp is given";
+  gpus = n ? *n : *t;
+  ServeConfig cfg;
+  cfg.tp = static_cast<int>(t ? *t : gpus);
+  if (static_cast<int>(gpus) % cfg.tp != 0) return "num_gpus is not a multiple of tp";
+  cfg.weights = f->first;
+  cfg.kv = f->second;
+  cfg.runtime = runtime_of(r);
+  // The KV-cache memory fraction the run states (TensorRT-LLM's kv_cache_free_gpu_mem_fraction).
+  const size_t at = lower(r.notes).find("kv_cache_free_gpu_mem_fraction ");
+  if (at != std::string::npos && cfg.runtime == Runtime::trtllm) {
+    if (auto x = number(r.notes.substr(at + 31, 4))) cfg.memory_fraction = *x <= 1 ? *x : 0;
+  }
+  auto built = build_replica(*m, *g, cfg, a, c.efficiencies);
+  if (!built.ok()) return built.error().message;
+  rep = std::move(built).value();
+  return "";
+}
+
+// Mean absolute percentage error by key.
+std::vector<std::tuple<std::string, double, int>> mape_by(const std::vector<ServingPrediction>& rows,
+                                                          std::string (*key)(const ServingPrediction&)) {
+  std::map<std::string, std::pair<double, int>> acc;
+  for (const auto& p : rows) {
+    auto& a = acc[key(p)];
+    a.first += std::fabs(p.error);
+    a.second += 1;
+  }
+  std::vector<std::tuple<std::string, double, int>> out;
+  for (const auto& [k, v] : acc) out.emplace_back(k, v.first / v.second, v.second);
+  return out;
+}
+
+std::string group_of(const ServingRow& r) {
+  if (r.metric == "decode_tokens_per_s_batch1") return "batch-1 decode tokens/s";
+  const bool online = number(r.rate).has_value() && r.rate != "inf";
+  if (online && r.metric != "req_per_s" && r.metric.rfind("output_tokens", 0) != 0) return "TTFT/TPOT at rate";
+  if (r.metric.rfind("output_tokens", 0) == 0) return "output tokens/s";
+  return "other";
+}
+
+ServingRow to_row(const Record& rec, const std::map<std::string, size_t>& col) {
+  auto f = [&](const char* name) { return rec.fields[col.at(name)]; };
+  ServingRow r;
+  r.line = rec.line;
+  r.id = f("id");
+  r.source_kind = f("source_kind");
+  r.model = f("model");
+  r.gpu = f("gpu");
+  r.num_gpus = f("num_gpus");
+  r.tp = f("tp");
+  r.precision = f("precision");
+  r.framework = f("framework");
+  r.input_len = f("input_len");
+  r.output_len = f("output_len");
+  r.batch = f("concurrency_or_batch");
+  r.rate = f("request_rate");
+  r.metric = f("metric");
+  r.notes = f("notes");
+  return r;
+}
+
+}  // namespace
+
+bool is_serving_csv(std::string_view text) {
+  const size_t end = text.find('\n');
+  const std::string header(text.substr(0, end == std::string_view::npos ? text.size() : end));
+  return header.rfind("id,source_kind,", 0) == 0 && header.find(",metric,") != std::string::npos;
+}
+
+Result<ServingReport> validate_serving_csv(const Catalog& catalog, const ServingAssumptions& serving,
+                                           std::string_view text, const std::string& where) {
+  if (text.size() > kMaxServingCsvBytes) {
+    return make_error(Errc::too_large, where + ": file is " + std::to_string(text.size()) + " bytes; the limit is " +
+                                           std::to_string(kMaxServingCsvBytes) + " bytes");
+  }
+  auto records = read_records(text, where);
+  if (!records.ok()) return records.error();
+  const auto& recs = records.value();
+  if (recs.empty()) return make_error(Errc::schema_error, where + ": empty file (no header)");
+  std::map<std::string, size_t> col;
+  for (size_t i = 0; i < recs[0].fields.size(); ++i) col[recs[0].fields[i]] = i;
+  for (const auto& name : kColumns) {
+    if (!col.count(name)) return make_error(Errc::schema_error, where + ":1: header lacks the column '" + name + "'");
+  }
+  ServingReport rep;
+  for (size_t k = 1; k < recs.size(); ++k) {
+    if (recs[k].fields.size() != recs[0].fields.size()) {
+      rep.skipped.emplace_back(recs[k].fields[0], "line " + std::to_string(recs[k].line) + ": expected " +
+                                                     std::to_string(recs[0].fields.size()) + " columns, got " +
+                                                     std::to_string(recs[k].fields.size()));
+      continue;
+    }
+    ServingRow row = to_row(recs[k], col);
+    const auto value = number(recs[k].fields[col.at("value")]);
+    if (!value) {
+      rep.skipped.emplace_back(row.id, "value '" + recs[k].fields[col.at("value")] + "' is not a positive number");
+      continue;
+    }
+    row.value = *value;
+    std::optional<ReplicaModel> replica;
+    double in = 0, out = 0, gpus = 0;
+    std::string why = resolve(catalog, serving, row, replica, in, out, gpus);
+    Predicted p;
+    if (why.empty()) p = predict(*replica, row, in, out, gpus);
+    if (!why.empty() || !p.reason.empty()) {
+      rep.skipped.emplace_back(row.id, why.empty() ? p.reason : why);
+      continue;
+    }
+    rep.rows.push_back({row, group_of(row), p.value, (p.value - row.value) / row.value});
+  }
+  rep.by_metric = mape_by(rep.rows, [](const ServingPrediction& p) { return p.row.metric; });
+  rep.by_source = mape_by(rep.rows, [](const ServingPrediction& p) { return p.row.source_kind; });
+  rep.by_group = mape_by(rep.rows, [](const ServingPrediction& p) { return p.group; });
+  return rep;
+}
+
+}  // namespace gpuplan

@@ -1,0 +1,107 @@
+#!/usr/bin/env python3
+"""`--emit torchrun|accelerate|deepspeed` of gpuplan estimate and plan: each config parses (JSON; YAML
+with python3-yaml, else a strict line check) and carries the numbers of the estimate or plan.
+
+Usage: emit_test.py GPUPLAN
+"""
+import json
+import os
+import re
+import shlex
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from checklib import check, finish, run  # noqa: E402
+
+GPUPLAN = sys.argv[1]
+
+
+def gpuplan(*args):
+    return run([GPUPLAN, *args], timeout=120)
+
+
+def parse_yaml(text):
+    try:
+        import yaml
+        return yaml.safe_load(text)
+    except ImportError:  # strict minimal reader: "key: value" and one level of two-space nesting
+        doc, section = {}, None
+        for line in text.splitlines():
+            if not line.strip() or line.lstrip().startswith("#"):
+                continue
+            m = re.fullmatch(r"( {2})?([a-z_]+):(?: (.*))?", line)
+            if not m:
+                raise ValueError(f"not a YAML mapping line: {line!r}")
+            value = m.group(3)
+            value = {"true": True, "false": False}.get(value, int(value) if value and value.isdigit() else value)
+            if m.group(1):
+                doc[section][m.group(2)] = value
+            elif value is None:
+                section = m.group(2)
+                doc[section] = {}
+            else:
+                doc[m.group(2)] = value
+        return doc
+
+
+# An estimate: GPT-2 small, 8 GPUs, ZeRO-3, bf16 autocast, full checkpointing, global 256, micro 4.
+SETUP = ["--model", "gpt2-small", "--gpu", "a100-sxm4-80gb", "--gpus", "8", "--zero", "3", "--precision", "amp-bf16",
+         "--checkpointing", "full", "--batch", "256", "--micro-batch", "4"]
+est = json.loads(gpuplan("estimate", *SETUP, "--json").stdout)
+check("the estimate accumulates 8 micro-batches", est.get("grad_accum_steps") == 8, est.get("grad_accum_steps"))
+
+d = gpuplan("estimate", *SETUP, "--emit", "deepspeed")
+ds = json.loads(d.stdout) if d.returncode == 0 else {}
+check("deepspeed JSON parses", d.returncode == 0, d.stderr)
+check("deepspeed carries the batches", ds.get("train_batch_size") == 256 and ds.get("train_micro_batch_size_per_gpu") == 4
+      and ds.get("gradient_accumulation_steps") == 8, ds)
+check("deepspeed batch identity", ds.get("train_batch_size") == ds.get("train_micro_batch_size_per_gpu", 0)
+      * ds.get("gradient_accumulation_steps", 0) * 8, ds)
+check("deepspeed ZeRO 3, bf16 on, fp16 off", ds.get("zero_optimization", {}).get("stage") == 3
+      and ds.get("bf16", {}).get("enabled") is True and ds.get("fp16", {}).get("enabled") is False, ds)
+check("deepspeed checkpointing section present", "activation_checkpointing" in ds, ds)
+
+a = gpuplan("estimate", *SETUP, "--emit", "accelerate")
+acc = parse_yaml(a.stdout) if a.returncode == 0 else {}
+check("accelerate YAML parses", a.returncode == 0 and isinstance(acc, dict), a.stdout + a.stderr)
+check("accelerate: FSDP FULL_SHARD, bf16, 8 processes on 1 machine",
+      acc.get("distributed_type") == "FSDP" and acc.get("mixed_precision") == "bf16" and acc.get("num_processes") == 8
+      and acc.get("num_machines") == 1 and acc.get("fsdp_config", {}).get("fsdp_sharding_strategy") == "FULL_SHARD"
+      and acc.get("fsdp_config", {}).get("fsdp_activation_checkpointing") is True, acc)
+check("accelerate states the accumulation", "gradient_accumulation_steps=8" in a.stdout, a.stdout)
+
+t = gpuplan("estimate", *SETUP, "--emit", "torchrun")
+cmd = [l for l in t.stdout.replace("\\\n", " ").splitlines() if l.startswith("torchrun ")]
+argv = shlex.split(cmd[0]) if cmd else []
+check("torchrun line splits like a shell command", t.returncode == 0 and argv[:1] == ["torchrun"], t.stdout)
+check("torchrun: 8 processes, micro 4, accumulation 8, global 256",
+      "--nproc_per_node=8" in argv and argv[argv.index("--micro-batch-size") + 1] == "4"
+      and argv[argv.index("--gradient-accumulation-steps") + 1] == "8"
+      and argv[argv.index("--global-batch-size") + 1] == "256", argv)
+check("torchrun states FSDP FULL_SHARD with bf16 mixed precision",
+      "ShardingStrategy.FULL_SHARD" in t.stdout and "param_dtype=torch.bfloat16" in t.stdout
+      and "apply_activation_checkpointing" in t.stdout, t.stdout)
+
+bad = gpuplan("estimate", "--model", "gpt2-small", "--gpu", "a100-sxm4-80gb", "--gpus", "8", "--tp", "2", "--emit", "deepspeed")
+check("tensor parallel is refused with the reason", bad.returncode == 1 and "tensor parallel 2" in bad.stderr, bad.stderr)
+unk = gpuplan("estimate", *SETUP, "--emit", "slurm")
+check("an unknown format is a usage error", unk.returncode == 2 and "'slurm' is not torchrun" in unk.stderr, unk.stderr)
+
+# A plan: the top choice's own numbers.
+PLAN = ["--model", "gpt2-small", "--tokens", "1e9", "--precision", "amp-bf16", "--batch", "64", "--top", "1"]
+plan = json.loads(gpuplan("plan", *PLAN, "--json").stdout)
+top = plan["plans"][0]
+p = gpuplan("plan", *PLAN, "--emit", "deepspeed")
+pd = json.loads(p.stdout) if p.returncode == 0 else {}
+check("plan --emit deepspeed parses", p.returncode == 0, p.stderr)
+setup = top.get("setup", {})  # the request keys that differ from the defaults, as strings
+if setup.get("tp", "1") != "1" or setup.get("pp", "1") != "1":
+    check("a tensor/pipeline-parallel plan is refused", p.returncode == 1 and "tensor parallel" in p.stderr, p.stderr)
+else:
+    check("plan config carries the plan's micro-batch, ZeRO stage and GPU count",
+          pd.get("train_batch_size") == 64 and pd.get("train_micro_batch_size_per_gpu") == int(setup.get("micro-batch", 0))
+          and pd.get("zero_optimization", {}).get("stage") == int(setup.get("zero", 0))
+          and pd["train_batch_size"] == pd["train_micro_batch_size_per_gpu"] * pd["gradient_accumulation_steps"] * top["gpus"],
+          (pd, top))
+
+finish("emit_test")

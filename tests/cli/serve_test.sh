@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# gpuplan serve and gpuplan validate on a serving CSV, as a user scripts them: exit codes, the
+# one-line error messages, and that --json output parses with the fields the page and site use.
+# Usage: serve_test.sh PATH_TO_GPUPLAN REPO_ROOT
+set -uo pipefail
+bin=${1:?usage: serve_test.sh GPUPLAN REPO_ROOT}
+root=${2:?usage: serve_test.sh GPUPLAN REPO_ROOT}
+passed=0
+failed=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# expect NAME WANT_EXIT WANT_STDERR_SUBSTRING -- ARGS...
+expect() {
+  local name=$1 want_rc=$2 want_err=$3
+  shift 4
+  "$bin" "$@" >"$tmp/out" 2>"$tmp/err"
+  local rc=$?
+  if [ "$rc" -ne "$want_rc" ]; then
+    echo "FAIL $name: exit $rc, wanted $want_rc; stderr: $(cat "$tmp/err")"
+    failed=$((failed + 1))
+    return
+  fi
+  if [ -n "$want_err" ] && ! grep -qF -- "$want_err" "$tmp/err"; then
+    echo "FAIL $name: stderr lacks '$want_err': $(cat "$tmp/err")"
+    failed=$((failed + 1))
+    return
+  fi
+  passed=$((passed + 1))
+}
+
+ex=(serve --model llama-3-8b --rate 30 --prompt-tokens 1500 --output-tokens 300 --ttft-ms 1000 --tpot-ms 50)
+expect serve-text 0 "" -- "${ex[@]}" --instance aws-p5.48xlarge
+grep -q 'replicas per hour' "$tmp/out" || { echo "FAIL serve-text: no replicas per hour"; failed=$((failed + 1)); }
+expect serve-json 0 "" -- "${ex[@]}" --gpu h100-sxm5-80gb --load-curve diurnal --json
+/usr/bin/python3 - "$tmp/out" <<'PY' && passed=$((passed + 1)) || failed=$((failed + 1))
+import json, sys
+d = json.load(open(sys.argv[1]))
+o = d["options"][0]
+assert len(o["replicas_per_hour"]) == 24
+assert o["replica_max_rate_per_s"] > 0
+assert o["at_max_rate"]["ttft_s"]["p90"] <= 1.0 and o["at_max_rate"]["tpot_s"]["p90"] <= 0.050
+# Autoscaled replicas cover every hour of the curve at the per-replica rate they were sized for.
+assert all(r >= 1 for r in o["replicas_per_hour"])
+assert o["costs"][0]["pricing"] == "on-demand"
+assert o["costs"][0]["usd_per_month_autoscaled"] <= o["costs"][0]["usd_per_month_fixed"]
+PY
+expect serve-no-model 2 "--model is required" -- serve --rate 3 --prompt-tokens 100 --output-tokens 10
+expect serve-bad-runtime 1 "--runtime: 'tgi' is not one of vllm, trtllm, sglang, hf" -- "${ex[@]}" --runtime tgi
+expect serve-bad-weights 1 "--weights: 'fp4' is not one of" -- "${ex[@]}" --weights fp4
+expect serve-bad-curve 1 "--load-curve: 'weekly' is not flat, business-hours, diurnal or a file" -- "${ex[@]}" --load-curve weekly
+printf '1 2 3\n' >"$tmp/short.txt"
+expect serve-short-curve 1 "expected 24 hourly rates (requests/s), got 3" -- "${ex[@]}" --load-curve "$tmp/short.txt"
+expect serve-does-not-fit 1 "does not fit on l4 at TP 1" -- serve --model llama-3-70b --rate 1 --prompt-tokens 100 --output-tokens 10 --gpu l4 --tp 1
+expect serve-slo-unreachable 1 "SLO unreachable: the first token takes" -- serve --model llama-3-70b --rate 1 --prompt-tokens 100000 --output-tokens 10 --ttft-ms 10 --gpu h100-sxm5-80gb --tp 8
+expect serve-unknown-gpu 1 "--gpu: unknown GPU 'z100'" -- "${ex[@]}" --gpu z100
+
+expect validate-serving 0 "" -- validate "$root/tests/validation/serving_dev.csv"
+grep -q 'MAPE by group  batch-1 decode tokens/s' "$tmp/out" || { echo "FAIL validate-serving: no batch-1 MAPE"; failed=$((failed + 1)); }
+grep -q "skipped: model 'Falcon-180B' is not in the zoo" "$tmp/out" || { echo "FAIL validate-serving: skip reason missing"; failed=$((failed + 1)); }
+
+echo "serve CLI: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]

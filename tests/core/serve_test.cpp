@@ -1,0 +1,206 @@
+// Serving: KV capacity against hand counts, step-time shape, MoE touched experts, the
+// simulator at zero load, autoscaling against its curve, costs, and the parsers' messages.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "gpuplan/embedded_data.h"
+#include "gpuplan/serve.h"
+#include "test_util.h"
+
+namespace gpuplan {
+namespace {
+
+const ServingAssumptions& serving() {
+  static const ServingAssumptions a = [] {
+    auto s = serving_assumptions(embedded_data_files());
+    if (!s.ok()) ADD_FAILURE() << s.error().message;
+    return s.ok() ? s.value() : ServingAssumptions{};
+  }();
+  return a;
+}
+
+ReplicaModel replica(const std::string& model, const std::string& gpu, ServeConfig c = {}) {
+  const Gpu* g = test::catalog().find_gpu(gpu);
+  EXPECT_NE(g, nullptr);
+  auto r = build_replica(test::model(model), *g, c, serving(), test::catalog().efficiencies);
+  EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().message);
+  return r.ok() ? r.value() : ReplicaModel{};
+}
+
+TEST(ServeAssumptions, RuntimeProfilesComeFromTheCatalog) {
+  EXPECT_EQ(serving().kv_block_tokens, 16);
+  EXPECT_DOUBLE_EQ(serving().vllm.memory_fraction, 0.9);
+  EXPECT_TRUE(serving().trtllm.reserve_full_sequence);
+  EXPECT_FALSE(serving().hf.continuous_batching);
+}
+
+TEST(ServeAssumptions, AnUnknownSourceIsNamed) {
+  const std::string text = R"({"sources": {"a": {}}, "serving": {"kv_block_tokens": {"value": 16, "source": "b"}}})";
+  auto r = parse_serving_assumptions(text, "assumptions.json");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().message, "assumptions.json: serving.kv_block_tokens.source: 'b' is not in sources");
+}
+
+// Llama 3 8B: 32 layers, 8 KV heads of 128 (grouped-query attention).
+TEST(ServeCapacity, KvBytesPerTokenMatchHandCountWithGqa) {
+  // 2 (K and V) x 32 layers x 8 heads x 128 x 2 bytes = 131,072.
+  EXPECT_DOUBLE_EQ(replica("llama-3-8b", "h100-sxm5-80gb").memory.kv_bytes_per_token, 131072.0);
+  ServeConfig fp8;
+  fp8.kv = KvFormat::fp8;
+  EXPECT_DOUBLE_EQ(replica("llama-3-8b", "h100-sxm5-80gb", fp8).memory.kv_bytes_per_token, 65536.0);
+  ServeConfig tp2;
+  tp2.tp = 2;  // 4 KV heads per GPU
+  EXPECT_DOUBLE_EQ(replica("llama-3-8b", "h100-sxm5-80gb", tp2).memory.kv_bytes_per_token, 65536.0);
+}
+
+TEST(ServeCapacity, KvHeadsAreReplicatedBeyondTheirCount) {
+  ServeConfig tp16;
+  tp16.tp = 16;  // 8 KV heads over 16 GPUs: one (copied) head each: 2 x 32 x 1 x 128 x 2
+  EXPECT_DOUBLE_EQ(replica("llama-3-8b", "h100-sxm5-80gb", tp16).memory.kv_bytes_per_token, 16384.0);
+}
+
+TEST(ServeCapacity, BlocksAreWhatTheBudgetLeaves) {
+  const ReplicaModel r = replica("llama-3-8b", "h100-sxm5-80gb");
+  const ReplicaMemory& m = r.memory;
+  // vLLM: 0.9 x memory - weights - activations - context, in blocks of 16 tokens.
+  const double left = 0.9 * m.gpu_bytes - m.weight_bytes - m.activation_bytes - m.context_bytes;
+  EXPECT_EQ(m.kv_blocks, static_cast<int64_t>(std::floor(left / (16 * m.kv_bytes_per_token))));
+  // 8,030,261,248 parameters at 2 bytes.
+  EXPECT_DOUBLE_EQ(m.weight_bytes, 8030261248.0 * 2);
+  // 1000 + 200 tokens take 75 blocks; capped by vLLM's 1024 sequences on an H100.
+  EXPECT_EQ(max_concurrent_sequences(r, 1000, 200), std::min<int64_t>(1024, m.kv_blocks / 75));
+}
+
+TEST(ServeCapacity, ModelThatDoesNotFitSaysByHowMuch) {
+  auto r = build_replica(test::model("llama-3-70b"), *test::catalog().find_gpu("l4"), {}, serving(),
+                         test::catalog().efficiencies);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().code, Errc::does_not_fit);
+  EXPECT_NE(r.error().message.find("does not fit on l4 at TP 1: weights 141.1 GB"), std::string::npos) << r.error().message;
+}
+
+TEST(ServeStep, DecodeTimeGrowsWithTheBatch) {
+  const ReplicaModel r = replica("llama-3-8b", "h100-sxm5-80gb");
+  double previous = 0;
+  for (double batch : {1.0, 2.0, 8.0, 32.0, 128.0, 512.0}) {
+    StepLoad load;
+    load.decode_seqs = batch;
+    load.decode_context = batch * 1000;
+    const double t = step_time(r, load).total_s;
+    EXPECT_GT(t, previous) << "batch " << batch;
+    previous = t;
+  }
+}
+
+TEST(ServeStep, MoeTouchedExpertsAtBatchOneAndLarge) {
+  EXPECT_DOUBLE_EQ(experts_touched(8, 2, 1), 2.0);  // one token: its k experts
+  EXPECT_NEAR(experts_touched(8, 2, 1000), 8.0, 1e-9);  // a large batch touches all
+  EXPECT_NEAR(experts_touched(8, 2, 2), 8 * (1 - 0.75 * 0.75), 1e-12);
+  ServeConfig tp2;
+  tp2.tp = 2;  // 93 GB of experts do not fit one H100
+  const ReplicaModel r = replica("mixtral-8x7b", "h100-sxm5-80gb", tp2);
+  StepLoad one;
+  one.decode_seqs = 1;
+  EXPECT_DOUBLE_EQ(step_time(r, one).experts_touched, 2.0);
+}
+
+TEST(ServeSimulation, TtftAtZeroLoadIsThePrefillTime) {
+  const ReplicaModel r = replica("llama-3-8b", "h100-sxm5-80gb");
+  ServeWorkload w;
+  w.requests = 1;
+  w.prompt_tokens = 3000;  // one chunk of the 8192-token budget
+  w.output_tokens = 50;
+  auto s = simulate(r, w);
+  ASSERT_TRUE(s.ok());
+  EXPECT_NEAR(s.value().ttft_s.p50, prefill_time_s(r, 3000), 1e-12);
+  w.prompt_tokens = 20000;  // three chunks
+  s = simulate(r, w);
+  ASSERT_TRUE(s.ok());
+  EXPECT_NEAR(s.value().ttft_s.p50, prefill_time_s(r, 20000), 1e-12);
+}
+
+TEST(ServeSimulation, HigherRateNeverLowersTtft) {
+  const ReplicaModel r = replica("llama-3-8b", "h100-sxm5-80gb");
+  ServeWorkload w;
+  w.requests = 300;
+  w.prompt_tokens = 1500;
+  w.output_tokens = 300;
+  w.rate_per_s = 1;
+  auto low = simulate(r, w);
+  w.rate_per_s = 40;
+  auto high = simulate(r, w);
+  ASSERT_TRUE(low.ok() && high.ok());
+  EXPECT_GE(high.value().ttft_s.p90, low.value().ttft_s.p90);
+  EXPECT_GT(high.value().mean_running, low.value().mean_running);
+}
+
+TEST(ServeFleet, AutoscalingNeverLeavesTheSloUnmetOnAPreset) {
+  for (const char* preset : {"flat", "business-hours", "diurnal"}) {
+    auto curve = preset_load_curve(preset, 30);
+    ASSERT_TRUE(curve.ok());
+    ScalingPolicy policy;
+    policy.instance_start_s = 300;
+    auto plan = plan_fleet(curve.value(), 4.0, 140e9, policy);
+    ASSERT_TRUE(plan.ok());
+    for (const FleetHour& h : plan.value().hours) {
+      EXPECT_GE(h.replicas * plan.value().replica_rate_per_s, h.rate_per_s - 1e-9) << preset;
+    }
+    EXPECT_GE(plan.value().fixed_replicas * plan.value().replica_rate_per_s, 30.0) << preset;
+  }
+}
+
+TEST(ServeFleet, CostIsReplicasTimesPrice) {
+  auto curve = preset_load_curve("business-hours", 10);
+  ASSERT_TRUE(curve.ok());
+  auto plan = plan_fleet(curve.value(), 2.5, 16e9, {});
+  ASSERT_TRUE(plan.ok());
+  FleetPrices prices;
+  prices.on_demand_usd_per_hour = 4.0;
+  prices.gpus_per_replica = 1;
+  prices.gpus_per_instance = 1;
+  const auto costs = fleet_costs(plan.value(), prices, 200);
+  double replica_hours = 0;
+  for (const FleetHour& h : plan.value().hours) replica_hours += h.replicas;
+  ASSERT_FALSE(costs.empty());
+  EXPECT_DOUBLE_EQ(costs.front().usd_per_day_autoscaled, replica_hours * 4.0);  // no start delay given
+  EXPECT_DOUBLE_EQ(costs.front().usd_per_day_fixed, 24.0 * plan.value().fixed_replicas * 4.0);
+  // Two TP-4 replicas share one 8-GPU instance.
+  prices.gpus_per_replica = 4;
+  prices.gpus_per_instance = 8;
+  EXPECT_EQ(instances_for(3, prices), 2);
+}
+
+TEST(ServeFleet, LoadCurveParserNamesTheProblem) {
+  auto bad = parse_load_curve("1 2 x", "curve.txt");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().message, "curve.txt:1: 'x' is not a request rate (a number >= 0)");
+  auto short_curve = parse_load_curve("1,2,3", "curve.txt");
+  ASSERT_FALSE(short_curve.ok());
+  EXPECT_EQ(short_curve.error().message, "curve.txt: expected 24 hourly rates (requests/s), got 3");
+  std::string ok_text = "# hourly\n";
+  for (int h = 0; h < 24; ++h) ok_text += std::to_string(h) + "\n";
+  auto ok = parse_load_curve(ok_text, "curve.txt");
+  ASSERT_TRUE(ok.ok());
+  EXPECT_DOUBLE_EQ(ok.value()[23], 23.0);
+}
+
+TEST(ServeValidation, ReadsTheColumnsByNameAndSkipsWithAReason) {
+  const std::string text =
+      "id,source_kind,model,gpu,num_gpus,tp,precision,framework,input_len,output_len,dataset,"
+      "concurrency_or_batch,request_rate,metric,value,source,notes\n"
+      "A1,gpt-fast,Llama-2-7B,A100-SXM 80GB,1,1,BF16,gpt-fast (PyTorch native),5,,,1,,decode_tokens_per_s_batch1,104.9,x,\"a, b\"\n"
+      "A2,other,Falcon-180B,H100,8,8,FP8,TensorRT-LLM v0.14.0,128,128,,,inf,output_tokens_per_s_total,1000,x,\n";
+  auto rep = validate_serving_csv(test::catalog(), serving(), text, "s.csv");
+  ASSERT_TRUE(rep.ok()) << rep.error().message;
+  ASSERT_EQ(rep.value().rows.size(), 1u);
+  EXPECT_EQ(rep.value().rows[0].group, "batch-1 decode tokens/s");
+  ASSERT_EQ(rep.value().skipped.size(), 1u);
+  EXPECT_EQ(rep.value().skipped[0].second, "model 'Falcon-180B' is not in the zoo");
+  auto bad = validate_serving_csv(test::catalog(), serving(), "id,source_kind,metric\n", "s.csv");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().message, "s.csv:1: header lacks the column 'model'");
+}
+
+}  // namespace
+}  // namespace gpuplan
