@@ -83,6 +83,8 @@ const char* tr_checkpointing(Checkpointing c) {
     case Checkpointing::none: return tr(S::ckpt_none);
     case Checkpointing::selective: return tr(S::ckpt_selective);
     case Checkpointing::full: return tr(S::ckpt_full);
+    case Checkpointing::op_selective: return tr(S::ckpt_op_selective);
+    case Checkpointing::every_k_layers: return tr(S::ckpt_every_k);
   }
   return tr(S::ckpt_none);
 }
@@ -166,6 +168,11 @@ std::string format_usd(double usd) {
   const std::string s = buf;
   const size_t dot = s.find('.');
   return group_digits(s.substr(0, dot)) + (dot == std::string::npos ? "" : s.substr(dot)) + " " + tr(S::unit_usd);
+}
+
+std::string format_price(double usd, const PriceQuote& q) {
+  if (q.currency != "CNY" || q.usd_per_cny <= 0) return format_usd(usd);
+  return format_usd(usd) + " (" + format_number(usd / q.usd_per_cny, 4) + " " + tr(S::unit_cny) + ")";
 }
 
 std::string format_rate_bytes(double bytes_per_s) { return format_number(bytes_per_s / 1e9, 4) + " GB/s"; }

@@ -50,6 +50,9 @@ std::string format_number(double x, int digits = 4);
 std::string format_duration(double hours);
 // Money: "12.34 USD" ("1,234 USD" from 100 up).
 std::string format_usd(double usd);
+// A price in USD with the provider's CNY beside it when it sells in CNY ("12.34 USD (88.6 CNY)").
+std::string format_price(double usd, const PriceQuote& q);
+
 // Bandwidth in GB/s and power in W, with separators.
 std::string format_rate_bytes(double bytes_per_s);
 std::string format_watts(double watts);

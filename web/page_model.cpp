@@ -168,7 +168,9 @@ std::vector<std::string> nearest_ids(const std::string& id, const std::vector<st
     return x;
   };
   const std::string a = lower(id);
-  auto distance = [&](const std::string& b) {  // Levenshtein, one row at a time
+  // Levenshtein distance from `a` to the best prefix of `b`, plus a tenth per character left
+  // over: "gtp2" is nearer "gpt2-small" than "resnet50", as a reader would expect.
+  auto distance = [&](const std::string& b) {
     std::vector<size_t> row(b.size() + 1);
     for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
     for (size_t i = 1; i <= a.size(); ++i) {
@@ -180,9 +182,11 @@ std::vector<std::string> nearest_ids(const std::string& id, const std::vector<st
         diag = up;
       }
     }
-    return row[b.size()];
+    double best = 1e18;
+    for (size_t j = 0; j <= b.size(); ++j) best = std::min(best, static_cast<double>(row[j]) + 0.1 * static_cast<double>(b.size() - j));
+    return best;
   };
-  std::vector<std::pair<size_t, std::string>> scored;
+  std::vector<std::pair<double, std::string>> scored;
   for (const auto& c : candidates) scored.push_back({distance(lower(c)), c});
   std::stable_sort(scored.begin(), scored.end(), [](const auto& l, const auto& r) { return l.first < r.first; });
   std::vector<std::string> out;

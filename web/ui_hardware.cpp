@@ -80,7 +80,9 @@ void price_text(const std::optional<PriceQuote>& q) {
     return;
   }
   if (q->assumption) ImGui::PushStyleColor(ImGuiCol_Text, color_assumed());
-  ImGui::TextUnformatted(((q->assumption ? "≈ " : "") + format_number(q->usd_per_hour, 4)).c_str());
+  std::string text = (q->assumption ? "≈ " : "") + format_number(q->usd_per_hour, 4);
+  if (q->currency == "CNY") text += " (" + format_number(q->native_per_hour, 4) + " " + tr(S::unit_cny) + ")";
+  ImGui::TextUnformatted(text.c_str());
   if (q->assumption) ImGui::PopStyleColor();
 }
 

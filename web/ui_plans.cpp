@@ -35,13 +35,13 @@ void limits(const PageModel& m, UiActions& a) {
 }
 
 // A total price; an assumed one (a rule, not a published price) is marked "≈" in orange.
-void price_cell(double usd, bool assumed) {
-  if (!assumed) {
-    ImGui::TextUnformatted(format_usd(usd).c_str());
+void price_cell(double usd, const PriceQuote& q) {
+  if (!q.assumption) {
+    ImGui::TextUnformatted(format_price(usd, q).c_str());
     return;
   }
   ImGui::PushStyleColor(ImGuiCol_Text, color_assumed());
-  ImGui::TextUnformatted(("≈ " + format_usd(usd)).c_str());
+  ImGui::TextUnformatted(("≈ " + format_price(usd, q)).c_str());
   ImGui::PopStyleColor();
 }
 
@@ -115,7 +115,7 @@ int plan_table(const PageModel& m, const PlanResult& plans, UiActions& a) {
     ImGui::TableNextColumn();
     ImGui::TextUnformatted(format_duration(p.cost.expected_hours).c_str());
     ImGui::TableNextColumn();
-    price_cell(p.cost.usd_total, p.price.assumption);
+    price_cell(p.cost.usd_total, p.price);
     ImGui::TableNextColumn();
     ImGui::TextUnformatted((format_number(100 * p.time.mfu, 2) + " %").c_str());
     ImGui::TableNextColumn();

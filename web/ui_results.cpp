@@ -104,11 +104,15 @@ void cost_lines(const PageModel& m) {
     return;
   }
   const bool assumed = c.price->assumption;
-  const std::string total = (assumed ? "≈ " : "") + format_usd(c.cost->usd_total);
+  const std::string total = (assumed ? "≈ " : "") + format_price(c.cost->usd_total, *c.price);
   ImGui::PushStyleColor(ImGuiCol_Text, assumed ? color_assumed() : ImGui::GetStyleColorVec4(ImGuiCol_Text));
-  ImGui::TextWrapped(tr(S::cost_line), total.c_str(), format_usd(c.cost->usd_per_hour).c_str(),
+  ImGui::TextWrapped(tr(S::cost_line), total.c_str(), format_price(c.cost->usd_per_hour, *c.price).c_str(),
                      tr_pricing(m.state.pricing), c.price->region.c_str(), c.price->date.c_str());
   ImGui::PopStyleColor();
+  if (c.price->commitment_h > 0 && c.price->break_even_utilisation) {
+    note_text(format(tr(S::break_even), format_duration(c.price->commitment_h).c_str(),
+                     (format_number(100 * *c.price->break_even_utilisation, 3) + " %").c_str()));
+  }
   if (assumed) {
     note_text(tr(S::assumed_mark));
     note_text(format(tr(S::price_basis), c.price->basis.c_str()));

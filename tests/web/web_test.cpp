@@ -1,0 +1,108 @@
+// The page's model without a window (web/page_model.h, page_state.h, i18n.h): lenient links,
+// nearest ids, numbers per language, page words for core messages, and the core call.
+#include <gtest/gtest.h>
+
+#include "gpuplan/embedded_data.h"
+#include "i18n.h"
+#include "page_model.h"
+
+namespace gpuplan::web {
+namespace {
+
+const Catalog& catalog() {
+  static const Catalog c = load_catalog(embedded_data_files()).value();
+  return c;
+}
+
+TEST(Link, OneBadFieldKeepsEveryOtherField) {
+  ParsedLink link = page_state_from_link("model=llama-2-7b&precision=bf16&gpu=h100-sxm5-80gb&gpus=8&batch=-5");
+  check_link_ids(catalog(), link);
+  ASSERT_EQ(link.problems.size(), 1u);
+  EXPECT_EQ(link.problems[0].key, "batch");
+  EXPECT_EQ(link.problems[0].message, "--batch: -5 is out of range [1, 100000000]");
+  EXPECT_EQ(link.problems[0].used, "auto");
+  EXPECT_EQ(link.state.request.model, "llama-2-7b");
+  EXPECT_EQ(link.state.request.setup.precision, Precision::bf16);
+  EXPECT_EQ(link.state.gpu, "h100-sxm5-80gb");
+  EXPECT_EQ(link.state.gpus, 8);
+}
+
+TEST(Link, BadPageKeysFallBackOneByOne) {
+  ParsedLink link = page_state_from_link("model=gpt2-medium&gpus=0&pricing=cheap&tokens=5e9&tab=plans");
+  check_link_ids(catalog(), link);
+  ASSERT_EQ(link.problems.size(), 2u);
+  EXPECT_EQ(link.problems[0].message, "--gpus: '0' is not an integer in [1, 4096]");
+  EXPECT_EQ(link.problems[1].message,
+            "--pricing: 'cheap' is not one of on-demand, monthly, reserved-1y, reserved-3y, bulk, spot");
+  EXPECT_EQ(link.state.gpus, 1);
+  EXPECT_EQ(link.state.run.tokens, 5e9);
+  EXPECT_EQ(link.state.tab, Tab::plans);
+  EXPECT_EQ(link.state.request.model, "gpt2-medium");
+}
+
+TEST(Link, UnknownIdsListTheNearestAndFallBack) {
+  ParsedLink link = page_state_from_link("model=llama2-7b&gpu=h100-sxm-80gb");
+  check_link_ids(catalog(), link);
+  ASSERT_EQ(link.problems.size(), 2u);
+  EXPECT_EQ(link.problems[0].message.rfind("--model: unknown id 'llama2-7b'. Did you mean: llama-2-7b", 0), 0u)
+      << link.problems[0].message;
+  EXPECT_EQ(link.problems[0].used, "gpt2-small");
+  EXPECT_EQ(link.problems[1].message.rfind("--gpu: unknown id 'h100-sxm-80gb'. Did you mean: h100-sxm5-80gb", 0), 0u)
+      << link.problems[1].message;
+  EXPECT_EQ(link.state.request.model, "gpt2-small");
+}
+
+TEST(Link, StrictReadingStillNamesTheFirstBadKey) {
+  auto s = page_state_from_query("model=gpt2-small&lang=fr");
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error().message, "--lang: 'fr' is not en or zh");
+}
+
+TEST(Numbers, SeparatorsAndChineseCounts) {
+  set_language(Lang::en);
+  EXPECT_EQ(format_number(2e6), "2,000,000");
+  EXPECT_EQ(format_number(1234.5, 5), "1,234.5");
+  EXPECT_EQ(format_number(-0.25), "-0.25");
+  EXPECT_EQ(format_count(124439808), "124,439,808");
+  EXPECT_EQ(format_duration(0.0445), "2.67 min");
+  EXPECT_EQ(format_usd(1234.567), "1,235 USD");
+  set_language(Lang::zh);
+  EXPECT_EQ(format_count(124439808), "1.244 亿");
+  EXPECT_EQ(format_count(250000), "25 万");
+  EXPECT_EQ(format_duration(0.0445), "2.67 分钟");
+  set_language(Lang::en);
+}
+
+TEST(Messages, FlagsBecomePageControls) {
+  set_language(Lang::en);
+  EXPECT_EQ(page_message("--batch: 0 is out of range [1, 100000000]"), "Global batch: 0 is out of range [1, 100000000]");
+  EXPECT_EQ(page_message("--seq: must be > 0"), "Sequence length: must be > 0");
+  EXPECT_EQ(page_message("something else"), "something else");
+  set_language(Lang::zh);
+  EXPECT_EQ(page_message("--batch: 0 is out of range"), std::string("全局批量") + ": 0 is out of range");
+  set_language(Lang::en);
+  EXPECT_EQ(lang_from_code("zh-CN"), Lang::zh);
+  EXPECT_EQ(lang_from_code("zh"), Lang::zh);
+  EXPECT_EQ(lang_from_code("en-US"), Lang::en);
+  EXPECT_EQ(lang_from_code("zu"), Lang::en);
+}
+
+TEST(Compute, AutoMicroBatchIsTheLargestThatFits) {
+  PageState s = page_state_from_query("model=gpt2-medium&batch=512&precision=amp-bf16&gpu=a100-sxm4-80gb").value();
+  const Computed c = compute(catalog(), s, nullptr);
+  ASSERT_TRUE(c.estimate) << c.error;
+  EXPECT_TRUE(c.fits);
+  const int64_t micro = c.estimate->micro_batch;
+  EXPECT_LT(micro, 512);
+  EXPECT_EQ(512 % micro, 0);
+  // The next divisor up does not fit.
+  s.request.setup.micro_batch = micro * 2;
+  EXPECT_FALSE(compute(catalog(), s, nullptr).fits);
+}
+
+TEST(Compute, NearestIds) {
+  EXPECT_EQ(nearest_ids("gtp2", {"gpt2-small", "gpt2", "resnet50"}, 2), (std::vector<std::string>{"gpt2", "gpt2-small"}));
+}
+
+}  // namespace
+}  // namespace gpuplan::web
