@@ -173,13 +173,32 @@ void App::apply(UiActions&& a) {
   }
   if (a.state) {
     if (a.tab && !a.select_tab) a.state->tab = *a.tab;
+    // Ticking plans to compare changes the view, not the question: no new search.
+    PageState same = *a.state;
+    same.compare = m_.state.compare;
+    const bool view_only = page_state_to_query(same) == page_state_to_query(m_.state);
     m_.state = *a.state;
     m_.link_error.clear();  // the user has taken over from the link
     m_.link_problems.clear();
     force_tab_ |= a.select_tab;
     request_changed_ = true;
-    recompute();
+    results_changed_ = true;
+    if (!view_only) recompute();
   }
+}
+
+void App::draw_plans_tab(UiActions& a) {
+  // The search blocks the frame it runs in (up to ~100 ms in the browser for 1e5 candidates):
+  // draw "Searching plans..." first and search in the next frame, so the page answers the
+  // click at once. (The core's plan() has no way to stop and resume across frames yet.)
+  if (plans_stale_ && !search_announced_) {
+    search_announced_ = true;
+    ImGui::TextUnformatted(tr(S::searching));
+    return;
+  }
+  search_announced_ = false;
+  run_planner();
+  a.merge(draw_plans(m_));
 }
 
 void App::draw_tabs(UiActions& a, float panel_height) {
@@ -199,7 +218,7 @@ void App::draw_tabs(UiActions& a, float panel_height) {
     ImGui::BeginChild("panel", ImVec2(0, panel_height), false);
     switch (tab) {
       case Tab::results: a.merge(draw_results(m_)); break;
-      case Tab::plans: run_planner(); a.merge(draw_plans(m_)); break;
+      case Tab::plans: draw_plans_tab(a); break;
       case Tab::hardware: a.merge(draw_hardware(m_)); break;
       case Tab::benchmarks: a.merge(draw_benchmarks(m_)); break;
     }

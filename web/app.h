@@ -60,6 +60,7 @@ class App {
   std::string load_probe(const std::string& name, const std::string& bytes);
   void toggle_language();
   void draw_tabs(UiActions& a, float panel_height);
+  void draw_plans_tab(UiActions& a);
   void apply(UiActions&& a);
   void publish_rects(const UiActions& a);
 
@@ -67,6 +68,7 @@ class App {
   VerifyFn verify_;
   PageModel m_;
   bool plans_stale_ = true;
+  bool search_announced_ = false;  // "Searching plans..." was drawn; search in this frame
   std::string probe_text_;
   std::vector<std::string> trusted_keys_;
   std::vector<std::string> actions_;

@@ -129,9 +129,9 @@ test('engineer: 8xA100 and 8xH100 on AWS and Lambda, loading a plan switches to 
     await page.waitForTimeout(300);
     // Two plans side by side: ticking them puts them in the link.
     await clickWidget(page, 'compare-0', 6);
-    await waitForState(page, 's.query.includes("compare=")');
+    await waitForState(page, 's.query.includes("compare=") && s.plans && s.plans.top');
     await clickWidget(page, 'compare-1', 6);
-    const both = await waitForState(page, '/compare=[^&]*%2C|compare=[^&]*,/.test(s.query)');
+    const both = await waitForState(page, '/compare=[^&]*%2C|compare=[^&]*,/.test(s.query) && s.plans && s.plans.top');
     assert.ok(both.plans.top[0].memory_headroom_bytes > 0, 'a plan that fits has headroom');
     await page.waitForTimeout(300);
     await screenshot(page, `firstuse-engineer-${provider}-1366x800`);
