@@ -8,11 +8,17 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 GPUPLAN_MAX_FRAMES=20 GPUPLAN_STATE_FILE="$tmp/state.json" \
   xvfb-run -a -s "-screen 0 1280x800x24" "$app" "model=resnet50&batch=64&precision=amp-fp16"
+# The same in Chinese: the desktop reads lang=zh too, loads the CJK subset, and keeps the numbers.
+GPUPLAN_MAX_FRAMES=20 GPUPLAN_STATE_FILE="$tmp/zh.json" \
+  xvfb-run -a -s "-screen 0 1280x800x24" "$app" "model=resnet50&batch=64&precision=amp-fp16&lang=zh"
 "$cli" estimate --model resnet50 --batch 64 --precision amp-fp16 --json >"$tmp/cli.json"
-/usr/bin/python3 - "$tmp/state.json" "$tmp/cli.json" <<'PY'
+/usr/bin/python3 - "$tmp/state.json" "$tmp/cli.json" "$tmp/zh.json" <<'PY'
 import json, sys
 page = json.load(open(sys.argv[1]))
 cli = json.load(open(sys.argv[2]))
+zh = json.load(open(sys.argv[3]))
+assert zh["lang"] == "zh" and zh["cjk_font"] is True, (zh["lang"], zh["cjk_font"])
+assert zh["estimate"] == page["estimate"], "numbers differ between English and Chinese"
 assert page["error"] == "", page["error"]
 assert page["estimate"]["params"] == cli["params"] == 25557032, (page["estimate"]["params"], cli["params"])
 assert page["estimate"]["memory_bytes"] == cli["memory_bytes"], "memory differs from the CLI"
