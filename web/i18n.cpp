@@ -2,7 +2,9 @@
 
 #include <cmath>
 #include <cstdarg>
+#include <cctype>
 #include <cstdio>
+#include <cstring>
 #include <utility>
 
 namespace gpuplan::web {
@@ -190,11 +192,30 @@ bool control_of(const std::string& key, S& id) {
 }
 
 std::string page_message(const std::string& core_message) {
-  for (const auto& [flag, control] : kControls) {
-    const std::string prefix = std::string(flag) + ": ";
-    if (core_message.rfind(prefix, 0) == 0) return std::string(tr(control)) + ": " + core_message.substr(prefix.size());
+  // Every "--flag" the core names (at the start, "--batch: ...", or inside, "not divisible by
+  // --dp x --micro-batch") becomes the control's label; a flag only where no letter, digit or
+  // '-' continues it ("--seq" is not the start of "--sequence").
+  std::string out;
+  size_t i = 0;
+  while (i < core_message.size()) {
+    bool replaced = false;
+    if (core_message.compare(i, 2, "--") == 0) {
+      for (const auto& [flag, control] : kControls) {
+        const size_t n = std::strlen(flag);
+        const size_t end = i + n;
+        const bool boundary = end >= core_message.size() ||
+                              !(std::isalnum(static_cast<unsigned char>(core_message[end])) || core_message[end] == '-');
+        if (core_message.compare(i, n, flag) == 0 && boundary) {
+          out += tr(control);
+          i = end;
+          replaced = true;
+          break;
+        }
+      }
+    }
+    if (!replaced) out += core_message[i++];
   }
-  return core_message;
+  return out;
 }
 
 }  // namespace gpuplan::web

@@ -181,7 +181,14 @@ UiActions draw_hardware(const PageModel& m) {
   UiActions a(m.ratio);
   const Catalog& catalog = *m.catalog;
   const long age = today_days() - days_of(catalog.prices_as_of);
-  ImGui::Text(tr(S::prices_as_of), catalog.prices_as_of.c_str());
+  // The range of the dates the prices carry (undated prices are marked in their rows).
+  std::string oldest = catalog.prices_as_of;
+  for (const auto& in : catalog.instances) {
+    for (const auto& p : in.prices) {
+      if (!p.date.empty() && p.date < oldest) oldest = p.date;
+    }
+  }
+  ImGui::Text(tr(S::prices_as_of), oldest.c_str(), catalog.prices_as_of.c_str());
   if (age > kStalePriceDays) {
     ImGui::SameLine();
     error_text(format(tr(S::prices_stale), static_cast<int>(age)));

@@ -78,6 +78,8 @@ TEST(Messages, FlagsBecomePageControls) {
   EXPECT_EQ(page_message("--batch: 0 is out of range [1, 100000000]"), "Global batch: 0 is out of range [1, 100000000]");
   EXPECT_EQ(page_message("--seq: must be > 0"), "Sequence length: must be > 0");
   EXPECT_EQ(page_message("something else"), "something else");
+  EXPECT_EQ(page_message("--batch 6 is not divisible by --dp x --micro-batch = 4"),
+            "Global batch 6 is not divisible by --dp x Micro-batch (0 = auto) = 4");
   set_language(Lang::zh);
   EXPECT_EQ(page_message("--batch: 0 is out of range"), std::string("全局批量") + ": 0 is out of range");
   set_language(Lang::en);
