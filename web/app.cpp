@@ -3,6 +3,7 @@
 #include <imgui.h>
 #include <imgui_internal.h>  // ClosePopupToLevel: Escape closes popups
 
+#include <chrono>
 #include <cstdio>
 #include <map>
 #include <utility>
@@ -60,26 +61,9 @@ void App::recompute() {
   plans_stale_ = true;
   m_.plans.reset();
   m_.plan_error.clear();
+  search_.reset();
+  m_.plan_progress = 1;
   m_.c = compute(catalog_, m_.state, m_.calibrate && m_.probe ? &*m_.probe : nullptr);
-}
-
-void App::run_planner() {
-  if (!plans_stale_) return;
-  plans_stale_ = false;
-  m_.plans.reset();
-  m_.plan_error.clear();
-  results_changed_ = true;
-  if (!m_.c.model) {
-    m_.plan_error = m_.c.error;
-    return;
-  }
-  auto r = plan(catalog_, *m_.c.model, plan_query(catalog_, m_.state, *m_.c.model));
-  if (!r.ok()) {
-    m_.plan_error = r.error().message;
-    return;
-  }
-  m_.plans = r.value();
-  keep_gpu(*m_.plans, m_.state.plan_gpu);
 }
 
 bool App::take_request_changed() { return std::exchange(request_changed_, false); }
@@ -188,16 +172,32 @@ void App::apply(UiActions&& a) {
 }
 
 void App::draw_plans_tab(UiActions& a) {
-  // The search blocks the frame it runs in (up to ~100 ms in the browser for 1e5 candidates):
-  // draw "Searching plans..." first and search in the next frame, so the page answers the
-  // click at once. (The core's plan() has no way to stop and resume across frames yet.)
-  if (plans_stale_ && !search_announced_) {
-    search_announced_ = true;
-    ImGui::TextUnformatted(tr(S::searching));
-    return;
+  if (plans_stale_) {
+    plans_stale_ = false;
+    results_changed_ = true;
+    if (m_.c.model) search_ = start_plan_search(catalog_, m_.state);
+    else m_.plan_error = m_.c.error;
   }
-  search_announced_ = false;
-  run_planner();
+  if (search_) {
+    // One provider per slice, as many as fit in ~20 ms of this frame: a short search ends in
+    // the frame that asked for it; a long one draws a progress bar and the page stays live.
+    const auto t0 = std::chrono::steady_clock::now();
+    while (!search_->done() && std::chrono::steady_clock::now() - t0 < std::chrono::milliseconds(20)) {
+      step_plan_search(catalog_, *m_.c.model, m_.state, *search_);
+    }
+    m_.plan_progress = search_->progress();
+    results_changed_ = true;
+    if (!search_->done()) {
+      ImGui::TextUnformatted(tr(S::searching));
+      ImGui::ProgressBar(static_cast<float>(m_.plan_progress));
+      remember(a, "plan-progress");
+      return;
+    }
+    auto r = finish_plan_search(m_.state, *search_);
+    search_.reset();
+    if (r.ok()) m_.plans = r.value();
+    else m_.plan_error = r.error().message;
+  }
   a.merge(draw_plans(m_));
 }
 

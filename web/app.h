@@ -3,6 +3,7 @@
 // (UiActions) and recomputes through the core when the state changes. The screens (ui_*.cpp)
 // never call back into it.
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -55,7 +56,6 @@ class App {
  private:
   void set_state(const PageState& s);
   void recompute();
-  void run_planner();
   void reread_probe();
   std::string load_probe(const std::string& name, const std::string& bytes);
   void toggle_language();
@@ -68,7 +68,7 @@ class App {
   VerifyFn verify_;
   PageModel m_;
   bool plans_stale_ = true;
-  bool search_announced_ = false;  // "Searching plans..." was drawn; search in this frame
+  std::optional<PlanSearch> search_;  // a planner search under way, one slice per frame
   std::string probe_text_;
   std::vector<std::string> trusted_keys_;
   std::vector<std::string> actions_;

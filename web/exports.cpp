@@ -87,6 +87,7 @@ std::string results_json(const PageModel& m, const std::string& widgets_json) {
   j["link_problems"] = problems;
   j["link_copied"] = m.copied_frames > 0;
   j["popup_open"] = m.popup_open;
+  j["plan_progress"] = m.plan_progress;
   j["tab"] = tab_name(m.state.tab);
   j["lang"] = lang_code(language());
   j["cjk_font"] = m.cjk_font;

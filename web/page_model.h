@@ -68,6 +68,7 @@ struct PageModel {
   int copied_frames = 0;       // "Copy link" shows "Link copied" while > 0
   bool cjk_font = false;       // the Chinese font is in the atlas
   bool popup_open = false;     // a combo or popup is open (published for tests)
+  double plan_progress = 1;    // share of the planner search done (1: none under way)
 };
 
 // What the user asked for in one frame. Empty fields mean "no change".
@@ -88,8 +89,24 @@ struct UiActions {
   void merge(UiActions&& later);
 };
 
-// Keeps only the plans on `gpu` (all when empty), at most `top_k`.
-void keep_gpu(PlanResult& r, const std::string& gpu, size_t top_k = 20);
+// The planner run a slice per frame (one provider at a time) so a long search never freezes
+// the page: the union of each provider's best plans holds the overall best, and the union of
+// their time-vs-cost fronts holds the overall front.
+struct PlanSearch {
+  std::vector<std::string> providers;  // slices still to run come from next
+  size_t next = 0;
+  PlanResult merged;
+  std::optional<Error> first_error;
+  bool done() const { return next >= providers.size(); }
+  double progress() const { return providers.empty() ? 1.0 : static_cast<double>(next) / static_cast<double>(providers.size()); }
+};
+// A search over the state's provider, or every provider of the catalog.
+PlanSearch start_plan_search(const Catalog& catalog, const PageState& state);
+// Runs the next slice; returns false when the search was already done.
+bool step_plan_search(const Catalog& catalog, const Model& model, const PageState& state, PlanSearch& search);
+// The merged result, ranked as plan() ranks (by the objective), the front recomputed, only the
+// plans on state.plan_gpu when set, at most 20; the first slice's error when nothing qualified.
+Result<PlanResult> finish_plan_search(const PageState& state, PlanSearch& search);
 
 // Up to `n` ids from `candidates` nearest to `id` (edit distance, ignoring case), nearest first.
 std::vector<std::string> nearest_ids(const std::string& id, const std::vector<std::string>& candidates, size_t n = 3);

@@ -171,3 +171,26 @@ test('micro-batch "auto" picks the largest micro-batch that fits and says so', a
   assert.equal(cli.fits, false, `micro-batch ${larger} (${cli.memory_bytes.total} bytes) fits, so it was not the largest`);
   await ctx.close();
 });
+
+test('a long planner search runs in slices with a progress bar and the page stays live', async () => {
+  const { ctx, page } = await open('model=llama-2-7b&precision=amp-bf16&batch=512&seq=4096&tokens=1e11&max-nodes=64');
+  await clickWidget(page, 'tab-plans', 20);
+  // Count animation frames while the search runs: a frozen page would count none.
+  const frames = await page.evaluate(() => new Promise((resolve) => {
+    let n = 0;
+    let sawProgress = false;
+    const tick = () => {
+      n++;
+      const s = window.gpuplanState;
+      if (s && s.plan_progress < 1) sawProgress = true;
+      if (s && s.plans && (s.plans.top || s.plans.error)) resolve({ n, sawProgress });
+      else requestAnimationFrame(tick);
+    };
+    requestAnimationFrame(tick);
+  }));
+  const s = await waitForState(page, 's.plans && s.plans.top');
+  assert.ok(s.plans.candidates >= 1e5, `${s.plans.candidates} candidates`);
+  assert.ok(frames.n > 2, `only ${frames.n} frames drawn during the search`);
+  assert.ok(frames.sawProgress, 'the progress bar was shown');
+  await ctx.close();
+});
