@@ -102,6 +102,31 @@ TEST(Compute, AutoMicroBatchIsTheLargestThatFits) {
   EXPECT_FALSE(compute(catalog(), s, nullptr).fits);
 }
 
+TEST(Plans, SlicedSearchRanksAsOneSearch) {
+  for (const char* link : {"model=gpt2-medium&batch=64&precision=amp-bf16&tokens=2e9",
+                           "model=llama-2-7b&batch=64&seq=2048&precision=bf16&zero=3&tokens=1e9&objective=time"}) {
+    const PageState s = page_state_from_query(link).value();
+    const Model& model = *catalog().find_model(s.request.model);
+    auto whole = plan(catalog(), model, plan_query(catalog(), s, model));
+    ASSERT_TRUE(whole.ok()) << whole.error().message;
+    PlanSearch search = start_plan_search(catalog(), s);
+    EXPECT_GT(search.providers.size(), 1u);
+    while (step_plan_search(catalog(), model, s, search)) {
+    }
+    auto sliced = finish_plan_search(s, search);
+    ASSERT_TRUE(sliced.ok()) << sliced.error().message;
+    EXPECT_EQ(sliced.value().candidates, whole.value().candidates) << link;
+    ASSERT_EQ(sliced.value().plans.size(), whole.value().plans.size()) << link;
+    for (size_t i = 0; i < whole.value().plans.size(); ++i) {
+      EXPECT_EQ(sliced.value().plans[i].instance, whole.value().plans[i].instance) << link << " #" << i;
+      EXPECT_EQ(sliced.value().plans[i].nodes, whole.value().plans[i].nodes) << link << " #" << i;
+      EXPECT_EQ(sliced.value().plans[i].cost.usd_total, whole.value().plans[i].cost.usd_total);
+      EXPECT_EQ(sliced.value().plans[i].pareto, whole.value().plans[i].pareto) << link << " #" << i;
+    }
+    ASSERT_EQ(sliced.value().pareto.size(), whole.value().pareto.size()) << link;
+  }
+}
+
 TEST(Compute, NearestIds) {
   EXPECT_EQ(nearest_ids("gtp2", {"gpt2-small", "gpt2", "resnet50"}, 2), (std::vector<std::string>{"gpt2", "gpt2-small"}));
 }
