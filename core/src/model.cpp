@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "gpuplan/catalog.h"
+#include "gpuplan/accuracy.h"
 #include "gpuplan/model.h"
 #include "gpuplan/transformer.h"
 #include "graph_builders.h"
@@ -355,13 +356,17 @@ Result<Catalog> load_catalog(const std::vector<DataFile>& files) {
       have_rules = true;
     } else if (f.path == "assumptions.json") {
       assumptions = &f;
+    } else if (f.path == "accuracy.json") {
+      auto table = parse_accuracy_json(f.text, f.path);
+      if (!table.ok()) return table.error();
+      c.accuracy = std::move(table).value();
     } else if (dir == "benchmarks") {
       continue;  // signed probe files: read by the probe-file loader, not the catalog
     } else if (dir == "published") {
       continue;  // published measurements: read by load_published (gpuplan/published.h)
     } else {
       return make_error(Errc::schema_error, f.path + ": not a known catalog file (models/, gpus/, instances/, "
-                                                     "providers/, benchmarks/, published/ or pricing_rules.json)");
+                                                     "providers/, benchmarks/, published/, pricing_rules.json, assumptions.json or accuracy.json)");
     }
     if (err) return *err;
   }

@@ -27,7 +27,8 @@ int validate_memory(const std::string& path, const std::string& text, bool json)
     out["rows"] = nlohmann::ordered_json::array();
     for (const auto& v : rep.rows) {
       out["rows"].push_back({{"id", v.id}, {"model", v.model}, {"mode", v.mode}, {"measured_bytes", v.measured_bytes},
-                             {"predicted_bytes", v.predicted_bytes}, {"error", v.error}});
+                             {"predicted_bytes", v.predicted_bytes}, {"error", v.error},
+                             {"family", v.family}});
     }
     out["skipped"] = nlohmann::ordered_json::array();
     for (const auto& [id, why] : rep.skipped) out["skipped"].push_back({{"id", id}, {"reason", why}});
@@ -70,7 +71,7 @@ int cmd_validate(Args args) {
     for (const auto& v : rep.rows) {
       out["rows"].push_back({{"id", v.row.id}, {"model", v.row.model}, {"gpu", v.row.gpu}, {"metric", v.row.metric},
                              {"measured", v.row.value}, {"predicted", v.predicted}, {"error", v.error},
-                             {"fits", v.fits}});
+                             {"fits", v.fits}, {"fit", fit_name(v.fit)}, {"family", v.family}});
     }
     out["skipped"] = nlohmann::ordered_json::array();
     for (const auto& k : rep.skipped) {

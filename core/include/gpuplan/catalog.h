@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "gpuplan/accuracy.h"
 #include "gpuplan/hardware.h"
 #include "gpuplan/model.h"
 #include "gpuplan/timing.h"
@@ -38,6 +39,8 @@ struct Catalog {
   Efficiencies efficiencies;
   InputAssumptions input;
   double restart_s = 0;
+  // Error bands per workload family from the development data (data/accuracy.json).
+  AccuracyTable accuracy;
   std::string prices_as_of;  // newest price date in the catalog (YYYY-MM-DD)
 
   // Lookups by id or alias, then by the one id or alias equal ignoring case, spaces and
