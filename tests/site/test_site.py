@@ -122,6 +122,24 @@ class BuiltSite(unittest.TestCase):
         self.assertIn(norm(est), home)
         self.assertIn(norm(cli("--help")), page_text("calculator-help/index.html"))
 
+    def test_benchmarks_page_lists_every_published_run_with_the_cli_prediction(self):
+        doc = json.loads(cli("published", "--json"))
+        self.assertTrue(doc["rows"], "gpuplan published lists no rows")
+        for rel in ("benchmarks/index.html", "zh/benchmarks/index.html"):
+            page = page_text(rel)
+            self.assertIn(f"{len(doc['rows'])}", page)
+            for r in doc["rows"]:
+                # The row's id (its last mention: the table follows the caveats), then its error or reason.
+                start = page.rfind(f" {r['id']} ")
+                self.assertGreater(start, 0, f"{rel} lacks published row {r['id']}")
+                if r["predicted"] is None:
+                    self.assertIn(r["not_predicted"], page, f"{rel}: the reason for {r['id']}")
+                else:
+                    err = f"{'+' if r['error'] >= 0 else ''}{sig(100 * r['error'], 3)} %"
+                    self.assertIn(err, page[start:start + 600], f"{rel}: the error of {r['id']}")
+        self.assertIn(f"gpuplan predicts {doc['predicted']} of them with a mean absolute error of "
+                      f"{sig(100 * doc['mape'])} %", page_text("benchmarks/index.html"))
+
     def test_catalog_counts_on_home_match_the_cli(self):
         n_models = len(json.loads(cli("models", "--json")))
         n_gpus = len(json.loads(cli("gpus", "--json")))
