@@ -143,7 +143,8 @@ class BuiltSite(unittest.TestCase):
     def test_method_accuracy_is_the_validate_error_per_family(self):
         # Recomputed here from `gpuplan validate --json` and the CSV's task/checkpointing columns.
         def validate(name):
-            return json.loads(cli("validate", f"tests/validation/{name}_dev.csv", "--json"))["rows"]
+            return json.loads(cli("validate", os.path.join(ROOT, "tests", "validation", f"{name}_dev.csv"),
+                                  "--json"))["rows"]
 
         def column(name, col):
             with open(os.path.join(ROOT, "tests", "validation", f"{name}_dev.csv"), encoding="utf-8") as f:
