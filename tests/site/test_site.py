@@ -159,7 +159,7 @@ class BuiltSite(unittest.TestCase):
         r50_train = [r for r in thr if r["model"] == "resnet50" and task[r["id"]] == "train"]
         h100_mfu = [r for r in llm if r["metric"] == "mfu" and r["gpu"] == "h100-sxm5-80gb"]
         full_tps = [r for r in llm if r["metric"] == "tokens_per_s_per_gpu" and ckpt[r["id"]] == "full"]
-        not_fit = sum(1 for r in thr + llm if r["fits"] is False)
+        not_fit = sum(1 for r in thr + llm if r.get("fits") is False)
         for rel, fits in (("method/index.html", f'Runs called "does not fit": {not_fit}'),
                           ("zh/method/index.html", f"被判为“放不下”的运行：{not_fit} 次")):
             page = page_text(rel)
