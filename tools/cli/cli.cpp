@@ -5,7 +5,8 @@
 #include <sstream>
 
 #include "gpuplan/embedded_data.h"
-#include "gpuplan/hf_config.h"
+#include "gpuplan/probe_file.h"
+#include "gpuplan/signing.h"
 
 #include <cmath>
 #include <cstdlib>
@@ -59,78 +60,34 @@ bool read_file(const std::string& path, std::string& out, std::string& error, si
 
 Result<Catalog> load_embedded_catalog() { return load_catalog(embedded_data_files()); }
 
-Result<double> parse_number(const std::string& text, const std::string& key) {
-  const char* begin = text.c_str();
-  char* end = nullptr;
-  const double x = std::strtod(begin, &end);
-  if (text.empty() || end != begin + text.size() || !std::isfinite(x)) {
-    return make_error(Errc::invalid_argument, "--" + key + ": '" + text + "' is not a number");
-  }
-  if (x <= 0) return make_error(Errc::invalid_argument, "--" + key + ": must be > 0, got " + text);
-  return x;
-}
-
-Result<Workload> take_workload(Args& args, const Catalog& catalog) {
+Result<Query> take_query(Args& args) {
   const std::string hf_path = take(args, "hf-config");
-  auto request = parse_request(args);
-  if (!request.ok()) return request.error();
-  Workload w;
-  w.request = request.value();
+  auto q = parse_query(args);
+  if (!q.ok()) return q.error();
   if (!hf_path.empty()) {
-    if (!w.request.model.empty()) return make_error(Errc::invalid_argument, "give --model or --hf-config, not both");
-    std::string text, error;
-    if (!read_file(hf_path, text, error, kMaxJsonBytes)) return make_error(Errc::invalid_argument, error);
-    auto m = model_from_hf_config(text, hf_path);
-    if (!m.ok()) return m.error();
-    w.model = std::move(m).value();
-    w.request.model = w.model.id;
-    return w;
+    std::string error;
+    if (!read_file(hf_path, q.value().hf_config_text, error, kMaxJsonBytes)) {
+      return make_error(Errc::invalid_argument, error);
+    }
+    q.value().hf_config_name = hf_path;
   }
-  if (w.request.model.empty()) {
-    return make_error(Errc::invalid_argument, "--model ID or --hf-config FILE is required");
-  }
-  const Model* m = catalog.find_model(w.request.model);
-  if (!m) {
-    const std::string like = catalog.similar_models(w.request.model);
-    return make_error(Errc::not_found, "--model: unknown model '" + w.request.model + "'" +
-                                           (like.empty() ? " (run 'gpuplan models' for the list)"
-                                                         : "; did you mean one of: " + like));
-  }
-  w.model = *m;
-  return w;
+  return q;
 }
 
-Result<RunOptions> take_run_options(Args& args) {
-  RunOptions o;
-  struct NumberArg {
-    const char* key;
-    double* out;
-  };
-  for (NumberArg n : {NumberArg{"tokens", &o.run.tokens}, NumberArg{"epochs", &o.run.epochs},
-                      NumberArg{"dataset-size", &o.run.dataset_size},
-                      NumberArg{"spot-interruptions-per-hour", &o.spot.interruptions_per_hour},
-                      NumberArg{"checkpoint-interval-hours", &o.spot.checkpoint_interval_h},
-                      NumberArg{"restart-hours", &o.spot.restart_h}}) {
-    const std::string v = take(args, n.key);
-    if (v.empty()) continue;
-    auto x = parse_number(v, n.key);
-    if (!x.ok()) return x.error();
-    *n.out = x.value();
+Result<ProbeCalibration> read_probe_calibration(const std::string& path) {
+  std::string text, error;
+  if (!read_file(path, text, error, kMaxProbeFileBytes)) return make_error(Errc::invalid_argument, error);
+  auto f = read_probe_file(text, signing::verify_detached, {});
+  if (!f.ok()) return make_error(f.error().code, path + ": " + f.error().message);
+  if (f.value().signature == ProbeSignature::invalid) {
+    return make_error(Errc::signature_invalid, path + ": signature invalid: " + f.value().reason);
   }
-  if (o.run.tokens > 0 && o.run.epochs > 0) {
-    return make_error(Errc::invalid_argument, "give --tokens or --epochs, not both");
-  }
-  const std::string pricing = take(args, "pricing");
-  if (!pricing.empty()) {
-    auto p = parse_pricing(pricing);
-    if (!p) {
-      return make_error(Errc::invalid_argument, "--pricing: '" + pricing +
-                                                    "' is not one of on-demand, monthly, reserved-1y, reserved-3y, bulk, spot");
-    }
-    o.pricing = *p;
-  }
-  o.region = take(args, "region");
-  return o;
+  ProbeCalibration p;
+  p.name = path;
+  p.summary = f.value().payload->summary;
+  p.simulated = f.value().payload->simulated;
+  p.unsigned_file = f.value().signature == ProbeSignature::unsigned_file;
+  return p;
 }
 
 }  // namespace gpuplan::cli

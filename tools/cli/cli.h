@@ -8,6 +8,7 @@
 #include "gpuplan/catalog.h"
 #include "gpuplan/cost.h"
 #include "gpuplan/timing.h"
+#include "gpuplan/query.h"
 #include "gpuplan/request.h"
 #include "gpuplan/result.h"
 
@@ -33,24 +34,11 @@ bool read_file(const std::string& path, std::string& out, std::string& error, si
 // The catalog compiled into the binary.
 Result<Catalog> load_embedded_catalog();
 
-// Parses a strictly positive decimal number (e.g. "1e9", "0.5") for --key.
-Result<double> parse_number(const std::string& text, const std::string& key);
+// Takes --hf-config FILE (read here) and every query key out of args; unknown keys are errors.
+Result<Query> take_query(Args& args);
 
-// Takes --model/--hf-config and the setup options out of args and resolves the model.
-struct Workload {
-  Model model;
-  Request request;
-};
-Result<Workload> take_workload(Args& args, const Catalog& catalog);
-
-// Run length, pricing and spot options shared by estimate and plan.
-struct RunOptions {
-  RunLength run;
-  Pricing pricing = Pricing::on_demand;
-  std::string region;
-  SpotAssumptions spot;
-};
-Result<RunOptions> take_run_options(Args& args);
+// Reads, verifies and summarises a probe file for calibration (an invalid signature is an error).
+Result<ProbeCalibration> read_probe_calibration(const std::string& path);
 
 // Commands: each takes the arguments after its name and returns the exit code.
 int cmd_models(Args args);

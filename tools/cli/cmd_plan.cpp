@@ -1,9 +1,11 @@
 // gpuplan plan (--model ID | --hf-config FILE) [setup] (--tokens N | --epochs N --dataset-size N)
 //   [--deadline-hours H] [--budget-usd B] [--objective cost|time] [--pricing P] [--provider P]
 //   [--region R] [--compliance hipaa|gdpr|gov] [--min-gpu-memory-gb G] [--max-nodes N] [--top K] [--json]
+// A thin face over plan(): the query parser and plan_query() decide keys, bounds and defaults.
 #include <cstdio>
 
 #include "cli.h"
+#include "gpuplan/evaluate.h"
 #include "gpuplan/plan.h"
 #include "gpuplan/report.h"
 
@@ -11,52 +13,18 @@ namespace gpuplan::cli {
 
 int cmd_plan(Args args) {
   const bool json = take_flag(args, "json");
-  PlanQuery q;
-  auto run = take_run_options(args);
-  if (!run.ok()) return fail(run.error());
-  q.run = run.value().run;
-  q.pricing = run.value().pricing;
-  q.region = run.value().region;
-  q.spot = run.value().spot;
-  q.provider = take(args, "provider");
-  q.compliance = take(args, "compliance");
-  const std::string objective = take(args, "objective");
-  if (objective == "time") q.objective = Objective::time;
-  else if (!objective.empty() && objective != "cost") return fail({Errc::invalid_argument, "--objective: '" + objective + "' is not cost or time"});
-  for (auto [key, out] : {std::pair<const char*, double*>{"deadline-hours", &q.deadline_hours},
-                          {"budget-usd", &q.budget_usd}, {"min-gpu-memory-gb", &q.min_gpu_memory_bytes}}) {
-    const std::string v = take(args, key);
-    if (v.empty()) continue;
-    auto x = parse_number(v, key);
-    if (!x.ok()) return fail(x.error());
-    *out = x.value();
-  }
-  q.min_gpu_memory_bytes *= 1e9;
-  for (auto [key, out] : {std::pair<const char*, int*>{"top", &q.top_k}, {"max-nodes", &q.max_nodes}}) {
-    const std::string v = take(args, key);
-    if (v.empty()) continue;
-    auto n = parse_int(v, key);
-    if (!n.ok()) return fail(n.error());
-    if (n.value() < 1 || n.value() > 1024) return fail({Errc::invalid_argument, std::string("--") + key + " must be between 1 and 1024"});
-    *out = static_cast<int>(n.value());
-  }
+  auto query = take_query(args);
+  if (!query.ok()) return fail(query.error());
+  const Query& q = query.value();
   auto catalog = load_embedded_catalog();
   if (!catalog.ok()) return fail(catalog.error());
   const Catalog& cat = catalog.value();
   if (!q.provider.empty() && !cat.find_provider(q.provider)) {
     return fail({Errc::not_found, "--provider: unknown provider '" + q.provider + "'"});
   }
-  auto workload = take_workload(args, cat);
-  if (!workload.ok()) return fail(workload.error());
-  q.request = workload.value().request;
-  q.efficiencies = cat.efficiencies;
-  q.input = cat.input;
-  if (q.spot.restart_h == 0) q.spot.restart_h = cat.restart_s / 3600.0;
-  if (q.spot.interruptions_per_hour == 0 && cat.pricing.spot_interruptions_per_hour) {
-    q.spot.interruptions_per_hour = *cat.pricing.spot_interruptions_per_hour;
-  }
-  if (q.run.epochs > 0 && q.run.dataset_size == 0) q.run.dataset_size = static_cast<double>(workload.value().model.dataset_size);
-  auto r = plan(cat, workload.value().model, q);
+  auto model = resolve_model(cat, q);
+  if (!model.ok()) return fail(model.error());
+  auto r = plan(cat, model.value(), plan_query(cat, model.value(), q));
   if (!r.ok()) return fail(r.error());
   std::printf("%s", json ? (plan_to_json(r.value()) + "\n").c_str() : plan_to_text(r.value()).c_str());
   return 0;

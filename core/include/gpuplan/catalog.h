@@ -63,6 +63,10 @@ Result<PricingRules> parse_pricing_rules_json(std::string_view text, const std::
 // data/assumptions.json into `catalog` (efficiencies, input pipeline, restart time).
 std::optional<Error> parse_assumptions_json(std::string_view text, const std::string& where, Catalog& catalog);
 
+// An Error naming the first efficiency that is unset (0): data/assumptions.json is their only
+// source, so a catalog with GPUs must give them all.
+std::optional<Error> check_efficiencies(const Efficiencies& e, const std::string& where);
+
 // Loads and cross-checks a whole catalog: unique ids, file name == id, every instance's GPU,
 // provider and price regions exist, every fact has a dated source, values are plausible.
 Result<Catalog> load_catalog(const std::vector<DataFile>& files);

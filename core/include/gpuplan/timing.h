@@ -42,19 +42,20 @@ struct WorkProfile {
 // Builds the forward work of `model` under `setup` (shapes as resolved by `e`).
 Result<WorkProfile> build_work_profile(const Model& model, const Setup& setup, const Estimate& e);
 
-// Fractions of peak that real kernels reach; defaults are published measurements (see
-// data/assumptions.json), a probe file replaces them with what was measured.
+// Fractions of peak that real kernels reach. There are no defaults here on purpose:
+// data/assumptions.json is the one source (load_catalog fills Catalog::efficiencies and refuses a
+// catalog without them), and a probe file replaces them with what was measured. 0 means unset.
 struct Efficiencies {
-  double gemm = 0.75;          // dense tensor-core GEMM vs spec peak
-  double simt_gemm = 0.9;      // FP32 GEMM on CUDA cores (no tensor cores) vs spec FP32 peak
-  double hbm = 0.85;           // STREAM-like copy vs spec bandwidth
-  double nvlink = 0.70;        // all-reduce bus bandwidth vs NVLink per-direction peak
-  double pcie = 0.80;          // vs PCIe per-direction peak
-  double network = 0.70;       // vs the instance's network bandwidth
-  double kernel_overhead_s = 4e-6;  // GPU-side gap per kernel launch
+  double gemm = 0;               // dense tensor-core GEMM vs spec peak
+  double simt_gemm = 0;          // FP32 GEMM on CUDA cores (no tensor cores) vs spec FP32 peak
+  double hbm = 0;                // STREAM-like copy vs spec bandwidth
+  double nvlink = 0;             // all-reduce bus bandwidth vs NVLink per-direction peak
+  double pcie = 0;               // vs PCIe per-direction peak
+  double network = 0;            // vs the instance's network bandwidth
+  double kernel_overhead_s = 0;  // GPU-side gap per kernel launch
   // Host time per kernel in eager PyTorch (Python, dispatcher, launch); the host runs ahead of
   // the GPU asynchronously, so a pass takes the larger of the two.
-  double host_overhead_per_kernel_s = 45e-6;
+  double host_overhead_per_kernel_s = 0;
   // Measured peaks from a probe file (0: use spec x efficiency above).
   double measured_gemm_flop_per_s = 0;       // for the run's precision
   double measured_tf32_gemm_flop_per_s = 0;  // for FP32 convolutions on TF32 tensor cores
