@@ -49,8 +49,8 @@ std::string folder_of(const std::string& path) {
 // Signs `payload`, reads the envelope back through gpuplan verify's code, writes it atomically.
 int write_signed(const probe::Options& o, const std::string& payload, const gpuplan::signing::KeyFile& key) {
   const std::string envelope = gpuplan::signing::sign_probe_payload(payload, key.key);
-  auto check = gpuplan::read_probe_file(envelope, gpuplan::signing::verify_detached,
-                                        {gpuplan::base64_encode(key.key.public_key)});
+  auto check = gpuplan::signing::read_probe_file(envelope,
+                                        {gpuplan::signing::base64_encode(key.key.public_key)});
   if (!check.ok() || check.value().signature != gpuplan::ProbeSignature::valid) {
     std::fprintf(stderr, "gpuplan-probe: internal error: the signed file does not read back: %s\n",
                  check.ok() ? check.value().reason.c_str() : check.error().message.c_str());
@@ -137,7 +137,7 @@ int main(int argc, char** argv) {
     } else {
       key = k.value();
       std::fprintf(stderr, "gpuplan-probe: signing key %s%s %s\n",
-                   gpuplan::probe_key_fingerprint(key->key.public_key).c_str(),
+                   gpuplan::signing::key_fingerprint(key->key.public_key).c_str(),
                    key->created ? " (new, written to" : " (from", (key_path + ")").c_str());
     }
   }

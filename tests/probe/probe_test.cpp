@@ -315,8 +315,8 @@ TEST(SimulatedRun, HangingCaseTimesOutAndTheRestIsMarkedNotRun) {
 TEST(SimulatedRun, PayloadIsSignedAndVerifiedThroughTheCore) {
   const SimRun r = simulate("h100-sxm5-80gb", 2);
   const auto key = signing::keypair_from_seed(std::string(32, 'k'));
-  auto f = read_probe_file(signing::sign_probe_payload(r.result.payload, key), signing::verify_detached,
-                           {base64_encode(key.public_key)});
+  auto f = signing::read_probe_file(signing::sign_probe_payload(r.result.payload, key),
+                           {signing::base64_encode(key.public_key)});
   ASSERT_TRUE(f.ok()) << f.error().message;
   EXPECT_EQ(f.value().signature, ProbeSignature::valid);
   EXPECT_TRUE(f.value().trusted);
@@ -726,7 +726,7 @@ TEST(KeyFile, EditedOrFutureKeysAreRejected) {
   ASSERT_TRUE(signing::load_or_create_key(path).ok());
   std::ifstream in(path);
   json j = json::parse(in);
-  j["public_key"] = base64_encode(std::string(32, 'x'));
+  j["public_key"] = signing::base64_encode(std::string(32, 'x'));
   std::ofstream(path) << j.dump();
   EXPECT_EQ(signing::load_or_create_key(path).error().code, Errc::schema_error);
   j["schema_version"] = 2;

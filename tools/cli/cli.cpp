@@ -77,7 +77,7 @@ Result<Query> take_query(Args& args) {
 Result<ProbeCalibration> read_probe_calibration(const std::string& path) {
   std::string text, error;
   if (!read_file(path, text, error, kMaxProbeFileBytes)) return make_error(Errc::invalid_argument, error);
-  auto f = read_probe_file(text, signing::verify_detached, {});
+  auto f = signing::read_probe_file(text, {});
   if (!f.ok()) return make_error(f.error().code, path + ": " + f.error().message);
   if (f.value().signature == ProbeSignature::invalid) {
     return make_error(Errc::signature_invalid, path + ": signature invalid: " + f.value().reason);
