@@ -102,5 +102,26 @@ expect estimate-json-versioned 0 "" -- estimate --model gpt2-small --gpu a100-sx
 /usr/bin/python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["schema_version"] == 1 and d["time"]["step_s"] > 0 and "fit_advice" in d, d' "$tmp/out" \
   && passed=$((passed + 1)) || { echo "FAIL estimate --json: no schema_version, time or fit"; failed=$((failed + 1)); }
 
+# Devices and pipes have no size: every input is read up to its limit + 1 bytes, then refused
+# with a one-line error, within seconds (timeout 10 turns a hang into exit 124, a failure here).
+bounded() {
+  local name=$1 want_err=$2
+  shift 3
+  timeout 10 "$bin" "$@" >"$tmp/out" 2>"$tmp/err"
+  local rc=$?
+  if [ "$rc" -ne 1 ] || ! grep -qF -- "$want_err" "$tmp/err"; then
+    echo "FAIL $name: exit $rc (wanted 1 within 10 s); stderr: $(head -c 300 "$tmp/err")"
+    failed=$((failed + 1))
+    return
+  fi
+  passed=$((passed + 1))
+}
+bounded validate-urandom "gpuplan: error: /dev/urandom: more than 4194304 bytes read (a device or a pipe?); the limit is 4194304 bytes" -- validate /dev/urandom
+bounded verify-zero "gpuplan: error: /dev/zero: more than 8388608 bytes read (a device or a pipe?); the limit is 8388608 bytes" -- verify /dev/zero
+bounded hf-config-zero "gpuplan: error: /dev/zero: more than 4194304 bytes read (a device or a pipe?); the limit is 4194304 bytes" -- estimate --hf-config /dev/zero
+bounded probe-zero "gpuplan: error: /dev/zero: more than 8388608 bytes read" -- estimate --model gpt2-small --gpu a100-sxm4-80gb --probe /dev/zero
+bounded directory "gpuplan: error: $tmp: cannot read file (Is a directory)" -- validate "$tmp"
+bounded missing-file "gpuplan: error: $tmp/none.csv: cannot open file (No such file or directory)" -- validate "$tmp/none.csv"
+
 echo "cli: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -1,8 +1,6 @@
 #include "cli.h"
 
 #include <cstdio>
-#include <fstream>
-#include <sstream>
 
 #include "gpuplan/embedded_data.h"
 #include "gpuplan/probe_file.h"
@@ -38,26 +36,6 @@ std::string take(Args& args, const std::string& key) {
 
 bool take_flag(Args& args, const std::string& key) { return take(args, key) == "1"; }
 
-bool read_file(const std::string& path, std::string& out, std::string& error, size_t max_bytes) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    error = path + ": cannot open file";
-    return false;
-  }
-  in.seekg(0, std::ios::end);
-  const auto size = static_cast<size_t>(in.tellg());
-  if (size > max_bytes) {
-    error = path + ": file is " + std::to_string(size) + " bytes; the limit is " +
-            std::to_string(max_bytes) + " bytes";
-    return false;
-  }
-  in.seekg(0);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  out = ss.str();
-  return true;
-}
-
 Result<Catalog> load_embedded_catalog() { return load_catalog(embedded_data_files()); }
 
 Result<Query> take_query(Args& args) {
@@ -65,19 +43,18 @@ Result<Query> take_query(Args& args) {
   auto q = parse_query(args);
   if (!q.ok()) return q.error();
   if (!hf_path.empty()) {
-    std::string error;
-    if (!read_file(hf_path, q.value().hf_config_text, error, kMaxJsonBytes)) {
-      return make_error(Errc::invalid_argument, error);
-    }
+    auto text = read_bounded_file(hf_path, kMaxJsonBytes);
+    if (!text.ok()) return text.error();
+    q.value().hf_config_text = std::move(text).value();
     q.value().hf_config_name = hf_path;
   }
   return q;
 }
 
 Result<ProbeCalibration> read_probe_calibration(const std::string& path) {
-  std::string text, error;
-  if (!read_file(path, text, error, kMaxProbeFileBytes)) return make_error(Errc::invalid_argument, error);
-  auto f = signing::read_probe_file(text, {});
+  auto text = read_bounded_file(path, kMaxProbeFileBytes);
+  if (!text.ok()) return text.error();
+  auto f = signing::read_probe_file(text.value(), {});
   if (!f.ok()) return make_error(f.error().code, path + ": " + f.error().message);
   if (f.value().signature == ProbeSignature::invalid) {
     return make_error(Errc::signature_invalid, path + ": signature invalid: " + f.value().reason);

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "gpuplan/catalog.h"
+#include "gpuplan/file_reader.h"
 #include "gpuplan/cost.h"
 #include "gpuplan/timing.h"
 #include "gpuplan/query.h"
@@ -28,8 +29,8 @@ std::string take(Args& args, const std::string& key);
 // Removes a boolean --flag; true when present.
 bool take_flag(Args& args, const std::string& key);
 
-// Reads a whole file of at most max_bytes; on failure sets `error` to a one-line message.
-bool read_file(const std::string& path, std::string& out, std::string& error, size_t max_bytes);
+// Measurement CSVs are read up to the limit the core's CSV readers check (validation.cpp).
+inline constexpr size_t kMaxCsvBytes = 4 * 1024 * 1024;
 
 // The catalog compiled into the binary.
 Result<Catalog> load_embedded_catalog();

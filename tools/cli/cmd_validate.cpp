@@ -50,8 +50,9 @@ int cmd_validate(Args args) {
   const std::string path = take(args, "file");
   if (path.empty()) return usage_error("validate: FILE.csv is required");
   if (!args.empty()) return usage_error("validate: unknown option --" + args.front().first);
-  std::string text, error;
-  if (!read_file(path, text, error, 4 * 1024 * 1024)) return fail({Errc::invalid_argument, error});
+  auto read = read_bounded_file(path, kMaxCsvBytes);
+  if (!read.ok()) return fail(read.error());
+  const std::string& text = read.value();
   if (is_memory_csv(text)) return validate_memory(path, text, json);
   // A malformed row is reported and skipped; the others are still scored.
   auto rows = parse_measured_csv(text, path, RowErrors::skip);

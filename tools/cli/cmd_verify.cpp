@@ -103,11 +103,9 @@ int cmd_verify(Args args) {
     }
   }
   if (path.empty()) return usage_error("verify: FILE is required (gpuplan verify FILE [--json] [--trust KEY])");
-  std::string text, error;
-  if (!read_file(path, text, error, kMaxProbeFileBytes)) {
-    return fail({error.find("limit") != std::string::npos ? Errc::too_large : Errc::invalid_argument, error});
-  }
-  auto f = signing::read_probe_file(text, trusted);
+  auto text = read_bounded_file(path, kMaxProbeFileBytes);
+  if (!text.ok()) return fail(text.error());
+  auto f = signing::read_probe_file(text.value(), trusted);
   if (!f.ok()) return fail({f.error().code, path + ": " + f.error().message});
   const ProbeFile& file = f.value();
   const bool ok = file.signature == ProbeSignature::valid && (trusted.empty() || file.trusted);
