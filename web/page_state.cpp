@@ -103,7 +103,9 @@ Query page_query(const PageState& s) {
 }
 
 std::string page_state_to_query(const PageState& s) {
-  Args a = query_to_key_values(page_query(s));
+  // The link's format version first; links written before it had none and still open.
+  Args a = {{"v", std::to_string(kQuerySchemaVersion)}};
+  for (auto& kv : query_to_key_values(page_query(s))) a.push_back(std::move(kv));
   if (s.tab != Tab::results) a.emplace_back("tab", tab_name(s.tab));
   return args_to_query(a);
 }

@@ -146,6 +146,7 @@ std::string run_cost_to_json(const PriceQuote& price, const RunCost* cost, int i
 
 std::string plan_to_json(const PlanResult& r, int indent) {
   nlohmann::ordered_json j;
+  j["schema_version"] = kQuerySchemaVersion;
   j["candidates"] = r.candidates;
   j["fitting"] = r.fitting;
   j["within_limits"] = r.within_limits;

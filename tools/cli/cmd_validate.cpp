@@ -20,7 +20,7 @@ int validate_memory(const std::string& path, const std::string& text, bool json)
   if (!report.ok()) return fail(report.error());
   const auto& rep = report.value();
   if (json) {
-    nlohmann::ordered_json out;
+    nlohmann::ordered_json out = {{"schema_version", kQuerySchemaVersion}};
     out["kind"] = "memory";
     out["mape"] = rep.mape;
     out["rows"] = nlohmann::ordered_json::array();
@@ -63,7 +63,7 @@ int cmd_validate(Args args) {
   if (!report.ok()) return fail(report.error());
   const auto& rep = report.value();
   if (json) {
-    nlohmann::ordered_json out;
+    nlohmann::ordered_json out = {{"schema_version", kQuerySchemaVersion}};
     out["mape"] = rep.mape;
     out["rows"] = nlohmann::ordered_json::array();
     for (const auto& v : rep.rows) {

@@ -110,7 +110,7 @@ int cmd_verify(Args args) {
   const ProbeFile& file = f.value();
   const bool ok = file.signature == ProbeSignature::valid && (trusted.empty() || file.trusted);
   if (json) {
-    ojson out;
+    ojson out = {{"schema_version", kQuerySchemaVersion}};
     out["file"] = path;
     out["signature"] = probe_signature_name(file.signature);
     out["reason"] = file.reason.empty() ? ojson(nullptr) : ojson(file.reason);
