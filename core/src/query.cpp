@@ -127,8 +127,8 @@ std::vector<KeySpec> planner_keys() {
          q.min_gpu_memory_bytes = gb.value() * 1e9;  // decimal GB, as GPU makers count
          return std::nullopt;
        }},
-      {"max-nodes", integer(1, 1024, [](Query& q) -> int& { return q.max_nodes; })},
-      {"top", integer(1, 1024, [](Query& q) -> int& { return q.top_k; })},
+      {"max-nodes", integer(1, kMaxPlanNodes, [](Query& q) -> int& { return q.max_nodes; })},
+      {"top", integer(1, kMaxTopK, [](Query& q) -> int& { return q.top_k; })},
   };
 }
 

@@ -24,6 +24,10 @@ namespace gpuplan {
 // The version of the link and `--json` formats this build writes and reads.
 inline constexpr int kQuerySchemaVersion = 1;
 
+// Bounds of the planner's limits (the parser and plan() check the same).
+inline constexpr int kMaxPlanNodes = 1024;
+inline constexpr int kMaxTopK = 1024;
+
 // What the planner ranks by.
 enum class Objective { cost, time };
 
