@@ -256,6 +256,113 @@ Result<ProbePayload> parse_probe_payload(std::string_view payload, const std::st
   return p;
 }
 
+namespace {
+
+// One entry of the envelope's signatures, decoded.
+struct Signature {
+  std::string public_key, signature, keyid;
+};
+
+// The envelope's fields: payloadType, the decoded payload and signatures.
+struct Envelope {
+  std::string type;
+  std::string payload;
+  std::vector<Signature> signatures;
+};
+
+Result<Signature> read_signature(const json& entry, size_t i, const std::string& where, const ProbeCrypto& crypto) {
+  const std::string path = "signatures[" + std::to_string(i) + "]";
+  JsonReader s(entry, where, path);
+  const std::string alg = s.string("alg", std::nullopt);
+  const std::string keyid = s.string("keyid", std::string());
+  const std::string pk_b64 = s.string("public_key", std::nullopt);
+  const std::string sig_b64 = s.string("sig", std::nullopt);
+  if (auto e = s.finish()) return *e;
+  if (alg != "Ed25519") {
+    return make_error(Errc::schema_error, where + ": " + path + ".alg: '" + alg + "' is not supported (expected Ed25519)");
+  }
+  auto pk = crypto.base64_decode(pk_b64);
+  auto sig = crypto.base64_decode(sig_b64);
+  if (!pk || pk->size() != 32) {
+    return make_error(Errc::schema_error, where + ": " + path + ".public_key: expected base64 of 32 bytes");
+  }
+  if (!sig || sig->size() != 64) return make_error(Errc::schema_error, where + ": " + path + ".sig: expected base64 of 64 bytes");
+  return Signature{*pk, *sig, keyid};
+}
+
+Result<Envelope> read_envelope(const json& j, const std::string& where, const ProbeCrypto& crypto) {
+  JsonReader r(j, where);
+  Envelope env;
+  env.type = r.string("payloadType", std::nullopt);
+  const std::string payload_b64 = r.string("payload", std::nullopt);
+  const json* sigs = r.value("signatures", false);
+  if (sigs && !sigs->is_array()) r.fail("signatures: expected an array, got " + JsonReader::type_of(*sigs));
+  static const json kNoSignatures = json::array();
+  if (!sigs) sigs = &kNoSignatures;  // absent: read as an empty list, i.e. an unsigned file
+  if (auto e = r.finish()) return *e;
+  auto payload = crypto.base64_decode(payload_b64);
+  if (!payload) return make_error(Errc::schema_error, where + ": payload: not valid base64 (RFC 4648, padded)");
+  env.payload = std::move(*payload);
+  if (sigs->size() > size_t(kMaxSignatures)) {
+    return make_error(Errc::schema_error, where + ": signatures: " + std::to_string(sigs->size()) +
+                                              " entries; at most " + std::to_string(kMaxSignatures) + " are read");
+  }
+  for (size_t i = 0; i < sigs->size(); ++i) {
+    auto s = read_signature((*sigs)[i], i, where, crypto);
+    if (!s.ok()) return s.error();
+    env.signatures.push_back(std::move(s).value());
+  }
+  return env;
+}
+
+std::optional<Error> attach_payload(ProbeFile& f, std::string bytes) {
+  auto p = parse_probe_payload(bytes, "payload");
+  if (!p.ok()) return p.error();
+  f.payload_bytes = std::move(bytes);
+  f.payload = std::move(p).value();
+  return std::nullopt;
+}
+
+void name_key(ProbeFile& f, const std::string& public_key, const ProbeCrypto& crypto) {
+  f.public_key = crypto.base64_encode(public_key);
+  f.key_id = probe_key_id(public_key, crypto);
+  f.fingerprint = probe_key_fingerprint(public_key, crypto);
+}
+
+// The verdict on a signed envelope: valid with the first signature that verifies, else invalid
+// with the last reason.
+Result<ProbeFile> verify_envelope(const Envelope& env, const ProbeCrypto& crypto,
+                                  const std::vector<std::string>& trusted_keys) {
+  ProbeFile f;
+  f.signature = ProbeSignature::invalid;
+  name_key(f, env.signatures[0].public_key, crypto);
+  if (env.type != kProbePayloadType) {
+    f.reason = "payloadType '" + env.type + "' is not '" + kProbePayloadType + "'";
+    return f;
+  }
+  const std::string pae = dsse_pae(env.type, env.payload);
+  for (const Signature& s : env.signatures) {
+    const std::string expected = probe_key_id(s.public_key, crypto);
+    if (!s.keyid.empty() && s.keyid != expected) {
+      f.reason = "keyid " + s.keyid + " does not match the public key (expected " + expected + ")";
+      continue;
+    }
+    if (!crypto.verify(pae, s.signature, s.public_key)) {
+      f.reason = "the Ed25519 signature does not verify: the payload, its type or the key was changed after signing";
+      continue;
+    }
+    f.signature = ProbeSignature::valid;
+    f.reason.clear();
+    name_key(f, s.public_key, crypto);
+    f.trusted = std::find(trusted_keys.begin(), trusted_keys.end(), f.public_key) != trusted_keys.end();
+    if (auto e = attach_payload(f, env.payload)) return *e;
+    return f;
+  }
+  return f;
+}
+
+}  // namespace
+
 Result<ProbeFile> read_probe_file(std::string_view text, const ProbeCrypto& crypto,
                                   const std::vector<std::string>& trusted_keys) {
   const std::string where = "probe file";
@@ -270,98 +377,19 @@ Result<ProbeFile> read_probe_file(std::string_view text, const ProbeCrypto& cryp
     // A bare payload: readable, but nothing vouches for it.
     f.signature = ProbeSignature::unsigned_file;
     f.reason = "the file is a bare payload without a signature envelope";
-    f.payload_bytes = std::string(text);
-    auto p = parse_probe_payload(text, "payload");
-    if (!p.ok()) return p.error();
-    f.payload = std::move(p).value();
+    if (auto e = attach_payload(f, std::string(text))) return *e;
     return f;
   }
-  JsonReader r(j, where);
-  const std::string type = r.string("payloadType", std::nullopt);
-  const std::string payload_b64 = r.string("payload", std::nullopt);
-  const json* sigs = r.value("signatures", false);
-  if (sigs && !sigs->is_array()) r.fail("signatures: expected an array, got " + JsonReader::type_of(*sigs));
-  static const json kNoSignatures = json::array();
-  if (!sigs) sigs = &kNoSignatures;  // absent: read as an empty list, i.e. an unsigned file
-  if (auto e = r.finish()) return *e;
-  auto payload = crypto.base64_decode(payload_b64);
-  if (!payload) return make_error(Errc::schema_error, where + ": payload: not valid base64 (RFC 4648, padded)");
-  if (sigs->size() > size_t(kMaxSignatures)) {
-    return make_error(Errc::schema_error, where + ": signatures: " + std::to_string(sigs->size()) +
-                                              " entries; at most " + std::to_string(kMaxSignatures) + " are read");
+  auto env = read_envelope(j, where, crypto);
+  if (!env.ok()) return env.error();
+  if (!env.value().signatures.empty()) return verify_envelope(env.value(), crypto, trusted_keys);
+  f.signature = ProbeSignature::unsigned_file;
+  f.reason = "the envelope has no signatures";
+  if (env.value().type != kProbePayloadType) {
+    return make_error(Errc::schema_error,
+                      where + ": payloadType: '" + env.value().type + "' is not '" + kProbePayloadType + "'");
   }
-
-  struct Sig {
-    std::string public_key, signature, keyid;
-  };
-  std::vector<Sig> entries;
-  for (size_t i = 0; i < sigs->size(); ++i) {
-    const std::string path = "signatures[" + std::to_string(i) + "]";
-    JsonReader s((*sigs)[i], where, path);
-    const std::string alg = s.string("alg", std::nullopt);
-    const std::string keyid = s.string("keyid", std::string());
-    const std::string pk_b64 = s.string("public_key", std::nullopt);
-    const std::string sig_b64 = s.string("sig", std::nullopt);
-    if (auto e = s.finish()) return *e;
-    if (alg != "Ed25519") {
-      return make_error(Errc::schema_error, where + ": " + path + ".alg: '" + alg + "' is not supported (expected Ed25519)");
-    }
-    auto pk = crypto.base64_decode(pk_b64);
-    auto sig = crypto.base64_decode(sig_b64);
-    if (!pk || pk->size() != 32) {
-      return make_error(Errc::schema_error, where + ": " + path + ".public_key: expected base64 of 32 bytes");
-    }
-    if (!sig || sig->size() != 64) {
-      return make_error(Errc::schema_error, where + ": " + path + ".sig: expected base64 of 64 bytes");
-    }
-    entries.push_back({*pk, *sig, keyid});
-  }
-
-  auto parse_payload = [&](ProbeFile& out) -> std::optional<Error> {
-    out.payload_bytes = *payload;
-    auto p = parse_probe_payload(*payload, "payload");
-    if (!p.ok()) return p.error();
-    out.payload = std::move(p).value();
-    return std::nullopt;
-  };
-
-  if (entries.empty()) {
-    f.signature = ProbeSignature::unsigned_file;
-    f.reason = "the envelope has no signatures";
-    if (type != kProbePayloadType) {
-      return make_error(Errc::schema_error, where + ": payloadType: '" + type + "' is not '" + kProbePayloadType + "'");
-    }
-    if (auto e = parse_payload(f)) return *e;
-    return f;
-  }
-
-  f.signature = ProbeSignature::invalid;
-  f.public_key = crypto.base64_encode(entries[0].public_key);
-  f.key_id = probe_key_id(entries[0].public_key, crypto);
-  f.fingerprint = probe_key_fingerprint(entries[0].public_key, crypto);
-  if (type != kProbePayloadType) {
-    f.reason = "payloadType '" + type + "' is not '" + kProbePayloadType + "'";
-    return f;
-  }
-  const std::string pae = dsse_pae(type, *payload);
-  for (const Sig& s : entries) {
-    if (!s.keyid.empty() && s.keyid != probe_key_id(s.public_key, crypto)) {
-      f.reason = "keyid " + s.keyid + " does not match the public key (expected " + probe_key_id(s.public_key, crypto) + ")";
-      continue;
-    }
-    if (!crypto.verify(pae, s.signature, s.public_key)) {
-      f.reason = "the Ed25519 signature does not verify: the payload, its type or the key was changed after signing";
-      continue;
-    }
-    f.signature = ProbeSignature::valid;
-    f.reason.clear();
-    f.public_key = crypto.base64_encode(s.public_key);
-    f.key_id = probe_key_id(s.public_key, crypto);
-    f.fingerprint = probe_key_fingerprint(s.public_key, crypto);
-    f.trusted = std::find(trusted_keys.begin(), trusted_keys.end(), f.public_key) != trusted_keys.end();
-    if (auto e = parse_payload(f)) return *e;
-    return f;
-  }
+  if (auto e = attach_payload(f, std::move(env.value().payload))) return *e;
   return f;
 }
 
