@@ -187,7 +187,7 @@ std::vector<MemoryTerm> memory_terms(const MemoryBytes& m) {
           {"kv_cache", "KV cache", m.kv_cache},
           {"workspace", "workspace", m.workspace},
           {"context", "CUDA context", m.context},
-          {"fragmentation", "fragmentation", m.fragmentation}};
+          {"fragmentation", "allocator fragmentation", m.fragmentation}};
 }
 
 FitReport fit_report(const MemoryBytes& m, const Gpu& gpu) {

@@ -18,11 +18,7 @@ bool compliant(const Provider* provider, const std::string& region, const std::s
   if (need.empty()) return true;
   if (!provider) return false;
   const Region* r = provider->find_region(region);
-  if (!r) return false;
-  if (need == "hipaa") return r->hipaa.value_or(false);
-  if (need == "gdpr") return r->gdpr_eu.value_or(false);
-  if (need == "gov") return r->gov.value_or(false);
-  return false;
+  return r && region_meets(*r, need);
 }
 
 // Powers of two up to n (1, 2, 4, ...).
@@ -91,7 +87,9 @@ std::optional<Error> check_plan_query(const PlanQuery& q) {
   if (q.deadline_hours < 0 || q.budget_usd < 0 || !std::isfinite(q.deadline_hours) || !std::isfinite(q.budget_usd)) {
     return make_error(Errc::invalid_argument, "--deadline-hours and --budget-usd must be positive numbers");
   }
-  if (!q.compliance.empty() && q.compliance != "hipaa" && q.compliance != "gdpr" && q.compliance != "gov") {
+  const auto& kinds = compliance_kinds();
+  if (!q.compliance.empty() &&
+      std::none_of(kinds.begin(), kinds.end(), [&](const ComplianceKind& c) { return q.compliance == c.id; })) {
     return make_error(Errc::invalid_argument, "--compliance: '" + q.compliance + "' is not one of hipaa, gdpr, gov");
   }
   if (q.request.setup.mode != Mode::train) return make_error(Errc::invalid_argument, "plan supports --mode train");

@@ -87,7 +87,7 @@ Apply choice(std::vector<std::string> names, void (*set)(Query&, size_t)) {
       return std::nullopt;
     }
     std::string list;
-    for (const auto& n : names) list += (list.empty() ? "" : ", ") + (n.empty() ? std::string("(empty)") : n);
+    for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
     return not_a(k, v, "one of " + list);
   };
 }
@@ -110,13 +110,29 @@ std::vector<KeySpec> hardware_and_run_keys() {
   };
 }
 
+// --compliance: one of compliance_kinds(), or empty (any).
+Apply compliance_choice() {
+  return [](Query& q, const std::string& k, const std::string& v) -> std::optional<Error> {
+    std::string list;
+    for (const ComplianceKind& c : compliance_kinds()) {
+      if (v == c.id) {
+        q.compliance = v;
+        return std::nullopt;
+      }
+      list += (list.empty() ? "" : ", ") + std::string(c.id);
+    }
+    if (v.empty()) {
+      q.compliance.clear();
+      return std::nullopt;
+    }
+    return not_a(k, v, "one of " + list + " (or empty)");
+  };
+}
+
 std::vector<KeySpec> planner_keys() {
   return {
       {"provider", text([](Query& q) -> std::string& { return q.provider; })},
-      {"compliance", choice({"hipaa", "gdpr", "gov", ""}, [](Query& q, size_t i) {
-         static const char* const names[] = {"hipaa", "gdpr", "gov", ""};
-         q.compliance = names[i];
-       })},
+      {"compliance", compliance_choice()},
       {"objective", choice({"cost", "time"}, [](Query& q, size_t i) { q.objective = static_cast<Objective>(i); })},
       {"deadline-hours", number(0, 1e7, [](Query& q) -> double& { return q.deadline_hours; })},
       {"budget-usd", number(0, 1e12, [](Query& q) -> double& { return q.budget_usd; })},
@@ -195,6 +211,23 @@ std::optional<Error> check_version(const std::string& value) {
 }
 
 }  // namespace
+
+const std::vector<ComplianceKind>& compliance_kinds() {
+  static const std::vector<ComplianceKind> kinds = {
+      {"hipaa", "HIPAA-eligible (a BAA is available)", &Region::hipaa},
+      {"gdpr", "in the EU/EEA (GDPR)", &Region::gdpr_eu},
+      {"gov", "government region", &Region::gov},
+  };
+  return kinds;
+}
+
+bool region_meets(const Region& region, const std::string& id) {
+  if (id.empty()) return true;
+  for (const ComplianceKind& c : compliance_kinds()) {
+    if (id == c.id) return (region.*c.flag).value_or(false);
+  }
+  return false;
+}
 
 Result<double> parse_bounded_number(const std::string& key, const std::string& text, double min, double max) {
   const char* begin = text.c_str();

@@ -269,16 +269,8 @@ std::string estimate_to_text(const Model& model, const Estimate& e) {
   row("  backward", format_flops(e.flops.backward_per_step));
   row("  recompute", format_flops(e.flops.recompute_per_step));
   out += "Memory per GPU\n";
-  const MemoryBytes& m = e.memory;
-  row("weights", format_bytes(m.weights));
-  row("gradients", format_bytes(m.gradients));
-  row("optimizer states", format_bytes(m.optimizer));
-  row("activations", format_bytes(m.activations));
-  row("KV cache", format_bytes(m.kv_cache));
-  row("workspace", format_bytes(m.workspace));
-  row("CUDA context", format_bytes(m.context));
-  row("allocator fragmentation", format_bytes(m.fragmentation));
-  row("total", format_bytes(m.total()));
+  for (const MemoryTerm& t : memory_terms(e.memory)) row(t.label, format_bytes(t.bytes));
+  row("total", format_bytes(e.memory.total()));
   for (const auto& n : e.notes) out += "note: " + n + "\n";
   return out;
 }

@@ -43,7 +43,7 @@ const BadValue kBadValues[] = {
     {"min-gpu-memory-gb", "1e5", "--min-gpu-memory-gb: 1e5 is out of range [0, 10000]"},
     {"pricing", "free", "--pricing: 'free' is not one of on-demand, monthly, reserved-1y, reserved-3y, bulk, spot"},
     {"objective", "speed", "--objective: 'speed' is not one of cost, time"},
-    {"compliance", "sox", "--compliance: 'sox' is not one of hipaa, gdpr, gov, (empty)"},
+    {"compliance", "sox", "--compliance: 'sox' is not one of hipaa, gdpr, gov (or empty)"},
     {"c-gated", "yes", "--c-gated: 'yes' is not true or false"},
     {"cnn-width", "9", "--cnn-width: 9 is out of range [0.05, 8]"},
     {"batch", "0", "--batch: 0 is out of range [1, 100000000]"},
@@ -138,6 +138,19 @@ TEST(QueryParser, ALinkReadsBackAsTheSameQuery) {
   // Keys are written in one canonical order, so the first link comes back verbatim.
   auto q = parse_query_string("model=gpt2-small&batch=8&gpu=a100-sxm4-80gb&gpus=4&tokens=1000000000");
   EXPECT_EQ(args_to_query(query_to_key_values(q.value())), "model=gpt2-small&batch=8&gpu=a100-sxm4-80gb&gpus=4&tokens=1000000000");
+}
+
+TEST(Compliance, OneListNamesEachFilterAndTheRegionFlagItReads) {
+  Region r;
+  r.hipaa = true;
+  EXPECT_TRUE(region_meets(r, ""));
+  EXPECT_TRUE(region_meets(r, "hipaa"));
+  EXPECT_FALSE(region_meets(r, "gdpr"));  // unknown (nullopt) is not met
+  EXPECT_FALSE(region_meets(r, "sox"));
+  ASSERT_EQ(compliance_kinds().size(), 3u);
+  for (const ComplianceKind& c : compliance_kinds()) {
+    EXPECT_TRUE(parse_query({{"compliance", c.id}}).ok()) << c.id;
+  }
 }
 
 TEST(QueryParser, KnowsEveryKeyOnce) {

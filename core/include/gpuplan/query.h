@@ -28,6 +28,17 @@ inline constexpr int kQuerySchemaVersion = 1;
 inline constexpr int kMaxPlanNodes = 1024;
 inline constexpr int kMaxTopK = 1024;
 
+// A compliance filter: a region meets it when its provider's flag is set (data/providers). The
+// one list the parser, the planner and the page use, in display order.
+struct ComplianceKind {
+  const char* id;                     // "hipaa", "gdpr", "gov" (the --compliance values)
+  const char* label;                  // for people
+  std::optional<bool> Region::*flag;  // the region's field that says so
+};
+const std::vector<ComplianceKind>& compliance_kinds();
+// Whether `region` meets the compliance `id` ("": no requirement); false for an unknown id.
+bool region_meets(const Region& region, const std::string& id);
+
 // What the planner ranks by.
 enum class Objective { cost, time };
 
