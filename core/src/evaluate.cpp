@@ -19,7 +19,8 @@ Result<Model> custom_transformer(const CustomModel& c) {
   m.kind = ModelKind::transformer;
   m.transformer = c.transformer;
   // The editor has no sequence-length default of its own: the context, up to 2048 tokens.
-  m.default_seq_len = m.transformer.max_positions > 0 ? std::min<int64_t>(m.transformer.max_positions, 2048) : 2048;
+  m.default_seq_len =
+      m.transformer.max_positions > 0 ? std::min<int64_t>(m.transformer.max_positions, 2048) : 2048;
   if (auto err = validate_transformer(m.transformer, "custom transformer")) return *err;
   return m;
 }
@@ -55,27 +56,33 @@ Result<Hardware> find_hardware(const Catalog& catalog, const Query& q) {
   if (!q.instance.empty()) {
     h.instance = catalog.find_instance(q.instance);
     if (!h.instance) {
-      return make_error(Errc::not_found, "--instance: unknown instance '" + q.instance + "' (run 'gpuplan instances')");
+      return make_error(Errc::not_found, "--instance: unknown instance '" + q.instance +
+                                             "' (run 'gpuplan instances')");
     }
     h.gpu = catalog.find_gpu(h.instance->gpu);
     if (!q.gpu.empty() && catalog.find_gpu(q.gpu) != h.gpu) {
-      return make_error(Errc::invalid_argument, "--gpu " + q.gpu + " does not match instance '" + q.instance + "' (" +
-                                                    h.instance->gpu + ")");
+      return make_error(Errc::invalid_argument, "--gpu " + q.gpu + " does not match instance '" +
+                                                    q.instance + "' (" + h.instance->gpu + ")");
     }
-    if (q.gpus != 0) return make_error(Errc::invalid_argument, "--gpus: an instance has its own GPU count (use --nodes)");
+    if (q.gpus != 0)
+      return make_error(Errc::invalid_argument,
+                        "--gpus: an instance has its own GPU count (use --nodes)");
     return h;
   }
   if (q.gpu.empty()) {
-    if (q.gpus != 0 || q.nodes != 0) return make_error(Errc::invalid_argument, "--gpus and --nodes need --gpu or --instance");
+    if (q.gpus != 0 || q.nodes != 0)
+      return make_error(Errc::invalid_argument, "--gpus and --nodes need --gpu or --instance");
     return h;
   }
   h.gpu = catalog.find_gpu(q.gpu);
   if (!h.gpu) {
     const std::string like = catalog.similar_gpus(q.gpu);
     return make_error(Errc::not_found, "--gpu: unknown GPU '" + q.gpu + "'" +
-                                           (like.empty() ? " (run 'gpuplan gpus')" : "; did you mean one of: " + like));
+                                           (like.empty() ? " (run 'gpuplan gpus')"
+                                                         : "; did you mean one of: " + like));
   }
-  if (q.nodes > 1) return make_error(Errc::invalid_argument, "--nodes needs --instance (a GPU alone is one box)");
+  if (q.nodes > 1)
+    return make_error(Errc::invalid_argument, "--nodes needs --instance (a GPU alone is one box)");
   return h;
 }
 
@@ -86,24 +93,30 @@ std::optional<Error> resolve_parallelism(Query& q, int gpus) {
   if (!q.dp_given) {
     if (gpus % per_replica != 0) {
       return make_error(Errc::invalid_argument, "--tp x --pp = " + std::to_string(per_replica) +
-                                                    " does not divide the " + std::to_string(gpus) + " GPUs");
+                                                    " does not divide the " + std::to_string(gpus) +
+                                                    " GPUs");
     }
     s.dp = gpus / per_replica;
   } else if (static_cast<int64_t>(s.dp) * per_replica != gpus) {
-    return make_error(Errc::invalid_argument, "--dp x --tp x --pp = " +
-                                                  std::to_string(static_cast<int64_t>(s.dp) * per_replica) +
-                                                  " does not equal the " + std::to_string(gpus) + " GPUs");
+    return make_error(
+        Errc::invalid_argument,
+        "--dp x --tp x --pp = " + std::to_string(static_cast<int64_t>(s.dp) * per_replica) +
+            " does not equal the " + std::to_string(gpus) + " GPUs");
   }
   return std::nullopt;
 }
 
 const char* advice_for(const std::string& key) {
   if (key == "activations") {
-    return "turn on activation checkpointing, lower the micro-batch or sequence length, or add tensor parallelism.";
+    return "turn on activation checkpointing, lower the micro-batch or sequence length, or add "
+           "tensor parallelism.";
   }
-  if (key == "optimizer") return "use ZeRO stage 1-3 across data-parallel GPUs, an 8-bit optimizer or Adafactor, or LoRA.";
+  if (key == "optimizer")
+    return "use ZeRO stage 1-3 across data-parallel GPUs, an 8-bit optimizer or Adafactor, or "
+           "LoRA.";
   if (key == "gradients") return "use ZeRO stage 2-3 or LoRA.";
-  if (key == "weights") return "use ZeRO-3/FSDP, tensor or pipeline parallelism, 16-bit weights, or QLoRA.";
+  if (key == "weights")
+    return "use ZeRO-3/FSDP, tensor or pipeline parallelism, 16-bit weights, or QLoRA.";
   if (key == "kv_cache") return "shorten the context, lower the batch, or add tensor parallelism.";
   return "lower the micro-batch.";
 }
@@ -124,7 +137,8 @@ struct Chain {
 
 Result<Timed> time_and_cost(const Chain& c, const Efficiencies& eff) {
   const Query& q = c.ev.query;
-  auto t = estimate_step_time(c.ev.model, q.request.setup, c.ev.estimate, c.work, c.cluster, eff, c.catalog.input);
+  auto t = estimate_step_time(c.ev.model, q.request.setup, c.ev.estimate, c.work, c.cluster, eff,
+                              c.catalog.input);
   if (!t.ok()) return t.error();
   Timed out;
   out.time = t.value();
@@ -137,7 +151,8 @@ Result<Timed> time_and_cost(const Chain& c, const Efficiencies& eff) {
 }
 
 void calibrate_into(const Chain& c, const ProbeCalibration& probe, Evaluation& ev) {
-  const Calibrated cal = calibrate(c.catalog.efficiencies, probe.summary, *ev.gpu, ev.query.request.setup.precision);
+  const Calibrated cal =
+      calibrate(c.catalog.efficiencies, probe.summary, *ev.gpu, ev.query.request.setup.precision);
   ev.calibration_notes = cal.notes;
   ev.probe_gpu_matches = cal.gpu_matches;
   if (!cal.gpu_matches) return;
@@ -149,7 +164,8 @@ void calibrate_into(const Chain& c, const ProbeCalibration& probe, Evaluation& e
     return;
   }
   ev.time_calibrated = timed.value().time;
-  ev.time_calibrated->notes.insert(ev.time_calibrated->notes.begin(), cal.notes.begin(), cal.notes.end());
+  ev.time_calibrated->notes.insert(ev.time_calibrated->notes.begin(), cal.notes.begin(),
+                                   cal.notes.end());
   ev.cost_calibrated = timed.value().cost;
 }
 
@@ -159,7 +175,8 @@ std::optional<Error> time_on_hardware(const Catalog& catalog, Evaluation& ev) {
   const Query& q = ev.query;
   auto work = build_work_profile(ev.model, q.request.setup, ev.estimate);
   if (!work.ok()) return work.error();
-  auto cluster = ev.instance ? instance_cluster(*ev.instance, *ev.gpu, q.nodes) : single_node_cluster(*ev.gpu, ev.gpus);
+  auto cluster = ev.instance ? instance_cluster(*ev.instance, *ev.gpu, q.nodes)
+                             : single_node_cluster(*ev.gpu, ev.gpus);
   if (!cluster.ok()) return cluster.error();
   double usd_per_hour_total = 0;  // no instance: time to train without a price
   if (ev.instance) {
@@ -199,26 +216,29 @@ FitReport fit_report(const MemoryBytes& m, const Gpu& gpu) {
   // largest of the other terms.
   auto terms = memory_terms(m);
   terms.resize(6);
-  const auto largest =
-      std::max_element(terms.begin(), terms.end(), [](const auto& a, const auto& b) { return a.bytes < b.bytes; });
+  const auto largest = std::max_element(
+      terms.begin(), terms.end(), [](const auto& a, const auto& b) { return a.bytes < b.bytes; });
   f.largest_term = largest->label;
   f.largest_term_bytes = largest->bytes;
   if (!f.fits) {
-    f.advice = "Does not fit: needs " + format_bytes(f.needed_bytes) + " per GPU, " + gpu.name + " has " +
-               format_bytes(f.gpu_memory_bytes) + ". The largest term is " + f.largest_term + " (" +
-               format_bytes(f.largest_term_bytes) + "): " + advice_for(largest->key);
+    f.advice = "Does not fit: needs " + format_bytes(f.needed_bytes) + " per GPU, " + gpu.name +
+               " has " + format_bytes(f.gpu_memory_bytes) + ". The largest term is " +
+               f.largest_term + " (" + format_bytes(f.largest_term_bytes) +
+               "): " + advice_for(largest->key);
   }
   return f;
 }
 
 Result<Model> resolve_model(const Catalog& catalog, const Query& q) {
   if (!q.hf_config_name.empty() || !q.hf_config_text.empty()) {
-    if (!q.request.model.empty()) return make_error(Errc::invalid_argument, "give --model or --hf-config, not both");
+    if (!q.request.model.empty())
+      return make_error(Errc::invalid_argument, "give --model or --hf-config, not both");
     return model_from_hf_config(q.hf_config_text, q.hf_config_name);
   }
   if (q.custom.kind == CustomModel::Kind::transformer) return custom_transformer(q.custom);
   if (q.custom.kind == CustomModel::Kind::cnn) return custom_cnn(q.custom);
-  if (q.request.model.empty()) return make_error(Errc::invalid_argument, "--model ID or --hf-config FILE is required");
+  if (q.request.model.empty())
+    return make_error(Errc::invalid_argument, "--model ID or --hf-config FILE is required");
   const Model* m = catalog.find_model(q.request.model);
   if (!m) {
     const std::string like = catalog.similar_models(q.request.model);
@@ -241,7 +261,8 @@ Result<Query> resolve_defaults(const Catalog& catalog, const Model& model, Query
     Setup& s = q.request.setup;
     if (s.global_batch == 0 && s.micro_batch == 0) s.global_batch = s.dp;
   }
-  if (q.run.epochs > 0 && q.run.dataset_size == 0) q.run.dataset_size = static_cast<double>(model.dataset_size);
+  if (q.run.epochs > 0 && q.run.dataset_size == 0)
+    q.run.dataset_size = static_cast<double>(model.dataset_size);
   if (q.spot.restart_h == 0) q.spot.restart_h = catalog.restart_s / 3600.0;
   if (q.spot.interruptions_per_hour == 0 && catalog.pricing.spot_interruptions_per_hour) {
     q.spot.interruptions_per_hour = *catalog.pricing.spot_interruptions_per_hour;

@@ -34,7 +34,8 @@ struct Layout {
   int64_t micro;
   Checkpointing ckpt;
   bool operator<(const Layout& o) const {
-    return std::tie(dp, tp, pp, zero, micro, ckpt) < std::tie(o.dp, o.tp, o.pp, o.zero, o.micro, o.ckpt);
+    return std::tie(dp, tp, pp, zero, micro, ckpt) <
+           std::tie(o.dp, o.tp, o.pp, o.zero, o.micro, o.ckpt);
   }
 };
 
@@ -50,18 +51,22 @@ struct ModelShape {
 };
 
 // Every layout of `global_batch` over n GPUs with at most `gpus_per_node`-way tensor parallelism.
-std::vector<Layout> layouts(const ModelShape& shape, int n, int gpus_per_node, int64_t global_batch) {
+std::vector<Layout> layouts(const ModelShape& shape, int n, int gpus_per_node,
+                            int64_t global_batch) {
   const std::vector<Checkpointing> ckpts =
-      shape.transformer ? std::vector<Checkpointing>{Checkpointing::none, Checkpointing::selective, Checkpointing::full}
+      shape.transformer ? std::vector<Checkpointing>{Checkpointing::none, Checkpointing::selective,
+                                                     Checkpointing::full}
                         : std::vector<Checkpointing>{Checkpointing::none};
   std::vector<Layout> out;
   for (int tp : powers_of_two(std::min(gpus_per_node, shape.transformer ? 64 : 1))) {
     if (shape.heads % tp != 0 || shape.kv_heads % tp != 0) continue;
-    for (int pp : powers_of_two(shape.transformer ? static_cast<int>(std::min<int64_t>(n / tp, shape.layers)) : 1)) {
+    for (int pp : powers_of_two(
+             shape.transformer ? static_cast<int>(std::min<int64_t>(n / tp, shape.layers)) : 1)) {
       if (n % (tp * pp) != 0) continue;
       const int dp = n / (tp * pp);
       if (global_batch % dp != 0) continue;
-      for (int64_t micro : powers_of_two(static_cast<int>(std::min<int64_t>(global_batch / dp, 1 << 20)))) {
+      for (int64_t micro :
+           powers_of_two(static_cast<int>(std::min<int64_t>(global_batch / dp, 1 << 20)))) {
         if (global_batch % (dp * micro) != 0) continue;
         for (int zero = 0; zero <= (dp > 1 ? 3 : 0); ++zero) {
           for (Checkpointing ckpt : ckpts) out.push_back({dp, tp, pp, zero, micro, ckpt});
@@ -74,37 +79,47 @@ std::vector<Layout> layouts(const ModelShape& shape, int n, int gpus_per_node, i
 
 std::optional<Error> check_plan_query(const PlanQuery& q) {
   if (q.run.empty()) {
-    return make_error(Errc::invalid_argument, "give a run length: --tokens N, or --epochs N with --dataset-size N");
+    return make_error(Errc::invalid_argument,
+                      "give a run length: --tokens N, or --epochs N with --dataset-size N");
   }
   if (q.top_k < 1 || q.top_k > kMaxTopK) {
-    return make_error(Errc::invalid_argument, "--top: " + std::to_string(q.top_k) + " is out of range [1, " +
+    return make_error(Errc::invalid_argument, "--top: " + std::to_string(q.top_k) +
+                                                  " is out of range [1, " +
                                                   std::to_string(kMaxTopK) + "]");
   }
   if (q.max_nodes < 1 || q.max_nodes > kMaxPlanNodes) {
-    return make_error(Errc::invalid_argument, "--max-nodes: " + std::to_string(q.max_nodes) + " is out of range [1, " +
+    return make_error(Errc::invalid_argument, "--max-nodes: " + std::to_string(q.max_nodes) +
+                                                  " is out of range [1, " +
                                                   std::to_string(kMaxPlanNodes) + "]");
   }
-  if (q.deadline_hours < 0 || q.budget_usd < 0 || !std::isfinite(q.deadline_hours) || !std::isfinite(q.budget_usd)) {
-    return make_error(Errc::invalid_argument, "--deadline-hours and --budget-usd must be positive numbers");
+  if (q.deadline_hours < 0 || q.budget_usd < 0 || !std::isfinite(q.deadline_hours) ||
+      !std::isfinite(q.budget_usd)) {
+    return make_error(Errc::invalid_argument,
+                      "--deadline-hours and --budget-usd must be positive numbers");
   }
   const auto& kinds = compliance_kinds();
   if (!q.compliance.empty() &&
-      std::none_of(kinds.begin(), kinds.end(), [&](const ComplianceKind& c) { return q.compliance == c.id; })) {
-    return make_error(Errc::invalid_argument, "--compliance: '" + q.compliance + "' is not one of hipaa, gdpr, gov");
+      std::none_of(kinds.begin(), kinds.end(),
+                   [&](const ComplianceKind& c) { return q.compliance == c.id; })) {
+    return make_error(Errc::invalid_argument,
+                      "--compliance: '" + q.compliance + "' is not one of hipaa, gdpr, gov");
   }
-  if (q.request.setup.mode != Mode::train) return make_error(Errc::invalid_argument, "plan supports --mode train");
+  if (q.request.setup.mode != Mode::train)
+    return make_error(Errc::invalid_argument, "plan supports --mode train");
   return std::nullopt;
 }
 
 // The cheapest price of `inst` that passes the region and compliance filters.
-std::optional<PriceQuote> cheapest_price(const Catalog& catalog, const Instance& inst, const PlanQuery& q) {
+std::optional<PriceQuote> cheapest_price(const Catalog& catalog, const Instance& inst,
+                                         const PlanQuery& q) {
   const Provider* provider = catalog.find_provider(inst.provider);
   std::optional<PriceQuote> price;
   for (const Price& p : inst.prices) {
     if (!q.region.empty() && p.region != q.region) continue;
     if (!compliant(provider, p.region, q.compliance)) continue;
     auto quote = quote_price(inst, q.pricing, catalog.pricing, p.region);
-    if (quote.ok() && (!price || quote.value().usd_per_hour < price->usd_per_hour)) price = quote.value();
+    if (quote.ok() && (!price || quote.value().usd_per_hour < price->usd_per_hour))
+      price = quote.value();
   }
   return price;
 }
@@ -121,7 +136,8 @@ struct Offer {
 // The search state: the caches, the counters the error messages need, the best plan per offer.
 class Search {
  public:
-  Search(const Model& model, const PlanQuery& q, const Setup& base) : model_(model), q_(q), base_(base) {}
+  Search(const Model& model, const PlanQuery& q, const Setup& base)
+      : model_(model), q_(q), base_(base) {}
 
   // Times and costs `layout` on `offer`; keeps it when it is the best for that offer so far.
   std::optional<Error> try_layout(const Offer& offer, const Layout& layout);
@@ -144,14 +160,15 @@ class Search {
   };
   const Candidate& estimate_of(const Layout& layout);
   const Result<WorkProfile>& work_of(const Candidate& c, int tp);
-  const Result<double>& forward_of(const Candidate& c, const WorkProfile& w, const Gpu* gpu, const Layout& layout);
+  const Result<double>& forward_of(const Candidate& c, const WorkProfile& w, const Gpu* gpu,
+                                   const Layout& layout);
   void keep(const Offer& offer, const Candidate& c, const StepTime& t, const RunCost& cost);
 
   const Model& model_;
   const PlanQuery& q_;
   const Setup& base_;
-  std::map<Layout, Candidate> estimates_;                                       // hardware-free
-  std::map<int, Result<WorkProfile>> works_;                                    // by tp
+  std::map<Layout, Candidate> estimates_;                                    // hardware-free
+  std::map<int, Result<WorkProfile>> works_;                                 // by tp
   std::map<std::tuple<const Gpu*, int, int64_t>, Result<double>> forwards_;  // (gpu, tp, micro)
 };
 
@@ -173,7 +190,8 @@ const Search::Candidate& Search::estimate_of(const Layout& layout) {
 
 const Result<WorkProfile>& Search::work_of(const Candidate& c, int tp) {
   auto w = works_.find(tp);
-  if (w == works_.end()) w = works_.emplace(tp, build_work_profile(model_, c.setup, c.estimate.value())).first;
+  if (w == works_.end())
+    w = works_.emplace(tp, build_work_profile(model_, c.setup, c.estimate.value())).first;
   return w->second;
 }
 
@@ -182,7 +200,9 @@ const Result<double>& Search::forward_of(const Candidate& c, const WorkProfile& 
   const auto key = std::make_tuple(gpu, layout.tp, layout.micro);
   auto f = forwards_.find(key);
   if (f == forwards_.end()) {
-    f = forwards_.emplace(key, forward_time_s(model_, c.setup, w, *gpu, q_.efficiencies, static_cast<double>(layout.micro)))
+    f = forwards_
+            .emplace(key, forward_time_s(model_, c.setup, w, *gpu, q_.efficiencies,
+                                         static_cast<double>(layout.micro)))
             .first;
   }
   return f->second;
@@ -192,7 +212,8 @@ void Search::keep(const Offer& offer, const Candidate& c, const StepTime& t, con
   const auto slot_key = std::make_pair(offer.instance, offer.nodes);
   auto slot = best.find(slot_key);
   if (slot != best.end() &&
-      !better(cost.usd_total, cost.expected_hours, slot->second.cost.usd_total, slot->second.cost.expected_hours)) {
+      !better(cost.usd_total, cost.expected_hours, slot->second.cost.usd_total,
+              slot->second.cost.expected_hours)) {
     return;
   }
   Plan p;
@@ -228,9 +249,11 @@ std::optional<Error> Search::try_layout(const Offer& offer, const Layout& layout
   if (!w.ok()) return std::nullopt;
   const Result<double>& f = forward_of(c, w.value(), offer.gpu, layout);
   if (!f.ok()) return std::nullopt;
-  auto t = estimate_step_time_with(model_, c.setup, e, w.value(), offer.cluster, q_.efficiencies, q_.input, f.value());
+  auto t = estimate_step_time_with(model_, c.setup, e, w.value(), offer.cluster, q_.efficiencies,
+                                   q_.input, f.value());
   if (!t.ok()) return std::nullopt;
-  auto cost = run_cost(e, t.value(), q_.run, offer.price.usd_per_hour * offer.nodes, q_.pricing, q_.spot);
+  auto cost =
+      run_cost(e, t.value(), q_.run, offer.price.usd_per_hour * offer.nodes, q_.pricing, q_.spot);
   if (!cost.ok()) return cost.error();
   fastest_hours = std::min(fastest_hours, cost.value().expected_hours);
   cheapest_usd = std::min(cheapest_usd, cost.value().usd_total);
@@ -244,22 +267,27 @@ std::optional<Error> Search::try_layout(const Offer& offer, const Layout& layout
 // Which limit binds when nothing qualifies.
 Error nothing_qualifies(const Search& s, int64_t matched_filters, const PlanQuery& q) {
   if (matched_filters == 0) {
-    return make_error(Errc::does_not_fit, "no priced instance matches the filters (provider, region, compliance, "
-                                          "minimum GPU memory, precision support): relax them");
+    return make_error(Errc::does_not_fit,
+                      "no priced instance matches the filters (provider, region, compliance, "
+                      "minimum GPU memory, precision support): relax them");
   }
   if (s.result.fitting == 0) {
     return make_error(Errc::does_not_fit,
-                      "memory binds: no configuration fits in GPU memory; the closest (" + s.closest_gpu + ") is " +
-                          format_bytes(s.best_fit_gap) + " short (try --checkpointing full, a smaller --batch, "
+                      "memory binds: no configuration fits in GPU memory; the closest (" +
+                          s.closest_gpu + ") is " + format_bytes(s.best_fit_gap) +
+                          " short (try --checkpointing full, a smaller --batch, "
                           "more --max-nodes, or --lora-rank)");
   }
   std::string why;
   if (q.deadline_hours > 0 && s.fastest_hours > q.deadline_hours) {
-    why = "deadline binds: the fastest plan takes " + std::to_string(s.fastest_hours).substr(0, 8) + " h";
+    why = "deadline binds: the fastest plan takes " + std::to_string(s.fastest_hours).substr(0, 8) +
+          " h";
   } else {
-    why = "budget binds: the cheapest plan costs " + std::to_string(s.cheapest_usd).substr(0, 10) + " USD";
+    why = "budget binds: the cheapest plan costs " + std::to_string(s.cheapest_usd).substr(0, 10) +
+          " USD";
   }
-  return make_error(Errc::does_not_fit, why + " (relax --deadline-hours or --budget-usd, or raise --max-nodes)");
+  return make_error(Errc::does_not_fit,
+                    why + " (relax --deadline-hours or --budget-usd, or raise --max-nodes)");
 }
 
 // Ranks the best plans by the objective, marks the Pareto front of time against cost (sorted by
@@ -268,12 +296,14 @@ void rank(Search& s, const PlanQuery& q) {
   std::vector<Plan> ranked;
   for (auto& [key, p] : s.best) ranked.push_back(p);
   std::sort(ranked.begin(), ranked.end(), [&](const Plan& a, const Plan& b) {
-    return s.better(a.cost.usd_total, a.cost.expected_hours, b.cost.usd_total, b.cost.expected_hours);
+    return s.better(a.cost.usd_total, a.cost.expected_hours, b.cost.usd_total,
+                    b.cost.expected_hours);
   });
   std::vector<Plan> by_time = ranked;
   std::sort(by_time.begin(), by_time.end(), [](const Plan& a, const Plan& b) {
-    return a.cost.expected_hours != b.cost.expected_hours ? a.cost.expected_hours < b.cost.expected_hours
-                                                          : a.cost.usd_total < b.cost.usd_total;
+    return a.cost.expected_hours != b.cost.expected_hours
+               ? a.cost.expected_hours < b.cost.expected_hours
+               : a.cost.usd_total < b.cost.usd_total;
   });
   double cheapest_so_far = 1e300;
   for (const auto& p : by_time) {
@@ -317,7 +347,8 @@ Result<PlanResult> plan(const Catalog& catalog, const Model& model, const PlanQu
       auto cluster = instance_cluster(inst, *gpu, nodes);
       if (!cluster.ok()) break;
       const Offer offer{&inst, gpu, *price, nodes, cluster.value()};
-      for (const Layout& layout : layouts(shape, inst.gpu_count * nodes, inst.gpu_count, base.global_batch)) {
+      for (const Layout& layout :
+           layouts(shape, inst.gpu_count * nodes, inst.gpu_count, base.global_batch)) {
         if (auto err = search.try_layout(offer, layout)) return *err;
       }
     }
@@ -325,7 +356,8 @@ Result<PlanResult> plan(const Catalog& catalog, const Model& model, const PlanQu
   if (search.best.empty()) return nothing_qualifies(search, matched_filters, q);
   rank(search, q);
   if (q.pricing == Pricing::spot && q.spot.interruptions_per_hour <= 0) {
-    search.result.notes.push_back("spot times assume no interruptions; set --spot-interruptions-per-hour");
+    search.result.notes.push_back(
+        "spot times assume no interruptions; set --spot-interruptions-per-hour");
   }
   return std::move(search.result);
 }

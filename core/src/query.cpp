@@ -11,7 +11,8 @@ namespace gpuplan {
 namespace {
 
 // Applies one key's value to a query; returns the error, if any.
-using Apply = std::function<std::optional<Error>(Query&, const std::string& key, const std::string& value)>;
+using Apply =
+    std::function<std::optional<Error>(Query&, const std::string& key, const std::string& value)>;
 
 struct KeySpec {
   const char* key;
@@ -28,14 +29,18 @@ Error not_a(const std::string& key, const std::string& value, const std::string&
   return make_error(Errc::invalid_argument, "--" + key + ": '" + value + "' is not " + what);
 }
 
-Error out_of_range(const std::string& key, const std::string& value, const std::string& min, const std::string& max) {
-  return make_error(Errc::invalid_argument, "--" + key + ": " + value + " is out of range [" + min + ", " + max + "]");
+Error out_of_range(const std::string& key, const std::string& value, const std::string& min,
+                   const std::string& max) {
+  return make_error(Errc::invalid_argument,
+                    "--" + key + ": " + value + " is out of range [" + min + ", " + max + "]");
 }
 
-Result<int64_t> bounded_int(const std::string& key, const std::string& value, int64_t min, int64_t max) {
+Result<int64_t> bounded_int(const std::string& key, const std::string& value, int64_t min,
+                            int64_t max) {
   auto n = parse_int(value, key);
   if (!n.ok()) return n.error();
-  if (n.value() < min || n.value() > max) return out_of_range(key, value, std::to_string(min), std::to_string(max));
+  if (n.value() < min || n.value() > max)
+    return out_of_range(key, value, std::to_string(min), std::to_string(max));
   return n.value();
 }
 
@@ -71,9 +76,12 @@ Apply text(Get get) {
 template <class Get>
 Apply boolean(Get get) {
   return [=](Query& q, const std::string& k, const std::string& v) -> std::optional<Error> {
-    if (v == "1" || v == "true") get(q) = true;
-    else if (v == "0" || v == "false") get(q) = false;
-    else return not_a(k, v, "true or false");
+    if (v == "1" || v == "true")
+      get(q) = true;
+    else if (v == "0" || v == "false")
+      get(q) = false;
+    else
+      return not_a(k, v, "true or false");
     return std::nullopt;
   };
 }
@@ -104,8 +112,10 @@ std::vector<KeySpec> hardware_and_run_keys() {
       {"pricing", choice({"on-demand", "monthly", "reserved-1y", "reserved-3y", "bulk", "spot"},
                          [](Query& q, size_t i) { q.pricing = static_cast<Pricing>(i); })},
       {"region", text([](Query& q) -> std::string& { return q.region; })},
-      {"spot-interruptions-per-hour", number(0, 10, [](Query& q) -> double& { return q.spot.interruptions_per_hour; })},
-      {"checkpoint-interval-hours", number(1e-3, 1e4, [](Query& q) -> double& { return q.spot.checkpoint_interval_h; })},
+      {"spot-interruptions-per-hour",
+       number(0, 10, [](Query& q) -> double& { return q.spot.interruptions_per_hour; })},
+      {"checkpoint-interval-hours",
+       number(1e-3, 1e4, [](Query& q) -> double& { return q.spot.checkpoint_interval_h; })},
       {"restart-hours", number(0, 1e3, [](Query& q) -> double& { return q.spot.restart_h; })},
   };
 }
@@ -133,7 +143,8 @@ std::vector<KeySpec> planner_keys() {
   return {
       {"provider", text([](Query& q) -> std::string& { return q.provider; })},
       {"compliance", compliance_choice()},
-      {"objective", choice({"cost", "time"}, [](Query& q, size_t i) { q.objective = static_cast<Objective>(i); })},
+      {"objective", choice({"cost", "time"},
+                           [](Query& q, size_t i) { q.objective = static_cast<Objective>(i); })},
       {"deadline-hours", number(0, 1e7, [](Query& q) -> double& { return q.deadline_hours; })},
       {"budget-usd", number(0, 1e12, [](Query& q) -> double& { return q.budget_usd; })},
       {"min-gpu-memory-gb",
@@ -153,8 +164,9 @@ std::vector<KeySpec> custom_model_keys() {
   using T = TransformerSpec;
   auto t = [](Query& q) -> T& { return q.custom.transformer; };
   return {
-      {"custom", choice({"transformer", "cnn"},
-                        [](Query& q, size_t i) { q.custom.kind = static_cast<CustomModel::Kind>(i + 1); })},
+      {"custom",
+       choice({"transformer", "cnn"},
+              [](Query& q, size_t i) { q.custom.kind = static_cast<CustomModel::Kind>(i + 1); })},
       {"c-name", text([](Query& q) -> std::string& { return q.custom.name; })},
       {"c-layers", integer(1, 100000, [t](Query& q) -> int64_t& { return t(q).layers; })},
       {"c-hidden", integer(1, 1000000, [t](Query& q) -> int64_t& { return t(q).hidden; })},
@@ -163,18 +175,22 @@ std::vector<KeySpec> custom_model_keys() {
       {"c-head-dim", integer(0, 100000, [t](Query& q) -> int64_t& { return t(q).head_dim; })},
       {"c-ffn", integer(1, 10000000, [t](Query& q) -> int64_t& { return t(q).ffn_hidden; })},
       {"c-vocab", integer(1, 10000000, [t](Query& q) -> int64_t& { return t(q).vocab; })},
-      {"c-max-positions", integer(0, 100000000, [t](Query& q) -> int64_t& { return t(q).max_positions; })},
+      {"c-max-positions",
+       integer(0, 100000000, [t](Query& q) -> int64_t& { return t(q).max_positions; })},
       {"c-gated", boolean([t](Query& q) -> bool& { return t(q).gated_mlp; })},
       {"c-tied", boolean([t](Query& q) -> bool& { return t(q).tied_embeddings; })},
       // One switch for the three bias groups, as the editor shows it.
       {"c-bias", boolean([t](Query& q) -> bool& { return t(q).qkv_bias; })},
       {"c-experts", integer(0, 100000, [t](Query& q) -> int64_t& { return t(q).experts; })},
-      {"c-experts-per-token", integer(0, 100000, [t](Query& q) -> int64_t& { return t(q).experts_per_token; })},
+      {"c-experts-per-token",
+       integer(0, 100000, [t](Query& q) -> int64_t& { return t(q).experts_per_token; })},
       {"cnn", text([](Query& q) -> std::string& { return q.custom.cnn_builder; })},
       {"cnn-depth", integer(1, 1000, [](Query& q) -> int64_t& { return q.custom.cnn_depth; })},
-      {"cnn-classes", integer(1, 1000000, [](Query& q) -> int64_t& { return q.custom.cnn_classes; })},
+      {"cnn-classes",
+       integer(1, 1000000, [](Query& q) -> int64_t& { return q.custom.cnn_classes; })},
       {"cnn-width", number(0.05, 8, [](Query& q) -> double& { return q.custom.cnn_width; })},
-      {"cnn-depth-multiple", number(0.05, 8, [](Query& q) -> double& { return q.custom.cnn_depth_multiple; })},
+      {"cnn-depth-multiple",
+       number(0.05, 8, [](Query& q) -> double& { return q.custom.cnn_depth_multiple; })},
   };
 }
 
@@ -204,7 +220,8 @@ std::optional<Error> check_version(const std::string& value) {
   auto v = parse_int(value, "v");
   if (!v.ok()) return v.error();
   if (v.value() != kQuerySchemaVersion) {
-    return make_error(Errc::unsupported_version, "--v: schema version " + value + " is not supported (this build reads " +
+    return make_error(Errc::unsupported_version, "--v: schema version " + value +
+                                                     " is not supported (this build reads " +
                                                      std::to_string(kQuerySchemaVersion) + ")");
   }
   return std::nullopt;
@@ -229,11 +246,13 @@ bool region_meets(const Region& region, const std::string& id) {
   return false;
 }
 
-Result<double> parse_bounded_number(const std::string& key, const std::string& text, double min, double max) {
+Result<double> parse_bounded_number(const std::string& key, const std::string& text, double min,
+                                    double max) {
   const char* begin = text.c_str();
   char* end = nullptr;
   const double x = std::strtod(begin, &end);
-  if (text.empty() || end != begin + text.size() || !std::isfinite(x)) return not_a(key, text, "a number");
+  if (text.empty() || end != begin + text.size() || !std::isfinite(x))
+    return not_a(key, text, "a number");
   if (x < min || x > max) return out_of_range(key, text, format_number(min), format_number(max));
   return x;
 }
@@ -263,12 +282,16 @@ Result<Query> parse_query(const Args& args) {
       continue;
     }
     const auto& specs = key_specs();
-    const auto spec = std::find_if(specs.begin(), specs.end(), [&](const KeySpec& s) { return key == s.key; });
-    if (spec == specs.end()) return make_error(Errc::invalid_argument, "--" + key + ": unknown option");
+    const auto spec =
+        std::find_if(specs.begin(), specs.end(), [&](const KeySpec& s) { return key == s.key; });
+    if (spec == specs.end())
+      return make_error(Errc::invalid_argument, "--" + key + ": unknown option");
     if (auto err = spec->apply(q, key, value)) return *err;
   }
-  if (q.run.tokens > 0 && q.run.epochs > 0) return make_error(Errc::invalid_argument, "give --tokens or --epochs, not both");
-  if (q.custom.kind == CustomModel::Kind::transformer) apply_transformer_conventions(q.custom.transformer);
+  if (q.run.tokens > 0 && q.run.epochs > 0)
+    return make_error(Errc::invalid_argument, "give --tokens or --epochs, not both");
+  if (q.custom.kind == CustomModel::Kind::transformer)
+    apply_transformer_conventions(q.custom.transformer);
   return q;
 }
 
@@ -327,7 +350,8 @@ void hardware_and_run_to_args(const Query& q, Args& a) {
   if (q.spot.checkpoint_interval_h != d.spot.checkpoint_interval_h) {
     a.emplace_back("checkpoint-interval-hours", format_number(q.spot.checkpoint_interval_h));
   }
-  if (q.spot.restart_h != d.spot.restart_h) a.emplace_back("restart-hours", format_number(q.spot.restart_h));
+  if (q.spot.restart_h != d.spot.restart_h)
+    a.emplace_back("restart-hours", format_number(q.spot.restart_h));
 }
 
 void planner_to_args(const Query& q, Args& a) {
@@ -336,7 +360,8 @@ void planner_to_args(const Query& q, Args& a) {
   if (q.objective == Objective::time) a.emplace_back("objective", "time");
   if (q.deadline_hours > 0) a.emplace_back("deadline-hours", format_number(q.deadline_hours));
   if (q.budget_usd > 0) a.emplace_back("budget-usd", format_number(q.budget_usd));
-  if (q.min_gpu_memory_bytes > 0) a.emplace_back("min-gpu-memory-gb", format_number(q.min_gpu_memory_bytes / 1e9));
+  if (q.min_gpu_memory_bytes > 0)
+    a.emplace_back("min-gpu-memory-gb", format_number(q.min_gpu_memory_bytes / 1e9));
   if (q.max_nodes != 0) a.emplace_back("max-nodes", std::to_string(q.max_nodes));
   if (q.top_k != 0) a.emplace_back("top", std::to_string(q.top_k));
 }

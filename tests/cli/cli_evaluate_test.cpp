@@ -50,7 +50,8 @@ int main(int argc, char** argv) {
       "model=gpt2-small&batch=8&gpu=a100-sxm4-80gb&tokens=1e9",
       "model=llama-2-7b&batch=64&seq=4096&precision=amp-bf16&zero=3&checkpointing=selective"
       "&instance=aws-p4d.24xlarge&nodes=2&tokens=2e10",
-      "model=resnet50&batch=256&precision=amp-fp16&instance=aws-p4d.24xlarge&epochs=90&pricing=spot",
+      "model=resnet50&batch=256&precision=amp-fp16&instance=aws-p4d.24xlarge&epochs=90&pricing="
+      "spot",
       "model=bert-base&batch=32&gpu=t4&gpus=4&epochs=2&dataset-size=100000",
   };
   for (const std::string& link : links) {

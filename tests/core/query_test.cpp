@@ -37,11 +37,14 @@ const BadValue kBadValues[] = {
     {"tokens", "nan", "--tokens: 'nan' is not a number"},
     {"epochs", "-1", "--epochs: -1 is out of range [0.001, 1000000]"},
     {"dataset-size", "0", "--dataset-size: 0 is out of range [1, 1e+13]"},
-    {"spot-interruptions-per-hour", "11", "--spot-interruptions-per-hour: 11 is out of range [0, 10]"},
-    {"checkpoint-interval-hours", "0", "--checkpoint-interval-hours: 0 is out of range [0.001, 10000]"},
+    {"spot-interruptions-per-hour", "11",
+     "--spot-interruptions-per-hour: 11 is out of range [0, 10]"},
+    {"checkpoint-interval-hours", "0",
+     "--checkpoint-interval-hours: 0 is out of range [0.001, 10000]"},
     {"deadline-hours", "-2", "--deadline-hours: -2 is out of range [0, 10000000]"},
     {"min-gpu-memory-gb", "1e5", "--min-gpu-memory-gb: 1e5 is out of range [0, 10000]"},
-    {"pricing", "free", "--pricing: 'free' is not one of on-demand, monthly, reserved-1y, reserved-3y, bulk, spot"},
+    {"pricing", "free",
+     "--pricing: 'free' is not one of on-demand, monthly, reserved-1y, reserved-3y, bulk, spot"},
     {"objective", "speed", "--objective: 'speed' is not one of cost, time"},
     {"compliance", "sox", "--compliance: 'sox' is not one of hipaa, gdpr, gov (or empty)"},
     {"c-gated", "yes", "--c-gated: 'yes' is not true or false"},
@@ -59,7 +62,8 @@ TEST(QueryParser, CliFlagsAndLinkKeysGiveTheSameMessageForEachBadValue) {
 }
 
 TEST(QueryParser, AcceptsEachBoundItself) {
-  auto q = parse_query({{"nodes", "4096"}, {"max-nodes", "1024"}, {"tokens", "1e16"}, {"top", "1"}});
+  auto q =
+      parse_query({{"nodes", "4096"}, {"max-nodes", "1024"}, {"tokens", "1e16"}, {"top", "1"}});
   ASSERT_TRUE(q.ok()) << q.error().message;
   EXPECT_EQ(q.value().nodes, 4096);
   EXPECT_EQ(q.value().max_nodes, 1024);
@@ -69,8 +73,10 @@ TEST(QueryParser, AcceptsEachBoundItself) {
 
 TEST(QueryParser, ReadsEveryGroupOfKeys) {
   auto q = parse_query_string(
-      "#model=llama-2-7b&batch=16&dp=2&instance=aws-p4d.24xlarge&nodes=2&epochs=3&dataset-size=1000&pricing=spot"
-      "&region=us-east-1&provider=aws&compliance=hipaa&objective=time&min-gpu-memory-gb=80&restart-hours=0.5");
+      "#model=llama-2-7b&batch=16&dp=2&instance=aws-p4d.24xlarge&nodes=2&epochs=3&dataset-size="
+      "1000&pricing=spot"
+      "&region=us-east-1&provider=aws&compliance=hipaa&objective=time&min-gpu-memory-gb=80&restart-"
+      "hours=0.5");
   ASSERT_TRUE(q.ok()) << q.error().message;
   const Query& v = q.value();
   EXPECT_EQ(v.request.model, "llama-2-7b");
@@ -114,7 +120,9 @@ TEST(QueryParser, ReadsSchemaVersionOneAndRejectsOthersWithATypedError) {
 }
 
 TEST(QueryParser, CustomTransformerTakesTheEditorConventions) {
-  auto q = parse_query_string("custom=transformer&c-layers=2&c-hidden=64&c-heads=4&c-ffn=256&c-vocab=100&c-gated=1&c-bias=1");
+  auto q = parse_query_string(
+      "custom=transformer&c-layers=2&c-hidden=64&c-heads=4&c-ffn=256&c-vocab=100&c-gated=1&c-bias="
+      "1");
   ASSERT_TRUE(q.ok()) << q.error().message;
   const TransformerSpec& t = q.value().custom.transformer;
   EXPECT_EQ(q.value().custom.kind, CustomModel::Kind::transformer);
@@ -124,9 +132,10 @@ TEST(QueryParser, CustomTransformerTakesTheEditorConventions) {
 }
 
 TEST(QueryParser, ALinkReadsBackAsTheSameQuery) {
-  for (const char* link : {"model=gpt2-small&batch=8&gpu=a100-sxm4-80gb&gpus=4&tokens=1000000000",
-                           "model=resnet50&instance=aws-p4d.24xlarge&nodes=2&epochs=90&pricing=spot&top=3",
-                           "custom=cnn&cnn=yolov5&cnn-width=0.5&cnn-depth-multiple=0.33&objective=time"}) {
+  for (const char* link :
+       {"model=gpt2-small&batch=8&gpu=a100-sxm4-80gb&gpus=4&tokens=1000000000",
+        "model=resnet50&instance=aws-p4d.24xlarge&nodes=2&epochs=90&pricing=spot&top=3",
+        "custom=cnn&cnn=yolov5&cnn-width=0.5&cnn-depth-multiple=0.33&objective=time"}) {
     SCOPED_TRACE(link);
     auto q = parse_query_string(link);
     ASSERT_TRUE(q.ok()) << q.error().message;
@@ -136,8 +145,10 @@ TEST(QueryParser, ALinkReadsBackAsTheSameQuery) {
     EXPECT_EQ(args_to_query(query_to_key_values(again.value())), written);
   }
   // Keys are written in one canonical order, so the first link comes back verbatim.
-  auto q = parse_query_string("model=gpt2-small&batch=8&gpu=a100-sxm4-80gb&gpus=4&tokens=1000000000");
-  EXPECT_EQ(args_to_query(query_to_key_values(q.value())), "model=gpt2-small&batch=8&gpu=a100-sxm4-80gb&gpus=4&tokens=1000000000");
+  auto q =
+      parse_query_string("model=gpt2-small&batch=8&gpu=a100-sxm4-80gb&gpus=4&tokens=1000000000");
+  EXPECT_EQ(args_to_query(query_to_key_values(q.value())),
+            "model=gpt2-small&batch=8&gpu=a100-sxm4-80gb&gpus=4&tokens=1000000000");
 }
 
 TEST(Compliance, OneListNamesEachFilterAndTheRegionFlagItReads) {

@@ -1,6 +1,6 @@
-// gpuplan estimate (--model ID | --hf-config FILE) [setup] [hardware] [run length] [--probe FILE] [--json]:
-// one workload estimate; with --gpu or --instance also step time, and with a run length, cost.
-// A thin face over evaluate(): it reads files and prints, the core decides everything else.
+// gpuplan estimate (--model ID | --hf-config FILE) [setup] [hardware] [run length] [--probe FILE]
+// [--json]: one workload estimate; with --gpu or --instance also step time, and with a run length,
+// cost. A thin face over evaluate(): it reads files and prints, the core decides everything else.
 #include <cstdio>
 
 #include "cli.h"
@@ -16,7 +16,8 @@ int cmd_estimate(Args args) {
   if (!query.ok()) return fail(query.error());
   Query& q = query.value();
   if (!probe_path.empty()) {
-    if (q.gpu.empty() && q.instance.empty()) return usage_error("estimate: --probe needs --gpu or --instance");
+    if (q.gpu.empty() && q.instance.empty())
+      return usage_error("estimate: --probe needs --gpu or --instance");
     auto probe = read_probe_calibration(probe_path);
     if (!probe.ok()) return fail(probe.error());
     q.probe = std::move(probe).value();

@@ -1,6 +1,7 @@
 // gpuplan plan (--model ID | --hf-config FILE) [setup] (--tokens N | --epochs N --dataset-size N)
 //   [--deadline-hours H] [--budget-usd B] [--objective cost|time] [--pricing P] [--provider P]
-//   [--region R] [--compliance hipaa|gdpr|gov] [--min-gpu-memory-gb G] [--max-nodes N] [--top K] [--json]
+//   [--region R] [--compliance hipaa|gdpr|gov] [--min-gpu-memory-gb G] [--max-nodes N] [--top K]
+//   [--json]
 // A thin face over plan(): the query parser and plan_query() decide keys, bounds and defaults.
 #include <cstdio>
 
@@ -26,7 +27,8 @@ int cmd_plan(Args args) {
   if (!model.ok()) return fail(model.error());
   auto r = plan(cat, model.value(), plan_query(cat, model.value(), q));
   if (!r.ok()) return fail(r.error());
-  std::printf("%s", json ? (plan_to_json(r.value()) + "\n").c_str() : plan_to_text(r.value()).c_str());
+  std::printf("%s",
+              json ? (plan_to_json(r.value()) + "\n").c_str() : plan_to_text(r.value()).c_str());
   return 0;
 }
 

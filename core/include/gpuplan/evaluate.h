@@ -35,22 +35,22 @@ std::vector<MemoryTerm> memory_terms(const MemoryBytes& m);
 // Whether the estimate fits the GPU, and if not, what to change (by the largest term).
 struct FitReport {
   bool fits = true;
-  double needed_bytes = 0;      // per GPU
+  double needed_bytes = 0;  // per GPU
   double gpu_memory_bytes = 0;
-  std::string largest_term;     // MemoryTerm::label of the largest term
+  std::string largest_term;  // MemoryTerm::label of the largest term
   double largest_term_bytes = 0;
-  std::string advice;           // empty when it fits
+  std::string advice;  // empty when it fits
 };
 FitReport fit_report(const MemoryBytes& m, const Gpu& gpu);
 
 // What evaluate() computed. Pointers point into the catalog it was given.
 struct Evaluation {
-  Query query;     // with every default filled in (the setup as estimated)
-  Model model;     // the resolved workload
+  Query query;  // with every default filled in (the setup as estimated)
+  Model model;  // the resolved workload
   Estimate estimate;
-  const Gpu* gpu = nullptr;          // null: no hardware in the query (estimate only)
+  const Gpu* gpu = nullptr;  // null: no hardware in the query (estimate only)
   const Instance* instance = nullptr;
-  int gpus = 0;                      // all nodes together
+  int gpus = 0;  // all nodes together
   FitReport fit;
   std::optional<StepTime> time;             // spec peak x data/assumptions.json efficiencies
   std::optional<PriceQuote> price;          // per instance, with an instance only
@@ -58,7 +58,7 @@ struct Evaluation {
   std::optional<StepTime> time_calibrated;  // with the probe's measurements
   std::optional<RunCost> cost_calibrated;
   std::vector<std::string> calibration_notes;
-  bool probe_gpu_matches = true;            // false: the probe measured another GPU model
+  bool probe_gpu_matches = true;  // false: the probe measured another GPU model
   // The estimate stands but the hardware part failed (unsupported precision, no price in the
   // region, an impossible run length); the fields after `fit` that it needed stay empty.
   std::optional<Error> hardware_error;

@@ -57,7 +57,7 @@ struct CustomModel {
 // Measured figures from a probe file, already read and checked by the face (the core does not
 // verify signatures itself; see probe_file.h).
 struct ProbeCalibration {
-  std::string name;            // the file's name, for notes
+  std::string name;  // the file's name, for notes
   ProbeSummary summary;
   bool simulated = false;      // written by `gpuplan-probe --simulate`
   bool unsigned_file = false;  // no signature
@@ -77,19 +77,19 @@ struct Query {
   std::string instance;
   int nodes = 0;  // 0: 1
   // Run length and pricing.
-  RunLength run;                   // dataset_size 0: the model's dataset
+  RunLength run;  // dataset_size 0: the model's dataset
   Pricing pricing = Pricing::on_demand;
-  std::string region;              // empty: the cheapest region
-  SpotAssumptions spot;            // interruptions and restart 0: data/assumptions.json
+  std::string region;    // empty: the cheapest region
+  SpotAssumptions spot;  // interruptions and restart 0: data/assumptions.json
   // Planner filters and limits.
-  std::string provider;            // empty: any
-  std::string compliance;          // "hipaa", "gdpr", "gov"; empty: any
+  std::string provider;    // empty: any
+  std::string compliance;  // "hipaa", "gdpr", "gov"; empty: any
   Objective objective = Objective::cost;
-  double deadline_hours = 0;       // 0: none
-  double budget_usd = 0;           // 0: none
+  double deadline_hours = 0;  // 0: none
+  double budget_usd = 0;      // 0: none
   double min_gpu_memory_bytes = 0;
-  int max_nodes = 0;               // 0: kDefaultMaxNodes
-  int top_k = 0;                   // 0: kDefaultTopK
+  int max_nodes = 0;  // 0: kDefaultMaxNodes
+  int top_k = 0;      // 0: kDefaultTopK
   // Calibration: not a key (the CLI reads --probe FILE, the page an upload).
   std::optional<ProbeCalibration> probe;
 };
@@ -109,6 +109,7 @@ Args query_to_key_values(const Query& query);
 
 // Strict positive-or-zero decimal number for --key within [min, max]; the message names the
 // key and the bounds. Shared with the CLI's own options.
-Result<double> parse_bounded_number(const std::string& key, const std::string& text, double min, double max);
+Result<double> parse_bounded_number(const std::string& key, const std::string& text, double min,
+                                    double max);
 
 }  // namespace gpuplan

@@ -17,7 +17,8 @@ struct CloseFile {
 // "file is N bytes" for a regular file, else what was read (a device or a pipe has no size).
 std::string size_text(std::FILE* f, size_t max_bytes) {
   struct stat st {};
-  if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode)) return "file is " + std::to_string(st.st_size) + " bytes";
+  if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode))
+    return "file is " + std::to_string(st.st_size) + " bytes";
   return "more than " + std::to_string(max_bytes) + " bytes read (a device or a pipe?)";
 }
 
@@ -25,7 +26,9 @@ std::string size_text(std::FILE* f, size_t max_bytes) {
 
 Result<std::string> read_bounded_file(const std::string& path, size_t max_bytes) {
   std::unique_ptr<std::FILE, CloseFile> f(std::fopen(path.c_str(), "rb"));
-  if (!f) return make_error(Errc::invalid_argument, path + ": cannot open file (" + std::strerror(errno) + ")");
+  if (!f)
+    return make_error(Errc::invalid_argument,
+                      path + ": cannot open file (" + std::strerror(errno) + ")");
   std::string text;
   char buffer[1 << 16];
   while (text.size() <= max_bytes) {
@@ -34,13 +37,15 @@ Result<std::string> read_bounded_file(const std::string& path, size_t max_bytes)
     text.append(buffer, got);
     if (got == want) continue;
     if (std::ferror(f.get())) {
-      return make_error(Errc::invalid_argument, path + ": cannot read file (" + std::strerror(errno) + ")");
+      return make_error(Errc::invalid_argument,
+                        path + ": cannot read file (" + std::strerror(errno) + ")");
     }
     break;  // end of file
   }
   if (text.size() > max_bytes) {
-    return make_error(Errc::too_large, path + ": " + size_text(f.get(), max_bytes) + "; the limit is " +
-                                           std::to_string(max_bytes) + " bytes");
+    return make_error(Errc::too_large, path + ": " + size_text(f.get(), max_bytes) +
+                                           "; the limit is " + std::to_string(max_bytes) +
+                                           " bytes");
   }
   return text;
 }
