@@ -89,19 +89,19 @@ Result<Hardware> find_hardware(const Catalog& catalog, const Query& q) {
 // Data parallelism fills the GPUs left by tensor and pipeline parallelism unless --dp is given.
 std::optional<Error> resolve_parallelism(Query& q, int gpus) {
   Setup& s = q.request.setup;
-  const int per_replica = s.tp * s.pp;
+  // int64: --tp and --pp may each be up to 10^6 (estimate() then refuses the setup).
+  const int64_t per_replica = static_cast<int64_t>(s.tp) * s.pp;
   if (!q.dp_given) {
     if (gpus % per_replica != 0) {
       return make_error(Errc::invalid_argument, "--tp x --pp = " + std::to_string(per_replica) +
                                                     " does not divide the " + std::to_string(gpus) +
                                                     " GPUs");
     }
-    s.dp = gpus / per_replica;
-  } else if (static_cast<int64_t>(s.dp) * per_replica != gpus) {
-    return make_error(
-        Errc::invalid_argument,
-        "--dp x --tp x --pp = " + std::to_string(static_cast<int64_t>(s.dp) * per_replica) +
-            " does not equal the " + std::to_string(gpus) + " GPUs");
+    s.dp = static_cast<int>(gpus / per_replica);
+  } else if (s.dp * per_replica != gpus) {
+    return make_error(Errc::invalid_argument,
+                      "--dp x --tp x --pp = " + std::to_string(s.dp * per_replica) +
+                          " does not equal the " + std::to_string(gpus) + " GPUs");
   }
   return std::nullopt;
 }
