@@ -110,8 +110,8 @@ nlohmann::ordered_json json_or_null(const std::optional<std::string>& s) {
 
 }  // namespace
 
-App::App(Catalog catalog, VerifyFn verify)
-    : catalog_(std::move(catalog)), verify_(verify), state_(default_page_state()) {
+App::App(Catalog catalog, ProbeCrypto crypto)
+    : catalog_(std::move(catalog)), crypto_(crypto), state_(default_page_state()) {
   recompute();
 }
 
@@ -314,7 +314,7 @@ void App::set_trusted_keys(std::vector<std::string> keys) {
 
 void App::reread_probe() {
   if (probe_text_.empty()) return;
-  auto f = read_probe_file(probe_text_, verify_, trusted_keys_);
+  auto f = read_probe_file(probe_text_, crypto_, trusted_keys_);
   if (f.ok()) probe_ = f.value();
   recompute();
 }
@@ -331,7 +331,7 @@ std::string App::load_file(const std::string& name, const std::string& bytes) {
   const bool probe = bytes.find("\"payloadType\"") != std::string::npos ||
                      bytes.find("\"gpuplan-probe\"") != std::string::npos;
   if (probe) {
-    auto f = read_probe_file(bytes, verify_, trusted_keys_);
+    auto f = read_probe_file(bytes, crypto_, trusted_keys_);
     if (!f.ok()) {
       upload_error_ = f.error().message;
       return upload_error_;

@@ -41,7 +41,7 @@ struct Computed {
 
 class App {
  public:
-  App(Catalog catalog, VerifyFn verify);
+  App(Catalog catalog, ProbeCrypto crypto);
 
   // Replaces the state with one read from a URL query. A malformed query keeps the previous
   // state and shows the error.
@@ -86,7 +86,7 @@ class App {
   void changed();
 
   Catalog catalog_;
-  VerifyFn verify_;
+  ProbeCrypto crypto_;
   PageState state_;
   Computed c_;
   std::optional<PlanResult> plans_;

@@ -8,24 +8,13 @@
 #include "gpuplan/cost.h"
 #include "gpuplan/model.h"
 #include "gpuplan/plan.h"
+#include "gpuplan/query.h"
 #include "gpuplan/request.h"
 
 namespace gpuplan::web {
 
 enum class Tab { results, plans, hardware, benchmarks };
 const char* tab_name(Tab t);
-
-// A model described in the page rather than picked from the zoo.
-struct CustomModel {
-  enum class Kind { none, transformer, cnn } kind = Kind::none;
-  TransformerSpec transformer;  // kind == transformer (editor or uploaded config.json)
-  std::string cnn_builder = "resnet";  // kind == cnn: resnet, vgg, mobilenet_v2, yolov5
-  int64_t cnn_depth = 50;
-  int64_t cnn_classes = 1000;
-  double cnn_width = 1.0;   // mobilenet width / yolov5 width multiple
-  double cnn_depth_multiple = 1.0;  // yolov5
-  std::string name;         // shown in the UI (e.g. the uploaded model's name)
-};
 
 struct PageState {
   Request request;
@@ -49,9 +38,13 @@ struct PageState {
 // The page's defaults (GPT-2 small, AMP bf16, batch 8 on one A100 80 GB).
 PageState default_page_state();
 
-// URL query <-> state. Unknown keys and malformed values give an Error naming the key.
+// URL query <-> state. The keys other than "tab" are read by the core's parse_query (the CLI's
+// keys, bounds and messages). Unknown keys and malformed values give an Error naming the key.
 Result<PageState> page_state_from_query(const std::string& query);
 std::string page_state_to_query(const PageState& s);
+
+// The core query a state describes (what evaluate() and plan_query() take).
+Query page_query(const PageState& s);
 
 // The Model a state describes (zoo model or custom one); Error for an unknown id or an
 // invalid custom description.

@@ -21,7 +21,7 @@ int validate_memory(const std::string& path, const std::string& text, bool json)
   if (!report.ok()) return fail(report.error());
   const auto& rep = report.value();
   if (json) {
-    nlohmann::ordered_json out;
+    nlohmann::ordered_json out = {{"schema_version", kQuerySchemaVersion}};
     out["kind"] = "memory";
     out["mape"] = rep.mape;
     out["rows"] = nlohmann::ordered_json::array();
@@ -52,8 +52,9 @@ int cmd_validate(Args args) {
   const std::string path = take(args, "file");
   if (path.empty()) return usage_error("validate: FILE.csv is required");
   if (!args.empty()) return usage_error("validate: unknown option --" + args.front().first);
-  std::string text, error;
-  if (!read_file(path, text, error, 4 * 1024 * 1024)) return fail({Errc::invalid_argument, error});
+  auto read = read_bounded_file(path, kMaxCsvBytes);
+  if (!read.ok()) return fail(read.error());
+  const std::string& text = read.value();
   if (is_memory_csv(text)) return validate_memory(path, text, json);
   if (is_serving_csv(text)) return validate_serving_file(path, text, json);
   // A malformed row is reported and skipped; the others are still scored.
@@ -65,7 +66,7 @@ int cmd_validate(Args args) {
   if (!report.ok()) return fail(report.error());
   const auto& rep = report.value();
   if (json) {
-    nlohmann::ordered_json out;
+    nlohmann::ordered_json out = {{"schema_version", kQuerySchemaVersion}};
     out["mape"] = rep.mape;
     out["rows"] = nlohmann::ordered_json::array();
     for (const auto& v : rep.rows) {
