@@ -11,6 +11,7 @@
 
 #include "gpuplan/catalog.h"
 #include "gpuplan/embedded_data.h"
+#include "gpuplan/file_reader.h"
 
 namespace bench {
 
@@ -37,15 +38,14 @@ inline gpuplan::Catalog catalog() {
   return c.value();
 }
 
+// A repository file (run from the repository root); the limit only stops a device or a pipe.
 inline std::string read(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    std::fprintf(stderr, "cannot open %s (run from the repository root)\n", path.c_str());
+  auto text = gpuplan::read_bounded_file(path, 64 * 1024 * 1024);
+  if (!text.ok()) {
+    std::fprintf(stderr, "%s (run from the repository root)\n", text.error().message.c_str());
     std::exit(1);
   }
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  return text.value();
 }
 
 }  // namespace bench

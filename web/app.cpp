@@ -15,7 +15,7 @@
 
 namespace gpuplan::web {
 
-App::App(Catalog catalog, VerifyFn verify) : catalog_(std::move(catalog)), verify_(verify) {
+App::App(Catalog catalog, ProbeCrypto crypto) : catalog_(std::move(catalog)), crypto_(crypto) {
   m_.catalog = &catalog_;
   m_.state = default_page_state();
   // No estimate yet: main() sets the link's state next (computing the defaults first would
@@ -78,13 +78,13 @@ void App::set_trusted_keys(std::vector<std::string> keys) {
 
 void App::reread_probe() {
   if (probe_text_.empty()) return;
-  auto f = read_probe_file(probe_text_, verify_, trusted_keys_);
+  auto f = read_probe_file(probe_text_, crypto_, trusted_keys_);
   if (f.ok()) m_.probe = f.value();
   recompute();
 }
 
 std::string App::load_probe(const std::string& name, const std::string& bytes) {
-  auto f = read_probe_file(bytes, verify_, trusted_keys_);
+  auto f = read_probe_file(bytes, crypto_, trusted_keys_);
   if (!f.ok()) return m_.upload_error = f.error().message;
   if (f.value().signature == ProbeSignature::invalid) {
     return m_.upload_error = format(tr(S::upload_sig_invalid), name.c_str(), f.value().reason.c_str());

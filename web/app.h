@@ -13,7 +13,7 @@ namespace gpuplan::web {
 
 class App {
  public:
-  App(Catalog catalog, VerifyFn verify);
+  App(Catalog catalog, ProbeCrypto crypto);
 
   // Replaces the state with one read from a URL query. A malformed query keeps the previous
   // state and shows the error.
@@ -65,7 +65,7 @@ class App {
   void publish_rects(const UiActions& a);
 
   Catalog catalog_;
-  VerifyFn verify_;
+  ProbeCrypto crypto_;
   PageModel m_;
   bool plans_stale_ = true;
   std::optional<PlanSearch> search_;  // a planner search under way, one slice per frame

@@ -104,7 +104,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   g_catalog = std::make_unique<gpuplan::Catalog>(catalog.value());
-  g_app = std::make_unique<App>(catalog.value(), gpuplan::signing::verify_detached);
+  g_app = std::make_unique<App>(catalog.value(), gpuplan::signing::probe_crypto());
   g_app->set_trusted_keys(load_trusted_keys());
   g_app->set_default_language(platform_language());
   g_app->load_query(platform_initial_state(argc, argv));

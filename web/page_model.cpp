@@ -4,30 +4,11 @@
 #include <cctype>
 #include <iterator>
 
+#include "gpuplan/evaluate.h"
 #include "gpuplan/report.h"
 
 namespace gpuplan::web {
 namespace {
-
-// The hardware a state names: an instance (its GPU and count, times nodes), or a GPU and a
-// count. Returns the GPU count, or 0 with c.error set.
-int resolve_hardware(const Catalog& catalog, const PageState& state, Computed& c) {
-  if (!state.instance.empty()) {
-    c.instance = catalog.find_instance(state.instance);
-    if (!c.instance) {
-      c.error = "--instance: unknown instance '" + state.instance + "'";
-      return 0;
-    }
-    c.gpu = catalog.find_gpu(c.instance->gpu);
-    return c.instance->gpu_count * state.nodes;
-  }
-  c.gpu = catalog.find_gpu(state.gpu);
-  if (!c.gpu) {
-    c.error = "--gpu: unknown GPU '" + state.gpu + "'";
-    return 0;
-  }
-  return state.gpus;
-}
 
 S advice_for(S term) {
   switch (term) {
@@ -40,107 +21,75 @@ S advice_for(S term) {
   }
 }
 
-// Whether the estimate fits the GPU and its largest memory term (CUDA context and
-// fragmentation are not terms a user can shrink, so they are not candidates).
-void fit_report(Computed& c) {
-  const MemoryBytes& m = c.estimate->memory;
-  c.fits = m.total() <= c.gpu->memory_bytes;
-  const auto terms = memory_terms(m);
-  const auto largest = std::max_element(terms.begin(), terms.begin() + 6,
-                                        [](const MemoryTerm& a, const MemoryTerm& b) { return a.bytes < b.bytes; });
-  c.largest_term = largest->name;
+// The query for a state, with the probe file's measurements when calibrating.
+Query query_for(const PageState& state, const ProbeFile* probe) {
+  Query q = page_query(state);
+  if (probe && probe->payload) {
+    ProbeCalibration cal;
+    cal.name = "probe";
+    cal.summary = probe->payload->summary;
+    cal.simulated = probe->payload->simulated;
+    cal.unsigned_file = probe->signature == ProbeSignature::unsigned_file;
+    q.probe = cal;
+  }
+  return q;
 }
 
 // Micro-batch "auto": the largest micro-batch (a divisor of the batch per replica) whose
-// estimate fits the GPU, rather than the whole batch per replica at once. Keeps `e` when the
+// estimate fits the GPU, rather than the whole batch per replica at once. Returns 0 when the
 // whole batch fits or nothing does.
-void largest_fitting_micro_batch(const Model& model, const Gpu& gpu, Setup& setup, Estimate& e) {
-  if (setup.micro_batch != 0 || e.memory.total() <= gpu.memory_bytes) return;
-  const int64_t per_replica = e.global_batch / std::max(1, setup.dp);
+int64_t largest_fitting_micro_batch(const Evaluation& ev) {
+  const Setup& setup = ev.query.request.setup;
+  if (setup.micro_batch != 0 || ev.fit.fits || !ev.gpu) return 0;
+  const int64_t per_replica = ev.estimate.global_batch / std::max(1, setup.dp);
   for (int64_t micro = per_replica - 1; micro >= 1; --micro) {
     if (per_replica % micro != 0) continue;
     Setup trial = setup;
-    trial.global_batch = e.global_batch;
+    trial.global_batch = ev.estimate.global_batch;
     trial.micro_batch = micro;
-    auto t = estimate(model, trial);
-    if (t.ok() && t.value().memory.total() <= gpu.memory_bytes) {
-      setup = trial;
-      e = t.value();
-      return;
-    }
+    auto t = estimate(ev.model, trial);
+    if (t.ok() && t.value().memory.total() <= ev.gpu->memory_bytes) return micro;
   }
+  return 0;
 }
 
-SpotAssumptions spot_assumptions(const Catalog& catalog) {
-  SpotAssumptions spot;
-  spot.restart_h = catalog.restart_s / 3600.0;
-  if (catalog.pricing.spot_interruptions_per_hour) spot.interruptions_per_hour = *catalog.pricing.spot_interruptions_per_hour;
-  return spot;
-}
-
-// Step time, price and cost; the calibrated pair when a probe file is given.
-void time_and_cost(const Catalog& catalog, const PageState& state, const Setup& setup, int gpus, const ProbeFile* probe,
-                   Computed& c) {
-  auto work = build_work_profile(*c.model, setup, *c.estimate);
-  if (!work.ok()) {
-    c.time_error = work.error().message;
-    return;
+void fill(const Evaluation& ev, Computed& c) {
+  c.model = ev.model;
+  c.estimate = ev.estimate;
+  c.gpu = ev.gpu;
+  c.instance = ev.instance;
+  c.time = ev.time;
+  c.time_calibrated = ev.time_calibrated;
+  c.price = ev.price;
+  c.cost = ev.cost;
+  c.cost_calibrated = ev.cost_calibrated;
+  c.calibration_notes = ev.calibration_notes;
+  if (ev.hardware_error) c.time_error = ev.hardware_error->message;
+  c.fits = ev.fit.fits;
+  for (const auto& t : gpuplan::memory_terms(ev.estimate.memory)) {
+    if (ev.fit.largest_term == t.label) c.largest_term = term_name(t.key);
   }
-  auto cluster = c.instance ? instance_cluster(*c.instance, *c.gpu, state.nodes) : single_node_cluster(*c.gpu, gpus);
-  if (!cluster.ok()) {
-    c.time_error = cluster.error().message;
-    return;
-  }
-  auto t = estimate_step_time(*c.model, setup, *c.estimate, work.value(), cluster.value(), catalog.efficiencies,
-                              catalog.input);
-  if (!t.ok()) {
-    c.time_error = t.error().message;
-    return;
-  }
-  c.time = t.value();
-  const SpotAssumptions spot = spot_assumptions(catalog);
-  double usd_per_hour = 0;
-  if (c.instance) {
-    auto q = quote_price(*c.instance, state.pricing, catalog.pricing, state.region);
-    if (q.ok()) {
-      c.price = q.value();
-      usd_per_hour = q.value().usd_per_hour * state.nodes;
-    } else {
-      c.time_error = q.error().message;
-    }
-  }
-  if (!state.run.empty()) {
-    auto cost = run_cost(*c.estimate, *c.time, state.run, usd_per_hour, state.pricing, spot);
-    if (cost.ok()) c.cost = cost.value();
-    else c.time_error = cost.error().message;
-  }
-  if (!probe || !probe->payload) return;
-  const Calibrated cal = calibrate(catalog.efficiencies, probe->payload->summary, *c.gpu, setup.precision);
-  c.calibration_notes = cal.notes;
-  if (!cal.gpu_matches) return;
-  auto tc = estimate_step_time(*c.model, setup, *c.estimate, work.value(), cluster.value(), cal.efficiencies,
-                               catalog.input);
-  if (!tc.ok()) return;
-  c.time_calibrated = tc.value();
-  if (state.run.empty()) return;
-  auto cc = run_cost(*c.estimate, *c.time_calibrated, state.run, usd_per_hour, state.pricing, spot);
-  if (cc.ok()) c.cost_calibrated = cc.value();
 }
 
 }  // namespace
 
-std::vector<MemoryTerm> memory_terms(const MemoryBytes& m) {
-  return {{S::term_weights, m.weights},         {S::term_gradients, m.gradients}, {S::term_optimizer, m.optimizer},
-          {S::term_activations, m.activations}, {S::term_kv_cache, m.kv_cache},   {S::term_workspace, m.workspace},
-          {S::term_context, m.context},         {S::term_fragmentation, m.fragmentation}};
+S term_name(const std::string& key) {
+  static const std::pair<const char*, S> names[] = {
+      {"weights", S::term_weights},         {"gradients", S::term_gradients}, {"optimizer", S::term_optimizer},
+      {"activations", S::term_activations}, {"kv_cache", S::term_kv_cache},   {"workspace", S::term_workspace},
+      {"context", S::term_context},         {"fragmentation", S::term_fragmentation}};
+  for (const auto& [k, id] : names) {
+    if (key == k) return id;
+  }
+  return S::term_workspace;
 }
 
 std::string fit_advice(const Computed& c) {
   if (c.fits || !c.estimate || !c.gpu) return "";
   const MemoryBytes& m = c.estimate->memory;
   double largest = 0;
-  for (const MemoryTerm& t : memory_terms(m)) {
-    if (t.name == c.largest_term) largest = t.bytes;
+  for (const auto& t : gpuplan::memory_terms(m)) {
+    if (term_name(t.key) == c.largest_term) largest = t.bytes;
   }
   return format(tr(S::no_fit), format_bytes(m.total()).c_str(), c.gpu->name.c_str(),
                 format_bytes(c.gpu->memory_bytes).c_str(), tr(c.largest_term), format_bytes(largest).c_str(),
@@ -304,59 +253,36 @@ void UiActions::merge(UiActions&& later) {
 }
 
 Computed compute(const Catalog& catalog, const PageState& state, const ProbeFile* probe) {
+  // The core's one call (evaluate.h), as the CLI makes it: the same query gives the same time
+  // and cost. The page adds one choice of its own: micro-batch "auto" takes the largest that fits.
   Computed c;
-  auto model = resolve_model(catalog, state);
-  if (!model.ok()) {
-    c.error = model.error().message;
+  Query q = query_for(state, probe);
+  auto ev = evaluate(catalog, q);
+  if (!ev.ok()) {
+    c.error = ev.error().message;
     return c;
   }
-  c.model = model.value();
-  Setup setup = state.request.setup;
-  const int gpus = resolve_hardware(catalog, state, c);
-  if (gpus == 0) return c;
-  if (gpus % (setup.tp * setup.pp) != 0) {
-    c.error = "--tp x --pp = " + std::to_string(setup.tp * setup.pp) + " does not divide the " +
-              std::to_string(gpus) + " GPUs";
-    return c;
+  if (const int64_t micro = largest_fitting_micro_batch(ev.value())) {
+    q.request.setup.micro_batch = micro;
+    auto fitted = evaluate(catalog, q);
+    if (fitted.ok()) ev = std::move(fitted);
   }
-  setup.dp = gpus / (setup.tp * setup.pp);
-  if (setup.global_batch == 0 && setup.micro_batch == 0) setup.global_batch = setup.dp;
-  auto e = estimate(*c.model, setup);
-  if (!e.ok()) {
-    c.error = e.error().message;
-    return c;
-  }
-  c.estimate = e.value();
-  largest_fitting_micro_batch(*c.model, *c.gpu, setup, *c.estimate);
-  fit_report(c);
-  time_and_cost(catalog, state, setup, gpus, probe, c);
+  fill(ev.value(), c);
   return c;
 }
 
 PlanQuery plan_query(const Catalog& catalog, const PageState& state, const Model& model) {
-  PlanQuery q;
-  q.request = state.request;
-  q.request.setup.dp = 1;
-  q.request.setup.tp = 1;
-  q.request.setup.pp = 1;
-  q.request.setup.zero_stage = 0;
-  q.request.setup.micro_batch = 0;
-  q.run = state.run;
-  q.pricing = state.pricing;
-  q.objective = state.objective;
-  q.deadline_hours = state.deadline_hours;
-  q.budget_usd = state.budget_usd;
-  q.provider = state.provider;
-  q.region = state.region;
-  q.compliance = state.compliance;
+  // The core's planner query (defaults resolved in one place); the planner, not the sidebar,
+  // chooses the parallelism, ZeRO stage and micro-batch.
+  PlanQuery q = gpuplan::plan_query(catalog, model, page_query(state));
+  Setup& s = q.request.setup;
+  s.dp = s.tp = s.pp = 1;
+  s.zero_stage = 0;
+  s.micro_batch = 0;
   q.max_nodes = state.max_nodes;
   // With a GPU filter the page keeps that GPU's plans from a longer list (the planner has no
   // GPU filter of its own).
   q.top_k = state.plan_gpu.empty() ? 20 : 1000;
-  q.efficiencies = catalog.efficiencies;
-  q.input = catalog.input;
-  q.spot.restart_h = catalog.restart_s / 3600.0;
-  if (q.run.epochs > 0 && q.run.dataset_size == 0) q.run.dataset_size = static_cast<double>(model.dataset_size);
   return q;
 }
 

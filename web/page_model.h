@@ -39,13 +39,8 @@ struct Computed {
   bool fits = true;
 };
 
-// One term of the peak memory per GPU, named by its string id.
-struct MemoryTerm {
-  S name;
-  double bytes;
-};
-// Every term in display order (weights first, fragmentation last).
-std::vector<MemoryTerm> memory_terms(const MemoryBytes& m);
+// The string id of a memory term (gpuplan::memory_terms' key: "weights", "kv_cache", ...).
+S term_name(const std::string& key);
 // "Does not fit: needs ... The largest term is ...: what to change", in the page's language.
 std::string fit_advice(const Computed& c);
 
@@ -115,8 +110,8 @@ std::vector<std::string> nearest_ids(const std::string& id, const std::vector<st
 // matches; then says for every problem what the page uses instead ("fell back to").
 void check_link_ids(const Catalog& catalog, ParsedLink& link);
 
-// Runs the core for a state: model, estimate, fit, step time, price and cost, and the
-// calibrated time and cost when `probe` is given.
+// Runs the core for a state through evaluate(): model, estimate, fit, step time, price and
+// cost, and the calibrated time and cost when `probe` is given.
 Computed compute(const Catalog& catalog, const PageState& state, const ProbeFile* probe);
 
 // The planner's query for a state (the setup's parallelism is left to the planner).

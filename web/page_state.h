@@ -1,7 +1,8 @@
 #pragma once
 // Everything the page's URL carries: the workload request (same keys as the CLI), the custom
-// model editor, hardware, run length, pricing and planner filters, and the open tab. One
-// function reads it, one writes it, so a shared link restores the page exactly.
+// model editor, hardware, run length, pricing and planner filters, and the page's own keys (the
+// open tab, the language, the Plans GPU filter and the plans compared). One function reads it,
+// one writes it, so a shared link restores the page exactly.
 
 #include <string>
 #include <vector>
@@ -9,24 +10,13 @@
 #include "gpuplan/cost.h"
 #include "gpuplan/model.h"
 #include "gpuplan/plan.h"
+#include "gpuplan/query.h"
 #include "gpuplan/request.h"
 
 namespace gpuplan::web {
 
 enum class Tab { results, plans, hardware, benchmarks };
 const char* tab_name(Tab t);
-
-// A model described in the page rather than picked from the zoo.
-struct CustomModel {
-  enum class Kind { none, transformer, cnn } kind = Kind::none;
-  TransformerSpec transformer;  // kind == transformer (editor or uploaded config.json)
-  std::string cnn_builder = "resnet";  // kind == cnn: resnet, vgg, mobilenet_v2, yolov5
-  int64_t cnn_depth = 50;
-  int64_t cnn_classes = 1000;
-  double cnn_width = 1.0;   // mobilenet width / yolov5 width multiple
-  double cnn_depth_multiple = 1.0;  // yolov5
-  std::string name;         // shown in the UI (e.g. the uploaded model's name)
-};
 
 struct PageState {
   Request request;
@@ -53,14 +43,17 @@ struct PageState {
 // The page's defaults (GPT-2 small, AMP bf16, batch 8 on one A100 80 GB).
 PageState default_page_state();
 
-// A key of a link that could not be used, and the core's message saying why.
+// A key of a link that could not be used, and the message saying why.
 struct LinkProblem {
   std::string key;      // "" when the link as a whole is malformed
-  std::string message;  // e.g. "--batch: -5 is out of range [1, ...]"
+  std::string message;  // the core's words, e.g. "--batch: -5 is out of range [1, 100000000]"
   std::string used;     // what the page uses instead ("" when the link as a whole failed)
 };
 
 // A link read leniently: every good key is kept; each bad one is left at its default and noted.
+// The keys other than the page's own (tab, lang, plan-gpu, compare) are read by the core's
+// parse_query (the CLI's keys, bounds and messages), dropping a key it rejects and reading the
+// rest again.
 struct ParsedLink {
   PageState state;
   std::vector<LinkProblem> problems;
@@ -70,6 +63,9 @@ ParsedLink page_state_from_link(const std::string& query);
 // URL query <-> state, strictly: the first bad key gives an Error naming it.
 Result<PageState> page_state_from_query(const std::string& query);
 std::string page_state_to_query(const PageState& s);
+
+// The core query a state describes (what evaluate() and plan_query() take).
+Query page_query(const PageState& s);
 
 // The Model a state describes (zoo model or custom one); Error for an unknown id or an
 // invalid custom description.

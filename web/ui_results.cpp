@@ -1,6 +1,7 @@
 // The Results tab: parameters, the memory bar against the GPU, FLOPs, step time (spec-based and
 // calibrated), and the run's duration and cost.
 #include "charts.h"
+#include "gpuplan/evaluate.h"
 #include "gpuplan/report.h"
 #include "screens.h"
 #include "widgets.h"
@@ -32,7 +33,7 @@ void summary(const PageModel& m, UiActions& a) {
   ImGui::Spacing();
   ImGui::TextUnformatted(tr(S::peak_memory));
   std::vector<BarSegment> segments;
-  for (const MemoryTerm& t : memory_terms(mem)) segments.push_back({tr(t.name), t.bytes});
+  for (const auto& t : gpuplan::memory_terms(mem)) segments.push_back({tr(term_name(t.key)), t.bytes});
   stacked_bar("memory", segments, c.gpu->memory_bytes, c.gpu->name, 28.0f * m.ratio);
   remember(a, "memory-bar");
   ImGui::Spacing();

@@ -267,27 +267,25 @@ Graph mobilenet_v2(double width_mult, int64_t num_classes) {
 
 // ultralytics/yolov5 v6.x: models/yolov5s.yaml (m, l, x differ only in the multiples), the
 // modules of models/common.py (Conv, Bottleneck, C3, SPPF) and Detect in models/yolo.py.
-Graph yolov5(double depth_multiple, double width_multiple, int64_t num_classes, int64_t anchors) {
-  Net net(3);
+class Yolov5 {
+ public:
+  Yolov5(double depth_multiple, double width_multiple) : depth_(depth_multiple), width_(width_multiple) {}
+
   // parse_model: channels scaled and rounded up to a multiple of 8; repeats scaled, with
   // Python's round() (halves to even, as nearbyint does by default).
-  auto ch = [&](int64_t c) {
-    return static_cast<int64_t>(std::ceil(static_cast<double>(c) * width_multiple / 8.0)) * 8;
-  };
-  auto reps = [&](int64_t n) -> int64_t {
+  int64_t ch(int64_t c) const { return static_cast<int64_t>(std::ceil(static_cast<double>(c) * width_ / 8.0)) * 8; }
+  int64_t reps(int64_t n) const {
     if (n <= 1) return n;
-    const double scaled = std::nearbyint(static_cast<double>(n) * depth_multiple);
-    return std::max<int64_t>(1, static_cast<int64_t>(scaled));
-  };
+    return std::max<int64_t>(1, static_cast<int64_t>(std::nearbyint(static_cast<double>(n) * depth_)));
+  }
   // Conv: conv2d (no bias, padding k/2 unless given) + BatchNorm2d + SiLU.
-  auto conv = [&](const std::string& p, int from, int64_t out, int64_t k, int64_t stride,
-                  int64_t pad = -1) {
+  int conv(const std::string& p, int from, int64_t out, int64_t k, int64_t stride, int64_t pad = -1) {
     int y = net.conv(p + ".conv", from, out, k, stride, pad >= 0 ? pad : k / 2);
     y = net.op(p + ".bn", OpKind::batchnorm2d, {y});
     return net.act(p + ".act", y, OpKind::silu, false);
-  };
+  }
   // C3: cv3(cat(m(cv1(x)), cv2(x))), m = n Bottlenecks of c_ = c2/2 channels.
-  auto c3 = [&](const std::string& p, int from, int64_t out, int64_t n, bool shortcut) {
+  int c3(const std::string& p, int from, int64_t out, int64_t n, bool shortcut) {
     const int64_t hidden = out / 2;
     int y = conv(p + ".cv1", from, hidden, 1, 1);
     for (int64_t i = 0; i < n; ++i) {
@@ -299,56 +297,76 @@ Graph yolov5(double depth_multiple, double width_multiple, int64_t num_classes, 
     const int side = conv(p + ".cv2", from, hidden, 1, 1);
     const int cat = net.op(p + ".cat", OpKind::concat, {y, side});
     return conv(p + ".cv3", cat, out, 1, 1);
-  };
+  }
   // SPPF: three chained 5x5 max pools (stride 1), all four maps concatenated.
-  auto sppf = [&](const std::string& p, int from, int64_t in_c, int64_t out) {
+  int sppf(const std::string& p, int from, int64_t in_c, int64_t out) {
     const int x0 = conv(p + ".cv1", from, in_c / 2, 1, 1);
     const int y1 = net.pool(p + ".m.0", x0, OpKind::maxpool2d, 5, 1, 2);
     const int y2 = net.pool(p + ".m.1", y1, OpKind::maxpool2d, 5, 1, 2);
     const int y3 = net.pool(p + ".m.2", y2, OpKind::maxpool2d, 5, 1, 2);
     const int cat = net.op(p + ".cat", OpKind::concat, {x0, y1, y2, y3});
     return conv(p + ".cv2", cat, out, 1, 1);
-  };
-  auto up = [&](const std::string& p, int from) {
+  }
+  int up(const std::string& p, int from) {
     GraphNode n = Net::node(p, OpKind::upsample);
     n.scale = 2;
     return net.add(n, {from});
-  };
-  auto m = [](int i) { return "model." + std::to_string(i); };
-  std::vector<int> out(25);
-  // Backbone.
-  out[0] = conv(m(0), 0, ch(64), 6, 2, 2);  // args [64, 6, 2, 2]: padding 2, not autopad's 3
-  out[1] = conv(m(1), out[0], ch(128), 3, 2);
-  out[2] = c3(m(2), out[1], ch(128), reps(3), true);
-  out[3] = conv(m(3), out[2], ch(256), 3, 2);
-  out[4] = c3(m(4), out[3], ch(256), reps(6), true);
-  out[5] = conv(m(5), out[4], ch(512), 3, 2);
-  out[6] = c3(m(6), out[5], ch(512), reps(9), true);
-  out[7] = conv(m(7), out[6], ch(1024), 3, 2);
-  out[8] = c3(m(8), out[7], ch(1024), reps(3), true);
-  out[9] = sppf(m(9), out[8], ch(1024), ch(1024));
-  // PAN neck.
-  out[10] = conv(m(10), out[9], ch(512), 1, 1);
-  out[11] = up(m(11), out[10]);
+  }
+  static std::string m(int i) { return "model." + std::to_string(i); }
+
+  Net net{3};
+
+ private:
+  double depth_, width_;
+};
+
+// Backbone, model.0-9 of yolov5s.yaml.
+void yolov5_backbone(Yolov5& y, std::vector<int>& out) {
+  auto m = Yolov5::m;
+  out[0] = y.conv(m(0), 0, y.ch(64), 6, 2, 2);  // args [64, 6, 2, 2]: padding 2, not autopad's 3
+  out[1] = y.conv(m(1), out[0], y.ch(128), 3, 2);
+  out[2] = y.c3(m(2), out[1], y.ch(128), y.reps(3), true);
+  out[3] = y.conv(m(3), out[2], y.ch(256), 3, 2);
+  out[4] = y.c3(m(4), out[3], y.ch(256), y.reps(6), true);
+  out[5] = y.conv(m(5), out[4], y.ch(512), 3, 2);
+  out[6] = y.c3(m(6), out[5], y.ch(512), y.reps(9), true);
+  out[7] = y.conv(m(7), out[6], y.ch(1024), 3, 2);
+  out[8] = y.c3(m(8), out[7], y.ch(1024), y.reps(3), true);
+  out[9] = y.sppf(m(9), out[8], y.ch(1024), y.ch(1024));
+}
+
+// PAN neck, model.10-23.
+void yolov5_neck(Yolov5& y, std::vector<int>& out) {
+  auto m = Yolov5::m;
+  Net& net = y.net;
+  out[10] = y.conv(m(10), out[9], y.ch(512), 1, 1);
+  out[11] = y.up(m(11), out[10]);
   out[12] = net.op(m(12), OpKind::concat, {out[11], out[6]});
-  out[13] = c3(m(13), out[12], ch(512), reps(3), false);
-  out[14] = conv(m(14), out[13], ch(256), 1, 1);
-  out[15] = up(m(15), out[14]);
+  out[13] = y.c3(m(13), out[12], y.ch(512), y.reps(3), false);
+  out[14] = y.conv(m(14), out[13], y.ch(256), 1, 1);
+  out[15] = y.up(m(15), out[14]);
   out[16] = net.op(m(16), OpKind::concat, {out[15], out[4]});
-  out[17] = c3(m(17), out[16], ch(256), reps(3), false);  // P3/8
-  out[18] = conv(m(18), out[17], ch(256), 3, 2);
+  out[17] = y.c3(m(17), out[16], y.ch(256), y.reps(3), false);  // P3/8
+  out[18] = y.conv(m(18), out[17], y.ch(256), 3, 2);
   out[19] = net.op(m(19), OpKind::concat, {out[18], out[14]});
-  out[20] = c3(m(20), out[19], ch(512), reps(3), false);  // P4/16
-  out[21] = conv(m(21), out[20], ch(512), 3, 2);
+  out[20] = y.c3(m(20), out[19], y.ch(512), y.reps(3), false);  // P4/16
+  out[21] = y.conv(m(21), out[20], y.ch(512), 3, 2);
   out[22] = net.op(m(22), OpKind::concat, {out[21], out[10]});
-  out[23] = c3(m(23), out[22], ch(1024), reps(3), false);  // P5/32
+  out[23] = y.c3(m(23), out[22], y.ch(1024), y.reps(3), false);  // P5/32
+}
+
+Graph yolov5(double depth_multiple, double width_multiple, int64_t num_classes, int64_t anchors) {
+  Yolov5 y(depth_multiple, width_multiple);
+  std::vector<int> out(25);
+  yolov5_backbone(y, out);
+  yolov5_neck(y, out);
   // Detect: a 1x1 conv with bias per scale to anchors * (classes + box 4 + objectness 1).
   const int64_t per_scale = anchors * (num_classes + 5);
   for (int i = 0; i < 3; ++i) {
-    net.conv(m(24) + ".m." + std::to_string(i), out[static_cast<size_t>(17 + 3 * i)], per_scale, 1,
-             1, 0, 1, true);
+    y.net.conv(Yolov5::m(24) + ".m." + std::to_string(i), out[static_cast<size_t>(17 + 3 * i)], per_scale, 1, 1, 0, 1,
+               true);
   }
-  return net.graph;
+  return y.net.graph;
 }
 
 // A JSON value for a message, cut short so that a wrong value cannot flood it.

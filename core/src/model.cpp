@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "gpuplan/catalog.h"
+#include "gpuplan/accuracy.h"
 #include "gpuplan/model.h"
 #include "gpuplan/transformer.h"
 #include "graph_builders.h"
@@ -330,6 +331,30 @@ const Gpu* Catalog::find_gpu(std::string_view id_or_alias) const { return find_n
 const Instance* Catalog::find_instance(std::string_view id) const { return find_by_id(instances, id); }
 const Provider* Catalog::find_provider(std::string_view id) const { return find_by_id(providers, id); }
 
+std::optional<Error> check_efficiencies(const Efficiencies& e, const std::string& where) {
+  const std::pair<const char*, double> required[] = {
+      {"gemm_efficiency", e.gemm},
+      {"simt_gemm_efficiency", e.simt_gemm},
+      {"hbm_efficiency", e.hbm},
+      {"nvlink_allreduce_busbw_efficiency", e.nvlink},
+      {"pcie_efficiency", e.pcie},
+      {"network_allreduce_efficiency", e.network},
+      {"kernel_launch_overhead_s", e.kernel_overhead_s},
+      {"eager_host_overhead_per_kernel_s", e.host_overhead_per_kernel_s},
+      {"eager_memory_bound_efficiency", e.eager_memory_bound},
+      {"flash_attention_forward_efficiency_ampere", e.flash_attention_default.forward},
+      {"flash_attention_backward_efficiency_ampere", e.flash_attention_default.backward},
+      {"gemm_tile_rows", e.gemm_tile_rows},
+      {"gemm_tile_cols", e.gemm_tile_cols}};
+  for (const auto& [key, value] : required) {
+    if (!(value > 0)) {
+      return make_error(Errc::schema_error, where + ": assumptions." + key +
+                                                ": missing or null (the time model has no other source for it)");
+    }
+  }
+  return std::nullopt;
+}
+
 Result<Catalog> load_catalog(const std::vector<DataFile>& files) {
   Catalog c;
   bool have_rules = false;
@@ -355,13 +380,17 @@ Result<Catalog> load_catalog(const std::vector<DataFile>& files) {
       have_rules = true;
     } else if (f.path == "assumptions.json") {
       assumptions = &f;
+    } else if (f.path == "accuracy.json") {
+      auto table = parse_accuracy_json(f.text, f.path);
+      if (!table.ok()) return table.error();
+      c.accuracy = std::move(table).value();
     } else if (dir == "benchmarks") {
       continue;  // signed probe files: read by the probe-file loader, not the catalog
     } else if (dir == "published") {
       continue;  // published measurements: read by load_published (gpuplan/published.h)
     } else {
       return make_error(Errc::schema_error, f.path + ": not a known catalog file (models/, gpus/, instances/, "
-                                                     "providers/, benchmarks/, published/ or pricing_rules.json)");
+                                                     "providers/, benchmarks/, published/, pricing_rules.json, assumptions.json or accuracy.json)");
     }
     if (err) return *err;
   }
@@ -391,6 +420,10 @@ Result<Catalog> load_catalog(const std::vector<DataFile>& files) {
     return make_error(Errc::schema_error, "pricing_rules.json: missing (instances need pricing rules)");
   }
   attach_pricing_offers(c);
+  // The time model has no built-in efficiencies: GPUs need data/assumptions.json's.
+  if (!c.gpus.empty()) {
+    if (auto err = check_efficiencies(c.efficiencies, "assumptions.json")) return *err;
+  }
   auto by_id = [](const auto& a, const auto& b) { return a.id < b.id; };
   std::sort(c.models.begin(), c.models.end(), by_id);
   std::sort(c.gpus.begin(), c.gpus.end(), by_id);

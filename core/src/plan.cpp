@@ -1,3 +1,7 @@
+// The planner: layouts (every parallelism, micro-batch, ZeRO stage and checkpointing a cluster
+// allows), a cache of what does not depend on the hardware (estimates by layout, work profiles by
+// tensor parallelism, forward times by GPU), the best plan per (instance, node count), then the
+// ranking and the Pareto front of time against cost.
 #include "gpuplan/plan.h"
 
 #include <algorithm>
@@ -14,11 +18,7 @@ bool compliant(const Provider* provider, const std::string& region, const std::s
   if (need.empty()) return true;
   if (!provider) return false;
   const Region* r = provider->find_region(region);
-  if (!r) return false;
-  if (need == "hipaa") return r->hipaa.value_or(false);
-  if (need == "gdpr") return r->gdpr_eu.value_or(false);
-  if (need == "gov") return r->gov.value_or(false);
-  return false;
+  return r && region_meets(*r, need);
 }
 
 // Powers of two up to n (1, 2, 4, ...).
@@ -28,222 +28,338 @@ std::vector<int> powers_of_two(int n) {
   return out;
 }
 
-struct SetupKey {
+// One way to lay the workload out on a cluster.
+struct Layout {
   int dp, tp, pp, zero;
   int64_t micro;
   Checkpointing ckpt;
-  bool operator<(const SetupKey& o) const {
-    return std::tie(dp, tp, pp, zero, micro, ckpt) < std::tie(o.dp, o.tp, o.pp, o.zero, o.micro, o.ckpt);
+  bool operator<(const Layout& o) const {
+    return std::tie(dp, tp, pp, zero, micro, ckpt) <
+           std::tie(o.dp, o.tp, o.pp, o.zero, o.micro, o.ckpt);
   }
 };
 
-}  // namespace
+// What the model allows: tensor parallelism must divide the heads, pipeline stages the layers.
+struct ModelShape {
+  bool transformer;
+  int64_t heads, kv_heads, layers;
+  explicit ModelShape(const Model& m)
+      : transformer(m.kind == ModelKind::transformer),
+        heads(transformer ? m.transformer.heads : 1),
+        kv_heads(transformer ? m.transformer.kv_heads_or_default() : 1),
+        layers(transformer ? m.transformer.layers + m.transformer.decoder_layers : 1) {}
+};
 
-Result<PlanResult> plan(const Catalog& catalog, const Model& model, const PlanQuery& q) {
-  if (q.run.empty()) {
-    return make_error(Errc::invalid_argument, "give a run length: --tokens N, or --epochs N with --dataset-size N");
-  }
-  if (q.top_k < 1 || q.top_k > 1000) return make_error(Errc::invalid_argument, "--top must be between 1 and 1000");
-  if (q.max_nodes < 1 || q.max_nodes > 1024) return make_error(Errc::invalid_argument, "--max-nodes must be between 1 and 1024");
-  if (q.deadline_hours < 0 || q.budget_usd < 0 || !std::isfinite(q.deadline_hours) || !std::isfinite(q.budget_usd)) {
-    return make_error(Errc::invalid_argument, "--deadline-hours and --budget-usd must be positive numbers");
-  }
-  if (!q.compliance.empty() && q.compliance != "hipaa" && q.compliance != "gdpr" && q.compliance != "gov") {
-    return make_error(Errc::invalid_argument, "--compliance: '" + q.compliance + "' is not one of hipaa, gdpr, gov");
-  }
-  Setup base = q.request.setup;
-  if (base.mode != Mode::train) return make_error(Errc::invalid_argument, "plan supports --mode train");
-  if (base.global_batch == 0) base.global_batch = base.micro_batch > 0 ? base.micro_batch : 256;
-  const bool transformer = model.kind == ModelKind::transformer;
-  const int64_t heads = transformer ? model.transformer.heads : 1;
-  const int64_t kv_heads = transformer ? model.transformer.kv_heads_or_default() : 1;
-  const int64_t layers = transformer ? model.transformer.layers + model.transformer.decoder_layers : 1;
-
-  // Checks the workload once, so a bad request reports its own error, not "nothing fits".
-  {
-    auto probe = estimate(model, base);
-    if (!probe.ok()) return probe.error();
-  }
-
-  PlanResult result;
-  struct Candidate {
-    Setup setup;
-    Result<Estimate> estimate;
-  };
-  std::map<SetupKey, Candidate> estimates;
-  std::map<int, Result<WorkProfile>> works;  // by tp
-  std::map<std::tuple<const Gpu*, int, int64_t>, Result<PassTime>> forwards;  // (gpu, tp, micro)
-  // The best configuration of each (instance, node count), by the objective.
-  auto better_cost_time = [&](double usd_a, double h_a, double usd_b, double h_b) {
-    if (q.objective == Objective::time) return h_a != h_b ? h_a < h_b : usd_a < usd_b;
-    return usd_a != usd_b ? usd_a < usd_b : h_a < h_b;
-  };
-  std::map<std::pair<const Instance*, int>, Plan> best;
-  int64_t matched_filters = 0;
-  double best_fit_gap = 1e300;  // smallest (needed - capacity) over non-fitting, for the message
-  std::string closest_gpu;
-  double fastest_hours = 1e300, cheapest_usd = 1e300;
-
+// Every layout of `global_batch` over n GPUs with at most `gpus_per_node`-way tensor parallelism.
+std::vector<Layout> layouts(const ModelShape& shape, int n, int gpus_per_node,
+                            int64_t global_batch) {
   const std::vector<Checkpointing> ckpts =
-      transformer ? std::vector<Checkpointing>{Checkpointing::none, Checkpointing::selective, Checkpointing::full}
-                  : std::vector<Checkpointing>{Checkpointing::none};
-
-  for (const Instance& inst : catalog.instances) {
-    if (!q.provider.empty() && inst.provider != q.provider) continue;
-    const Gpu* gpu = catalog.find_gpu(inst.gpu);
-    if (!gpu || gpu->memory_bytes < q.min_gpu_memory_bytes) continue;
-    if (!dense_peak_flop_per_s(*gpu, base.precision).ok()) continue;
-    const Provider* provider = catalog.find_provider(inst.provider);
-    // The cheapest price that passes the region and compliance filters.
-    std::optional<PriceQuote> price;
-    for (const Price& p : inst.prices) {
-      if (!q.region.empty() && p.region != q.region) continue;
-      if (!compliant(provider, p.region, q.compliance)) continue;
-      auto quote = quote_price(inst, q.pricing, catalog.pricing, p.region);
-      if (quote.ok() && (!price || quote.value().usd_per_hour < price->usd_per_hour)) price = quote.value();
-    }
-    if (!price) continue;
-    ++matched_filters;
-
-    for (int nodes : powers_of_two(q.max_nodes)) {
-      if (nodes > 1 && inst.network_bytes_per_s <= 0) break;
-      auto cluster = instance_cluster(inst, *gpu, nodes);
-      if (!cluster.ok()) break;
-      const int n = inst.gpu_count * nodes;
-      for (int tp : powers_of_two(std::min(inst.gpu_count, transformer ? 64 : 1))) {
-        if (heads % tp != 0 || kv_heads % tp != 0) continue;
-        for (int pp : powers_of_two(transformer ? static_cast<int>(std::min<int64_t>(n / tp, layers)) : 1)) {
-          if (n % (tp * pp) != 0) continue;
-          const int dp = n / (tp * pp);
-          if (base.global_batch % dp != 0) continue;
-          for (int64_t micro : powers_of_two(static_cast<int>(std::min<int64_t>(base.global_batch / dp, 1 << 20)))) {
-            if (base.global_batch % (dp * micro) != 0) continue;
-            for (int zero = 0; zero <= (dp > 1 ? 3 : 0); ++zero) {
-              for (Checkpointing ckpt : ckpts) {
-                ++result.candidates;
-                const SetupKey key{dp, tp, pp, zero, micro, ckpt};
-                auto it = estimates.find(key);
-                if (it == estimates.end()) {
-                  Setup s = base;
-                  s.dp = dp;
-                  s.tp = tp;
-                  s.pp = pp;
-                  s.zero_stage = zero;
-                  s.micro_batch = micro;
-                  s.checkpointing = ckpt;
-                  auto e = estimate(model, s);
-                  it = estimates.emplace(key, Candidate{std::move(s), std::move(e)}).first;
-                }
-                if (!it->second.estimate.ok()) continue;
-                const Estimate& e = it->second.estimate.value();
-                const Setup& s = it->second.setup;
-                const double need = e.memory.total();
-                if (need > gpu->memory_bytes) {
-                  if (need - gpu->memory_bytes < best_fit_gap) {
-                    best_fit_gap = need - gpu->memory_bytes;
-                    closest_gpu = gpu->id;
-                  }
-                  continue;
-                }
-                ++result.fitting;
-                auto w = works.find(tp);
-                if (w == works.end()) w = works.emplace(tp, build_work_profile(model, s, e)).first;
-                if (!w->second.ok()) continue;
-                auto f = forwards.find({gpu, tp, micro});
-                if (f == forwards.end()) {
-                  f = forwards.emplace(std::make_tuple(gpu, tp, micro),
-                                       pass_time_s(model, s, w->second.value(), *gpu, q.efficiencies,
-                                                      static_cast<double>(micro)))
-                          .first;
-                }
-                if (!f->second.ok()) continue;
-                auto t = estimate_step_time_with(model, s, e, w->second.value(), cluster.value(), q.efficiencies,
-                                                 q.input, f->second.value());
-                if (!t.ok()) continue;
-                auto c = run_cost(e, t.value(), q.run, price->usd_per_hour * nodes, q.pricing, q.spot);
-                if (!c.ok()) return c.error();
-                fastest_hours = std::min(fastest_hours, c.value().expected_hours);
-                cheapest_usd = std::min(cheapest_usd, c.value().usd_total);
-                if (q.deadline_hours > 0 && c.value().expected_hours > q.deadline_hours) continue;
-                if (q.budget_usd > 0 && c.value().usd_total > q.budget_usd) continue;
-                ++result.within_limits;
-                auto slot = best.find({&inst, nodes});
-                const bool wins = slot == best.end() ||
-                                  better_cost_time(c.value().usd_total, c.value().expected_hours,
-                                                   slot->second.cost.usd_total, slot->second.cost.expected_hours);
-                if (!wins) continue;
-                Plan p;
-                p.instance = inst.id;
-                p.provider = inst.provider;
-                p.gpu = gpu->id;
-                p.nodes = nodes;
-                p.gpus = n;
-                p.setup = s;
-                p.memory = e.memory;
-                p.gpu_memory_bytes = gpu->memory_bytes;
-                p.time = t.value();
-                p.price = *price;
-                p.cost = c.value();
-                best[{&inst, nodes}] = std::move(p);
-              }
-            }
-          }
+      shape.transformer ? std::vector<Checkpointing>{Checkpointing::none, Checkpointing::selective,
+                                                     Checkpointing::full}
+                        : std::vector<Checkpointing>{Checkpointing::none};
+  std::vector<Layout> out;
+  for (int tp : powers_of_two(std::min(gpus_per_node, shape.transformer ? 64 : 1))) {
+    if (shape.heads % tp != 0 || shape.kv_heads % tp != 0) continue;
+    for (int pp : powers_of_two(
+             shape.transformer ? static_cast<int>(std::min<int64_t>(n / tp, shape.layers)) : 1)) {
+      if (n % (tp * pp) != 0) continue;
+      const int dp = n / (tp * pp);
+      if (global_batch % dp != 0) continue;
+      for (int64_t micro :
+           powers_of_two(static_cast<int>(std::min<int64_t>(global_batch / dp, 1 << 20)))) {
+        if (global_batch % (dp * micro) != 0) continue;
+        for (int zero = 0; zero <= (dp > 1 ? 3 : 0); ++zero) {
+          for (Checkpointing ckpt : ckpts) out.push_back({dp, tp, pp, zero, micro, ckpt});
         }
       }
     }
   }
+  return out;
+}
 
-  if (matched_filters == 0) {
-    return make_error(Errc::does_not_fit, "no priced instance matches the filters (provider, region, compliance, "
-                                          "minimum GPU memory, precision support): relax them");
+std::optional<Error> check_plan_query(const PlanQuery& q) {
+  if (q.run.empty()) {
+    return make_error(Errc::invalid_argument,
+                      "give a run length: --tokens N, or --epochs N with --dataset-size N");
   }
-  if (result.fitting == 0) {
+  if (q.top_k < 1 || q.top_k > kMaxTopK) {
+    return make_error(Errc::invalid_argument, "--top: " + std::to_string(q.top_k) +
+                                                  " is out of range [1, " +
+                                                  std::to_string(kMaxTopK) + "]");
+  }
+  if (q.max_nodes < 1 || q.max_nodes > kMaxPlanNodes) {
+    return make_error(Errc::invalid_argument, "--max-nodes: " + std::to_string(q.max_nodes) +
+                                                  " is out of range [1, " +
+                                                  std::to_string(kMaxPlanNodes) + "]");
+  }
+  if (q.deadline_hours < 0 || q.budget_usd < 0 || !std::isfinite(q.deadline_hours) ||
+      !std::isfinite(q.budget_usd)) {
+    return make_error(Errc::invalid_argument,
+                      "--deadline-hours and --budget-usd must be positive numbers");
+  }
+  const auto& kinds = compliance_kinds();
+  if (!q.compliance.empty() &&
+      std::none_of(kinds.begin(), kinds.end(),
+                   [&](const ComplianceKind& c) { return q.compliance == c.id; })) {
+    return make_error(Errc::invalid_argument,
+                      "--compliance: '" + q.compliance + "' is not one of hipaa, gdpr, gov");
+  }
+  if (q.request.setup.mode != Mode::train)
+    return make_error(Errc::invalid_argument, "plan supports --mode train");
+  return std::nullopt;
+}
+
+// The cheapest price of `inst` that passes the region and compliance filters.
+std::optional<PriceQuote> cheapest_price(const Catalog& catalog, const Instance& inst,
+                                         const PlanQuery& q) {
+  const Provider* provider = catalog.find_provider(inst.provider);
+  std::optional<PriceQuote> price;
+  for (const Price& p : inst.prices) {
+    if (!q.region.empty() && p.region != q.region) continue;
+    if (!compliant(provider, p.region, q.compliance)) continue;
+    auto quote = quote_price(inst, q.pricing, catalog.pricing, p.region);
+    if (quote.ok() && (!price || quote.value().usd_per_hour < price->usd_per_hour))
+      price = quote.value();
+  }
+  return price;
+}
+
+// One instance type at one node count, priced.
+struct Offer {
+  const Instance* instance;
+  const Gpu* gpu;
+  PriceQuote price;
+  int nodes;
+  Cluster cluster;
+};
+
+// The search state: the caches, the counters the error messages need, the best plan per offer.
+class Search {
+ public:
+  Search(const Model& model, const PlanQuery& q, const Setup& base)
+      : model_(model), q_(q), base_(base) {}
+
+  // Times and costs `layout` on `offer`; keeps it when it is the best for that offer so far.
+  std::optional<Error> try_layout(const Offer& offer, const Layout& layout);
+
+  PlanResult result;
+  std::map<std::pair<const Instance*, int>, Plan> best;
+  double best_fit_gap = 1e300;  // smallest (needed - capacity) over non-fitting, for the message
+  std::string closest_gpu;
+  double fastest_hours = 1e300, cheapest_usd = 1e300;
+
+  bool better(double usd_a, double h_a, double usd_b, double h_b) const {
+    if (q_.objective == Objective::time) return h_a != h_b ? h_a < h_b : usd_a < usd_b;
+    return usd_a != usd_b ? usd_a < usd_b : h_a < h_b;
+  }
+
+ private:
+  struct Candidate {
+    Setup setup;
+    Result<Estimate> estimate;
+  };
+  const Candidate& estimate_of(const Layout& layout);
+  const Result<WorkProfile>& work_of(const Candidate& c, int tp);
+  const Result<PassTime>& forward_of(const Candidate& c, const WorkProfile& w, const Gpu* gpu,
+                                   const Layout& layout);
+  void keep(const Offer& offer, const Candidate& c, const StepTime& t, const RunCost& cost);
+
+  const Model& model_;
+  const PlanQuery& q_;
+  const Setup& base_;
+  std::map<Layout, Candidate> estimates_;                                    // hardware-free
+  std::map<int, Result<WorkProfile>> works_;                                 // by tp
+  std::map<std::tuple<const Gpu*, int, int64_t>, Result<PassTime>> forwards_;  // (gpu, tp, micro)
+};
+
+const Search::Candidate& Search::estimate_of(const Layout& layout) {
+  auto it = estimates_.find(layout);
+  if (it == estimates_.end()) {
+    Setup s = base_;
+    s.dp = layout.dp;
+    s.tp = layout.tp;
+    s.pp = layout.pp;
+    s.zero_stage = layout.zero;
+    s.micro_batch = layout.micro;
+    s.checkpointing = layout.ckpt;
+    auto e = estimate(model_, s);
+    it = estimates_.emplace(layout, Candidate{std::move(s), std::move(e)}).first;
+  }
+  return it->second;
+}
+
+const Result<WorkProfile>& Search::work_of(const Candidate& c, int tp) {
+  auto w = works_.find(tp);
+  if (w == works_.end())
+    w = works_.emplace(tp, build_work_profile(model_, c.setup, c.estimate.value())).first;
+  return w->second;
+}
+
+const Result<PassTime>& Search::forward_of(const Candidate& c, const WorkProfile& w, const Gpu* gpu,
+                                         const Layout& layout) {
+  const auto key = std::make_tuple(gpu, layout.tp, layout.micro);
+  auto f = forwards_.find(key);
+  if (f == forwards_.end()) {
+    f = forwards_
+            .emplace(key, pass_time_s(model_, c.setup, w, *gpu, q_.efficiencies,
+                                         static_cast<double>(layout.micro)))
+            .first;
+  }
+  return f->second;
+}
+
+void Search::keep(const Offer& offer, const Candidate& c, const StepTime& t, const RunCost& cost) {
+  const auto slot_key = std::make_pair(offer.instance, offer.nodes);
+  auto slot = best.find(slot_key);
+  if (slot != best.end() &&
+      !better(cost.usd_total, cost.expected_hours, slot->second.cost.usd_total,
+              slot->second.cost.expected_hours)) {
+    return;
+  }
+  Plan p;
+  p.instance = offer.instance->id;
+  p.provider = offer.instance->provider;
+  p.gpu = offer.gpu->id;
+  p.nodes = offer.nodes;
+  p.gpus = offer.instance->gpu_count * offer.nodes;
+  p.setup = c.setup;
+  p.memory = c.estimate.value().memory;
+  p.gpu_memory_bytes = offer.gpu->memory_bytes;
+  p.time = t;
+  p.price = offer.price;
+  p.cost = cost;
+  best[slot_key] = std::move(p);
+}
+
+std::optional<Error> Search::try_layout(const Offer& offer, const Layout& layout) {
+  ++result.candidates;
+  const Candidate& c = estimate_of(layout);
+  if (!c.estimate.ok()) return std::nullopt;
+  const Estimate& e = c.estimate.value();
+  const double need = e.memory.total();
+  if (need > offer.gpu->memory_bytes) {
+    if (need - offer.gpu->memory_bytes < best_fit_gap) {
+      best_fit_gap = need - offer.gpu->memory_bytes;
+      closest_gpu = offer.gpu->id;
+    }
+    return std::nullopt;
+  }
+  ++result.fitting;
+  const Result<WorkProfile>& w = work_of(c, layout.tp);
+  if (!w.ok()) return std::nullopt;
+  const Result<PassTime>& f = forward_of(c, w.value(), offer.gpu, layout);
+  if (!f.ok()) return std::nullopt;
+  auto t = estimate_step_time_with(model_, c.setup, e, w.value(), offer.cluster, q_.efficiencies,
+                                   q_.input, f.value());
+  if (!t.ok()) return std::nullopt;
+  auto cost =
+      run_cost(e, t.value(), q_.run, offer.price.usd_per_hour * offer.nodes, q_.pricing, q_.spot);
+  if (!cost.ok()) return cost.error();
+  fastest_hours = std::min(fastest_hours, cost.value().expected_hours);
+  cheapest_usd = std::min(cheapest_usd, cost.value().usd_total);
+  if (q_.deadline_hours > 0 && cost.value().expected_hours > q_.deadline_hours) return std::nullopt;
+  if (q_.budget_usd > 0 && cost.value().usd_total > q_.budget_usd) return std::nullopt;
+  ++result.within_limits;
+  keep(offer, c, t.value(), cost.value());
+  return std::nullopt;
+}
+
+// Which limit binds when nothing qualifies.
+Error nothing_qualifies(const Search& s, int64_t matched_filters, const PlanQuery& q) {
+  if (matched_filters == 0) {
     return make_error(Errc::does_not_fit,
-                      "memory binds: no configuration fits in GPU memory; the closest (" + closest_gpu + ") is " +
-                          format_bytes(best_fit_gap) + " short (try --checkpointing full, a smaller --batch, "
+                      "no priced instance matches the filters (provider, region, compliance, "
+                      "minimum GPU memory, precision support): relax them");
+  }
+  if (s.result.fitting == 0) {
+    return make_error(Errc::does_not_fit,
+                      "memory binds: no configuration fits in GPU memory; the closest (" +
+                          s.closest_gpu + ") is " + format_bytes(s.best_fit_gap) +
+                          " short (try --checkpointing full, a smaller --batch, "
                           "more --max-nodes, or --lora-rank)");
   }
-  if (best.empty()) {
-    std::string why;
-    if (q.deadline_hours > 0 && fastest_hours > q.deadline_hours) {
-      why = "deadline binds: the fastest plan takes " + std::to_string(fastest_hours).substr(0, 8) + " h";
-    } else {
-      why = "budget binds: the cheapest plan costs " + std::to_string(cheapest_usd).substr(0, 10) + " USD";
-    }
-    return make_error(Errc::does_not_fit, why + " (relax --deadline-hours or --budget-usd, or raise --max-nodes)");
+  std::string why;
+  if (q.deadline_hours > 0 && s.fastest_hours > q.deadline_hours) {
+    why = "deadline binds: the fastest plan takes " + std::to_string(s.fastest_hours).substr(0, 8) +
+          " h";
+  } else {
+    why = "budget binds: the cheapest plan costs " + std::to_string(s.cheapest_usd).substr(0, 10) +
+          " USD";
   }
+  return make_error(Errc::does_not_fit,
+                    why + " (relax --deadline-hours or --budget-usd, or raise --max-nodes)");
+}
 
-  auto better = [&](const Plan& a, const Plan& b) {
-    return better_cost_time(a.cost.usd_total, a.cost.expected_hours, b.cost.usd_total, b.cost.expected_hours);
-  };
+// Ranks the best plans by the objective, marks the Pareto front of time against cost (sorted by
+// time, each plan cheaper than all faster ones), keeps the top k.
+void rank(Search& s, const PlanQuery& q) {
   std::vector<Plan> ranked;
-  for (auto& [key, p] : best) ranked.push_back(p);
-  std::sort(ranked.begin(), ranked.end(), better);
-  // Pareto front over time and cost: sorted by time, keep each that is cheaper than all faster.
+  for (auto& [key, p] : s.best) ranked.push_back(p);
+  std::sort(ranked.begin(), ranked.end(), [&](const Plan& a, const Plan& b) {
+    return s.better(a.cost.usd_total, a.cost.expected_hours, b.cost.usd_total,
+                    b.cost.expected_hours);
+  });
   std::vector<Plan> by_time = ranked;
   std::sort(by_time.begin(), by_time.end(), [](const Plan& a, const Plan& b) {
-    return a.cost.expected_hours != b.cost.expected_hours ? a.cost.expected_hours < b.cost.expected_hours
-                                                          : a.cost.usd_total < b.cost.usd_total;
+    return a.cost.expected_hours != b.cost.expected_hours
+               ? a.cost.expected_hours < b.cost.expected_hours
+               : a.cost.usd_total < b.cost.usd_total;
   });
   double cheapest_so_far = 1e300;
   for (const auto& p : by_time) {
     if (p.cost.usd_total < cheapest_so_far) {
       cheapest_so_far = p.cost.usd_total;
-      result.pareto.push_back(p);
-      result.pareto.back().pareto = true;
+      s.result.pareto.push_back(p);
+      s.result.pareto.back().pareto = true;
     }
   }
   for (auto& p : ranked) {
-    for (const auto& f : result.pareto) {
+    for (const auto& f : s.result.pareto) {
       if (f.instance == p.instance && f.nodes == p.nodes) p.pareto = true;
     }
   }
   if (ranked.size() > static_cast<size_t>(q.top_k)) ranked.resize(static_cast<size_t>(q.top_k));
-  result.plans = std::move(ranked);
-  if (q.pricing == Pricing::spot && q.spot.interruptions_per_hour <= 0) {
-    result.notes.push_back("spot times assume no interruptions; set --spot-interruptions-per-hour");
+  s.result.plans = std::move(ranked);
+}
+
+}  // namespace
+
+Result<PlanResult> plan(const Catalog& catalog, const Model& model, const PlanQuery& q) {
+  if (auto err = check_plan_query(q)) return *err;
+  Setup base = q.request.setup;
+  if (base.global_batch == 0) base.global_batch = base.micro_batch > 0 ? base.micro_batch : 256;
+  // Checks the workload once, so a bad request reports its own error, not "nothing fits".
+  if (auto probe = estimate(model, base); !probe.ok()) return probe.error();
+
+  const ModelShape shape(model);
+  Search search(model, q, base);
+  int64_t matched_filters = 0;
+  for (const Instance& inst : catalog.instances) {
+    if (!q.provider.empty() && inst.provider != q.provider) continue;
+    const Gpu* gpu = catalog.find_gpu(inst.gpu);
+    if (!gpu || gpu->memory_bytes < q.min_gpu_memory_bytes) continue;
+    if (!dense_peak_flop_per_s(*gpu, base.precision).ok()) continue;
+    const auto price = cheapest_price(catalog, inst, q);
+    if (!price) continue;
+    ++matched_filters;
+    for (int nodes : powers_of_two(q.max_nodes)) {
+      if (nodes > 1 && inst.network_bytes_per_s <= 0) break;
+      auto cluster = instance_cluster(inst, *gpu, nodes);
+      if (!cluster.ok()) break;
+      const Offer offer{&inst, gpu, *price, nodes, cluster.value()};
+      for (const Layout& layout :
+           layouts(shape, inst.gpu_count * nodes, inst.gpu_count, base.global_batch)) {
+        if (auto err = search.try_layout(offer, layout)) return *err;
+      }
+    }
   }
-  return result;
+  if (search.best.empty()) return nothing_qualifies(search, matched_filters, q);
+  rank(search, q);
+  if (q.pricing == Pricing::spot && q.spot.interruptions_per_hour <= 0) {
+    search.result.notes.push_back(
+        "spot times assume no interruptions; set --spot-interruptions-per-hour");
+  }
+  return std::move(search.result);
 }
 
 }  // namespace gpuplan

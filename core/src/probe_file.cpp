@@ -1,9 +1,8 @@
-// Probe files: DSSE envelope, base64, SHA-256 and payload parsing (see gpuplan/probe_file.h).
+// Probe files: DSSE envelope and payload parsing (see gpuplan/probe_file.h); the cryptography
+// is injected (ProbeCrypto).
 #include "gpuplan/probe_file.h"
 
 #include <algorithm>
-#include <array>
-#include <cstring>
 
 #include "json_reader.h"
 
@@ -12,49 +11,8 @@ namespace {
 
 using nlohmann::json;
 
-constexpr const char* kB64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 constexpr int kMaxSignatures = 16;
 constexpr double kMaxRate = 1e20;  // FLOP/s or bytes/s: far beyond any device, still finite
-
-// --- SHA-256, FIPS 180-4 section 6.2 --------------------------------------------------------
-constexpr std::array<uint32_t, 64> kK = {
-    0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
-    0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
-    0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
-    0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
-    0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
-    0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
-    0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
-    0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2};
-
-inline uint32_t rotr(uint32_t x, int n) { return (x >> n) | (x << (32 - n)); }
-
-void sha256_block(std::array<uint32_t, 8>& h, const unsigned char* p) {
-  std::array<uint32_t, 64> w{};
-  for (int i = 0; i < 16; ++i) {
-    w[i] = uint32_t(p[4 * i]) << 24 | uint32_t(p[4 * i + 1]) << 16 | uint32_t(p[4 * i + 2]) << 8 |
-           uint32_t(p[4 * i + 3]);
-  }
-  for (int i = 16; i < 64; ++i) {
-    const uint32_t s0 = rotr(w[i - 15], 7) ^ rotr(w[i - 15], 18) ^ (w[i - 15] >> 3);
-    const uint32_t s1 = rotr(w[i - 2], 17) ^ rotr(w[i - 2], 19) ^ (w[i - 2] >> 10);
-    w[i] = w[i - 16] + s0 + w[i - 7] + s1;
-  }
-  uint32_t a = h[0], b = h[1], c = h[2], d = h[3], e = h[4], f = h[5], g = h[6], k = h[7];
-  for (int i = 0; i < 64; ++i) {
-    const uint32_t t1 = k + (rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)) + ((e & f) ^ (~e & g)) + kK[i] + w[i];
-    const uint32_t t2 = (rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)) + ((a & b) ^ (a & c) ^ (b & c));
-    k = g;
-    g = f;
-    f = e;
-    e = d + t1;
-    d = c;
-    c = b;
-    b = a;
-    a = t1 + t2;
-  }
-  h[0] += a; h[1] += b; h[2] += c; h[3] += d; h[4] += e; h[5] += f; h[6] += g; h[7] += k;
-}
 
 // --- payload fields -------------------------------------------------------------------------
 
@@ -168,20 +126,6 @@ void read_results(const json& results, const std::string& where, ProbePayload& p
   }
 }
 
-// A payload of either kind in the family: a probe's, or a measured model run's.
-std::optional<Error> parse_any_payload(std::string_view bytes, ProbeFile& out) {
-  if (payload_kind(bytes) == kMeasuredKind) {
-    auto m = parse_measured_payload(bytes, "payload");
-    if (!m.ok()) return m.error();
-    out.measured = std::move(m).value();
-    return std::nullopt;
-  }
-  auto p = parse_probe_payload(bytes, "payload");
-  if (!p.ok()) return p.error();
-  out.payload = std::move(p).value();
-  return std::nullopt;
-}
-
 }  // namespace
 
 const char* probe_signature_name(ProbeSignature s) {
@@ -191,75 +135,6 @@ const char* probe_signature_name(ProbeSignature s) {
     case ProbeSignature::unsigned_file: return "unsigned";
   }
   return "?";
-}
-
-std::string base64_encode(std::string_view bytes) {
-  std::string out;
-  out.reserve((bytes.size() + 2) / 3 * 4);
-  size_t i = 0;
-  for (; i + 2 < bytes.size(); i += 3) {
-    const uint32_t v = uint32_t(uint8_t(bytes[i])) << 16 | uint32_t(uint8_t(bytes[i + 1])) << 8 |
-                       uint8_t(bytes[i + 2]);
-    for (int s = 18; s >= 0; s -= 6) out += kB64[(v >> s) & 63];
-  }
-  if (i + 1 == bytes.size()) {
-    const uint32_t v = uint32_t(uint8_t(bytes[i])) << 16;
-    out += kB64[(v >> 18) & 63];
-    out += kB64[(v >> 12) & 63];
-    out += "==";
-  } else if (i + 2 == bytes.size()) {
-    const uint32_t v = uint32_t(uint8_t(bytes[i])) << 16 | uint32_t(uint8_t(bytes[i + 1])) << 8;
-    out += kB64[(v >> 18) & 63];
-    out += kB64[(v >> 12) & 63];
-    out += kB64[(v >> 6) & 63];
-    out += '=';
-  }
-  return out;
-}
-
-std::optional<std::string> base64_decode(std::string_view text) {
-  if (text.size() % 4 != 0) return std::nullopt;
-  auto value = [](char c) -> int {
-    const char* p = c ? std::strchr(kB64, c) : nullptr;
-    return p ? int(p - kB64) : -1;
-  };
-  std::string out;
-  out.reserve(text.size() / 4 * 3);
-  for (size_t i = 0; i < text.size(); i += 4) {
-    const bool last = i + 4 == text.size();
-    const int pad = last ? (text[i + 3] == '=') + (text[i + 2] == '=') : 0;
-    if (pad == 1 && text[i + 2] == '=') return std::nullopt;  // "x=y=" style
-    uint32_t v = 0;
-    for (int k = 0; k < 4; ++k) {
-      const int d = k >= 4 - pad ? 0 : value(text[i + size_t(k)]);
-      if (d < 0) return std::nullopt;
-      v = v << 6 | uint32_t(d);
-    }
-    // Unused low bits must be zero, so every byte string has exactly one encoding.
-    if ((pad == 1 && (v & 0xff)) || (pad == 2 && (v & 0xffff))) return std::nullopt;
-    out += char(v >> 16);
-    if (pad < 2) out += char((v >> 8) & 0xff);
-    if (pad < 1) out += char(v & 0xff);
-  }
-  return out;
-}
-
-std::string sha256(std::string_view bytes) {
-  std::array<uint32_t, 8> h = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
-                               0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
-  const auto* p = reinterpret_cast<const unsigned char*>(bytes.data());
-  size_t n = bytes.size();
-  for (; n >= 64; n -= 64, p += 64) sha256_block(h, p);
-  std::array<unsigned char, 128> tail{};
-  std::memcpy(tail.data(), p, n);
-  tail[n] = 0x80;
-  const size_t blocks = n + 9 > 64 ? 2 : 1;
-  const uint64_t bits = uint64_t(bytes.size()) * 8;
-  for (int i = 0; i < 8; ++i) tail[blocks * 64 - 1 - size_t(i)] = static_cast<unsigned char>(bits >> (8 * i));
-  for (size_t b = 0; b < blocks; ++b) sha256_block(h, tail.data() + 64 * b);
-  std::string out(32, '\0');
-  for (size_t i = 0; i < 32; ++i) out[i] = char((h[i / 4] >> (24 - 8 * (i % 4))) & 0xff);
-  return out;
 }
 
 std::string hex_encode(std::string_view bytes) {
@@ -273,10 +148,12 @@ std::string hex_encode(std::string_view bytes) {
   return out;
 }
 
-std::string probe_key_id(const std::string& public_key) { return hex_encode(sha256(public_key).substr(0, 16)); }
+std::string probe_key_id(const std::string& public_key, const ProbeCrypto& crypto) {
+  return hex_encode(crypto.sha256(public_key).substr(0, 16));
+}
 
-std::string probe_key_fingerprint(const std::string& public_key) {
-  std::string b64 = base64_encode(sha256(public_key));
+std::string probe_key_fingerprint(const std::string& public_key, const ProbeCrypto& crypto) {
+  std::string b64 = crypto.base64_encode(crypto.sha256(public_key));
   b64.erase(b64.find_last_not_of('=') + 1);
   return "SHA256:" + b64;
 }
@@ -290,15 +167,15 @@ std::string dsse_pae(std::string_view type, std::string_view body) {
 }
 
 std::string make_probe_envelope(std::string_view payload, const std::string& public_key,
-                                const std::string& signature) {
+                                const std::string& signature, const ProbeCrypto& crypto) {
   nlohmann::ordered_json sig;
   sig["alg"] = "Ed25519";
-  sig["keyid"] = probe_key_id(public_key);
-  sig["public_key"] = base64_encode(public_key);
-  sig["sig"] = base64_encode(signature);
+  sig["keyid"] = probe_key_id(public_key, crypto);
+  sig["public_key"] = crypto.base64_encode(public_key);
+  sig["sig"] = crypto.base64_encode(signature);
   nlohmann::ordered_json env;
   env["payloadType"] = kProbePayloadType;
-  env["payload"] = base64_encode(payload);
+  env["payload"] = crypto.base64_encode(payload);
   env["signatures"] = nlohmann::ordered_json::array({sig});
   return env.dump(2) + "\n";
 }
@@ -379,9 +256,127 @@ Result<ProbePayload> parse_probe_payload(std::string_view payload, const std::st
   return p;
 }
 
-Result<ProbeFile> read_probe_file(std::string_view text, VerifyFn verify,
+namespace {
+
+// One entry of the envelope's signatures, decoded.
+struct Signature {
+  std::string public_key, signature, keyid;
+};
+
+// The envelope's fields: payloadType, the decoded payload and signatures.
+struct Envelope {
+  std::string type;
+  std::string payload;
+  std::vector<Signature> signatures;
+};
+
+Result<Signature> read_signature(const json& entry, size_t i, const std::string& where, const ProbeCrypto& crypto) {
+  const std::string path = "signatures[" + std::to_string(i) + "]";
+  JsonReader s(entry, where, path);
+  const std::string alg = s.string("alg", std::nullopt);
+  const std::string keyid = s.string("keyid", std::string());
+  const std::string pk_b64 = s.string("public_key", std::nullopt);
+  const std::string sig_b64 = s.string("sig", std::nullopt);
+  if (auto e = s.finish()) return *e;
+  if (alg != "Ed25519") {
+    return make_error(Errc::schema_error, where + ": " + path + ".alg: '" + alg + "' is not supported (expected Ed25519)");
+  }
+  auto pk = crypto.base64_decode(pk_b64);
+  auto sig = crypto.base64_decode(sig_b64);
+  if (!pk || pk->size() != 32) {
+    return make_error(Errc::schema_error, where + ": " + path + ".public_key: expected base64 of 32 bytes");
+  }
+  if (!sig || sig->size() != 64) return make_error(Errc::schema_error, where + ": " + path + ".sig: expected base64 of 64 bytes");
+  return Signature{*pk, *sig, keyid};
+}
+
+Result<Envelope> read_envelope(const json& j, const std::string& where, const ProbeCrypto& crypto) {
+  JsonReader r(j, where);
+  Envelope env;
+  env.type = r.string("payloadType", std::nullopt);
+  const std::string payload_b64 = r.string("payload", std::nullopt);
+  const json* sigs = r.value("signatures", false);
+  if (sigs && !sigs->is_array()) r.fail("signatures: expected an array, got " + JsonReader::type_of(*sigs));
+  static const json kNoSignatures = json::array();
+  if (!sigs) sigs = &kNoSignatures;  // absent: read as an empty list, i.e. an unsigned file
+  if (auto e = r.finish()) return *e;
+  auto payload = crypto.base64_decode(payload_b64);
+  if (!payload) return make_error(Errc::schema_error, where + ": payload: not valid base64 (RFC 4648, padded)");
+  env.payload = std::move(*payload);
+  if (sigs->size() > size_t(kMaxSignatures)) {
+    return make_error(Errc::schema_error, where + ": signatures: " + std::to_string(sigs->size()) +
+                                              " entries; at most " + std::to_string(kMaxSignatures) + " are read");
+  }
+  for (size_t i = 0; i < sigs->size(); ++i) {
+    auto s = read_signature((*sigs)[i], i, where, crypto);
+    if (!s.ok()) return s.error();
+    env.signatures.push_back(std::move(s).value());
+  }
+  return env;
+}
+
+// A payload of either kind in the family: a probe's, or a measured model run's.
+std::optional<Error> attach_payload(ProbeFile& f, std::string bytes) {
+  if (payload_kind(bytes) == kMeasuredKind) {
+    auto m = parse_measured_payload(bytes, "payload");
+    if (!m.ok()) return m.error();
+    f.payload_bytes = std::move(bytes);
+    f.measured = std::move(m).value();
+    return std::nullopt;
+  }
+  auto p = parse_probe_payload(bytes, "payload");
+  if (!p.ok()) return p.error();
+  f.payload_bytes = std::move(bytes);
+  f.payload = std::move(p).value();
+  return std::nullopt;
+}
+
+void name_key(ProbeFile& f, const std::string& public_key, const ProbeCrypto& crypto) {
+  f.public_key = crypto.base64_encode(public_key);
+  f.key_id = probe_key_id(public_key, crypto);
+  f.fingerprint = probe_key_fingerprint(public_key, crypto);
+}
+
+// The verdict on a signed envelope: valid with the first signature that verifies, else invalid
+// with the last reason.
+Result<ProbeFile> verify_envelope(const Envelope& env, const ProbeCrypto& crypto,
+                                  const std::vector<std::string>& trusted_keys) {
+  ProbeFile f;
+  f.signature = ProbeSignature::invalid;
+  name_key(f, env.signatures[0].public_key, crypto);
+  if (env.type != kProbePayloadType) {
+    f.reason = "payloadType '" + env.type + "' is not '" + kProbePayloadType + "'";
+    return f;
+  }
+  const std::string pae = dsse_pae(env.type, env.payload);
+  for (const Signature& s : env.signatures) {
+    const std::string expected = probe_key_id(s.public_key, crypto);
+    if (!s.keyid.empty() && s.keyid != expected) {
+      f.reason = "keyid " + s.keyid + " does not match the public key (expected " + expected + ")";
+      continue;
+    }
+    if (!crypto.verify(pae, s.signature, s.public_key)) {
+      f.reason = "the Ed25519 signature does not verify: the payload, its type or the key was changed after signing";
+      continue;
+    }
+    f.signature = ProbeSignature::valid;
+    f.reason.clear();
+    name_key(f, s.public_key, crypto);
+    f.trusted = std::find(trusted_keys.begin(), trusted_keys.end(), f.public_key) != trusted_keys.end();
+    if (auto e = attach_payload(f, env.payload)) return *e;
+    return f;
+  }
+  return f;
+}
+
+}  // namespace
+
+Result<ProbeFile> read_probe_file(std::string_view text, const ProbeCrypto& crypto,
                                   const std::vector<std::string>& trusted_keys) {
   const std::string where = "probe file";
+  if (!crypto.verify || !crypto.sha256 || !crypto.base64_encode || !crypto.base64_decode) {
+    return make_error(Errc::invalid_argument, where + ": no cryptography given (pass signing::probe_crypto())");
+  }
   auto parsed = parse_json_text(text, where, kMaxProbeFileBytes);
   if (!parsed.ok()) return parsed.error();
   const json& j = parsed.value();
@@ -390,93 +385,19 @@ Result<ProbeFile> read_probe_file(std::string_view text, VerifyFn verify,
     // A bare payload: readable, but nothing vouches for it.
     f.signature = ProbeSignature::unsigned_file;
     f.reason = "the file is a bare payload without a signature envelope";
-    f.payload_bytes = std::string(text);
-    if (auto e = parse_any_payload(text, f)) return *e;
+    if (auto e = attach_payload(f, std::string(text))) return *e;
     return f;
   }
-  JsonReader r(j, where);
-  const std::string type = r.string("payloadType", std::nullopt);
-  const std::string payload_b64 = r.string("payload", std::nullopt);
-  const json* sigs = r.value("signatures", false);
-  if (sigs && !sigs->is_array()) r.fail("signatures: expected an array, got " + JsonReader::type_of(*sigs));
-  static const json kNoSignatures = json::array();
-  if (!sigs) sigs = &kNoSignatures;  // absent: read as an empty list, i.e. an unsigned file
-  if (auto e = r.finish()) return *e;
-  auto payload = base64_decode(payload_b64);
-  if (!payload) return make_error(Errc::schema_error, where + ": payload: not valid base64 (RFC 4648, padded)");
-  if (sigs->size() > size_t(kMaxSignatures)) {
-    return make_error(Errc::schema_error, where + ": signatures: " + std::to_string(sigs->size()) +
-                                              " entries; at most " + std::to_string(kMaxSignatures) + " are read");
+  auto env = read_envelope(j, where, crypto);
+  if (!env.ok()) return env.error();
+  if (!env.value().signatures.empty()) return verify_envelope(env.value(), crypto, trusted_keys);
+  f.signature = ProbeSignature::unsigned_file;
+  f.reason = "the envelope has no signatures";
+  if (env.value().type != kProbePayloadType) {
+    return make_error(Errc::schema_error,
+                      where + ": payloadType: '" + env.value().type + "' is not '" + kProbePayloadType + "'");
   }
-
-  struct Sig {
-    std::string public_key, signature, keyid;
-  };
-  std::vector<Sig> entries;
-  for (size_t i = 0; i < sigs->size(); ++i) {
-    const std::string path = "signatures[" + std::to_string(i) + "]";
-    JsonReader s((*sigs)[i], where, path);
-    const std::string alg = s.string("alg", std::nullopt);
-    const std::string keyid = s.string("keyid", std::string());
-    const std::string pk_b64 = s.string("public_key", std::nullopt);
-    const std::string sig_b64 = s.string("sig", std::nullopt);
-    if (auto e = s.finish()) return *e;
-    if (alg != "Ed25519") {
-      return make_error(Errc::schema_error, where + ": " + path + ".alg: '" + alg + "' is not supported (expected Ed25519)");
-    }
-    auto pk = base64_decode(pk_b64);
-    auto sig = base64_decode(sig_b64);
-    if (!pk || pk->size() != 32) {
-      return make_error(Errc::schema_error, where + ": " + path + ".public_key: expected base64 of 32 bytes");
-    }
-    if (!sig || sig->size() != 64) {
-      return make_error(Errc::schema_error, where + ": " + path + ".sig: expected base64 of 64 bytes");
-    }
-    entries.push_back({*pk, *sig, keyid});
-  }
-
-  auto parse_payload = [&](ProbeFile& out) -> std::optional<Error> {
-    out.payload_bytes = *payload;
-    return parse_any_payload(*payload, out);
-  };
-
-  if (entries.empty()) {
-    f.signature = ProbeSignature::unsigned_file;
-    f.reason = "the envelope has no signatures";
-    if (type != kProbePayloadType) {
-      return make_error(Errc::schema_error, where + ": payloadType: '" + type + "' is not '" + kProbePayloadType + "'");
-    }
-    if (auto e = parse_payload(f)) return *e;
-    return f;
-  }
-
-  f.signature = ProbeSignature::invalid;
-  f.public_key = base64_encode(entries[0].public_key);
-  f.key_id = probe_key_id(entries[0].public_key);
-  f.fingerprint = probe_key_fingerprint(entries[0].public_key);
-  if (type != kProbePayloadType) {
-    f.reason = "payloadType '" + type + "' is not '" + kProbePayloadType + "'";
-    return f;
-  }
-  const std::string pae = dsse_pae(type, *payload);
-  for (const Sig& s : entries) {
-    if (!s.keyid.empty() && s.keyid != probe_key_id(s.public_key)) {
-      f.reason = "keyid " + s.keyid + " does not match the public key (expected " + probe_key_id(s.public_key) + ")";
-      continue;
-    }
-    if (!verify(pae, s.signature, s.public_key)) {
-      f.reason = "the Ed25519 signature does not verify: the payload, its type or the key was changed after signing";
-      continue;
-    }
-    f.signature = ProbeSignature::valid;
-    f.reason.clear();
-    f.public_key = base64_encode(s.public_key);
-    f.key_id = probe_key_id(s.public_key);
-    f.fingerprint = probe_key_fingerprint(s.public_key);
-    f.trusted = std::find(trusted_keys.begin(), trusted_keys.end(), f.public_key) != trusted_keys.end();
-    if (auto e = parse_payload(f)) return *e;
-    return f;
-  }
+  if (auto e = attach_payload(f, std::move(env.value().payload))) return *e;
   return f;
 }
 

@@ -5,6 +5,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "gpuplan/evaluate.h"
+
 namespace gpuplan {
 namespace {
 
@@ -59,14 +61,10 @@ std::string estimate_to_json(const Model& model, const Request& request, const E
       {"decode_per_token", f.decode_per_token},
       {"decode_bytes_per_token", f.decode_bytes_per_token},
   };
-  const MemoryBytes& m = e.memory;
-  j["memory_bytes"] = {
-      {"weights", m.weights},         {"gradients", m.gradients},
-      {"optimizer", m.optimizer},     {"activations", m.activations},
-      {"kv_cache", m.kv_cache},       {"workspace", m.workspace},
-      {"context", m.context},         {"fragmentation", m.fragmentation},
-      {"total", m.total()},
-  };
+  nlohmann::ordered_json memory;
+  for (const MemoryTerm& t : memory_terms(e.memory)) memory[t.key] = t.bytes;
+  memory["total"] = e.memory.total();
+  j["memory_bytes"] = memory;
   j["notes"] = e.notes;
   return dump(j, indent);
 }
@@ -150,6 +148,7 @@ std::string run_cost_to_json(const PriceQuote& price, const RunCost* cost, int i
 
 std::string plan_to_json(const PlanResult& r, int indent) {
   nlohmann::ordered_json j;
+  j["schema_version"] = kQuerySchemaVersion;
   j["candidates"] = r.candidates;
   j["fitting"] = r.fitting;
   j["within_limits"] = r.within_limits;
@@ -273,17 +272,48 @@ std::string estimate_to_text(const Model& model, const Estimate& e) {
   row("  backward", format_flops(e.flops.backward_per_step));
   row("  recompute", format_flops(e.flops.recompute_per_step));
   out += "Memory per GPU\n";
-  const MemoryBytes& m = e.memory;
-  row("weights", format_bytes(m.weights));
-  row("gradients", format_bytes(m.gradients));
-  row("optimizer states", format_bytes(m.optimizer));
-  row("activations", format_bytes(m.activations));
-  row("KV cache", format_bytes(m.kv_cache));
-  row("workspace", format_bytes(m.workspace));
-  row("CUDA context", format_bytes(m.context));
-  row("allocator fragmentation", format_bytes(m.fragmentation));
-  row("total", format_bytes(m.total()));
+  for (const MemoryTerm& t : memory_terms(e.memory)) row(t.label, format_bytes(t.bytes));
+  row("total", format_bytes(e.memory.total()));
   for (const auto& n : e.notes) out += "note: " + n + "\n";
+  return out;
+}
+
+}  // namespace gpuplan
+
+namespace gpuplan {
+
+std::string evaluation_to_json(const Evaluation& ev, int indent) {
+  nlohmann::ordered_json j = {{"schema_version", kQuerySchemaVersion}};
+  const auto estimate = nlohmann::ordered_json::parse(estimate_to_json(ev.model, ev.query.request, ev.estimate, -1));
+  for (const auto& [k, v] : estimate.items()) j[k] = v;
+  if (ev.gpu) {
+    j["gpu"] = ev.gpu->id;
+    if (ev.instance) j["instance"] = ev.instance->id;
+    j["fits"] = ev.fit.fits;
+    j["gpu_memory_bytes"] = ev.fit.gpu_memory_bytes;
+    j["largest_term"] = ev.fit.largest_term;
+    j["fit_advice"] = ev.fit.advice;
+  }
+  if (ev.time) j["time"] = time_json(*ev.time);
+  if (ev.time_calibrated) j["time_calibrated"] = time_json(*ev.time_calibrated);
+  auto cost = [&](const std::optional<RunCost>& c) -> nlohmann::ordered_json {
+    if (ev.price) return cost_json(*ev.price, c ? &*c : nullptr, ev.query.nodes);
+    return {{"steps", c->steps}, {"hours", c->hours}, {"expected_hours", c->expected_hours}};
+  };
+  if (ev.price || ev.cost) j["cost"] = cost(ev.cost);
+  if (ev.cost_calibrated) j["cost_calibrated"] = cost(ev.cost_calibrated);
+  return dump(j, indent);
+}
+
+std::string evaluation_to_text(const Evaluation& ev) {
+  std::string out = estimate_to_text(ev.model, ev.estimate);
+  if (ev.gpu && !ev.fit.fits) out += ev.fit.advice + "\n";
+  const PriceQuote* price = ev.price ? &*ev.price : nullptr;
+  if (ev.time) out += time_to_text(*ev.time, price, ev.cost ? &*ev.cost : nullptr);
+  if (ev.time_calibrated) {
+    out += "Calibrated with " + (ev.query.probe ? ev.query.probe->name : std::string("a probe file")) + "\n";
+    out += time_to_text(*ev.time_calibrated, price, ev.cost_calibrated ? &*ev.cost_calibrated : nullptr);
+  }
   return out;
 }
 

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <optional>
 
+#include "gpuplan/accuracy.h"
 #include "gpuplan/estimate.h"
 #include "gpuplan/request.h"
 
@@ -316,6 +317,8 @@ Result<ValidatedRow> predict_row(const Catalog& catalog, const MeasuredRow& r, c
   else v.predicted = t.value().mfu;
   v.error = (v.predicted - r.value) / r.value;
   v.predicted_memory_bytes = e.value().memory.total();
+  v.family = accuracy_family(model, s.value());
+  v.fit = fit_verdict(v.predicted_memory_bytes, gpu->memory_bytes, nearest_band(catalog.accuracy.memory, v.family)).fit;
   v.fits = v.predicted_memory_bytes <= gpu->memory_bytes;
   return v;
 }
@@ -414,7 +417,12 @@ Result<MemoryReport> validate_memory_csv(const Catalog& catalog, std::string_vie
     s.micro_batch = micro.value();
     s.global_batch = global.value();
     s.seq_len = seq.value();
-    MemoryValidatedRow v{id, model->id, f[3], measured, 0, 0};
+    MemoryValidatedRow v;
+    v.id = id;
+    v.model = model->id;
+    v.mode = f[3];
+    v.measured_bytes = measured;
+    v.family = accuracy_family(*model, s);
     if (f[3] == "context") {
       v.predicted_bytes = s.assumptions.cuda_context_bytes;
     } else {

@@ -191,13 +191,15 @@ std::string select_cases(const std::vector<std::unique_ptr<Case>>& cases, const 
 std::unique_ptr<Progress> make_stderr_progress() { return std::make_unique<StderrProgress>(); }
 std::unique_ptr<Progress> make_silent_progress() { return std::make_unique<SilentProgress>(); }
 
-RunResult run_cases(Device& device, const std::vector<GpuInfo>& gpus, const std::vector<Case*>& cases,
-                    const RunOptions& options, Progress& progress) {
-  RunResult result;
-  struct Step {
-    Case* c;
-    int gpu;
-  };
+namespace {
+
+// One case on one GPU (gpu -1: a case over all GPUs).
+struct Step {
+  Case* c;
+  int gpu;
+};
+
+std::vector<Step> plan_steps(const std::vector<Case*>& cases, const std::vector<GpuInfo>& gpus) {
   std::vector<Step> steps;
   for (Case* c : cases) {
     if (c->per_gpu()) {
@@ -206,94 +208,123 @@ RunResult run_cases(Device& device, const std::vector<GpuInfo>& gpus, const std:
       steps.push_back({c, -1});
     }
   }
-  Context filter_ctx{device, gpus, options.full, options.group, {}, options.peers};
+  return steps;
+}
+
+// Clock samples of the GPUs a step uses, taken before it starts.
+ClockWindow open_window(Device& device, const std::vector<GpuInfo>& gpus, int gpu) {
+  ClockWindow window;
+  if (gpu >= 0) {
+    window.gpus = {gpu};
+  } else {
+    for (const auto& g : gpus) window.gpus.push_back(g.index);
+  }
+  for (int g : window.gpus) window.before.push_back(device.clocks(g));
+  window.during.resize(window.gpus.size());
+  return window;
+}
+
+// Runs the step on a worker thread that fills `task` (exceptions become a failed row).
+std::thread start_worker(const std::shared_ptr<Task>& task, Case* c, int gpu, Device& device,
+                         const std::vector<GpuInfo>& gpus, const RunOptions& options) {
+  return std::thread([task, c, gpu, &device, &gpus, &options] {
+    Context ctx{device, gpus, options.full, options.group, {}, options.peers};
+    std::vector<Row> rows;
+    try {
+      rows = c->run(ctx, gpu);
+    } catch (const std::exception& e) {
+      rows = {failed_row(c->name(), gpu >= 0 ? std::optional<int>(gpu) : std::nullopt,
+                         Failure{Failure::Kind::error, "exception", c->name(), "harness", e.what()})};
+    }
+    std::lock_guard<std::mutex> lock(task->m);
+    task->rows = std::move(rows);
+    task->warnings = std::move(ctx.warnings);
+    task->done = true;
+    task->cv.notify_all();
+  });
+}
+
+// Waits for the task, sampling clocks every 100 ms; false when it ran past `timeout`.
+bool wait_for(Task& task, ClockWindow& window, Device& device, std::chrono::duration<double> timeout) {
+  const auto start = Clock::now();
+  std::unique_lock<std::mutex> lock(task.m);
+  while (!task.cv.wait_for(lock, std::chrono::milliseconds(100), [&] { return task.done; })) {
+    lock.unlock();
+    for (size_t k = 0; k < window.gpus.size(); ++k) merge(window.during[k], device.clocks(window.gpus[k]));
+    lock.lock();
+    if (Clock::now() - start > timeout) return false;
+  }
+  return true;
+}
+
+// A step that ran past --case-timeout: cancel it, give its thread 2 s, and record the failure.
+Row timed_out_row(Task& task, std::thread& worker, Device& device, Case* c, std::optional<int> row_gpu,
+                  ClockWindow window, const RunOptions& options, RunResult& result) {
+  device.cancel();
+  std::unique_lock<std::mutex> lock(task.m);
+  const bool returned = task.cv.wait_for(lock, std::chrono::seconds(2), [&] { return task.done; });
+  lock.unlock();
+  if (returned) {
+    worker.join();
+  } else {
+    worker.detach();
+    result.worker_stuck = true;
+  }
+  char secs[32];
+  std::snprintf(secs, sizeof secs, "%g", options.case_timeout_s);
+  Failure f{Failure::Kind::timeout, "timeout", c->name(), "harness",
+            c->name() + " did not finish within " + secs + " s (--case-timeout); the GPU may be hung"};
+  Row r = failed_row(c->name(), row_gpu, f);
+  for (int g : window.gpus) window.after.push_back(device.clocks(g));
+  r.clocks = window;
+  return r;
+}
+
+// Why a step is not run ("" when it runs): an earlier abort, its own filter, or (collective
+// steps across nodes) another node that cannot run it. Every node reaches a collective step, so
+// that all of them run it or none does.
+std::string skip_reason(Case* c, int gpu, const std::string& abort_reason, const Context& filter_ctx,
+                        const RunOptions& options) {
+  const std::string why = abort_reason.empty() ? c->filter(filter_ctx, gpu) : std::string();
   const bool several_nodes = options.peers && options.peers->size() > 1;
+  // Called on every node, also after an abort, so that the agreement itself never hangs.
+  const std::string elsewhere =
+      c->collective() && several_nodes
+          ? first_problem(*options.peers, abort_reason.empty() ? why : "cannot run it (" + abort_reason + ")")
+          : std::string();
+  return !abort_reason.empty() ? abort_reason : !why.empty() ? why : elsewhere;
+}
+
+}  // namespace
+
+RunResult run_cases(Device& device, const std::vector<GpuInfo>& gpus, const std::vector<Case*>& cases,
+                    const RunOptions& options, Progress& progress) {
+  RunResult result;
+  const std::vector<Step> steps = plan_steps(cases, gpus);
+  Context filter_ctx{device, gpus, options.full, options.group, {}, options.peers};
   std::string abort_reason;  // set when a GPU is lost or hangs: the rest is not run
   const auto timeout = std::chrono::duration<double>(options.case_timeout_s);
-
   for (size_t i = 0; i < steps.size(); ++i) {
     Case* c = steps[i].c;
     const int gpu = steps[i].gpu;
     const std::optional<int> row_gpu = gpu >= 0 ? std::optional<int>(gpu) : std::nullopt;
     const std::string label = c->name() + (gpu >= 0 ? " gpu " + std::to_string(gpu) : "");
     progress.step(int(i), int(steps.size()), label);
-    const std::string why = abort_reason.empty() ? c->filter(filter_ctx, gpu) : std::string();
-    // Every node reaches a collective step (also one that will not run it), so that all of them
-    // run it or none does; a node that cannot makes the others waive it.
-    const std::string elsewhere =
-        c->collective() && several_nodes
-            ? first_problem(*options.peers, abort_reason.empty() ? why : "cannot run it (" + abort_reason + ")")
-            : std::string();
-    if (!abort_reason.empty() || !why.empty() || !elsewhere.empty()) {
+    if (std::string why = skip_reason(c, gpu, abort_reason, filter_ctx, options); !why.empty()) {
       Row r;
       r.case_name = c->name();
       r.gpu = row_gpu;
       r.status = abort_reason.empty() ? Status::waived : Status::failed;
-      r.reason = !abort_reason.empty() ? abort_reason : !why.empty() ? why : elsewhere;
+      r.reason = why;
       result.rows.push_back(std::move(r));
       continue;
     }
-
-    ClockWindow window;
-    if (gpu >= 0) {
-      window.gpus = {gpu};
-    } else {
-      for (const auto& g : gpus) window.gpus.push_back(g.index);
-    }
-    for (int g : window.gpus) window.before.push_back(device.clocks(g));
-    window.during.resize(window.gpus.size());
-
+    ClockWindow window = open_window(device, gpus, gpu);
     device.begin_case(c->name());
     auto task = std::make_shared<Task>();
-    std::thread worker([task, c, gpu, &device, &gpus, &options] {
-      Context ctx{device, gpus, options.full, options.group, {}, options.peers};
-      std::vector<Row> rows;
-      try {
-        rows = c->run(ctx, gpu);
-      } catch (const std::exception& e) {
-        rows = {failed_row(c->name(), gpu >= 0 ? std::optional<int>(gpu) : std::nullopt,
-                           Failure{Failure::Kind::error, "exception", c->name(), "harness", e.what()})};
-      }
-      std::lock_guard<std::mutex> lock(task->m);
-      task->rows = std::move(rows);
-      task->warnings = std::move(ctx.warnings);
-      task->done = true;
-      task->cv.notify_all();
-    });
-
-    const auto start = Clock::now();
-    bool timed_out = false;
-    {
-      std::unique_lock<std::mutex> lock(task->m);
-      while (!task->cv.wait_for(lock, std::chrono::milliseconds(100), [&] { return task->done; })) {
-        lock.unlock();
-        for (size_t k = 0; k < window.gpus.size(); ++k) merge(window.during[k], device.clocks(window.gpus[k]));
-        lock.lock();
-        if (Clock::now() - start > timeout) {
-          timed_out = true;
-          break;
-        }
-      }
-    }
-    if (timed_out) {
-      device.cancel();
-      std::unique_lock<std::mutex> lock(task->m);
-      const bool returned = task->cv.wait_for(lock, std::chrono::seconds(2), [&] { return task->done; });
-      lock.unlock();
-      if (returned) {
-        worker.join();
-      } else {
-        worker.detach();
-        result.worker_stuck = true;
-      }
-      char secs[32];
-      std::snprintf(secs, sizeof secs, "%g", options.case_timeout_s);
-      Failure f{Failure::Kind::timeout, "timeout", c->name(), "harness",
-                c->name() + " did not finish within " + secs + " s (--case-timeout); the GPU may be hung"};
-      Row r = failed_row(c->name(), row_gpu, f);
-      for (int g : window.gpus) window.after.push_back(device.clocks(g));
-      r.clocks = window;
-      result.rows.push_back(std::move(r));
+    std::thread worker = start_worker(task, c, gpu, device, gpus, options);
+    if (!wait_for(*task, window, device, timeout)) {
+      result.rows.push_back(timed_out_row(*task, worker, device, c, row_gpu, window, options, result));
       abort_reason = "not run: " + label + " timed out before it";
       continue;
     }

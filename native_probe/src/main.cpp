@@ -50,8 +50,8 @@ std::string folder_of(const std::string& path) {
 // Signs `payload`, reads the envelope back through gpuplan verify's code, writes it atomically.
 int write_signed(const probe::Options& o, const std::string& payload, const gpuplan::signing::KeyFile& key) {
   const std::string envelope = gpuplan::signing::sign_probe_payload(payload, key.key);
-  auto check = gpuplan::read_probe_file(envelope, gpuplan::signing::verify_detached,
-                                        {gpuplan::base64_encode(key.key.public_key)});
+  auto check = gpuplan::signing::read_probe_file(envelope,
+                                        {gpuplan::signing::base64_encode(key.key.public_key)});
   if (!check.ok() || check.value().signature != gpuplan::ProbeSignature::valid) {
     std::fprintf(stderr, "gpuplan-probe: internal error: the signed file does not read back: %s\n",
                  check.ok() ? check.value().reason.c_str() : check.error().message.c_str());
@@ -69,6 +69,85 @@ int write_signed(const probe::Options& o, const std::string& payload, const gpup
                static_cast<long long>(p.results_failed), static_cast<long long>(s.gpu_count),
                static_cast<long long>(s.node_count), static_cast<long long>(s.slowest_gpu), s.gpu_name.c_str());
   return p.results_failed > 0 ? probe::kExitCaseFailed : probe::kExitOk;
+}
+
+// The device to measure: the simulated one for --simulate (with its faults), else CUDA. On a
+// usage problem returns null and sets `usage`.
+std::unique_ptr<probe::Device> make_device(const probe::Options& o, const std::vector<probe::CatalogGpu>& catalog,
+                                           std::string& usage) {
+  if (o.simulate.empty()) return probe::make_cuda_device();
+  const probe::CatalogGpu* g = probe::find_catalog_gpu(catalog, o.simulate);
+  if (!g) {
+    usage = "--simulate: unknown GPU id '" + o.simulate + "' (ids are the file names in data/gpus)";
+    return nullptr;
+  }
+  probe::SimulatedFaults faults;
+  for (const auto& f : o.faults) {
+    if (std::string err = probe::add_fault(faults, f); !err.empty()) {
+      usage = err;
+      return nullptr;
+    }
+  }
+  return std::make_unique<probe::SimulatedDevice>(*g, o.simulate_count, faults);
+}
+
+// Rank 0 checks the output folder and loads (or creates) the signing key before minutes of
+// measuring; returns the problem, or "".
+std::string prepare_output(const probe::Options& o, std::optional<gpuplan::signing::KeyFile>& key) {
+  const std::string key_path = o.key.empty() ? gpuplan::signing::default_key_path() : o.key;
+  if (access(folder_of(o.out).c_str(), W_OK) != 0) {
+    return "cannot write to folder '" + folder_of(o.out) + "' (for --out " + o.out + ")";
+  }
+  auto k = gpuplan::signing::load_or_create_key(key_path);
+  if (!k.ok()) return "signing key: " + k.error().message;
+  key = k.value();
+  std::fprintf(stderr, "gpuplan-probe: signing key %s%s %s\n", gpuplan::signing::key_fingerprint(key->key.public_key).c_str(),
+               key->created ? " (new, written to" : " (from", (key_path + ")").c_str());
+  return "";
+}
+
+// The all-reduce spans every GPU of every node: NCCL ranks numbered node by node.
+probe::CollectiveGroup collective_group(probe::Peers& peers, probe::Device& device, size_t local_gpus) {
+  probe::CollectiveGroup group;
+  if (peers.size() <= 1) return group;
+  const auto counts = peers.all_gather(std::to_string(local_gpus));
+  for (size_t r = 0; r < counts.size(); ++r) {
+    const int n = std::atoi(counts[r].c_str());
+    if (int(r) < peers.rank()) group.first_rank += n;
+    group.world_ranks += n;
+  }
+  group.unique_id =
+      probe::broadcast_from_root(peers, device.collectives_unavailable().empty() ? device.collective_id() : std::string());
+  return group;
+}
+
+void announce(const std::vector<probe::GpuInfo>& gpus, const probe::Device& device, const probe::Peers& peers,
+              const probe::CollectiveGroup& group) {
+  std::fprintf(stderr, "gpuplan-probe: %zu GPU(s): %s%s%s\n", gpus.size(), gpus.front().name.c_str(),
+               device.simulated() ? " [simulated]" : "",
+               peers.size() > 1 ? (" on node 0 of " + std::to_string(peers.size()) + ", " +
+                                   std::to_string(group.world_ranks) + " GPUs in all")
+                                      .c_str()
+                                : "");
+}
+
+// Rank 0 writes one file for every node; returns the exit code.
+int write_results(const probe::Options& o, probe::Peers& peers, const probe::ProbeResult& r,
+                  const std::optional<gpuplan::signing::KeyFile>& key) {
+  const bool root = peers.rank() == 0;
+  const auto payloads = peers.all_gather(r.payload);
+  int code = r.exit_code;
+  std::string payload = r.payload;
+  if (peers.size() > 1 && root) {
+    std::string err;
+    payload = probe::merge_node_payloads(payloads, err);
+    if (payload.empty()) {
+      std::fprintf(stderr, "gpuplan-probe: internal error: %s\n", err.c_str());
+      code = probe::kExitOutput;
+    }
+  }
+  if (root && !payload.empty()) code = std::max(code, write_signed(o, payload, *key));
+  return code;
 }
 
 }  // namespace
@@ -103,18 +182,9 @@ int main(int argc, char** argv) {
   if (std::string err = probe::select_cases(cases, o.cases, selected); !err.empty()) return usage_error(err);
 
   const auto catalog = probe::load_catalog_gpus(gpuplan::embedded_data_files());
-  std::unique_ptr<probe::Device> device;
-  if (!o.simulate.empty()) {
-    const probe::CatalogGpu* g = probe::find_catalog_gpu(catalog, o.simulate);
-    if (!g) return usage_error("--simulate: unknown GPU id '" + o.simulate + "' (ids are the file names in data/gpus)");
-    probe::SimulatedFaults faults;
-    for (const auto& f : o.faults) {
-      if (std::string err = probe::add_fault(faults, f); !err.empty()) return usage_error(err);
-    }
-    device = std::make_unique<probe::SimulatedDevice>(*g, o.simulate_count, faults);
-  } else {
-    device = probe::make_cuda_device();
-  }
+  std::string usage;
+  std::unique_ptr<probe::Device> device = make_device(o, catalog, usage);
+  if (!device) return usage_error(usage);
 
   // Every step below that can fail on one node is agreed by all, so no node waits for one
   // that has left.
@@ -130,63 +200,17 @@ int main(int argc, char** argv) {
 
   if (o.out.empty()) o.out = default_out();
   std::optional<gpuplan::signing::KeyFile> key;
-  std::string output_problem;
-  if (root) {
-    const std::string key_path = o.key.empty() ? gpuplan::signing::default_key_path() : o.key;
-    if (access(folder_of(o.out).c_str(), W_OK) != 0) {
-      output_problem = "cannot write to folder '" + folder_of(o.out) + "' (for --out " + o.out + ")";
-    } else if (auto k = gpuplan::signing::load_or_create_key(key_path); !k.ok()) {
-      output_problem = "signing key: " + k.error().message;
-    } else {
-      key = k.value();
-      std::fprintf(stderr, "gpuplan-probe: signing key %s%s %s\n",
-                   gpuplan::probe_key_fingerprint(key->key.public_key).c_str(),
-                   key->created ? " (new, written to" : " (from", (key_path + ")").c_str());
-    }
-  }
+  const std::string output_problem = root ? prepare_output(o, key) : std::string();
   if (const std::string problem = probe::first_problem(*peers, output_problem); !problem.empty()) {
     if (root) std::fprintf(stderr, "gpuplan-probe: %s\n", output_problem.c_str());
     return probe::kExitOutput;
   }
 
-  // The all-reduce spans every GPU of every node: NCCL ranks numbered node by node.
-  probe::CollectiveGroup group;
-  if (peers->size() > 1) {
-    const auto counts = peers->all_gather(std::to_string(gpus.value().size()));
-    for (size_t r = 0; r < counts.size(); ++r) {
-      const int n = std::atoi(counts[r].c_str());
-      if (int(r) < peers->rank()) group.first_rank += n;
-      group.world_ranks += n;
-    }
-    group.unique_id = probe::broadcast_from_root(
-        *peers, device->collectives_unavailable().empty() ? device->collective_id() : std::string());
-  }
-  if (root) {
-    std::fprintf(stderr, "gpuplan-probe: %zu GPU(s): %s%s%s\n", gpus.value().size(), gpus.value().front().name.c_str(),
-                 device->simulated() ? " [simulated]" : "",
-                 peers->size() > 1 ? (" on node 0 of " + std::to_string(peers->size()) + ", " +
-                                      std::to_string(group.world_ranks) + " GPUs in all")
-                                         .c_str()
-                                   : "");
-  }
-
+  const probe::CollectiveGroup group = collective_group(*peers, *device, gpus.value().size());
+  if (root) announce(gpus.value(), *device, *peers, group);
   auto progress = root ? probe::make_stderr_progress() : probe::make_silent_progress();
-  probe::ProbeResult r =
-      probe::run_probe(o, *device, gpus.value(), selected, *progress, catalog, peers.get(), group);
-
-  // Rank 0 writes one file for every node.
-  const auto payloads = peers->all_gather(r.payload);
-  int code = r.exit_code;
-  std::string payload = r.payload;
-  if (peers->size() > 1 && root) {
-    std::string err;
-    payload = probe::merge_node_payloads(payloads, err);
-    if (payload.empty()) {
-      std::fprintf(stderr, "gpuplan-probe: internal error: %s\n", err.c_str());
-      code = probe::kExitOutput;
-    }
-  }
-  if (root && !payload.empty()) code = std::max(code, write_signed(o, payload, *key));
+  probe::ProbeResult r = probe::run_probe(o, *device, gpus.value(), selected, *progress, catalog, peers.get(), group);
+  const int code = write_results(o, *peers, r, key);
   if (r.worker_stuck) {
     // A hung case's thread is still inside the driver: do not wait for it, or run destructors.
     std::fflush(nullptr);

@@ -44,12 +44,12 @@ ProbeResult run_probe(const Options& o, Device& device, const std::vector<GpuInf
 
   std::vector<std::string> notes;
   if (in.simulated) {
-    const auto& e = kSimulatedEfficiency;
+    const auto& e = simulated_efficiency();
     char buf[320];
     std::snprintf(buf, sizeof buf,
-                  "simulated run: figures are data/gpus catalog peaks x default efficiencies (gemm %.2f, hbm "
-                  "read %.2f / write %.2f / copy %.2f / triad %.2f, pcie pinned %.2f / pageable %.2f, p2p %.2f, "
-                  "all-reduce busbw %.2f), not measurements",
+                  "simulated run: figures are data/gpus catalog peaks x data/assumptions.json efficiencies "
+                  "(gemm %.3f, hbm read %.3f / write %.3f / copy %.3f / triad %.3f, pcie pinned %.3f / pageable "
+                  "%.2f, p2p %.2f, all-reduce busbw %.3f), not measurements",
                   e.gemm, e.hbm_read, e.hbm_write, e.hbm_copy, e.hbm_triad, e.pcie_pinned, e.pcie_pageable, e.p2p,
                   e.allreduce);
     notes.push_back(buf);

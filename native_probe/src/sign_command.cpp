@@ -56,13 +56,13 @@ int run_sign_command(int argc, char** argv) {
   const std::string payload = text.str();
   if (payload.size() > kMaxProbeFileBytes) return say(kExitNotPayload, file + ": larger than the probe file limit");
   // Read it as `gpuplan verify` will, so nothing is signed that the readers reject.
-  auto bare = read_probe_file(payload, signing::verify_detached, {});
+  auto bare = signing::read_probe_file(payload, {});
   if (!bare.ok()) return say(kExitNotPayload, file + ": " + bare.error().message);
   if (bare.value().payload_bytes != payload) return say(kExitNotPayload, file + ": already an envelope, not a bare payload");
   auto key = signing::load_or_create_key(key_path.empty() ? signing::default_key_path() : key_path);
   if (!key.ok()) return say(kExitKeyOrFile, "signing key: " + key.error().message);
   const std::string envelope = signing::sign_probe_payload(payload, key.value().key);
-  auto check = read_probe_file(envelope, signing::verify_detached, {base64_encode(key.value().key.public_key)});
+  auto check = signing::read_probe_file(envelope, {signing::base64_encode(key.value().key.public_key)});
   if (!check.ok() || check.value().signature != ProbeSignature::valid) {
     return say(kExitKeyOrFile, "internal error: the signed file does not read back");
   }

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "gpuplan/embedded_data.h"
+
 namespace gpuplan::probe {
 namespace {
 
@@ -21,6 +23,23 @@ Failure simulated_failure(Failure::Kind kind, const std::string& name, const std
 }
 
 }  // namespace
+
+const SimulatedEfficiency& simulated_efficiency() {
+  static const SimulatedEfficiency e = [] {
+    SimulatedEfficiency out;
+    // The bundled catalog always loads (a test checks it); an empty one leaves zeros, which the
+    // cases report as an unsupported figure rather than a made-up one.
+    auto catalog = load_catalog(embedded_data_files());
+    if (!catalog.ok()) return out;
+    const Efficiencies& a = catalog.value().efficiencies;
+    out.gemm = a.gemm;
+    out.hbm_read = out.hbm_write = out.hbm_copy = out.hbm_triad = a.hbm;
+    out.pcie_pinned = a.pcie;
+    out.allreduce = a.nvlink;
+    return out;
+  }();
+  return e;
+}
 
 std::string add_fault(SimulatedFaults& f, const std::string& spec) {
   const size_t colon = spec.find(':');
@@ -133,13 +152,13 @@ Outcome<Timings> SimulatedDevice::gemm(int gpu, Precision p, int64_t n, Iteratio
   const double in = p == Precision::fp64 ? 8 : p == Precision::fp8 ? 1 : (p == Precision::fp32 || p == Precision::tf32) ? 4 : 2;
   const double out = p == Precision::fp64 ? 8 : (p == Precision::fp32 || p == Precision::tf32) ? 4 : 2;
   const double nn = double(n);
-  const double rate = gpu_.peak_dense_tflops.at(precision_name(p)) * 1e12 * kSimulatedEfficiency.gemm;
+  const double rate = gpu_.peak_dense_tflops.at(precision_name(p)) * 1e12 * simulated_efficiency().gemm;
   return timed(std::string("gemm ") + precision_name(p) + " n=" + std::to_string(n), gpu, 2 * nn * nn * nn, rate,
                int64_t(nn * nn * (2 * in + out)), it);
 }
 
 Outcome<Timings> SimulatedDevice::memory(int gpu, MemOp op, int64_t array_bytes, Iterations it) {
-  const auto& e = kSimulatedEfficiency;
+  const auto& e = simulated_efficiency();
   const double eff = op == MemOp::read ? e.hbm_read : op == MemOp::write ? e.hbm_write : op == MemOp::copy ? e.hbm_copy : e.hbm_triad;
   const double bytes = double(memop_arrays(op)) * double(array_bytes);
   const double rate = gpu_.memory_bandwidth_gb_per_s.value_or(0) * 1e9 * eff;
@@ -152,7 +171,7 @@ Outcome<Timings> SimulatedDevice::memory(int gpu, MemOp op, int64_t array_bytes,
 }
 
 Outcome<Timings> SimulatedDevice::host_copy(int gpu, CopyDir dir, bool pinned, int64_t bytes, Iterations it) {
-  const double eff = pinned ? kSimulatedEfficiency.pcie_pinned : kSimulatedEfficiency.pcie_pageable;
+  const double eff = pinned ? simulated_efficiency().pcie_pinned : simulated_efficiency().pcie_pageable;
   return timed(std::string(dir == CopyDir::h2d ? "h2d " : "d2h ") + (pinned ? "pinned " : "pageable ") +
                    std::to_string(bytes),
                gpu, double(bytes), pcie_bytes_per_s() * eff, bytes, it);
@@ -162,15 +181,15 @@ bool SimulatedDevice::peer_access(int src, int dst) { return src != dst && src <
 
 Outcome<Timings> SimulatedDevice::peer_copy(int src, int dst, int64_t bytes, Iterations it) {
   return timed("peer " + std::to_string(src) + "->" + std::to_string(dst) + " " + std::to_string(bytes), src,
-               double(bytes), link_bytes_per_s() * kSimulatedEfficiency.p2p, bytes, it);
+               double(bytes), link_bytes_per_s() * simulated_efficiency().p2p, bytes, it);
 }
 
 Outcome<Timings> SimulatedDevice::allreduce(const std::vector<int>& gpus, const CollectiveGroup& group, int64_t bytes,
                                             Iterations it) {
   const double n = group.world_ranks > 0 ? group.world_ranks : double(gpus.size());
-  double busbw = link_bytes_per_s() * kSimulatedEfficiency.allreduce;
+  double busbw = link_bytes_per_s() * simulated_efficiency().allreduce;
   if (group.world_ranks > int(gpus.size())) {
-    busbw = std::min(busbw, kSimulatedEfficiency.network_busbw_bytes_per_s);
+    busbw = std::min(busbw, simulated_efficiency().network_busbw_bytes_per_s);
     std::lock_guard<std::mutex> lock(m_);
     const std::string note =
         "simulated all-reduce across nodes: busbw capped at 84.8 GB/s, as measured on 3 nodes x 8 A100 with "

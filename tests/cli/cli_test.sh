@@ -91,6 +91,37 @@ expect pp-exceeds-layers 1 "--pp 13 exceeds the 12 layers of model 'gpt2-small'"
 expect too-many-gpus 1 "--dp x --tp x --pp = 1000000000 GPUs; at most 1000000 are modelled (lower --dp, --tp or --pp)" -- estimate --model gpt2-small --dp 1000 --tp 1000 --pp 1000
 expect plan-fits-nowhere 1 "memory binds: no configuration fits in GPU memory; the closest (" -- plan --model llama-2-7b --seq 10000000 --tokens 1e9 --max-nodes 2
 expect json-report-not-utf8 0 "" -- estimate --model gpt2-small --lora-targets $'q_proj,\xff' --json
+# Hardware, run and planner keys: the core's query parser, so the messages are the share link's
+# (tests/core/query_test.cpp asserts the same text for "nodes=0" in a link).
+expect nodes-out-of-range 1 "gpuplan: error: --nodes: 0 is out of range [1, 4096]" -- estimate --model gpt2-small --instance aws-p4d.24xlarge --nodes 0
+expect max-nodes-out-of-range 1 "gpuplan: error: --max-nodes: 2000 is out of range [1, 1024]" -- plan --model gpt2-small --tokens 1e9 --max-nodes 2000
+expect tokens-not-a-number 1 "gpuplan: error: --tokens: 'lots' is not a number" -- estimate --model gpt2-small --tokens lots
+expect objective-unknown 1 "gpuplan: error: --objective: 'speed' is not one of cost, time" -- plan --model gpt2-small --tokens 1e9 --objective speed
+expect probe-needs-hardware 2 "estimate: --probe needs --gpu or --instance" -- estimate --model gpt2-small --probe x.json
+expect estimate-json-versioned 0 "" -- estimate --model gpt2-small --gpu a100-sxm4-80gb --tokens 1e9 --json
+/usr/bin/python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["schema_version"] == 1 and d["time"]["step_s"] > 0 and "fit_advice" in d, d' "$tmp/out" \
+  && passed=$((passed + 1)) || { echo "FAIL estimate --json: no schema_version, time or fit"; failed=$((failed + 1)); }
+
+# Devices and pipes have no size: every input is read up to its limit + 1 bytes, then refused
+# with a one-line error, within seconds (timeout 10 turns a hang into exit 124, a failure here).
+bounded() {
+  local name=$1 want_err=$2
+  shift 3
+  timeout 10 "$bin" "$@" >"$tmp/out" 2>"$tmp/err"
+  local rc=$?
+  if [ "$rc" -ne 1 ] || ! grep -qF -- "$want_err" "$tmp/err"; then
+    echo "FAIL $name: exit $rc (wanted 1 within 10 s); stderr: $(head -c 300 "$tmp/err")"
+    failed=$((failed + 1))
+    return
+  fi
+  passed=$((passed + 1))
+}
+bounded validate-urandom "gpuplan: error: /dev/urandom: more than 4194304 bytes read (a device or a pipe?); the limit is 4194304 bytes" -- validate /dev/urandom
+bounded verify-zero "gpuplan: error: /dev/zero: more than 8388608 bytes read (a device or a pipe?); the limit is 8388608 bytes" -- verify /dev/zero
+bounded hf-config-zero "gpuplan: error: /dev/zero: more than 4194304 bytes read (a device or a pipe?); the limit is 4194304 bytes" -- estimate --hf-config /dev/zero
+bounded probe-zero "gpuplan: error: /dev/zero: more than 8388608 bytes read" -- estimate --model gpt2-small --gpu a100-sxm4-80gb --probe /dev/zero
+bounded directory "gpuplan: error: $tmp: cannot read file (Is a directory)" -- validate "$tmp"
+bounded missing-file "gpuplan: error: $tmp/none.csv: cannot open file (No such file or directory)" -- validate "$tmp/none.csv"
 
 # Pricing as clouds sell it (issues 13 and 18): currencies, spot only where sold, published spot over
 # the rule, reservations charged their term, break-even, spot interruption buckets.

@@ -16,6 +16,7 @@
 #include "gpuplan/probe_file.h"
 #include "gpuplan/report.h"
 #include "gpuplan/request.h"
+#include "gpuplan/signing.h"
 #include "gpuplan/validation.h"
 #include "test_util.h"
 
@@ -43,8 +44,7 @@ Seen gpu_json(const std::string& text) { return seen(parse_gpu_json(text, "gpus/
 Seen pricing_json(const std::string& text) { return seen(parse_pricing_rules_json(text, "pricing_rules.json")); }
 Seen csv(const std::string& text) { return seen(parse_measured_csv(text, "runs.csv")); }
 Seen probe(const std::string& text) {
-  return seen(read_probe_file(text, [](const std::string&, const std::string&, const std::string&) { return false; },
-                              {}));
+  return seen(signing::read_probe_file(text, {}));
 }
 Seen link(const std::string& query) {
   auto args = query_to_args(query);

@@ -130,5 +130,15 @@ TEST(Catalog, RejectsUnknownSchemaVersionsAndFields) {
             "models/gpt2-small.json: transformer.hiden: unknown field (check its spelling against the schema)");
 }
 
+// Efficiencies have no built-in defaults: a catalog whose assumptions leave one out is refused.
+TEST(Catalog, RejectsAssumptionsWithoutAnEfficiency) {
+  EXPECT_EQ(load_with("assumptions.json", [](nlohmann::json& j) { j["assumptions"]["gemm_efficiency"]["value"] = nullptr; }),
+            "assumptions.json: assumptions.gemm_efficiency: missing or null (the time model has no other source for it)");
+  EXPECT_EQ(load_with("assumptions.json", [](nlohmann::json& j) { j["assumptions"].erase("kernel_launch_overhead_s"); }),
+            "assumptions.json: assumptions.kernel_launch_overhead_s: missing or null (the time model has no other "
+            "source for it)");
+}
+
 }  // namespace
 }  // namespace gpuplan
+

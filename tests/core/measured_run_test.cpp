@@ -64,14 +64,14 @@ TEST(MeasuredRun, BadInputsNameTheField) {
 TEST(MeasuredRun, SignedLikeAProbeFileAndTamperingIsCaught) {
   const auto key = signing::keypair_from_seed(std::string(32, '\x07'));
   const std::string text = payload();
-  auto bare = read_probe_file(text, signing::verify_detached, {});
+  auto bare = signing::read_probe_file(text, {});
   ASSERT_TRUE(bare.ok()) << bare.error().message;
   EXPECT_EQ(bare.value().signature, ProbeSignature::unsigned_file);
   ASSERT_TRUE(bare.value().measured);
   EXPECT_FALSE(bare.value().payload);
 
   const std::string envelope = signing::sign_probe_payload(text, key);
-  auto f = read_probe_file(envelope, signing::verify_detached, {});
+  auto f = signing::read_probe_file(envelope, {});
   ASSERT_TRUE(f.ok()) << f.error().message;
   EXPECT_EQ(f.value().signature, ProbeSignature::valid);
   ASSERT_TRUE(f.value().measured);
@@ -81,8 +81,8 @@ TEST(MeasuredRun, SignedLikeAProbeFileAndTamperingIsCaught) {
   std::string changed = text;
   changed.replace(changed.find("\"median\": 0.02"), 14, "\"median\": 0.01");
   std::string forged = envelope;
-  forged.replace(forged.find(base64_encode(text)), base64_encode(text).size(), base64_encode(changed));
-  auto t = read_probe_file(forged, signing::verify_detached, {});
+  forged.replace(forged.find(signing::base64_encode(text)), signing::base64_encode(text).size(), signing::base64_encode(changed));
+  auto t = signing::read_probe_file(forged, {});
   ASSERT_TRUE(t.ok()) << t.error().message;
   EXPECT_EQ(t.value().signature, ProbeSignature::invalid);
   EXPECT_FALSE(t.value().measured);

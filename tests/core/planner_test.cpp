@@ -274,7 +274,8 @@ TEST(StepTime, MissingPrecisionNamesTheGpuAndFigure) {
   auto e = estimate(m, s);
   auto w = build_work_profile(m, s, e.value());
   const Gpu* t4 = test::catalog().find_gpu("t4");
-  auto t = estimate_step_time(m, s, e.value(), w.value(), single_node_cluster(*t4, 1).value(), Efficiencies{});
+  auto t = estimate_step_time(m, s, e.value(), w.value(), single_node_cluster(*t4, 1).value(),
+                              test::catalog().efficiencies);
   ASSERT_FALSE(t.ok());
   EXPECT_EQ(t.error().message,
             "GPU 't4' has no sourced dense bf16 peak (it may not support bf16); choose another precision or GPU");

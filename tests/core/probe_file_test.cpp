@@ -1,5 +1,5 @@
-// Probe files: base64, SHA-256, DSSE, Ed25519 (libsodium: Debian's natively, the source subset in
-// WebAssembly) and read_probe_file's verdicts. Runs natively and under node.
+// Probe files: the signing library's base64, SHA-256 and Ed25519 (libsodium: Debian's natively,
+// the source subset in WebAssembly), DSSE and read_probe_file's verdicts. Runs natively and under node.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -49,7 +49,7 @@ std::string payload(int schema_version = 1, const std::string& summary_extra = R
 signing::KeyPair key(char fill) { return signing::keypair_from_seed(std::string(32, fill)); }
 
 Result<ProbeFile> read(const std::string& text, const std::vector<std::string>& trusted = {}) {
-  return read_probe_file(text, signing::verify_detached, trusted);
+  return signing::read_probe_file(text, trusted);
 }
 
 // Edits the envelope's JSON and returns it as text.
@@ -65,26 +65,26 @@ TEST(Base64, EncodesTheRfc4648Vectors) {
                                                    {"foo", "Zm9v"},  {"foob", "Zm9vYg=="}, {"fooba", "Zm9vYmE="},
                                                    {"foobar", "Zm9vYmFy"}};
   for (const auto& [plain, b64] : v) {
-    EXPECT_EQ(base64_encode(plain), b64);
-    EXPECT_EQ(base64_decode(b64).value_or("?"), plain);
+    EXPECT_EQ(signing::base64_encode(plain), b64);
+    EXPECT_EQ(signing::base64_decode(b64).value_or("?"), plain);
   }
 }
 
 TEST(Base64, DecodesOnlyCanonicalPaddedText) {
   for (const char* bad : {"Zg", "Zg=", "Zh==", "Z===", "Zm9v\n", "Zm=v", "Zm9vYg=a", "Zg==Zg==", "Zm9*"}) {
-    EXPECT_FALSE(base64_decode(bad)) << bad;
+    EXPECT_FALSE(signing::base64_decode(bad)) << bad;
   }
   std::string all;
   for (int i = 0; i < 256; ++i) all += char(i);
-  EXPECT_EQ(base64_decode(base64_encode(all)).value_or(""), all);
+  EXPECT_EQ(signing::base64_decode(signing::base64_encode(all)).value_or(""), all);
 }
 
 TEST(Sha256, MatchesTheFips180Vectors) {
-  EXPECT_EQ(hex_encode(sha256("")), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
-  EXPECT_EQ(hex_encode(sha256("abc")), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
-  EXPECT_EQ(hex_encode(sha256("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq")),
+  EXPECT_EQ(hex_encode(signing::sha256("")), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+  EXPECT_EQ(hex_encode(signing::sha256("abc")), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  EXPECT_EQ(hex_encode(signing::sha256("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq")),
             "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
-  EXPECT_EQ(hex_encode(sha256(std::string(1000000, 'a'))),
+  EXPECT_EQ(hex_encode(signing::sha256(std::string(1000000, 'a'))),
             "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
 }
 
@@ -110,7 +110,7 @@ TEST(ProbeFile, SignedFileVerifiesAndItsSummaryIsRead) {
   ASSERT_TRUE(f.ok()) << f.error().message;
   EXPECT_EQ(f.value().signature, ProbeSignature::valid);
   EXPECT_EQ(f.value().reason, "");
-  EXPECT_EQ(f.value().key_id, probe_key_id(k.public_key));
+  EXPECT_EQ(f.value().key_id, signing::key_id(k.public_key));
   EXPECT_EQ(f.value().key_id.size(), 32u);
   EXPECT_EQ(f.value().fingerprint.rfind("SHA256:", 0), 0u);
   EXPECT_FALSE(f.value().trusted);
@@ -131,15 +131,15 @@ TEST(ProbeFile, SignedFileVerifiesAndItsSummaryIsRead) {
 TEST(ProbeFile, OnlyAPinnedKeyIsTrusted) {
   const auto k = key('a');
   const std::string file = signing::sign_probe_payload(payload(), k);
-  EXPECT_TRUE(read(file, {base64_encode(k.public_key)}).value().trusted);
-  EXPECT_FALSE(read(file, {base64_encode(key('b').public_key)}).value().trusted);
+  EXPECT_TRUE(read(file, {signing::base64_encode(k.public_key)}).value().trusted);
+  EXPECT_FALSE(read(file, {signing::base64_encode(key('b').public_key)}).value().trusted);
 }
 
 TEST(ProbeFile, FlippedPayloadByteIsInvalid) {
   const std::string file = edit(signing::sign_probe_payload(payload(), key('a')), [](json& j) {
-    std::string p = *base64_decode(j["payload"].get<std::string>());
+    std::string p = *signing::base64_decode(j["payload"].get<std::string>());
     p[p.find("7.421e14")] = '9';  // a better GEMM figure than measured
-    j["payload"] = base64_encode(p);
+    j["payload"] = signing::base64_encode(p);
   });
   auto f = read(file);
   ASSERT_TRUE(f.ok()) << f.error().message;
@@ -150,9 +150,9 @@ TEST(ProbeFile, FlippedPayloadByteIsInvalid) {
 
 TEST(ProbeFile, FlippedSignatureByteIsInvalid) {
   const std::string file = edit(signing::sign_probe_payload(payload(), key('a')), [](json& j) {
-    std::string sig = *base64_decode(j["signatures"][0]["sig"].get<std::string>());
+    std::string sig = *signing::base64_decode(j["signatures"][0]["sig"].get<std::string>());
     sig[10] = char(sig[10] ^ 1);
-    j["signatures"][0]["sig"] = base64_encode(sig);
+    j["signatures"][0]["sig"] = signing::base64_encode(sig);
   });
   EXPECT_EQ(read(file).value().signature, ProbeSignature::invalid);
 }
@@ -160,10 +160,10 @@ TEST(ProbeFile, FlippedSignatureByteIsInvalid) {
 TEST(ProbeFile, SwappedPublicKeyIsInvalid) {
   const auto other = key('b');
   const std::string file = edit(signing::sign_probe_payload(payload(), key('a')), [&](json& j) {
-    j["signatures"][0]["public_key"] = base64_encode(other.public_key);
-    j["signatures"][0]["keyid"] = probe_key_id(other.public_key);
+    j["signatures"][0]["public_key"] = signing::base64_encode(other.public_key);
+    j["signatures"][0]["keyid"] = signing::key_id(other.public_key);
   });
-  auto f = read(file, {base64_encode(other.public_key)});
+  auto f = read(file, {signing::base64_encode(other.public_key)});
   EXPECT_EQ(f.value().signature, ProbeSignature::invalid);
   EXPECT_FALSE(f.value().trusted);
 }
@@ -181,7 +181,7 @@ TEST(ProbeFile, PayloadTypeIsCoveredByTheSignature) {
   const auto k = key('a');
   const std::string p = payload();
   const std::string sig = signing::sign_detached(dsse_pae("application/json", p), k.secret_key);
-  EXPECT_EQ(read(make_probe_envelope(p, k.public_key, sig)).value().signature, ProbeSignature::invalid);
+  EXPECT_EQ(read(make_probe_envelope(p, k.public_key, sig, signing::probe_crypto())).value().signature, ProbeSignature::invalid);
 }
 
 TEST(ProbeFile, KeyIdThatDoesNotMatchTheKeyIsInvalid) {
@@ -196,7 +196,7 @@ TEST(ProbeFile, TamperedPayloadIsNeverParsed) {
   // Garbage that is not JSON: the verdict is "invalid", not a parse error, because the
   // signature is checked before the payload is read.
   const std::string file = edit(signing::sign_probe_payload(payload(), key('a')),
-                                [](json& j) { j["payload"] = base64_encode("{not json"); });
+                                [](json& j) { j["payload"] = signing::base64_encode("{not json"); });
   auto f = read(file);
   ASSERT_TRUE(f.ok()) << f.error().message;
   EXPECT_EQ(f.value().signature, ProbeSignature::invalid);
@@ -250,7 +250,7 @@ TEST(ProbeFile, EnvelopeFieldsAreNamed) {
   EXPECT_EQ(missing.error().message, "probe file: payload: missing required field");
   auto bad64 = read(edit(good, [](json& j) { j["payload"] = "not base64!"; }));
   EXPECT_EQ(bad64.error().message, "probe file: payload: not valid base64 (RFC 4648, padded)");
-  auto short_sig = read(edit(good, [](json& j) { j["signatures"][0]["sig"] = base64_encode("short"); }));
+  auto short_sig = read(edit(good, [](json& j) { j["signatures"][0]["sig"] = signing::base64_encode("short"); }));
   EXPECT_EQ(short_sig.error().message, "probe file: signatures[0].sig: expected base64 of 64 bytes");
   auto alg = read(edit(good, [](json& j) { j["signatures"][0]["alg"] = "RSA"; }));
   EXPECT_EQ(alg.error().message, "probe file: signatures[0].alg: 'RSA' is not supported (expected Ed25519)");
@@ -316,14 +316,14 @@ TEST(ProbeFileTampering, EveryMutationIsRejectedOrVerifiesToTheSamePayload) {
     EXPECT_EQ(f.value().payload_bytes, signed_payload) << what << " verified to different bytes";
   };
   const json env = json::parse(original);
-  const std::string p = *base64_decode(env["payload"].get<std::string>());
-  const std::string sig = *base64_decode(env["signatures"][0]["sig"].get<std::string>());
+  const std::string p = *signing::base64_decode(env["payload"].get<std::string>());
+  const std::string sig = *signing::base64_decode(env["signatures"][0]["sig"].get<std::string>());
   // Every byte of the payload, flipped (one bit).
   for (size_t i = 0; i < p.size(); ++i) {
     std::string q = p;
     q[i] = static_cast<char>(q[i] ^ 0x01);
     json j = env;
-    j["payload"] = base64_encode(q);
+    j["payload"] = signing::base64_encode(q);
     check(j.dump(), "payload byte " + std::to_string(i));
   }
   // Every byte of the signature.
@@ -331,7 +331,7 @@ TEST(ProbeFileTampering, EveryMutationIsRejectedOrVerifiesToTheSamePayload) {
     std::string s = sig;
     s[i] = static_cast<char>(s[i] ^ 0x80);
     json j = env;
-    j["signatures"][0]["sig"] = base64_encode(s);
+    j["signatures"][0]["sig"] = signing::base64_encode(s);
     check(j.dump(), "signature byte " + std::to_string(i));
   }
   // Truncations of the file text.
@@ -341,9 +341,9 @@ TEST(ProbeFileTampering, EveryMutationIsRejectedOrVerifiesToTheSamePayload) {
   // Another key, with and without a matching key id; another payload type.
   {
     json j = env;
-    j["signatures"][0]["public_key"] = base64_encode(key('b').public_key);
+    j["signatures"][0]["public_key"] = signing::base64_encode(key('b').public_key);
     check(j.dump(), "swapped key");
-    j["signatures"][0]["keyid"] = probe_key_id(key('b').public_key);
+    j["signatures"][0]["keyid"] = signing::key_id(key('b').public_key);
     check(j.dump(), "swapped key and key id");
     for (const char* type : {"application/json", "application/vnd.gpuplan.probe+json; version=2", ""}) {
       json t = env;
@@ -353,7 +353,7 @@ TEST(ProbeFileTampering, EveryMutationIsRejectedOrVerifiesToTheSamePayload) {
   }
   // Duplicated JSON keys: a second "payload" holding other bytes (the parser keeps the last one).
   {
-    const std::string forged = base64_encode(payload(1, R"(, "p2p_bytes_per_s": 1e15)"));
+    const std::string forged = signing::base64_encode(payload(1, R"(, "p2p_bytes_per_s": 1e15)"));
     std::string text = original;
     text.insert(text.rfind('}'), ", \"payload\": \"" + forged + "\"");
     check(text, "duplicated payload key with other bytes");

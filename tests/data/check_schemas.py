@@ -27,6 +27,7 @@ PAIRS = [
     ("pricing_rules.json", "pricing_rules.schema.json"),
     ("assumptions.json", "assumptions.schema.json"),
     ("published/*.json", "published.schema.json"),
+    ("accuracy.json", "accuracy.schema.json"),
 ]
 
 failures, checked = [], 0

@@ -15,6 +15,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     fuzz::check_error(*err);
     return 0;
   }
+  // load_catalog refuses a file that leaves an efficiency unset (there is no other source).
+  if (auto err = check_efficiencies(cat.efficiencies, "assumptions.json")) {
+    fuzz::check_error(*err);
+    return 0;
+  }
   const Efficiencies& eff = cat.efficiencies;
   for (double v : {eff.gemm, eff.hbm, eff.nvlink, eff.pcie, eff.network}) FUZZ_CHECK(v > 0 && std::isfinite(v));
   FUZZ_CHECK(fuzz::finite_nonneg(cat.restart_s));

@@ -1,12 +1,13 @@
 // Probe files (gpuplan-probe output, `gpuplan verify`, the page's upload): read_probe_file over
 // the DSSE envelope and the payload, and parse_probe_payload on the bytes as they are. The
-// Ed25519 check is a stand-in that accepts a signature whose first byte is 'V', so inputs reach
+// SHA-256 and base64 are the signing library's (libsodium); the Ed25519 check is a stand-in that accepts a signature whose first byte is 'V', so inputs reach
 // the verified and trusted paths without real keys.
 #include <cstddef>
 #include <cstdint>
 
 #include "fuzz_check.h"
 #include "gpuplan/probe_file.h"
+#include "gpuplan/signing.h"
 
 using namespace gpuplan;
 
@@ -33,13 +34,15 @@ void check_payload(const ProbePayload& p) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   // Base64 as the envelope uses it: what decodes re-encodes to the same text, and back.
-  if (auto bytes = base64_decode(text)) {
-    FUZZ_CHECK(base64_encode(*bytes) == text);
+  if (auto bytes = signing::base64_decode(text)) {
+    FUZZ_CHECK(signing::base64_encode(*bytes) == text);
   }
-  FUZZ_CHECK(base64_decode(base64_encode(text)) == std::string(text));
+  FUZZ_CHECK(signing::base64_decode(signing::base64_encode(text)) == std::string(text));
 
   static const std::vector<std::string> trusted = {std::string(43, 'A') + "="};
-  auto f = read_probe_file(text, fake_verify, trusted);
+  ProbeCrypto crypto = signing::probe_crypto();
+  crypto.verify = fake_verify;
+  auto f = read_probe_file(text, crypto, trusted);
   if (!f.ok()) {
     fuzz::check_error(f.error());
   } else {

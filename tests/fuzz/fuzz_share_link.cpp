@@ -1,12 +1,26 @@
-// Share-link state (the page's URL fragment, the CLI's flags): query_to_args, parse_request, the
-// parse -> serialize -> parse round trip, then the estimate, step time and cost of what the link
-// asks for, on the GPU its gpu=ID and gpus=N keys name.
+// Share-link state (the page's URL fragment, the CLI's flags): query_to_args, parse_query, the
+// parse -> serialize -> parse round trip, then evaluate() of what the link asks for: estimate,
+// step time, price and cost, as the CLI and the page compute them.
 #include <cstddef>
 #include <cstdint>
 
 #include "fuzz_check.h"
+#include "gpuplan/evaluate.h"
+#include "gpuplan/query.h"
 
 using namespace gpuplan;
+
+namespace {
+
+void check_evaluation(const Evaluation& ev) {
+  fuzz::check_estimate(ev.estimate, ev.query.request.setup);
+  if (ev.hardware_error) return fuzz::check_error(*ev.hardware_error);
+  if (ev.time) fuzz::check_step_time(*ev.time);
+  if (ev.cost) fuzz::check_run_cost(*ev.cost, ev.cost->usd_per_hour);
+  if (ev.gpu) FUZZ_CHECK(ev.fit.fits == (ev.estimate.memory.total() <= ev.gpu->memory_bytes));
+}
+
+}  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
@@ -27,36 +41,23 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
   }
 
-  // The page reads the request keys and ignores the rest here (web/page_state.cpp); of those,
-  // gpu=ID and gpus=N pick the hardware for the step time.
-  auto request = parse_request(args.value(), /*allow_other_keys=*/true);
-  if (!request.ok()) {
-    fuzz::check_error(request.error());
+  auto query = parse_query(args.value());
+  if (!query.ok()) {
+    fuzz::check_error(query.error());
     return 0;
   }
-  std::string gpu_id;
-  int gpus = 1;
-  for (const auto& [k, v] : args.value()) {
-    if (k == "gpu") gpu_id = v;
-    auto n = k == "gpus" ? parse_int(v, k) : Result<int64_t>(int64_t{0});
-    if (n.ok() && n.value() >= 1 && n.value() <= 4096) gpus = static_cast<int>(n.value());
-  }
-  // Round trip: the link written for a request reads back as the same request.
-  const Args canonical = request_to_args(request.value());
+  // Round trip: the link written for a query reads back as the same query.
+  const Args canonical = query_to_key_values(query.value());
   const std::string link = args_to_query(canonical);
   if (link.size() > 8192) return 0;  // percent-encoding a long raw model id can pass the limit
-  auto reread = query_to_args(link);
-  FUZZ_CHECK(reread.ok());
-  auto back = parse_request(reread.value());
+  auto back = parse_query_string(link);
   FUZZ_CHECK(back.ok());
-  FUZZ_CHECK(request_to_args(back.value()) == canonical);
-  FUZZ_CHECK(args_to_query(request_to_args(back.value())) == link);
+  FUZZ_CHECK(query_to_key_values(back.value()) == canonical);
 
-  const Catalog& cat = fuzz::catalog();
-  const std::string id = request.value().model.empty() ? "gpt2-small" : request.value().model;
-  const Model* model = cat.find_model(id);
-  if (!model) return 0;
-  const Gpu* gpu = gpu_id.empty() ? nullptr : cat.find_gpu(gpu_id);
-  fuzz::exercise(*model, request.value().setup, gpu, gpus);
+  Query q = query.value();
+  if (q.request.model.empty() && q.custom.kind == CustomModel::Kind::none) q.request.model = "gpt2-small";
+  auto ev = evaluate(fuzz::catalog(), q);
+  if (!ev.ok()) return fuzz::check_error(ev.error()), 0;
+  check_evaluation(ev.value());
   return 0;
 }

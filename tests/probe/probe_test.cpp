@@ -175,7 +175,7 @@ TEST(SimulatedRun, OneGpuPassesOrWaivesEveryCase) {
 
 TEST(SimulatedRun, FiguresAreCatalogPeakTimesTheStatedEfficiency) {
   const SimRun r = simulate("h100-sxm5-80gb", 1);
-  const auto& e = kSimulatedEfficiency;
+  const auto& e = simulated_efficiency();
   const json& s = r.payload["summary"];
   // data/gpus/h100-sxm5-80gb.json: 989 / 1979 / 67 TFLOPS, 3350 GB/s, PCIe gen 5; +-1 % jitter.
   EXPECT_NEAR(s["gemm_flop_per_s"]["bf16"].get<double>(), 989e12 * e.gemm, 989e12 * e.gemm * 0.011);
@@ -231,8 +231,8 @@ TEST(SimulatedRun, AllReduceReportsBusBandwidthAsNcclTestsDefinesIt) {
   EXPECT_EQ(sizes, 3);
   const json& s = r.payload["summary"];
   // NVLink 900 GB/s both directions -> 450 GB/s one way; the largest size hides latency.
-  EXPECT_NEAR(s["allreduce_busbw_bytes_per_s"].get<double>(), 450e9 * kSimulatedEfficiency.allreduce, 450e9 * 0.02);
-  EXPECT_NEAR(s["p2p_bytes_per_s"].get<double>(), 450e9 * kSimulatedEfficiency.p2p, 450e9 * 0.02);
+  EXPECT_NEAR(s["allreduce_busbw_bytes_per_s"].get<double>(), 450e9 * simulated_efficiency().allreduce, 450e9 * 0.02);
+  EXPECT_NEAR(s["p2p_bytes_per_s"].get<double>(), 450e9 * simulated_efficiency().p2p, 450e9 * 0.02);
   int pairs = 0;
   for (const auto& x : r.payload["results"]) pairs += x["case"] == "p2p_copy";
   EXPECT_EQ(pairs, 14);  // --quick: the pairs with GPU 0, both directions
@@ -245,7 +245,7 @@ TEST(SimulatedRun, TheSlowestGpuIsNamedAndSetsTheSummary) {
   const SimRun r = simulate("h100-sxm5-80gb", 4, f, {}, {"gemm_bf16", "hbm_copy"});
   const json& s = r.payload["summary"];
   EXPECT_EQ(s["slowest_gpu"], 3);
-  EXPECT_NEAR(s["gemm_flop_per_s"]["bf16"].get<double>(), 0.8 * 989e12 * 0.75, 989e12 * 0.02);
+  EXPECT_NEAR(s["gemm_flop_per_s"]["bf16"].get<double>(), 0.8 * 989e12 * simulated_efficiency().gemm, 989e12 * 0.02);
   EXPECT_NE(r.result.payload.find("\"slowest_gpu\": 3"), std::string::npos);
 }
 
@@ -315,8 +315,8 @@ TEST(SimulatedRun, HangingCaseTimesOutAndTheRestIsMarkedNotRun) {
 TEST(SimulatedRun, PayloadIsSignedAndVerifiedThroughTheCore) {
   const SimRun r = simulate("h100-sxm5-80gb", 2);
   const auto key = signing::keypair_from_seed(std::string(32, 'k'));
-  auto f = read_probe_file(signing::sign_probe_payload(r.result.payload, key), signing::verify_detached,
-                           {base64_encode(key.public_key)});
+  auto f = signing::read_probe_file(signing::sign_probe_payload(r.result.payload, key),
+                           {signing::base64_encode(key.public_key)});
   ASSERT_TRUE(f.ok()) << f.error().message;
   EXPECT_EQ(f.value().signature, ProbeSignature::valid);
   EXPECT_TRUE(f.value().trusted);
@@ -433,7 +433,7 @@ TEST(MultiNode, AllReduceSpansTheNodesAndRankZeroWritesOneFileForAll) {
     EXPECT_EQ(x["params"]["ranks"], 8);
     EXPECT_EQ(x["params"]["nodes"], 2);
     EXPECT_TRUE(x["node"].is_null());
-    EXPECT_LE(x["median"].get<double>(), kSimulatedEfficiency.network_busbw_bytes_per_s * 1.011);
+    EXPECT_LE(x["median"].get<double>(), simulated_efficiency().network_busbw_bytes_per_s * 1.011);
   }
   EXPECT_EQ(sizes, 3);
   // No peer access across nodes.
@@ -726,7 +726,7 @@ TEST(KeyFile, EditedOrFutureKeysAreRejected) {
   ASSERT_TRUE(signing::load_or_create_key(path).ok());
   std::ifstream in(path);
   json j = json::parse(in);
-  j["public_key"] = base64_encode(std::string(32, 'x'));
+  j["public_key"] = signing::base64_encode(std::string(32, 'x'));
   std::ofstream(path) << j.dump();
   EXPECT_EQ(signing::load_or_create_key(path).error().code, Errc::schema_error);
   j["schema_version"] = 2;

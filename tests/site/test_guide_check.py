@@ -155,6 +155,10 @@ class GuideCheck(unittest.TestCase):
     def test_provider_pairs_prefer_the_catalog(self):
         self.assertEqual(self.verdict("alibaba-gn6i"), "wrong")
         cat = copy.deepcopy(self.cat)
+        # The catalog's own gn6i instances (T4) would outvote the V100 one added here.
+        for iid in [i for i, inst in cat.instances.items() if inst.get("provider") == "alibaba"
+                    and ".gn6i-" in f".{inst.get('instance_type', '')}"]:
+            del cat.instances[iid], cat.instances_data[iid]
         v100 = dict(copy.deepcopy(cat.instances["aws-p3.2xlarge"]), id="alibaba-test", provider="alibaba",
                     instance_type="ecs.gn6i-c4g1.xlarge")
         cat.instances["alibaba-test"] = v100

@@ -122,6 +122,75 @@ class BuiltSite(unittest.TestCase):
         self.assertIn(norm(est), home)
         self.assertIn(norm(cli("--help")), page_text("calculator-help/index.html"))
 
+    def test_benchmarks_page_lists_every_published_run_with_the_cli_prediction(self):
+        doc = json.loads(cli("published", "--json"))
+        self.assertTrue(doc["rows"], "gpuplan published lists no rows")
+        for rel in ("benchmarks/index.html", "zh/benchmarks/index.html"):
+            page = page_text(rel)
+            self.assertIn(f"{len(doc['rows'])}", page)
+            for r in doc["rows"]:
+                # The row's id (its last mention: the table follows the caveats), then its error or reason.
+                start = page.rfind(f" {r['id']} ")
+                self.assertGreater(start, 0, f"{rel} lacks published row {r['id']}")
+                if r["predicted"] is None:
+                    self.assertIn(r["not_predicted"], page, f"{rel}: the reason for {r['id']}")
+                else:
+                    err = f"{'+' if r['error'] >= 0 else ''}{sig(100 * r['error'], 3)} %"
+                    self.assertIn(err, page[start:start + 600], f"{rel}: the error of {r['id']}")
+        self.assertIn(f"gpuplan predicts {doc['predicted']} of them with a mean absolute error of "
+                      f"{sig(100 * doc['mape'])} %", page_text("benchmarks/index.html"))
+
+    def test_method_accuracy_is_the_validate_error_per_family(self):
+        # Recomputed here from `gpuplan validate --json` and the CSV's task/checkpointing columns.
+        def validate(name):
+            return json.loads(cli("validate", os.path.join(ROOT, "tests", "validation", f"{name}_dev.csv"),
+                                  "--json"))["rows"]
+
+        def column(name, col):
+            with open(os.path.join(ROOT, "tests", "validation", f"{name}_dev.csv"), encoding="utf-8") as f:
+                lines = [line for line in f if not line.startswith("#")]
+            head = lines[0].strip().split(",")
+            return {r.split(",")[0]: r.strip().split(",")[head.index(col)] for r in lines[1:]}
+
+        def mape(rows):
+            return f"{sig(100 * sum(abs(r['error']) for r in rows) / len(rows))} %"
+        thr, llm = validate("throughput"), validate("llm")
+        task, ckpt = column("throughput", "task"), column("llm", "checkpointing")
+        r50_train = [r for r in thr if r["model"] == "resnet50" and task[r["id"]] == "train"]
+        h100_mfu = [r for r in llm if r["metric"] == "mfu" and r["gpu"] == "h100-sxm5-80gb"]
+        full_tps = [r for r in llm if r["metric"] == "tokens_per_s_per_gpu" and ckpt[r["id"]] == "full"]
+        not_fit = sum(1 for r in thr + llm if r.get("fits") is False)
+        for rel, fits in (("method/index.html", f'Runs called "does not fit": {not_fit}'),
+                          ("zh/method/index.html", f"被判为“放不下”的运行：{not_fit} 次")):
+            page = page_text(rel)
+            self.assertIn(f"throughput_dev.csv {'throughput' if rel[0] == 'm' else '吞吐量'} {mape(thr)}", page)
+            self.assertIn(f"resnet50 train {mape(r50_train)} {len(r50_train)}", page)
+            self.assertIn(f"h100-sxm5-80gb {mape(h100_mfu)} {len(h100_mfu)}", page)
+            self.assertIn(f"full {mape(full_tps)} {len(full_tps)}", page)
+            self.assertIn(fits, page)
+
+    def test_hand_written_recipe_table_matches_the_core(self):
+        # The Method page's recipe table (prose, both languages) against the bytes the core uses.
+        for rel in ("method.md", "zh/method.md"):
+            with open(os.path.join(DOCS, rel), encoding="utf-8") as f:
+                text = f.read()
+            table = text[text.index("| `--precision` |"):].split("\n\n")[0].splitlines()[2:]
+            rows = [line.split("|")[1:-1] for line in table]
+            self.assertEqual(len(rows), 5, f"{rel}: the recipe table")
+            for cells in rows:
+                first = lambda c: float(re.match(r"\s*(\d+)", c).group(1))  # noqa: E731
+                weights, extra, grads, master, state = (first(c) for c in cells[2:7])
+                for prec in re.findall(r"`([a-z0-9-]+)`", cells[0]):
+                    out = {}
+                    for opt in ("sgd", "adamw"):
+                        d = json.loads(cli("estimate", "--model", "resnet50", "--batch", "1", "--precision", prec,
+                                           "--optimizer", opt, "--json"))
+                        out[opt] = {k: v / d["params"] for k, v in d["memory_bytes"].items()}
+                    self.assertAlmostEqual(out["sgd"]["weights"], weights + extra, 2, f"{rel} {prec} weights")
+                    self.assertAlmostEqual(out["sgd"]["gradients"], grads, 2, f"{rel} {prec} gradients")
+                    self.assertAlmostEqual(out["sgd"]["optimizer"], master, 2, f"{rel} {prec} master")
+                    self.assertAlmostEqual((out["adamw"]["optimizer"] - master) / 2, state, 2, f"{rel} {prec} state")
+
     def test_catalog_counts_on_home_match_the_cli(self):
         n_models = len(json.loads(cli("models", "--json")))
         n_gpus = len(json.loads(cli("gpus", "--json")))

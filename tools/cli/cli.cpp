@@ -1,14 +1,14 @@
-#include "cli.h"
-
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 
+#include "cli.h"
 #include "gpuplan/embedded_data.h"
 #include "gpuplan/hf_config.h"
-
-#include <cmath>
-#include <cstdlib>
+#include "gpuplan/probe_file.h"
+#include "gpuplan/signing.h"
 
 namespace gpuplan::cli {
 
@@ -37,27 +37,46 @@ std::string take(Args& args, const std::string& key) {
 
 bool take_flag(Args& args, const std::string& key) { return take(args, key) == "1"; }
 
-bool read_file(const std::string& path, std::string& out, std::string& error, size_t max_bytes) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    error = path + ": cannot open file";
-    return false;
+Result<Catalog> load_embedded_catalog() { return load_catalog(embedded_data_files()); }
+
+Result<Query> take_query(Args& args) {
+  const std::string hf_path = take(args, "hf-config");
+  auto q = parse_query(args);
+  if (!q.ok()) return q.error();
+  if (!hf_path.empty()) {
+    auto text = read_bounded_file(hf_path, kMaxJsonBytes);
+    if (!text.ok()) return text.error();
+    q.value().hf_config_text = std::move(text).value();
+    q.value().hf_config_name = hf_path;
   }
-  in.seekg(0, std::ios::end);
-  const auto size = static_cast<size_t>(in.tellg());
-  if (size > max_bytes) {
-    error = path + ": file is " + std::to_string(size) + " bytes; the limit is " +
-            std::to_string(max_bytes) + " bytes";
-    return false;
-  }
-  in.seekg(0);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  out = ss.str();
-  return true;
+  return q;
 }
 
-Result<Catalog> load_embedded_catalog() { return load_catalog(embedded_data_files()); }
+Result<ProbeCalibration> read_probe_calibration(const std::string& path) {
+  auto text = read_bounded_file(path, kMaxProbeFileBytes);
+  if (!text.ok()) return text.error();
+  auto f = signing::read_probe_file(text.value(), {});
+  if (!f.ok()) return make_error(f.error().code, path + ": " + f.error().message);
+  if (f.value().signature == ProbeSignature::invalid) {
+    return make_error(Errc::signature_invalid, path + ": signature invalid: " + f.value().reason);
+  }
+  ProbeCalibration p;
+  p.name = path;
+  p.summary = f.value().payload->summary;
+  p.simulated = f.value().payload->simulated;
+  p.unsigned_file = f.value().signature == ProbeSignature::unsigned_file;
+  return p;
+}
+
+bool read_file(const std::string& path, std::string& out, std::string& error, size_t max_bytes) {
+  auto text = read_bounded_file(path, max_bytes);
+  if (!text.ok()) {
+    error = text.error().message;
+    return false;
+  }
+  out = std::move(text).value();
+  return true;
+}
 
 Result<double> parse_number(const std::string& text, const std::string& key) {
   const char* begin = text.c_str();

@@ -6,10 +6,12 @@
 #include <vector>
 
 #include "gpuplan/catalog.h"
+#include "gpuplan/file_reader.h"
 #include "gpuplan/cost.h"
 #include "gpuplan/timing.h"
 #include "gpuplan/launch_config.h"
 #include "gpuplan/published.h"
+#include "gpuplan/query.h"
 #include "gpuplan/request.h"
 #include "gpuplan/result.h"
 
@@ -29,11 +31,20 @@ std::string take(Args& args, const std::string& key);
 // Removes a boolean --flag; true when present.
 bool take_flag(Args& args, const std::string& key);
 
-// Reads a whole file of at most max_bytes; on failure sets `error` to a one-line message.
-bool read_file(const std::string& path, std::string& out, std::string& error, size_t max_bytes);
+// Measurement CSVs are read up to the limit the core's CSV readers check (validation.cpp).
+inline constexpr size_t kMaxCsvBytes = 4 * 1024 * 1024;
 
 // The catalog compiled into the binary.
 Result<Catalog> load_embedded_catalog();
+
+// Takes --hf-config FILE (read here) and every query key out of args; unknown keys are errors.
+Result<Query> take_query(Args& args);
+
+// Reads, verifies and summarises a probe file for calibration (an invalid signature is an error).
+Result<ProbeCalibration> read_probe_calibration(const std::string& path);
+
+// Reads a whole file of at most max_bytes through read_bounded_file; on failure sets `error`.
+bool read_file(const std::string& path, std::string& out, std::string& error, size_t max_bytes);
 
 // Parses a strictly positive decimal number (e.g. "1e9", "0.5") for --key.
 Result<double> parse_number(const std::string& text, const std::string& key);

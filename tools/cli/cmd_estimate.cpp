@@ -5,6 +5,8 @@
 #include <nlohmann/json.hpp>
 
 #include "cli.h"
+
+#include "gpuplan/accuracy.h"
 #include "gpuplan/calibration.h"
 #include "gpuplan/estimate.h"
 #include "gpuplan/probe_file.h"
@@ -13,6 +15,38 @@
 #include "gpuplan/timing.h"
 
 namespace gpuplan::cli {
+
+namespace {
+
+// "fits: 41.2 GB per GPU (38.9-43.6 GB as measured runs of its family went), h100-sxm5-80gb gives 79.6 GB"
+std::string fit_line(const FitVerdict& f, const std::string& gpu_id) {
+  return std::string(fit_name(f.fit)) + ": needs " + format_bytes(f.memory_bytes.value) + " per GPU (" +
+         format_bytes(f.memory_bytes.low) + "-" + format_bytes(f.memory_bytes.high) + " within the measured error), " +
+         gpu_id + " gives " + format_bytes(f.capacity_bytes);
+}
+
+std::string band_line(double step_s, const ErrorBand& band) {
+  if (band.rows == 0) return "step time has no error band: no development runs of a similar family";
+  const Range r = time_range_s(step_s, band);
+  char line[256];
+  std::snprintf(line, sizeof line, "step time %.4g s, likely %.4g-%.4g s (10th-90th percentile error of %d "
+                "development runs, family %s)", r.value, r.low, r.high, band.rows, band.family.c_str());
+  return line;
+}
+
+nlohmann::ordered_json fit_json(const FitVerdict& f) {
+  return {{"verdict", fit_name(f.fit)}, {"needed_bytes", f.memory_bytes.value},
+          {"needed_bytes_range", {f.memory_bytes.low, f.memory_bytes.high}}, {"capacity_bytes", f.capacity_bytes},
+          {"margin_bytes", f.margin_bytes}};
+}
+
+nlohmann::ordered_json accuracy_json(const std::string& family, const ErrorBand& band, const Range& step) {
+  return {{"family", family}, {"band_family", band.family}, {"rows", band.rows},
+          {"error_p10", band.low}, {"error_p90", band.high}, {"mape", band.mape},
+          {"step_s_range", {step.low, step.high}}};
+}
+
+}  // namespace
 
 int cmd_estimate(Args args) {
   const bool json = take_flag(args, "json");
@@ -95,6 +129,9 @@ int cmd_estimate(Args args) {
   std::optional<MeasuredComparison> measured_run;
   std::optional<PriceQuote> price;
   std::optional<RunCost> cost;
+  std::optional<FitVerdict> fit;
+  const std::string family = accuracy_family(model, s);
+  const ErrorBand time_band = nearest_band(cat.accuracy.time, family);
   if (gpu) {
     auto cluster = instance ? instance_cluster(*instance, *gpu, nodes) : single_node_cluster(*gpu, gpus);
     if (!cluster.ok()) return fail(cluster.error());
@@ -107,7 +144,7 @@ int cmd_estimate(Args args) {
       // Calibrated beside spec-based: the probe's measured GEMM, HBM and all-reduce figures.
       std::string text, error;
       if (!read_file(probe_path, text, error, kMaxProbeFileBytes)) return fail({Errc::invalid_argument, error});
-      auto f = read_probe_file(text, signing::verify_detached, {});
+      auto f = signing::read_probe_file(text, {});
       if (!f.ok()) return fail({f.error().code, probe_path + ": " + f.error().message});
       if (f.value().signature == ProbeSignature::invalid) {
         return fail({Errc::signature_invalid, probe_path + ": signature invalid: " + f.value().reason});
@@ -126,10 +163,9 @@ int cmd_estimate(Args args) {
         if (f.value().signature == ProbeSignature::unsigned_file) calibrated->notes.push_back("the probe file is unsigned");
       }
     }
-    if (e.value().memory.total() > gpu->memory_bytes) {
-      time->notes.push_back("does not fit: needs " + format_bytes(e.value().memory.total()) + " per GPU, " + gpu->id +
-                            " has " + format_bytes(gpu->memory_bytes));
-    }
+    fit = fit_verdict(e.value().memory.total(), gpu->memory_bytes, nearest_band(cat.accuracy.memory, family));
+    time->notes.insert(time->notes.begin(), fit_line(*fit, gpu->id));
+    time->notes.insert(time->notes.begin() + 1, band_line(time->step_s, time_band));
     if (instance) {
       auto q = quote_price(*instance, run.value().pricing, cat.pricing, run.value().region);
       if (!q.ok()) return fail(q.error());
@@ -161,7 +197,9 @@ int cmd_estimate(Args args) {
       j["fits"] = e.value().memory.total() <= gpu->memory_bytes;
       j["gpu_memory_bytes"] = gpu->memory_bytes;
     }
+    if (fit) j["fit"] = fit_json(*fit);
     if (time) j["time"] = nlohmann::ordered_json::parse(step_time_to_json(*time));
+    if (time) j["accuracy"] = accuracy_json(family, time_band, time_range_s(time->step_s, time_band));
     if (calibrated) j["time_calibrated"] = nlohmann::ordered_json::parse(step_time_to_json(*calibrated));
     if (measured_run) j["measured_run"] = nlohmann::ordered_json::parse(measured_comparison_to_json(*measured_run));
     if (gpu) j["published"] = nlohmann::ordered_json::array();

@@ -21,13 +21,14 @@ int validate_memory(const std::string& path, const std::string& text, bool json)
   if (!report.ok()) return fail(report.error());
   const auto& rep = report.value();
   if (json) {
-    nlohmann::ordered_json out;
+    nlohmann::ordered_json out = {{"schema_version", kQuerySchemaVersion}};
     out["kind"] = "memory";
     out["mape"] = rep.mape;
     out["rows"] = nlohmann::ordered_json::array();
     for (const auto& v : rep.rows) {
       out["rows"].push_back({{"id", v.id}, {"model", v.model}, {"mode", v.mode}, {"measured_bytes", v.measured_bytes},
-                             {"predicted_bytes", v.predicted_bytes}, {"error", v.error}});
+                             {"predicted_bytes", v.predicted_bytes}, {"error", v.error},
+                             {"family", v.family}});
     }
     out["skipped"] = nlohmann::ordered_json::array();
     for (const auto& [id, why] : rep.skipped) out["skipped"].push_back({{"id", id}, {"reason", why}});
@@ -51,8 +52,9 @@ int cmd_validate(Args args) {
   const std::string path = take(args, "file");
   if (path.empty()) return usage_error("validate: FILE.csv is required");
   if (!args.empty()) return usage_error("validate: unknown option --" + args.front().first);
-  std::string text, error;
-  if (!read_file(path, text, error, 4 * 1024 * 1024)) return fail({Errc::invalid_argument, error});
+  auto read = read_bounded_file(path, kMaxCsvBytes);
+  if (!read.ok()) return fail(read.error());
+  const std::string& text = read.value();
   if (is_memory_csv(text)) return validate_memory(path, text, json);
   if (is_serving_csv(text)) return validate_serving_file(path, text, json);
   // A malformed row is reported and skipped; the others are still scored.
@@ -64,13 +66,13 @@ int cmd_validate(Args args) {
   if (!report.ok()) return fail(report.error());
   const auto& rep = report.value();
   if (json) {
-    nlohmann::ordered_json out;
+    nlohmann::ordered_json out = {{"schema_version", kQuerySchemaVersion}};
     out["mape"] = rep.mape;
     out["rows"] = nlohmann::ordered_json::array();
     for (const auto& v : rep.rows) {
       out["rows"].push_back({{"id", v.row.id}, {"model", v.row.model}, {"gpu", v.row.gpu}, {"metric", v.row.metric},
                              {"measured", v.row.value}, {"predicted", v.predicted}, {"error", v.error},
-                             {"fits", v.fits}});
+                             {"fits", v.fits}, {"fit", fit_name(v.fit)}, {"family", v.family}});
     }
     out["skipped"] = nlohmann::ordered_json::array();
     for (const auto& k : rep.skipped) {

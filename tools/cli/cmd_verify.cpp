@@ -94,7 +94,7 @@ int cmd_verify(Args args) {
   std::string path;
   for (const auto& [key, value] : args) {
     if (key == "trust") {
-      const auto pk = base64_decode(value);
+      const auto pk = signing::base64_decode(value);
       if (!pk || pk->size() != 32) return usage_error("verify: --trust " + value + ": expected a base64 Ed25519 public key (32 bytes)");
       trusted.push_back(value);
     } else if (key == "file" && path.empty()) {
@@ -104,16 +104,14 @@ int cmd_verify(Args args) {
     }
   }
   if (path.empty()) return usage_error("verify: FILE is required (gpuplan verify FILE [--json] [--trust KEY])");
-  std::string text, error;
-  if (!read_file(path, text, error, kMaxProbeFileBytes)) {
-    return fail({error.find("limit") != std::string::npos ? Errc::too_large : Errc::invalid_argument, error});
-  }
-  auto f = read_probe_file(text, signing::verify_detached, trusted);
+  auto text = read_bounded_file(path, kMaxProbeFileBytes);
+  if (!text.ok()) return fail(text.error());
+  auto f = signing::read_probe_file(text.value(), trusted);
   if (!f.ok()) return fail({f.error().code, path + ": " + f.error().message});
   const ProbeFile& file = f.value();
   const bool ok = file.signature == ProbeSignature::valid && (trusted.empty() || file.trusted);
   if (json) {
-    ojson out;
+    ojson out = {{"schema_version", kQuerySchemaVersion}};
     out["file"] = path;
     out["signature"] = probe_signature_name(file.signature);
     out["reason"] = file.reason.empty() ? ojson(nullptr) : ojson(file.reason);

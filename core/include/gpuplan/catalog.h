@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "gpuplan/accuracy.h"
 #include "gpuplan/hardware.h"
 #include "gpuplan/model.h"
 #include "gpuplan/timing.h"
@@ -38,6 +39,8 @@ struct Catalog {
   Efficiencies efficiencies;
   InputAssumptions input;
   double restart_s = 0;
+  // Error bands per workload family from the development data (data/accuracy.json).
+  AccuracyTable accuracy;
   std::string prices_as_of;  // newest price date in the catalog (YYYY-MM-DD)
 
   // Lookups by id or alias, then by the one id or alias equal ignoring case, spaces and
@@ -66,6 +69,9 @@ std::optional<Error> parse_assumptions_json(std::string_view text, const std::st
 // Copies each provider's pricing models (what it really sells) onto its instances, so a price
 // quote never applies a rule where the product does not exist. load_catalog calls it.
 void attach_pricing_offers(Catalog& catalog);
+// An Error naming the first efficiency that is unset (0): data/assumptions.json is their only
+// source, so a catalog with GPUs must give them all.
+std::optional<Error> check_efficiencies(const Efficiencies& e, const std::string& where);
 
 // Loads and cross-checks a whole catalog: unique ids, file name == id, every instance's GPU,
 // provider and price regions exist, every fact has a dated source, values are plausible.

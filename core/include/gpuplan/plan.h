@@ -10,12 +10,11 @@
 #include "gpuplan/catalog.h"
 #include "gpuplan/cost.h"
 #include "gpuplan/estimate.h"
+#include "gpuplan/query.h"
 #include "gpuplan/request.h"
 #include "gpuplan/timing.h"
 
 namespace gpuplan {
-
-enum class Objective { cost, time };
 
 // What to plan for. The request fixes the workload (model, precision, optimizer, sequence
 // length or resolution, global batch); the planner chooses the hardware and parallelism.

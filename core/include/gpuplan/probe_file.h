@@ -6,8 +6,8 @@
 //   {"payloadType": kProbePayloadType, "payload": base64(bytes),
 //    "signatures": [{"alg": "Ed25519", "keyid": hex, "public_key": base64, "sig": base64}]}
 // Each signature covers dsse_pae(payloadType, payload bytes). The core does no cryptography of
-// its own beyond SHA-256 for key ids: the Ed25519 check is passed in (tools/signing provides
-// libsodium natively and in WebAssembly), so core/ stays free of crypto libraries.
+// its own: Ed25519, SHA-256 (key ids) and base64 are passed in as a ProbeCrypto (signing/
+// provides libsodium's, natively and in WebAssembly), so core/ stays free of crypto libraries.
 // The payload is parsed only after a signature verifies (or when the file is unsigned).
 
 #include <cstddef>
@@ -32,6 +32,15 @@ inline constexpr size_t kMaxProbeFileBytes = 8 * 1024 * 1024;
 // Checks a detached Ed25519 signature (64 bytes) of `message` by `public_key` (32 bytes).
 using VerifyFn = bool (*)(const std::string& message, const std::string& signature,
                           const std::string& public_key);
+
+// The cryptography probe files need, injected (signing::probe_crypto() gives libsodium's).
+struct ProbeCrypto {
+  VerifyFn verify = nullptr;
+  std::string (*sha256)(std::string_view bytes) = nullptr;  // 32 raw bytes
+  std::string (*base64_encode)(std::string_view bytes) = nullptr;  // RFC 4648, padded
+  // Strict decoding (padding required, no whitespace, canonical); nullopt when malformed.
+  std::optional<std::string> (*base64_decode)(std::string_view text) = nullptr;
+};
 
 // What the signatures of a file say.
 enum class ProbeSignature {
@@ -89,7 +98,7 @@ struct ProbeFile {
 // Reads a probe file. Errors (size, JSON syntax, envelope fields, and after a signature verifies
 // the payload's schema_version and fields) name the field; signature problems are not errors
 // but ProbeSignature::invalid with a reason. `trusted_keys` are base64 public keys.
-Result<ProbeFile> read_probe_file(std::string_view text, VerifyFn verify,
+Result<ProbeFile> read_probe_file(std::string_view text, const ProbeCrypto& crypto,
                                   const std::vector<std::string>& trusted_keys);
 
 // Parses a payload without any signature check. `where` prefixes error messages.
@@ -101,20 +110,13 @@ std::string dsse_pae(std::string_view type, std::string_view body);
 // Builds the envelope text around `payload` with one Ed25519 signature over
 // dsse_pae(kProbePayloadType, payload). `public_key` and `signature` are raw bytes.
 std::string make_probe_envelope(std::string_view payload, const std::string& public_key,
-                                const std::string& signature);
+                                const std::string& signature, const ProbeCrypto& crypto);
 
-// Standard base64 (RFC 4648, with padding).
-std::string base64_encode(std::string_view bytes);
-// Strict decoding: padding required, no whitespace; nullopt when malformed.
-std::optional<std::string> base64_decode(std::string_view text);
-
-// SHA-256 (FIPS 180-4) of `bytes`: 32 raw bytes.
-std::string sha256(std::string_view bytes);
 // Lower-case hex of `bytes`.
 std::string hex_encode(std::string_view bytes);
 // Key id: hex of the first 16 bytes of SHA-256(public key).
-std::string probe_key_id(const std::string& public_key);
+std::string probe_key_id(const std::string& public_key, const ProbeCrypto& crypto);
 // Fingerprint: "SHA256:" + base64 (no padding) of SHA-256(public key).
-std::string probe_key_fingerprint(const std::string& public_key);
+std::string probe_key_fingerprint(const std::string& public_key, const ProbeCrypto& crypto);
 
 }  // namespace gpuplan

@@ -6,6 +6,7 @@
 
 #include "gpuplan/cost.h"
 #include "gpuplan/estimate.h"
+#include "gpuplan/evaluate.h"
 #include "gpuplan/plan.h"
 #include "gpuplan/timing.h"
 #include "gpuplan/model.h"
@@ -25,6 +26,12 @@ std::string plan_to_json(const PlanResult& r, int indent = 2);
 std::string plan_to_text(const PlanResult& r);
 // Step time and cost as aligned lines (appended to estimate_to_text).
 std::string time_to_text(const StepTime& t, const PriceQuote* price, const RunCost* cost);
+
+// `gpuplan estimate --json`: schema_version, the estimate, and with hardware the fit, step time
+// (spec and calibrated) and cost. The page's exports carry the same fields.
+std::string evaluation_to_json(const Evaluation& ev, int indent = 2);
+// The same as aligned lines: the estimate, the fit advice, step time, price and cost.
+std::string evaluation_to_text(const Evaluation& ev);
 
 // The same estimate as aligned human-readable lines.
 std::string estimate_to_text(const Model& model, const Estimate& e);

@@ -61,8 +61,6 @@ struct WorkProfile {
 // Builds the forward work of `model` under `setup` (shapes as resolved by `e`).
 Result<WorkProfile> build_work_profile(const Model& model, const Setup& setup, const Estimate& e);
 
-// Fractions of peak that real kernels reach; defaults are published measurements (see
-// data/assumptions.json), a probe file replaces them with what was measured.
 // Fused (flash) attention's share of the tensor-core peak, forward and backward, for one GPU
 // architecture.
 struct AttentionEfficiency {
@@ -70,29 +68,30 @@ struct AttentionEfficiency {
   double backward = 0;
 };
 
+// Fractions of peak that real kernels reach. There are no defaults here on purpose:
+// data/assumptions.json is the one source (load_catalog fills Catalog::efficiencies and refuses a
+// catalog without them), and a probe file replaces them with what was measured. 0 means unset.
 struct Efficiencies {
-  // Dense tensor-core GEMM vs spec peak, for a GPU whose catalog entry has no measured maximum
-  // achievable matmul throughput (gpu.matmul_max_achievable_flops_per_s replaces it).
-  double gemm = 0.75;
-  double simt_gemm = 0.9;      // FP32 GEMM on CUDA cores (no tensor cores) vs spec FP32 peak
-  double hbm = 0.85;           // STREAM-like copy vs spec bandwidth
+  double gemm = 0;               // dense tensor-core GEMM vs spec peak
+  double simt_gemm = 0;          // FP32 GEMM on CUDA cores (no tensor cores) vs spec FP32 peak
+  double hbm = 0;                // STREAM-like copy vs spec bandwidth
+  double nvlink = 0;             // all-reduce bus bandwidth vs NVLink per-direction peak
+  double pcie = 0;               // vs PCIe per-direction peak
+  double network = 0;            // vs the instance's network bandwidth
+  double kernel_overhead_s = 0;  // GPU-side gap per kernel launch
   // What eager PyTorch's unfused norm and element-wise kernels of a transformer block reach,
   // as a fraction of spec bandwidth, on the bytes they must move.
-  double eager_memory_bound = 0.25;
-  double nvlink = 0.70;        // all-reduce bus bandwidth vs NVLink per-direction peak
-  double pcie = 0.80;          // vs PCIe per-direction peak
-  double network = 0.70;       // vs the instance's network bandwidth
-  double kernel_overhead_s = 4e-6;  // GPU-side gap per kernel launch
+  double eager_memory_bound = 0;
   // Flash attention by GPU architecture ("Ampere", "Hopper", ...); an architecture without an
-  // entry takes `flash_attention_default`.
+  // entry takes `flash_attention_default` (Ampere's, FlashAttention-2's reference GPU).
   std::map<std::string, AttentionEfficiency> flash_attention;
-  AttentionEfficiency flash_attention_default{0.5, 0.5};
+  AttentionEfficiency flash_attention_default;
   // Output tile of the GEMM kernels, for tile and wave quantisation (rows x columns).
-  double gemm_tile_rows = 256;
-  double gemm_tile_cols = 128;
+  double gemm_tile_rows = 0;
+  double gemm_tile_cols = 0;
   // Host time per kernel in eager PyTorch (Python, dispatcher, launch); the host runs ahead of
   // the GPU asynchronously, so a pass takes the larger of the two.
-  double host_overhead_per_kernel_s = 45e-6;
+  double host_overhead_per_kernel_s = 0;
   // Measured peaks from a probe file (0: use spec x efficiency above).
   double measured_gemm_flop_per_s = 0;       // for the run's precision
   double measured_tf32_gemm_flop_per_s = 0;  // for FP32 convolutions on TF32 tensor cores

@@ -57,6 +57,8 @@ struct ValidatedRow {
   double error = 0;    // (predicted - measured) / measured
   bool fits = true;    // predicted memory fits the GPU
   double predicted_memory_bytes = 0;
+  std::string family;  // accuracy_family of the row's model and setup
+  Fit fit = Fit::fits;  // the verdict the page and CLI would give, memory band included
 };
 
 // A row that could not be predicted, and why ("unknown model 'ssd300'").
@@ -79,7 +81,7 @@ struct ValidationReport {
 bool is_memory_csv(std::string_view text);
 
 struct MemoryValidatedRow {
-  std::string id, model, mode;
+  std::string id, model, mode, family;
   double measured_bytes = 0, predicted_bytes = 0;
   double error = 0;  // (predicted - measured) / measured
 };

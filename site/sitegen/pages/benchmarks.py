@@ -8,7 +8,7 @@ import os
 import subprocess
 
 from .. import ROOT
-from ..format import sig, tflops
+from ..format import gb, sig, tflops
 
 
 def build(site):
@@ -17,6 +17,7 @@ def build(site):
     has_verify = site.cli.has_command("verify")
     site.out.render("benchmarks", date=site.build_date.isoformat(), verify=has_verify,
                     files=[describe(site, path, has_verify) for path in files])
+    published(site)
 
 
 def verify(site, path):
@@ -73,3 +74,46 @@ def describe(site, path, has_verify):
             "instance": cloud.get("instance_type"), "started": (payload or {}).get("started_utc", "–"),
             "bf16": tflops(gemm["bf16"]) if gemm.get("bf16") else "–", "hbm": gbs("hbm_copy_bytes_per_s"),
             "busbw": gbs("allreduce_busbw_bytes_per_s"), "details": details}
+
+
+def published(site):
+    """Every published measurement (data/published, `gpuplan published --json`) beside gpuplan's
+    prediction and the error per row: the public accuracy report of issue 16. A CLI without the
+    command renders the fragment's "not available" branch."""
+    if not site.cli.has_command("published"):
+        site.out.render("benchmarks-published", doc=None, rows=[], tables=[])
+        return
+    doc = site.cli.json(["published"])
+    rows = [published_row(r) for r in doc["rows"]]
+    tables = [published_table(t, [r for r in doc["rows"] if r["table"] == t["id"]]) for t in doc["tables"]]
+    site.out.render("benchmarks-published", doc=doc, rows=rows, tables=tables)
+
+
+def published_row(r):
+    """One table row; the last cell is the signed error or, for a row gpuplan does not predict, the
+    CLI's reason (the same text on both language pages, so their numbers agree)."""
+    if r.get("seq_len"):
+        shape = f"seq {r['seq_len']}"
+    else:
+        shape = f"{r['resolution']} px" if r.get("resolution") else "–"
+    predicted = "–" if r["predicted"] is None else value(r["predicted"], r["unit"])
+    if r["predicted"] is None:
+        error = r.get("not_predicted") or "–"
+    else:
+        error = f"{'+' if r['error'] >= 0 else ''}{sig(100 * r['error'], 3)} %"
+    return {"id": r["id"], "url": r["source_url"], "model": r["model"], "gpus": f"{r['num_gpus']} × {r['gpu']}",
+            "system": r["system"], "task": r["task"], "precision": r["precision"], "micro_batch": r["micro_batch"],
+            "shape": shape, "measured": value(r["measured"], r["unit"]), "predicted": predicted,
+            "error": error, "is_predicted": r["predicted"] is not None}
+
+
+def value(x, unit):
+    return gb(x, 4) if unit == "bytes" else f"{sig(x, 4)} {unit}"
+
+
+def published_table(t, rows):
+    """A source table with its rows' count, how many gpuplan predicts and their mean absolute error."""
+    errors = [abs(r["error"]) for r in rows if r["predicted"] is not None]
+    return {"id": t["id"], "title": t["title"], "publisher": t["publisher"], "url": t["url"], "date": t["date"],
+            "rows": len(rows), "predicted": len(errors), "mape": sum(errors) / len(errors) if errors else None,
+            "caveats": t.get("caveats", [])}

@@ -1,6 +1,7 @@
 """Method page: bytes per parameter, worked examples (memory, FLOPs, time, communication, input,
 spot), the assumptions and pricing rules, known limits, and the validation against measurements."""
 
+import csv
 import os
 
 from .. import ROOT
@@ -19,6 +20,11 @@ SPOT_ARGS = ["estimate", "--model", "gpt2-small", "--batch", "64", "--seq", "102
              "--instance", "aws-g6e.xlarge", "--tokens", "1e9", "--pricing", "spot",
              "--spot-interruptions-per-hour", "0.1", "--checkpoint-interval-hours", "1", "--restart-hours", "0.25"]
 MFU_ARGS = ["estimate", "--model", "resnet50", "--batch", "256", "--gpu", "a100-sxm4-80gb"]
+# Every precision recipe of the Method page's table, with the options that change its bytes.
+RECIPES = [(p, []) for p in ["fp32", "tf32", "fp16", "bf16", "amp-fp16", "amp-bf16", "mixed-fp16", "mixed-bf16"]] + [
+    ("mixed-bf16", ["--grad-reduce", "bf16"]), ("fp8", [])]
+# The development tables scored on the Method page, and the issue-12 targets they are held to.
+DEV_CSV = {k: f"tests/validation/{k}_dev.csv" for k in ("throughput", "llm", "memory")}
 MEMORY_TERMS = ["weights", "gradients", "optimizer", "activations", "kv_cache", "workspace", "context",
                 "fragmentation", "total"]
 TIME_TERMS = ["forward_s", "backward_s", "recompute_s", "optimizer_s", "tp_comm_s", "dp_comm_exposed_s",
@@ -29,21 +35,23 @@ def build(site):
     bytes_per_param(site)
     worked_examples(site)
     rules(site, "method")
+    compile_bandwidth(site)
     missing_peaks(site)
     validation(site)
+    accuracy(site)
 
 
 def bytes_per_param(site):
     """Read back from the core: ResNet-50 is a layer graph, so every parameter is a matrix
     (convolution) parameter and the 16-bit cast copy applies to all."""
     rows = []
-    for prec in ["fp32", "tf32", "fp16", "bf16", "amp-fp16", "amp-bf16", "fp8"]:
-        sgd = site.cli.json(R50 + ["--precision", prec, "--optimizer", "sgd"])
-        adam = site.cli.json(R50 + ["--precision", prec, "--optimizer", "adamw"])
+    for prec, extra in RECIPES:
+        sgd = site.cli.json(R50 + ["--precision", prec, "--optimizer", "sgd"] + extra)
+        adam = site.cli.json(R50 + ["--precision", prec, "--optimizer", "adamw"] + extra)
         n = sgd["params"]
         weights, grads, master = (sgd["memory_bytes"][k] / n for k in ("weights", "gradients", "optimizer"))
         state = (adam["memory_bytes"]["optimizer"] / n - master) / 2
-        rows.append([f"`{prec}`", sig(weights), sig(grads), sig(master), sig(state),
+        rows.append([f"`{' '.join([prec] + extra)}`", sig(weights), sig(grads), sig(master), sig(state),
                      f"**{sig(weights + grads + master + 2 * state)}**"])
     site.out.render("method-bytes-per-param", rows=rows)
     context = site.cli.json(R50)["memory_bytes"]["context"]
@@ -82,6 +90,16 @@ def rules(site, page):
                     note=r.get("note", ""))
 
 
+def compile_bandwidth(site):
+    """The two memory-bound efficiencies --compile chooses between, with their sources."""
+    a = site.cat.assumptions
+    facts = {}
+    for key in ("eager_memory_bound_efficiency", "hbm_efficiency"):
+        fact = a["assumptions"][key]
+        facts[key] = {"value": fact["value"], "source": source_ref_parts(a["sources"], fact["source"])}
+    site.out.render("method-compile", eager=facts["eager_memory_bound_efficiency"], fused=facts["hbm_efficiency"])
+
+
 def missing_peaks(site):
     missing = []
     for gid, g in sorted(site.cat.gpus.items()):
@@ -109,3 +127,52 @@ def validation(site):
     rows = [[r["id"], f"`{r['model']}`", f"`{r['gpu']}`", r["metric"].replace("_", " "), sig(r["measured"], 4),
              sig(r["predicted"], 4), f"{'+' if r['error'] >= 0 else ''}{sig(100 * r['error'], 3)} %"] for r in v["rows"]]
     site.out.render("method-validation", rows=rows)
+
+
+def csv_columns(rel, column):
+    """{row id: value of `column`} of a validation CSV (its # comment lines skipped); the JSON of
+    `gpuplan validate` does not repeat every setup column."""
+    with open(os.path.join(ROOT, rel), encoding="utf-8") as f:
+        rows = list(csv.DictReader(line for line in f if not line.startswith("#")))
+    return {r["id"]: r.get(column, "") for r in rows}
+
+
+def mape(rows):
+    return sum(abs(r["error"]) for r in rows) / len(rows) if rows else None
+
+
+def by(rows, key):
+    """[(label, MAPE, row count)] per value of key(row), sorted by label."""
+    groups = {}
+    for r in rows:
+        groups.setdefault(key(r), []).append(r)
+    return [(label, mape(g), len(g)) for label, g in sorted(groups.items())]
+
+
+def accuracy(site):
+    """The error per family on the development data (issue 12): throughput by model and task, LLM
+    tokens/s and MFU by GPU and by checkpointing, memory by measured term; and how many runs that
+    really ran are called "does not fit"."""
+    if not (site.cli.has_command("validate") and all(os.path.exists(os.path.join(ROOT, p))
+                                                      for p in DEV_CSV.values())):
+        site.out.render("method-accuracy", a=None)
+        return
+    runs = {k: site.cli.json(["validate", p]) for k, p in DEV_CSV.items()}
+    tasks = csv_columns(DEV_CSV["throughput"], "task")
+    ckpt = csv_columns(DEV_CSV["llm"], "checkpointing")
+    thr = runs["throughput"]["rows"]
+    llm = runs["llm"]["rows"]
+    tps = [r for r in llm if r["metric"] == "tokens_per_s_per_gpu"]
+    mfu = [r for r in llm if r["metric"] == "mfu"]
+    memory = runs["memory"]["rows"]
+    a = {"throughput": (mape(thr), len(thr)), "tps": (mape(tps), len(tps)), "mfu": (mape(mfu), len(mfu)),
+         "memory": (mape(memory), len(memory)),
+         "throughput_families": by(thr, lambda r: f"`{r['model']}` {r.get('task') or tasks.get(r['id'], '')}"),
+         "tps_by_gpu": by(tps, lambda r: f"`{r['gpu']}`"), "mfu_by_gpu": by(mfu, lambda r: f"`{r['gpu']}`"),
+         "tps_by_checkpointing": by(tps, lambda r: f"`{r.get('checkpointing') or ckpt.get(r['id']) or '?'}`"),
+         "mfu_by_checkpointing": by(mfu, lambda r: f"`{r.get('checkpointing') or ckpt.get(r['id']) or '?'}`"),
+         "memory_by_mode": by(memory, lambda r: f"`{r['mode']}`"),
+         "not_fit": [r["id"] for r in thr + llm if r.get("fits") is False],
+         "fit_rows": len(thr) + len(llm), "commands": [site.cli.display(["validate", p, "--json"])
+                                                      for p in DEV_CSV.values()]}
+    site.out.render("method-accuracy", a=a)

@@ -1,0 +1,82 @@
+#pragma once
+// One call under every face. evaluate() chains what the CLI and the page used to chain each on
+// their own: resolve the workload, fill the defaults, estimate memory and FLOPs, build the work
+// profile, time a step on the cluster, quote a price, cost the run, and again with a probe
+// file's measurements. The CLI, the page, the benches and the fuzzers call it, so the same query
+// gives the same time and cost everywhere.
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gpuplan/catalog.h"
+#include "gpuplan/cost.h"
+#include "gpuplan/estimate.h"
+#include "gpuplan/plan.h"
+#include "gpuplan/query.h"
+#include "gpuplan/result.h"
+#include "gpuplan/timing.h"
+
+namespace gpuplan {
+
+// Planner limits when the query leaves them at 0.
+inline constexpr int kDefaultMaxNodes = 16;
+inline constexpr int kDefaultTopK = 10;
+
+// One term of the per-GPU memory, in the order every face shows them.
+struct MemoryTerm {
+  const char* key;    // stable id: "weights", "optimizer", "kv_cache", ...
+  const char* label;  // for people: "optimizer states", "KV cache", ...
+  double bytes = 0;
+};
+// The terms of `m` in display order (they add up to m.total()).
+std::vector<MemoryTerm> memory_terms(const MemoryBytes& m);
+
+// Whether the estimate fits the GPU, and if not, what to change (by the largest term).
+struct FitReport {
+  bool fits = true;
+  double needed_bytes = 0;  // per GPU
+  double gpu_memory_bytes = 0;
+  std::string largest_term;  // MemoryTerm::label of the largest term
+  double largest_term_bytes = 0;
+  std::string advice;  // empty when it fits
+};
+FitReport fit_report(const MemoryBytes& m, const Gpu& gpu);
+
+// What evaluate() computed. Pointers point into the catalog it was given.
+struct Evaluation {
+  Query query;  // with every default filled in (the setup as estimated)
+  Model model;  // the resolved workload
+  Estimate estimate;
+  const Gpu* gpu = nullptr;  // null: no hardware in the query (estimate only)
+  const Instance* instance = nullptr;
+  int gpus = 0;  // all nodes together
+  FitReport fit;
+  std::optional<StepTime> time;             // spec peak x data/assumptions.json efficiencies
+  std::optional<PriceQuote> price;          // per instance, with an instance only
+  std::optional<RunCost> cost;              // with a run length (usd 0 without an instance)
+  std::optional<StepTime> time_calibrated;  // with the probe's measurements
+  std::optional<RunCost> cost_calibrated;
+  std::vector<std::string> calibration_notes;
+  bool probe_gpu_matches = true;  // false: the probe measured another GPU model
+  // The estimate stands but the hardware part failed (unsupported precision, no price in the
+  // region, an impossible run length); the fields after `fit` that it needed stay empty.
+  std::optional<Error> hardware_error;
+};
+
+// The model a query names: its config.json text, its custom model, or a zoo id (in that order).
+Result<Model> resolve_model(const Catalog& catalog, const Query& query);
+
+// Fills every zero/empty default of `query` for `model`: nodes and GPUs, data parallelism (the
+// GPUs left by tensor and pipeline parallelism unless --dp was given), the global batch, the
+// dataset size (the model's), spot interruptions and restart time (data/assumptions.json),
+// planner limits. The one place defaults are decided.
+Result<Query> resolve_defaults(const Catalog& catalog, const Model& model, Query query);
+
+// The whole chain. Errors: an unknown model, GPU or instance, an invalid setup or parallelism.
+Result<Evaluation> evaluate(const Catalog& catalog, const Query& query);
+
+// The planner's query for `query` (its workload and limits, defaults resolved).
+PlanQuery plan_query(const Catalog& catalog, const Model& model, const Query& query);
+
+}  // namespace gpuplan

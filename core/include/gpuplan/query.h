@@ -1,0 +1,115 @@
+#pragma once
+// A query is everything a user can set: the workload, its setup, the hardware, the run length,
+// the pricing and the planner's filters. One parser reads it from CLI flags (`--nodes 2`) and
+// from the page's URL (`nodes=2`): the same keys, the same bounds and the same error messages,
+// so a command line and a shared link say the same thing (sokol_args reads argv and the URL
+// the same way).
+//
+// Zero and empty mean "the default"; resolve_defaults() in evaluate.h is the one place that
+// turns them into values.
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "gpuplan/cost.h"
+#include "gpuplan/model.h"
+#include "gpuplan/probe_file.h"
+#include "gpuplan/request.h"
+#include "gpuplan/result.h"
+
+namespace gpuplan {
+
+// The version of the link and `--json` formats this build writes and reads.
+inline constexpr int kQuerySchemaVersion = 1;
+
+// Bounds of the planner's limits (the parser and plan() check the same).
+inline constexpr int kMaxPlanNodes = 1024;
+inline constexpr int kMaxTopK = 1024;
+
+// A compliance filter: a region meets it when its provider's flag is set (data/providers). The
+// one list the parser, the planner and the page use, in display order.
+struct ComplianceKind {
+  const char* id;                     // "hipaa", "gdpr", "gov" (the --compliance values)
+  const char* label;                  // for people
+  std::optional<bool> Region::*flag;  // the region's field that says so
+};
+const std::vector<ComplianceKind>& compliance_kinds();
+// Whether `region` meets the compliance `id` ("": no requirement); false for an unknown id.
+bool region_meets(const Region& region, const std::string& id);
+
+// What the planner ranks by.
+enum class Objective { cost, time };
+
+// A model described by the user rather than picked from the zoo.
+struct CustomModel {
+  enum class Kind { none, transformer, cnn } kind = Kind::none;
+  TransformerSpec transformer;         // kind == transformer (editor or uploaded config.json)
+  std::string cnn_builder = "resnet";  // kind == cnn: resnet, vgg, mobilenet_v2, yolov5
+  int64_t cnn_depth = 50;
+  int64_t cnn_classes = 1000;
+  double cnn_width = 1.0;           // mobilenet width / yolov5 width multiple
+  double cnn_depth_multiple = 1.0;  // yolov5
+  std::string name;                 // shown to the user (e.g. the uploaded model's name)
+};
+
+// Measured figures from a probe file, already read and checked by the face (the core does not
+// verify signatures itself; see probe_file.h).
+struct ProbeCalibration {
+  std::string name;  // the file's name, for notes
+  ProbeSummary summary;
+  bool simulated = false;      // written by `gpuplan-probe --simulate`
+  bool unsigned_file = false;  // no signature
+};
+
+// Everything a user can set. Zero or empty fields take the defaults (see resolve_defaults).
+struct Query {
+  // Workload: a zoo model (request.model), a custom model, or a Hugging Face config.json.
+  Request request;
+  bool dp_given = false;  // --dp was set; otherwise data parallelism fills the GPUs
+  CustomModel custom;
+  std::string hf_config_text;  // not a key: the CLI reads --hf-config FILE, the page an upload
+  std::string hf_config_name;  // that file's name, for messages; set: the config is the workload
+  // Hardware: a GPU and a count in one box, or an instance type and a node count.
+  std::string gpu;
+  int gpus = 0;  // 0: 1, or the instance's GPUs x nodes
+  std::string instance;
+  int nodes = 0;  // 0: 1
+  // Run length and pricing.
+  RunLength run;  // dataset_size 0: the model's dataset
+  Pricing pricing = Pricing::on_demand;
+  std::string region;    // empty: the cheapest region
+  SpotAssumptions spot;  // interruptions and restart 0: data/assumptions.json
+  // Planner filters and limits.
+  std::string provider;    // empty: any
+  std::string compliance;  // "hipaa", "gdpr", "gov"; empty: any
+  Objective objective = Objective::cost;
+  double deadline_hours = 0;  // 0: none
+  double budget_usd = 0;      // 0: none
+  double min_gpu_memory_bytes = 0;
+  int max_nodes = 0;  // 0: kDefaultMaxNodes
+  int top_k = 0;      // 0: kDefaultTopK
+  // Calibration: not a key (the CLI reads --probe FILE, the page an upload).
+  std::optional<ProbeCalibration> probe;
+};
+
+// The keys parse_query understands (request keys first), in display order.
+const std::vector<std::string>& query_keys();
+
+// Reads a query from key/value pairs; unknown keys and malformed or out-of-range values give an
+// Error naming the key ("--nodes: 0 is out of range [1, 4096]"). A "v" key (schema version)
+// must be kQuerySchemaVersion; links without it are read as version 1.
+Result<Query> parse_query(const Args& args);
+// The same from a URL query string ("model=gpt2-small&nodes=2", optional leading '#' or '?').
+Result<Query> parse_query_string(std::string_view url_query);
+
+// The keys that reproduce `query` (what differs from an empty Query only), without "v".
+Args query_to_key_values(const Query& query);
+
+// Strict positive-or-zero decimal number for --key within [min, max]; the message names the
+// key and the bounds. Shared with the CLI's own options.
+Result<double> parse_bounded_number(const std::string& key, const std::string& text, double min,
+                                    double max);
+
+}  // namespace gpuplan

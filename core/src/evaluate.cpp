@@ -1,0 +1,327 @@
+#include "gpuplan/evaluate.h"
+
+#include <algorithm>
+
+#include <nlohmann/json.hpp>
+
+#include "gpuplan/calibration.h"
+#include "gpuplan/hf_config.h"
+#include "gpuplan/report.h"
+
+namespace gpuplan {
+namespace {
+
+Result<Model> custom_transformer(const CustomModel& c) {
+  Model m;
+  m.id = "custom";
+  m.name = c.name.empty() ? "Custom transformer" : c.name;
+  m.task = "causal-lm";
+  m.kind = ModelKind::transformer;
+  m.transformer = c.transformer;
+  // The editor has no sequence-length default of its own: the context, up to 2048 tokens.
+  m.default_seq_len =
+      m.transformer.max_positions > 0 ? std::min<int64_t>(m.transformer.max_positions, 2048) : 2048;
+  if (auto err = validate_transformer(m.transformer, "custom transformer")) return *err;
+  return m;
+}
+
+// A CNN from a family builder goes through the same loader as a zoo file.
+Result<Model> custom_cnn(const CustomModel& c) {
+  nlohmann::json spec = {{"builder", c.cnn_builder}, {"num_classes", c.cnn_classes}};
+  if (c.cnn_builder == "resnet" || c.cnn_builder == "vgg") spec["depth"] = c.cnn_depth;
+  if (c.cnn_builder == "mobilenet_v2") spec["width_mult"] = c.cnn_width;
+  if (c.cnn_builder == "yolov5") {
+    spec["width_multiple"] = c.cnn_width;
+    spec["depth_multiple"] = c.cnn_depth_multiple;
+  }
+  nlohmann::json doc = {{"schema_version", kCatalogSchemaVersion},
+                        {"id", "custom"},
+                        {"name", "Custom " + c.cnn_builder},
+                        {"kind", "graph"},
+                        {"task", "image-classification"},
+                        {"source", {{"title", "described by the user"}, {"url", ""}, {"date", ""}}},
+                        {"defaults", {{"resolution", c.cnn_builder == "yolov5" ? 640 : 224}}},
+                        {"graph", spec}};
+  return parse_model_json(doc.dump(), "custom CNN");
+}
+
+// The hardware a query names: an instance (its GPU), or a GPU.
+struct Hardware {
+  const Gpu* gpu = nullptr;
+  const Instance* instance = nullptr;
+};
+
+Result<Hardware> find_hardware(const Catalog& catalog, const Query& q) {
+  Hardware h;
+  if (!q.instance.empty()) {
+    h.instance = catalog.find_instance(q.instance);
+    if (!h.instance) {
+      return make_error(Errc::not_found, "--instance: unknown instance '" + q.instance +
+                                             "' (run 'gpuplan instances')");
+    }
+    h.gpu = catalog.find_gpu(h.instance->gpu);
+    if (!q.gpu.empty() && catalog.find_gpu(q.gpu) != h.gpu) {
+      return make_error(Errc::invalid_argument, "--gpu " + q.gpu + " does not match instance '" +
+                                                    q.instance + "' (" + h.instance->gpu + ")");
+    }
+    if (q.gpus != 0)
+      return make_error(Errc::invalid_argument,
+                        "--gpus: an instance has its own GPU count (use --nodes)");
+    return h;
+  }
+  if (q.gpu.empty()) {
+    if (q.gpus != 0 || q.nodes != 0)
+      return make_error(Errc::invalid_argument, "--gpus and --nodes need --gpu or --instance");
+    return h;
+  }
+  h.gpu = catalog.find_gpu(q.gpu);
+  if (!h.gpu) {
+    const std::string like = catalog.similar_gpus(q.gpu);
+    return make_error(Errc::not_found, "--gpu: unknown GPU '" + q.gpu + "'" +
+                                           (like.empty() ? " (run 'gpuplan gpus')"
+                                                         : "; did you mean one of: " + like));
+  }
+  if (q.nodes > 1)
+    return make_error(Errc::invalid_argument, "--nodes needs --instance (a GPU alone is one box)");
+  return h;
+}
+
+// Data parallelism fills the GPUs left by tensor and pipeline parallelism unless --dp is given.
+std::optional<Error> resolve_parallelism(Query& q, int gpus) {
+  Setup& s = q.request.setup;
+  // int64: --tp and --pp may each be up to 10^6 (estimate() then refuses the setup).
+  const int64_t per_replica = static_cast<int64_t>(s.tp) * s.pp;
+  if (!q.dp_given) {
+    if (gpus % per_replica != 0) {
+      return make_error(Errc::invalid_argument, "--tp x --pp = " + std::to_string(per_replica) +
+                                                    " does not divide the " + std::to_string(gpus) +
+                                                    " GPUs");
+    }
+    s.dp = static_cast<int>(gpus / per_replica);
+  } else if (s.dp * per_replica != gpus) {
+    return make_error(Errc::invalid_argument,
+                      "--dp x --tp x --pp = " + std::to_string(s.dp * per_replica) +
+                          " does not equal the " + std::to_string(gpus) + " GPUs");
+  }
+  return std::nullopt;
+}
+
+const char* advice_for(const std::string& key) {
+  if (key == "activations") {
+    return "turn on activation checkpointing, lower the micro-batch or sequence length, or add "
+           "tensor parallelism.";
+  }
+  if (key == "optimizer")
+    return "use ZeRO stage 1-3 across data-parallel GPUs, an 8-bit optimizer or Adafactor, or "
+           "LoRA.";
+  if (key == "gradients") return "use ZeRO stage 2-3 or LoRA.";
+  if (key == "weights")
+    return "use ZeRO-3/FSDP, tensor or pipeline parallelism, 16-bit weights, or QLoRA.";
+  if (key == "kv_cache") return "shorten the context, lower the batch, or add tensor parallelism.";
+  return "lower the micro-batch.";
+}
+
+// Step time, price and cost with one set of efficiencies (spec or calibrated).
+struct Timed {
+  std::optional<StepTime> time;
+  std::optional<RunCost> cost;
+};
+
+struct Chain {
+  const Catalog& catalog;
+  const Evaluation& ev;
+  const WorkProfile& work;
+  const Cluster& cluster;
+  double usd_per_hour_total;
+};
+
+Result<Timed> time_and_cost(const Chain& c, const Efficiencies& eff) {
+  const Query& q = c.ev.query;
+  auto t = estimate_step_time(c.ev.model, q.request.setup, c.ev.estimate, c.work, c.cluster, eff,
+                              c.catalog.input);
+  if (!t.ok()) return t.error();
+  Timed out;
+  out.time = t.value();
+  if (!q.run.empty()) {
+    auto cost = run_cost(c.ev.estimate, *out.time, q.run, c.usd_per_hour_total, q.pricing, q.spot);
+    if (!cost.ok()) return cost.error();
+    out.cost = cost.value();
+  }
+  return out;
+}
+
+void calibrate_into(const Chain& c, const ProbeCalibration& probe, Evaluation& ev) {
+  const Calibrated cal =
+      calibrate(c.catalog.efficiencies, probe.summary, *ev.gpu, ev.query.request.setup.precision);
+  ev.calibration_notes = cal.notes;
+  ev.probe_gpu_matches = cal.gpu_matches;
+  if (!cal.gpu_matches) return;
+  if (probe.simulated) ev.calibration_notes.push_back("the probe file is SIMULATED (not measured)");
+  if (probe.unsigned_file) ev.calibration_notes.push_back("the probe file is unsigned");
+  auto timed = time_and_cost(c, cal.efficiencies);
+  if (!timed.ok()) {
+    ev.calibration_notes.push_back("calibrated time: " + timed.error().message);
+    return;
+  }
+  ev.time_calibrated = timed.value().time;
+  ev.time_calibrated->notes.insert(ev.time_calibrated->notes.begin(), cal.notes.begin(),
+                                   cal.notes.end());
+  ev.cost_calibrated = timed.value().cost;
+}
+
+// Time, price, cost and calibration on the query's hardware; a failure is kept in the
+// evaluation (the estimate stands).
+std::optional<Error> time_on_hardware(const Catalog& catalog, Evaluation& ev) {
+  const Query& q = ev.query;
+  auto work = build_work_profile(ev.model, q.request.setup, ev.estimate);
+  if (!work.ok()) return work.error();
+  auto cluster = ev.instance ? instance_cluster(*ev.instance, *ev.gpu, q.nodes)
+                             : single_node_cluster(*ev.gpu, ev.gpus);
+  if (!cluster.ok()) return cluster.error();
+  double usd_per_hour_total = 0;  // no instance: time to train without a price
+  if (ev.instance) {
+    auto price = quote_price(*ev.instance, q.pricing, catalog.pricing, q.region);
+    if (!price.ok()) return price.error();
+    ev.price = price.value();
+    usd_per_hour_total = ev.price->usd_per_hour * q.nodes;
+  }
+  const Chain chain{catalog, ev, work.value(), cluster.value(), usd_per_hour_total};
+  auto timed = time_and_cost(chain, catalog.efficiencies);
+  if (!timed.ok()) return timed.error();
+  ev.time = timed.value().time;
+  ev.cost = timed.value().cost;
+  if (q.probe) calibrate_into(chain, *q.probe, ev);
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::vector<MemoryTerm> memory_terms(const MemoryBytes& m) {
+  return {{"weights", "weights", m.weights},
+          {"gradients", "gradients", m.gradients},
+          {"optimizer", "optimizer states", m.optimizer},
+          {"activations", "activations", m.activations},
+          {"kv_cache", "KV cache", m.kv_cache},
+          {"workspace", "workspace", m.workspace},
+          {"context", "CUDA context", m.context},
+          {"fragmentation", "allocator fragmentation", m.fragmentation}};
+}
+
+FitReport fit_report(const MemoryBytes& m, const Gpu& gpu) {
+  FitReport f;
+  f.needed_bytes = m.total();
+  f.gpu_memory_bytes = gpu.memory_bytes;
+  f.fits = f.needed_bytes <= f.gpu_memory_bytes;
+  // The CUDA context and allocator rounding are not something a user can change: advise on the
+  // largest of the other terms.
+  auto terms = memory_terms(m);
+  terms.resize(6);
+  const auto largest = std::max_element(
+      terms.begin(), terms.end(), [](const auto& a, const auto& b) { return a.bytes < b.bytes; });
+  f.largest_term = largest->label;
+  f.largest_term_bytes = largest->bytes;
+  if (!f.fits) {
+    f.advice = "Does not fit: needs " + format_bytes(f.needed_bytes) + " per GPU, " + gpu.name +
+               " has " + format_bytes(f.gpu_memory_bytes) + ". The largest term is " +
+               f.largest_term + " (" + format_bytes(f.largest_term_bytes) +
+               "): " + advice_for(largest->key);
+  }
+  return f;
+}
+
+Result<Model> resolve_model(const Catalog& catalog, const Query& q) {
+  if (!q.hf_config_name.empty() || !q.hf_config_text.empty()) {
+    if (!q.request.model.empty())
+      return make_error(Errc::invalid_argument, "give --model or --hf-config, not both");
+    return model_from_hf_config(q.hf_config_text, q.hf_config_name);
+  }
+  if (q.custom.kind == CustomModel::Kind::transformer) return custom_transformer(q.custom);
+  if (q.custom.kind == CustomModel::Kind::cnn) return custom_cnn(q.custom);
+  if (q.request.model.empty())
+    return make_error(Errc::invalid_argument, "--model ID or --hf-config FILE is required");
+  const Model* m = catalog.find_model(q.request.model);
+  if (!m) {
+    const std::string like = catalog.similar_models(q.request.model);
+    return make_error(Errc::not_found, "--model: unknown model '" + q.request.model + "'" +
+                                           (like.empty() ? " (run 'gpuplan models' for the list)"
+                                                         : "; did you mean one of: " + like));
+  }
+  return *m;
+}
+
+Result<Query> resolve_defaults(const Catalog& catalog, const Model& model, Query q) {
+  auto hw = find_hardware(catalog, q);
+  if (!hw.ok()) return hw.error();
+  if (hw.value().gpu) {
+    if (q.nodes == 0) q.nodes = 1;
+    if (hw.value().instance) q.gpus = hw.value().instance->gpu_count * q.nodes;
+    if (q.gpus == 0) q.gpus = 1;
+    if (auto err = resolve_parallelism(q, q.gpus)) return *err;
+    // One sample per replica unless a batch is given (estimate() resolves the same).
+    Setup& s = q.request.setup;
+    if (s.global_batch == 0 && s.micro_batch == 0) s.global_batch = s.dp;
+  }
+  if (q.run.epochs > 0 && q.run.dataset_size == 0)
+    q.run.dataset_size = static_cast<double>(model.dataset_size);
+  if (q.spot.restart_h == 0) q.spot.restart_h = catalog.restart_s / 3600.0;
+  if (q.spot.interruptions_per_hour == 0 && catalog.pricing.spot_interruptions_per_hour) {
+    q.spot.interruptions_per_hour = *catalog.pricing.spot_interruptions_per_hour;
+  }
+  if (q.max_nodes == 0) q.max_nodes = kDefaultMaxNodes;
+  if (q.top_k == 0) q.top_k = kDefaultTopK;
+  return q;
+}
+
+Result<Evaluation> evaluate(const Catalog& catalog, const Query& query) {
+  auto model = resolve_model(catalog, query);
+  if (!model.ok()) return model.error();
+  auto hw = find_hardware(catalog, query);
+  if (!hw.ok()) return hw.error();
+  auto resolved = resolve_defaults(catalog, model.value(), query);
+  if (!resolved.ok()) return resolved.error();
+  Evaluation ev;
+  ev.query = std::move(resolved).value();
+  ev.model = std::move(model).value();
+  if (ev.query.request.model.empty() || !ev.query.hf_config_name.empty() ||
+      ev.query.custom.kind != CustomModel::Kind::none) {
+    ev.query.request.model = ev.model.id;
+  }
+  auto e = estimate(ev.model, ev.query.request.setup);
+  if (!e.ok()) return e.error();
+  ev.estimate = std::move(e).value();
+  ev.gpu = hw.value().gpu;
+  ev.instance = hw.value().instance;
+  if (!ev.gpu) return ev;
+  ev.gpus = ev.query.gpus;
+  ev.fit = fit_report(ev.estimate.memory, *ev.gpu);
+  ev.hardware_error = time_on_hardware(catalog, ev);
+  return ev;
+}
+
+PlanQuery plan_query(const Catalog& catalog, const Model& model, const Query& query) {
+  PlanQuery p;
+  Query q = query;
+  q.gpu.clear();  // the planner chooses the hardware
+  q.instance.clear();
+  q.gpus = q.nodes = 0;
+  auto resolved = resolve_defaults(catalog, model, q);
+  if (resolved.ok()) q = std::move(resolved).value();
+  p.request = q.request;
+  p.run = q.run;
+  p.pricing = q.pricing;
+  p.objective = q.objective;
+  p.deadline_hours = q.deadline_hours;
+  p.budget_usd = q.budget_usd;
+  p.provider = q.provider;
+  p.region = q.region;
+  p.compliance = q.compliance;
+  p.min_gpu_memory_bytes = q.min_gpu_memory_bytes;
+  p.max_nodes = q.max_nodes;
+  p.top_k = q.top_k;
+  p.efficiencies = catalog.efficiencies;
+  p.input = catalog.input;
+  p.spot = q.spot;
+  return p;
+}
+
+}  // namespace gpuplan

@@ -1,0 +1,379 @@
+#include "gpuplan/query.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <type_traits>
+
+namespace gpuplan {
+namespace {
+
+// Applies one key's value to a query; returns the error, if any.
+using Apply =
+    std::function<std::optional<Error>(Query&, const std::string& key, const std::string& value)>;
+
+struct KeySpec {
+  const char* key;
+  Apply apply;
+};
+
+std::string format_number(double x) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.10g", x);
+  return b;
+}
+
+Error not_a(const std::string& key, const std::string& value, const std::string& what) {
+  return make_error(Errc::invalid_argument, "--" + key + ": '" + value + "' is not " + what);
+}
+
+Error out_of_range(const std::string& key, const std::string& value, const std::string& min,
+                   const std::string& max) {
+  return make_error(Errc::invalid_argument,
+                    "--" + key + ": " + value + " is out of range [" + min + ", " + max + "]");
+}
+
+Result<int64_t> bounded_int(const std::string& key, const std::string& value, int64_t min,
+                            int64_t max) {
+  auto n = parse_int(value, key);
+  if (!n.ok()) return n.error();
+  if (n.value() < min || n.value() > max)
+    return out_of_range(key, value, std::to_string(min), std::to_string(max));
+  return n.value();
+}
+
+template <class Get>
+Apply integer(int64_t min, int64_t max, Get get) {
+  return [=](Query& q, const std::string& k, const std::string& v) -> std::optional<Error> {
+    auto n = bounded_int(k, v, min, max);
+    if (!n.ok()) return n.error();
+    auto& field = get(q);
+    field = static_cast<std::remove_reference_t<decltype(field)>>(n.value());
+    return std::nullopt;
+  };
+}
+
+template <class Get>
+Apply number(double min, double max, Get get) {
+  return [=](Query& q, const std::string& k, const std::string& v) -> std::optional<Error> {
+    auto x = parse_bounded_number(k, v, min, max);
+    if (!x.ok()) return x.error();
+    get(q) = x.value();
+    return std::nullopt;
+  };
+}
+
+template <class Get>
+Apply text(Get get) {
+  return [=](Query& q, const std::string&, const std::string& v) -> std::optional<Error> {
+    get(q) = v;
+    return std::nullopt;
+  };
+}
+
+template <class Get>
+Apply boolean(Get get) {
+  return [=](Query& q, const std::string& k, const std::string& v) -> std::optional<Error> {
+    if (v == "1" || v == "true")
+      get(q) = true;
+    else if (v == "0" || v == "false")
+      get(q) = false;
+    else
+      return not_a(k, v, "true or false");
+    return std::nullopt;
+  };
+}
+
+// One of `names` (joined in the message); `set` receives the index.
+Apply choice(std::vector<std::string> names, void (*set)(Query&, size_t)) {
+  return [=](Query& q, const std::string& k, const std::string& v) -> std::optional<Error> {
+    const auto it = std::find(names.begin(), names.end(), v);
+    if (it != names.end()) {
+      set(q, static_cast<size_t>(it - names.begin()));
+      return std::nullopt;
+    }
+    std::string list;
+    for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
+    return not_a(k, v, "one of " + list);
+  };
+}
+
+std::vector<KeySpec> hardware_and_run_keys() {
+  return {
+      {"gpu", text([](Query& q) -> std::string& { return q.gpu; })},
+      {"gpus", integer(1, 4096, [](Query& q) -> int& { return q.gpus; })},
+      {"instance", text([](Query& q) -> std::string& { return q.instance; })},
+      {"nodes", integer(1, 4096, [](Query& q) -> int& { return q.nodes; })},
+      {"tokens", number(1, 1e16, [](Query& q) -> double& { return q.run.tokens; })},
+      {"epochs", number(1e-3, 1e6, [](Query& q) -> double& { return q.run.epochs; })},
+      {"dataset-size", number(1, 1e13, [](Query& q) -> double& { return q.run.dataset_size; })},
+      {"pricing", choice({"on-demand", "monthly", "reserved-1y", "reserved-3y", "bulk", "spot"},
+                         [](Query& q, size_t i) { q.pricing = static_cast<Pricing>(i); })},
+      {"region", text([](Query& q) -> std::string& { return q.region; })},
+      {"spot-interruptions-per-hour",
+       number(0, 10, [](Query& q) -> double& { return q.spot.interruptions_per_hour; })},
+      {"checkpoint-interval-hours",
+       number(1e-3, 1e4, [](Query& q) -> double& { return q.spot.checkpoint_interval_h; })},
+      {"restart-hours", number(0, 1e3, [](Query& q) -> double& { return q.spot.restart_h; })},
+  };
+}
+
+// --compliance: one of compliance_kinds(), or empty (any).
+Apply compliance_choice() {
+  return [](Query& q, const std::string& k, const std::string& v) -> std::optional<Error> {
+    std::string list;
+    for (const ComplianceKind& c : compliance_kinds()) {
+      if (v == c.id) {
+        q.compliance = v;
+        return std::nullopt;
+      }
+      list += (list.empty() ? "" : ", ") + std::string(c.id);
+    }
+    if (v.empty()) {
+      q.compliance.clear();
+      return std::nullopt;
+    }
+    return not_a(k, v, "one of " + list + " (or empty)");
+  };
+}
+
+std::vector<KeySpec> planner_keys() {
+  return {
+      {"provider", text([](Query& q) -> std::string& { return q.provider; })},
+      {"compliance", compliance_choice()},
+      {"objective", choice({"cost", "time"},
+                           [](Query& q, size_t i) { q.objective = static_cast<Objective>(i); })},
+      {"deadline-hours", number(0, 1e7, [](Query& q) -> double& { return q.deadline_hours; })},
+      {"budget-usd", number(0, 1e12, [](Query& q) -> double& { return q.budget_usd; })},
+      {"min-gpu-memory-gb",
+       [](Query& q, const std::string& k, const std::string& v) -> std::optional<Error> {
+         auto gb = parse_bounded_number(k, v, 0, 1e4);
+         if (!gb.ok()) return gb.error();
+         q.min_gpu_memory_bytes = gb.value() * 1e9;  // decimal GB, as GPU makers count
+         return std::nullopt;
+       }},
+      {"max-nodes", integer(1, kMaxPlanNodes, [](Query& q) -> int& { return q.max_nodes; })},
+      {"top", integer(1, kMaxTopK, [](Query& q) -> int& { return q.top_k; })},
+  };
+}
+
+// The page's custom model: a transformer ("c-" keys) or a CNN from a family builder.
+std::vector<KeySpec> custom_model_keys() {
+  using T = TransformerSpec;
+  auto t = [](Query& q) -> T& { return q.custom.transformer; };
+  return {
+      {"custom",
+       choice({"transformer", "cnn"},
+              [](Query& q, size_t i) { q.custom.kind = static_cast<CustomModel::Kind>(i + 1); })},
+      {"c-name", text([](Query& q) -> std::string& { return q.custom.name; })},
+      {"c-layers", integer(1, 100000, [t](Query& q) -> int64_t& { return t(q).layers; })},
+      {"c-hidden", integer(1, 1000000, [t](Query& q) -> int64_t& { return t(q).hidden; })},
+      {"c-heads", integer(1, 100000, [t](Query& q) -> int64_t& { return t(q).heads; })},
+      {"c-kv-heads", integer(0, 100000, [t](Query& q) -> int64_t& { return t(q).kv_heads; })},
+      {"c-head-dim", integer(0, 100000, [t](Query& q) -> int64_t& { return t(q).head_dim; })},
+      {"c-ffn", integer(1, 10000000, [t](Query& q) -> int64_t& { return t(q).ffn_hidden; })},
+      {"c-vocab", integer(1, 10000000, [t](Query& q) -> int64_t& { return t(q).vocab; })},
+      {"c-max-positions",
+       integer(0, 100000000, [t](Query& q) -> int64_t& { return t(q).max_positions; })},
+      {"c-gated", boolean([t](Query& q) -> bool& { return t(q).gated_mlp; })},
+      {"c-tied", boolean([t](Query& q) -> bool& { return t(q).tied_embeddings; })},
+      // One switch for the three bias groups, as the editor shows it.
+      {"c-bias", boolean([t](Query& q) -> bool& { return t(q).qkv_bias; })},
+      {"c-experts", integer(0, 100000, [t](Query& q) -> int64_t& { return t(q).experts; })},
+      {"c-experts-per-token",
+       integer(0, 100000, [t](Query& q) -> int64_t& { return t(q).experts_per_token; })},
+      {"cnn", text([](Query& q) -> std::string& { return q.custom.cnn_builder; })},
+      {"cnn-depth", integer(1, 1000, [](Query& q) -> int64_t& { return q.custom.cnn_depth; })},
+      {"cnn-classes",
+       integer(1, 1000000, [](Query& q) -> int64_t& { return q.custom.cnn_classes; })},
+      {"cnn-width", number(0.05, 8, [](Query& q) -> double& { return q.custom.cnn_width; })},
+      {"cnn-depth-multiple",
+       number(0.05, 8, [](Query& q) -> double& { return q.custom.cnn_depth_multiple; })},
+  };
+}
+
+const std::vector<KeySpec>& key_specs() {
+  static const std::vector<KeySpec> specs = [] {
+    std::vector<KeySpec> all;
+    for (auto group : {hardware_and_run_keys(), planner_keys(), custom_model_keys()}) {
+      all.insert(all.end(), group.begin(), group.end());
+    }
+    return all;
+  }();
+  return specs;
+}
+
+// Conventions the page's transformer editor uses: gated MLPs go with RMSNorm and rotary
+// positions (LLaMA); otherwise LayerNorm and learned positions (GPT-2).
+void apply_transformer_conventions(TransformerSpec& t) {
+  t.attn_out_bias = t.mlp_bias = t.qkv_bias;
+  t.norm = t.gated_mlp ? NormKind::rmsnorm : NormKind::layernorm;
+  t.norm_bias = !t.gated_mlp;
+  t.activation = t.gated_mlp ? MlpActivation::silu : MlpActivation::gelu;
+  t.positions = t.gated_mlp || t.max_positions == 0 ? PositionKind::rotary : PositionKind::learned;
+  t.head = HeadKind::lm;
+}
+
+std::optional<Error> check_version(const std::string& value) {
+  auto v = parse_int(value, "v");
+  if (!v.ok()) return v.error();
+  if (v.value() != kQuerySchemaVersion) {
+    return make_error(Errc::unsupported_version, "--v: schema version " + value +
+                                                     " is not supported (this build reads " +
+                                                     std::to_string(kQuerySchemaVersion) + ")");
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+const std::vector<ComplianceKind>& compliance_kinds() {
+  static const std::vector<ComplianceKind> kinds = {
+      {"hipaa", "HIPAA-eligible (a BAA is available)", &Region::hipaa},
+      {"gdpr", "in the EU/EEA (GDPR)", &Region::gdpr_eu},
+      {"gov", "government region", &Region::gov},
+  };
+  return kinds;
+}
+
+bool region_meets(const Region& region, const std::string& id) {
+  if (id.empty()) return true;
+  for (const ComplianceKind& c : compliance_kinds()) {
+    if (id == c.id) return (region.*c.flag).value_or(false);
+  }
+  return false;
+}
+
+Result<double> parse_bounded_number(const std::string& key, const std::string& text, double min,
+                                    double max) {
+  const char* begin = text.c_str();
+  char* end = nullptr;
+  const double x = std::strtod(begin, &end);
+  if (text.empty() || end != begin + text.size() || !std::isfinite(x))
+    return not_a(key, text, "a number");
+  if (x < min || x > max) return out_of_range(key, text, format_number(min), format_number(max));
+  return x;
+}
+
+const std::vector<std::string>& query_keys() {
+  static const std::vector<std::string> keys = [] {
+    std::vector<std::string> k = request_keys();
+    for (const auto& s : key_specs()) k.emplace_back(s.key);
+    return k;
+  }();
+  return keys;
+}
+
+Result<Query> parse_query(const Args& args) {
+  Query q;
+  auto request = parse_request(args, /*allow_other_keys=*/true);
+  if (!request.ok()) return request.error();
+  q.request = std::move(request).value();
+  const auto& request_list = request_keys();
+  for (const auto& [key, value] : args) {
+    if (std::find(request_list.begin(), request_list.end(), key) != request_list.end()) {
+      q.dp_given = q.dp_given || key == "dp";
+      continue;
+    }
+    if (key == "v") {
+      if (auto err = check_version(value)) return *err;
+      continue;
+    }
+    const auto& specs = key_specs();
+    const auto spec =
+        std::find_if(specs.begin(), specs.end(), [&](const KeySpec& s) { return key == s.key; });
+    if (spec == specs.end())
+      return make_error(Errc::invalid_argument, "--" + key + ": unknown option");
+    if (auto err = spec->apply(q, key, value)) return *err;
+  }
+  if (q.run.tokens > 0 && q.run.epochs > 0)
+    return make_error(Errc::invalid_argument, "give --tokens or --epochs, not both");
+  if (q.custom.kind == CustomModel::Kind::transformer)
+    apply_transformer_conventions(q.custom.transformer);
+  return q;
+}
+
+Result<Query> parse_query_string(std::string_view url_query) {
+  auto args = query_to_args(url_query);
+  if (!args.ok()) return args.error();
+  return parse_query(args.value());
+}
+
+namespace {
+
+void custom_to_args(const CustomModel& c, Args& a) {
+  if (c.kind == CustomModel::Kind::transformer) {
+    const TransformerSpec& t = c.transformer;
+    a.emplace_back("custom", "transformer");
+    if (!c.name.empty()) a.emplace_back("c-name", c.name);
+    a.emplace_back("c-layers", std::to_string(t.layers));
+    a.emplace_back("c-hidden", std::to_string(t.hidden));
+    a.emplace_back("c-heads", std::to_string(t.heads));
+    if (t.kv_heads) a.emplace_back("c-kv-heads", std::to_string(t.kv_heads));
+    if (t.head_dim) a.emplace_back("c-head-dim", std::to_string(t.head_dim));
+    a.emplace_back("c-ffn", std::to_string(t.ffn_hidden));
+    a.emplace_back("c-vocab", std::to_string(t.vocab));
+    a.emplace_back("c-max-positions", std::to_string(t.max_positions));
+    a.emplace_back("c-gated", t.gated_mlp ? "1" : "0");
+    a.emplace_back("c-tied", t.tied_embeddings ? "1" : "0");
+    a.emplace_back("c-bias", t.qkv_bias ? "1" : "0");
+    if (t.experts > 1) {
+      a.emplace_back("c-experts", std::to_string(t.experts));
+      a.emplace_back("c-experts-per-token", std::to_string(t.experts_per_token));
+    }
+  } else if (c.kind == CustomModel::Kind::cnn) {
+    a.emplace_back("custom", "cnn");
+    a.emplace_back("cnn", c.cnn_builder);
+    a.emplace_back("cnn-depth", std::to_string(c.cnn_depth));
+    a.emplace_back("cnn-classes", std::to_string(c.cnn_classes));
+    a.emplace_back("cnn-width", format_number(c.cnn_width));
+    a.emplace_back("cnn-depth-multiple", format_number(c.cnn_depth_multiple));
+  }
+}
+
+void hardware_and_run_to_args(const Query& q, Args& a) {
+  const Query d;
+  if (!q.instance.empty()) a.emplace_back("instance", q.instance);
+  if (q.nodes != 0) a.emplace_back("nodes", std::to_string(q.nodes));
+  if (!q.gpu.empty()) a.emplace_back("gpu", q.gpu);
+  if (q.gpus != 0) a.emplace_back("gpus", std::to_string(q.gpus));
+  if (q.run.tokens > 0) a.emplace_back("tokens", format_number(q.run.tokens));
+  if (q.run.epochs > 0) a.emplace_back("epochs", format_number(q.run.epochs));
+  if (q.run.dataset_size > 0) a.emplace_back("dataset-size", format_number(q.run.dataset_size));
+  if (q.pricing != d.pricing) a.emplace_back("pricing", pricing_name(q.pricing));
+  if (!q.region.empty()) a.emplace_back("region", q.region);
+  if (q.spot.interruptions_per_hour != d.spot.interruptions_per_hour) {
+    a.emplace_back("spot-interruptions-per-hour", format_number(q.spot.interruptions_per_hour));
+  }
+  if (q.spot.checkpoint_interval_h != d.spot.checkpoint_interval_h) {
+    a.emplace_back("checkpoint-interval-hours", format_number(q.spot.checkpoint_interval_h));
+  }
+  if (q.spot.restart_h != d.spot.restart_h)
+    a.emplace_back("restart-hours", format_number(q.spot.restart_h));
+}
+
+void planner_to_args(const Query& q, Args& a) {
+  if (!q.provider.empty()) a.emplace_back("provider", q.provider);
+  if (!q.compliance.empty()) a.emplace_back("compliance", q.compliance);
+  if (q.objective == Objective::time) a.emplace_back("objective", "time");
+  if (q.deadline_hours > 0) a.emplace_back("deadline-hours", format_number(q.deadline_hours));
+  if (q.budget_usd > 0) a.emplace_back("budget-usd", format_number(q.budget_usd));
+  if (q.min_gpu_memory_bytes > 0)
+    a.emplace_back("min-gpu-memory-gb", format_number(q.min_gpu_memory_bytes / 1e9));
+  if (q.max_nodes != 0) a.emplace_back("max-nodes", std::to_string(q.max_nodes));
+  if (q.top_k != 0) a.emplace_back("top", std::to_string(q.top_k));
+}
+
+}  // namespace
+
+Args query_to_key_values(const Query& q) {
+  Args a = request_to_args(q.request);
+  custom_to_args(q.custom, a);
+  hardware_and_run_to_args(q, a);
+  planner_to_args(q, a);
+  return a;
+}
+
+}  // namespace gpuplan
