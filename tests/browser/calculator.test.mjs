@@ -70,3 +70,23 @@ test('a bad link names the field in page words and keeps the rest of the link', 
   assert.equal(state.estimate.model, 'gpt2-medium');
   await screenshot(page, 'calculator-bad-link');
 });
+
+test('the page and the CLI give the same step time and cost: one evaluate() under both', async () => {
+  const cases = [
+    'model=llama-2-7b&batch=64&micro-batch=2&precision=bf16&zero=3&instance=aws-p5.48xlarge&tokens=1e9',
+    'model=gpt2-medium&batch=64&precision=amp-bf16&instance=lambda-gpu-8x-a100-80gb-sxm4&nodes=2&tokens=2e9',
+    'model=resnet50&batch=256&precision=amp-fp16&instance=gcp-a2-highgpu-1g&epochs=1',
+    'model=llama-2-7b&batch=16&precision=bf16&lora-rank=16&instance=aws-p4d.24xlarge&tokens=1e8&pricing=spot',
+  ];
+  for (const hash of cases) {
+    await page.goto(`${server.url}/index.html#${hash}`);
+    const s = await waitForState(page, 's.estimate !== null && (s.cost !== null || s.time_error !== "")');
+    const args = ['estimate'];
+    for (const [k, v] of new URLSearchParams(hash)) args.push(`--${k}`, v);
+    const cli = await cliJson(args);
+    assert.equal(s.time_error, '', hash);
+    assert.equal(s.time.step_s, cli.time.step_s, `${hash}: step time`);
+    assert.equal(s.cost.expected_hours, cli.cost.expected_hours, `${hash}: hours`);
+    assert.equal(s.cost.usd_total, cli.cost.usd_total, `${hash}: cost`);
+  }
+});

@@ -31,7 +31,7 @@ TEST(Link, BadPageKeysFallBackOneByOne) {
   ParsedLink link = page_state_from_link("model=gpt2-medium&gpus=0&pricing=cheap&tokens=5e9&tab=plans");
   check_link_ids(catalog(), link);
   ASSERT_EQ(link.problems.size(), 2u);
-  EXPECT_EQ(link.problems[0].message, "--gpus: '0' is not an integer in [1, 4096]");
+  EXPECT_EQ(link.problems[0].message, "--gpus: 0 is out of range [1, 4096]");
   EXPECT_EQ(link.problems[1].message,
             "--pricing: 'cheap' is not one of on-demand, monthly, reserved-1y, reserved-3y, bulk, spot");
   EXPECT_EQ(link.state.gpus, 1);
