@@ -272,7 +272,9 @@ Result<Query> parse_query(const Args& args) {
   if (!request.ok()) return request.error();
   q.request = std::move(request).value();
   const auto& request_list = request_keys();
-  for (const auto& [key, value] : args) {
+  for (const auto& kv : args) {
+    const std::string& key = kv.first;  // not a structured binding: the lambda below captures it
+    const std::string& value = kv.second;
     if (std::find(request_list.begin(), request_list.end(), key) != request_list.end()) {
       q.dp_given = q.dp_given || key == "dp";
       continue;
