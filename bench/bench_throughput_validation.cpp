@@ -1,15 +1,35 @@
-// Predicted vs measured training/inference throughput (tests/validation/throughput_dev.csv,
-// NVIDIA DeepLearningExamples tables, or the file given) without a probe file; prints each row,
-// the MAPE per model and task, and the rows it skipped with the reason.
+// Predicted vs measured throughput without a probe file, over the development tables
+// (tests/validation/throughput_dev.csv: NVIDIA DeepLearningExamples; tests/validation/llm_dev.csv:
+// MosaicML llm-foundry) or the files given. Prints each row, the MAPE per model and task (per GPU
+// and metric for the LLM table), per accuracy family, each file's MAPE, and how many measured runs
+// gpuplan would call "does not fit" or "tight".
 #include <cmath>
 #include <map>
+#include <vector>
 
 #include "bench_util.h"
 #include "gpuplan/validation.h"
 
-int main(int argc, char** argv) {
-  const gpuplan::Catalog c = bench::catalog();
-  const std::string path = argc > 1 ? argv[1] : "tests/validation/throughput_dev.csv";
+namespace {
+
+struct Mape {
+  double sum = 0;
+  int rows = 0;
+  void add(double error) {
+    sum += std::fabs(error);
+    ++rows;
+  }
+};
+
+std::string group_of(const gpuplan::ValidatedRow& v) {
+  if (v.row.metric == "mfu") return "MFU " + v.row.gpu;
+  if (v.family.rfind("decoder", 0) == 0 && v.row.metric == "tokens_per_s_per_gpu" && v.row.num_gpus >= 8) {
+    return "tokens/s " + v.row.gpu;
+  }
+  return v.row.model + " " + v.row.task;
+}
+
+int validate_file(const gpuplan::Catalog& c, const std::string& path) {
   auto rows = gpuplan::parse_measured_csv(bench::read(path), path, gpuplan::RowErrors::skip);
   if (!rows.ok()) {
     std::printf("%s\n", rows.error().message.c_str());
@@ -20,18 +40,37 @@ int main(int argc, char** argv) {
     std::printf("%s\n", rep.error().message.c_str());
     return 1;
   }
-  std::map<std::string, std::pair<double, int>> by_group;
+  std::map<std::string, Mape> by_group, by_family;
+  std::map<gpuplan::Fit, int> verdicts;
+  Mape throughput;
   for (const auto& v : rep.value().rows) {
     std::printf("%-5s %-14s %-15s %2d %-9s %4lld %-5s %10.4g %10.4g %+7.1f%%\n", v.row.id.c_str(), v.row.model.c_str(),
                 v.row.gpu.c_str(), v.row.num_gpus, v.row.precision.c_str(),
                 static_cast<long long>(v.row.batch_size_per_gpu), v.row.task.c_str(), v.row.value, v.predicted,
                 100 * v.error);
-    auto& g = by_group[v.row.model + " " + v.row.task];
-    g.first += std::fabs(v.error);
-    g.second += 1;
+    by_group[group_of(v)].add(v.error);
+    if (v.row.metric != "mfu") {
+      by_family[v.family].add(v.error);
+      throughput.add(v.error);
+      verdicts[v.fit] += 1;
+    }
   }
   for (const auto& k : rep.value().skipped) std::printf("%-5s skipped: %s\n", k.row.id.c_str(), k.reason.c_str());
-  for (const auto& [k, g] : by_group) std::printf("MAPE %-22s %6.1f%% (%d rows)\n", k.c_str(), 100 * g.first / g.second, g.second);
-  std::printf("throughput MAPE %.1f%% over %zu rows\n", 100 * rep.value().mape, rep.value().rows.size());
+  for (const auto& [k, g] : by_group) std::printf("MAPE %-28s %6.1f%% (%d rows)\n", k.c_str(), 100 * g.sum / g.rows, g.rows);
+  for (const auto& [k, g] : by_family) std::printf("MAPE family %-21s %6.1f%% (%d rows)\n", k.c_str(), 100 * g.sum / g.rows, g.rows);
+  std::printf("%s: throughput MAPE %.1f%% over %d rows; measured runs called does not fit: %d, tight: %d\n",
+              path.c_str(), 100 * throughput.sum / std::max(throughput.rows, 1), throughput.rows,
+              verdicts[gpuplan::Fit::does_not_fit], verdicts[gpuplan::Fit::tight]);
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const gpuplan::Catalog c = bench::catalog();
+  std::vector<std::string> paths(argv + 1, argv + argc);
+  if (paths.empty()) paths = {"tests/validation/throughput_dev.csv", "tests/validation/llm_dev.csv"};
+  int rc = 0;
+  for (const auto& p : paths) rc |= validate_file(c, p);
+  return rc;
 }

@@ -198,361 +198,390 @@ TransformerSpec run_spec(const TransformerSpec& spec, const Setup& setup, int64_
   return run;
 }
 
+namespace {
+
+// What the workload branches hand to the memory terms: numbers for the busiest GPU.
+struct Stage {
+  double weights_numel = 0;       // parameters on the busiest GPU
+  double matrix_numel = 0;        // the part matmuls read (autocast copies)
+  double trainable_numel = 0;
+  double adafactor_elements = 0;
+  double activation_bytes = 0;    // all in-flight micro-batches
+  double largest_transient_bytes = 0;
+  double saved_tensor_count = 0;  // live tensors, for allocator rounding
+  double kv_cache_bytes = 0;
+  double decode_weight_bytes = 0;
+};
+
+// Sequence length or resolution, and the parallel degrees the model allows.
+std::optional<Error> resolve_transformer_shape(const Model& model, const Setup& setup, Estimate& e) {
+  const TransformerSpec& spec = model.transformer;
+  if (spec.is_vision()) {
+    if (setup.seq_len != 0) return invalid("--seq does not apply to vision model '" + model.id + "'; use --resolution");
+    if (setup.resolution != 0 && setup.resolution % spec.patch_size != 0) {
+      return invalid("--resolution " + std::to_string(setup.resolution) + " is not a multiple of the patch size " +
+                     std::to_string(spec.patch_size));
+    }
+    e.resolution = setup.resolution != 0 ? setup.resolution : spec.image_size;
+  } else {
+    if (setup.resolution != 0) return invalid("--resolution does not apply to language model '" + model.id + "'; use --seq");
+    e.seq_len = setup.seq_len != 0 ? setup.seq_len : model.default_seq_len;
+    if (e.seq_len <= 0) return invalid("--seq is required for model '" + model.id + "' (it has no default)");
+    if (spec.positions == PositionKind::learned && e.seq_len > spec.max_positions) {
+      return invalid("--seq " + std::to_string(e.seq_len) + " exceeds model '" + model.id + "' max_positions " +
+                     std::to_string(spec.max_positions));
+    }
+  }
+  if (spec.heads % setup.tp != 0 || spec.kv_heads_or_default() % setup.tp != 0) {
+    return invalid("--tp " + std::to_string(setup.tp) + " does not divide the attention heads (" +
+                   std::to_string(spec.heads) + " query, " + std::to_string(spec.kv_heads_or_default()) +
+                   " key/value heads)");
+  }
+  const int64_t total_layers = spec.layers + spec.decoder_layers;
+  if (setup.pp > total_layers) {
+    return invalid("--pp " + std::to_string(setup.pp) + " exceeds the " + std::to_string(total_layers) +
+                   " layers of model '" + model.id + "'");
+  }
+  return std::nullopt;
+}
+
+// Parameter counts; returns the LoRA adapters' parameters (0 without LoRA).
+Result<int64_t> count_parameters(const Model& model, const Setup& setup, const std::vector<ParamTensor>& tensors,
+                                 Estimate& e) {
+  const TransformerSpec& spec = model.transformer;
+  int64_t expert_mlp = 0;
+  for (const auto& t : tensors) {
+    e.params.total += t.numel();
+    if (t.group == ParamGroup::embedding) e.params.embedding += t.numel();
+    if (t.group == ParamGroup::mlp) expert_mlp += t.numel();
+  }
+  e.params.active_per_token = e.params.total;
+  if (spec.is_moe()) e.params.active_per_token -= expert_mlp / spec.experts * (spec.experts - spec.experts_per_token);
+  int64_t lora_params = 0;
+  for (const auto& target : setup.lora_rank > 0 ? setup.lora_targets : std::vector<std::string>{}) {
+    bool found = false;
+    for (const auto& t : tensors) {
+      if (!matches_target(t, target)) continue;
+      found = true;
+      lora_params += setup.lora_rank * (t.rows + t.cols) * t.count;
+    }
+    if (!found) return invalid("LoRA target '" + target + "' matches no layer of model '" + model.id + "'");
+  }
+  e.params.trainable = setup.lora_rank > 0 ? lora_params : e.params.total;
+  return lora_params;
+}
+
+// Per-GPU parameters on the busiest stage. Layers split evenly over stages; the first stage also
+// holds the embeddings, the last the head (Megatron-LM's layout).
+void stage_parameters(const TransformerSpec& spec, const Setup& setup, const std::vector<ParamTensor>& tensors,
+                      const Estimate& e, int64_t lora_params, Stage& st) {
+  const int64_t total_layers = spec.layers + spec.decoder_layers;
+  const double layer_share = static_cast<double>(ceil_div(total_layers, setup.pp)) / static_cast<double>(total_layers);
+  double first = 0, last = 0, first_matrix = 0, last_matrix = 0;
+  for (const auto& t : tensors) {
+    double n = static_cast<double>(t.numel());
+    if (t.tensor_parallel) n /= setup.tp;
+    const double matrix = t.rows > 1 && t.cols > 1 ? n : 0.0;
+    if (t.in_layers) {
+      first += n * layer_share;
+      last += n * layer_share;
+      first_matrix += matrix * layer_share;
+      last_matrix += matrix * layer_share;
+    } else if (t.group == ParamGroup::embedding || setup.pp == 1) {
+      first += n;
+      first_matrix += matrix;
+      // Tied embeddings: the last stage keeps its own copy of the output projection.
+      if (setup.pp > 1 && t.group == ParamGroup::embedding && spec.tied_embeddings &&
+          std::string_view(t.module) == "embed_tokens") {
+        last += n;
+        last_matrix += n;
+      }
+    } else {
+      last += n;
+      last_matrix += matrix;
+    }
+  }
+  st.weights_numel = std::max(first, last);
+  st.matrix_numel = first >= last ? first_matrix : last_matrix;
+  st.trainable_numel =
+      setup.lora_rank > 0 ? static_cast<double>(lora_params) * layer_share / setup.tp : st.weights_numel;
+  st.adafactor_elements = adafactor_state_elements(tensors) * st.weights_numel / static_cast<double>(e.params.total);
+}
+
+// automatic: what the reference implementations do. LLaMA-family models (rotary positions) are
+// trained with FlashAttention at 16 bits; the classic BERT/GPT-2/T5/ViT implementations compute
+// attention eagerly, as in the published measurements.
+Result<AttentionImpl> resolve_attention(const TransformerSpec& spec, const Setup& setup) {
+  const bool sixteen = is_16bit_activations(setup.precision);
+  const AttentionImpl impl = setup.attention == Attention::eager   ? AttentionImpl::eager
+                             : setup.attention == Attention::flash ? AttentionImpl::flash
+                             : sixteen && spec.positions == PositionKind::rotary ? AttentionImpl::flash
+                                                                                 : AttentionImpl::eager;
+  if (impl == AttentionImpl::flash && !sixteen) {
+    return invalid("--attention flash needs 16-bit activations (fp16, bf16, amp-*, mixed-*, fp8), not " +
+                   std::string(precision_name(setup.precision)));
+  }
+  return impl;
+}
+
+// Activations one stage keeps for backward per micro-batch, by checkpointing mode.
+double stored_activation_bytes(const Setup& setup, const LayerActivations& la, double input_bytes,
+                               double layers_stage, AttentionImpl impl, Estimate& e) {
+  // Tensor parallelism shards everything but the norm inputs and dropout masks, which sequence
+  // parallelism shards too (Korthikanti et al. 2022, eqs. 2 and 4).
+  const double tp = setup.tp;
+  const double replicated = setup.sequence_parallel ? la.replicated_bytes / tp : la.replicated_bytes;
+  const double layer_linear = (la.linear_bytes - la.replicated_bytes) / tp + replicated;
+  const double per_layer = layer_linear + la.attention_scores_bytes / tp;
+  switch (setup.checkpointing) {
+    case Checkpointing::none: return per_layer * layers_stage;
+    case Checkpointing::selective:
+      // Megatron's selective recompute drops the a*s^2 terms (Korthikanti et al. 2022, sec. 5);
+      // flash attention keeps none to drop.
+      if (impl == AttentionImpl::flash) {
+        e.notes.push_back("selective checkpointing (attention core) saves nothing with flash attention, "
+                          "which keeps no seq x seq scores; op-selective or full checkpointing saves memory");
+      }
+      return layer_linear * layers_stage;
+    case Checkpointing::full:
+      // Only each layer's input is kept; one layer is rebuilt at a time in backward (Chen et al.
+      // 2016; Korthikanti et al. 2022, sec. 4.3).
+      return input_bytes * layers_stage + per_layer;
+    case Checkpointing::op_selective: return la.op_selective_bytes / tp * layers_stage + per_layer;
+    case Checkpointing::every_k_layers: {
+      const double rebuilt = std::floor(layers_stage / setup.checkpoint_every);
+      return (layers_stage - rebuilt) * per_layer + rebuilt * input_bytes + (rebuilt > 0 ? per_layer : 0.0);
+    }
+  }
+  return per_layer * layers_stage;
+}
+
+// Training: the blocks' saved activations, the output head's, and the largest transient buffer.
+void training_activations(const TransformerSpec& spec, const Setup& setup, const LayerActivations& la,
+                          AttentionImpl impl, Estimate& e, Stage& st) {
+  const PrecisionBytes pb = precision_bytes(setup.precision);
+  const double h = static_cast<double>(spec.hidden), t = e.flops.tokens_per_sample;
+  const double mb = static_cast<double>(e.micro_batch);
+  const double layers_stage = static_cast<double>(ceil_div(spec.layers + spec.decoder_layers, setup.pp));
+  // The first stage holds min(pp, m) micro-batches in flight under 1F1B (Narayanan et al. 2021).
+  const double in_flight = static_cast<double>(std::min<int64_t>(setup.pp, std::max<int64_t>(e.grad_accum_steps, 1)));
+  const double input = pb.norm_input * t * h / (setup.sequence_parallel ? setup.tp : 1.0);
+  st.activation_bytes = stored_activation_bytes(setup, la, input, layers_stage, impl, e) * mb * in_flight;
+  if (spec.head == HeadKind::lm) {
+    // Output head on the last stage: final-norm input, head input and the logits. A fused
+    // cross-entropy (flash-attn's, Liger's) keeps the 16-bit logits, writes their gradient in
+    // place and saves one fp32 log-sum-exp per token; PyTorch's keeps the fp32 log-softmax beside
+    // them and needs fp32 copies while it runs.
+    const double v = head_logits(spec) / setup.tp;
+    const double logits = setup.fused_loss ? t * v * pb.activation + 4.0 * t : t * v * (pb.activation + 4.0);
+    st.activation_bytes += ((pb.norm_input + pb.activation) * t * h + logits) * mb;
+    if (!setup.fused_loss) st.largest_transient_bytes = 2.0 * t * v * 4.0 * mb;
+  }
+  st.saved_tensor_count = (spec.gated_mlp ? 14.0 : 12.0) * layers_stage * in_flight;
+  const double scores = impl == AttentionImpl::eager ? static_cast<double>(spec.heads) * t * attention_keys(spec, t) : 0.0;
+  const double ffn = static_cast<double>(spec.ffn_hidden);
+  st.largest_transient_bytes =
+      std::max(st.largest_transient_bytes, 2.0 * pb.activation * mb * std::max(t * ffn, scores) / setup.tp);
+}
+
+// Inference: one layer's working set (input, QKV, MLP hidden) plus the KV cache,
+// 2 x layers x kv_heads x head_dim x tokens x batch (Pope et al. 2022, sec. 2).
+void inference_activations(const TransformerSpec& spec, const Setup& setup, AttentionImpl impl, const Estimate& e,
+                           Stage& st) {
+  const PrecisionBytes pb = precision_bytes(setup.precision);
+  const double h = static_cast<double>(spec.hidden), t = e.flops.tokens_per_sample;
+  const double mb = static_cast<double>(e.micro_batch), ffn = static_cast<double>(spec.ffn_hidden);
+  const double layers_stage = static_cast<double>(ceil_div(spec.layers + spec.decoder_layers, setup.pp));
+  const double kv = static_cast<double>(spec.kv_heads_or_default() * spec.head_dim_or_default());
+  st.kv_cache_bytes = 2.0 * layers_stage * kv * (t + static_cast<double>(setup.generate_tokens)) * mb * pb.activation / setup.tp;
+  st.activation_bytes = mb * pb.activation * t * (2.0 * h + 3.0 * kv + ffn * (spec.gated_mlp ? 3.0 : 2.0)) / setup.tp;
+  if (impl == AttentionImpl::eager) {
+    st.activation_bytes += mb * pb.activation * static_cast<double>(spec.heads) * t * attention_keys(spec, t) / setup.tp;
+  }
+  if (spec.head == HeadKind::lm) {
+    // Logits of the last position only during generation; of all positions for scoring.
+    const double rows = setup.generate_tokens > 0 ? 1.0 : t;
+    st.largest_transient_bytes = rows * head_logits(spec) * 4.0 * mb;
+  }
+  st.saved_tensor_count = 8.0;
+}
+
+// Inference FLOPs: prefill is a forward over the prompt; each decode step costs ~2 FLOPs per
+// active parameter plus attention over the cached context (Pope et al. 2022; Kaplan et al. 2020
+// eq. 2.2).
+void inference_flops(const TransformerSpec& spec, const Setup& setup, Estimate& e) {
+  const double n_active = static_cast<double>(e.params.active_per_token - e.params.embedding);
+  const double ctx = e.flops.tokens_per_sample + static_cast<double>(setup.generate_tokens) / 2.0;
+  const double q_dim = static_cast<double>(spec.heads * spec.head_dim_or_default());
+  const double tied_head =
+      spec.head == HeadKind::lm && spec.tied_embeddings ? 2.0 * static_cast<double>(spec.hidden * spec.vocab) : 0.0;
+  e.flops.prefill = e.flops.forward_per_sample * static_cast<double>(e.global_batch);
+  e.flops.decode_per_token =
+      static_cast<double>(e.global_batch) *
+      (2.0 * n_active + 4.0 * static_cast<double>(spec.layers + spec.decoder_layers) * ctx * q_dim + tied_head);
+  e.flops.params_rule_per_token = 6.0 * static_cast<double>(e.params.total - e.params.embedding);
+}
+
+std::optional<Error> transformer_workload(const Model& model, const Setup& setup, Estimate& e, Stage& st) {
+  // Validated without building a message prefix; the prefix is added only on failure.
+  if (auto err = validate_transformer(model.transformer, "")) {
+    return make_error(err->code, "model '" + model.id + "'" + err->message);
+  }
+  if (auto err = resolve_transformer_shape(model, setup, e)) return err;
+  const std::vector<ParamTensor> tensors = transformer_parameters(model.transformer);
+  // Vision: the shape used for compute follows the chosen resolution; parameters do not.
+  const TransformerSpec run = run_spec(model.transformer, setup, e.resolution);
+  e.flops.tokens_per_sample = static_cast<double>(transformer_tokens(run, e.seq_len));
+  auto lora_params = count_parameters(model, setup, tensors, e);
+  if (!lora_params.ok()) return lora_params.error();
+  const TransformerFlops f = transformer_forward_flops(run, e.seq_len);
+  e.flops.forward_per_sample = f.total();
+  e.flops.forward_matmul_per_sample = f.total();
+  e.flops.forward_attention_per_sample = f.attention_core;
+  stage_parameters(model.transformer, setup, tensors, e, lora_params.value(), st);
+  auto impl = resolve_attention(model.transformer, setup);
+  if (!impl.ok()) return impl.error();
+  e.attention = impl.value() == AttentionImpl::flash ? "flash" : "eager";
+  if (setup.memory_format != MemoryFormat::automatic) {
+    e.notes.push_back("--memory-format applies to convolutions; transformer '" + model.id + "' ignores it");
+  }
+  const PrecisionBytes pb = precision_bytes(setup.precision);
+  if (setup.mode == Mode::train) {
+    const LayerActivations la = transformer_layer_activations(run, e.seq_len, pb.activation, pb.norm_input, impl.value());
+    training_activations(model.transformer, setup, la, impl.value(), e, st);
+  } else {
+    inference_activations(model.transformer, setup, impl.value(), e, st);
+  }
+  inference_flops(model.transformer, setup, e);
+  st.decode_weight_bytes = st.weights_numel * pb.weight;
+  return std::nullopt;
+}
+
+// Layer graphs (CNNs and friends).
+std::optional<Error> graph_workload(const Model& model, const Setup& setup, Estimate& e, Stage& st) {
+  if (setup.seq_len != 0) return invalid("--seq does not apply to image model '" + model.id + "'; use --resolution");
+  if (setup.tp > 1 || setup.pp > 1) {
+    return invalid("--tp and --pp are modelled for transformers only; model '" + model.id + "' is a layer graph");
+  }
+  if (setup.lora_rank > 0) return invalid("LoRA is modelled for transformers only; model '" + model.id + "' is a layer graph");
+  e.resolution = setup.resolution != 0 ? setup.resolution : model.default_resolution;
+  if (e.resolution <= 0) return invalid("--resolution is required for model '" + model.id + "'");
+  const PrecisionBytes pb = precision_bytes(setup.precision);
+  e.memory_format = setup.memory_format == MemoryFormat::channels_last ? "channels-last"
+                    : setup.memory_format == MemoryFormat::nchw      ? "nchw"
+                    : is_16bit_activations(setup.precision)          ? "channels-last"
+                                                                     : "nchw";
+  std::optional<GraphCosts> storage;
+  auto costs = model_graph_costs(model, e.resolution, storage);
+  if (!costs.ok()) return costs.error();
+  const GraphCosts& g = *costs.value();
+  e.params.total = e.params.trainable = e.params.active_per_token = g.params;
+  e.flops.forward_per_sample = g.forward_flops_matmul + g.forward_flops_other;
+  e.flops.forward_matmul_per_sample = g.forward_flops_matmul;
+  st.weights_numel = st.trainable_numel = st.matrix_numel = static_cast<double>(g.params);
+  st.adafactor_elements = st.weights_numel;  // conv kernels are not factored by default
+  const double mb = static_cast<double>(e.micro_batch);
+  const double largest = static_cast<double>(g.largest_output_elements) * pb.activation * mb;
+  if (setup.mode == Mode::train) {
+    // Per sample: saved activations, indices and masks, and the input batch itself (kept by the
+    // first convolution); BatchNorm's saved mean and inverse std once per step.
+    const double input_bytes = static_cast<double>(model.graph.in_channels * e.resolution * e.resolution) * pb.activation;
+    st.activation_bytes = (g.saved_activation_elements * pb.activation + g.saved_fixed_bytes + input_bytes) * mb +
+                          g.saved_batch_stats_bytes;
+    if (setup.checkpointing != Checkpointing::none) {
+      e.notes.push_back("activation checkpointing is modelled for transformers only; layer-graph models keep all activations");
+    }
+    st.saved_tensor_count = static_cast<double>(model.graph.nodes.size());
+  } else {
+    st.activation_bytes = 2.0 * largest;
+    st.saved_tensor_count = 2.0;
+  }
+  st.largest_transient_bytes = 2.0 * largest;
+  e.flops.prefill = e.flops.forward_per_sample * static_cast<double>(e.global_batch);
+  st.decode_weight_bytes = st.weights_numel * pb.weight;
+  return std::nullopt;
+}
+
+// Training FLOPs per step: backward = 2x forward (grads of inputs and of weights), or 1x when the
+// weights are frozen (LoRA); recomputation adds what checkpointing rebuilds (Narayanan et al.
+// 2021, sec. 5.1; Korthikanti et al. 2022, sec. 5).
+void step_flops(const Model& model, const Setup& setup, Estimate& e) {
+  const double batch = static_cast<double>(e.global_batch);
+  e.flops.forward_per_step = e.flops.forward_per_sample * batch;
+  if (setup.mode != Mode::train) return;
+  e.flops.backward_per_step = (setup.lora_rank > 0 ? 1.0 : 2.0) * e.flops.forward_per_step;
+  if (model.kind == ModelKind::transformer) e.flops.recompute_per_step = transformer_recompute_flops(model, setup, e) * batch;
+  e.flops.train_per_step = e.flops.forward_per_step + e.flops.backward_per_step + e.flops.recompute_per_step;
+}
+
+// Optimizer states per GPU before sharding, and the fp32 masters kept beside them.
+double optimizer_state_bytes(const Setup& setup, const Stage& st) {
+  const double trainable = st.trainable_numel;
+  if (setup.optimizer == Optimizer::adafactor) return (setup.lora_rank > 0 ? trainable : st.adafactor_elements) * 4.0;
+  if (setup.optimizer == Optimizer::adam_8bit) return trainable * 2.0;  // two uint8 states; block scales negligible
+  return trainable * optimizer_states(setup.optimizer) * precision_bytes(setup.precision).state;
+}
+
+// Weights, gradients and optimizer states of one GPU. ZeRO shards optimizer states (stage 1),
+// gradients (2) and parameters (3) across data-parallel ranks (Rajbhandari et al. 2020, fig. 1).
+void model_state_memory(const Model& model, const Setup& setup, const Stage& st, MemoryBytes& m) {
+  const PrecisionBytes pb = precision_bytes(setup.precision);
+  const double dp = setup.dp;
+  // QLoRA: NF4 base weights with double quantisation, 4 + 0.127 bits per parameter (Dettmers et
+  // al. 2023, sec. 3); LoRA adapters at the compute precision.
+  const double weight_bytes = setup.qlora ? (4.0 + 0.127) / 8.0 : pb.weight;
+  m.weights = st.weights_numel * weight_bytes + st.matrix_numel * pb.weight_copy;
+  if (setup.lora_rank > 0) m.weights += st.trainable_numel * pb.weight;
+  if (setup.mode != Mode::train) return;
+  m.gradients = st.trainable_numel * gradient_bytes(setup);
+  const double states = optimizer_state_bytes(setup, st);
+  m.optimizer = states + st.trainable_numel * pb.master;
+  const bool fsdp = setup.zero_stage >= 3 && dp > 1;
+  if (fsdp && is_mixed(setup.precision) && setup.lora_rank == 0) {
+    // FSDP MixedPrecision keeps only the sharded fp32 parameters (they are the masters) and
+    // casts them to 16 bits as it all-gathers (Zhao et al. 2023, "PyTorch FSDP", sec. 4.4).
+    m.weights = st.weights_numel * pb.master;
+    m.optimizer = states;
+  }
+  if (setup.zero_stage >= 1) m.optimizer /= dp;
+  if (setup.zero_stage >= 2) m.gradients /= dp;
+  if (setup.zero_stage >= 3) m.weights /= dp;
+  if (fsdp && model.kind == ModelKind::transformer) {
+    // While a block computes, FSDP holds its gathered 16-bit (or fp32) parameters and the next
+    // block's, prefetched; in backward also the block's unsharded gradients until they are
+    // reduce-scattered (FSDP backward_prefetch BACKWARD_PRE).
+    const int64_t total_layers = model.transformer.layers + model.transformer.decoder_layers;
+    const double layer = st.weights_numel / static_cast<double>(std::max<int64_t>(total_layers, 1));
+    m.weights += 2 * layer * pb.weight;
+    m.gradients += layer * gradient_bytes(setup);
+  }
+  // DDP without ZeRO keeps gradient buckets beside the gradients (PyTorch DDP,
+  // gradient_as_bucket_view=False by default).
+  if (setup.dp > 1 && setup.zero_stage == 0) m.gradients *= 2.0;
+}
+
+}  // namespace
+
 Result<Estimate> estimate(const Model& model, const Setup& setup) {
   if (auto err = validate_setup(setup)) return *err;
   Estimate e;
   if (auto err = resolve_batch(setup, e)) return *err;
   e.num_gpus = setup.dp * setup.tp * setup.pp;
-  const bool training = setup.mode == Mode::train;
-  const PrecisionBytes pb = precision_bytes(setup.precision);
-  const auto& a = setup.assumptions;
-  const double mb = static_cast<double>(e.micro_batch);
-  if (setup.lora_rank > 0 && !training) return invalid("LoRA applies to training (--mode train)");
-
-  // Stage layout for pipeline parallelism: the first stage holds min(pp, m) micro-batches in
-  // flight under 1F1B (Narayanan et al. 2021, sec. 2.2.1).
-  const int64_t in_flight = std::min<int64_t>(setup.pp, std::max<int64_t>(e.grad_accum_steps, 1));
-
-  double weights_numel_stage = 0;    // parameters on the busiest GPU
-  double matrix_numel_stage = 0;
-  double trainable_numel_stage = 0;
-  double adafactor_elements_stage = 0;
-  double activation_bytes = 0;       // per GPU, all in-flight micro-batches
-  double largest_transient_bytes = 0;
-  double saved_tensor_count = 0;     // live tensors, for allocator rounding
-  double kv_cache_bytes = 0;
-  double decode_bytes_weights = 0;
-  std::vector<ParamTensor> tensors;
-
-  if (model.kind == ModelKind::transformer) {
-    TransformerSpec spec = model.transformer;
-    // Validated without building a message prefix; the prefix is added only on failure.
-    if (auto err = validate_transformer(spec, "")) {
-      return make_error(err->code, "model '" + model.id + "'" + err->message);
-    }
-    if (spec.is_vision()) {
-      if (setup.seq_len != 0) return invalid("--seq does not apply to vision model '" + model.id + "'; use --resolution");
-      if (setup.resolution != 0) {
-        if (setup.resolution % spec.patch_size != 0) {
-          return invalid("--resolution " + std::to_string(setup.resolution) +
-                         " is not a multiple of the patch size " + std::to_string(spec.patch_size));
-        }
-      }
-      e.resolution = setup.resolution != 0 ? setup.resolution : spec.image_size;
-    } else {
-      if (setup.resolution != 0) return invalid("--resolution does not apply to language model '" + model.id + "'; use --seq");
-      e.seq_len = setup.seq_len != 0 ? setup.seq_len : model.default_seq_len;
-      if (e.seq_len <= 0) return invalid("--seq is required for model '" + model.id + "' (it has no default)");
-      if (spec.positions == PositionKind::learned && e.seq_len > spec.max_positions) {
-        return invalid("--seq " + std::to_string(e.seq_len) + " exceeds model '" + model.id +
-                       "' max_positions " + std::to_string(spec.max_positions));
-      }
-    }
-    if (spec.heads % setup.tp != 0 || spec.kv_heads_or_default() % setup.tp != 0) {
-      return invalid("--tp " + std::to_string(setup.tp) + " does not divide the attention heads (" +
-                     std::to_string(spec.heads) + " query, " +
-                     std::to_string(spec.kv_heads_or_default()) + " key/value heads)");
-    }
-    const int64_t total_layers = spec.layers + spec.decoder_layers;
-    if (setup.pp > total_layers) {
-      return invalid("--pp " + std::to_string(setup.pp) + " exceeds the " +
-                     std::to_string(total_layers) + " layers of model '" + model.id + "'");
-    }
-
-    tensors = transformer_parameters(spec);
-    // Vision: the shape used for compute follows the chosen resolution; parameters do not.
-    const TransformerSpec run = run_spec(spec, setup, e.resolution);
-    const int64_t tokens = transformer_tokens(run, e.seq_len);
-    e.flops.tokens_per_sample = static_cast<double>(tokens);
-
-    // Parameters.
-    int64_t expert_mlp = 0;
-    for (const auto& t : tensors) {
-      e.params.total += t.numel();
-      if (t.group == ParamGroup::embedding) e.params.embedding += t.numel();
-      if (t.group == ParamGroup::mlp) expert_mlp += t.numel();
-    }
-    e.params.active_per_token = e.params.total;
-    if (spec.is_moe()) {
-      e.params.active_per_token -= expert_mlp / spec.experts * (spec.experts - spec.experts_per_token);
-    }
-    int64_t lora_params = 0;
-    if (setup.lora_rank > 0) {
-      for (const auto& target : setup.lora_targets) {
-        bool found = false;
-        for (const auto& t : tensors) {
-          if (!matches_target(t, target)) continue;
-          found = true;
-          lora_params += setup.lora_rank * (t.rows + t.cols) * t.count;
-        }
-        if (!found) return invalid("LoRA target '" + target + "' matches no layer of model '" + model.id + "'");
-      }
-    }
-    e.params.trainable = setup.lora_rank > 0 ? lora_params : e.params.total;
-
-    // FLOPs.
-    const TransformerFlops f = transformer_forward_flops(run, e.seq_len);
-    e.flops.forward_per_sample = f.total();
-    e.flops.forward_matmul_per_sample = f.total();
-    e.flops.forward_attention_per_sample = f.attention_core;
-
-    // Per-GPU parameters on the busiest stage. Layers split evenly over stages; the first
-    // stage also holds the embeddings, the last the head (Megatron-LM's layout).
-    const double layer_share = static_cast<double>(ceil_div(total_layers, setup.pp)) /
-                               static_cast<double>(total_layers);
-    double first = 0, last = 0, first_matrix = 0, last_matrix = 0;
-    for (const auto& t : tensors) {
-      double n = static_cast<double>(t.numel());
-      if (t.tensor_parallel) n /= setup.tp;
-      const bool matrix = t.rows > 1 && t.cols > 1;
-      if (t.in_layers) {
-        first += n * layer_share;
-        last += n * layer_share;
-        if (matrix) { first_matrix += n * layer_share; last_matrix += n * layer_share; }
-      } else if (t.group == ParamGroup::embedding || setup.pp == 1) {
-        first += n;
-        if (matrix) first_matrix += n;
-        // Tied embeddings: the last stage keeps its own copy of the output projection.
-        if (setup.pp > 1 && t.group == ParamGroup::embedding && spec.tied_embeddings &&
-            std::string_view(t.module) == "embed_tokens") {
-          last += n;
-          last_matrix += n;
-        }
-      } else {
-        last += n;
-        if (matrix) last_matrix += n;
-      }
-    }
-    weights_numel_stage = std::max(first, last);
-    matrix_numel_stage = first >= last ? first_matrix : last_matrix;
-    const double stage_fraction = weights_numel_stage / static_cast<double>(e.params.total);
-    trainable_numel_stage = setup.lora_rank > 0
-                                ? static_cast<double>(lora_params) * layer_share / setup.tp
-                                : weights_numel_stage;
-    adafactor_elements_stage = adafactor_state_elements(tensors) * stage_fraction;
-
-    // Activations.
-    const AttentionImpl impl =
-        setup.attention == Attention::eager ? AttentionImpl::eager
-        : setup.attention == Attention::flash ? AttentionImpl::flash
-        // automatic: what the reference implementations do. LLaMA-family models (rotary
-        // positions) are trained with FlashAttention at 16 bits; the classic BERT/GPT-2/T5/ViT
-        // implementations compute attention eagerly, as in the published measurements.
-        : (is_16bit_activations(setup.precision) && spec.positions == PositionKind::rotary ? AttentionImpl::flash
-                                                                                           : AttentionImpl::eager);
-    if (impl == AttentionImpl::flash && !is_16bit_activations(setup.precision)) {
-      return invalid("--attention flash needs 16-bit activations (fp16, bf16, amp-*, mixed-*, fp8), not " +
-                     std::string(precision_name(setup.precision)));
-    }
-    e.attention = impl == AttentionImpl::flash ? "flash" : "eager";
-    if (setup.memory_format != MemoryFormat::automatic) {
-      e.notes.push_back("--memory-format applies to convolutions; transformer '" + model.id + "' ignores it");
-    }
-    const LayerActivations la = transformer_layer_activations(run, e.seq_len, pb.activation,
-                                                              pb.norm_input, impl);
-    const double h = static_cast<double>(spec.hidden);
-    const double t = static_cast<double>(tokens);
-    const double layers_stage = static_cast<double>(ceil_div(total_layers, setup.pp));
-    const double ffn = static_cast<double>(spec.ffn_hidden);
-    if (training) {
-      // Tensor parallelism shards everything but the norm inputs and dropout masks, which
-      // sequence parallelism shards too (Korthikanti et al. 2022, eqs. 2 and 4).
-      const double tp = setup.tp;
-      const double replicated = setup.sequence_parallel ? la.replicated_bytes / tp : la.replicated_bytes;
-      const double layer_linear = (la.linear_bytes - la.replicated_bytes) / tp + replicated;
-      const double layer_scores = la.attention_scores_bytes / tp;
-      const double per_layer = layer_linear + layer_scores;
-      const double input = pb.norm_input * t * h / (setup.sequence_parallel ? tp : 1.0);
-      double stored = per_layer * layers_stage;
-      switch (setup.checkpointing) {
-        case Checkpointing::none: break;
-        case Checkpointing::selective:
-          // Megatron's selective recompute drops the a*s^2 terms (Korthikanti et al. 2022,
-          // sec. 5); flash attention keeps none to drop.
-          stored = layer_linear * layers_stage;
-          if (impl == AttentionImpl::flash) {
-            e.notes.push_back("selective checkpointing (attention core) saves nothing with flash attention, "
-                              "which keeps no seq x seq scores; op-selective or full checkpointing saves memory");
-          }
-          break;
-        case Checkpointing::full:
-          // Only each layer's input is kept; one layer is rebuilt at a time in backward
-          // (Chen et al. 2016; Korthikanti et al. 2022, sec. 4.3).
-          stored = input * layers_stage + per_layer;
-          break;
-        case Checkpointing::op_selective:
-          stored = la.op_selective_bytes / tp * layers_stage + per_layer;
-          break;
-        case Checkpointing::every_k_layers: {
-          const double rebuilt = std::floor(layers_stage / setup.checkpoint_every);
-          stored = (layers_stage - rebuilt) * per_layer + rebuilt * input + (rebuilt > 0 ? per_layer : 0.0);
-          break;
-        }
-      }
-      activation_bytes = stored * mb * static_cast<double>(in_flight);
-      // Output head on the last stage: final-norm input, head input, logits and the fp32
-      // log-softmax kept by the cross-entropy loss.
-      if (spec.head == HeadKind::lm) {
-        const double v = head_logits(spec) / setup.tp;
-        // A fused cross-entropy (flash-attn's, Liger's) keeps the 16-bit logits, writes their
-        // gradient in place and saves one fp32 log-sum-exp per token; PyTorch's keeps the fp32
-        // log-softmax beside them and needs fp32 copies while it runs.
-        const double logits = setup.fused_loss ? t * v * pb.activation + 4.0 * t : t * v * (pb.activation + 4.0);
-        activation_bytes += ((pb.norm_input + pb.activation) * t * h + logits) * mb;
-        if (!setup.fused_loss) largest_transient_bytes = std::max(largest_transient_bytes, 2.0 * t * v * 4.0 * mb);
-      }
-      saved_tensor_count = (spec.gated_mlp ? 14.0 : 12.0) * layers_stage * static_cast<double>(in_flight);
-      largest_transient_bytes = std::max(
-          largest_transient_bytes,
-          2.0 * pb.activation * mb * std::max(t * ffn / setup.tp,
-                                              impl == AttentionImpl::eager
-                                                  ? static_cast<double>(spec.heads) * t * attention_keys(spec, t) / setup.tp
-                                                  : 0.0));
-    } else {
-      // Inference: only one layer's working set is live (input, QKV, MLP hidden), plus the
-      // KV cache: 2 x layers x kv_heads x head_dim x tokens x batch (Pope et al. 2022, sec. 2).
-      const double kv = static_cast<double>(spec.kv_heads_or_default() * spec.head_dim_or_default());
-      const double context_tokens = static_cast<double>(tokens + setup.generate_tokens);
-      kv_cache_bytes = 2.0 * layers_stage * kv * context_tokens * mb * pb.activation / setup.tp;
-      activation_bytes = mb * pb.activation * t * (2.0 * h + 3.0 * kv + ffn * (spec.gated_mlp ? 3.0 : 2.0)) / setup.tp;
-      if (impl == AttentionImpl::eager) {
-        activation_bytes += mb * pb.activation * static_cast<double>(spec.heads) * t * attention_keys(spec, t) / setup.tp;
-      }
-      if (spec.head == HeadKind::lm) {
-        // Logits of the last position only during generation; of all positions for scoring.
-        const double rows = setup.generate_tokens > 0 ? 1.0 : t;
-        largest_transient_bytes = rows * head_logits(spec) * 4.0 * mb;
-      }
-      saved_tensor_count = 8.0;
-    }
-
-    // Inference FLOPs and bytes: prefill is a forward over the prompt; each decode step
-    // costs ~2 FLOPs per active parameter plus attention over the cached context, and reads
-    // the weights and the whole KV cache (Pope et al. 2022; Kaplan et al. 2020 eq. 2.2).
-    const double n_active = static_cast<double>(e.params.active_per_token - e.params.embedding);
-    const double ctx = static_cast<double>(tokens) + static_cast<double>(setup.generate_tokens) / 2.0;
-    const double q_dim = static_cast<double>(spec.heads * spec.head_dim_or_default());
-    e.flops.prefill = e.flops.forward_per_sample * static_cast<double>(e.global_batch);
-    e.flops.decode_per_token =
-        static_cast<double>(e.global_batch) *
-        (2.0 * n_active + 4.0 * static_cast<double>(spec.layers + spec.decoder_layers) * ctx * q_dim +
-         (spec.head == HeadKind::lm && spec.tied_embeddings ? 2.0 * h * static_cast<double>(spec.vocab) : 0.0));
-    decode_bytes_weights = weights_numel_stage * pb.weight;
-    e.flops.params_rule_per_token = 6.0 * static_cast<double>(e.params.total - e.params.embedding);
-  } else {
-    // Layer graphs (CNNs and friends).
-    if (setup.seq_len != 0) return invalid("--seq does not apply to image model '" + model.id + "'; use --resolution");
-    if (setup.tp > 1 || setup.pp > 1) {
-      return invalid("--tp and --pp are modelled for transformers only; model '" + model.id + "' is a layer graph");
-    }
-    if (setup.lora_rank > 0) return invalid("LoRA is modelled for transformers only; model '" + model.id + "' is a layer graph");
-    e.resolution = setup.resolution != 0 ? setup.resolution : model.default_resolution;
-    if (e.resolution <= 0) return invalid("--resolution is required for model '" + model.id + "'");
-    e.memory_format = setup.memory_format == MemoryFormat::channels_last ? "channels-last"
-                      : setup.memory_format == MemoryFormat::nchw      ? "nchw"
-                      : is_16bit_activations(setup.precision)          ? "channels-last"
-                                                                       : "nchw";
-    std::optional<GraphCosts> storage;
-    auto costs = model_graph_costs(model, e.resolution, storage);
-    if (!costs.ok()) return costs.error();
-    const GraphCosts& g = *costs.value();
-    e.params.total = g.params;
-    e.params.trainable = g.params;
-    e.params.active_per_token = g.params;
-    e.flops.forward_per_sample = g.forward_flops_matmul + g.forward_flops_other;
-    e.flops.forward_matmul_per_sample = g.forward_flops_matmul;
-    weights_numel_stage = static_cast<double>(g.params);
-    trainable_numel_stage = weights_numel_stage;
-    matrix_numel_stage = weights_numel_stage;
-    adafactor_elements_stage = weights_numel_stage;  // conv kernels are not factored by default
-    if (training) {
-      // Per sample: saved activations, indices and masks, and the input batch itself (kept by the
-      // first convolution); BatchNorm's saved mean and inverse std once per step.
-      const double input_bytes = static_cast<double>(model.graph.in_channels * e.resolution * e.resolution) *
-                                 pb.activation;
-      activation_bytes = (g.saved_activation_elements * pb.activation + g.saved_fixed_bytes + input_bytes) * mb +
-                         g.saved_batch_stats_bytes;
-      if (setup.checkpointing != Checkpointing::none) {
-        e.notes.push_back("activation checkpointing is modelled for transformers only; layer-graph models keep all activations");
-      }
-      saved_tensor_count = static_cast<double>(model.graph.nodes.size());
-    } else {
-      activation_bytes = 2.0 * static_cast<double>(g.largest_output_elements) * pb.activation * mb;
-      saved_tensor_count = 2.0;
-    }
-    largest_transient_bytes = 2.0 * static_cast<double>(g.largest_output_elements) * pb.activation * mb;
-    e.flops.prefill = e.flops.forward_per_sample * static_cast<double>(e.global_batch);
-    decode_bytes_weights = weights_numel_stage * pb.weight;
-  }
-
-  // Training FLOPs per step: backward = 2x forward (grads of inputs and of weights), or 1x
-  // when the weights are frozen (LoRA); recomputation adds a forward of the layers
-  // (Narayanan et al. 2021, sec. 5.1; Korthikanti et al. 2022, sec. 5 for selective).
-  const double batch = static_cast<double>(e.global_batch);
-  e.flops.forward_per_step = e.flops.forward_per_sample * batch;
-  if (training) {
-    e.flops.backward_per_step = (setup.lora_rank > 0 ? 1.0 : 2.0) * e.flops.forward_per_step;
-    if (model.kind == ModelKind::transformer) {
-      e.flops.recompute_per_step = transformer_recompute_flops(model, setup, e) * batch;
-    }
-    e.flops.train_per_step = e.flops.forward_per_step + e.flops.backward_per_step + e.flops.recompute_per_step;
-  }
-
-  // Memory terms. ZeRO shards optimizer states (stage 1), gradients (2) and parameters (3)
-  // across data-parallel ranks (Rajbhandari et al. 2020, fig. 1).
-  const double dp = setup.dp;
+  if (setup.lora_rank > 0 && setup.mode != Mode::train) return invalid("LoRA applies to training (--mode train)");
+  Stage st;
+  auto err = model.kind == ModelKind::transformer ? transformer_workload(model, setup, e, st)
+                                                  : graph_workload(model, setup, e, st);
+  if (err) return *err;
+  step_flops(model, setup, e);
   MemoryBytes& m = e.memory;
-  double weight_bytes_per_param = pb.weight;
-  if (setup.qlora) {
-    // NF4 base weights with double quantisation: 4 bits + 0.127 bits of constants per
-    // parameter (Dettmers et al. 2023, sec. 3); LoRA adapters at the compute precision.
-    weight_bytes_per_param = (4.0 + 0.127) / 8.0;
-  }
-  m.weights = weights_numel_stage * weight_bytes_per_param + matrix_numel_stage * pb.weight_copy;
-  if (setup.lora_rank > 0) m.weights += trainable_numel_stage * pb.weight;
-  if (training) {
-    const double trainable = trainable_numel_stage;
-    m.gradients = trainable * gradient_bytes(setup);
-    const bool frozen_base = setup.lora_rank > 0;
-    double states = 0;
-    if (setup.optimizer == Optimizer::adafactor) {
-      states = (frozen_base ? trainable : adafactor_elements_stage) * 4.0;
-    } else if (setup.optimizer == Optimizer::adam_8bit) {
-      states = trainable * 2.0;  // two uint8 states; block-wise scales are negligible
-    } else {
-      states = trainable * optimizer_states(setup.optimizer) * pb.state;
-    }
-    m.optimizer = states + trainable * pb.master;
-    const bool fsdp = setup.zero_stage >= 3 && dp > 1;
-    if (fsdp && is_mixed(setup.precision) && !frozen_base) {
-      // FSDP MixedPrecision keeps only the sharded fp32 parameters (they are the masters) and
-      // casts them to 16 bits as it all-gathers (Zhao et al. 2023, "PyTorch FSDP", sec. 4.4).
-      m.weights = weights_numel_stage * pb.master;
-      m.optimizer = states;
-    }
-    if (setup.zero_stage >= 1) m.optimizer /= dp;
-    if (setup.zero_stage >= 2) m.gradients /= dp;
-    if (setup.zero_stage >= 3) m.weights /= dp;
-    if (fsdp && model.kind == ModelKind::transformer) {
-      // While a block computes, FSDP holds its gathered 16-bit (or fp32) parameters and the next
-      // block's, prefetched; in backward also the block's unsharded gradients until they are
-      // reduce-scattered (FSDP backward_prefetch BACKWARD_PRE).
-      const int64_t total_layers = model.transformer.layers + model.transformer.decoder_layers;
-      const double layer = weights_numel_stage / static_cast<double>(std::max<int64_t>(total_layers, 1));
-      m.weights += 2 * layer * pb.weight;
-      m.gradients += layer * gradient_bytes(setup);
-    }
-    // DDP without ZeRO keeps gradient buckets beside the gradients (PyTorch DDP,
-    // gradient_as_bucket_view=False by default).
-    if (setup.dp > 1 && setup.zero_stage == 0) m.gradients *= 2.0;
-  }
-  m.activations = activation_bytes;
-  m.kv_cache = kv_cache_bytes;
-  m.workspace = a.cublas_workspace_bytes + largest_transient_bytes;
+  model_state_memory(model, setup, st, m);
+  const MemoryAssumptions& a = setup.assumptions;
+  m.activations = st.activation_bytes;
+  m.kv_cache = st.kv_cache_bytes;
+  m.workspace = a.cublas_workspace_bytes + st.largest_transient_bytes;
   m.context = a.cuda_context_bytes;
-  m.fragmentation = saved_tensor_count * a.allocator_round_bytes / 2.0;
-  e.flops.decode_bytes_per_token = decode_bytes_weights + kv_cache_bytes;
-
+  m.fragmentation = st.saved_tensor_count * a.allocator_round_bytes / 2.0;
+  e.flops.decode_bytes_per_token = st.decode_weight_bytes + st.kv_cache_bytes;
   for (double v : {m.total(), e.flops.train_per_step, e.flops.forward_per_sample}) {
     if (!std::isfinite(v) || v < 0) {
       return invalid("the estimate overflowed for model '" + model.id + "': reduce --batch or --seq");

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <limits>
 #include <type_traits>
 
 namespace gpuplan {
@@ -97,6 +98,94 @@ Apply choice(std::vector<std::string> names, void (*set)(Query&, size_t)) {
     std::string list;
     for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
     return not_a(k, v, "one of " + list);
+  };
+}
+
+template <class E, class Get>
+Apply enumeration(std::optional<E> (*parse)(const std::string&), const char* choices, Get get) {
+  return [=](Query& q, const std::string& k, const std::string& v) -> std::optional<Error> {
+    const std::optional<E> e = parse(v);
+    if (!e) return not_a(k, v, std::string("one of ") + choices);
+    get(q) = *e;
+    return std::nullopt;
+  };
+}
+
+// A switch that may also be given bare ("--sp" or "sp=").
+template <class Get>
+Apply flag(Get get) {
+  return [=](Query& q, const std::string& k, const std::string& v) -> std::optional<Error> {
+    if (v.empty()) {
+      get(q) = true;
+      return std::nullopt;
+    }
+    return boolean(get)(q, k, v);
+  };
+}
+
+std::optional<Error> read_model(Query& q, const std::string& k, const std::string& v) {
+  if (v.empty()) return make_error(Errc::invalid_argument, "--" + k + ": empty model id");
+  q.request.model = v;
+  return std::nullopt;
+}
+
+std::optional<Error> read_lora_targets(Query& q, const std::string& k, const std::string& v) {
+  std::vector<std::string>& targets = q.request.setup.lora_targets;
+  targets.clear();
+  for (size_t start = 0; start <= v.size();) {
+    const size_t comma = std::min(v.find(',', start), v.size());
+    if (comma > start) targets.push_back(v.substr(start, comma - start));
+    start = comma + 1;
+  }
+  if (targets.empty()) return not_a(k, v, "a comma-separated list of module names");
+  return std::nullopt;
+}
+
+// The workload and its setup (request_keys(), in display order).
+std::vector<KeySpec> setup_keys() {
+  auto s = [](Query& q) -> Setup& { return q.request.setup; };
+  return {
+      {"model", read_model},
+      {"mode",
+       enumeration(parse_mode, "train, infer", [s](Query& q) -> Mode& { return s(q).mode; })},
+      {"batch", integer(1, 100'000'000, [s](Query& q) -> int64_t& { return s(q).global_batch; })},
+      {"micro-batch",
+       integer(1, 100'000'000, [s](Query& q) -> int64_t& { return s(q).micro_batch; })},
+      {"seq", integer(1, 100'000'000, [s](Query& q) -> int64_t& { return s(q).seq_len; })},
+      {"resolution", integer(1, 100'000, [s](Query& q) -> int64_t& { return s(q).resolution; })},
+      {"precision", enumeration(parse_precision,
+                                "fp32, tf32, fp16, bf16, amp-fp16, amp-bf16, mixed-fp16, mixed-bf16, fp8",
+                                [s](Query& q) -> Precision& { return s(q).precision; })},
+      {"optimizer",
+       enumeration(parse_optimizer, "sgd, sgd-momentum, adam, adamw, adam-8bit, adafactor",
+                   [s](Query& q) -> Optimizer& { return s(q).optimizer; })},
+      {"checkpointing",
+       enumeration(parse_checkpointing, "none, selective, full, op-selective, every-k-layers",
+                   [s](Query& q) -> Checkpointing& { return s(q).checkpointing; })},
+      {"checkpoint-every", integer(1, 1'000'000, [s](Query& q) -> int& { return s(q).checkpoint_every; })},
+      {"attention", enumeration(parse_attention, "auto, eager, flash",
+                                [s](Query& q) -> Attention& { return s(q).attention; })},
+      {"memory-format", enumeration(parse_memory_format, "auto, nchw, channels-last",
+                                    [s](Query& q) -> MemoryFormat& { return s(q).memory_format; })},
+      {"grad-reduce", enumeration(parse_grad_reduce, "auto, fp32, bf16",
+                                  [s](Query& q) -> GradReduce& { return s(q).grad_reduce; })},
+      {"dropout", number(0, 0.999, [s](Query& q) -> double& { return s(q).dropout; })},
+      {"compile", flag([s](Query& q) -> bool& { return s(q).compile; })},
+      {"fused-loss", flag([s](Query& q) -> bool& { return s(q).fused_loss; })},
+      {"dp",
+       [s](Query& q, const std::string& k, const std::string& v) -> std::optional<Error> {
+         q.dp_given = true;  // otherwise data parallelism fills the GPUs
+         return integer(1, 1'000'000, [s](Query& x) -> int& { return s(x).dp; })(q, k, v);
+       }},
+      {"zero", integer(0, 3, [s](Query& q) -> int& { return s(q).zero_stage; })},
+      {"tp", integer(1, 1'000'000, [s](Query& q) -> int& { return s(q).tp; })},
+      {"sp", flag([s](Query& q) -> bool& { return s(q).sequence_parallel; })},
+      {"pp", integer(1, 1'000'000, [s](Query& q) -> int& { return s(q).pp; })},
+      {"lora-rank", integer(0, 65536, [s](Query& q) -> int64_t& { return s(q).lora_rank; })},
+      {"qlora", flag([s](Query& q) -> bool& { return s(q).qlora; })},
+      {"lora-targets", read_lora_targets},
+      {"generate",
+       integer(0, 100'000'000, [s](Query& q) -> int64_t& { return s(q).generate_tokens; })},
   };
 }
 
@@ -197,7 +286,8 @@ std::vector<KeySpec> custom_model_keys() {
 const std::vector<KeySpec>& key_specs() {
   static const std::vector<KeySpec> specs = [] {
     std::vector<KeySpec> all;
-    for (auto group : {hardware_and_run_keys(), planner_keys(), custom_model_keys()}) {
+    for (auto group :
+         {setup_keys(), hardware_and_run_keys(), planner_keys(), custom_model_keys()}) {
       all.insert(all.end(), group.begin(), group.end());
     }
     return all;
@@ -259,24 +349,58 @@ Result<double> parse_bounded_number(const std::string& key, const std::string& t
 
 const std::vector<std::string>& query_keys() {
   static const std::vector<std::string> keys = [] {
-    std::vector<std::string> k = request_keys();
+    std::vector<std::string> k;
     for (const auto& s : key_specs()) k.emplace_back(s.key);
     return k;
   }();
   return keys;
 }
 
+const std::vector<std::string>& request_keys() {
+  static const std::vector<std::string> keys = [] {
+    std::vector<std::string> k;
+    for (const auto& s : setup_keys()) k.emplace_back(s.key);
+    return k;
+  }();
+  return keys;
+}
+
+Result<Request> parse_request(const Args& args, bool allow_other_keys) {
+  const auto& keys = request_keys();
+  Args setup_args;
+  for (const auto& kv : args) {
+    if (std::find(keys.begin(), keys.end(), kv.first) != keys.end()) {
+      setup_args.push_back(kv);
+    } else if (!allow_other_keys) {
+      return make_error(Errc::invalid_argument, "--" + kv.first + ": unknown option");
+    }
+  }
+  auto q = parse_query(setup_args);
+  if (!q.ok()) return q.error();
+  return q.value().request;
+}
+
+Result<int64_t> parse_int(std::string_view text, const std::string& key) {
+  const std::string value(text);
+  if (text.empty() || text.size() > 19) return not_a(key, value, "an integer");
+  size_t i = text[0] == '-' ? 1 : 0;
+  if (i == text.size()) return not_a(key, value, "an integer");
+  int64_t x = 0;
+  for (; i < text.size(); ++i) {
+    if (text[i] < '0' || text[i] > '9') return not_a(key, value, "an integer");
+    // 19 digits can pass int64: stop before the multiplication overflows.
+    if (x > (std::numeric_limits<int64_t>::max() - (text[i] - '0')) / 10)
+      return not_a(key, value, "an integer");
+    x = x * 10 + (text[i] - '0');
+  }
+  return text[0] == '-' ? -x : x;
+}
+
 Result<Query> parse_query(const Args& args) {
   Query q;
-  auto request = parse_request(args, /*allow_other_keys=*/true);
-  if (!request.ok()) return request.error();
-  q.request = std::move(request).value();
-  const auto& request_list = request_keys();
-  for (const auto& [key, value] : args) {
-    if (std::find(request_list.begin(), request_list.end(), key) != request_list.end()) {
-      q.dp_given = q.dp_given || key == "dp";
-      continue;
-    }
+  for (const auto& kv : args) {
+    const std::string& key = kv.first;  // not a structured binding: the lambda below captures it
+    const std::string& value = kv.second;
     if (key == "v") {
       if (auto err = check_version(value)) return *err;
       continue;

@@ -305,6 +305,15 @@ std::string evaluation_to_json(const Evaluation& ev, int indent) {
   return dump(j, indent);
 }
 
+std::string evaluate_link_json(const Catalog& catalog, std::string_view link, int indent) {
+  auto query = parse_query_string(link);
+  auto ev = query.ok() ? evaluate(catalog, query.value()) : Result<Evaluation>(query.error());
+  if (!ev.ok()) {
+    return dump({{"schema_version", kQuerySchemaVersion}, {"error", ev.error().message}}, indent);
+  }
+  return evaluation_to_json(ev.value(), indent);
+}
+
 std::string evaluation_to_text(const Evaluation& ev) {
   std::string out = estimate_to_text(ev.model, ev.estimate);
   if (ev.gpu && !ev.fit.fits) out += ev.fit.advice + "\n";

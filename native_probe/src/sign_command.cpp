@@ -69,7 +69,7 @@ int run_sign_command(int argc, char** argv) {
   if (out.empty()) out = file;
   if (const std::string err = write_file_atomically(out, envelope); !err.empty()) return say(kExitKeyOrFile, err);
   std::fprintf(stderr, "gpuplan-probe sign: wrote %s, signed by %s\n", out.c_str(),
-               probe_key_fingerprint(key.value().key.public_key).c_str());
+               probe_key_fingerprint(key.value().key.public_key, signing::probe_crypto()).c_str());
   return kExitSigned;
 }
 

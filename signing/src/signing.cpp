@@ -62,6 +62,15 @@ std::string base64_encode(std::string_view text) {
 
 std::optional<std::string> base64_decode(std::string_view text) {
   ensure_sodium_init();
+  // libsodium 1.0.18's constant-time character classifier takes some bytes >= 0x80 for digits
+  // ("\x85\x82\x84\x88" decodes; found by fuzz_probe_file), so anything outside the RFC 4648
+  // alphabet is refused before it is decoded.
+  for (const char ch : text) {
+    const auto c = static_cast<unsigned char>(ch);
+    const bool alphabet = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '+' ||
+                          c == '/' || c == '=';
+    if (!alphabet) return std::nullopt;
+  }
   std::string out(text.size() / 4 * 3 + 3, '\0');
   size_t length = 0;
   // No characters to ignore and no end pointer: the whole text must be one canonical, padded

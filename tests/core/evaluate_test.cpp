@@ -2,6 +2,7 @@
 // efficiencies come from the catalog (data/assumptions.json), and the result matches the parts
 // called one by one.
 #include "gpuplan/evaluate.h"
+#include "gpuplan/report.h"
 
 #include <gtest/gtest.h>
 
@@ -156,6 +157,13 @@ TEST(Evaluate, ResolvesCustomModels) {
   EXPECT_EQ(t.query.request.model, "custom");
   const Evaluation cnn = evaluated("custom=cnn&cnn=resnet&cnn-depth=18&batch=2");
   EXPECT_EQ(cnn.model.kind, ModelKind::graph);
+}
+
+TEST(EvaluateLinkJson, IsTheEvaluationOfTheLinksQueryOrItsError) {
+  const std::string link = "model=gpt2-small&batch=8&gpu=a100-sxm4-80gb&tokens=1e9";
+  EXPECT_EQ(evaluate_link_json(test::catalog(), link), evaluation_to_json(evaluated(link), -1));
+  EXPECT_EQ(evaluate_link_json(test::catalog(), "model=gpt2-small&nodes=0"),
+            R"({"schema_version":1,"error":"--nodes: 0 is out of range [1, 4096]"})");
 }
 
 TEST(MemoryTerms, AddUpToTheTotalInDisplayOrder) {

@@ -71,7 +71,8 @@ TEST(Base64, EncodesTheRfc4648Vectors) {
 }
 
 TEST(Base64, DecodesOnlyCanonicalPaddedText) {
-  for (const char* bad : {"Zg", "Zg=", "Zh==", "Z===", "Zm9v\n", "Zm=v", "Zm9vYg=a", "Zg==Zg==", "Zm9*"}) {
+  for (const char* bad : {"Zg", "Zg=", "Zh==", "Z===", "Zm9v\n", "Zm=v", "Zm9vYg=a", "Zg==Zg==", "Zm9*",
+                          "\x85\x82\x84\x88", "Zm9\xe9"}) {
     EXPECT_FALSE(signing::base64_decode(bad)) << bad;
   }
   std::string all;

@@ -19,10 +19,6 @@
 
 namespace gpuplan {
 
-// Planner limits when the query leaves them at 0.
-inline constexpr int kDefaultMaxNodes = 16;
-inline constexpr int kDefaultTopK = 10;
-
 // One term of the per-GPU memory, in the order every face shows them.
 struct MemoryTerm {
   const char* key;    // stable id: "weights", "optimizer", "kv_cache", ...

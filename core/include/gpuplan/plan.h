@@ -29,8 +29,8 @@ struct PlanQuery {
   std::string region;
   std::string compliance;        // "hipaa", "gdpr" or "gov"; empty: any
   double min_gpu_memory_bytes = 0;
-  int max_nodes = 16;
-  int top_k = 10;
+  int max_nodes = kDefaultMaxNodes;
+  int top_k = kDefaultTopK;
   Efficiencies efficiencies;
   InputAssumptions input;
   SpotAssumptions spot;

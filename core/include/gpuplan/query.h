@@ -24,6 +24,9 @@ namespace gpuplan {
 // The version of the link and `--json` formats this build writes and reads.
 inline constexpr int kQuerySchemaVersion = 1;
 
+// Planner limits when the query leaves them at 0 (PlanQuery starts from the same).
+inline constexpr int kDefaultMaxNodes = 16;
+inline constexpr int kDefaultTopK = 10;
 // Bounds of the planner's limits (the parser and plan() check the same).
 inline constexpr int kMaxPlanNodes = 1024;
 inline constexpr int kMaxTopK = 1024;

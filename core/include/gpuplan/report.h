@@ -3,6 +3,7 @@
 // DOM. Field names are stable; docs/cli.md documents each one.
 
 #include <string>
+#include <string_view>
 
 #include "gpuplan/cost.h"
 #include "gpuplan/estimate.h"
@@ -30,6 +31,10 @@ std::string time_to_text(const StepTime& t, const PriceQuote* price, const RunCo
 // `gpuplan estimate --json`: schema_version, the estimate, and with hardware the fit, step time
 // (spec and calibrated) and cost. The page's exports carry the same fields.
 std::string evaluation_to_json(const Evaluation& ev, int indent = 2);
+// evaluation_to_json of a share link's query ("model=gpt2-small&gpu=a100-sxm4-80gb&tokens=1e9"),
+// or {"schema_version": 1, "error": MESSAGE}: what the page hands to JavaScript, so a test can
+// compare the page's time and cost with `gpuplan estimate --json` for the same keys.
+std::string evaluate_link_json(const Catalog& catalog, std::string_view link, int indent = -1);
 // The same as aligned lines: the estimate, the fit advice, step time, price and cost.
 std::string evaluation_to_text(const Evaluation& ev);
 
