@@ -179,10 +179,10 @@ void App::draw_plans_tab(UiActions& a) {
     else m_.plan_error = m_.c.error;
   }
   if (search_) {
-    // One provider per slice, as many as fit in ~20 ms of this frame: a short search ends in
+    // One provider per slice, as many as fit in ~12 ms of this frame: a short search ends in
     // the frame that asked for it; a long one draws a progress bar and the page stays live.
     const auto t0 = std::chrono::steady_clock::now();
-    while (!search_->done() && std::chrono::steady_clock::now() - t0 < std::chrono::milliseconds(20)) {
+    while (!search_->done() && std::chrono::steady_clock::now() - t0 < std::chrono::milliseconds(12)) {
       step_plan_search(catalog_, *m_.c.model, m_.state, *search_);
     }
     m_.plan_progress = search_->progress();

@@ -74,8 +74,9 @@ test('a bad link names the field in page words and keeps the rest of the link', 
 test('the page and the CLI give the same step time and cost: one evaluate() under both', async () => {
   const cases = [
     'model=llama-2-7b&batch=64&micro-batch=2&precision=bf16&zero=3&instance=aws-p5.48xlarge&tokens=1e9',
-    'model=gpt2-medium&batch=64&precision=amp-bf16&instance=lambda-gpu-8x-a100-80gb-sxm4&nodes=2&tokens=2e9',
-    'model=resnet50&batch=256&precision=amp-fp16&instance=gcp-a2-highgpu-1g&epochs=1',
+    'model=gpt2-medium&batch=64&precision=amp-bf16&instance=aws-p4d.24xlarge&nodes=2&tokens=2e9',
+    'model=gpt2-medium&batch=64&precision=amp-bf16&instance=lambda-gpu-8x-a100-80gb-sxm4&tokens=2e9',
+    'model=resnet50&batch=256&precision=amp-fp16&instance=gcp-a2-highgpu-1g&epochs=1&dataset-size=1281167',
     'model=llama-2-7b&batch=16&precision=bf16&lora-rank=16&instance=aws-p4d.24xlarge&tokens=1e8&pricing=spot',
   ];
   for (const hash of cases) {
@@ -83,6 +84,9 @@ test('the page and the CLI give the same step time and cost: one evaluate() unde
     const s = await waitForState(page, 's.estimate !== null && (s.cost !== null || s.time_error !== "")');
     const args = ['estimate'];
     for (const [k, v] of new URLSearchParams(hash)) args.push(`--${k}`, v);
+    // The page's micro-batch "auto" takes the largest that fits (the CLI the whole batch per
+    // GPU): give the CLI the micro-batch the page chose.
+    if (!hash.includes('micro-batch')) args.push('--micro-batch', String(s.estimate.micro_batch));
     const cli = await cliJson(args);
     assert.equal(s.time_error, '', hash);
     assert.equal(s.time.step_s, cli.time.step_s, `${hash}: step time`);

@@ -173,7 +173,7 @@ test('micro-batch "auto" picks the largest micro-batch that fits and says so', a
 });
 
 test('a long planner search runs in slices with a progress bar and the page stays live', async () => {
-  const { ctx, page } = await open('model=llama-2-7b&precision=amp-bf16&batch=512&seq=4096&tokens=1e11&max-nodes=64');
+  const { ctx, page } = await open('model=llama-2-7b&precision=amp-bf16&batch=512&seq=4096&tokens=1e11&max-nodes=128');
   await clickWidget(page, 'tab-plans', 20);
   // Count animation frames while the search runs: a frozen page would count none.
   const frames = await page.evaluate(() => new Promise((resolve) => {
