@@ -131,6 +131,16 @@ ParsedLink page_state_from_link(const std::string& query) {
   const std::string lang = out.state.lang, plan_gpu = out.state.plan_gpu;
   const auto compare = out.state.compare;
   apply_query(lenient_query(core_args, out.problems), out.state);
+  // Keys the link leaves out keep the page's defaults, not the CLI's (fp32, no run length).
+  auto given = [&](std::initializer_list<const char*> keys) {
+    return std::any_of(core_args.begin(), core_args.end(), [&](const auto& kv) {
+      return std::find_if(keys.begin(), keys.end(), [&](const char* k) { return kv.first == k; }) != keys.end();
+    });
+  };
+  const PageState d = default_page_state();
+  if (!given({"precision"})) out.state.request.setup.precision = d.request.setup.precision;
+  if (!given({"batch", "micro-batch"})) out.state.request.setup.global_batch = d.request.setup.global_batch;
+  if (!given({"tokens", "epochs"})) out.state.run.tokens = d.run.tokens;
   out.state.tab = tab;
   out.state.lang = lang;
   out.state.plan_gpu = plan_gpu;
