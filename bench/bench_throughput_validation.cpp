@@ -23,9 +23,8 @@ struct Mape {
 
 std::string group_of(const gpuplan::ValidatedRow& v) {
   if (v.row.metric == "mfu") return "MFU " + v.row.gpu;
-  if (v.family.rfind("decoder", 0) == 0 && v.row.metric == "tokens_per_s_per_gpu" && v.row.num_gpus >= 8) {
-    return "tokens/s " + v.row.gpu;
-  }
+  const bool sharded = v.family.find("/sharded") != std::string::npos;
+  if (sharded && v.row.metric == "tokens_per_s_per_gpu") return "tokens/s " + v.row.gpu;
   return v.row.model + " " + v.row.task;
 }
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what gpuplan needs to build and test on Debian 12, and nothing that is already there.
 # Safe to run again: each step checks first. Usage: scripts/install-deps.sh [--torch]
-#   --torch  also PyTorch (CPU) for tools/torch_reference.py (large; tests do not need it)
+#   --torch  also torchvision (CPU) for tools/torch_reference.py (PyTorch itself is installed by
+#            default: the gpuplan-measure test runs a tiny model on the CPU)
 # (--site is still accepted: mkdocs and mkdocs-material, for the documentation site, are now
 # installed by default because make test builds the site.)
 set -euo pipefail
@@ -13,12 +14,13 @@ packages=(build-essential cmake ninja-build pkg-config git ca-certificates
           emscripten chromium
           clang-14 libclang-rt-14-dev python3
           libopenmpi-dev openmpi-bin python3-jsonschema
+          python3-torch python3-yaml
           mkdocs mkdocs-material
           fonts-noto-cjk python3-fonttools)
 for arg in "$@"; do
   case "$arg" in
     --site) ;;
-    --torch) packages+=(python3-torch python3-torchvision) ;;
+    --torch) packages+=(python3-torchvision) ;;
     *) echo "install-deps: unknown option '$arg' (use --site or --torch)" >&2; exit 2 ;;
   esac
 done

@@ -143,7 +143,8 @@ Result<Timed> time_and_cost(const Chain& c, const Efficiencies& eff) {
   Timed out;
   out.time = t.value();
   if (!q.run.empty()) {
-    auto cost = run_cost(c.ev.estimate, *out.time, q.run, c.usd_per_hour_total, q.pricing, q.spot);
+    auto cost = run_cost(c.ev.estimate, *out.time, q.run, c.usd_per_hour_total, q.pricing, q.spot,
+                         q.commitment);
     if (!cost.ok()) return cost.error();
     out.cost = cost.value();
   }
@@ -264,6 +265,17 @@ Result<Query> resolve_defaults(const Catalog& catalog, const Model& model, Query
   if (q.run.epochs > 0 && q.run.dataset_size == 0)
     q.run.dataset_size = static_cast<double>(model.dataset_size);
   if (q.spot.restart_h == 0) q.spot.restart_h = catalog.restart_s / 3600.0;
+  if (!q.spot_bucket.empty()) {
+    if (q.spot.interruptions_per_hour > 0) {
+      return make_error(
+          Errc::invalid_argument,
+          "give --spot-interruption-bucket or --spot-interruptions-per-hour, not both");
+    }
+    auto rate = interruptions_per_hour_from_bucket(catalog.pricing, q.spot_bucket);
+    if (!rate.ok())
+      return make_error(rate.error().code, "--spot-interruption-bucket: " + rate.error().message);
+    q.spot.interruptions_per_hour = rate.value();
+  }
   if (q.spot.interruptions_per_hour == 0 && catalog.pricing.spot_interruptions_per_hour) {
     q.spot.interruptions_per_hour = *catalog.pricing.spot_interruptions_per_hour;
   }
@@ -291,9 +303,13 @@ Result<Evaluation> evaluate(const Catalog& catalog, const Query& query) {
   ev.estimate = std::move(e).value();
   ev.gpu = hw.value().gpu;
   ev.instance = hw.value().instance;
+  ev.family = accuracy_family(ev.model, ev.query.request.setup);
+  ev.time_band = nearest_band(catalog.accuracy.time, ev.family);
   if (!ev.gpu) return ev;
   ev.gpus = ev.query.gpus;
   ev.fit = fit_report(ev.estimate.memory, *ev.gpu);
+  ev.verdict = fit_verdict(ev.estimate.memory.total(), ev.gpu->memory_bytes,
+                           nearest_band(catalog.accuracy.memory, ev.family));
   ev.hardware_error = time_on_hardware(catalog, ev);
   return ev;
 }

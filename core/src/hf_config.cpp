@@ -79,13 +79,85 @@ void read_mpt(JsonReader& r, TransformerSpec& s) {
   s.attention_dropout = attn_pdrop > 0;
 }
 
+
+// GPT-2 (transformers' GPT2Config).
+void read_gpt2(JsonReader& r, Model& m) {
+  TransformerSpec& s = m.transformer;
+  s.layers = r.integer("n_layer", std::nullopt, 1, kMax);
+  s.hidden = r.integer("n_embd", std::nullopt, 1, kMax);
+  s.heads = r.integer("n_head", std::nullopt, 1, kMax);
+  const nlohmann::json* inner = r.value("n_inner", false);
+  s.ffn_hidden = inner && !inner->is_null() ? r.integer("n_inner", 0, 1, kMax) : 4 * s.hidden;
+  s.vocab = r.integer("vocab_size", std::nullopt, 1, kMax);
+  s.max_positions = r.integer("n_positions", std::nullopt, 1, kMax);
+  s.tied_embeddings = r.boolean("tie_word_embeddings", true);
+  s.qkv_bias = s.attn_out_bias = s.mlp_bias = true;
+  read_dropout(r, s, {"resid_pdrop", "embd_pdrop"}, {"attn_pdrop"}, 0.1);
+  m.task = "causal-lm";
+  m.default_seq_len = s.max_positions;
+}
+
+// BERT (BertConfig): post-norm blocks, segment embeddings, an MLM head transform.
+void read_bert(JsonReader& r, Model& m) {
+  TransformerSpec& s = m.transformer;
+  s.layers = r.integer("num_hidden_layers", std::nullopt, 1, kMax);
+  s.hidden = r.integer("hidden_size", std::nullopt, 1, kMax);
+  s.heads = r.integer("num_attention_heads", std::nullopt, 1, kMax);
+  s.ffn_hidden = r.integer("intermediate_size", std::nullopt, 1, kMax);
+  s.vocab = r.integer("vocab_size", std::nullopt, 1, kMax);
+  s.max_positions = r.integer("max_position_embeddings", std::nullopt, 1, kMax);
+  s.token_types = r.integer("type_vocab_size", 2, 0, kMax);
+  s.embedding_norm = true;
+  s.final_norm = false;  // post-norm blocks: the last block ends in a norm already
+  s.qkv_bias = s.attn_out_bias = s.mlp_bias = true;
+  s.tied_embeddings = true;
+  // BertForMaskedLM builds BertModel without its pooler (transformers, modeling_bert.py).
+  s.pooler = true;
+  if (const auto* arch = r.value("architectures", false); arch && arch->is_array()) {
+    for (const auto& a : *arch) {
+      if (a == "BertForMaskedLM") s.pooler = false;
+    }
+  }
+  s.lm_head_transform = true;
+  s.lm_head_bias = true;
+  read_dropout(r, s, {"hidden_dropout_prob"}, {"attention_probs_dropout_prob"}, 0.1);
+  m.task = "masked-lm";
+  m.default_seq_len = std::min<int64_t>(s.max_positions, 512);
+}
+
+// ViT (ViTConfig): patches plus a class token; a classifier when the config names labels.
+void read_vit(JsonReader& r, Model& m) {
+  TransformerSpec& s = m.transformer;
+  s.layers = r.integer("num_hidden_layers", std::nullopt, 1, kMax);
+  s.hidden = r.integer("hidden_size", std::nullopt, 1, kMax);
+  s.heads = r.integer("num_attention_heads", std::nullopt, 1, kMax);
+  s.ffn_hidden = r.integer("intermediate_size", std::nullopt, 1, kMax);
+  s.image_size = r.integer("image_size", std::nullopt, 1, 100'000);
+  s.patch_size = r.integer("patch_size", std::nullopt, 1, 100'000);
+  s.channels = r.integer("num_channels", 3, 1, 1000);
+  s.qkv_bias = r.boolean("qkv_bias", true);
+  s.attn_out_bias = s.mlp_bias = true;
+  s.class_token = true;
+  s.positions = PositionKind::learned;
+  read_dropout(r, s, {"hidden_dropout_prob"}, {"attention_probs_dropout_prob"}, 0.0);
+  const nlohmann::json* labels = r.value("id2label", false);
+  if (labels && labels->is_object() && !labels->empty()) {
+    s.head = HeadKind::classifier;
+    s.num_classes = static_cast<int64_t>(labels->size());
+  } else {
+    s.head = HeadKind::none;
+  }
+  s.final_norm = true;
+  m.task = "image-classification";
+  m.default_resolution = s.image_size;
+}
+
 }  // namespace
 
 Result<Model> model_from_hf_config(std::string_view text, const std::string& where) {
   auto parsed = parse_json_text(text, where, kMaxJsonBytes);
   if (!parsed.ok()) return parsed.error();
-  const nlohmann::json& j = parsed.value();
-  JsonReader r(j, where);
+  JsonReader r(parsed.value(), where);
   if (r.error()) return *r.error();
   const std::string type = r.string("model_type", std::nullopt);
   if (r.error()) return *r.error();
@@ -100,65 +172,11 @@ Result<Model> model_from_hf_config(std::string_view text, const std::string& whe
     m.task = "causal-lm";
     m.default_seq_len = std::min<int64_t>(s.max_positions, 4096);
   } else if (type == "gpt2") {
-    s.layers = r.integer("n_layer", std::nullopt, 1, kMax);
-    s.hidden = r.integer("n_embd", std::nullopt, 1, kMax);
-    s.heads = r.integer("n_head", std::nullopt, 1, kMax);
-    const nlohmann::json* inner = r.value("n_inner", false);
-    s.ffn_hidden = inner && !inner->is_null() ? r.integer("n_inner", 0, 1, kMax) : 4 * s.hidden;
-    s.vocab = r.integer("vocab_size", std::nullopt, 1, kMax);
-    s.max_positions = r.integer("n_positions", std::nullopt, 1, kMax);
-    s.tied_embeddings = r.boolean("tie_word_embeddings", true);
-    s.qkv_bias = s.attn_out_bias = s.mlp_bias = true;
-    read_dropout(r, s, {"resid_pdrop", "embd_pdrop"}, {"attn_pdrop"}, 0.1);
-    m.task = "causal-lm";
-    m.default_seq_len = s.max_positions;
+    read_gpt2(r, m);
   } else if (type == "bert") {
-    s.layers = r.integer("num_hidden_layers", std::nullopt, 1, kMax);
-    s.hidden = r.integer("hidden_size", std::nullopt, 1, kMax);
-    s.heads = r.integer("num_attention_heads", std::nullopt, 1, kMax);
-    s.ffn_hidden = r.integer("intermediate_size", std::nullopt, 1, kMax);
-    s.vocab = r.integer("vocab_size", std::nullopt, 1, kMax);
-    s.max_positions = r.integer("max_position_embeddings", std::nullopt, 1, kMax);
-    s.token_types = r.integer("type_vocab_size", 2, 0, kMax);
-    s.embedding_norm = true;
-    s.final_norm = false;  // post-norm blocks: the last block ends in a norm already
-    s.qkv_bias = s.attn_out_bias = s.mlp_bias = true;
-    s.tied_embeddings = true;
-    // BertForMaskedLM builds BertModel without its pooler (transformers, modeling_bert.py).
-    s.pooler = true;
-    if (const auto* arch = r.value("architectures", false); arch && arch->is_array()) {
-      for (const auto& a : *arch) {
-        if (a == "BertForMaskedLM") s.pooler = false;
-      }
-    }
-    s.lm_head_transform = true;
-    s.lm_head_bias = true;
-    read_dropout(r, s, {"hidden_dropout_prob"}, {"attention_probs_dropout_prob"}, 0.1);
-    m.task = "masked-lm";
-    m.default_seq_len = std::min<int64_t>(s.max_positions, 512);
+    read_bert(r, m);
   } else if (type == "vit") {
-    s.layers = r.integer("num_hidden_layers", std::nullopt, 1, kMax);
-    s.hidden = r.integer("hidden_size", std::nullopt, 1, kMax);
-    s.heads = r.integer("num_attention_heads", std::nullopt, 1, kMax);
-    s.ffn_hidden = r.integer("intermediate_size", std::nullopt, 1, kMax);
-    s.image_size = r.integer("image_size", std::nullopt, 1, 100'000);
-    s.patch_size = r.integer("patch_size", std::nullopt, 1, 100'000);
-    s.channels = r.integer("num_channels", 3, 1, 1000);
-    s.qkv_bias = r.boolean("qkv_bias", true);
-    s.attn_out_bias = s.mlp_bias = true;
-    s.class_token = true;
-    s.positions = PositionKind::learned;
-    read_dropout(r, s, {"hidden_dropout_prob"}, {"attention_probs_dropout_prob"}, 0.0);
-    const nlohmann::json* labels = r.value("id2label", false);
-    if (labels && labels->is_object() && !labels->empty()) {
-      s.head = HeadKind::classifier;
-      s.num_classes = static_cast<int64_t>(labels->size());
-    } else {
-      s.head = HeadKind::none;
-    }
-    s.final_norm = true;
-    m.task = "image-classification";
-    m.default_resolution = s.image_size;
+    read_vit(r, m);
   } else if (type == "mpt") {
     read_mpt(r, s);
     m.task = "causal-lm";

@@ -161,14 +161,14 @@ class Search {
   const Candidate& estimate_of(const Layout& layout);
   const Result<WorkProfile>& work_of(const Candidate& c, int tp);
   const Result<PassTime>& forward_of(const Candidate& c, const WorkProfile& w, const Gpu* gpu,
-                                   const Layout& layout);
+                                     const Layout& layout);
   void keep(const Offer& offer, const Candidate& c, const StepTime& t, const RunCost& cost);
 
   const Model& model_;
   const PlanQuery& q_;
   const Setup& base_;
-  std::map<Layout, Candidate> estimates_;                                    // hardware-free
-  std::map<int, Result<WorkProfile>> works_;                                 // by tp
+  std::map<Layout, Candidate> estimates_;                                      // hardware-free
+  std::map<int, Result<WorkProfile>> works_;                                   // by tp
   std::map<std::tuple<const Gpu*, int, int64_t>, Result<PassTime>> forwards_;  // (gpu, tp, micro)
 };
 
@@ -196,13 +196,13 @@ const Result<WorkProfile>& Search::work_of(const Candidate& c, int tp) {
 }
 
 const Result<PassTime>& Search::forward_of(const Candidate& c, const WorkProfile& w, const Gpu* gpu,
-                                         const Layout& layout) {
+                                           const Layout& layout) {
   const auto key = std::make_tuple(gpu, layout.tp, layout.micro);
   auto f = forwards_.find(key);
   if (f == forwards_.end()) {
     f = forwards_
             .emplace(key, pass_time_s(model_, c.setup, w, *gpu, q_.efficiencies,
-                                         static_cast<double>(layout.micro)))
+                                      static_cast<double>(layout.micro)))
             .first;
   }
   return f->second;

@@ -282,6 +282,43 @@ std::string estimate_to_text(const Model& model, const Estimate& e) {
 
 namespace gpuplan {
 
+std::string fit_line(const FitVerdict& f, const std::string& gpu_id) {
+  return std::string(fit_name(f.fit)) + ": needs " + format_bytes(f.memory_bytes.value) + " per GPU (" +
+         format_bytes(f.memory_bytes.low) + "-" + format_bytes(f.memory_bytes.high) + " within the measured error), " +
+         gpu_id + " gives " + format_bytes(f.capacity_bytes);
+}
+
+std::string band_line(double step_s, const ErrorBand& band) {
+  if (band.rows == 0) return "step time has no error band: no development runs of a similar family";
+  const Range r = time_range_s(step_s, band);
+  char line[256];
+  std::snprintf(line, sizeof line,
+                "step time %.4g s, likely %.4g-%.4g s (10th-90th percentile error of %d development runs, family %s)",
+                r.value, r.low, r.high, band.rows, band.family.c_str());
+  return line;
+}
+
+namespace {
+
+nlohmann::ordered_json verdict_json(const FitVerdict& f) {
+  return {{"verdict", fit_name(f.fit)}, {"needed_bytes", f.memory_bytes.value},
+          {"needed_bytes_range", {f.memory_bytes.low, f.memory_bytes.high}}, {"capacity_bytes", f.capacity_bytes},
+          {"margin_bytes", f.margin_bytes}};
+}
+
+nlohmann::ordered_json accuracy_json(const Evaluation& ev) {
+  nlohmann::ordered_json j = {{"family", ev.family}, {"band_family", ev.time_band.family},
+                              {"rows", ev.time_band.rows}, {"error_p10", ev.time_band.low},
+                              {"error_p90", ev.time_band.high}, {"mape", ev.time_band.mape}};
+  if (ev.time) {
+    const Range r = time_range_s(ev.time->step_s, ev.time_band);
+    j["step_s_range"] = {r.low, r.high};
+  }
+  return j;
+}
+
+}  // namespace
+
 std::string evaluation_to_json(const Evaluation& ev, int indent) {
   nlohmann::ordered_json j = {{"schema_version", kQuerySchemaVersion}};
   const auto estimate = nlohmann::ordered_json::parse(estimate_to_json(ev.model, ev.query.request, ev.estimate, -1));
@@ -293,8 +330,10 @@ std::string evaluation_to_json(const Evaluation& ev, int indent) {
     j["gpu_memory_bytes"] = ev.fit.gpu_memory_bytes;
     j["largest_term"] = ev.fit.largest_term;
     j["fit_advice"] = ev.fit.advice;
+    j["fit"] = verdict_json(ev.verdict);
   }
   if (ev.time) j["time"] = time_json(*ev.time);
+  j["accuracy"] = accuracy_json(ev);
   if (ev.time_calibrated) j["time_calibrated"] = time_json(*ev.time_calibrated);
   auto cost = [&](const std::optional<RunCost>& c) -> nlohmann::ordered_json {
     if (ev.price) return cost_json(*ev.price, c ? &*c : nullptr, ev.query.nodes);
@@ -317,7 +356,9 @@ std::string evaluate_link_json(const Catalog& catalog, std::string_view link, in
 std::string evaluation_to_text(const Evaluation& ev) {
   std::string out = estimate_to_text(ev.model, ev.estimate);
   if (ev.gpu && !ev.fit.fits) out += ev.fit.advice + "\n";
+  if (ev.gpu) out += "note: " + fit_line(ev.verdict, ev.gpu->id) + "\n";
   const PriceQuote* price = ev.price ? &*ev.price : nullptr;
+  if (ev.time) out += "note: " + band_line(ev.time->step_s, ev.time_band) + "\n";
   if (ev.time) out += time_to_text(*ev.time, price, ev.cost ? &*ev.cost : nullptr);
   if (ev.time_calibrated) {
     out += "Calibrated with " + (ev.query.probe ? ev.query.probe->name : std::string("a probe file")) + "\n";

@@ -54,30 +54,17 @@ void add_gemm(WorkProfile& w, const std::string& name, double flops, double byte
   w.ops.back().gemm_cols = cols;
 }
 
-WorkProfile transformer_work(const Model& model, const Setup& setup, const Estimate& e) {
-  const TransformerSpec s = run_spec(model.transformer, setup, e.resolution);
-  const ElementBytes b = element_bytes(setup.precision);
-  const double t = setup.tp;
-  const TransformerDims d = transformer_dims(s, e.seq_len);
-  const double T = d.t, h = d.h, a = d.a, q = d.q, kv = d.kv, f = d.f, routed = d.routed;
-  const double in_mats = s.gated_mlp ? 2.0 : 1.0;
-  const double experts = s.is_moe() ? static_cast<double>(s.experts) : 1.0;
-  const double L = static_cast<double>(s.layers + s.decoder_layers);
-  const bool flash = e.attention == "flash";
-  const bool train = setup.mode == Mode::train;
-  const double drop = s.dropout && train ? 1.0 : 0.0;
-  const double attn_drop = s.attention_dropout_or_default() && train ? 1.0 : 0.0;
+// The dimensions of one block as the time model uses them (after tensor-parallel split where
+// divided by tp).
+struct BlockShape {
+  double T, K, h, a, q, kv, f, routed, L, tp;
+};
 
-  WorkProfile w;
-  w.layers = L;
-  w.tokens_per_sample = T;
-  // Keys per query: the segment, plus Transformer-XL's memory (whose Q, K, V are projected too).
-  const double K = attention_keys(s, T);
+// Q K^T and P V of every block; Transformer-XL adds Q R^T against the projected positions.
+void add_attention_core(WorkProfile& w, const TransformerSpec& s, const ElementBytes& b, const BlockShape& d,
+                        bool flash, double attn_drop) {
+  const double T = d.T, K = d.K, a = d.a, q = d.q, kv = d.kv, L = d.L, t = d.tp;
   const bool xl = s.positions == PositionKind::xl_relative;
-  // Matmuls of one block (Narayanan et al. 2021 for the FLOPs; bytes are inputs + outputs).
-  add_gemm(w, "attention.qkv", L * 2 * K * h * (q + 2 * kv) / t, L * b.activation * K * (h + (q + 2 * kv) / t),
-           L * b.weight * h * (q + 2 * kv) / t, L * 3, K, (q + 2 * kv) / t);
-  // Q K^T and P V; Transformer-XL adds Q R^T against the projected relative positions.
   const double core_flops = L * (xl ? 6 : 4) * T * K * q / t;
   if (flash) {
     // Flash attention reads Q, K, V and writes O once (Dao et al. 2022).
@@ -107,6 +94,53 @@ WorkProfile transformer_work(const Model& model, const Setup& setup, const Estim
         L * (act * (T * q + K * (q + 2 * kv)) / t + copies / t + per_score * a * T * K / t), 0,
         L * (4 + 4 + score_passes + attn_drop + (r != act ? 1 : 0) + (xl ? 7 : 0)));
   }
+}
+
+// Embeddings, and the output head with its loss.
+void add_head(WorkProfile& w, const TransformerSpec& s, const Setup& setup, const ElementBytes& b, const BlockShape& d,
+              int64_t seq_len) {
+  const double T = d.T, h = d.h, t = d.tp;
+  add(w, "embedding", s.is_vision() ? transformer_forward_flops(s, seq_len).embedding : 0, 2 * b.activation * T * h, 0,
+      2);
+  if (s.head == HeadKind::lm) {
+    const double V = head_logits(s);
+    const double projection = s.is_adaptive() && s.adaptive_div > 1 ? h : 0;  // head cluster's own
+    // Logits, then the loss over them: PyTorch's fp32 log-softmax and loss read and write them
+    // three times; a fused cross-entropy reads the 16-bit logits once.
+    const double loss_bytes = setup.fused_loss ? b.activation * T * V / t : 3 * 4 * T * V / t;
+    add_gemm(w, "head.logits", 2 * T * h * (V + projection) / t, b.activation * T * (h + V / t) + loss_bytes,
+             b.weight * h * (V + projection) / t, 4, T, V / t);
+    w.ops.back().fp8 = false;  // Transformer Engine leaves the output head in 16 bits
+  } else if (s.head == HeadKind::classifier) {
+    add(w, "head.classifier", 2 * h * static_cast<double>(s.num_classes), b.activation * T * h,
+        b.weight * h * static_cast<double>(s.num_classes), 2);
+  }
+}
+
+WorkProfile transformer_work(const Model& model, const Setup& setup, const Estimate& e) {
+  const TransformerSpec s = run_spec(model.transformer, setup, e.resolution);
+  const ElementBytes b = element_bytes(setup.precision);
+  const double t = setup.tp;
+  const TransformerDims d = transformer_dims(s, e.seq_len);
+  const double T = d.t, h = d.h, a = d.a, q = d.q, kv = d.kv, f = d.f, routed = d.routed;
+  const double in_mats = s.gated_mlp ? 2.0 : 1.0;
+  const double experts = s.is_moe() ? static_cast<double>(s.experts) : 1.0;
+  const double L = static_cast<double>(s.layers + s.decoder_layers);
+  const bool flash = e.attention == "flash";
+  const bool train = setup.mode == Mode::train;
+  const double drop = s.dropout && train ? 1.0 : 0.0;
+  const double attn_drop = s.attention_dropout_or_default() && train ? 1.0 : 0.0;
+
+  WorkProfile w;
+  w.layers = L;
+  w.tokens_per_sample = T;
+  // Keys per query: the segment, plus Transformer-XL's memory (whose Q, K, V are projected too).
+  const double K = attention_keys(s, T);
+  // Matmuls of one block (Narayanan et al. 2021 for the FLOPs; bytes are inputs + outputs).
+  add_gemm(w, "attention.qkv", L * 2 * K * h * (q + 2 * kv) / t, L * b.activation * K * (h + (q + 2 * kv) / t),
+           L * b.weight * h * (q + 2 * kv) / t, L * 3, K, (q + 2 * kv) / t);
+  const BlockShape shape{T, K, h, a, q, kv, f, routed, L, t};
+  add_attention_core(w, s, b, shape, flash, attn_drop);
   add_gemm(w, "attention.out", L * 2 * T * q * h / t, L * b.activation * T * (q / t + h), L * b.weight * q * h / t, L,
            T, h);
   // Routed experts each see about T * routed / experts tokens (an even router).
@@ -121,23 +155,7 @@ WorkProfile transformer_work(const Model& model, const Setup& setup, const Estim
                              drop * 2 * (2 * b.activation + 1) * T * h +
                              (s.positions == PositionKind::rotary ? 2 * b.activation * T * (q + kv) / t : 0);
   add(w, "elementwise", 0, L * elementwise, 0, L * (4 + 2 * drop + (s.positions == PositionKind::rotary ? 2 : 0)));
-  // Embeddings and head.
-  add(w, "embedding", s.is_vision() ? transformer_forward_flops(s, e.seq_len).embedding : 0,
-      2 * b.activation * T * h, 0, 2);
-  if (s.head == HeadKind::lm) {
-    const double V = head_logits(s);
-    // Logits, then fp32 log-softmax and loss over them (read + write + read).
-    const double projection = s.is_adaptive() && s.adaptive_div > 1 ? h : 0;  // head cluster's own
-    // Logits, then the loss over them: PyTorch's fp32 log-softmax and loss read and write them
-    // three times; a fused cross-entropy reads the 16-bit logits once.
-    const double loss_bytes = setup.fused_loss ? b.activation * T * V / t : 3 * 4 * T * V / t;
-    add_gemm(w, "head.logits", 2 * T * h * (V + projection) / t, b.activation * T * (h + V / t) + loss_bytes,
-             b.weight * h * (V + projection) / t, 4, T, V / t);
-    w.ops.back().fp8 = false;  // Transformer Engine leaves the output head in 16 bits
-  } else if (s.head == HeadKind::classifier) {
-    add(w, "head.classifier", 2 * h * static_cast<double>(s.num_classes), b.activation * T * h,
-        b.weight * h * static_cast<double>(s.num_classes), 2);
-  }
+  add_head(w, s, setup, b, shape, e.seq_len);
   if (is_autocast(setup.precision)) {
     // Autocast casts each fp32 weight to 16 bits once per forward: read 4 + write 2 bytes.
     const double matrix_params = static_cast<double>(e.params.total - e.params.embedding) / t;

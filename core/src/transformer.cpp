@@ -69,10 +69,11 @@ double head_logits(const TransformerSpec& s) {
   return static_cast<double>(s.adaptive_cutoffs.front() + static_cast<int64_t>(s.adaptive_cutoffs.size()));
 }
 
-std::vector<ParamTensor> transformer_parameters(const TransformerSpec& s) {
-  std::vector<ParamTensor> out;
-  out.reserve(48);
-  // Embeddings. A vocabulary-parallel embedding is split across tensor-parallel ranks.
+namespace {
+
+// Token, patch, position and segment embeddings, and the norm after them.
+void add_embeddings(std::vector<ParamTensor>& out, const TransformerSpec& s) {
+  // A vocabulary-parallel embedding is split across tensor-parallel ranks.
   if (s.is_adaptive() && s.adaptive_div > 1) {
     // Adaptive input (Baevski & Auli 2019; Transformer-XL's AdaptiveEmbedding): cluster i has
     // width hidden / div^i and a projection back to hidden.
@@ -102,6 +103,43 @@ std::vector<ParamTensor> transformer_parameters(const TransformerSpec& s) {
   }
   if (s.embedding_norm) add_norm(out, s, "", "embed_norm", 1, false);
 
+}
+
+// The pooler and the output head.
+void add_heads(std::vector<ParamTensor>& out, const TransformerSpec& s) {
+  if (s.pooler) {
+    out.push_back(single("pooler.dense", "weight", ParamGroup::head, s.hidden, s.hidden));
+    out.push_back(single("pooler.dense", "bias", ParamGroup::head, 1, s.hidden));
+  }
+  if (s.head == HeadKind::lm) {
+    if (s.lm_head_transform) {
+      out.push_back(single("lm_head.transform", "weight", ParamGroup::head, s.hidden, s.hidden));
+      out.push_back(single("lm_head.transform", "bias", ParamGroup::head, 1, s.hidden));
+      add_norm(out, s, "", "lm_head.transform.norm", 1, false);
+    }
+    if (!s.tied_embeddings) out.push_back(single("lm_head", "weight", ParamGroup::head, s.vocab, s.hidden, 1, true));
+    if (s.lm_head_bias) out.push_back(single("lm_head", "bias", ParamGroup::head, 1, s.vocab, 1, true));
+    if (s.is_adaptive()) {
+      // Adaptive softmax: a logit per tail cluster in the head, and with div > 1 the head
+      // cluster's own projection (Transformer-XL ties the tail projections to the input's).
+      const int64_t clusters = static_cast<int64_t>(s.adaptive_cutoffs.size());
+      out.push_back(single("lm_head.cluster", "weight", ParamGroup::head, clusters, s.hidden));
+      out.push_back(single("lm_head.cluster", "bias", ParamGroup::head, 1, clusters));
+      if (s.adaptive_div > 1) out.push_back(single("lm_head.projection", "weight", ParamGroup::head, s.hidden, s.hidden));
+    }
+  } else if (s.head == HeadKind::classifier) {
+    out.push_back(single("classifier", "weight", ParamGroup::head, s.num_classes, s.hidden));
+    out.push_back(single("classifier", "bias", ParamGroup::head, 1, s.num_classes));
+  }
+}
+
+}  // namespace
+
+std::vector<ParamTensor> transformer_parameters(const TransformerSpec& s) {
+  std::vector<ParamTensor> out;
+  out.reserve(48);
+  add_embeddings(out, s);
+
   // Blocks: pre- or post-norm makes no difference to the count: two norms per block.
   add_norm(out, s, "", "input_layernorm", s.layers, true);
   add_attention(out, s, "self_attn.", s.layers);
@@ -130,31 +168,7 @@ std::vector<ParamTensor> transformer_parameters(const TransformerSpec& s) {
   }
   if (s.final_norm) add_norm(out, s, "", "final_norm", s.decoder_layers > 0 ? 2 : 1, false);
 
-  // Heads.
-  if (s.pooler) {
-    out.push_back(single("pooler.dense", "weight", ParamGroup::head, s.hidden, s.hidden));
-    out.push_back(single("pooler.dense", "bias", ParamGroup::head, 1, s.hidden));
-  }
-  if (s.head == HeadKind::lm) {
-    if (s.lm_head_transform) {
-      out.push_back(single("lm_head.transform", "weight", ParamGroup::head, s.hidden, s.hidden));
-      out.push_back(single("lm_head.transform", "bias", ParamGroup::head, 1, s.hidden));
-      add_norm(out, s, "", "lm_head.transform.norm", 1, false);
-    }
-    if (!s.tied_embeddings) out.push_back(single("lm_head", "weight", ParamGroup::head, s.vocab, s.hidden, 1, true));
-    if (s.lm_head_bias) out.push_back(single("lm_head", "bias", ParamGroup::head, 1, s.vocab, 1, true));
-    if (s.is_adaptive()) {
-      // Adaptive softmax: a logit per tail cluster in the head, and with div > 1 the head
-      // cluster's own projection (Transformer-XL ties the tail projections to the input's).
-      const int64_t clusters = static_cast<int64_t>(s.adaptive_cutoffs.size());
-      out.push_back(single("lm_head.cluster", "weight", ParamGroup::head, clusters, s.hidden));
-      out.push_back(single("lm_head.cluster", "bias", ParamGroup::head, 1, clusters));
-      if (s.adaptive_div > 1) out.push_back(single("lm_head.projection", "weight", ParamGroup::head, s.hidden, s.hidden));
-    }
-  } else if (s.head == HeadKind::classifier) {
-    out.push_back(single("classifier", "weight", ParamGroup::head, s.num_classes, s.hidden));
-    out.push_back(single("classifier", "bias", ParamGroup::head, 1, s.num_classes));
-  }
+  add_heads(out, s);
   return out;
 }
 

@@ -147,7 +147,7 @@ assert c["price_is_published"] is True, c
 assert abs(c["usd_total"] - 8760 * 13.921094) < 1e-6, c["usd_total"]  # the whole term, not the run's hours
 assert abs(c["break_even_utilisation"] - 13.921094 / 21.957642) < 1e-9, c["break_even_utilisation"]
 PY
-expect reserved-utilisation-above-1 1 "--reservation-utilisation: 1.5 is above 1" -- estimate --model gpt2-small --instance aws-p4d.24xlarge --pricing reserved-1y --reservation-utilisation 1.5
+expect reserved-utilisation-above-1 1 "--reservation-utilisation: 1.5 is out of range [0.001, 1]" -- estimate --model gpt2-small --instance aws-p4d.24xlarge --pricing reserved-1y --reservation-utilisation 1.5
 expect published-spot-wins 0 "" -- estimate --model gpt2-small --batch 8 --instance aws-g4dn.xlarge --region us-east-1 --pricing spot --tokens 1e6 --json
 /usr/bin/python3 - "$tmp/out" <<'PY' && passed=$((passed + 1)) || failed=$((failed + 1))
 import json, sys

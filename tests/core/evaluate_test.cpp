@@ -56,11 +56,13 @@ TEST(Evaluate, TakesEfficienciesFromTheCatalogOnly) {
   Catalog slower = test::catalog();
   // Every rate at half and every overhead doubled: each term of the step takes about twice as long.
   Efficiencies& e = slower.efficiencies;
-  for (double* rate : {&e.gemm, &e.simt_gemm, &e.hbm, &e.eager_memory_bound, &e.nvlink, &e.pcie, &e.network}) {
+  for (double* rate :
+       {&e.gemm, &e.simt_gemm, &e.hbm, &e.eager_memory_bound, &e.nvlink, &e.pcie, &e.network}) {
     *rate /= 2;
   }
   for (auto& [arch, fa] : e.flash_attention) fa = {fa.forward / 2, fa.backward / 2};
-  e.flash_attention_default = {e.flash_attention_default.forward / 2, e.flash_attention_default.backward / 2};
+  e.flash_attention_default = {e.flash_attention_default.forward / 2,
+                               e.flash_attention_default.backward / 2};
   // The GPUs' measured matmul ceilings are hardware facts the time model uses before gemm.
   for (Gpu& g : slower.gpus) {
     for (auto& [precision, flops] : g.matmul_max_achievable_flops_per_s) flops /= 2;

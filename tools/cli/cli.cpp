@@ -52,7 +52,7 @@ Result<Query> take_query(Args& args) {
   return q;
 }
 
-Result<ProbeCalibration> read_probe_calibration(const std::string& path) {
+Result<ProbeInput> read_probe_input(const std::string& path) {
   auto text = read_bounded_file(path, kMaxProbeFileBytes);
   if (!text.ok()) return text.error();
   auto f = signing::read_probe_file(text.value(), {});
@@ -60,12 +60,18 @@ Result<ProbeCalibration> read_probe_calibration(const std::string& path) {
   if (f.value().signature == ProbeSignature::invalid) {
     return make_error(Errc::signature_invalid, path + ": signature invalid: " + f.value().reason);
   }
-  ProbeCalibration p;
-  p.name = path;
-  p.summary = f.value().payload->summary;
-  p.simulated = f.value().payload->simulated;
-  p.unsigned_file = f.value().signature == ProbeSignature::unsigned_file;
-  return p;
+  ProbeInput in;
+  in.unsigned_file = f.value().signature == ProbeSignature::unsigned_file;
+  in.measured = f.value().measured;
+  if (f.value().payload) {
+    ProbeCalibration p;
+    p.name = path;
+    p.summary = f.value().payload->summary;
+    p.simulated = f.value().payload->simulated;
+    p.unsigned_file = in.unsigned_file;
+    in.calibration = std::move(p);
+  }
+  return in;
 }
 
 bool read_file(const std::string& path, std::string& out, std::string& error, size_t max_bytes) {

@@ -40,8 +40,14 @@ Result<Catalog> load_embedded_catalog();
 // Takes --hf-config FILE (read here) and every query key out of args; unknown keys are errors.
 Result<Query> take_query(Args& args);
 
-// Reads, verifies and summarises a probe file for calibration (an invalid signature is an error).
-Result<ProbeCalibration> read_probe_calibration(const std::string& path);
+// Reads and verifies a file of the probe family (an invalid signature is an error): a probe's
+// measurements calibrate; a gpuplan-measure run is shown beside the prediction.
+struct ProbeInput {
+  std::optional<ProbeCalibration> calibration;
+  std::optional<MeasuredRun> measured;
+  bool unsigned_file = false;
+};
+Result<ProbeInput> read_probe_input(const std::string& path);
 
 // Reads a whole file of at most max_bytes through read_bounded_file; on failure sets `error`.
 bool read_file(const std::string& path, std::string& out, std::string& error, size_t max_bytes);

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "gpuplan/accuracy.h"
 #include "gpuplan/catalog.h"
 #include "gpuplan/cost.h"
 #include "gpuplan/estimate.h"
@@ -58,6 +59,11 @@ struct Evaluation {
   // The estimate stands but the hardware part failed (unsupported precision, no price in the
   // region, an impossible run length); the fields after `fit` that it needed stay empty.
   std::optional<Error> hardware_error;
+  // How far predictions of this family were from measured runs (gpuplan/accuracy.h): the fit
+  // verdict allowing for the memory error, and the band around the step time.
+  std::string family;
+  FitVerdict verdict;
+  ErrorBand time_band;
 };
 
 // The model a query names: its config.json text, its custom model, or a zoo id (in that order).

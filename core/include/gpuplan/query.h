@@ -84,6 +84,10 @@ struct Query {
   Pricing pricing = Pricing::on_demand;
   std::string region;    // empty: the cheapest region
   SpotAssumptions spot;  // interruptions and restart 0: data/assumptions.json
+  std::string
+      spot_bucket;        // a published interruption bucket (pricing_rules.json) instead of a rate
+  Commitment commitment;  // reservations: the share of the term the user will use (0: the term)
+  std::string currency = "USD";  // the currency prices are shown in: USD or CNY
   // Planner filters and limits.
   std::string provider;    // empty: any
   std::string compliance;  // "hipaa", "gdpr", "gov"; empty: any

@@ -37,6 +37,10 @@ std::string evaluation_to_json(const Evaluation& ev, int indent = 2);
 std::string evaluate_link_json(const Catalog& catalog, std::string_view link, int indent = -1);
 // The same as aligned lines: the estimate, the fit advice, step time, price and cost.
 std::string evaluation_to_text(const Evaluation& ev);
+// "fits: needs 41.2 GB per GPU (38.9-43.6 GB within the measured error), <gpu> gives 85.9 GB"
+std::string fit_line(const FitVerdict& f, const std::string& gpu_id);
+// "step time 1.71 s, likely 1.45-1.97 s (10th-90th percentile error of N development runs, ...)"
+std::string band_line(double step_s, const ErrorBand& band);
 
 // The same estimate as aligned human-readable lines.
 std::string estimate_to_text(const Model& model, const Estimate& e);
