@@ -15,7 +15,8 @@ int main() {
   };
   for (const std::string& link : cases) {
     auto q = gpuplan::parse_query_string(link);
-    auto m = q.ok() ? gpuplan::resolve_model(c, q.value()) : gpuplan::Result<gpuplan::Model>(q.error());
+    auto m =
+        q.ok() ? gpuplan::resolve_model(c, q.value()) : gpuplan::Result<gpuplan::Model>(q.error());
     if (!m.ok()) {
       std::fprintf(stderr, "%s: %s\n", link.c_str(), m.error().message.c_str());
       return 1;
@@ -32,11 +33,14 @@ int main() {
     const double evaluate_s = bench::median_seconds_per_call(
         [&] {
           auto ev = gpuplan::evaluate(c, q.value());
-          usd = ev.ok() && ev.value().cost ? ev.value().cost->usd_total + ev.value().cost->expected_hours : -1;
+          usd = ev.ok() && ev.value().cost
+                    ? ev.value().cost->usd_total + ev.value().cost->expected_hours
+                    : -1;
         },
         5, 200);
-    std::printf("estimate %-12s %8.2f us per call%s; evaluate %8.2f us per call%s\n", m.value().id.c_str(),
-                estimate_s * 1e6, sink > 0 ? "" : " (failed)", evaluate_s * 1e6, usd > 0 ? "" : " (failed)");
+    std::printf("estimate %-12s %8.2f us per call%s; evaluate %8.2f us per call%s\n",
+                m.value().id.c_str(), estimate_s * 1e6, sink > 0 ? "" : " (failed)",
+                evaluate_s * 1e6, usd > 0 ? "" : " (failed)");
   }
   return 0;
 }

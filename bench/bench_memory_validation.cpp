@@ -14,13 +14,16 @@ int main(int argc, char** argv) {
     std::printf("%s\n", report.error().message.c_str());
     return 1;
   }
-  std::printf("%-5s %-15s %-8s %10s %10s %8s\n", "id", "model", "mode", "measured", "predicted", "error");
+  std::printf("%-5s %-15s %-8s %10s %10s %8s\n", "id", "model", "mode", "measured", "predicted",
+              "error");
   for (const auto& v : report.value().rows) {
-    std::printf("%-5s %-15s %-8s %10s %10s %+7.1f%%\n", v.id.c_str(), v.model.c_str(), v.mode.c_str(),
-                gpuplan::format_bytes(v.measured_bytes).c_str(), gpuplan::format_bytes(v.predicted_bytes).c_str(),
-                100 * v.error);
+    std::printf("%-5s %-15s %-8s %10s %10s %+7.1f%%\n", v.id.c_str(), v.model.c_str(),
+                v.mode.c_str(), gpuplan::format_bytes(v.measured_bytes).c_str(),
+                gpuplan::format_bytes(v.predicted_bytes).c_str(), 100 * v.error);
   }
-  for (const auto& [id, why] : report.value().skipped) std::printf("%-5s skipped: %s\n", id.c_str(), why.c_str());
-  std::printf("memory MAPE %.1f%% over %zu rows\n", 100 * report.value().mape, report.value().rows.size());
+  for (const auto& [id, why] : report.value().skipped)
+    std::printf("%-5s skipped: %s\n", id.c_str(), why.c_str());
+  std::printf("memory MAPE %.1f%% over %zu rows\n", 100 * report.value().mape,
+              report.value().rows.size());
   return 0;
 }

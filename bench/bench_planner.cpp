@@ -6,11 +6,13 @@
 
 int main() {
   const gpuplan::Catalog c = bench::catalog();
-  for (const char* link : {"model=llama-2-70b&precision=bf16&batch=1024&seq=4096&tokens=2e12&max-nodes=64",
-                           "model=llama-2-7b&precision=amp-bf16&batch=512&seq=4096&tokens=1e11&max-nodes=64",
-                           "model=gpt2-medium&precision=amp-bf16&batch=256&seq=1024&tokens=1e10&max-nodes=16"}) {
+  for (const char* link :
+       {"model=llama-2-70b&precision=bf16&batch=1024&seq=4096&tokens=2e12&max-nodes=64",
+        "model=llama-2-7b&precision=amp-bf16&batch=512&seq=4096&tokens=1e11&max-nodes=64",
+        "model=gpt2-medium&precision=amp-bf16&batch=256&seq=1024&tokens=1e10&max-nodes=16"}) {
     auto q = gpuplan::parse_query_string(link);
-    auto m = q.ok() ? gpuplan::resolve_model(c, q.value()) : gpuplan::Result<gpuplan::Model>(q.error());
+    auto m =
+        q.ok() ? gpuplan::resolve_model(c, q.value()) : gpuplan::Result<gpuplan::Model>(q.error());
     if (!m.ok()) {
       std::fprintf(stderr, "%s: %s\n", link, m.error().message.c_str());
       return 1;
@@ -23,8 +25,9 @@ int main() {
           candidates = r.ok() ? r.value().candidates : -1;
         },
         5, 1);
-    std::printf("plan %-12s %8lld candidates in %7.2f ms = %6.2f M candidates/s\n", m.value().id.c_str(),
-                static_cast<long long>(candidates), s * 1e3, static_cast<double>(candidates) / s / 1e6);
+    std::printf("plan %-12s %8lld candidates in %7.2f ms = %6.2f M candidates/s\n",
+                m.value().id.c_str(), static_cast<long long>(candidates), s * 1e3,
+                static_cast<double>(candidates) / s / 1e6);
   }
   return 0;
 }

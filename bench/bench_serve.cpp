@@ -20,13 +20,17 @@ int main(int argc, char** argv) {
     std::printf("%s\n", rep.error().message.c_str());
     return 1;
   }
-  for (const auto& [name, table] : {std::pair<const char*, const std::vector<std::tuple<std::string, double, int>>*>{
-                                        "group", &rep.value().by_group},
-                                    {"metric", &rep.value().by_metric}, {"source", &rep.value().by_source}}) {
-    for (const auto& [key, mape, n] : *table) std::printf("serving MAPE by %-6s %-30s %6.1f%%  (%d rows)\n", name, key.c_str(), 100 * mape, n);
+  for (const auto& [name, table] :
+       {std::pair<const char*, const std::vector<std::tuple<std::string, double, int>>*>{
+            "group", &rep.value().by_group},
+        {"metric", &rep.value().by_metric},
+        {"source", &rep.value().by_source}}) {
+    for (const auto& [key, mape, n] : *table)
+      std::printf("serving MAPE by %-6s %-30s %6.1f%%  (%d rows)\n", name, key.c_str(), 100 * mape,
+                  n);
   }
-  std::printf("serving rows predicted %zu, skipped %zu (reasons: gpuplan validate %s)\n", rep.value().rows.size(),
-              rep.value().skipped.size(), path.c_str());
+  std::printf("serving rows predicted %zu, skipped %zu (reasons: gpuplan validate %s)\n",
+              rep.value().rows.size(), rep.value().skipped.size(), path.c_str());
 
   const gpuplan::Model* model = c.find_model("llama-3-70b");
   if (!model) return 1;
@@ -44,7 +48,10 @@ int main(int argc, char** argv) {
         options = p.ok() ? static_cast<int>(p.value().options.size()) : -1;
       },
       3, 1);
-  std::printf("serve example (llama-3-70b, 30 req/s peak, 1500/300 tokens, TTFT 1 s, TPOT 50 ms, %zu GPUs, %zu instances): "
-              "%.3f s, %d options\n", c.gpus.size(), c.instances.size(), s, options);
+  std::printf(
+      "serve example (llama-3-70b, 30 req/s peak, 1500/300 tokens, TTFT 1 s, TPOT 50 ms, %zu GPUs, "
+      "%zu instances): "
+      "%.3f s, %d options\n",
+      c.gpus.size(), c.instances.size(), s, options);
   return 0;
 }

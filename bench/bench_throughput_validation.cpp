@@ -43,10 +43,10 @@ int validate_file(const gpuplan::Catalog& c, const std::string& path) {
   std::map<gpuplan::Fit, int> verdicts;
   Mape throughput;
   for (const auto& v : rep.value().rows) {
-    std::printf("%-5s %-14s %-15s %2d %-9s %4lld %-5s %10.4g %10.4g %+7.1f%%\n", v.row.id.c_str(), v.row.model.c_str(),
-                v.row.gpu.c_str(), v.row.num_gpus, v.row.precision.c_str(),
-                static_cast<long long>(v.row.batch_size_per_gpu), v.row.task.c_str(), v.row.value, v.predicted,
-                100 * v.error);
+    std::printf("%-5s %-14s %-15s %2d %-9s %4lld %-5s %10.4g %10.4g %+7.1f%%\n", v.row.id.c_str(),
+                v.row.model.c_str(), v.row.gpu.c_str(), v.row.num_gpus, v.row.precision.c_str(),
+                static_cast<long long>(v.row.batch_size_per_gpu), v.row.task.c_str(), v.row.value,
+                v.predicted, 100 * v.error);
     by_group[group_of(v)].add(v.error);
     if (v.row.metric != "mfu") {
       by_family[v.family].add(v.error);
@@ -54,12 +54,16 @@ int validate_file(const gpuplan::Catalog& c, const std::string& path) {
       verdicts[v.fit] += 1;
     }
   }
-  for (const auto& k : rep.value().skipped) std::printf("%-5s skipped: %s\n", k.row.id.c_str(), k.reason.c_str());
-  for (const auto& [k, g] : by_group) std::printf("MAPE %-28s %6.1f%% (%d rows)\n", k.c_str(), 100 * g.sum / g.rows, g.rows);
-  for (const auto& [k, g] : by_family) std::printf("MAPE family %-21s %6.1f%% (%d rows)\n", k.c_str(), 100 * g.sum / g.rows, g.rows);
-  std::printf("%s: throughput MAPE %.1f%% over %d rows; measured runs called does not fit: %d, tight: %d\n",
-              path.c_str(), 100 * throughput.sum / std::max(throughput.rows, 1), throughput.rows,
-              verdicts[gpuplan::Fit::does_not_fit], verdicts[gpuplan::Fit::tight]);
+  for (const auto& k : rep.value().skipped)
+    std::printf("%-5s skipped: %s\n", k.row.id.c_str(), k.reason.c_str());
+  for (const auto& [k, g] : by_group)
+    std::printf("MAPE %-28s %6.1f%% (%d rows)\n", k.c_str(), 100 * g.sum / g.rows, g.rows);
+  for (const auto& [k, g] : by_family)
+    std::printf("MAPE family %-21s %6.1f%% (%d rows)\n", k.c_str(), 100 * g.sum / g.rows, g.rows);
+  std::printf(
+      "%s: throughput MAPE %.1f%% over %d rows; measured runs called does not fit: %d, tight: %d\n",
+      path.c_str(), 100 * throughput.sum / std::max(throughput.rows, 1), throughput.rows,
+      verdicts[gpuplan::Fit::does_not_fit], verdicts[gpuplan::Fit::tight]);
   return 0;
 }
 
@@ -68,7 +72,8 @@ int validate_file(const gpuplan::Catalog& c, const std::string& path) {
 int main(int argc, char** argv) {
   const gpuplan::Catalog c = bench::catalog();
   std::vector<std::string> paths(argv + 1, argv + argc);
-  if (paths.empty()) paths = {"tests/validation/throughput_dev.csv", "tests/validation/llm_dev.csv"};
+  if (paths.empty())
+    paths = {"tests/validation/throughput_dev.csv", "tests/validation/llm_dev.csv"};
   int rc = 0;
   for (const auto& p : paths) rc |= validate_file(c, p);
   return rc;

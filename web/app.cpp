@@ -54,7 +54,9 @@ void App::load_query(const std::string& query) {
   if (!m_.link_problems.empty()) m_.link_error = m_.link_problems.front().message;
 }
 
-std::string App::query() const { return page_state_to_query(m_.state); }
+std::string App::query() const {
+  return page_state_to_query(m_.state);
+}
 
 void App::recompute() {
   results_changed_ = true;
@@ -66,10 +68,18 @@ void App::recompute() {
   m_.c = compute(catalog_, m_.state, m_.calibrate && m_.probe ? &*m_.probe : nullptr);
 }
 
-bool App::take_request_changed() { return std::exchange(request_changed_, false); }
-bool App::take_results_changed() { return std::exchange(results_changed_, false); }
-bool App::take_keys_changed() { return std::exchange(keys_changed_, false); }
-std::vector<std::string> App::take_actions() { return std::exchange(actions_, {}); }
+bool App::take_request_changed() {
+  return std::exchange(request_changed_, false);
+}
+bool App::take_results_changed() {
+  return std::exchange(results_changed_, false);
+}
+bool App::take_keys_changed() {
+  return std::exchange(keys_changed_, false);
+}
+std::vector<std::string> App::take_actions() {
+  return std::exchange(actions_, {});
+}
 
 void App::set_trusted_keys(std::vector<std::string> keys) {
   trusted_keys_ = std::move(keys);
@@ -87,11 +97,13 @@ std::string App::load_probe(const std::string& name, const std::string& bytes) {
   auto f = read_probe_file(bytes, crypto_, trusted_keys_);
   if (!f.ok()) return m_.upload_error = f.error().message;
   if (f.value().signature == ProbeSignature::invalid) {
-    return m_.upload_error = format(tr(S::upload_sig_invalid), name.c_str(), f.value().reason.c_str());
+    return m_.upload_error =
+               format(tr(S::upload_sig_invalid), name.c_str(), f.value().reason.c_str());
   }
   probe_text_ = bytes;
   m_.probe = f.value();
-  m_.upload_status = format(tr(S::upload_probe), name.c_str(), probe_signature_name(m_.probe->signature));
+  m_.upload_status =
+      format(tr(S::upload_probe), name.c_str(), probe_signature_name(m_.probe->signature));
   m_.state.tab = Tab::benchmarks;
   force_tab_ = true;
   request_changed_ = true;
@@ -103,11 +115,13 @@ std::string App::load_file(const std::string& name, const std::string& bytes) {
   m_.upload_error.clear();
   results_changed_ = true;
   if (bytes.size() > kMaxProbeFileBytes) {
-    return m_.upload_error = format(tr(S::upload_too_big), name.c_str(), std::to_string(bytes.size()).c_str(),
-                                    std::to_string(kMaxProbeFileBytes).c_str());
+    return m_.upload_error =
+               format(tr(S::upload_too_big), name.c_str(), std::to_string(bytes.size()).c_str(),
+                      std::to_string(kMaxProbeFileBytes).c_str());
   }
   // A probe file is a DSSE envelope (payloadType) or a bare payload (kind gpuplan-probe).
-  if (bytes.find("\"payloadType\"") != std::string::npos || bytes.find("\"gpuplan-probe\"") != std::string::npos) {
+  if (bytes.find("\"payloadType\"") != std::string::npos ||
+      bytes.find("\"gpuplan-probe\"") != std::string::npos) {
     return load_probe(name, bytes);
   }
   auto model = model_from_hf_config(bytes, name);
@@ -175,14 +189,17 @@ void App::draw_plans_tab(UiActions& a) {
   if (plans_stale_) {
     plans_stale_ = false;
     results_changed_ = true;
-    if (m_.c.model) search_ = start_plan_search(catalog_, m_.state);
-    else m_.plan_error = m_.c.error;
+    if (m_.c.model)
+      search_ = start_plan_search(catalog_, m_.state);
+    else
+      m_.plan_error = m_.c.error;
   }
   if (search_) {
     // One provider per slice, as many as fit in ~12 ms of this frame: a short search ends in
     // the frame that asked for it; a long one draws a progress bar and the page stays live.
     const auto t0 = std::chrono::steady_clock::now();
-    while (!search_->done() && std::chrono::steady_clock::now() - t0 < std::chrono::milliseconds(12)) {
+    while (!search_->done() &&
+           std::chrono::steady_clock::now() - t0 < std::chrono::milliseconds(12)) {
       step_plan_search(catalog_, *m_.c.model, m_.state, *search_);
     }
     m_.plan_progress = search_->progress();
@@ -195,8 +212,10 @@ void App::draw_plans_tab(UiActions& a) {
     }
     auto r = finish_plan_search(m_.state, *search_);
     search_.reset();
-    if (r.ok()) m_.plans = r.value();
-    else m_.plan_error = r.error().message;
+    if (r.ok())
+      m_.plans = r.value();
+    else
+      m_.plan_error = r.error().message;
   }
   a.merge(draw_plans(m_));
 }
@@ -204,23 +223,32 @@ void App::draw_plans_tab(UiActions& a) {
 void App::draw_tabs(UiActions& a, float panel_height) {
   if (!ImGui::BeginTabBar("tabs")) return;
   const std::pair<Tab, S> tabs[] = {{Tab::results, S::tab_results},
-                                     {Tab::plans, S::tab_plans},
-                                     {Tab::hardware, S::tab_hardware},
-                                     {Tab::benchmarks, S::tab_benchmarks}};
+                                    {Tab::plans, S::tab_plans},
+                                    {Tab::hardware, S::tab_hardware},
+                                    {Tab::benchmarks, S::tab_benchmarks}};
   for (const auto& [tab, name] : tabs) {
     // Select the tab the state names when the state was set from outside (links, back/forward,
     // a loaded plan); otherwise follow the user's clicks.
-    const ImGuiTabItemFlags flags = m_.state.tab == tab && force_tab_ ? ImGuiTabItemFlags_SetSelected : 0;
+    const ImGuiTabItemFlags flags =
+        m_.state.tab == tab && force_tab_ ? ImGuiTabItemFlags_SetSelected : 0;
     const bool open = ImGui::BeginTabItem(label(name).c_str(), nullptr, flags);
     remember(a, std::string("tab-") + tab_name(tab));
     if (!open) continue;
     if (m_.state.tab != tab && !force_tab_) a.tab = tab;
     ImGui::BeginChild("panel", ImVec2(0, panel_height), false);
     switch (tab) {
-      case Tab::results: a.merge(draw_results(m_)); break;
-      case Tab::plans: draw_plans_tab(a); break;
-      case Tab::hardware: a.merge(draw_hardware(m_)); break;
-      case Tab::benchmarks: a.merge(draw_benchmarks(m_)); break;
+      case Tab::results:
+        a.merge(draw_results(m_));
+        break;
+      case Tab::plans:
+        draw_plans_tab(a);
+        break;
+      case Tab::hardware:
+        a.merge(draw_hardware(m_));
+        break;
+      case Tab::benchmarks:
+        a.merge(draw_benchmarks(m_));
+        break;
     }
     ImGui::EndChild();
     ImGui::EndTabItem();
@@ -236,7 +264,8 @@ void App::draw(float pixel_ratio) {
   if (m_.copied_frames > 0 && --m_.copied_frames == 0) results_changed_ = true;
   // Escape closes an open combo or popup (Dear ImGui 1.86 leaves that to the application).
   const bool popup = ImGui::IsPopupOpen("", ImGuiPopupFlags_AnyPopupId);
-  if (popup && ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape))) ImGui::ClosePopupToLevel(0, true);
+  if (popup && ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape)))
+    ImGui::ClosePopupToLevel(0, true);
   if (popup != m_.popup_open) {
     m_.popup_open = popup;
     results_changed_ = true;
@@ -249,16 +278,18 @@ void App::draw(float pixel_ratio) {
   // one scrolling page; wider, the inputs sit in a column beside the tabs.
   const bool narrow = vp->WorkSize.x / pixel_ratio < 900;
   ImGui::Begin("gpuplan", nullptr,
-               ImGuiWindowFlags_NoTitleBar | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoCollapse |
-                   (narrow ? 0 : ImGuiWindowFlags_NoScrollbar) | ImGuiWindowFlags_NoMove |
-                   ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoBringToFrontOnFocus);
+               ImGuiWindowFlags_NoTitleBar | ImGuiWindowFlags_NoResize |
+                   ImGuiWindowFlags_NoCollapse | (narrow ? 0 : ImGuiWindowFlags_NoScrollbar) |
+                   ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoSavedSettings |
+                   ImGuiWindowFlags_NoBringToFrontOnFocus);
   a.merge(draw_toolbar(m_));
   ImGui::Separator();
   if (narrow) {
     a.merge(draw_sidebar(m_));
     ImGui::Separator();
     draw_tabs(a, vp->WorkSize.y * 0.9f);
-  } else if (ImGui::BeginTable("layout", 2, ImGuiTableFlags_Resizable | ImGuiTableFlags_BordersInnerV)) {
+  } else if (ImGui::BeginTable("layout", 2,
+                               ImGuiTableFlags_Resizable | ImGuiTableFlags_BordersInnerV)) {
     ImGui::TableSetupColumn("inputs", ImGuiTableColumnFlags_WidthFixed, 390.0f * pixel_ratio);
     ImGui::TableSetupColumn("outputs", ImGuiTableColumnFlags_WidthStretch);
     ImGui::TableNextColumn();
@@ -281,8 +312,8 @@ void App::publish_rects(const UiActions& a) {
   std::string rj = "{";
   for (const auto& [name, r] : rects) {
     char buf[160];
-    std::snprintf(buf, sizeof buf, "%s\"%s\":[%.0f,%.0f,%.0f,%.0f]", rj.size() > 1 ? "," : "", name.c_str(), r[0],
-                  r[1], r[2], r[3]);
+    std::snprintf(buf, sizeof buf, "%s\"%s\":[%.0f,%.0f,%.0f,%.0f]", rj.size() > 1 ? "," : "",
+                  name.c_str(), r[0], r[1], r[2], r[3]);
     rj += buf;
   }
   rj += "}";
@@ -294,8 +325,13 @@ void App::publish_rects(const UiActions& a) {
 
 std::string App::results_json() const {
   set_language(lang_);
-  return gpuplan::web::results_json(m_, rects_json_); }
-std::string App::export_json() const { return gpuplan::web::export_json(m_); }
-std::string App::export_csv() const { return gpuplan::web::export_csv(m_); }
+  return gpuplan::web::results_json(m_, rects_json_);
+}
+std::string App::export_json() const {
+  return gpuplan::web::export_json(m_);
+}
+std::string App::export_csv() const {
+  return gpuplan::web::export_csv(m_);
+}
 
 }  // namespace gpuplan::web

@@ -46,9 +46,9 @@ class App {
   void set_trusted_keys(std::vector<std::string> keys);
   const std::vector<std::string>& trusted_keys() const { return trusted_keys_; }
 
-  bool take_request_changed();   // once after each state change (update the URL)
-  bool take_results_changed();   // once after each change of results_json()
-  bool take_keys_changed();      // once after the trusted keys changed
+  bool take_request_changed();  // once after each state change (update the URL)
+  bool take_results_changed();  // once after each change of results_json()
+  bool take_keys_changed();     // once after the trusted keys changed
   std::string results_json() const;
   // Pending UI requests for the platform: "copy-link", "export-csv", "export-json", "upload".
   std::vector<std::string> take_actions();
@@ -75,7 +75,7 @@ class App {
   bool request_changed_ = false;
   bool results_changed_ = true;
   bool keys_changed_ = false;
-  bool force_tab_ = true;   // select m_.state.tab in the next frame (state set from outside)
+  bool force_tab_ = true;  // select m_.state.tab in the next frame (state set from outside)
   std::string rects_json_;
   Lang default_lang_ = Lang::en;
   Lang lang_ = Lang::en;

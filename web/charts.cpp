@@ -15,9 +15,9 @@ namespace gpuplan::web {
 unsigned int series_color(int i) {
   // Okabe-Ito palette: distinguishable with the common colour-vision deficiencies.
   static const unsigned int colors[] = {
-      IM_COL32(0, 114, 178, 255),  IM_COL32(230, 159, 0, 255),  IM_COL32(0, 158, 115, 255),
-      IM_COL32(204, 121, 167, 255), IM_COL32(86, 180, 233, 255), IM_COL32(213, 94, 0, 255),
-      IM_COL32(240, 228, 66, 255), IM_COL32(150, 150, 150, 255),
+      IM_COL32(0, 114, 178, 255),   IM_COL32(230, 159, 0, 255),   IM_COL32(0, 158, 115, 255),
+      IM_COL32(204, 121, 167, 255), IM_COL32(86, 180, 233, 255),  IM_COL32(213, 94, 0, 255),
+      IM_COL32(240, 228, 66, 255),  IM_COL32(150, 150, 150, 255),
   };
   return colors[static_cast<size_t>(i) % (sizeof colors / sizeof colors[0])];
 }
@@ -36,15 +36,18 @@ void stacked_bar(const char* id, const std::vector<BarSegment>& segments, double
   for (size_t i = 0; i < segments.size(); ++i) {
     const float w = scale_max > 0 ? static_cast<float>(segments[i].value / scale_max) * width : 0;
     if (w <= 0) continue;
-    dl->AddRectFilled(ImVec2(x, p0.y), ImVec2(x + w, p0.y + height), series_color(static_cast<int>(i)));
+    dl->AddRectFilled(ImVec2(x, p0.y), ImVec2(x + w, p0.y + height),
+                      series_color(static_cast<int>(i)));
     if (ImGui::IsMouseHoveringRect(ImVec2(x, p0.y), ImVec2(x + w, p0.y + height))) {
-      ImGui::SetTooltip("%s: %s", segments[i].label.c_str(), format_bytes(segments[i].value).c_str());
+      ImGui::SetTooltip("%s: %s", segments[i].label.c_str(),
+                        format_bytes(segments[i].value).c_str());
     }
     x += w;
   }
   if (capacity > 0) {
     const float cx = p0.x + static_cast<float>(capacity / scale_max) * width;
-    const unsigned int col = total > capacity ? IM_COL32(255, 80, 80, 255) : IM_COL32(255, 255, 255, 255);
+    const unsigned int col =
+        total > capacity ? IM_COL32(255, 80, 80, 255) : IM_COL32(255, 255, 255, 255);
     dl->AddLine(ImVec2(cx, p0.y - 4), ImVec2(cx, p0.y + height + 4), col, 2.0f);
     const std::string text = capacity_label + " " + format_bytes(capacity);
     const float tw = ImGui::CalcTextSize(text.c_str()).x;
@@ -103,8 +106,12 @@ namespace {
 struct Frame {
   ImVec2 a, b;  // top-left and bottom-right of the plotting area
   double lx0 = 0, lx1 = 1, ly0 = 0, ly1 = 1;
-  float px(double x) const { return a.x + static_cast<float>((std::log10(x) - lx0) / (lx1 - lx0)) * (b.x - a.x); }
-  float py(double y) const { return b.y - static_cast<float>((std::log10(y) - ly0) / (ly1 - ly0)) * (b.y - a.y); }
+  float px(double x) const {
+    return a.x + static_cast<float>((std::log10(x) - lx0) / (lx1 - lx0)) * (b.x - a.x);
+  }
+  float py(double y) const {
+    return b.y - static_cast<float>((std::log10(y) - ly0) / (ly1 - ly0)) * (b.y - a.y);
+  }
 };
 
 // Log ranges padded so a single point still shows; false when no point is positive.
@@ -136,7 +143,8 @@ void draw_axes(ImDrawList* dl, const Frame& f, const ImVec2& p0) {
   for (double v : log_ticks(f.ly0, f.ly1)) {
     dl->AddLine(ImVec2(f.a.x, f.py(v)), ImVec2(f.b.x, f.py(v)), grid);
     const std::string t = format_usd(v);
-    dl->AddText(ImVec2(f.a.x - ImGui::CalcTextSize(t.c_str()).x - 4, f.py(v) - line / 2), text, t.c_str());
+    dl->AddText(ImVec2(f.a.x - ImGui::CalcTextSize(t.c_str()).x - 4, f.py(v) - line / 2), text,
+                t.c_str());
   }
   const char* xt = tr(S::axis_time);
   dl->AddText(ImVec2((f.a.x + f.b.x - ImGui::CalcTextSize(xt).x) / 2, f.b.y + line + 4), text, xt);
@@ -150,7 +158,8 @@ int draw_points(ImDrawList* dl, const Frame& f, const std::vector<ScatterPoint>&
     if (p.highlight && p.x > 0 && p.y > 0) front.push_back(ImVec2(f.px(p.x), f.py(p.y)));
   }
   std::sort(front.begin(), front.end(), [](const ImVec2& l, const ImVec2& r) { return l.x < r.x; });
-  if (front.size() > 1) dl->AddPolyline(front.data(), static_cast<int>(front.size()), series_color(0), 0, 2.0f);
+  if (front.size() > 1)
+    dl->AddPolyline(front.data(), static_cast<int>(front.size()), series_color(0), 0, 2.0f);
   const ImVec2 mouse = ImGui::GetIO().MousePos;
   const unsigned int assumed = ImGui::GetColorU32(color_assumed());
   int hovered = -1;
@@ -161,8 +170,10 @@ int draw_points(ImDrawList* dl, const Frame& f, const std::vector<ScatterPoint>&
     const ImVec2 c(f.px(p.x), f.py(p.y));
     const float r = p.highlight ? 6.0f : 4.0f;
     // Assumed prices: a hollow ring in the "assumed" colour; published ones filled.
-    if (p.assumed) dl->AddCircle(c, r, assumed, 0, 2.0f);
-    else dl->AddCircleFilled(c, r, p.highlight ? series_color(0) : series_color(4));
+    if (p.assumed)
+      dl->AddCircle(c, r, assumed, 0, 2.0f);
+    else
+      dl->AddCircleFilled(c, r, p.highlight ? series_color(0) : series_color(4));
     const float d2 = (mouse.x - c.x) * (mouse.x - c.x) + (mouse.y - c.y) * (mouse.y - c.y);
     if (d2 < best) {
       best = d2;
@@ -195,8 +206,8 @@ int scatter(const char* id, const std::vector<ScatterPoint>& points, float heigh
   int clicked = -1;
   if (hovered >= 0 && ImGui::IsItemHovered()) {
     const auto& p = points[static_cast<size_t>(hovered)];
-    ImGui::SetTooltip("%s\n%s, %s%s\n%s", p.label.c_str(), format_duration(p.x).c_str(), p.assumed ? "≈ " : "",
-                      format_usd(p.y).c_str(), tr(S::click_to_load));
+    ImGui::SetTooltip("%s\n%s, %s%s\n%s", p.label.c_str(), format_duration(p.x).c_str(),
+                      p.assumed ? "≈ " : "", format_usd(p.y).c_str(), tr(S::click_to_load));
     if (ImGui::IsItemClicked()) clicked = hovered;
   }
   ImGui::PopID();

@@ -17,8 +17,8 @@ void stacked_bar(const char* id, const std::vector<BarSegment>& segments, double
                  const std::string& capacity_label, float height);
 
 struct ScatterPoint {
-  double x = 0;  // hours
-  double y = 0;  // USD
+  double x = 0;            // hours
+  double y = 0;            // USD
   bool highlight = false;  // on the Pareto front
   bool assumed = false;    // the price is assumed (drawn hollow, in the "assumed" colour)
   std::string label;

@@ -13,7 +13,9 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-Json json_or_null(const std::optional<std::string>& s) { return s ? Json(*s) : Json(); }
+Json json_or_null(const std::optional<std::string>& s) {
+  return s ? Json(*s) : Json();
+}
 
 void put_estimate(const PageModel& m, Json& j) {
   const Computed& c = m.c;
@@ -33,11 +35,14 @@ void put_time_and_cost(const PageModel& m, Json& j) {
   const Computed& c = m.c;
   j["time_error"] = c.time_error;
   j["time"] = c.time ? Json::parse(step_time_to_json(*c.time)) : Json();
-  j["time_calibrated"] = c.time_calibrated ? Json::parse(step_time_to_json(*c.time_calibrated)) : Json();
+  j["time_calibrated"] =
+      c.time_calibrated ? Json::parse(step_time_to_json(*c.time_calibrated)) : Json();
   if (c.price) {
     j["cost"] = Json::parse(run_cost_to_json(*c.price, c.cost ? &*c.cost : nullptr, m.state.nodes));
   } else if (c.cost) {
-    j["cost"] = {{"steps", c.cost->steps}, {"hours", c.cost->hours}, {"expected_hours", c.cost->expected_hours}};
+    j["cost"] = {{"steps", c.cost->steps},
+                 {"hours", c.cost->hours},
+                 {"expected_hours", c.cost->expected_hours}};
   } else {
     j["cost"] = nullptr;
   }
@@ -82,7 +87,10 @@ std::string results_json(const PageModel& m, const std::string& widgets_json) {
   j["error_shown"] = page_message(m.link_error.empty() ? m.c.error : m.link_error);
   Json problems = Json::array();
   for (const auto& p : m.link_problems) {
-    problems.push_back({{"key", p.key}, {"message", p.message}, {"shown", page_message(p.message)}, {"used", p.used}});
+    problems.push_back({{"key", p.key},
+                        {"message", p.message},
+                        {"shown", page_message(p.message)},
+                        {"used", p.used}});
   }
   j["link_problems"] = problems;
   j["link_copied"] = m.copied_frames > 0;
@@ -122,9 +130,14 @@ std::string export_csv(const PageModel& m) {
   row("flops_forward_per_sample", e.flops.forward_per_sample, "FLOP");
   row("flops_train_per_step", e.flops.train_per_step, "FLOP");
   const MemoryBytes& mem = e.memory;
-  for (auto [name, v] : {std::pair<const char*, double>{"weights", mem.weights}, {"gradients", mem.gradients},
-                         {"optimizer", mem.optimizer}, {"activations", mem.activations}, {"kv_cache", mem.kv_cache},
-                         {"workspace", mem.workspace}, {"context", mem.context}, {"fragmentation", mem.fragmentation},
+  for (auto [name, v] : {std::pair<const char*, double>{"weights", mem.weights},
+                         {"gradients", mem.gradients},
+                         {"optimizer", mem.optimizer},
+                         {"activations", mem.activations},
+                         {"kv_cache", mem.kv_cache},
+                         {"workspace", mem.workspace},
+                         {"context", mem.context},
+                         {"fragmentation", mem.fragmentation},
                          {"total", mem.total()}}) {
     row(std::string("memory_") + name, v, "bytes");
   }
@@ -150,7 +163,8 @@ double median_seconds(const std::function<void()>& f, int rounds, int calls) {
   for (int r = 0; r < rounds; ++r) {
     const auto t0 = std::chrono::steady_clock::now();
     for (int i = 0; i < calls; ++i) f();
-    t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / calls);
+    t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() /
+                calls);
   }
   std::sort(t.begin(), t.end());
   return t[t.size() / 2];
@@ -182,10 +196,12 @@ std::string bench_json(const Catalog& catalog, const std::string& kind) {
     q.run.tokens = 1e11;
     q.max_nodes = 64;
     q.efficiencies = catalog.efficiencies;
-    s = median_seconds([&] {
-      auto r = plan(catalog, *m, q);
-      candidates = r.ok() ? r.value().candidates : -1;
-    }, 5, 1);
+    s = median_seconds(
+        [&] {
+          auto r = plan(catalog, *m, q);
+          candidates = r.ok() ? r.value().candidates : -1;
+        },
+        5, 1);
   }
   return nlohmann::json{{"kind", kind}, {"median_ms", s * 1e3}, {"candidates", candidates}}.dump();
 }

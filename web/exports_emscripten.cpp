@@ -19,8 +19,9 @@ EMSCRIPTEN_KEEPALIVE void gpuplan_set_state(const char* query) {
 EMSCRIPTEN_KEEPALIVE const char* gpuplan_load_file(const char* name, const char* data, int size) {
   static std::string error;
   auto* app = gpuplan::web::app_instance();
-  error = app && size >= 0 ? app->load_file(name ? name : "upload", std::string(data, static_cast<size_t>(size)))
-                           : std::string("not loaded");
+  error = app && size >= 0
+              ? app->load_file(name ? name : "upload", std::string(data, static_cast<size_t>(size)))
+              : std::string("not loaded");
   return error.c_str();
 }
 
@@ -46,13 +47,15 @@ EMSCRIPTEN_KEEPALIVE const char* gpuplan_estimate_query(const char* query) {
 EMSCRIPTEN_KEEPALIVE const char* gpuplan_bench(const char* kind) {
   static std::string out;
   const auto* catalog = gpuplan::web::catalog_instance();
-  out = catalog ? gpuplan::web::bench_json(*catalog, kind ? kind : "") : std::string("{\"error\":\"not loaded\"}");
+  out = catalog ? gpuplan::web::bench_json(*catalog, kind ? kind : "")
+                : std::string("{\"error\":\"not loaded\"}");
   return out.c_str();
 }
 
 // The Chinese font subset, fetched by the page: `size` bytes at `data`.
 EMSCRIPTEN_KEEPALIVE void gpuplan_font_loaded(const char* data, int size) {
-  gpuplan::web::deliver_cjk_font(size > 0 ? std::string(data, static_cast<size_t>(size)) : std::string());
+  gpuplan::web::deliver_cjk_font(size > 0 ? std::string(data, static_cast<size_t>(size))
+                                          : std::string());
 }
 
 // Mouse wheel steps, already normalised by the page (deltaMode, sign; see shell.html): positive

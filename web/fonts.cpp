@@ -33,7 +33,8 @@ void merge_font(const void* data, size_t size, float size_px, const ImWchar* ran
   merge.MergeMode = true;
   merge.FontDataOwnedByAtlas = false;  // the caller owns the bytes
   merge.PixelSnapH = true;
-  ImGui::GetIO().Fonts->AddFontFromMemoryTTF(const_cast<void*>(data), static_cast<int>(size), size_px, &merge, ranges);
+  ImGui::GetIO().Fonts->AddFontFromMemoryTTF(const_cast<void*>(data), static_cast<int>(size),
+                                             size_px, &merge, ranges);
 }
 
 }  // namespace

@@ -20,32 +20,53 @@ const Entry kTable[] = {
 #include "strings.inc"
 #undef X
 };
-static_assert(sizeof kTable / sizeof kTable[0] == static_cast<size_t>(S::count_), "one entry per id");
+static_assert(sizeof kTable / sizeof kTable[0] == static_cast<size_t>(S::count_),
+              "one entry per id");
 
 Lang g_lang = Lang::en;
 
 // CLI flags in core messages and the page control each one is.
 const std::pair<const char*, S> kControls[] = {
-    {"--model", S::model},           {"--mode", S::mode},
-    {"--batch", S::global_batch},    {"--micro-batch", S::micro_batch},
-    {"--seq", S::seq_len},           {"--resolution", S::resolution},
-    {"--precision", S::precision},   {"--optimizer", S::optimizer},
-    {"--checkpointing", S::checkpointing}, {"--attention", S::attention},
-    {"--memory-format", S::memory_format}, {"--zero", S::zero},
-    {"--tp", S::tp},                 {"--pp", S::pp},
-    {"--sp", S::sp},                 {"--lora-rank", S::lora_rank},
-    {"--qlora", S::qlora},           {"--generate", S::generate_tokens},
-    {"--gpu", S::gpu},               {"--gpus", S::gpus},
-    {"--nodes", S::nodes},           {"--tokens", S::tokens},
-    {"--epochs", S::epochs},         {"--dataset-size", S::dataset_size},
-    {"--pricing", S::pricing},       {"--provider", S::provider},
-    {"--compliance", S::compliance}, {"--deadline-hours", S::deadline},
-    {"--budget-usd", S::budget},     {"--max-nodes", S::max_nodes},
-    {"--c-layers", S::layers},       {"--c-hidden", S::hidden},
-    {"--c-heads", S::heads},         {"--c-kv-heads", S::kv_heads},
-    {"--c-ffn", S::ffn_hidden},      {"--c-vocab", S::vocab},
-    {"--c-max-positions", S::max_positions}, {"--c-experts", S::experts},
-    {"--instance", S::col_instance}, {"--lang", S::language},
+    {"--model", S::model},
+    {"--mode", S::mode},
+    {"--batch", S::global_batch},
+    {"--micro-batch", S::micro_batch},
+    {"--seq", S::seq_len},
+    {"--resolution", S::resolution},
+    {"--precision", S::precision},
+    {"--optimizer", S::optimizer},
+    {"--checkpointing", S::checkpointing},
+    {"--attention", S::attention},
+    {"--memory-format", S::memory_format},
+    {"--zero", S::zero},
+    {"--tp", S::tp},
+    {"--pp", S::pp},
+    {"--sp", S::sp},
+    {"--lora-rank", S::lora_rank},
+    {"--qlora", S::qlora},
+    {"--generate", S::generate_tokens},
+    {"--gpu", S::gpu},
+    {"--gpus", S::gpus},
+    {"--nodes", S::nodes},
+    {"--tokens", S::tokens},
+    {"--epochs", S::epochs},
+    {"--dataset-size", S::dataset_size},
+    {"--pricing", S::pricing},
+    {"--provider", S::provider},
+    {"--compliance", S::compliance},
+    {"--deadline-hours", S::deadline},
+    {"--budget-usd", S::budget},
+    {"--max-nodes", S::max_nodes},
+    {"--c-layers", S::layers},
+    {"--c-hidden", S::hidden},
+    {"--c-heads", S::heads},
+    {"--c-kv-heads", S::kv_heads},
+    {"--c-ffn", S::ffn_hidden},
+    {"--c-vocab", S::vocab},
+    {"--c-max-positions", S::max_positions},
+    {"--c-experts", S::experts},
+    {"--instance", S::col_instance},
+    {"--lang", S::language},
 };
 
 // "1234567" -> "1,234,567" (digits only, no sign).
@@ -61,62 +82,94 @@ std::string group_digits(const std::string& digits) {
 
 }  // namespace
 
-void set_language(Lang lang) { g_lang = lang; }
-Lang language() { return g_lang; }
+void set_language(Lang lang) {
+  g_lang = lang;
+}
+Lang language() {
+  return g_lang;
+}
 
 Lang lang_from_code(const std::string& code) {
-  return code.size() >= 2 && (code[0] == 'z' || code[0] == 'Z') && (code[1] == 'h' || code[1] == 'H') &&
+  return code.size() >= 2 && (code[0] == 'z' || code[0] == 'Z') &&
+                 (code[1] == 'h' || code[1] == 'H') &&
                  (code.size() == 2 || code[2] == '-' || code[2] == '_')
              ? Lang::zh
              : Lang::en;
 }
 
-const char* lang_code(Lang lang) { return lang == Lang::zh ? "zh" : "en"; }
+const char* lang_code(Lang lang) {
+  return lang == Lang::zh ? "zh" : "en";
+}
 
-const char* tr(S id, Lang lang) { return kTable[static_cast<int>(id)].text[lang == Lang::zh ? 1 : 0]; }
-const char* tr(S id) { return tr(id, g_lang); }
+const char* tr(S id, Lang lang) {
+  return kTable[static_cast<int>(id)].text[lang == Lang::zh ? 1 : 0];
+}
+const char* tr(S id) {
+  return tr(id, g_lang);
+}
 
-std::string label(S id) { return std::string(tr(id)) + "###" + kTable[static_cast<int>(id)].id; }
+std::string label(S id) {
+  return std::string(tr(id)) + "###" + kTable[static_cast<int>(id)].id;
+}
 
-const char* tr_mode(Mode m) { return tr(m == Mode::train ? S::mode_train : S::mode_infer); }
+const char* tr_mode(Mode m) {
+  return tr(m == Mode::train ? S::mode_train : S::mode_infer);
+}
 
 const char* tr_checkpointing(Checkpointing c) {
   switch (c) {
-    case Checkpointing::none: return tr(S::ckpt_none);
-    case Checkpointing::selective: return tr(S::ckpt_selective);
-    case Checkpointing::full: return tr(S::ckpt_full);
-    case Checkpointing::op_selective: return tr(S::ckpt_op_selective);
-    case Checkpointing::every_k_layers: return tr(S::ckpt_every_k);
+    case Checkpointing::none:
+      return tr(S::ckpt_none);
+    case Checkpointing::selective:
+      return tr(S::ckpt_selective);
+    case Checkpointing::full:
+      return tr(S::ckpt_full);
+    case Checkpointing::op_selective:
+      return tr(S::ckpt_op_selective);
+    case Checkpointing::every_k_layers:
+      return tr(S::ckpt_every_k);
   }
   return tr(S::ckpt_none);
 }
 
 const char* tr_attention(Attention a) {
   switch (a) {
-    case Attention::automatic: return tr(S::auto_choice);
-    case Attention::eager: return tr(S::attn_eager);
-    case Attention::flash: return tr(S::attn_flash);
+    case Attention::automatic:
+      return tr(S::auto_choice);
+    case Attention::eager:
+      return tr(S::attn_eager);
+    case Attention::flash:
+      return tr(S::attn_flash);
   }
   return tr(S::auto_choice);
 }
 
 const char* tr_memory_format(MemoryFormat f) {
   switch (f) {
-    case MemoryFormat::automatic: return tr(S::auto_choice);
-    case MemoryFormat::nchw: return tr(S::fmt_nchw);
-    case MemoryFormat::channels_last: return tr(S::fmt_channels_last);
+    case MemoryFormat::automatic:
+      return tr(S::auto_choice);
+    case MemoryFormat::nchw:
+      return tr(S::fmt_nchw);
+    case MemoryFormat::channels_last:
+      return tr(S::fmt_channels_last);
   }
   return tr(S::auto_choice);
 }
 
 const char* tr_pricing(Pricing p) {
   switch (p) {
-    case Pricing::on_demand: return tr(S::price_on_demand);
-    case Pricing::monthly: return tr(S::price_monthly);
-    case Pricing::reserved_1y: return tr(S::price_reserved_1y);
-    case Pricing::reserved_3y: return tr(S::price_reserved_3y);
-    case Pricing::bulk: return tr(S::price_bulk);
-    case Pricing::spot: return tr(S::price_spot);
+    case Pricing::on_demand:
+      return tr(S::price_on_demand);
+    case Pricing::monthly:
+      return tr(S::price_monthly);
+    case Pricing::reserved_1y:
+      return tr(S::price_reserved_1y);
+    case Pricing::reserved_3y:
+      return tr(S::price_reserved_3y);
+    case Pricing::bulk:
+      return tr(S::price_bulk);
+    case Pricing::spot:
+      return tr(S::price_spot);
   }
   return tr(S::price_on_demand);
 }
@@ -169,16 +222,22 @@ std::string format_usd(double usd) {
   std::snprintf(buf, sizeof buf, usd >= 100 ? "%.0f" : "%.2f", usd);
   const std::string s = buf;
   const size_t dot = s.find('.');
-  return group_digits(s.substr(0, dot)) + (dot == std::string::npos ? "" : s.substr(dot)) + " " + tr(S::unit_usd);
+  return group_digits(s.substr(0, dot)) + (dot == std::string::npos ? "" : s.substr(dot)) + " " +
+         tr(S::unit_usd);
 }
 
 std::string format_price(double usd, const PriceQuote& q) {
   if (q.currency != "CNY" || q.usd_per_cny <= 0) return format_usd(usd);
-  return format_usd(usd) + " (" + format_number(usd / q.usd_per_cny, 4) + " " + tr(S::unit_cny) + ")";
+  return format_usd(usd) + " (" + format_number(usd / q.usd_per_cny, 4) + " " + tr(S::unit_cny) +
+         ")";
 }
 
-std::string format_rate_bytes(double bytes_per_s) { return format_number(bytes_per_s / 1e9, 4) + " GB/s"; }
-std::string format_watts(double watts) { return format_number(watts, 4) + " W"; }
+std::string format_rate_bytes(double bytes_per_s) {
+  return format_number(bytes_per_s / 1e9, 4) + " GB/s";
+}
+std::string format_watts(double watts) {
+  return format_number(watts, 4) + " W";
+}
 
 bool control_of(const std::string& key, S& id) {
   const std::string flag = key.rfind("--", 0) == 0 ? key : "--" + key;
@@ -204,7 +263,8 @@ std::string page_message(const std::string& core_message) {
         const size_t n = std::strlen(flag);
         const size_t end = i + n;
         const bool boundary = end >= core_message.size() ||
-                              !(std::isalnum(static_cast<unsigned char>(core_message[end])) || core_message[end] == '-');
+                              !(std::isalnum(static_cast<unsigned char>(core_message[end])) ||
+                                core_message[end] == '-');
         if (core_message.compare(i, n, flag) == 0 && boundary) {
           out += tr(control);
           i = end;

@@ -22,7 +22,7 @@ namespace gpuplan::web {
 namespace {
 std::unique_ptr<App> g_app;
 std::unique_ptr<Catalog> g_catalog;
-std::string g_cjk_font;        // the Chinese subset's bytes, owned here for the atlas
+std::string g_cjk_font;  // the Chinese subset's bytes, owned here for the atlas
 bool g_cjk_requested = false;
 bool g_cjk_arrived = false;
 
@@ -77,13 +77,18 @@ void frame(GLFWwindow* window) {
   ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
   glfwSwapBuffers(window);
   for (const auto& action : g_app->take_actions()) platform_perform(action, *g_app);
-  if (g_app->take_keys_changed()) platform_save_setting("trusted_keys", nlohmann::json(g_app->trusted_keys()).dump());
+  if (g_app->take_keys_changed())
+    platform_save_setting("trusted_keys", nlohmann::json(g_app->trusted_keys()).dump());
   if (g_app->take_request_changed()) platform_store_state(g_app->query());
   if (g_app->take_results_changed()) platform_publish_results(g_app->results_json());
 }
 
-App* app_instance() { return g_app.get(); }
-const Catalog* catalog_instance() { return g_catalog.get(); }
+App* app_instance() {
+  return g_app.get();
+}
+const Catalog* catalog_instance() {
+  return g_catalog.get();
+}
 
 }  // namespace gpuplan::web
 
@@ -100,7 +105,8 @@ int main(int argc, char** argv) {
   auto catalog = gpuplan::load_catalog(gpuplan::embedded_data_files());
   const double catalog_ms = ms_since(t0);
   if (!catalog.ok()) {
-    std::fprintf(stderr, "gpuplan: bundled catalog is invalid: %s\n", catalog.error().message.c_str());
+    std::fprintf(stderr, "gpuplan: bundled catalog is invalid: %s\n",
+                 catalog.error().message.c_str());
     return 1;
   }
   g_catalog = std::make_unique<gpuplan::Catalog>(catalog.value());
@@ -136,9 +142,11 @@ int main(int argc, char** argv) {
   const auto t_atlas = std::chrono::steady_clock::now();
   const double window_ms = std::chrono::duration<double, std::milli>(t_atlas - t_window).count();
   build_font_atlas(13.0f * ratio, nullptr, *g_catalog);
-  std::printf("gpuplan startup: catalog %.1f ms, first estimate %.1f ms, window and GL context %.1f ms, font atlas "
-              "%.1f ms\n",
-              catalog_ms, app_ms, window_ms, ms_since(t_atlas));
+  std::printf(
+      "gpuplan startup: catalog %.1f ms, first estimate %.1f ms, window and GL context %.1f ms, "
+      "font atlas "
+      "%.1f ms\n",
+      catalog_ms, app_ms, window_ms, ms_since(t_atlas));
   ImGui::GetStyle().ScaleAllSizes(ratio);
   ImGui_ImplGlfw_InitForOpenGL(window, true);
   ImGui_ImplOpenGL3_Init(platform_glsl_version());
@@ -147,7 +155,8 @@ int main(int argc, char** argv) {
   platform_run_loop(window, [window, t_loop] {
     static bool first = true;
     frame(window);
-    if (std::exchange(first, false)) std::printf("gpuplan first frame: %.1f ms after the loop started\n", ms_since(t_loop));
+    if (std::exchange(first, false))
+      std::printf("gpuplan first frame: %.1f ms after the loop started\n", ms_since(t_loop));
   });
 
   ImGui_ImplOpenGL3_Shutdown();

@@ -12,12 +12,18 @@ namespace {
 
 S advice_for(S term) {
   switch (term) {
-    case S::term_activations: return S::advice_activations;
-    case S::term_optimizer: return S::advice_optimizer;
-    case S::term_gradients: return S::advice_gradients;
-    case S::term_weights: return S::advice_weights;
-    case S::term_kv_cache: return S::advice_kv;
-    default: return S::advice_other;
+    case S::term_activations:
+      return S::advice_activations;
+    case S::term_optimizer:
+      return S::advice_optimizer;
+    case S::term_gradients:
+      return S::advice_gradients;
+    case S::term_weights:
+      return S::advice_weights;
+    case S::term_kv_cache:
+      return S::advice_kv;
+    default:
+      return S::advice_other;
   }
 }
 
@@ -75,9 +81,10 @@ void fill(const Evaluation& ev, Computed& c) {
 
 S term_name(const std::string& key) {
   static const std::pair<const char*, S> names[] = {
-      {"weights", S::term_weights},         {"gradients", S::term_gradients}, {"optimizer", S::term_optimizer},
-      {"activations", S::term_activations}, {"kv_cache", S::term_kv_cache},   {"workspace", S::term_workspace},
-      {"context", S::term_context},         {"fragmentation", S::term_fragmentation}};
+      {"weights", S::term_weights},     {"gradients", S::term_gradients},
+      {"optimizer", S::term_optimizer}, {"activations", S::term_activations},
+      {"kv_cache", S::term_kv_cache},   {"workspace", S::term_workspace},
+      {"context", S::term_context},     {"fragmentation", S::term_fragmentation}};
   for (const auto& [k, id] : names) {
     if (key == k) return id;
   }
@@ -92,8 +99,8 @@ std::string fit_advice(const Computed& c) {
     if (term_name(t.key) == c.largest_term) largest = t.bytes;
   }
   return format(tr(S::no_fit), format_bytes(m.total()).c_str(), c.gpu->name.c_str(),
-                format_bytes(c.gpu->memory_bytes).c_str(), tr(c.largest_term), format_bytes(largest).c_str(),
-                tr(advice_for(c.largest_term)));
+                format_bytes(c.gpu->memory_bytes).c_str(), tr(c.largest_term),
+                format_bytes(largest).c_str(), tr(advice_for(c.largest_term)));
 }
 
 PlanSearch start_plan_search(const Catalog& catalog, const PageState& state) {
@@ -106,7 +113,8 @@ PlanSearch start_plan_search(const Catalog& catalog, const PageState& state) {
   return search;
 }
 
-bool step_plan_search(const Catalog& catalog, const Model& model, const PageState& state, PlanSearch& search) {
+bool step_plan_search(const Catalog& catalog, const Model& model, const PageState& state,
+                      PlanSearch& search) {
   if (search.done()) return false;
   PlanQuery q = plan_query(catalog, state, model);
   q.provider = search.providers[search.next++];
@@ -122,7 +130,8 @@ bool step_plan_search(const Catalog& catalog, const Model& model, const PageStat
   for (auto& p : r.value().plans) m.plans.push_back(std::move(p));
   for (auto& p : r.value().pareto) m.pareto.push_back(std::move(p));
   for (auto& n : r.value().notes) {
-    if (std::find(m.notes.begin(), m.notes.end(), n) == m.notes.end()) m.notes.push_back(std::move(n));
+    if (std::find(m.notes.begin(), m.notes.end(), n) == m.notes.end())
+      m.notes.push_back(std::move(n));
   }
   return true;
 }
@@ -132,8 +141,9 @@ namespace {
 // Sorted by time, each plan cheaper than every faster one (as plan() builds its front).
 std::vector<Plan> time_cost_front(std::vector<Plan> plans) {
   std::sort(plans.begin(), plans.end(), [](const Plan& a, const Plan& b) {
-    return a.cost.expected_hours != b.cost.expected_hours ? a.cost.expected_hours < b.cost.expected_hours
-                                                          : a.cost.usd_total < b.cost.usd_total;
+    return a.cost.expected_hours != b.cost.expected_hours
+               ? a.cost.expected_hours < b.cost.expected_hours
+               : a.cost.usd_total < b.cost.usd_total;
   });
   std::vector<Plan> front;
   double cheapest = 1e300;
@@ -150,29 +160,35 @@ std::vector<Plan> time_cost_front(std::vector<Plan> plans) {
 
 Result<PlanResult> finish_plan_search(const PageState& state, PlanSearch& search) {
   PlanResult r = std::move(search.merged);
-  auto other_gpu = [&](const Plan& p) { return !state.plan_gpu.empty() && p.gpu != state.plan_gpu; };
+  auto other_gpu = [&](const Plan& p) {
+    return !state.plan_gpu.empty() && p.gpu != state.plan_gpu;
+  };
   r.plans.erase(std::remove_if(r.plans.begin(), r.plans.end(), other_gpu), r.plans.end());
   r.pareto.erase(std::remove_if(r.pareto.begin(), r.pareto.end(), other_gpu), r.pareto.end());
   if (r.plans.empty()) {
     if (search.first_error) return *search.first_error;
-    return make_error(Errc::does_not_fit, "no plan on " + state.plan_gpu + " qualifies: pick another GPU or any");
+    return make_error(Errc::does_not_fit,
+                      "no plan on " + state.plan_gpu + " qualifies: pick another GPU or any");
   }
   const bool by_time = state.objective == Objective::time;
   std::stable_sort(r.plans.begin(), r.plans.end(), [by_time](const Plan& a, const Plan& b) {
-    const double ha = a.cost.expected_hours, hb = b.cost.expected_hours, ua = a.cost.usd_total, ub = b.cost.usd_total;
+    const double ha = a.cost.expected_hours, hb = b.cost.expected_hours, ua = a.cost.usd_total,
+                 ub = b.cost.usd_total;
     if (by_time) return ha != hb ? ha < hb : ua < ub;
     return ua != ub ? ua < ub : ha < hb;
   });
   if (r.plans.size() > 20) r.plans.resize(20);
   r.pareto = time_cost_front(std::move(r.pareto));
   for (Plan& p : r.plans) {
-    p.pareto = std::any_of(r.pareto.begin(), r.pareto.end(),
-                           [&](const Plan& f) { return f.instance == p.instance && f.nodes == p.nodes; });
+    p.pareto = std::any_of(r.pareto.begin(), r.pareto.end(), [&](const Plan& f) {
+      return f.instance == p.instance && f.nodes == p.nodes;
+    });
   }
   return r;
 }
 
-std::vector<std::string> nearest_ids(const std::string& id, const std::vector<std::string>& candidates, size_t n) {
+std::vector<std::string> nearest_ids(const std::string& id,
+                                     const std::vector<std::string>& candidates, size_t n) {
   auto lower = [](std::string x) {
     for (char& ch : x) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
     return x;
@@ -193,12 +209,14 @@ std::vector<std::string> nearest_ids(const std::string& id, const std::vector<st
       }
     }
     double best = 1e18;
-    for (size_t j = 0; j <= b.size(); ++j) best = std::min(best, static_cast<double>(row[j]) + 0.1 * static_cast<double>(b.size() - j));
+    for (size_t j = 0; j <= b.size(); ++j)
+      best = std::min(best, static_cast<double>(row[j]) + 0.1 * static_cast<double>(b.size() - j));
     return best;
   };
   std::vector<std::pair<double, std::string>> scored;
   for (const auto& c : candidates) scored.push_back({distance(lower(c)), c});
-  std::stable_sort(scored.begin(), scored.end(), [](const auto& l, const auto& r) { return l.first < r.first; });
+  std::stable_sort(scored.begin(), scored.end(),
+                   [](const auto& l, const auto& r) { return l.first < r.first; });
   std::vector<std::string> out;
   for (size_t i = 0; i < scored.size() && i < n; ++i) out.push_back(scored[i].second);
   return out;
@@ -208,8 +226,8 @@ namespace {
 
 // An unknown id in the link: noted with its nearest matches, and replaced by the default.
 template <class T>
-void check_id(std::string& id, const std::vector<T>& known, const std::string& key, const std::string& fallback,
-              std::vector<LinkProblem>& problems) {
+void check_id(std::string& id, const std::vector<T>& known, const std::string& key,
+              const std::string& fallback, std::vector<LinkProblem>& problems) {
   std::vector<std::string> ids;
   for (const auto& k : known) {
     if (k.id == id) return;
@@ -217,7 +235,9 @@ void check_id(std::string& id, const std::vector<T>& known, const std::string& k
   }
   std::string list;
   for (const auto& near : nearest_ids(id, ids)) list += (list.empty() ? "" : ", ") + near;
-  problems.push_back({key, "--" + key + ": unknown id '" + id + "'. " + format(tr(S::err_nearest), list.c_str()), ""});
+  problems.push_back(
+      {key, "--" + key + ": unknown id '" + id + "'. " + format(tr(S::err_nearest), list.c_str()),
+       ""});
   id = fallback;
 }
 
@@ -226,7 +246,8 @@ void check_id(std::string& id, const std::vector<T>& known, const std::string& k
 void check_link_ids(const Catalog& catalog, ParsedLink& link) {
   PageState& s = link.state;
   const PageState d = default_page_state();
-  if (s.custom.kind == CustomModel::Kind::none) check_id(s.request.model, catalog.models, "model", d.request.model, link.problems);
+  if (s.custom.kind == CustomModel::Kind::none)
+    check_id(s.request.model, catalog.models, "model", d.request.model, link.problems);
   if (!s.instance.empty()) check_id(s.instance, catalog.instances, "instance", "", link.problems);
   check_id(s.gpu, catalog.gpus, "gpu", d.gpu, link.problems);
   const std::string query = page_state_to_query(s);

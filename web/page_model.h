@@ -28,14 +28,15 @@ struct Computed {
   std::optional<Estimate> estimate;
   const Gpu* gpu = nullptr;
   const Instance* instance = nullptr;
-  std::optional<StepTime> time;              // spec x default efficiency
-  std::optional<StepTime> time_calibrated;   // with the probe file's measurements
+  std::optional<StepTime> time;             // spec x default efficiency
+  std::optional<StepTime> time_calibrated;  // with the probe file's measurements
   std::optional<PriceQuote> price;
   std::optional<RunCost> cost, cost_calibrated;
   std::vector<std::string> calibration_notes;
-  std::string error;        // the workload or setup is invalid
-  std::string time_error;   // the hardware cannot run it (precision unsupported, ...)
-  S largest_term = S::term_weights;  // the largest memory term (what to change when it does not fit)
+  std::string error;       // the workload or setup is invalid
+  std::string time_error;  // the hardware cannot run it (precision unsupported, ...)
+  S largest_term =
+      S::term_weights;  // the largest memory term (what to change when it does not fit)
   bool fits = true;
 };
 
@@ -55,15 +56,15 @@ struct PageModel {
   bool calibrate = false;
   std::string upload_status;
   std::string upload_error;
-  std::string link_error;      // a bad link: its first problem, in the core's words
+  std::string link_error;                  // a bad link: its first problem, in the core's words
   std::vector<LinkProblem> link_problems;  // every bad key of the link, with what it fell back to
-  std::string model_filter;    // the zoo search box
-  int instance_sort = 0;       // 0 price, 1 GPU, 2 provider
-  float ratio = 1.0f;          // framebuffer pixels per CSS pixel
-  int copied_frames = 0;       // "Copy link" shows "Link copied" while > 0
-  bool cjk_font = false;       // the Chinese font is in the atlas
-  bool popup_open = false;     // a combo or popup is open (published for tests)
-  double plan_progress = 1;    // share of the planner search done (1: none under way)
+  std::string model_filter;                // the zoo search box
+  int instance_sort = 0;                   // 0 price, 1 GPU, 2 provider
+  float ratio = 1.0f;                      // framebuffer pixels per CSS pixel
+  int copied_frames = 0;                   // "Copy link" shows "Link copied" while > 0
+  bool cjk_font = false;                   // the Chinese font is in the atlas
+  bool popup_open = false;                 // a combo or popup is open (published for tests)
+  double plan_progress = 1;                // share of the planner search done (1: none under way)
 };
 
 // What the user asked for in one frame. Empty fields mean "no change".
@@ -76,7 +77,8 @@ struct UiActions {
   std::optional<std::string> trust_key;  // pin this public key
   std::optional<std::string> model_filter;
   std::optional<int> instance_sort;
-  std::vector<std::string> platform;     // "copy-link", "export-csv", "export-json", "upload", "language"
+  std::vector<std::string>
+      platform;  // "copy-link", "export-csv", "export-json", "upload", "language"
   std::vector<std::pair<std::string, std::array<float, 4>>> rects;  // CSS px: x0, y0, x1, y1
 
   explicit UiActions(float r = 1.0f) : ratio(r) {}
@@ -93,18 +95,23 @@ struct PlanSearch {
   PlanResult merged;
   std::optional<Error> first_error;
   bool done() const { return next >= providers.size(); }
-  double progress() const { return providers.empty() ? 1.0 : static_cast<double>(next) / static_cast<double>(providers.size()); }
+  double progress() const {
+    return providers.empty() ? 1.0
+                             : static_cast<double>(next) / static_cast<double>(providers.size());
+  }
 };
 // A search over the state's provider, or every provider of the catalog.
 PlanSearch start_plan_search(const Catalog& catalog, const PageState& state);
 // Runs the next slice; returns false when the search was already done.
-bool step_plan_search(const Catalog& catalog, const Model& model, const PageState& state, PlanSearch& search);
+bool step_plan_search(const Catalog& catalog, const Model& model, const PageState& state,
+                      PlanSearch& search);
 // The merged result, ranked as plan() ranks (by the objective), the front recomputed, only the
 // plans on state.plan_gpu when set, at most 20; the first slice's error when nothing qualified.
 Result<PlanResult> finish_plan_search(const PageState& state, PlanSearch& search);
 
 // Up to `n` ids from `candidates` nearest to `id` (edit distance, ignoring case), nearest first.
-std::vector<std::string> nearest_ids(const std::string& id, const std::vector<std::string>& candidates, size_t n = 3);
+std::vector<std::string> nearest_ids(const std::string& id,
+                                     const std::vector<std::string>& candidates, size_t n = 3);
 
 // Replaces unknown model, GPU and instance ids with the defaults, noting each with its nearest
 // matches; then says for every problem what the page uses instead ("fell back to").

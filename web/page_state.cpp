@@ -24,7 +24,8 @@ std::vector<std::string> split_list(const std::string& v) {
 }
 
 // Sets one of the page's own keys; nullopt with `handled` false for the core's keys.
-std::optional<Error> apply_page_key(PageState& s, const std::string& k, const std::string& v, bool& handled) {
+std::optional<Error> apply_page_key(PageState& s, const std::string& k, const std::string& v,
+                                    bool& handled) {
   handled = true;
   if (k == "tab") {
     for (Tab t : {Tab::results, Tab::plans, Tab::hardware, Tab::benchmarks}) {
@@ -33,10 +34,12 @@ std::optional<Error> apply_page_key(PageState& s, const std::string& k, const st
         return std::nullopt;
       }
     }
-    return make_error(Errc::invalid_argument, "--tab: '" + v + "' is not one of results, plans, hardware, benchmarks");
+    return make_error(Errc::invalid_argument,
+                      "--tab: '" + v + "' is not one of results, plans, hardware, benchmarks");
   }
   if (k == "lang") {
-    if (v != "en" && v != "zh") return make_error(Errc::invalid_argument, "--lang: '" + v + "' is not en or zh");
+    if (v != "en" && v != "zh")
+      return make_error(Errc::invalid_argument, "--lang: '" + v + "' is not en or zh");
     s.lang = v;
   } else if (k == "plan-gpu") {
     s.plan_gpu = v;
@@ -65,7 +68,8 @@ Query lenient_query(Args args, std::vector<LinkProblem>& problems) {
     auto q = parse_query(args);
     if (q.ok()) return q.value();
     const std::string key = key_of(q.error());
-    const auto it = std::find_if(args.begin(), args.end(), [&](const auto& kv) { return kv.first == key; });
+    const auto it =
+        std::find_if(args.begin(), args.end(), [&](const auto& kv) { return kv.first == key; });
     problems.push_back({key, q.error().message, ""});
     if (key.empty() || it == args.end()) break;
     args.erase(it);
@@ -96,10 +100,14 @@ void apply_query(const Query& q, PageState& s) {
 
 const char* tab_name(Tab t) {
   switch (t) {
-    case Tab::results: return "results";
-    case Tab::plans: return "plans";
-    case Tab::hardware: return "hardware";
-    case Tab::benchmarks: return "benchmarks";
+    case Tab::results:
+      return "results";
+    case Tab::plans:
+      return "plans";
+    case Tab::hardware:
+      return "hardware";
+    case Tab::benchmarks:
+      return "benchmarks";
   }
   return "results";
 }
@@ -124,7 +132,8 @@ ParsedLink page_state_from_link(const std::string& query) {
   Args core_args;
   for (const auto& [k, v] : args.value()) {
     bool handled = false;
-    if (auto err = apply_page_key(out.state, k, v, handled)) out.problems.push_back({k, err->message, ""});
+    if (auto err = apply_page_key(out.state, k, v, handled))
+      out.problems.push_back({k, err->message, ""});
     if (!handled) core_args.emplace_back(k, v);
   }
   const Tab tab = out.state.tab;
@@ -134,12 +143,14 @@ ParsedLink page_state_from_link(const std::string& query) {
   // Keys the link leaves out keep the page's defaults, not the CLI's (fp32, no run length).
   auto given = [&](std::initializer_list<const char*> keys) {
     return std::any_of(core_args.begin(), core_args.end(), [&](const auto& kv) {
-      return std::find_if(keys.begin(), keys.end(), [&](const char* k) { return kv.first == k; }) != keys.end();
+      return std::find_if(keys.begin(), keys.end(), [&](const char* k) { return kv.first == k; }) !=
+             keys.end();
     });
   };
   const PageState d = default_page_state();
   if (!given({"precision"})) out.state.request.setup.precision = d.request.setup.precision;
-  if (!given({"batch", "micro-batch"})) out.state.request.setup.global_batch = d.request.setup.global_batch;
+  if (!given({"batch", "micro-batch"}))
+    out.state.request.setup.global_batch = d.request.setup.global_batch;
   if (!given({"tokens", "epochs"})) out.state.run.tokens = d.run.tokens;
   out.state.tab = tab;
   out.state.lang = lang;
@@ -150,7 +161,8 @@ ParsedLink page_state_from_link(const std::string& query) {
 
 Result<PageState> page_state_from_query(const std::string& query) {
   ParsedLink link = page_state_from_link(query);
-  if (!link.problems.empty()) return make_error(Errc::invalid_argument, link.problems.front().message);
+  if (!link.problems.empty())
+    return make_error(Errc::invalid_argument, link.problems.front().message);
   return link.state;
 }
 

@@ -23,21 +23,21 @@ struct PageState {
   CustomModel custom;
   std::string gpu = "a100-sxm4-80gb";
   int gpus = 1;
-  std::string instance;     // when set, the GPU and count come from it
+  std::string instance;  // when set, the GPU and count come from it
   int nodes = 1;
   RunLength run;
   Pricing pricing = Pricing::on_demand;
   std::string region;
-  std::string provider;     // planner and instance-table filter
+  std::string provider;  // planner and instance-table filter
   std::string compliance;
-  std::string plan_gpu;     // Plans: only this GPU; "" = any
+  std::string plan_gpu;              // Plans: only this GPU; "" = any
   std::vector<std::string> compare;  // Plans: up to 4 plans side by side, "instance*nodes"
   Objective objective = Objective::cost;
   double deadline_hours = 0;
   double budget_usd = 0;
   int max_nodes = 8;
   Tab tab = Tab::results;
-  std::string lang;         // "en" or "zh" when the link names a language; "" = the browser's
+  std::string lang;  // "en" or "zh" when the link names a language; "" = the browser's
 };
 
 // The page's defaults (GPT-2 small, AMP bf16, batch 8 on one A100 80 GB).

@@ -35,7 +35,9 @@ void on_drop(GLFWwindow*, int count, const char** paths) {
 
 }  // namespace
 
-const char* platform_glsl_version() { return "#version 130"; }
+const char* platform_glsl_version() {
+  return "#version 130";
+}
 
 void platform_window_hints() {
   glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
@@ -58,10 +60,13 @@ void platform_publish_results(const std::string& json) {
 void platform_run_loop(GLFWwindow* window, const std::function<void()>& frame) {
   const char* max_env = std::getenv("GPUPLAN_MAX_FRAMES");
   const long max_frames = max_env ? std::strtol(max_env, nullptr, 10) : -1;
-  for (long n = 0; !glfwWindowShouldClose(window) && (max_frames < 0 || n < max_frames); ++n) frame();
+  for (long n = 0; !glfwWindowShouldClose(window) && (max_frames < 0 || n < max_frames); ++n)
+    frame();
 }
 
-float platform_pixel_ratio(GLFWwindow*) { return 1.0f; }
+float platform_pixel_ratio(GLFWwindow*) {
+  return 1.0f;
+}
 
 void platform_install_drop(GLFWwindow* window, App* app) {
   g_drop_target = app;
@@ -71,7 +76,8 @@ void platform_install_drop(GLFWwindow* window, App* app) {
 void platform_perform(const std::string& action, App& app) {
   // The desktop app writes exports next to where it runs and prints where.
   if (action == "export-csv" || action == "export-json") {
-    const std::string path = action == "export-csv" ? "gpuplan-results.csv" : "gpuplan-results.json";
+    const std::string path =
+        action == "export-csv" ? "gpuplan-results.csv" : "gpuplan-results.json";
     std::ofstream(path) << (action == "export-csv" ? app.export_csv() : app.export_json());
     std::printf("gpuplan: wrote %s\n", path.c_str());
   } else if (action == "copy-link") {

@@ -6,11 +6,11 @@
 
 namespace gpuplan::web {
 
-UiActions draw_toolbar(const PageModel& m);     // title, copy link, exports, upload (ui_sidebar.cpp)
-UiActions draw_sidebar(const PageModel& m);     // workload, setup, parallelism, hardware, run
-UiActions draw_results(const PageModel& m);     // memory, FLOPs, time, cost
-UiActions draw_plans(const PageModel& m);       // the planner's ranked plans and Pareto chart
-UiActions draw_hardware(const PageModel& m);    // instances with prices, GPUs
+UiActions draw_toolbar(const PageModel& m);   // title, copy link, exports, upload (ui_sidebar.cpp)
+UiActions draw_sidebar(const PageModel& m);   // workload, setup, parallelism, hardware, run
+UiActions draw_results(const PageModel& m);   // memory, FLOPs, time, cost
+UiActions draw_plans(const PageModel& m);     // the planner's ranked plans and Pareto chart
+UiActions draw_hardware(const PageModel& m);  // instances with prices, GPUs
 UiActions draw_benchmarks(const PageModel& m);  // an uploaded probe file, calibration
 
 }  // namespace gpuplan::web

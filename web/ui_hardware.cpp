@@ -46,7 +46,8 @@ bool meets_compliance(const Catalog& catalog, const Instance& in, const std::str
   for (const auto& price : in.prices) {
     const Region* r = p ? p->find_region(price.region) : nullptr;
     if (!r) continue;
-    if ((compliance == "hipaa" && r->hipaa.value_or(false)) || (compliance == "gdpr" && r->gdpr_eu.value_or(false)) ||
+    if ((compliance == "hipaa" && r->hipaa.value_or(false)) ||
+        (compliance == "gdpr" && r->gdpr_eu.value_or(false)) ||
         (compliance == "gov" && r->gov.value_or(false))) {
       return true;
     }
@@ -81,7 +82,8 @@ void price_text(const std::optional<PriceQuote>& q) {
   }
   if (q->assumption) ImGui::PushStyleColor(ImGuiCol_Text, color_assumed());
   std::string text = (q->assumption ? "≈ " : "") + format_number(q->usd_per_hour, 4);
-  if (q->currency == "CNY") text += " (" + format_number(q->native_per_hour, 4) + " " + tr(S::unit_cny) + ")";
+  if (q->currency == "CNY")
+    text += " (" + format_number(q->native_per_hour, 4) + " " + tr(S::unit_cny) + ")";
   ImGui::TextUnformatted(text.c_str());
   if (q->assumption) ImGui::PopStyleColor();
 }
@@ -90,12 +92,14 @@ void instance_table(const PageModel& m, UiActions& a) {
   const std::vector<Row> rows = instance_rows(m);
   ImGui::Text(tr(S::instances_line), tr_pricing(m.state.pricing));
   if (!ImGui::BeginTable("instances", 7,
-                         ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersOuter | ImGuiTableFlags_ScrollY |
-                             ImGuiTableFlags_Resizable | ImGuiTableFlags_SizingFixedFit,
+                         ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersOuter |
+                             ImGuiTableFlags_ScrollY | ImGuiTableFlags_Resizable |
+                             ImGuiTableFlags_SizingFixedFit,
                          ImVec2(0, ImGui::GetTextLineHeightWithSpacing() * 14))) {
     return;
   }
-  for (S h : {S::col_instance, S::col_gpu, S::col_gpus, S::col_vcpus, S::col_usd_h, S::col_region, S::col_basis}) {
+  for (S h : {S::col_instance, S::col_gpu, S::col_gpus, S::col_vcpus, S::col_usd_h, S::col_region,
+              S::col_basis}) {
     ImGui::TableSetupColumn(tr(h), h == S::col_instance ? ImGuiTableColumnFlags_WidthStretch : 0);
   }
   ImGui::TableSetupScrollFreeze(0, 1);
@@ -103,8 +107,9 @@ void instance_table(const PageModel& m, UiActions& a) {
   for (const auto& r : rows) {
     ImGui::TableNextRow();
     ImGui::TableNextColumn();
-    if (ImGui::Selectable(("##i-" + r.in->id).c_str(), r.in->id == m.state.instance,
-                          ImGuiSelectableFlags_SpanAllColumns | ImGuiSelectableFlags_AllowItemOverlap)) {
+    if (ImGui::Selectable(
+            ("##i-" + r.in->id).c_str(), r.in->id == m.state.instance,
+            ImGuiSelectableFlags_SpanAllColumns | ImGuiSelectableFlags_AllowItemOverlap)) {
       PageState s = m.state;
       s.instance = r.in->id;
       s.nodes = 1;
@@ -131,7 +136,8 @@ void instance_table(const PageModel& m, UiActions& a) {
 void gpu_row(const PageModel& m, const Gpu& g, UiActions& a) {
   ImGui::TableNextRow();
   ImGui::TableNextColumn();
-  if (ImGui::Selectable((g.name + "##gpu-row-" + g.id).c_str(), m.state.instance.empty() && g.id == m.state.gpu,
+  if (ImGui::Selectable((g.name + "##gpu-row-" + g.id).c_str(),
+                        m.state.instance.empty() && g.id == m.state.gpu,
                         ImGuiSelectableFlags_SpanAllColumns)) {
     PageState s = m.state;
     s.instance.clear();
@@ -150,7 +156,8 @@ void gpu_row(const PageModel& m, const Gpu& g, UiActions& a) {
   ImGui::TextUnformatted(format_rate_bytes(g.memory_bandwidth_bytes_per_s).c_str());
   auto peak = [&](const char* p) {
     auto it = g.peak_dense_flops_per_s.find(p);
-    return it == g.peak_dense_flops_per_s.end() ? std::string("-") : format_number(it->second / 1e12, 4);
+    return it == g.peak_dense_flops_per_s.end() ? std::string("-")
+                                                : format_number(it->second / 1e12, 4);
   };
   ImGui::TableNextColumn();
   ImGui::TextUnformatted(peak("bf16").c_str());
@@ -162,8 +169,9 @@ void gpu_row(const PageModel& m, const Gpu& g, UiActions& a) {
 
 void gpu_table(const PageModel& m, UiActions& a) {
   ImGui::TextUnformatted(tr(S::gpus_line));
-  if (!ImGui::BeginTable("gpus", 6, ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersOuter | ImGuiTableFlags_ScrollY,
-                         ImVec2(0, ImGui::GetTextLineHeightWithSpacing() * 10))) {
+  if (!ImGui::BeginTable(
+          "gpus", 6, ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersOuter | ImGuiTableFlags_ScrollY,
+          ImVec2(0, ImGui::GetTextLineHeightWithSpacing() * 10))) {
     return;
   }
   for (S h : {S::col_gpu, S::col_memory, S::col_bandwidth, S::col_bf16, S::col_fp32, S::col_tdp}) {
@@ -197,8 +205,9 @@ UiActions draw_hardware(const PageModel& m) {
   instance_table(m, a);
   auto pct = [](double x) { return format_number(100 * x, 3) + " %"; };
   ImGui::PushStyleColor(ImGuiCol_Text, color_assumed());
-  ImGui::TextWrapped(tr(S::rules_line), pct(catalog.pricing.monthly).c_str(), pct(catalog.pricing.reserved).c_str(),
-                     pct(catalog.pricing.bulk).c_str(), pct(catalog.pricing.spot).c_str());
+  ImGui::TextWrapped(tr(S::rules_line), pct(catalog.pricing.monthly).c_str(),
+                     pct(catalog.pricing.reserved).c_str(), pct(catalog.pricing.bulk).c_str(),
+                     pct(catalog.pricing.spot).c_str());
   ImGui::PopStyleColor();
   ImGui::Spacing();
   gpu_table(m, a);

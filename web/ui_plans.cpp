@@ -15,8 +15,9 @@ namespace {
 void limits(const PageModel& m, UiActions& a) {
   PageState s = m.state;
   bool edited = false;
-  edited |= enum_combo(S::rank_by, s.objective, {Objective::cost, Objective::time},
-                       +[](Objective o) { return tr(o == Objective::cost ? S::by_cost : S::by_time); });
+  edited |= enum_combo(
+      S::rank_by, s.objective, {Objective::cost, Objective::time},
+      +[](Objective o) { return tr(o == Objective::cost ? S::by_cost : S::by_time); });
   edited |= input_quantity(S::deadline, s.deadline_hours, 0, 1e7, &a, "deadline");
   edited |= input_quantity(S::budget, s.budget_usd, 0, 1e12, &a, "budget");
   edited |= input_int(S::max_nodes, s.max_nodes, 1, 256);
@@ -25,8 +26,8 @@ void limits(const PageModel& m, UiActions& a) {
   edited |= id_combo(S::provider, s.provider, provider_items(*m.catalog));
   remember(a, "plan-provider");
   edited |= enum_combo(S::pricing, s.pricing,
-                       {Pricing::on_demand, Pricing::monthly, Pricing::reserved_1y, Pricing::reserved_3y, Pricing::bulk,
-                        Pricing::spot},
+                       {Pricing::on_demand, Pricing::monthly, Pricing::reserved_1y,
+                        Pricing::reserved_3y, Pricing::bulk, Pricing::spot},
                        tr_pricing);
   if (edited) {
     s.compare.clear();
@@ -53,7 +54,9 @@ bool any_assumed(const PlanResult& plans) {
 }
 
 // The ranked plans; returns the index of a clicked row, or -1.
-std::string plan_key(const Plan& p) { return p.instance + "*" + std::to_string(p.nodes); }
+std::string plan_key(const Plan& p) {
+  return p.instance + "*" + std::to_string(p.nodes);
+}
 
 bool compared(const PageState& s, const Plan& p) {
   return std::find(s.compare.begin(), s.compare.end(), plan_key(p)) != s.compare.end();
@@ -65,8 +68,11 @@ void compare_tick(const PageModel& m, const Plan& p, int i, UiActions& a) {
   if (!on && m.state.compare.size() >= 4) ImGui::BeginDisabled();
   if (ImGui::Checkbox(("##cmp-" + std::to_string(i)).c_str(), &on)) {
     PageState s = m.state;
-    if (on) s.compare.push_back(plan_key(p));
-    else s.compare.erase(std::remove(s.compare.begin(), s.compare.end(), plan_key(p)), s.compare.end());
+    if (on)
+      s.compare.push_back(plan_key(p));
+    else
+      s.compare.erase(std::remove(s.compare.begin(), s.compare.end(), plan_key(p)),
+                      s.compare.end());
     a.state = s;
   }
   if (!on && m.state.compare.size() >= 4) ImGui::EndDisabled();
@@ -78,13 +84,14 @@ int plan_table(const PageModel& m, const PlanResult& plans, UiActions& a) {
   // Columns fit their content; the instance column takes the rest and cuts long names with an
   // ellipsis and a tooltip.
   if (!ImGui::BeginTable("plans", 10,
-                         ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersOuter | ImGuiTableFlags_ScrollY |
-                             ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_Resizable,
+                         ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersOuter |
+                             ImGuiTableFlags_ScrollY | ImGuiTableFlags_SizingFixedFit |
+                             ImGuiTableFlags_Resizable,
                          ImVec2(0, ImGui::GetTextLineHeightWithSpacing() * 12))) {
     return clicked;
   }
-  for (S h : {S::col_rank, S::col_instance, S::col_gpu, S::col_nodes, S::col_parallel, S::col_zero_mb, S::col_time,
-              S::col_usd, S::col_mfu, S::col_compare}) {
+  for (S h : {S::col_rank, S::col_instance, S::col_gpu, S::col_nodes, S::col_parallel,
+              S::col_zero_mb, S::col_time, S::col_usd, S::col_mfu, S::col_compare}) {
     ImGui::TableSetupColumn(tr(h), h == S::col_instance ? ImGuiTableColumnFlags_WidthStretch : 0);
   }
   ImGui::TableSetupScrollFreeze(0, 1);
@@ -95,7 +102,9 @@ int plan_table(const PageModel& m, const PlanResult& plans, UiActions& a) {
     ImGui::TableNextColumn();
     char label[32];
     std::snprintf(label, sizeof label, "%d%s##plan-%d", i + 1, p.pareto ? " *" : "", i);
-    if (ImGui::Selectable(label, false, ImGuiSelectableFlags_SpanAllColumns | ImGuiSelectableFlags_AllowItemOverlap)) {
+    if (ImGui::Selectable(
+            label, false,
+            ImGuiSelectableFlags_SpanAllColumns | ImGuiSelectableFlags_AllowItemOverlap)) {
       clicked = i;
     }
     remember(a, "plan-" + std::to_string(i));
@@ -135,11 +144,13 @@ void compare_view(const PageModel& m, const PlanResult& plans) {
   ImGui::TextDisabled("%s", tr(S::compare_title));
   if (chosen.size() < 2) return;
   if (!ImGui::BeginTable("compare", static_cast<int>(chosen.size()) + 1,
-                         ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersOuter | ImGuiTableFlags_SizingStretchSame)) {
+                         ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersOuter |
+                             ImGuiTableFlags_SizingStretchSame)) {
     return;
   }
   ImGui::TableSetupColumn("");
-  for (const Plan* p : chosen) ImGui::TableSetupColumn((p->instance + " x" + std::to_string(p->nodes)).c_str());
+  for (const Plan* p : chosen)
+    ImGui::TableSetupColumn((p->instance + " x" + std::to_string(p->nodes)).c_str());
   ImGui::TableHeadersRow();
   auto row = [&](S name, auto show) {
     ImGui::TableNextRow();
@@ -151,12 +162,16 @@ void compare_view(const PageModel& m, const PlanResult& plans) {
     }
   };
   row(S::cmp_time, [](const Plan& p) { return format_duration(p.cost.expected_hours); });
-  row(S::cmp_cost, [](const Plan& p) { return (p.price.assumption ? "≈ " : "") + format_usd(p.cost.usd_total); });
+  row(S::cmp_cost, [](const Plan& p) {
+    return (p.price.assumption ? "≈ " : "") + format_usd(p.cost.usd_total);
+  });
   const double tokens = m.state.run.tokens;
   if (tokens > 0) {
-    row(S::cmp_per_million, [&](const Plan& p) { return format_usd(p.cost.usd_total / (tokens / 1e6)); });
+    row(S::cmp_per_million,
+        [&](const Plan& p) { return format_usd(p.cost.usd_total / (tokens / 1e6)); });
   }
-  row(S::cmp_headroom, [](const Plan& p) { return format_bytes(p.gpu_memory_bytes - p.memory.total()); });
+  row(S::cmp_headroom,
+      [](const Plan& p) { return format_bytes(p.gpu_memory_bytes - p.memory.total()); });
   ImGui::EndTable();
 }
 
@@ -186,7 +201,8 @@ UiActions draw_plans(const PageModel& m) {
   }
   if (!m.plans) return a;
   const PlanResult& plans = *m.plans;
-  ImGui::TextWrapped(tr(S::searched_line), format_count(static_cast<double>(plans.candidates)).c_str(),
+  ImGui::TextWrapped(tr(S::searched_line),
+                     format_count(static_cast<double>(plans.candidates)).c_str(),
                      format_count(static_cast<double>(plans.fitting)).c_str(),
                      format_count(static_cast<double>(plans.within_limits)).c_str());
   for (const auto& n : plans.notes) note_text(n);

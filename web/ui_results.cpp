@@ -16,7 +16,8 @@ void summary(const PageModel& m, UiActions& a) {
   const Computed& c = m.c;
   const Estimate& e = *c.estimate;
   const MemoryBytes& mem = e.memory;
-  ImGui::TextWrapped(tr(S::params_line), c.model->name.c_str(), format_count(static_cast<double>(e.params.total)).c_str(),
+  ImGui::TextWrapped(tr(S::params_line), c.model->name.c_str(),
+                     format_count(static_cast<double>(e.params.total)).c_str(),
                      format_count(static_cast<double>(e.params.trainable)).c_str());
   ImGui::TextWrapped(tr(S::setup_line), e.num_gpus, c.gpu->name.c_str(),
                      format_count(static_cast<double>(e.global_batch)).c_str(),
@@ -24,8 +25,8 @@ void summary(const PageModel& m, UiActions& a) {
                      format_count(static_cast<double>(e.grad_accum_steps)).c_str());
   if (c.fits) {
     ImGui::PushStyleColor(ImGuiCol_Text, color_ok());
-    ImGui::TextWrapped(tr(S::fits_line), format_bytes(mem.total()).c_str(), format_bytes(c.gpu->memory_bytes).c_str(),
-                       tr(c.largest_term));
+    ImGui::TextWrapped(tr(S::fits_line), format_bytes(mem.total()).c_str(),
+                       format_bytes(c.gpu->memory_bytes).c_str(), tr(c.largest_term));
     ImGui::PopStyleColor();
   } else {
     error_text(fit_advice(c));
@@ -33,7 +34,8 @@ void summary(const PageModel& m, UiActions& a) {
   ImGui::Spacing();
   ImGui::TextUnformatted(tr(S::peak_memory));
   std::vector<BarSegment> segments;
-  for (const auto& t : gpuplan::memory_terms(mem)) segments.push_back({tr(term_name(t.key)), t.bytes});
+  for (const auto& t : gpuplan::memory_terms(mem))
+    segments.push_back({tr(term_name(t.key)), t.bytes});
   stacked_bar("memory", segments, c.gpu->memory_bytes, c.gpu->name, 28.0f * m.ratio);
   remember(a, "memory-bar");
   ImGui::Spacing();
@@ -56,7 +58,8 @@ void flops_table(const Estimate& e) {
 }
 
 // One row of the time table: the spec-based value and, when there is one, the calibrated one.
-void time_row(const Computed& c, S id, double (*get)(const StepTime&), std::string (*show)(double)) {
+void time_row(const Computed& c, S id, double (*get)(const StepTime&),
+              std::string (*show)(double)) {
   ImGui::TableNextRow();
   ImGui::TableNextColumn();
   ImGui::TextUnformatted(tr(id));
@@ -68,9 +71,15 @@ void time_row(const Computed& c, S id, double (*get)(const StepTime&), std::stri
   }
 }
 
-std::string seconds(double s) { return format_duration(s / 3600); }
-std::string rate(double x) { return format_number(x, 4); }
-std::string percent(double x) { return format_number(100 * x, 3) + " %"; }
+std::string seconds(double s) {
+  return format_duration(s / 3600);
+}
+std::string rate(double x) {
+  return format_number(x, 4);
+}
+std::string percent(double x) {
+  return format_number(100 * x, 3) + " %";
+}
 
 void time_table(const Computed& c) {
   if (ImGui::BeginTable("time", c.time_calibrated ? 3 : 2, kTableFlags)) {
@@ -78,18 +87,27 @@ void time_table(const Computed& c) {
     ImGui::TableSetupColumn(tr(S::spec_x_eff));
     if (c.time_calibrated) ImGui::TableSetupColumn(tr(S::calibrated_probe));
     ImGui::TableHeadersRow();
-    time_row(c, S::step_time, [](const StepTime& t) { return t.step_s; }, seconds);
-    time_row(c, S::samples_per_s, [](const StepTime& t) { return t.samples_per_s; }, rate);
-    if (c.time->tokens_per_s > 0) time_row(c, S::tokens_per_s, [](const StepTime& t) { return t.tokens_per_s; }, rate);
-    time_row(c, S::mfu, [](const StepTime& t) { return t.mfu; }, percent);
-    time_row(c, S::dp_comm, [](const StepTime& t) { return t.dp_comm_exposed_s; }, seconds);
-    time_row(c, S::pp_bubble, [](const StepTime& t) { return t.pp_bubble_s; }, seconds);
+    time_row(
+        c, S::step_time, [](const StepTime& t) { return t.step_s; }, seconds);
+    time_row(
+        c, S::samples_per_s, [](const StepTime& t) { return t.samples_per_s; }, rate);
+    if (c.time->tokens_per_s > 0)
+      time_row(
+          c, S::tokens_per_s, [](const StepTime& t) { return t.tokens_per_s; }, rate);
+    time_row(
+        c, S::mfu, [](const StepTime& t) { return t.mfu; }, percent);
+    time_row(
+        c, S::dp_comm, [](const StepTime& t) { return t.dp_comm_exposed_s; }, seconds);
+    time_row(
+        c, S::pp_bubble, [](const StepTime& t) { return t.pp_bubble_s; }, seconds);
     ImGui::EndTable();
   }
   for (const auto& n : c.time->notes) note_text(n);
   if (c.time->input_capacity_samples_per_s > 0) {
-    ImGui::TextWrapped(tr(S::input_line), format_number(c.time->input_needed_samples_per_s, 3).c_str(),
-                       format_number(c.time->input_capacity_samples_per_s, 3).c_str(), c.time->suggested_num_workers);
+    ImGui::TextWrapped(tr(S::input_line),
+                       format_number(c.time->input_needed_samples_per_s, 3).c_str(),
+                       format_number(c.time->input_capacity_samples_per_s, 3).c_str(),
+                       c.time->suggested_num_workers);
   }
 }
 
@@ -98,7 +116,9 @@ void cost_lines(const PageModel& m) {
   ImGui::Spacing();
   std::string run = format(tr(S::run_line), format_count(c.cost->steps).c_str(),
                            format_duration(c.cost->expected_hours).c_str());
-  if (c.cost_calibrated) run += format(tr(S::calibrated_dur), format_duration(c.cost_calibrated->expected_hours).c_str());
+  if (c.cost_calibrated)
+    run +=
+        format(tr(S::calibrated_dur), format_duration(c.cost_calibrated->expected_hours).c_str());
   ImGui::TextWrapped("%s", run.c_str());
   if (!c.price) {
     ImGui::TextDisabled("%s", tr(S::pick_instance));
@@ -106,8 +126,10 @@ void cost_lines(const PageModel& m) {
   }
   const bool assumed = c.price->assumption;
   const std::string total = (assumed ? "≈ " : "") + format_price(c.cost->usd_total, *c.price);
-  ImGui::PushStyleColor(ImGuiCol_Text, assumed ? color_assumed() : ImGui::GetStyleColorVec4(ImGuiCol_Text));
-  ImGui::TextWrapped(tr(S::cost_line), total.c_str(), format_price(c.cost->usd_per_hour, *c.price).c_str(),
+  ImGui::PushStyleColor(ImGuiCol_Text,
+                        assumed ? color_assumed() : ImGui::GetStyleColorVec4(ImGuiCol_Text));
+  ImGui::TextWrapped(tr(S::cost_line), total.c_str(),
+                     format_price(c.cost->usd_per_hour, *c.price).c_str(),
                      tr_pricing(m.state.pricing), c.price->region.c_str(), c.price->date.c_str());
   ImGui::PopStyleColor();
   if (c.price->commitment_h > 0 && c.price->break_even_utilisation) {

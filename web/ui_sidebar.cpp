@@ -16,7 +16,8 @@ bool showing_images(const PageModel& m) {
 }
 
 std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+  std::transform(s.begin(), s.end(), s.begin(),
+                 [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
   return s;
 }
 
@@ -24,19 +25,25 @@ void model_picker(const PageModel& m, UiActions& a) {
   char filter[64] = {};
   std::strncpy(filter, m.model_filter.c_str(), sizeof filter - 1);
   field_label(S::search);
-  if (ImGui::InputTextWithHint(("##" + label(S::search)).c_str(), tr(S::filter_hint), filter, sizeof filter)) {
+  if (ImGui::InputTextWithHint(("##" + label(S::search)).c_str(), tr(S::filter_hint), filter,
+                               sizeof filter)) {
     a.model_filter = filter;
   }
   remember(a, "model-filter");
-  const std::string current = m.c.model ? m.c.model->name
-                                        : (m.state.custom.kind != CustomModel::Kind::none ? std::string(tr(S::custom))
-                                                                                          : m.state.request.model);
+  const std::string current =
+      m.c.model ? m.c.model->name
+                : (m.state.custom.kind != CustomModel::Kind::none ? std::string(tr(S::custom))
+                                                                  : m.state.request.model);
   field_label(S::model);
-  if (ImGui::BeginCombo(("##" + label(S::model)).c_str(), current.c_str(), ImGuiComboFlags_HeightLarge)) {
+  if (ImGui::BeginCombo(("##" + label(S::model)).c_str(), current.c_str(),
+                        ImGuiComboFlags_HeightLarge)) {
     const std::string needle = lower(m.model_filter);
     for (const auto& zoo : m.catalog->models) {
-      if (!needle.empty() && lower(zoo.id + " " + zoo.name + " " + zoo.task).find(needle) == std::string::npos) continue;
-      const bool selected = m.state.custom.kind == CustomModel::Kind::none && zoo.id == m.state.request.model;
+      if (!needle.empty() &&
+          lower(zoo.id + " " + zoo.name + " " + zoo.task).find(needle) == std::string::npos)
+        continue;
+      const bool selected =
+          m.state.custom.kind == CustomModel::Kind::none && zoo.id == m.state.request.model;
       if (ImGui::Selectable((zoo.name + "##m-" + zoo.id).c_str(), selected)) {
         PageState s = m.state;
         s.custom.kind = CustomModel::Kind::none;
@@ -70,7 +77,8 @@ bool transformer_fields(TransformerSpec& t) {
 void custom_transformer(const PageModel& m, UiActions& a) {
   if (!ImGui::TreeNode(label(S::custom_transformer).c_str())) return;
   PageState s = m.state;
-  if (s.custom.kind != CustomModel::Kind::transformer && ImGui::Button(label(S::start_from_model).c_str())) {
+  if (s.custom.kind != CustomModel::Kind::transformer &&
+      ImGui::Button(label(S::start_from_model).c_str())) {
     s.custom.kind = CustomModel::Kind::transformer;
     const Model* base = m.c.model ? &*m.c.model : nullptr;
     if (base && base->kind == ModelKind::transformer && !base->transformer.is_vision()) {
@@ -111,9 +119,11 @@ void custom_cnn(const PageModel& m, UiActions& a) {
   }
   if (current <= 1) edited |= input_int(S::depth, s.custom.cnn_depth, 1, 200);
   if (current >= 2) edited |= input_quantity(S::width, s.custom.cnn_width, 0.1, 4);
-  if (current == 3) edited |= input_quantity(S::depth_multiple, s.custom.cnn_depth_multiple, 0.1, 4);
+  if (current == 3)
+    edited |= input_quantity(S::depth_multiple, s.custom.cnn_depth_multiple, 0.1, 4);
   edited |= input_int(S::classes, s.custom.cnn_classes, 1, 100000);
-  if (edited || (s.custom.kind != CustomModel::Kind::cnn && ImGui::Button(label(S::use_this_cnn).c_str()))) {
+  if (edited ||
+      (s.custom.kind != CustomModel::Kind::cnn && ImGui::Button(label(S::use_this_cnn).c_str()))) {
     s.custom.kind = CustomModel::Kind::cnn;
     s.request.setup.seq_len = 0;
     a.state = s;
@@ -122,7 +132,8 @@ void custom_cnn(const PageModel& m, UiActions& a) {
 }
 
 void workload_section(const PageModel& m, UiActions& a) {
-  if (!ImGui::CollapsingHeader(label(S::sec_workload).c_str(), ImGuiTreeNodeFlags_DefaultOpen)) return;
+  if (!ImGui::CollapsingHeader(label(S::sec_workload).c_str(), ImGuiTreeNodeFlags_DefaultOpen))
+    return;
   model_picker(m, a);
   custom_transformer(m, a);
   custom_cnn(m, a);
@@ -131,7 +142,8 @@ void workload_section(const PageModel& m, UiActions& a) {
 }
 
 // A field showing what the estimate resolved when the state leaves it 0 (automatic).
-bool resolved_int(S id, const char* name, int64_t& field, int64_t resolved, int64_t max, UiActions& a) {
+bool resolved_int(S id, const char* name, int64_t& field, int64_t resolved, int64_t max,
+                  UiActions& a) {
   int64_t shown = field != 0 ? field : resolved;
   const bool edited = input_count(id, shown, 1, max, &a, name);
   if (edited) field = shown;
@@ -146,15 +158,18 @@ void auto_note(const std::string& resolved) {
 
 bool shape_fields(const PageModel& m, Setup& s, UiActions& a) {
   const Estimate* e = m.c.estimate ? &*m.c.estimate : nullptr;
-  bool edited = resolved_int(S::global_batch, "batch", s.global_batch, e ? e->global_batch : 0, 100'000'000, a);
+  bool edited = resolved_int(S::global_batch, "batch", s.global_batch, e ? e->global_batch : 0,
+                             100'000'000, a);
   edited |= input_int(S::micro_batch, s.micro_batch, 0, 100'000'000, &a, "micro-batch");
   if (s.micro_batch == 0 && e) auto_note(format_count(static_cast<double>(e->micro_batch)));
   if (showing_images(m)) {
-    edited |= resolved_int(S::resolution, "resolution", s.resolution, e ? e->resolution : 0, 100000, a);
+    edited |=
+        resolved_int(S::resolution, "resolution", s.resolution, e ? e->resolution : 0, 100000, a);
   } else {
     edited |= resolved_int(S::seq_len, "seq", s.seq_len, e ? e->seq_len : 0, 100'000'000, a);
   }
-  if (s.mode == Mode::infer) edited |= input_int(S::generate_tokens, s.generate_tokens, 0, 10'000'000);
+  if (s.mode == Mode::infer)
+    edited |= input_int(S::generate_tokens, s.generate_tokens, 0, 10'000'000);
   return edited;
 }
 
@@ -163,21 +178,24 @@ bool kernel_fields(const PageModel& m, Setup& s, UiActions& a) {
   const Estimate* e = m.c.estimate ? &*m.c.estimate : nullptr;
   if (s.mode == Mode::train) {
     edited |= enum_combo(S::optimizer, s.optimizer,
-                         {Optimizer::sgd, Optimizer::sgd_momentum, Optimizer::adam, Optimizer::adamw,
-                          Optimizer::adam_8bit, Optimizer::adafactor},
+                         {Optimizer::sgd, Optimizer::sgd_momentum, Optimizer::adam,
+                          Optimizer::adamw, Optimizer::adam_8bit, Optimizer::adafactor},
                          optimizer_name);
     remember(a, "optimizer");
     edited |= enum_combo(S::checkpointing, s.checkpointing,
-                         {Checkpointing::none, Checkpointing::selective, Checkpointing::full}, tr_checkpointing);
+                         {Checkpointing::none, Checkpointing::selective, Checkpointing::full},
+                         tr_checkpointing);
     remember(a, "checkpointing");
   }
   if (m.c.model && m.c.model->kind == ModelKind::graph) {
     edited |= enum_combo(S::memory_format, s.memory_format,
-                         {MemoryFormat::automatic, MemoryFormat::nchw, MemoryFormat::channels_last}, tr_memory_format);
-    if (s.memory_format == MemoryFormat::automatic && e && !e->memory_format.empty()) auto_note(e->memory_format);
+                         {MemoryFormat::automatic, MemoryFormat::nchw, MemoryFormat::channels_last},
+                         tr_memory_format);
+    if (s.memory_format == MemoryFormat::automatic && e && !e->memory_format.empty())
+      auto_note(e->memory_format);
   } else {
-    edited |= enum_combo(S::attention, s.attention, {Attention::automatic, Attention::eager, Attention::flash},
-                         tr_attention);
+    edited |= enum_combo(S::attention, s.attention,
+                         {Attention::automatic, Attention::eager, Attention::flash}, tr_attention);
     if (s.attention == Attention::automatic && e && !e->attention.empty()) auto_note(e->attention);
   }
   return edited;
@@ -191,8 +209,8 @@ void setup_section(const PageModel& m, UiActions& a) {
   remember(a, "mode");
   edited |= shape_fields(m, s, a);
   edited |= enum_combo(S::precision, s.precision,
-                       {Precision::fp32, Precision::tf32, Precision::fp16, Precision::bf16, Precision::amp_fp16,
-                        Precision::amp_bf16, Precision::fp8},
+                       {Precision::fp32, Precision::tf32, Precision::fp16, Precision::bf16,
+                        Precision::amp_fp16, Precision::amp_bf16, Precision::fp8},
                        precision_name);
   remember(a, "precision");
   edited |= kernel_fields(m, s, a);
@@ -233,7 +251,8 @@ bool gpu_picker(const PageModel& m, PageState& s, UiActions& a) {
 }
 
 void hardware_section(const PageModel& m, UiActions& a) {
-  if (!ImGui::CollapsingHeader(label(S::sec_hardware).c_str(), ImGuiTreeNodeFlags_DefaultOpen)) return;
+  if (!ImGui::CollapsingHeader(label(S::sec_hardware).c_str(), ImGuiTreeNodeFlags_DefaultOpen))
+    return;
   PageState s = m.state;
   bool edited = false;
   if (s.instance.empty()) {
@@ -258,17 +277,20 @@ void run_section(const PageModel& m, UiActions& a) {
   bool edited = false;
   if (images || s.run.epochs > 0) {
     edited |= input_quantity(S::epochs, s.run.epochs, 0, 1e6);
-    double size = s.run.dataset_size > 0 ? s.run.dataset_size : (m.c.model ? static_cast<double>(m.c.model->dataset_size) : 0);
+    double size = s.run.dataset_size > 0
+                      ? s.run.dataset_size
+                      : (m.c.model ? static_cast<double>(m.c.model->dataset_size) : 0);
     if (input_quantity(S::dataset_size, size, 0, 1e13)) {
       s.run.dataset_size = size;
       edited = true;
     }
     if (s.run.epochs > 0 && s.run.dataset_size == 0 && size > 0) s.run.dataset_size = size;
   }
-  if (!images || s.run.tokens > 0) edited |= input_quantity(S::tokens, s.run.tokens, 0, 1e16, &a, "tokens");
+  if (!images || s.run.tokens > 0)
+    edited |= input_quantity(S::tokens, s.run.tokens, 0, 1e16, &a, "tokens");
   edited |= enum_combo(S::pricing, s.pricing,
-                       {Pricing::on_demand, Pricing::monthly, Pricing::reserved_1y, Pricing::reserved_3y, Pricing::bulk,
-                        Pricing::spot},
+                       {Pricing::on_demand, Pricing::monthly, Pricing::reserved_1y,
+                        Pricing::reserved_3y, Pricing::bulk, Pricing::spot},
                        tr_pricing);
   remember(a, "pricing");
   if (!edited) return;
@@ -287,7 +309,8 @@ UiActions draw_toolbar(const PageModel& m) {
                                                {S::upload_file, "upload"},
                                                {S::language, "language"}};
   float width = 0;
-  for (const auto& [id, action] : buttons) width += ImGui::CalcTextSize(tr(id)).x + ImGui::GetStyle().ItemSpacing.x * 2;
+  for (const auto& [id, action] : buttons)
+    width += ImGui::CalcTextSize(tr(id)).x + ImGui::GetStyle().ItemSpacing.x * 2;
   // Right-aligned when there is room; on narrow screens the buttons wrap under the title.
   if (ImGui::GetContentRegionAvail().x > width + ImGui::CalcTextSize(tr(S::app_title)).x) {
     ImGui::SameLine(ImGui::GetWindowContentRegionMax().x - width);
@@ -302,12 +325,15 @@ UiActions draw_toolbar(const PageModel& m) {
     }
     first = false;
     const bool copied = id == S::copy_link && m.copied_frames > 0;
-    if (ImGui::SmallButton(label(copied ? S::link_copied : id).c_str())) a.platform.push_back(action);
+    if (ImGui::SmallButton(label(copied ? S::link_copied : id).c_str()))
+      a.platform.push_back(action);
     remember(a, action);
   }
   for (const LinkProblem& p : m.link_problems) {
-    const std::string text = p.used.empty() ? page_message(p.message)
-                                            : format(tr(S::err_fell_back), page_message(p.message).c_str(), p.used.c_str());
+    const std::string text =
+        p.used.empty()
+            ? page_message(p.message)
+            : format(tr(S::err_fell_back), page_message(p.message).c_str(), p.used.c_str());
     error_text(format(tr(S::link_error), text.c_str()));
   }
   if (!m.upload_error.empty()) error_text(format(tr(S::upload_error), m.upload_error.c_str()));

@@ -31,16 +31,26 @@ void mark_fields(const std::vector<LinkProblem>& problems) {
   for (const auto& p : problems) {
     S id;
     if (!control_of(p.key, id)) continue;
-    const std::string text = p.used.empty() ? page_message(p.message)
-                                            : format(tr(S::err_fell_back), page_message(p.message).c_str(), p.used.c_str());
+    const std::string text =
+        p.used.empty()
+            ? page_message(p.message)
+            : format(tr(S::err_fell_back), page_message(p.message).c_str(), p.used.c_str());
     marks[id] = text;
   }
 }
 
-ImVec4 color_ok() { return ImVec4(0.4f, 0.85f, 0.5f, 1.0f); }
-ImVec4 color_error() { return ImVec4(1.0f, 0.45f, 0.4f, 1.0f); }
-ImVec4 color_note() { return ImVec4(0.75f, 0.75f, 0.6f, 1.0f); }
-ImVec4 color_assumed() { return ImVec4(0.90f, 0.62f, 0.0f, 1.0f); }  // Okabe-Ito orange
+ImVec4 color_ok() {
+  return ImVec4(0.4f, 0.85f, 0.5f, 1.0f);
+}
+ImVec4 color_error() {
+  return ImVec4(1.0f, 0.45f, 0.4f, 1.0f);
+}
+ImVec4 color_note() {
+  return ImVec4(0.75f, 0.75f, 0.6f, 1.0f);
+}
+ImVec4 color_assumed() {
+  return ImVec4(0.90f, 0.62f, 0.0f, 1.0f);
+}  // Okabe-Ito orange
 
 long days_of(const std::string& date) {
   int y = 0, m = 0, d = 0;
@@ -54,7 +64,9 @@ long days_of(const std::string& date) {
   return era * 146097 + doe - 719468;
 }
 
-long today_days() { return static_cast<long>(std::time(nullptr) / 86400); }
+long today_days() {
+  return static_cast<long>(std::time(nullptr) / 86400);
+}
 
 void remember(UiActions& a, const std::string& name) {
   const ImVec2 p = ImGui::GetItemRectMin(), q = ImGui::GetItemRectMax();
@@ -81,7 +93,9 @@ void table_row(const char* label, const std::string& value) {
   ImGui::TextUnformatted(value.c_str());
 }
 
-void cell_text(const std::string& text) { cell_text_width(text, ImGui::GetContentRegionAvail().x); }
+void cell_text(const std::string& text) {
+  cell_text_width(text, ImGui::GetContentRegionAvail().x);
+}
 
 void cell_text_width(const std::string& text, float avail) {
   if (ImGui::CalcTextSize(text.c_str()).x <= avail) {
@@ -93,7 +107,8 @@ void cell_text_width(const std::string& text, float avail) {
   size_t n = text.size();
   while (n > 0 && ImGui::CalcTextSize(text.c_str(), text.c_str() + n).x > room) {
     --n;
-    while (n > 0 && (static_cast<unsigned char>(text[n]) & 0xC0) == 0x80) --n;  // whole UTF-8 characters
+    while (n > 0 && (static_cast<unsigned char>(text[n]) & 0xC0) == 0x80)
+      --n;  // whole UTF-8 characters
   }
   ImGui::TextUnformatted((text.substr(0, n) + ellipsis).c_str());
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", text.c_str());
@@ -125,8 +140,9 @@ bool input_quantity(S id, double& value, double min, double max, UiActions* a, c
   const ImGuiID key = ImGui::GetID(imgui_id.c_str());
   char buf[64];
   std::snprintf(buf, sizeof buf, "%s", format_number(value, 10).c_str());
-  const bool enter = ImGui::InputTextWithHint(imgui_id.c_str(), tr(S::number_hint), buf, sizeof buf,
-                                              ImGuiInputTextFlags_EnterReturnsTrue | ImGuiInputTextFlags_AutoSelectAll);
+  const bool enter = ImGui::InputTextWithHint(
+      imgui_id.c_str(), tr(S::number_hint), buf, sizeof buf,
+      ImGuiInputTextFlags_EnterReturnsTrue | ImGuiInputTextFlags_AutoSelectAll);
   const bool commit = enter || ImGui::IsItemDeactivatedAfterEdit();
   if (a && name) remember(*a, name);
   auto& errors = field_errors();
@@ -149,7 +165,8 @@ bool input_quantity(S id, double& value, double min, double max, UiActions* a, c
 
 bool input_count(S id, int64_t& value, int64_t min, int64_t max, UiActions* a, const char* name) {
   double v = static_cast<double>(value);
-  if (!input_quantity(id, v, static_cast<double>(min), static_cast<double>(max), a, name)) return false;
+  if (!input_quantity(id, v, static_cast<double>(min), static_cast<double>(max), a, name))
+    return false;
   const int64_t rounded = static_cast<int64_t>(std::llround(v));
   if (rounded == value) return false;
   value = rounded;
@@ -191,6 +208,8 @@ std::vector<IdName> gpu_items(const Catalog& catalog) {
   return out;
 }
 
-bool checkbox(S id, bool& value) { return ImGui::Checkbox(label(id).c_str(), &value); }
+bool checkbox(S id, bool& value) {
+  return ImGui::Checkbox(label(id).c_str(), &value);
+}
 
 }  // namespace gpuplan::web

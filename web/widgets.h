@@ -61,10 +61,13 @@ bool enum_combo(S id, E& value, std::initializer_list<E> values, const char* (*n
 // shows the value with thousands separators. Commits on Enter or when it loses focus, clamped
 // to [min, max]. Text that is not a number keeps the value and shows why under the field.
 // With `a` and `name`, the field's rectangle is remembered under `name`.
-bool input_quantity(S id, double& value, double min, double max, UiActions* a = nullptr, const char* name = nullptr);
-bool input_count(S id, int64_t& value, int64_t min, int64_t max, UiActions* a = nullptr, const char* name = nullptr);
+bool input_quantity(S id, double& value, double min, double max, UiActions* a = nullptr,
+                    const char* name = nullptr);
+bool input_count(S id, int64_t& value, int64_t min, int64_t max, UiActions* a = nullptr,
+                 const char* name = nullptr);
 template <class T>
-bool input_int(S id, T& value, int64_t min, int64_t max, UiActions* a = nullptr, const char* name = nullptr) {
+bool input_int(S id, T& value, int64_t min, int64_t max, UiActions* a = nullptr,
+               const char* name = nullptr) {
   int64_t v = static_cast<int64_t>(value);
   if (!input_count(id, v, min, max, a, name)) return false;
   value = static_cast<T>(v);

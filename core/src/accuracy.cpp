@@ -31,7 +31,8 @@ const ErrorBand* find_band(const std::vector<ErrorBand>& bands, const std::strin
 
 // The pooled band of every family whose name starts with `prefix` (one kind, or kind and
 // precision): the widest low and high of them, rows summed, MAPE weighted by rows.
-std::optional<ErrorBand> pooled_band(const std::vector<ErrorBand>& bands, const std::string& prefix) {
+std::optional<ErrorBand> pooled_band(const std::vector<ErrorBand>& bands,
+                                     const std::string& prefix) {
   ErrorBand out;
   double weighted = 0;
   for (const auto& b : bands) {
@@ -51,7 +52,8 @@ Result<std::vector<ErrorBand>> read_bands(JsonReader& r, const char* key) {
   std::vector<ErrorBand> out;
   const nlohmann::json* list = r.value(key, true);
   if (!list) return out;
-  if (!list->is_array()) return make_error(Errc::schema_error, r.where() + ": " + key + ": expected an array");
+  if (!list->is_array())
+    return make_error(Errc::schema_error, r.where() + ": " + key + ": expected an array");
   for (size_t i = 0; i < list->size(); ++i) {
     JsonReader b((*list)[i], r.where(), std::string(key) + "[" + std::to_string(i) + "]");
     ErrorBand band;
@@ -75,18 +77,20 @@ Result<std::vector<ErrorBand>> read_bands(JsonReader& r, const char* key) {
 std::string accuracy_family(const Model& model, const Setup& setup) {
   std::string kind = "cnn";
   if (model.kind == ModelKind::transformer) {
-    kind = model.transformer.is_vision() || model.task == "masked-lm" || model.transformer.head == HeadKind::classifier ||
+    kind = model.transformer.is_vision() || model.task == "masked-lm" ||
+                   model.transformer.head == HeadKind::classifier ||
                    model.task == "question-answering"
                ? "encoder"
                : "decoder";
   }
-  const char* precision = setup.precision == Precision::fp32 || setup.precision == Precision::tf32 ? "fp32"
-                          : setup.precision == Precision::fp8                                      ? "fp8"
-                                                                                                   : "16-bit";
-  const char* parallel = setup.tp > 1 || setup.pp > 1      ? "model-parallel"
+  const char* precision = setup.precision == Precision::fp32 || setup.precision == Precision::tf32
+                              ? "fp32"
+                          : setup.precision == Precision::fp8 ? "fp8"
+                                                              : "16-bit";
+  const char* parallel = setup.tp > 1 || setup.pp > 1            ? "model-parallel"
                          : setup.dp > 1 && setup.zero_stage >= 3 ? "sharded"
-                         : setup.dp > 1                    ? "data-parallel"
-                                                           : "single";
+                         : setup.dp > 1                          ? "data-parallel"
+                                                                 : "single";
   return kind + "/" + precision + "/" + parallel;
 }
 
@@ -115,21 +119,27 @@ Range memory_range_bytes(double predicted_bytes, const ErrorBand& band) {
 
 const char* fit_name(Fit fit) {
   switch (fit) {
-    case Fit::fits: return "fits";
-    case Fit::tight: return "tight";
-    case Fit::does_not_fit: return "does not fit";
+    case Fit::fits:
+      return "fits";
+    case Fit::tight:
+      return "tight";
+    case Fit::does_not_fit:
+      return "does not fit";
   }
   return "?";
 }
 
-FitVerdict fit_verdict(double predicted_bytes, double capacity_bytes, const ErrorBand& memory_band) {
+FitVerdict fit_verdict(double predicted_bytes, double capacity_bytes,
+                       const ErrorBand& memory_band) {
   FitVerdict v;
   v.memory_bytes = memory_range_bytes(predicted_bytes, memory_band);
   v.capacity_bytes = capacity_bytes;
   v.margin_bytes = capacity_bytes - predicted_bytes;
   const double high = std::max(v.memory_bytes.high, predicted_bytes);
   const double low = std::min(v.memory_bytes.low, predicted_bytes);
-  v.fit = high <= capacity_bytes ? Fit::fits : low > capacity_bytes ? Fit::does_not_fit : Fit::tight;
+  v.fit = high <= capacity_bytes ? Fit::fits
+          : low > capacity_bytes ? Fit::does_not_fit
+                                 : Fit::tight;
   return v;
 }
 

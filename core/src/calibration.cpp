@@ -7,15 +7,20 @@ namespace {
 
 std::optional<double> gemm_for(const ProbeGemm& g, Precision p) {
   switch (p) {
-    case Precision::fp32: return g.fp32;
-    case Precision::tf32: return g.tf32;
+    case Precision::fp32:
+      return g.fp32;
+    case Precision::tf32:
+      return g.tf32;
     case Precision::fp16:
     case Precision::amp_fp16:
-    case Precision::mixed_fp16: return g.fp16;
+    case Precision::mixed_fp16:
+      return g.fp16;
     case Precision::bf16:
     case Precision::amp_bf16:
-    case Precision::mixed_bf16: return g.bf16;
-    case Precision::fp8: return g.fp8;
+    case Precision::mixed_bf16:
+      return g.bf16;
+    case Precision::fp8:
+      return g.fp8;
   }
   return std::nullopt;
 }
@@ -29,21 +34,24 @@ std::string ratio(const char* what, double measured, double spec) {
 
 }  // namespace
 
-Calibrated calibrate(const Efficiencies& base, const ProbeSummary& s, const Gpu& gpu, Precision precision) {
+Calibrated calibrate(const Efficiencies& base, const ProbeSummary& s, const Gpu& gpu,
+                     Precision precision) {
   Calibrated c;
   c.efficiencies = base;
   if (s.catalog_gpu_id && *s.catalog_gpu_id != gpu.id) {
     c.gpu_matches = false;
-    c.notes.push_back("the probe measured " + *s.catalog_gpu_id + ", not " + gpu.id + "; not calibrated");
+    c.notes.push_back("the probe measured " + *s.catalog_gpu_id + ", not " + gpu.id +
+                      "; not calibrated");
     return c;
   }
   if (auto g = gemm_for(s.gemm_flop_per_s, precision)) {
     c.efficiencies.measured_gemm_flop_per_s = *g;
     auto peak = dense_peak_flop_per_s(gpu, precision);
-    c.notes.push_back(ratio(("GEMM " + std::string(precision_name(precision)) + " FLOP/s").c_str(), *g,
-                            peak.ok() ? peak.value() : 0));
+    c.notes.push_back(ratio(("GEMM " + std::string(precision_name(precision)) + " FLOP/s").c_str(),
+                            *g, peak.ok() ? peak.value() : 0));
   } else {
-    c.notes.push_back(std::string("no measured GEMM for ") + precision_name(precision) + "; spec x efficiency kept");
+    c.notes.push_back(std::string("no measured GEMM for ") + precision_name(precision) +
+                      "; spec x efficiency kept");
   }
   if (precision == Precision::fp32 && s.gemm_flop_per_s.tf32) {
     // cuDNN runs FP32 convolutions on TF32 tensor cores (PyTorch's default) where the GPU has them.
@@ -51,13 +59,15 @@ Calibrated calibrate(const Efficiencies& base, const ProbeSummary& s, const Gpu&
   }
   if (s.hbm_copy_bytes_per_s) {
     c.efficiencies.measured_hbm_bytes_per_s = *s.hbm_copy_bytes_per_s;
-    c.notes.push_back(ratio("HBM copy bytes/s", *s.hbm_copy_bytes_per_s, gpu.memory_bandwidth_bytes_per_s));
+    c.notes.push_back(
+        ratio("HBM copy bytes/s", *s.hbm_copy_bytes_per_s, gpu.memory_bandwidth_bytes_per_s));
   }
   if (s.allreduce_busbw_bytes_per_s && s.node_count > 1) {
     // A ring across nodes runs at the pace of the network between them.
     c.efficiencies.measured_inter_busbw_bytes_per_s = *s.allreduce_busbw_bytes_per_s;
     char b[160];
-    std::snprintf(b, sizeof b, "all-reduce bus bytes/s across %lld nodes: measured %.4g (used between nodes)",
+    std::snprintf(b, sizeof b,
+                  "all-reduce bus bytes/s across %lld nodes: measured %.4g (used between nodes)",
                   static_cast<long long>(s.node_count), *s.allreduce_busbw_bytes_per_s);
     c.notes.push_back(b);
   } else if (s.allreduce_busbw_bytes_per_s) {

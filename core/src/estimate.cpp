@@ -15,44 +15,55 @@ constexpr int64_t kMaxSeqLen = 100'000'000;
 constexpr int64_t kMaxResolution = 100'000;
 constexpr int kMaxParallel = 1'000'000;
 
-Error invalid(const std::string& message) { return make_error(Errc::invalid_argument, message); }
+Error invalid(const std::string& message) {
+  return make_error(Errc::invalid_argument, message);
+}
 
-int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+int64_t ceil_div(int64_t a, int64_t b) {
+  return (a + b - 1) / b;
+}
 
 // Bytes per stored element for each precision (Micikevicius et al. 2018 for mixed precision;
 // Micikevicius et al. 2022 "FP8 Formats for Deep Learning" for fp8 with 16-bit masters).
 struct PrecisionBytes {
-  double weight;         // bytes per parameter as stored for compute
-  double weight_copy;    // extra per matrix parameter: autocast's 16-bit cast cache, fp8 casts
+  double weight;       // bytes per parameter as stored for compute
+  double weight_copy;  // extra per matrix parameter: autocast's 16-bit cast cache, fp8 casts
   double gradient;
-  double master;         // fp32 master copy held by the optimizer (when weights are not fp32)
-  double state;          // bytes per optimizer state element
-  double activation;     // bytes per saved activation element
-  double norm_input;     // bytes per element of norm inputs (fp32 residual stream under AMP)
+  double master;      // fp32 master copy held by the optimizer (when weights are not fp32)
+  double state;       // bytes per optimizer state element
+  double activation;  // bytes per saved activation element
+  double norm_input;  // bytes per element of norm inputs (fp32 residual stream under AMP)
 };
 
 PrecisionBytes precision_bytes(Precision p) {
   switch (p) {
     case Precision::fp32:
-    case Precision::tf32: return {4, 0, 4, 0, 4, 4, 4};
+    case Precision::tf32:
+      return {4, 0, 4, 0, 4, 4, 4};
     // Pure 16-bit training (model.half()/bfloat16()): optimizer states in the parameter dtype.
     case Precision::fp16:
-    case Precision::bf16: return {2, 0, 2, 0, 2, 2, 2};
+    case Precision::bf16:
+      return {2, 0, 2, 0, 2, 2, 2};
     // torch.autocast: fp32 parameters and gradients, 16-bit copies of the weights cached for
     // the forward pass, 16-bit activations except where autocast keeps fp32 (norms, softmax).
     case Precision::amp_fp16:
-    case Precision::amp_bf16: return {4, 2, 4, 0, 4, 2, 4};
+    case Precision::amp_bf16:
+      return {4, 2, 4, 0, 4, 2, 4};
     // 16-bit compute weights, activations and norm inputs; fp32 master weights and states; fp32
     // gradients unless reduced in bf16 (see gradient_bytes).
     case Precision::mixed_fp16:
-    case Precision::mixed_bf16: return {2, 0, 4, 4, 4, 2, 2};
+    case Precision::mixed_bf16:
+      return {2, 0, 4, 4, 4, 2, 2};
     // Transformer Engine style: bf16 weights with fp8 casts, fp32 main gradients and masters.
-    case Precision::fp8: return {2, 1, 4, 4, 4, 2, 2};
+    case Precision::fp8:
+      return {2, 1, 4, 4, 4, 2, 2};
   }
   return {4, 0, 4, 0, 4, 4, 4};
 }
 
-bool is_16bit_activations(Precision p) { return precision_bytes(p).activation <= 2; }
+bool is_16bit_activations(Precision p) {
+  return precision_bytes(p).activation <= 2;
+}
 
 // Bytes per gradient element as kept (and reduced).
 double gradient_bytes(const Setup& s) {
@@ -63,12 +74,17 @@ double gradient_bytes(const Setup& s) {
 // Optimizer state elements per trainable parameter (Adafactor handled per matrix).
 double optimizer_states(Optimizer o) {
   switch (o) {
-    case Optimizer::sgd: return 0;
-    case Optimizer::sgd_momentum: return 1;  // momentum buffer
+    case Optimizer::sgd:
+      return 0;
+    case Optimizer::sgd_momentum:
+      return 1;  // momentum buffer
     case Optimizer::adam:
-    case Optimizer::adamw: return 2;          // exp_avg, exp_avg_sq (Kingma & Ba 2015)
-    case Optimizer::adam_8bit: return 2;      // two 8-bit states (Dettmers et al. 2022)
-    case Optimizer::adafactor: return 0;      // factored; see adafactor_state_elements
+    case Optimizer::adamw:
+      return 2;  // exp_avg, exp_avg_sq (Kingma & Ba 2015)
+    case Optimizer::adam_8bit:
+      return 2;  // two 8-bit states (Dettmers et al. 2022)
+    case Optimizer::adafactor:
+      return 0;  // factored; see adafactor_state_elements
   }
   return 0;
 }
@@ -79,8 +95,8 @@ double adafactor_state_elements(const std::vector<ParamTensor>& tensors) {
   double elements = 0;
   for (const auto& t : tensors) {
     const bool matrix = t.rows > 1 && t.cols > 1;
-    elements += static_cast<double>(t.count) *
-                (matrix ? static_cast<double>(t.rows + t.cols) : static_cast<double>(t.rows * t.cols));
+    elements += static_cast<double>(t.count) * (matrix ? static_cast<double>(t.rows + t.cols)
+                                                       : static_cast<double>(t.rows * t.cols));
   }
   return elements;
 }
@@ -91,37 +107,54 @@ bool matches_target(const ParamTensor& t, std::string_view target) {
   if (std::string_view(t.param) != "weight") return false;
   const std::string_view module = t.module;
   if (module == target) return true;
-  return module.size() > target.size() && module.compare(module.size() - target.size(), target.size(), target) == 0 &&
+  return module.size() > target.size() &&
+         module.compare(module.size() - target.size(), target.size(), target) == 0 &&
          module[module.size() - target.size() - 1] == '.';
 }
 
 std::optional<Error> validate_setup(const Setup& s) {
-  if (s.dp < 1 || s.dp > kMaxParallel) return invalid("--dp must be between 1 and 1000000, got " + std::to_string(s.dp));
-  if (s.tp < 1 || s.tp > kMaxParallel) return invalid("--tp must be between 1 and 1000000, got " + std::to_string(s.tp));
-  if (s.pp < 1 || s.pp > kMaxParallel) return invalid("--pp must be between 1 and 1000000, got " + std::to_string(s.pp));
+  if (s.dp < 1 || s.dp > kMaxParallel)
+    return invalid("--dp must be between 1 and 1000000, got " + std::to_string(s.dp));
+  if (s.tp < 1 || s.tp > kMaxParallel)
+    return invalid("--tp must be between 1 and 1000000, got " + std::to_string(s.tp));
+  if (s.pp < 1 || s.pp > kMaxParallel)
+    return invalid("--pp must be between 1 and 1000000, got " + std::to_string(s.pp));
   // Each degree alone is bounded; their product (the GPU count, an int) must be too.
   const int64_t gpus = int64_t{s.dp} * s.tp * s.pp;
   if (gpus > kMaxParallel) {
     return invalid("--dp x --tp x --pp = " + std::to_string(gpus) +
                    " GPUs; at most 1000000 are modelled (lower --dp, --tp or --pp)");
   }
-  if (s.zero_stage < 0 || s.zero_stage > 3) return invalid("--zero must be 0, 1, 2 or 3, got " + std::to_string(s.zero_stage));
-  if (s.global_batch < 0 || s.global_batch > kMaxBatch) return invalid("--batch must be between 1 and 100000000, got " + std::to_string(s.global_batch));
-  if (s.micro_batch < 0 || s.micro_batch > kMaxBatch) return invalid("--micro-batch must be between 1 and 100000000, got " + std::to_string(s.micro_batch));
-  if (s.seq_len < 0 || s.seq_len > kMaxSeqLen) return invalid("--seq must be between 1 and 100000000, got " + std::to_string(s.seq_len));
-  if (s.resolution < 0 || s.resolution > kMaxResolution) return invalid("--resolution must be between 1 and 100000, got " + std::to_string(s.resolution));
-  if (s.lora_rank < 0 || s.lora_rank > 65536) return invalid("--lora-rank must be between 0 and 65536, got " + std::to_string(s.lora_rank));
+  if (s.zero_stage < 0 || s.zero_stage > 3)
+    return invalid("--zero must be 0, 1, 2 or 3, got " + std::to_string(s.zero_stage));
+  if (s.global_batch < 0 || s.global_batch > kMaxBatch)
+    return invalid("--batch must be between 1 and 100000000, got " +
+                   std::to_string(s.global_batch));
+  if (s.micro_batch < 0 || s.micro_batch > kMaxBatch)
+    return invalid("--micro-batch must be between 1 and 100000000, got " +
+                   std::to_string(s.micro_batch));
+  if (s.seq_len < 0 || s.seq_len > kMaxSeqLen)
+    return invalid("--seq must be between 1 and 100000000, got " + std::to_string(s.seq_len));
+  if (s.resolution < 0 || s.resolution > kMaxResolution)
+    return invalid("--resolution must be between 1 and 100000, got " +
+                   std::to_string(s.resolution));
+  if (s.lora_rank < 0 || s.lora_rank > 65536)
+    return invalid("--lora-rank must be between 0 and 65536, got " + std::to_string(s.lora_rank));
   if (s.qlora && s.lora_rank == 0) return invalid("QLoRA needs --lora-rank > 0");
-  if (s.generate_tokens < 0 || s.generate_tokens > kMaxSeqLen) return invalid("--generate must be between 0 and 100000000");
+  if (s.generate_tokens < 0 || s.generate_tokens > kMaxSeqLen)
+    return invalid("--generate must be between 0 and 100000000");
   if (s.sequence_parallel && s.tp == 1) return invalid("sequence parallelism needs --tp > 1");
-  if (s.zero_stage > 0 && s.mode == Mode::infer) return invalid("--zero applies to training only (--mode train)");
+  if (s.zero_stage > 0 && s.mode == Mode::infer)
+    return invalid("--zero applies to training only (--mode train)");
   if (s.grad_reduce != GradReduce::automatic && !is_mixed(s.precision)) {
     return invalid("--grad-reduce applies to the mixed-bf16 and mixed-fp16 recipes, not " +
                    std::string(precision_name(s.precision)));
   }
-  if (!(s.dropout < 1.0) || std::isnan(s.dropout)) return invalid("--dropout must be a probability in [0, 1), got " + std::to_string(s.dropout));
+  if (!(s.dropout < 1.0) || std::isnan(s.dropout))
+    return invalid("--dropout must be a probability in [0, 1), got " + std::to_string(s.dropout));
   if (s.checkpoint_every < 1 || s.checkpoint_every > 1'000'000) {
-    return invalid("--checkpoint-every must be between 1 and 1000000, got " + std::to_string(s.checkpoint_every));
+    return invalid("--checkpoint-every must be between 1 and 1000000, got " +
+                   std::to_string(s.checkpoint_every));
   }
   for (double v : {s.assumptions.cuda_context_bytes, s.assumptions.cublas_workspace_bytes,
                    s.assumptions.allocator_round_bytes}) {
@@ -144,8 +177,8 @@ std::optional<Error> resolve_batch(const Setup& s, Estimate& e) {
     micro = global / s.dp;
   }
   if (global % (micro * s.dp) != 0) {
-    return invalid("--batch " + std::to_string(global) + " is not divisible by --dp x --micro-batch = " +
-                   std::to_string(micro * s.dp));
+    return invalid("--batch " + std::to_string(global) +
+                   " is not divisible by --dp x --micro-batch = " + std::to_string(micro * s.dp));
   }
   e.global_batch = global;
   e.micro_batch = micro;
@@ -170,9 +203,12 @@ double transformer_recompute_flops(const Model& model, const Setup& setup, const
   const double blocks = f.total() - f.head - f.embedding;  // everything but the head
   const double layers = static_cast<double>(run.layers + run.decoder_layers);
   switch (setup.checkpointing) {
-    case Checkpointing::none: return 0;
-    case Checkpointing::full: return blocks;
-    case Checkpointing::selective: return e.attention == "flash" ? 0.0 : e.flops.forward_attention_per_sample;
+    case Checkpointing::none:
+      return 0;
+    case Checkpointing::full:
+      return blocks;
+    case Checkpointing::selective:
+      return e.attention == "flash" ? 0.0 : e.flops.forward_attention_per_sample;
     case Checkpointing::op_selective: {
       const bool flash = e.attention == "flash";
       const LayerActivations la = transformer_layer_activations(
@@ -202,11 +238,11 @@ namespace {
 
 // What the workload branches hand to the memory terms: numbers for the busiest GPU.
 struct Stage {
-  double weights_numel = 0;       // parameters on the busiest GPU
-  double matrix_numel = 0;        // the part matmuls read (autocast copies)
+  double weights_numel = 0;  // parameters on the busiest GPU
+  double matrix_numel = 0;   // the part matmuls read (autocast copies)
   double trainable_numel = 0;
   double adafactor_elements = 0;
-  double activation_bytes = 0;    // all in-flight micro-batches
+  double activation_bytes = 0;  // all in-flight micro-batches
   double largest_transient_bytes = 0;
   double saved_tensor_count = 0;  // live tensors, for allocator rounding
   double kv_cache_bytes = 0;
@@ -214,40 +250,44 @@ struct Stage {
 };
 
 // Sequence length or resolution, and the parallel degrees the model allows.
-std::optional<Error> resolve_transformer_shape(const Model& model, const Setup& setup, Estimate& e) {
+std::optional<Error> resolve_transformer_shape(const Model& model, const Setup& setup,
+                                               Estimate& e) {
   const TransformerSpec& spec = model.transformer;
   if (spec.is_vision()) {
-    if (setup.seq_len != 0) return invalid("--seq does not apply to vision model '" + model.id + "'; use --resolution");
+    if (setup.seq_len != 0)
+      return invalid("--seq does not apply to vision model '" + model.id + "'; use --resolution");
     if (setup.resolution != 0 && setup.resolution % spec.patch_size != 0) {
-      return invalid("--resolution " + std::to_string(setup.resolution) + " is not a multiple of the patch size " +
-                     std::to_string(spec.patch_size));
+      return invalid("--resolution " + std::to_string(setup.resolution) +
+                     " is not a multiple of the patch size " + std::to_string(spec.patch_size));
     }
     e.resolution = setup.resolution != 0 ? setup.resolution : spec.image_size;
   } else {
-    if (setup.resolution != 0) return invalid("--resolution does not apply to language model '" + model.id + "'; use --seq");
+    if (setup.resolution != 0)
+      return invalid("--resolution does not apply to language model '" + model.id + "'; use --seq");
     e.seq_len = setup.seq_len != 0 ? setup.seq_len : model.default_seq_len;
-    if (e.seq_len <= 0) return invalid("--seq is required for model '" + model.id + "' (it has no default)");
+    if (e.seq_len <= 0)
+      return invalid("--seq is required for model '" + model.id + "' (it has no default)");
     if (spec.positions == PositionKind::learned && e.seq_len > spec.max_positions) {
-      return invalid("--seq " + std::to_string(e.seq_len) + " exceeds model '" + model.id + "' max_positions " +
-                     std::to_string(spec.max_positions));
+      return invalid("--seq " + std::to_string(e.seq_len) + " exceeds model '" + model.id +
+                     "' max_positions " + std::to_string(spec.max_positions));
     }
   }
   if (spec.heads % setup.tp != 0 || spec.kv_heads_or_default() % setup.tp != 0) {
     return invalid("--tp " + std::to_string(setup.tp) + " does not divide the attention heads (" +
-                   std::to_string(spec.heads) + " query, " + std::to_string(spec.kv_heads_or_default()) +
-                   " key/value heads)");
+                   std::to_string(spec.heads) + " query, " +
+                   std::to_string(spec.kv_heads_or_default()) + " key/value heads)");
   }
   const int64_t total_layers = spec.layers + spec.decoder_layers;
   if (setup.pp > total_layers) {
-    return invalid("--pp " + std::to_string(setup.pp) + " exceeds the " + std::to_string(total_layers) +
-                   " layers of model '" + model.id + "'");
+    return invalid("--pp " + std::to_string(setup.pp) + " exceeds the " +
+                   std::to_string(total_layers) + " layers of model '" + model.id + "'");
   }
   return std::nullopt;
 }
 
 // Parameter counts; returns the LoRA adapters' parameters (0 without LoRA).
-Result<int64_t> count_parameters(const Model& model, const Setup& setup, const std::vector<ParamTensor>& tensors,
-                                 Estimate& e) {
+Result<int64_t> count_parameters(const Model& model, const Setup& setup,
+                                 const std::vector<ParamTensor>& tensors, Estimate& e) {
   const TransformerSpec& spec = model.transformer;
   int64_t expert_mlp = 0;
   for (const auto& t : tensors) {
@@ -256,7 +296,9 @@ Result<int64_t> count_parameters(const Model& model, const Setup& setup, const s
     if (t.group == ParamGroup::mlp) expert_mlp += t.numel();
   }
   e.params.active_per_token = e.params.total;
-  if (spec.is_moe()) e.params.active_per_token -= expert_mlp / spec.experts * (spec.experts - spec.experts_per_token);
+  if (spec.is_moe())
+    e.params.active_per_token -=
+        expert_mlp / spec.experts * (spec.experts - spec.experts_per_token);
   int64_t lora_params = 0;
   for (const auto& target : setup.lora_rank > 0 ? setup.lora_targets : std::vector<std::string>{}) {
     bool found = false;
@@ -265,7 +307,8 @@ Result<int64_t> count_parameters(const Model& model, const Setup& setup, const s
       found = true;
       lora_params += setup.lora_rank * (t.rows + t.cols) * t.count;
     }
-    if (!found) return invalid("LoRA target '" + target + "' matches no layer of model '" + model.id + "'");
+    if (!found)
+      return invalid("LoRA target '" + target + "' matches no layer of model '" + model.id + "'");
   }
   e.params.trainable = setup.lora_rank > 0 ? lora_params : e.params.total;
   return lora_params;
@@ -273,10 +316,12 @@ Result<int64_t> count_parameters(const Model& model, const Setup& setup, const s
 
 // Per-GPU parameters on the busiest stage. Layers split evenly over stages; the first stage also
 // holds the embeddings, the last the head (Megatron-LM's layout).
-void stage_parameters(const TransformerSpec& spec, const Setup& setup, const std::vector<ParamTensor>& tensors,
-                      const Estimate& e, int64_t lora_params, Stage& st) {
+void stage_parameters(const TransformerSpec& spec, const Setup& setup,
+                      const std::vector<ParamTensor>& tensors, const Estimate& e,
+                      int64_t lora_params, Stage& st) {
   const int64_t total_layers = spec.layers + spec.decoder_layers;
-  const double layer_share = static_cast<double>(ceil_div(total_layers, setup.pp)) / static_cast<double>(total_layers);
+  const double layer_share =
+      static_cast<double>(ceil_div(total_layers, setup.pp)) / static_cast<double>(total_layers);
   double first = 0, last = 0, first_matrix = 0, last_matrix = 0;
   for (const auto& t : tensors) {
     double n = static_cast<double>(t.numel());
@@ -303,9 +348,11 @@ void stage_parameters(const TransformerSpec& spec, const Setup& setup, const std
   }
   st.weights_numel = std::max(first, last);
   st.matrix_numel = first >= last ? first_matrix : last_matrix;
-  st.trainable_numel =
-      setup.lora_rank > 0 ? static_cast<double>(lora_params) * layer_share / setup.tp : st.weights_numel;
-  st.adafactor_elements = adafactor_state_elements(tensors) * st.weights_numel / static_cast<double>(e.params.total);
+  st.trainable_numel = setup.lora_rank > 0
+                           ? static_cast<double>(lora_params) * layer_share / setup.tp
+                           : st.weights_numel;
+  st.adafactor_elements =
+      adafactor_state_elements(tensors) * st.weights_numel / static_cast<double>(e.params.total);
 }
 
 // automatic: what the reference implementations do. LLaMA-family models (rotary positions) are
@@ -315,11 +362,13 @@ Result<AttentionImpl> resolve_attention(const TransformerSpec& spec, const Setup
   const bool sixteen = is_16bit_activations(setup.precision);
   const AttentionImpl impl = setup.attention == Attention::eager   ? AttentionImpl::eager
                              : setup.attention == Attention::flash ? AttentionImpl::flash
-                             : sixteen && spec.positions == PositionKind::rotary ? AttentionImpl::flash
-                                                                                 : AttentionImpl::eager;
+                             : sixteen && spec.positions == PositionKind::rotary
+                                 ? AttentionImpl::flash
+                                 : AttentionImpl::eager;
   if (impl == AttentionImpl::flash && !sixteen) {
-    return invalid("--attention flash needs 16-bit activations (fp16, bf16, amp-*, mixed-*, fp8), not " +
-                   std::string(precision_name(setup.precision)));
+    return invalid(
+        "--attention flash needs 16-bit activations (fp16, bf16, amp-*, mixed-*, fp8), not " +
+        std::string(precision_name(setup.precision)));
   }
   return impl;
 }
@@ -330,73 +379,88 @@ double stored_activation_bytes(const Setup& setup, const LayerActivations& la, d
   // Tensor parallelism shards everything but the norm inputs and dropout masks, which sequence
   // parallelism shards too (Korthikanti et al. 2022, eqs. 2 and 4).
   const double tp = setup.tp;
-  const double replicated = setup.sequence_parallel ? la.replicated_bytes / tp : la.replicated_bytes;
+  const double replicated =
+      setup.sequence_parallel ? la.replicated_bytes / tp : la.replicated_bytes;
   const double layer_linear = (la.linear_bytes - la.replicated_bytes) / tp + replicated;
   const double per_layer = layer_linear + la.attention_scores_bytes / tp;
   switch (setup.checkpointing) {
-    case Checkpointing::none: return per_layer * layers_stage;
+    case Checkpointing::none:
+      return per_layer * layers_stage;
     case Checkpointing::selective:
       // Megatron's selective recompute drops the a*s^2 terms (Korthikanti et al. 2022, sec. 5);
       // flash attention keeps none to drop.
       if (impl == AttentionImpl::flash) {
-        e.notes.push_back("selective checkpointing (attention core) saves nothing with flash attention, "
-                          "which keeps no seq x seq scores; op-selective or full checkpointing saves memory");
+        e.notes.push_back(
+            "selective checkpointing (attention core) saves nothing with flash attention, "
+            "which keeps no seq x seq scores; op-selective or full checkpointing saves memory");
       }
       return layer_linear * layers_stage;
     case Checkpointing::full:
       // Only each layer's input is kept; one layer is rebuilt at a time in backward (Chen et al.
       // 2016; Korthikanti et al. 2022, sec. 4.3).
       return input_bytes * layers_stage + per_layer;
-    case Checkpointing::op_selective: return la.op_selective_bytes / tp * layers_stage + per_layer;
+    case Checkpointing::op_selective:
+      return la.op_selective_bytes / tp * layers_stage + per_layer;
     case Checkpointing::every_k_layers: {
       const double rebuilt = std::floor(layers_stage / setup.checkpoint_every);
-      return (layers_stage - rebuilt) * per_layer + rebuilt * input_bytes + (rebuilt > 0 ? per_layer : 0.0);
+      return (layers_stage - rebuilt) * per_layer + rebuilt * input_bytes +
+             (rebuilt > 0 ? per_layer : 0.0);
     }
   }
   return per_layer * layers_stage;
 }
 
 // Training: the blocks' saved activations, the output head's, and the largest transient buffer.
-void training_activations(const TransformerSpec& spec, const Setup& setup, const LayerActivations& la,
-                          AttentionImpl impl, Estimate& e, Stage& st) {
+void training_activations(const TransformerSpec& spec, const Setup& setup,
+                          const LayerActivations& la, AttentionImpl impl, Estimate& e, Stage& st) {
   const PrecisionBytes pb = precision_bytes(setup.precision);
   const double h = static_cast<double>(spec.hidden), t = e.flops.tokens_per_sample;
   const double mb = static_cast<double>(e.micro_batch);
-  const double layers_stage = static_cast<double>(ceil_div(spec.layers + spec.decoder_layers, setup.pp));
+  const double layers_stage =
+      static_cast<double>(ceil_div(spec.layers + spec.decoder_layers, setup.pp));
   // The first stage holds min(pp, m) micro-batches in flight under 1F1B (Narayanan et al. 2021).
-  const double in_flight = static_cast<double>(std::min<int64_t>(setup.pp, std::max<int64_t>(e.grad_accum_steps, 1)));
+  const double in_flight =
+      static_cast<double>(std::min<int64_t>(setup.pp, std::max<int64_t>(e.grad_accum_steps, 1)));
   const double input = pb.norm_input * t * h / (setup.sequence_parallel ? setup.tp : 1.0);
-  st.activation_bytes = stored_activation_bytes(setup, la, input, layers_stage, impl, e) * mb * in_flight;
+  st.activation_bytes =
+      stored_activation_bytes(setup, la, input, layers_stage, impl, e) * mb * in_flight;
   if (spec.head == HeadKind::lm) {
     // Output head on the last stage: final-norm input, head input and the logits. A fused
     // cross-entropy (flash-attn's, Liger's) keeps the 16-bit logits, writes their gradient in
     // place and saves one fp32 log-sum-exp per token; PyTorch's keeps the fp32 log-softmax beside
     // them and needs fp32 copies while it runs.
     const double v = head_logits(spec) / setup.tp;
-    const double logits = setup.fused_loss ? t * v * pb.activation + 4.0 * t : t * v * (pb.activation + 4.0);
+    const double logits =
+        setup.fused_loss ? t * v * pb.activation + 4.0 * t : t * v * (pb.activation + 4.0);
     st.activation_bytes += ((pb.norm_input + pb.activation) * t * h + logits) * mb;
     if (!setup.fused_loss) st.largest_transient_bytes = 2.0 * t * v * 4.0 * mb;
   }
   st.saved_tensor_count = (spec.gated_mlp ? 14.0 : 12.0) * layers_stage * in_flight;
-  const double scores = impl == AttentionImpl::eager ? static_cast<double>(spec.heads) * t * attention_keys(spec, t) : 0.0;
+  const double scores = impl == AttentionImpl::eager
+                            ? static_cast<double>(spec.heads) * t * attention_keys(spec, t)
+                            : 0.0;
   const double ffn = static_cast<double>(spec.ffn_hidden);
-  st.largest_transient_bytes =
-      std::max(st.largest_transient_bytes, 2.0 * pb.activation * mb * std::max(t * ffn, scores) / setup.tp);
+  st.largest_transient_bytes = std::max(
+      st.largest_transient_bytes, 2.0 * pb.activation * mb * std::max(t * ffn, scores) / setup.tp);
 }
 
 // Inference: one layer's working set (input, QKV, MLP hidden) plus the KV cache,
 // 2 x layers x kv_heads x head_dim x tokens x batch (Pope et al. 2022, sec. 2).
-void inference_activations(const TransformerSpec& spec, const Setup& setup, AttentionImpl impl, const Estimate& e,
-                           Stage& st) {
+void inference_activations(const TransformerSpec& spec, const Setup& setup, AttentionImpl impl,
+                           const Estimate& e, Stage& st) {
   const PrecisionBytes pb = precision_bytes(setup.precision);
   const double h = static_cast<double>(spec.hidden), t = e.flops.tokens_per_sample;
   const double mb = static_cast<double>(e.micro_batch), ffn = static_cast<double>(spec.ffn_hidden);
-  const double layers_stage = static_cast<double>(ceil_div(spec.layers + spec.decoder_layers, setup.pp));
+  const double layers_stage =
+      static_cast<double>(ceil_div(spec.layers + spec.decoder_layers, setup.pp));
   const double kv = static_cast<double>(spec.kv_heads_or_default() * spec.head_dim_or_default());
-  st.kv_cache_bytes = 2.0 * layers_stage * kv * (t + static_cast<double>(setup.generate_tokens)) * mb * pb.activation / setup.tp;
-  st.activation_bytes = mb * pb.activation * t * (2.0 * h + 3.0 * kv + ffn * (spec.gated_mlp ? 3.0 : 2.0)) / setup.tp;
+  st.kv_cache_bytes = 2.0 * layers_stage * kv * (t + static_cast<double>(setup.generate_tokens)) *
+                      mb * pb.activation / setup.tp;
+  st.activation_bytes =
+      mb * pb.activation * t * (2.0 * h + 3.0 * kv + ffn * (spec.gated_mlp ? 3.0 : 2.0)) / setup.tp;
   if (impl == AttentionImpl::eager) {
-    st.activation_bytes += mb * pb.activation * static_cast<double>(spec.heads) * t * attention_keys(spec, t) / setup.tp;
+    st.activation_bytes += mb * pb.activation * static_cast<double>(spec.heads) * t *
+                           attention_keys(spec, t) / setup.tp;
   }
   if (spec.head == HeadKind::lm) {
     // Logits of the last position only during generation; of all positions for scoring.
@@ -413,16 +477,19 @@ void inference_flops(const TransformerSpec& spec, const Setup& setup, Estimate& 
   const double n_active = static_cast<double>(e.params.active_per_token - e.params.embedding);
   const double ctx = e.flops.tokens_per_sample + static_cast<double>(setup.generate_tokens) / 2.0;
   const double q_dim = static_cast<double>(spec.heads * spec.head_dim_or_default());
-  const double tied_head =
-      spec.head == HeadKind::lm && spec.tied_embeddings ? 2.0 * static_cast<double>(spec.hidden * spec.vocab) : 0.0;
+  const double tied_head = spec.head == HeadKind::lm && spec.tied_embeddings
+                               ? 2.0 * static_cast<double>(spec.hidden * spec.vocab)
+                               : 0.0;
   e.flops.prefill = e.flops.forward_per_sample * static_cast<double>(e.global_batch);
   e.flops.decode_per_token =
       static_cast<double>(e.global_batch) *
-      (2.0 * n_active + 4.0 * static_cast<double>(spec.layers + spec.decoder_layers) * ctx * q_dim + tied_head);
+      (2.0 * n_active + 4.0 * static_cast<double>(spec.layers + spec.decoder_layers) * ctx * q_dim +
+       tied_head);
   e.flops.params_rule_per_token = 6.0 * static_cast<double>(e.params.total - e.params.embedding);
 }
 
-std::optional<Error> transformer_workload(const Model& model, const Setup& setup, Estimate& e, Stage& st) {
+std::optional<Error> transformer_workload(const Model& model, const Setup& setup, Estimate& e,
+                                          Stage& st) {
   // Validated without building a message prefix; the prefix is added only on failure.
   if (auto err = validate_transformer(model.transformer, "")) {
     return make_error(err->code, "model '" + model.id + "'" + err->message);
@@ -443,11 +510,13 @@ std::optional<Error> transformer_workload(const Model& model, const Setup& setup
   if (!impl.ok()) return impl.error();
   e.attention = impl.value() == AttentionImpl::flash ? "flash" : "eager";
   if (setup.memory_format != MemoryFormat::automatic) {
-    e.notes.push_back("--memory-format applies to convolutions; transformer '" + model.id + "' ignores it");
+    e.notes.push_back("--memory-format applies to convolutions; transformer '" + model.id +
+                      "' ignores it");
   }
   const PrecisionBytes pb = precision_bytes(setup.precision);
   if (setup.mode == Mode::train) {
-    const LayerActivations la = transformer_layer_activations(run, e.seq_len, pb.activation, pb.norm_input, impl.value());
+    const LayerActivations la =
+        transformer_layer_activations(run, e.seq_len, pb.activation, pb.norm_input, impl.value());
     training_activations(model.transformer, setup, la, impl.value(), e, st);
   } else {
     inference_activations(model.transformer, setup, impl.value(), e, st);
@@ -458,19 +527,24 @@ std::optional<Error> transformer_workload(const Model& model, const Setup& setup
 }
 
 // Layer graphs (CNNs and friends).
-std::optional<Error> graph_workload(const Model& model, const Setup& setup, Estimate& e, Stage& st) {
-  if (setup.seq_len != 0) return invalid("--seq does not apply to image model '" + model.id + "'; use --resolution");
+std::optional<Error> graph_workload(const Model& model, const Setup& setup, Estimate& e,
+                                    Stage& st) {
+  if (setup.seq_len != 0)
+    return invalid("--seq does not apply to image model '" + model.id + "'; use --resolution");
   if (setup.tp > 1 || setup.pp > 1) {
-    return invalid("--tp and --pp are modelled for transformers only; model '" + model.id + "' is a layer graph");
+    return invalid("--tp and --pp are modelled for transformers only; model '" + model.id +
+                   "' is a layer graph");
   }
-  if (setup.lora_rank > 0) return invalid("LoRA is modelled for transformers only; model '" + model.id + "' is a layer graph");
+  if (setup.lora_rank > 0)
+    return invalid("LoRA is modelled for transformers only; model '" + model.id +
+                   "' is a layer graph");
   e.resolution = setup.resolution != 0 ? setup.resolution : model.default_resolution;
   if (e.resolution <= 0) return invalid("--resolution is required for model '" + model.id + "'");
   const PrecisionBytes pb = precision_bytes(setup.precision);
   e.memory_format = setup.memory_format == MemoryFormat::channels_last ? "channels-last"
-                    : setup.memory_format == MemoryFormat::nchw      ? "nchw"
-                    : is_16bit_activations(setup.precision)          ? "channels-last"
-                                                                     : "nchw";
+                    : setup.memory_format == MemoryFormat::nchw        ? "nchw"
+                    : is_16bit_activations(setup.precision)            ? "channels-last"
+                                                                       : "nchw";
   std::optional<GraphCosts> storage;
   auto costs = model_graph_costs(model, e.resolution, storage);
   if (!costs.ok()) return costs.error();
@@ -485,11 +559,15 @@ std::optional<Error> graph_workload(const Model& model, const Setup& setup, Esti
   if (setup.mode == Mode::train) {
     // Per sample: saved activations, indices and masks, and the input batch itself (kept by the
     // first convolution); BatchNorm's saved mean and inverse std once per step.
-    const double input_bytes = static_cast<double>(model.graph.in_channels * e.resolution * e.resolution) * pb.activation;
-    st.activation_bytes = (g.saved_activation_elements * pb.activation + g.saved_fixed_bytes + input_bytes) * mb +
-                          g.saved_batch_stats_bytes;
+    const double input_bytes =
+        static_cast<double>(model.graph.in_channels * e.resolution * e.resolution) * pb.activation;
+    st.activation_bytes =
+        (g.saved_activation_elements * pb.activation + g.saved_fixed_bytes + input_bytes) * mb +
+        g.saved_batch_stats_bytes;
     if (setup.checkpointing != Checkpointing::none) {
-      e.notes.push_back("activation checkpointing is modelled for transformers only; layer-graph models keep all activations");
+      e.notes.push_back(
+          "activation checkpointing is modelled for transformers only; layer-graph models keep all "
+          "activations");
     }
     st.saved_tensor_count = static_cast<double>(model.graph.nodes.size());
   } else {
@@ -510,15 +588,19 @@ void step_flops(const Model& model, const Setup& setup, Estimate& e) {
   e.flops.forward_per_step = e.flops.forward_per_sample * batch;
   if (setup.mode != Mode::train) return;
   e.flops.backward_per_step = (setup.lora_rank > 0 ? 1.0 : 2.0) * e.flops.forward_per_step;
-  if (model.kind == ModelKind::transformer) e.flops.recompute_per_step = transformer_recompute_flops(model, setup, e) * batch;
-  e.flops.train_per_step = e.flops.forward_per_step + e.flops.backward_per_step + e.flops.recompute_per_step;
+  if (model.kind == ModelKind::transformer)
+    e.flops.recompute_per_step = transformer_recompute_flops(model, setup, e) * batch;
+  e.flops.train_per_step =
+      e.flops.forward_per_step + e.flops.backward_per_step + e.flops.recompute_per_step;
 }
 
 // Optimizer states per GPU before sharding, and the fp32 masters kept beside them.
 double optimizer_state_bytes(const Setup& setup, const Stage& st) {
   const double trainable = st.trainable_numel;
-  if (setup.optimizer == Optimizer::adafactor) return (setup.lora_rank > 0 ? trainable : st.adafactor_elements) * 4.0;
-  if (setup.optimizer == Optimizer::adam_8bit) return trainable * 2.0;  // two uint8 states; block scales negligible
+  if (setup.optimizer == Optimizer::adafactor)
+    return (setup.lora_rank > 0 ? trainable : st.adafactor_elements) * 4.0;
+  if (setup.optimizer == Optimizer::adam_8bit)
+    return trainable * 2.0;  // two uint8 states; block scales negligible
   return trainable * optimizer_states(setup.optimizer) * precision_bytes(setup.precision).state;
 }
 
@@ -567,7 +649,8 @@ Result<Estimate> estimate(const Model& model, const Setup& setup) {
   Estimate e;
   if (auto err = resolve_batch(setup, e)) return *err;
   e.num_gpus = setup.dp * setup.tp * setup.pp;
-  if (setup.lora_rank > 0 && setup.mode != Mode::train) return invalid("LoRA applies to training (--mode train)");
+  if (setup.lora_rank > 0 && setup.mode != Mode::train)
+    return invalid("LoRA applies to training (--mode train)");
   Stage st;
   auto err = model.kind == ModelKind::transformer ? transformer_workload(model, setup, e, st)
                                                   : graph_workload(model, setup, e, st);
@@ -584,7 +667,8 @@ Result<Estimate> estimate(const Model& model, const Setup& setup) {
   e.flops.decode_bytes_per_token = st.decode_weight_bytes + st.kv_cache_bytes;
   for (double v : {m.total(), e.flops.train_per_step, e.flops.forward_per_sample}) {
     if (!std::isfinite(v) || v < 0) {
-      return invalid("the estimate overflowed for model '" + model.id + "': reduce --batch or --seq");
+      return invalid("the estimate overflowed for model '" + model.id +
+                     "': reduce --batch or --seq");
     }
   }
   return e;

@@ -109,21 +109,23 @@ class SavedStorages {
 // what autograd saves).
 struct OpContext {
   const GraphNode& n;
-  const std::vector<int>& inputs;        // node indices, at least one
-  const GraphCosts& costs;               // the earlier nodes' shapes
-  const std::vector<size_t>& storage;    // storage id of each earlier node's output
+  const std::vector<int>& inputs;      // node indices, at least one
+  const GraphCosts& costs;             // the earlier nodes' shapes
+  const std::vector<size_t>& storage;  // storage id of each earlier node's output
   SavedStorages& saved;
-  NodeCost& cost;                        // FLOPs go here
-  double& batch_stats_bytes;             // GraphCosts::saved_batch_stats_bytes
-  TensorShape in;                        // the first input's shape
+  NodeCost& cost;             // FLOPs go here
+  double& batch_stats_bytes;  // GraphCosts::saved_batch_stats_bytes
+  TensorShape in;             // the first input's shape
   size_t in_storage;
   double in_elems;
-  TensorShape out;                       // starts as the input's shape
+  TensorShape out;  // starts as the input's shape
   double params = 0;
   bool aliases_input = false;  // output shares the input's storage (views, in-place ops)
   double saved_elems = 0, saved_fixed = 0;
 
-  void save_elems(size_t id, double elements) { saved_elems += saved.save(id, elements * kFp32Bytes) / kFp32Bytes; }
+  void save_elems(size_t id, double elements) {
+    saved_elems += saved.save(id, elements * kFp32Bytes) / kFp32Bytes;
+  }
   const TensorShape& shape_of(int k) const { return costs.nodes[static_cast<size_t>(k)].out; }
 };
 
@@ -133,21 +135,24 @@ using OpCost = std::string (*)(OpContext&);
 std::string conv2d_cost(OpContext& c) {
   const GraphNode& n = c.n;
   if (n.out_channels <= 0) return "out_channels must be positive";
-  if (n.kernel_h <= 0 || n.kernel_w <= 0 || n.stride <= 0 || n.dilation <= 0 || n.groups <= 0 || n.padding < 0) {
+  if (n.kernel_h <= 0 || n.kernel_w <= 0 || n.stride <= 0 || n.dilation <= 0 || n.groups <= 0 ||
+      n.padding < 0) {
     return "kernel, stride, dilation and groups must be positive and padding >= 0";
   }
   if (c.in.c % n.groups != 0 || n.out_channels % n.groups != 0) {
-    return "groups " + std::to_string(n.groups) + " must divide in_channels " + std::to_string(c.in.c) +
-           " and out_channels " + std::to_string(n.out_channels);
+    return "groups " + std::to_string(n.groups) + " must divide in_channels " +
+           std::to_string(c.in.c) + " and out_channels " + std::to_string(n.out_channels);
   }
   std::string e = window_out(c.in.h, n.kernel_h, n.stride, n.padding, n.dilation, &c.out.h);
   if (e.empty()) e = window_out(c.in.w, n.kernel_w, n.stride, n.padding, n.dilation, &c.out.w);
   if (!e.empty()) return e;
   c.out.c = n.out_channels;
-  const double macs_per_out =
-      static_cast<double>(c.in.c / n.groups) * static_cast<double>(n.kernel_h) * static_cast<double>(n.kernel_w);
-  const double out_elems = static_cast<double>(c.out.c) * static_cast<double>(c.out.h) * static_cast<double>(c.out.w);
-  c.params = static_cast<double>(c.out.c) * macs_per_out + (n.bias ? static_cast<double>(c.out.c) : 0);
+  const double macs_per_out = static_cast<double>(c.in.c / n.groups) *
+                              static_cast<double>(n.kernel_h) * static_cast<double>(n.kernel_w);
+  const double out_elems =
+      static_cast<double>(c.out.c) * static_cast<double>(c.out.h) * static_cast<double>(c.out.w);
+  c.params =
+      static_cast<double>(c.out.c) * macs_per_out + (n.bias ? static_cast<double>(c.out.c) : 0);
   c.cost.forward_flops_matmul = 2.0 * macs_per_out * out_elems;
   if (n.bias) c.cost.forward_flops_other = out_elems;
   c.save_elems(c.in_storage, c.in_elems);
@@ -157,9 +162,11 @@ std::string conv2d_cost(OpContext& c) {
 std::string linear_cost(OpContext& c) {
   const GraphNode& n = c.n;
   if (n.out_channels <= 0) return "out_features must be positive";
-  if (c.in.h != 1 || c.in.w != 1) return "linear reads features, got a " + shape_str(c.in) + " map (add a flatten node)";
+  if (c.in.h != 1 || c.in.w != 1)
+    return "linear reads features, got a " + shape_str(c.in) + " map (add a flatten node)";
   c.out = TensorShape{n.out_channels, 1, 1};
-  c.params = static_cast<double>(c.in.c) * static_cast<double>(c.out.c) + (n.bias ? static_cast<double>(c.out.c) : 0);
+  c.params = static_cast<double>(c.in.c) * static_cast<double>(c.out.c) +
+             (n.bias ? static_cast<double>(c.out.c) : 0);
   c.cost.forward_flops_matmul = 2.0 * static_cast<double>(c.in.c) * static_cast<double>(c.out.c);
   if (n.bias) c.cost.forward_flops_other = static_cast<double>(c.out.c);
   c.save_elems(c.in_storage, c.in_elems);
@@ -235,20 +242,24 @@ std::string join_cost(OpContext& c) {
     const bool same_hw = s.h == c.out.h && s.w == c.out.w;
     if (same_hw && (op == OpKind::concat || s.c == c.out.c)) continue;
     // mul broadcasts a per-channel gate (c x 1 x 1) over a map, as in squeeze-excitation.
-    const bool gate = op == OpKind::mul && s.c == c.out.c && ((s.h == 1 && s.w == 1) || (c.out.h == 1 && c.out.w == 1));
+    const bool gate = op == OpKind::mul && s.c == c.out.c &&
+                      ((s.h == 1 && s.w == 1) || (c.out.h == 1 && c.out.w == 1));
     if (!gate) {
       return "input shapes differ (" + shape_str(c.in) + " vs " + shape_str(s) +
-             "); they must match, so a strided network needs an image size divisible by its total stride";
+             "); they must match, so a strided network needs an image size divisible by its total "
+             "stride";
     }
     if (c.out.h == 1 && c.out.w == 1) c.out = s;
   }
   if (op == OpKind::concat) c.out.c = channels;
   const double out_elems = static_cast<double>(c.out.elements());
-  if (op == OpKind::add) c.cost.forward_flops_other = static_cast<double>(c.inputs.size() - 1) * out_elems;
+  if (op == OpKind::add)
+    c.cost.forward_flops_other = static_cast<double>(c.inputs.size() - 1) * out_elems;
   if (op == OpKind::mul) {
     c.cost.forward_flops_other = out_elems;
     for (int k : c.inputs) {
-      c.save_elems(c.storage[static_cast<size_t>(k)], static_cast<double>(c.shape_of(k).elements()));
+      c.save_elems(c.storage[static_cast<size_t>(k)],
+                   static_cast<double>(c.shape_of(k).elements()));
     }
   }
   return "";
@@ -256,7 +267,8 @@ std::string join_cost(OpContext& c) {
 
 std::string upsample_cost(OpContext& c) {
   if (c.n.scale <= 0) return "scale must be positive";
-  if (c.in_elems * static_cast<double>(c.n.scale * c.n.scale) > kMaxCount) return "output too large";
+  if (c.in_elems * static_cast<double>(c.n.scale * c.n.scale) > kMaxCount)
+    return "output too large";
   c.out.h = c.in.h * c.n.scale;
   c.out.w = c.in.w * c.n.scale;
   return "";
@@ -310,29 +322,37 @@ OpCost op_cost(OpKind op) {
 }
 
 std::optional<Error> check_image(const Graph& graph, int64_t height, int64_t width) {
-  auto invalid = [](std::string message) { return make_error(Errc::invalid_argument, std::move(message)); };
+  auto invalid = [](std::string message) {
+    return make_error(Errc::invalid_argument, std::move(message));
+  };
   if (height <= 0 || width <= 0) {
-    return invalid("image size must be positive, got " + std::to_string(height) + "x" + std::to_string(width));
+    return invalid("image size must be positive, got " + std::to_string(height) + "x" +
+                   std::to_string(width));
   }
-  if (graph.in_channels <= 0) return invalid("graph in_channels must be positive, got " + std::to_string(graph.in_channels));
+  if (graph.in_channels <= 0)
+    return invalid("graph in_channels must be positive, got " + std::to_string(graph.in_channels));
   if (height > kMaxField || width > kMaxField || graph.in_channels > kMaxField ||
-      static_cast<double>(graph.in_channels) * static_cast<double>(height) * static_cast<double>(width) > kMaxCount) {
-    return invalid("image of " + std::to_string(graph.in_channels) + "x" + std::to_string(height) + "x" +
-                   std::to_string(width) + " is too large");
+      static_cast<double>(graph.in_channels) * static_cast<double>(height) *
+              static_cast<double>(width) >
+          kMaxCount) {
+    return invalid("image of " + std::to_string(graph.in_channels) + "x" + std::to_string(height) +
+                   "x" + std::to_string(width) + " is too large");
   }
-  if (graph.nodes.empty() || graph.nodes[0].op != OpKind::input) return invalid("graph must start with an input node");
+  if (graph.nodes.empty() || graph.nodes[0].op != OpKind::input)
+    return invalid("graph must start with an input node");
   return std::nullopt;
 }
 
 // Size fields, input indices and arity of node i; "" when they are fine.
 std::string check_node(const GraphNode& n, size_t i, const std::vector<int>& inputs) {
   if (n.op == OpKind::input) return "only the first node may be the input";
-  for (int64_t v : {n.out_channels, n.kernel_h, n.kernel_w, n.stride, n.padding, n.dilation, n.groups, n.out_h,
-                    n.out_w, n.scale}) {
+  for (int64_t v : {n.out_channels, n.kernel_h, n.kernel_w, n.stride, n.padding, n.dilation,
+                    n.groups, n.out_h, n.out_w, n.scale}) {
     if (v > kMaxField) return "a size field is " + std::to_string(v) + ", above the limit of 2^31";
   }
   for (int k : inputs) {
-    if (k < 0 || static_cast<size_t>(k) >= i) return "input index " + std::to_string(k) + " is not an earlier node";
+    if (k < 0 || static_cast<size_t>(k) >= i)
+      return "input index " + std::to_string(k) + " is not an earlier node";
   }
   const size_t arity = inputs.size();
   const bool multi = n.op == OpKind::add || n.op == OpKind::concat;
@@ -346,12 +366,14 @@ std::string check_node(const GraphNode& n, size_t i, const std::vector<int>& inp
 // its costs to the totals.
 std::string finish_node(OpContext& c, size_t i, std::vector<size_t>& storage, size_t& next_storage,
                         GraphCosts& costs) {
-  const double out_elems = static_cast<double>(c.out.c) * static_cast<double>(c.out.h) * static_cast<double>(c.out.w);
+  const double out_elems =
+      static_cast<double>(c.out.c) * static_cast<double>(c.out.h) * static_cast<double>(c.out.w);
   if (c.out.c <= 0 || out_elems > kMaxCount || c.params > kMaxCount) {
     return "output " + shape_str(c.out) + " or parameter count out of range";
   }
   storage[i] = c.aliases_input ? c.in_storage : next_storage++;
-  if (is_activation(c.n.op) && activation_reads(c.n.op) == Reads::result) c.save_elems(storage[i], out_elems);
+  if (is_activation(c.n.op) && activation_reads(c.n.op) == Reads::result)
+    c.save_elems(storage[i], out_elems);
   NodeCost& cost = c.cost;
   cost.out = c.out;
   cost.params = static_cast<int64_t>(c.params);
@@ -381,7 +403,9 @@ Result<GraphCosts> analyze_graph(const Graph& graph, int64_t height, int64_t wid
 
   for (size_t i = 1; i < graph.nodes.size(); ++i) {
     const GraphNode& n = graph.nodes[i];
-    auto fail = [&](const std::string& what) { return make_error(Errc::invalid_argument, "node '" + n.name + "': " + what); };
+    auto fail = [&](const std::string& what) {
+      return make_error(Errc::invalid_argument, "node '" + n.name + "': " + what);
+    };
     std::vector<int> inputs = n.inputs;
     if (inputs.empty()) inputs.push_back(static_cast<int>(i) - 1);
     if (std::string e = check_node(n, i, inputs); !e.empty()) return fail(e);
@@ -389,12 +413,22 @@ Result<GraphCosts> analyze_graph(const Graph& graph, int64_t height, int64_t wid
     if (!cost_of) return fail("unknown op");
     const auto first = static_cast<size_t>(inputs[0]);
     const TensorShape in = costs.nodes[first].out;
-    OpContext c{n, inputs, costs, storage, saved, costs.nodes[i], costs.saved_batch_stats_bytes,
-                in, storage[first], static_cast<double>(in.elements()), in};
+    OpContext c{n,
+                inputs,
+                costs,
+                storage,
+                saved,
+                costs.nodes[i],
+                costs.saved_batch_stats_bytes,
+                in,
+                storage[first],
+                static_cast<double>(in.elements()),
+                in};
     if (std::string e = cost_of(c); !e.empty()) return fail(e);
     if (std::string e = finish_node(c, i, storage, next_storage, costs); !e.empty()) return fail(e);
   }
-  costs.saved_activation_bytes_fp32 = costs.saved_activation_elements * kFp32Bytes + costs.saved_fixed_bytes;
+  costs.saved_activation_bytes_fp32 =
+      costs.saved_activation_elements * kFp32Bytes + costs.saved_fixed_bytes;
   return costs;
 }
 

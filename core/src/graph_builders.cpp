@@ -157,7 +157,8 @@ Graph ssd300(int64_t depth, int64_t num_classes) {
   int64_t channels = 0;
   int x = resnet_trunk(net, depth, 3, 1, channels);
   const bool wide = depth >= 50;
-  const std::array<int64_t, 6> outs = {channels, 512, 512, 256, 256, wide || depth == 34 ? int64_t{256} : int64_t{128}};
+  const std::array<int64_t, 6> outs = {
+      channels, 512, 512, 256, 256, wide || depth == 34 ? int64_t{256} : int64_t{128}};
   const std::array<int64_t, 5> mids = {256, 256, 128, 128, 128};
   const std::array<int64_t, 6> boxes = {4, 6, 6, 6, 4, 4};
   std::array<int, 6> feeds{};
@@ -269,17 +270,22 @@ Graph mobilenet_v2(double width_mult, int64_t num_classes) {
 // modules of models/common.py (Conv, Bottleneck, C3, SPPF) and Detect in models/yolo.py.
 class Yolov5 {
  public:
-  Yolov5(double depth_multiple, double width_multiple) : depth_(depth_multiple), width_(width_multiple) {}
+  Yolov5(double depth_multiple, double width_multiple)
+      : depth_(depth_multiple), width_(width_multiple) {}
 
   // parse_model: channels scaled and rounded up to a multiple of 8; repeats scaled, with
   // Python's round() (halves to even, as nearbyint does by default).
-  int64_t ch(int64_t c) const { return static_cast<int64_t>(std::ceil(static_cast<double>(c) * width_ / 8.0)) * 8; }
+  int64_t ch(int64_t c) const {
+    return static_cast<int64_t>(std::ceil(static_cast<double>(c) * width_ / 8.0)) * 8;
+  }
   int64_t reps(int64_t n) const {
     if (n <= 1) return n;
-    return std::max<int64_t>(1, static_cast<int64_t>(std::nearbyint(static_cast<double>(n) * depth_)));
+    return std::max<int64_t>(1,
+                             static_cast<int64_t>(std::nearbyint(static_cast<double>(n) * depth_)));
   }
   // Conv: conv2d (no bias, padding k/2 unless given) + BatchNorm2d + SiLU.
-  int conv(const std::string& p, int from, int64_t out, int64_t k, int64_t stride, int64_t pad = -1) {
+  int conv(const std::string& p, int from, int64_t out, int64_t k, int64_t stride,
+           int64_t pad = -1) {
     int y = net.conv(p + ".conv", from, out, k, stride, pad >= 0 ? pad : k / 2);
     y = net.op(p + ".bn", OpKind::batchnorm2d, {y});
     return net.act(p + ".act", y, OpKind::silu, false);
@@ -363,8 +369,8 @@ Graph yolov5(double depth_multiple, double width_multiple, int64_t num_classes, 
   // Detect: a 1x1 conv with bias per scale to anchors * (classes + box 4 + objectness 1).
   const int64_t per_scale = anchors * (num_classes + 5);
   for (int i = 0; i < 3; ++i) {
-    y.net.conv(Yolov5::m(24) + ".m." + std::to_string(i), out[static_cast<size_t>(17 + 3 * i)], per_scale, 1, 1, 0, 1,
-               true);
+    y.net.conv(Yolov5::m(24) + ".m." + std::to_string(i), out[static_cast<size_t>(17 + 3 * i)],
+               per_scale, 1, 1, 0, 1, true);
   }
   return y.net.graph;
 }
@@ -599,7 +605,9 @@ Result<Graph> graph_from_json(const json& spec, const std::string& where) {
   }
   if (builder == "resnet" || builder == "ssd300" || builder == "vgg") r.require("depth");
   const int64_t depth = r.integer("depth", 0);
-  const int64_t classes = r.integer("num_classes", builder == "yolov5" ? 80 : builder == "ssd300" ? 81 : 1000);
+  const int64_t classes = r.integer("num_classes", builder == "yolov5"   ? 80
+                                                   : builder == "ssd300" ? 81
+                                                                         : 1000);
   const bool batch_norm = r.boolean("batch_norm", false);
   const double width_mult = r.number("width_mult", 1.0);
   const double gd = r.number("depth_multiple", 0);

@@ -3,7 +3,8 @@
 //
 // Either a family builder expanded here, exactly as the reference implementation lays it out:
 //   {"builder": "resnet", "depth": 18|34|50|101|152, "num_classes": 1000}     torchvision
-//   {"builder": "ssd300", "depth": 50, "num_classes": 81}     NVIDIA DeepLearningExamples SSD300 v1.1
+//   {"builder": "ssd300", "depth": 50, "num_classes": 81}     NVIDIA DeepLearningExamples SSD300
+//   v1.1
 //   {"builder": "vgg", "depth": 11|13|16|19, "batch_norm": false, "num_classes": 1000}  torchvision
 //   {"builder": "mobilenet_v2", "width_mult": 1.0, "num_classes": 1000}        torchvision
 //   {"builder": "yolov5", "depth_multiple": 0.33, "width_multiple": 0.50, "num_classes": 80,

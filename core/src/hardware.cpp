@@ -28,12 +28,15 @@ void read_sources(JsonReader& r, Sources& out, bool required = true) {
     FactSource s;
     s.title = sr.string("title", std::nullopt);
     const nlohmann::json* url = sr.value("url", false);
-    if (url && url->is_string()) s.url = url->get<std::string>();
-    else if (url && !url->is_null()) sr.fail("sources." + key + ".url: expected a string or null");
+    if (url && url->is_string())
+      s.url = url->get<std::string>();
+    else if (url && !url->is_null())
+      sr.fail("sources." + key + ".url: expected a string or null");
     s.date = sr.string("date", std::nullopt);
     sr.choice("date_kind", {"published", "retrieved"}, 0);
     sr.ignore("note");
-    if (!sr.error() && !is_date(s.date)) sr.fail("sources." + key + ".date: '" + s.date + "' is not YYYY-MM-DD");
+    if (!sr.error() && !is_date(s.date))
+      sr.fail("sources." + key + ".date: '" + s.date + "' is not YYYY-MM-DD");
     if (!sr.error() && s.title.empty()) sr.fail("sources." + key + ".title: must not be empty");
     if (auto err = sr.finish()) r.fail_with(*err);
     out[key] = s;
@@ -42,26 +45,30 @@ void read_sources(JsonReader& r, Sources& out, bool required = true) {
 
 // Reads a fact object at `path`; returns its "value" (or nullptr if absent and optional) and
 // records the fact's source under `name`.
-const nlohmann::json* read_fact(JsonReader& parent, const nlohmann::json& obj, const std::string& path,
-                                const Sources& sources, std::map<std::string, FactSource>* record,
+const nlohmann::json* read_fact(JsonReader& parent, const nlohmann::json& obj,
+                                const std::string& path, const Sources& sources,
+                                std::map<std::string, FactSource>* record,
                                 const std::string& name) {
   JsonReader f(obj, parent.where(), path);
   const nlohmann::json* value = f.value("value", false);
   const std::string source = f.string("source", std::nullopt);
   f.ignore("note");
   if (const nlohmann::json* also = f.value("see_also", false)) {
-    if (!also->is_array()) f.fail(path + ".see_also: expected an array of source keys");
+    if (!also->is_array())
+      f.fail(path + ".see_also: expected an array of source keys");
     else {
       for (const auto& k : *also) {
         if (!k.is_string() || !sources.count(k.get<std::string>())) {
-          f.fail(path + ".see_also: '" + (k.is_string() ? k.get<std::string>() : k.dump()) + "' is not in sources");
+          f.fail(path + ".see_also: '" + (k.is_string() ? k.get<std::string>() : k.dump()) +
+                 "' is not in sources");
           break;
         }
       }
     }
   }
   if (!f.error() && !value) f.fail(path + ".value: missing required field");
-  if (!f.error() && !sources.count(source)) f.fail(path + ".source: '" + source + "' is not in sources");
+  if (!f.error() && !sources.count(source))
+    f.fail(path + ".source: '" + source + "' is not in sources");
   if (auto err = f.finish()) {
     parent.fail_with(*err);
     return nullptr;
@@ -71,8 +78,9 @@ const nlohmann::json* read_fact(JsonReader& parent, const nlohmann::json& obj, c
 }
 
 // A numeric fact within [min, max] (plausibility check); nullopt when absent.
-std::optional<double> number_fact(JsonReader& r, const nlohmann::json* parent, const std::string& parent_path,
-                                  const char* key, const Sources& sources, std::map<std::string, FactSource>* record,
+std::optional<double> number_fact(JsonReader& r, const nlohmann::json* parent,
+                                  const std::string& parent_path, const char* key,
+                                  const Sources& sources, std::map<std::string, FactSource>* record,
                                   double min, double max) {
   if (!parent || !parent->contains(key)) return std::nullopt;
   const std::string path = parent_path.empty() ? key : parent_path + "." + key;
@@ -89,14 +97,16 @@ std::optional<double> number_fact(JsonReader& r, const nlohmann::json* parent, c
       std::snprintf(b, sizeof b, "%g", d);
       return std::string(b);
     };
-    r.fail(path + ".value: " + v->dump() + " is implausible (expected " + fmt(min) + " to " + fmt(max) + ")");
+    r.fail(path + ".value: " + v->dump() + " is implausible (expected " + fmt(min) + " to " +
+           fmt(max) + ")");
     return std::nullopt;
   }
   return x;
 }
 
-std::optional<std::string> string_fact(JsonReader& r, const nlohmann::json* parent, const std::string& parent_path,
-                                       const char* key, const Sources& sources,
+std::optional<std::string> string_fact(JsonReader& r, const nlohmann::json* parent,
+                                       const std::string& parent_path, const char* key,
+                                       const Sources& sources,
                                        std::map<std::string, FactSource>* record) {
   if (!parent || !parent->contains(key)) return std::nullopt;
   const std::string path = parent_path.empty() ? key : parent_path + "." + key;
@@ -145,15 +155,20 @@ Result<nlohmann::json> open_document(std::string_view text, const std::string& w
   return parse_json_text(text, where, kMaxJsonBytes);
 }
 
-
-// A price date: YYYY-MM-DD, or YYYY-MM where the source gives only the month ("as of September 2024").
-bool is_price_date(const std::string& s) { return is_date(s) || (s.size() == 7 && is_date(s + "-01")); }
+// A price date: YYYY-MM-DD, or YYYY-MM where the source gives only the month ("as of September
+// 2024").
+bool is_price_date(const std::string& s) {
+  return is_date(s) || (s.size() == 7 && is_date(s + "-01"));
+}
 
 // The pricing-model names a price entry may carry, with their JSON key stems.
-constexpr std::pair<const char*, const char*> kPriceKinds[] = {
-    {"on-demand", "on_demand"}, {"reserved-1y", "reserved_1y"}, {"reserved-3y", "reserved_3y"}, {"spot", "spot"}};
+constexpr std::pair<const char*, const char*> kPriceKinds[] = {{"on-demand", "on_demand"},
+                                                               {"reserved-1y", "reserved_1y"},
+                                                               {"reserved-3y", "reserved_3y"},
+                                                               {"spot", "spot"}};
 
-// "sources_by_kind": {"spot": {"source": KEY, "date": "2024-09"}}: a kind priced by another document.
+// "sources_by_kind": {"spot": {"source": KEY, "date": "2024-09"}}: a kind priced by another
+// document.
 void read_kind_origins(JsonReader& pr, const std::string& path, const Sources& sources, Price& p) {
   const nlohmann::json* by = pr.object("sources_by_kind", false);
   if (!by) return;
@@ -161,12 +176,17 @@ void read_kind_origins(JsonReader& pr, const std::string& path, const Sources& s
     bool known = false;
     for (const auto& [name, stem] : kPriceKinds) known = known || kind == name;
     JsonReader kr(value, pr.where(), path + ".sources_by_kind." + kind);
-    if (!known) kr.fail(path + ".sources_by_kind." + kind + ": not a price kind (on-demand, reserved-1y, reserved-3y, spot)");
+    if (!known)
+      kr.fail(path + ".sources_by_kind." + kind +
+              ": not a price kind (on-demand, reserved-1y, reserved-3y, spot)");
     const std::string key = kr.string("source", std::nullopt);
     PriceOrigin o;
     o.date = kr.string("date", std::nullopt);
-    if (!kr.error() && !sources.count(key)) kr.fail(path + ".sources_by_kind." + kind + ".source: '" + key + "' is not in sources");
-    if (!kr.error() && !is_price_date(o.date)) kr.fail(path + ".sources_by_kind." + kind + ".date: '" + o.date + "' is not YYYY-MM-DD or YYYY-MM");
+    if (!kr.error() && !sources.count(key))
+      kr.fail(path + ".sources_by_kind." + kind + ".source: '" + key + "' is not in sources");
+    if (!kr.error() && !is_price_date(o.date))
+      kr.fail(path + ".sources_by_kind." + kind + ".date: '" + o.date +
+              "' is not YYYY-MM-DD or YYYY-MM");
     if (auto err = kr.finish()) {
       pr.fail_with(*err);
       return;
@@ -178,37 +198,40 @@ void read_kind_origins(JsonReader& pr, const std::string& path, const Sources& s
 
 // The hourly figures of one price entry: *_usd_per_hour, or *_cny_per_hour with "currency": "CNY"
 // and a sourced "usd_per_cny" rate (converted here, the CNY figure kept for display).
-void read_price_figures(JsonReader& pr, const nlohmann::json& j, const std::string& path, const Sources& sources,
-                        Price& p) {
+void read_price_figures(JsonReader& pr, const nlohmann::json& j, const std::string& path,
+                        const Sources& sources, Price& p) {
   p.currency = pr.choice("currency", {"USD", "CNY"}, 0) == 1 ? "CNY" : "USD";
   const bool cny = p.currency == "CNY";
   if (cny) {
     std::map<std::string, FactSource> rec;
     pr.ignore("usd_per_cny");
-    if (!pr.has("usd_per_cny")) pr.fail(path + ".usd_per_cny: a CNY price needs its conversion rate (a sourced fact)");
+    if (!pr.has("usd_per_cny"))
+      pr.fail(path + ".usd_per_cny: a CNY price needs its conversion rate (a sourced fact)");
     else if (auto v = number_fact(pr, &j, path, "usd_per_cny", sources, &rec, 0.05, 0.5)) {
       p.usd_per_cny = *v;
       p.rate_source = rec["usd_per_cny"];
     }
   }
-  std::optional<double>* usd[] = {&p.on_demand_usd_per_hour, &p.reserved_1y_usd_per_hour, &p.reserved_3y_usd_per_hour,
-                                  &p.spot_usd_per_hour};
+  std::optional<double>* usd[] = {&p.on_demand_usd_per_hour, &p.reserved_1y_usd_per_hour,
+                                  &p.reserved_3y_usd_per_hour, &p.spot_usd_per_hour};
   int i = 0;
   for (const auto& [kind, stem] : kPriceKinds) {
     const std::string key = std::string(stem) + (cny ? "_cny_per_hour" : "_usd_per_hour");
     const std::string other = std::string(stem) + (cny ? "_usd_per_hour" : "_cny_per_hour");
     std::optional<double>& out = *usd[i++];
     if (pr.has(other.c_str()) && !pr.value(other.c_str(), true)->is_null()) {
-      pr.fail(path + "." + other + ": this price's currency is " + p.currency + " (set \"currency\" to match)");
+      pr.fail(path + "." + other + ": this price's currency is " + p.currency +
+              " (set \"currency\" to match)");
       return;
     }
     pr.ignore(other.c_str());
     const nlohmann::json* v = pr.value(key.c_str(), false);
     if (!v || v->is_null()) continue;
     const double max = cny ? 15000 : 2000;
-    if (!v->is_number() || !std::isfinite(v->get<double>()) || v->get<double>() < 0.01 || v->get<double>() > max) {
-      pr.fail(path + "." + key + ": " + v->dump() + " is implausible (expected 0.01 to " + std::to_string(int(max)) + " " +
-              p.currency + " per hour)");
+    if (!v->is_number() || !std::isfinite(v->get<double>()) || v->get<double>() < 0.01 ||
+        v->get<double>() > max) {
+      pr.fail(path + "." + key + ": " + v->dump() + " is implausible (expected 0.01 to " +
+              std::to_string(int(max)) + " " + p.currency + " per hour)");
       return;
     }
     p.native_per_hour[kind] = v->get<double>();
@@ -216,7 +239,8 @@ void read_price_figures(JsonReader& pr, const nlohmann::json& j, const std::stri
   }
 }
 
-Price parse_price(JsonReader& r, const nlohmann::json& j, const std::string& path, const Sources& sources) {
+Price parse_price(JsonReader& r, const nlohmann::json& j, const std::string& path,
+                  const Sources& sources) {
   JsonReader pr(j, r.where(), path);
   Price p;
   p.region = pr.string("region", std::nullopt);
@@ -224,13 +248,16 @@ Price parse_price(JsonReader& r, const nlohmann::json& j, const std::string& pat
   p.stale = pr.boolean("stale", false);
   const std::string source = pr.string("source", std::nullopt);
   pr.ignore("note");
-  if (!pr.error() && !sources.count(source)) pr.fail(path + ".source: '" + source + "' is not in sources");
+  if (!pr.error() && !sources.count(source))
+    pr.fail(path + ".source: '" + source + "' is not in sources");
   if (!pr.error() && p.date == "unknown") {
     // An undated snapshot: keep when it was retrieved, never invent a date.
     p.date.clear();
     p.retrieved = pr.string("retrieved", std::nullopt);
-    if (!pr.error() && !is_date(p.retrieved)) pr.fail(path + ".retrieved: '" + p.retrieved + "' is not YYYY-MM-DD");
-    if (!pr.error() && !p.stale) pr.fail(path + ".stale: an undated price must be marked stale (\"stale\": true)");
+    if (!pr.error() && !is_date(p.retrieved))
+      pr.fail(path + ".retrieved: '" + p.retrieved + "' is not YYYY-MM-DD");
+    if (!pr.error() && !p.stale)
+      pr.fail(path + ".stale: an undated price must be marked stale (\"stale\": true)");
   } else if (!pr.error() && !is_price_date(p.date)) {
     pr.fail(path + ".date: '" + p.date + "' is not YYYY-MM-DD, YYYY-MM or \"unknown\"");
   }
@@ -245,7 +272,8 @@ Price parse_price(JsonReader& r, const nlohmann::json& j, const std::string& pat
 void read_pricing_models(JsonReader& r, const Sources& sources, Provider& p) {
   const nlohmann::json* m = r.object("pricing_models", false);
   if (!m) return;
-  only_keys(r, m, "pricing_models", {"on-demand", "monthly", "reserved-1y", "reserved-3y", "bulk", "spot"});
+  only_keys(r, m, "pricing_models",
+            {"on-demand", "monthly", "reserved-1y", "reserved-3y", "bulk", "spot"});
   for (const auto& [kind, value] : m->items()) {
     std::map<std::string, FactSource> rec;
     const nlohmann::json* v = read_fact(r, value, "pricing_models." + kind, sources, &rec, kind);
@@ -278,11 +306,13 @@ void read_spot_buckets(JsonReader& r, const Sources& sources, PricingRules& rule
     s.max_fraction_per_month = br.number("max_fraction_per_month", std::nullopt, 0, 1);
     const std::string key = br.string("source", std::nullopt);
     br.ignore("note");
-    if (!br.error() && !sources.count(key)) br.fail(path + ".source: '" + key + "' is not in sources");
+    if (!br.error() && !sources.count(key))
+      br.fail(path + ".source: '" + key + "' is not in sources");
     if (!br.error() && s.max_fraction_per_month < s.min_fraction_per_month) {
       br.fail(path + ": max_fraction_per_month is below min_fraction_per_month");
     }
-    if (auto err = br.finish()) r.fail_with(*err);
+    if (auto err = br.finish())
+      r.fail_with(*err);
     else {
       s.source = sources.at(key);
       rules.spot_buckets.push_back(s);
@@ -313,17 +343,21 @@ Result<Gpu> parse_gpu_json(std::string_view text, const std::string& where) {
   const nlohmann::json* specs = r.object("specs", true);
   only_keys(r, specs, "specs",
             {"memory_bytes", "memory_bandwidth_gb_per_s", "peak_dense_tflops", "peak_sparse_tflops",
-             "matmul_max_achievable_tflops", "sm_count", "tdp_w", "compute_capability", "interconnect",
-             "nvlink_bandwidth_gb_per_s", "pcie_gen"});
+             "matmul_max_achievable_tflops", "sm_count", "tdp_w", "compute_capability",
+             "interconnect", "nvlink_bandwidth_gb_per_s", "pcie_gen"});
   auto& rec = g.fact_sources;
-  if (auto v = number_fact(r, specs, "specs", "memory_bytes", sources, &rec, 1e9, 2e12)) g.memory_bytes = *v;
-  else if (!r.error()) r.fail("specs.memory_bytes: missing required fact");
-  if (auto v = number_fact(r, specs, "specs", "memory_bandwidth_gb_per_s", sources, &rec, 50, 50'000)) {
+  if (auto v = number_fact(r, specs, "specs", "memory_bytes", sources, &rec, 1e9, 2e12))
+    g.memory_bytes = *v;
+  else if (!r.error())
+    r.fail("specs.memory_bytes: missing required fact");
+  if (auto v =
+          number_fact(r, specs, "specs", "memory_bandwidth_gb_per_s", sources, &rec, 50, 50'000)) {
     g.memory_bandwidth_bytes_per_s = *v * 1e9;
   } else if (!r.error()) {
     r.fail("specs.memory_bandwidth_gb_per_s: missing required fact");
   }
-  for (const char* kind : {"peak_dense_tflops", "peak_sparse_tflops", "matmul_max_achievable_tflops"}) {
+  for (const char* kind :
+       {"peak_dense_tflops", "peak_sparse_tflops", "matmul_max_achievable_tflops"}) {
     if (!specs || !specs->contains(kind)) continue;
     const nlohmann::json& peaks = specs->at(kind);
     const std::string path = std::string("specs.") + kind;
@@ -342,14 +376,18 @@ Result<Gpu> parse_gpu_json(std::string_view text, const std::string& where) {
       }
     }
   }
-  if (auto v = number_fact(r, specs, "specs", "sm_count", sources, &rec, 1, 1000)) g.sm_count = static_cast<int>(*v);
+  if (auto v = number_fact(r, specs, "specs", "sm_count", sources, &rec, 1, 1000))
+    g.sm_count = static_cast<int>(*v);
   if (auto v = number_fact(r, specs, "specs", "tdp_w", sources, &rec, 10, 5000)) g.tdp_w = *v;
-  if (auto v = string_fact(r, specs, "specs", "compute_capability", sources, &rec)) g.compute_capability = *v;
+  if (auto v = string_fact(r, specs, "specs", "compute_capability", sources, &rec))
+    g.compute_capability = *v;
   if (auto v = string_fact(r, specs, "specs", "interconnect", sources, &rec)) g.interconnect = *v;
-  if (auto v = number_fact(r, specs, "specs", "nvlink_bandwidth_gb_per_s", sources, &rec, 1, 10'000)) {
+  if (auto v =
+          number_fact(r, specs, "specs", "nvlink_bandwidth_gb_per_s", sources, &rec, 1, 10'000)) {
     g.nvlink_bandwidth_bytes_per_s = *v * 1e9;
   }
-  if (auto v = number_fact(r, specs, "specs", "pcie_gen", sources, &rec, 1, 7)) g.pcie_gen = static_cast<int>(*v);
+  if (auto v = number_fact(r, specs, "specs", "pcie_gen", sources, &rec, 1, 7))
+    g.pcie_gen = static_cast<int>(*v);
   if (auto err = r.finish()) return *err;
   return g;
 }
@@ -368,28 +406,33 @@ Result<Instance> parse_instance_json(std::string_view text, const std::string& w
   in.gpu_count = static_cast<int>(r.integer("gpu_count", std::nullopt, 1, 64));
   read_sources(r, sources);
   const std::string gpu_source = r.string("gpu_source", std::nullopt);
-  if (!r.error() && !sources.count(gpu_source)) r.fail("gpu_source: '" + gpu_source + "' is not in sources");
+  if (!r.error() && !sources.count(gpu_source))
+    r.fail("gpu_source: '" + gpu_source + "' is not in sources");
   r.ignore("gpu_see_also");
   r.ignore("gpu_note");
   r.ignore("note");
   const nlohmann::json* specs = r.object("specs", true);
   only_keys(r, specs, "specs", {"vcpus", "ram_gib", "gpu_interconnect", "network_gbit_per_s"});
-  if (auto v = number_fact(r, specs, "specs", "vcpus", sources, nullptr, 1, 4096)) in.vcpus = static_cast<int>(*v);
-  if (auto v = number_fact(r, specs, "specs", "ram_gib", sources, nullptr, 1, 65536)) in.ram_bytes = *v * 1073741824.0;
+  if (auto v = number_fact(r, specs, "specs", "vcpus", sources, nullptr, 1, 4096))
+    in.vcpus = static_cast<int>(*v);
+  if (auto v = number_fact(r, specs, "specs", "ram_gib", sources, nullptr, 1, 65536))
+    in.ram_bytes = *v * 1073741824.0;
   if (auto v = string_fact(r, specs, "specs", "gpu_interconnect", sources, nullptr)) {
     in.gpu_interconnect = *v;
     if (*v != "nvswitch" && *v != "nvlink" && *v != "pcie") {
       r.fail("specs.gpu_interconnect.value: '" + *v + "' is not one of nvswitch, nvlink, pcie");
     }
   }
-  if (auto v = number_fact(r, specs, "specs", "network_gbit_per_s", sources, nullptr, 0.1, 100'000)) {
+  if (auto v =
+          number_fact(r, specs, "specs", "network_gbit_per_s", sources, nullptr, 0.1, 100'000)) {
     in.network_bytes_per_s = *v * 1e9 / 8;
   }
   const nlohmann::json* prices = r.value("prices", true);
   if (prices && !prices->is_array()) r.fail("prices: expected an array");
   if (prices && prices->is_array()) {
     for (size_t i = 0; i < prices->size() && !r.error(); ++i) {
-      in.prices.push_back(parse_price(r, (*prices)[i], "prices[" + std::to_string(i) + "]", sources));
+      in.prices.push_back(
+          parse_price(r, (*prices)[i], "prices[" + std::to_string(i) + "]", sources));
     }
   }
   if (auto err = r.finish()) return *err;
@@ -421,18 +464,23 @@ Result<Provider> parse_provider_json(std::string_view text, const std::string& w
       rr.ignore("note");
       if (rr.has("name") || rr.has("country")) {
         const std::string source = rr.string("source", std::nullopt);
-        if (!rr.error() && !sources.count(source)) rr.fail(path + ".source: '" + source + "' is not in sources");
+        if (!rr.error() && !sources.count(source))
+          rr.fail(path + ".source: '" + source + "' is not in sources");
       } else {
         rr.ignore("source");
       }
       if (const nlohmann::json* c = rr.object("compliance", false)) {
         only_keys(rr, c, path + ".compliance", {"hipaa", "gdpr_eu", "gov"});
         for (auto [key, field] : {std::pair<const char*, std::optional<bool>*>{"hipaa", &reg.hipaa},
-                                  {"gdpr_eu", &reg.gdpr_eu}, {"gov", &reg.gov}}) {
+                                  {"gdpr_eu", &reg.gdpr_eu},
+                                  {"gov", &reg.gov}}) {
           if (!c->contains(key)) continue;
-          const nlohmann::json* v = read_fact(rr, c->at(key), path + ".compliance." + key, sources, nullptr, key);
-          if (v && !v->is_boolean()) rr.fail(path + ".compliance." + key + ".value: expected true or false");
-          else if (v) *field = v->get<bool>();
+          const nlohmann::json* v =
+              read_fact(rr, c->at(key), path + ".compliance." + key, sources, nullptr, key);
+          if (v && !v->is_boolean())
+            rr.fail(path + ".compliance." + key + ".value: expected true or false");
+          else if (v)
+            *field = v->get<bool>();
         }
       }
       if (auto err = rr.finish()) r.fail_with(*err);
@@ -486,30 +534,33 @@ Result<PricingRules> parse_pricing_rules_json(std::string_view text, const std::
   return rules;
 }
 
-std::optional<Error> parse_assumptions_json(std::string_view text, const std::string& where, Catalog& c) {
+std::optional<Error> parse_assumptions_json(std::string_view text, const std::string& where,
+                                            Catalog& c) {
   auto doc = open_document(text, where);
   if (!doc.ok()) return doc.error();
   JsonReader r(doc.value(), where);
   if (auto err = check_schema_version(r, kCatalogSchemaVersion)) return err;
   r.choice("kind", {"assumptions"}, std::nullopt);
   r.ignore("note");
-  r.ignore("serving");  // serving runtime profiles: read by parse_serving_assumptions (serve_assumptions.cpp)
+  r.ignore("serving");  // serving runtime profiles: read by parse_serving_assumptions
+                        // (serve_assumptions.cpp)
   Sources sources;
   read_sources(r, sources);
   const nlohmann::json* a = r.object("assumptions", true);
-  only_keys(r, a, "assumptions",
-            {"jpeg_decode_images_per_s_per_core", "kernel_launch_overhead_s", "gemm_efficiency", "simt_gemm_efficiency",
-             "hbm_efficiency",
-             "nvlink_allreduce_busbw_efficiency", "pcie_efficiency", "network_allreduce_efficiency",
-             "eager_host_overhead_per_kernel_s",
-             "spot_interruptions_per_hour", "checkpoint_restart_overhead_s",
-             "flash_attention_forward_efficiency_ampere", "flash_attention_backward_efficiency_ampere",
-             "flash_attention_forward_efficiency_hopper", "flash_attention_backward_efficiency_hopper",
-             "gemm_tile_rows", "gemm_tile_cols", "eager_memory_bound_efficiency"});
+  only_keys(
+      r, a, "assumptions",
+      {"jpeg_decode_images_per_s_per_core", "kernel_launch_overhead_s", "gemm_efficiency",
+       "simt_gemm_efficiency", "hbm_efficiency", "nvlink_allreduce_busbw_efficiency",
+       "pcie_efficiency", "network_allreduce_efficiency", "eager_host_overhead_per_kernel_s",
+       "spot_interruptions_per_hour", "checkpoint_restart_overhead_s",
+       "flash_attention_forward_efficiency_ampere", "flash_attention_backward_efficiency_ampere",
+       "flash_attention_forward_efficiency_hopper", "flash_attention_backward_efficiency_hopper",
+       "gemm_tile_rows", "gemm_tile_cols", "eager_memory_bound_efficiency"});
   // A null value means "not known": the built-in default stays (and says so where it is used).
   auto set = [&](const char* key, double& out, double min, double max) {
     if (!a || !a->contains(key)) return;
-    const nlohmann::json* v = read_fact(r, a->at(key), std::string("assumptions.") + key, sources, nullptr, key);
+    const nlohmann::json* v =
+        read_fact(r, a->at(key), std::string("assumptions.") + key, sources, nullptr, key);
     if (!v || v->is_null()) return;
     if (auto x = number_fact(r, a, "assumptions", key, sources, nullptr, min, max)) out = *x;
   };
@@ -535,7 +586,8 @@ std::optional<Error> parse_assumptions_json(std::string_view text, const std::st
     set(("flash_attention_backward_efficiency_" + lower).c_str(), fa.backward, 0.05, 1.0);
     if (fa.forward > 0 && fa.backward > 0) e.flash_attention[arch] = fa;
   }
-  if (auto it = e.flash_attention.find("Ampere"); it != e.flash_attention.end()) e.flash_attention_default = it->second;
+  if (auto it = e.flash_attention.find("Ampere"); it != e.flash_attention.end())
+    e.flash_attention_default = it->second;
   set("checkpoint_restart_overhead_s", c.restart_s, 0, 86400);
   double interruptions = 0;
   set("spot_interruptions_per_hour", interruptions, 0, 10);

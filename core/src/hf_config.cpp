@@ -17,7 +17,8 @@ void read_llama_like(JsonReader& r, TransformerSpec& s, const std::string& type)
   s.heads = r.integer("num_attention_heads", std::nullopt, 1, kMax);
   s.kv_heads = r.integer("num_key_value_heads", s.heads, 1, kMax);
   s.head_dim = r.has("head_dim") && !r.value("head_dim", false)->is_null()
-                   ? r.integer("head_dim", 0, 0, kMax) : 0;
+                   ? r.integer("head_dim", 0, 0, kMax)
+                   : 0;
   s.ffn_hidden = r.integer("intermediate_size", std::nullopt, 1, kMax);
   s.vocab = r.integer("vocab_size", std::nullopt, 1, kMax);
   s.max_positions = r.integer("max_position_embeddings", 4096, 1, 1'000'000'000);
@@ -56,7 +57,8 @@ void read_mpt(JsonReader& r, TransformerSpec& s) {
   s.layers = r.integer("n_layers", std::nullopt, 1, kMax);
   s.hidden = r.integer("d_model", std::nullopt, 1, kMax);
   s.heads = r.integer("n_heads", std::nullopt, 1, kMax);
-  s.ffn_hidden = static_cast<int64_t>(r.number("expansion_ratio", 4.0, 0.01, 1000.0) * static_cast<double>(s.hidden));
+  s.ffn_hidden = static_cast<int64_t>(r.number("expansion_ratio", 4.0, 0.01, 1000.0) *
+                                      static_cast<double>(s.hidden));
   s.vocab = r.integer("vocab_size", std::nullopt, 1, kMax);
   s.max_positions = r.integer("max_seq_len", 2048, 1, 1'000'000'000);
   const bool bias = !r.boolean("no_bias", false);
@@ -72,13 +74,14 @@ void read_mpt(JsonReader& r, TransformerSpec& s) {
     const auto p = attn->find("attn_pdrop");
     if (p != attn->end() && p->is_number()) attn_pdrop = p->get<double>();
     const auto kv = attn->find("kv_n_heads");
-    if (kv != attn->end() && kv->is_number_integer() && kv->get<int64_t>() > 0) s.kv_heads = kv->get<int64_t>();
+    if (kv != attn->end() && kv->is_number_integer() && kv->get<int64_t>() > 0)
+      s.kv_heads = kv->get<int64_t>();
   }
-  s.positions = r.boolean("learned_pos_emb", true) && !alibi ? PositionKind::learned : PositionKind::none;
+  s.positions =
+      r.boolean("learned_pos_emb", true) && !alibi ? PositionKind::learned : PositionKind::none;
   read_dropout(r, s, {"resid_pdrop", "emb_pdrop"}, {}, 0.0);
   s.attention_dropout = attn_pdrop > 0;
 }
-
 
 // GPT-2 (transformers' GPT2Config).
 void read_gpt2(JsonReader& r, Model& m) {
@@ -182,9 +185,10 @@ Result<Model> model_from_hf_config(std::string_view text, const std::string& whe
     m.task = "causal-lm";
     m.default_seq_len = s.max_positions;
   } else {
-    return make_error(Errc::schema_error,
-                      where + ": model_type '" + type +
-                          "' is not supported (supported: llama, mistral, mixtral, qwen2, gpt2, bert, vit, mpt)");
+    return make_error(
+        Errc::schema_error,
+        where + ": model_type '" + type +
+            "' is not supported (supported: llama, mistral, mixtral, qwen2, gpt2, bert, vit, mpt)");
   }
   if (r.error()) return *r.error();
   if (auto err = validate_transformer(s, where)) return *err;

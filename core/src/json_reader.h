@@ -21,7 +21,8 @@ class JsonReader {
   // `where` is the file plus the path of this object, e.g. "models/x.json: transformer".
   JsonReader(const nlohmann::json& j, std::string where, std::string path = "")
       : j_(j), where_(std::move(where)), path_(std::move(path)) {
-    if (!j_.is_object()) fail(path_.empty() ? "expected a JSON object" : path_ + ": expected an object");
+    if (!j_.is_object())
+      fail(path_.empty() ? "expected a JSON object" : path_ + ": expected an object");
   }
 
   bool has(const char* key) const { return j_.is_object() && j_.contains(key); }
@@ -78,8 +79,10 @@ class JsonReader {
   }
 
   // One of `choices`; returns its index.
-  size_t choice(const char* key, const std::vector<std::string>& choices, std::optional<size_t> fallback) {
-    const std::string s = string(key, fallback ? std::optional<std::string>(choices[*fallback]) : std::nullopt);
+  size_t choice(const char* key, const std::vector<std::string>& choices,
+                std::optional<size_t> fallback) {
+    const std::string s =
+        string(key, fallback ? std::optional<std::string>(choices[*fallback]) : std::nullopt);
     for (size_t i = 0; i < choices.size(); ++i) {
       if (s == choices[i]) return i;
     }
@@ -120,7 +123,8 @@ class JsonReader {
     if (!error_ && j_.is_object()) {
       for (const auto& item : j_.items()) {
         if (!seen_.count(item.key())) {
-          fail(name(item.key().c_str()) + ": unknown field (check its spelling against the schema)");
+          fail(name(item.key().c_str()) +
+               ": unknown field (check its spelling against the schema)");
           break;
         }
       }
@@ -178,13 +182,15 @@ inline Result<nlohmann::json> parse_json_text(std::string_view text, const std::
   int depth = 0;
   bool too_deep = false;
   auto cb = [&](int d, nlohmann::json::parse_event_t ev, nlohmann::json&) {
-    if (ev == nlohmann::json::parse_event_t::object_start || ev == nlohmann::json::parse_event_t::array_start) {
+    if (ev == nlohmann::json::parse_event_t::object_start ||
+        ev == nlohmann::json::parse_event_t::array_start) {
       depth = d;
       if (d > 64) too_deep = true;
     }
     return !too_deep;
   };
-  nlohmann::json j = nlohmann::json::parse(text.begin(), text.end(), cb, /*allow_exceptions=*/false);
+  nlohmann::json j =
+      nlohmann::json::parse(text.begin(), text.end(), cb, /*allow_exceptions=*/false);
   if (too_deep) return make_error(Errc::parse_error, where + ": nesting deeper than 64 levels");
   if (j.is_discarded()) {
     // Re-parse with a SAX checker to get the position of the first error.
@@ -203,28 +209,37 @@ inline Result<nlohmann::json> parse_json_text(std::string_view text, const std::
       bool end_object() override { return true; }
       bool start_array(std::size_t) override { return true; }
       bool end_array() override { return true; }
-      bool parse_error(std::size_t p, const std::string&, const nlohmann::detail::exception& ex) override {
+      bool parse_error(std::size_t p, const std::string&,
+                       const nlohmann::detail::exception& ex) override {
         pos = p;
         what = ex.what();
         return false;
       }
     } locate;
-    nlohmann::json::sax_parse(text.begin(), text.end(), &locate, nlohmann::json::input_format_t::json, false);
+    nlohmann::json::sax_parse(text.begin(), text.end(), &locate,
+                              nlohmann::json::input_format_t::json, false);
     size_t line = 1, col = 1;
     for (size_t i = 0; i + 1 < locate.pos && i < text.size(); ++i) {
-      if (text[i] == '\n') { ++line; col = 1; } else { ++col; }
+      if (text[i] == '\n') {
+        ++line;
+        col = 1;
+      } else {
+        ++col;
+      }
     }
     // Two mistakes deserve a hint: Python's json module writes NaN and Infinity, which JSON does
     // not have, and a number like 1e999 is valid syntax that no double can hold.
     std::string hint;
-    const std::string_view at = locate.pos >= 1 && locate.pos <= text.size() ? text.substr(locate.pos - 1) : "";
+    const std::string_view at =
+        locate.pos >= 1 && locate.pos <= text.size() ? text.substr(locate.pos - 1) : "";
     if (locate.what.find("number overflow") != std::string::npos) {
       hint = ": the number does not fit a double";
     } else if (at.substr(0, 3) == "NaN" || at.substr(0, 8) == "Infinity") {
       hint = ": JSON has no NaN or Infinity (write null or a number)";
     }
-    return make_error(Errc::parse_error, where + ": not valid JSON at line " + std::to_string(line) +
-                                             ", column " + std::to_string(col) + hint);
+    return make_error(Errc::parse_error, where + ": not valid JSON at line " +
+                                             std::to_string(line) + ", column " +
+                                             std::to_string(col) + hint);
   }
   (void)depth;
   return j;
@@ -236,8 +251,9 @@ inline std::optional<Error> check_schema_version(JsonReader& r, int supported) {
   if (r.error()) return r.error();
   if (v != supported) {
     return make_error(Errc::unsupported_version,
-                      r.where() + ": schema_version " + std::to_string(v) + " is not supported (this build reads " +
-                          std::to_string(supported) + "); update gpuplan or convert the file");
+                      r.where() + ": schema_version " + std::to_string(v) +
+                          " is not supported (this build reads " + std::to_string(supported) +
+                          "); update gpuplan or convert the file");
   }
   return std::nullopt;
 }

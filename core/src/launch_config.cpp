@@ -19,37 +19,49 @@ namespace gpuplan {
 namespace {
 
 struct PrecisionNames {
-  const char* accelerate;  // mixed_precision
-  const char* torch_dtype; // compute dtype, "" for fp32
-  bool pure;               // parameters stored in the 16-bit type
+  const char* accelerate;   // mixed_precision
+  const char* torch_dtype;  // compute dtype, "" for fp32
+  bool pure;                // parameters stored in the 16-bit type
 };
 
 PrecisionNames precision_names(Precision p) {
   switch (p) {
-    case Precision::fp32: return {"no", "", false};
-    case Precision::tf32: return {"no", "", false};
-    case Precision::fp16: return {"fp16", "torch.float16", true};
-    case Precision::bf16: return {"bf16", "torch.bfloat16", true};
-    case Precision::amp_fp16: return {"fp16", "torch.float16", false};
-    case Precision::amp_bf16: return {"bf16", "torch.bfloat16", false};
-    case Precision::fp8: return {"fp8", "torch.bfloat16", false};
+    case Precision::fp32:
+      return {"no", "", false};
+    case Precision::tf32:
+      return {"no", "", false};
+    case Precision::fp16:
+      return {"fp16", "torch.float16", true};
+    case Precision::bf16:
+      return {"bf16", "torch.bfloat16", true};
+    case Precision::amp_fp16:
+      return {"fp16", "torch.float16", false};
+    case Precision::amp_bf16:
+      return {"bf16", "torch.bfloat16", false};
+    case Precision::fp8:
+      return {"fp8", "torch.bfloat16", false};
   }
   return {"no", "", false};
 }
 
-const char* fsdp_strategy(int zero_stage) { return zero_stage >= 3 ? "FULL_SHARD" : "SHARD_GRAD_OP"; }
+const char* fsdp_strategy(int zero_stage) {
+  return zero_stage >= 3 ? "FULL_SHARD" : "SHARD_GRAD_OP";
+}
 
-int world_size(const LaunchInputs& in) { return in.nodes * in.gpus_per_node; }
+int world_size(const LaunchInputs& in) {
+  return in.nodes * in.gpus_per_node;
+}
 
 std::string header(const LaunchInputs& in, const char* comment) {
   char buf[512];
-  std::snprintf(buf, sizeof buf,
-                "%s gpuplan launch config: %s on %d node(s) x %d GPU(s), %s, ZeRO %d, checkpointing %s\n"
-                "%s micro-batch %lld per GPU x %lld accumulation x %d data-parallel = global batch %lld\n",
-                comment, in.model.c_str(), in.nodes, in.gpus_per_node, precision_name(in.setup.precision),
-                in.setup.zero_stage, checkpointing_name(in.setup.checkpointing), comment,
-                static_cast<long long>(in.micro_batch), static_cast<long long>(in.grad_accum_steps), in.setup.dp,
-                static_cast<long long>(in.global_batch));
+  std::snprintf(
+      buf, sizeof buf,
+      "%s gpuplan launch config: %s on %d node(s) x %d GPU(s), %s, ZeRO %d, checkpointing %s\n"
+      "%s micro-batch %lld per GPU x %lld accumulation x %d data-parallel = global batch %lld\n",
+      comment, in.model.c_str(), in.nodes, in.gpus_per_node, precision_name(in.setup.precision),
+      in.setup.zero_stage, checkpointing_name(in.setup.checkpointing), comment,
+      static_cast<long long>(in.micro_batch), static_cast<long long>(in.grad_accum_steps),
+      in.setup.dp, static_cast<long long>(in.global_batch));
   return buf;
 }
 
@@ -59,34 +71,42 @@ std::string torchrun(const LaunchInputs& in) {
   const int z = in.setup.zero_stage;
   // What the training script must set up; torchrun only starts the processes.
   if (z >= 2) {
-    s += std::string("# model = FSDP(model, sharding_strategy=ShardingStrategy.") + fsdp_strategy(z) +
-         ", auto_wrap_policy=<one unit per transformer block>";
+    s += std::string("# model = FSDP(model, sharding_strategy=ShardingStrategy.") +
+         fsdp_strategy(z) + ", auto_wrap_policy=<one unit per transformer block>";
     if (*p.torch_dtype) {
-      s += std::string(",\n#     mixed_precision=MixedPrecision(param_dtype=") + p.torch_dtype + ", reduce_dtype=" +
-           (p.pure ? p.torch_dtype : "torch.float32") + ", buffer_dtype=" + p.torch_dtype + ")";
+      s += std::string(",\n#     mixed_precision=MixedPrecision(param_dtype=") + p.torch_dtype +
+           ", reduce_dtype=" + (p.pure ? p.torch_dtype : "torch.float32") +
+           ", buffer_dtype=" + p.torch_dtype + ")";
     }
     s += ")\n";
   } else if (in.setup.dp > 1) {
     s += "# model = DistributedDataParallel(model, device_ids=[local_rank])\n";
-    if (z == 1) s += "# optimizer = ZeroRedundancyOptimizer(model.parameters(), optimizer_class=<your optimizer>)\n";
+    if (z == 1)
+      s += "# optimizer = ZeroRedundancyOptimizer(model.parameters(), optimizer_class=<your "
+           "optimizer>)\n";
   }
-  if (*p.torch_dtype && !p.pure) s += std::string("# forward under torch.autocast(\"cuda\", dtype=") + p.torch_dtype + ")\n";
+  if (*p.torch_dtype && !p.pure)
+    s += std::string("# forward under torch.autocast(\"cuda\", dtype=") + p.torch_dtype + ")\n";
   if (in.setup.precision == Precision::amp_fp16 || in.setup.precision == Precision::fp16) {
     s += "# loss scaling: torch.cuda.amp.GradScaler (ShardedGradScaler under FSDP)\n";
   }
-  if (in.setup.precision == Precision::tf32) s += "# torch.backends.cuda.matmul.allow_tf32 = True; torch.backends.cudnn.allow_tf32 = True\n";
-  if (in.setup.precision == Precision::fp8) s += "# FP8 linears: NVIDIA Transformer Engine (te.fp8_autocast)\n";
+  if (in.setup.precision == Precision::tf32)
+    s += "# torch.backends.cuda.matmul.allow_tf32 = True; torch.backends.cudnn.allow_tf32 = True\n";
+  if (in.setup.precision == Precision::fp8)
+    s += "# FP8 linears: NVIDIA Transformer Engine (te.fp8_autocast)\n";
   if (in.setup.checkpointing != Checkpointing::none) {
-    s += "# activation checkpointing: apply_activation_checkpointing(model, check_fn=<each transformer block>)\n";
+    s += "# activation checkpointing: apply_activation_checkpointing(model, check_fn=<each "
+         "transformer block>)\n";
   }
   char cmd[512];
-  std::snprintf(cmd, sizeof cmd,
-                "torchrun --nnodes=%d --nproc_per_node=%d %s train.py \\\n"
-                "  --micro-batch-size %lld --gradient-accumulation-steps %lld --global-batch-size %lld\n",
-                in.nodes, in.gpus_per_node,
-                in.nodes > 1 ? "--rdzv_backend=c10d --rdzv_endpoint=$MASTER_ADDR:29500" : "--standalone",
-                static_cast<long long>(in.micro_batch), static_cast<long long>(in.grad_accum_steps),
-                static_cast<long long>(in.global_batch));
+  std::snprintf(
+      cmd, sizeof cmd,
+      "torchrun --nnodes=%d --nproc_per_node=%d %s train.py \\\n"
+      "  --micro-batch-size %lld --gradient-accumulation-steps %lld --global-batch-size %lld\n",
+      in.nodes, in.gpus_per_node,
+      in.nodes > 1 ? "--rdzv_backend=c10d --rdzv_endpoint=$MASTER_ADDR:29500" : "--standalone",
+      static_cast<long long>(in.micro_batch), static_cast<long long>(in.grad_accum_steps),
+      static_cast<long long>(in.global_batch));
   return s + cmd;
 }
 
@@ -96,11 +116,15 @@ std::string accelerate(const LaunchInputs& in) {
   std::string s = header(in, "#");
   s += "# accelerate launch --config_file this.yaml train.py\n";
   s += "compute_environment: LOCAL_MACHINE\n";
-  const char* type = z == 1 ? "DEEPSPEED" : z >= 2 ? "FSDP" : world_size(in) > 1 ? "MULTI_GPU" : "NO";
+  const char* type = z == 1               ? "DEEPSPEED"
+                     : z >= 2             ? "FSDP"
+                     : world_size(in) > 1 ? "MULTI_GPU"
+                                          : "NO";
   s += std::string("distributed_type: ") + type + "\n";
   s += std::string("mixed_precision: ") + p.accelerate + "\n";
   if (z == 1) {
-    s += "deepspeed_config:\n  zero_stage: 1\n  gradient_accumulation_steps: " + std::to_string(in.grad_accum_steps) +
+    s += "deepspeed_config:\n  zero_stage: 1\n  gradient_accumulation_steps: " +
+         std::to_string(in.grad_accum_steps) +
          "\n  offload_optimizer_device: none\n  offload_param_device: none\n";
   } else if (z >= 2) {
     s += std::string("fsdp_config:\n  fsdp_sharding_strategy: ") + fsdp_strategy(z) +
@@ -108,11 +132,14 @@ std::string accelerate(const LaunchInputs& in) {
          "  fsdp_state_dict_type: SHARDED_STATE_DICT\n  fsdp_activation_checkpointing: " +
          (in.setup.checkpointing != Checkpointing::none ? "true" : "false") + "\n";
   }
-  if (z != 1) s += "# gradient accumulation: Accelerator(gradient_accumulation_steps=" + std::to_string(in.grad_accum_steps) + ")\n";
+  if (z != 1)
+    s += "# gradient accumulation: Accelerator(gradient_accumulation_steps=" +
+         std::to_string(in.grad_accum_steps) + ")\n";
   s += "num_machines: " + std::to_string(in.nodes) + "\n";
   s += "num_processes: " + std::to_string(world_size(in)) + "\n";
   s += "machine_rank: 0\n";
-  if (in.nodes > 1) s += "main_process_ip: MASTER_ADDR\nmain_process_port: 29500\nrdzv_backend: c10d\n";
+  if (in.nodes > 1)
+    s += "main_process_ip: MASTER_ADDR\nmain_process_port: 29500\nrdzv_backend: c10d\n";
   s += "use_cpu: false\n";
   return s;
 }
@@ -123,8 +150,10 @@ std::string deepspeed(const LaunchInputs& in) {
   j["train_batch_size"] = in.global_batch;
   j["train_micro_batch_size_per_gpu"] = in.micro_batch;
   j["gradient_accumulation_steps"] = in.grad_accum_steps;
-  j["zero_optimization"] = {{"stage", in.setup.zero_stage}, {"overlap_comm", true}, {"contiguous_gradients", true}};
-  j["bf16"] = {{"enabled", pr == Precision::bf16 || pr == Precision::amp_bf16 || pr == Precision::fp8}};
+  j["zero_optimization"] = {
+      {"stage", in.setup.zero_stage}, {"overlap_comm", true}, {"contiguous_gradients", true}};
+  j["bf16"] = {
+      {"enabled", pr == Precision::bf16 || pr == Precision::amp_bf16 || pr == Precision::fp8}};
   // loss_scale 0 selects dynamic loss scaling (DeepSpeed config-json docs, "fp16").
   j["fp16"] = {{"enabled", pr == Precision::fp16 || pr == Precision::amp_fp16}, {"loss_scale", 0}};
   j["activation_checkpointing"] = {{"partition_activations", false},
@@ -140,21 +169,26 @@ std::string deepspeed(const LaunchInputs& in) {
 
 const char* launch_format_name(LaunchFormat f) {
   switch (f) {
-    case LaunchFormat::torchrun: return "torchrun";
-    case LaunchFormat::accelerate: return "accelerate";
-    case LaunchFormat::deepspeed: return "deepspeed";
+    case LaunchFormat::torchrun:
+      return "torchrun";
+    case LaunchFormat::accelerate:
+      return "accelerate";
+    case LaunchFormat::deepspeed:
+      return "deepspeed";
   }
   return "?";
 }
 
 std::optional<LaunchFormat> parse_launch_format(const std::string& s) {
-  for (LaunchFormat f : {LaunchFormat::torchrun, LaunchFormat::accelerate, LaunchFormat::deepspeed}) {
+  for (LaunchFormat f :
+       {LaunchFormat::torchrun, LaunchFormat::accelerate, LaunchFormat::deepspeed}) {
     if (s == launch_format_name(f)) return f;
   }
   return std::nullopt;
 }
 
-LaunchInputs launch_inputs(const std::string& model, const Setup& setup, const Estimate& e, int gpus, int nodes) {
+LaunchInputs launch_inputs(const std::string& model, const Setup& setup, const Estimate& e,
+                           int gpus, int nodes) {
   LaunchInputs in;
   in.model = model;
   in.nodes = nodes;
@@ -181,25 +215,33 @@ LaunchInputs launch_inputs(const std::string& model, const Plan& plan) {
 
 Result<std::string> emit_launch_config(const LaunchInputs& in, LaunchFormat format) {
   const Setup& s = in.setup;
-  if (s.mode != Mode::train) return make_error(Errc::invalid_argument, "--emit: launch configs are for training runs (--mode train)");
+  if (s.mode != Mode::train)
+    return make_error(Errc::invalid_argument,
+                      "--emit: launch configs are for training runs (--mode train)");
   if (s.tp > 1 || s.pp > 1) {
     return make_error(Errc::invalid_argument,
-                      "--emit: this plan uses tensor parallel " + std::to_string(s.tp) + " and pipeline " +
-                          std::to_string(s.pp) + "; torchrun/accelerate/DeepSpeed configs express data parallelism "
+                      "--emit: this plan uses tensor parallel " + std::to_string(s.tp) +
+                          " and pipeline " + std::to_string(s.pp) +
+                          "; torchrun/accelerate/DeepSpeed configs express data parallelism "
                           "with ZeRO/FSDP only (use --tp 1 --pp 1, or Megatron-LM for this plan)");
   }
   if (in.micro_batch < 1 || in.grad_accum_steps < 1 ||
-      in.micro_batch * in.grad_accum_steps * s.dp != in.global_batch || s.dp != in.nodes * in.gpus_per_node) {
+      in.micro_batch * in.grad_accum_steps * s.dp != in.global_batch ||
+      s.dp != in.nodes * in.gpus_per_node) {
     return make_error(Errc::invalid_argument,
                       "--emit: micro-batch " + std::to_string(in.micro_batch) + " x accumulation " +
-                          std::to_string(in.grad_accum_steps) + " x data-parallel " + std::to_string(s.dp) +
-                          " must equal the global batch " + std::to_string(in.global_batch) + " on " +
+                          std::to_string(in.grad_accum_steps) + " x data-parallel " +
+                          std::to_string(s.dp) + " must equal the global batch " +
+                          std::to_string(in.global_batch) + " on " +
                           std::to_string(in.nodes * in.gpus_per_node) + " GPUs");
   }
   switch (format) {
-    case LaunchFormat::torchrun: return torchrun(in);
-    case LaunchFormat::accelerate: return accelerate(in);
-    case LaunchFormat::deepspeed: return deepspeed(in);
+    case LaunchFormat::torchrun:
+      return torchrun(in);
+    case LaunchFormat::accelerate:
+      return accelerate(in);
+    case LaunchFormat::deepspeed:
+      return deepspeed(in);
   }
   return make_error(Errc::invalid_argument, "--emit: unknown format");
 }

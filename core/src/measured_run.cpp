@@ -1,4 +1,5 @@
-// Measured model runs (gpuplan-measure payloads) and measured-vs-predicted (see gpuplan/measured_run.h).
+// Measured model runs (gpuplan-measure payloads) and measured-vs-predicted (see
+// gpuplan/measured_run.h).
 #include "gpuplan/measured_run.h"
 
 #include <cmath>
@@ -13,7 +14,8 @@ using nlohmann::json;
 using ojson = nlohmann::ordered_json;
 
 constexpr size_t kMaxPayloadBytes = 1024 * 1024;
-constexpr size_t kMaxKindProbeBytes = 8 * 1024 * 1024;  // kMaxProbeFileBytes: any payload of the family
+constexpr size_t kMaxKindProbeBytes =
+    8 * 1024 * 1024;  // kMaxProbeFileBytes: any payload of the family
 constexpr int64_t kMaxBytes = int64_t(1) << 56;
 constexpr double kMaxStepS = 1e6;
 
@@ -25,7 +27,8 @@ const json* nullable(JsonReader& r, const char* key) {
 std::optional<std::string> opt_string(JsonReader& r, const char* key) {
   const json* v = nullable(r, key);
   if (!v) return std::nullopt;
-  if (!v->is_string()) r.fail(r.name(key) + ": expected a string or null, got " + JsonReader::type_of(*v));
+  if (!v->is_string())
+    r.fail(r.name(key) + ": expected a string or null, got " + JsonReader::type_of(*v));
   return v->is_string() ? std::optional<std::string>(v->get<std::string>()) : std::nullopt;
 }
 std::optional<int64_t> opt_integer(JsonReader& r, const char* key, int64_t max) {
@@ -47,7 +50,8 @@ std::vector<std::string> strings(JsonReader& r, const char* key) {
     }
     out.push_back((*a)[i].get<std::string>());
   }
-  if (!a->is_array()) r.fail(std::string(key) + ": expected an array of strings, got " + JsonReader::type_of(*a));
+  if (!a->is_array())
+    r.fail(std::string(key) + ": expected an array of strings, got " + JsonReader::type_of(*a));
   return out;
 }
 
@@ -95,7 +99,8 @@ void read_timing(JsonReader& parent, const std::string& where, MeasuredRun& m) {
     m.step.mean_s = t.number("mean", std::nullopt, 0, kMaxStepS);
     m.step.min_s = t.number("min", std::nullopt, 0, kMaxStepS);
     m.step.max_s = t.number("max", std::nullopt, 0, kMaxStepS);
-    if (!t.error() && !(m.step.min_s <= m.step.median_s && m.step.median_s <= m.step.max_s && m.step.median_s > 0)) {
+    if (!t.error() && !(m.step.min_s <= m.step.median_s && m.step.median_s <= m.step.max_s &&
+                        m.step.median_s > 0)) {
       t.fail("timing.step_s: expected 0 < min <= median <= max");
     }
     if (auto e = t.finish()) r.fail_with(*e);
@@ -112,7 +117,8 @@ void read_memory(JsonReader& parent, const std::string& where, MeasuredRun& m) {
   m.peak_reserved_bytes = opt_integer(r, "peak_reserved_bytes", kMaxBytes);
   m.memory_absent_reason = opt_string(r, "absent_reason");
   // Absent memory figures must say why, so a CPU run cannot be read as "used no memory".
-  if (!r.error() && (!m.peak_allocated_bytes || !m.peak_reserved_bytes) && !m.memory_absent_reason) {
+  if (!r.error() && (!m.peak_allocated_bytes || !m.peak_reserved_bytes) &&
+      !m.memory_absent_reason) {
     r.fail("memory.absent_reason: required when a peak is null (say why it was not measured)");
   }
   if (auto e = r.finish()) parent.fail_with(*e);
@@ -136,7 +142,8 @@ Result<MeasuredRun> parse_measured_payload(std::string_view payload, const std::
   if (auto e = check_schema_version(r, kMeasuredSchemaVersion)) return *e;
   MeasuredRun m;
   const std::string kind = r.string("kind", std::nullopt);
-  if (!r.error() && kind != kMeasuredKind) r.fail("kind: '" + kind + "' is not '" + kMeasuredKind + "'");
+  if (!r.error() && kind != kMeasuredKind)
+    r.fail("kind: '" + kind + "' is not '" + kMeasuredKind + "'");
   if (const json* tool = r.object("tool", true)) {
     JsonReader t(*tool, where, "tool");
     m.tool_name = t.string("name", std::nullopt);
@@ -170,8 +177,8 @@ bool names_gpu(const std::string& device, const Gpu& gpu) {
 
 }  // namespace
 
-MeasuredComparison compare_measured(const MeasuredRun& run, const StepTime& predicted, const Gpu& gpu,
-                                    int64_t global_batch, int gpus) {
+MeasuredComparison compare_measured(const MeasuredRun& run, const StepTime& predicted,
+                                    const Gpu& gpu, int64_t global_batch, int gpus) {
   MeasuredComparison c;
   c.measured_step_s = run.step.median_s;
   c.predicted_step_s = predicted.step_s;
@@ -182,27 +189,32 @@ MeasuredComparison compare_measured(const MeasuredRun& run, const StepTime& pred
     c.error = (c.predicted_samples_per_s - *c.measured_samples_per_s) / *c.measured_samples_per_s;
   } else {
     c.error = (c.predicted_step_s - c.measured_step_s) / c.measured_step_s;
-    c.notes.push_back("the run did not record its batch, so step times are compared (give the batch to gpuplan-measure)");
+    c.notes.push_back(
+        "the run did not record its batch, so step times are compared (give the batch to "
+        "gpuplan-measure)");
   }
   if (run.device_type != "cuda") {
-    c.notes.push_back("measured on the CPU (" + run.device_name + "), not on a GPU: the figures are not comparable");
+    c.notes.push_back("measured on the CPU (" + run.device_name +
+                      "), not on a GPU: the figures are not comparable");
   } else if (!names_gpu(run.device_name, gpu)) {
     c.notes.push_back("measured on " + run.device_name + ", predicted for " + gpu.name);
   }
   if (run.world_size != gpus) {
-    c.notes.push_back("measured with " + std::to_string(run.world_size) + " process(es), predicted for " +
-                      std::to_string(gpus) + " GPU(s)");
+    c.notes.push_back("measured with " + std::to_string(run.world_size) +
+                      " process(es), predicted for " + std::to_string(gpus) + " GPU(s)");
   }
   if (run.batch_per_step && *run.batch_per_step * run.world_size != global_batch) {
-    c.notes.push_back("measured batch " + std::to_string(*run.batch_per_step * run.world_size) + " per step, predicted " +
-                      std::to_string(global_batch));
+    c.notes.push_back("measured batch " + std::to_string(*run.batch_per_step * run.world_size) +
+                      " per step, predicted " + std::to_string(global_batch));
   }
   return c;
 }
 
 namespace {
 
-std::string opt_text(const std::optional<std::string>& s) { return s ? *s : "not seen"; }
+std::string opt_text(const std::optional<std::string>& s) {
+  return s ? *s : "not seen";
+}
 
 std::string bytes_text(const std::optional<int64_t>& b) {
   if (!b) return "not measured";
@@ -216,33 +228,40 @@ std::string bytes_text(const std::optional<int64_t>& b) {
 std::string measured_run_to_text(const MeasuredRun& m) {
   char buf[512];
   std::string s;
-  std::snprintf(buf, sizeof buf, "  measured:   %s .. %s by %s %s (a model run)\n", m.started_utc.c_str(),
-                m.finished_utc.c_str(), m.tool_name.c_str(), m.tool_version.c_str());
+  std::snprintf(buf, sizeof buf, "  measured:   %s .. %s by %s %s (a model run)\n",
+                m.started_utc.c_str(), m.finished_utc.c_str(), m.tool_name.c_str(),
+                m.tool_version.c_str());
   s += buf;
   if (m.device_type == "cuda") {
-    std::snprintf(buf, sizeof buf, "  device:     %lld x %s, driver %s, CUDA %s\n", static_cast<long long>(m.device_count),
-                  m.device_name.c_str(), opt_text(m.driver_version).c_str(), opt_text(m.cuda_runtime).c_str());
+    std::snprintf(buf, sizeof buf, "  device:     %lld x %s, driver %s, CUDA %s\n",
+                  static_cast<long long>(m.device_count), m.device_name.c_str(),
+                  opt_text(m.driver_version).c_str(), opt_text(m.cuda_runtime).c_str());
   } else {
-    std::snprintf(buf, sizeof buf, "  device:     CPU (%s, %lld logical CPUs): no GPU was used\n", m.device_name.c_str(),
-                  static_cast<long long>(m.device_count));
+    std::snprintf(buf, sizeof buf, "  device:     CPU (%s, %lld logical CPUs): no GPU was used\n",
+                  m.device_name.c_str(), static_cast<long long>(m.device_count));
   }
   s += buf;
-  std::snprintf(buf, sizeof buf, "  setup:      world size %lld, batch per step %s, %s parameters in %s, autocast %s\n",
-                static_cast<long long>(m.world_size),
-                m.batch_per_step ? std::to_string(*m.batch_per_step).c_str() : "not seen",
-                m.parameters ? std::to_string(*m.parameters).c_str() : "unknown", m.param_dtype.c_str(),
-                m.autocast_dtype ? m.autocast_dtype->c_str() : "none seen");
+  std::snprintf(
+      buf, sizeof buf,
+      "  setup:      world size %lld, batch per step %s, %s parameters in %s, autocast %s\n",
+      static_cast<long long>(m.world_size),
+      m.batch_per_step ? std::to_string(*m.batch_per_step).c_str() : "not seen",
+      m.parameters ? std::to_string(*m.parameters).c_str() : "unknown", m.param_dtype.c_str(),
+      m.autocast_dtype ? m.autocast_dtype->c_str() : "none seen");
   s += buf;
-  std::snprintf(buf, sizeof buf, "  step time:  median %.4g s (min %.4g, max %.4g) over %lld steps after %lld warm-up%s\n",
-                m.step.median_s, m.step.min_s, m.step.max_s, static_cast<long long>(m.steps),
-                static_cast<long long>(m.warmup_steps), m.cuda_synchronised ? ", CUDA-synchronised" : "");
+  std::snprintf(
+      buf, sizeof buf,
+      "  step time:  median %.4g s (min %.4g, max %.4g) over %lld steps after %lld warm-up%s\n",
+      m.step.median_s, m.step.min_s, m.step.max_s, static_cast<long long>(m.steps),
+      static_cast<long long>(m.warmup_steps), m.cuda_synchronised ? ", CUDA-synchronised" : "");
   s += buf;
   if (m.samples_per_s) {
     std::snprintf(buf, sizeof buf, "  throughput: %.1f samples/s\n", *m.samples_per_s);
     s += buf;
   }
   s += "  memory:     peak allocated " + bytes_text(m.peak_allocated_bytes) + ", reserved " +
-       bytes_text(m.peak_reserved_bytes) + (m.memory_absent_reason ? " (" + *m.memory_absent_reason + ")" : "") + "\n";
+       bytes_text(m.peak_reserved_bytes) +
+       (m.memory_absent_reason ? " (" + *m.memory_absent_reason + ")" : "") + "\n";
   for (const auto& w : m.warnings) s += "  warning:    " + w + "\n";
   return s;
 }
@@ -254,8 +273,11 @@ std::string measured_run_to_json(const MeasuredRun& m, int indent) {
   j["tool"] = m.tool_name + " " + m.tool_version;
   j["started_utc"] = m.started_utc;
   j["finished_utc"] = m.finished_utc;
-  j["device"] = {{"type", m.device_type}, {"name", m.device_name}, {"count", m.device_count},
-                 {"memory_bytes", opt(m.device_memory_bytes)}, {"driver_version", opt(m.driver_version)}};
+  j["device"] = {{"type", m.device_type},
+                 {"name", m.device_name},
+                 {"count", m.device_count},
+                 {"memory_bytes", opt(m.device_memory_bytes)},
+                 {"driver_version", opt(m.driver_version)}};
   j["world_size"] = m.world_size;
   j["batch_per_step"] = opt(m.batch_per_step);
   j["param_dtype"] = m.param_dtype;
@@ -263,7 +285,10 @@ std::string measured_run_to_json(const MeasuredRun& m, int indent) {
   j["cuda_synchronised"] = m.cuda_synchronised;
   j["warmup_steps"] = m.warmup_steps;
   j["steps"] = m.steps;
-  j["step_s"] = {{"median", m.step.median_s}, {"mean", m.step.mean_s}, {"min", m.step.min_s}, {"max", m.step.max_s}};
+  j["step_s"] = {{"median", m.step.median_s},
+                 {"mean", m.step.mean_s},
+                 {"min", m.step.min_s},
+                 {"max", m.step.max_s}};
   j["samples_per_s"] = opt(m.samples_per_s);
   j["peak_allocated_bytes"] = opt(m.peak_allocated_bytes);
   j["peak_reserved_bytes"] = opt(m.peak_reserved_bytes);
@@ -274,11 +299,12 @@ std::string measured_run_to_json(const MeasuredRun& m, int indent) {
 
 std::string measured_comparison_to_text(const MeasuredComparison& c) {
   char buf[256];
-  std::snprintf(buf, sizeof buf, "  step time:  measured %.4g s, predicted %.4g s\n", c.measured_step_s, c.predicted_step_s);
+  std::snprintf(buf, sizeof buf, "  step time:  measured %.4g s, predicted %.4g s\n",
+                c.measured_step_s, c.predicted_step_s);
   std::string s = buf;
   if (c.measured_samples_per_s) {
-    std::snprintf(buf, sizeof buf, "  samples/s:  measured %.1f, predicted %.1f\n", *c.measured_samples_per_s,
-                  c.predicted_samples_per_s);
+    std::snprintf(buf, sizeof buf, "  samples/s:  measured %.1f, predicted %.1f\n",
+                  *c.measured_samples_per_s, c.predicted_samples_per_s);
     s += buf;
   }
   std::snprintf(buf, sizeof buf, "  difference: %+.1f%% (predicted vs measured)\n", c.error * 100);
@@ -291,7 +317,8 @@ std::string measured_comparison_to_json(const MeasuredComparison& c, int indent)
   ojson j;
   j["measured_step_s"] = c.measured_step_s;
   j["predicted_step_s"] = c.predicted_step_s;
-  j["measured_samples_per_s"] = c.measured_samples_per_s ? ojson(*c.measured_samples_per_s) : ojson(nullptr);
+  j["measured_samples_per_s"] =
+      c.measured_samples_per_s ? ojson(*c.measured_samples_per_s) : ojson(nullptr);
   j["predicted_samples_per_s"] = c.predicted_samples_per_s;
   j["error"] = c.error;
   j["notes"] = c.notes;

@@ -28,11 +28,13 @@ std::optional<Error> validate_transformer(const TransformerSpec& s, const std::s
   if (s.heads <= 0) return bad("heads", "must be > 0");
   if (s.ffn_hidden <= 0) return bad("ffn_hidden", "must be > 0");
   if (s.head_dim == 0 && s.hidden % s.heads != 0) {
-    return bad("heads", "(" + std::to_string(s.heads) + ") must divide hidden (" + std::to_string(s.hidden) + ")");
+    return bad("heads", "(" + std::to_string(s.heads) + ") must divide hidden (" +
+                            std::to_string(s.hidden) + ")");
   }
   if (s.kv_heads < 0 || s.kv_heads > s.heads) return bad("kv_heads", "must be between 1 and heads");
   if (s.kv_heads > 0 && s.heads % s.kv_heads != 0) {
-    return bad("kv_heads", "(" + std::to_string(s.kv_heads) + ") must divide heads (" + std::to_string(s.heads) + ")");
+    return bad("kv_heads", "(" + std::to_string(s.kv_heads) + ") must divide heads (" +
+                               std::to_string(s.heads) + ")");
   }
   if (s.is_moe() && (s.experts_per_token < 1 || s.experts_per_token > s.experts)) {
     return bad("experts_per_token", "must be between 1 and experts");
@@ -47,23 +49,27 @@ std::optional<Error> validate_transformer(const TransformerSpec& s, const std::s
   if (s.positions == PositionKind::learned && !s.is_vision() && s.max_positions <= 0) {
     return bad("max_positions", "must be > 0 with learned positions");
   }
-  if (s.head == HeadKind::classifier && s.num_classes <= 0) return bad("num_classes", "must be > 0 for a classifier head");
+  if (s.head == HeadKind::classifier && s.num_classes <= 0)
+    return bad("num_classes", "must be > 0 for a classifier head");
   if (s.is_adaptive() && s.adaptive_cutoffs.back() >= s.vocab) {
     return bad("adaptive_cutoffs", "must all be below vocab (" + std::to_string(s.vocab) + ")");
   }
-  if (s.memory_len > 0 && s.is_vision()) return bad("memory_len", "applies to language models only");
+  if (s.memory_len > 0 && s.is_vision())
+    return bad("memory_len", "applies to language models only");
   // Parameter counts are int64 sums of rows x cols x count: bound what the fields imply (counted
   // in double here) far above any real model, so those sums cannot overflow.
   double params = 0;
   for (const auto& t : transformer_parameters(s)) {
-    params += static_cast<double>(t.rows) * static_cast<double>(t.cols) * static_cast<double>(t.count);
+    params +=
+        static_cast<double>(t.rows) * static_cast<double>(t.cols) * static_cast<double>(t.count);
   }
   if (params > kMaxParams) {
     char count[32];
     std::snprintf(count, sizeof count, "%.3g", params);
-    return make_error(Errc::invalid_argument, where + ": " + count +
-                                                  " parameters is more than the 1e14 gpuplan models "
-                                                  "(check layers, hidden, ffn_hidden, vocab and experts)");
+    return make_error(Errc::invalid_argument,
+                      where + ": " + count +
+                          " parameters is more than the 1e14 gpuplan models "
+                          "(check layers, hidden, ffn_hidden, vocab and experts)");
   }
   return std::nullopt;
 }
@@ -89,10 +95,13 @@ void read_transformer(JsonReader& r, TransformerSpec& s) {
   if (const nlohmann::json* c = r.value("adaptive_cutoffs", false)) {
     bool ok = c->is_array() && !c->empty();
     for (size_t i = 0; ok && i < c->size(); ++i) {
-      ok = (*c)[i].is_number_integer() && (*c)[i].get<int64_t>() > (i ? (*c)[i - 1].get<int64_t>() : 0);
+      ok = (*c)[i].is_number_integer() &&
+           (*c)[i].get<int64_t>() > (i ? (*c)[i - 1].get<int64_t>() : 0);
       if (ok) s.adaptive_cutoffs.push_back((*c)[i].get<int64_t>());
     }
-    if (!ok) r.fail("adaptive_cutoffs: expected increasing positive integers, e.g. [19997, 39997, 199997]");
+    if (!ok)
+      r.fail(
+          "adaptive_cutoffs: expected increasing positive integers, e.g. [19997, 39997, 199997]");
   }
   s.adaptive_div = r.integer("adaptive_div", 1, 1, 64);
   s.token_types = r.integer("token_types", 0, 0, kMaxDim);
@@ -147,7 +156,10 @@ Result<Model> parse_model_json(std::string_view text, const std::string& where) 
       r.fail("aliases: expected an array of strings");
     } else {
       for (const auto& a : *al) {
-        if (!a.is_string()) { r.fail("aliases: expected an array of strings"); break; }
+        if (!a.is_string()) {
+          r.fail("aliases: expected an array of strings");
+          break;
+        }
         m.aliases.push_back(a.get<std::string>());
       }
     }
@@ -183,7 +195,8 @@ Result<Model> parse_model_json(std::string_view text, const std::string& where) 
   if (auto err = r.finish()) return *err;
   if (m.kind == ModelKind::transformer) {
     if (auto err = validate_transformer(m.transformer, where + ": transformer")) return *err;
-    if (m.transformer.is_vision() && m.default_resolution == 0) m.default_resolution = m.transformer.image_size;
+    if (m.transformer.is_vision() && m.default_resolution == 0)
+      m.default_resolution = m.transformer.image_size;
   } else if (m.default_resolution > 0) {
     // Checks the graph at its own default size, and keeps the result for estimates.
     auto costs = analyze_graph(m.graph, m.default_resolution, m.default_resolution);
@@ -195,7 +208,8 @@ Result<Model> parse_model_json(std::string_view text, const std::string& where) 
 
 Result<const GraphCosts*> model_graph_costs(const Model& model, int64_t resolution,
                                             std::optional<GraphCosts>& storage) {
-  if (model.default_graph_costs && resolution == model.default_resolution) return &*model.default_graph_costs;
+  if (model.default_graph_costs && resolution == model.default_resolution)
+    return &*model.default_graph_costs;
   auto costs = analyze_graph(model.graph, resolution, resolution);
   if (!costs.ok()) return costs.error();
   storage = std::move(costs).value();
@@ -218,10 +232,12 @@ std::optional<Error> add_unique(std::vector<T>& items, Result<T> parsed, const D
                                 const std::string& stem, const char* kind) {
   if (!parsed.ok()) return parsed.error();
   if (parsed.value().id != stem) {
-    return make_error(Errc::schema_error, f.path + ": id '" + parsed.value().id + "' does not match the file name");
+    return make_error(Errc::schema_error,
+                      f.path + ": id '" + parsed.value().id + "' does not match the file name");
   }
   if (find_by_id(items, parsed.value().id)) {
-    return make_error(Errc::schema_error, f.path + ": duplicate " + std::string(kind) + " id '" + parsed.value().id + "'");
+    return make_error(Errc::schema_error, f.path + ": duplicate " + std::string(kind) + " id '" +
+                                              parsed.value().id + "'");
   }
   items.push_back(std::move(parsed).value());
   return std::nullopt;
@@ -236,7 +252,8 @@ namespace {
 std::string folded(std::string_view s) {
   std::string out;
   for (char c : s) {
-    if (std::isalnum(static_cast<unsigned char>(c))) out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (std::isalnum(static_cast<unsigned char>(c)))
+      out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   }
   return out;
 }
@@ -253,7 +270,8 @@ std::vector<std::string> words(std::string_view s) {
     }
   }
   if (out.back().empty()) out.pop_back();
-  out.erase(std::remove_if(out.begin(), out.end(), [](const std::string& w) { return w == "nvidia" || w == "tesla"; }),
+  out.erase(std::remove_if(out.begin(), out.end(),
+                           [](const std::string& w) { return w == "nvidia" || w == "tesla"; }),
             out.end());
   std::sort(out.begin(), out.end());
   return out;
@@ -321,15 +339,27 @@ std::string similar(const std::vector<T>& items, std::string_view name) {
 
 }  // namespace
 
-std::string Catalog::similar_gpus(std::string_view name) const { return similar(gpus, name); }
-std::string Catalog::similar_models(std::string_view name) const { return similar(models, name); }
+std::string Catalog::similar_gpus(std::string_view name) const {
+  return similar(gpus, name);
+}
+std::string Catalog::similar_models(std::string_view name) const {
+  return similar(models, name);
+}
 
-const Model* Catalog::find_model(std::string_view id_or_alias) const { return find_named(models, id_or_alias, false); }
+const Model* Catalog::find_model(std::string_view id_or_alias) const {
+  return find_named(models, id_or_alias, false);
+}
 
-const Gpu* Catalog::find_gpu(std::string_view id_or_alias) const { return find_named(gpus, id_or_alias, true); }
+const Gpu* Catalog::find_gpu(std::string_view id_or_alias) const {
+  return find_named(gpus, id_or_alias, true);
+}
 
-const Instance* Catalog::find_instance(std::string_view id) const { return find_by_id(instances, id); }
-const Provider* Catalog::find_provider(std::string_view id) const { return find_by_id(providers, id); }
+const Instance* Catalog::find_instance(std::string_view id) const {
+  return find_by_id(instances, id);
+}
+const Provider* Catalog::find_provider(std::string_view id) const {
+  return find_by_id(providers, id);
+}
 
 std::optional<Error> check_efficiencies(const Efficiencies& e, const std::string& where) {
   const std::pair<const char*, double> required[] = {
@@ -348,8 +378,9 @@ std::optional<Error> check_efficiencies(const Efficiencies& e, const std::string
       {"gemm_tile_cols", e.gemm_tile_cols}};
   for (const auto& [key, value] : required) {
     if (!(value > 0)) {
-      return make_error(Errc::schema_error, where + ": assumptions." + key +
-                                                ": missing or null (the time model has no other source for it)");
+      return make_error(Errc::schema_error,
+                        where + ": assumptions." + key +
+                            ": missing or null (the time model has no other source for it)");
     }
   }
   return std::nullopt;
@@ -389,8 +420,11 @@ Result<Catalog> load_catalog(const std::vector<DataFile>& files) {
     } else if (dir == "published") {
       continue;  // published measurements: read by load_published (gpuplan/published.h)
     } else {
-      return make_error(Errc::schema_error, f.path + ": not a known catalog file (models/, gpus/, instances/, "
-                                                     "providers/, benchmarks/, published/, pricing_rules.json, assumptions.json or accuracy.json)");
+      return make_error(Errc::schema_error,
+                        f.path +
+                            ": not a known catalog file (models/, gpus/, instances/, "
+                            "providers/, benchmarks/, published/, pricing_rules.json, "
+                            "assumptions.json or accuracy.json)");
     }
     if (err) return *err;
   }
@@ -402,12 +436,14 @@ Result<Catalog> load_catalog(const std::vector<DataFile>& files) {
     }
     const Provider* p = c.find_provider(in.provider);
     if (!p && !c.providers.empty()) {
-      return make_error(Errc::schema_error, where + ": provider '" + in.provider + "' is not in data/providers");
+      return make_error(Errc::schema_error,
+                        where + ": provider '" + in.provider + "' is not in data/providers");
     }
     for (const auto& price : in.prices) {
       if (p && !p->find_region(price.region)) {
         return make_error(Errc::schema_error, where + ": price region '" + price.region +
-                                                  "' is not a region of provider '" + in.provider + "'");
+                                                  "' is not a region of provider '" + in.provider +
+                                                  "'");
       }
       if (price.date > c.prices_as_of) c.prices_as_of = price.date;
     }
@@ -417,7 +453,8 @@ Result<Catalog> load_catalog(const std::vector<DataFile>& files) {
     if (auto err = parse_assumptions_json(assumptions->text, assumptions->path, c)) return *err;
   }
   if (!c.instances.empty() && !have_rules) {
-    return make_error(Errc::schema_error, "pricing_rules.json: missing (instances need pricing rules)");
+    return make_error(Errc::schema_error,
+                      "pricing_rules.json: missing (instances need pricing rules)");
   }
   attach_pricing_offers(c);
   // The time model has no built-in efficiencies: GPUs need data/assumptions.json's.

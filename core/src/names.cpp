@@ -74,36 +74,74 @@ constexpr std::array<std::pair<Attention, const char*>, 3> kAttention{{
 
 const char* errc_name(Errc code) {
   switch (code) {
-    case Errc::invalid_argument: return "invalid_argument";
-    case Errc::parse_error: return "parse_error";
-    case Errc::schema_error: return "schema_error";
-    case Errc::unsupported_version: return "unsupported_version";
-    case Errc::not_found: return "not_found";
-    case Errc::too_large: return "too_large";
-    case Errc::does_not_fit: return "does_not_fit";
-    case Errc::signature_invalid: return "signature_invalid";
+    case Errc::invalid_argument:
+      return "invalid_argument";
+    case Errc::parse_error:
+      return "parse_error";
+    case Errc::schema_error:
+      return "schema_error";
+    case Errc::unsupported_version:
+      return "unsupported_version";
+    case Errc::not_found:
+      return "not_found";
+    case Errc::too_large:
+      return "too_large";
+    case Errc::does_not_fit:
+      return "does_not_fit";
+    case Errc::signature_invalid:
+      return "signature_invalid";
   }
   return "unknown";
 }
 
-const char* precision_name(Precision p) { return name_of(kPrecisions, p); }
-const char* optimizer_name(Optimizer o) { return name_of(kOptimizers, o); }
-const char* checkpointing_name(Checkpointing c) { return name_of(kCheckpointing, c); }
-const char* mode_name(Mode m) { return name_of(kModes, m); }
-const char* attention_name(Attention a) { return name_of(kAttention, a); }
-const char* memory_format_name(MemoryFormat f) { return name_of(kMemoryFormats, f); }
-std::optional<Precision> parse_precision(const std::string& s) { return parse_of(kPrecisions, s); }
-std::optional<Optimizer> parse_optimizer(const std::string& s) { return parse_of(kOptimizers, s); }
+const char* precision_name(Precision p) {
+  return name_of(kPrecisions, p);
+}
+const char* optimizer_name(Optimizer o) {
+  return name_of(kOptimizers, o);
+}
+const char* checkpointing_name(Checkpointing c) {
+  return name_of(kCheckpointing, c);
+}
+const char* mode_name(Mode m) {
+  return name_of(kModes, m);
+}
+const char* attention_name(Attention a) {
+  return name_of(kAttention, a);
+}
+const char* memory_format_name(MemoryFormat f) {
+  return name_of(kMemoryFormats, f);
+}
+std::optional<Precision> parse_precision(const std::string& s) {
+  return parse_of(kPrecisions, s);
+}
+std::optional<Optimizer> parse_optimizer(const std::string& s) {
+  return parse_of(kOptimizers, s);
+}
 std::optional<Checkpointing> parse_checkpointing(const std::string& s) {
   return parse_of(kCheckpointing, s);
 }
-std::optional<Mode> parse_mode(const std::string& s) { return parse_of(kModes, s); }
-std::optional<Attention> parse_attention(const std::string& s) { return parse_of(kAttention, s); }
-std::optional<MemoryFormat> parse_memory_format(const std::string& s) { return parse_of(kMemoryFormats, s); }
-const char* grad_reduce_name(GradReduce g) { return name_of(kGradReduce, g); }
-std::optional<GradReduce> parse_grad_reduce(const std::string& s) { return parse_of(kGradReduce, s); }
+std::optional<Mode> parse_mode(const std::string& s) {
+  return parse_of(kModes, s);
+}
+std::optional<Attention> parse_attention(const std::string& s) {
+  return parse_of(kAttention, s);
+}
+std::optional<MemoryFormat> parse_memory_format(const std::string& s) {
+  return parse_of(kMemoryFormats, s);
+}
+const char* grad_reduce_name(GradReduce g) {
+  return name_of(kGradReduce, g);
+}
+std::optional<GradReduce> parse_grad_reduce(const std::string& s) {
+  return parse_of(kGradReduce, s);
+}
 
-bool is_autocast(Precision p) { return p == Precision::amp_fp16 || p == Precision::amp_bf16; }
-bool is_mixed(Precision p) { return p == Precision::mixed_fp16 || p == Precision::mixed_bf16; }
+bool is_autocast(Precision p) {
+  return p == Precision::amp_fp16 || p == Precision::amp_bf16;
+}
+bool is_mixed(Precision p) {
+  return p == Precision::mixed_fp16 || p == Precision::mixed_bf16;
+}
 
 }  // namespace gpuplan

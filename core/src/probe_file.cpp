@@ -47,9 +47,11 @@ void require_type(JsonReader& r, const char* key, std::initializer_list<const ch
   const json* v = r.value(key, true);
   if (!v) return;
   for (const char* t : types) {
-    if ((!std::strcmp(t, "object") && v->is_object()) || (!std::strcmp(t, "array") && v->is_array()) ||
-        (!std::strcmp(t, "null") && v->is_null()) || (!std::strcmp(t, "string") && v->is_string()) ||
-        (!std::strcmp(t, "integer") && v->is_number_integer()) || (!std::strcmp(t, "number") && v->is_number())) {
+    if ((!std::strcmp(t, "object") && v->is_object()) ||
+        (!std::strcmp(t, "array") && v->is_array()) || (!std::strcmp(t, "null") && v->is_null()) ||
+        (!std::strcmp(t, "string") && v->is_string()) ||
+        (!std::strcmp(t, "integer") && v->is_number_integer()) ||
+        (!std::strcmp(t, "number") && v->is_number())) {
       return;
     }
   }
@@ -80,7 +82,9 @@ ProbeSummary read_summary(const json& j, const std::string& where, JsonReader& p
     m.bf16 = nullable_number(gr, "bf16", kMaxRate);
     m.fp8 = nullable_number(gr, "fp8", kMaxRate);
     for (const char* k : {"fp64", "fp32", "tf32", "fp16", "bf16", "fp8"}) {
-      if (!gr.error() && !g->contains(k)) gr.fail("summary.gemm_flop_per_s." + std::string(k) + ": missing required field (use null when not measured)");
+      if (!gr.error() && !g->contains(k))
+        gr.fail("summary.gemm_flop_per_s." + std::string(k) +
+                ": missing required field (use null when not measured)");
     }
     if (auto e = gr.finish()) r.fail_with(*e);
   }
@@ -94,7 +98,8 @@ ProbeSummary read_summary(const json& j, const std::string& where, JsonReader& p
   };
   for (const auto& [key, out] : rates) {
     if (!r.error() && !j.contains(key)) {
-      r.fail("summary." + std::string(key) + ": missing required field (use null when not measured)");
+      r.fail("summary." + std::string(key) +
+             ": missing required field (use null when not measured)");
     }
     *out = nullable_number(r, key, kMaxRate);
   }
@@ -103,7 +108,8 @@ ProbeSummary read_summary(const json& j, const std::string& where, JsonReader& p
   return s;
 }
 
-void read_results(const json& results, const std::string& where, ProbePayload& p, JsonReader& parent) {
+void read_results(const json& results, const std::string& where, ProbePayload& p,
+                  JsonReader& parent) {
   for (size_t i = 0; i < results.size() && !parent.error(); ++i) {
     const std::string path = "results[" + std::to_string(i) + "]";
     JsonReader r(results[i], where, path);
@@ -130,9 +136,12 @@ void read_results(const json& results, const std::string& where, ProbePayload& p
 
 const char* probe_signature_name(ProbeSignature s) {
   switch (s) {
-    case ProbeSignature::valid: return "valid";
-    case ProbeSignature::invalid: return "invalid";
-    case ProbeSignature::unsigned_file: return "unsigned";
+    case ProbeSignature::valid:
+      return "valid";
+    case ProbeSignature::invalid:
+      return "invalid";
+    case ProbeSignature::unsigned_file:
+      return "unsigned";
   }
   return "?";
 }
@@ -209,7 +218,8 @@ Result<ProbePayload> parse_probe_payload(std::string_view payload, const std::st
   require_type(r, "gpus", {"array"});
   if (const json* nodes = r.value("nodes", true)) {
     if (!nodes->is_array() || nodes->empty()) {
-      r.fail("nodes: expected a non-empty array (one entry per node), got " + JsonReader::type_of(*nodes));
+      r.fail("nodes: expected a non-empty array (one entry per node), got " +
+             JsonReader::type_of(*nodes));
     } else {
       nodes_listed = static_cast<int64_t>(nodes->size());
     }
@@ -238,7 +248,8 @@ Result<ProbePayload> parse_probe_payload(std::string_view payload, const std::st
     }
   }
   if (const json* warnings = r.value("warnings", true)) {
-    if (!warnings->is_array()) r.fail("warnings: expected an array, got " + JsonReader::type_of(*warnings));
+    if (!warnings->is_array())
+      r.fail("warnings: expected an array, got " + JsonReader::type_of(*warnings));
     for (size_t i = 0; warnings->is_array() && i < warnings->size(); ++i) {
       if (!(*warnings)[i].is_string()) {
         r.fail("warnings[" + std::to_string(i) + "]: expected a string");
@@ -270,7 +281,8 @@ struct Envelope {
   std::vector<Signature> signatures;
 };
 
-Result<Signature> read_signature(const json& entry, size_t i, const std::string& where, const ProbeCrypto& crypto) {
+Result<Signature> read_signature(const json& entry, size_t i, const std::string& where,
+                                 const ProbeCrypto& crypto) {
   const std::string path = "signatures[" + std::to_string(i) + "]";
   JsonReader s(entry, where, path);
   const std::string alg = s.string("alg", std::nullopt);
@@ -279,14 +291,18 @@ Result<Signature> read_signature(const json& entry, size_t i, const std::string&
   const std::string sig_b64 = s.string("sig", std::nullopt);
   if (auto e = s.finish()) return *e;
   if (alg != "Ed25519") {
-    return make_error(Errc::schema_error, where + ": " + path + ".alg: '" + alg + "' is not supported (expected Ed25519)");
+    return make_error(Errc::schema_error, where + ": " + path + ".alg: '" + alg +
+                                              "' is not supported (expected Ed25519)");
   }
   auto pk = crypto.base64_decode(pk_b64);
   auto sig = crypto.base64_decode(sig_b64);
   if (!pk || pk->size() != 32) {
-    return make_error(Errc::schema_error, where + ": " + path + ".public_key: expected base64 of 32 bytes");
+    return make_error(Errc::schema_error,
+                      where + ": " + path + ".public_key: expected base64 of 32 bytes");
   }
-  if (!sig || sig->size() != 64) return make_error(Errc::schema_error, where + ": " + path + ".sig: expected base64 of 64 bytes");
+  if (!sig || sig->size() != 64)
+    return make_error(Errc::schema_error,
+                      where + ": " + path + ".sig: expected base64 of 64 bytes");
   return Signature{*pk, *sig, keyid};
 }
 
@@ -296,16 +312,19 @@ Result<Envelope> read_envelope(const json& j, const std::string& where, const Pr
   env.type = r.string("payloadType", std::nullopt);
   const std::string payload_b64 = r.string("payload", std::nullopt);
   const json* sigs = r.value("signatures", false);
-  if (sigs && !sigs->is_array()) r.fail("signatures: expected an array, got " + JsonReader::type_of(*sigs));
+  if (sigs && !sigs->is_array())
+    r.fail("signatures: expected an array, got " + JsonReader::type_of(*sigs));
   static const json kNoSignatures = json::array();
   if (!sigs) sigs = &kNoSignatures;  // absent: read as an empty list, i.e. an unsigned file
   if (auto e = r.finish()) return *e;
   auto payload = crypto.base64_decode(payload_b64);
-  if (!payload) return make_error(Errc::schema_error, where + ": payload: not valid base64 (RFC 4648, padded)");
+  if (!payload)
+    return make_error(Errc::schema_error, where + ": payload: not valid base64 (RFC 4648, padded)");
   env.payload = std::move(*payload);
   if (sigs->size() > size_t(kMaxSignatures)) {
     return make_error(Errc::schema_error, where + ": signatures: " + std::to_string(sigs->size()) +
-                                              " entries; at most " + std::to_string(kMaxSignatures) + " are read");
+                                              " entries; at most " +
+                                              std::to_string(kMaxSignatures) + " are read");
   }
   for (size_t i = 0; i < sigs->size(); ++i) {
     auto s = read_signature((*sigs)[i], i, where, crypto);
@@ -356,13 +375,16 @@ Result<ProbeFile> verify_envelope(const Envelope& env, const ProbeCrypto& crypto
       continue;
     }
     if (!crypto.verify(pae, s.signature, s.public_key)) {
-      f.reason = "the Ed25519 signature does not verify: the payload, its type or the key was changed after signing";
+      f.reason =
+          "the Ed25519 signature does not verify: the payload, its type or the key was changed "
+          "after signing";
       continue;
     }
     f.signature = ProbeSignature::valid;
     f.reason.clear();
     name_key(f, s.public_key, crypto);
-    f.trusted = std::find(trusted_keys.begin(), trusted_keys.end(), f.public_key) != trusted_keys.end();
+    f.trusted =
+        std::find(trusted_keys.begin(), trusted_keys.end(), f.public_key) != trusted_keys.end();
     if (auto e = attach_payload(f, env.payload)) return *e;
     return f;
   }
@@ -375,7 +397,8 @@ Result<ProbeFile> read_probe_file(std::string_view text, const ProbeCrypto& cryp
                                   const std::vector<std::string>& trusted_keys) {
   const std::string where = "probe file";
   if (!crypto.verify || !crypto.sha256 || !crypto.base64_encode || !crypto.base64_decode) {
-    return make_error(Errc::invalid_argument, where + ": no cryptography given (pass signing::probe_crypto())");
+    return make_error(Errc::invalid_argument,
+                      where + ": no cryptography given (pass signing::probe_crypto())");
   }
   auto parsed = parse_json_text(text, where, kMaxProbeFileBytes);
   if (!parsed.ok()) return parsed.error();
@@ -394,8 +417,8 @@ Result<ProbeFile> read_probe_file(std::string_view text, const ProbeCrypto& cryp
   f.signature = ProbeSignature::unsigned_file;
   f.reason = "the envelope has no signatures";
   if (env.value().type != kProbePayloadType) {
-    return make_error(Errc::schema_error,
-                      where + ": payloadType: '" + env.value().type + "' is not '" + kProbePayloadType + "'");
+    return make_error(Errc::schema_error, where + ": payloadType: '" + env.value().type +
+                                              "' is not '" + kProbePayloadType + "'");
   }
   if (auto e = attach_payload(f, std::move(env.value().payload))) return *e;
   return f;

@@ -15,9 +15,12 @@ namespace {
 using nlohmann::json;
 
 const std::vector<std::string> kTasks = {"train", "infer", "context", "weights"};
-const std::vector<std::string> kMetrics = {"samples_per_s_total", "tokens_per_s_per_gpu", "mfu", "peak_memory_bytes"};
-const std::vector<std::string> kPrecisions = {"fp32", "tf32", "fp16", "bf16", "amp-fp16", "amp-bf16", "fp8"};
-const std::vector<std::string> kOptimizers = {"sgd", "sgd-momentum", "adam", "adamw", "adam-8bit", "adafactor"};
+const std::vector<std::string> kMetrics = {"samples_per_s_total", "tokens_per_s_per_gpu", "mfu",
+                                           "peak_memory_bytes"};
+const std::vector<std::string> kPrecisions = {"fp32",     "tf32",     "fp16", "bf16",
+                                              "amp-fp16", "amp-bf16", "fp8"};
+const std::vector<std::string> kOptimizers = {"sgd",   "sgd-momentum", "adam",
+                                              "adamw", "adam-8bit",    "adafactor"};
 const std::vector<std::string> kCheckpointing = {"none", "selective", "full"};
 const std::vector<std::string> kMemoryFormats = {"auto", "nchw", "channels-last"};
 constexpr int64_t kMaxBatch = 100'000'000;
@@ -33,18 +36,22 @@ PublishedSource read_source(JsonReader& parent, const std::string& where) {
   s.section = r.string("section", std::nullopt);
   s.url = r.string("url", std::nullopt);
   s.date = r.string("date", std::nullopt);
-  if (!r.error() && s.url.rfind("https://", 0) != 0) r.fail("source.url: '" + s.url + "' is not an https:// link");
+  if (!r.error() && s.url.rfind("https://", 0) != 0)
+    r.fail("source.url: '" + s.url + "' is not an https:// link");
   const bool date_ok = s.date.size() == 10 && s.date[4] == '-' && s.date[7] == '-' &&
-                       std::all_of(s.date.begin(), s.date.end(), [](char c) { return c == '-' || (c >= '0' && c <= '9'); });
+                       std::all_of(s.date.begin(), s.date.end(),
+                                   [](char c) { return c == '-' || (c >= '0' && c <= '9'); });
   if (!r.error() && !date_ok) r.fail("source.date: '" + s.date + "' is not a date (YYYY-MM-DD)");
-  if (!r.error() && (s.commit.size() != 40 || s.commit.find_first_not_of("0123456789abcdef") != std::string::npos)) {
+  if (!r.error() && (s.commit.size() != 40 ||
+                     s.commit.find_first_not_of("0123456789abcdef") != std::string::npos)) {
     r.fail("source.commit: '" + s.commit + "' is not a full 40-digit commit hash");
   }
   if (auto e = r.finish()) parent.fail_with(*e);
   return s;
 }
 
-PublishedRow read_row(const json& j, const std::string& where, const std::string& path, JsonReader& parent) {
+PublishedRow read_row(const json& j, const std::string& where, const std::string& path,
+                      JsonReader& parent) {
   JsonReader r(j, where, path);
   PublishedRow row;
   row.id = r.string("id", std::nullopt);
@@ -54,19 +61,23 @@ PublishedRow read_row(const json& j, const std::string& where, const std::string
   row.num_gpus = static_cast<int>(r.integer("num_gpus", std::nullopt, 1, 100'000));
   row.task = kTasks[r.choice("task", kTasks, std::nullopt)];
   row.precision = *parse_precision(kPrecisions[r.choice("precision", kPrecisions, std::nullopt)]);
-  if (r.has("optimizer")) row.optimizer = parse_optimizer(kOptimizers[r.choice("optimizer", kOptimizers, std::nullopt)]);
+  if (r.has("optimizer"))
+    row.optimizer = parse_optimizer(kOptimizers[r.choice("optimizer", kOptimizers, std::nullopt)]);
   row.micro_batch = r.integer("micro_batch", std::nullopt, 1, kMaxBatch);
   row.global_batch = r.integer("global_batch", std::nullopt, 1, kMaxBatch);
   row.seq_len = r.integer("seq_len", 0, 1, 10'000'000);
   row.resolution = r.integer("resolution", 0, 1, 100'000);
   row.zero_stage = static_cast<int>(r.integer("zero_stage", 0, 0, 3));
-  row.checkpointing = *parse_checkpointing(kCheckpointing[r.choice("checkpointing", kCheckpointing, 0)]);
-  row.memory_format = *parse_memory_format(kMemoryFormats[r.choice("memory_format", kMemoryFormats, 0)]);
+  row.checkpointing =
+      *parse_checkpointing(kCheckpointing[r.choice("checkpointing", kCheckpointing, 0)]);
+  row.memory_format =
+      *parse_memory_format(kMemoryFormats[r.choice("memory_format", kMemoryFormats, 0)]);
   row.metric = kMetrics[r.choice("metric", kMetrics, std::nullopt)];
   row.value = r.number("value", std::nullopt, 0, 1e20);
   if (!r.error() && !(row.value > 0)) r.fail(path + ".value: must be greater than 0");
   if (r.has("mfu")) row.mfu = r.number("mfu", std::nullopt, 1e-9, 1);
-  if (!r.error() && row.metric == "mfu" && row.value > 1) r.fail(path + ".value: an MFU is a fraction, at most 1");
+  if (!r.error() && row.metric == "mfu" && row.value > 1)
+    r.fail(path + ".value: an MFU is a fraction, at most 1");
   if (!r.error() && row.global_batch < row.micro_batch) {
     r.fail(path + ".global_batch: " + std::to_string(row.global_batch) + " is below micro_batch " +
            std::to_string(row.micro_batch));
@@ -85,7 +96,8 @@ void read_array(JsonReader& r, const char* key, F each) {
     r.fail(std::string(key) + ": expected an array, got " + JsonReader::type_of(*a));
     return;
   }
-  for (size_t i = 0; i < a->size() && !r.error(); ++i) each((*a)[i], std::string(key) + "[" + std::to_string(i) + "]");
+  for (size_t i = 0; i < a->size() && !r.error(); ++i)
+    each((*a)[i], std::string(key) + "[" + std::to_string(i) + "]");
 }
 
 std::string with_commas(double x) {
@@ -107,7 +119,9 @@ std::string unit_of(const std::string& metric, bool image_model) {
   return "bytes";
 }
 
-bool is_image_model(const Model& m) { return m.kind == ModelKind::graph || m.transformer.is_vision(); }
+bool is_image_model(const Model& m) {
+  return m.kind == ModelKind::graph || m.transformer.is_vision();
+}
 
 }  // namespace
 
@@ -124,24 +138,31 @@ Result<PublishedTable> parse_published_json(std::string_view text, const std::st
   t.source = read_source(r, where);
   if (const json* c = r.value("caveats", true)) {
     for (size_t i = 0; c->is_array() && i < c->size(); ++i) {
-      if ((*c)[i].is_string()) t.caveats.push_back((*c)[i].get<std::string>());
-      else r.fail("caveats[" + std::to_string(i) + "]: expected a string");
+      if ((*c)[i].is_string())
+        t.caveats.push_back((*c)[i].get<std::string>());
+      else
+        r.fail("caveats[" + std::to_string(i) + "]: expected a string");
     }
-    if (!c->is_array()) r.fail("caveats: expected an array of strings, got " + JsonReader::type_of(*c));
+    if (!c->is_array())
+      r.fail("caveats: expected an array of strings, got " + JsonReader::type_of(*c));
   }
-  read_array(r, "rows", [&](const json& j, const std::string& path) { t.rows.push_back(read_row(j, where, path, r)); });
+  read_array(r, "rows", [&](const json& j, const std::string& path) {
+    t.rows.push_back(read_row(j, where, path, r));
+  });
   read_array(r, "left_out", [&](const json& j, const std::string& path) {
     JsonReader o(j, where, path);
     std::string id = o.string("id", std::nullopt), reason = o.string("reason", std::nullopt);
     if (auto e = o.finish()) r.fail_with(*e);
     t.left_out.emplace_back(std::move(id), std::move(reason));
   });
-  if (!r.error() && t.rows.empty()) r.fail("rows: empty (a table with no row gpuplan can describe is not written)");
+  if (!r.error() && t.rows.empty())
+    r.fail("rows: empty (a table with no row gpuplan can describe is not written)");
   if (auto e = r.finish()) return *e;
   return t;
 }
 
-Result<std::vector<PublishedTable>> load_published(const std::vector<DataFile>& files, const Catalog& catalog) {
+Result<std::vector<PublishedTable>> load_published(const std::vector<DataFile>& files,
+                                                   const Catalog& catalog) {
   std::vector<PublishedTable> out;
   std::set<std::string> row_ids;
   const std::string prefix = "published/";
@@ -151,13 +172,15 @@ Result<std::vector<PublishedTable>> load_published(const std::vector<DataFile>& 
     if (!t.ok()) return t.error();
     const std::string stem = f.path.substr(prefix.size(), f.path.size() - prefix.size() - 5);
     if (t.value().id != stem) {
-      return make_error(Errc::schema_error, f.path + ": id '" + t.value().id + "' is not the file name '" + stem + "'");
+      return make_error(Errc::schema_error,
+                        f.path + ": id '" + t.value().id + "' is not the file name '" + stem + "'");
     }
     for (size_t i = 0; i < t.value().rows.size(); ++i) {
       const PublishedRow& row = t.value().rows[i];
       const std::string at = f.path + ": rows[" + std::to_string(i) + "]";
       if (!row_ids.insert(row.id).second) {
-        return make_error(Errc::schema_error, at + ".id: '" + row.id + "' is also the id of a row in another table");
+        return make_error(Errc::schema_error,
+                          at + ".id: '" + row.id + "' is also the id of a row in another table");
       }
       if (!catalog.find_gpu(row.gpu)) {
         return make_error(Errc::schema_error, at + ".gpu: '" + row.gpu + "' is not in data/gpus");
@@ -169,7 +192,8 @@ Result<std::vector<PublishedTable>> load_published(const std::vector<DataFile>& 
   return out;
 }
 
-PublishedQuery published_query(const Model& model, const Gpu& gpu, const Setup& setup, const Estimate& e) {
+PublishedQuery published_query(const Model& model, const Gpu& gpu, const Setup& setup,
+                               const Estimate& e) {
   PublishedQuery q;
   q.model = model.id;
   q.gpu = gpu.id;
@@ -183,15 +207,20 @@ PublishedQuery published_query(const Model& model, const Gpu& gpu, const Setup& 
   return q;
 }
 
-std::vector<PublishedRun> match_published(const std::vector<PublishedTable>& tables, const PublishedQuery& q) {
+std::vector<PublishedRun> match_published(const std::vector<PublishedTable>& tables,
+                                          const PublishedQuery& q) {
   std::vector<PublishedRun> out;
   for (const auto& t : tables) {
     for (const auto& r : t.rows) {
-      const bool task_ok = (r.task == "train" && q.mode == Mode::train) || (r.task == "infer" && q.mode == Mode::infer);
-      const bool shape_ok = (r.seq_len == 0 || r.seq_len == q.seq_len) && (r.resolution == 0 || r.resolution == q.resolution);
-      const double batch_off = std::fabs(double(q.micro_batch) - double(r.micro_batch)) / double(r.micro_batch);
-      if (r.model == q.model && r.gpu == q.gpu && r.precision == q.precision && task_ok && shape_ok &&
-          r.checkpointing == q.checkpointing && r.num_gpus == q.num_gpus && batch_off <= kPublishedBatchTolerance) {
+      const bool task_ok = (r.task == "train" && q.mode == Mode::train) ||
+                           (r.task == "infer" && q.mode == Mode::infer);
+      const bool shape_ok = (r.seq_len == 0 || r.seq_len == q.seq_len) &&
+                            (r.resolution == 0 || r.resolution == q.resolution);
+      const double batch_off =
+          std::fabs(double(q.micro_batch) - double(r.micro_batch)) / double(r.micro_batch);
+      if (r.model == q.model && r.gpu == q.gpu && r.precision == q.precision && task_ok &&
+          shape_ok && r.checkpointing == q.checkpointing && r.num_gpus == q.num_gpus &&
+          batch_off <= kPublishedBatchTolerance) {
         out.push_back({r, t.id, t.publisher, t.source.url, t.source.date});
       }
     }
@@ -199,7 +228,8 @@ std::vector<PublishedRun> match_published(const std::vector<PublishedTable>& tab
   return out;
 }
 
-std::optional<double> predicted_metric(const PublishedRow& row, const Estimate& e, const StepTime* time) {
+std::optional<double> predicted_metric(const PublishedRow& row, const Estimate& e,
+                                       const StepTime* time) {
   if (row.metric == "peak_memory_bytes") {
     if (row.task == "context") return e.memory.context;
     if (row.task == "weights") return e.memory.weights + e.memory.context;
@@ -225,8 +255,10 @@ Setup row_setup(const PublishedRow& row, const Model& model) {
   s.zero_stage = row.zero_stage;
   s.checkpointing = row.checkpointing;
   s.memory_format = row.memory_format;
-  if (is_image_model(model)) s.resolution = row.resolution;
-  else s.seq_len = row.seq_len;
+  if (is_image_model(model))
+    s.resolution = row.resolution;
+  else
+    s.seq_len = row.seq_len;
   return s;
 }
 
@@ -252,7 +284,8 @@ PublishedComparison predict_row(const Catalog& catalog, const PublishedRun& run)
   }
   const bool needs_time = row.metric != "peak_memory_bytes";
   if (needs_time && row.num_gpus > kMaxGpusOneNode) {
-    c.reason = "runs on " + std::to_string(row.num_gpus) + " GPUs over several nodes; the table does not state the nodes' "
+    c.reason = "runs on " + std::to_string(row.num_gpus) +
+               " GPUs over several nodes; the table does not state the nodes' "
                "size and network";
     return c;
   }
@@ -265,8 +298,10 @@ PublishedComparison predict_row(const Catalog& catalog, const PublishedRun& run)
   std::optional<StepTime> time;
   if (needs_time) {
     auto work = build_work_profile(*model, s, e.value());
-    auto cluster = work.ok() ? single_node_cluster(*gpu, row.num_gpus) : Result<Cluster>(work.error());
-    auto t = cluster.ok() ? estimate_step_time(*model, s, e.value(), work.value(), cluster.value(), catalog.efficiencies, catalog.input)
+    auto cluster =
+        work.ok() ? single_node_cluster(*gpu, row.num_gpus) : Result<Cluster>(work.error());
+    auto t = cluster.ok() ? estimate_step_time(*model, s, e.value(), work.value(), cluster.value(),
+                                               catalog.efficiencies, catalog.input)
                           : Result<StepTime>(cluster.error());
     if (!t.ok()) {
       c.reason = t.error().message;
@@ -279,20 +314,25 @@ PublishedComparison predict_row(const Catalog& catalog, const PublishedRun& run)
 
 }  // namespace
 
-PublishedComparison compare_run(const PublishedRun& run, const Model& model, const Estimate& e, const StepTime* time) {
+PublishedComparison compare_run(const PublishedRun& run, const Model& model, const Estimate& e,
+                                const StepTime* time) {
   PublishedComparison c;
   c.run = run;
   c.unit = unit_of(run.row.metric, is_image_model(model));
   c.predicted = predicted_metric(run.row, e, time);
-  if (!c.predicted) c.reason = "no step time (give --gpu to predict throughput)";
-  else c.error = (*c.predicted - run.row.value) / run.row.value;
+  if (!c.predicted)
+    c.reason = "no step time (give --gpu to predict throughput)";
+  else
+    c.error = (*c.predicted - run.row.value) / run.row.value;
   return c;
 }
 
-std::vector<PublishedComparison> compare_published(const Catalog& catalog, const std::vector<PublishedTable>& tables) {
+std::vector<PublishedComparison> compare_published(const Catalog& catalog,
+                                                   const std::vector<PublishedTable>& tables) {
   std::vector<PublishedComparison> out;
   for (const auto& t : tables) {
-    for (const auto& r : t.rows) out.push_back(predict_row(catalog, {r, t.id, t.publisher, t.source.url, t.source.date}));
+    for (const auto& r : t.rows)
+      out.push_back(predict_row(catalog, {r, t.id, t.publisher, t.source.url, t.source.date}));
   }
   return out;
 }
@@ -316,8 +356,9 @@ std::string format_published_value(const PublishedComparison& c, double value) {
 
 std::string published_line(const PublishedComparison& c) {
   const PublishedRow& r = c.run.row;
-  std::string s = "measured: " + format_published_value(c, r.value) + " (" + c.run.publisher + ", " + r.system + ", " +
-                  std::to_string(r.num_gpus) + " x " + r.gpu + "; " + c.run.url + ")";
+  std::string s = "measured: " + format_published_value(c, r.value) + " (" + c.run.publisher +
+                  ", " + r.system + ", " + std::to_string(r.num_gpus) + " x " + r.gpu + "; " +
+                  c.run.url + ")";
   if (c.predicted) {
     char pct[32];
     std::snprintf(pct, sizeof pct, "%+.1f%%", c.error * 100);
@@ -341,14 +382,18 @@ std::string published_comparison_json(const PublishedComparison& c, int indent) 
   j["precision"] = precision_name(r.precision);
   j["micro_batch"] = r.micro_batch;
   j["global_batch"] = r.global_batch;
-  j["seq_len"] = r.seq_len > 0 ? nlohmann::ordered_json(r.seq_len) : nlohmann::ordered_json(nullptr);
-  j["resolution"] = r.resolution > 0 ? nlohmann::ordered_json(r.resolution) : nlohmann::ordered_json(nullptr);
+  j["seq_len"] =
+      r.seq_len > 0 ? nlohmann::ordered_json(r.seq_len) : nlohmann::ordered_json(nullptr);
+  j["resolution"] =
+      r.resolution > 0 ? nlohmann::ordered_json(r.resolution) : nlohmann::ordered_json(nullptr);
   j["metric"] = r.metric;
   j["unit"] = c.unit;
   j["measured"] = r.value;
-  j["predicted"] = c.predicted ? nlohmann::ordered_json(*c.predicted) : nlohmann::ordered_json(nullptr);
+  j["predicted"] =
+      c.predicted ? nlohmann::ordered_json(*c.predicted) : nlohmann::ordered_json(nullptr);
   j["error"] = c.predicted ? nlohmann::ordered_json(c.error) : nlohmann::ordered_json(nullptr);
-  j["not_predicted"] = c.reason.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(c.reason);
+  j["not_predicted"] =
+      c.reason.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(c.reason);
   j["publisher"] = c.run.publisher;
   j["source_url"] = c.run.url;
   j["source_date"] = c.run.date;

@@ -15,11 +15,22 @@ Error not_a_number(std::string_view text, const std::string& why) {
 
 double multiplier(char suffix) {
   switch (suffix) {
-    case 'k': case 'K': return 1e3;
-    case 'm': case 'M': return 1e6;
-    case 'b': case 'B': case 'g': case 'G': return 1e9;
-    case 't': case 'T': return 1e12;
-    default: return 0;
+    case 'k':
+    case 'K':
+      return 1e3;
+    case 'm':
+    case 'M':
+      return 1e6;
+    case 'b':
+    case 'B':
+    case 'g':
+    case 'G':
+      return 1e9;
+    case 't':
+    case 'T':
+      return 1e12;
+    default:
+      return 0;
   }
 }
 
@@ -63,7 +74,8 @@ Result<double> parse_quantity(std::string_view text) {
     s.pop_back();
     while (!s.empty() && s.back() == ' ') s.pop_back();
   }
-  if (!strip_separators(s)) return not_a_number(text, "thousands separators must split groups of three digits");
+  if (!strip_separators(s))
+    return not_a_number(text, "thousands separators must split groups of three digits");
   if (s.empty() || s.find_first_not_of("0123456789.eE+-") != std::string::npos) {
     return not_a_number(text, "unexpected characters");
   }

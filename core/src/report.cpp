@@ -75,7 +75,8 @@ nlohmann::ordered_json time_json(const StepTime& t) {
   nlohmann::ordered_json j = {
       {"step_s", t.step_s},
       {"samples_per_s", t.samples_per_s},
-      {"tokens_per_s", t.tokens_per_s > 0 ? nlohmann::ordered_json(t.tokens_per_s) : nlohmann::ordered_json(nullptr)},
+      {"tokens_per_s", t.tokens_per_s > 0 ? nlohmann::ordered_json(t.tokens_per_s)
+                                          : nlohmann::ordered_json(nullptr)},
       {"mfu", t.mfu},
       {"forward_s", t.forward_s},
       {"backward_s", t.backward_s},
@@ -140,9 +141,12 @@ nlohmann::ordered_json plan_json(const Plan& p) {
 
 }  // namespace
 
-std::string step_time_to_json(const StepTime& t, int indent) { return dump(time_json(t), indent); }
+std::string step_time_to_json(const StepTime& t, int indent) {
+  return dump(time_json(t), indent);
+}
 
-std::string run_cost_to_json(const PriceQuote& price, const RunCost* cost, int instances, int indent) {
+std::string run_cost_to_json(const PriceQuote& price, const RunCost* cost, int instances,
+                             int indent) {
   return dump(cost_json(price, cost, instances), indent);
 }
 
@@ -163,25 +167,29 @@ std::string plan_to_json(const PlanResult& r, int indent) {
 std::string plan_to_text(const PlanResult& r) {
   std::string out;
   char line[400];
-  std::snprintf(line, sizeof line, "%lld configurations evaluated, %lld fit in memory, %lld within limits\n\n",
+  std::snprintf(line, sizeof line,
+                "%lld configurations evaluated, %lld fit in memory, %lld within limits\n\n",
                 static_cast<long long>(r.candidates), static_cast<long long>(r.fitting),
                 static_cast<long long>(r.within_limits));
   out += line;
-  std::snprintf(line, sizeof line, "%-3s %-40s %5s %5s %-24s %10s %12s %12s %6s\n", "#", "instance", "nodes", "GPUs",
-                "dp/tp/pp zero mb ckpt", "hours", "USD", "USD/hour", "MFU");
+  std::snprintf(line, sizeof line, "%-3s %-40s %5s %5s %-24s %10s %12s %12s %6s\n", "#", "instance",
+                "nodes", "GPUs", "dp/tp/pp zero mb ckpt", "hours", "USD", "USD/hour", "MFU");
   out += line;
   int rank = 1;
   for (const auto& p : r.plans) {
     char par[64];
-    std::snprintf(par, sizeof par, "%d/%d/%d z%d mb%lld %s", p.setup.dp, p.setup.tp, p.setup.pp, p.setup.zero_stage,
-                  static_cast<long long>(p.setup.micro_batch), checkpointing_name(p.setup.checkpointing));
-    std::snprintf(line, sizeof line, "%-3d %-40s %5d %5d %-24s %10.4g %12.4g %12.4g %5.1f%%%s\n", rank++,
-                  p.instance.c_str(), p.nodes, p.gpus, par, p.cost.expected_hours, p.cost.usd_total,
-                  p.cost.usd_per_hour, 100 * p.time.mfu,
+    std::snprintf(par, sizeof par, "%d/%d/%d z%d mb%lld %s", p.setup.dp, p.setup.tp, p.setup.pp,
+                  p.setup.zero_stage, static_cast<long long>(p.setup.micro_batch),
+                  checkpointing_name(p.setup.checkpointing));
+    std::snprintf(line, sizeof line, "%-3d %-40s %5d %5d %-24s %10.4g %12.4g %12.4g %5.1f%%%s\n",
+                  rank++, p.instance.c_str(), p.nodes, p.gpus, par, p.cost.expected_hours,
+                  p.cost.usd_total, p.cost.usd_per_hour, 100 * p.time.mfu,
                   (std::string(p.pareto ? " *" : "") + (p.price.assumption ? " ~" : "")).c_str());
     out += line;
   }
-  out += "\n* on the Pareto front of time against cost; ~ assumed price (a pricing rule, not a published price)\n";
+  out +=
+      "\n* on the Pareto front of time against cost; ~ assumed price (a pricing rule, not a "
+      "published price)\n";
   for (const auto& n : r.notes) out += "note: " + n + "\n";
   return out;
 }
@@ -261,7 +269,8 @@ std::string estimate_to_text(const Model& model, const Estimate& e) {
   row("parameters", std::to_string(e.params.total));
   row("trainable parameters", std::to_string(e.params.trainable));
   std::string shape = "global batch " + std::to_string(e.global_batch) + ", micro-batch " +
-                      std::to_string(e.micro_batch) + ", accumulation " + std::to_string(e.grad_accum_steps);
+                      std::to_string(e.micro_batch) + ", accumulation " +
+                      std::to_string(e.grad_accum_steps);
   row("batch", shape);
   if (e.seq_len > 0) row("sequence length", std::to_string(e.seq_len));
   if (e.resolution > 0) row("resolution", std::to_string(e.resolution));
@@ -283,9 +292,9 @@ std::string estimate_to_text(const Model& model, const Estimate& e) {
 namespace gpuplan {
 
 std::string fit_line(const FitVerdict& f, const std::string& gpu_id) {
-  return std::string(fit_name(f.fit)) + ": needs " + format_bytes(f.memory_bytes.value) + " per GPU (" +
-         format_bytes(f.memory_bytes.low) + "-" + format_bytes(f.memory_bytes.high) + " within the measured error), " +
-         gpu_id + " gives " + format_bytes(f.capacity_bytes);
+  return std::string(fit_name(f.fit)) + ": needs " + format_bytes(f.memory_bytes.value) +
+         " per GPU (" + format_bytes(f.memory_bytes.low) + "-" + format_bytes(f.memory_bytes.high) +
+         " within the measured error), " + gpu_id + " gives " + format_bytes(f.capacity_bytes);
 }
 
 std::string band_line(double step_s, const ErrorBand& band) {
@@ -293,7 +302,8 @@ std::string band_line(double step_s, const ErrorBand& band) {
   const Range r = time_range_s(step_s, band);
   char line[256];
   std::snprintf(line, sizeof line,
-                "step time %.4g s, likely %.4g-%.4g s (10th-90th percentile error of %d development runs, family %s)",
+                "step time %.4g s, likely %.4g-%.4g s (10th-90th percentile error of %d "
+                "development runs, family %s)",
                 r.value, r.low, r.high, band.rows, band.family.c_str());
   return line;
 }
@@ -301,15 +311,20 @@ std::string band_line(double step_s, const ErrorBand& band) {
 namespace {
 
 nlohmann::ordered_json verdict_json(const FitVerdict& f) {
-  return {{"verdict", fit_name(f.fit)}, {"needed_bytes", f.memory_bytes.value},
-          {"needed_bytes_range", {f.memory_bytes.low, f.memory_bytes.high}}, {"capacity_bytes", f.capacity_bytes},
+  return {{"verdict", fit_name(f.fit)},
+          {"needed_bytes", f.memory_bytes.value},
+          {"needed_bytes_range", {f.memory_bytes.low, f.memory_bytes.high}},
+          {"capacity_bytes", f.capacity_bytes},
           {"margin_bytes", f.margin_bytes}};
 }
 
 nlohmann::ordered_json accuracy_json(const Evaluation& ev) {
-  nlohmann::ordered_json j = {{"family", ev.family}, {"band_family", ev.time_band.family},
-                              {"rows", ev.time_band.rows}, {"error_p10", ev.time_band.low},
-                              {"error_p90", ev.time_band.high}, {"mape", ev.time_band.mape}};
+  nlohmann::ordered_json j = {{"family", ev.family},
+                              {"band_family", ev.time_band.family},
+                              {"rows", ev.time_band.rows},
+                              {"error_p10", ev.time_band.low},
+                              {"error_p90", ev.time_band.high},
+                              {"mape", ev.time_band.mape}};
   if (ev.time) {
     const Range r = time_range_s(ev.time->step_s, ev.time_band);
     j["step_s_range"] = {r.low, r.high};
@@ -321,7 +336,8 @@ nlohmann::ordered_json accuracy_json(const Evaluation& ev) {
 
 std::string evaluation_to_json(const Evaluation& ev, int indent) {
   nlohmann::ordered_json j = {{"schema_version", kQuerySchemaVersion}};
-  const auto estimate = nlohmann::ordered_json::parse(estimate_to_json(ev.model, ev.query.request, ev.estimate, -1));
+  const auto estimate =
+      nlohmann::ordered_json::parse(estimate_to_json(ev.model, ev.query.request, ev.estimate, -1));
   for (const auto& [k, v] : estimate.items()) j[k] = v;
   if (ev.gpu) {
     j["gpu"] = ev.gpu->id;
@@ -361,8 +377,10 @@ std::string evaluation_to_text(const Evaluation& ev) {
   if (ev.time) out += "note: " + band_line(ev.time->step_s, ev.time_band) + "\n";
   if (ev.time) out += time_to_text(*ev.time, price, ev.cost ? &*ev.cost : nullptr);
   if (ev.time_calibrated) {
-    out += "Calibrated with " + (ev.query.probe ? ev.query.probe->name : std::string("a probe file")) + "\n";
-    out += time_to_text(*ev.time_calibrated, price, ev.cost_calibrated ? &*ev.cost_calibrated : nullptr);
+    out += "Calibrated with " +
+           (ev.query.probe ? ev.query.probe->name : std::string("a probe file")) + "\n";
+    out += time_to_text(*ev.time_calibrated, price,
+                        ev.cost_calibrated ? &*ev.cost_calibrated : nullptr);
   }
   return out;
 }

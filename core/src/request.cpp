@@ -18,11 +18,15 @@ Args request_to_args(const Request& r) {
   if (s.resolution != d.resolution) a.emplace_back("resolution", std::to_string(s.resolution));
   if (s.precision != d.precision) a.emplace_back("precision", precision_name(s.precision));
   if (s.optimizer != d.optimizer) a.emplace_back("optimizer", optimizer_name(s.optimizer));
-  if (s.checkpointing != d.checkpointing) a.emplace_back("checkpointing", checkpointing_name(s.checkpointing));
+  if (s.checkpointing != d.checkpointing)
+    a.emplace_back("checkpointing", checkpointing_name(s.checkpointing));
   if (s.attention != d.attention) a.emplace_back("attention", attention_name(s.attention));
-  if (s.memory_format != d.memory_format) a.emplace_back("memory-format", memory_format_name(s.memory_format));
-  if (s.checkpoint_every != d.checkpoint_every) a.emplace_back("checkpoint-every", std::to_string(s.checkpoint_every));
-  if (s.grad_reduce != d.grad_reduce) a.emplace_back("grad-reduce", grad_reduce_name(s.grad_reduce));
+  if (s.memory_format != d.memory_format)
+    a.emplace_back("memory-format", memory_format_name(s.memory_format));
+  if (s.checkpoint_every != d.checkpoint_every)
+    a.emplace_back("checkpoint-every", std::to_string(s.checkpoint_every));
+  if (s.grad_reduce != d.grad_reduce)
+    a.emplace_back("grad-reduce", grad_reduce_name(s.grad_reduce));
   if (s.dropout != d.dropout) {
     char buf[32];
     std::snprintf(buf, sizeof buf, "%g", s.dropout);
@@ -42,7 +46,8 @@ Args request_to_args(const Request& r) {
     for (const auto& t : s.lora_targets) list += (list.empty() ? "" : ",") + t;
     a.emplace_back("lora-targets", list);
   }
-  if (s.generate_tokens != d.generate_tokens) a.emplace_back("generate", std::to_string(s.generate_tokens));
+  if (s.generate_tokens != d.generate_tokens)
+    a.emplace_back("generate", std::to_string(s.generate_tokens));
   return a;
 }
 
@@ -54,8 +59,9 @@ std::string args_to_query(const Args& args) {
     out += k;
     out += '=';
     for (unsigned char c : v) {
-      const bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                         c == '-' || c == '_' || c == '.' || c == '~' || c == '/' || c == ',';
+      const bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                         (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '.' || c == '~' ||
+                         c == '/' || c == ',';
       if (plain) {
         out += static_cast<char>(c);
       } else {
@@ -69,7 +75,8 @@ std::string args_to_query(const Args& args) {
 }
 
 Result<Args> query_to_args(std::string_view q) {
-  if (q.size() > 8192) return make_error(Errc::too_large, "link state is longer than 8192 characters");
+  if (q.size() > 8192)
+    return make_error(Errc::too_large, "link state is longer than 8192 characters");
   if (!q.empty() && (q[0] == '#' || q[0] == '?')) q.remove_prefix(1);
   Args out;
   auto unhex = [](char c) -> int {
@@ -95,7 +102,8 @@ Result<Args> query_to_args(std::string_view q) {
         }
         const int hi = unhex(raw[i + 1]);
         const int lo = unhex(raw[i + 2]);
-        if (hi < 0 || lo < 0) return make_error(Errc::parse_error, "link state: bad escape in '" + key + "'");
+        if (hi < 0 || lo < 0)
+          return make_error(Errc::parse_error, "link state: bad escape in '" + key + "'");
         value += static_cast<char>(hi * 16 + lo);
         i += 2;
       } else {

@@ -23,7 +23,9 @@
 namespace gpuplan {
 namespace {
 
-Error invalid(const std::string& m) { return make_error(Errc::invalid_argument, m); }
+Error invalid(const std::string& m) {
+  return make_error(Errc::invalid_argument, m);
+}
 
 std::string gb(double bytes) {
   char buf[32];
@@ -36,10 +38,13 @@ std::string gb(double bytes) {
 double matmul_weight_bytes(WeightFormat w) {
   switch (w) {
     case WeightFormat::bf16:
-    case WeightFormat::fp16: return 2.0;
+    case WeightFormat::fp16:
+      return 2.0;
     case WeightFormat::fp8:
-    case WeightFormat::int8: return 1.0;
-    case WeightFormat::int4: return 0.5 + 2.0 / 128;
+    case WeightFormat::int8:
+      return 1.0;
+    case WeightFormat::int4:
+      return 0.5 + 2.0 / 128;
   }
   return 2.0;
 }
@@ -50,14 +55,19 @@ double matmul_weight_bytes(WeightFormat w) {
 void count_weights(const TransformerSpec& s, const ServeConfig& c, ReplicaModel& r) {
   double total = 0, dense = 0, experts = 0;
   for (const ParamTensor& t : transformer_parameters(s)) {
-    const bool matmul = (t.group == ParamGroup::attention || t.group == ParamGroup::mlp) && t.rows > 1;
-    const double bytes = static_cast<double>(t.numel()) * (matmul ? matmul_weight_bytes(c.weights) : 2.0) /
+    const bool matmul =
+        (t.group == ParamGroup::attention || t.group == ParamGroup::mlp) && t.rows > 1;
+    const double bytes = static_cast<double>(t.numel()) *
+                         (matmul ? matmul_weight_bytes(c.weights) : 2.0) /
                          (t.tensor_parallel ? c.tp : 1);
     total += bytes;
-    const bool lookup = t.group == ParamGroup::embedding && !(s.tied_embeddings && std::string(t.module) == "embed_tokens");
+    const bool lookup = t.group == ParamGroup::embedding &&
+                        !(s.tied_embeddings && std::string(t.module) == "embed_tokens");
     if (lookup) continue;
-    if (s.is_moe() && t.group == ParamGroup::mlp) experts += bytes;
-    else dense += bytes;
+    if (s.is_moe() && t.group == ParamGroup::mlp)
+      experts += bytes;
+    else
+      dense += bytes;
   }
   r.memory.weight_bytes = total;
   r.dense_weight_bytes = dense;
@@ -71,7 +81,8 @@ void count_weights(const TransformerSpec& s, const ServeConfig& c, ReplicaModel&
 // (else weight-only, dequantised to 16-bit); integer weight-only formats at 16-bit.
 std::string compute_precision(const Gpu& g, WeightFormat w) {
   auto has = [&](const char* p) {
-    return g.peak_dense_flops_per_s.count(p) > 0 || g.matmul_max_achievable_flops_per_s.count(p) > 0;
+    return g.peak_dense_flops_per_s.count(p) > 0 ||
+           g.matmul_max_achievable_flops_per_s.count(p) > 0;
   };
   if (w == WeightFormat::fp8 && has("fp8")) return "fp8";
   if (w == WeightFormat::fp16 && has("fp16")) return "fp16";
@@ -86,24 +97,30 @@ Result<double> matmul_rate(const Gpu& g, const std::string& precision, const Eff
   if (m != g.matmul_max_achievable_flops_per_s.end()) return m->second;
   auto p = g.peak_dense_flops_per_s.find(precision);
   if (p != g.peak_dense_flops_per_s.end()) return p->second * eff.gemm;
-  return make_error(Errc::not_found, "GPU '" + g.id + "' has no sourced " + precision +
-                                         " tensor-core figure; serving on it cannot be timed (choose another GPU)");
+  return make_error(Errc::not_found,
+                    "GPU '" + g.id + "' has no sourced " + precision +
+                        " tensor-core figure; serving on it cannot be timed (choose another GPU)");
 }
 
 std::optional<Error> check_config(const Model& m, const ServeConfig& c) {
   const TransformerSpec& s = m.transformer;
-  if (m.kind != ModelKind::transformer || m.task != "causal-lm" || s.decoder_layers > 0 || s.is_vision()) {
-    return invalid("model '" + m.id + "' is not a decoder-only language model; serve times causal LMs only");
+  if (m.kind != ModelKind::transformer || m.task != "causal-lm" || s.decoder_layers > 0 ||
+      s.is_vision()) {
+    return invalid("model '" + m.id +
+                   "' is not a decoder-only language model; serve times causal LMs only");
   }
-  if (c.tp < 1 || c.tp > 64) return invalid("--tp must be between 1 and 64, got " + std::to_string(c.tp));
+  if (c.tp < 1 || c.tp > 64)
+    return invalid("--tp must be between 1 and 64, got " + std::to_string(c.tp));
   if (s.heads % c.tp != 0) {
     return invalid("--tp " + std::to_string(c.tp) + ": the model's " + std::to_string(s.heads) +
                    " attention heads do not split evenly");
   }
   if (c.ep < 1 || c.tp % c.ep != 0) return invalid("--ep must divide --tp");
   if (c.ep > 1 && !s.is_moe()) return invalid("--ep applies to mixture-of-experts models only");
-  if (c.max_num_seqs < 0 || c.max_num_batched_tokens < 0) return invalid("batch limits must be >= 0");
-  if (c.memory_fraction < 0 || c.memory_fraction > 1) return invalid("memory fraction must be in (0, 1]");
+  if (c.max_num_seqs < 0 || c.max_num_batched_tokens < 0)
+    return invalid("batch limits must be >= 0");
+  if (c.memory_fraction < 0 || c.memory_fraction > 1)
+    return invalid("memory fraction must be in (0, 1]");
   return std::nullopt;
 }
 
@@ -122,11 +139,13 @@ bool large_gpu(const Gpu& g) {
 }
 
 // Memory per GPU: weights, activations, context, and the KV cache in what is left.
-void fill_memory(const Model& m, const Gpu& g, const ServeConfig& c, const ServingAssumptions& a, ReplicaModel& r) {
+void fill_memory(const Model& m, const Gpu& g, const ServeConfig& c, const ServingAssumptions& a,
+                 ReplicaModel& r) {
   const TransformerSpec& s = m.transformer;
   const TransformerDims d = transformer_dims(s, 1);
   const double tp = c.tp;
-  const double kv_heads = std::ceil(static_cast<double>(s.kv_heads_or_default()) / tp);  // replicated past kv_heads
+  const double kv_heads =
+      std::ceil(static_cast<double>(s.kv_heads_or_default()) / tp);  // replicated past kv_heads
   const double kv_elem = c.kv == KvFormat::fp8 ? 1.0 : 2.0;
   ReplicaMemory& mem = r.memory;
   mem.gpu_bytes = g.memory_bytes;
@@ -135,17 +154,20 @@ void fill_memory(const Model& m, const Gpu& g, const ServeConfig& c, const Servi
   // Live tensors of one step at the token budget: residual and normed input, QKV, the MLP's
   // gate and up outputs (per routed expert), at 16 bits; plus fp32 logits of the sampled rows.
   const double tokens = static_cast<double>(r.max_num_batched_tokens);
-  mem.activation_bytes = 2.0 * tokens * (2 * d.h + (d.q + 2 * d.kv) / tp + 2 * d.f * d.routed / tp) +
-                         4.0 * static_cast<double>(std::min<int64_t>(r.max_num_seqs, r.max_num_batched_tokens)) *
-                             static_cast<double>(s.vocab);
+  mem.activation_bytes =
+      2.0 * tokens * (2 * d.h + (d.q + 2 * d.kv) / tp + 2 * d.f * d.routed / tp) +
+      4.0 * static_cast<double>(std::min<int64_t>(r.max_num_seqs, r.max_num_batched_tokens)) *
+          static_cast<double>(s.vocab);
   mem.context_bytes = MemoryAssumptions{}.cuda_context_bytes;
   const double fraction = c.memory_fraction > 0 ? c.memory_fraction : r.profile.memory_fraction;
   const double used = mem.weight_bytes + mem.activation_bytes + mem.context_bytes;
   mem.budget_bytes = r.profile.fraction_of_free ? g.memory_bytes : g.memory_bytes * fraction;
-  const double left = r.profile.fraction_of_free ? (g.memory_bytes - used) * fraction : mem.budget_bytes - used;
+  const double left =
+      r.profile.fraction_of_free ? (g.memory_bytes - used) * fraction : mem.budget_bytes - used;
   mem.kv_bytes = std::max(0.0, left);
   const double block_bytes = mem.kv_bytes_per_token * static_cast<double>(a.kv_block_tokens);
-  mem.kv_blocks = block_bytes > 0 ? static_cast<int64_t>(std::floor(mem.kv_bytes / block_bytes)) : 0;
+  mem.kv_blocks =
+      block_bytes > 0 ? static_cast<int64_t>(std::floor(mem.kv_bytes / block_bytes)) : 0;
   mem.kv_tokens = mem.kv_blocks * a.kv_block_tokens;
   mem.fits = left > 0 && mem.kv_blocks > 0;
 }
@@ -168,21 +190,25 @@ Result<ReplicaModel> build_replica(const Model& model, const Gpu& gpu, const Ser
   r.profile = serving.profile(config.runtime);
   r.block_tokens = serving.kv_block_tokens;
   const bool large = large_gpu(gpu);
-  r.max_num_seqs = config.max_num_seqs > 0 ? config.max_num_seqs
-                                           : (large ? r.profile.max_num_seqs_large : r.profile.max_num_seqs);
-  r.max_num_batched_tokens = config.max_num_batched_tokens > 0
-                                 ? config.max_num_batched_tokens
-                                 : (large ? r.profile.max_num_batched_tokens_large : r.profile.max_num_batched_tokens);
+  r.max_num_seqs = config.max_num_seqs > 0
+                       ? config.max_num_seqs
+                       : (large ? r.profile.max_num_seqs_large : r.profile.max_num_seqs);
+  r.max_num_batched_tokens =
+      config.max_num_batched_tokens > 0
+          ? config.max_num_batched_tokens
+          : (large ? r.profile.max_num_batched_tokens_large : r.profile.max_num_batched_tokens);
   count_weights(s, config, r);
   fill_memory(model, gpu, config, serving, r);
   if (!r.memory.fits) {
     const double need = r.memory.weight_bytes + r.memory.activation_bytes + r.memory.context_bytes;
     const double have = r.profile.fraction_of_free ? gpu.memory_bytes : r.memory.budget_bytes;
-    return make_error(Errc::does_not_fit,
-                      model.id + " (" + weight_format_name(config.weights) + ") does not fit on " + gpu.id + " at TP " +
-                          std::to_string(config.tp) + ": weights " + gb(r.memory.weight_bytes) + " + activations " +
-                          gb(r.memory.activation_bytes) + " + context " + gb(r.memory.context_bytes) + " per GPU leave " +
-                          gb(have - need) + " for the KV cache of " + gb(have) + "; use more GPUs (--tp) or fewer weight bits");
+    return make_error(
+        Errc::does_not_fit,
+        model.id + " (" + weight_format_name(config.weights) + ") does not fit on " + gpu.id +
+            " at TP " + std::to_string(config.tp) + ": weights " + gb(r.memory.weight_bytes) +
+            " + activations " + gb(r.memory.activation_bytes) + " + context " +
+            gb(r.memory.context_bytes) + " per GPU leave " + gb(have - need) +
+            " for the KV cache of " + gb(have) + "; use more GPUs (--tp) or fewer weight bits");
   }
   r.compute_precision = compute_precision(gpu, config.weights);
   auto rate = matmul_rate(gpu, r.compute_precision, eff);
@@ -190,13 +216,15 @@ Result<ReplicaModel> build_replica(const Model& model, const Gpu& gpu, const Ser
   r.compute_flop_per_s = rate.value();
   r.hbm_bytes_per_s = eff.measured_hbm_bytes_per_s > 0 ? eff.measured_hbm_bytes_per_s
                                                        : gpu.memory_bandwidth_bytes_per_s * eff.hbm;
-  if (r.hbm_bytes_per_s <= 0) return make_error(Errc::not_found, "GPU '" + gpu.id + "' has no memory bandwidth");
+  if (r.hbm_bytes_per_s <= 0)
+    return make_error(Errc::not_found, "GPU '" + gpu.id + "' has no memory bandwidth");
   const TransformerFlops f = transformer_forward_flops(s, 1);  // one token: no attention context
   r.gemm_flops_per_token = (f.total() - f.attention_core - f.head) / config.tp;
   r.head_flops_per_token = f.head / config.tp;
   // Flash attention runs at 16 bits even with FP8 weights (FP8 attention kernels are opt-in).
-  const std::string attention_precision = r.compute_precision == "fp8" ? compute_precision(gpu, WeightFormat::bf16)
-                                                                      : r.compute_precision;
+  const std::string attention_precision = r.compute_precision == "fp8"
+                                              ? compute_precision(gpu, WeightFormat::bf16)
+                                              : r.compute_precision;
   auto attention_rate = matmul_rate(gpu, attention_precision, eff);
   if (!attention_rate.ok()) return attention_rate.error();
   r.attention_flop_per_s = attention_rate.value();
@@ -209,7 +237,8 @@ Result<ReplicaModel> build_replica(const Model& model, const Gpu& gpu, const Ser
     // adds 2x(3h), gate/up outputs and the activation's read-read-write 5f per routed expert,
     // down-projection out h. The weight-matmul inputs are the norm outputs already counted.
     const TransformerDims d = transformer_dims(s, 1);
-    const double per_layer = 4 * d.h + (d.q + 2 * d.kv) + d.q + d.h + 6 * d.h + 5 * d.f * d.routed + d.h;
+    const double per_layer =
+        4 * d.h + (d.q + 2 * d.kv) + d.q + d.h + 6 * d.h + 5 * d.f * d.routed + d.h;
     r.activation_bytes_per_token = 2.0 * per_layer * r.layers / config.tp;
   }
   r.hidden = static_cast<double>(s.hidden);
@@ -221,21 +250,26 @@ Result<ReplicaModel> build_replica(const Model& model, const Gpu& gpu, const Ser
     // A PCIe card's NVLink bridge joins two GPUs only: wider TP groups talk over PCIe.
     const bool bridge_only = gpu.interconnect == "pcie" && config.tp > 2;
     const bool pcie = cluster.value().link == "pcie" || bridge_only;
-    const double link = bridge_only ? single_node_cluster_pcie_bytes_per_s(gpu) : cluster.value().intra_node_busbw_bytes_per_s;
+    const double link = bridge_only ? single_node_cluster_pcie_bytes_per_s(gpu)
+                                    : cluster.value().intra_node_busbw_bytes_per_s;
     r.link_busbw_bytes_per_s = link * (pcie ? eff.pcie : eff.nvlink);
   }
   r.kernel_overhead_s = eff.kernel_overhead_s;
   r.host_overhead_per_kernel_s = r.profile.cuda_graphs ? 0.0 : eff.host_overhead_per_kernel_s;
   if (r.compute_precision != "fp8" && config.weights == WeightFormat::fp8) {
-    r.notes.push_back(gpu.id + " has no FP8 tensor cores: FP8 weights are dequantised, matmuls run at " + r.compute_precision);
+    r.notes.push_back(gpu.id +
+                      " has no FP8 tensor cores: FP8 weights are dequantised, matmuls run at " +
+                      r.compute_precision);
   }
   return r;
 }
 
-int64_t max_concurrent_sequences(const ReplicaModel& r, double prompt_tokens, double output_tokens) {
+int64_t max_concurrent_sequences(const ReplicaModel& r, double prompt_tokens,
+                                 double output_tokens) {
   const double tokens = std::max(1.0, prompt_tokens + output_tokens);
   const double blocks_per_seq = std::ceil(tokens / static_cast<double>(r.block_tokens));
-  const auto by_kv = static_cast<int64_t>(std::floor(static_cast<double>(r.memory.kv_blocks) / blocks_per_seq));
+  const auto by_kv =
+      static_cast<int64_t>(std::floor(static_cast<double>(r.memory.kv_blocks) / blocks_per_seq));
   return std::min(by_kv, r.max_num_seqs);
 }
 
@@ -245,28 +279,34 @@ StepBreakdown step_time(const ReplicaModel& r, const StepLoad& load) {
   if (tokens <= 0) return b;
   b.experts_touched = experts_touched(r.experts, r.experts_per_token, tokens);
   const double expert_share = r.experts > 0 ? b.experts_touched / r.experts : 0;
-  const double weight_bytes = r.dense_weight_bytes + r.moe_layers * r.expert_bytes_per_layer * expert_share;
+  const double weight_bytes =
+      r.dense_weight_bytes + r.moe_layers * r.expert_bytes_per_layer * expert_share;
   // Each token's activations also cross HBM between kernels (matmul inputs and outputs, norms,
   // activation functions, residual adds): activation_bytes_per_token.
   const double bytes = weight_bytes + tokens * r.activation_bytes_per_token;
   // Logits only for the rows that sample a token: decodes and prompts that end this step.
-  const double flops = tokens * r.gemm_flops_per_token + (load.decode_seqs + load.prefill_last) * r.head_flops_per_token;
+  const double flops = tokens * r.gemm_flops_per_token +
+                       (load.decode_seqs + load.prefill_last) * r.head_flops_per_token;
   b.weights_s = std::max(bytes / r.hbm_bytes_per_s, flops / r.compute_flop_per_s);
   // Decode reads each sequence's keys and values; prefill writes its tokens' and reads the
   // prompt's earlier chunks (flash attention: scores stay on chip, Dao et al. 2022).
   const double kv_bytes = (load.decode_context + load.prefill_tokens) * r.memory.kv_bytes_per_token;
   const double pairs = load.decode_context + load.prefill_pairs;
-  b.attention_s = std::max(kv_bytes / r.hbm_bytes_per_s, pairs * r.attention_flops_per_pair / r.attention_flop_per_s);
+  b.attention_s = std::max(kv_bytes / r.hbm_bytes_per_s,
+                           pairs * r.attention_flops_per_pair / r.attention_flop_per_s);
   const double tp = r.config.tp, ep = r.config.ep;
   if (tp > 1) {
     // Ring all-reduce moves 2(n-1)/n of the tensor per GPU (nccl-tests doc/PERFORMANCE.md).
     const double bytes = tokens * r.hidden * 2.0;
-    b.comm_s += 2 * r.layers * (r.profile.allreduce_latency_s + 2 * (tp - 1) / tp * bytes / r.link_busbw_bytes_per_s);
+    b.comm_s +=
+        2 * r.layers *
+        (r.profile.allreduce_latency_s + 2 * (tp - 1) / tp * bytes / r.link_busbw_bytes_per_s);
   }
   if (ep > 1) {
     // Dispatch and combine: each token's hidden state to its k experts, (ep-1)/ep of them remote.
     const double bytes = tokens * r.experts_per_token * r.hidden * 2.0 * (ep - 1) / ep;
-    b.comm_s += 2 * r.moe_layers * (r.profile.allreduce_latency_s + bytes / r.link_busbw_bytes_per_s);
+    b.comm_s +=
+        2 * r.moe_layers * (r.profile.allreduce_latency_s + bytes / r.link_busbw_bytes_per_s);
   }
   const double kernels = r.layers * r.profile.kernels_per_layer;
   const double gpu_s = b.weights_s + b.attention_s + b.comm_s + kernels * r.kernel_overhead_s;
@@ -292,14 +332,16 @@ double prefill_time_s(const ReplicaModel& r, double prompt_tokens) {
   return total;
 }
 
-double burst_output_tokens_per_s(const ReplicaModel& r, double prompt_tokens, double output_tokens) {
+double burst_output_tokens_per_s(const ReplicaModel& r, double prompt_tokens,
+                                 double output_tokens) {
   // All requests at once: the batch holds B sequences; over a request's life it needs O decode
   // slots and P + O tokens of step budget, so per step x = min(B/O, T/(P+O)) requests advance.
   const double p = prompt_tokens, o = std::max(1.0, output_tokens);
   const double batch = static_cast<double>(max_concurrent_sequences(r, p, o));
   if (batch < 1) return 0;
   const double budget = static_cast<double>(r.max_num_batched_tokens);
-  const double x = r.profile.continuous_batching ? std::min(batch / o, budget / (p + o)) : batch / o;
+  const double x =
+      r.profile.continuous_batching ? std::min(batch / o, budget / (p + o)) : batch / o;
   StepLoad load;
   load.decode_seqs = x * o;
   load.decode_context = x * o * (p + o / 2);

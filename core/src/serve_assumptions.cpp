@@ -10,30 +10,41 @@ namespace gpuplan {
 
 const char* weight_format_name(WeightFormat w) {
   switch (w) {
-    case WeightFormat::bf16: return "bf16";
-    case WeightFormat::fp16: return "fp16";
-    case WeightFormat::fp8: return "fp8";
-    case WeightFormat::int8: return "int8";
-    case WeightFormat::int4: return "int4";
+    case WeightFormat::bf16:
+      return "bf16";
+    case WeightFormat::fp16:
+      return "fp16";
+    case WeightFormat::fp8:
+      return "fp8";
+    case WeightFormat::int8:
+      return "int8";
+    case WeightFormat::int4:
+      return "int4";
   }
   return "?";
 }
 
-const char* kv_format_name(KvFormat k) { return k == KvFormat::fp8 ? "fp8" : "bf16"; }
+const char* kv_format_name(KvFormat k) {
+  return k == KvFormat::fp8 ? "fp8" : "bf16";
+}
 
 const char* runtime_name(Runtime r) {
   switch (r) {
-    case Runtime::vllm: return "vllm";
-    case Runtime::trtllm: return "trtllm";
-    case Runtime::sglang: return "sglang";
-    case Runtime::hf: return "hf";
+    case Runtime::vllm:
+      return "vllm";
+    case Runtime::trtllm:
+      return "trtllm";
+    case Runtime::sglang:
+      return "sglang";
+    case Runtime::hf:
+      return "hf";
   }
   return "?";
 }
 
 std::optional<WeightFormat> parse_weight_format(const std::string& s) {
-  for (WeightFormat w : {WeightFormat::bf16, WeightFormat::fp16, WeightFormat::fp8, WeightFormat::int8,
-                         WeightFormat::int4}) {
+  for (WeightFormat w : {WeightFormat::bf16, WeightFormat::fp16, WeightFormat::fp8,
+                         WeightFormat::int8, WeightFormat::int4}) {
     if (s == weight_format_name(w)) return w;
   }
   return std::nullopt;
@@ -54,10 +65,14 @@ std::optional<Runtime> parse_runtime(const std::string& s) {
 
 const RuntimeProfile& ServingAssumptions::profile(Runtime r) const {
   switch (r) {
-    case Runtime::trtllm: return trtllm;
-    case Runtime::sglang: return sglang;
-    case Runtime::hf: return hf;
-    case Runtime::vllm: break;
+    case Runtime::trtllm:
+      return trtllm;
+    case Runtime::sglang:
+      return sglang;
+    case Runtime::hf:
+      return hf;
+    case Runtime::vllm:
+      break;
   }
   return vllm;
 }
@@ -73,7 +88,8 @@ const nlohmann::json* fact(JsonReader& r, const char* key, const std::set<std::s
   fr.ignore("note");
   fr.ignore("see_also");
   const nlohmann::json* v = fr.value("value", true);
-  if (!fr.error() && !sources.count(source)) fr.fail(fr.name("source") + ": '" + source + "' is not in sources");
+  if (!fr.error() && !sources.count(source))
+    fr.fail(fr.name("source") + ": '" + source + "' is not in sources");
   if (auto err = fr.finish()) {
     r.fail_with(*err);
     return nullptr;
@@ -81,11 +97,13 @@ const nlohmann::json* fact(JsonReader& r, const char* key, const std::set<std::s
   return v;
 }
 
-double fact_number(JsonReader& r, const char* key, const std::set<std::string>& sources, double min, double max) {
+double fact_number(JsonReader& r, const char* key, const std::set<std::string>& sources, double min,
+                   double max) {
   const nlohmann::json* v = fact(r, key, sources);
   if (!v) return 0;
   if (!v->is_number() || v->get<double>() < min || v->get<double>() > max) {
-    r.fail(r.name(key) + ".value: expected a number in [" + std::to_string(min) + ", " + std::to_string(max) + "]");
+    r.fail(r.name(key) + ".value: expected a number in [" + std::to_string(min) + ", " +
+           std::to_string(max) + "]");
     return 0;
   }
   return v->get<double>();
@@ -97,7 +115,8 @@ bool fact_bool(JsonReader& r, const char* key, const std::set<std::string>& sour
   return v && v->is_boolean() && v->get<bool>();
 }
 
-RuntimeProfile read_profile(JsonReader& parent, const char* name, Runtime runtime, const std::set<std::string>& s) {
+RuntimeProfile read_profile(JsonReader& parent, const char* name, Runtime runtime,
+                            const std::set<std::string>& s) {
   RuntimeProfile p;
   p.runtime = runtime;
   const nlohmann::json* j = parent.object(name, true);
@@ -108,8 +127,10 @@ RuntimeProfile read_profile(JsonReader& parent, const char* name, Runtime runtim
   p.fraction_of_free = fact_bool(r, "fraction_of_free", s);
   p.max_num_seqs = static_cast<int64_t>(fact_number(r, "max_num_seqs", s, 1, 1e6));
   p.max_num_seqs_large = static_cast<int64_t>(fact_number(r, "max_num_seqs_large", s, 1, 1e6));
-  p.max_num_batched_tokens = static_cast<int64_t>(fact_number(r, "max_num_batched_tokens", s, 1, 1e7));
-  p.max_num_batched_tokens_large = static_cast<int64_t>(fact_number(r, "max_num_batched_tokens_large", s, 1, 1e7));
+  p.max_num_batched_tokens =
+      static_cast<int64_t>(fact_number(r, "max_num_batched_tokens", s, 1, 1e7));
+  p.max_num_batched_tokens_large =
+      static_cast<int64_t>(fact_number(r, "max_num_batched_tokens_large", s, 1, 1e7));
   p.continuous_batching = fact_bool(r, "continuous_batching", s);
   p.reserve_full_sequence = fact_bool(r, "reserve_full_sequence", s);
   p.kernels_per_layer = fact_number(r, "kernels_per_layer", s, 1, 1000);
@@ -121,7 +142,8 @@ RuntimeProfile read_profile(JsonReader& parent, const char* name, Runtime runtim
 
 }  // namespace
 
-Result<ServingAssumptions> parse_serving_assumptions(std::string_view text, const std::string& where) {
+Result<ServingAssumptions> parse_serving_assumptions(std::string_view text,
+                                                     const std::string& where) {
   auto doc = parse_json_text(text, where, kMaxJsonBytes);
   if (!doc.ok()) return doc.error();
   const nlohmann::json& j = doc.value();
@@ -151,7 +173,8 @@ Result<ServingAssumptions> serving_assumptions(const std::vector<DataFile>& file
   for (const auto& f : files) {
     if (f.path == "assumptions.json") return parse_serving_assumptions(f.text, f.path);
   }
-  return make_error(Errc::not_found, "assumptions.json: not among the data files (serving constants live there)");
+  return make_error(Errc::not_found,
+                    "assumptions.json: not among the data files (serving constants live there)");
 }
 
 }  // namespace gpuplan

@@ -14,12 +14,15 @@ namespace {
 
 constexpr double kHoursPerMonth = 730.0;  // 8760 h / 12
 
-Error invalid(const std::string& m) { return make_error(Errc::invalid_argument, m); }
+Error invalid(const std::string& m) {
+  return make_error(Errc::invalid_argument, m);
+}
 
 }  // namespace
 
 Result<LoadCurve> preset_load_curve(const std::string& name, double peak_rate) {
-  if (!(peak_rate > 0) || !std::isfinite(peak_rate)) return invalid("--rate must be a positive number of requests/s");
+  if (!(peak_rate > 0) || !std::isfinite(peak_rate))
+    return invalid("--rate must be a positive number of requests/s");
   LoadCurve c(24, peak_rate);
   if (name == "flat") return c;
   const double pi = std::acos(-1.0);
@@ -36,20 +39,23 @@ Result<LoadCurve> preset_load_curve(const std::string& name, double peak_rate) {
 }
 
 Result<LoadCurve> parse_load_curve(std::string_view text, const std::string& where) {
-  if (text.size() > 64 * 1024) return make_error(Errc::too_large, where + ": a load curve is 24 numbers; the file is over 64 KiB");
+  if (text.size() > 64 * 1024)
+    return make_error(Errc::too_large,
+                      where + ": a load curve is 24 numbers; the file is over 64 KiB");
   LoadCurve c;
   size_t line = 1;
   for (size_t i = 0; i < text.size();) {
     const char ch = text[i];
     if (ch == '#') {
       while (i < text.size() && text[i] != '\n') ++i;
-    } else if (ch == '\n' || ch == ',' || ch == ';' || std::isspace(static_cast<unsigned char>(ch))) {
+    } else if (ch == '\n' || ch == ',' || ch == ';' ||
+               std::isspace(static_cast<unsigned char>(ch))) {
       if (ch == '\n') ++line;
       ++i;
     } else {
       size_t end = i;
-      while (end < text.size() && !std::isspace(static_cast<unsigned char>(text[end])) && text[end] != ',' &&
-             text[end] != ';' && text[end] != '#') {
+      while (end < text.size() && !std::isspace(static_cast<unsigned char>(text[end])) &&
+             text[end] != ',' && text[end] != ';' && text[end] != '#') {
         ++end;
       }
       const std::string token(text.substr(i, end - i));
@@ -64,9 +70,11 @@ Result<LoadCurve> parse_load_curve(std::string_view text, const std::string& whe
     }
   }
   if (c.size() != 24) {
-    return make_error(Errc::schema_error, where + ": expected 24 hourly rates (requests/s), got " + std::to_string(c.size()));
+    return make_error(Errc::schema_error, where + ": expected 24 hourly rates (requests/s), got " +
+                                              std::to_string(c.size()));
   }
-  if (*std::max_element(c.begin(), c.end()) <= 0) return make_error(Errc::schema_error, where + ": every hour is 0");
+  if (*std::max_element(c.begin(), c.end()) <= 0)
+    return make_error(Errc::schema_error, where + ": every hour is 0");
   return c;
 }
 
@@ -76,24 +84,29 @@ Result<FleetPlan> plan_fleet(const LoadCurve& curve, double replica_max_rate, do
   if (!(policy.target_utilisation > 0 && policy.target_utilisation <= 1)) {
     return invalid("target utilisation must be in (0, 1]");
   }
-  if (policy.min_replicas < 0 || policy.headroom < 0 || policy.instance_start_s < 0 || policy.model_load_bytes_per_s < 0) {
+  if (policy.min_replicas < 0 || policy.headroom < 0 || policy.instance_start_s < 0 ||
+      policy.model_load_bytes_per_s < 0) {
     return invalid("scaling policy values must be >= 0");
   }
   if (!(replica_max_rate > 0)) {
-    return make_error(Errc::does_not_fit, "one replica meets the latency targets at no request rate; no fleet can");
+    return make_error(Errc::does_not_fit,
+                      "one replica meets the latency targets at no request rate; no fleet can");
   }
   FleetPlan p;
   p.replica_rate_per_s = replica_max_rate * policy.target_utilisation;
   const double peak = *std::max_element(curve.begin(), curve.end());
   if (!(peak * (1 + policy.headroom) / p.replica_rate_per_s < 1e6)) {
-    return make_error(Errc::does_not_fit, "the peak rate needs more than a million replicas; check --rate");
+    return make_error(Errc::does_not_fit,
+                      "the peak rate needs more than a million replicas; check --rate");
   }
   auto replicas_for = [&](double rate) {
-    return std::max(policy.min_replicas, static_cast<int>(std::ceil(rate / p.replica_rate_per_s - 1e-9)));
+    return std::max(policy.min_replicas,
+                    static_cast<int>(std::ceil(rate / p.replica_rate_per_s - 1e-9)));
   };
   p.fixed_replicas = std::max(1, replicas_for(peak * (1 + policy.headroom)));
-  p.scale_up_delay_s = policy.instance_start_s +
-                       (policy.model_load_bytes_per_s > 0 ? model_bytes / policy.model_load_bytes_per_s : 0.0);
+  p.scale_up_delay_s =
+      policy.instance_start_s +
+      (policy.model_load_bytes_per_s > 0 ? model_bytes / policy.model_load_bytes_per_s : 0.0);
   for (double rate : curve) p.hours.push_back({rate, replicas_for(rate)});
   p.replica_hours_fixed = 24.0 * p.fixed_replicas;
   for (size_t h = 0; h < 24; ++h) {
@@ -111,7 +124,8 @@ int instances_for(int replicas, const FleetPrices& p) {
   return static_cast<int>((gpus + per_instance - 1) / per_instance);
 }
 
-std::vector<FleetCost> fleet_costs(const FleetPlan& plan, const FleetPrices& prices, double output_tokens_per_request) {
+std::vector<FleetCost> fleet_costs(const FleetPlan& plan, const FleetPrices& prices,
+                                   double output_tokens_per_request) {
   // Instance-hours: the hourly fleet rounded up to whole instances, plus scale-up lead time.
   double auto_instance_hours = 0;
   int base = plan.hours.empty() ? 0 : plan.hours.front().replicas;
@@ -127,11 +141,13 @@ std::vector<FleetCost> fleet_costs(const FleetPlan& plan, const FleetPrices& pri
   for (const FleetHour& h : plan.hours) tokens += h.rate_per_s * 3600.0 * output_tokens_per_request;
 
   std::vector<FleetCost> out;
-  auto add = [&](const std::string& name, double fixed_rate, double base_rate, double burst_rate, std::string note) {
+  auto add = [&](const std::string& name, double fixed_rate, double base_rate, double burst_rate,
+                 std::string note) {
     FleetCost c;
     c.pricing = name;
     c.usd_per_day_fixed = fixed_instance_hours * fixed_rate;
-    c.usd_per_day_autoscaled = base_hours * base_rate + std::max(0.0, auto_instance_hours - base_hours) * burst_rate;
+    c.usd_per_day_autoscaled =
+        base_hours * base_rate + std::max(0.0, auto_instance_hours - base_hours) * burst_rate;
     c.usd_per_month_fixed = c.usd_per_day_fixed * kHoursPerMonth / 24.0;
     c.usd_per_month_autoscaled = c.usd_per_day_autoscaled * kHoursPerMonth / 24.0;
     c.usd_per_million_output_tokens = tokens > 0 ? c.usd_per_day_autoscaled / tokens * 1e6 : 0;
@@ -143,12 +159,14 @@ std::vector<FleetCost> fleet_costs(const FleetPlan& plan, const FleetPrices& pri
   if (prices.reserved_usd_per_hour) {
     const double res = *prices.reserved_usd_per_hour;
     add("reserved base + on-demand bursts", res, res, od,
-        "the fixed fleet, and the autoscaled fleet's all-day minimum, reserved; replicas above it on demand");
+        "the fixed fleet, and the autoscaled fleet's all-day minimum, reserved; replicas above it "
+        "on demand");
   }
   if (prices.reserved_usd_per_hour && prices.spot_usd_per_hour) {
     add("reserved base + spot bursts", *prices.reserved_usd_per_hour, *prices.reserved_usd_per_hour,
         *prices.spot_usd_per_hour,
-        "burst replicas on spot can be reclaimed (AWS gives two minutes' notice): keep on-demand fallback");
+        "burst replicas on spot can be reclaimed (AWS gives two minutes' notice): keep on-demand "
+        "fallback");
   }
   return out;
 }

@@ -24,8 +24,8 @@ double lone_decode_step_s(const ReplicaModel& r, const ServeWorkload& w) {
   return step_time(r, load).total_s;
 }
 
-Evaluated evaluate(const Model& model, const Gpu& gpu, int tp, const ServeQuery& q, const ServingAssumptions& a,
-                   const Efficiencies& eff) {
+Evaluated evaluate(const Model& model, const Gpu& gpu, int tp, const ServeQuery& q,
+                   const ServingAssumptions& a, const Efficiencies& eff) {
   Evaluated e;
   ServeConfig c = q.config;
   c.tp = tp;
@@ -39,7 +39,8 @@ Evaluated evaluate(const Model& model, const Gpu& gpu, int tp, const ServeQuery&
   o.tp = tp;
   o.memory = r.value().memory;
   o.notes = r.value().notes;
-  o.max_seqs = max_concurrent_sequences(r.value(), q.workload.prompt_tokens, q.workload.output_tokens);
+  o.max_seqs =
+      max_concurrent_sequences(r.value(), q.workload.prompt_tokens, q.workload.output_tokens);
   o.prefill_s = prefill_time_s(r.value(), q.workload.prompt_tokens);
   o.decode_step_s = lone_decode_step_s(r.value(), q.workload);
   auto rate = max_rate_within_slo(r.value(), q.workload, q.slo);
@@ -82,8 +83,11 @@ Error explain_failure(const std::vector<Evaluated>& all, const Slo& slo) {
   for (const auto& e : all) {
     if (!e.option) continue;
     const ServeOption& o = *e.option;
-    if (o.rate.max_rate_per_s > 0 && !e.error.message.empty()) return e.error;  // the fleet, not the SLO
-    if (!fastest_ttft || o.rate.at_zero_load.ttft_s.p50 < fastest_ttft->rate.at_zero_load.ttft_s.p50) fastest_ttft = &o;
+    if (o.rate.max_rate_per_s > 0 && !e.error.message.empty())
+      return e.error;  // the fleet, not the SLO
+    if (!fastest_ttft ||
+        o.rate.at_zero_load.ttft_s.p50 < fastest_ttft->rate.at_zero_load.ttft_s.p50)
+      fastest_ttft = &o;
     if (!fastest_tpot || o.decode_step_s < fastest_tpot->decode_step_s) fastest_tpot = &o;
   }
   if (!fastest_ttft) {
@@ -92,26 +96,34 @@ Error explain_failure(const std::vector<Evaluated>& all, const Slo& slo) {
     }
     return make_error(Errc::not_found, "no GPU or instance matches the filters");
   }
-  auto ms = [](double s) { return std::to_string(static_cast<int>(std::lround(s * 1000))) + " ms"; };
+  auto ms = [](double s) {
+    return std::to_string(static_cast<int>(std::lround(s * 1000))) + " ms";
+  };
   const double ttft = fastest_ttft->rate.at_zero_load.ttft_s.p50;
   if (slo.ttft_s > 0 && ttft > slo.ttft_s) {
-    return make_error(Errc::does_not_fit, "SLO unreachable: the first token takes " + ms(ttft) + " for one request alone on the fastest option (" +
-                                              fastest_ttft->gpu + ", TP " + std::to_string(fastest_ttft->tp) + "), " +
-                                              ms(ttft - slo.ttft_s) + " over --ttft-ms; raise it, shorten prompts or use more GPUs");
+    return make_error(Errc::does_not_fit,
+                      "SLO unreachable: the first token takes " + ms(ttft) +
+                          " for one request alone on the fastest option (" + fastest_ttft->gpu +
+                          ", TP " + std::to_string(fastest_ttft->tp) + "), " +
+                          ms(ttft - slo.ttft_s) +
+                          " over --ttft-ms; raise it, shorten prompts or use more GPUs");
   }
   const double tpot = fastest_tpot->decode_step_s;
   if (slo.tpot_s > 0 && tpot > slo.tpot_s) {
-    return make_error(Errc::does_not_fit, "SLO unreachable: a token takes " + ms(tpot) + " per step with one request on the fastest option (" +
-                                              fastest_tpot->gpu + ", TP " + std::to_string(fastest_tpot->tp) + "), " +
-                                              ms(tpot - slo.tpot_s) + " over --tpot-ms; raise it or use more GPUs");
+    return make_error(Errc::does_not_fit,
+                      "SLO unreachable: a token takes " + ms(tpot) +
+                          " per step with one request on the fastest option (" + fastest_tpot->gpu +
+                          ", TP " + std::to_string(fastest_tpot->tp) + "), " +
+                          ms(tpot - slo.tpot_s) + " over --tpot-ms; raise it or use more GPUs");
   }
-  return make_error(Errc::does_not_fit, "SLO unreachable: no option meets both latency targets at any request rate");
+  return make_error(Errc::does_not_fit,
+                    "SLO unreachable: no option meets both latency targets at any request rate");
 }
 
 }  // namespace
 
-Result<ServePlan> plan_serving(const Catalog& catalog, const ServingAssumptions& serving, const Model& model,
-                               const ServeQuery& q) {
+Result<ServePlan> plan_serving(const Catalog& catalog, const ServingAssumptions& serving,
+                               const Model& model, const ServeQuery& q) {
   std::map<std::pair<std::string, int>, Evaluated> cache;
   std::vector<Evaluated> all;
   auto eval = [&](const Gpu& g, int tp) -> const Evaluated& {
@@ -141,12 +153,16 @@ Result<ServePlan> plan_serving(const Catalog& catalog, const ServingAssumptions&
       o.price = price.value();
       FleetPrices fp;
       fp.on_demand_usd_per_hour = price.value().usd_per_hour;
-      if (auto r = quote_price(in, Pricing::reserved_1y, catalog.pricing, q.region); r.ok()) fp.reserved_usd_per_hour = r.value().usd_per_hour;
-      if (auto s = quote_price(in, Pricing::spot, catalog.pricing, q.region); s.ok()) fp.spot_usd_per_hour = s.value().usd_per_hour;
+      if (auto r = quote_price(in, Pricing::reserved_1y, catalog.pricing, q.region); r.ok())
+        fp.reserved_usd_per_hour = r.value().usd_per_hour;
+      if (auto s = quote_price(in, Pricing::spot, catalog.pricing, q.region); s.ok())
+        fp.spot_usd_per_hour = s.value().usd_per_hour;
       fp.gpus_per_replica = tp;
       fp.gpus_per_instance = in.gpu_count;
       o.costs = fleet_costs(o.fleet, fp, q.workload.output_tokens);
-      if (!best || o.costs.front().usd_per_day_autoscaled < best->costs.front().usd_per_day_autoscaled) best = o;
+      if (!best ||
+          o.costs.front().usd_per_day_autoscaled < best->costs.front().usd_per_day_autoscaled)
+        best = o;
     }
     if (best) plan.options.push_back(*best);
   }
@@ -161,16 +177,19 @@ Result<ServePlan> plan_serving(const Catalog& catalog, const ServingAssumptions&
           break;
         }
       }
-      if (!plan.options.empty()) plan.notes.push_back("no priced instance has " + q.gpu + ": replicas without cost");
+      if (!plan.options.empty())
+        plan.notes.push_back("no priced instance has " + q.gpu + ": replicas without cost");
     }
   }
   if (plan.options.empty()) return explain_failure(all, q.slo);
-  std::stable_sort(plan.options.begin(), plan.options.end(), [](const ServeOption& a, const ServeOption& b) {
-    const double ca = a.costs.empty() ? 1e300 : a.costs.front().usd_per_day_autoscaled;
-    const double cb = b.costs.empty() ? 1e300 : b.costs.front().usd_per_day_autoscaled;
-    return ca < cb;
-  });
-  if (static_cast<int>(plan.options.size()) > q.top_k) plan.options.resize(static_cast<size_t>(std::max(1, q.top_k)));
+  std::stable_sort(
+      plan.options.begin(), plan.options.end(), [](const ServeOption& a, const ServeOption& b) {
+        const double ca = a.costs.empty() ? 1e300 : a.costs.front().usd_per_day_autoscaled;
+        const double cb = b.costs.empty() ? 1e300 : b.costs.front().usd_per_day_autoscaled;
+        return ca < cb;
+      });
+  if (static_cast<int>(plan.options.size()) > q.top_k)
+    plan.options.resize(static_cast<size_t>(std::max(1, q.top_k)));
   return plan;
 }
 

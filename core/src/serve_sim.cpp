@@ -34,7 +34,8 @@ double draw_length(std::mt19937_64& rng, double mean, LengthDistribution d) {
 
 std::vector<Req> make_requests(const ServeWorkload& w) {
   std::mt19937_64 rng(w.seed);
-  std::exponential_distribution<double> gap(w.rate_per_s > 0 && std::isfinite(w.rate_per_s) ? w.rate_per_s : 1.0);
+  std::exponential_distribution<double> gap(
+      w.rate_per_s > 0 && std::isfinite(w.rate_per_s) ? w.rate_per_s : 1.0);
   const bool burst = !(w.rate_per_s > 0) || !std::isfinite(w.rate_per_s);
   std::vector<Req> out(static_cast<size_t>(w.requests));
   double t = 0;
@@ -51,7 +52,9 @@ Percentiles percentiles(std::vector<double> v) {
   Percentiles p;
   if (v.empty()) return p;
   std::sort(v.begin(), v.end());
-  auto at = [&](double q) { return v[std::min(v.size() - 1, static_cast<size_t>(q * static_cast<double>(v.size())))]; };
+  auto at = [&](double q) {
+    return v[std::min(v.size() - 1, static_cast<size_t>(q * static_cast<double>(v.size())))];
+  };
   p.p50 = at(0.50);
   p.p90 = at(0.90);
   p.p99 = at(0.99);
@@ -91,8 +94,10 @@ class Scheduler {
 };
 
 void Scheduler::admit() {
-  while (next_arrival_ < reqs_.size() && reqs_[next_arrival_].arrival_s <= now_s_) waiting_.push_back(next_arrival_++);
-  if (!r_.profile.continuous_batching && !running_.empty()) return;  // static: the batch runs to its end
+  while (next_arrival_ < reqs_.size() && reqs_[next_arrival_].arrival_s <= now_s_)
+    waiting_.push_back(next_arrival_++);
+  if (!r_.profile.continuous_batching && !running_.empty())
+    return;  // static: the batch runs to its end
   while (!waiting_.empty() && static_cast<int64_t>(running_.size()) < r_.max_num_seqs) {
     Req& q = reqs_[waiting_.front()];
     const double need = r_.profile.reserve_full_sequence ? q.prompt + q.output : q.prompt + 1;
@@ -212,20 +217,25 @@ SimulationResult Scheduler::run() {
   // Above capacity the queue grows for the whole run: the last arrival is served long after it
   // came (more than a quarter of the arrival span later), or requests were never served.
   const double arrivals_span = reqs_.back().arrival_s - reqs_.front().arrival_s;
-  s.saturated = done_ < reqs_.size() || (arrivals_span > 0 && now_s_ - reqs_.back().arrival_s > 0.25 * arrivals_span);
+  s.saturated = done_ < reqs_.size() ||
+                (arrivals_span > 0 && now_s_ - reqs_.back().arrival_s > 0.25 * arrivals_span);
   return s;
 }
 
 }  // namespace
 
 Result<SimulationResult> simulate(const ReplicaModel& r, const ServeWorkload& w) {
-  if (w.requests < 1 || w.requests > 100000) return make_error(Errc::invalid_argument, "simulated requests must be 1-100000");
+  if (w.requests < 1 || w.requests > 100000)
+    return make_error(Errc::invalid_argument, "simulated requests must be 1-100000");
   if (!(w.prompt_tokens >= 1) || !(w.output_tokens >= 1)) {
     return make_error(Errc::invalid_argument, "prompt and output tokens must be >= 1");
   }
   if (max_concurrent_sequences(r, w.prompt_tokens, w.output_tokens) < 1) {
-    return make_error(Errc::does_not_fit, "one sequence of " + std::to_string(static_cast<int64_t>(w.prompt_tokens + w.output_tokens)) +
-                                              " tokens does not fit the KV cache of " + std::to_string(r.memory.kv_tokens) + " tokens");
+    return make_error(Errc::does_not_fit,
+                      "one sequence of " +
+                          std::to_string(static_cast<int64_t>(w.prompt_tokens + w.output_tokens)) +
+                          " tokens does not fit the KV cache of " +
+                          std::to_string(r.memory.kv_tokens) + " tokens");
   }
   // A drawn length longer than the whole cache is cut to fit (else it could never run).
   std::vector<Req> reqs = make_requests(w);
@@ -240,13 +250,16 @@ Result<SimulationResult> simulate(const ReplicaModel& r, const ServeWorkload& w)
 
 bool meets_slo(const SimulationResult& s, const Slo& slo) {
   if (s.saturated) return false;
-  auto pick = [&](const Percentiles& p) { return slo.percentile >= 99 ? p.p99 : slo.percentile >= 90 ? p.p90 : p.p50; };
+  auto pick = [&](const Percentiles& p) {
+    return slo.percentile >= 99 ? p.p99 : slo.percentile >= 90 ? p.p90 : p.p50;
+  };
   if (slo.ttft_s > 0 && pick(s.ttft_s) > slo.ttft_s) return false;
   if (slo.tpot_s > 0 && pick(s.tpot_s) > slo.tpot_s) return false;
   return true;
 }
 
-Result<RateSearch> max_rate_within_slo(const ReplicaModel& r, const ServeWorkload& w, const Slo& slo) {
+Result<RateSearch> max_rate_within_slo(const ReplicaModel& r, const ServeWorkload& w,
+                                       const Slo& slo) {
   RateSearch out;
   ServeWorkload one = w;
   one.requests = 1;
@@ -254,7 +267,8 @@ Result<RateSearch> max_rate_within_slo(const ReplicaModel& r, const ServeWorkloa
   if (!alone.ok()) return alone.error();
   out.at_zero_load = alone.value();
   // The rate cannot exceed the burst throughput; bisect between a trickle and that ceiling.
-  const double ceiling = burst_output_tokens_per_s(r, w.prompt_tokens, w.output_tokens) / w.output_tokens;
+  const double ceiling =
+      burst_output_tokens_per_s(r, w.prompt_tokens, w.output_tokens) / w.output_tokens;
   double lo = 0, hi = std::max(ceiling * 1.05, 1e-3);
   SimulationResult best, failed;
   bool have_failed = false;
@@ -276,8 +290,12 @@ Result<RateSearch> max_rate_within_slo(const ReplicaModel& r, const ServeWorkloa
   out.max_rate_per_s = lo;
   out.at_max = best;
   if (have_failed) {
-    auto pick = [&](const Percentiles& p) { return slo.percentile >= 99 ? p.p99 : slo.percentile >= 90 ? p.p90 : p.p50; };
-    out.limit = failed.saturated ? "throughput" : (slo.ttft_s > 0 && pick(failed.ttft_s) > slo.ttft_s) ? "ttft" : "tpot";
+    auto pick = [&](const Percentiles& p) {
+      return slo.percentile >= 99 ? p.p99 : slo.percentile >= 90 ? p.p90 : p.p50;
+    };
+    out.limit = failed.saturated                                       ? "throughput"
+                : (slo.ttft_s > 0 && pick(failed.ttft_s) > slo.ttft_s) ? "ttft"
+                                                                       : "tpot";
   }
   return out;
 }

@@ -14,9 +14,21 @@ namespace gpuplan {
 namespace {
 
 constexpr size_t kMaxServingCsvBytes = 4 * 1024 * 1024;
-const std::vector<std::string> kColumns = {"id", "source_kind", "model", "gpu", "num_gpus", "tp", "precision",
-                                           "framework", "input_len", "output_len", "concurrency_or_batch",
-                                           "request_rate", "metric", "value", "notes"};
+const std::vector<std::string> kColumns = {"id",
+                                           "source_kind",
+                                           "model",
+                                           "gpu",
+                                           "num_gpus",
+                                           "tp",
+                                           "precision",
+                                           "framework",
+                                           "input_len",
+                                           "output_len",
+                                           "concurrency_or_batch",
+                                           "request_rate",
+                                           "metric",
+                                           "value",
+                                           "notes"};
 
 struct Record {
   std::vector<std::string> fields;
@@ -53,7 +65,9 @@ Result<std::vector<Record>> read_records(std::string_view text, const std::strin
       rec.fields.back() += c;
     }
   }
-  if (quoted) return make_error(Errc::parse_error, where + ":" + std::to_string(rec.line) + ": unterminated quoted field");
+  if (quoted)
+    return make_error(Errc::parse_error,
+                      where + ":" + std::to_string(rec.line) + ": unterminated quoted field");
   if (rec.fields.size() > 1 || !rec.fields[0].empty()) out.push_back(rec);
   return out;
 }
@@ -62,7 +76,9 @@ std::string lower(std::string s) {
   for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return s;
 }
-bool contains(const std::string& haystack, const char* needle) { return lower(haystack).find(needle) != std::string::npos; }
+bool contains(const std::string& haystack, const char* needle) {
+  return lower(haystack).find(needle) != std::string::npos;
+}
 
 // A plain positive number ("2048"); nullopt for "", "~20000 (+-15%)", "inf" and the like.
 std::optional<double> number(const std::string& s) {
@@ -99,12 +115,18 @@ const Model* find_model(const Catalog& c, const std::string& name) {
 const Gpu* find_gpu(const Catalog& c, const std::string& label) {
   if (const Gpu* g = c.find_gpu(label)) return g;
   const std::string n = lower(label);
-  const std::vector<std::pair<const char*, const char*>> table = {
-      {"h100 pcie", "h100-pcie-80gb"}, {"h100", "h100-sxm5-80gb"},       {"h200", "h200-sxm-141gb"},
-      {"a100-pcie", "a100-pcie-80gb"}, {"a100 pcie", "a100-pcie-80gb"}, {"a100", "a100-sxm4-80gb"},
-      {"l40s", "l40s"},                {"b200", "b200-sxm"},             {"a40", "a40"}};
-  if (n.find("gh200") != std::string::npos || n.find("gb200") != std::string::npos || n.find("b300") != std::string::npos ||
-      n.find("gb300") != std::string::npos || n.find(" or ") != std::string::npos) {
+  const std::vector<std::pair<const char*, const char*>> table = {{"h100 pcie", "h100-pcie-80gb"},
+                                                                  {"h100", "h100-sxm5-80gb"},
+                                                                  {"h200", "h200-sxm-141gb"},
+                                                                  {"a100-pcie", "a100-pcie-80gb"},
+                                                                  {"a100 pcie", "a100-pcie-80gb"},
+                                                                  {"a100", "a100-sxm4-80gb"},
+                                                                  {"l40s", "l40s"},
+                                                                  {"b200", "b200-sxm"},
+                                                                  {"a40", "a40"}};
+  if (n.find("gh200") != std::string::npos || n.find("gb200") != std::string::npos ||
+      n.find("b300") != std::string::npos || n.find("gb300") != std::string::npos ||
+      n.find(" or ") != std::string::npos) {
     return nullptr;
   }
   for (const auto& [key, id] : table) {
@@ -116,18 +138,22 @@ const Gpu* find_gpu(const Catalog& c, const std::string& label) {
 // Why a row cannot be predicted, or "" when it can.
 std::string unsupported(const ServingRow& r) {
   const std::string both = lower(r.framework + " " + r.notes + " " + r.model);
-  for (const char* flag : {"speculative", "mtp", "eagle", "dspark", "diffusion", "typo", "doubtful", "flag)"}) {
-    if (both.find(flag) != std::string::npos) return std::string("flagged in its notes or framework (") + flag + "): not for scoring";
+  for (const char* flag :
+       {"speculative", "mtp", "eagle", "dspark", "diffusion", "typo", "doubtful", "flag)"}) {
+    if (both.find(flag) != std::string::npos)
+      return std::string("flagged in its notes or framework (") + flag + "): not for scoring";
   }
   for (const char* f : {"disaggregat", "attention dp", "wide-ep", " ep", "tep="}) {
-    if (both.find(f) != std::string::npos) return std::string("a deployment gpuplan does not model (") + f + ")";
+    if (both.find(f) != std::string::npos)
+      return std::string("a deployment gpuplan does not model (") + f + ")";
   }
   const std::string fw = lower(r.framework);
   if (fw.find("tensorrt-llm") == std::string::npos && fw.find("vllm") == std::string::npos &&
       fw.find("gpt-fast") == std::string::npos && fw.find("sglang") == std::string::npos) {
     return "runtime '" + r.framework + "' has no gpuplan profile (vllm, trtllm, sglang, hf)";
   }
-  if (fw.find("intel") != std::string::npos || fw.find("rocm") != std::string::npos) return "not a CUDA GPU runtime";
+  if (fw.find("intel") != std::string::npos || fw.find("rocm") != std::string::npos)
+    return "not a CUDA GPU runtime";
   return "";
 }
 
@@ -160,7 +186,8 @@ struct Predicted {
   std::string reason;
 };
 
-double simulate_metric(const ReplicaModel& rep, const ServingRow& r, double in, double out, double rate, bool& ok) {
+double simulate_metric(const ReplicaModel& rep, const ServingRow& r, double in, double out,
+                       double rate, bool& ok) {
   ServeWorkload w;
   w.rate_per_s = rate;
   w.prompt_tokens = in;
@@ -180,12 +207,14 @@ double simulate_metric(const ReplicaModel& rep, const ServingRow& r, double in, 
 // Output tokens/s of one replica with all requests at once: at the batch the KV cache allows,
 // capped by a stated concurrency or static batch.
 double burst_metric(ReplicaModel rep, const ServingRow& r, double in, double out) {
-  if (auto b = number(r.batch)) rep.max_num_seqs = std::min<int64_t>(rep.max_num_seqs, static_cast<int64_t>(*b));
+  if (auto b = number(r.batch))
+    rep.max_num_seqs = std::min<int64_t>(rep.max_num_seqs, static_cast<int64_t>(*b));
   if (contains(r.framework, "static")) rep.profile.continuous_batching = false;
   return burst_output_tokens_per_s(rep, in, out);
 }
 
-Predicted predict(const ReplicaModel& rep, const ServingRow& r, double in, double out, double gpus) {
+Predicted predict(const ReplicaModel& rep, const ServingRow& r, double in, double out,
+                  double gpus) {
   const double replicas = gpus / rep.config.tp;
   const auto rate = number(r.rate);
   const bool online = rate.has_value() && r.rate != "inf";
@@ -200,14 +229,18 @@ Predicted predict(const ReplicaModel& rep, const ServingRow& r, double in, doubl
     const double v = simulate_metric(rep, r, in, out, *rate / replicas, ok);
     if (!ok) return {0, "the simulation could not run (a sequence does not fit)"};
     const bool total = r.metric == "req_per_s" || r.metric == "output_tokens_per_s_total";
-    return {total ? v * replicas : r.metric == "output_tokens_per_s_per_gpu" ? v * replicas / gpus : v, ""};
+    return {total                                       ? v * replicas
+            : r.metric == "output_tokens_per_s_per_gpu" ? v * replicas / gpus
+                                                        : v,
+            ""};
   }
   const double tput = burst_metric(rep, r, in, out) * replicas;
   if (tput <= 0) return {0, "not even one sequence fits the KV cache"};
   if (r.metric == "output_tokens_per_s_total") return {tput, ""};
   if (r.metric == "output_tokens_per_s_per_gpu") return {tput / gpus, ""};
   if (r.metric == "req_per_s") return {tput / out, ""};
-  if ((r.metric == "tpot_ms_mean" || r.metric == "itl_ms") && number(r.batch)) return {*number(r.batch) / tput * replicas * 1000, ""};
+  if ((r.metric == "tpot_ms_mean" || r.metric == "itl_ms") && number(r.batch))
+    return {*number(r.batch) / tput * replicas * 1000, ""};
   if (r.metric == "ttft_ms_mean" && contains(r.notes, "1st token latency")) {
     return {prefill_time_s(rep, in * number(r.batch).value_or(1)) * 1000, ""};
   }
@@ -215,19 +248,23 @@ Predicted predict(const ReplicaModel& rep, const ServingRow& r, double in, doubl
 }
 
 // Resolves a row to a replica, or says why it cannot.
-std::string resolve(const Catalog& c, const ServingAssumptions& a, const ServingRow& r, std::optional<ReplicaModel>& rep,
-                    double& in, double& out, double& gpus) {
+std::string resolve(const Catalog& c, const ServingAssumptions& a, const ServingRow& r,
+                    std::optional<ReplicaModel>& rep, double& in, double& out, double& gpus) {
   if (auto why = unsupported(r); !why.empty()) return why;
   const Model* m = find_model(c, r.model);
   if (!m) return "model '" + r.model + "' is not in the zoo";
   const Gpu* g = find_gpu(c, r.gpu);
   if (!g) return "GPU '" + r.gpu + "' is not in the catalog";
   auto f = formats(r);
-  if (!f) return "precision '" + r.precision + "' is not a gpuplan weight format (bf16, fp16, fp8, int8, int4)";
+  if (!f)
+    return "precision '" + r.precision +
+           "' is not a gpuplan weight format (bf16, fp16, fp8, int8, int4)";
   const auto i = number(r.input_len);
   auto o = number(r.output_len);
-  if (!o && r.metric == "decode_tokens_per_s_batch1") o = 1.0;  // single-stream rate: the prompt is the context
-  if (!i || !o) return "input/output length '" + r.input_len + "'/'" + r.output_len + "' is not a plain number";
+  if (!o && r.metric == "decode_tokens_per_s_batch1")
+    o = 1.0;  // single-stream rate: the prompt is the context
+  if (!i || !o)
+    return "input/output length '" + r.input_len + "'/'" + r.output_len + "' is not a plain number";
   in = *i;
   out = *o;
   const auto n = number(r.num_gpus), t = number(r.tp);
@@ -251,8 +288,8 @@ std::string resolve(const Catalog& c, const ServingAssumptions& a, const Serving
 }
 
 // Mean absolute percentage error by key.
-std::vector<std::tuple<std::string, double, int>> mape_by(const std::vector<ServingPrediction>& rows,
-                                                          std::string (*key)(const ServingPrediction&)) {
+std::vector<std::tuple<std::string, double, int>> mape_by(
+    const std::vector<ServingPrediction>& rows, std::string (*key)(const ServingPrediction&)) {
   std::map<std::string, std::pair<double, int>> acc;
   for (const auto& p : rows) {
     auto& a = acc[key(p)];
@@ -267,7 +304,8 @@ std::vector<std::tuple<std::string, double, int>> mape_by(const std::vector<Serv
 std::string group_of(const ServingRow& r) {
   if (r.metric == "decode_tokens_per_s_batch1") return "batch-1 decode tokens/s";
   const bool online = number(r.rate).has_value() && r.rate != "inf";
-  if (online && r.metric != "req_per_s" && r.metric.rfind("output_tokens", 0) != 0) return "TTFT/TPOT at rate";
+  if (online && r.metric != "req_per_s" && r.metric.rfind("output_tokens", 0) != 0)
+    return "TTFT/TPOT at rate";
   if (r.metric.rfind("output_tokens", 0) == 0) return "output tokens/s";
   return "other";
 }
@@ -301,10 +339,12 @@ bool is_serving_csv(std::string_view text) {
   return header.rfind("id,source_kind,", 0) == 0 && header.find(",metric,") != std::string::npos;
 }
 
-Result<ServingReport> validate_serving_csv(const Catalog& catalog, const ServingAssumptions& serving,
-                                           std::string_view text, const std::string& where) {
+Result<ServingReport> validate_serving_csv(const Catalog& catalog,
+                                           const ServingAssumptions& serving, std::string_view text,
+                                           const std::string& where) {
   if (text.size() > kMaxServingCsvBytes) {
-    return make_error(Errc::too_large, where + ": file is " + std::to_string(text.size()) + " bytes; the limit is " +
+    return make_error(Errc::too_large, where + ": file is " + std::to_string(text.size()) +
+                                           " bytes; the limit is " +
                                            std::to_string(kMaxServingCsvBytes) + " bytes");
   }
   auto records = read_records(text, where);
@@ -314,20 +354,23 @@ Result<ServingReport> validate_serving_csv(const Catalog& catalog, const Serving
   std::map<std::string, size_t> col;
   for (size_t i = 0; i < recs[0].fields.size(); ++i) col[recs[0].fields[i]] = i;
   for (const auto& name : kColumns) {
-    if (!col.count(name)) return make_error(Errc::schema_error, where + ":1: header lacks the column '" + name + "'");
+    if (!col.count(name))
+      return make_error(Errc::schema_error, where + ":1: header lacks the column '" + name + "'");
   }
   ServingReport rep;
   for (size_t k = 1; k < recs.size(); ++k) {
     if (recs[k].fields.size() != recs[0].fields.size()) {
-      rep.skipped.emplace_back(recs[k].fields[0], "line " + std::to_string(recs[k].line) + ": expected " +
-                                                     std::to_string(recs[0].fields.size()) + " columns, got " +
-                                                     std::to_string(recs[k].fields.size()));
+      rep.skipped.emplace_back(recs[k].fields[0],
+                               "line " + std::to_string(recs[k].line) + ": expected " +
+                                   std::to_string(recs[0].fields.size()) + " columns, got " +
+                                   std::to_string(recs[k].fields.size()));
       continue;
     }
     ServingRow row = to_row(recs[k], col);
     const auto value = number(recs[k].fields[col.at("value")]);
     if (!value) {
-      rep.skipped.emplace_back(row.id, "value '" + recs[k].fields[col.at("value")] + "' is not a positive number");
+      rep.skipped.emplace_back(
+          row.id, "value '" + recs[k].fields[col.at("value")] + "' is not a positive number");
       continue;
     }
     row.value = *value;

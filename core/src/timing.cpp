@@ -8,26 +8,32 @@
 namespace gpuplan {
 namespace {
 
-Error invalid(const std::string& m) { return make_error(Errc::invalid_argument, m); }
+Error invalid(const std::string& m) {
+  return make_error(Errc::invalid_argument, m);
+}
 
 // Bytes per activation element and per weight element as matmuls read them.
 struct ElementBytes {
   double activation;
-  double residual;   // norm inputs / residual stream (fp32 under autocast)
-  double weight;     // what the GEMM reads: the 16-bit cast under autocast
+  double residual;  // norm inputs / residual stream (fp32 under autocast)
+  double weight;    // what the GEMM reads: the 16-bit cast under autocast
 };
 
 ElementBytes element_bytes(Precision p) {
   switch (p) {
     case Precision::fp32:
-    case Precision::tf32: return {4, 4, 4};
+    case Precision::tf32:
+      return {4, 4, 4};
     case Precision::fp16:
     case Precision::bf16:
     case Precision::mixed_fp16:
-    case Precision::mixed_bf16: return {2, 2, 2};
+    case Precision::mixed_bf16:
+      return {2, 2, 2};
     case Precision::amp_fp16:
-    case Precision::amp_bf16: return {2, 4, 2};
-    case Precision::fp8: return {2, 2, 1};
+    case Precision::amp_bf16:
+      return {2, 4, 2};
+    case Precision::fp8:
+      return {2, 2, 1};
   }
   return {4, 4, 4};
 }
@@ -46,8 +52,8 @@ void add(WorkProfile& w, const std::string& name, double flops, double bytes, do
 }
 
 // A GEMM class of `rows` x `cols` outputs per sample (for tile and wave quantisation).
-void add_gemm(WorkProfile& w, const std::string& name, double flops, double bytes, double weight_bytes,
-              double kernels, double rows, double cols) {
+void add_gemm(WorkProfile& w, const std::string& name, double flops, double bytes,
+              double weight_bytes, double kernels, double rows, double cols) {
   add(w, name, flops, bytes, weight_bytes, kernels);
   w.ops.back().kind = WorkKind::matmul;
   w.ops.back().gemm_rows_per_sample = rows;
@@ -61,8 +67,8 @@ struct BlockShape {
 };
 
 // Q K^T and P V of every block; Transformer-XL adds Q R^T against the projected positions.
-void add_attention_core(WorkProfile& w, const TransformerSpec& s, const ElementBytes& b, const BlockShape& d,
-                        bool flash, double attn_drop) {
+void add_attention_core(WorkProfile& w, const TransformerSpec& s, const ElementBytes& b,
+                        const BlockShape& d, bool flash, double attn_drop) {
   const double T = d.T, K = d.K, a = d.a, q = d.q, kv = d.kv, L = d.L, t = d.tp;
   const bool xl = s.positions == PositionKind::xl_relative;
   const double core_flops = L * (xl ? 6 : 4) * T * K * q / t;
@@ -73,9 +79,9 @@ void add_attention_core(WorkProfile& w, const TransformerSpec& s, const ElementB
     w.ops.back().fp8 = false;  // flash attention runs in 16 bits under Transformer Engine's fp8
     w.ops.back().backward_flops_ratio = 2.5;
   } else {
-    // Eager, as Hugging Face's "eager" attention (BertSelfAttention, GPT2Attention, ViTSelfAttention):
-    // scores written; divided by sqrt(head dim) in a pass of their own (read + write); text
-    // models then add the attention mask in another; softmax reads them and writes
+    // Eager, as Hugging Face's "eager" attention (BertSelfAttention, GPT2Attention,
+    // ViTSelfAttention): scores written; divided by sqrt(head dim) in a pass of their own (read +
+    // write); text models then add the attention mask in another; softmax reads them and writes
     // probabilities at the residual precision (autocast runs softmax in fp32); dropout reads and
     // writes them (+ mask); autocast casts them back to 16 bits for the second matmul, which
     // reads them.
@@ -97,19 +103,20 @@ void add_attention_core(WorkProfile& w, const TransformerSpec& s, const ElementB
 }
 
 // Embeddings, and the output head with its loss.
-void add_head(WorkProfile& w, const TransformerSpec& s, const Setup& setup, const ElementBytes& b, const BlockShape& d,
-              int64_t seq_len) {
+void add_head(WorkProfile& w, const TransformerSpec& s, const Setup& setup, const ElementBytes& b,
+              const BlockShape& d, int64_t seq_len) {
   const double T = d.T, h = d.h, t = d.tp;
-  add(w, "embedding", s.is_vision() ? transformer_forward_flops(s, seq_len).embedding : 0, 2 * b.activation * T * h, 0,
-      2);
+  add(w, "embedding", s.is_vision() ? transformer_forward_flops(s, seq_len).embedding : 0,
+      2 * b.activation * T * h, 0, 2);
   if (s.head == HeadKind::lm) {
     const double V = head_logits(s);
     const double projection = s.is_adaptive() && s.adaptive_div > 1 ? h : 0;  // head cluster's own
     // Logits, then the loss over them: PyTorch's fp32 log-softmax and loss read and write them
     // three times; a fused cross-entropy reads the 16-bit logits once.
     const double loss_bytes = setup.fused_loss ? b.activation * T * V / t : 3 * 4 * T * V / t;
-    add_gemm(w, "head.logits", 2 * T * h * (V + projection) / t, b.activation * T * (h + V / t) + loss_bytes,
-             b.weight * h * (V + projection) / t, 4, T, V / t);
+    add_gemm(w, "head.logits", 2 * T * h * (V + projection) / t,
+             b.activation * T * (h + V / t) + loss_bytes, b.weight * h * (V + projection) / t, 4, T,
+             V / t);
     w.ops.back().fp8 = false;  // Transformer Engine leaves the output head in 16 bits
   } else if (s.head == HeadKind::classifier) {
     add(w, "head.classifier", 2 * h * static_cast<double>(s.num_classes), b.activation * T * h,
@@ -137,24 +144,31 @@ WorkProfile transformer_work(const Model& model, const Setup& setup, const Estim
   // Keys per query: the segment, plus Transformer-XL's memory (whose Q, K, V are projected too).
   const double K = attention_keys(s, T);
   // Matmuls of one block (Narayanan et al. 2021 for the FLOPs; bytes are inputs + outputs).
-  add_gemm(w, "attention.qkv", L * 2 * K * h * (q + 2 * kv) / t, L * b.activation * K * (h + (q + 2 * kv) / t),
-           L * b.weight * h * (q + 2 * kv) / t, L * 3, K, (q + 2 * kv) / t);
+  add_gemm(w, "attention.qkv", L * 2 * K * h * (q + 2 * kv) / t,
+           L * b.activation * K * (h + (q + 2 * kv) / t), L * b.weight * h * (q + 2 * kv) / t,
+           L * 3, K, (q + 2 * kv) / t);
   const BlockShape shape{T, K, h, a, q, kv, f, routed, L, t};
   add_attention_core(w, s, b, shape, flash, attn_drop);
-  add_gemm(w, "attention.out", L * 2 * T * q * h / t, L * b.activation * T * (q / t + h), L * b.weight * q * h / t, L,
-           T, h);
+  add_gemm(w, "attention.out", L * 2 * T * q * h / t, L * b.activation * T * (q / t + h),
+           L * b.weight * q * h / t, L, T, h);
   // Routed experts each see about T * routed / experts tokens (an even router).
   const double expert_rows = T * routed / experts;
-  add_gemm(w, "mlp.in", L * 2 * T * h * f * in_mats * routed / t, L * b.activation * T * (h + f * in_mats * routed / t),
-           L * b.weight * h * f * in_mats * experts / t, L * in_mats * experts, expert_rows, f * in_mats / t);
-  add(w, "mlp.activation", 0, L * b.activation * T * f * routed * (in_mats + 1) / t, 0, L * in_mats);
-  add_gemm(w, "mlp.out", L * 2 * T * f * h * routed / t, L * b.activation * T * (f * routed / t + h),
-           L * b.weight * f * h * experts / t, L * experts, expert_rows, h);
+  add_gemm(w, "mlp.in", L * 2 * T * h * f * in_mats * routed / t,
+           L * b.activation * T * (h + f * in_mats * routed / t),
+           L * b.weight * h * f * in_mats * experts / t, L * in_mats * experts, expert_rows,
+           f * in_mats / t);
+  add(w, "mlp.activation", 0, L * b.activation * T * f * routed * (in_mats + 1) / t, 0,
+      L * in_mats);
+  add_gemm(w, "mlp.out", L * 2 * T * f * h * routed / t,
+           L * b.activation * T * (f * routed / t + h), L * b.weight * f * h * experts / t,
+           L * experts, expert_rows, h);
   // Norms (read residual, write activation), residual adds (read 2, write 1), dropouts, rotary.
-  const double elementwise = 2 * (b.residual + b.activation) * T * h + 2 * 3 * b.residual * T * h +
-                             drop * 2 * (2 * b.activation + 1) * T * h +
-                             (s.positions == PositionKind::rotary ? 2 * b.activation * T * (q + kv) / t : 0);
-  add(w, "elementwise", 0, L * elementwise, 0, L * (4 + 2 * drop + (s.positions == PositionKind::rotary ? 2 : 0)));
+  const double elementwise =
+      2 * (b.residual + b.activation) * T * h + 2 * 3 * b.residual * T * h +
+      drop * 2 * (2 * b.activation + 1) * T * h +
+      (s.positions == PositionKind::rotary ? 2 * b.activation * T * (q + kv) / t : 0);
+  add(w, "elementwise", 0, L * elementwise, 0,
+      L * (4 + 2 * drop + (s.positions == PositionKind::rotary ? 2 : 0)));
   add_head(w, s, setup, b, shape, e.seq_len);
   if (is_autocast(setup.precision)) {
     // Autocast casts each fp32 weight to 16 bits once per forward: read 4 + write 2 bytes.
@@ -184,7 +198,8 @@ Result<WorkProfile> graph_work(const Model& model, const Setup& setup, const Est
   const ElementBytes b = element_bytes(setup.precision);
   WorkProfile w;
   w.layers = 1;
-  w.tokens_per_sample = 0;  // images have no tokens: tokens/s is 0, shown as absent and null in JSON
+  w.tokens_per_sample =
+      0;  // images have no tokens: tokens/s is 0, shown as absent and null in JSON
   double elementwise_bytes = 0, elementwise_kernels = 0;
   // Tensor-core convolutions run on NHWC data: with NCHW tensors cuDNN transposes each
   // convolution's input before it and its output after it (MosaicML Composer's Channels Last
@@ -199,7 +214,8 @@ Result<WorkProfile> graph_work(const Model& model, const Setup& setup, const Est
     if (node.inputs.empty()) {
       in = i > 0 ? static_cast<double>(g.nodes[i - 1].out.elements()) : 0;
     } else {
-      for (int k : node.inputs) in += static_cast<double>(g.nodes[static_cast<size_t>(k)].out.elements());
+      for (int k : node.inputs)
+        in += static_cast<double>(g.nodes[static_cast<size_t>(k)].out.elements());
     }
     const double out = static_cast<double>(c.out.elements());
     switch (node.op) {
@@ -208,8 +224,8 @@ Result<WorkProfile> graph_work(const Model& model, const Setup& setup, const Est
         break;
       case OpKind::conv2d:
       case OpKind::linear:
-        add(w, node.name.empty() ? "matmul" : node.name, c.forward_flops_matmul, b.activation * (in + out),
-            b.weight * static_cast<double>(c.params), 1);
+        add(w, node.name.empty() ? "matmul" : node.name, c.forward_flops_matmul,
+            b.activation * (in + out), b.weight * static_cast<double>(c.params), 1);
         matmuls += 1;
         if (transposes && node.op == OpKind::conv2d) {
           transpose_bytes += 2 * b.activation * (in + out);  // read and write each
@@ -249,12 +265,18 @@ Result<WorkProfile> graph_work(const Model& model, const Setup& setup, const Est
 // (PCI Express Base Specification: gen3 8 GT/s and gen4 16 GT/s with 128b/130b, gen5 32 GT/s).
 double pcie_x16_bytes_per_s(int gen) {
   switch (gen) {
-    case 1: return 2.5e9 * 16 * 0.8 / 8;
-    case 2: return 5e9 * 16 * 0.8 / 8;
-    case 3: return 8e9 * 16 * 128.0 / 130.0 / 8;
-    case 4: return 16e9 * 16 * 128.0 / 130.0 / 8;
-    case 5: return 32e9 * 16 * 128.0 / 130.0 / 8;
-    default: return 64e9 * 16 * 242.0 / 256.0 / 8;  // gen6 FLIT mode
+    case 1:
+      return 2.5e9 * 16 * 0.8 / 8;
+    case 2:
+      return 5e9 * 16 * 0.8 / 8;
+    case 3:
+      return 8e9 * 16 * 128.0 / 130.0 / 8;
+    case 4:
+      return 16e9 * 16 * 128.0 / 130.0 / 8;
+    case 5:
+      return 32e9 * 16 * 128.0 / 130.0 / 8;
+    default:
+      return 64e9 * 16 * 242.0 / 256.0 / 8;  // gen6 FLIT mode
   }
 }
 
@@ -268,15 +290,20 @@ Result<WorkProfile> build_work_profile(const Model& model, const Setup& setup, c
 // The catalog key of the tensor-core units a precision's matmuls run on.
 const char* matmul_precision_key(Precision precision) {
   switch (precision) {
-    case Precision::fp32: return "fp32";
-    case Precision::tf32: return "tf32";
+    case Precision::fp32:
+      return "fp32";
+    case Precision::tf32:
+      return "tf32";
     case Precision::fp16:
     case Precision::amp_fp16:
-    case Precision::mixed_fp16: return "fp16";
+    case Precision::mixed_fp16:
+      return "fp16";
     case Precision::bf16:
     case Precision::amp_bf16:
-    case Precision::mixed_bf16: return "bf16";
-    case Precision::fp8: return "fp8";
+    case Precision::mixed_bf16:
+      return "bf16";
+    case Precision::fp8:
+      return "fp8";
   }
   return "fp32";
 }
@@ -285,8 +312,9 @@ Result<double> dense_peak_flop_per_s(const Gpu& gpu, Precision precision) {
   const char* key = matmul_precision_key(precision);
   auto it = gpu.peak_dense_flops_per_s.find(key);
   if (it == gpu.peak_dense_flops_per_s.end()) {
-    return invalid("GPU '" + gpu.id + "' has no sourced dense " + key + " peak (it may not support " +
-                   precision_name(precision) + "); choose another precision or GPU");
+    return invalid("GPU '" + gpu.id + "' has no sourced dense " + key +
+                   " peak (it may not support " + precision_name(precision) +
+                   "); choose another precision or GPU");
   }
   return it->second;
 }
@@ -326,7 +354,8 @@ Result<Cluster> instance_cluster(const Instance& instance, const Gpu& gpu, int n
     out.intra_node_busbw_bytes_per_s = pcie_x16_bytes_per_s(gpu.pcie_gen > 0 ? gpu.pcie_gen : 3);
   }
   if (nodes > 1 && out.inter_node_bytes_per_s <= 0) {
-    return invalid("instance '" + instance.id + "' has no sourced network bandwidth; multi-node runs cannot be timed");
+    return invalid("instance '" + instance.id +
+                   "' has no sourced network bandwidth; multi-node runs cannot be timed");
   }
   return out;
 }
@@ -334,13 +363,13 @@ Result<Cluster> instance_cluster(const Instance& instance, const Gpu& gpu, int n
 namespace {
 
 struct Rates {
-  double peak = 0;       // dense peak for the precision (for MFU)
-  double compute = 0;    // achievable FLOP/s for matmuls/convolutions at their best shape
-  double memory = 0;     // achievable bytes/s
+  double peak = 0;          // dense peak for the precision (for MFU)
+  double compute = 0;       // achievable FLOP/s for matmuls/convolutions at their best shape
+  double memory = 0;        // achievable bytes/s
   double eager_memory = 0;  // what eager PyTorch's unfused non-matmul kernels reach
   double compute16 = 0;     // fp8 runs: the 16-bit matmul rate of the work left in 16 bits
   double peak16 = 0;
-  bool compiled = false;    // torch.compile fuses them (memory-bound at `memory`)
+  bool compiled = false;          // torch.compile fuses them (memory-bound at `memory`)
   AttentionEfficiency attention;  // flash attention's fraction of `peak`
   bool tf32_convs = false;
   bool tensor_cores = false;  // matmuls and convolutions run on tensor cores
@@ -361,7 +390,8 @@ double measured_matmul_ceiling(const Gpu& gpu, Precision precision) {
   return 0;
 }
 
-Result<Rates> rates_for(const Model& model, const Setup& setup, const Gpu& gpu, const Efficiencies& eff) {
+Result<Rates> rates_for(const Model& model, const Setup& setup, const Gpu& gpu,
+                        const Efficiencies& eff) {
   auto peak = dense_peak_flop_per_s(gpu, setup.precision);
   if (!peak.ok()) return peak.error();
   Rates r;
@@ -369,7 +399,8 @@ Result<Rates> rates_for(const Model& model, const Setup& setup, const Gpu& gpu, 
   // fp32 convolutions run on TF32 tensor cores by default on Ampere and newer
   // (torch.backends.cudnn.allow_tf32 = True; matmuls stay fp32: allow_tf32 = False).
   double conv_peak = r.peak;
-  if (setup.precision == Precision::fp32 && model.kind == ModelKind::graph && gpu.peak_dense_flops_per_s.count("tf32")) {
+  if (setup.precision == Precision::fp32 && model.kind == ModelKind::graph &&
+      gpu.peak_dense_flops_per_s.count("tf32")) {
     conv_peak = gpu.peak_dense_flops_per_s.at("tf32");
     r.tf32_convs = true;
     r.peak = conv_peak;  // MFU against the units that do the work
@@ -379,11 +410,14 @@ Result<Rates> rates_for(const Model& model, const Setup& setup, const Gpu& gpu, 
   // on TF32 tensor cores take its TF32 figure. Then the GPU's measured best matmul; then the spec
   // peak x a published efficiency (SGEMM's for FP32 on CUDA cores, whose kernels get closer to
   // their lower peak).
-  const double probe = r.tf32_convs ? eff.measured_tf32_gemm_flop_per_s : eff.measured_gemm_flop_per_s;
+  const double probe =
+      r.tf32_convs ? eff.measured_tf32_gemm_flop_per_s : eff.measured_gemm_flop_per_s;
   const double ceiling = r.tf32_convs ? 0.0 : measured_matmul_ceiling(gpu, setup.precision);
-  const double gemm_eff = setup.precision == Precision::fp32 && !r.tf32_convs ? eff.simt_gemm : eff.gemm;
+  const double gemm_eff =
+      setup.precision == Precision::fp32 && !r.tf32_convs ? eff.simt_gemm : eff.gemm;
   r.compute = probe > 0 ? probe : ceiling > 0 ? ceiling : conv_peak * gemm_eff;
-  r.memory = eff.measured_hbm_bytes_per_s > 0 ? eff.measured_hbm_bytes_per_s : gpu.memory_bandwidth_bytes_per_s * eff.hbm;
+  r.memory = eff.measured_hbm_bytes_per_s > 0 ? eff.measured_hbm_bytes_per_s
+                                              : gpu.memory_bandwidth_bytes_per_s * eff.hbm;
   if (r.memory <= 0) return invalid("GPU '" + gpu.id + "' has no memory bandwidth");
   r.eager_memory = r.memory * eff.eager_memory_bound / eff.hbm;
   r.compiled = setup.compile;
@@ -405,21 +439,26 @@ Result<Rates> rates_for(const Model& model, const Setup& setup, const Gpu& gpu, 
 // Tile and wave quantisation (NVIDIA, "Matrix Multiplication Background User's Guide"): a GEMM
 // is computed in output tiles, one per SM at a time, so it takes whole waves of tiles; rows and
 // columns not a multiple of the tile are padded. Returns useful work / work paid for.
-double quantisation_efficiency(const OpClass& op, const Rates& r, const Efficiencies& eff, double batch) {
+double quantisation_efficiency(const OpClass& op, const Rates& r, const Efficiencies& eff,
+                               double batch) {
   if (r.sms <= 0 || op.gemm_rows_per_sample <= 0 || op.gemm_cols <= 0) return 1.0;
   const double rows = op.gemm_rows_per_sample * batch, cols = op.gemm_cols;
-  const double row_tiles = std::ceil(rows / eff.gemm_tile_rows), col_tiles = std::ceil(cols / eff.gemm_tile_cols);
+  const double row_tiles = std::ceil(rows / eff.gemm_tile_rows),
+               col_tiles = std::ceil(cols / eff.gemm_tile_cols);
   const double tiles = row_tiles * col_tiles;
   const double waves = tiles / r.sms;
-  const double padding = rows * cols / (row_tiles * eff.gemm_tile_rows * col_tiles * eff.gemm_tile_cols);
+  const double padding =
+      rows * cols / (row_tiles * eff.gemm_tile_rows * col_tiles * eff.gemm_tile_cols);
   return padding * waves / std::ceil(waves);
 }
 
 // GPU time of one class of kernels, forward or backward: the larger of its FLOPs at the rate
 // its units reach and its bytes at memory bandwidth, plus a gap per kernel.
-double op_time_s(const OpClass& op, const Rates& r, const Efficiencies& eff, double batch, bool backward,
-                 double model_backward_ratio) {
-  const double ratio = !backward ? 1.0 : op.backward_flops_ratio > 0 ? op.backward_flops_ratio : model_backward_ratio;
+double op_time_s(const OpClass& op, const Rates& r, const Efficiencies& eff, double batch,
+                 bool backward, double model_backward_ratio) {
+  const double ratio = !backward                     ? 1.0
+                       : op.backward_flops_ratio > 0 ? op.backward_flops_ratio
+                                                     : model_backward_ratio;
   const double flops = op.flops_per_sample * batch * ratio;
   const double compute = op.fp8 ? r.compute : r.compute16;
   double rate = compute;
@@ -455,8 +494,8 @@ PassTime roofline(const WorkProfile& work, const Rates& r, const Efficiencies& e
 
 }  // namespace
 
-Result<PassTime> pass_time_s(const Model& model, const Setup& setup, const WorkProfile& work, const Gpu& gpu,
-                             const Efficiencies& eff, double micro_batch) {
+Result<PassTime> pass_time_s(const Model& model, const Setup& setup, const WorkProfile& work,
+                             const Gpu& gpu, const Efficiencies& eff, double micro_batch) {
   auto r = rates_for(model, setup, gpu, eff);
   if (!r.ok()) return r.error();
   // LoRA freezes the base weights: their matmuls compute input gradients only.
@@ -464,8 +503,8 @@ Result<PassTime> pass_time_s(const Model& model, const Setup& setup, const WorkP
   return roofline(work, r.value(), eff, micro_batch, ratio);
 }
 
-Result<double> forward_time_s(const Model& model, const Setup& setup, const WorkProfile& work, const Gpu& gpu,
-                              const Efficiencies& eff, double micro_batch) {
+Result<double> forward_time_s(const Model& model, const Setup& setup, const WorkProfile& work,
+                              const Gpu& gpu, const Efficiencies& eff, double micro_batch) {
   auto t = pass_time_s(model, setup, work, gpu, eff, micro_batch);
   if (!t.ok()) return t.error();
   return t.value().forward_s;
@@ -475,7 +514,8 @@ Result<StepTime> estimate_step_time(const Model& model, const Setup& setup, cons
                                     const WorkProfile& work, const Cluster& cluster,
                                     const Efficiencies& eff, const InputAssumptions& input) {
   if (!cluster.gpu) return invalid("no GPU given");
-  auto pass = pass_time_s(model, setup, work, *cluster.gpu, eff, static_cast<double>(e.micro_batch));
+  auto pass =
+      pass_time_s(model, setup, work, *cluster.gpu, eff, static_cast<double>(e.micro_batch));
   if (!pass.ok()) return pass.error();
   return estimate_step_time_with(model, setup, e, work, cluster, eff, input, pass.value());
 }
@@ -491,8 +531,9 @@ struct Links {
 Links links_for(const Cluster& cluster, const Efficiencies& eff) {
   const double link_eff = cluster.link == "pcie" ? eff.pcie : eff.nvlink;
   Links l;
-  l.intra = eff.measured_intra_busbw_bytes_per_s > 0 ? eff.measured_intra_busbw_bytes_per_s
-                                                     : cluster.intra_node_busbw_bytes_per_s * link_eff;
+  l.intra = eff.measured_intra_busbw_bytes_per_s > 0
+                ? eff.measured_intra_busbw_bytes_per_s
+                : cluster.intra_node_busbw_bytes_per_s * link_eff;
   l.inter = eff.measured_inter_busbw_bytes_per_s > 0 ? eff.measured_inter_busbw_bytes_per_s
                                                      : cluster.inter_node_bytes_per_s * eff.network;
   return l;
@@ -503,7 +544,9 @@ Links links_for(const Cluster& cluster, const Efficiencies& eff) {
 double allreduce_s(double bytes, double n, double busbw) {
   return n > 1 && busbw > 0 ? 2 * (n - 1) / n * bytes / busbw : 0.0;
 }
-double allgather_s(double bytes, double n, double busbw) { return allreduce_s(bytes, n, busbw) / 2; }
+double allgather_s(double bytes, double n, double busbw) {
+  return allreduce_s(bytes, n, busbw) / 2;
+}
 
 // Bytes per element of the weights a forward pass reads and of the gradients reduced.
 double compute_weight_bytes(Precision p) {
@@ -511,8 +554,10 @@ double compute_weight_bytes(Precision p) {
     case Precision::fp32:
     case Precision::tf32:
     case Precision::amp_fp16:
-    case Precision::amp_bf16: return 4;
-    default: return 2;
+    case Precision::amp_bf16:
+      return 4;
+    default:
+      return 2;
   }
 }
 double grad_reduce_bytes(const Setup& s) {
@@ -530,20 +575,24 @@ void infer_time(const Setup& setup, const Estimate& e, const WorkProfile& work, 
                       layers * 10 * eff.kernel_overhead_s;
   st.step_s = st.prefill_s + static_cast<double>(setup.generate_tokens) * st.decode_token_s;
   st.samples_per_s = static_cast<double>(e.global_batch) / st.step_s;
-  st.tokens_per_s = setup.generate_tokens > 0 ? static_cast<double>(e.global_batch) / st.decode_token_s
-                                              : st.samples_per_s * work.tokens_per_sample;
-  st.mfu = (e.flops.prefill + e.flops.decode_per_token * static_cast<double>(setup.generate_tokens)) /
-           (st.step_s * total_gpus * st.peak_flop_per_s);
+  st.tokens_per_s = setup.generate_tokens > 0
+                        ? static_cast<double>(e.global_batch) / st.decode_token_s
+                        : st.samples_per_s * work.tokens_per_sample;
+  st.mfu =
+      (e.flops.prefill + e.flops.decode_per_token * static_cast<double>(setup.generate_tokens)) /
+      (st.step_s * total_gpus * st.peak_flop_per_s);
 }
 
 // Megatron tensor parallelism: 2 all-reduces per block forward, 2 backward (+2 when the block
 // is recomputed), inside a node when tp fits there.
-double tp_comm_s(const Setup& setup, const Estimate& e, const WorkProfile& work, const Cluster& cluster,
-                 const Links& l) {
+double tp_comm_s(const Setup& setup, const Estimate& e, const WorkProfile& work,
+                 const Cluster& cluster, const Links& l) {
   if (setup.tp <= 1) return 0;
   const double tp_bw = setup.tp <= cluster.gpus_per_node ? l.intra : l.inter / setup.tp;
   const double per_fwd =
-      allreduce_s(work.tp_allreduce_bytes_per_sample * static_cast<double>(e.micro_batch), setup.tp, tp_bw) / setup.pp;
+      allreduce_s(work.tp_allreduce_bytes_per_sample * static_cast<double>(e.micro_batch), setup.tp,
+                  tp_bw) /
+      setup.pp;
   const double recomputed = setup.checkpointing == Checkpointing::full ? 1 : 0;
   return per_fwd * static_cast<double>(e.grad_accum_steps) * (2 + recomputed);
 }
@@ -561,14 +610,16 @@ double dp_busbw(const Setup& setup, const Cluster& cluster, const Links& l) {
 // their bucket is reduced after backward ends: at least one 25 MB bucket (DDP's bucket_cap_mb),
 // or the whole token embedding, a tensor that gets a bucket of its own when larger (Li et al.
 // 2020, "PyTorch Distributed", sec. 3.2.3 and 4.2).
-void ddp_comm(const Setup& setup, const Estimate& e, const Cluster& cluster, const Links& l, StepTime& st) {
+void ddp_comm(const Setup& setup, const Estimate& e, const Cluster& cluster, const Links& l,
+              StepTime& st) {
   const double grad_bytes = grad_reduce_bytes(setup);
   const double split = static_cast<double>(setup.tp * setup.pp);
   const double bytes = static_cast<double>(e.params.trainable) / split * grad_bytes;
   const double bw = dp_busbw(setup, cluster, l);
   st.dp_comm_s = allreduce_s(bytes, setup.dp, bw);
   const double window = st.backward_s / static_cast<double>(e.grad_accum_steps);
-  const double embedding_bytes = static_cast<double>(std::min(e.params.embedding, e.params.trainable)) / split * grad_bytes;
+  const double embedding_bytes =
+      static_cast<double>(std::min(e.params.embedding, e.params.trainable)) / split * grad_bytes;
   const double last_bucket = std::min(bytes, std::max(25.0 * 1024 * 1024, embedding_bytes));
   st.dp_comm_exposed_s = std::max(st.dp_comm_s - window, allreduce_s(last_bucket, setup.dp, bw));
 }
@@ -578,16 +629,17 @@ void ddp_comm(const Setup& setup, const Estimate& e, const Cluster& cluster, con
 // gradients after (Zhao et al. 2023, "PyTorch FSDP", sec. 3.3 and 4). FSDP prefetches the next
 // block's all-gather while the current one computes, so per pass only the first all-gather (and
 // in backward the last reduce-scatter) is exposed, plus whatever communication outlasts compute.
-void fsdp_comm(const Setup& setup, const Estimate& e, const WorkProfile& work, const Cluster& cluster,
-               const Links& l, const PassTime& pass, StepTime& st) {
+void fsdp_comm(const Setup& setup, const Estimate& e, const WorkProfile& work,
+               const Cluster& cluster, const Links& l, const PassTime& pass, StepTime& st) {
   const double split = static_cast<double>(setup.tp * setup.pp);
   const double params = static_cast<double>(e.params.total) / split;
   const double bw = dp_busbw(setup, cluster, l);
   const double gather = allgather_s(params * compute_weight_bytes(setup.precision), setup.dp, bw);
-  const double reduce = allgather_s(static_cast<double>(e.params.trainable) / split * grad_reduce_bytes(setup),
-                                    setup.dp, bw);
+  const double reduce = allgather_s(
+      static_cast<double>(e.params.trainable) / split * grad_reduce_bytes(setup), setup.dp, bw);
   const double layers = std::max(work.layers / setup.pp, 1.0);
-  const double rec_ratio = e.flops.forward_per_step > 0 ? e.flops.recompute_per_step / e.flops.forward_per_step : 0;
+  const double rec_ratio =
+      e.flops.forward_per_step > 0 ? e.flops.recompute_per_step / e.flops.forward_per_step : 0;
   const double fwd = pass.forward_s / setup.pp;
   const double bwd = pass.backward_s / setup.pp + rec_ratio * fwd;
   const double exposed_fwd = gather / layers + std::max(0.0, gather - fwd);
@@ -603,15 +655,24 @@ double optimizer_s(const Setup& setup, const Estimate& e, const Rates& r, const 
   const double n = static_cast<double>(e.params.trainable) / (setup.tp * setup.pp) /
                    (setup.zero_stage >= 1 ? setup.dp : 1);
   const bool pure16 = setup.precision == Precision::fp16 || setup.precision == Precision::bf16;
-  const double w = pure16 ? 2 : 4;                 // the parameter the optimizer updates
+  const double w = pure16 ? 2 : 4;                      // the parameter the optimizer updates
   double per_param = 2 * w + grad_reduce_bytes(setup);  // read and write it, read its gradient
   switch (setup.optimizer) {
-    case Optimizer::sgd: break;
-    case Optimizer::sgd_momentum: per_param += 2 * w; break;
+    case Optimizer::sgd:
+      break;
+    case Optimizer::sgd_momentum:
+      per_param += 2 * w;
+      break;
     case Optimizer::adam:
-    case Optimizer::adamw: per_param += 4 * w; break;
-    case Optimizer::adam_8bit: per_param += 4; break;
-    case Optimizer::adafactor: per_param += 0.1 * w; break;
+    case Optimizer::adamw:
+      per_param += 4 * w;
+      break;
+    case Optimizer::adam_8bit:
+      per_param += 4;
+      break;
+    case Optimizer::adafactor:
+      per_param += 0.1 * w;
+      break;
   }
   // fp8 and mixed recipes write the 16-bit compute copy of each updated fp32 master.
   if (setup.precision == Precision::fp8 || is_mixed(setup.precision)) per_param += 2;
@@ -620,15 +681,16 @@ double optimizer_s(const Setup& setup, const Estimate& e, const Rates& r, const 
 
 // Input pipeline (seed guide sec. 3.2): images per second the GPUs consume vs what the
 // instance's vCPUs decode, keeping one core per GPU for its training process.
-void input_pipeline(const Model& model, const Estimate& e, const Cluster& cluster, const InputAssumptions& input,
-                    StepTime& st) {
+void input_pipeline(const Model& model, const Estimate& e, const Cluster& cluster,
+                    const InputAssumptions& input, StepTime& st) {
   const bool images = model.kind == ModelKind::graph || model.transformer.is_vision();
   if (!images || cluster.vcpus_per_node <= 0 || input.image_samples_per_s_per_core <= 0) return;
   const double workers = std::max(0, cluster.vcpus_per_node - cluster.gpus_per_node);
   st.input_needed_samples_per_s = st.samples_per_s / cluster.nodes;
   st.input_capacity_samples_per_s = workers * input.image_samples_per_s_per_core;
   const double per_gpu = st.input_needed_samples_per_s / cluster.gpus_per_node;
-  st.suggested_num_workers = static_cast<int>(std::ceil(per_gpu / input.image_samples_per_s_per_core));
+  st.suggested_num_workers =
+      static_cast<int>(std::ceil(per_gpu / input.image_samples_per_s_per_core));
   if (st.input_needed_samples_per_s <= st.input_capacity_samples_per_s) return;
   st.input_bound = true;
   const double capped = st.input_capacity_samples_per_s * cluster.nodes;
@@ -642,11 +704,12 @@ void input_pipeline(const Model& model, const Estimate& e, const Cluster& cluste
 }
 
 void train_time(const Model& model, const Setup& setup, const Estimate& e, const WorkProfile& work,
-                const Cluster& cluster, const Efficiencies& eff, const InputAssumptions& input, const Rates& r,
-                const PassTime& pass, StepTime& st) {
+                const Cluster& cluster, const Efficiencies& eff, const InputAssumptions& input,
+                const Rates& r, const PassTime& pass, StepTime& st) {
   const double micro_steps = static_cast<double>(e.grad_accum_steps);
   const double pp = setup.pp;
-  const double rec_ratio = e.flops.forward_per_step > 0 ? e.flops.recompute_per_step / e.flops.forward_per_step : 0;
+  const double rec_ratio =
+      e.flops.forward_per_step > 0 ? e.flops.recompute_per_step / e.flops.forward_per_step : 0;
   st.forward_s = pass.forward_s / pp * micro_steps;
   st.backward_s = pass.backward_s / pp * micro_steps;
   st.recompute_s = rec_ratio * st.forward_s;
@@ -675,18 +738,20 @@ Result<StepTime> estimate_step_time_with(const Model& model, const Setup& setup,
   if (!cluster.gpu) return invalid("no GPU given");
   const int total_gpus = cluster.gpus_per_node * cluster.nodes;
   if (e.num_gpus != total_gpus) {
-    return invalid("--dp x --tp x --pp = " + std::to_string(e.num_gpus) + " GPUs, but the cluster has " +
-                   std::to_string(total_gpus));
+    return invalid("--dp x --tp x --pp = " + std::to_string(e.num_gpus) +
+                   " GPUs, but the cluster has " + std::to_string(total_gpus));
   }
   auto rates = rates_for(model, setup, *cluster.gpu, eff);
   if (!rates.ok()) return rates.error();
   const Rates& r = rates.value();
   StepTime st;
   st.peak_flop_per_s = r.peak;
-  if (r.tf32_convs) st.notes.push_back("fp32 convolutions use TF32 tensor cores (cuDNN default in PyTorch)");
+  if (r.tf32_convs)
+    st.notes.push_back("fp32 convolutions use TF32 tensor cores (cuDNN default in PyTorch)");
   if (r.tensor_cores && e.memory_format == "nchw") {
-    st.notes.push_back("NCHW tensors on tensor cores: cuDNN transposes every convolution's input and output "
-                       "(model.to(memory_format=torch.channels_last) avoids it; --memory-format channels-last)");
+    st.notes.push_back(
+        "NCHW tensors on tensor cores: cuDNN transposes every convolution's input and output "
+        "(model.to(memory_format=torch.channels_last) avoids it; --memory-format channels-last)");
   }
   if (setup.mode == Mode::infer) {
     infer_time(setup, e, work, r, eff, pass.forward_s, total_gpus, st);
@@ -694,7 +759,8 @@ Result<StepTime> estimate_step_time_with(const Model& model, const Setup& setup,
   }
   train_time(model, setup, e, work, cluster, eff, input, r, pass, st);
   st.tokens_per_s = st.samples_per_s * work.tokens_per_sample;
-  st.mfu = (e.flops.forward_per_step + e.flops.backward_per_step) / (st.step_s * total_gpus * st.peak_flop_per_s);
+  st.mfu = (e.flops.forward_per_step + e.flops.backward_per_step) /
+           (st.step_s * total_gpus * st.peak_flop_per_s);
   return st;
 }
 

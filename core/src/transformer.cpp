@@ -8,8 +8,8 @@ namespace gpuplan {
 namespace {
 
 // Adds a norm's weight (and bias) as `count` tensors.
-void add_norm(std::vector<ParamTensor>& out, const TransformerSpec& s, const char* prefix, const char* name,
-              int64_t count, bool in_layers) {
+void add_norm(std::vector<ParamTensor>& out, const TransformerSpec& s, const char* prefix,
+              const char* name, int64_t count, bool in_layers) {
   out.push_back({prefix, name, "weight", ParamGroup::norm, 1, s.hidden, count, false, in_layers});
   if (s.norm == NormKind::layernorm && s.norm_bias) {
     out.push_back({prefix, name, "bias", ParamGroup::norm, 1, s.hidden, count, false, in_layers});
@@ -17,48 +17,51 @@ void add_norm(std::vector<ParamTensor>& out, const TransformerSpec& s, const cha
 }
 
 // A tensor outside the blocks (embeddings, heads): one copy, not split by pipeline stages.
-ParamTensor single(const char* module, const char* param, ParamGroup group, int64_t rows, int64_t cols,
-                   int64_t count = 1, bool tensor_parallel = false) {
+ParamTensor single(const char* module, const char* param, ParamGroup group, int64_t rows,
+                   int64_t cols, int64_t count = 1, bool tensor_parallel = false) {
   return {"", module, param, group, rows, cols, count, tensor_parallel, false};
 }
 
 // A linear layer's weight (out x in) and optional bias. Column- and row-parallel layers are
 // both split across tensor-parallel ranks; a row-parallel bias is replicated (Megatron-LM).
-void add_linear(std::vector<ParamTensor>& out, ParamGroup group, const char* prefix, const char* name,
-                int64_t out_features, int64_t in_features, bool bias, int64_t count,
-                bool column_parallel, bool row_parallel) {
+void add_linear(std::vector<ParamTensor>& out, ParamGroup group, const char* prefix,
+                const char* name, int64_t out_features, int64_t in_features, bool bias,
+                int64_t count, bool column_parallel, bool row_parallel) {
   const bool tp = column_parallel || row_parallel;
   out.push_back({prefix, name, "weight", group, out_features, in_features, count, tp, true});
-  if (bias) out.push_back({prefix, name, "bias", group, 1, out_features, count, column_parallel, true});
+  if (bias)
+    out.push_back({prefix, name, "bias", group, 1, out_features, count, column_parallel, true});
 }
 
 void add_attention(std::vector<ParamTensor>& out, const TransformerSpec& s, const char* prefix,
                    int64_t count) {
   const int64_t q_dim = s.heads * s.head_dim_or_default();
   const int64_t kv_dim = s.kv_heads_or_default() * s.head_dim_or_default();
-  add_linear(out, ParamGroup::attention, prefix, "q_proj", q_dim, s.hidden, s.qkv_bias, count,
-             true, false);
+  add_linear(out, ParamGroup::attention, prefix, "q_proj", q_dim, s.hidden, s.qkv_bias, count, true,
+             false);
   add_linear(out, ParamGroup::attention, prefix, "k_proj", kv_dim, s.hidden, s.qkv_bias, count,
              true, false);
   add_linear(out, ParamGroup::attention, prefix, "v_proj", kv_dim, s.hidden, s.qkv_bias, count,
              true, false);
-  add_linear(out, ParamGroup::attention, prefix, "o_proj", s.hidden, q_dim, s.attn_out_bias,
-             count, false, true);
+  add_linear(out, ParamGroup::attention, prefix, "o_proj", s.hidden, q_dim, s.attn_out_bias, count,
+             false, true);
 }
 
-void add_mlp(std::vector<ParamTensor>& out, const TransformerSpec& s, const char* prefix, int64_t count) {
+void add_mlp(std::vector<ParamTensor>& out, const TransformerSpec& s, const char* prefix,
+             int64_t count) {
   const int64_t experts = s.is_moe() ? s.experts : 1;
   const int64_t n = count * experts;
   if (s.gated_mlp) {
-    add_linear(out, ParamGroup::mlp, prefix, "mlp.gate_proj", s.ffn_hidden, s.hidden, s.mlp_bias, n, true,
-               false);
+    add_linear(out, ParamGroup::mlp, prefix, "mlp.gate_proj", s.ffn_hidden, s.hidden, s.mlp_bias, n,
+               true, false);
   }
-  add_linear(out, ParamGroup::mlp, prefix, "mlp.up_proj", s.ffn_hidden, s.hidden, s.mlp_bias, n, true,
-             false);
-  add_linear(out, ParamGroup::mlp, prefix, "mlp.down_proj", s.hidden, s.ffn_hidden, s.mlp_bias, n, false,
-             true);
+  add_linear(out, ParamGroup::mlp, prefix, "mlp.up_proj", s.ffn_hidden, s.hidden, s.mlp_bias, n,
+             true, false);
+  add_linear(out, ParamGroup::mlp, prefix, "mlp.down_proj", s.hidden, s.ffn_hidden, s.mlp_bias, n,
+             false, true);
   if (s.is_moe()) {
-    out.push_back({prefix, "mlp.router", "weight", ParamGroup::router, s.experts, s.hidden, count, false, true});
+    out.push_back({prefix, "mlp.router", "weight", ParamGroup::router, s.experts, s.hidden, count,
+                   false, true});
   }
 }
 
@@ -66,7 +69,8 @@ void add_mlp(std::vector<ParamTensor>& out, const TransformerSpec& s, const char
 
 double head_logits(const TransformerSpec& s) {
   if (!s.is_adaptive()) return static_cast<double>(s.vocab);
-  return static_cast<double>(s.adaptive_cutoffs.front() + static_cast<int64_t>(s.adaptive_cutoffs.size()));
+  return static_cast<double>(s.adaptive_cutoffs.front() +
+                             static_cast<int64_t>(s.adaptive_cutoffs.size()));
 }
 
 namespace {
@@ -80,29 +84,35 @@ void add_embeddings(std::vector<ParamTensor>& out, const TransformerSpec& s) {
     int64_t start = 0, width = s.hidden;
     for (size_t i = 0; i <= s.adaptive_cutoffs.size(); ++i) {
       const int64_t end = i < s.adaptive_cutoffs.size() ? s.adaptive_cutoffs[i] : s.vocab;
-      out.push_back(single("embed_tokens.cluster", "weight", ParamGroup::embedding, end - start, width));
-      out.push_back(single("embed_tokens.projection", "weight", ParamGroup::embedding, s.hidden, width));
+      out.push_back(
+          single("embed_tokens.cluster", "weight", ParamGroup::embedding, end - start, width));
+      out.push_back(
+          single("embed_tokens.projection", "weight", ParamGroup::embedding, s.hidden, width));
       start = end;
       width = std::max<int64_t>(1, width / s.adaptive_div);
     }
   } else if (s.vocab > 0) {
-    out.push_back(single("embed_tokens", "weight", ParamGroup::embedding, s.vocab, s.hidden, 1, true));
+    out.push_back(
+        single("embed_tokens", "weight", ParamGroup::embedding, s.vocab, s.hidden, 1, true));
   }
   if (s.is_vision()) {
-    // Patch embedding: a conv with kernel = stride = patch size, with bias (Dosovitskiy et al. 2020).
-    out.push_back(single("patch_embed", "weight", ParamGroup::embedding, s.hidden, s.channels * s.patch_size * s.patch_size));
+    // Patch embedding: a conv with kernel = stride = patch size, with bias (Dosovitskiy et al.
+    // 2020).
+    out.push_back(single("patch_embed", "weight", ParamGroup::embedding, s.hidden,
+                         s.channels * s.patch_size * s.patch_size));
     out.push_back(single("patch_embed", "bias", ParamGroup::embedding, 1, s.hidden));
-    if (s.class_token) out.push_back(single("class_token", "weight", ParamGroup::embedding, 1, s.hidden));
+    if (s.class_token)
+      out.push_back(single("class_token", "weight", ParamGroup::embedding, 1, s.hidden));
   }
   if (s.positions == PositionKind::learned) {
     const int64_t positions = s.is_vision() ? transformer_tokens(s, 0) : s.max_positions;
     out.push_back(single("embed_positions", "weight", ParamGroup::embedding, positions, s.hidden));
   }
   if (s.token_types > 0) {
-    out.push_back(single("token_type_embeddings", "weight", ParamGroup::embedding, s.token_types, s.hidden));
+    out.push_back(
+        single("token_type_embeddings", "weight", ParamGroup::embedding, s.token_types, s.hidden));
   }
   if (s.embedding_norm) add_norm(out, s, "", "embed_norm", 1, false);
-
 }
 
 // The pooler and the output head.
@@ -117,15 +127,18 @@ void add_heads(std::vector<ParamTensor>& out, const TransformerSpec& s) {
       out.push_back(single("lm_head.transform", "bias", ParamGroup::head, 1, s.hidden));
       add_norm(out, s, "", "lm_head.transform.norm", 1, false);
     }
-    if (!s.tied_embeddings) out.push_back(single("lm_head", "weight", ParamGroup::head, s.vocab, s.hidden, 1, true));
-    if (s.lm_head_bias) out.push_back(single("lm_head", "bias", ParamGroup::head, 1, s.vocab, 1, true));
+    if (!s.tied_embeddings)
+      out.push_back(single("lm_head", "weight", ParamGroup::head, s.vocab, s.hidden, 1, true));
+    if (s.lm_head_bias)
+      out.push_back(single("lm_head", "bias", ParamGroup::head, 1, s.vocab, 1, true));
     if (s.is_adaptive()) {
       // Adaptive softmax: a logit per tail cluster in the head, and with div > 1 the head
       // cluster's own projection (Transformer-XL ties the tail projections to the input's).
       const int64_t clusters = static_cast<int64_t>(s.adaptive_cutoffs.size());
       out.push_back(single("lm_head.cluster", "weight", ParamGroup::head, clusters, s.hidden));
       out.push_back(single("lm_head.cluster", "bias", ParamGroup::head, 1, clusters));
-      if (s.adaptive_div > 1) out.push_back(single("lm_head.projection", "weight", ParamGroup::head, s.hidden, s.hidden));
+      if (s.adaptive_div > 1)
+        out.push_back(single("lm_head.projection", "weight", ParamGroup::head, s.hidden, s.hidden));
     }
   } else if (s.head == HeadKind::classifier) {
     out.push_back(single("classifier", "weight", ParamGroup::head, s.num_classes, s.hidden));
@@ -156,15 +169,18 @@ std::vector<ParamTensor> transformer_parameters(const TransformerSpec& s) {
   if (s.positions == PositionKind::xl_relative) {
     // Transformer-XL: r_net projects the sinusoid positions in every layer; the content and
     // position biases u and v are shared by all layers (Dai et al. 2019, sec. 3.3).
-    out.push_back(single("self_attn.r_net", "weight", ParamGroup::attention, s.heads * s.head_dim_or_default(),
-                         s.hidden, s.layers));
-    out.push_back(single("r_w_bias", "weight", ParamGroup::attention, s.heads, s.head_dim_or_default()));
-    out.push_back(single("r_r_bias", "weight", ParamGroup::attention, s.heads, s.head_dim_or_default()));
+    out.push_back(single("self_attn.r_net", "weight", ParamGroup::attention,
+                         s.heads * s.head_dim_or_default(), s.hidden, s.layers));
+    out.push_back(
+        single("r_w_bias", "weight", ParamGroup::attention, s.heads, s.head_dim_or_default()));
+    out.push_back(
+        single("r_r_bias", "weight", ParamGroup::attention, s.heads, s.head_dim_or_default()));
   }
   if (s.positions == PositionKind::relative && s.relative_buckets > 0) {
     // T5 keeps one bias table per stack, in its first layer (Raffel et al. 2020, sec. 2.1).
     const int64_t stacks = s.decoder_layers > 0 ? 2 : 1;
-    out.push_back(single("relative_attention_bias", "weight", ParamGroup::attention, s.relative_buckets, s.heads, stacks));
+    out.push_back(single("relative_attention_bias", "weight", ParamGroup::attention,
+                         s.relative_buckets, s.heads, stacks));
   }
   if (s.final_norm) add_norm(out, s, "", "final_norm", s.decoder_layers > 0 ? 2 : 1, false);
 
@@ -221,8 +237,8 @@ TransformerFlops transformer_forward_flops(const TransformerSpec& s, int64_t seq
     out.attn_out_proj += dl * t * 2 * q * h;
   }
   if (s.is_vision()) {
-    const double patches = static_cast<double>((s.image_size / s.patch_size) *
-                                               (s.image_size / s.patch_size));
+    const double patches =
+        static_cast<double>((s.image_size / s.patch_size) * (s.image_size / s.patch_size));
     const double patch_in = static_cast<double>(s.channels * s.patch_size * s.patch_size);
     out.embedding += 2 * patches * patch_in * h;
   }
@@ -276,12 +292,14 @@ LayerActivations transformer_layer_activations(const TransformerSpec& s, int64_t
     // its own 16-bit copy of the probabilities (after dropout, if any, which keeps a 1-byte mask).
     const double softmax = norm_input_bytes;
     const bool copy = softmax != element_bytes || attn_dropout;
-    out.attention_scores_bytes = a * t * keys * (softmax + (attn_dropout ? 1.0 : 0.0) + (copy ? element_bytes : 0.0));
+    out.attention_scores_bytes =
+        a * t * keys * (softmax + (attn_dropout ? 1.0 : 0.0) + (copy ? element_bytes : 0.0));
   } else {
     out.linear_bytes += 4.0 * a * t;  // log-sum-exp per query
   }
   // The block's matmuls in call order, as widths of their outputs: q, k, v, out, (gate,) up, down.
-  std::vector<std::pair<double, double>> mms = {{q, h}, {kv, h}, {kv, h}, {h, q}};  // {out width, in width}
+  std::vector<std::pair<double, double>> mms = {
+      {q, h}, {kv, h}, {kv, h}, {h, q}};  // {out width, in width}
   if (s.gated_mlp) mms.push_back({f * routed, h});
   mms.push_back({f * routed, h});
   mms.push_back({h, f * routed});

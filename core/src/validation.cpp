@@ -13,7 +13,8 @@ namespace gpuplan {
 namespace {
 
 constexpr size_t kMaxCsvBytes = 4 * 1024 * 1024;
-const char* kHeader = "id,model,gpu,num_gpus,precision,batch_size_per_gpu,seq_len_or_resolution,task,metric,value";
+const char* kHeader =
+    "id,model,gpu,num_gpus,precision,batch_size_per_gpu,seq_len_or_resolution,task,metric,value";
 
 // Splits one CSV line (RFC 4180 quotes allowed) into fields.
 Result<std::vector<std::string>> split_csv(std::string_view line, const std::string& where) {
@@ -44,9 +45,13 @@ Result<std::vector<std::string>> split_csv(std::string_view line, const std::str
 
 // Length of the well-formed UTF-8 sequence at s[i] (Unicode 15, table 3-7), 0 when ill-formed.
 size_t utf8_length(std::string_view s, size_t i) {
-  const auto byte = [&](size_t k) { return i + k < s.size() ? static_cast<unsigned char>(s[i + k]) : 0u; };
+  const auto byte = [&](size_t k) {
+    return i + k < s.size() ? static_cast<unsigned char>(s[i + k]) : 0u;
+  };
   const unsigned c = byte(0);
-  const auto cont = [&](size_t k, unsigned lo = 0x80, unsigned hi = 0xBF) { return byte(k) >= lo && byte(k) <= hi; };
+  const auto cont = [&](size_t k, unsigned lo = 0x80, unsigned hi = 0xBF) {
+    return byte(k) >= lo && byte(k) <= hi;
+  };
   if (c < 0x80) return 1;
   if (c >= 0xC2 && c <= 0xDF) return cont(1) ? 2 : 0;
   if (c == 0xE0) return cont(1, 0xA0) && cont(2) ? 3 : 0;
@@ -61,32 +66,51 @@ size_t utf8_length(std::string_view s, size_t i) {
 // The optional columns after the required ten: memory_format, the CLI's setup keys with '_' for
 // '-', and the run's model and cluster facts.
 const std::vector<std::string>& optional_columns() {
-  static const std::vector<std::string> names = {
-      "memory_format", "batch", "dp", "tp", "pp", "zero", "checkpointing", "checkpoint_every", "grad_reduce",
-      "attention", "dropout", "sp", "compile", "fused_loss", "max_positions", "gpus_per_node", "network_gbps_per_node"};
+  static const std::vector<std::string> names = {"memory_format",
+                                                 "batch",
+                                                 "dp",
+                                                 "tp",
+                                                 "pp",
+                                                 "zero",
+                                                 "checkpointing",
+                                                 "checkpoint_every",
+                                                 "grad_reduce",
+                                                 "attention",
+                                                 "dropout",
+                                                 "sp",
+                                                 "compile",
+                                                 "fused_loss",
+                                                 "max_positions",
+                                                 "gpus_per_node",
+                                                 "network_gbps_per_node"};
   return names;
 }
 
 // Reads one optional column's cell into the row.
-std::optional<Error> read_optional(MeasuredRow& r, const std::string& column, const std::string& cell,
-                                   const std::string& at) {
+std::optional<Error> read_optional(MeasuredRow& r, const std::string& column,
+                                   const std::string& cell, const std::string& at) {
   if (cell.empty()) return std::nullopt;
   if (column == "memory_format") {
     const auto format = parse_memory_format(cell);
     if (!format) {
-      return make_error(Errc::schema_error,
-                        at + ": column memory_format: '" + cell + "' is not auto, nchw or channels-last");
+      return make_error(Errc::schema_error, at + ": column memory_format: '" + cell +
+                                                "' is not auto, nchw or channels-last");
     }
     r.memory_format = *format;
-  } else if (column == "max_positions" || column == "gpus_per_node" || column == "network_gbps_per_node") {
+  } else if (column == "max_positions" || column == "gpus_per_node" ||
+             column == "network_gbps_per_node") {
     char* endp = nullptr;
     const double v = std::strtod(cell.c_str(), &endp);
     if (endp != cell.c_str() + cell.size() || !std::isfinite(v) || v <= 0 || v > 1e9) {
-      return make_error(Errc::schema_error, at + ": column " + column + ": '" + cell + "' is not a positive number");
+      return make_error(Errc::schema_error,
+                        at + ": column " + column + ": '" + cell + "' is not a positive number");
     }
-    if (column == "max_positions") r.max_positions = static_cast<int64_t>(v);
-    else if (column == "gpus_per_node") r.gpus_per_node = static_cast<int>(v);
-    else r.network_bytes_per_s_per_node = v * 1e9 / 8;
+    if (column == "max_positions")
+      r.max_positions = static_cast<int64_t>(v);
+    else if (column == "gpus_per_node")
+      r.gpus_per_node = static_cast<int>(v);
+    else
+      r.network_bytes_per_s_per_node = v * 1e9 / 8;
   } else {
     std::string key = column;
     std::replace(key.begin(), key.end(), '_', '-');
@@ -103,19 +127,21 @@ Result<MeasuredRow> parse_row(std::string_view line, const std::string& at, int 
   const auto& f = fields.value();
   const size_t columns = 10 + extra.size();
   if (f.size() != columns) {
-    return make_error(Errc::schema_error,
-                      at + ": expected " + std::to_string(columns) + " columns, got " + std::to_string(f.size()));
+    return make_error(Errc::schema_error, at + ": expected " + std::to_string(columns) +
+                                              " columns, got " + std::to_string(f.size()));
   }
   MeasuredRow r;
   r.line = line_no;
   r.id = f[0];
   r.model = f[1];
   r.gpu = f[2];
-  auto integer = [&](const std::string& s, const char* column, int64_t min, int64_t max) -> Result<int64_t> {
+  auto integer = [&](const std::string& s, const char* column, int64_t min,
+                     int64_t max) -> Result<int64_t> {
     auto v = parse_int(s, column);
     if (!v.ok() || v.value() < min || v.value() > max) {
-      return make_error(Errc::schema_error, at + ": column " + column + ": '" + s + "' is not an integer in [" +
-                                                std::to_string(min) + ", " + std::to_string(max) + "]");
+      return make_error(Errc::schema_error, at + ": column " + column + ": '" + s +
+                                                "' is not an integer in [" + std::to_string(min) +
+                                                ", " + std::to_string(max) + "]");
     }
     return v.value();
   };
@@ -123,7 +149,8 @@ Result<MeasuredRow> parse_row(std::string_view line, const std::string& at, int 
   if (!n.ok()) return n.error();
   r.num_gpus = static_cast<int>(n.value());
   r.precision = f[4];
-  if (!parse_precision(r.precision)) return make_error(Errc::schema_error, at + ": column precision: unknown '" + f[4] + "'");
+  if (!parse_precision(r.precision))
+    return make_error(Errc::schema_error, at + ": column precision: unknown '" + f[4] + "'");
   auto b = integer(f[5], "batch_size_per_gpu", 1, 1000000);
   if (!b.ok()) return b.error();
   r.batch_size_per_gpu = b.value();
@@ -132,17 +159,22 @@ Result<MeasuredRow> parse_row(std::string_view line, const std::string& at, int 
   r.seq_len_or_resolution = s.value();
   r.task = f[7];
   if (r.task != "train" && r.task != "infer") {
-    return make_error(Errc::schema_error, at + ": column task: '" + f[7] + "' is not train or infer");
+    return make_error(Errc::schema_error,
+                      at + ": column task: '" + f[7] + "' is not train or infer");
   }
   r.metric = f[8];
-  if (r.metric != "samples_per_s_total" && r.metric != "tokens_per_s_per_gpu" && r.metric != "mfu") {
-    return make_error(Errc::schema_error, at + ": column metric: '" + f[8] +
-                                              "' is not samples_per_s_total, tokens_per_s_per_gpu or mfu");
+  if (r.metric != "samples_per_s_total" && r.metric != "tokens_per_s_per_gpu" &&
+      r.metric != "mfu") {
+    return make_error(Errc::schema_error,
+                      at + ": column metric: '" + f[8] +
+                          "' is not samples_per_s_total, tokens_per_s_per_gpu or mfu");
   }
   char* endp = nullptr;
   r.value = std::strtod(f[9].c_str(), &endp);
-  if (f[9].empty() || endp != f[9].c_str() + f[9].size() || !std::isfinite(r.value) || r.value <= 0) {
-    return make_error(Errc::schema_error, at + ": column value: '" + f[9] + "' is not a positive number");
+  if (f[9].empty() || endp != f[9].c_str() + f[9].size() || !std::isfinite(r.value) ||
+      r.value <= 0) {
+    return make_error(Errc::schema_error,
+                      at + ": column value: '" + f[9] + "' is not a positive number");
   }
   for (size_t k = 0; k < extra.size(); ++k) {
     if (auto err = read_optional(r, extra[k], f[10 + k], at)) return *err;
@@ -160,13 +192,15 @@ std::string first_field(std::string_view line) {
 // are echoed into JSON reports).
 std::optional<Error> check_csv_text(std::string_view text, const std::string& where) {
   if (text.size() > kMaxCsvBytes) {
-    return make_error(Errc::too_large, where + ": file is " + std::to_string(text.size()) + " bytes; the limit is " +
-                                           std::to_string(kMaxCsvBytes) + " bytes");
+    return make_error(Errc::too_large, where + ": file is " + std::to_string(text.size()) +
+                                           " bytes; the limit is " + std::to_string(kMaxCsvBytes) +
+                                           " bytes");
   }
   for (size_t i = 0, line = 1; i < text.size();) {
     const size_t n = utf8_length(text, i);
     if (n == 0) {
-      return make_error(Errc::parse_error, where + ":" + std::to_string(line) + ": not valid UTF-8 (save the file as UTF-8)");
+      return make_error(Errc::parse_error, where + ":" + std::to_string(line) +
+                                               ": not valid UTF-8 (save the file as UTF-8)");
     }
     if (text[i] == '\n') ++line;
     i += n;
@@ -197,9 +231,11 @@ std::vector<ContentLine> content_lines(std::string_view text) {
 // The header: the ten required columns, then optional ones by name (returned).
 Result<std::vector<std::string>> parse_header(std::string_view line, const std::string& at) {
   const std::string required(kHeader);
-  if (line.substr(0, required.size()) != required || (line.size() > required.size() && line[required.size()] != ',')) {
-    return make_error(Errc::schema_error, at + ": header must start with '" + required +
-                                              "' (optional columns may follow: memory_format, batch, dp, tp, ...)");
+  if (line.substr(0, required.size()) != required ||
+      (line.size() > required.size() && line[required.size()] != ',')) {
+    return make_error(Errc::schema_error,
+                      at + ": header must start with '" + required +
+                          "' (optional columns may follow: memory_format, batch, dp, tp, ...)");
   }
   std::vector<std::string> extra;
   if (line.size() == required.size()) return extra;
@@ -210,7 +246,8 @@ Result<std::vector<std::string>> parse_header(std::string_view line, const std::
     if (std::find(known.begin(), known.end(), n) == known.end()) {
       std::string list;
       for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
-      return make_error(Errc::schema_error, at + ": unknown column '" + n + "' (optional columns: " + list + ")");
+      return make_error(Errc::schema_error,
+                        at + ": unknown column '" + n + "' (optional columns: " + list + ")");
     }
     if (std::find(extra.begin(), extra.end(), n) != extra.end()) {
       return make_error(Errc::schema_error, at + ": column '" + n + "' appears twice");
@@ -222,7 +259,8 @@ Result<std::vector<std::string>> parse_header(std::string_view line, const std::
 
 }  // namespace
 
-Result<std::vector<MeasuredRow>> parse_measured_csv(std::string_view text, const std::string& where, RowErrors mode) {
+Result<std::vector<MeasuredRow>> parse_measured_csv(std::string_view text, const std::string& where,
+                                                    RowErrors mode) {
   if (auto err = check_csv_text(text, where)) return *err;
   std::vector<MeasuredRow> rows;
   bool header_seen = false;
@@ -257,7 +295,8 @@ namespace {
 // The setup a row describes: one sample per GPU and data parallelism over all GPUs unless its
 // optional columns say otherwise (same keys and checks as the CLI).
 Result<Setup> row_setup(const MeasuredRow& r, bool images) {
-  Args args = {{"mode", r.task}, {"precision", r.precision},
+  Args args = {{"mode", r.task},
+               {"precision", r.precision},
                {"micro-batch", std::to_string(r.batch_size_per_gpu)},
                {images ? "resolution" : "seq", std::to_string(r.seq_len_or_resolution)}};
   args.insert(args.end(), r.options.begin(), r.options.end());
@@ -266,7 +305,8 @@ Result<Setup> row_setup(const MeasuredRow& r, bool images) {
   Setup s = request.value().setup;
   s.memory_format = r.memory_format;
   const auto given = [&](const char* key) {
-    return std::any_of(r.options.begin(), r.options.end(), [&](const auto& kv) { return kv.first == key; });
+    return std::any_of(r.options.begin(), r.options.end(),
+                       [&](const auto& kv) { return kv.first == key; });
   };
   if (!given("dp")) s.dp = std::max(1, r.num_gpus / (s.tp * s.pp));
   if (!given("batch")) s.global_batch = r.batch_size_per_gpu * s.dp;
@@ -275,9 +315,11 @@ Result<Setup> row_setup(const MeasuredRow& r, bool images) {
 
 // The cluster a row ran on: one node, or nodes of gpus_per_node joined by the stated network.
 Result<Cluster> row_cluster(const MeasuredRow& r, const Gpu& gpu) {
-  if (r.gpus_per_node <= 0 || r.num_gpus <= r.gpus_per_node) return single_node_cluster(gpu, r.num_gpus);
+  if (r.gpus_per_node <= 0 || r.num_gpus <= r.gpus_per_node)
+    return single_node_cluster(gpu, r.num_gpus);
   if (r.num_gpus % r.gpus_per_node != 0) {
-    return make_error(Errc::invalid_argument, std::to_string(r.num_gpus) + " GPUs do not fill nodes of " +
+    return make_error(Errc::invalid_argument, std::to_string(r.num_gpus) +
+                                                  " GPUs do not fill nodes of " +
                                                   std::to_string(r.gpus_per_node));
   }
   auto c = single_node_cluster(gpu, r.gpus_per_node);
@@ -292,7 +334,8 @@ Result<Cluster> row_cluster(const MeasuredRow& r, const Gpu& gpu) {
 }
 
 // Predicts one row's metric; an Error says why it cannot.
-Result<ValidatedRow> predict_row(const Catalog& catalog, const MeasuredRow& r, const Efficiencies& eff) {
+Result<ValidatedRow> predict_row(const Catalog& catalog, const MeasuredRow& r,
+                                 const Efficiencies& eff) {
   const Model* found = catalog.find_model(r.model);
   if (!found) return make_error(Errc::not_found, "unknown model '" + r.model + "'");
   const Gpu* gpu = catalog.find_gpu(r.gpu);
@@ -312,20 +355,26 @@ Result<ValidatedRow> predict_row(const Catalog& catalog, const MeasuredRow& r, c
   if (!t.ok()) return t.error();
   ValidatedRow v;
   v.row = r;
-  if (r.metric == "samples_per_s_total") v.predicted = t.value().samples_per_s;
-  else if (r.metric == "tokens_per_s_per_gpu") v.predicted = t.value().tokens_per_s / r.num_gpus;
-  else v.predicted = t.value().mfu;
+  if (r.metric == "samples_per_s_total")
+    v.predicted = t.value().samples_per_s;
+  else if (r.metric == "tokens_per_s_per_gpu")
+    v.predicted = t.value().tokens_per_s / r.num_gpus;
+  else
+    v.predicted = t.value().mfu;
   v.error = (v.predicted - r.value) / r.value;
   v.predicted_memory_bytes = e.value().memory.total();
   v.family = accuracy_family(model, s.value());
-  v.fit = fit_verdict(v.predicted_memory_bytes, gpu->memory_bytes, nearest_band(catalog.accuracy.memory, v.family)).fit;
+  v.fit = fit_verdict(v.predicted_memory_bytes, gpu->memory_bytes,
+                      nearest_band(catalog.accuracy.memory, v.family))
+              .fit;
   v.fits = v.predicted_memory_bytes <= gpu->memory_bytes;
   return v;
 }
 
 }  // namespace
 
-Result<ValidationReport> validate_measurements(const Catalog& catalog, const std::vector<MeasuredRow>& rows,
+Result<ValidationReport> validate_measurements(const Catalog& catalog,
+                                               const std::vector<MeasuredRow>& rows,
                                                const Efficiencies& eff) {
   ValidationReport report;
   double sum = 0;
@@ -334,7 +383,8 @@ Result<ValidationReport> validate_measurements(const Catalog& catalog, const std
     auto skip = [&](Errc code, const std::string& reason) {
       report.skipped.push_back({r, reason});
       if (!first_problem) {
-        first_problem = make_error(code, "row " + r.id + " (line " + std::to_string(r.line) + "): " + reason);
+        first_problem =
+            make_error(code, "row " + r.id + " (line " + std::to_string(r.line) + "): " + reason);
       }
     };
     if (!r.problem.empty()) {
@@ -359,7 +409,9 @@ Result<ValidationReport> validate_measurements(const Catalog& catalog, const std
 }
 
 namespace {
-const char* kMemoryHeader = "id,model,gpu,mode,precision,optimizer,micro_batch,global_batch,seq_len,checkpointing,measured_bytes";
+const char* kMemoryHeader =
+    "id,model,gpu,mode,precision,optimizer,micro_batch,global_batch,seq_len,checkpointing,measured_"
+    "bytes";
 
 }  // namespace
 
@@ -368,11 +420,13 @@ bool is_memory_csv(std::string_view text) {
   return !lines.empty() && lines.front().text == kMemoryHeader;
 }
 
-Result<MemoryReport> validate_memory_csv(const Catalog& catalog, std::string_view text, const std::string& where) {
+Result<MemoryReport> validate_memory_csv(const Catalog& catalog, std::string_view text,
+                                         const std::string& where) {
   if (auto err = check_csv_text(text, where)) return *err;
   const auto lines = content_lines(text);
   if (lines.empty() || lines.front().text != kMemoryHeader) {
-    return make_error(Errc::schema_error, where + ": header must be '" + std::string(kMemoryHeader) + "'");
+    return make_error(Errc::schema_error,
+                      where + ": header must be '" + std::string(kMemoryHeader) + "'");
   }
   MemoryReport report;
   double sum = 0;
@@ -396,18 +450,22 @@ Result<MemoryReport> validate_memory_csv(const Catalog& catalog, std::string_vie
     const auto precision = parse_precision(f[4]);
     const auto optimizer = parse_optimizer(f[5]);
     const auto checkpointing = parse_checkpointing(f[9]);
-    auto micro = parse_int(f[6], "micro_batch"), global = parse_int(f[7], "global_batch"), seq = parse_int(f[8], "seq_len");
+    auto micro = parse_int(f[6], "micro_batch"), global = parse_int(f[7], "global_batch"),
+         seq = parse_int(f[8], "seq_len");
     char* endp = nullptr;
     const double measured = std::strtod(f[10].c_str(), &endp);
-    const bool mode_ok = f[3] == "context" || f[3] == "weights" || f[3] == "train" || f[3] == "infer";
+    const bool mode_ok =
+        f[3] == "context" || f[3] == "weights" || f[3] == "train" || f[3] == "infer";
     if (!model) {
       skip("unknown model '" + f[1] + "'");
       continue;
     }
-    if (!precision || !optimizer || !checkpointing || !mode_ok || !micro.ok() || !global.ok() || !seq.ok() ||
-        f[10].empty() || endp != f[10].c_str() + f[10].size() || !std::isfinite(measured) || measured <= 0) {
-      skip(at + ": a value it cannot read (mode context|weights|train|infer, a precision, optimizer and "
-                "checkpointing gpuplan names, integer batches and seq_len, measured_bytes > 0)");
+    if (!precision || !optimizer || !checkpointing || !mode_ok || !micro.ok() || !global.ok() ||
+        !seq.ok() || f[10].empty() || endp != f[10].c_str() + f[10].size() ||
+        !std::isfinite(measured) || measured <= 0) {
+      skip(at +
+           ": a value it cannot read (mode context|weights|train|infer, a precision, optimizer and "
+           "checkpointing gpuplan names, integer batches and seq_len, measured_bytes > 0)");
       continue;
     }
     Setup s;

@@ -18,7 +18,9 @@ std::optional<std::string> clean(std::string s) {
   return s;
 }
 
-std::string last_segment(const std::string& s) { return s.substr(s.rfind('/') + 1); }
+std::string last_segment(const std::string& s) {
+  return s.substr(s.rfind('/') + 1);
+}
 
 struct Asker {
   std::string base;
@@ -34,7 +36,9 @@ struct Asker {
     req.headers = std::move(headers);
     req.timeout_s = timeout_s;
     HttpResponse r = http_request(req);
-    if (log) log->push_back(method + " " + req.url + ": " + (r.ok ? "HTTP " + std::to_string(r.status) : r.error));
+    if (log)
+      log->push_back(method + " " + req.url + ": " +
+                     (r.ok ? "HTTP " + std::to_string(r.status) : r.error));
     // Nothing listens (or it never answered): the other providers use the same host.
     if (!r.ok && (r.timed_out || r.error.rfind("connect", 0) == 0)) host_unreachable = true;
     return r;
@@ -42,9 +46,11 @@ struct Asker {
 };
 
 std::optional<CloudInfo> aws(Asker& a) {
-  HttpResponse token = a.ask("PUT", "/latest/api/token", {{"X-aws-ec2-metadata-token-ttl-seconds", "60"}});
+  HttpResponse token =
+      a.ask("PUT", "/latest/api/token", {{"X-aws-ec2-metadata-token-ttl-seconds", "60"}});
   if (!token.ok || token.status != 200 || token.body.empty()) return std::nullopt;
-  const std::vector<std::pair<std::string, std::string>> h = {{"X-aws-ec2-metadata-token", token.body}};
+  const std::vector<std::pair<std::string, std::string>> h = {
+      {"X-aws-ec2-metadata-token", token.body}};
   HttpResponse type = a.ask("GET", "/latest/meta-data/instance-type", h);
   if (!type.ok || type.status != 200) return std::nullopt;
   CloudInfo c{"aws", clean(type.body), std::nullopt};
@@ -58,8 +64,10 @@ std::optional<CloudInfo> gcp(Asker& a) {
   HttpResponse type = a.ask("GET", "/computeMetadata/v1/instance/machine-type", h);
   // The real server echoes the flavour header; anything else is not GCP's.
   auto flavor = type.headers.find("metadata-flavor");
-  if (!type.ok || type.status != 200 || flavor == type.headers.end() || flavor->second != "Google") return std::nullopt;
-  CloudInfo c{"gcp", clean(last_segment(type.body)), std::nullopt};  // "projects/1/machineTypes/a3-highgpu-8g"
+  if (!type.ok || type.status != 200 || flavor == type.headers.end() || flavor->second != "Google")
+    return std::nullopt;
+  CloudInfo c{"gcp", clean(last_segment(type.body)),
+              std::nullopt};  // "projects/1/machineTypes/a3-highgpu-8g"
   HttpResponse zone = a.ask("GET", "/computeMetadata/v1/instance/zone", h);
   if (zone.ok && zone.status == 200) {
     const std::string z = last_segment(zone.body);  // "us-central1-a" -> region "us-central1"
@@ -69,12 +77,15 @@ std::optional<CloudInfo> gcp(Asker& a) {
 }
 
 std::optional<CloudInfo> azure(Asker& a) {
-  HttpResponse r = a.ask("GET", "/metadata/instance/compute?api-version=2021-02-01", {{"Metadata", "true"}});
+  HttpResponse r =
+      a.ask("GET", "/metadata/instance/compute?api-version=2021-02-01", {{"Metadata", "true"}});
   if (!r.ok || r.status != 200) return std::nullopt;
   const auto j = nlohmann::json::parse(r.body, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded() || !j.is_object() || !j.contains("vmSize") || !j["vmSize"].is_string()) return std::nullopt;
+  if (j.is_discarded() || !j.is_object() || !j.contains("vmSize") || !j["vmSize"].is_string())
+    return std::nullopt;
   CloudInfo c{"azure", clean(j["vmSize"].get<std::string>()), std::nullopt};
-  if (j.contains("location") && j["location"].is_string()) c.region = clean(j["location"].get<std::string>());
+  if (j.contains("location") && j["location"].is_string())
+    c.region = clean(j["location"].get<std::string>());
   return c;
 }
 

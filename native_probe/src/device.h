@@ -31,7 +31,7 @@ const char* failure_kind_name(Failure::Kind k);
 template <class T>
 class [[nodiscard]] Outcome {
  public:
-  Outcome(T value) : v_(std::move(value)) {}          // NOLINT: implicit by design
+  Outcome(T value) : v_(std::move(value)) {}            // NOLINT: implicit by design
   Outcome(Failure failure) : v_(std::move(failure)) {}  // NOLINT: implicit by design
   bool ok() const { return v_.index() == 0; }
   const T& value() const { return std::get<0>(v_); }
@@ -117,7 +117,8 @@ class Device {
   // Times a STREAM-style kernel over arrays of `array_bytes` bytes each.
   virtual Outcome<Timings> memory(int gpu, MemOp op, int64_t array_bytes, Iterations it) = 0;
   // Times one host <-> device copy of `bytes` from pinned or pageable host memory.
-  virtual Outcome<Timings> host_copy(int gpu, CopyDir dir, bool pinned, int64_t bytes, Iterations it) = 0;
+  virtual Outcome<Timings> host_copy(int gpu, CopyDir dir, bool pinned, int64_t bytes,
+                                     Iterations it) = 0;
   // Whether `src` can write to `dst` directly (NVLink or PCIe peer-to-peer).
   virtual bool peer_access(int src, int dst) = 0;
   // Times a copy of `bytes` from GPU `src` to GPU `dst`.

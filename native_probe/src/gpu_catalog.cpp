@@ -59,7 +59,8 @@ std::vector<CatalogGpu> load_catalog_gpus(const std::vector<DataFile>& files) {
     g.interconnect = spec_value<std::string>(specs, "interconnect").value_or("");
     if (specs.contains("peak_dense_tflops") && specs["peak_dense_tflops"].is_object()) {
       for (const auto& [k, v] : specs["peak_dense_tflops"].items()) {
-        if (v.is_object() && v.contains("value") && v["value"].is_number()) g.peak_dense_tflops[k] = v["value"].get<double>();
+        if (v.is_object() && v.contains("value") && v["value"].is_number())
+          g.peak_dense_tflops[k] = v["value"].get<double>();
       }
     }
     if (g.id.empty() || g.memory_bytes <= 0) continue;
@@ -75,7 +76,8 @@ const CatalogGpu* find_catalog_gpu(const std::vector<CatalogGpu>& gpus, std::str
   return nullptr;
 }
 
-std::optional<std::string> match_catalog_gpu(const std::vector<CatalogGpu>& gpus, std::string_view device_name) {
+std::optional<std::string> match_catalog_gpu(const std::vector<CatalogGpu>& gpus,
+                                             std::string_view device_name) {
   const std::string want = normalise(device_name);
   if (want.empty()) return std::nullopt;
   for (const auto& g : gpus) {

@@ -32,6 +32,7 @@ std::vector<CatalogGpu> load_catalog_gpus(const std::vector<DataFile>& files);
 const CatalogGpu* find_catalog_gpu(const std::vector<CatalogGpu>& gpus, std::string_view id);
 
 // The id whose name, id or alias equals `device_name` (case and spacing ignored), if any.
-std::optional<std::string> match_catalog_gpu(const std::vector<CatalogGpu>& gpus, std::string_view device_name);
+std::optional<std::string> match_catalog_gpu(const std::vector<CatalogGpu>& gpus,
+                                             std::string_view device_name);
 
 }  // namespace gpuplan::probe

@@ -17,7 +17,9 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-std::string size_label(int64_t size) { return std::to_string(size); }
+std::string size_label(int64_t size) {
+  return std::to_string(size);
+}
 
 void merge(ClockDuring& d, const ClockSample& s) {
   ++d.samples;
@@ -25,10 +27,13 @@ void merge(ClockDuring& d, const ClockSample& s) {
     d.sm_mhz_min = std::min(d.sm_mhz_min.value_or(*s.sm_mhz), *s.sm_mhz);
     d.sm_mhz_max = std::max(d.sm_mhz_max.value_or(*s.sm_mhz), *s.sm_mhz);
   }
-  if (s.temperature_c) d.temperature_c_max = std::max(d.temperature_c_max.value_or(*s.temperature_c), *s.temperature_c);
+  if (s.temperature_c)
+    d.temperature_c_max =
+        std::max(d.temperature_c_max.value_or(*s.temperature_c), *s.temperature_c);
   if (s.power_w) d.power_w_max = std::max(d.power_w_max.value_or(*s.power_w), *s.power_w);
   for (const auto& r : s.throttle_reasons) {
-    if (std::find(d.throttle_reasons.begin(), d.throttle_reasons.end(), r) == d.throttle_reasons.end()) {
+    if (std::find(d.throttle_reasons.begin(), d.throttle_reasons.end(), r) ==
+        d.throttle_reasons.end()) {
       d.throttle_reasons.push_back(r);
     }
   }
@@ -75,21 +80,30 @@ class SilentProgress : public Progress {
 
 const char* status_name(Status s) {
   switch (s) {
-    case Status::passed: return "passed";
-    case Status::waived: return "waived";
-    case Status::failed: return "failed";
+    case Status::passed:
+      return "passed";
+    case Status::waived:
+      return "waived";
+    case Status::failed:
+      return "failed";
   }
   return "?";
 }
 
 const char* failure_kind_name(Failure::Kind k) {
   switch (k) {
-    case Failure::Kind::error: return "error";
-    case Failure::Kind::out_of_memory: return "out_of_memory";
-    case Failure::Kind::device_lost: return "device_lost";
-    case Failure::Kind::unsupported: return "unsupported";
-    case Failure::Kind::timeout: return "timeout";
-    case Failure::Kind::cancelled: return "cancelled";
+    case Failure::Kind::error:
+      return "error";
+    case Failure::Kind::out_of_memory:
+      return "out_of_memory";
+    case Failure::Kind::device_lost:
+      return "device_lost";
+    case Failure::Kind::unsupported:
+      return "unsupported";
+    case Failure::Kind::timeout:
+      return "timeout";
+    case Failure::Kind::cancelled:
+      return "cancelled";
   }
   return "?";
 }
@@ -132,9 +146,10 @@ Outcome<Measured> Context::measure(const std::vector<int64_t>& sizes, const Budg
     const int64_t size = sizes[i];
     const bool smaller_left = i + 1 < sizes.size();
     auto note_oom = [&](const Failure& f) {
-      warnings.push_back(what + ": out of memory at size " + size_label(size) +
-                         (smaller_left ? "; retrying at " + size_label(sizes[i + 1]) : "; no smaller size left") +
-                         " (" + f.name + ")");
+      warnings.push_back(
+          what + ": out of memory at size " + size_label(size) +
+          (smaller_left ? "; retrying at " + size_label(sizes[i + 1]) : "; no smaller size left") +
+          " (" + f.name + ")");
     };
     auto cal = run(size, Iterations{1, 1});
     if (!cal.ok()) {
@@ -166,8 +181,8 @@ Outcome<Measured> Context::measure(const std::vector<int64_t>& sizes, const Budg
   return f;
 }
 
-std::string select_cases(const std::vector<std::unique_ptr<Case>>& cases, const std::vector<std::string>& patterns,
-                         std::vector<Case*>& out) {
+std::string select_cases(const std::vector<std::unique_ptr<Case>>& cases,
+                         const std::vector<std::string>& patterns, std::vector<Case*>& out) {
   out.clear();
   std::set<const Case*> chosen;
   for (const auto& p : patterns) {
@@ -188,8 +203,12 @@ std::string select_cases(const std::vector<std::unique_ptr<Case>>& cases, const 
   return {};
 }
 
-std::unique_ptr<Progress> make_stderr_progress() { return std::make_unique<StderrProgress>(); }
-std::unique_ptr<Progress> make_silent_progress() { return std::make_unique<SilentProgress>(); }
+std::unique_ptr<Progress> make_stderr_progress() {
+  return std::make_unique<StderrProgress>();
+}
+std::unique_ptr<Progress> make_silent_progress() {
+  return std::make_unique<SilentProgress>();
+}
 
 namespace {
 
@@ -233,8 +252,9 @@ std::thread start_worker(const std::shared_ptr<Task>& task, Case* c, int gpu, De
     try {
       rows = c->run(ctx, gpu);
     } catch (const std::exception& e) {
-      rows = {failed_row(c->name(), gpu >= 0 ? std::optional<int>(gpu) : std::nullopt,
-                         Failure{Failure::Kind::error, "exception", c->name(), "harness", e.what()})};
+      rows = {
+          failed_row(c->name(), gpu >= 0 ? std::optional<int>(gpu) : std::nullopt,
+                     Failure{Failure::Kind::error, "exception", c->name(), "harness", e.what()})};
     }
     std::lock_guard<std::mutex> lock(task->m);
     task->rows = std::move(rows);
@@ -245,12 +265,14 @@ std::thread start_worker(const std::shared_ptr<Task>& task, Case* c, int gpu, De
 }
 
 // Waits for the task, sampling clocks every 100 ms; false when it ran past `timeout`.
-bool wait_for(Task& task, ClockWindow& window, Device& device, std::chrono::duration<double> timeout) {
+bool wait_for(Task& task, ClockWindow& window, Device& device,
+              std::chrono::duration<double> timeout) {
   const auto start = Clock::now();
   std::unique_lock<std::mutex> lock(task.m);
   while (!task.cv.wait_for(lock, std::chrono::milliseconds(100), [&] { return task.done; })) {
     lock.unlock();
-    for (size_t k = 0; k < window.gpus.size(); ++k) merge(window.during[k], device.clocks(window.gpus[k]));
+    for (size_t k = 0; k < window.gpus.size(); ++k)
+      merge(window.during[k], device.clocks(window.gpus[k]));
     lock.lock();
     if (Clock::now() - start > timeout) return false;
   }
@@ -258,8 +280,9 @@ bool wait_for(Task& task, ClockWindow& window, Device& device, std::chrono::dura
 }
 
 // A step that ran past --case-timeout: cancel it, give its thread 2 s, and record the failure.
-Row timed_out_row(Task& task, std::thread& worker, Device& device, Case* c, std::optional<int> row_gpu,
-                  ClockWindow window, const RunOptions& options, RunResult& result) {
+Row timed_out_row(Task& task, std::thread& worker, Device& device, Case* c,
+                  std::optional<int> row_gpu, ClockWindow window, const RunOptions& options,
+                  RunResult& result) {
   device.cancel();
   std::unique_lock<std::mutex> lock(task.m);
   const bool returned = task.cv.wait_for(lock, std::chrono::seconds(2), [&] { return task.done; });
@@ -272,8 +295,9 @@ Row timed_out_row(Task& task, std::thread& worker, Device& device, Case* c, std:
   }
   char secs[32];
   std::snprintf(secs, sizeof secs, "%g", options.case_timeout_s);
-  Failure f{Failure::Kind::timeout, "timeout", c->name(), "harness",
-            c->name() + " did not finish within " + secs + " s (--case-timeout); the GPU may be hung"};
+  Failure f{
+      Failure::Kind::timeout, "timeout", c->name(), "harness",
+      c->name() + " did not finish within " + secs + " s (--case-timeout); the GPU may be hung"};
   Row r = failed_row(c->name(), row_gpu, f);
   for (int g : window.gpus) window.after.push_back(device.clocks(g));
   r.clocks = window;
@@ -283,22 +307,24 @@ Row timed_out_row(Task& task, std::thread& worker, Device& device, Case* c, std:
 // Why a step is not run ("" when it runs): an earlier abort, its own filter, or (collective
 // steps across nodes) another node that cannot run it. Every node reaches a collective step, so
 // that all of them run it or none does.
-std::string skip_reason(Case* c, int gpu, const std::string& abort_reason, const Context& filter_ctx,
-                        const RunOptions& options) {
+std::string skip_reason(Case* c, int gpu, const std::string& abort_reason,
+                        const Context& filter_ctx, const RunOptions& options) {
   const std::string why = abort_reason.empty() ? c->filter(filter_ctx, gpu) : std::string();
   const bool several_nodes = options.peers && options.peers->size() > 1;
   // Called on every node, also after an abort, so that the agreement itself never hangs.
   const std::string elsewhere =
       c->collective() && several_nodes
-          ? first_problem(*options.peers, abort_reason.empty() ? why : "cannot run it (" + abort_reason + ")")
+          ? first_problem(*options.peers,
+                          abort_reason.empty() ? why : "cannot run it (" + abort_reason + ")")
           : std::string();
   return !abort_reason.empty() ? abort_reason : !why.empty() ? why : elsewhere;
 }
 
 }  // namespace
 
-RunResult run_cases(Device& device, const std::vector<GpuInfo>& gpus, const std::vector<Case*>& cases,
-                    const RunOptions& options, Progress& progress) {
+RunResult run_cases(Device& device, const std::vector<GpuInfo>& gpus,
+                    const std::vector<Case*>& cases, const RunOptions& options,
+                    Progress& progress) {
   RunResult result;
   const std::vector<Step> steps = plan_steps(cases, gpus);
   Context filter_ctx{device, gpus, options.full, options.group, {}, options.peers};
@@ -324,7 +350,8 @@ RunResult run_cases(Device& device, const std::vector<GpuInfo>& gpus, const std:
     auto task = std::make_shared<Task>();
     std::thread worker = start_worker(task, c, gpu, device, gpus, options);
     if (!wait_for(*task, window, device, timeout)) {
-      result.rows.push_back(timed_out_row(*task, worker, device, c, row_gpu, window, options, result));
+      result.rows.push_back(
+          timed_out_row(*task, worker, device, c, row_gpu, window, options, result));
       abort_reason = "not run: " + label + " timed out before it";
       continue;
     }

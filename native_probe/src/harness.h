@@ -50,9 +50,9 @@ struct Row {
   std::string case_name;
   std::optional<int> gpu;  // nullopt for machine-wide rows (all-reduce)
   Status status = Status::passed;
-  std::string reason;      // why waived or failed
+  std::string reason;  // why waived or failed
   nlohmann::ordered_json params = nlohmann::ordered_json::object();
-  std::string unit;        // "flop_per_s", "bytes_per_s"; empty when the row has no figure
+  std::string unit;  // "flop_per_s", "bytes_per_s"; empty when the row has no figure
   std::optional<Stats> stats;
   std::optional<ClockWindow> clocks;
   std::optional<Failure> error;
@@ -80,10 +80,10 @@ struct Measured {
 struct Context {
   Device& device;
   const std::vector<GpuInfo>& gpus;
-  bool full = false;                // --full: sweeps and longer budgets; else --quick
-  CollectiveGroup group;            // all-reduce participants (multi-node: from MPI)
+  bool full = false;      // --full: sweeps and longer budgets; else --quick
+  CollectiveGroup group;  // all-reduce participants (multi-node: from MPI)
   std::vector<std::string> warnings;
-  Peers* peers = nullptr;           // the other nodes of a multi-node run; null for one process
+  Peers* peers = nullptr;  // the other nodes of a multi-node run; null for one process
 
   // Measures at the first of `sizes` (largest first) that fits in memory and time: a size that
   // runs out of memory, or whose single iteration exceeds budget.max_single_s, gives way to the
@@ -149,7 +149,7 @@ std::unique_ptr<Progress> make_stderr_progress();
 std::unique_ptr<Progress> make_silent_progress();
 
 // Runs `cases` on every GPU. Never throws; every outcome is a row.
-RunResult run_cases(Device& device, const std::vector<GpuInfo>& gpus, const std::vector<Case*>& cases,
-                    const RunOptions& options, Progress& progress);
+RunResult run_cases(Device& device, const std::vector<GpuInfo>& gpus,
+                    const std::vector<Case*>& cases, const RunOptions& options, Progress& progress);
 
 }  // namespace gpuplan::probe

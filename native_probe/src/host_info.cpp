@@ -44,13 +44,32 @@ HostInfo read_host_info() {
 }
 
 const std::vector<std::string>& environment_allow_list() {
-  static const std::vector<std::string> names = {
-      "CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER", "CUDA_DEVICE_MAX_CONNECTIONS", "CUDA_MODULE_LOADING",
-      "NVIDIA_VISIBLE_DEVICES", "NVIDIA_TF32_OVERRIDE", "CUBLAS_WORKSPACE_CONFIG", "OMP_NUM_THREADS",
-      "NCCL_ALGO", "NCCL_PROTO", "NCCL_P2P_DISABLE", "NCCL_P2P_LEVEL", "NCCL_SHM_DISABLE", "NCCL_IB_DISABLE",
-      "NCCL_NET", "NCCL_NET_GDR_LEVEL", "NCCL_NVLS_ENABLE", "NCCL_COLLNET_ENABLE", "NCCL_CROSS_NIC",
-      "NCCL_MIN_NCHANNELS", "NCCL_MAX_NCHANNELS", "NCCL_BUFFSIZE", "NCCL_NSOCKS_PERTHREAD", "NCCL_SOCKET_NTHREADS",
-      "OMPI_COMM_WORLD_SIZE", "SLURM_NTASKS"};
+  static const std::vector<std::string> names = {"CUDA_VISIBLE_DEVICES",
+                                                 "CUDA_DEVICE_ORDER",
+                                                 "CUDA_DEVICE_MAX_CONNECTIONS",
+                                                 "CUDA_MODULE_LOADING",
+                                                 "NVIDIA_VISIBLE_DEVICES",
+                                                 "NVIDIA_TF32_OVERRIDE",
+                                                 "CUBLAS_WORKSPACE_CONFIG",
+                                                 "OMP_NUM_THREADS",
+                                                 "NCCL_ALGO",
+                                                 "NCCL_PROTO",
+                                                 "NCCL_P2P_DISABLE",
+                                                 "NCCL_P2P_LEVEL",
+                                                 "NCCL_SHM_DISABLE",
+                                                 "NCCL_IB_DISABLE",
+                                                 "NCCL_NET",
+                                                 "NCCL_NET_GDR_LEVEL",
+                                                 "NCCL_NVLS_ENABLE",
+                                                 "NCCL_COLLNET_ENABLE",
+                                                 "NCCL_CROSS_NIC",
+                                                 "NCCL_MIN_NCHANNELS",
+                                                 "NCCL_MAX_NCHANNELS",
+                                                 "NCCL_BUFFSIZE",
+                                                 "NCCL_NSOCKS_PERTHREAD",
+                                                 "NCCL_SOCKET_NTHREADS",
+                                                 "OMPI_COMM_WORLD_SIZE",
+                                                 "SLURM_NTASKS"};
   return names;
 }
 
@@ -65,7 +84,7 @@ std::vector<std::pair<std::string, std::string>> allowed_environment(
 
 std::string utc_now() {
   const std::time_t t = std::time(nullptr);
-  std::tm tm {};
+  std::tm tm{};
   gmtime_r(&t, &tm);
   char buf[32];
   std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);

@@ -33,7 +33,8 @@ bool parse_url(const std::string& url, Url& out) {
     const size_t close = authority.find(']');
     if (close == std::string::npos) return false;
     out.host = authority.substr(1, close - 1);
-    if (close + 1 < authority.size() && authority[close + 1] == ':') out.port = authority.substr(close + 2);
+    if (close + 1 < authority.size() && authority[close + 1] == ':')
+      out.port = authority.substr(close + 2);
   } else {
     const size_t colon = authority.rfind(':');
     out.host = authority.substr(0, colon);
@@ -58,7 +59,8 @@ class Socket {
 
 // Milliseconds left until `deadline`, at least 0.
 int ms_left(Clock::time_point deadline) {
-  const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+  const auto left =
+      std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
   return left > 0 ? int(left) : 0;
 }
 

@@ -18,9 +18,9 @@ struct HttpRequest {
 };
 
 struct HttpResponse {
-  bool ok = false;           // a complete response arrived (any status)
+  bool ok = false;  // a complete response arrived (any status)
   bool timed_out = false;
-  std::string error;         // why not ok
+  std::string error;  // why not ok
   int status = 0;
   std::map<std::string, std::string> headers;  // names in lower case
   std::string body;

@@ -76,11 +76,16 @@ std::string parse_options(int argc, char** argv, Options& o) {
       return true;
     };
     std::string v;
-    if (a == "--help" || a == "-h") o.help = true;
-    else if (a == "--list") o.list = true;
-    else if (a == "--quick") o.full = false;
-    else if (a == "--full") o.full = true;
-    else if (a == "--no-metadata") o.no_metadata = true;
+    if (a == "--help" || a == "-h")
+      o.help = true;
+    else if (a == "--list")
+      o.list = true;
+    else if (a == "--quick")
+      o.full = false;
+    else if (a == "--full")
+      o.full = true;
+    else if (a == "--no-metadata")
+      o.no_metadata = true;
     else if (a == "--case") {
       if (!value(v)) return "--case needs a case name (see --list)";
       o.cases.push_back(v);
@@ -89,23 +94,27 @@ std::string parse_options(int argc, char** argv, Options& o) {
     } else if (a == "--key") {
       if (!value(o.key) || o.key.empty()) return "--key needs a file name";
     } else if (a == "--metadata-url") {
-      if (!value(o.metadata_url) || o.metadata_url.rfind("http://", 0) != 0) return "--metadata-url needs an http:// URL";
+      if (!value(o.metadata_url) || o.metadata_url.rfind("http://", 0) != 0)
+        return "--metadata-url needs an http:// URL";
     } else if (a == "--case-timeout") {
       if (!value(v) || !parse_number(v, o.case_timeout_s) || o.case_timeout_s <= 0) {
         return "--case-timeout needs a positive number of seconds";
       }
     } else if (a == "--simulate") {
-      if (!value(v) || v.empty()) return "--simulate needs a GPU id from data/gpus (e.g. h100-sxm5-80gb)";
+      if (!value(v) || v.empty())
+        return "--simulate needs a GPU id from data/gpus (e.g. h100-sxm5-80gb)";
       const size_t colon = v.find(':');
       o.simulate = v.substr(0, colon);
       if (colon != std::string::npos) {
         o.simulate_count = std::atoi(v.c_str() + colon + 1);
-        if (o.simulate_count < 1 || o.simulate_count > 64) return "--simulate " + v + ": GPU count must be 1 to 64";
+        if (o.simulate_count < 1 || o.simulate_count > 64)
+          return "--simulate " + v + ": GPU count must be 1 to 64";
       }
     } else if (a == "--fault") {
       if (!value(v)) return "--fault needs KIND:ARGUMENT";
       if (v.rfind("stall-before-rename:", 0) == 0) {
-        if (!parse_number(v.substr(20), o.stall_before_rename_s)) return "--fault " + v + ": needs seconds";
+        if (!parse_number(v.substr(20), o.stall_before_rename_s))
+          return "--fault " + v + ": needs seconds";
       } else {
         o.faults.push_back(v);
       }

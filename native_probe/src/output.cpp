@@ -42,9 +42,12 @@ void install_signal_handlers() {
   sigaction(SIGTERM, &sa, nullptr);
 }
 
-std::string write_file_atomically(const std::string& path, const std::string& text, double stall_before_rename_s) {
+std::string write_file_atomically(const std::string& path, const std::string& text,
+                                  double stall_before_rename_s) {
   const size_t slash = path.rfind('/');
-  const std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+  const std::string dir = slash == std::string::npos ? "."
+                          : slash == 0               ? "/"
+                                                     : path.substr(0, slash);
   const std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
   std::string tmp = (dir == "/" ? "" : dir) + "/." + base + ".tmp.XXXXXX";
   if (tmp.size() >= sizeof g_temp) return path + ": path too long";

@@ -24,7 +24,8 @@ struct ProbeResult {
 // Under MPI, `peers` and `group` make the all-reduce span every node; the payload is this
 // node's (cluster/merge.h joins them).
 ProbeResult run_probe(const Options& options, Device& device, const std::vector<GpuInfo>& gpus,
-                      const std::vector<Case*>& cases, Progress& progress, const std::vector<CatalogGpu>& catalog,
-                      Peers* peers = nullptr, const CollectiveGroup& group = {});
+                      const std::vector<Case*>& cases, Progress& progress,
+                      const std::vector<CatalogGpu>& catalog, Peers* peers = nullptr,
+                      const CollectiveGroup& group = {});
 
 }  // namespace gpuplan::probe

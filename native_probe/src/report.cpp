@@ -96,8 +96,8 @@ ojson gpu_json(const GpuInfo& g, const std::optional<std::string>& catalog_id) {
 std::optional<double> best_on(const ojson& results, const std::string& case_name, int64_t index) {
   std::optional<double> best;
   for (const auto& r : results) {
-    if (r["case"] == case_name && r["gpu"].is_number_integer() && r["gpu"].get<int64_t>() == index &&
-        r["status"] == "passed" && r["median"].is_number()) {
+    if (r["case"] == case_name && r["gpu"].is_number_integer() &&
+        r["gpu"].get<int64_t>() == index && r["status"] == "passed" && r["median"].is_number()) {
       best = std::max(best.value_or(0.0), r["median"].get<double>());
     }
   }
@@ -105,18 +105,20 @@ std::optional<double> best_on(const ojson& results, const std::string& case_name
 }
 
 // Minimum over GPUs of each GPU's best median; nullopt when no GPU measured it.
-std::optional<double> slowest_of(const ojson& gpus, const ojson& results, const std::string& case_name) {
+std::optional<double> slowest_of(const ojson& gpus, const ojson& results,
+                                 const std::string& case_name) {
   std::optional<double> low;
   for (const auto& g : gpus) {
-    if (auto v = best_on(results, case_name, g["index"].get<int64_t>())) low = std::min(low.value_or(*v), *v);
+    if (auto v = best_on(results, case_name, g["index"].get<int64_t>()))
+      low = std::min(low.value_or(*v), *v);
   }
   return low;
 }
 
 }  // namespace
 
-nlohmann::ordered_json summary_of(const nlohmann::ordered_json& gpus, const nlohmann::ordered_json& results,
-                                  int64_t node_count) {
+nlohmann::ordered_json summary_of(const nlohmann::ordered_json& gpus,
+                                  const nlohmann::ordered_json& results, int64_t node_count) {
   int64_t slowest = gpus.empty() ? 0 : gpus.front()["index"].get<int64_t>();
   for (const char* primary : {"gemm_bf16", "gemm_fp16", "gemm_fp32", "hbm_copy"}) {
     std::optional<double> low;
@@ -149,7 +151,8 @@ nlohmann::ordered_json summary_of(const nlohmann::ordered_json& gpus, const nloh
   }
   ojson gemm;
   for (Precision p : kPrecisions) {
-    gemm[precision_name(p)] = opt(slowest_of(gpus, results, std::string("gemm_") + precision_name(p)));
+    gemm[precision_name(p)] =
+        opt(slowest_of(gpus, results, std::string("gemm_") + precision_name(p)));
   }
   ojson s;
   s["gpu_name"] = sg ? (*sg)["name"] : ojson("");
@@ -172,7 +175,9 @@ std::string build_payload(const ReportInput& in) {
   ojson j;
   j["schema_version"] = 1;
   j["kind"] = "gpuplan-probe";
-  j["tool"] = {{"name", "gpuplan-probe"}, {"version", GPUPLAN_PROBE_VERSION}, {"git_revision", GPUPLAN_GIT_REVISION}};
+  j["tool"] = {{"name", "gpuplan-probe"},
+               {"version", GPUPLAN_PROBE_VERSION},
+               {"git_revision", GPUPLAN_GIT_REVISION}};
   j["simulated"] = in.simulated;
   j["started_utc"] = in.started_utc;
   j["finished_utc"] = in.finished_utc;
@@ -182,17 +187,18 @@ std::string build_payload(const ReportInput& in) {
   j["environment"] = env;
   ojson cloud = nullptr;
   if (in.cloud) {
-    cloud = {{"provider", in.cloud->provider}, {"instance_type", opt(in.cloud->instance_type)}, {"region", opt(in.cloud->region)}};
+    cloud = {{"provider", in.cloud->provider},
+             {"instance_type", opt(in.cloud->instance_type)},
+             {"region", opt(in.cloud->region)}};
   }
-  j["host"] = {{"hostname", in.host.hostname},
-               {"os", in.host.os},
-               {"cpu_model", in.host.cpu_model},
-               {"cpus", in.host.cpus},
-               {"memory_bytes", in.host.memory_bytes},
-               {"cloud", cloud}};
+  j["host"] = {{"hostname", in.host.hostname},         {"os", in.host.os},
+               {"cpu_model", in.host.cpu_model},       {"cpus", in.host.cpus},
+               {"memory_bytes", in.host.memory_bytes}, {"cloud", cloud}};
   const SoftwareInfo& sw = in.software;
-  j["software"] = {{"driver_version", opt(sw.driver_version)}, {"cuda_driver", opt(sw.cuda_driver)},
-                   {"cuda_runtime", opt(sw.cuda_runtime)},     {"cublas", opt(sw.cublas)},
+  j["software"] = {{"driver_version", opt(sw.driver_version)},
+                   {"cuda_driver", opt(sw.cuda_driver)},
+                   {"cuda_runtime", opt(sw.cuda_runtime)},
+                   {"cublas", opt(sw.cublas)},
                    {"nccl", opt(sw.nccl)}};
   // One entry per node; a multi-node file (cluster/merge.cpp) lists every node's host.
   j["nodes"] = ojson::array({{{"node", 0},
@@ -202,7 +208,8 @@ std::string build_payload(const ReportInput& in) {
                               {"software", j["software"]}}});
   ojson gpus = ojson::array();
   for (size_t i = 0; i < in.gpus.size(); ++i) {
-    gpus.push_back(gpu_json(in.gpus[i], i < in.catalog_ids.size() ? in.catalog_ids[i] : std::nullopt));
+    gpus.push_back(
+        gpu_json(in.gpus[i], i < in.catalog_ids.size() ? in.catalog_ids[i] : std::nullopt));
   }
   j["gpus"] = gpus;
   j["topology"] = {{"peer_access", in.peer_access}};

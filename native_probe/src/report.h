@@ -35,8 +35,8 @@ struct ReportInput {
 // "gpus" and "results". Each figure is the slowest GPU's (minimum over GPUs, or over GPU pairs
 // for p2p); slowest_gpu is the "index" of the GPU with the lowest bf16 GEMM (else fp16, fp32,
 // HBM copy) median; the all-reduce figure is the one at the largest size.
-nlohmann::ordered_json summary_of(const nlohmann::ordered_json& gpus, const nlohmann::ordered_json& results,
-                                  int64_t node_count);
+nlohmann::ordered_json summary_of(const nlohmann::ordered_json& gpus,
+                                  const nlohmann::ordered_json& results, int64_t node_count);
 
 // The whole payload as JSON text (pretty-printed, ends with a newline).
 std::string build_payload(const ReportInput& in);

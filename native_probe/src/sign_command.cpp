@@ -54,20 +54,24 @@ int run_sign_command(int argc, char** argv) {
   std::ostringstream text;
   if (!in || !(text << in.rdbuf())) return say(kExitKeyOrFile, "cannot read '" + file + "'");
   const std::string payload = text.str();
-  if (payload.size() > kMaxProbeFileBytes) return say(kExitNotPayload, file + ": larger than the probe file limit");
+  if (payload.size() > kMaxProbeFileBytes)
+    return say(kExitNotPayload, file + ": larger than the probe file limit");
   // Read it as `gpuplan verify` will, so nothing is signed that the readers reject.
   auto bare = signing::read_probe_file(payload, {});
   if (!bare.ok()) return say(kExitNotPayload, file + ": " + bare.error().message);
-  if (bare.value().payload_bytes != payload) return say(kExitNotPayload, file + ": already an envelope, not a bare payload");
+  if (bare.value().payload_bytes != payload)
+    return say(kExitNotPayload, file + ": already an envelope, not a bare payload");
   auto key = signing::load_or_create_key(key_path.empty() ? signing::default_key_path() : key_path);
   if (!key.ok()) return say(kExitKeyOrFile, "signing key: " + key.error().message);
   const std::string envelope = signing::sign_probe_payload(payload, key.value().key);
-  auto check = signing::read_probe_file(envelope, {signing::base64_encode(key.value().key.public_key)});
+  auto check =
+      signing::read_probe_file(envelope, {signing::base64_encode(key.value().key.public_key)});
   if (!check.ok() || check.value().signature != ProbeSignature::valid) {
     return say(kExitKeyOrFile, "internal error: the signed file does not read back");
   }
   if (out.empty()) out = file;
-  if (const std::string err = write_file_atomically(out, envelope); !err.empty()) return say(kExitKeyOrFile, err);
+  if (const std::string err = write_file_atomically(out, envelope); !err.empty())
+    return say(kExitKeyOrFile, err);
   std::fprintf(stderr, "gpuplan-probe sign: wrote %s, signed by %s\n", out.c_str(),
                probe_key_fingerprint(key.value().key.public_key, signing::probe_crypto()).c_str());
   return kExitSigned;

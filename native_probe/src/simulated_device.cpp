@@ -17,9 +17,10 @@ uint64_t fnv1a(const std::string& s) {
   return h;
 }
 
-Failure simulated_failure(Failure::Kind kind, const std::string& name, const std::string& what, int line,
-                          const std::string& message) {
-  return Failure{kind, name, "SimulatedDevice::" + what, "simulated_device.cpp:" + std::to_string(line), message};
+Failure simulated_failure(Failure::Kind kind, const std::string& name, const std::string& what,
+                          int line, const std::string& message) {
+  return Failure{kind, name, "SimulatedDevice::" + what,
+                 "simulated_device.cpp:" + std::to_string(line), message};
 }
 
 }  // namespace
@@ -46,12 +47,18 @@ std::string add_fault(SimulatedFaults& f, const std::string& spec) {
   const std::string kind = spec.substr(0, colon);
   const std::string arg = colon == std::string::npos ? "" : spec.substr(colon + 1);
   if (arg.empty()) return "--fault: '" + spec + "' needs KIND:ARGUMENT (e.g. hang:gemm_bf16)";
-  if (kind == "device-lost") f.device_lost_case = arg;
-  else if (kind == "oom") f.oom_case = arg;
-  else if (kind == "oom-always") f.oom_always_case = arg;
-  else if (kind == "hang") f.hang_case = arg;
-  else if (kind == "slow-gpu") f.slow_gpu = std::atoi(arg.c_str());
-  else return "--fault: unknown kind '" + kind + "' (device-lost, oom, oom-always, hang, slow-gpu)";
+  if (kind == "device-lost")
+    f.device_lost_case = arg;
+  else if (kind == "oom")
+    f.oom_case = arg;
+  else if (kind == "oom-always")
+    f.oom_always_case = arg;
+  else if (kind == "hang")
+    f.hang_case = arg;
+  else if (kind == "slow-gpu")
+    f.slow_gpu = std::atoi(arg.c_str());
+  else
+    return "--fault: unknown kind '" + kind + "' (device-lost, oom, oom-always, hang, slow-gpu)";
   return {};
 }
 
@@ -61,14 +68,18 @@ SimulatedDevice::SimulatedDevice(CatalogGpu gpu, int count, SimulatedFaults faul
       std::sscanf(gpu_.compute_capability->c_str(), "%d.%d", &cc_major_, &cc_minor_) != 2) {
     // No compute capability in the catalog: assume the oldest one with the listed precisions.
     const auto& p = gpu_.peak_dense_tflops;
-    if (p.count("fp8")) cc_major_ = 8, cc_minor_ = 9;
-    else if (p.count("bf16") || p.count("tf32")) cc_major_ = 8, cc_minor_ = 0;
-    else cc_major_ = 7, cc_minor_ = 0;
+    if (p.count("fp8"))
+      cc_major_ = 8, cc_minor_ = 9;
+    else if (p.count("bf16") || p.count("tf32"))
+      cc_major_ = 8, cc_minor_ = 0;
+    else
+      cc_major_ = 7, cc_minor_ = 0;
     notes_.push_back("catalog entry " + gpu_.id + " has no compute_capability; simulated as sm_" +
                      std::to_string(cc_major_) + std::to_string(cc_minor_) +
                      " (the oldest architecture with its listed precisions)");
   }
-  if (!gpu_.pcie_gen) notes_.push_back("catalog entry " + gpu_.id + " has no pcie_gen; simulated as PCIe gen 4 x16");
+  if (!gpu_.pcie_gen)
+    notes_.push_back("catalog entry " + gpu_.id + " has no pcie_gen; simulated as PCIe gen 4 x16");
 }
 
 Outcome<std::vector<GpuInfo>> SimulatedDevice::open() {
@@ -96,7 +107,8 @@ SoftwareInfo SimulatedDevice::software() {
 
 std::string SimulatedDevice::gemm_unsupported(int, Precision p) {
   if (!gpu_.peak_dense_tflops.count(precision_name(p))) {
-    return std::string("catalog entry ") + gpu_.id + " has no dense " + precision_name(p) + " peak to simulate from";
+    return std::string("catalog entry ") + gpu_.id + " has no dense " + precision_name(p) +
+           " peak to simulate from";
   }
   return {};
 }
@@ -109,7 +121,8 @@ double SimulatedDevice::pcie_bytes_per_s() const {
 }
 
 double SimulatedDevice::link_bytes_per_s() const {
-  if (gpu_.nvlink_bandwidth_gb_per_s) return *gpu_.nvlink_bandwidth_gb_per_s / 2 * 1e9;  // catalog: both directions
+  if (gpu_.nvlink_bandwidth_gb_per_s)
+    return *gpu_.nvlink_bandwidth_gb_per_s / 2 * 1e9;  // catalog: both directions
   return pcie_bytes_per_s();
 }
 
@@ -118,21 +131,24 @@ Outcome<Timings> SimulatedDevice::timed(const std::string& what, int gpu, double
   std::unique_lock<std::mutex> lock(m_);
   const std::string gpu_s = "GPU " + std::to_string(gpu);
   if (!faults_.device_lost_case.empty() && case_ == faults_.device_lost_case) {
-    return simulated_failure(Failure::Kind::device_lost, "cudaErrorDevicesUnavailable", what, __LINE__,
-                             gpu_s + " fell off the bus (simulated fault --fault device-lost:" + case_ + ")");
+    return simulated_failure(
+        Failure::Kind::device_lost, "cudaErrorDevicesUnavailable", what, __LINE__,
+        gpu_s + " fell off the bus (simulated fault --fault device-lost:" + case_ + ")");
   }
   if (!faults_.hang_case.empty() && case_ == faults_.hang_case) {
     cv_.wait(lock, [&] { return cancelled_; });
-    return simulated_failure(Failure::Kind::cancelled, "cancelled", what, __LINE__,
-                             gpu_s + " hung (simulated fault --fault hang:" + case_ + ") and was cancelled");
+    return simulated_failure(
+        Failure::Kind::cancelled, "cancelled", what, __LINE__,
+        gpu_s + " hung (simulated fault --fault hang:" + case_ + ") and was cancelled");
   }
   const bool in_oom_case = !faults_.oom_case.empty() && case_ == faults_.oom_case;
   const bool oom_now = (!faults_.oom_always_case.empty() && case_ == faults_.oom_always_case) ||
                        (in_oom_case && !oom_fired_);
   if (oom_now || bytes_needed > gpu_.memory_bytes) {
     if (in_oom_case) oom_fired_ = true;
-    return simulated_failure(Failure::Kind::out_of_memory, "cudaErrorMemoryAllocation", what, __LINE__,
-                             gpu_s + ": out of memory allocating " + std::to_string(bytes_needed) + " bytes");
+    return simulated_failure(
+        Failure::Kind::out_of_memory, "cudaErrorMemoryAllocation", what, __LINE__,
+        gpu_s + ": out of memory allocating " + std::to_string(bytes_needed) + " bytes");
   }
   if (gpu == faults_.slow_gpu) rate *= 0.8;
   const double t = work / rate;
@@ -148,43 +164,59 @@ Outcome<Timings> SimulatedDevice::timed(const std::string& what, int gpu, double
 
 Outcome<Timings> SimulatedDevice::gemm(int gpu, Precision p, int64_t n, Iterations it) {
   const std::string why = gemm_unsupported(gpu, p);
-  if (!why.empty()) return simulated_failure(Failure::Kind::unsupported, "unsupported", "gemm", __LINE__, why);
-  const double in = p == Precision::fp64 ? 8 : p == Precision::fp8 ? 1 : (p == Precision::fp32 || p == Precision::tf32) ? 4 : 2;
-  const double out = p == Precision::fp64 ? 8 : (p == Precision::fp32 || p == Precision::tf32) ? 4 : 2;
+  if (!why.empty())
+    return simulated_failure(Failure::Kind::unsupported, "unsupported", "gemm", __LINE__, why);
+  const double in = p == Precision::fp64                             ? 8
+                    : p == Precision::fp8                            ? 1
+                    : (p == Precision::fp32 || p == Precision::tf32) ? 4
+                                                                     : 2;
+  const double out = p == Precision::fp64                             ? 8
+                     : (p == Precision::fp32 || p == Precision::tf32) ? 4
+                                                                      : 2;
   const double nn = double(n);
-  const double rate = gpu_.peak_dense_tflops.at(precision_name(p)) * 1e12 * simulated_efficiency().gemm;
-  return timed(std::string("gemm ") + precision_name(p) + " n=" + std::to_string(n), gpu, 2 * nn * nn * nn, rate,
-               int64_t(nn * nn * (2 * in + out)), it);
+  const double rate =
+      gpu_.peak_dense_tflops.at(precision_name(p)) * 1e12 * simulated_efficiency().gemm;
+  return timed(std::string("gemm ") + precision_name(p) + " n=" + std::to_string(n), gpu,
+               2 * nn * nn * nn, rate, int64_t(nn * nn * (2 * in + out)), it);
 }
 
 Outcome<Timings> SimulatedDevice::memory(int gpu, MemOp op, int64_t array_bytes, Iterations it) {
   const auto& e = simulated_efficiency();
-  const double eff = op == MemOp::read ? e.hbm_read : op == MemOp::write ? e.hbm_write : op == MemOp::copy ? e.hbm_copy : e.hbm_triad;
+  const double eff = op == MemOp::read    ? e.hbm_read
+                     : op == MemOp::write ? e.hbm_write
+                     : op == MemOp::copy  ? e.hbm_copy
+                                          : e.hbm_triad;
   const double bytes = double(memop_arrays(op)) * double(array_bytes);
   const double rate = gpu_.memory_bandwidth_gb_per_s.value_or(0) * 1e9 * eff;
   if (rate <= 0) {
     return simulated_failure(Failure::Kind::unsupported, "unsupported", "memory", __LINE__,
                              "catalog entry " + gpu_.id + " has no memory_bandwidth_gb_per_s");
   }
-  return timed(std::string("memory ") + memop_name(op) + " " + std::to_string(array_bytes), gpu, bytes, rate,
-               int64_t(bytes), it);
+  return timed(std::string("memory ") + memop_name(op) + " " + std::to_string(array_bytes), gpu,
+               bytes, rate, int64_t(bytes), it);
 }
 
-Outcome<Timings> SimulatedDevice::host_copy(int gpu, CopyDir dir, bool pinned, int64_t bytes, Iterations it) {
-  const double eff = pinned ? simulated_efficiency().pcie_pinned : simulated_efficiency().pcie_pageable;
-  return timed(std::string(dir == CopyDir::h2d ? "h2d " : "d2h ") + (pinned ? "pinned " : "pageable ") +
-                   std::to_string(bytes),
+Outcome<Timings> SimulatedDevice::host_copy(int gpu, CopyDir dir, bool pinned, int64_t bytes,
+                                            Iterations it) {
+  const double eff =
+      pinned ? simulated_efficiency().pcie_pinned : simulated_efficiency().pcie_pageable;
+  return timed(std::string(dir == CopyDir::h2d ? "h2d " : "d2h ") +
+                   (pinned ? "pinned " : "pageable ") + std::to_string(bytes),
                gpu, double(bytes), pcie_bytes_per_s() * eff, bytes, it);
 }
 
-bool SimulatedDevice::peer_access(int src, int dst) { return src != dst && src < count_ && dst < count_; }
-
-Outcome<Timings> SimulatedDevice::peer_copy(int src, int dst, int64_t bytes, Iterations it) {
-  return timed("peer " + std::to_string(src) + "->" + std::to_string(dst) + " " + std::to_string(bytes), src,
-               double(bytes), link_bytes_per_s() * simulated_efficiency().p2p, bytes, it);
+bool SimulatedDevice::peer_access(int src, int dst) {
+  return src != dst && src < count_ && dst < count_;
 }
 
-Outcome<Timings> SimulatedDevice::allreduce(const std::vector<int>& gpus, const CollectiveGroup& group, int64_t bytes,
+Outcome<Timings> SimulatedDevice::peer_copy(int src, int dst, int64_t bytes, Iterations it) {
+  return timed(
+      "peer " + std::to_string(src) + "->" + std::to_string(dst) + " " + std::to_string(bytes), src,
+      double(bytes), link_bytes_per_s() * simulated_efficiency().p2p, bytes, it);
+}
+
+Outcome<Timings> SimulatedDevice::allreduce(const std::vector<int>& gpus,
+                                            const CollectiveGroup& group, int64_t bytes,
                                             Iterations it) {
   const double n = group.world_ranks > 0 ? group.world_ranks : double(gpus.size());
   double busbw = link_bytes_per_s() * simulated_efficiency().allreduce;
@@ -192,7 +224,8 @@ Outcome<Timings> SimulatedDevice::allreduce(const std::vector<int>& gpus, const 
     busbw = std::min(busbw, simulated_efficiency().network_busbw_bytes_per_s);
     std::lock_guard<std::mutex> lock(m_);
     const std::string note =
-        "simulated all-reduce across nodes: busbw capped at 84.8 GB/s, as measured on 3 nodes x 8 A100 with "
+        "simulated all-reduce across nodes: busbw capped at 84.8 GB/s, as measured on 3 nodes x 8 "
+        "A100 with "
         "4 x HDR InfiniBand each (NVIDIA/nccl-tests issue 119)";
     if (std::find(notes_.begin(), notes_.end(), note) == notes_.end()) notes_.push_back(note);
   }
@@ -204,7 +237,9 @@ Outcome<Timings> SimulatedDevice::allreduce(const std::vector<int>& gpus, const 
   return timed("allreduce " + std::to_string(bytes), slowest, double(bytes), algbw, 2 * bytes, it);
 }
 
-ClockSample SimulatedDevice::clocks(int) { return {}; }
+ClockSample SimulatedDevice::clocks(int) {
+  return {};
+}
 
 void SimulatedDevice::begin_case(const std::string& name) {
   std::lock_guard<std::mutex> lock(m_);

@@ -23,8 +23,8 @@ struct SimulatedEfficiency {
   double gemm = 0;
   double hbm_read = 0, hbm_write = 0, hbm_copy = 0, hbm_triad = 0;
   double pcie_pinned = 0, pcie_pageable = 0.50;
-  double p2p = 0.80;        // of the unidirectional link rate (NVLink total / 2, or PCIe)
-  double allreduce = 0;     // busbw over the unidirectional link rate
+  double p2p = 0.80;     // of the unidirectional link rate (NVLink total / 2, or PCIe)
+  double allreduce = 0;  // busbw over the unidirectional link rate
   // Across nodes: the all_reduce busbw measured on 3 nodes x 8 A100 SXM4 with 4 x 200 Gb/s HDR
   // InfiniBand per node (NVIDIA/nccl-tests issue 119, average over 8 B - 128 MiB), a figure of
   // one real cluster, not of the one simulated.
@@ -54,13 +54,14 @@ class SimulatedDevice : public Device {
   std::string gemm_unsupported(int gpu, Precision p) override;
   Outcome<Timings> gemm(int gpu, Precision p, int64_t n, Iterations it) override;
   Outcome<Timings> memory(int gpu, MemOp op, int64_t array_bytes, Iterations it) override;
-  Outcome<Timings> host_copy(int gpu, CopyDir dir, bool pinned, int64_t bytes, Iterations it) override;
+  Outcome<Timings> host_copy(int gpu, CopyDir dir, bool pinned, int64_t bytes,
+                             Iterations it) override;
   bool peer_access(int src, int dst) override;
   Outcome<Timings> peer_copy(int src, int dst, int64_t bytes, Iterations it) override;
   std::string collectives_unavailable() override { return {}; }
   std::string collective_id() override { return std::string(128, 's'); }
-  Outcome<Timings> allreduce(const std::vector<int>& gpus, const CollectiveGroup& group, int64_t bytes,
-                             Iterations it) override;
+  Outcome<Timings> allreduce(const std::vector<int>& gpus, const CollectiveGroup& group,
+                             int64_t bytes, Iterations it) override;
   ClockSample clocks(int gpu) override;
   void begin_case(const std::string& name) override;
   void cancel() override;
@@ -70,8 +71,8 @@ class SimulatedDevice : public Device {
 
  private:
   // Timings for `work` units at `rate` units/s, with +-1 % deterministic jitter.
-  Outcome<Timings> timed(const std::string& what, int gpu, double work, double rate, int64_t bytes_needed,
-                         Iterations it);
+  Outcome<Timings> timed(const std::string& what, int gpu, double work, double rate,
+                         int64_t bytes_needed, Iterations it);
   double pcie_bytes_per_s() const;
   double link_bytes_per_s() const;  // unidirectional GPU-GPU link
 

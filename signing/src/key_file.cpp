@@ -62,14 +62,16 @@ Result<KeyFile> read_key(const std::string& path) {
   }
   if (st.st_mode & 077) {
     close(fd);
-    return make_error(Errc::invalid_argument, path + ": mode " + mode_string(st.st_mode) +
-                                                  " lets other users see the signing key; run 'chmod 600 " + path +
-                                                  "' (or pass --key with a new path to make a fresh key)");
+    return make_error(Errc::invalid_argument,
+                      path + ": mode " + mode_string(st.st_mode) +
+                          " lets other users see the signing key; run 'chmod 600 " + path +
+                          "' (or pass --key with a new path to make a fresh key)");
   }
   if (st.st_uid != geteuid()) {
     close(fd);
-    return make_error(Errc::invalid_argument, path + ": the signing key belongs to another user (uid " +
-                                                  std::to_string(st.st_uid) + ")");
+    return make_error(
+        Errc::invalid_argument,
+        path + ": the signing key belongs to another user (uid " + std::to_string(st.st_uid) + ")");
   }
   std::string text(kMaxKeyFileBytes + 1, '\0');
   ssize_t n = read(fd, text.data(), text.size());
@@ -81,17 +83,23 @@ Result<KeyFile> read_key(const std::string& path) {
                                            " bytes; this is not a gpuplan probe key");
   }
   const auto j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-  auto str = [&](const char* k) { return j.is_object() && j.contains(k) && j[k].is_string() ? j[k].get<std::string>() : ""; };
+  auto str = [&](const char* k) {
+    return j.is_object() && j.contains(k) && j[k].is_string() ? j[k].get<std::string>() : "";
+  };
   if (j.is_discarded() || !j.is_object() || str("kind") != "gpuplan-probe-key") {
-    return make_error(Errc::parse_error, path + ": not a gpuplan probe key (expected JSON with kind 'gpuplan-probe-key')");
+    return make_error(
+        Errc::parse_error,
+        path + ": not a gpuplan probe key (expected JSON with kind 'gpuplan-probe-key')");
   }
   if (!j.contains("schema_version") || !j["schema_version"].is_number_integer() ||
       j["schema_version"].get<int64_t>() != kKeySchemaVersion) {
-    return make_error(Errc::unsupported_version, path + ": schema_version " +
-                                                     (j.contains("schema_version") ? j["schema_version"].dump() : "missing") +
-                                                     " is not supported (this build reads 1); update gpuplan");
+    return make_error(Errc::unsupported_version,
+                      path + ": schema_version " +
+                          (j.contains("schema_version") ? j["schema_version"].dump() : "missing") +
+                          " is not supported (this build reads 1); update gpuplan");
   }
-  if (str("alg") != "Ed25519") return make_error(Errc::schema_error, path + ": alg: expected 'Ed25519'");
+  if (str("alg") != "Ed25519")
+    return make_error(Errc::schema_error, path + ": alg: expected 'Ed25519'");
   const auto seed = base64_decode(str("seed"));
   if (!seed || seed->size() != kSeedBytes) {
     return make_error(Errc::schema_error, path + ": seed: expected base64 of 32 bytes");
@@ -100,7 +108,8 @@ Result<KeyFile> read_key(const std::string& path) {
   k.key = keypair_from_seed(*seed);
   k.path = path;
   if (base64_encode(k.key.public_key) != str("public_key")) {
-    return make_error(Errc::schema_error, path + ": public_key: does not match the seed (the file was edited)");
+    return make_error(Errc::schema_error,
+                      path + ": public_key: does not match the seed (the file was edited)");
   }
   return k;
 }
@@ -110,7 +119,8 @@ Result<KeyFile> read_key(const std::string& path) {
 std::string default_key_path() {
   const char* xdg = std::getenv("XDG_CONFIG_HOME");
   const char* home = std::getenv("HOME");
-  const std::string base = xdg && *xdg ? std::string(xdg) : std::string(home && *home ? home : ".") + "/.config";
+  const std::string base =
+      xdg && *xdg ? std::string(xdg) : std::string(home && *home ? home : ".") + "/.config";
   return base + "/gpuplan/probe-key";
 }
 
@@ -120,7 +130,9 @@ Result<KeyFile> load_or_create_key(const std::string& path) {
   if (errno != ENOENT) return io_error(path, "cannot look at the signing key");
 
   auto key = generate_keypair();
-  if (!key) return make_error(Errc::invalid_argument, "no randomness source for a new signing key (libsodium init failed)");
+  if (!key)
+    return make_error(Errc::invalid_argument,
+                      "no randomness source for a new signing key (libsodium init failed)");
   nlohmann::ordered_json j;
   j["schema_version"] = kKeySchemaVersion;
   j["kind"] = "gpuplan-probe-key";
@@ -145,7 +157,8 @@ Result<KeyFile> load_or_create_key(const std::string& path) {
     errno = link_errno;
     return io_error(path, "cannot create the signing key");
   }
-  const std::string dir = path.find('/') == std::string::npos ? "." : path.substr(0, path.rfind('/') + 1);
+  const std::string dir =
+      path.find('/') == std::string::npos ? "." : path.substr(0, path.rfind('/') + 1);
   const int dfd = open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (dfd >= 0) {
     fsync(dfd);

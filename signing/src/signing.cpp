@@ -9,8 +9,12 @@
 namespace gpuplan::signing {
 namespace {
 
-const unsigned char* bytes(const std::string& s) { return reinterpret_cast<const unsigned char*>(s.data()); }
-unsigned char* bytes(std::string& s) { return reinterpret_cast<unsigned char*>(s.data()); }
+const unsigned char* bytes(const std::string& s) {
+  return reinterpret_cast<const unsigned char*>(s.data());
+}
+unsigned char* bytes(std::string& s) {
+  return reinterpret_cast<unsigned char*>(s.data());
+}
 
 }  // namespace
 
@@ -33,11 +37,13 @@ std::string sign_detached(const std::string& message, const std::string& secret_
   ensure_sodium_init();
   if (secret_key.size() != kSecretKeyBytes) return {};
   std::string sig(kSignatureBytes, '\0');
-  crypto_sign_ed25519_detached(bytes(sig), nullptr, bytes(message), message.size(), bytes(secret_key));
+  crypto_sign_ed25519_detached(bytes(sig), nullptr, bytes(message), message.size(),
+                               bytes(secret_key));
   return sig;
 }
 
-bool verify_detached(const std::string& message, const std::string& signature, const std::string& public_key) {
+bool verify_detached(const std::string& message, const std::string& signature,
+                     const std::string& public_key) {
   ensure_sodium_init();
   if (signature.size() != kSignatureBytes || public_key.size() != kPublicKeyBytes) return false;
   return crypto_sign_ed25519_verify_detached(bytes(signature), bytes(message), message.size(),
@@ -55,7 +61,8 @@ std::string base64_encode(std::string_view text) {
   ensure_sodium_init();
   const int variant = sodium_base64_VARIANT_ORIGINAL;
   std::string out(sodium_base64_ENCODED_LEN(text.size(), variant), '\0');
-  sodium_bin2base64(out.data(), out.size(), reinterpret_cast<const unsigned char*>(text.data()), text.size(), variant);
+  sodium_bin2base64(out.data(), out.size(), reinterpret_cast<const unsigned char*>(text.data()),
+                    text.size(), variant);
   out.resize(out.size() - 1);  // the terminating NUL sodium writes
   return out;
 }
@@ -67,8 +74,8 @@ std::optional<std::string> base64_decode(std::string_view text) {
   // alphabet is refused before it is decoded.
   for (const char ch : text) {
     const auto c = static_cast<unsigned char>(ch);
-    const bool alphabet = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '+' ||
-                          c == '/' || c == '=';
+    const bool alphabet = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
+                          (c >= '0' && c <= '9') || c == '+' || c == '/' || c == '=';
     if (!alphabet) return std::nullopt;
   }
   std::string out(text.size() / 4 * 3 + 3, '\0');
@@ -93,11 +100,14 @@ std::string sign_probe_payload(const std::string& payload, const KeyPair& key) {
   return make_probe_envelope(payload, key.public_key, sig, probe_crypto());
 }
 
-Result<ProbeFile> read_probe_file(std::string_view text, const std::vector<std::string>& trusted_keys) {
+Result<ProbeFile> read_probe_file(std::string_view text,
+                                  const std::vector<std::string>& trusted_keys) {
   return gpuplan::read_probe_file(text, probe_crypto(), trusted_keys);
 }
 
-std::string key_id(const std::string& public_key) { return probe_key_id(public_key, probe_crypto()); }
+std::string key_id(const std::string& public_key) {
+  return probe_key_id(public_key, probe_crypto());
+}
 std::string key_fingerprint(const std::string& public_key) {
   return probe_key_fingerprint(public_key, probe_crypto());
 }

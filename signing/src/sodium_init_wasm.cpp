@@ -4,6 +4,8 @@
 
 namespace gpuplan::signing {
 
-bool ensure_sodium_init() { return true; }
+bool ensure_sodium_init() {
+  return true;
+}
 
 }  // namespace gpuplan::signing

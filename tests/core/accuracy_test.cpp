@@ -40,9 +40,9 @@ TEST(ErrorBands, TimeRangeFollowsThroughputErrorsAndMemoryRangeInvertsThem) {
 TEST(FitVerdicts, FitsTightOrDoesNotFitAllowingForTheMeasuredError) {
   const ErrorBand b{"x", 10, -0.1, 0.1, 0.05};  // measured memory within 91-111 % of predicted
   EXPECT_EQ(fit_verdict(70, 80, b).fit, Fit::fits);
-  EXPECT_EQ(fit_verdict(78, 80, b).fit, Fit::tight);          // up to 86.7 with the band
-  EXPECT_EQ(fit_verdict(85, 80, b).fit, Fit::tight);          // as low as 77.3: it may run
-  EXPECT_EQ(fit_verdict(90, 80, b).fit, Fit::does_not_fit);   // at least 81.8
+  EXPECT_EQ(fit_verdict(78, 80, b).fit, Fit::tight);         // up to 86.7 with the band
+  EXPECT_EQ(fit_verdict(85, 80, b).fit, Fit::tight);         // as low as 77.3: it may run
+  EXPECT_EQ(fit_verdict(90, 80, b).fit, Fit::does_not_fit);  // at least 81.8
   EXPECT_DOUBLE_EQ(fit_verdict(85, 80, b).margin_bytes, -5);
   EXPECT_STREQ(fit_name(Fit::does_not_fit), "does not fit");
 }
@@ -58,11 +58,15 @@ TEST(AccuracyFile, ErrorsNameTheField) {
     auto t = parse_accuracy_json(text, "accuracy.json");
     return t.ok() ? std::string() : t.error().message;
   };
-  const std::string head = R"({"schema_version": 1, "kind": "accuracy", "generated": "2026-12-01", "memory": [], )";
-  EXPECT_EQ(err(head + R"("time": [{"family": "all", "rows": 3, "error_p10": 0.2, "error_p90": 0.1, "mape": 0.1}]})"),
-            "accuracy.json: time[0]: error_p10 is above error_p90");
+  const std::string head =
+      R"({"schema_version": 1, "kind": "accuracy", "generated": "2026-12-01", "memory": [], )";
+  EXPECT_EQ(
+      err(head +
+          R"("time": [{"family": "all", "rows": 3, "error_p10": 0.2, "error_p90": 0.1, "mape": 0.1}]})"),
+      "accuracy.json: time[0]: error_p10 is above error_p90");
   EXPECT_EQ(err(R"({"schema_version": 2, "kind": "accuracy"})"),
-            "accuracy.json: schema_version 2 is not supported (this build reads 1); update gpuplan or convert the file");
+            "accuracy.json: schema_version 2 is not supported (this build reads 1); update gpuplan "
+            "or convert the file");
   EXPECT_EQ(err(head + R"("time": {}})"), "accuracy.json: time: expected an array");
 }
 

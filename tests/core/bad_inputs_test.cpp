@@ -38,11 +38,21 @@ Seen seen(const std::optional<Error>& e) {
   return {e->code, e->message};
 }
 
-Seen hf(const std::string& text) { return seen(model_from_hf_config(text, "config.json")); }
-Seen model_json(const std::string& text) { return seen(parse_model_json(text, "models/x.json")); }
-Seen gpu_json(const std::string& text) { return seen(parse_gpu_json(text, "gpus/x.json")); }
-Seen pricing_json(const std::string& text) { return seen(parse_pricing_rules_json(text, "pricing_rules.json")); }
-Seen csv(const std::string& text) { return seen(parse_measured_csv(text, "runs.csv")); }
+Seen hf(const std::string& text) {
+  return seen(model_from_hf_config(text, "config.json"));
+}
+Seen model_json(const std::string& text) {
+  return seen(parse_model_json(text, "models/x.json"));
+}
+Seen gpu_json(const std::string& text) {
+  return seen(parse_gpu_json(text, "gpus/x.json"));
+}
+Seen pricing_json(const std::string& text) {
+  return seen(parse_pricing_rules_json(text, "pricing_rules.json"));
+}
+Seen csv(const std::string& text) {
+  return seen(parse_measured_csv(text, "runs.csv"));
+}
 Seen probe(const std::string& text) {
   return seen(signing::read_probe_file(text, {}));
 }
@@ -51,22 +61,26 @@ Seen link(const std::string& query) {
   if (!args.ok()) return seen(args);
   return seen(parse_request(args.value()));
 }
-Seen estimate_of(const std::string& model_id, const Setup& s) { return seen(estimate(test::model(model_id), s)); }
+Seen estimate_of(const std::string& model_id, const Setup& s) {
+  return seen(estimate(test::model(model_id), s));
+}
 
-#define EXPECT_SEEN(what, want_code, want_message) \
-  do {                                             \
-    const Seen s_ = (what);                        \
-    EXPECT_EQ(s_.message, want_message);           \
+#define EXPECT_SEEN(what, want_code, want_message)                    \
+  do {                                                                \
+    const Seen s_ = (what);                                           \
+    EXPECT_EQ(s_.message, want_message);                              \
     EXPECT_EQ(s_.code, std::optional<Errc>(want_code)) << s_.message; \
   } while (0)
 
 // A LLaMA config.json with one field replaced by `field_json` (e.g. "\"hidden_size\": NaN").
 std::string llama_with(const std::string& field_json) {
   return R"({"model_type": "llama", "num_hidden_layers": 2, "num_attention_heads": 4, "intermediate_size": 64,
- "vocab_size": 100, )" + field_json + "}";
+ "vocab_size": 100, )" +
+         field_json + "}";
 }
 
-const char* kCsvHeader = "id,model,gpu,num_gpus,precision,batch_size_per_gpu,seq_len_or_resolution,task,metric,value\n";
+const char* kCsvHeader =
+    "id,model,gpu,num_gpus,precision,batch_size_per_gpu,seq_len_or_resolution,task,metric,value\n";
 
 TEST(BadInputs, EmptyFilesSayTheyAreEmpty) {
   EXPECT_SEEN(hf(""), Errc::parse_error, "config.json: file is empty");
@@ -85,13 +99,17 @@ TEST(BadInputs, HundredMegabyteFilesAreRejectedBySizeBeforeParsing) {
   EXPECT_SEEN(hf(huge), Errc::too_large, "config.json: " + limit);
   EXPECT_SEEN(model_json(huge), Errc::too_large, "models/x.json: " + limit);
   EXPECT_SEEN(gpu_json(huge), Errc::too_large, "gpus/x.json: " + limit);
-  EXPECT_SEEN(seen(parse_instance_json(huge, "instances/x.json")), Errc::too_large, "instances/x.json: " + limit);
-  EXPECT_SEEN(seen(parse_provider_json(huge, "providers/x.json")), Errc::too_large, "providers/x.json: " + limit);
+  EXPECT_SEEN(seen(parse_instance_json(huge, "instances/x.json")), Errc::too_large,
+              "instances/x.json: " + limit);
+  EXPECT_SEEN(seen(parse_provider_json(huge, "providers/x.json")), Errc::too_large,
+              "providers/x.json: " + limit);
   EXPECT_SEEN(pricing_json(huge), Errc::too_large, "pricing_rules.json: " + limit);
   Catalog c;
-  EXPECT_SEEN(seen(parse_assumptions_json(huge, "assumptions.json", c)), Errc::too_large, "assumptions.json: " + limit);
+  EXPECT_SEEN(seen(parse_assumptions_json(huge, "assumptions.json", c)), Errc::too_large,
+              "assumptions.json: " + limit);
   EXPECT_SEEN(csv(huge), Errc::too_large, "runs.csv: " + limit);
-  EXPECT_SEEN(probe(huge), Errc::too_large, "probe file: file is 104857600 bytes; the limit is 8388608 bytes");
+  EXPECT_SEEN(probe(huge), Errc::too_large,
+              "probe file: file is 104857600 bytes; the limit is 8388608 bytes");
   EXPECT_SEEN(link(huge), Errc::too_large, "link state is longer than 8192 characters");
   // One byte over is over.
   EXPECT_SEEN(hf(std::string(kMaxJsonBytes + 1, ' ')), Errc::too_large,
@@ -102,32 +120,42 @@ TEST(BadInputs, DeepNestingStopsAtSixtyFourLevelsWithoutExhaustingTheStack) {
   EXPECT_SEEN(hf(std::string(100, '[') + std::string(100, ']')), Errc::parse_error,
               "config.json: nesting deeper than 64 levels");
   // A million unclosed arrays (1 MB, under the size limit) must not recurse a million deep.
-  EXPECT_SEEN(hf(std::string(1'000'000, '[')), Errc::parse_error, "config.json: nesting deeper than 64 levels");
+  EXPECT_SEEN(hf(std::string(1'000'000, '[')), Errc::parse_error,
+              "config.json: nesting deeper than 64 levels");
   std::string objects;
   for (int i = 0; i < 70; ++i) objects += R"({"a": )";
   objects += "1" + std::string(70, '}');
-  EXPECT_SEEN(model_json(objects), Errc::parse_error, "models/x.json: nesting deeper than 64 levels");
+  EXPECT_SEEN(model_json(objects), Errc::parse_error,
+              "models/x.json: nesting deeper than 64 levels");
   // 64 levels are still read (and then found to be the wrong shape).
-  EXPECT_SEEN(hf(std::string(64, '[') + std::string(64, ']')), Errc::schema_error, "config.json: expected a JSON object");
+  EXPECT_SEEN(hf(std::string(64, '[') + std::string(64, ']')), Errc::schema_error,
+              "config.json: expected a JSON object");
 }
 
 TEST(BadInputs, WrongTypesNameTheFieldAndTheTypeFound) {
   EXPECT_SEEN(hf("[]"), Errc::schema_error, "config.json: expected a JSON object");
-  EXPECT_SEEN(hf(R"({"model_type": 7})"), Errc::schema_error, "config.json: model_type: expected a string, got a number");
+  EXPECT_SEEN(hf(R"({"model_type": 7})"), Errc::schema_error,
+              "config.json: model_type: expected a string, got a number");
   EXPECT_SEEN(hf(llama_with(R"("hidden_size": "64")")), Errc::schema_error,
               "config.json: hidden_size: expected an integer, got a string");
   EXPECT_SEEN(hf(llama_with(R"("hidden_size": 64.5)")), Errc::schema_error,
               "config.json: hidden_size: expected an integer, got a number");
-  EXPECT_SEEN(hf(llama_with(R"("hidden_size": 64, "tie_word_embeddings": "yes")")), Errc::schema_error,
+  EXPECT_SEEN(hf(llama_with(R"("hidden_size": 64, "tie_word_embeddings": "yes")")),
+              Errc::schema_error,
               "config.json: tie_word_embeddings: expected true or false, got a string");
   EXPECT_SEEN(model_json(R"({"schema_version": 1, "id": ["x"]})"), Errc::schema_error,
               "models/x.json: id: expected a string, got an array");
-  EXPECT_SEEN(pricing_json(R"({"schema_version": 1, "kind": "assumptions", "source": {"title": "t", "date": "2024-01-01"},
+  EXPECT_SEEN(
+      pricing_json(
+          R"({"schema_version": 1, "kind": "assumptions", "source": {"title": "t", "date": "2024-01-01"},
  "discounts": {"monthly": 0.1, "reserved": 0.3, "bulk": 0.2, "spot": true}})"),
-              Errc::schema_error, "pricing_rules.json: discounts.spot: expected a number, got a boolean");
-  EXPECT_SEEN(csv(std::string(kCsvHeader) + "r1,gpt2-small,a100-sxm4-80gb,eight,fp32,8,1024,train,mfu,0.4\n"),
-              Errc::schema_error, "runs.csv:2: column num_gpus: 'eight' is not an integer in [1, 100000]");
-  EXPECT_SEEN(link("model=gpt2-small&batch=eight"), Errc::invalid_argument, "--batch: 'eight' is not an integer");
+      Errc::schema_error, "pricing_rules.json: discounts.spot: expected a number, got a boolean");
+  EXPECT_SEEN(csv(std::string(kCsvHeader) +
+                  "r1,gpt2-small,a100-sxm4-80gb,eight,fp32,8,1024,train,mfu,0.4\n"),
+              Errc::schema_error,
+              "runs.csv:2: column num_gpus: 'eight' is not an integer in [1, 100000]");
+  EXPECT_SEEN(link("model=gpt2-small&batch=eight"), Errc::invalid_argument,
+              "--batch: 'eight' is not an integer");
   EXPECT_SEEN(probe(R"({"payloadType": "x", "payload": "", "signatures": {}})"), Errc::schema_error,
               "probe file: signatures: expected an array, got an object");
   // No signatures field at all reads as an unsigned envelope (it used to dereference null): its
@@ -147,17 +175,22 @@ TEST(BadInputs, NumbersOutOfRangeNameTheAllowedRange) {
   EXPECT_SEEN(hf(llama_with(R"("hidden_size": 18446744073709551616)")), Errc::schema_error,
               "config.json: hidden_size: expected an integer, got a number");
   // Each field in range, together more parameters than any model (int64 counts would overflow).
-  EXPECT_SEEN(hf(R"({"model_type": "gpt2", "n_layer": 10000000, "n_embd": 10000000, "n_head": 1,
+  EXPECT_SEEN(
+      hf(R"({"model_type": "gpt2", "n_layer": 10000000, "n_embd": 10000000, "n_head": 1,
  "vocab_size": 10000000, "n_positions": 1024})"),
-              Errc::invalid_argument,
-              "config.json: 1.2e+22 parameters is more than the 1e14 gpuplan models (check layers, hidden, "
-              "ffn_hidden, vocab and experts)");
-  EXPECT_SEEN(pricing_json(R"({"schema_version": 1, "kind": "assumptions", "source": {"title": "t", "date": "2024-01-01"},
+      Errc::invalid_argument,
+      "config.json: 1.2e+22 parameters is more than the 1e14 gpuplan models (check layers, hidden, "
+      "ffn_hidden, vocab and experts)");
+  EXPECT_SEEN(
+      pricing_json(
+          R"({"schema_version": 1, "kind": "assumptions", "source": {"title": "t", "date": "2024-01-01"},
  "discounts": {"monthly": 0.1, "reserved": 0.3, "bulk": 0.2, "spot": 0.96}})"),
-              Errc::schema_error, "pricing_rules.json: discounts.spot: 0.96 is out of range [0, 0.95]");
-  EXPECT_SEEN(csv(std::string(kCsvHeader) + "r1,gpt2-small,a100-sxm4-80gb,8,fp32,8,1024,train,mfu,-5\n"),
-              Errc::schema_error, "runs.csv:2: column value: '-5' is not a positive number");
-  EXPECT_SEEN(link("model=gpt2-small&zero=4"), Errc::invalid_argument, "--zero: 4 is out of range [0, 3]");
+      Errc::schema_error, "pricing_rules.json: discounts.spot: 0.96 is out of range [0, 0.95]");
+  EXPECT_SEEN(
+      csv(std::string(kCsvHeader) + "r1,gpt2-small,a100-sxm4-80gb,8,fp32,8,1024,train,mfu,-5\n"),
+      Errc::schema_error, "runs.csv:2: column value: '-5' is not a positive number");
+  EXPECT_SEEN(link("model=gpt2-small&zero=4"), Errc::invalid_argument,
+              "--zero: 4 is out of range [0, 3]");
   // 19 digits fit the length check but not int64: an error, not an overflow.
   EXPECT_SEEN(link("model=gpt2-small&batch=9999999999999999999"), Errc::invalid_argument,
               "--batch: '9999999999999999999' is not an integer");
@@ -182,21 +215,27 @@ TEST(BadInputs, JsonHasNoNanOrInfinityAndMinusZeroIsZero) {
   EXPECT_SEEN(hf(llama_with(R"("hidden_size": -0)")), Errc::schema_error,
               "config.json: hidden_size: 0 is out of range [1, 10000000]");
   // A fraction of -0.0 is 0, which is in range: accepted.
-  EXPECT_SEEN(pricing_json(R"({"schema_version": 1, "kind": "assumptions", "source": {"title": "t", "date": "2024-01-01"},
+  EXPECT_SEEN(
+      pricing_json(
+          R"({"schema_version": 1, "kind": "assumptions", "source": {"title": "t", "date": "2024-01-01"},
  "discounts": {"monthly": -0.0, "reserved": 0.3, "bulk": 0.2, "spot": 0.7}})"),
-              std::nullopt, "accepted");
+      std::nullopt, "accepted");
   for (const char* v : {"nan", "NaN", "inf", "-inf", "1e999"}) {
-    EXPECT_SEEN(csv(std::string(kCsvHeader) + "r1,gpt2-small,a100-sxm4-80gb,8,fp32,8,1024,train,mfu," + v + "\n"),
-                Errc::schema_error, std::string("runs.csv:2: column value: '") + v + "' is not a positive number");
+    EXPECT_SEEN(csv(std::string(kCsvHeader) +
+                    "r1,gpt2-small,a100-sxm4-80gb,8,fp32,8,1024,train,mfu," + v + "\n"),
+                Errc::schema_error,
+                std::string("runs.csv:2: column value: '") + v + "' is not a positive number");
   }
 }
 
 TEST(BadInputs, InvalidUtf8IsRejectedInCsvAndReplacedInReports) {
-  EXPECT_SEEN(csv(std::string(kCsvHeader) + "\xff,gpt2-small,a100-sxm4-80gb,8,fp32,8,1024,train,mfu,0.4\n"),
-              Errc::parse_error, "runs.csv:2: not valid UTF-8 (save the file as UTF-8)");
-  EXPECT_SEEN(csv(std::string(kCsvHeader) + "r1,gpt2-small,a100-sxm4-80gb,8,fp32,8,1024,train,mfu,0.4\n"
-                                            "r2,\xed\xa0\x80,a100-sxm4-80gb,8,fp32,8,1024,train,mfu,0.4\n"),
-              Errc::parse_error, "runs.csv:3: not valid UTF-8 (save the file as UTF-8)");
+  EXPECT_SEEN(
+      csv(std::string(kCsvHeader) + "\xff,gpt2-small,a100-sxm4-80gb,8,fp32,8,1024,train,mfu,0.4\n"),
+      Errc::parse_error, "runs.csv:2: not valid UTF-8 (save the file as UTF-8)");
+  EXPECT_SEEN(
+      csv(std::string(kCsvHeader) + "r1,gpt2-small,a100-sxm4-80gb,8,fp32,8,1024,train,mfu,0.4\n"
+                                    "r2,\xed\xa0\x80,a100-sxm4-80gb,8,fp32,8,1024,train,mfu,0.4\n"),
+      Errc::parse_error, "runs.csv:3: not valid UTF-8 (save the file as UTF-8)");
   // A link's values are any bytes: the JSON report replaces what is not UTF-8 instead of throwing.
   auto args = query_to_args("model=gpt2-small&lora-targets=q_proj,%FF");
   ASSERT_TRUE(args.ok());
@@ -209,16 +248,20 @@ TEST(BadInputs, InvalidUtf8IsRejectedInCsvAndReplacedInReports) {
 }
 
 TEST(BadInputs, UnknownSchemaVersionsAreTypedErrors) {
-  const std::string advice = " is not supported (this build reads 1); update gpuplan or convert the file";
-  EXPECT_SEEN(model_json(R"({"schema_version": 2})"), Errc::unsupported_version, "models/x.json: schema_version 2" + advice);
-  EXPECT_SEEN(gpu_json(R"({"schema_version": 0})"), Errc::unsupported_version, "gpus/x.json: schema_version 0" + advice);
+  const std::string advice =
+      " is not supported (this build reads 1); update gpuplan or convert the file";
+  EXPECT_SEEN(model_json(R"({"schema_version": 2})"), Errc::unsupported_version,
+              "models/x.json: schema_version 2" + advice);
+  EXPECT_SEEN(gpu_json(R"({"schema_version": 0})"), Errc::unsupported_version,
+              "gpus/x.json: schema_version 0" + advice);
   EXPECT_SEEN(pricing_json(R"({"schema_version": 999999})"), Errc::unsupported_version,
               "pricing_rules.json: schema_version 999999" + advice);
   EXPECT_SEEN(probe(R"({"schema_version": 2, "kind": "gpuplan-probe"})"), Errc::unsupported_version,
               "payload: schema_version 2" + advice);
   EXPECT_SEEN(model_json(R"({"schema_version": "1"})"), Errc::schema_error,
               "models/x.json: schema_version: expected an integer, got a string");
-  EXPECT_SEEN(model_json(R"({"id": "x"})"), Errc::schema_error, "models/x.json: schema_version: missing required field");
+  EXPECT_SEEN(model_json(R"({"id": "x"})"), Errc::schema_error,
+              "models/x.json: schema_version: missing required field");
 }
 
 TEST(BadInputs, UnknownModelAndGpuIdsAreNotFound) {
@@ -233,42 +276,51 @@ TEST(BadInputs, UnknownModelAndGpuIdsAreNotFound) {
               "row r1 (line 2): unknown GPU 'h9000'");
   const Instance* p4d = test::catalog().find_instance("aws-p4d.24xlarge");
   ASSERT_NE(p4d, nullptr);
-  EXPECT_SEEN(seen(quote_price(*p4d, Pricing::on_demand, test::catalog().pricing, "mars-1")), Errc::not_found,
+  EXPECT_SEEN(seen(quote_price(*p4d, Pricing::on_demand, test::catalog().pricing, "mars-1")),
+              Errc::not_found,
               "instance 'aws-p4d.24xlarge' has no published price in region 'mars-1'");
 }
 
 TEST(BadInputs, RowsThatCannotBePredictedAreSkippedWithTheReasonAndTheRestScored) {
-  auto rows = parse_measured_csv(std::string(kCsvHeader) +
-                                     "r1,gpt5,a100-sxm4-80gb,8,fp32,8,1024,train,mfu,0.4\n"
-                                     "r2,ResNet-50 v1.5,A100-SXM4-80GB (DGX A100),1,amp-fp16,256,224,train,"
-                                     "samples_per_s_total,2470\n"
-                                     "r3,resnet50,V100-SXM3-32GB (DGX-2H),1,amp-fp16,256,224,train,samples_per_s_total,1200\n"
-                                     "r4,gpt2-small,a100-sxm4-80gb,1,fp32,8,4096,train,mfu,0.4\n",
-                                 "runs.csv");
+  auto rows = parse_measured_csv(
+      std::string(kCsvHeader) +
+          "r1,gpt5,a100-sxm4-80gb,8,fp32,8,1024,train,mfu,0.4\n"
+          "r2,ResNet-50 v1.5,A100-SXM4-80GB (DGX A100),1,amp-fp16,256,224,train,"
+          "samples_per_s_total,2470\n"
+          "r3,resnet50,V100-SXM3-32GB (DGX-2H),1,amp-fp16,256,224,train,samples_per_s_total,1200\n"
+          "r4,gpt2-small,a100-sxm4-80gb,1,fp32,8,4096,train,mfu,0.4\n",
+      "runs.csv");
   ASSERT_TRUE(rows.ok()) << rows.error().message;
   auto report = validate_measurements(test::catalog(), rows.value(), test::catalog().efficiencies);
   ASSERT_TRUE(report.ok()) << report.error().message;
-  ASSERT_EQ(report.value().rows.size(), 1u);  // names matched ignoring case, punctuation and "(DGX A100)"
+  ASSERT_EQ(report.value().rows.size(),
+            1u);  // names matched ignoring case, punctuation and "(DGX A100)"
   EXPECT_EQ(report.value().rows[0].row.id, "r2");
   EXPECT_DOUBLE_EQ(report.value().mape, std::fabs(report.value().rows[0].error));
   ASSERT_EQ(report.value().skipped.size(), 3u);
   EXPECT_EQ(report.value().skipped[0].reason, "unknown model 'gpt5'");
-  EXPECT_EQ(report.value().skipped[1].reason, "unknown GPU 'V100-SXM3-32GB (DGX-2H)'");  // not taken for an SXM2
-  EXPECT_NE(report.value().skipped[2].reason.find("4096"), std::string::npos) << report.value().skipped[2].reason;
+  EXPECT_EQ(report.value().skipped[1].reason,
+            "unknown GPU 'V100-SXM3-32GB (DGX-2H)'");  // not taken for an SXM2
+  EXPECT_NE(report.value().skipped[2].reason.find("4096"), std::string::npos)
+      << report.value().skipped[2].reason;
 }
 
 TEST(BadInputs, TheOptionalMemoryFormatColumnTakesOnlyItsNames) {
-  const std::string header = std::string(kCsvHeader).substr(0, std::string(kCsvHeader).size() - 1) + ",memory_format\n";
-  auto ok = parse_measured_csv(header + "r1,resnet50,t4,1,amp-fp16,64,224,train,samples_per_s_total,300,nchw\n"
-                                        "r2,resnet50,t4,1,amp-fp16,64,224,train,samples_per_s_total,300,\n",
-                               "runs.csv");
+  const std::string header =
+      std::string(kCsvHeader).substr(0, std::string(kCsvHeader).size() - 1) + ",memory_format\n";
+  auto ok =
+      parse_measured_csv(header +
+                             "r1,resnet50,t4,1,amp-fp16,64,224,train,samples_per_s_total,300,nchw\n"
+                             "r2,resnet50,t4,1,amp-fp16,64,224,train,samples_per_s_total,300,\n",
+                         "runs.csv");
   ASSERT_TRUE(ok.ok()) << ok.error().message;
   EXPECT_EQ(ok.value()[0].memory_format, MemoryFormat::nchw);
   EXPECT_EQ(ok.value()[1].memory_format, MemoryFormat::automatic);
-  EXPECT_SEEN(csv(header + "r1,resnet50,t4,1,amp-fp16,64,224,train,samples_per_s_total,300,nhwc\n"), Errc::schema_error,
+  EXPECT_SEEN(csv(header + "r1,resnet50,t4,1,amp-fp16,64,224,train,samples_per_s_total,300,nhwc\n"),
+              Errc::schema_error,
               "runs.csv:2: column memory_format: 'nhwc' is not auto, nchw or channels-last");
-  EXPECT_SEEN(csv(header + "r1,resnet50,t4,1,amp-fp16,64,224,train,samples_per_s_total,300\n"), Errc::schema_error,
-              "runs.csv:2: expected 11 columns, got 10");
+  EXPECT_SEEN(csv(header + "r1,resnet50,t4,1,amp-fp16,64,224,train,samples_per_s_total,300\n"),
+              Errc::schema_error, "runs.csv:2: expected 11 columns, got 10");
 }
 
 TEST(BadInputs, AMalformedRowIsSkippedWithItsLineAndColumnWhenAskedAndTheRestScored) {
@@ -276,7 +328,8 @@ TEST(BadInputs, AMalformedRowIsSkippedWithItsLineAndColumnWhenAskedAndTheRestSco
                            "r1,resnet50,t4,1,amp-fp16,,224,train,samples_per_s_total,300\n"
                            "r2,resnet50,t4,1,amp-fp16,64,224,train,samples_per_s_total,1165\n"
                            "r3,resnet50,t4\n";
-  EXPECT_SEEN(csv(text), Errc::schema_error, "runs.csv:2: column batch_size_per_gpu: '' is not an integer in [1, 1000000]");
+  EXPECT_SEEN(csv(text), Errc::schema_error,
+              "runs.csv:2: column batch_size_per_gpu: '' is not an integer in [1, 1000000]");
   auto rows = parse_measured_csv(text, "runs.csv", RowErrors::skip);
   ASSERT_TRUE(rows.ok()) << rows.error().message;
   ASSERT_EQ(rows.value().size(), 3u);
@@ -286,29 +339,36 @@ TEST(BadInputs, AMalformedRowIsSkippedWithItsLineAndColumnWhenAskedAndTheRestSco
   EXPECT_EQ(report.value().rows[0].row.id, "r2");
   ASSERT_EQ(report.value().skipped.size(), 2u);
   EXPECT_EQ(report.value().skipped[0].row.id, "r1");
-  EXPECT_EQ(report.value().skipped[0].reason, "runs.csv:2: column batch_size_per_gpu: '' is not an integer in [1, 1000000]");
+  EXPECT_EQ(report.value().skipped[0].reason,
+            "runs.csv:2: column batch_size_per_gpu: '' is not an integer in [1, 1000000]");
   EXPECT_EQ(report.value().skipped[1].reason, "runs.csv:4: expected 10 columns, got 3");
 }
 
 TEST(BadInputs, MemoryFilesAreScoredRowByRowAndSayWhatTheySkip) {
   const std::string header =
-      "id,model,gpu,mode,precision,optimizer,micro_batch,global_batch,seq_len,checkpointing,measured_bytes\n";
-  const std::string text = "# a comment\n" + header +
-                           "m1,bert-large-cls,v100-sxm2-16gb,context,fp32,adamw,1,1,512,none,1408237568\n"
-                           "m2,gpt5,v100-sxm2-16gb,train,fp32,adamw,1,1,512,none,1e10\n"
-                           "m3,bert-large-cls,v100-sxm2-16gb,train,fp99,adamw,1,1,512,none,1e10\n"
-                           "m4,bert-large-cls,v100-sxm2-16gb,train,fp32,adamw,4,4,512,none,15675162624\n";
+      "id,model,gpu,mode,precision,optimizer,micro_batch,global_batch,seq_len,checkpointing,"
+      "measured_bytes\n";
+  const std::string text =
+      "# a comment\n" + header +
+      "m1,bert-large-cls,v100-sxm2-16gb,context,fp32,adamw,1,1,512,none,1408237568\n"
+      "m2,gpt5,v100-sxm2-16gb,train,fp32,adamw,1,1,512,none,1e10\n"
+      "m3,bert-large-cls,v100-sxm2-16gb,train,fp99,adamw,1,1,512,none,1e10\n"
+      "m4,bert-large-cls,v100-sxm2-16gb,train,fp32,adamw,4,4,512,none,15675162624\n";
   ASSERT_TRUE(is_memory_csv(text));
   EXPECT_FALSE(is_memory_csv(std::string(kCsvHeader)));
   auto r = validate_memory_csv(test::catalog(), text, "mem.csv");
   ASSERT_TRUE(r.ok()) << r.error().message;
   ASSERT_EQ(r.value().rows.size(), 2u);
-  EXPECT_DOUBLE_EQ(r.value().rows[0].predicted_bytes, gpuplan::Setup{}.assumptions.cuda_context_bytes);
+  EXPECT_DOUBLE_EQ(r.value().rows[0].predicted_bytes,
+                   gpuplan::Setup{}.assumptions.cuda_context_bytes);
   ASSERT_EQ(r.value().skipped.size(), 2u);
   EXPECT_EQ(r.value().skipped[0].second, "unknown model 'gpt5'");
-  EXPECT_NE(r.value().skipped[1].second.find("mem.csv:5: a value it cannot read"), std::string::npos);
-  EXPECT_NEAR(r.value().mape, (std::fabs(r.value().rows[0].error) + std::fabs(r.value().rows[1].error)) / 2, 1e-15);
-  EXPECT_SEEN(seen(validate_memory_csv(test::catalog(), header, "mem.csv")), Errc::schema_error, "mem.csv: no data rows");
+  EXPECT_NE(r.value().skipped[1].second.find("mem.csv:5: a value it cannot read"),
+            std::string::npos);
+  EXPECT_NEAR(r.value().mape,
+              (std::fabs(r.value().rows[0].error) + std::fabs(r.value().rows[1].error)) / 2, 1e-15);
+  EXPECT_SEEN(seen(validate_memory_csv(test::catalog(), header, "mem.csv")), Errc::schema_error,
+              "mem.csv: no data rows");
   EXPECT_SEEN(seen(validate_memory_csv(test::catalog(), "id,x\n", "mem.csv")), Errc::schema_error,
               "mem.csv: header must be '" + header.substr(0, header.size() - 1) + "'");
 }
@@ -320,29 +380,36 @@ TEST(BadInputs, ImpossibleParallelismSaysWhichDegree) {
               "--tp 5 does not divide the attention heads (12 query, 12 key/value heads)");
   s = gpuplan::Setup{};
   s.pp = 13;
-  EXPECT_SEEN(estimate_of("gpt2-small", s), Errc::invalid_argument, "--pp 13 exceeds the 12 layers of model 'gpt2-small'");
+  EXPECT_SEEN(estimate_of("gpt2-small", s), Errc::invalid_argument,
+              "--pp 13 exceeds the 12 layers of model 'gpt2-small'");
   s = gpuplan::Setup{};
   s.dp = s.tp = s.pp = 1000;
   EXPECT_SEEN(estimate_of("gpt2-small", s), Errc::invalid_argument,
-              "--dp x --tp x --pp = 1000000000 GPUs; at most 1000000 are modelled (lower --dp, --tp or --pp)");
+              "--dp x --tp x --pp = 1000000000 GPUs; at most 1000000 are modelled (lower --dp, "
+              "--tp or --pp)");
   s = gpuplan::Setup{};
   s.dp = 0;
-  EXPECT_SEEN(estimate_of("gpt2-small", s), Errc::invalid_argument, "--dp must be between 1 and 1000000, got 0");
+  EXPECT_SEEN(estimate_of("gpt2-small", s), Errc::invalid_argument,
+              "--dp must be between 1 and 1000000, got 0");
   s = gpuplan::Setup{};
   s.sequence_parallel = true;
-  EXPECT_SEEN(estimate_of("gpt2-small", s), Errc::invalid_argument, "sequence parallelism needs --tp > 1");
+  EXPECT_SEEN(estimate_of("gpt2-small", s), Errc::invalid_argument,
+              "sequence parallelism needs --tp > 1");
   s = gpuplan::Setup{};
   s.tp = 2;
-  EXPECT_SEEN(estimate_of("resnet50", s), Errc::invalid_argument,
-              "--tp and --pp are modelled for transformers only; model 'resnet50' is a layer graph");
+  EXPECT_SEEN(
+      estimate_of("resnet50", s), Errc::invalid_argument,
+      "--tp and --pp are modelled for transformers only; model 'resnet50' is a layer graph");
   s = gpuplan::Setup{};
   s.dp = 4;
   s.global_batch = 10;
-  EXPECT_SEEN(estimate_of("gpt2-small", s), Errc::invalid_argument, "--batch 10 is not divisible by --dp 4");
+  EXPECT_SEEN(estimate_of("gpt2-small", s), Errc::invalid_argument,
+              "--batch 10 is not divisible by --dp 4");
   s = gpuplan::Setup{};
   s.mode = Mode::infer;
   s.zero_stage = 3;
-  EXPECT_SEEN(estimate_of("gpt2-small", s), Errc::invalid_argument, "--zero applies to training only (--mode train)");
+  EXPECT_SEEN(estimate_of("gpt2-small", s), Errc::invalid_argument,
+              "--zero applies to training only (--mode train)");
 }
 
 TEST(BadInputs, ABatchThatFitsNowhereIsAPlannerErrorNamingTheBindingLimit) {
@@ -360,14 +427,16 @@ TEST(BadInputs, ABatchThatFitsNowhereIsAPlannerErrorNamingTheBindingLimit) {
   // The shortfall is computed, so only its shape is fixed here.
   EXPECT_TRUE(std::regex_match(
       r.error().message,
-      std::regex(R"(memory binds: no configuration fits in GPU memory; the closest \([a-z0-9-]+\) is [0-9.]+ [kMGTP]?B )"
-                 R"(short \(try --checkpointing full, a smaller --batch, more --max-nodes, or --lora-rank\))")))
+      std::regex(
+          R"(memory binds: no configuration fits in GPU memory; the closest \([a-z0-9-]+\) is [0-9.]+ [kMGTP]?B )"
+          R"(short \(try --checkpointing full, a smaller --batch, more --max-nodes, or --lora-rank\))")))
       << r.error().message;
 
   q.request.setup.seq_len = 4096;
   q.provider = "nowhere";
   EXPECT_SEEN(seen(plan(test::catalog(), test::model("llama-2-7b"), q)), Errc::does_not_fit,
-              "no priced instance matches the filters (provider, region, compliance, minimum GPU memory, precision "
+              "no priced instance matches the filters (provider, region, compliance, minimum GPU "
+              "memory, precision "
               "support): relax them");
   q.provider.clear();
   q.max_nodes = 1;
@@ -375,9 +444,10 @@ TEST(BadInputs, ABatchThatFitsNowhereIsAPlannerErrorNamingTheBindingLimit) {
   r = plan(test::catalog(), test::model("llama-2-7b"), q);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().code, Errc::does_not_fit);
-  EXPECT_TRUE(std::regex_match(r.error().message,
-                               std::regex(R"(deadline binds: the fastest plan takes [0-9.]+ h \(relax --deadline-hours )"
-                                          R"(or --budget-usd, or raise --max-nodes\))")))
+  EXPECT_TRUE(std::regex_match(
+      r.error().message,
+      std::regex(R"(deadline binds: the fastest plan takes [0-9.]+ h \(relax --deadline-hours )"
+                 R"(or --budget-usd, or raise --max-nodes\))")))
       << r.error().message;
 }
 

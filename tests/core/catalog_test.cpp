@@ -21,7 +21,8 @@ TEST(Catalog, BundledDataLoadsWithEveryKind) {
   EXPECT_EQ(c.find_gpu("A100-SXM4-80GB")->id, "a100-sxm4-80gb");
   EXPECT_NE(c.find_model("meta-llama/Llama-2-7b-hf"), nullptr);
   // Every GPU the seed guide names is there, with a sourced memory size and bandwidth.
-  for (const char* id : {"t4", "a40", "a100-sxm4-80gb", "h100-sxm5-80gb", "v100-sxm2-16gb", "mi300x"}) {
+  for (const char* id :
+       {"t4", "a40", "a100-sxm4-80gb", "h100-sxm5-80gb", "v100-sxm2-16gb", "mi300x"}) {
     const Gpu* g = c.find_gpu(id);
     ASSERT_NE(g, nullptr) << id;
     EXPECT_GT(g->memory_bytes, 1e9) << id;
@@ -50,18 +51,24 @@ std::string load_with(const std::string& path, const std::function<void(nlohmann
 
 TEST(Catalog, NamesAsPeopleWriteThemFindTheOneEntryTheyMean) {
   const Catalog& c = test::catalog();
-  auto gpu = [&](const char* name) { const Gpu* g = c.find_gpu(name); return g ? g->id : std::string("(none)"); };
-  auto model = [&](const char* name) { const Model* m = c.find_model(name); return m ? m->id : std::string("(none)"); };
-  EXPECT_EQ(gpu("a100-pcie-80gb"), "a100-pcie-80gb");                      // id
-  EXPECT_EQ(gpu("A100-PCIE-80GB"), "a100-pcie-80gb");                      // case and punctuation
-  EXPECT_EQ(gpu("NVIDIA A100 80GB PCIe"), "a100-pcie-80gb");               // word order, vendor word
-  EXPECT_EQ(gpu("A100-SXM4-80GB (DGX A100)"), "a100-sxm4-80gb");           // a system remark
-  EXPECT_EQ(gpu("V100-SXM3-32GB (DGX-2H)"), "(none)");                     // not taken for an SXM2
-  EXPECT_EQ(gpu("A100"), "(none)");                                         // ambiguous: several A100s
+  auto gpu = [&](const char* name) {
+    const Gpu* g = c.find_gpu(name);
+    return g ? g->id : std::string("(none)");
+  };
+  auto model = [&](const char* name) {
+    const Model* m = c.find_model(name);
+    return m ? m->id : std::string("(none)");
+  };
+  EXPECT_EQ(gpu("a100-pcie-80gb"), "a100-pcie-80gb");             // id
+  EXPECT_EQ(gpu("A100-PCIE-80GB"), "a100-pcie-80gb");             // case and punctuation
+  EXPECT_EQ(gpu("NVIDIA A100 80GB PCIe"), "a100-pcie-80gb");      // word order, vendor word
+  EXPECT_EQ(gpu("A100-SXM4-80GB (DGX A100)"), "a100-sxm4-80gb");  // a system remark
+  EXPECT_EQ(gpu("V100-SXM3-32GB (DGX-2H)"), "(none)");            // not taken for an SXM2
+  EXPECT_EQ(gpu("A100"), "(none)");                               // ambiguous: several A100s
   EXPECT_EQ(model("GPT-2 small"), "gpt2-small");
   EXPECT_EQ(model("Llama 2 7B"), "llama-2-7b");
   EXPECT_EQ(model("BERT-large (SQuAD v1.1 fine-tune)"), "bert-large-qa");  // alias, not BERT-large
-  EXPECT_EQ(model("BERT-large (SQuAD v2.0)"), "(none)");                    // a model's remark is kept
+  EXPECT_EQ(model("BERT-large (SQuAD v2.0)"), "(none)");  // a model's remark is kept
   // What an "unknown" message suggests: the entries whose words include all of the name's.
   EXPECT_EQ(c.similar_gpus("A100 80GB"), "a100-pcie-80gb, a100-sxm4-80gb");
   EXPECT_EQ(c.similar_models("llama 2"), "llama-2-13b, llama-2-70b, llama-2-7b");
@@ -69,8 +76,9 @@ TEST(Catalog, NamesAsPeopleWriteThemFindTheOneEntryTheyMean) {
 }
 
 TEST(Catalog, RejectsAFactWithoutSource) {
-  EXPECT_EQ(load_with("gpus/t4.json", [](nlohmann::json& j) { j["specs"]["tdp_w"].erase("source"); }),
-            "gpus/t4.json: specs.tdp_w.source: missing required field");
+  EXPECT_EQ(
+      load_with("gpus/t4.json", [](nlohmann::json& j) { j["specs"]["tdp_w"].erase("source"); }),
+      "gpus/t4.json: specs.tdp_w.source: missing required field");
 }
 
 TEST(Catalog, RejectsASourceWithoutDate) {
@@ -82,7 +90,8 @@ TEST(Catalog, RejectsASourceWithoutDate) {
 }
 
 TEST(Catalog, RejectsAnUnknownSourceKey) {
-  EXPECT_EQ(load_with("gpus/t4.json", [](nlohmann::json& j) { j["specs"]["tdp_w"]["source"] = "my-guess"; }),
+  EXPECT_EQ(load_with("gpus/t4.json",
+                      [](nlohmann::json& j) { j["specs"]["tdp_w"]["source"] = "my-guess"; }),
             "gpus/t4.json: specs.tdp_w.source: 'my-guess' is not in sources");
 }
 
@@ -100,45 +109,60 @@ TEST(Catalog, RejectsADuplicateId) {
 }
 
 TEST(Catalog, RejectsADanglingGpuReference) {
-  EXPECT_EQ(load_with("instances/aws-p4d.24xlarge.json", [](nlohmann::json& j) { j["gpu"] = "a200"; }),
-            "instances/aws-p4d.24xlarge.json: gpu 'a200' is not in data/gpus");
+  EXPECT_EQ(
+      load_with("instances/aws-p4d.24xlarge.json", [](nlohmann::json& j) { j["gpu"] = "a200"; }),
+      "instances/aws-p4d.24xlarge.json: gpu 'a200' is not in data/gpus");
 }
 
 TEST(Catalog, RejectsAnUnknownRegion) {
   EXPECT_EQ(load_with("instances/aws-p4d.24xlarge.json",
                       [](nlohmann::json& j) { j["prices"][0]["region"] = "us-moon-1"; }),
-            "instances/aws-p4d.24xlarge.json: price region 'us-moon-1' is not a region of provider 'aws'");
+            "instances/aws-p4d.24xlarge.json: price region 'us-moon-1' is not a region of provider "
+            "'aws'");
 }
 
 TEST(Catalog, RejectsImplausibleValues) {
-  EXPECT_EQ(load_with("gpus/t4.json", [](nlohmann::json& j) { j["specs"]["memory_bandwidth_gb_per_s"]["value"] = 1e7; }),
-            "gpus/t4.json: specs.memory_bandwidth_gb_per_s.value: 10000000.0 is implausible (expected 50 to 50000)");
+  EXPECT_EQ(
+      load_with("gpus/t4.json",
+                [](nlohmann::json& j) { j["specs"]["memory_bandwidth_gb_per_s"]["value"] = 1e7; }),
+      "gpus/t4.json: specs.memory_bandwidth_gb_per_s.value: 10000000.0 is implausible (expected 50 "
+      "to 50000)");
   EXPECT_EQ(load_with("instances/aws-p4d.24xlarge.json",
                       [](nlohmann::json& j) { j["prices"][0]["on_demand_usd_per_hour"] = -3; }),
-            "instances/aws-p4d.24xlarge.json: prices[0].on_demand_usd_per_hour: -3 is implausible (expected 0.01 to "
+            "instances/aws-p4d.24xlarge.json: prices[0].on_demand_usd_per_hour: -3 is implausible "
+            "(expected 0.01 to "
             "2000 USD per hour)");
-  EXPECT_EQ(load_with("instances/aws-p4d.24xlarge.json", [](nlohmann::json& j) { j["gpu_count"] = 0; }),
-            "instances/aws-p4d.24xlarge.json: gpu_count: 0 is out of range [1, 64]");
+  EXPECT_EQ(
+      load_with("instances/aws-p4d.24xlarge.json", [](nlohmann::json& j) { j["gpu_count"] = 0; }),
+      "instances/aws-p4d.24xlarge.json: gpu_count: 0 is out of range [1, 64]");
 }
 
 TEST(Catalog, RejectsUnknownSchemaVersionsAndFields) {
   EXPECT_EQ(load_with("gpus/t4.json", [](nlohmann::json& j) { j["schema_version"] = 2; }),
-            "gpus/t4.json: schema_version 2 is not supported (this build reads 1); update gpuplan or convert the file");
+            "gpus/t4.json: schema_version 2 is not supported (this build reads 1); update gpuplan "
+            "or convert the file");
   EXPECT_EQ(load_with("gpus/t4.json", [](nlohmann::json& j) { j["specs"]["tflops"] = 1; }),
             "gpus/t4.json: specs.tflops: unknown field (check its spelling against the schema)");
-  EXPECT_EQ(load_with("models/gpt2-small.json", [](nlohmann::json& j) { j["transformer"]["hiden"] = 768; }),
-            "models/gpt2-small.json: transformer.hiden: unknown field (check its spelling against the schema)");
+  EXPECT_EQ(load_with("models/gpt2-small.json",
+                      [](nlohmann::json& j) { j["transformer"]["hiden"] = 768; }),
+            "models/gpt2-small.json: transformer.hiden: unknown field (check its spelling against "
+            "the schema)");
 }
 
 // Efficiencies have no built-in defaults: a catalog whose assumptions leave one out is refused.
 TEST(Catalog, RejectsAssumptionsWithoutAnEfficiency) {
-  EXPECT_EQ(load_with("assumptions.json", [](nlohmann::json& j) { j["assumptions"]["gemm_efficiency"]["value"] = nullptr; }),
-            "assumptions.json: assumptions.gemm_efficiency: missing or null (the time model has no other source for it)");
-  EXPECT_EQ(load_with("assumptions.json", [](nlohmann::json& j) { j["assumptions"].erase("kernel_launch_overhead_s"); }),
-            "assumptions.json: assumptions.kernel_launch_overhead_s: missing or null (the time model has no other "
-            "source for it)");
+  EXPECT_EQ(
+      load_with("assumptions.json",
+                [](nlohmann::json& j) { j["assumptions"]["gemm_efficiency"]["value"] = nullptr; }),
+      "assumptions.json: assumptions.gemm_efficiency: missing or null (the time model has no other "
+      "source for it)");
+  EXPECT_EQ(
+      load_with("assumptions.json",
+                [](nlohmann::json& j) { j["assumptions"].erase("kernel_launch_overhead_s"); }),
+      "assumptions.json: assumptions.kernel_launch_overhead_s: missing or null (the time model has "
+      "no other "
+      "source for it)");
 }
 
 }  // namespace
 }  // namespace gpuplan
-

@@ -149,7 +149,8 @@ TEST(EstimatePipeline, SplitsLayersAcrossStages) {
 TEST(EstimateErrors, NameTheFieldAndTheProblem) {
   gpuplan::Setup s;
   s.tp = 5;
-  EXPECT_EQ(error_of("gpt2-small", s), "--tp 5 does not divide the attention heads (12 query, 12 key/value heads)");
+  EXPECT_EQ(error_of("gpt2-small", s),
+            "--tp 5 does not divide the attention heads (12 query, 12 key/value heads)");
   s = gpuplan::Setup{};
   s.global_batch = 10;
   s.dp = 4;
@@ -164,7 +165,8 @@ TEST(EstimateErrors, NameTheFieldAndTheProblem) {
   EXPECT_EQ(error_of("gpt2-small", s), "--seq 2048 exceeds model 'gpt2-small' max_positions 1024");
   s = gpuplan::Setup{};
   s.resolution = 300;
-  EXPECT_EQ(error_of("gpt2-small", s), "--resolution does not apply to language model 'gpt2-small'; use --seq");
+  EXPECT_EQ(error_of("gpt2-small", s),
+            "--resolution does not apply to language model 'gpt2-small'; use --seq");
   s = gpuplan::Setup{};
   s.zero_stage = 4;
   EXPECT_EQ(error_of("gpt2-small", s), "--zero must be 0, 1, 2 or 3, got 4");
@@ -174,10 +176,13 @@ TEST(EstimateErrors, NameTheFieldAndTheProblem) {
   s = gpuplan::Setup{};
   s.lora_rank = 8;
   s.lora_targets = {"query_key_value"};
-  EXPECT_EQ(error_of("llama-2-7b", s), "LoRA target 'query_key_value' matches no layer of model 'llama-2-7b'");
+  EXPECT_EQ(error_of("llama-2-7b", s),
+            "LoRA target 'query_key_value' matches no layer of model 'llama-2-7b'");
   s = gpuplan::Setup{};
   s.attention = Attention::flash;
-  EXPECT_EQ(error_of("gpt2-small", s), "--attention flash needs 16-bit activations (fp16, bf16, amp-*, mixed-*, fp8), not fp32");
+  EXPECT_EQ(
+      error_of("gpt2-small", s),
+      "--attention flash needs 16-bit activations (fp16, bf16, amp-*, mixed-*, fp8), not fp32");
   s = gpuplan::Setup{};
   s.assumptions.cuda_context_bytes = std::numeric_limits<double>::quiet_NaN();
   EXPECT_EQ(error_of("gpt2-small", s), "memory assumptions must be finite and >= 0");
@@ -186,10 +191,12 @@ TEST(EstimateErrors, NameTheFieldAndTheProblem) {
 TEST(EstimateGraph, ResNetRejectsTransformerOnlyOptions) {
   gpuplan::Setup s;
   s.tp = 2;
-  EXPECT_EQ(error_of("resnet50", s), "--tp and --pp are modelled for transformers only; model 'resnet50' is a layer graph");
+  EXPECT_EQ(error_of("resnet50", s),
+            "--tp and --pp are modelled for transformers only; model 'resnet50' is a layer graph");
   s = gpuplan::Setup{};
   s.seq_len = 128;
-  EXPECT_EQ(error_of("resnet50", s), "--seq does not apply to image model 'resnet50'; use --resolution");
+  EXPECT_EQ(error_of("resnet50", s),
+            "--seq does not apply to image model 'resnet50'; use --resolution");
 }
 
 }  // namespace

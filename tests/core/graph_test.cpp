@@ -271,8 +271,10 @@ TEST(Graph, Ssd300HasTheSixFeatureMapsAnd8732DefaultBoxesOfThePaper) {
   EXPECT_EQ(boxes, 8732);
   // ResNet-50 to layer3 (torchvision: 8,543,296 of its 25,557,032 parameters), the five extra
   // blocks (convs without bias, BN scale and shift) and the 12 heads.
-  const int64_t extra = (1024 * 256 + 256 * 9 * 512 + 2 * (256 + 512)) + (512 * 256 + 256 * 9 * 512 + 2 * (256 + 512)) +
-                        (512 * 128 + 128 * 9 * 256 + 2 * (128 + 256)) + 2 * (256 * 128 + 128 * 9 * 256 + 2 * (128 + 256));
+  const int64_t extra = (1024 * 256 + 256 * 9 * 512 + 2 * (256 + 512)) +
+                        (512 * 256 + 256 * 9 * 512 + 2 * (256 + 512)) +
+                        (512 * 128 + 128 * 9 * 256 + 2 * (128 + 256)) +
+                        2 * (256 * 128 + 128 * 9 * 256 + 2 * (128 + 256));
   EXPECT_EQ(costs.value().params, 8'543'296 + extra + head_params);
 }
 

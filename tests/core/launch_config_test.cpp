@@ -39,9 +39,11 @@ TEST(LaunchConfig, DeepSpeedJsonCarriesTheBatchesAndZeroStage) {
 TEST(LaunchConfig, TorchrunAndAccelerateStateShardingAndNodes) {
   auto t = emit_launch_config(two_nodes_zero3(), LaunchFormat::torchrun);
   ASSERT_TRUE(t.ok());
-  EXPECT_NE(t.value().find("torchrun --nnodes=2 --nproc_per_node=8 --rdzv_backend=c10d"), std::string::npos);
+  EXPECT_NE(t.value().find("torchrun --nnodes=2 --nproc_per_node=8 --rdzv_backend=c10d"),
+            std::string::npos);
   EXPECT_NE(t.value().find("ShardingStrategy.FULL_SHARD"), std::string::npos);
-  EXPECT_NE(t.value().find("reduce_dtype=torch.float32"), std::string::npos);  // AMP: fp32 gradient reduction
+  EXPECT_NE(t.value().find("reduce_dtype=torch.float32"),
+            std::string::npos);  // AMP: fp32 gradient reduction
   auto a = emit_launch_config(two_nodes_zero3(), LaunchFormat::accelerate);
   ASSERT_TRUE(a.ok());
   EXPECT_NE(a.value().find("distributed_type: FSDP\n"), std::string::npos);
@@ -60,15 +62,18 @@ TEST(LaunchConfig, RefusesWhatTheLaunchersCannotRun) {
   tp.setup.dp = 8;
   auto e = emit_launch_config(tp, LaunchFormat::deepspeed);
   ASSERT_FALSE(e.ok());
-  EXPECT_EQ(e.error().message,
-            "--emit: this plan uses tensor parallel 2 and pipeline 1; torchrun/accelerate/DeepSpeed configs express "
-            "data parallelism with ZeRO/FSDP only (use --tp 1 --pp 1, or Megatron-LM for this plan)");
+  EXPECT_EQ(
+      e.error().message,
+      "--emit: this plan uses tensor parallel 2 and pipeline 1; torchrun/accelerate/DeepSpeed "
+      "configs express "
+      "data parallelism with ZeRO/FSDP only (use --tp 1 --pp 1, or Megatron-LM for this plan)");
   LaunchInputs odd = two_nodes_zero3();
   odd.global_batch = 100;
   auto b = emit_launch_config(odd, LaunchFormat::torchrun);
   ASSERT_FALSE(b.ok());
   EXPECT_EQ(b.error().message,
-            "--emit: micro-batch 2 x accumulation 4 x data-parallel 16 must equal the global batch 100 on 16 GPUs");
+            "--emit: micro-batch 2 x accumulation 4 x data-parallel 16 must equal the global batch "
+            "100 on 16 GPUs");
   EXPECT_FALSE(parse_launch_format("slurm"));
   EXPECT_EQ(parse_launch_format("accelerate"), LaunchFormat::accelerate);
 }

@@ -13,11 +13,13 @@ namespace {
 
 // A CPU run as gpuplan_measure writes it (memory absent, with the reason). `memory` and
 // `step` replace those objects for the bad-input cases.
-std::string payload(const std::string& memory = R"({"peak_allocated_bytes": null, "peak_reserved_bytes": null,
+std::string payload(
+    const std::string& memory = R"({"peak_allocated_bytes": null, "peak_reserved_bytes": null,
                       "absent_reason": "CPU run"})",
-                    const std::string& step = R"({"median": 0.02, "mean": 0.021, "min": 0.019, "max": 0.03})",
-                    const std::string& kind = "gpuplan-measure") {
-  return R"({"schema_version": 1, "kind": ")" + kind + R"(", "tool": {"name": "gpuplan-measure", "version": "0.1.0"},
+    const std::string& step = R"({"median": 0.02, "mean": 0.021, "min": 0.019, "max": 0.03})",
+    const std::string& kind = "gpuplan-measure") {
+  return R"({"schema_version": 1, "kind": ")" + kind +
+         R"(", "tool": {"name": "gpuplan-measure", "version": "0.1.0"},
   "started_utc": "2026-12-01T15:00:00Z", "finished_utc": "2026-12-01T15:00:02Z", "arguments": ["--script", "t.py"],
   "host": {"hostname": "vm", "os": "Linux", "python": "3.11.2", "torch": "1.13.0"},
   "device": {"type": "cpu", "name": "AMD EPYC", "count": 2, "memory_bytes": null, "sm_count": null,
@@ -25,9 +27,11 @@ std::string payload(const std::string& memory = R"({"peak_allocated_bytes": null
              "driver_version": null, "cuda_runtime": null},
   "setup": {"world_size": 1, "rank": 0, "batch_per_step": 16, "batch_source": "given", "param_dtype": "float32",
             "autocast_dtype": null, "parameters": 2372},
-  "timing": {"cuda_synchronised": false, "warmup_steps": 5, "steps": 20, "step_s": )" + step + R"(,
+  "timing": {"cuda_synchronised": false, "warmup_steps": 5, "steps": 20, "step_s": )" +
+         step + R"(,
              "samples_per_s": 800.0},
-  "memory": )" + memory + R"(, "not_measured": ["convergence"], "warnings": []})";
+  "memory": )" +
+         memory + R"(, "not_measured": ["convergence"], "warnings": []})";
 }
 
 TEST(MeasuredRun, ParsesACpuRun) {
@@ -41,18 +45,22 @@ TEST(MeasuredRun, ParsesACpuRun) {
 }
 
 TEST(MeasuredRun, BadInputsNameTheField) {
-  const std::string gpu_memory = R"({"peak_allocated_bytes": 1, "peak_reserved_bytes": 2, "absent_reason": null})";
+  const std::string gpu_memory =
+      R"({"peak_allocated_bytes": 1, "peak_reserved_bytes": 2, "absent_reason": null})";
   const std::string step = R"({"median": 0.02, "mean": 0.021, "min": 0.019, "max": 0.03})";
   const std::pair<std::string, std::string> cases[] = {
-      {payload(R"({"peak_allocated_bytes": null, "peak_reserved_bytes": null, "absent_reason": null})"),
+      {payload(
+           R"({"peak_allocated_bytes": null, "peak_reserved_bytes": null, "absent_reason": null})"),
        "payload: memory.absent_reason: required when a peak is null (say why it was not measured)"},
       {payload(R"({"peak_allocated_bytes": -1, "peak_reserved_bytes": 0, "absent_reason": null})"),
        "payload: memory.peak_allocated_bytes: -1 is out of range [0, 72057594037927936]"},
-      {payload(gpu_memory, step, "gpuplan-probe"), "payload: kind: 'gpuplan-probe' is not 'gpuplan-measure'"},
+      {payload(gpu_memory, step, "gpuplan-probe"),
+       "payload: kind: 'gpuplan-probe' is not 'gpuplan-measure'"},
       {payload(gpu_memory, R"({"median": 0.01, "mean": 0.02, "min": 0.019, "max": 0.03})"),
        "payload: timing.step_s: expected 0 < min <= median <= max"},
       {R"({"schema_version": 2, "kind": "gpuplan-measure"})",
-       "payload: schema_version 2 is not supported (this build reads 1); update gpuplan or convert the file"},
+       "payload: schema_version 2 is not supported (this build reads 1); update gpuplan or convert "
+       "the file"},
   };
   for (const auto& [text, message] : cases) {
     auto m = parse_measured_payload(text, "payload");
@@ -81,7 +89,8 @@ TEST(MeasuredRun, SignedLikeAProbeFileAndTamperingIsCaught) {
   std::string changed = text;
   changed.replace(changed.find("\"median\": 0.02"), 14, "\"median\": 0.01");
   std::string forged = envelope;
-  forged.replace(forged.find(signing::base64_encode(text)), signing::base64_encode(text).size(), signing::base64_encode(changed));
+  forged.replace(forged.find(signing::base64_encode(text)), signing::base64_encode(text).size(),
+                 signing::base64_encode(changed));
   auto t = signing::read_probe_file(forged, {});
   ASSERT_TRUE(t.ok()) << t.error().message;
   EXPECT_EQ(t.value().signature, ProbeSignature::invalid);
@@ -98,7 +107,8 @@ TEST(MeasuredRun, ComparedWithThePredictionBySamplesPerSecond) {
   const MeasuredComparison c = compare_measured(m.value(), predicted, gpu, 16, 1);
   EXPECT_NEAR(c.error, (1000.0 - 800.0) / 800.0, 1e-12);
   ASSERT_EQ(c.notes.size(), 1u);
-  EXPECT_EQ(c.notes[0], "measured on the CPU (AMD EPYC), not on a GPU: the figures are not comparable");
+  EXPECT_EQ(c.notes[0],
+            "measured on the CPU (AMD EPYC), not on a GPU: the figures are not comparable");
   const MeasuredComparison b = compare_measured(m.value(), predicted, gpu, 64, 4);
   EXPECT_EQ(b.notes.size(), 3u);  // CPU, process count and batch differ
 }

@@ -33,7 +33,8 @@ Timed time_on(const std::string& model_id, const std::string& gpu_id, int gpus, 
 
 // All-reduce bus bandwidth inside a node: half the NVLink figure (one direction) x efficiency.
 double nvlink_busbw(const std::string& gpu_id) {
-  return test::catalog().find_gpu(gpu_id)->nvlink_bandwidth_bytes_per_s / 2 * test::catalog().efficiencies.nvlink;
+  return test::catalog().find_gpu(gpu_id)->nvlink_bandwidth_bytes_per_s / 2 *
+         test::catalog().efficiencies.nvlink;
 }
 
 TEST(StepTime, FasterGpuIsFasterAndMfuStaysBelowOne) {
@@ -70,7 +71,8 @@ TEST(StepTime, DataParallelAllReduceFollowsTheRingFormula) {
   s.global_batch = 64;
   const Timed x = time_on("gpt2-medium", "a100-sxm4-80gb", 8, s);
   const double busbw = nvlink_busbw("a100-sxm4-80gb");
-  const double bytes = 4.0 * static_cast<double>(x.e.params.trainable);  // fp32 gradients under autocast
+  const double bytes =
+      4.0 * static_cast<double>(x.e.params.trainable);  // fp32 gradients under autocast
   EXPECT_NEAR(x.t.dp_comm_s, 2.0 * 7 / 8 * bytes / busbw, 1e-12);
   EXPECT_LE(x.t.dp_comm_exposed_s, x.t.dp_comm_s);
 }
@@ -109,15 +111,16 @@ TEST(Calibration, AMultiNodeProbeFileSetsTheBandwidthBetweenNodesAndNotInside) {
 }
 
 // The forward pass of `model_id` on one `gpu_id` with efficiencies `eff`.
-double forward_on(const std::string& model_id, const std::string& gpu_id, gpuplan::Setup s, const Efficiencies& eff,
-                  WorkProfile* work_out = nullptr) {
+double forward_on(const std::string& model_id, const std::string& gpu_id, gpuplan::Setup s,
+                  const Efficiencies& eff, WorkProfile* work_out = nullptr) {
   const Model& m = test::model(model_id);
   auto e = estimate(m, s);
   EXPECT_TRUE(e.ok()) << (e.ok() ? "" : e.error().message);
   if (!e.ok()) return 0;
   auto w = build_work_profile(m, s, e.value());
   if (work_out) *work_out = w.value();
-  auto t = forward_time_s(m, s, w.value(), *test::catalog().find_gpu(gpu_id), eff, static_cast<double>(e.value().micro_batch));
+  auto t = forward_time_s(m, s, w.value(), *test::catalog().find_gpu(gpu_id), eff,
+                          static_cast<double>(e.value().micro_batch));
   EXPECT_TRUE(t.ok());
   return t.ok() ? t.value() : 0;
 }
@@ -156,8 +159,9 @@ TEST(Calibration, Fp32ConvolutionsTakeTheMeasuredTf32FigureAndMatmulsTheFp32One)
 }
 
 TEST(StepTime, EagerAttentionScalesAndMasksTheScoresInPassesOfTheirOwn) {
-  // Per score element in FP32 training: written (4), scaled (4 + 4), masked (4 + 4), softmax (4 + 4),
-  // dropout (4 + 4 + 1-byte mask), read by the second matmul (4) = 41 bytes (BertSelfAttention).
+  // Per score element in FP32 training: written (4), scaled (4 + 4), masked (4 + 4), softmax (4 +
+  // 4), dropout (4 + 4 + 1-byte mask), read by the second matmul (4) = 41 bytes
+  // (BertSelfAttention).
   gpuplan::Setup s;
   s.precision = Precision::fp32;
   s.global_batch = 1;
@@ -170,8 +174,10 @@ TEST(StepTime, EagerAttentionScalesAndMasksTheScoresInPassesOfTheirOwn) {
   const double qkv_bytes = L * 4 * T * (2 * h + 2 * h);
   // Splitting and merging the heads copies Q, K, V and the context (read + write each).
   const double head_copies = L * 2 * 4 * (4 * T * h);
-  EXPECT_NEAR(op_named(w, "attention.core").bytes_per_sample, qkv_bytes + head_copies + L * 41 * a * T * T, 1.0);
-  // A vision transformer has no attention mask: one pass fewer (8 bytes per score), no dropout here.
+  EXPECT_NEAR(op_named(w, "attention.core").bytes_per_sample,
+              qkv_bytes + head_copies + L * 41 * a * T * T, 1.0);
+  // A vision transformer has no attention mask: one pass fewer (8 bytes per score), no dropout
+  // here.
   gpuplan::Setup v;
   v.precision = Precision::fp32;
   v.global_batch = 1;
@@ -182,7 +188,8 @@ TEST(StepTime, EagerAttentionScalesAndMasksTheScoresInPassesOfTheirOwn) {
   const double vT = 197, vL = static_cast<double>(vs.layers), va = static_cast<double>(vs.heads),
                vh = static_cast<double>(vs.hidden);
   EXPECT_NEAR(op_named(vw, "attention.core").bytes_per_sample,
-              vL * 4 * vT * 4 * vh + vL * 2 * 4 * 4 * vT * vh + vL * (4 + 8 + 8 + 4) * va * vT * vT, 1.0);
+              vL * 4 * vT * 4 * vh + vL * 2 * 4 * 4 * vT * vh + vL * (4 + 8 + 8 + 4) * va * vT * vT,
+              1.0);
 }
 
 TEST(StepTime, NchwConvolutionsOnTensorCoresPayForTransposesAndChannelsLastDoesNot) {
@@ -250,7 +257,8 @@ TEST(StepTime, TheEmbeddingsGradientBucketIsReducedAfterBackwardEnds) {
   const double busbw = nvlink_busbw("a100-sxm4-80gb");
   const double embedding_bytes = 4.0 * static_cast<double>(x.e.params.embedding);  // fp32 gradients
   EXPECT_GT(x.t.backward_s / x.t.dp_comm_s, 1.0);  // the whole all-reduce would fit in backward...
-  EXPECT_NEAR(x.t.dp_comm_exposed_s, 2.0 * 7 / 8 * embedding_bytes / busbw, 1e-12);  // ...its last bucket not
+  EXPECT_NEAR(x.t.dp_comm_exposed_s, 2.0 * 7 / 8 * embedding_bytes / busbw,
+              1e-12);  // ...its last bucket not
   // A model without a large embedding still waits for one 25 MB bucket.
   const Timed r = time_on("resnet50", "a100-sxm4-80gb", 8, s);
   EXPECT_NEAR(r.t.dp_comm_exposed_s, 2.0 * 7 / 8 * 25.0 * 1024 * 1024 / busbw, 1e-12);
@@ -278,7 +286,8 @@ TEST(StepTime, MissingPrecisionNamesTheGpuAndFigure) {
                               test::catalog().efficiencies);
   ASSERT_FALSE(t.ok());
   EXPECT_EQ(t.error().message,
-            "GPU 't4' has no sourced dense bf16 peak (it may not support bf16); choose another precision or GPU");
+            "GPU 't4' has no sourced dense bf16 peak (it may not support bf16); choose another "
+            "precision or GPU");
 }
 
 TEST(Cost, EqualsTimeTimesPriceAndSpotAddsExpectedRework) {
@@ -312,7 +321,8 @@ TEST(Pricing, PublishedPriceWinsOverTheRule) {
   EXPECT_TRUE(spot.value().assumption);  // no published spot price: on-demand - 70 %
   EXPECT_NEAR(spot.value().usd_per_hour, 21.957642 * (1 - rules.spot), 1e-9);
   auto nowhere = quote_price(*p4d, Pricing::on_demand, rules, "mars-north-1");
-  EXPECT_EQ(nowhere.error().message, "instance 'aws-p4d.24xlarge' has no published price in region 'mars-north-1'");
+  EXPECT_EQ(nowhere.error().message,
+            "instance 'aws-p4d.24xlarge' has no published price in region 'mars-north-1'");
 }
 
 PlanQuery query(const std::string& model, Precision precision, int64_t batch) {
@@ -324,7 +334,9 @@ PlanQuery query(const std::string& model, Precision precision, int64_t batch) {
   return q;
 }
 
-const Gpu& gpu_of(const Plan& p) { return *test::catalog().find_gpu(p.gpu); }
+const Gpu& gpu_of(const Plan& p) {
+  return *test::catalog().find_gpu(p.gpu);
+}
 
 // The seed guide's framework: short experiment -> spot T4; mid-term -> reserved A40;
 // long-term -> bulk H100-class cluster. Each follows from prices and the model, not a rule.
@@ -383,7 +395,8 @@ TEST(Planner, ParetoFrontIsMonotone) {
   }
   for (const auto& p : r.value().plans) {
     EXPECT_LE(p.memory.total(), p.gpu_memory_bytes);
-    EXPECT_NEAR(p.cost.usd_total, p.cost.expected_hours * p.cost.usd_per_hour, 1e-6 * p.cost.usd_total);
+    EXPECT_NEAR(p.cost.usd_total, p.cost.expected_hours * p.cost.usd_per_hour,
+                1e-6 * p.cost.usd_total);
   }
 }
 

@@ -1,5 +1,6 @@
 // Probe files: the signing library's base64, SHA-256 and Ed25519 (libsodium: Debian's natively,
-// the source subset in WebAssembly), DSSE and read_probe_file's verdicts. Runs natively and under node.
+// the source subset in WebAssembly), DSSE and read_probe_file's verdicts. Runs natively and under
+// node.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -22,7 +23,8 @@ std::string unhex(const std::string& h) {
 }
 
 // A complete, minimal payload (the probe writes many more result rows).
-std::string payload(int schema_version = 1, const std::string& summary_extra = R"(, "p2p_bytes_per_s": null)") {
+std::string payload(int schema_version = 1,
+                    const std::string& summary_extra = R"(, "p2p_bytes_per_s": null)") {
   return R"({"schema_version": )" + std::to_string(schema_version) + R"J(, "kind": "gpuplan-probe",
   "tool": {"name": "gpuplan-probe", "version": "0.1.0", "git_revision": "abc1234"},
   "simulated": false, "started_utc": "2026-01-01T00:00:00Z", "finished_utc": "2026-01-01T00:00:20Z",
@@ -41,12 +43,15 @@ std::string payload(int schema_version = 1, const std::string& summary_extra = R
   "summary": {"gpu_name": "NVIDIA H100 80GB HBM3", "catalog_gpu_id": "h100-sxm5-80gb", "gpu_count": 1, "node_count": 1,
     "slowest_gpu": 0, "gemm_flop_per_s": {"fp64": null, "fp32": 5.0e13, "tf32": null, "fp16": null, "bf16": 7.421e14, "fp8": null},
     "hbm_copy_bytes_per_s": 2.9e12, "hbm_triad_bytes_per_s": 2.95e12, "h2d_pinned_bytes_per_s": 5.3e10,
-    "d2h_pinned_bytes_per_s": 5.4e10)J" + summary_extra + R"(, "allreduce_busbw_bytes_per_s": null,
+    "d2h_pinned_bytes_per_s": 5.4e10)J" +
+         summary_extra + R"(, "allreduce_busbw_bytes_per_s": null,
     "memory_bytes": 85520809984}}
 )";
 }
 
-signing::KeyPair key(char fill) { return signing::keypair_from_seed(std::string(32, fill)); }
+signing::KeyPair key(char fill) {
+  return signing::keypair_from_seed(std::string(32, fill));
+}
 
 Result<ProbeFile> read(const std::string& text, const std::vector<std::string>& trusted = {}) {
   return signing::read_probe_file(text, trusted);
@@ -61,8 +66,12 @@ std::string edit(const std::string& envelope, F&& f) {
 }
 
 TEST(Base64, EncodesTheRfc4648Vectors) {
-  const std::pair<const char*, const char*> v[] = {{"", ""},         {"f", "Zg=="},     {"fo", "Zm8="},
-                                                   {"foo", "Zm9v"},  {"foob", "Zm9vYg=="}, {"fooba", "Zm9vYmE="},
+  const std::pair<const char*, const char*> v[] = {{"", ""},
+                                                   {"f", "Zg=="},
+                                                   {"fo", "Zm8="},
+                                                   {"foo", "Zm9v"},
+                                                   {"foob", "Zm9vYg=="},
+                                                   {"fooba", "Zm9vYmE="},
                                                    {"foobar", "Zm9vYmFy"}};
   for (const auto& [plain, b64] : v) {
     EXPECT_EQ(signing::base64_encode(plain), b64);
@@ -71,8 +80,8 @@ TEST(Base64, EncodesTheRfc4648Vectors) {
 }
 
 TEST(Base64, DecodesOnlyCanonicalPaddedText) {
-  for (const char* bad : {"Zg", "Zg=", "Zh==", "Z===", "Zm9v\n", "Zm=v", "Zm9vYg=a", "Zg==Zg==", "Zm9*",
-                          "\x85\x82\x84\x88", "Zm9\xe9"}) {
+  for (const char* bad : {"Zg", "Zg=", "Zh==", "Z===", "Zm9v\n", "Zm=v", "Zm9vYg=a",
+                          "Zg==Zg==", "Zm9*", "\x85\x82\x84\x88", "Zm9\xe9"}) {
     EXPECT_FALSE(signing::base64_decode(bad)) << bad;
   }
   std::string all;
@@ -81,8 +90,10 @@ TEST(Base64, DecodesOnlyCanonicalPaddedText) {
 }
 
 TEST(Sha256, MatchesTheFips180Vectors) {
-  EXPECT_EQ(hex_encode(signing::sha256("")), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
-  EXPECT_EQ(hex_encode(signing::sha256("abc")), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  EXPECT_EQ(hex_encode(signing::sha256("")),
+            "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+  EXPECT_EQ(hex_encode(signing::sha256("abc")),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
   EXPECT_EQ(hex_encode(signing::sha256("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq")),
             "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
   EXPECT_EQ(hex_encode(signing::sha256(std::string(1000000, 'a'))),
@@ -95,8 +106,10 @@ TEST(Dsse, PreAuthenticationEncodingMatchesTheSpecExample) {
 }
 
 TEST(Ed25519, ReproducesRfc8032Test2) {
-  const auto k = signing::keypair_from_seed(unhex("4ccd089b28ff96da9db6c346ec114e0f5b8a319f35aba624da8cf6ed4fb8a6fb"));
-  EXPECT_EQ(hex_encode(k.public_key), "3d4017c3e843895a92b70aa74d1b7ebc9c982ccf2ec4968cc0cd55f12af4660c");
+  const auto k = signing::keypair_from_seed(
+      unhex("4ccd089b28ff96da9db6c346ec114e0f5b8a319f35aba624da8cf6ed4fb8a6fb"));
+  EXPECT_EQ(hex_encode(k.public_key),
+            "3d4017c3e843895a92b70aa74d1b7ebc9c982ccf2ec4968cc0cd55f12af4660c");
   const std::string sig = signing::sign_detached(unhex("72"), k.secret_key);
   EXPECT_EQ(hex_encode(sig),
             "92a009a9f0d4cab8720e820b5f642540a2b27b5416503f8fb3762223ebdb69da"
@@ -174,7 +187,8 @@ TEST(ProbeFile, ChangedPayloadTypeIsInvalid) {
                                 [](json& j) { j["payloadType"] = "application/json"; });
   auto f = read(file);
   EXPECT_EQ(f.value().signature, ProbeSignature::invalid);
-  EXPECT_NE(f.value().reason.find("payloadType 'application/json'"), std::string::npos) << f.value().reason;
+  EXPECT_NE(f.value().reason.find("payloadType 'application/json'"), std::string::npos)
+      << f.value().reason;
 }
 
 TEST(ProbeFile, PayloadTypeIsCoveredByTheSignature) {
@@ -182,12 +196,15 @@ TEST(ProbeFile, PayloadTypeIsCoveredByTheSignature) {
   const auto k = key('a');
   const std::string p = payload();
   const std::string sig = signing::sign_detached(dsse_pae("application/json", p), k.secret_key);
-  EXPECT_EQ(read(make_probe_envelope(p, k.public_key, sig, signing::probe_crypto())).value().signature, ProbeSignature::invalid);
+  EXPECT_EQ(
+      read(make_probe_envelope(p, k.public_key, sig, signing::probe_crypto())).value().signature,
+      ProbeSignature::invalid);
 }
 
 TEST(ProbeFile, KeyIdThatDoesNotMatchTheKeyIsInvalid) {
-  const std::string file = edit(signing::sign_probe_payload(payload(), key('a')),
-                                [](json& j) { j["signatures"][0]["keyid"] = std::string(32, '0'); });
+  const std::string file = edit(signing::sign_probe_payload(payload(), key('a')), [](json& j) {
+    j["signatures"][0]["keyid"] = std::string(32, '0');
+  });
   auto f = read(file);
   EXPECT_EQ(f.value().signature, ProbeSignature::invalid);
   EXPECT_NE(f.value().reason.find("does not match the public key"), std::string::npos);
@@ -196,8 +213,9 @@ TEST(ProbeFile, KeyIdThatDoesNotMatchTheKeyIsInvalid) {
 TEST(ProbeFile, TamperedPayloadIsNeverParsed) {
   // Garbage that is not JSON: the verdict is "invalid", not a parse error, because the
   // signature is checked before the payload is read.
-  const std::string file = edit(signing::sign_probe_payload(payload(), key('a')),
-                                [](json& j) { j["payload"] = signing::base64_encode("{not json"); });
+  const std::string file = edit(signing::sign_probe_payload(payload(), key('a')), [](json& j) {
+    j["payload"] = signing::base64_encode("{not json");
+  });
   auto f = read(file);
   ASSERT_TRUE(f.ok()) << f.error().message;
   EXPECT_EQ(f.value().signature, ProbeSignature::invalid);
@@ -226,22 +244,25 @@ TEST(ProbeFile, UnknownSchemaVersionIsATypedError) {
   ASSERT_FALSE(f.ok());
   EXPECT_EQ(f.error().code, Errc::unsupported_version);
   EXPECT_EQ(f.error().message,
-            "payload: schema_version 2 is not supported (this build reads 1); update gpuplan or convert the file");
+            "payload: schema_version 2 is not supported (this build reads 1); update gpuplan or "
+            "convert the file");
 }
 
 TEST(ProbeFile, MissingSummaryFieldIsNamed) {
   auto f = read(signing::sign_probe_payload(payload(1, ""), key('a')));
   ASSERT_FALSE(f.ok());
   EXPECT_EQ(f.error().code, Errc::schema_error);
-  EXPECT_EQ(f.error().message,
-            "payload: summary.p2p_bytes_per_s: missing required field (use null when not measured)");
+  EXPECT_EQ(
+      f.error().message,
+      "payload: summary.p2p_bytes_per_s: missing required field (use null when not measured)");
 }
 
 TEST(ProbeFile, MalformedJsonNamesThePosition) {
   auto f = read("{\"payloadType\": ");
   ASSERT_FALSE(f.ok());
   EXPECT_EQ(f.error().code, Errc::parse_error);
-  EXPECT_NE(f.error().message.find("probe file: not valid JSON at line 1, column"), std::string::npos)
+  EXPECT_NE(f.error().message.find("probe file: not valid JSON at line 1, column"),
+            std::string::npos)
       << f.error().message;
 }
 
@@ -251,10 +272,13 @@ TEST(ProbeFile, EnvelopeFieldsAreNamed) {
   EXPECT_EQ(missing.error().message, "probe file: payload: missing required field");
   auto bad64 = read(edit(good, [](json& j) { j["payload"] = "not base64!"; }));
   EXPECT_EQ(bad64.error().message, "probe file: payload: not valid base64 (RFC 4648, padded)");
-  auto short_sig = read(edit(good, [](json& j) { j["signatures"][0]["sig"] = signing::base64_encode("short"); }));
-  EXPECT_EQ(short_sig.error().message, "probe file: signatures[0].sig: expected base64 of 64 bytes");
+  auto short_sig = read(
+      edit(good, [](json& j) { j["signatures"][0]["sig"] = signing::base64_encode("short"); }));
+  EXPECT_EQ(short_sig.error().message,
+            "probe file: signatures[0].sig: expected base64 of 64 bytes");
   auto alg = read(edit(good, [](json& j) { j["signatures"][0]["alg"] = "RSA"; }));
-  EXPECT_EQ(alg.error().message, "probe file: signatures[0].alg: 'RSA' is not supported (expected Ed25519)");
+  EXPECT_EQ(alg.error().message,
+            "probe file: signatures[0].alg: 'RSA' is not supported (expected Ed25519)");
   auto extra = read(edit(good, [](json& j) { j["comment"] = "hi"; }));
   EXPECT_EQ(extra.error().code, Errc::schema_error);
   EXPECT_NE(extra.error().message.find("comment: unknown field"), std::string::npos);
@@ -270,11 +294,13 @@ TEST(ProbeFile, OversizeFileIsRejectedBeforeParsing) {
 // Made natively by tests/probe/make_fixture.sh (gpuplan-probe --simulate h100-sxm5-80gb:2) and
 // read here natively and in WebAssembly: the whole pipeline across both builds.
 TEST(ProbeFile, SimulatedProbeFixtureVerifiesAndMatchesTheCatalog) {
-  std::ifstream in(std::string(GPUPLAN_SOURCE_DIR) + "/tests/probe/fixtures/simulated-h100x2.probe.json");
+  std::ifstream in(std::string(GPUPLAN_SOURCE_DIR) +
+                   "/tests/probe/fixtures/simulated-h100x2.probe.json");
   ASSERT_TRUE(in) << "fixture missing";
   std::stringstream ss;
   ss << in.rdbuf();
-  const std::string fixture_key = "mjPPZIkqsF5YA4oFMkNOkr0LAo46fSccrpjd7EMs3OY=";  // tests/probe/fixtures/test-probe-key
+  const std::string fixture_key =
+      "mjPPZIkqsF5YA4oFMkNOkr0LAo46fSccrpjd7EMs3OY=";  // tests/probe/fixtures/test-probe-key
   auto f = read(ss.str(), {fixture_key});
   ASSERT_TRUE(f.ok()) << f.error().message;
   EXPECT_EQ(f.value().signature, ProbeSignature::valid) << f.value().reason;
@@ -346,7 +372,8 @@ TEST(ProbeFileTampering, EveryMutationIsRejectedOrVerifiesToTheSamePayload) {
     check(j.dump(), "swapped key");
     j["signatures"][0]["keyid"] = signing::key_id(key('b').public_key);
     check(j.dump(), "swapped key and key id");
-    for (const char* type : {"application/json", "application/vnd.gpuplan.probe+json; version=2", ""}) {
+    for (const char* type :
+         {"application/json", "application/vnd.gpuplan.probe+json; version=2", ""}) {
       json t = env;
       t["payloadType"] = type;
       check(t.dump(), std::string("payload type ") + type);

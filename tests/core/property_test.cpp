@@ -36,7 +36,9 @@ class Rng {
   // Uniform in [0, n).
   size_t below(size_t n) { return static_cast<size_t>(next() % n); }
   template <class T>
-  const T& pick(const std::vector<T>& v) { return v[below(v.size())]; }
+  const T& pick(const std::vector<T>& v) {
+    return v[below(v.size())];
+  }
   // 1, 2, 4, ... up to max (at least 1).
   int64_t power_of_two(int64_t max) {
     int64_t n = 0;
@@ -48,26 +50,30 @@ class Rng {
   uint64_t state_;
 };
 
-bool finite_nonneg(double x) { return std::isfinite(x) && x >= 0; }
+bool finite_nonneg(double x) {
+  return std::isfinite(x) && x >= 0;
+}
 
 std::string describe(const Model& m, const Instance& in, int nodes, const Setup& s) {
   std::ostringstream o;
-  o << m.id << " on " << nodes << "x " << in.id << ": dp=" << s.dp << " tp=" << s.tp << " pp=" << s.pp
-    << " zero=" << s.zero_stage << " micro=" << s.micro_batch << " batch=" << s.global_batch
-    << " seq=" << s.seq_len << " res=" << s.resolution << " precision=" << precision_name(s.precision)
-    << " optimizer=" << optimizer_name(s.optimizer) << " ckpt=" << checkpointing_name(s.checkpointing);
+  o << m.id << " on " << nodes << "x " << in.id << ": dp=" << s.dp << " tp=" << s.tp
+    << " pp=" << s.pp << " zero=" << s.zero_stage << " micro=" << s.micro_batch
+    << " batch=" << s.global_batch << " seq=" << s.seq_len << " res=" << s.resolution
+    << " precision=" << precision_name(s.precision) << " optimizer=" << optimizer_name(s.optimizer)
+    << " ckpt=" << checkpointing_name(s.checkpointing);
   return o.str();
 }
 
 void expect_sane(const Estimate& e, const std::string& where) {
   const MemoryBytes& m = e.memory;
-  for (double v : {m.weights, m.gradients, m.optimizer, m.activations, m.kv_cache, m.workspace, m.context,
-                   m.fragmentation, m.total()}) {
+  for (double v : {m.weights, m.gradients, m.optimizer, m.activations, m.kv_cache, m.workspace,
+                   m.context, m.fragmentation, m.total()}) {
     ASSERT_TRUE(finite_nonneg(v)) << where;
   }
   const FlopCounts& f = e.flops;
-  for (double v : {f.forward_per_sample, f.forward_per_step, f.backward_per_step, f.recompute_per_step,
-                   f.train_per_step, f.prefill, f.decode_per_token, f.decode_bytes_per_token}) {
+  for (double v :
+       {f.forward_per_sample, f.forward_per_step, f.backward_per_step, f.recompute_per_step,
+        f.train_per_step, f.prefill, f.decode_per_token, f.decode_bytes_per_token}) {
     ASSERT_TRUE(finite_nonneg(v)) << where;
   }
   ASSERT_GE(e.params.total, 0) << where;
@@ -75,14 +81,16 @@ void expect_sane(const Estimate& e, const std::string& where) {
 }
 
 void expect_sane(const StepTime& t, const std::string& where) {
-  for (double v : {t.forward_s, t.backward_s, t.recompute_s, t.optimizer_s, t.tp_comm_s, t.dp_comm_s,
-                   t.dp_comm_exposed_s, t.pp_bubble_s, t.samples_per_s, t.tokens_per_s, t.mfu, t.peak_flop_per_s}) {
+  for (double v : {t.forward_s, t.backward_s, t.recompute_s, t.optimizer_s, t.tp_comm_s,
+                   t.dp_comm_s, t.dp_comm_exposed_s, t.pp_bubble_s, t.samples_per_s, t.tokens_per_s,
+                   t.mfu, t.peak_flop_per_s}) {
     ASSERT_TRUE(finite_nonneg(v)) << where;
   }
   ASSERT_TRUE(std::isfinite(t.step_s) && t.step_s > 0) << where;
 }
 
-void expect_cost_is_time_times_price(const RunCost& c, double usd_per_hour, double step_s, const std::string& where) {
+void expect_cost_is_time_times_price(const RunCost& c, double usd_per_hour, double step_s,
+                                     const std::string& where) {
   for (double v : {c.steps, c.hours, c.expected_hours, c.usd_per_hour, c.usd_total}) {
     ASSERT_TRUE(finite_nonneg(v)) << where;
   }
@@ -115,7 +123,8 @@ std::optional<Config> draw(Rng& rng) {
   const int n = c.instance->gpu_count * c.nodes;
   Setup& s = c.setup;
   s.tp = transformer ? static_cast<int>(rng.power_of_two(c.instance->gpu_count)) : 1;
-  if (transformer && (t.heads % s.tp != 0 || t.kv_heads_or_default() % s.tp != 0)) return std::nullopt;
+  if (transformer && (t.heads % s.tp != 0 || t.kv_heads_or_default() % s.tp != 0))
+    return std::nullopt;
   const int64_t layers = transformer ? t.layers + t.decoder_layers : 1;
   s.pp = transformer ? static_cast<int>(rng.power_of_two(std::min<int64_t>(n / s.tp, layers))) : 1;
   if (n % (s.tp * s.pp) != 0) return std::nullopt;
@@ -123,20 +132,24 @@ std::optional<Config> draw(Rng& rng) {
   s.zero_stage = s.dp > 1 ? static_cast<int>(rng.below(4)) : 0;
   s.micro_batch = rng.power_of_two(16);
   s.global_batch = s.micro_batch * s.dp * rng.power_of_two(4);
-  s.checkpointing = transformer ? rng.pick(std::vector<Checkpointing>{Checkpointing::none, Checkpointing::selective,
-                                                                      Checkpointing::full})
-                                : Checkpointing::none;
-  s.precision = rng.pick(std::vector<Precision>{Precision::fp32, Precision::tf32, Precision::fp16, Precision::bf16,
-                                                Precision::amp_fp16, Precision::amp_bf16, Precision::fp8});
+  s.checkpointing = transformer
+                        ? rng.pick(std::vector<Checkpointing>{
+                              Checkpointing::none, Checkpointing::selective, Checkpointing::full})
+                        : Checkpointing::none;
+  s.precision = rng.pick(std::vector<Precision>{Precision::fp32, Precision::tf32, Precision::fp16,
+                                                Precision::bf16, Precision::amp_fp16,
+                                                Precision::amp_bf16, Precision::fp8});
   if (!dense_peak_flop_per_s(*c.gpu, s.precision).ok()) s.precision = Precision::fp32;
-  s.optimizer = rng.pick(std::vector<Optimizer>{Optimizer::sgd, Optimizer::sgd_momentum, Optimizer::adam,
-                                                Optimizer::adamw, Optimizer::adam_8bit, Optimizer::adafactor});
+  s.optimizer = rng.pick(std::vector<Optimizer>{Optimizer::sgd, Optimizer::sgd_momentum,
+                                                Optimizer::adam, Optimizer::adamw,
+                                                Optimizer::adam_8bit, Optimizer::adafactor});
   s.sequence_parallel = s.tp > 1 && rng.below(2) == 1;
   if (transformer && !t.is_vision()) {
     const int64_t max_seq = t.positions == PositionKind::learned ? t.max_positions : 32768;
     s.seq_len = 64 * rng.power_of_two(std::max<int64_t>(max_seq / 64, 1));
   } else if (transformer) {
-    s.resolution = t.patch_size * (t.image_size / t.patch_size) * static_cast<int64_t>(1 + rng.below(2));
+    s.resolution =
+        t.patch_size * (t.image_size / t.patch_size) * static_cast<int64_t>(1 + rng.below(2));
   } else {
     s.resolution = c.model->default_resolution * static_cast<int64_t>(1 + rng.below(2));
   }
@@ -173,8 +186,10 @@ TEST(Properties, HoldForRandomPlannerConfigurations) {
     }
     // Twice the sequence (or image side): no less memory.
     gpuplan::Setup longer = s;
-    if (s.seq_len > 0) longer.seq_len *= 2;
-    else longer.resolution *= 2;
+    if (s.seq_len > 0)
+      longer.seq_len *= 2;
+    else
+      longer.resolution *= 2;
     if (auto e2 = estimate(*c.model, longer); e2.ok()) {
       EXPECT_GE(e2.value().memory.total(), e.value().memory.total()) << where << " (x2 sequence)";
     }
@@ -189,8 +204,10 @@ TEST(Properties, HoldForRandomPlannerConfigurations) {
       auto wide = estimate(*c.model, wider);
       if (narrow.ok() && wide.ok()) {
         ++zero3;
-        EXPECT_LE(wide.value().memory.weights, narrow.value().memory.weights) << where << " (ZeRO-3, dp x2)";
-        EXPECT_LE(wide.value().memory.optimizer, narrow.value().memory.optimizer) << where << " (ZeRO-3, dp x2)";
+        EXPECT_LE(wide.value().memory.weights, narrow.value().memory.weights)
+            << where << " (ZeRO-3, dp x2)";
+        EXPECT_LE(wide.value().memory.optimizer, narrow.value().memory.optimizer)
+            << where << " (ZeRO-3, dp x2)";
       }
     }
 
@@ -199,7 +216,8 @@ TEST(Properties, HoldForRandomPlannerConfigurations) {
     ASSERT_TRUE(work.ok()) << where << ": " << work.error().message;
     auto cluster = instance_cluster(*c.instance, *c.gpu, c.nodes);
     if (!cluster.ok()) continue;
-    auto t = estimate_step_time(*c.model, s, e.value(), work.value(), cluster.value(), cat.efficiencies, cat.input);
+    auto t = estimate_step_time(*c.model, s, e.value(), work.value(), cluster.value(),
+                                cat.efficiencies, cat.input);
     if (!t.ok()) {
       EXPECT_FALSE(t.error().message.empty()) << where;
       continue;
@@ -231,7 +249,8 @@ TEST(Properties, EveryPlanThePlannerReturnsIsSaneAndPricedAsTimeTimesPrice) {
   for (const char* id : {"gpt2-medium", "llama-2-7b", "resnet50", "vit-b-16"}) {
     PlanQuery q;
     q.request.model = id;
-    q.request.setup.precision = rng.pick(std::vector<Precision>{Precision::amp_bf16, Precision::amp_fp16, Precision::bf16});
+    q.request.setup.precision =
+        rng.pick(std::vector<Precision>{Precision::amp_bf16, Precision::amp_fp16, Precision::bf16});
     q.request.setup.global_batch = 64 * rng.power_of_two(8);
     q.run.tokens = 1e9;
     q.run.epochs = 0;
@@ -244,10 +263,12 @@ TEST(Properties, EveryPlanThePlannerReturnsIsSaneAndPricedAsTimeTimesPrice) {
     EXPECT_GE(r.value().fitting, r.value().within_limits);
     for (const auto* list : {&r.value().plans, &r.value().pareto}) {
       for (const Plan& p : *list) {
-        const std::string where = std::string(id) + " on " + std::to_string(p.nodes) + "x " + p.instance;
+        const std::string where =
+            std::string(id) + " on " + std::to_string(p.nodes) + "x " + p.instance;
         EXPECT_LE(p.memory.total(), p.gpu_memory_bytes) << where;
         expect_sane(p.time, where);
-        expect_cost_is_time_times_price(p.cost, p.price.usd_per_hour * p.nodes, p.time.step_s, where);
+        expect_cost_is_time_times_price(p.cost, p.price.usd_per_hour * p.nodes, p.time.step_s,
+                                        where);
         EXPECT_EQ(p.gpus, p.setup.dp * p.setup.tp * p.setup.pp) << where;
       }
     }

@@ -12,15 +12,19 @@ namespace {
 
 // A one-row table; `row` and `top` replace parts of it for the bad-input cases.
 std::string table(const std::string& row_extra = "", const std::string& top_extra = "",
-                  const std::string& date = "2024-04-04", const std::string& precision = "amp-fp16") {
+                  const std::string& date = "2024-04-04",
+                  const std::string& precision = "amp-fp16") {
   return R"({"schema_version": 1, "id": "t", "title": "T", "publisher": "NVIDIA DeepLearningExamples",
     "source": {"repository": "NVIDIA/DeepLearningExamples", "commit": "729963dd47e7c8bd462ad10bfac7a7b0b604e6dd",
                "path": "PyTorch/README.md", "section": "Training", "url": "https://github.com/x", "date": ")" +
          date + R"("},
-    "caveats": [], "left_out": [],)" + top_extra + R"(
+    "caveats": [], "left_out": [],)" +
+         top_extra + R"(
     "rows": [{"id": "R1", "model": "resnet50", "gpu": "a100-sxm4-80gb", "system": "DGX A100", "num_gpus": 1,
-              "task": "train", "precision": ")" + precision + R"(", "micro_batch": 256, "global_batch": 256,
-              "resolution": 224, "metric": "samples_per_s_total", "value": 2470, "notes": "")" + row_extra + "}]}";
+              "task": "train", "precision": ")" +
+         precision + R"(", "micro_batch": 256, "global_batch": 256,
+              "resolution": 224, "metric": "samples_per_s_total", "value": 2470, "notes": "")" +
+         row_extra + "}]}";
 }
 
 TEST(Published, ParsesATable) {
@@ -34,13 +38,20 @@ TEST(Published, ParsesATable) {
 
 TEST(Published, BadInputsNameTheField) {
   const std::pair<std::string, std::string> cases[] = {
-      {table("", "", "April 2024"), "published/t.json: source.date: 'April 2024' is not a date (YYYY-MM-DD)"},
+      {table("", "", "April 2024"),
+       "published/t.json: source.date: 'April 2024' is not a date (YYYY-MM-DD)"},
       {table("", "", "2024-04-04", "fp12"),
-       "published/t.json: rows[0].precision: unknown value 'fp12' (expected one of: fp32, tf32, fp16, bf16, amp-fp16, amp-bf16, fp8)"},
-      {table(R"(, "speed": 1)"), "published/t.json: rows[0].speed: unknown field (check its spelling against the schema)"},
-      {table(R"(, "global_batch": 8)"), "published/t.json: rows[0].global_batch: 8 is below micro_batch 256"},
-      {table(R"(, "metric": "mfu")"), "published/t.json: rows[0].value: an MFU is a fraction, at most 1"},
-      {R"({"schema_version": 2})", "published/t.json: schema_version 2 is not supported (this build reads 1); update gpuplan or convert the file"},
+       "published/t.json: rows[0].precision: unknown value 'fp12' (expected one of: fp32, tf32, "
+       "fp16, bf16, amp-fp16, amp-bf16, fp8)"},
+      {table(R"(, "speed": 1)"),
+       "published/t.json: rows[0].speed: unknown field (check its spelling against the schema)"},
+      {table(R"(, "global_batch": 8)"),
+       "published/t.json: rows[0].global_batch: 8 is below micro_batch 256"},
+      {table(R"(, "metric": "mfu")"),
+       "published/t.json: rows[0].value: an MFU is a fraction, at most 1"},
+      {R"({"schema_version": 2})",
+       "published/t.json: schema_version 2 is not supported (this build reads 1); update gpuplan "
+       "or convert the file"},
       {"[1]", "published/t.json: expected a JSON object"},
   };
   for (const auto& [text, message] : cases) {
@@ -59,12 +70,14 @@ TEST(Published, LoaderChecksFileNamesRowIdsAndGpus) {
   other.replace(other.find("\"id\": \"t\""), 9, "\"id\": \"v\"");
   auto twice = load_published({{"published/t.json", table()}, {"published/v.json", other}}, cat);
   ASSERT_FALSE(twice.ok());
-  EXPECT_EQ(twice.error().message, "published/v.json: rows[0].id: 'R1' is also the id of a row in another table");
+  EXPECT_EQ(twice.error().message,
+            "published/v.json: rows[0].id: 'R1' is also the id of a row in another table");
   std::string gpu = table();
   gpu.replace(gpu.find("a100-sxm4-80gb"), 14, "a100-sxm9-80gb");
   auto unknown = load_published({{"published/t.json", gpu}}, cat);
   ASSERT_FALSE(unknown.ok());
-  EXPECT_EQ(unknown.error().message, "published/t.json: rows[0].gpu: 'a100-sxm9-80gb' is not in data/gpus");
+  EXPECT_EQ(unknown.error().message,
+            "published/t.json: rows[0].gpu: 'a100-sxm9-80gb' is not in data/gpus");
 }
 
 TEST(Published, EveryBundledTableLoads) {
@@ -73,7 +86,10 @@ TEST(Published, EveryBundledTableLoads) {
   size_t rows = 0;
   for (const auto& t : tables.value()) {
     rows += t.rows.size();
-    EXPECT_EQ(t.source.url.rfind("https://github.com/" + t.source.repository + "/blob/" + t.source.commit, 0), 0u) << t.id;
+    EXPECT_EQ(t.source.url.rfind(
+                  "https://github.com/" + t.source.repository + "/blob/" + t.source.commit, 0),
+              0u)
+        << t.id;
   }
   EXPECT_GT(rows, 250u);  // DLE, HF memory and llm-foundry rows (tools/convert_published.py)
 }
@@ -98,7 +114,7 @@ TEST(Published, MatchesTheSameSetupWithinTheBatchTolerance) {
   EXPECT_EQ(m[0].row.value, 2470);
   EXPECT_EQ(m[0].publisher, "NVIDIA DeepLearningExamples");
   EXPECT_EQ(match_published(tables.value(), resnet_query(320)).size(), 1u);  // +25%: inside
-  EXPECT_TRUE(match_published(tables.value(), resnet_query(321)).empty());  // beyond the tolerance
+  EXPECT_TRUE(match_published(tables.value(), resnet_query(321)).empty());   // beyond the tolerance
   EXPECT_TRUE(match_published(tables.value(), resnet_query(256, Precision::bf16)).empty());
   PublishedQuery eight = resnet_query(256);
   eight.num_gpus = 8;
@@ -122,9 +138,11 @@ TEST(Published, ComparesWithThePredictionInTheRowsUnit) {
   ASSERT_TRUE(c.predicted);
   EXPECT_NEAR(c.error, -0.1, 1e-12);
   EXPECT_EQ(published_line(c),
-            "measured: 2,470 img/s (NVIDIA DeepLearningExamples, DGX A100, 1 x a100-sxm4-80gb; https://example.invalid/t); "
+            "measured: 2,470 img/s (NVIDIA DeepLearningExamples, DGX A100, 1 x a100-sxm4-80gb; "
+            "https://example.invalid/t); "
             "predicted 2,223 img/s (-10.0%)");
-  EXPECT_FALSE(compare_run(run, test::model("resnet50"), e, nullptr).predicted);  // no step time: no throughput
+  EXPECT_FALSE(compare_run(run, test::model("resnet50"), e, nullptr)
+                   .predicted);  // no step time: no throughput
 }
 
 TEST(Published, EveryRowIsPredictedOrSaysWhyNot) {

@@ -34,7 +34,8 @@ TEST(CorePurity, IncludesNoUiPlatformCudaOrCryptoHeaders) {
 // base64 alphabet (RFC 4648, table 1).
 TEST(CorePurity, NoHandWrittenSha256OrBase64OutsideLibsodium) {
   const std::string sha_marker = std::string("0x6a09") + "e667";
-  const std::string b64_marker = std::string("ABCDEFGHIJKLMNOPQRSTUVWXYZ") + "abcdefghijklmnopqrstuvwxyz0123456789+/";
+  const std::string b64_marker =
+      std::string("ABCDEFGHIJKLMNOPQRSTUVWXYZ") + "abcdefghijklmnopqrstuvwxyz0123456789+/";
   int files = 0;
   for (const char* dir : {"core", "signing", "tools", "web", "native_probe"}) {
     const fs::path root = fs::path(GPUPLAN_SOURCE_DIR) / dir;
@@ -44,7 +45,8 @@ TEST(CorePurity, NoHandWrittenSha256OrBase64OutsideLibsodium) {
       if (!entry.is_regular_file() || (ext != ".h" && ext != ".cpp" && ext != ".cu")) continue;
       ++files;
       std::ifstream in(entry.path());
-      const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      const std::string text((std::istreambuf_iterator<char>(in)),
+                             std::istreambuf_iterator<char>());
       EXPECT_EQ(text.find(sha_marker), std::string::npos) << entry.path() << " implements SHA-256";
       EXPECT_EQ(text.find(b64_marker), std::string::npos) << entry.path() << " implements base64";
     }

@@ -36,15 +36,24 @@ TEST(Quantity, RejectsWhatIsNotANumberWithTheText) {
     EXPECT_EQ(r.error().message, message);
   };
   expect_error("", "'' is not a number: it is empty (examples: 50M, 2e9, 1.5k, 2,000,000)");
-  expect_error("fifty", "'fifty' is not a number: unexpected characters (examples: 50M, 2e9, 1.5k, 2,000,000)");
-  expect_error("1,5", "'1,5' is not a number: thousands separators must split groups of three digits "
-                      "(examples: 50M, 2e9, 1.5k, 2,000,000)");
-  expect_error("12,34,567", "'12,34,567' is not a number: thousands separators must split groups of three digits "
-                            "(examples: 50M, 2e9, 1.5k, 2,000,000)");
-  expect_error("5e", "'5e' is not a number: unexpected characters (examples: 50M, 2e9, 1.5k, 2,000,000)");
-  expect_error("M", "'M' is not a number: unexpected characters (examples: 50M, 2e9, 1.5k, 2,000,000)");
-  expect_error("1e400", "'1e400' is not a number: it is too large (examples: 50M, 2e9, 1.5k, 2,000,000)");
-  expect_error("nan", "'nan' is not a number: unexpected characters (examples: 50M, 2e9, 1.5k, 2,000,000)");
+  expect_error(
+      "fifty",
+      "'fifty' is not a number: unexpected characters (examples: 50M, 2e9, 1.5k, 2,000,000)");
+  expect_error("1,5",
+               "'1,5' is not a number: thousands separators must split groups of three digits "
+               "(examples: 50M, 2e9, 1.5k, 2,000,000)");
+  expect_error(
+      "12,34,567",
+      "'12,34,567' is not a number: thousands separators must split groups of three digits "
+      "(examples: 50M, 2e9, 1.5k, 2,000,000)");
+  expect_error("5e",
+               "'5e' is not a number: unexpected characters (examples: 50M, 2e9, 1.5k, 2,000,000)");
+  expect_error("M",
+               "'M' is not a number: unexpected characters (examples: 50M, 2e9, 1.5k, 2,000,000)");
+  expect_error("1e400",
+               "'1e400' is not a number: it is too large (examples: 50M, 2e9, 1.5k, 2,000,000)");
+  expect_error(
+      "nan", "'nan' is not a number: unexpected characters (examples: 50M, 2e9, 1.5k, 2,000,000)");
 }
 
 }  // namespace

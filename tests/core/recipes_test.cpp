@@ -16,7 +16,9 @@ Estimate must(const Model& m, const Setup& s) {
   EXPECT_TRUE(e.ok()) << (e.ok() ? "" : e.error().message);
   return e.ok() ? e.value() : Estimate{};
 }
-Estimate must(const std::string& id, const Setup& s) { return must(test::model(id), s); }
+Estimate must(const std::string& id, const Setup& s) {
+  return must(test::model(id), s);
+}
 
 constexpr double kLlama7bParams = 6'738'415'616;
 
@@ -33,7 +35,8 @@ TEST(Recipes, MixedKeepsNormInputsAndScoresIn16BitsWhereAutocastKeepsFp32) {
   s.precision = Precision::mixed_bf16;
   const Estimate mixed = must("gpt2-small", s);
   const double t = 1024, h = 768, a = 12, L = 12;
-  EXPECT_NEAR(amp.memory.activations - mixed.memory.activations, L * (2 * 2 * t * h + 4 * a * t * t) + 2 * t * h, 1);
+  EXPECT_NEAR(amp.memory.activations - mixed.memory.activations,
+              L * (2 * 2 * t * h + 4 * a * t * t) + 2 * t * h, 1);
 }
 
 TEST(Recipes, FsdpMixedKeepsShardedFp32ParametersAndTwoGatheredLayers) {
@@ -73,7 +76,8 @@ TEST(Recipes, GradReduceIsOnlyForMixedRecipes) {
   s.grad_reduce = GradReduce::bf16;
   auto e = estimate(test::model("gpt2-small"), s);
   ASSERT_FALSE(e.ok());
-  EXPECT_EQ(e.error().message, "--grad-reduce applies to the mixed-bf16 and mixed-fp16 recipes, not amp-bf16");
+  EXPECT_EQ(e.error().message,
+            "--grad-reduce applies to the mixed-bf16 and mixed-fp16 recipes, not amp-bf16");
 }
 
 TEST(Dropout, ConfigProbabilitiesZeroKeepNoMasks) {
@@ -82,8 +86,8 @@ TEST(Dropout, ConfigProbabilitiesZeroKeepNoMasks) {
   const std::string base = R"({"model_type": "gpt2", "n_layer": 12, "n_embd": 768, "n_head": 12,
     "vocab_size": 50257, "n_positions": 1024)";
   auto with = model_from_hf_config(base + "}", "config.json");
-  auto without = model_from_hf_config(base + R"(, "attn_pdrop": 0.0, "resid_pdrop": 0.0, "embd_pdrop": 0.0})",
-                                      "config.json");
+  auto without = model_from_hf_config(
+      base + R"(, "attn_pdrop": 0.0, "resid_pdrop": 0.0, "embd_pdrop": 0.0})", "config.json");
   ASSERT_TRUE(with.ok() && without.ok());
   EXPECT_TRUE(with.value().transformer.dropout);
   EXPECT_FALSE(without.value().transformer.dropout);
@@ -92,10 +96,12 @@ TEST(Dropout, ConfigProbabilitiesZeroKeepNoMasks) {
   s.seq_len = 1024;
   s.attention = Attention::eager;
   const double t = 1024, h = 768, a = 12, L = 12;
-  const double diff = must(with.value(), s).memory.activations - must(without.value(), s).memory.activations;
+  const double diff =
+      must(with.value(), s).memory.activations - must(without.value(), s).memory.activations;
   EXPECT_NEAR(diff, L * (2 * t * h + 5 * a * t * t), 1);
   s.dropout = 0;  // --dropout 0 does the same to the model with dropout
-  EXPECT_NEAR(must(with.value(), s).memory.activations, must(without.value(), s).memory.activations, 1);
+  EXPECT_NEAR(must(with.value(), s).memory.activations, must(without.value(), s).memory.activations,
+              1);
 }
 
 Setup llama_block_setup(Checkpointing c) {
@@ -197,7 +203,8 @@ TEST(FsdpTime, GathersParametersTwiceAndReduceScattersGradientsPerMicroBatch) {
   auto t = estimate_step_time(m, s, e, w.value(), c.value(), eff);
   ASSERT_TRUE(t.ok());
   const double busbw = h100->nvlink_bandwidth_bytes_per_s / 2 * eff.nvlink;
-  const double gather = 7.0 / 8 * kLlama7bParams * 2 / busbw, reduce = 7.0 / 8 * kLlama7bParams * 4 / busbw;
+  const double gather = 7.0 / 8 * kLlama7bParams * 2 / busbw,
+               reduce = 7.0 / 8 * kLlama7bParams * 4 / busbw;
   EXPECT_NEAR(t.value().fsdp_comm_s, 2 * (2 * gather + reduce), 1e-9);
   EXPECT_GT(t.value().dp_comm_exposed_s, 0);
   EXPECT_LT(t.value().dp_comm_exposed_s, t.value().fsdp_comm_s);

@@ -7,9 +7,10 @@ namespace gpuplan {
 namespace {
 
 TEST(Request, QueryRoundTripKeepsEverySetting) {
-  auto args = query_to_args("#model=llama-2-7b&batch=64&micro-batch=4&seq=2048&precision=amp-bf16"
-                            "&optimizer=adam-8bit&checkpointing=selective&dp=8&zero=2&tp=2&sp=1&pp=2"
-                            "&lora-rank=16&qlora=1&lora-targets=q_proj,k_proj,v_proj&mode=train");
+  auto args = query_to_args(
+      "#model=llama-2-7b&batch=64&micro-batch=4&seq=2048&precision=amp-bf16"
+      "&optimizer=adam-8bit&checkpointing=selective&dp=8&zero=2&tp=2&sp=1&pp=2"
+      "&lora-rank=16&qlora=1&lora-targets=q_proj,k_proj,v_proj&mode=train");
   ASSERT_TRUE(args.ok());
   auto r = parse_request(args.value());
   ASSERT_TRUE(r.ok()) << r.error().message;
@@ -34,10 +35,12 @@ TEST(Request, MemoryFormatIsAKeyWithNamedValues) {
   auto r = parse_request(query_to_args("model=resnet50&memory-format=channels-last").value());
   ASSERT_TRUE(r.ok()) << r.error().message;
   EXPECT_EQ(r.value().setup.memory_format, MemoryFormat::channels_last);
-  EXPECT_EQ(args_to_query(request_to_args(r.value())), "model=resnet50&memory-format=channels-last");
+  EXPECT_EQ(args_to_query(request_to_args(r.value())),
+            "model=resnet50&memory-format=channels-last");
   auto bad = parse_request(query_to_args("model=resnet50&memory-format=nhwc4").value());
   ASSERT_FALSE(bad.ok());
-  EXPECT_NE(bad.error().message.find("auto, nchw, channels-last"), std::string::npos) << bad.error().message;
+  EXPECT_NE(bad.error().message.find("auto, nchw, channels-last"), std::string::npos)
+      << bad.error().message;
 }
 
 TEST(Request, DefaultsAreLeftOutOfLinks) {
@@ -64,7 +67,9 @@ TEST(Request, RejectsMalformedValuesNamingTheKey) {
   EXPECT_EQ(bad("batch=1e3"), "--batch: '1e3' is not an integer");
   EXPECT_EQ(bad("batch=-4"), "--batch: -4 is out of range [1, 100000000]");
   EXPECT_EQ(bad("batch=99999999999999999999"), "--batch: '99999999999999999999' is not an integer");
-  EXPECT_EQ(bad("precision=fp4"), "--precision: 'fp4' is not one of fp32, tf32, fp16, bf16, amp-fp16, amp-bf16, mixed-fp16, mixed-bf16, fp8");
+  EXPECT_EQ(bad("precision=fp4"),
+            "--precision: 'fp4' is not one of fp32, tf32, fp16, bf16, amp-fp16, amp-bf16, "
+            "mixed-fp16, mixed-bf16, fp8");
   EXPECT_EQ(bad("colour=red"), "--colour: unknown option");
   EXPECT_EQ(bad("model=x&sp=maybe"), "--sp: 'maybe' is not true or false");
   EXPECT_EQ(bad("model=%zz"), "link state: bad escape in 'model'");

@@ -36,10 +36,12 @@ TEST(ServeAssumptions, RuntimeProfilesComeFromTheCatalog) {
 }
 
 TEST(ServeAssumptions, AnUnknownSourceIsNamed) {
-  const std::string text = R"({"sources": {"a": {}}, "serving": {"kv_block_tokens": {"value": 16, "source": "b"}}})";
+  const std::string text =
+      R"({"sources": {"a": {}}, "serving": {"kv_block_tokens": {"value": 16, "source": "b"}}})";
   auto r = parse_serving_assumptions(text, "assumptions.json");
   ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.error().message, "assumptions.json: serving.kv_block_tokens.source: 'b' is not in sources");
+  EXPECT_EQ(r.error().message,
+            "assumptions.json: serving.kv_block_tokens.source: 'b' is not in sources");
 }
 
 // Llama 3 8B: 32 layers, 8 KV heads of 128 (grouped-query attention).
@@ -57,7 +59,8 @@ TEST(ServeCapacity, KvBytesPerTokenMatchHandCountWithGqa) {
 TEST(ServeCapacity, KvHeadsAreReplicatedBeyondTheirCount) {
   ServeConfig tp16;
   tp16.tp = 16;  // 8 KV heads over 16 GPUs: one (copied) head each: 2 x 32 x 1 x 128 x 2
-  EXPECT_DOUBLE_EQ(replica("llama-3-8b", "h100-sxm5-80gb", tp16).memory.kv_bytes_per_token, 16384.0);
+  EXPECT_DOUBLE_EQ(replica("llama-3-8b", "h100-sxm5-80gb", tp16).memory.kv_bytes_per_token,
+                   16384.0);
 }
 
 TEST(ServeCapacity, BlocksAreWhatTheBudgetLeaves) {
@@ -77,7 +80,9 @@ TEST(ServeCapacity, ModelThatDoesNotFitSaysByHowMuch) {
                          test::catalog().efficiencies);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().code, Errc::does_not_fit);
-  EXPECT_NE(r.error().message.find("does not fit on l4 at TP 1: weights 141.1 GB"), std::string::npos) << r.error().message;
+  EXPECT_NE(r.error().message.find("does not fit on l4 at TP 1: weights 141.1 GB"),
+            std::string::npos)
+      << r.error().message;
 }
 
 TEST(ServeStep, DecodeTimeGrowsWithTheBatch) {
@@ -94,7 +99,7 @@ TEST(ServeStep, DecodeTimeGrowsWithTheBatch) {
 }
 
 TEST(ServeStep, MoeTouchedExpertsAtBatchOneAndLarge) {
-  EXPECT_DOUBLE_EQ(experts_touched(8, 2, 1), 2.0);  // one token: its k experts
+  EXPECT_DOUBLE_EQ(experts_touched(8, 2, 1), 2.0);      // one token: its k experts
   EXPECT_NEAR(experts_touched(8, 2, 1000), 8.0, 1e-9);  // a large batch touches all
   EXPECT_NEAR(experts_touched(8, 2, 2), 8 * (1 - 0.75 * 0.75), 1e-12);
   ServeConfig tp2;
@@ -163,7 +168,8 @@ TEST(ServeFleet, CostIsReplicasTimesPrice) {
   double replica_hours = 0;
   for (const FleetHour& h : plan.value().hours) replica_hours += h.replicas;
   ASSERT_FALSE(costs.empty());
-  EXPECT_DOUBLE_EQ(costs.front().usd_per_day_autoscaled, replica_hours * 4.0);  // no start delay given
+  EXPECT_DOUBLE_EQ(costs.front().usd_per_day_autoscaled,
+                   replica_hours * 4.0);  // no start delay given
   EXPECT_DOUBLE_EQ(costs.front().usd_per_day_fixed, 24.0 * plan.value().fixed_replicas * 4.0);
   // Two TP-4 replicas share one 8-GPU instance.
   prices.gpus_per_replica = 4;
@@ -189,8 +195,10 @@ TEST(ServeValidation, ReadsTheColumnsByNameAndSkipsWithAReason) {
   const std::string text =
       "id,source_kind,model,gpu,num_gpus,tp,precision,framework,input_len,output_len,dataset,"
       "concurrency_or_batch,request_rate,metric,value,source,notes\n"
-      "A1,gpt-fast,Llama-2-7B,A100-SXM 80GB,1,1,BF16,gpt-fast (PyTorch native),5,,,1,,decode_tokens_per_s_batch1,104.9,x,\"a, b\"\n"
-      "A2,other,Falcon-180B,H100,8,8,FP8,TensorRT-LLM v0.14.0,128,128,,,inf,output_tokens_per_s_total,1000,x,\n";
+      "A1,gpt-fast,Llama-2-7B,A100-SXM 80GB,1,1,BF16,gpt-fast (PyTorch "
+      "native),5,,,1,,decode_tokens_per_s_batch1,104.9,x,\"a, b\"\n"
+      "A2,other,Falcon-180B,H100,8,8,FP8,TensorRT-LLM "
+      "v0.14.0,128,128,,,inf,output_tokens_per_s_total,1000,x,\n";
   auto rep = validate_serving_csv(test::catalog(), serving(), text, "s.csv");
   ASSERT_TRUE(rep.ok()) << rep.error().message;
   ASSERT_EQ(rep.value().rows.size(), 1u);

@@ -46,14 +46,17 @@ TEST(TransformerParams, TransformerXlCountsAdaptiveEmbeddingsRelativePositionsAn
            (h * f + f + f * h + h) /* CoreNet */ + 2 * h /* ff LN */;
   };
   const int64_t vocab = 267735, clusters = 3;
-  const int64_t shared = 2 * 8 * 64 /* r_w_bias, r_r_bias */ + vocab /* softmax biases */ + clusters * 512 + clusters;
+  const int64_t shared =
+      2 * 8 * 64 /* r_w_bias, r_r_bias */ + vocab /* softmax biases */ + clusters * 512 + clusters;
   // div_val 1: one 267735 x 512 embedding, tied with the softmax; no projections.
   EXPECT_EQ(params_of("transformer-xl-base"), vocab * 512 + 16 * layer(512, 2048) + shared);
   // div_val 4: clusters of 19997, 20000, 160000, 67738 words at widths 1024, 256, 64, 16, each
   // projected to 1024; the head cluster's softmax projection is untied (tie_projs [F, T, T, T]).
-  const int64_t embeddings = 19997 * 1024 + 20000 * 256 + 160000 * 64 + 67738 * 16 + 1024 * (1024 + 256 + 64 + 16);
-  EXPECT_EQ(params_of("transformer-xl-large"), embeddings + 18 * layer(1024, 4096) + 2 * 16 * 64 + vocab +
-                                                   clusters * 1024 + clusters + 1024 * 1024);
+  const int64_t embeddings =
+      19997 * 1024 + 20000 * 256 + 160000 * 64 + 67738 * 16 + 1024 * (1024 + 256 + 64 + 16);
+  EXPECT_EQ(params_of("transformer-xl-large"), embeddings + 18 * layer(1024, 4096) + 2 * 16 * 64 +
+                                                   vocab + clusters * 1024 + clusters +
+                                                   1024 * 1024);
 }
 
 TEST(TransformerFlops, TransformerXlAttendsOverMemoryWithAThirdScoreMatmul) {
@@ -139,7 +142,8 @@ TEST(TransformerActivations, SequenceParallelAndSelectiveRecomputeFollowKorthika
   ASSERT_TRUE(base.ok() && sp.ok() && sel.ok());
   const double seq = 1024, h = 1024, a = 16, l = 24, t = 4, V = 50257;
   const double head = (2 + 2) * seq * h + seq * V / t * (2 + 4);
-  EXPECT_NEAR(base.value().memory.activations - head, l * seq * h * (10 + 24 / t + 5 * a * seq / (h * t)), 1);
+  EXPECT_NEAR(base.value().memory.activations - head,
+              l * seq * h * (10 + 24 / t + 5 * a * seq / (h * t)), 1);
   EXPECT_NEAR(sp.value().memory.activations - head, l * seq * h * (34 + 5 * a * seq / h) / t, 1);
   EXPECT_NEAR(sel.value().memory.activations - head, l * seq * h * 34 / t, 1);
 }
@@ -164,7 +168,8 @@ namespace {
 // tests/reference/torch_reference.json: bytes autograd saves for backward in real PyTorch
 // (tools/torch_reference.py, saved_tensors_hooks, unique storages, fp32, batch 1).
 double reference_saved(const std::string& model, const std::string& run) {
-  const auto j = nlohmann::json::parse(test::read_repo_file("tests/reference/torch_reference.json"));
+  const auto j =
+      nlohmann::json::parse(test::read_repo_file("tests/reference/torch_reference.json"));
   return j["models"][model]["saved_activation_bytes"][run].get<double>();
 }
 
@@ -180,11 +185,13 @@ TEST(TransformerActivations, Gpt2SmallMatchesPyTorchSavedTensorsWithin5Percent) 
 }
 
 TEST(TransformerActivations, VitB16EstimateMatchesPyTorchSavedTensorsWithin5Percent) {
-  gpuplan::Setup setup;  // fp32, eager attention, batch 1 (torchvision's ViT has no dropout by default)
+  gpuplan::Setup
+      setup;  // fp32, eager attention, batch 1 (torchvision's ViT has no dropout by default)
   auto e = estimate(test::model("vit-b-16"), setup);
   ASSERT_TRUE(e.ok()) << e.error().message;
   const double torch = reference_saved("vit_b_16", "batch1");
-  EXPECT_NEAR(e.value().memory.activations / torch, 1.0, 0.05) << e.value().memory.activations << " vs " << torch;
+  EXPECT_NEAR(e.value().memory.activations / torch, 1.0, 0.05)
+      << e.value().memory.activations << " vs " << torch;
 }
 
 }  // namespace

@@ -21,7 +21,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     return 0;
   }
   const Efficiencies& eff = cat.efficiencies;
-  for (double v : {eff.gemm, eff.hbm, eff.nvlink, eff.pcie, eff.network}) FUZZ_CHECK(v > 0 && std::isfinite(v));
+  for (double v : {eff.gemm, eff.hbm, eff.nvlink, eff.pcie, eff.network})
+    FUZZ_CHECK(v > 0 && std::isfinite(v));
   FUZZ_CHECK(fuzz::finite_nonneg(cat.restart_s));
   const Gpu* gpu = fuzz::catalog().find_gpu("h100-sxm5-80gb");
   for (const char* id : {"gpt2-small", "resnet50"}) {
@@ -38,7 +39,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       FUZZ_CHECK(work.ok());
       auto cluster = single_node_cluster(*gpu, gpus);
       FUZZ_CHECK(cluster.ok());
-      auto t = estimate_step_time(*model, s, e.value(), work.value(), cluster.value(), eff, cat.input);
+      auto t =
+          estimate_step_time(*model, s, e.value(), work.value(), cluster.value(), eff, cat.input);
       FUZZ_CHECK(t.ok());
       fuzz::check_step_time(t.value());
     }

@@ -29,10 +29,10 @@ void check_estimate(const Estimate& e, const Setup& s) {
     FUZZ_CHECK(finite_nonneg(v));
   }
   const FlopCounts& f = e.flops;
-  for (double v : {f.forward_per_sample, f.forward_matmul_per_sample, f.forward_attention_per_sample,
-                   f.forward_per_step, f.backward_per_step, f.recompute_per_step, f.train_per_step,
-                   f.params_rule_per_token, f.tokens_per_sample, f.prefill, f.decode_per_token,
-                   f.decode_bytes_per_token}) {
+  for (double v : {f.forward_per_sample, f.forward_matmul_per_sample,
+                   f.forward_attention_per_sample, f.forward_per_step, f.backward_per_step,
+                   f.recompute_per_step, f.train_per_step, f.params_rule_per_token,
+                   f.tokens_per_sample, f.prefill, f.decode_per_token, f.decode_bytes_per_token}) {
     FUZZ_CHECK(finite_nonneg(v));
   }
   FUZZ_CHECK(e.params.total >= 0 && e.params.trainable >= 0 && e.params.embedding >= 0);
@@ -43,17 +43,18 @@ void check_estimate(const Estimate& e, const Setup& s) {
 }
 
 void check_step_time(const StepTime& t) {
-  for (double v : {t.forward_s, t.backward_s, t.recompute_s, t.optimizer_s, t.tp_comm_s, t.dp_comm_s,
-                   t.dp_comm_exposed_s, t.pp_bubble_s, t.samples_per_s, t.tokens_per_s, t.mfu,
-                   t.peak_flop_per_s, t.prefill_s, t.decode_token_s, t.input_needed_samples_per_s,
-                   t.input_capacity_samples_per_s}) {
+  for (double v : {t.forward_s, t.backward_s, t.recompute_s, t.optimizer_s, t.tp_comm_s,
+                   t.dp_comm_s, t.dp_comm_exposed_s, t.pp_bubble_s, t.samples_per_s, t.tokens_per_s,
+                   t.mfu, t.peak_flop_per_s, t.prefill_s, t.decode_token_s,
+                   t.input_needed_samples_per_s, t.input_capacity_samples_per_s}) {
     FUZZ_CHECK(finite_nonneg(v));
   }
   FUZZ_CHECK(std::isfinite(t.step_s) && t.step_s > 0);
 }
 
 void check_run_cost(const RunCost& c, double usd_per_hour) {
-  for (double v : {c.steps, c.hours, c.expected_hours, c.usd_per_hour, c.usd_total}) FUZZ_CHECK(finite_nonneg(v));
+  for (double v : {c.steps, c.hours, c.expected_hours, c.usd_per_hour, c.usd_total})
+    FUZZ_CHECK(finite_nonneg(v));
   FUZZ_CHECK(c.expected_hours >= c.hours);
   // cost = time x price
   FUZZ_CHECK(std::fabs(c.usd_total - c.expected_hours * usd_per_hour) <= 1e-9 * (1 + c.usd_total));
@@ -86,8 +87,8 @@ void exercise(const Model& model, const Setup& s, const Gpu* gpu, int gpus) {
   if (!work.ok()) return check_error(work.error());
   auto cluster = single_node_cluster(*gpu, gpus);
   if (!cluster.ok()) return check_error(cluster.error());
-  auto t = estimate_step_time(model, s, e.value(), work.value(), cluster.value(), catalog().efficiencies,
-                              catalog().input);
+  auto t = estimate_step_time(model, s, e.value(), work.value(), cluster.value(),
+                              catalog().efficiencies, catalog().input);
   if (!t.ok()) return check_error(t.error());
   check_step_time(t.value());
   RunLength run;

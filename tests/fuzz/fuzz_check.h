@@ -16,17 +16,19 @@
 #include "gpuplan/request.h"
 #include "gpuplan/timing.h"
 
-#define FUZZ_CHECK(cond)                                                                       \
-  do {                                                                                         \
-    if (!(cond)) {                                                                             \
+#define FUZZ_CHECK(cond)                                                                      \
+  do {                                                                                        \
+    if (!(cond)) {                                                                            \
       std::fprintf(stderr, "fuzz invariant failed: %s (%s:%d)\n", #cond, __FILE__, __LINE__); \
-      std::abort();                                                                            \
-    }                                                                                          \
+      std::abort();                                                                           \
+    }                                                                                         \
   } while (0)
 
 namespace gpuplan::fuzz {
 
-inline bool finite_nonneg(double x) { return std::isfinite(x) && x >= 0; }
+inline bool finite_nonneg(double x) {
+  return std::isfinite(x) && x >= 0;
+}
 
 // The bundled catalog, loaded once per process.
 const Catalog& catalog();

@@ -16,11 +16,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   const Gpu& gpu = g.value();
   FUZZ_CHECK(gpu.memory_bytes > 0 && std::isfinite(gpu.memory_bytes));
-  FUZZ_CHECK(gpu.memory_bandwidth_bytes_per_s > 0 && std::isfinite(gpu.memory_bandwidth_bytes_per_s));
+  FUZZ_CHECK(gpu.memory_bandwidth_bytes_per_s > 0 &&
+             std::isfinite(gpu.memory_bandwidth_bytes_per_s));
   for (const auto* peaks : {&gpu.peak_dense_flops_per_s, &gpu.peak_sparse_flops_per_s}) {
     for (const auto& [name, flops] : *peaks) FUZZ_CHECK(flops > 0 && std::isfinite(flops));
   }
-  FUZZ_CHECK(fuzz::finite_nonneg(gpu.tdp_w) && fuzz::finite_nonneg(gpu.nvlink_bandwidth_bytes_per_s));
+  FUZZ_CHECK(fuzz::finite_nonneg(gpu.tdp_w) &&
+             fuzz::finite_nonneg(gpu.nvlink_bandwidth_bytes_per_s));
   const Model* model = fuzz::catalog().find_model("gpt2-small");
   FUZZ_CHECK(model);
   for (Precision p : {Precision::fp32, Precision::amp_bf16, Precision::fp8}) {

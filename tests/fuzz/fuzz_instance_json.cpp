@@ -19,8 +19,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   FUZZ_CHECK(in.gpu_count >= 1);
   FUZZ_CHECK(fuzz::finite_nonneg(in.ram_bytes) && fuzz::finite_nonneg(in.network_bytes_per_s));
   const Catalog& cat = fuzz::catalog();
-  for (Pricing p : {Pricing::on_demand, Pricing::monthly, Pricing::reserved_1y, Pricing::reserved_3y,
-                    Pricing::bulk, Pricing::spot}) {
+  for (Pricing p : {Pricing::on_demand, Pricing::monthly, Pricing::reserved_1y,
+                    Pricing::reserved_3y, Pricing::bulk, Pricing::spot}) {
     auto q = quote_price(in, p, cat.pricing, "");
     if (!q.ok()) {
       FUZZ_CHECK(q.error().code == Errc::not_found);
@@ -45,7 +45,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     FUZZ_CHECK(e.ok());
     auto work = build_work_profile(*model, s, e.value());
     FUZZ_CHECK(work.ok());
-    auto t = estimate_step_time(*model, s, e.value(), work.value(), cluster.value(), cat.efficiencies, cat.input);
+    auto t = estimate_step_time(*model, s, e.value(), work.value(), cluster.value(),
+                                cat.efficiencies, cat.input);
     if (!t.ok()) {
       fuzz::check_error(t.error());
       continue;

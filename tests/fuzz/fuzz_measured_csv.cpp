@@ -15,7 +15,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   auto lenient = parse_measured_csv(text, "fuzz.csv", RowErrors::skip);
   if (lenient.ok()) {
     for (const auto& r : lenient.value()) {
-      if (!r.problem.empty()) FUZZ_CHECK(r.problem.rfind("fuzz.csv:", 0) == 0 && fuzz::json_writable({r.id, r.problem}));
+      if (!r.problem.empty())
+        FUZZ_CHECK(r.problem.rfind("fuzz.csv:", 0) == 0 && fuzz::json_writable({r.id, r.problem}));
     }
   } else {
     fuzz::check_error(lenient.error());
@@ -24,8 +25,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   auto memory = validate_memory_csv(fuzz::catalog(), text, "fuzz.csv");
   if (memory.ok()) {
     FUZZ_CHECK(!memory.value().rows.empty() && fuzz::finite_nonneg(memory.value().mape));
-    for (const auto& v : memory.value().rows) FUZZ_CHECK(fuzz::finite_nonneg(v.predicted_bytes) && std::isfinite(v.error));
-    for (const auto& k : memory.value().skipped) FUZZ_CHECK(!k.second.empty() && fuzz::json_writable({k.first, k.second}));
+    for (const auto& v : memory.value().rows)
+      FUZZ_CHECK(fuzz::finite_nonneg(v.predicted_bytes) && std::isfinite(v.error));
+    for (const auto& k : memory.value().skipped)
+      FUZZ_CHECK(!k.second.empty() && fuzz::json_writable({k.first, k.second}));
   } else {
     fuzz::check_error(memory.error());
   }

@@ -55,7 +55,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   FUZZ_CHECK(query_to_key_values(back.value()) == canonical);
 
   Query q = query.value();
-  if (q.request.model.empty() && q.custom.kind == CustomModel::Kind::none) q.request.model = "gpt2-small";
+  if (q.request.model.empty() && q.custom.kind == CustomModel::Kind::none)
+    q.request.model = "gpt2-small";
   auto ev = evaluate(fuzz::catalog(), q);
   if (!ev.ok()) return fuzz::check_error(ev.error()), 0;
   check_evaluation(ev.value());

@@ -88,7 +88,8 @@ std::vector<std::string> list_dir(const std::string& dir) {
   std::vector<std::string> names;
   if (DIR* d = opendir(dir.c_str())) {
     while (dirent* e = readdir(d)) {
-      if (std::string(e->d_name) != "." && std::string(e->d_name) != "..") names.push_back(e->d_name);
+      if (std::string(e->d_name) != "." && std::string(e->d_name) != "..")
+        names.push_back(e->d_name);
     }
     closedir(d);
   }
@@ -115,10 +116,11 @@ TEST(Stats, MedianMinMaxOfOddAndEvenCounts) {
 TEST(Cases, EveryRequiredCaseIsRegisteredOnceInRunOrder) {
   std::vector<std::string> names;
   for (const auto& c : all_cases()) names.push_back(c->name());
-  const std::vector<std::string> want = {"device_properties", "gemm_fp64", "gemm_fp32", "gemm_tf32", "gemm_fp16",
-                                         "gemm_bf16", "gemm_fp8", "hbm_read", "hbm_write", "hbm_copy", "hbm_triad",
-                                         "h2d_pinned", "d2h_pinned", "h2d_pageable", "d2h_pageable", "p2p_copy",
-                                         "nccl_allreduce"};
+  const std::vector<std::string> want = {
+      "device_properties", "gemm_fp64",     "gemm_fp32",  "gemm_tf32",    "gemm_fp16",
+      "gemm_bf16",         "gemm_fp8",      "hbm_read",   "hbm_write",    "hbm_copy",
+      "hbm_triad",         "h2d_pinned",    "d2h_pinned", "h2d_pageable", "d2h_pageable",
+      "p2p_copy",          "nccl_allreduce"};
   EXPECT_EQ(names, want);
 }
 
@@ -127,19 +129,22 @@ TEST(Cases, SelectionTakesNamesAndPrefixesAndNamesUnknownOnes) {
   std::vector<Case*> out;
   EXPECT_EQ(select_cases(cases, {"gemm_*", "hbm_copy"}, out), "");
   EXPECT_EQ(out.size(), 7u);
-  EXPECT_EQ(select_cases(cases, {"gemm_fp4"}, out), "--case: unknown case 'gemm_fp4' (run --list for the names)");
+  EXPECT_EQ(select_cases(cases, {"gemm_fp4"}, out),
+            "--case: unknown case 'gemm_fp4' (run --list for the names)");
 }
 
 TEST(Catalog, DeviceNamesMatchTheirEntries) {
   EXPECT_EQ(match_catalog_gpu(catalog(), "NVIDIA H100 80GB HBM3").value_or(""), "h100-sxm5-80gb");
   EXPECT_EQ(match_catalog_gpu(catalog(), "Tesla T4").value_or(""), "t4");
-  EXPECT_EQ(match_catalog_gpu(catalog(), "  nvidia   A100-SXM4-80GB ").value_or(""), "a100-sxm4-80gb");
+  EXPECT_EQ(match_catalog_gpu(catalog(), "  nvidia   A100-SXM4-80GB ").value_or(""),
+            "a100-sxm4-80gb");
   EXPECT_FALSE(match_catalog_gpu(catalog(), "NVIDIA Imaginary X1"));
 }
 
 TEST(Options, ParsesTheCommandLineAndRejectsMistakes) {
-  const char* argv[] = {"gpuplan-probe", "--case", "gemm_bf16", "--case", "hbm_*", "--full", "--simulate", "t4:4",
-                        "--fault", "hang:gemm_bf16", "--out", "x.json", "--no-metadata"};
+  const char* argv[] = {"gpuplan-probe", "--case",     "gemm_bf16",    "--case",  "hbm_*",
+                        "--full",        "--simulate", "t4:4",         "--fault", "hang:gemm_bf16",
+                        "--out",         "x.json",     "--no-metadata"};
   Options o;
   EXPECT_EQ(parse_options(13, const_cast<char**>(argv), o), "");
   EXPECT_EQ(o.cases, (std::vector<std::string>{"gemm_bf16", "hbm_*"}));
@@ -179,16 +184,22 @@ TEST(SimulatedRun, FiguresAreCatalogPeakTimesTheStatedEfficiency) {
   const json& s = r.payload["summary"];
   // data/gpus/h100-sxm5-80gb.json: 989 / 1979 / 67 TFLOPS, 3350 GB/s, PCIe gen 5; +-1 % jitter.
   EXPECT_NEAR(s["gemm_flop_per_s"]["bf16"].get<double>(), 989e12 * e.gemm, 989e12 * e.gemm * 0.011);
-  EXPECT_NEAR(s["gemm_flop_per_s"]["fp8"].get<double>(), 1979e12 * e.gemm, 1979e12 * e.gemm * 0.011);
+  EXPECT_NEAR(s["gemm_flop_per_s"]["fp8"].get<double>(), 1979e12 * e.gemm,
+              1979e12 * e.gemm * 0.011);
   EXPECT_NEAR(s["gemm_flop_per_s"]["fp32"].get<double>(), 67e12 * e.gemm, 67e12 * e.gemm * 0.011);
-  EXPECT_NEAR(s["hbm_triad_bytes_per_s"].get<double>(), 3350e9 * e.hbm_triad, 3350e9 * e.hbm_triad * 0.011);
-  EXPECT_NEAR(s["h2d_pinned_bytes_per_s"].get<double>(), 63.0e9 * e.pcie_pinned, 63.0e9 * e.pcie_pinned * 0.011);
+  EXPECT_NEAR(s["hbm_triad_bytes_per_s"].get<double>(), 3350e9 * e.hbm_triad,
+              3350e9 * e.hbm_triad * 0.011);
+  EXPECT_NEAR(s["h2d_pinned_bytes_per_s"].get<double>(), 63.0e9 * e.pcie_pinned,
+              63.0e9 * e.pcie_pinned * 0.011);
   const json& copy = row(r.payload, "hbm_copy");
   EXPECT_EQ(copy["unit"], "bytes_per_s");
-  EXPECT_EQ(copy["params"]["bytes_per_iteration"].get<int64_t>(), 2 * copy["params"]["array_bytes"].get<int64_t>());
-  EXPECT_NE(copy["params"]["bytes_counted"].get<std::string>().find("2 x array bytes"), std::string::npos);
+  EXPECT_EQ(copy["params"]["bytes_per_iteration"].get<int64_t>(),
+            2 * copy["params"]["array_bytes"].get<int64_t>());
+  EXPECT_NE(copy["params"]["bytes_counted"].get<std::string>().find("2 x array bytes"),
+            std::string::npos);
   const json& triad = row(r.payload, "hbm_triad");
-  EXPECT_EQ(triad["params"]["bytes_per_iteration"].get<int64_t>(), 3 * triad["params"]["array_bytes"].get<int64_t>());
+  EXPECT_EQ(triad["params"]["bytes_per_iteration"].get<int64_t>(),
+            3 * triad["params"]["array_bytes"].get<int64_t>());
   const json& gemm = row(r.payload, "gemm_bf16");
   EXPECT_EQ(gemm["params"]["n"], 8192);
   EXPECT_LE(gemm["min"].get<double>(), gemm["median"].get<double>());
@@ -211,10 +222,12 @@ TEST(SimulatedRun, FullModeSweepsGemmShapes) {
 TEST(SimulatedRun, PrecisionsAGpuLacksAreWaivedNotFailed) {
   const SimRun a100 = simulate("a100-sxm4-80gb", 1, {}, {}, {"gemm_*"});
   EXPECT_EQ(row(a100.payload, "gemm_fp8")["status"], "waived");
-  EXPECT_EQ(row(a100.payload, "gemm_fp8")["reason"], "fp8 GEMM needs sm_89 or newer (GPU 0 is sm_80)");
+  EXPECT_EQ(row(a100.payload, "gemm_fp8")["reason"],
+            "fp8 GEMM needs sm_89 or newer (GPU 0 is sm_80)");
   EXPECT_TRUE(a100.payload["summary"]["gemm_flop_per_s"]["fp8"].is_null());
   const SimRun t4 = simulate("t4", 1, {}, {}, {"gemm_*"});
-  EXPECT_EQ(row(t4.payload, "gemm_bf16")["reason"], "bf16 GEMM needs sm_80 or newer (GPU 0 is sm_75)");
+  EXPECT_EQ(row(t4.payload, "gemm_bf16")["reason"],
+            "bf16 GEMM needs sm_80 or newer (GPU 0 is sm_75)");
   EXPECT_EQ(t4.result.failed, 0);
 }
 
@@ -226,12 +239,14 @@ TEST(SimulatedRun, AllReduceReportsBusBandwidthAsNcclTestsDefinesIt) {
     if (x["case"] != "nccl_allreduce") continue;
     ++sizes;
     EXPECT_EQ(x["params"]["ranks"], 8);
-    EXPECT_NEAR(x["median"].get<double>() / x["params"]["algbw_median"].get<double>(), factor, 1e-3);
+    EXPECT_NEAR(x["median"].get<double>() / x["params"]["algbw_median"].get<double>(), factor,
+                1e-3);
   }
   EXPECT_EQ(sizes, 3);
   const json& s = r.payload["summary"];
   // NVLink 900 GB/s both directions -> 450 GB/s one way; the largest size hides latency.
-  EXPECT_NEAR(s["allreduce_busbw_bytes_per_s"].get<double>(), 450e9 * simulated_efficiency().allreduce, 450e9 * 0.02);
+  EXPECT_NEAR(s["allreduce_busbw_bytes_per_s"].get<double>(),
+              450e9 * simulated_efficiency().allreduce, 450e9 * 0.02);
   EXPECT_NEAR(s["p2p_bytes_per_s"].get<double>(), 450e9 * simulated_efficiency().p2p, 450e9 * 0.02);
   int pairs = 0;
   for (const auto& x : r.payload["results"]) pairs += x["case"] == "p2p_copy";
@@ -245,7 +260,8 @@ TEST(SimulatedRun, TheSlowestGpuIsNamedAndSetsTheSummary) {
   const SimRun r = simulate("h100-sxm5-80gb", 4, f, {}, {"gemm_bf16", "hbm_copy"});
   const json& s = r.payload["summary"];
   EXPECT_EQ(s["slowest_gpu"], 3);
-  EXPECT_NEAR(s["gemm_flop_per_s"]["bf16"].get<double>(), 0.8 * 989e12 * simulated_efficiency().gemm, 989e12 * 0.02);
+  EXPECT_NEAR(s["gemm_flop_per_s"]["bf16"].get<double>(),
+              0.8 * 989e12 * simulated_efficiency().gemm, 989e12 * 0.02);
   EXPECT_NE(r.result.payload.find("\"slowest_gpu\": 3"), std::string::npos);
 }
 
@@ -259,12 +275,15 @@ TEST(SimulatedRun, LostDeviceFailsItsCaseWithTheCallAndStopsTheRest) {
   EXPECT_EQ(lost["status"], "failed");
   EXPECT_EQ(lost["error"]["kind"], "device_lost");
   EXPECT_EQ(lost["error"]["name"], "cudaErrorDevicesUnavailable");
-  EXPECT_NE(lost["error"]["expression"].get<std::string>().find("SimulatedDevice::memory"), std::string::npos);
-  EXPECT_NE(lost["error"]["location"].get<std::string>().find("simulated_device.cpp:"), std::string::npos);
+  EXPECT_NE(lost["error"]["expression"].get<std::string>().find("SimulatedDevice::memory"),
+            std::string::npos);
+  EXPECT_NE(lost["error"]["location"].get<std::string>().find("simulated_device.cpp:"),
+            std::string::npos);
   EXPECT_NE(lost["reason"].get<std::string>().find("fell off the bus"), std::string::npos);
   const json& after = row(r.payload, "hbm_triad");
   EXPECT_EQ(after["status"], "failed");
-  EXPECT_EQ(after["reason"], "not run: the GPU was lost during hbm_copy gpu 0 (cudaErrorDevicesUnavailable)");
+  EXPECT_EQ(after["reason"],
+            "not run: the GPU was lost during hbm_copy gpu 0 (cudaErrorDevicesUnavailable)");
   EXPECT_TRUE(parse_probe_payload(r.result.payload, "payload").ok());
 }
 
@@ -277,7 +296,8 @@ TEST(SimulatedRun, OutOfMemoryRetriesASmallerSize) {
   EXPECT_EQ(triad["params"]["array_bytes"], 256 << 20);
   bool warned = false;
   for (const auto& w : r.payload["warnings"]) {
-    warned |= w.get<std::string>().find("out of memory at size 1073741824; retrying at 268435456") != std::string::npos;
+    warned |= w.get<std::string>().find(
+                  "out of memory at size 1073741824; retrying at 268435456") != std::string::npos;
   }
   EXPECT_TRUE(warned) << r.payload["warnings"].dump();
 }
@@ -289,7 +309,9 @@ TEST(SimulatedRun, OutOfMemoryAtEverySizeFailsOnlyThatCase) {
   const json& fp16 = row(r.payload, "gemm_fp16");
   EXPECT_EQ(fp16["status"], "failed");
   EXPECT_EQ(fp16["error"]["kind"], "out_of_memory");
-  EXPECT_NE(fp16["reason"].get<std::string>().find("out of memory even at the smallest size (1024)"), std::string::npos)
+  EXPECT_NE(
+      fp16["reason"].get<std::string>().find("out of memory even at the smallest size (1024)"),
+      std::string::npos)
       << fp16["reason"];
   EXPECT_EQ(row(r.payload, "gemm_bf16")["status"], "passed");
   EXPECT_EQ(r.result.exit_code, kExitCaseFailed);
@@ -306,7 +328,8 @@ TEST(SimulatedRun, HangingCaseTimesOutAndTheRestIsMarkedNotRun) {
   const json& hung = row(r.payload, "gemm_bf16");
   EXPECT_EQ(hung["status"], "failed");
   EXPECT_EQ(hung["error"]["kind"], "timeout");
-  EXPECT_EQ(hung["reason"], "gemm_bf16 did not finish within 0.3 s (--case-timeout); the GPU may be hung");
+  EXPECT_EQ(hung["reason"],
+            "gemm_bf16 did not finish within 0.3 s (--case-timeout); the GPU may be hung");
   EXPECT_EQ(row(r.payload, "gemm_fp16")["status"], "passed");
   EXPECT_EQ(row(r.payload, "gemm_fp8")["reason"], "not run: gemm_bf16 gpu 0 timed out before it");
   EXPECT_FALSE(r.result.worker_stuck);  // the simulated hang honours cancel()
@@ -316,17 +339,19 @@ TEST(SimulatedRun, PayloadIsSignedAndVerifiedThroughTheCore) {
   const SimRun r = simulate("h100-sxm5-80gb", 2);
   const auto key = signing::keypair_from_seed(std::string(32, 'k'));
   auto f = signing::read_probe_file(signing::sign_probe_payload(r.result.payload, key),
-                           {signing::base64_encode(key.public_key)});
+                                    {signing::base64_encode(key.public_key)});
   ASSERT_TRUE(f.ok()) << f.error().message;
   EXPECT_EQ(f.value().signature, ProbeSignature::valid);
   EXPECT_TRUE(f.value().trusted);
   const ProbeSummary& s = f.value().payload->summary;
   EXPECT_EQ(s.gpu_count, 2);
-  EXPECT_DOUBLE_EQ(s.gemm_flop_per_s.bf16.value_or(0), r.payload["summary"]["gemm_flop_per_s"]["bf16"].get<double>());
+  EXPECT_DOUBLE_EQ(s.gemm_flop_per_s.bf16.value_or(0),
+                   r.payload["summary"]["gemm_flop_per_s"]["bf16"].get<double>());
   EXPECT_EQ(f.value().payload->results_failed, 0);
 }
 
-// --- multi-node (the MPI flow, with threads as nodes) ---------------------------------------------
+// --- multi-node (the MPI flow, with threads as nodes)
+// ---------------------------------------------
 
 // Runs `nodes` simulated nodes of `per_node` GPUs as threads that meet through ThreadPeers, as
 // gpuplan-probe-mpi's ranks meet through MPI, and returns rank 0's merged payload (or the
@@ -335,7 +360,8 @@ struct ClusterRun {
   std::vector<ProbeResult> nodes;
   std::string merged, error;
 };
-ClusterRun simulate_cluster(const std::string& id, int nodes, int per_node, const std::vector<std::string>& patterns,
+ClusterRun simulate_cluster(const std::string& id, int nodes, int per_node,
+                            const std::vector<std::string>& patterns,
                             std::vector<SimulatedFaults> faults = {}) {
   faults.resize(size_t(nodes));
   auto peers = make_thread_peers(nodes);
@@ -361,7 +387,8 @@ ClusterRun simulate_cluster(const std::string& id, int nodes, int per_node, cons
       Options o;
       o.no_metadata = true;
       auto progress = make_silent_progress();
-      out.nodes[size_t(r)] = run_probe(o, device, gpus.value(), selected, *progress, catalog(), &p, group);
+      out.nodes[size_t(r)] =
+          run_probe(o, device, gpus.value(), selected, *progress, catalog(), &p, group);
       auto all = p.all_gather(out.nodes[size_t(r)].payload);
       if (p.rank() == 0) payloads = all;
     });
@@ -412,7 +439,8 @@ TEST(Peers, MaxAndFirstProblemAgreeAcrossRanks) {
 }
 
 TEST(MultiNode, AllReduceSpansTheNodesAndRankZeroWritesOneFileForAll) {
-  const ClusterRun c = simulate_cluster("a100-sxm4-80gb", 2, 4, {"gemm_bf16", "p2p_copy", "nccl_allreduce"});
+  const ClusterRun c =
+      simulate_cluster("a100-sxm4-80gb", 2, 4, {"gemm_bf16", "p2p_copy", "nccl_allreduce"});
   ASSERT_EQ(c.error, "");
   const json m = json::parse(c.merged);
   ASSERT_EQ(m["nodes"].size(), 2u);
@@ -465,13 +493,15 @@ TEST(MultiNode, BothNodesMeasureTheSameAgreedIterationsAndSlowestTimes) {
 TEST(MultiNode, ANodeThatLostItsGpuMakesTheOthersWaiveTheCollectiveInsteadOfHanging) {
   SimulatedFaults lost;
   lost.device_lost_case = "hbm_copy";
-  const ClusterRun c = simulate_cluster("h100-sxm5-80gb", 2, 2, {"hbm_copy", "nccl_allreduce"}, {{}, lost});
+  const ClusterRun c =
+      simulate_cluster("h100-sxm5-80gb", 2, 2, {"hbm_copy", "nccl_allreduce"}, {{}, lost});
   ASSERT_EQ(c.error, "");
   const json m = json::parse(c.merged);
   const json& waived = row(m, "nccl_allreduce", -1);
   EXPECT_EQ(waived["status"], "waived");
-  EXPECT_NE(waived["reason"].get<std::string>().find("node 1: cannot run it (not run: the GPU was lost"),
-            std::string::npos)
+  EXPECT_NE(
+      waived["reason"].get<std::string>().find("node 1: cannot run it (not run: the GPU was lost"),
+      std::string::npos)
       << waived["reason"];
   EXPECT_EQ(row(m, "hbm_copy", 2)["status"], "failed");
   EXPECT_EQ(row(m, "hbm_copy", 0)["status"], "passed");
@@ -492,7 +522,9 @@ TEST(MultiNode, AFailureInsideTheCollectiveFailsItOnEveryNode) {
 
 TEST(MultiNode, MergeRejectsAPayloadThatIsNotOne) {
   std::string error;
-  EXPECT_EQ(merge_node_payloads({simulate("t4", 1, {}, {}, {"gemm_fp16"}).result.payload, "{\"kind\": 1}"}, error), "");
+  EXPECT_EQ(merge_node_payloads(
+                {simulate("t4", 1, {}, {}, {"gemm_fp16"}).result.payload, "{\"kind\": 1}"}, error),
+            "");
   EXPECT_EQ(error, "node 1 sent a payload that is not a probe payload");
   EXPECT_EQ(merge_node_payloads({}, error), "");
 }
@@ -505,14 +537,16 @@ TEST(SimulatedRun, EnvironmentIsAllowListedNeverCopiedWhole) {
   unsetenv("CUDA_VISIBLE_DEVICES");
   unsetenv("NCCL_ALGO");
   unsetenv("AWS_SECRET_ACCESS_KEY");
-  EXPECT_EQ(r.payload["environment"], json({{"CUDA_VISIBLE_DEVICES", "0,1"}, {"NCCL_ALGO", "Ring"}}));
+  EXPECT_EQ(r.payload["environment"],
+            json({{"CUDA_VISIBLE_DEVICES", "0,1"}, {"NCCL_ALGO", "Ring"}}));
   EXPECT_EQ(r.result.payload.find("do-not-record"), std::string::npos);
 }
 
 TEST(SimulatedRun, UnmeasuredFiguresAreNullInTheSummary) {
   const SimRun r = simulate("h100-sxm5-80gb", 1, {}, {}, {"device_properties"});
   const json& s = r.payload["summary"];
-  for (const char* p : {"fp64", "fp32", "tf32", "fp16", "bf16", "fp8"}) EXPECT_TRUE(s["gemm_flop_per_s"][p].is_null());
+  for (const char* p : {"fp64", "fp32", "tf32", "fp16", "bf16", "fp8"})
+    EXPECT_TRUE(s["gemm_flop_per_s"][p].is_null());
   EXPECT_TRUE(s["hbm_copy_bytes_per_s"].is_null());
   EXPECT_EQ(s["gpu_name"], "NVIDIA H100 SXM5 80GB");
 }
@@ -520,15 +554,16 @@ TEST(SimulatedRun, UnmeasuredFiguresAreNullInTheSummary) {
 // --- cloud metadata against fake servers on 127.0.0.1 ----------------------------------------
 
 std::string http(int status, const std::string& body, const std::string& headers = "") {
-  return "HTTP/1.1 " + std::to_string(status) + " X\r\nContent-Length: " + std::to_string(body.size()) + "\r\n" +
-         headers + "\r\n" + body;
+  return "HTTP/1.1 " + std::to_string(status) +
+         " X\r\nContent-Length: " + std::to_string(body.size()) + "\r\n" + headers + "\r\n" + body;
 }
 
 // A loopback HTTP server in a thread. The handler gets the request head and returns the whole
 // response, or "" to hold the connection open without ever answering.
 class FakeServer {
  public:
-  explicit FakeServer(std::function<std::string(const std::string&)> handler) : handler_(std::move(handler)) {
+  explicit FakeServer(std::function<std::string(const std::string&)> handler)
+      : handler_(std::move(handler)) {
     fd_ = socket(AF_INET, SOCK_STREAM, 0);
     sockaddr_in a{};
     a.sin_family = AF_INET;
@@ -583,12 +618,17 @@ class FakeServer {
   std::thread thread_;
 };
 
-bool starts(const std::string& req, const std::string& line) { return req.rfind(line, 0) == 0; }
-bool has(const std::string& req, const std::string& header) { return req.find("\r\n" + header + "\r\n") != std::string::npos; }
+bool starts(const std::string& req, const std::string& line) {
+  return req.rfind(line, 0) == 0;
+}
+bool has(const std::string& req, const std::string& header) {
+  return req.find("\r\n" + header + "\r\n") != std::string::npos;
+}
 
 TEST(CloudMetadata, AwsImdsV2AsksForATokenFirst) {
   FakeServer server([](const std::string& req) {
-    if (starts(req, "PUT /latest/api/token ") && has(req, "X-aws-ec2-metadata-token-ttl-seconds: 60")) {
+    if (starts(req, "PUT /latest/api/token ") &&
+        has(req, "X-aws-ec2-metadata-token-ttl-seconds: 60")) {
       return http(200, "tok123");
     }
     if (!has(req, "X-aws-ec2-metadata-token: tok123")) return http(401, "");
@@ -610,7 +650,8 @@ TEST(CloudMetadata, GcpNeedsTheFlavorHeaderBothWays) {
     if (starts(req, "GET /computeMetadata/v1/instance/machine-type ")) {
       return http(200, "projects/123/machineTypes/a3-highgpu-8g", flavor);
     }
-    if (starts(req, "GET /computeMetadata/v1/instance/zone ")) return http(200, "projects/123/zones/us-central1-a", flavor);
+    if (starts(req, "GET /computeMetadata/v1/instance/zone "))
+      return http(200, "projects/123/zones/us-central1-a", flavor);
     return http(404, "");
   });
   auto c = query_cloud_metadata(server.url() + "/", 0.3);
@@ -622,12 +663,14 @@ TEST(CloudMetadata, GcpNeedsTheFlavorHeaderBothWays) {
 
 TEST(CloudMetadata, AzureReadsVmSizeFromAChunkedAnswer) {
   FakeServer server([](const std::string& req) {
-    if (!starts(req, "GET /metadata/instance/compute?api-version=") || !has(req, "Metadata: true")) return http(400, "");
+    if (!starts(req, "GET /metadata/instance/compute?api-version=") || !has(req, "Metadata: true"))
+      return http(400, "");
     const std::string body = R"({"vmSize":"Standard_ND96isr_H100_v5","location":"eastus"})";
     char size[16];
     std::snprintf(size, sizeof size, "%zx", body.size() - 10);
     return "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n" + std::string(size) + "\r\n" +
-           body.substr(0, body.size() - 10) + "\r\na\r\n" + body.substr(body.size() - 10) + "\r\n0\r\n\r\n";
+           body.substr(0, body.size() - 10) + "\r\na\r\n" + body.substr(body.size() - 10) +
+           "\r\n0\r\n\r\n";
   });
   auto c = query_cloud_metadata(server.url(), 0.3);
   ASSERT_TRUE(c);
@@ -650,7 +693,10 @@ TEST(CloudMetadata, AServerThatNeverAnswersTimesOutOnce) {
 
 TEST(CloudMetadata, NothingListeningGivesUpAtOnce) {
   std::string url;
-  { FakeServer gone([](const std::string&) { return std::string(); }); url = gone.url(); }
+  {
+    FakeServer gone([](const std::string&) { return std::string(); });
+    url = gone.url();
+  }
   const auto start = Clock::now();
   EXPECT_FALSE(query_cloud_metadata(url, 0.3));
   EXPECT_LT(std::chrono::duration<double>(Clock::now() - start).count(), 0.5);
@@ -697,7 +743,8 @@ TEST(KeyFile, NewKeyIsMode0600InAPrivateFolder) {
   EXPECT_EQ(mode_of(path), 0600u);
   EXPECT_EQ(mode_of(dir + "/config/gpuplan"), 0700u);
   EXPECT_EQ(k.value().key.public_key.size(), 32u);
-  EXPECT_EQ(list_dir(dir + "/config/gpuplan"), std::vector<std::string>{"probe-key"});  // no temporary left
+  EXPECT_EQ(list_dir(dir + "/config/gpuplan"),
+            std::vector<std::string>{"probe-key"});  // no temporary left
 }
 
 TEST(KeyFile, ExistingKeyIsReusedAndKeepsMode0600) {
@@ -716,8 +763,9 @@ TEST(KeyFile, KeyOthersCanReadIsRefusedAndLeftAlone) {
   chmod(path.c_str(), 0644);
   auto k = signing::load_or_create_key(path);
   ASSERT_FALSE(k.ok());
-  EXPECT_EQ(k.error().message, path + ": mode 0644 lets other users see the signing key; run 'chmod 600 " + path +
-                                   "' (or pass --key with a new path to make a fresh key)");
+  EXPECT_EQ(k.error().message,
+            path + ": mode 0644 lets other users see the signing key; run 'chmod 600 " + path +
+                "' (or pass --key with a new path to make a fresh key)");
   EXPECT_EQ(mode_of(path), 0644u);
 }
 
@@ -747,7 +795,8 @@ TEST(AtomicWrite, WritesTheWholeFileAndLeavesNoTemporary) {
 TEST(AtomicWrite, MissingFolderIsAnErrorAndWritesNothing) {
   const std::string dir = temp_dir();
   const std::string err = write_file_atomically(dir + "/no/such/out.json", "x");
-  EXPECT_NE(err.find("cannot create a temporary file in " + dir + "/no/such"), std::string::npos) << err;
+  EXPECT_NE(err.find("cannot create a temporary file in " + dir + "/no/such"), std::string::npos)
+      << err;
   EXPECT_TRUE(list_dir(dir).empty());
 }
 

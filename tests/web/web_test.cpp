@@ -15,7 +15,8 @@ const Catalog& catalog() {
 }
 
 TEST(Link, OneBadFieldKeepsEveryOtherField) {
-  ParsedLink link = page_state_from_link("model=llama-2-7b&precision=bf16&gpu=h100-sxm5-80gb&gpus=8&batch=-5");
+  ParsedLink link =
+      page_state_from_link("model=llama-2-7b&precision=bf16&gpu=h100-sxm5-80gb&gpus=8&batch=-5");
   check_link_ids(catalog(), link);
   ASSERT_EQ(link.problems.size(), 1u);
   EXPECT_EQ(link.problems[0].key, "batch");
@@ -28,12 +29,14 @@ TEST(Link, OneBadFieldKeepsEveryOtherField) {
 }
 
 TEST(Link, BadPageKeysFallBackOneByOne) {
-  ParsedLink link = page_state_from_link("model=gpt2-medium&gpus=0&pricing=cheap&tokens=5e9&tab=plans");
+  ParsedLink link =
+      page_state_from_link("model=gpt2-medium&gpus=0&pricing=cheap&tokens=5e9&tab=plans");
   check_link_ids(catalog(), link);
   ASSERT_EQ(link.problems.size(), 2u);
   EXPECT_EQ(link.problems[0].message, "--gpus: 0 is out of range [1, 4096]");
-  EXPECT_EQ(link.problems[1].message,
-            "--pricing: 'cheap' is not one of on-demand, monthly, reserved-1y, reserved-3y, bulk, spot");
+  EXPECT_EQ(
+      link.problems[1].message,
+      "--pricing: 'cheap' is not one of on-demand, monthly, reserved-1y, reserved-3y, bulk, spot");
   EXPECT_EQ(link.state.gpus, 1);
   EXPECT_EQ(link.state.run.tokens, 5e9);
   EXPECT_EQ(link.state.tab, Tab::plans);
@@ -44,10 +47,14 @@ TEST(Link, UnknownIdsListTheNearestAndFallBack) {
   ParsedLink link = page_state_from_link("model=llama2-7b&gpu=h100-sxm-80gb");
   check_link_ids(catalog(), link);
   ASSERT_EQ(link.problems.size(), 2u);
-  EXPECT_EQ(link.problems[0].message.rfind("--model: unknown id 'llama2-7b'. Did you mean: llama-2-7b", 0), 0u)
+  EXPECT_EQ(link.problems[0].message.rfind(
+                "--model: unknown id 'llama2-7b'. Did you mean: llama-2-7b", 0),
+            0u)
       << link.problems[0].message;
   EXPECT_EQ(link.problems[0].used, "gpt2-small");
-  EXPECT_EQ(link.problems[1].message.rfind("--gpu: unknown id 'h100-sxm-80gb'. Did you mean: h100-sxm5-80gb", 0), 0u)
+  EXPECT_EQ(link.problems[1].message.rfind(
+                "--gpu: unknown id 'h100-sxm-80gb'. Did you mean: h100-sxm5-80gb", 0),
+            0u)
       << link.problems[1].message;
   EXPECT_EQ(link.state.request.model, "gpt2-small");
 }
@@ -75,13 +82,15 @@ TEST(Numbers, SeparatorsAndChineseCounts) {
 
 TEST(Messages, FlagsBecomePageControls) {
   set_language(Lang::en);
-  EXPECT_EQ(page_message("--batch: 0 is out of range [1, 100000000]"), "Global batch: 0 is out of range [1, 100000000]");
+  EXPECT_EQ(page_message("--batch: 0 is out of range [1, 100000000]"),
+            "Global batch: 0 is out of range [1, 100000000]");
   EXPECT_EQ(page_message("--seq: must be > 0"), "Sequence length: must be > 0");
   EXPECT_EQ(page_message("something else"), "something else");
   EXPECT_EQ(page_message("--batch 6 is not divisible by --dp x --micro-batch = 4"),
             "Global batch 6 is not divisible by --dp x Micro-batch (0 = auto) = 4");
   set_language(Lang::zh);
-  EXPECT_EQ(page_message("--batch: 0 is out of range"), std::string("全局批量") + ": 0 is out of range");
+  EXPECT_EQ(page_message("--batch: 0 is out of range"),
+            std::string("全局批量") + ": 0 is out of range");
   set_language(Lang::en);
   EXPECT_EQ(lang_from_code("zh-CN"), Lang::zh);
   EXPECT_EQ(lang_from_code("zh"), Lang::zh);
@@ -90,7 +99,9 @@ TEST(Messages, FlagsBecomePageControls) {
 }
 
 TEST(Compute, AutoMicroBatchIsTheLargestThatFits) {
-  PageState s = page_state_from_query("model=gpt2-medium&batch=512&precision=amp-bf16&gpu=a100-sxm4-80gb").value();
+  PageState s =
+      page_state_from_query("model=gpt2-medium&batch=512&precision=amp-bf16&gpu=a100-sxm4-80gb")
+          .value();
   const Computed c = compute(catalog(), s, nullptr);
   ASSERT_TRUE(c.estimate) << c.error;
   EXPECT_TRUE(c.fits);
@@ -103,8 +114,9 @@ TEST(Compute, AutoMicroBatchIsTheLargestThatFits) {
 }
 
 TEST(Plans, SlicedSearchRanksAsOneSearch) {
-  for (const char* link : {"model=gpt2-medium&batch=64&precision=amp-bf16&tokens=2e9",
-                           "model=llama-2-7b&batch=64&seq=2048&precision=bf16&zero=3&tokens=1e9&objective=time"}) {
+  for (const char* link :
+       {"model=gpt2-medium&batch=64&precision=amp-bf16&tokens=2e9",
+        "model=llama-2-7b&batch=64&seq=2048&precision=bf16&zero=3&tokens=1e9&objective=time"}) {
     const PageState s = page_state_from_query(link).value();
     const Model& model = *catalog().find_model(s.request.model);
     auto whole = plan(catalog(), model, plan_query(catalog(), s, model));
@@ -118,7 +130,8 @@ TEST(Plans, SlicedSearchRanksAsOneSearch) {
     EXPECT_EQ(sliced.value().candidates, whole.value().candidates) << link;
     ASSERT_EQ(sliced.value().plans.size(), whole.value().plans.size()) << link;
     for (size_t i = 0; i < whole.value().plans.size(); ++i) {
-      EXPECT_EQ(sliced.value().plans[i].instance, whole.value().plans[i].instance) << link << " #" << i;
+      EXPECT_EQ(sliced.value().plans[i].instance, whole.value().plans[i].instance)
+          << link << " #" << i;
       EXPECT_EQ(sliced.value().plans[i].nodes, whole.value().plans[i].nodes) << link << " #" << i;
       EXPECT_EQ(sliced.value().plans[i].cost.usd_total, whole.value().plans[i].cost.usd_total);
       EXPECT_EQ(sliced.value().plans[i].pareto, whole.value().plans[i].pareto) << link << " #" << i;
@@ -128,7 +141,8 @@ TEST(Plans, SlicedSearchRanksAsOneSearch) {
 }
 
 TEST(Compute, NearestIds) {
-  EXPECT_EQ(nearest_ids("gtp2", {"gpt2-small", "gpt2", "resnet50"}, 2), (std::vector<std::string>{"gpt2", "gpt2-small"}));
+  EXPECT_EQ(nearest_ids("gtp2", {"gpt2-small", "gpt2", "resnet50"}, 2),
+            (std::vector<std::string>{"gpt2", "gpt2-small"}));
 }
 
 }  // namespace

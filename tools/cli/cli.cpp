@@ -35,9 +35,13 @@ std::string take(Args& args, const std::string& key) {
   return value;
 }
 
-bool take_flag(Args& args, const std::string& key) { return take(args, key) == "1"; }
+bool take_flag(Args& args, const std::string& key) {
+  return take(args, key) == "1";
+}
 
-Result<Catalog> load_embedded_catalog() { return load_catalog(embedded_data_files()); }
+Result<Catalog> load_embedded_catalog() {
+  return load_catalog(embedded_data_files());
+}
 
 Result<Query> take_query(Args& args) {
   const std::string hf_path = take(args, "hf-config");
@@ -102,9 +106,11 @@ Result<Workload> take_workload(Args& args, const Catalog& catalog) {
   Workload w;
   w.request = request.value();
   if (!hf_path.empty()) {
-    if (!w.request.model.empty()) return make_error(Errc::invalid_argument, "give --model or --hf-config, not both");
+    if (!w.request.model.empty())
+      return make_error(Errc::invalid_argument, "give --model or --hf-config, not both");
     std::string text, error;
-    if (!read_file(hf_path, text, error, kMaxJsonBytes)) return make_error(Errc::invalid_argument, error);
+    if (!read_file(hf_path, text, error, kMaxJsonBytes))
+      return make_error(Errc::invalid_argument, error);
     auto m = model_from_hf_config(text, hf_path);
     if (!m.ok()) return m.error();
     w.model = std::move(m).value();
@@ -149,14 +155,17 @@ Result<RunOptions> take_run_options(Args& args) {
   if (!pricing.empty()) {
     auto p = parse_pricing(pricing);
     if (!p) {
-      return make_error(Errc::invalid_argument, "--pricing: '" + pricing +
-                                                    "' is not one of on-demand, monthly, reserved-1y, reserved-3y, bulk, spot");
+      return make_error(
+          Errc::invalid_argument,
+          "--pricing: '" + pricing +
+              "' is not one of on-demand, monthly, reserved-1y, reserved-3y, bulk, spot");
     }
     o.pricing = *p;
   }
   o.region = take(args, "region");
   const std::string currency = take(args, "currency");
-  if (currency == "cny" || currency == "CNY") o.currency = "CNY";
+  if (currency == "cny" || currency == "CNY")
+    o.currency = "CNY";
   else if (!currency.empty() && currency != "usd" && currency != "USD") {
     return make_error(Errc::invalid_argument, "--currency: '" + currency + "' is not usd or cny");
   }
@@ -170,8 +179,10 @@ Result<RunOptions> take_run_options(Args& args) {
     auto u = parse_number(util, "reservation-utilisation");
     if (!u.ok()) return u.error();
     if (u.value() > 1) {
-      return make_error(Errc::invalid_argument, "--reservation-utilisation: " + util +
-                                                    " is above 1 (give the share of the reserved term you will use, e.g. 0.6)");
+      return make_error(
+          Errc::invalid_argument,
+          "--reservation-utilisation: " + util +
+              " is above 1 (give the share of the reserved term you will use, e.g. 0.6)");
     }
     o.commitment.utilisation = u.value();
   }
@@ -181,18 +192,20 @@ Result<RunOptions> take_run_options(Args& args) {
 std::optional<Error> resolve_spot_bucket(RunOptions& o, const Catalog& catalog) {
   if (o.spot_bucket.empty()) return std::nullopt;
   auto rate = interruptions_per_hour_from_bucket(catalog.pricing, o.spot_bucket);
-  if (!rate.ok()) return Error{rate.error().code, "--spot-interruption-bucket: " + rate.error().message};
+  if (!rate.ok())
+    return Error{rate.error().code, "--spot-interruption-bucket: " + rate.error().message};
   o.spot.interruptions_per_hour = rate.value();
   return std::nullopt;
 }
 
-std::string price_text(const PriceQuote& q, const std::string& currency, const PricingRules& rules) {
+std::string price_text(const PriceQuote& q, const std::string& currency,
+                       const PricingRules& rules) {
   char b[200];
   auto rate = usd_per_currency_unit("CNY", q, rules);
   const bool cny_first = currency == "CNY" || q.currency == "CNY";
   if (cny_first && rate.ok()) {
-    std::snprintf(b, sizeof b, "%.2f CNY/h (%.2f USD/h at %.3f USD/CNY)", q.usd_per_hour / rate.value(), q.usd_per_hour,
-                  rate.value());
+    std::snprintf(b, sizeof b, "%.2f CNY/h (%.2f USD/h at %.3f USD/CNY)",
+                  q.usd_per_hour / rate.value(), q.usd_per_hour, rate.value());
   } else {
     std::snprintf(b, sizeof b, "%.3f USD/h", q.usd_per_hour);
   }
@@ -201,24 +214,29 @@ std::string price_text(const PriceQuote& q, const std::string& currency, const P
   return out;
 }
 
-void print_price_lines(const PriceQuote& q, const RunCost* cost, const std::string& currency, const PricingRules& rules) {
+void print_price_lines(const PriceQuote& q, const RunCost* cost, const std::string& currency,
+                       const PricingRules& rules) {
   std::printf("Price\n  %-22s %s\n", "per instance", price_text(q, currency, rules).c_str());
-  std::printf("  %-22s %s%s (%s)\n", "price date", q.date.c_str(), q.stale ? ", stale" : "", q.source.c_str());
+  std::printf("  %-22s %s%s (%s)\n", "price date", q.date.c_str(), q.stale ? ", stale" : "",
+              q.source.c_str());
   if (q.commitment_h > 0) {
     if (q.break_even_utilisation) {
-      std::printf("  %-22s reserved pays off above %.0f %% use of the %.0f-hour term\n", "break-even",
-                  100 * *q.break_even_utilisation, q.commitment_h);
+      std::printf("  %-22s reserved pays off above %.0f %% use of the %.0f-hour term\n",
+                  "break-even", 100 * *q.break_even_utilisation, q.commitment_h);
     }
     if (cost && cost->utilisation > 0) {
-      std::printf("  %-22s this run's share at %.0f %% utilisation of the term\n", "commitment", 100 * cost->utilisation);
+      std::printf("  %-22s this run's share at %.0f %% utilisation of the term\n", "commitment",
+                  100 * cost->utilisation);
     } else if (cost) {
-      std::printf("  %-22s charged %.0f committed hours (give --reservation-utilisation for a share)\n", "commitment",
-                  cost->commitment_h);
+      std::printf(
+          "  %-22s charged %.0f committed hours (give --reservation-utilisation for a share)\n",
+          "commitment", cost->commitment_h);
     }
   }
   auto rate = usd_per_currency_unit(currency, q, rules);
   if (cost && rate.ok() && currency != "USD") {
-    std::printf("  %-22s %.2f %s (%.2f USD)\n", "run total", cost->usd_total / rate.value(), currency.c_str(), cost->usd_total);
+    std::printf("  %-22s %.2f %s (%.2f USD)\n", "run total", cost->usd_total / rate.value(),
+                currency.c_str(), cost->usd_total);
   }
 }
 

@@ -79,7 +79,8 @@ std::optional<Error> resolve_spot_bucket(RunOptions& o, const Catalog& catalog);
 std::string price_text(const PriceQuote& q, const std::string& currency, const PricingRules& rules);
 // The price block of `estimate --instance`: price (CNY beside USD where relevant), published or
 // assumed, date, and for a commitment the term charged and the break-even utilisation.
-void print_price_lines(const PriceQuote& q, const RunCost* cost, const std::string& currency, const PricingRules& rules);
+void print_price_lines(const PriceQuote& q, const RunCost* cost, const std::string& currency,
+                       const PricingRules& rules);
 
 // Commands: each takes the arguments after its name and returns the exit code.
 int cmd_models(Args args);
@@ -98,7 +99,8 @@ int cmd_published(Args args);
 int print_launch_config(const std::string& format, const LaunchInputs& inputs);
 
 // The published measurements (data/published) matching an estimate, compared with it.
-std::vector<PublishedComparison> published_beside(const Catalog& catalog, const Model& model, const Gpu& gpu,
-                                                  const Setup& setup, const Estimate& e, const StepTime* time);
+std::vector<PublishedComparison> published_beside(const Catalog& catalog, const Model& model,
+                                                  const Gpu& gpu, const Setup& setup,
+                                                  const Estimate& e, const StepTime* time);
 
 }  // namespace gpuplan::cli

@@ -30,29 +30,34 @@ int cmd_gpus(Args args) {
     nlohmann::ordered_json out = nlohmann::ordered_json::array();
     for (const auto& g : catalog.value().gpus) {
       nlohmann::ordered_json peaks = nlohmann::ordered_json::object();
-      for (const auto& [p, v] : g.peak_dense_flops_per_s) peaks[p] = sourced(v, g, "peak_dense_tflops." + p);
-      out.push_back({{"id", g.id},
-                     {"name", g.name},
-                     {"vendor", g.vendor},
-                     {"aliases", g.aliases},
-                     {"memory_bytes", sourced(g.memory_bytes, g, "memory_bytes")},
-                     {"memory_bandwidth_bytes_per_s",
-                      sourced(g.memory_bandwidth_bytes_per_s, g, "memory_bandwidth_gb_per_s")},
-                     {"peak_dense_flop_per_s", peaks},
-                     {"tdp_w", g.tdp_w > 0 ? nlohmann::ordered_json(g.tdp_w) : nlohmann::ordered_json()},
-                     {"interconnect", g.interconnect}});
+      for (const auto& [p, v] : g.peak_dense_flops_per_s)
+        peaks[p] = sourced(v, g, "peak_dense_tflops." + p);
+      out.push_back(
+          {{"id", g.id},
+           {"name", g.name},
+           {"vendor", g.vendor},
+           {"aliases", g.aliases},
+           {"memory_bytes", sourced(g.memory_bytes, g, "memory_bytes")},
+           {"memory_bandwidth_bytes_per_s",
+            sourced(g.memory_bandwidth_bytes_per_s, g, "memory_bandwidth_gb_per_s")},
+           {"peak_dense_flop_per_s", peaks},
+           {"tdp_w", g.tdp_w > 0 ? nlohmann::ordered_json(g.tdp_w) : nlohmann::ordered_json()},
+           {"interconnect", g.interconnect}});
     }
     std::printf("%s\n", out.dump(2).c_str());
     return 0;
   }
-  std::printf("%-16s %-30s %10s %12s %12s %12s\n", "id", "name", "memory", "bandwidth", "bf16 TFLOPS", "fp32 TFLOPS");
+  std::printf("%-16s %-30s %10s %12s %12s %12s\n", "id", "name", "memory", "bandwidth",
+              "bf16 TFLOPS", "fp32 TFLOPS");
   for (const auto& g : catalog.value().gpus) {
     auto tf = [&](const char* p) {
       auto it = g.peak_dense_flops_per_s.find(p);
-      return it == g.peak_dense_flops_per_s.end() ? std::string("-") : std::to_string(it->second / 1e12).substr(0, 6);
+      return it == g.peak_dense_flops_per_s.end() ? std::string("-")
+                                                  : std::to_string(it->second / 1e12).substr(0, 6);
     };
-    std::printf("%-16s %-30s %10s %10.0f GB/s %12s %12s\n", g.id.c_str(), g.name.c_str(), format_bytes(g.memory_bytes).c_str(),
-                g.memory_bandwidth_bytes_per_s / 1e9, tf("bf16").c_str(), tf("fp32").c_str());
+    std::printf("%-16s %-30s %10s %10.0f GB/s %12s %12s\n", g.id.c_str(), g.name.c_str(),
+                format_bytes(g.memory_bytes).c_str(), g.memory_bandwidth_bytes_per_s / 1e9,
+                tf("bf16").c_str(), tf("fp32").c_str());
   }
   return 0;
 }
@@ -76,18 +81,22 @@ int cmd_instances(Args args) {
   std::vector<PriceQuote> shown;
   for (const auto& in : cat.instances) {
     if (!provider.empty() && in.provider != provider) continue;
-    if (auto q = quote_price(in, Pricing::on_demand, cat.pricing, ""); q.ok()) shown.push_back(q.value());
+    if (auto q = quote_price(in, Pricing::on_demand, cat.pricing, ""); q.ok())
+      shown.push_back(q.value());
   }
   if (!json) {
-    std::printf("prices as of %s\n%-44s %-16s %4s %6s  %-44s %-44s %s\n", price_date_range(shown).label().c_str(), "id", "gpu",
-                "gpus", "vcpus", "on-demand", "date", "region");
+    std::printf("prices as of %s\n%-44s %-16s %4s %6s  %-44s %-44s %s\n",
+                price_date_range(shown).label().c_str(), "id", "gpu", "gpus", "vcpus", "on-demand",
+                "date", "region");
   }
   for (const auto& in : cat.instances) {
     if (!provider.empty() && in.provider != provider) continue;
     if (json) {
       nlohmann::ordered_json prices = nlohmann::ordered_json::array();
       for (const auto& p : in.prices) {
-        auto opt = [](const std::optional<double>& v) { return v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json(); };
+        auto opt = [](const std::optional<double>& v) {
+          return v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json();
+        };
         prices.push_back({{"region", p.region},
                           {"date", p.date},
                           {"source", p.source.title},
@@ -97,27 +106,30 @@ int cmd_instances(Args args) {
                           {"spot_usd_per_hour", opt(p.spot_usd_per_hour)},
                           {"currency", p.currency},
                           {"native_per_hour", p.native_per_hour},
-                          {"usd_per_cny", p.usd_per_cny > 0 ? nlohmann::ordered_json(p.usd_per_cny) : nlohmann::ordered_json()},
+                          {"usd_per_cny", p.usd_per_cny > 0 ? nlohmann::ordered_json(p.usd_per_cny)
+                                                            : nlohmann::ordered_json()},
                           {"date_label", p.date_label()},
                           {"stale", p.stale}});
       }
-      out.push_back({{"id", in.id},
-                     {"provider", in.provider},
-                     {"instance_type", in.instance_type},
-                     {"gpu", in.gpu},
-                     {"gpu_count", in.gpu_count},
-                     {"vcpus", in.vcpus > 0 ? nlohmann::ordered_json(in.vcpus) : nlohmann::ordered_json()},
-                     {"gpu_interconnect", in.gpu_interconnect},
-                     {"pricing_models", in.offered},
-                     {"prices", prices}});
+      out.push_back(
+          {{"id", in.id},
+           {"provider", in.provider},
+           {"instance_type", in.instance_type},
+           {"gpu", in.gpu},
+           {"gpu_count", in.gpu_count},
+           {"vcpus", in.vcpus > 0 ? nlohmann::ordered_json(in.vcpus) : nlohmann::ordered_json()},
+           {"gpu_interconnect", in.gpu_interconnect},
+           {"pricing_models", in.offered},
+           {"prices", prices}});
       continue;
     }
     auto q = quote_price(in, Pricing::on_demand, cat.pricing, "");
     const std::string price = q.ok() ? price_text(q.value(), currency, cat.pricing) : "no price";
     const std::string date = q.ok() ? q.value().date + (q.value().stale ? " (stale)" : "") : "-";
-    std::printf("%-44s %-16s %4d %6s  %-44s %-44s %s\n", in.id.c_str(), in.gpu.c_str(), in.gpu_count,
-                in.vcpus > 0 ? std::to_string(in.vcpus).c_str() : "-", price.substr(0, price.find(" published")).c_str(),
-                date.c_str(), q.ok() ? q.value().region.c_str() : "-");
+    std::printf("%-44s %-16s %4d %6s  %-44s %-44s %s\n", in.id.c_str(), in.gpu.c_str(),
+                in.gpu_count, in.vcpus > 0 ? std::to_string(in.vcpus).c_str() : "-",
+                price.substr(0, price.find(" published")).c_str(), date.c_str(),
+                q.ok() ? q.value().region.c_str() : "-");
   }
   if (json) std::printf("%s\n", out.dump(2).c_str());
   return 0;

@@ -15,12 +15,14 @@ int cmd_models(Args args) {
   if (json) {
     nlohmann::ordered_json out = nlohmann::ordered_json::array();
     for (const auto& m : catalog.value().models) {
-      out.push_back({{"id", m.id},
-                     {"name", m.name},
-                     {"kind", m.kind == ModelKind::transformer ? "transformer" : "graph"},
-                     {"task", m.task},
-                     {"aliases", m.aliases},
-                     {"source", {{"title", m.source.title}, {"url", m.source.url}, {"date", m.source.date}}}});
+      out.push_back(
+          {{"id", m.id},
+           {"name", m.name},
+           {"kind", m.kind == ModelKind::transformer ? "transformer" : "graph"},
+           {"task", m.task},
+           {"aliases", m.aliases},
+           {"source",
+            {{"title", m.source.title}, {"url", m.source.url}, {"date", m.source.date}}}});
     }
     std::printf("%s\n", out.dump(2).c_str());
     return 0;

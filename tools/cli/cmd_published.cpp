@@ -12,8 +12,9 @@
 
 namespace gpuplan::cli {
 
-std::vector<PublishedComparison> published_beside(const Catalog& catalog, const Model& model, const Gpu& gpu,
-                                                  const Setup& setup, const Estimate& e, const StepTime* time) {
+std::vector<PublishedComparison> published_beside(const Catalog& catalog, const Model& model,
+                                                  const Gpu& gpu, const Setup& setup,
+                                                  const Estimate& e, const StepTime* time) {
   auto tables = load_published(embedded_data_files(), catalog);
   std::vector<PublishedComparison> out;
   if (!tables.ok()) return out;  // the catalog test loads the same files and fails loudly
@@ -40,21 +41,28 @@ int cmd_published(Args args) {
   if (json) {
     nlohmann::ordered_json j;
     j["rows"] = nlohmann::ordered_json::array();
-    for (const auto& c : rows) j["rows"].push_back(nlohmann::ordered_json::parse(published_comparison_json(c)));
+    for (const auto& c : rows)
+      j["rows"].push_back(nlohmann::ordered_json::parse(published_comparison_json(c)));
     j["predicted"] = predicted;
     j["not_predicted"] = static_cast<int>(rows.size()) - predicted;
     j["mape"] = mape;
     j["tables"] = nlohmann::ordered_json::array();
     for (const auto& t : tables.value()) {
-      j["tables"].push_back({{"id", t.id}, {"title", t.title}, {"publisher", t.publisher}, {"url", t.source.url},
-                             {"date", t.source.date}, {"rows", t.rows.size()}, {"caveats", t.caveats}});
+      j["tables"].push_back({{"id", t.id},
+                             {"title", t.title},
+                             {"publisher", t.publisher},
+                             {"url", t.source.url},
+                             {"date", t.source.date},
+                             {"rows", t.rows.size()},
+                             {"caveats", t.caveats}});
     }
     std::printf("%s\n", j.dump(2).c_str());
     return 0;
   }
-  for (const auto& c : rows) std::printf("%-40s %s\n", c.run.row.id.c_str(), published_line(c).c_str());
-  std::printf("%d rows predicted, %d not (reason given per row); mean absolute error %.1f%%\n", predicted,
-              static_cast<int>(rows.size()) - predicted, mape * 100);
+  for (const auto& c : rows)
+    std::printf("%-40s %s\n", c.run.row.id.c_str(), published_line(c).c_str());
+  std::printf("%d rows predicted, %d not (reason given per row); mean absolute error %.1f%%\n",
+              predicted, static_cast<int>(rows.size()) - predicted, mape * 100);
   return 0;
 }
 

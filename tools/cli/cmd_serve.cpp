@@ -17,7 +17,8 @@ namespace {
 using json = nlohmann::ordered_json;
 
 // A number option: absent leaves `out`; 0 allowed when `allow_zero`.
-std::optional<Error> take_number(Args& args, const char* key, double& out, bool allow_zero = false) {
+std::optional<Error> take_number(Args& args, const char* key, double& out,
+                                 bool allow_zero = false) {
   const std::string v = take(args, key);
   if (v.empty()) return std::nullopt;
   if (allow_zero && (v == "0" || v == "0.0")) {
@@ -31,12 +32,15 @@ std::optional<Error> take_number(Args& args, const char* key, double& out, bool 
 }
 
 template <class T>
-std::optional<Error> take_choice(Args& args, const char* key, T& out, std::optional<T> (*parse)(const std::string&),
+std::optional<Error> take_choice(Args& args, const char* key, T& out,
+                                 std::optional<T> (*parse)(const std::string&),
                                  const char* choices) {
   const std::string v = take(args, key);
   if (v.empty()) return std::nullopt;
   auto x = parse(v);
-  if (!x) return Error{Errc::invalid_argument, std::string("--") + key + ": '" + v + "' is not one of " + choices};
+  if (!x)
+    return Error{Errc::invalid_argument,
+                 std::string("--") + key + ": '" + v + "' is not one of " + choices};
   out = *x;
   return std::nullopt;
 }
@@ -45,27 +49,41 @@ std::optional<Error> take_choice(Args& args, const char* key, T& out, std::optio
 std::optional<Error> take_query(Args& args, ServeQuery& q, double& rate) {
   ServeConfig& c = q.config;
   c.tp = 0;
-  if (auto e = take_choice(args, "runtime", c.runtime, parse_runtime, "vllm, trtllm, sglang, hf")) return e;
-  if (auto e = take_choice(args, "weights", c.weights, parse_weight_format, "bf16, fp16, fp8, int8, int4")) return e;
+  if (auto e = take_choice(args, "runtime", c.runtime, parse_runtime, "vllm, trtllm, sglang, hf"))
+    return e;
+  if (auto e = take_choice(args, "weights", c.weights, parse_weight_format,
+                           "bf16, fp16, fp8, int8, int4"))
+    return e;
   if (auto e = take_choice(args, "kv", c.kv, parse_kv_format, "bf16, fp8")) return e;
-  double tp = 0, requests = 400, percentile = 90, min_replicas = 1, ttft_ms = 0, tpot_ms = 0, load_gbps = 0, top = 10;
+  double tp = 0, requests = 400, percentile = 90, min_replicas = 1, ttft_ms = 0, tpot_ms = 0,
+         load_gbps = 0, top = 10;
   for (auto [key, out, zero] : {std::tuple<const char*, double*, bool>{"rate", &rate, false},
                                 {"prompt-tokens", &q.workload.prompt_tokens, false},
                                 {"output-tokens", &q.workload.output_tokens, false},
-                                {"ttft-ms", &ttft_ms, true}, {"tpot-ms", &tpot_ms, true}, {"tp", &tp, false},
-                                {"requests", &requests, false}, {"percentile", &percentile, false},
-                                {"min-replicas", &min_replicas, true}, {"target-utilisation", &q.policy.target_utilisation, false},
-                                {"headroom", &q.policy.headroom, true}, {"start-s", &q.policy.instance_start_s, true},
-                                {"load-gb-per-s", &load_gbps, true}, {"top", &top, false}}) {
+                                {"ttft-ms", &ttft_ms, true},
+                                {"tpot-ms", &tpot_ms, true},
+                                {"tp", &tp, false},
+                                {"requests", &requests, false},
+                                {"percentile", &percentile, false},
+                                {"min-replicas", &min_replicas, true},
+                                {"target-utilisation", &q.policy.target_utilisation, false},
+                                {"headroom", &q.policy.headroom, true},
+                                {"start-s", &q.policy.instance_start_s, true},
+                                {"load-gb-per-s", &load_gbps, true},
+                                {"top", &top, false}}) {
     if (auto e = take_number(args, key, *out, zero)) return e;
   }
-  if (tp != std::floor(tp) || tp > 64) return Error{Errc::invalid_argument, "--tp must be a whole number from 1 to 64"};
-  if (percentile != 50 && percentile != 90 && percentile != 99) return Error{Errc::invalid_argument, "--percentile must be 50, 90 or 99"};
-  if (requests != std::floor(requests) || requests > 20000) return Error{Errc::invalid_argument, "--requests must be a whole number up to 20000"};
+  if (tp != std::floor(tp) || tp > 64)
+    return Error{Errc::invalid_argument, "--tp must be a whole number from 1 to 64"};
+  if (percentile != 50 && percentile != 90 && percentile != 99)
+    return Error{Errc::invalid_argument, "--percentile must be 50, 90 or 99"};
+  if (requests != std::floor(requests) || requests > 20000)
+    return Error{Errc::invalid_argument, "--requests must be a whole number up to 20000"};
   if (min_replicas != std::floor(min_replicas) || min_replicas > 10000) {
     return Error{Errc::invalid_argument, "--min-replicas must be a whole number up to 10000"};
   }
-  if (top != std::floor(top) || top > 1000) return Error{Errc::invalid_argument, "--top must be a whole number up to 1000"};
+  if (top != std::floor(top) || top > 1000)
+    return Error{Errc::invalid_argument, "--top must be a whole number up to 1000"};
   c.tp = static_cast<int>(tp);
   q.workload.requests = static_cast<int>(requests);
   q.slo = {ttft_ms / 1000, tpot_ms / 1000, percentile};
@@ -73,8 +91,10 @@ std::optional<Error> take_query(Args& args, ServeQuery& q, double& rate) {
   q.policy.model_load_bytes_per_s = load_gbps * 1e9;
   q.top_k = static_cast<int>(top);
   const std::string lengths = take(args, "lengths");
-  if (lengths == "sharegpt") q.workload.lengths = LengthDistribution::sharegpt;
-  else if (!lengths.empty() && lengths != "fixed") return Error{Errc::invalid_argument, "--lengths: '" + lengths + "' is not fixed or sharegpt"};
+  if (lengths == "sharegpt")
+    q.workload.lengths = LengthDistribution::sharegpt;
+  else if (!lengths.empty() && lengths != "fixed")
+    return Error{Errc::invalid_argument, "--lengths: '" + lengths + "' is not fixed or sharegpt"};
   q.gpu = take(args, "gpu");
   q.instance = take(args, "instance");
   q.provider = take(args, "provider");
@@ -89,7 +109,9 @@ Result<LoadCurve> take_curve(Args& args, double rate) {
   }
   std::string text, error;
   if (!read_file(spec, text, error, 64 * 1024)) {
-    return Error{Errc::invalid_argument, "--load-curve: '" + spec + "' is not flat, business-hours, diurnal or a file (" + error + ")"};
+    return Error{Errc::invalid_argument, "--load-curve: '" + spec +
+                                             "' is not flat, business-hours, diurnal or a file (" +
+                                             error + ")"};
   }
   return parse_load_curve(text, spec);
 }
@@ -108,9 +130,10 @@ json option_json(const ServeOption& o) {
   j["decode_step_s"] = o.decode_step_s;
   const auto& s = o.rate.at_max;
   j["replica_max_rate_per_s"] = o.rate.max_rate_per_s;
-  j["at_max_rate"] = {{"ttft_s", {{"p50", s.ttft_s.p50}, {"p90", s.ttft_s.p90}, {"p99", s.ttft_s.p99}}},
-                      {"tpot_s", {{"p50", s.tpot_s.p50}, {"p90", s.tpot_s.p90}, {"p99", s.tpot_s.p99}}},
-                      {"output_tokens_per_s", s.output_tokens_per_s}};
+  j["at_max_rate"] = {
+      {"ttft_s", {{"p50", s.ttft_s.p50}, {"p90", s.ttft_s.p90}, {"p99", s.ttft_s.p99}}},
+      {"tpot_s", {{"p50", s.tpot_s.p50}, {"p90", s.tpot_s.p90}, {"p99", s.tpot_s.p99}}},
+      {"output_tokens_per_s", s.output_tokens_per_s}};
   j["limit"] = o.rate.limit;
   j["fixed_replicas"] = o.fleet.fixed_replicas;
   j["replicas_per_hour"] = json::array();
@@ -119,17 +142,19 @@ json option_json(const ServeOption& o) {
   j["price_usd_per_hour"] = o.price.usd_per_hour;
   j["costs"] = json::array();
   for (const auto& c : o.costs) {
-    j["costs"].push_back({{"pricing", c.pricing}, {"usd_per_month_fixed", c.usd_per_month_fixed},
+    j["costs"].push_back({{"pricing", c.pricing},
+                          {"usd_per_month_fixed", c.usd_per_month_fixed},
                           {"usd_per_month_autoscaled", c.usd_per_month_autoscaled},
-                          {"usd_per_million_output_tokens", c.usd_per_million_output_tokens}, {"note", c.note}});
+                          {"usd_per_million_output_tokens", c.usd_per_million_output_tokens},
+                          {"note", c.note}});
   }
   j["notes"] = o.notes;
   return j;
 }
 
 void print_text(const ServePlan& p, const ServeQuery& q) {
-  std::printf("%-4s %-36s %-16s %3s %9s %9s %9s %5s %12s %12s %9s\n", "rank", "instance", "gpu", "tp", "rate/rep",
-              "TTFTp90", "TPOTp90", "fixed", "$/mo fixed", "$/mo auto", "$/Mtok");
+  std::printf("%-4s %-36s %-16s %3s %9s %9s %9s %5s %12s %12s %9s\n", "rank", "instance", "gpu",
+              "tp", "rate/rep", "TTFTp90", "TPOTp90", "fixed", "$/mo fixed", "$/mo auto", "$/Mtok");
   int rank = 0;
   for (const auto& o : p.options) {
     const auto& s = o.rate.at_max;
@@ -137,23 +162,30 @@ void print_text(const ServePlan& p, const ServeQuery& q) {
     const double autos = o.costs.empty() ? 0 : o.costs.front().usd_per_month_autoscaled;
     const double per_m = o.costs.empty() ? 0 : o.costs.front().usd_per_million_output_tokens;
     std::printf("%-4d %-36s %-16s %3d %9.2f %8.0fms %8.1fms %5d %12.0f %12.0f %9.3f\n", ++rank,
-                o.instance.empty() ? "(no priced instance)" : o.instance.c_str(), o.gpu.c_str(), o.tp,
-                o.rate.max_rate_per_s, s.ttft_s.p90 * 1000, s.tpot_s.p90 * 1000, o.fleet.fixed_replicas, fixed, autos, per_m);
+                o.instance.empty() ? "(no priced instance)" : o.instance.c_str(), o.gpu.c_str(),
+                o.tp, o.rate.max_rate_per_s, s.ttft_s.p90 * 1000, s.tpot_s.p90 * 1000,
+                o.fleet.fixed_replicas, fixed, autos, per_m);
   }
   const ServeOption& b = p.options.front();
-  std::printf("\nbest: %s, %d GPU(s) per replica; KV cache %.1f GB per GPU (%lld tokens), %lld sequences at once; "
-              "prefill %.0f ms, decode step %.1f ms alone\n",
-              b.instance.empty() ? b.gpu.c_str() : b.instance.c_str(), b.tp, b.memory.kv_bytes / 1e9,
-              static_cast<long long>(b.memory.kv_tokens), static_cast<long long>(b.max_seqs), b.prefill_s * 1000,
-              b.decode_step_s * 1000);
+  std::printf(
+      "\nbest: %s, %d GPU(s) per replica; KV cache %.1f GB per GPU (%lld tokens), %lld sequences "
+      "at once; "
+      "prefill %.0f ms, decode step %.1f ms alone\n",
+      b.instance.empty() ? b.gpu.c_str() : b.instance.c_str(), b.tp, b.memory.kv_bytes / 1e9,
+      static_cast<long long>(b.memory.kv_tokens), static_cast<long long>(b.max_seqs),
+      b.prefill_s * 1000, b.decode_step_s * 1000);
   std::printf("replicas per hour (00-23):");
   for (const auto& h : b.fleet.hours) std::printf(" %d", h.replicas);
-  std::printf("\nfixed fleet %d replicas for the peak %.2f req/s + %.0f%% headroom; scale-up delay %.0f s\n",
-              b.fleet.fixed_replicas, *std::max_element(q.curve.begin(), q.curve.end()), q.policy.headroom * 100,
-              b.fleet.scale_up_delay_s);
+  std::printf(
+      "\nfixed fleet %d replicas for the peak %.2f req/s + %.0f%% headroom; scale-up delay %.0f "
+      "s\n",
+      b.fleet.fixed_replicas, *std::max_element(q.curve.begin(), q.curve.end()),
+      q.policy.headroom * 100, b.fleet.scale_up_delay_s);
   for (const auto& c : b.costs) {
-    std::printf("  %-34s $%10.0f/month fixed  $%10.0f/month autoscaled  $%.3f per million output tokens\n",
-                c.pricing.c_str(), c.usd_per_month_fixed, c.usd_per_month_autoscaled, c.usd_per_million_output_tokens);
+    std::printf(
+        "  %-34s $%10.0f/month fixed  $%10.0f/month autoscaled  $%.3f per million output tokens\n",
+        c.pricing.c_str(), c.usd_per_month_fixed, c.usd_per_month_autoscaled,
+        c.usd_per_million_output_tokens);
   }
   for (const auto& n : b.notes) std::printf("note: %s\n", n.c_str());
   for (const auto& n : p.notes) std::printf("note: %s\n", n.c_str());
@@ -225,25 +257,38 @@ int validate_serving_file(const std::string& path, const std::string& text, bool
     out["by_source"] = table(rep.by_source);
     out["rows"] = json::array();
     for (const auto& p : rep.rows) {
-      out["rows"].push_back({{"id", p.row.id}, {"metric", p.row.metric}, {"group", p.group}, {"measured", p.row.value},
-                             {"predicted", p.predicted}, {"error", p.error}});
+      out["rows"].push_back({{"id", p.row.id},
+                             {"metric", p.row.metric},
+                             {"group", p.group},
+                             {"measured", p.row.value},
+                             {"predicted", p.predicted},
+                             {"error", p.error}});
     }
     out["skipped"] = json::array();
-    for (const auto& [id, why] : rep.skipped) out["skipped"].push_back({{"id", id}, {"reason", why}});
+    for (const auto& [id, why] : rep.skipped)
+      out["skipped"].push_back({{"id", id}, {"reason", why}});
     std::printf("%s\n", out.dump(2).c_str());
     return 0;
   }
-  std::printf("%-7s %-22s %-16s %-5s %-28s %12s %12s %8s\n", "id", "model", "gpu", "tp", "metric", "measured", "predicted", "error");
+  std::printf("%-7s %-22s %-16s %-5s %-28s %12s %12s %8s\n", "id", "model", "gpu", "tp", "metric",
+              "measured", "predicted", "error");
   for (const auto& p : rep.rows) {
-    std::printf("%-7s %-22.22s %-16.16s %-5s %-28s %12.4g %12.4g %+7.1f%%\n", p.row.id.c_str(), p.row.model.c_str(),
-                p.row.gpu.c_str(), p.row.tp.c_str(), p.row.metric.c_str(), p.row.value, p.predicted, 100 * p.error);
+    std::printf("%-7s %-22.22s %-16.16s %-5s %-28s %12.4g %12.4g %+7.1f%%\n", p.row.id.c_str(),
+                p.row.model.c_str(), p.row.gpu.c_str(), p.row.tp.c_str(), p.row.metric.c_str(),
+                p.row.value, p.predicted, 100 * p.error);
   }
-  for (const auto& [id, why] : rep.skipped) std::printf("%-7s skipped: %s\n", id.c_str(), why.c_str());
-  for (const auto& [name, v] : {std::pair<const char*, const std::vector<std::tuple<std::string, double, int>>*>{"group", &rep.by_group},
-                                {"metric", &rep.by_metric}, {"source", &rep.by_source}}) {
-    for (const auto& [k, m, n] : *v) std::printf("MAPE by %-6s %-28s %6.1f%% over %d rows\n", name, k.c_str(), 100 * m, n);
+  for (const auto& [id, why] : rep.skipped)
+    std::printf("%-7s skipped: %s\n", id.c_str(), why.c_str());
+  for (const auto& [name, v] :
+       {std::pair<const char*, const std::vector<std::tuple<std::string, double, int>>*>{
+            "group", &rep.by_group},
+        {"metric", &rep.by_metric},
+        {"source", &rep.by_source}}) {
+    for (const auto& [k, m, n] : *v)
+      std::printf("MAPE by %-6s %-28s %6.1f%% over %d rows\n", name, k.c_str(), 100 * m, n);
   }
-  std::printf("%zu rows predicted, %zu skipped (gpuplan cannot express them; reasons above)\n", rep.rows.size(), rep.skipped.size());
+  std::printf("%zu rows predicted, %zu skipped (gpuplan cannot express them; reasons above)\n",
+              rep.rows.size(), rep.skipped.size());
   return 0;
 }
 

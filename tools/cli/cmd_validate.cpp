@@ -26,21 +26,29 @@ int validate_memory(const std::string& path, const std::string& text, bool json)
     out["mape"] = rep.mape;
     out["rows"] = nlohmann::ordered_json::array();
     for (const auto& v : rep.rows) {
-      out["rows"].push_back({{"id", v.id}, {"model", v.model}, {"mode", v.mode}, {"measured_bytes", v.measured_bytes},
-                             {"predicted_bytes", v.predicted_bytes}, {"error", v.error},
+      out["rows"].push_back({{"id", v.id},
+                             {"model", v.model},
+                             {"mode", v.mode},
+                             {"measured_bytes", v.measured_bytes},
+                             {"predicted_bytes", v.predicted_bytes},
+                             {"error", v.error},
                              {"family", v.family}});
     }
     out["skipped"] = nlohmann::ordered_json::array();
-    for (const auto& [id, why] : rep.skipped) out["skipped"].push_back({{"id", id}, {"reason", why}});
+    for (const auto& [id, why] : rep.skipped)
+      out["skipped"].push_back({{"id", id}, {"reason", why}});
     std::printf("%s\n", out.dump(2).c_str());
     return 0;
   }
-  std::printf("%-8s %-16s %-8s %14s %14s %8s\n", "id", "model", "mode", "measured", "predicted", "error");
+  std::printf("%-8s %-16s %-8s %14s %14s %8s\n", "id", "model", "mode", "measured", "predicted",
+              "error");
   for (const auto& v : rep.rows) {
-    std::printf("%-8s %-16s %-8s %14s %14s %+7.1f%%\n", v.id.c_str(), v.model.c_str(), v.mode.c_str(),
-                format_bytes(v.measured_bytes).c_str(), format_bytes(v.predicted_bytes).c_str(), 100 * v.error);
+    std::printf("%-8s %-16s %-8s %14s %14s %+7.1f%%\n", v.id.c_str(), v.model.c_str(),
+                v.mode.c_str(), format_bytes(v.measured_bytes).c_str(),
+                format_bytes(v.predicted_bytes).c_str(), 100 * v.error);
   }
-  for (const auto& [id, why] : rep.skipped) std::printf("%-8s skipped: %s\n", id.c_str(), why.c_str());
+  for (const auto& [id, why] : rep.skipped)
+    std::printf("%-8s skipped: %s\n", id.c_str(), why.c_str());
   std::printf("memory MAPE %.1f%% over %zu rows\n", 100 * rep.mape, rep.rows.size());
   return 0;
 }
@@ -70,30 +78,39 @@ int cmd_validate(Args args) {
     out["mape"] = rep.mape;
     out["rows"] = nlohmann::ordered_json::array();
     for (const auto& v : rep.rows) {
-      out["rows"].push_back({{"id", v.row.id}, {"model", v.row.model}, {"gpu", v.row.gpu}, {"metric", v.row.metric},
-                             {"measured", v.row.value}, {"predicted", v.predicted}, {"error", v.error},
-                             {"fits", v.fits}, {"fit", fit_name(v.fit)}, {"family", v.family}});
+      out["rows"].push_back({{"id", v.row.id},
+                             {"model", v.row.model},
+                             {"gpu", v.row.gpu},
+                             {"metric", v.row.metric},
+                             {"measured", v.row.value},
+                             {"predicted", v.predicted},
+                             {"error", v.error},
+                             {"fits", v.fits},
+                             {"fit", fit_name(v.fit)},
+                             {"family", v.family}});
     }
     out["skipped"] = nlohmann::ordered_json::array();
     for (const auto& k : rep.skipped) {
-      out["skipped"].push_back({{"id", k.row.id}, {"model", k.row.model}, {"gpu", k.row.gpu}, {"reason", k.reason}});
+      out["skipped"].push_back(
+          {{"id", k.row.id}, {"model", k.row.model}, {"gpu", k.row.gpu}, {"reason", k.reason}});
     }
     std::printf("%s\n", out.dump(2).c_str());
     return 0;
   }
-  std::printf("%-8s %-14s %-18s %4s %-9s %6s %22s %12s %12s %8s\n", "id", "model", "gpu", "gpus", "precision", "batch",
-              "metric", "measured", "predicted", "error");
+  std::printf("%-8s %-14s %-18s %4s %-9s %6s %22s %12s %12s %8s\n", "id", "model", "gpu", "gpus",
+              "precision", "batch", "metric", "measured", "predicted", "error");
   for (const auto& v : rep.rows) {
-    std::printf("%-8s %-14s %-18s %4d %-9s %6lld %22s %12.4g %12.4g %+7.1f%%%s\n", v.row.id.c_str(), v.row.model.c_str(),
-                v.row.gpu.c_str(), v.row.num_gpus, v.row.precision.c_str(),
-                static_cast<long long>(v.row.batch_size_per_gpu), v.row.metric.c_str(), v.row.value, v.predicted,
-                100 * v.error, v.fits ? "" : "  (does not fit)");
+    std::printf("%-8s %-14s %-18s %4d %-9s %6lld %22s %12.4g %12.4g %+7.1f%%%s\n", v.row.id.c_str(),
+                v.row.model.c_str(), v.row.gpu.c_str(), v.row.num_gpus, v.row.precision.c_str(),
+                static_cast<long long>(v.row.batch_size_per_gpu), v.row.metric.c_str(), v.row.value,
+                v.predicted, 100 * v.error, v.fits ? "" : "  (does not fit)");
   }
   for (const auto& k : rep.skipped) {
     std::printf("%-8s skipped: %s\n", k.row.id.c_str(), k.reason.c_str());
   }
   std::printf("MAPE %.1f%% over %zu rows", 100 * rep.mape, rep.rows.size());
-  if (!rep.skipped.empty()) std::printf(" (%zu rows skipped: gpuplan cannot predict them)", rep.skipped.size());
+  if (!rep.skipped.empty())
+    std::printf(" (%zu rows skipped: gpuplan cannot predict them)", rep.skipped.size());
   std::printf("\n");
   return 0;
 }

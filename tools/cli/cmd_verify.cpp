@@ -27,8 +27,12 @@ ojson summary_json(const ProbeSummary& s) {
           {"node_count", s.node_count},
           {"slowest_gpu", s.slowest_gpu},
           {"gemm_flop_per_s",
-           {{"fp64", opt(g.fp64)}, {"fp32", opt(g.fp32)}, {"tf32", opt(g.tf32)}, {"fp16", opt(g.fp16)},
-            {"bf16", opt(g.bf16)}, {"fp8", opt(g.fp8)}}},
+           {{"fp64", opt(g.fp64)},
+            {"fp32", opt(g.fp32)},
+            {"tf32", opt(g.tf32)},
+            {"fp16", opt(g.fp16)},
+            {"bf16", opt(g.bf16)},
+            {"fp8", opt(g.fp8)}}},
           {"hbm_copy_bytes_per_s", opt(s.hbm_copy_bytes_per_s)},
           {"hbm_triad_bytes_per_s", opt(s.hbm_triad_bytes_per_s)},
           {"h2d_pinned_bytes_per_s", opt(s.h2d_pinned_bytes_per_s)},
@@ -42,7 +46,8 @@ ojson summary_json(const ProbeSummary& s) {
 std::string rate(const std::optional<double>& v, const char* unit) {
   if (!v) return "-";
   char buf[48];
-  std::snprintf(buf, sizeof buf, *v >= 1e12 ? "%.1f T%s" : "%.1f G%s", *v >= 1e12 ? *v / 1e12 : *v / 1e9, unit);
+  std::snprintf(buf, sizeof buf, *v >= 1e12 ? "%.1f T%s" : "%.1f G%s",
+                *v >= 1e12 ? *v / 1e12 : *v / 1e9, unit);
   return buf;
 }
 
@@ -55,34 +60,41 @@ void print_text(const std::string& path, const ProbeFile& f, bool pinned_keys) {
                 f.signature != ProbeSignature::valid ? ""
                 : f.trusted                          ? ", trusted (--trust)"
                 : pinned_keys                        ? ", NOT one of the --trust keys"
-                                                     : ", not pinned (pass --trust PUBLIC_KEY to require it)");
+                              : ", not pinned (pass --trust PUBLIC_KEY to require it)");
     std::printf("  public key: %s\n", f.public_key.c_str());
   }
   if (f.measured) std::printf("%s", measured_run_to_text(*f.measured).c_str());
   if (!f.payload) return;
   const ProbePayload& p = *f.payload;
   const ProbeSummary& s = p.summary;
-  std::printf("  measured:   %s .. %s by %s %s (git %s)%s\n", p.started_utc.c_str(), p.finished_utc.c_str(),
-              p.tool_name.c_str(), p.tool_version.c_str(), p.git_revision.c_str(),
-              p.simulated ? "\n  SIMULATED:  figures are catalog peak x default efficiency, not measurements" : "");
+  std::printf(
+      "  measured:   %s .. %s by %s %s (git %s)%s\n", p.started_utc.c_str(), p.finished_utc.c_str(),
+      p.tool_name.c_str(), p.tool_version.c_str(), p.git_revision.c_str(),
+      p.simulated
+          ? "\n  SIMULATED:  figures are catalog peak x default efficiency, not measurements"
+          : "");
   if (p.cloud_instance_type) {
-    std::printf("  cloud:      %s %s %s\n", p.cloud_provider.value_or("").c_str(), p.cloud_instance_type->c_str(),
-                p.cloud_region.value_or("").c_str());
+    std::printf("  cloud:      %s %s %s\n", p.cloud_provider.value_or("").c_str(),
+                p.cloud_instance_type->c_str(), p.cloud_region.value_or("").c_str());
   }
   std::printf("  gpus:       %lld x %s (catalog %s) on %lld node%s, slowest GPU %lld\n",
-              static_cast<long long>(s.gpu_count), s.gpu_name.c_str(), s.catalog_gpu_id.value_or("none").c_str(),
-              static_cast<long long>(s.node_count), s.node_count == 1 ? "" : "s", static_cast<long long>(s.slowest_gpu));
-  std::printf("  results:    %lld passed, %lld waived, %lld failed\n", static_cast<long long>(p.results_passed),
-              static_cast<long long>(p.results_waived), static_cast<long long>(p.results_failed));
+              static_cast<long long>(s.gpu_count), s.gpu_name.c_str(),
+              s.catalog_gpu_id.value_or("none").c_str(), static_cast<long long>(s.node_count),
+              s.node_count == 1 ? "" : "s", static_cast<long long>(s.slowest_gpu));
+  std::printf("  results:    %lld passed, %lld waived, %lld failed\n",
+              static_cast<long long>(p.results_passed), static_cast<long long>(p.results_waived),
+              static_cast<long long>(p.results_failed));
   const ProbeGemm& g = s.gemm_flop_per_s;
-  std::printf("  gemm:       fp64 %s, fp32 %s, tf32 %s, fp16 %s, bf16 %s, fp8 %s\n", rate(g.fp64, "FLOP/s").c_str(),
-              rate(g.fp32, "FLOP/s").c_str(), rate(g.tf32, "FLOP/s").c_str(), rate(g.fp16, "FLOP/s").c_str(),
+  std::printf("  gemm:       fp64 %s, fp32 %s, tf32 %s, fp16 %s, bf16 %s, fp8 %s\n",
+              rate(g.fp64, "FLOP/s").c_str(), rate(g.fp32, "FLOP/s").c_str(),
+              rate(g.tf32, "FLOP/s").c_str(), rate(g.fp16, "FLOP/s").c_str(),
               rate(g.bf16, "FLOP/s").c_str(), rate(g.fp8, "FLOP/s").c_str());
   std::printf("  memory:     copy %s, triad %s\n", rate(s.hbm_copy_bytes_per_s, "B/s").c_str(),
               rate(s.hbm_triad_bytes_per_s, "B/s").c_str());
   std::printf("  transfers:  h2d %s, d2h %s, p2p %s, all-reduce busbw %s\n",
-              rate(s.h2d_pinned_bytes_per_s, "B/s").c_str(), rate(s.d2h_pinned_bytes_per_s, "B/s").c_str(),
-              rate(s.p2p_bytes_per_s, "B/s").c_str(), rate(s.allreduce_busbw_bytes_per_s, "B/s").c_str());
+              rate(s.h2d_pinned_bytes_per_s, "B/s").c_str(),
+              rate(s.d2h_pinned_bytes_per_s, "B/s").c_str(), rate(s.p2p_bytes_per_s, "B/s").c_str(),
+              rate(s.allreduce_busbw_bytes_per_s, "B/s").c_str());
   for (const auto& w : p.warnings) std::printf("  warning:    %s\n", w.c_str());
 }
 
@@ -95,7 +107,9 @@ int cmd_verify(Args args) {
   for (const auto& [key, value] : args) {
     if (key == "trust") {
       const auto pk = signing::base64_decode(value);
-      if (!pk || pk->size() != 32) return usage_error("verify: --trust " + value + ": expected a base64 Ed25519 public key (32 bytes)");
+      if (!pk || pk->size() != 32)
+        return usage_error("verify: --trust " + value +
+                           ": expected a base64 Ed25519 public key (32 bytes)");
       trusted.push_back(value);
     } else if (key == "file" && path.empty()) {
       path = value;
@@ -103,7 +117,8 @@ int cmd_verify(Args args) {
       return usage_error("verify: unknown option --" + key);
     }
   }
-  if (path.empty()) return usage_error("verify: FILE is required (gpuplan verify FILE [--json] [--trust KEY])");
+  if (path.empty())
+    return usage_error("verify: FILE is required (gpuplan verify FILE [--json] [--trust KEY])");
   auto text = read_bounded_file(path, kMaxProbeFileBytes);
   if (!text.ok()) return fail(text.error());
   auto f = signing::read_probe_file(text.value(), trusted);

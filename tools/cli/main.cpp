@@ -68,7 +68,8 @@ gpuplan::Result<Args> parse_flags(int argc, char** argv, int first) {
   for (int i = first; i < argc; ++i) {
     std::string a = argv[i];
     if (a.rfind("--", 0) != 0 || a.size() < 3) {
-      return gpuplan::make_error(gpuplan::Errc::invalid_argument, "unexpected argument '" + a + "'");
+      return gpuplan::make_error(gpuplan::Errc::invalid_argument,
+                                 "unexpected argument '" + a + "'");
     }
     std::string key = a.substr(2);
     std::string value;
@@ -98,14 +99,10 @@ int main(int argc, char** argv) {
     return argc < 2 ? gpuplan::cli::kExitUsage : 0;
   }
   const std::map<std::string, int (*)(Args)> commands = {
-      {"models", gpuplan::cli::cmd_models},
-      {"estimate", gpuplan::cli::cmd_estimate},
-      {"verify", gpuplan::cli::cmd_verify},
-      {"gpus", gpuplan::cli::cmd_gpus},
-      {"instances", gpuplan::cli::cmd_instances},
-      {"plan", gpuplan::cli::cmd_plan},
-      {"validate", gpuplan::cli::cmd_validate},
-      {"serve", gpuplan::cli::cmd_serve},
+      {"models", gpuplan::cli::cmd_models},       {"estimate", gpuplan::cli::cmd_estimate},
+      {"verify", gpuplan::cli::cmd_verify},       {"gpus", gpuplan::cli::cmd_gpus},
+      {"instances", gpuplan::cli::cmd_instances}, {"plan", gpuplan::cli::cmd_plan},
+      {"validate", gpuplan::cli::cmd_validate},   {"serve", gpuplan::cli::cmd_serve},
       {"published", gpuplan::cli::cmd_published},
   };
   const std::string command = argv[1];
@@ -114,7 +111,8 @@ int main(int argc, char** argv) {
   // validate and verify take their file as a positional argument.
   int first = 2;
   std::string positional;
-  if ((command == "validate" || command == "verify") && argc > 2 && std::strncmp(argv[2], "--", 2) != 0) {
+  if ((command == "validate" || command == "verify") && argc > 2 &&
+      std::strncmp(argv[2], "--", 2) != 0) {
     positional = argv[2];
     first = 3;
   }

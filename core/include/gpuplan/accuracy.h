@@ -55,9 +55,9 @@ const char* fit_name(Fit fit);  // "fits", "tight", "does not fit"
 
 struct FitVerdict {
   Fit fit = Fit::fits;
-  Range memory_bytes;            // predicted per GPU, with its band
-  double capacity_bytes = 0;     // what the GPU gives PyTorch
-  double margin_bytes = 0;       // capacity - predicted (negative: over)
+  Range memory_bytes;         // predicted per GPU, with its band
+  double capacity_bytes = 0;  // what the GPU gives PyTorch
+  double margin_bytes = 0;    // capacity - predicted (negative: over)
 };
 
 // fits: even the band's high end is within capacity; does not fit: even its low end is over;

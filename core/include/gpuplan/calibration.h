@@ -19,6 +19,7 @@ struct Calibrated {
   std::vector<std::string> notes;
   bool gpu_matches = true;  // the probe measured this GPU model (by catalog id)
 };
-Calibrated calibrate(const Efficiencies& base, const ProbeSummary& summary, const Gpu& gpu, Precision precision);
+Calibrated calibrate(const Efficiencies& base, const ProbeSummary& summary, const Gpu& gpu,
+                     Precision precision);
 
 }  // namespace gpuplan

@@ -64,7 +64,8 @@ Result<Instance> parse_instance_json(std::string_view text, const std::string& w
 Result<Provider> parse_provider_json(std::string_view text, const std::string& where);
 Result<PricingRules> parse_pricing_rules_json(std::string_view text, const std::string& where);
 // data/assumptions.json into `catalog` (efficiencies, input pipeline, restart time).
-std::optional<Error> parse_assumptions_json(std::string_view text, const std::string& where, Catalog& catalog);
+std::optional<Error> parse_assumptions_json(std::string_view text, const std::string& where,
+                                            Catalog& catalog);
 
 // Copies each provider's pricing models (what it really sells) onto its instances, so a price
 // quote never applies a rule where the product does not exist. load_catalog calls it.

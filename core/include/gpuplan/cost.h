@@ -23,18 +23,19 @@ std::optional<Pricing> parse_pricing(const std::string& s);
 struct PriceQuote {
   double usd_per_hour = 0;
   std::string region;
-  std::string date;        // the price's date, or "date unknown, retrieved YYYY-MM-DD"
-  bool assumption = false; // derived from a pricing rule, not a published price
-  std::string basis;       // e.g. "published spot price" or "on-demand - 70 % (seed guide rule)"
-  std::string rule;        // the rule's name when assumed ("seed-guide-spot-70"); empty when published
-  std::string source;      // title of the document the price (or the on-demand price a rule used) comes from
+  std::string date;         // the price's date, or "date unknown, retrieved YYYY-MM-DD"
+  bool assumption = false;  // derived from a pricing rule, not a published price
+  std::string basis;        // e.g. "published spot price" or "on-demand - 70 % (seed guide rule)"
+  std::string rule;  // the rule's name when assumed ("seed-guide-spot-70"); empty when published
+  std::string
+      source;  // title of the document the price (or the on-demand price a rule used) comes from
   bool date_known = true;
   bool stale = false;
-  std::string currency = "USD";      // the currency the provider prices this in
-  double native_per_hour = 0;        // the price in `currency` (== usd_per_hour for USD)
-  double usd_per_cny = 0;            // the rate used when currency is CNY
+  std::string currency = "USD";  // the currency the provider prices this in
+  double native_per_hour = 0;    // the price in `currency` (== usd_per_hour for USD)
+  double usd_per_cny = 0;        // the rate used when currency is CNY
   std::string usd_per_cny_source;
-  double commitment_h = 0;           // hours the pricing model commits to (a reservation's term); 0: none
+  double commitment_h = 0;  // hours the pricing model commits to (a reservation's term); 0: none
   // For a commitment: the share of the term a user must use for it to cost less than on-demand
   // (commitment price / on-demand price, same region); absent when no on-demand price is known.
   std::optional<double> break_even_utilisation;
@@ -67,7 +68,8 @@ PriceDateRange price_date_range(const std::vector<PriceQuote>& quotes);
 // USD per unit of `currency` ("USD": 1; "CNY": the quote's own conversion rate when the provider
 // prices in CNY, else the catalog's sourced usd_per_cny), so amount_in_currency = usd / rate.
 // Error for another currency or when no rate is known.
-Result<double> usd_per_currency_unit(const std::string& currency, const PriceQuote& q, const PricingRules& rules);
+Result<double> usd_per_currency_unit(const std::string& currency, const PriceQuote& q,
+                                     const PricingRules& rules);
 
 // How long a run is: a token budget, or epochs over a dataset.
 struct RunLength {
@@ -89,7 +91,8 @@ struct SpotAssumptions {
 // a fraction f of spot capacity reclaimed per month (730 h) is read as a Poisson rate
 // -ln(1 - f) / 730 per hour, taking the bucket's upper bound (its lower bound for an open-ended
 // bucket such as ">20%"), so the estimate errs towards more interruptions.
-Result<double> interruptions_per_hour_from_bucket(const PricingRules& rules, const std::string& bucket_id);
+Result<double> interruptions_per_hour_from_bucket(const PricingRules& rules,
+                                                  const std::string& bucket_id);
 
 // A commitment's use: the share of the committed term the user expects to use for work like this
 // run (0: not stated, so the run is charged whole terms).
@@ -100,18 +103,20 @@ struct Commitment {
 // Time and money of a whole run.
 struct RunCost {
   double steps = 0;
-  double hours = 0;            // uninterrupted
-  double expected_hours = 0;   // with spot interruptions
-  double usd_per_hour = 0;     // all instances together
-  double usd_total = 0;        // for a commitment: whole terms, or the run's share at the stated utilisation
-  double commitment_h = 0;     // the term charged (all terms the run spans); 0: pay per hour
-  double utilisation = 0;      // the stated share of the term used; 0: not stated
+  double hours = 0;           // uninterrupted
+  double expected_hours = 0;  // with spot interruptions
+  double usd_per_hour = 0;    // all instances together
+  double usd_total =
+      0;  // for a commitment: whole terms, or the run's share at the stated utilisation
+  double commitment_h = 0;  // the term charged (all terms the run spans); 0: pay per hour
+  double utilisation = 0;   // the stated share of the term used; 0: not stated
 };
 
 // A commitment (monthly, reserved) is charged as a commitment: without a stated utilisation the
 // run pays every term it spans (a 10-hour job on a 1-year reservation pays the year); with one,
 // it pays its hours divided by the utilisation. Never less than its hours at the committed rate.
-Result<RunCost> run_cost(const Estimate& e, const StepTime& t, const RunLength& run, double usd_per_hour_total,
-                         Pricing pricing, const SpotAssumptions& spot, const Commitment& commitment = {});
+Result<RunCost> run_cost(const Estimate& e, const StepTime& t, const RunLength& run,
+                         double usd_per_hour_total, Pricing pricing, const SpotAssumptions& spot,
+                         const Commitment& commitment = {});
 
 }  // namespace gpuplan

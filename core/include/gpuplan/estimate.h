@@ -75,17 +75,17 @@ struct MemoryAssumptions {
 // How a workload is run. Zero in a size field means "use the default" (see each field).
 struct Setup {
   Mode mode = Mode::train;
-  int64_t global_batch = 0;   // samples per optimizer step; 0: micro_batch x dp
-  int64_t micro_batch = 0;    // samples per GPU per forward/backward; 0: global_batch / dp
-  int64_t seq_len = 0;        // tokens per sample; 0: the model's default
-  int64_t resolution = 0;     // image side in pixels; 0: the model's default
+  int64_t global_batch = 0;  // samples per optimizer step; 0: micro_batch x dp
+  int64_t micro_batch = 0;   // samples per GPU per forward/backward; 0: global_batch / dp
+  int64_t seq_len = 0;       // tokens per sample; 0: the model's default
+  int64_t resolution = 0;    // image side in pixels; 0: the model's default
   Precision precision = Precision::fp32;
   Optimizer optimizer = Optimizer::adamw;
   Checkpointing checkpointing = Checkpointing::none;
-  int checkpoint_every = 2;   // every_k_layers: one block in k is recomputed
+  int checkpoint_every = 2;  // every_k_layers: one block in k is recomputed
   GradReduce grad_reduce = GradReduce::automatic;
-  bool compile = false;       // torch.compile: non-matmul kernels fused (transformers)
-  bool fused_loss = false;    // a fused cross-entropy (flash-attn, Liger): no fp32 logits kept
+  bool compile = false;     // torch.compile: non-matmul kernels fused (transformers)
+  bool fused_loss = false;  // a fused cross-entropy (flash-attn, Liger): no fp32 logits kept
   // Dropout probability for the attention probabilities and the residual stream in training;
   // < 0: the model's own (its config's attn/resid/hidden dropout).
   double dropout = -1;
@@ -95,13 +95,13 @@ struct Setup {
   // tensor-core convolutions run on. automatic: channels_last at 16 bits, NCHW otherwise, as
   // NVIDIA's reference recipes do (DeepLearningExamples ConvNets configs.yml).
   MemoryFormat memory_format = MemoryFormat::automatic;
-  int dp = 1;                 // data-parallel replicas
-  int zero_stage = 0;         // 0-3; 3 is also FSDP full sharding
-  int tp = 1;                 // tensor-parallel degree
+  int dp = 1;          // data-parallel replicas
+  int zero_stage = 0;  // 0-3; 3 is also FSDP full sharding
+  int tp = 1;          // tensor-parallel degree
   bool sequence_parallel = false;
-  int pp = 1;                 // pipeline stages (1F1B schedule)
-  int64_t lora_rank = 0;      // > 0: LoRA adapters on lora_targets, base frozen
-  bool qlora = false;         // 4-bit NF4 base weights with double quantisation
+  int pp = 1;             // pipeline stages (1F1B schedule)
+  int64_t lora_rank = 0;  // > 0: LoRA adapters on lora_targets, base frozen
+  bool qlora = false;     // 4-bit NF4 base weights with double quantisation
   std::vector<std::string> lora_targets = {"q_proj", "v_proj"};  // PEFT's LLaMA default
   int64_t generate_tokens = 0;  // inference: tokens decoded after the prompt (seq_len)
   MemoryAssumptions assumptions;
@@ -117,27 +117,27 @@ struct ParamCounts {
 
 // FLOPs, multiply-add = 2.
 struct FlopCounts {
-  double forward_per_sample = 0;           // one forward pass of one sample
-  double forward_matmul_per_sample = 0;    // its matrix multiplications and convolutions
-  double forward_attention_per_sample = 0; // its Q K^T and scores x V part (transformers)
-  double forward_per_step = 0;             // forward over the global batch
-  double backward_per_step = 0;            // 2x forward, or 1x for frozen (LoRA) weights
-  double recompute_per_step = 0;           // activation checkpointing's extra forward
-  double train_per_step = 0;               // forward + backward + recompute
-  double params_rule_per_token = 0;        // 6 * N (Kaplan et al. 2020), for comparison
+  double forward_per_sample = 0;            // one forward pass of one sample
+  double forward_matmul_per_sample = 0;     // its matrix multiplications and convolutions
+  double forward_attention_per_sample = 0;  // its Q K^T and scores x V part (transformers)
+  double forward_per_step = 0;              // forward over the global batch
+  double backward_per_step = 0;             // 2x forward, or 1x for frozen (LoRA) weights
+  double recompute_per_step = 0;            // activation checkpointing's extra forward
+  double train_per_step = 0;                // forward + backward + recompute
+  double params_rule_per_token = 0;         // 6 * N (Kaplan et al. 2020), for comparison
   double tokens_per_sample = 0;
   // Inference (mode infer).
-  double prefill = 0;                      // forward over the prompt, whole batch
-  double decode_per_token = 0;             // one generated token, whole batch
-  double decode_bytes_per_token = 0;       // weights + KV cache read per decode step, per GPU
+  double prefill = 0;                 // forward over the prompt, whole batch
+  double decode_per_token = 0;        // one generated token, whole batch
+  double decode_bytes_per_token = 0;  // weights + KV cache read per decode step, per GPU
 };
 
 // Peak memory of one GPU, by term, in bytes.
 struct MemoryBytes {
-  double weights = 0;        // parameters as stored (plus fp16 copies under autocast)
+  double weights = 0;  // parameters as stored (plus fp16 copies under autocast)
   double gradients = 0;
-  double optimizer = 0;      // optimizer states (and fp32 master weights where kept there)
-  double activations = 0;    // kept for backward (training) or live between layers (inference)
+  double optimizer = 0;    // optimizer states (and fp32 master weights where kept there)
+  double activations = 0;  // kept for backward (training) or live between layers (inference)
   double kv_cache = 0;
   double workspace = 0;      // cuBLAS workspace and the largest transient buffers
   double context = 0;        // CUDA context and kernels
@@ -152,15 +152,15 @@ struct MemoryBytes {
 struct Estimate {
   ParamCounts params;
   FlopCounts flops;
-  MemoryBytes memory;          // per GPU (the most loaded pipeline stage)
+  MemoryBytes memory;  // per GPU (the most loaded pipeline stage)
   int64_t global_batch = 0;
   int64_t micro_batch = 0;
   int64_t grad_accum_steps = 0;  // micro-batches per optimizer step on each replica
   int64_t seq_len = 0;
   int64_t resolution = 0;
   int num_gpus = 1;
-  std::string attention;       // "eager" or "flash", as resolved
-  std::string memory_format;   // "nchw" or "channels-last", as resolved (layer graphs; "" otherwise)
+  std::string attention;      // "eager" or "flash", as resolved
+  std::string memory_format;  // "nchw" or "channels-last", as resolved (layer graphs; "" otherwise)
   std::vector<std::string> notes;  // assumptions that shaped this estimate
 };
 

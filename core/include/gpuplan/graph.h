@@ -17,37 +17,43 @@ namespace gpuplan {
 
 // What a node computes. Shapes are per sample: channels x height x width.
 enum class OpKind {
-  input,            // the image: in_channels x resolution x resolution
-  conv2d,           // out_channels, kernel, stride, padding, dilation, groups, bias
-  linear,           // out_features (reads a flattened or 1x1 input), bias
-  batchnorm2d,      // affine, running stats are buffers (not parameters)
-  layernorm,        // over channels
-  relu, relu6, silu, gelu, sigmoid, hardswish, identity,  // elementwise activations
-  maxpool2d,        // kernel, stride, padding (saves input and int64 indices for backward)
-  avgpool2d,        // kernel, stride, padding
+  input,        // the image: in_channels x resolution x resolution
+  conv2d,       // out_channels, kernel, stride, padding, dilation, groups, bias
+  linear,       // out_features (reads a flattened or 1x1 input), bias
+  batchnorm2d,  // affine, running stats are buffers (not parameters)
+  layernorm,    // over channels
+  relu,
+  relu6,
+  silu,
+  gelu,
+  sigmoid,
+  hardswish,
+  identity,            // elementwise activations
+  maxpool2d,           // kernel, stride, padding (saves input and int64 indices for backward)
+  avgpool2d,           // kernel, stride, padding
   adaptive_avgpool2d,  // output size out_h x out_w
-  add,              // residual add of two or more same-shaped inputs
-  mul,              // elementwise product of two inputs (e.g. squeeze-excitation)
-  concat,           // along channels
-  upsample,         // nearest, integer scale factor
-  flatten,          // c*h*w -> features
-  dropout,          // probability p; saves a mask in training when p > 0
+  add,                 // residual add of two or more same-shaped inputs
+  mul,                 // elementwise product of two inputs (e.g. squeeze-excitation)
+  concat,              // along channels
+  upsample,            // nearest, integer scale factor
+  flatten,             // c*h*w -> features
+  dropout,             // probability p; saves a mask in training when p > 0
 };
 
 // One node of the graph. Fields that do not apply to an op are ignored.
 struct GraphNode {
-  std::string name;          // e.g. "layer1.0.conv1"; unique within the graph
+  std::string name;  // e.g. "layer1.0.conv1"; unique within the graph
   OpKind op = OpKind::identity;
   std::vector<int> inputs;   // indices of earlier nodes; empty means the previous node
   int64_t out_channels = 0;  // conv2d; linear (out_features)
   int64_t kernel_h = 1, kernel_w = 1;
   int64_t stride = 1, padding = 0, dilation = 1, groups = 1;
-  bool bias = false;         // conv2d, linear
-  bool affine = true;        // batchnorm2d, layernorm
-  bool inplace = false;      // activations: writes over its input (PyTorch inplace=True)
+  bool bias = false;             // conv2d, linear
+  bool affine = true;            // batchnorm2d, layernorm
+  bool inplace = false;          // activations: writes over its input (PyTorch inplace=True)
   int64_t out_h = 1, out_w = 1;  // adaptive_avgpool2d
-  int64_t scale = 2;         // upsample
-  double p = 0.0;            // dropout probability
+  int64_t scale = 2;             // upsample
+  double p = 0.0;                // dropout probability
 };
 
 // A whole layer graph: nodes in topological order, node 0 is the input.
@@ -66,8 +72,8 @@ struct TensorShape {
 struct NodeCost {
   TensorShape out;
   int64_t params = 0;
-  double forward_flops_matmul = 0;     // conv2d/linear: 2 FLOPs per multiply-add
-  double forward_flops_other = 0;      // norms, activations, pooling, adds (1 FLOP per element op)
+  double forward_flops_matmul = 0;  // conv2d/linear: 2 FLOPs per multiply-add
+  double forward_flops_other = 0;   // norms, activations, pooling, adds (1 FLOP per element op)
   double saved_activation_bytes_fp32 = 0;  // bytes this node adds to what autograd keeps (fp32)
 };
 
@@ -82,11 +88,11 @@ struct GraphCosts {
   double saved_activation_bytes_fp32 = 0;
   // Elements of saved tensors that take the activation dtype (excludes indices and masks).
   double saved_activation_elements = 0;
-  double saved_fixed_bytes = 0;   // indices (int64) and dropout masks (bool), dtype independent
+  double saved_fixed_bytes = 0;  // indices (int64) and dropout masks (bool), dtype independent
   // Per step, not per sample: BatchNorm's save_mean and save_invstd (2 fp32 per channel).
   double saved_batch_stats_bytes = 0;
   int64_t largest_output_elements = 0;  // biggest single activation, for workspace estimates
-  std::vector<NodeCost> nodes;    // parallel to Graph::nodes
+  std::vector<NodeCost> nodes;          // parallel to Graph::nodes
 };
 
 // Computes shapes and costs for one sample of height x width pixels.

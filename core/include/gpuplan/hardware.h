@@ -33,12 +33,12 @@ struct Gpu {
   // The best dense GEMM throughput measured on this GPU by precision (best shape, a hardware
   // ceiling, e.g. stas00/ml-engineering's "Maximum Achievable Matmul FLOPS"); absent: unknown.
   std::map<std::string, double> matmul_max_achievable_flops_per_s;
-  int sm_count = 0;                        // streaming multiprocessors; 0: unknown
-  double tdp_w = 0;                        // 0: unknown
-  std::string compute_capability;          // "8.0"; empty: unknown
-  std::string interconnect;                // "pcie", "nvlink3", ..., "none"; empty: unknown
-  double nvlink_bandwidth_bytes_per_s = 0; // bidirectional total per GPU; 0: none/unknown
-  int pcie_gen = 0;                        // 0: unknown
+  int sm_count = 0;                                // streaming multiprocessors; 0: unknown
+  double tdp_w = 0;                                // 0: unknown
+  std::string compute_capability;                  // "8.0"; empty: unknown
+  std::string interconnect;                        // "pcie", "nvlink3", ..., "none"; empty: unknown
+  double nvlink_bandwidth_bytes_per_s = 0;         // bidirectional total per GPU; 0: none/unknown
+  int pcie_gen = 0;                                // 0: unknown
   std::map<std::string, FactSource> fact_sources;  // spec name -> its source
 };
 
@@ -54,19 +54,21 @@ struct PriceOrigin {
 // native_per_hour and the rate it was converted at (with the rate's source).
 struct Price {
   std::string region;
-  std::string date;        // YYYY-MM-DD or YYYY-MM; empty when the source states no date
-  std::string retrieved;   // when an undated price was retrieved (YYYY-MM-DD); empty otherwise
-  bool stale = false;      // the catalog marks this price as stale (e.g. an undated snapshot)
+  std::string date;       // YYYY-MM-DD or YYYY-MM; empty when the source states no date
+  std::string retrieved;  // when an undated price was retrieved (YYYY-MM-DD); empty otherwise
+  bool stale = false;     // the catalog marks this price as stale (e.g. an undated snapshot)
   FactSource source;
   std::optional<double> on_demand_usd_per_hour;
   std::optional<double> reserved_1y_usd_per_hour;
   std::optional<double> reserved_3y_usd_per_hour;
   std::optional<double> spot_usd_per_hour;
-  std::string currency = "USD";                 // the currency the source publishes: "USD" or "CNY"
-  double usd_per_cny = 0;                       // conversion rate when currency is CNY
-  FactSource rate_source;                       // where that rate comes from
-  std::map<std::string, double> native_per_hour;     // kind ("on-demand", "spot", ...) -> price in `currency`
-  std::map<std::string, PriceOrigin> origin_by_kind; // kind -> its own source and date, when it differs
+  std::string currency = "USD";  // the currency the source publishes: "USD" or "CNY"
+  double usd_per_cny = 0;        // conversion rate when currency is CNY
+  FactSource rate_source;        // where that rate comes from
+  std::map<std::string, double>
+      native_per_hour;  // kind ("on-demand", "spot", ...) -> price in `currency`
+  std::map<std::string, PriceOrigin>
+      origin_by_kind;  // kind -> its own source and date, when it differs
   // "date unknown, retrieved YYYY-MM-DD" or the date itself.
   std::string date_label() const;
 };
@@ -76,12 +78,12 @@ struct Instance {
   std::string id;        // "aws-p4d.24xlarge"
   std::string provider;  // provider id
   std::string instance_type;
-  std::string gpu;       // Gpu id
+  std::string gpu;  // Gpu id
   int gpu_count = 0;
-  int vcpus = 0;                       // 0: unknown
-  double ram_bytes = 0;                // 0: unknown
-  std::string gpu_interconnect;        // "nvswitch", "nvlink", "pcie"; empty: unknown
-  double network_bytes_per_s = 0;      // between instances; 0: unknown
+  int vcpus = 0;                   // 0: unknown
+  double ram_bytes = 0;            // 0: unknown
+  std::string gpu_interconnect;    // "nvswitch", "nvlink", "pcie"; empty: unknown
+  double network_bytes_per_s = 0;  // between instances; 0: unknown
   std::vector<Price> prices;
   // Pricing model ("spot", "monthly", "reserved-1y", ...) -> whether the provider sells it, copied
   // from data/providers when the catalog is loaded; absent: not known.

@@ -25,17 +25,18 @@ std::optional<LaunchFormat> parse_launch_format(const std::string& s);
 
 // What a launch config states, as resolved by the estimate or chosen by the planner.
 struct LaunchInputs {
-  std::string model;   // for the header comment
+  std::string model;  // for the header comment
   int nodes = 1;
   int gpus_per_node = 1;
-  Setup setup;         // precision, zero_stage, checkpointing, dp/tp/pp
+  Setup setup;                   // precision, zero_stage, checkpointing, dp/tp/pp
   int64_t micro_batch = 1;       // per GPU
   int64_t grad_accum_steps = 1;  // micro-batches per optimizer step on each replica
   int64_t global_batch = 1;      // = micro_batch x grad_accum_steps x dp
 };
 
 // From an estimate of `gpus` GPUs on `nodes` nodes (the estimate's resolved batches).
-LaunchInputs launch_inputs(const std::string& model, const Setup& setup, const Estimate& e, int gpus, int nodes);
+LaunchInputs launch_inputs(const std::string& model, const Setup& setup, const Estimate& e,
+                           int gpus, int nodes);
 // From a planner result.
 LaunchInputs launch_inputs(const std::string& model, const Plan& plan);
 

@@ -69,8 +69,8 @@ struct MeasuredComparison {
 };
 // Compares a run with a prediction for `gpu` (its name or one of its aliases is the device name),
 // `global_batch` and `gpus`.
-MeasuredComparison compare_measured(const MeasuredRun& run, const StepTime& predicted, const Gpu& gpu,
-                                    int64_t global_batch, int gpus);
+MeasuredComparison compare_measured(const MeasuredRun& run, const StepTime& predicted,
+                                    const Gpu& gpu, int64_t global_batch, int gpus);
 
 // Aligned lines for `gpuplan verify` and `gpuplan estimate --probe`, and a JSON object.
 std::string measured_run_to_text(const MeasuredRun& run);

@@ -25,12 +25,12 @@ struct TransformerSpec {
   int64_t decoder_layers = 0;  // encoder-decoder only: decoder blocks with cross-attention
   int64_t hidden = 0;
   int64_t heads = 0;
-  int64_t kv_heads = 0;        // fewer than heads: grouped-query attention
+  int64_t kv_heads = 0;  // fewer than heads: grouped-query attention
   int64_t head_dim = 0;
-  int64_t ffn_hidden = 0;      // per expert for mixture-of-experts models
-  bool gated_mlp = false;      // SwiGLU/GeGLU: three matrices instead of two
+  int64_t ffn_hidden = 0;  // per expert for mixture-of-experts models
+  bool gated_mlp = false;  // SwiGLU/GeGLU: three matrices instead of two
   MlpActivation activation = MlpActivation::gelu;
-  int64_t vocab = 0;           // 0 for vision models
+  int64_t vocab = 0;  // 0 for vision models
   int64_t max_positions = 0;
   PositionKind positions = PositionKind::learned;
   int64_t relative_buckets = 0;  // T5-style relative attention bias (first layer of each stack)
@@ -47,17 +47,17 @@ struct TransformerSpec {
   bool embedding_norm = false;   // a norm right after the embeddings (BERT)
   bool tied_embeddings = false;  // output projection shares the input embedding
   NormKind norm = NormKind::layernorm;
-  bool norm_bias = true;         // LayerNorm with bias (T5's LayerNorm has none)
+  bool norm_bias = true;  // LayerNorm with bias (T5's LayerNorm has none)
   bool qkv_bias = false;
   bool attn_out_bias = false;
   bool mlp_bias = false;
   bool final_norm = true;
-  bool pooler = false;           // BERT pooler: dense hidden x hidden + tanh
+  bool pooler = false;             // BERT pooler: dense hidden x hidden + tanh
   bool lm_head_transform = false;  // BERT MLM head: dense + norm before the decoder
   bool lm_head_bias = false;
   HeadKind head = HeadKind::lm;
-  int64_t num_classes = 0;       // classifier head
-  bool dropout = false;          // dropout on the residual stream (hidden states) in training
+  int64_t num_classes = 0;  // classifier head
+  bool dropout = false;     // dropout on the residual stream (hidden states) in training
   // Dropout on the attention probabilities; unset: as `dropout` (most configs set both alike).
   std::optional<bool> attention_dropout;
   // Mixture of experts: experts > 1 replaces each MLP by `experts` MLPs and a router.

@@ -23,11 +23,11 @@ struct PlanQuery {
   RunLength run;
   Pricing pricing = Pricing::on_demand;
   Objective objective = Objective::cost;
-  double deadline_hours = 0;     // 0: none
-  double budget_usd = 0;         // 0: none
-  std::string provider;          // filters; empty: any
+  double deadline_hours = 0;  // 0: none
+  double budget_usd = 0;      // 0: none
+  std::string provider;       // filters; empty: any
   std::string region;
-  std::string compliance;        // "hipaa", "gdpr" or "gov"; empty: any
+  std::string compliance;  // "hipaa", "gdpr" or "gov"; empty: any
   double min_gpu_memory_bytes = 0;
   int max_nodes = kDefaultMaxNodes;
   int top_k = kDefaultTopK;
@@ -38,16 +38,16 @@ struct PlanQuery {
 
 // One ranked option.
 struct Plan {
-  std::string instance;   // instance id
+  std::string instance;  // instance id
   std::string provider;
-  std::string gpu;        // GPU id
+  std::string gpu;  // GPU id
   int nodes = 1;
   int gpus = 1;
-  Setup setup;            // the chosen parallelism, micro-batch, ZeRO stage, checkpointing
-  MemoryBytes memory;     // per GPU
+  Setup setup;         // the chosen parallelism, micro-batch, ZeRO stage, checkpointing
+  MemoryBytes memory;  // per GPU
   double gpu_memory_bytes = 0;
   StepTime time;
-  PriceQuote price;       // per instance
+  PriceQuote price;  // per instance
   RunCost cost;
   bool pareto = false;
 };

@@ -36,7 +36,7 @@ using VerifyFn = bool (*)(const std::string& message, const std::string& signatu
 // The cryptography probe files need, injected (signing::probe_crypto() gives libsodium's).
 struct ProbeCrypto {
   VerifyFn verify = nullptr;
-  std::string (*sha256)(std::string_view bytes) = nullptr;  // 32 raw bytes
+  std::string (*sha256)(std::string_view bytes) = nullptr;         // 32 raw bytes
   std::string (*base64_encode)(std::string_view bytes) = nullptr;  // RFC 4648, padded
   // Strict decoding (padding required, no whitespace, canonical); nullopt when malformed.
   std::optional<std::string> (*base64_decode)(std::string_view text) = nullptr;
@@ -67,7 +67,8 @@ struct ProbeSummary {
   std::optional<double> hbm_copy_bytes_per_s, hbm_triad_bytes_per_s;
   std::optional<double> h2d_pinned_bytes_per_s, d2h_pinned_bytes_per_s;
   std::optional<double> p2p_bytes_per_s;
-  std::optional<double> allreduce_busbw_bytes_per_s;  // at the largest size measured; across nodes when node_count > 1
+  std::optional<double> allreduce_busbw_bytes_per_s;  // at the largest size measured; across nodes
+                                                      // when node_count > 1
   int64_t memory_bytes = 0;
 };
 
@@ -90,9 +91,9 @@ struct ProbeFile {
   std::string fingerprint;  // "SHA256:" + unpadded base64 of SHA-256(public key), as ssh prints
   std::string public_key;   // base64 of the verifying key (or of the first key when invalid)
   bool trusted = false;     // the verifying key is one of the caller's trusted (pinned) keys
-  std::string payload_bytes;             // the exact signed bytes (empty when invalid)
-  std::optional<ProbePayload> payload;   // parsed when valid or unsigned (kind gpuplan-probe)
-  std::optional<MeasuredRun> measured;   // instead, a measured model run (kind gpuplan-measure)
+  std::string payload_bytes;            // the exact signed bytes (empty when invalid)
+  std::optional<ProbePayload> payload;  // parsed when valid or unsigned (kind gpuplan-probe)
+  std::optional<MeasuredRun> measured;  // instead, a measured model run (kind gpuplan-measure)
 };
 
 // Reads a probe file. Errors (size, JSON syntax, envelope fields, and after a signature verifies

@@ -67,7 +67,8 @@ Result<PublishedTable> parse_published_json(std::string_view text, const std::st
 // Every "published/*.json" among `files` (others are ignored), checked: file name == id, row
 // ids unique across tables, every row's GPU in `catalog` (a model may be absent: it is shown,
 // not predicted). Sorted by id.
-Result<std::vector<PublishedTable>> load_published(const std::vector<DataFile>& files, const Catalog& catalog);
+Result<std::vector<PublishedTable>> load_published(const std::vector<DataFile>& files,
+                                                   const Catalog& catalog);
 
 // What a prediction was made for, in the terms a published row states.
 struct PublishedQuery {
@@ -80,7 +81,8 @@ struct PublishedQuery {
   int num_gpus = 1;
 };
 // The query of an estimate (resolved micro-batch, sequence length or resolution, GPU count).
-PublishedQuery published_query(const Model& model, const Gpu& gpu, const Setup& setup, const Estimate& e);
+PublishedQuery published_query(const Model& model, const Gpu& gpu, const Setup& setup,
+                               const Estimate& e);
 
 // A published row with its table's provenance.
 struct PublishedRun {
@@ -90,11 +92,13 @@ struct PublishedRun {
 // The rows measured under the query's setup: same model, GPU, precision, mode, checkpointing and
 // GPU count, the same sequence length or resolution where the row states one, and a per-GPU
 // micro-batch within kPublishedBatchTolerance. Peak-memory rows match too.
-std::vector<PublishedRun> match_published(const std::vector<PublishedTable>& tables, const PublishedQuery& q);
+std::vector<PublishedRun> match_published(const std::vector<PublishedTable>& tables,
+                                          const PublishedQuery& q);
 
 // The prediction in a row's metric: samples/s over all GPUs, tokens/s per GPU, MFU (fraction) or
 // peak memory per GPU (bytes); nullopt when it needs a step time that is not given.
-std::optional<double> predicted_metric(const PublishedRow& row, const Estimate& e, const StepTime* time);
+std::optional<double> predicted_metric(const PublishedRow& row, const Estimate& e,
+                                       const StepTime* time);
 
 // A published run beside gpuplan's prediction for the same setup.
 struct PublishedComparison {
@@ -102,12 +106,14 @@ struct PublishedComparison {
   std::optional<double> predicted;  // nullopt: not predicted (reason says why)
   double error = 0;                 // (predicted - measured) / measured
   std::string reason;
-  std::string unit;                 // "img/s", "samples/s", "tokens/s/GPU", "MFU", "bytes"
+  std::string unit;  // "img/s", "samples/s", "tokens/s/GPU", "MFU", "bytes"
 };
 // Predicts every row of every table as `gpuplan validate` would (one node of num_gpus GPUs).
-std::vector<PublishedComparison> compare_published(const Catalog& catalog, const std::vector<PublishedTable>& tables);
+std::vector<PublishedComparison> compare_published(const Catalog& catalog,
+                                                   const std::vector<PublishedTable>& tables);
 // The comparison of one matched run with an estimate's prediction.
-PublishedComparison compare_run(const PublishedRun& run, const Model& model, const Estimate& e, const StepTime* time);
+PublishedComparison compare_run(const PublishedRun& run, const Model& model, const Estimate& e,
+                                const StepTime* time);
 
 // "2,470 img/s" / "1,007 tokens/s/GPU" / "41.3% MFU" / "14.9 GB": `value` in the unit of `c`.
 std::string format_published_value(const PublishedComparison& c, double value);

@@ -21,7 +21,8 @@ std::string estimate_to_json(const Model& model, const Request& request, const E
 
 // Step time, price and run cost as JSON objects ("time", "cost" of `gpuplan estimate --json`).
 std::string step_time_to_json(const StepTime& t, int indent = -1);
-std::string run_cost_to_json(const PriceQuote& price, const RunCost* cost, int instances, int indent = -1);
+std::string run_cost_to_json(const PriceQuote& price, const RunCost* cost, int instances,
+                             int indent = -1);
 // A planner result as JSON, and as a table.
 std::string plan_to_json(const PlanResult& r, int indent = 2);
 std::string plan_to_text(const PlanResult& r);

@@ -17,7 +17,7 @@ using Args = std::vector<std::pair<std::string, std::string>>;
 
 // Model and setup as given by the user.
 struct Request {
-  std::string model;   // catalog id or alias
+  std::string model;  // catalog id or alias
   Setup setup;
 };
 

@@ -36,7 +36,7 @@ struct Error {
 template <class T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : value_(std::move(value)) {}  // NOLINT: implicit by design
+  Result(T value) : value_(std::move(value)) {}      // NOLINT: implicit by design
   Result(Error error) : error_(std::move(error)) {}  // NOLINT: implicit by design
 
   bool ok() const { return value_.has_value(); }
@@ -51,6 +51,8 @@ class [[nodiscard]] Result {
 };
 
 // Builds an Error; a small helper so call sites stay on one line.
-inline Error make_error(Errc code, std::string message) { return Error{code, std::move(message)}; }
+inline Error make_error(Errc code, std::string message) {
+  return Error{code, std::move(message)};
+}
 
 }  // namespace gpuplan

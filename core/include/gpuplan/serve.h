@@ -40,15 +40,16 @@ std::optional<Runtime> parse_runtime(const std::string& s);
 // What a serving runtime does, from data/assumptions.json "serving" (each value cited there).
 struct RuntimeProfile {
   Runtime runtime = Runtime::vllm;
-  double memory_fraction = 0.9;        // share of memory the runtime takes for itself
-  bool fraction_of_free = false;       // of the memory free after weights (TensorRT-LLM) or of all (vLLM)
-  int64_t max_num_seqs = 256;          // running sequences (GPUs under 70 GiB or A100)
-  int64_t max_num_seqs_large = 256;    // on GPUs of 70 GiB and more, not A100 (vLLM's rule)
-  int64_t max_num_batched_tokens = 2048;        // tokens per step, small GPUs
+  double memory_fraction = 0.9;  // share of memory the runtime takes for itself
+  bool fraction_of_free =
+      false;                   // of the memory free after weights (TensorRT-LLM) or of all (vLLM)
+  int64_t max_num_seqs = 256;  // running sequences (GPUs under 70 GiB or A100)
+  int64_t max_num_seqs_large = 256;       // on GPUs of 70 GiB and more, not A100 (vLLM's rule)
+  int64_t max_num_batched_tokens = 2048;  // tokens per step, small GPUs
   int64_t max_num_batched_tokens_large = 2048;  // tokens per step, large GPUs
-  bool continuous_batching = true;     // false: static batches (a batch runs to its end)
-  bool reserve_full_sequence = false;  // KV for prompt + output reserved at admission
-  double kernels_per_layer = 10;       // GPU kernels per block and step (fusion)
+  bool continuous_batching = true;              // false: static batches (a batch runs to its end)
+  bool reserve_full_sequence = false;           // KV for prompt + output reserved at admission
+  double kernels_per_layer = 10;                // GPU kernels per block and step (fusion)
   bool cuda_graphs = true;             // false: the host issues each kernel (eager PyTorch)
   double allreduce_latency_s = 10e-6;  // one small tensor-parallel all-reduce
 };
@@ -61,7 +62,8 @@ struct ServingAssumptions {
 };
 
 // Reads the "serving" object of data/assumptions.json (its text); errors name the field.
-Result<ServingAssumptions> parse_serving_assumptions(std::string_view assumptions_json, const std::string& where);
+Result<ServingAssumptions> parse_serving_assumptions(std::string_view assumptions_json,
+                                                     const std::string& where);
 // The serving assumptions of the embedded catalog files (data/assumptions.json among `files`).
 Result<ServingAssumptions> serving_assumptions(const std::vector<DataFile>& files);
 
@@ -70,25 +72,25 @@ struct ServeConfig {
   WeightFormat weights = WeightFormat::bf16;
   KvFormat kv = KvFormat::bf16;
   Runtime runtime = Runtime::vllm;
-  int tp = 1;                    // tensor-parallel GPUs per replica
-  int ep = 1;                    // expert-parallel degree for MoE layers (divides tp)
-  int64_t max_num_seqs = 0;      // 0: the runtime's default for this GPU
+  int tp = 1;                          // tensor-parallel GPUs per replica
+  int ep = 1;                          // expert-parallel degree for MoE layers (divides tp)
+  int64_t max_num_seqs = 0;            // 0: the runtime's default for this GPU
   int64_t max_num_batched_tokens = 0;  // 0: the runtime's default for this GPU
-  double memory_fraction = 0;    // 0: the runtime's default
+  double memory_fraction = 0;          // 0: the runtime's default
   double link_busbw_bytes_per_s = 0;   // 0: NVLink if the GPU has it, else PCIe
 };
 
 // Memory of one GPU of a replica and what is left for the KV cache, by term.
 struct ReplicaMemory {
-  double gpu_bytes = 0;              // as the device reports it
-  double budget_bytes = 0;           // the runtime's share
+  double gpu_bytes = 0;     // as the device reports it
+  double budget_bytes = 0;  // the runtime's share
   double weight_bytes = 0;
-  double activation_bytes = 0;       // peak intermediate tensors of one step at the token budget
-  double context_bytes = 0;          // CUDA context and kernels
-  double kv_bytes = 0;               // left for the KV cache
-  double kv_bytes_per_token = 0;     // this GPU's share of one token's keys and values
+  double activation_bytes = 0;    // peak intermediate tensors of one step at the token budget
+  double context_bytes = 0;       // CUDA context and kernels
+  double kv_bytes = 0;            // left for the KV cache
+  double kv_bytes_per_token = 0;  // this GPU's share of one token's keys and values
   int64_t kv_blocks = 0;
-  int64_t kv_tokens = 0;             // kv_blocks x block size
+  int64_t kv_tokens = 0;  // kv_blocks x block size
   bool fits = false;
 };
 
@@ -103,23 +105,24 @@ struct ReplicaModel {
   int64_t max_num_batched_tokens = 0;
   int64_t block_tokens = 16;
   // Per GPU and step.
-  double dense_weight_bytes = 0;     // read every step (attention, norms, head, router)
-  double expert_bytes_per_layer = 0; // all experts of one MoE layer (0 for dense models)
+  double dense_weight_bytes = 0;      // read every step (attention, norms, head, router)
+  double expert_bytes_per_layer = 0;  // all experts of one MoE layer (0 for dense models)
   double moe_layers = 0;
   double experts = 0, experts_per_token = 0;
-  double gemm_flops_per_token = 0;   // weight matmuls of one token through the blocks (active experts)
-  double head_flops_per_token = 0;   // the LM head, for tokens that are sampled
+  double gemm_flops_per_token =
+      0;  // weight matmuls of one token through the blocks (active experts)
+  double head_flops_per_token = 0;        // the LM head, for tokens that are sampled
   double activation_bytes_per_token = 0;  // activations one token moves through HBM
-  double attention_flops_per_pair = 0;  // one query against one key, all layers
-  double compute_flop_per_s = 0;     // achievable matmul rate at the weights' precision
-  double attention_flop_per_s = 0;   // achievable 16-bit rate: attention runs at 16 bits
-  double hbm_bytes_per_s = 0;        // achievable
+  double attention_flops_per_pair = 0;    // one query against one key, all layers
+  double compute_flop_per_s = 0;          // achievable matmul rate at the weights' precision
+  double attention_flop_per_s = 0;        // achievable 16-bit rate: attention runs at 16 bits
+  double hbm_bytes_per_s = 0;             // achievable
   double layers = 0;
   double hidden = 0;
   double link_busbw_bytes_per_s = 0;
-  double kernel_overhead_s = 0;      // per kernel, GPU side
+  double kernel_overhead_s = 0;  // per kernel, GPU side
   double host_overhead_per_kernel_s = 0;
-  std::string compute_precision;     // "bf16", "fp8", ...
+  std::string compute_precision;  // "bf16", "fp8", ...
   std::vector<std::string> notes;
 };
 
@@ -133,11 +136,11 @@ int64_t max_concurrent_sequences(const ReplicaModel& r, double prompt_tokens, do
 
 // What one engine step processes.
 struct StepLoad {
-  double decode_seqs = 0;         // sequences generating one token
-  double decode_context = 0;      // sum of their context lengths (keys read)
-  double prefill_tokens = 0;      // prompt tokens processed this step
-  double prefill_last = 0;        // prompts whose last chunk is in this step (sampled)
-  double prefill_pairs = 0;       // query-key pairs of those prompt tokens (causal)
+  double decode_seqs = 0;     // sequences generating one token
+  double decode_context = 0;  // sum of their context lengths (keys read)
+  double prefill_tokens = 0;  // prompt tokens processed this step
+  double prefill_last = 0;    // prompts whose last chunk is in this step (sampled)
+  double prefill_pairs = 0;   // query-key pairs of those prompt tokens (causal)
 };
 // Step time by term.
 struct StepBreakdown {
@@ -160,11 +163,11 @@ double prefill_time_s(const ReplicaModel& r, double prompt_tokens);
 // Request lengths: fixed, or drawn from a ShareGPT-like distribution with the given means.
 enum class LengthDistribution { fixed, sharegpt };
 struct ServeWorkload {
-  double rate_per_s = 1;          // Poisson arrival rate; <= 0 or infinite: all at time 0 (burst)
-  double prompt_tokens = 1000;    // mean
-  double output_tokens = 200;     // mean
+  double rate_per_s = 1;        // Poisson arrival rate; <= 0 or infinite: all at time 0 (burst)
+  double prompt_tokens = 1000;  // mean
+  double output_tokens = 200;   // mean
   LengthDistribution lengths = LengthDistribution::fixed;
-  int requests = 2000;            // simulated requests (bounded for speed)
+  int requests = 2000;  // simulated requests (bounded for speed)
   uint64_t seed = 1;
 };
 struct Percentiles {
@@ -172,12 +175,12 @@ struct Percentiles {
 };
 struct SimulationResult {
   Percentiles ttft_s;
-  Percentiles tpot_s;             // per request: (end - first token) / (output - 1)
-  double output_tokens_per_s = 0; // over the whole run
+  Percentiles tpot_s;              // per request: (end - first token) / (output - 1)
+  double output_tokens_per_s = 0;  // over the whole run
   double requests_per_s = 0;
-  double mean_running = 0;        // sequences in the batch, time-averaged
+  double mean_running = 0;  // sequences in the batch, time-averaged
   int64_t max_running = 0;
-  bool saturated = false;         // the queue grew through the run (rate above capacity)
+  bool saturated = false;  // the queue grew through the run (rate above capacity)
   int64_t steps = 0;
 };
 Result<SimulationResult> simulate(const ReplicaModel& r, const ServeWorkload& w);
@@ -194,12 +197,13 @@ struct Slo {
 bool meets_slo(const SimulationResult& s, const Slo& slo);
 // The highest request rate one replica sustains within the SLO (bisection over simulations).
 struct RateSearch {
-  double max_rate_per_s = 0;      // 0: not even at a trickle
+  double max_rate_per_s = 0;  // 0: not even at a trickle
   SimulationResult at_max;
   SimulationResult at_zero_load;  // one request alone
   std::string limit;              // what binds at the next rate: "ttft", "tpot" or "throughput"
 };
-Result<RateSearch> max_rate_within_slo(const ReplicaModel& r, const ServeWorkload& w, const Slo& slo);
+Result<RateSearch> max_rate_within_slo(const ReplicaModel& r, const ServeWorkload& w,
+                                       const Slo& slo);
 
 // --- Fleet and autoscaling -----------------------------------------------------------------------
 // A day's load as 24 hourly rates (requests/s).
@@ -212,22 +216,22 @@ Result<LoadCurve> parse_load_curve(std::string_view text, const std::string& whe
 struct ScalingPolicy {
   double target_utilisation = 0.8;  // of a replica's max rate within the SLO
   int min_replicas = 1;
-  double instance_start_s = 0;       // boot to ready (stated by the user)
-  double model_load_bytes_per_s = 0; // weights read from disk or network; 0: not counted
-  double headroom = 0.2;             // fixed fleet: peak x (1 + headroom)
+  double instance_start_s = 0;        // boot to ready (stated by the user)
+  double model_load_bytes_per_s = 0;  // weights read from disk or network; 0: not counted
+  double headroom = 0.2;              // fixed fleet: peak x (1 + headroom)
 };
 struct FleetHour {
   double rate_per_s = 0;
   int replicas = 0;
 };
 struct FleetPlan {
-  double replica_rate_per_s = 0;       // one replica's max rate within the SLO x target utilisation
-  int fixed_replicas = 0;              // for the peak with headroom
-  std::vector<FleetHour> hours;        // autoscaled, 24 entries
-  double scale_up_delay_s = 0;         // instance start + model load
-  int scale_ups = 0;                   // replicas started per day
-  double replica_hours_fixed = 0;      // per day
-  double replica_hours_autoscaled = 0; // per day, scale-up lead time included
+  double replica_rate_per_s = 0;   // one replica's max rate within the SLO x target utilisation
+  int fixed_replicas = 0;          // for the peak with headroom
+  std::vector<FleetHour> hours;    // autoscaled, 24 entries
+  double scale_up_delay_s = 0;     // instance start + model load
+  int scale_ups = 0;               // replicas started per day
+  double replica_hours_fixed = 0;  // per day
+  double replica_hours_autoscaled = 0;  // per day, scale-up lead time included
 };
 // Replicas per hour for a known daily curve: enough for each hour's rate at the target
 // utilisation (never fewer than min_replicas); each replica added is started scale_up_delay_s
@@ -237,10 +241,10 @@ Result<FleetPlan> plan_fleet(const LoadCurve& curve, double replica_max_rate, do
 
 // Cost of a fleet under one pricing model.
 struct FleetCost {
-  std::string pricing;              // "on-demand", "reserved", "reserved base + spot bursts"
+  std::string pricing;  // "on-demand", "reserved", "reserved base + spot bursts"
   double usd_per_day_fixed = 0;
   double usd_per_day_autoscaled = 0;
-  double usd_per_month_fixed = 0;   // 730 hours
+  double usd_per_month_fixed = 0;  // 730 hours
   double usd_per_month_autoscaled = 0;
   double usd_per_million_output_tokens = 0;  // autoscaled
   std::string note;
@@ -257,17 +261,18 @@ struct FleetPrices {
 // Instances needed for `replicas`.
 int instances_for(int replicas, const FleetPrices& p);
 // Daily and monthly cost, fixed vs autoscaled, for each pricing model with a price.
-std::vector<FleetCost> fleet_costs(const FleetPlan& plan, const FleetPrices& prices, double output_tokens_per_request);
+std::vector<FleetCost> fleet_costs(const FleetPlan& plan, const FleetPrices& prices,
+                                   double output_tokens_per_request);
 
 // --- Ranking instances ---------------------------------------------------------------------------
 // What to plan a serving fleet for.
 struct ServeQuery {
-  ServeConfig config;             // tp 0: try 1, 2, 4, 8 up to the instance's GPU count
-  ServeWorkload workload;         // rate_per_s unused here: the curve's peak is the rate
+  ServeConfig config;      // tp 0: try 1, 2, 4, 8 up to the instance's GPU count
+  ServeWorkload workload;  // rate_per_s unused here: the curve's peak is the rate
   Slo slo;
-  LoadCurve curve;                // 24 hourly rates
+  LoadCurve curve;  // 24 hourly rates
   ScalingPolicy policy;
-  std::string gpu;                // filters (catalog ids); empty: any
+  std::string gpu;  // filters (catalog ids); empty: any
   std::string instance;
   std::string provider;
   std::string region;
@@ -275,19 +280,19 @@ struct ServeQuery {
 };
 // One ranked option: an instance type, its replica and fleet, and the costs.
 struct ServeOption {
-  std::string instance;           // empty: a GPU with no priced instance (--gpu alone)
+  std::string instance;  // empty: a GPU with no priced instance (--gpu alone)
   std::string provider;
   std::string gpu;
   int gpus_per_instance = 0;
   int tp = 1;
   ReplicaMemory memory;
-  int64_t max_seqs = 0;           // at the mean prompt + output lengths
-  double prefill_s = 0;           // one mean prompt alone
-  double decode_step_s = 0;       // batch of one at the mean context
+  int64_t max_seqs = 0;      // at the mean prompt + output lengths
+  double prefill_s = 0;      // one mean prompt alone
+  double decode_step_s = 0;  // batch of one at the mean context
   RateSearch rate;
   FleetPlan fleet;
-  PriceQuote price;               // on-demand, per instance
-  std::vector<FleetCost> costs;   // on-demand first
+  PriceQuote price;              // on-demand, per instance
+  std::vector<FleetCost> costs;  // on-demand first
   std::vector<std::string> notes;
 };
 struct ServePlan {
@@ -298,13 +303,13 @@ struct ServePlan {
 // Evaluates every matching instance (or the GPU alone) and ranks them. An Error when none
 // works, saying why: the model does not fit even at the largest TP tried (by how much), or the
 // latency targets are below what an idle replica achieves (by how much).
-Result<ServePlan> plan_serving(const Catalog& catalog, const ServingAssumptions& serving, const Model& model,
-                               const ServeQuery& query);
+Result<ServePlan> plan_serving(const Catalog& catalog, const ServingAssumptions& serving,
+                               const Model& model, const ServeQuery& query);
 
-// --- Validation against published serving measurements --------------------------------------------
-// A CSV with the columns of measured_serving_dev.csv (found by header name, any order):
-// id, source_kind, model, gpu, num_gpus, tp, precision, framework, input_len, output_len,
-// concurrency_or_batch, request_rate, metric, value, notes.
+// --- Validation against published serving measurements
+// -------------------------------------------- A CSV with the columns of measured_serving_dev.csv
+// (found by header name, any order): id, source_kind, model, gpu, num_gpus, tp, precision,
+// framework, input_len, output_len, concurrency_or_batch, request_rate, metric, value, notes.
 bool is_serving_csv(std::string_view text);
 
 struct ServingRow {
@@ -315,9 +320,9 @@ struct ServingRow {
 };
 struct ServingPrediction {
   ServingRow row;
-  std::string group;   // "output tokens/s", "batch-1 decode tokens/s", "TTFT/TPOT at rate", "other"
+  std::string group;  // "output tokens/s", "batch-1 decode tokens/s", "TTFT/TPOT at rate", "other"
   double predicted = 0;
-  double error = 0;    // (predicted - measured) / measured
+  double error = 0;  // (predicted - measured) / measured
 };
 struct ServingReport {
   std::vector<ServingPrediction> rows;
@@ -328,7 +333,8 @@ struct ServingReport {
 // Predicts what gpuplan can express: max-throughput rows as a burst at the batch the KV cache
 // allows (or the static batch given), online rows by simulation at their request rate, batch-1
 // decode rows; lists the rest with the reason. An Error for a malformed file.
-Result<ServingReport> validate_serving_csv(const Catalog& catalog, const ServingAssumptions& serving,
-                                           std::string_view text, const std::string& where);
+Result<ServingReport> validate_serving_csv(const Catalog& catalog,
+                                           const ServingAssumptions& serving, std::string_view text,
+                                           const std::string& where);
 
 }  // namespace gpuplan

@@ -26,12 +26,12 @@ enum class WorkKind { matmul, attention, memory };
 
 // One class of kernels of a forward pass, per sample on one GPU (after tensor-parallel split).
 struct OpClass {
-  std::string name;                   // "attention.qkv", "conv2d", "elementwise", ...
-  double flops_per_sample = 0;        // matmul/conv FLOPs (multiply-add = 2)
-  double bytes_per_sample = 0;        // activation bytes read and written
-  double weight_bytes = 0;            // parameter bytes read, independent of batch size
-  double kernels = 0;                 // kernel launches per forward (for the overhead term)
-  bool tensor_cores_only = false;     // work that exists only when convolutions run on tensor cores
+  std::string name;                // "attention.qkv", "conv2d", "elementwise", ...
+  double flops_per_sample = 0;     // matmul/conv FLOPs (multiply-add = 2)
+  double bytes_per_sample = 0;     // activation bytes read and written
+  double weight_bytes = 0;         // parameter bytes read, independent of batch size
+  double kernels = 0;              // kernel launches per forward (for the overhead term)
+  bool tensor_cores_only = false;  // work that exists only when convolutions run on tensor cores
   WorkKind kind = WorkKind::memory;
   // GEMM shape for tile and wave quantisation: rows per sample (tokens) and output columns on
   // this GPU; 0 where unknown (convolutions).
@@ -52,7 +52,7 @@ struct OpClass {
 // evaluated for any GPU and micro-batch.
 struct WorkProfile {
   std::vector<OpClass> ops;
-  double layers = 0;                  // blocks (pipeline stages split these)
+  double layers = 0;                         // blocks (pipeline stages split these)
   double tp_allreduce_bytes_per_sample = 0;  // per forward, summed over layers (Megatron: 2/layer)
   double tp_allreduces = 0;                  // count per forward
   double tokens_per_sample = 1;              // 0 for layer graphs (images have no tokens)
@@ -108,7 +108,7 @@ struct Cluster {
   double intra_node_busbw_bytes_per_s = 0;  // per-direction link peak used by ring all-reduce
   double inter_node_bytes_per_s = 0;        // per node; 0: unknown (single node only)
   int vcpus_per_node = 0;                   // 0: unknown (no input-pipeline check)
-  std::string link;                          // "nvswitch", "nvlink", "pcie"
+  std::string link;                         // "nvswitch", "nvlink", "pcie"
 };
 
 // A cluster of `count` GPUs of one kind in one box (no instance known): NVLink if the GPU
@@ -119,7 +119,7 @@ Result<Cluster> instance_cluster(const Instance& instance, const Gpu& gpu, int n
 
 // Step time by term, for the whole cluster.
 struct StepTime {
-  double forward_s = 0;          // all micro-batches of a step, one pipeline stage
+  double forward_s = 0;  // all micro-batches of a step, one pipeline stage
   double backward_s = 0;
   double recompute_s = 0;
   double optimizer_s = 0;
@@ -133,8 +133,8 @@ struct StepTime {
   double step_s = 0;
   double samples_per_s = 0;
   double tokens_per_s = 0;
-  double mfu = 0;                // model FLOPs / (step time x GPUs x dense peak)
-  double peak_flop_per_s = 0;    // the dense peak used, per GPU
+  double mfu = 0;              // model FLOPs / (step time x GPUs x dense peak)
+  double peak_flop_per_s = 0;  // the dense peak used, per GPU
   // Inference (mode infer): prefill of the prompt and one decode step for the whole batch.
   double prefill_s = 0;
   double decode_token_s = 0;
@@ -163,12 +163,12 @@ struct PassTime {
 };
 
 // The roofline times of `micro_batch` samples. estimate_step_time uses it; the planner caches it.
-Result<PassTime> pass_time_s(const Model& model, const Setup& setup, const WorkProfile& work, const Gpu& gpu,
-                             const Efficiencies& eff, double micro_batch);
+Result<PassTime> pass_time_s(const Model& model, const Setup& setup, const WorkProfile& work,
+                             const Gpu& gpu, const Efficiencies& eff, double micro_batch);
 
 // The forward part of pass_time_s.
-Result<double> forward_time_s(const Model& model, const Setup& setup, const WorkProfile& work, const Gpu& gpu,
-                              const Efficiencies& eff, double micro_batch);
+Result<double> forward_time_s(const Model& model, const Setup& setup, const WorkProfile& work,
+                              const Gpu& gpu, const Efficiencies& eff, double micro_batch);
 
 // As estimate_step_time, with pass_time_s(...) for the setup's micro-batch already known.
 Result<StepTime> estimate_step_time_with(const Model& model, const Setup& setup, const Estimate& e,

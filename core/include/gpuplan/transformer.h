@@ -21,9 +21,9 @@ struct ParamTensor {
   const char* module = "";
   const char* param = "weight";
   ParamGroup group = ParamGroup::embedding;
-  int64_t rows = 0;   // out features (1 for vectors)
-  int64_t cols = 0;   // in features
-  int64_t count = 1;  // how many such tensors in the whole model
+  int64_t rows = 0;              // out features (1 for vectors)
+  int64_t cols = 0;              // in features
+  int64_t count = 1;             // how many such tensors in the whole model
   bool tensor_parallel = false;  // split across tensor-parallel ranks (Megatron-LM layout)
   bool in_layers = false;        // repeated per block (divided across pipeline stages)
   int64_t numel() const { return rows * cols * count; }
@@ -59,10 +59,10 @@ struct TransformerFlops {
   double qkv_proj = 0;        // Q, K, V projections
   double attention_core = 0;  // Q K^T and softmax(.) V
   double attn_out_proj = 0;
-  double mlp = 0;             // dense MLP, or the experts each token is routed to
-  double router = 0;          // mixture-of-experts gate
-  double embedding = 0;       // patch embedding of vision models (token lookups are free)
-  double head = 0;            // LM logits, classifier, pooler
+  double mlp = 0;        // dense MLP, or the experts each token is routed to
+  double router = 0;     // mixture-of-experts gate
+  double embedding = 0;  // patch embedding of vision models (token lookups are free)
+  double head = 0;       // LM logits, classifier, pooler
   double total() const {
     return qkv_proj + attention_core + attn_out_proj + mlp + router + embedding + head;
   }
@@ -75,9 +75,9 @@ enum class AttentionImpl { eager, flash };
 // Activation bytes kept for backward by one block for one sample (Korthikanti et al. 2022,
 // sec. 4.1, generalised to GQA, gated MLPs, MoE and other element sizes).
 struct LayerActivations {
-  double linear_bytes = 0;       // terms in s*h (or s*ffn): inputs of matmuls, norms, activations
-  double replicated_bytes = 0;   // part of linear_bytes that tensor parallelism does not shard
-                                 // unless sequence parallelism is on (norm inputs, masks)
+  double linear_bytes = 0;      // terms in s*h (or s*ffn): inputs of matmuls, norms, activations
+  double replicated_bytes = 0;  // part of linear_bytes that tensor parallelism does not shard
+                                // unless sequence parallelism is on (norm inputs, masks)
   double attention_scores_bytes = 0;  // terms in a*s^2: softmax output, its dropout mask/output
   // torchtitan's op-level selective checkpointing (ac_mode selective, op; its _save_list and
   // "every second mm" policy in torchtitan/models/llama3/infra/parallelize.py) keeps the block's

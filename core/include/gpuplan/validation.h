@@ -34,12 +34,12 @@ struct MeasuredRow {
   std::string metric;  // samples_per_s_total | tokens_per_s_per_gpu | mfu
   double value = 0;
   MemoryFormat memory_format = MemoryFormat::automatic;
-  Args options;                 // setup keys from the optional columns, CLI spelling
-  int64_t max_positions = 0;    // 0: the model's own
-  int gpus_per_node = 0;        // 0: all GPUs in one node
+  Args options;               // setup keys from the optional columns, CLI spelling
+  int64_t max_positions = 0;  // 0: the model's own
+  int gpus_per_node = 0;      // 0: all GPUs in one node
   double network_bytes_per_s_per_node = 0;
-  int line = 0;        // 1-based line in the file
-  std::string problem; // RowErrors::skip: why this row could not be read (its other fields unset)
+  int line = 0;         // 1-based line in the file
+  std::string problem;  // RowErrors::skip: why this row could not be read (its other fields unset)
 };
 
 // What a malformed data row does: fail the file (an Error naming its line and column), or come
@@ -54,10 +54,10 @@ Result<std::vector<MeasuredRow>> parse_measured_csv(std::string_view text, const
 struct ValidatedRow {
   MeasuredRow row;
   double predicted = 0;
-  double error = 0;    // (predicted - measured) / measured
-  bool fits = true;    // predicted memory fits the GPU
+  double error = 0;  // (predicted - measured) / measured
+  bool fits = true;  // predicted memory fits the GPU
   double predicted_memory_bytes = 0;
-  std::string family;  // accuracy_family of the row's model and setup
+  std::string family;   // accuracy_family of the row's model and setup
   Fit fit = Fit::fits;  // the verdict the page and CLI would give, memory band included
 };
 
@@ -68,16 +68,16 @@ struct SkippedRow {
 };
 
 struct ValidationReport {
-  std::vector<ValidatedRow> rows;     // predicted rows
-  std::vector<SkippedRow> skipped;    // rows gpuplan cannot predict (unknown model or GPU, bad setup)
-  double mape = 0;     // mean absolute percentage error over the predicted rows, as a fraction
+  std::vector<ValidatedRow> rows;   // predicted rows
+  std::vector<SkippedRow> skipped;  // rows gpuplan cannot predict (unknown model or GPU, bad setup)
+  double mape = 0;  // mean absolute percentage error over the predicted rows, as a fraction
 };
 
 // --- Peak memory -----------------------------------------------------------------------------
 // A CSV of measured peak GPU memory (what tools/convert_hf_memory.py writes), header:
 //   id,model,gpu,mode,precision,optimizer,micro_batch,global_batch,seq_len,checkpointing,measured_bytes
-// mode: context (the CUDA context alone), weights (the model loaded), train or infer. measured_bytes
-// is what nvidia-smi/NVML calls used memory, CUDA context included.
+// mode: context (the CUDA context alone), weights (the model loaded), train or infer.
+// measured_bytes is what nvidia-smi/NVML calls used memory, CUDA context included.
 bool is_memory_csv(std::string_view text);
 
 struct MemoryValidatedRow {
@@ -92,12 +92,14 @@ struct MemoryReport {
 };
 // Predicts every row it can; rows it cannot read or predict are skipped with the reason.
 // An Error for a malformed file (header, size, UTF-8) or when no row could be predicted.
-Result<MemoryReport> validate_memory_csv(const Catalog& catalog, std::string_view text, const std::string& where);
+Result<MemoryReport> validate_memory_csv(const Catalog& catalog, std::string_view text,
+                                         const std::string& where);
 
 // Predicts every row it can. A row it cannot (a model or GPU not in the catalog, a setup the
 // model rejects) is listed in `skipped` with the reason, and the others are still scored; an
 // Error only when no row at all could be predicted (naming the first row's reason).
-Result<ValidationReport> validate_measurements(const Catalog& catalog, const std::vector<MeasuredRow>& rows,
+Result<ValidationReport> validate_measurements(const Catalog& catalog,
+                                               const std::vector<MeasuredRow>& rows,
                                                const Efficiencies& eff);
 
 }  // namespace gpuplan

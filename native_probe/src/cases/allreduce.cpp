@@ -13,7 +13,8 @@ class AllReduce : public Case {
  public:
   std::string name() const override { return "nccl_allreduce"; }
   std::string description() const override {
-    return "NCCL all-reduce bus bandwidth over all GPUs (and nodes under MPI), per size; busbw = algbw * 2(n-1)/n";
+    return "NCCL all-reduce bus bandwidth over all GPUs (and nodes under MPI), per size; busbw = "
+           "algbw * 2(n-1)/n";
   }
   bool per_gpu() const override { return false; }
   std::string filter(const Context& ctx, int) const override {
@@ -35,7 +36,9 @@ class AllReduce : public Case {
     const Budget budget = budget_for(ctx.full, 0.1, 0.4);
     std::vector<Row> rows;
     for (int64_t bytes : sizes) {
-      auto m = measure_collective(ctx, budget, bytes, [&](Iterations it) { return ctx.device.allreduce(gpus, group, bytes, it); });
+      auto m = measure_collective(ctx, budget, bytes, [&](Iterations it) {
+        return ctx.device.allreduce(gpus, group, bytes, it);
+      });
       if (!m.ok()) {
         Row r = failed_row(name(), std::nullopt, m.failure());
         r.params = {{"bytes", bytes}, {"ranks", group.world_ranks}};
@@ -63,13 +66,15 @@ class AllReduce : public Case {
   // Calibrates, then measures, with every node using the slowest node's single-iteration time
   // for the counts (all must launch the same collectives) and each iteration's slowest node's
   // time (a collective ends with its slowest rank). One node's failure fails it everywhere.
-  static Outcome<Measured> measure_collective(Context& ctx, const Budget& budget, int64_t size,
-                                              const std::function<Outcome<Timings>(Iterations)>& run) {
+  static Outcome<Measured> measure_collective(
+      Context& ctx, const Budget& budget, int64_t size,
+      const std::function<Outcome<Timings>(Iterations)>& run) {
     auto agreed = [&](const Outcome<Timings>& t) -> std::optional<Failure> {
       const std::string mine = t.ok() ? std::string() : t.failure().message;
       const std::string any = ctx.peers ? first_problem(*ctx.peers, mine) : mine;
       if (!t.ok()) return t.failure();
-      if (!any.empty()) return Failure{Failure::Kind::error, "peer_failed", "nccl_allreduce", "another node", any};
+      if (!any.empty())
+        return Failure{Failure::Kind::error, "peer_failed", "nccl_allreduce", "another node", any};
       return std::nullopt;
     };
     const Iterations single{1, 1};
@@ -92,6 +97,8 @@ class AllReduce : public Case {
 
 }  // namespace
 
-void add_allreduce_case(std::vector<std::unique_ptr<Case>>& out) { out.push_back(std::make_unique<AllReduce>()); }
+void add_allreduce_case(std::vector<std::unique_ptr<Case>>& out) {
+  out.push_back(std::make_unique<AllReduce>());
+}
 
 }  // namespace gpuplan::probe

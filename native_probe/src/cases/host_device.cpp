@@ -17,11 +17,14 @@ class HostDevice : public Case {
            (pinned_ ? "pinned (cudaMallocHost) memory" : "pageable (malloc) memory");
   }
   std::vector<Row> run(Context& ctx, int gpu) override {
-    const std::vector<int64_t> sizes = ctx.full ? std::vector<int64_t>{kGiB, 256 * kMiB, 64 * kMiB}
-                                                : std::vector<int64_t>{256 * kMiB, 64 * kMiB, 16 * kMiB};
+    const std::vector<int64_t> sizes = ctx.full
+                                           ? std::vector<int64_t>{kGiB, 256 * kMiB, 64 * kMiB}
+                                           : std::vector<int64_t>{256 * kMiB, 64 * kMiB, 16 * kMiB};
     auto m = ctx.measure(
         sizes, budget_for(ctx.full, 0.15, 0.8),
-        [&](int64_t bytes, Iterations it) { return ctx.device.host_copy(gpu, dir_, pinned_, bytes, it); },
+        [&](int64_t bytes, Iterations it) {
+          return ctx.device.host_copy(gpu, dir_, pinned_, bytes, it);
+        },
         name() + " gpu " + std::to_string(gpu));
     if (!m.ok()) return {failed_row(name(), gpu, m.failure())};
     Row r = rate_row(name(), gpu, m.value(), double(m.value().size), "bytes_per_s",

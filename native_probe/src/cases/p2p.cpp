@@ -13,7 +13,8 @@ class PeerCopy : public Case {
   }
   bool per_gpu() const override { return false; }
   std::string filter(const Context& ctx, int) const override {
-    if (ctx.gpus.size() < 2) return "needs 2 or more GPUs (found " + std::to_string(ctx.gpus.size()) + ")";
+    if (ctx.gpus.size() < 2)
+      return "needs 2 or more GPUs (found " + std::to_string(ctx.gpus.size()) + ")";
     return {};
   }
   std::vector<Row> run(Context& ctx, int) override {
@@ -29,14 +30,17 @@ class PeerCopy : public Case {
           r.case_name = name();
           r.gpu = a.index;
           r.status = Status::waived;
-          r.reason = "no peer access from GPU " + std::to_string(a.index) + " to GPU " + std::to_string(b.index);
+          r.reason = "no peer access from GPU " + std::to_string(a.index) + " to GPU " +
+                     std::to_string(b.index);
           r.params = pair;
           rows.push_back(std::move(r));
           continue;
         }
         auto m = ctx.measure(
             sizes, budget_for(ctx.full, 0.1, 0.5),
-            [&](int64_t bytes, Iterations it) { return ctx.device.peer_copy(a.index, b.index, bytes, it); },
+            [&](int64_t bytes, Iterations it) {
+              return ctx.device.peer_copy(a.index, b.index, bytes, it);
+            },
             name() + " " + std::to_string(a.index) + "->" + std::to_string(b.index));
         if (!m.ok()) {
           Row r = failed_row(name(), a.index, m.failure());
@@ -48,7 +52,8 @@ class PeerCopy : public Case {
         nlohmann::ordered_json params = pair;
         params["bytes"] = m.value().size;
         params["bytes_counted"] = "bytes copied once (one direction)";
-        rows.push_back(rate_row(name(), a.index, m.value(), double(m.value().size), "bytes_per_s", params));
+        rows.push_back(
+            rate_row(name(), a.index, m.value(), double(m.value().size), "bytes_per_s", params));
       }
     }
     return rows;
@@ -57,6 +62,8 @@ class PeerCopy : public Case {
 
 }  // namespace
 
-void add_p2p_case(std::vector<std::unique_ptr<Case>>& out) { out.push_back(std::make_unique<PeerCopy>()); }
+void add_p2p_case(std::vector<std::unique_ptr<Case>>& out) {
+  out.push_back(std::make_unique<PeerCopy>());
+}
 
 }  // namespace gpuplan::probe

@@ -14,8 +14,9 @@ bool has_parts(const ojson& p) {
   for (const char* k : {"gpus", "results", "warnings", "nodes", "topology", "host", "software"}) {
     if (!p.contains(k)) return false;
   }
-  return p["gpus"].is_array() && p["results"].is_array() && p["warnings"].is_array() && p["nodes"].is_array() &&
-         p["topology"].is_object() && p["topology"]["peer_access"].is_array();
+  return p["gpus"].is_array() && p["results"].is_array() && p["warnings"].is_array() &&
+         p["nodes"].is_array() && p["topology"].is_object() &&
+         p["topology"]["peer_access"].is_array();
 }
 
 void shift_gpu(ojson& v, int64_t offset) {
@@ -40,7 +41,8 @@ std::string merge_node_payloads(const std::vector<std::string>& payloads, std::s
     parts.push_back(std::move(p));
   }
   ojson merged = parts.front();
-  ojson gpus = ojson::array(), results = ojson::array(), warnings = ojson::array(), nodes = ojson::array();
+  ojson gpus = ojson::array(), results = ojson::array(), warnings = ojson::array(),
+        nodes = ojson::array();
   std::vector<std::vector<bool>> peer;  // block diagonal: no peer access across nodes
   int64_t offset = 0;
   bool simulated = false;
@@ -69,7 +71,8 @@ std::string merge_node_payloads(const std::vector<std::string>& payloads, std::s
     }
     const std::string host = p["host"].value("hostname", std::string());
     for (const auto& w : p["warnings"]) {
-      warnings.push_back(parts.size() > 1 ? "node " + std::to_string(r) + " (" + host + "): " + w.get<std::string>()
+      warnings.push_back(parts.size() > 1 ? "node " + std::to_string(r) + " (" + host +
+                                                "): " + w.get<std::string>()
                                           : w.get<std::string>());
     }
     nodes.push_back({{"node", node},
@@ -84,8 +87,10 @@ std::string merge_node_payloads(const std::vector<std::string>& payloads, std::s
     }
     offset += count;
     for (auto& line : peer) line.resize(size_t(offset), false);
-    if (p.value("started_utc", "") < merged.value("started_utc", "")) merged["started_utc"] = p["started_utc"];
-    if (p.value("finished_utc", "") > merged.value("finished_utc", "")) merged["finished_utc"] = p["finished_utc"];
+    if (p.value("started_utc", "") < merged.value("started_utc", ""))
+      merged["started_utc"] = p["started_utc"];
+    if (p.value("finished_utc", "") > merged.value("finished_utc", ""))
+      merged["finished_utc"] = p["finished_utc"];
   }
   merged["simulated"] = simulated;
   merged["nodes"] = nodes;

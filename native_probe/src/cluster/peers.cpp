@@ -60,7 +60,9 @@ class ThreadPeers : public Peers {
 
 }  // namespace
 
-std::unique_ptr<Peers> make_single_peers() { return std::make_unique<SinglePeers>(); }
+std::unique_ptr<Peers> make_single_peers() {
+  return std::make_unique<SinglePeers>();
+}
 
 std::vector<std::unique_ptr<Peers>> make_thread_peers(int ranks) {
   auto r = std::make_shared<Rendezvous>(std::max(ranks, 1));

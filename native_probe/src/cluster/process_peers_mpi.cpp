@@ -18,8 +18,10 @@ class MpiPeers : public Peers {
     int provided = 0;
     MPI_Init_thread(argc, argv, MPI_THREAD_SERIALIZED, &provided);
     if (provided < MPI_THREAD_SERIALIZED) {
-      std::fprintf(stderr, "gpuplan-probe: MPI gives thread level %d, below MPI_THREAD_SERIALIZED; "
-                           "collectives still run from one thread at a time\n", provided);
+      std::fprintf(stderr,
+                   "gpuplan-probe: MPI gives thread level %d, below MPI_THREAD_SERIALIZED; "
+                   "collectives still run from one thread at a time\n",
+                   provided);
     }
     MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
     MPI_Comm_size(MPI_COMM_WORLD, &size_);
@@ -34,7 +36,8 @@ class MpiPeers : public Peers {
     std::vector<int> offsets(lens.size(), 0);
     for (size_t i = 1; i < lens.size(); ++i) offsets[i] = offsets[i - 1] + lens[i - 1];
     std::string all(static_cast<size_t>(std::accumulate(lens.begin(), lens.end(), 0)), '\0');
-    MPI_Allgatherv(mine.data(), len, MPI_CHAR, all.data(), lens.data(), offsets.data(), MPI_CHAR, MPI_COMM_WORLD);
+    MPI_Allgatherv(mine.data(), len, MPI_CHAR, all.data(), lens.data(), offsets.data(), MPI_CHAR,
+                   MPI_COMM_WORLD);
     std::vector<std::string> out;
     for (size_t i = 0; i < lens.size(); ++i) {
       out.push_back(all.substr(static_cast<size_t>(offsets[i]), static_cast<size_t>(lens[i])));
@@ -48,6 +51,8 @@ class MpiPeers : public Peers {
 
 }  // namespace
 
-std::unique_ptr<Peers> make_process_peers(int* argc, char*** argv) { return std::make_unique<MpiPeers>(argc, argv); }
+std::unique_ptr<Peers> make_process_peers(int* argc, char*** argv) {
+  return std::make_unique<MpiPeers>(argc, argv);
+}
 
 }  // namespace gpuplan::probe

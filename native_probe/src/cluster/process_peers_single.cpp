@@ -3,6 +3,8 @@
 
 namespace gpuplan::probe {
 
-std::unique_ptr<Peers> make_process_peers(int*, char***) { return make_single_peers(); }
+std::unique_ptr<Peers> make_process_peers(int*, char***) {
+  return make_single_peers();
+}
 
 }  // namespace gpuplan::probe

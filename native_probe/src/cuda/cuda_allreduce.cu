@@ -15,14 +15,14 @@ Failure nccl_failure(int r, const char* expression, int line) {
   f.name = "ncclResult_t " + std::to_string(r);
   f.expression = expression;
   f.location = "cuda_allreduce.cu:" + std::to_string(line);
-  f.message = std::string(api.GetErrorString ? api.GetErrorString(r) : "NCCL error") + " in " + f.expression + " at " +
-              f.location;
+  f.message = std::string(api.GetErrorString ? api.GetErrorString(r) : "NCCL error") + " in " +
+              f.expression + " at " + f.location;
   return f;
 }
 
-#define PROBE_NCCL(expr)                                                    \
-  do {                                                                      \
-    const int probe_nr_ = (expr);                                           \
+#define PROBE_NCCL(expr)                                                              \
+  do {                                                                                \
+    const int probe_nr_ = (expr);                                                     \
     if (probe_nr_ != nccl::kSuccess) return nccl_failure(probe_nr_, #expr, __LINE__); \
   } while (0)
 
@@ -40,10 +40,13 @@ std::string RealCudaDevice::collective_id() {
   return std::string(id.internal, sizeof id.internal);
 }
 
-Outcome<Timings> RealCudaDevice::allreduce(const std::vector<int>& gpus, const CollectiveGroup& group, int64_t bytes,
+Outcome<Timings> RealCudaDevice::allreduce(const std::vector<int>& gpus,
+                                           const CollectiveGroup& group, int64_t bytes,
                                            Iterations it) {
   const auto& api = nccl::api();
-  if (!api.loaded) return Failure{Failure::Kind::unsupported, "nccl_missing", "dlopen(libnccl.so.2)", "nccl_loader.cpp", api.error};
+  if (!api.loaded)
+    return Failure{Failure::Kind::unsupported, "nccl_missing", "dlopen(libnccl.so.2)",
+                   "nccl_loader.cpp", api.error};
   std::lock_guard<std::mutex> lock(comm_mutex_);
   const size_t k = gpus.size();
   if (comms_.empty() || comm_gpus_ != gpus || comm_id_ != group.unique_id) {
@@ -78,8 +81,8 @@ Outcome<Timings> RealCudaDevice::allreduce(const std::vector<int>& gpus, const C
   auto launch = [&]() -> std::optional<Failure> {
     PROBE_NCCL(api.GroupStart());
     for (size_t i = 0; i < k; ++i) {
-      PROBE_NCCL(api.AllReduce(send[i].get(), recv[i].get(), count, nccl::kFloat32, nccl::kSum, comms_[i],
-                               se[i].stream));
+      PROBE_NCCL(api.AllReduce(send[i].get(), recv[i].get(), count, nccl::kFloat32, nccl::kSum,
+                               comms_[i], se[i].stream));
     }
     PROBE_NCCL(api.GroupEnd());
     return std::nullopt;

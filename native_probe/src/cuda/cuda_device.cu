@@ -42,7 +42,8 @@ Failure cuda_failure(cudaError_t e, const char* expression, const char* file, in
   f.expression = expression;
   const char* base = std::strrchr(file, '/');
   f.location = std::string(base ? base + 1 : file) + ":" + std::to_string(line);
-  f.message = std::string(cudaGetErrorString(e)) + " (" + f.name + ") in " + f.expression + " at " + f.location;
+  f.message = std::string(cudaGetErrorString(e)) + " (" + f.name + ") in " + f.expression + " at " +
+              f.location;
   cudaGetLastError();  // clear a non-sticky error so later cases can run
   return f;
 }
@@ -62,11 +63,15 @@ cudaError_t StreamEvents::create(int n) {
   return cudaSuccess;
 }
 
-std::unique_ptr<Device> make_cuda_device() { return std::make_unique<RealCudaDevice>(); }
+std::unique_ptr<Device> make_cuda_device() {
+  return std::make_unique<RealCudaDevice>();
+}
 
 namespace {
 
-std::string cuda_version(int v) { return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10); }
+std::string cuda_version(int v) {
+  return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10);
+}
 
 // The no-GPU cases from the probe notes: each a fixed message, all exit code 3.
 Failure no_device(cudaError_t e, int driver) {
@@ -79,8 +84,9 @@ Failure no_device(cudaError_t e, int driver) {
     f.message = "no NVIDIA driver found (libcuda.so.1 is not installed)" + code +
                 "; install the driver, or use --simulate GPU_ID to try the pipeline";
   } else if (e == cudaErrorInsufficientDriver) {
-    f.message = "the NVIDIA driver supports CUDA " + cuda_version(driver) + " but this probe was built with CUDA " +
-                cuda_version(runtime) + code + "; update the driver (CUDA 13 needs 580 or newer, CUDA 12 needs 525) "
+    f.message = "the NVIDIA driver supports CUDA " + cuda_version(driver) +
+                " but this probe was built with CUDA " + cuda_version(runtime) + code +
+                "; update the driver (CUDA 13 needs 580 or newer, CUDA 12 needs 525) "
                 "or use the cu12 build";
   } else if (e == cudaErrorStubLibrary) {
     f.message = "libcuda.so.1 is the CUDA toolkit's stub, not a driver" + code +
@@ -119,15 +125,21 @@ Outcome<std::vector<GpuInfo>> RealCudaDevice::open() {
     int v = 0;
     PROBE_CUDA(cudaDeviceGetAttribute(&g.cc_major, cudaDevAttrComputeCapabilityMajor, i));
     PROBE_CUDA(cudaDeviceGetAttribute(&g.cc_minor, cudaDevAttrComputeCapabilityMinor, i));
-    if (cudaDeviceGetAttribute(&v, cudaDevAttrMultiProcessorCount, i) == cudaSuccess) g.sm_count = v;
-    if (cudaDeviceGetAttribute(&v, cudaDevAttrGlobalMemoryBusWidth, i) == cudaSuccess) g.memory_bus_width_bits = v;
-    if (cudaDeviceGetAttribute(&v, cudaDevAttrClockRate, i) == cudaSuccess && v > 0) g.max_sm_clock_mhz = v / 1000.0;
-    if (cudaDeviceGetAttribute(&v, cudaDevAttrMemoryClockRate, i) == cudaSuccess && v > 0) g.max_mem_clock_mhz = v / 1000.0;
+    if (cudaDeviceGetAttribute(&v, cudaDevAttrMultiProcessorCount, i) == cudaSuccess)
+      g.sm_count = v;
+    if (cudaDeviceGetAttribute(&v, cudaDevAttrGlobalMemoryBusWidth, i) == cudaSuccess)
+      g.memory_bus_width_bits = v;
+    if (cudaDeviceGetAttribute(&v, cudaDevAttrClockRate, i) == cudaSuccess && v > 0)
+      g.max_sm_clock_mhz = v / 1000.0;
+    if (cudaDeviceGetAttribute(&v, cudaDevAttrMemoryClockRate, i) == cudaSuccess && v > 0)
+      g.max_mem_clock_mhz = v / 1000.0;
     if (cudaDeviceGetAttribute(&v, cudaDevAttrEccEnabled, i) == cudaSuccess) g.ecc = v != 0;
     char uuid[64];
     const unsigned char* u = reinterpret_cast<const unsigned char*>(prop.uuid.bytes);
-    std::snprintf(uuid, sizeof uuid, "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0],
-                  u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
+    std::snprintf(uuid, sizeof uuid,
+                  "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0],
+                  u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13],
+                  u[14], u[15]);
     g.uuid = uuid;
     char bus[32] = {};
     if (cudaDeviceGetPCIBusId(bus, sizeof bus, i) == cudaSuccess) g.pci_bus_id = bus;
@@ -156,7 +168,8 @@ ClockSample RealCudaDevice::clocks(int gpu) {
   return Nvml::get().sample(nvml_[size_t(gpu)]);
 }
 
-Outcome<Timings> RealCudaDevice::host_copy(int gpu, CopyDir dir, bool pinned, int64_t bytes, Iterations it) {
+Outcome<Timings> RealCudaDevice::host_copy(int gpu, CopyDir dir, bool pinned, int64_t bytes,
+                                           Iterations it) {
   PROBE_CUDA(cudaSetDevice(gpu));
   DeviceBuffer dev;
   PROBE_CUDA(dev.allocate(size_t(bytes)));
@@ -173,7 +186,9 @@ Outcome<Timings> RealCudaDevice::host_copy(int gpu, CopyDir dir, bool pinned, in
     PROBE_CUDA(cudaMallocHost(&host.p, size_t(bytes)));
   } else {
     host.p = std::malloc(size_t(bytes));
-    if (!host.p) return Failure{Failure::Kind::out_of_memory, "malloc", "malloc(bytes)", "cuda_device.cu", "host out of memory"};
+    if (!host.p)
+      return Failure{Failure::Kind::out_of_memory, "malloc", "malloc(bytes)", "cuda_device.cu",
+                     "host out of memory"};
   }
   std::memset(host.p, 1, size_t(bytes));  // touch every page before timing
   void* dst = dir == CopyDir::h2d ? dev.get() : host.p;
@@ -207,8 +222,10 @@ Outcome<Timings> RealCudaDevice::peer_copy(int src, int dst, int64_t bytes, Iter
   for (auto [a, b] : {std::pair<int, int>{src, dst}, {dst, src}}) {
     PROBE_CUDA(cudaSetDevice(a));
     const cudaError_t e = cudaDeviceEnablePeerAccess(b, 0);
-    if (e == cudaErrorPeerAccessAlreadyEnabled) cudaGetLastError();
-    else PROBE_CUDA(e);
+    if (e == cudaErrorPeerAccessAlreadyEnabled)
+      cudaGetLastError();
+    else
+      PROBE_CUDA(e);
   }
   DeviceBuffer to;
   PROBE_CUDA(cudaSetDevice(dst));

@@ -9,14 +9,16 @@ constexpr int kThreads = 256;
 constexpr float kA = 1.0f, kB = 2.0f, kC = 0.5f, kScalar = 3.0f;
 
 __global__ void fill_kernel(float4* a, size_t n, float v) {
-  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x) {
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n;
+       i += size_t(gridDim.x) * blockDim.x) {
     a[i] = make_float4(v, v, v, v);
   }
 }
 
 __global__ void read_kernel(const float4* __restrict__ a, size_t n, float* sink) {
   float acc = 0;
-  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x) {
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n;
+       i += size_t(gridDim.x) * blockDim.x) {
     const float4 v = a[i];
     acc += v.x + v.y + v.z + v.w;
   }
@@ -24,20 +26,23 @@ __global__ void read_kernel(const float4* __restrict__ a, size_t n, float* sink)
 }
 
 __global__ void write_kernel(float4* __restrict__ a, size_t n, float v) {
-  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x) {
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n;
+       i += size_t(gridDim.x) * blockDim.x) {
     a[i] = make_float4(v, v, v, v);
   }
 }
 
 __global__ void copy_kernel(const float4* __restrict__ a, float4* __restrict__ b, size_t n) {
-  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x) {
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n;
+       i += size_t(gridDim.x) * blockDim.x) {
     b[i] = a[i];
   }
 }
 
-__global__ void triad_kernel(float4* __restrict__ a, const float4* __restrict__ b, const float4* __restrict__ c,
-                             float s, size_t n) {
-  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x) {
+__global__ void triad_kernel(float4* __restrict__ a, const float4* __restrict__ b,
+                             const float4* __restrict__ c, float s, size_t n) {
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n;
+       i += size_t(gridDim.x) * blockDim.x) {
     const float4 x = b[i], y = c[i];
     a[i] = make_float4(x.x + s * y.x, x.y + s * y.y, x.z + s * y.z, x.w + s * y.w);
   }
@@ -47,10 +52,12 @@ __global__ void triad_kernel(float4* __restrict__ a, const float4* __restrict__ 
 std::optional<Failure> check(const float4* a, size_t n, float want, const char* what) {
   for (size_t i : {size_t(0), n / 2, n - 1}) {
     float4 v{};
-    if (cudaMemcpy(&v, a + i, sizeof v, cudaMemcpyDeviceToHost) != cudaSuccess || v.x != want || v.w != want) {
+    if (cudaMemcpy(&v, a + i, sizeof v, cudaMemcpyDeviceToHost) != cudaSuccess || v.x != want ||
+        v.w != want) {
       return Failure{Failure::Kind::error, "wrong_result", what, "cuda_memory.cu",
                      std::string(what) + " produced wrong data at element " + std::to_string(i) +
-                         " (got " + std::to_string(v.x) + ", expected " + std::to_string(want) + ")"};
+                         " (got " + std::to_string(v.x) + ", expected " + std::to_string(want) +
+                         ")"};
     }
   }
   return std::nullopt;
@@ -82,11 +89,18 @@ Outcome<Timings> RealCudaDevice::memory(int gpu, MemOp op, int64_t array_bytes, 
   PROBE_CUDA(se.create(it.timed + 1));
   auto timings = time_on_stream(se, it, [&]() -> std::optional<Failure> {
     switch (op) {
-      case MemOp::read: read_kernel<<<blocks, kThreads, 0, se.stream>>>(a.get<float4>(), n, sink.get<float>()); break;
-      case MemOp::write: write_kernel<<<blocks, kThreads, 0, se.stream>>>(a.get<float4>(), n, kA); break;
-      case MemOp::copy: copy_kernel<<<blocks, kThreads, 0, se.stream>>>(a.get<float4>(), b.get<float4>(), n); break;
+      case MemOp::read:
+        read_kernel<<<blocks, kThreads, 0, se.stream>>>(a.get<float4>(), n, sink.get<float>());
+        break;
+      case MemOp::write:
+        write_kernel<<<blocks, kThreads, 0, se.stream>>>(a.get<float4>(), n, kA);
+        break;
+      case MemOp::copy:
+        copy_kernel<<<blocks, kThreads, 0, se.stream>>>(a.get<float4>(), b.get<float4>(), n);
+        break;
       case MemOp::triad:
-        triad_kernel<<<blocks, kThreads, 0, se.stream>>>(a.get<float4>(), b.get<float4>(), c.get<float4>(), kScalar, n);
+        triad_kernel<<<blocks, kThreads, 0, se.stream>>>(a.get<float4>(), b.get<float4>(),
+                                                         c.get<float4>(), kScalar, n);
         break;
     }
     PROBE_CUDA(cudaGetLastError());

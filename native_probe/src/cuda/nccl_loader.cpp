@@ -21,11 +21,13 @@ Api load() {
               "); install NCCL or add its folder to LD_LIBRARY_PATH";
     return a;
   }
-  const bool ok = bind(lib, a.GetVersion, "ncclGetVersion") && bind(lib, a.GetUniqueId, "ncclGetUniqueId") &&
-                  bind(lib, a.CommInitAll, "ncclCommInitAll") && bind(lib, a.CommInitRank, "ncclCommInitRank") &&
-                  bind(lib, a.CommDestroy, "ncclCommDestroy") && bind(lib, a.AllReduce, "ncclAllReduce") &&
-                  bind(lib, a.GroupStart, "ncclGroupStart") && bind(lib, a.GroupEnd, "ncclGroupEnd") &&
-                  bind(lib, a.GetErrorString, "ncclGetErrorString");
+  const bool ok =
+      bind(lib, a.GetVersion, "ncclGetVersion") && bind(lib, a.GetUniqueId, "ncclGetUniqueId") &&
+      bind(lib, a.CommInitAll, "ncclCommInitAll") &&
+      bind(lib, a.CommInitRank, "ncclCommInitRank") &&
+      bind(lib, a.CommDestroy, "ncclCommDestroy") && bind(lib, a.AllReduce, "ncclAllReduce") &&
+      bind(lib, a.GroupStart, "ncclGroupStart") && bind(lib, a.GroupEnd, "ncclGroupEnd") &&
+      bind(lib, a.GetErrorString, "ncclGetErrorString");
   if (!ok) {
     a.error = "libnccl.so.2 lacks an expected entry point (NCCL older than 2.x?)";
     return a;

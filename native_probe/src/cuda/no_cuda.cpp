@@ -8,8 +8,10 @@ class NoCudaDevice : public Device {
  public:
   bool simulated() const override { return false; }
   Outcome<std::vector<GpuInfo>> open() override {
-    return Failure{Failure::Kind::unsupported, "built_without_cuda", "make_cuda_device()", "no_cuda.cpp",
-                   "this gpuplan-probe was built without CUDA (no nvcc at configure time, or a sanitizer build); rebuild on a "
+    return Failure{Failure::Kind::unsupported, "built_without_cuda", "make_cuda_device()",
+                   "no_cuda.cpp",
+                   "this gpuplan-probe was built without CUDA (no nvcc at configure time, or a "
+                   "sanitizer build); rebuild on a "
                    "machine with the CUDA toolkit, or use --simulate GPU_ID"};
   }
   SoftwareInfo software() override { return {}; }
@@ -21,17 +23,23 @@ class NoCudaDevice : public Device {
   Outcome<Timings> peer_copy(int, int, int64_t, Iterations) override { return none(); }
   std::string collectives_unavailable() override { return "built without CUDA"; }
   std::string collective_id() override { return {}; }
-  Outcome<Timings> allreduce(const std::vector<int>&, const CollectiveGroup&, int64_t, Iterations) override {
+  Outcome<Timings> allreduce(const std::vector<int>&, const CollectiveGroup&, int64_t,
+                             Iterations) override {
     return none();
   }
   ClockSample clocks(int) override { return {}; }
 
  private:
-  static Failure none() { return Failure{Failure::Kind::unsupported, "built_without_cuda", "", "no_cuda.cpp", "built without CUDA"}; }
+  static Failure none() {
+    return Failure{Failure::Kind::unsupported, "built_without_cuda", "", "no_cuda.cpp",
+                   "built without CUDA"};
+  }
 };
 
 }  // namespace
 
-std::unique_ptr<Device> make_cuda_device() { return std::make_unique<NoCudaDevice>(); }
+std::unique_ptr<Device> make_cuda_device() {
+  return std::make_unique<NoCudaDevice>();
+}
 
 }  // namespace gpuplan::probe

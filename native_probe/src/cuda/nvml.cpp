@@ -40,10 +40,15 @@ void bind(void* lib, F& fn, const char* name) {
 }
 
 // nvmlClocksEventReasons bits (formerly "throttle reasons").
-const std::pair<unsigned long long, const char*> kReasons[] = {
-    {0x1, "gpu_idle"},           {0x2, "applications_clocks_setting"}, {0x4, "sw_power_cap"},
-    {0x8, "hw_slowdown"},        {0x10, "sync_boost"},                 {0x20, "sw_thermal_slowdown"},
-    {0x40, "hw_thermal_slowdown"}, {0x80, "hw_power_brake_slowdown"},  {0x100, "display_clock_setting"}};
+const std::pair<unsigned long long, const char*> kReasons[] = {{0x1, "gpu_idle"},
+                                                               {0x2, "applications_clocks_setting"},
+                                                               {0x4, "sw_power_cap"},
+                                                               {0x8, "hw_slowdown"},
+                                                               {0x10, "sync_boost"},
+                                                               {0x20, "sw_thermal_slowdown"},
+                                                               {0x40, "hw_thermal_slowdown"},
+                                                               {0x80, "hw_power_brake_slowdown"},
+                                                               {0x100, "display_clock_setting"}};
 
 }  // namespace
 
@@ -78,7 +83,8 @@ Nvml::Nvml() {
 
 std::optional<std::string> Nvml::driver_version() const {
   char buf[96] = {};
-  if (!handle_ || !g_api.driver_version || g_api.driver_version(buf, sizeof buf) != NVML_SUCCESS) return std::nullopt;
+  if (!handle_ || !g_api.driver_version || g_api.driver_version(buf, sizeof buf) != NVML_SUCCESS)
+    return std::nullopt;
   return std::string(buf);
 }
 
@@ -112,7 +118,8 @@ ClockSample Nvml::sample(void* d) const {
   unsigned u = 0;
   if (a.clock && a.clock(d, NVML_CLOCK_SM, &u) == NVML_SUCCESS) s.sm_mhz = u;
   if (a.clock && a.clock(d, NVML_CLOCK_MEM, &u) == NVML_SUCCESS) s.mem_mhz = u;
-  if (a.temperature && a.temperature(d, NVML_TEMPERATURE_GPU, &u) == NVML_SUCCESS) s.temperature_c = u;
+  if (a.temperature && a.temperature(d, NVML_TEMPERATURE_GPU, &u) == NVML_SUCCESS)
+    s.temperature_c = u;
   if (a.power && a.power(d, &u) == NVML_SUCCESS) s.power_w = u / 1000.0;
   unsigned long long bits = 0;
   if (a.throttle && a.throttle(d, &bits) == NVML_SUCCESS) {

@@ -21,12 +21,12 @@ namespace gpuplan::probe {
 Failure cuda_failure(cudaError_t e, const char* expression, const char* file, int line);
 
 // Returns a Failure from the enclosing function when `expr` is not cudaSuccess.
-#define PROBE_CUDA(expr)                                                                   \
-  do {                                                                                     \
-    const cudaError_t probe_err_ = (expr);                                                 \
-    if (probe_err_ != cudaSuccess) {                                                       \
-      return ::gpuplan::probe::cuda_failure(probe_err_, #expr, __FILE__, __LINE__);        \
-    }                                                                                      \
+#define PROBE_CUDA(expr)                                                            \
+  do {                                                                              \
+    const cudaError_t probe_err_ = (expr);                                          \
+    if (probe_err_ != cudaSuccess) {                                                \
+      return ::gpuplan::probe::cuda_failure(probe_err_, #expr, __FILE__, __LINE__); \
+    }                                                                               \
   } while (0)
 
 // Device memory for one measurement, freed on scope exit.
@@ -87,14 +87,17 @@ class RealCudaDevice : public Device {
   Outcome<std::vector<GpuInfo>> open() override;
   SoftwareInfo software() override;
   std::string gemm_unsupported(int, Precision) override { return {}; }
-  Outcome<Timings> gemm(int gpu, Precision p, int64_t n, Iterations it) override;       // cuda_gemm.cu
-  Outcome<Timings> memory(int gpu, MemOp op, int64_t array_bytes, Iterations it) override;  // cuda_memory.cu
-  Outcome<Timings> host_copy(int gpu, CopyDir dir, bool pinned, int64_t bytes, Iterations it) override;
+  Outcome<Timings> gemm(int gpu, Precision p, int64_t n, Iterations it) override;  // cuda_gemm.cu
+  Outcome<Timings> memory(int gpu, MemOp op, int64_t array_bytes,
+                          Iterations it) override;  // cuda_memory.cu
+  Outcome<Timings> host_copy(int gpu, CopyDir dir, bool pinned, int64_t bytes,
+                             Iterations it) override;
   bool peer_access(int src, int dst) override;
   Outcome<Timings> peer_copy(int src, int dst, int64_t bytes, Iterations it) override;
   std::string collectives_unavailable() override;
   std::string collective_id() override;
-  Outcome<Timings> allreduce(const std::vector<int>& gpus, const CollectiveGroup& group, int64_t bytes,
+  Outcome<Timings> allreduce(const std::vector<int>& gpus, const CollectiveGroup& group,
+                             int64_t bytes,
                              Iterations it) override;  // cuda_allreduce.cu
   ClockSample clocks(int gpu) override;
 

@@ -36,7 +36,8 @@ std::optional<KeyPair> generate_keypair();
 std::string sign_detached(const std::string& message, const std::string& secret_key);
 // True when `signature` is a valid signature of `message` by `public_key`. Matches
 // gpuplan::VerifyFn, so it can be passed to read_probe_file as it is.
-bool verify_detached(const std::string& message, const std::string& signature, const std::string& public_key);
+bool verify_detached(const std::string& message, const std::string& signature,
+                     const std::string& public_key);
 
 // SHA-256 of `bytes` (32 raw bytes).
 std::string sha256(std::string_view bytes);
@@ -51,7 +52,8 @@ const ProbeCrypto& probe_crypto();
 // The probe-file envelope for `payload`, signed with `key` (DSSE, see gpuplan/probe_file.h).
 std::string sign_probe_payload(const std::string& payload, const KeyPair& key);
 // read_probe_file with libsodium's cryptography.
-Result<ProbeFile> read_probe_file(std::string_view text, const std::vector<std::string>& trusted_keys);
+Result<ProbeFile> read_probe_file(std::string_view text,
+                                  const std::vector<std::string>& trusted_keys);
 // Key id and fingerprint of a raw public key (see gpuplan/probe_file.h).
 std::string key_id(const std::string& public_key);
 std::string key_fingerprint(const std::string& public_key);
