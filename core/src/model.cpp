@@ -386,6 +386,30 @@ std::optional<Error> check_efficiencies(const Efficiencies& e, const std::string
   return std::nullopt;
 }
 
+// Cross-references: instance -> GPU, provider, and each price's region; notes the newest price.
+std::optional<Error> check_instance_references(Catalog& c) {
+  for (const auto& in : c.instances) {
+    const std::string where = "instances/" + in.id + ".json";
+    if (!c.find_gpu(in.gpu)) {
+      return make_error(Errc::schema_error, where + ": gpu '" + in.gpu + "' is not in data/gpus");
+    }
+    const Provider* p = c.find_provider(in.provider);
+    if (!p && !c.providers.empty()) {
+      return make_error(Errc::schema_error,
+                        where + ": provider '" + in.provider + "' is not in data/providers");
+    }
+    for (const auto& price : in.prices) {
+      if (p && !p->find_region(price.region)) {
+        return make_error(Errc::schema_error, where + ": price region '" + price.region +
+                                                  "' is not a region of provider '" + in.provider +
+                                                  "'");
+      }
+      if (price.date > c.prices_as_of) c.prices_as_of = price.date;
+    }
+  }
+  return std::nullopt;
+}
+
 Result<Catalog> load_catalog(const std::vector<DataFile>& files) {
   Catalog c;
   bool have_rules = false;
@@ -428,26 +452,7 @@ Result<Catalog> load_catalog(const std::vector<DataFile>& files) {
     }
     if (err) return *err;
   }
-  // Cross-references: instance -> GPU, provider, and each price's region.
-  for (const auto& in : c.instances) {
-    const std::string where = "instances/" + in.id + ".json";
-    if (!c.find_gpu(in.gpu)) {
-      return make_error(Errc::schema_error, where + ": gpu '" + in.gpu + "' is not in data/gpus");
-    }
-    const Provider* p = c.find_provider(in.provider);
-    if (!p && !c.providers.empty()) {
-      return make_error(Errc::schema_error,
-                        where + ": provider '" + in.provider + "' is not in data/providers");
-    }
-    for (const auto& price : in.prices) {
-      if (p && !p->find_region(price.region)) {
-        return make_error(Errc::schema_error, where + ": price region '" + price.region +
-                                                  "' is not a region of provider '" + in.provider +
-                                                  "'");
-      }
-      if (price.date > c.prices_as_of) c.prices_as_of = price.date;
-    }
-  }
+  if (auto err = check_instance_references(c)) return *err;
   // After the pricing rules, which it may complete with a spot interruption rate.
   if (assumptions) {
     if (auto err = parse_assumptions_json(assumptions->text, assumptions->path, c)) return *err;

@@ -179,6 +179,23 @@ double experts_touched(double experts, double experts_per_token, double tokens) 
   return experts * (1.0 - std::pow(1.0 - experts_per_token / experts, tokens));
 }
 
+namespace {
+
+// The bus bandwidth of the tensor-parallel group's all-reduce: given, or the GPU's links.
+Result<double> tp_link_busbw(const Gpu& gpu, const ServeConfig& config, const Efficiencies& eff) {
+  if (config.link_busbw_bytes_per_s > 0) return config.link_busbw_bytes_per_s;
+  auto cluster = single_node_cluster(gpu, config.tp);
+  if (!cluster.ok()) return cluster.error();
+  // A PCIe card's NVLink bridge joins two GPUs only: wider TP groups talk over PCIe.
+  const bool bridge_only = gpu.interconnect == "pcie" && config.tp > 2;
+  const bool pcie = cluster.value().link == "pcie" || bridge_only;
+  const double link = bridge_only ? single_node_cluster_pcie_bytes_per_s(gpu)
+                                  : cluster.value().intra_node_busbw_bytes_per_s;
+  return link * (pcie ? eff.pcie : eff.nvlink);
+}
+
+}  // namespace
+
 Result<ReplicaModel> build_replica(const Model& model, const Gpu& gpu, const ServeConfig& config,
                                    const ServingAssumptions& serving, const Efficiencies& eff) {
   if (auto err = check_config(model, config)) return *err;
@@ -242,18 +259,9 @@ Result<ReplicaModel> build_replica(const Model& model, const Gpu& gpu, const Ser
     r.activation_bytes_per_token = 2.0 * per_layer * r.layers / config.tp;
   }
   r.hidden = static_cast<double>(s.hidden);
-  if (config.link_busbw_bytes_per_s > 0) {
-    r.link_busbw_bytes_per_s = config.link_busbw_bytes_per_s;
-  } else {
-    auto cluster = single_node_cluster(gpu, config.tp);
-    if (!cluster.ok()) return cluster.error();
-    // A PCIe card's NVLink bridge joins two GPUs only: wider TP groups talk over PCIe.
-    const bool bridge_only = gpu.interconnect == "pcie" && config.tp > 2;
-    const bool pcie = cluster.value().link == "pcie" || bridge_only;
-    const double link = bridge_only ? single_node_cluster_pcie_bytes_per_s(gpu)
-                                    : cluster.value().intra_node_busbw_bytes_per_s;
-    r.link_busbw_bytes_per_s = link * (pcie ? eff.pcie : eff.nvlink);
-  }
+  auto link = tp_link_busbw(gpu, config, eff);
+  if (!link.ok()) return link.error();
+  r.link_busbw_bytes_per_s = link.value();
   r.kernel_overhead_s = eff.kernel_overhead_s;
   r.host_overhead_per_kernel_s = r.profile.cuda_graphs ? 0.0 : eff.host_overhead_per_kernel_s;
   if (r.compute_precision != "fp8" && config.weights == WeightFormat::fp8) {
