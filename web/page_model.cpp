@@ -72,6 +72,8 @@ void fill(const Evaluation& ev, Computed& c) {
   c.calibration_notes = ev.calibration_notes;
   if (ev.hardware_error) c.time_error = ev.hardware_error->message;
   c.fits = ev.fit.fits;
+  c.verdict = ev.verdict;
+  c.time_band = ev.time_band;
   for (const auto& t : gpuplan::memory_terms(ev.estimate.memory)) {
     if (ev.fit.largest_term == t.label) c.largest_term = term_name(t.key);
   }

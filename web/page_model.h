@@ -38,6 +38,10 @@ struct Computed {
   S largest_term =
       S::term_weights;  // the largest memory term (what to change when it does not fit)
   bool fits = true;
+  // The fit verdict allowing for the measured memory error, and the step time's error band
+  // (gpuplan/accuracy.h: the development runs of the workload's family).
+  FitVerdict verdict;
+  ErrorBand time_band;
 };
 
 // The string id of a memory term (gpuplan::memory_terms' key: "weights", "kv_cache", ...).

@@ -11,17 +11,16 @@
 #include "app.h"
 #include "platform.h"
 
+// EM_ASM bodies are JavaScript, which clang-format would rewrite as C++ (it splits "!=="):
+// this file keeps its hand layout.
+// clang-format off
 namespace gpuplan::web {
 namespace {
 std::function<void()> g_frame;
-void frame_trampoline() {
-  g_frame();
-}
+void frame_trampoline() { g_frame(); }
 }  // namespace
 
-const char* platform_glsl_version() {
-  return "#version 300 es";
-}
+const char* platform_glsl_version() { return "#version 300 es"; }
 
 void platform_window_hints() {
   glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
@@ -35,25 +34,20 @@ std::string platform_initial_state(int, char**) {
 }
 
 void platform_store_state(const std::string& query) {
-  EM_ASM(
-      {
-        var h = "#" + UTF8ToString($0);
-        if (location.hash != = h) history.pushState(null, document.title, h);
-      },
-      query.c_str());
+  EM_ASM({
+    var h = "#" + UTF8ToString($0);
+    if (location.hash !== h) history.pushState(null, document.title, h);
+  }, query.c_str());
 }
 
 void platform_publish_results(const std::string& json) {
-  EM_ASM(
-      {
-        var s = UTF8ToString($0);
-        if (window.gpuplanFirstFrameMs == = undefined)
-          window.gpuplanFirstFrameMs = performance.now();
-        window.gpuplanState = JSON.parse(s);
-        var el = document.getElementById("app-state");
-        if (el) el.textContent = s;
-      },
-      json.c_str());
+  EM_ASM({
+    var s = UTF8ToString($0);
+    if (window.gpuplanFirstFrameMs === undefined) window.gpuplanFirstFrameMs = performance.now();
+    window.gpuplanState = JSON.parse(s);
+    var el = document.getElementById("app-state");
+    if (el) el.textContent = s;
+  }, json.c_str());
 }
 
 void platform_run_loop(GLFWwindow*, const std::function<void()>& frame) {
@@ -84,32 +78,21 @@ void platform_install_drop(GLFWwindow*, App*) {}  // the shell page handles drop
 void platform_perform(const std::string& action, App& app) {
   if (action == "copy-link") {
     EM_ASM({
-      if (navigator.clipboard) navigator.clipboard.writeText(location.href).catch(function(){});
+      if (navigator.clipboard) navigator.clipboard.writeText(location.href).catch(function() {});
       window.gpuplanLastCopied = location.href;
     });
   } else if (action == "export-csv" || action == "export-json") {
     const bool csv = action == "export-csv";
     const std::string text = csv ? app.export_csv() : app.export_json();
-    EM_ASM(
-        {
-          var blob = new Blob([UTF8ToString($0)], {
-            type:
-              UTF8ToString($1)
-          });
-          var a = document.createElement("a");
-          a.href = URL.createObjectURL(blob);
-          a.download = UTF8ToString($2);
-          document.body.appendChild(a);
-          a.click();
-          setTimeout(
-              function() {
-                URL.revokeObjectURL(a.href);
-                a.remove();
-              },
-              0);
-        },
-        text.c_str(), csv ? "text/csv" : "application/json",
-        csv ? "gpuplan-results.csv" : "gpuplan-results.json");
+    EM_ASM({
+      var blob = new Blob([UTF8ToString($0)], {type: UTF8ToString($1)});
+      var a = document.createElement("a");
+      a.href = URL.createObjectURL(blob);
+      a.download = UTF8ToString($2);
+      document.body.appendChild(a);
+      a.click();
+      setTimeout(function() { URL.revokeObjectURL(a.href); a.remove(); }, 0);
+    }, text.c_str(), csv ? "text/csv" : "application/json", csv ? "gpuplan-results.csv" : "gpuplan-results.json");
   } else if (action == "upload") {
     EM_ASM({ document.getElementById("file-input").click(); });
   }
@@ -125,16 +108,15 @@ std::string platform_language() {
 void platform_request_cjk_font() {
   // Fetched next to index.html only when Chinese is shown; the bytes go to gpuplan_font_loaded.
   EM_ASM({
-    fetch("cjk-sc.otf")
-        .then(function(r) { return r.ok ? r.arrayBuffer() : Promise.reject(r.status); })
-        .then(function(buf) {
-          var bytes = new Uint8Array(buf);
-          var ptr = Module._malloc(bytes.length || 1);
-          Module.HEAPU8.set(bytes, ptr);
-          Module.ccall("gpuplan_font_loaded", null, [ "number", "number" ], [ ptr, bytes.length ]);
-          Module._free(ptr);
-        })
-        .catch(function(e) { console.warn("gpuplan: Chinese font not loaded: " + e); });
+    fetch("cjk-sc.otf").then(function(r) { return r.ok ? r.arrayBuffer() : Promise.reject(r.status); })
+      .then(function(buf) {
+        var bytes = new Uint8Array(buf);
+        var ptr = Module._malloc(bytes.length || 1);
+        Module.HEAPU8.set(bytes, ptr);
+        Module.ccall("gpuplan_font_loaded", null, ["number", "number"], [ptr, bytes.length]);
+        Module._free(ptr);
+      })
+      .catch(function(e) { console.warn("gpuplan: Chinese font not loaded: " + e); });
   });
 }
 
@@ -147,14 +129,10 @@ std::string platform_load_setting(const std::string& key) {
 }
 
 void platform_save_setting(const std::string& key, const std::string& value) {
-  EM_ASM(
-      {
-        try {
-          localStorage.setItem("gpuplan." + UTF8ToString($0), UTF8ToString($1));
-        } catch (e) {
-        }
-      },
-      key.c_str(), value.c_str());
+  EM_ASM({
+    try { localStorage.setItem("gpuplan." + UTF8ToString($0), UTF8ToString($1)); } catch (e) {}
+  }, key.c_str(), value.c_str());
 }
 
 }  // namespace gpuplan::web
+// clang-format on

@@ -12,6 +12,20 @@ namespace {
 constexpr ImGuiTableFlags kTableFlags =
     ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersOuter | ImGuiTableFlags_SizingStretchProp;
 
+// The verdict with the memory error band of the workload's family (a "tight" fit is drawn in the
+// caution colour, not "fits" green).
+void band_lines(const Computed& c) {
+  if (!c.gpu) return;
+  const FitVerdict& v = c.verdict;
+  const S word = v.fit == Fit::fits    ? S::verdict_fits
+                 : v.fit == Fit::tight ? S::verdict_tight
+                                       : S::verdict_no_fit;
+  if (v.fit == Fit::tight) ImGui::PushStyleColor(ImGuiCol_Text, color_assumed());
+  ImGui::TextWrapped(tr(S::memory_band), tr(word), format_bytes(v.memory_bytes.low).c_str(),
+                     format_bytes(v.memory_bytes.high).c_str(), v.band.rows, v.band.family.c_str());
+  if (v.fit == Fit::tight) ImGui::PopStyleColor();
+}
+
 void summary(const PageModel& m, UiActions& a) {
   const Computed& c = m.c;
   const Estimate& e = *c.estimate;
@@ -31,6 +45,7 @@ void summary(const PageModel& m, UiActions& a) {
   } else {
     error_text(fit_advice(c));
   }
+  band_lines(c);
   ImGui::Spacing();
   ImGui::TextUnformatted(tr(S::peak_memory));
   std::vector<BarSegment> segments;
@@ -101,6 +116,11 @@ void time_table(const Computed& c) {
     time_row(
         c, S::pp_bubble, [](const StepTime& t) { return t.pp_bubble_s; }, seconds);
     ImGui::EndTable();
+  }
+  if (c.time_band.rows > 0) {
+    const Range r = time_range_s(c.time->step_s, c.time_band);
+    ImGui::TextWrapped(tr(S::step_band), seconds(r.low).c_str(), seconds(r.high).c_str(),
+                       c.time_band.rows, c.time_band.family.c_str());
   }
   for (const auto& n : c.time->notes) note_text(n);
   if (c.time->input_capacity_samples_per_s > 0) {

@@ -135,6 +135,7 @@ FitVerdict fit_verdict(double predicted_bytes, double capacity_bytes,
   v.memory_bytes = memory_range_bytes(predicted_bytes, memory_band);
   v.capacity_bytes = capacity_bytes;
   v.margin_bytes = capacity_bytes - predicted_bytes;
+  v.band = memory_band;
   const double high = std::max(v.memory_bytes.high, predicted_bytes);
   const double low = std::min(v.memory_bytes.low, predicted_bytes);
   v.fit = high <= capacity_bytes ? Fit::fits

@@ -58,6 +58,7 @@ struct FitVerdict {
   Range memory_bytes;         // predicted per GPU, with its band
   double capacity_bytes = 0;  // what the GPU gives PyTorch
   double margin_bytes = 0;    // capacity - predicted (negative: over)
+  ErrorBand band;             // the memory band it allowed for
 };
 
 // fits: even the band's high end is within capacity; does not fit: even its low end is over;
