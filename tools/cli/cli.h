@@ -55,26 +55,6 @@ bool read_file(const std::string& path, std::string& out, std::string& error, si
 // Parses a strictly positive decimal number (e.g. "1e9", "0.5") for --key.
 Result<double> parse_number(const std::string& text, const std::string& key);
 
-// Takes --model/--hf-config and the setup options out of args and resolves the model.
-struct Workload {
-  Model model;
-  Request request;
-};
-Result<Workload> take_workload(Args& args, const Catalog& catalog);
-
-// Run length, pricing and spot options shared by estimate and plan.
-struct RunOptions {
-  RunLength run;
-  Pricing pricing = Pricing::on_demand;
-  std::string region;
-  SpotAssumptions spot;
-  std::string currency = "USD";  // --currency usd|cny: the currency prices are shown in
-  std::string spot_bucket;       // --spot-interruption-bucket ID (pricing_rules.json buckets)
-  Commitment commitment;         // --reservation-utilisation U (share of the term used)
-};
-Result<RunOptions> take_run_options(Args& args);
-// Turns --spot-interruption-bucket into an hourly interruption rate (needs the catalog's buckets).
-std::optional<Error> resolve_spot_bucket(RunOptions& o, const Catalog& catalog);
 // "12.34 CNY/h (1.70 USD/h at 0.138 USD/CNY)" for a quote shown in `currency`.
 std::string price_text(const PriceQuote& q, const std::string& currency, const PricingRules& rules);
 // The price block of `estimate --instance`: price (CNY beside USD where relevant), published or
