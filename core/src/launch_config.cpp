@@ -38,6 +38,12 @@ PrecisionNames precision_names(Precision p) {
       return {"fp16", "torch.float16", false};
     case Precision::amp_bf16:
       return {"bf16", "torch.bfloat16", false};
+    // 16-bit compute weights over fp32 masters: FSDP MixedPrecision(param_dtype=...), DeepSpeed
+    // bf16/fp16.
+    case Precision::mixed_fp16:
+      return {"fp16", "torch.float16", false};
+    case Precision::mixed_bf16:
+      return {"bf16", "torch.bfloat16", false};
     case Precision::fp8:
       return {"fp8", "torch.bfloat16", false};
   }

@@ -305,16 +305,16 @@ StepBreakdown step_time(const ReplicaModel& r, const StepLoad& load) {
   const double tp = r.config.tp, ep = r.config.ep;
   if (tp > 1) {
     // Ring all-reduce moves 2(n-1)/n of the tensor per GPU (nccl-tests doc/PERFORMANCE.md).
-    const double bytes = tokens * r.hidden * 2.0;
-    b.comm_s +=
-        2 * r.layers *
-        (r.profile.allreduce_latency_s + 2 * (tp - 1) / tp * bytes / r.link_busbw_bytes_per_s);
+    const double allreduce_bytes = tokens * r.hidden * 2.0;
+    b.comm_s += 2 * r.layers *
+                (r.profile.allreduce_latency_s +
+                 2 * (tp - 1) / tp * allreduce_bytes / r.link_busbw_bytes_per_s);
   }
   if (ep > 1) {
     // Dispatch and combine: each token's hidden state to its k experts, (ep-1)/ep of them remote.
-    const double bytes = tokens * r.experts_per_token * r.hidden * 2.0 * (ep - 1) / ep;
-    b.comm_s +=
-        2 * r.moe_layers * (r.profile.allreduce_latency_s + bytes / r.link_busbw_bytes_per_s);
+    const double dispatch_bytes = tokens * r.experts_per_token * r.hidden * 2.0 * (ep - 1) / ep;
+    b.comm_s += 2 * r.moe_layers *
+                (r.profile.allreduce_latency_s + dispatch_bytes / r.link_busbw_bytes_per_s);
   }
   const double kernels = r.layers * r.profile.kernels_per_layer;
   const double gpu_s = b.weights_s + b.attention_s + b.comm_s + kernels * r.kernel_overhead_s;
