@@ -261,7 +261,9 @@ TEST(Graph, Ssd300HasTheSixFeatureMapsAnd8732DefaultBoxesOfThePaper) {
         EXPECT_EQ(out.c, boxes_per_cell[k] * 4) << name;
         boxes += out.h * out.w * boxes_per_cell[k];
       }
-      if (name == "conf." + std::to_string(k)) EXPECT_EQ(out.c, boxes_per_cell[k] * 81) << name;
+      if (name == "conf." + std::to_string(k)) {
+        EXPECT_EQ(out.c, boxes_per_cell[k] * 81) << name;
+      }
       if (name == "loc." + std::to_string(k) || name == "conf." + std::to_string(k)) {
         head_params += costs.value().nodes[i].params;
         EXPECT_EQ(costs.value().nodes[i].params, in_channels[k] * 9 * out.c + out.c) << name;
