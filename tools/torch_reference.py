@@ -116,7 +116,6 @@ from collections import defaultdict
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
-import torchvision
 from torch.profiler import profile
 
 MATMUL_CONV_OPS = ("aten::conv2d", "aten::mm", "aten::addmm", "aten::bmm")
@@ -436,6 +435,8 @@ def measure_saved(model, inp):
 def build(name):
     if name == "gpt2":
         return GPT2()
+    import torchvision  # here, so that the GPT-2 classes import without it
+
     return getattr(torchvision.models, name)(weights=None, num_classes=1000)
 
 
@@ -685,6 +686,8 @@ def main():
             for res in pool.imap_unordered(functools.partial(run_job, threads=args.threads),
                                            jobs):
                 collect(res)
+
+    import torchvision
 
     result = {
         "generated_by": "tools/torch_reference.py",

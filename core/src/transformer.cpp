@@ -256,20 +256,20 @@ TransformerFlops transformer_forward_flops(const TransformerSpec& s, int64_t seq
 
 LayerActivations transformer_layer_activations(const TransformerSpec& s, int64_t seq_len,
                                                double element_bytes, double norm_input_bytes,
-                                               AttentionImpl attention) {
+                                               AttentionImpl attention, double mask_bytes) {
   // Korthikanti et al. 2022, "Reducing Activation Recomputation in Large Transformer Models",
   // sec. 4.1: per layer 34*s*b*h + 5*a*s^2*b bytes at 16-bit with dropout. Term by term, with
   // e = element_bytes, n = norm_input_bytes, q/kv the query and key/value widths:
   //   attention: norm input n*s*h, QKV input e*s*h, Q and K e*s*(q+kv), V e*s*kv,
-  //              output-projection input e*s*q, residual dropout mask 1*s*h;
+  //              output-projection input e*s*q, residual dropout mask m*s*h (m = mask_bytes);
   //   MLP:       norm input n*s*h, first matmul input e*s*h, activation input and output
   //              2*e*s*f (gated: gate, up, activation output, product = 4*e*s*f),
-  //              dropout mask 1*s*h;
-  //   scores:    softmax output e*a*s^2, with dropout its mask 1*a*s^2 and output e*a*s^2.
+  //              dropout mask m*s*h;
+  //   scores:    softmax output e*a*s^2, with dropout its mask m*a*s^2 and output e*a*s^2.
   // Flash attention keeps no s^2 terms, only the log-sum-exp, 4*a*s bytes (Dao et al. 2022).
   const TransformerDims d = transformer_dims(s, seq_len);
   const double t = d.t, h = d.h, a = d.a, q = d.q, kv = d.kv, f = d.f, routed = d.routed;
-  const double mask = s.dropout ? 1.0 : 0.0;
+  const double mask = s.dropout ? mask_bytes : 0.0;
   const bool attn_dropout = s.attention_dropout_or_default();
 
   LayerActivations out;
@@ -293,7 +293,7 @@ LayerActivations transformer_layer_activations(const TransformerSpec& s, int64_t
     const double softmax = norm_input_bytes;
     const bool copy = softmax != element_bytes || attn_dropout;
     out.attention_scores_bytes =
-        a * t * keys * (softmax + (attn_dropout ? 1.0 : 0.0) + (copy ? element_bytes : 0.0));
+        a * t * keys * (softmax + (attn_dropout ? mask_bytes : 0.0) + (copy ? element_bytes : 0.0));
   } else {
     out.linear_bytes += 4.0 * a * t;  // log-sum-exp per query
   }

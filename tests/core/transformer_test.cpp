@@ -196,3 +196,101 @@ TEST(TransformerActivations, VitB16EstimateMatchesPyTorchSavedTensorsWithin5Perc
 
 }  // namespace
 }  // namespace gpuplan
+
+namespace gpuplan {
+namespace {
+
+// tests/reference/torch_block_precision.json (tools/torch_block_precision.py): what one GPT-2
+// block (hidden 768, 12 heads, seq 128, batch 1) saves for backward in PyTorch on the CPU, per
+// recipe and dropout, split into the block input, autocast's weight casts, the seq x seq score
+// tensors and the rest.
+struct BlockSaved {
+  double input = 0, weight_casts = 0, scores = 0, other = 0;
+  double linear() const { return input + other; }  // what gpuplan calls linear_bytes
+};
+
+BlockSaved torch_block(const std::string& run) {
+  const auto j =
+      nlohmann::json::parse(test::read_repo_file("tests/reference/torch_block_precision.json"));
+  const auto& r = j["saved"][run];
+  return {r["input_bytes"].get<double>(), r["weight_cast_bytes"].get<double>(),
+          r["score_bytes"].get<double>(), r["other_bytes"].get<double>()};
+}
+
+// The block as gpuplan sees it: GPT-2 small's layer, dropout on or off.
+TransformerSpec gpt2_block(bool dropout) {
+  TransformerSpec s = test::model("gpt2-small").transformer;
+  s.dropout = dropout;
+  s.attention_dropout = dropout;
+  return s;
+}
+
+// LayerNorm's saved mean and rstd (2 x seq x 4 bytes per norm) are below gpuplan's resolution:
+// 0.1 % of the block.
+constexpr double kTolerance = 0.001;
+
+// mask_bytes: the CPU keeps dropout masks in the input's dtype (CUDA: 1 byte).
+void expect_block(const std::string& run, bool dropout, double element_bytes, double norm_bytes,
+                  double softmax_bytes, double mask_bytes) {
+  SCOPED_TRACE(run);
+  const BlockSaved torch = torch_block(run);
+  const TransformerSpec s = gpt2_block(dropout);
+  const LayerActivations la = transformer_layer_activations(s, 128, element_bytes, norm_bytes,
+                                                            AttentionImpl::eager, mask_bytes);
+  EXPECT_NEAR(la.linear_bytes / torch.linear(), 1.0, kTolerance)
+      << la.linear_bytes << " vs " << torch.linear();
+  // Scores follow the softmax's dtype: fp32 under CUDA autocast, the input's dtype on the CPU.
+  const LayerActivations scores = transformer_layer_activations(
+      s, 128, element_bytes, softmax_bytes, AttentionImpl::eager, mask_bytes);
+  EXPECT_DOUBLE_EQ(scores.attention_scores_bytes, torch.scores);
+}
+
+TEST(TransformerActivationsVsPyTorch, Fp32BlockMatchesWithAndWithoutDropout) {
+  expect_block("fp32_dropout0.0", false, 4, 4, 4, 4);
+  expect_block("fp32_dropout0.1", true, 4, 4, 4, 4);
+}
+
+// mixed-bf16 (16-bit compute weights): activations, norm inputs and the residual stream in bf16.
+TEST(TransformerActivationsVsPyTorch, Bf16WeightsBlockMatchesMixedRecipeLayout) {
+  expect_block("bf16_dropout0.0", false, 2, 2, 2, 2);
+  expect_block("bf16_dropout0.1", true, 2, 2, 2, 2);
+}
+
+// amp-bf16 (autocast over fp32 weights): matmul inputs in bf16, LayerNorm inputs and the residual
+// stream in fp32. The CPU's autocast runs softmax in bf16 (CUDA's in fp32, which gpuplan models).
+TEST(TransformerActivationsVsPyTorch, AutocastBlockKeepsFp32NormInputs) {
+  expect_block("autocast-bf16_dropout0.0", false, 2, 4, 2, 2);
+  expect_block("autocast-bf16_dropout0.1", true, 2, 4, 2, 2);
+  // The same block with bf16 weights saves less: the fp32 residual stream is the difference.
+  EXPECT_LT(torch_block("bf16_dropout0.0").linear(),
+            torch_block("autocast-bf16_dropout0.0").linear());
+}
+
+TEST(TransformerActivationsVsPyTorch, DropoutZeroSavesNoMasks) {
+  const LayerActivations off =
+      transformer_layer_activations(gpt2_block(false), 128, 4, 4, AttentionImpl::eager, 4);
+  const LayerActivations on =
+      transformer_layer_activations(gpt2_block(true), 128, 4, 4, AttentionImpl::eager, 4);
+  const BlockSaved torch_off = torch_block("fp32_dropout0.0");
+  const BlockSaved torch_on = torch_block("fp32_dropout0.1");
+  EXPECT_NEAR(on.total() - off.total(),
+              torch_on.linear() + torch_on.scores - torch_off.linear() - torch_off.scores, 1.0);
+}
+
+// Autocast saves a 16-bit copy of every weight a matmul reads: 2 bytes per matrix parameter,
+// which estimate() counts with the weights. 12 blocks plus the tied LM head, cast once.
+TEST(TransformerActivationsVsPyTorch, AutocastWeightCastsAreTwoBytesPerMatrixParameter) {
+  const double per_block = torch_block("autocast-bf16_dropout0.0").weight_casts;
+  EXPECT_DOUBLE_EQ(per_block, 2.0 * (768.0 * 2304 + 768.0 * 768 + 2 * 768.0 * 3072));
+  gpuplan::Setup fp32;
+  gpuplan::Setup amp;
+  amp.precision = Precision::amp_bf16;
+  const auto a = estimate(test::model("gpt2-small"), amp);
+  const auto f = estimate(test::model("gpt2-small"), fp32);
+  ASSERT_TRUE(a.ok() && f.ok());
+  const double casts = a.value().memory.weights - f.value().memory.weights;
+  EXPECT_NEAR(casts / (12 * per_block + 2.0 * 50257 * 768), 1.0, 0.01) << casts;
+}
+
+}  // namespace
+}  // namespace gpuplan

@@ -89,8 +89,10 @@ struct LayerActivations {
 };
 // element_bytes: bytes per saved activation element (2 at 16-bit, 4 at fp32); norm_input_bytes:
 // bytes per element of norm inputs (4 under autocast, where the residual stream stays fp32).
+// mask_bytes: bytes per dropout-mask element; CUDA's fused dropout keeps a 1-byte mask, the CPU
+// keeps it in the input's dtype (tests compare with PyTorch on the CPU).
 LayerActivations transformer_layer_activations(const TransformerSpec& spec, int64_t seq_len,
                                                double element_bytes, double norm_input_bytes,
-                                               AttentionImpl attention);
+                                               AttentionImpl attention, double mask_bytes = 1.0);
 
 }  // namespace gpuplan
