@@ -84,6 +84,17 @@ def left_out_from(comments):
     return out
 
 
+# Validation-table columns a published row states in fields of its own; the other optional columns
+# (compile, grad_reduce, attention, ...) go into the row's "setup" object, with the same names.
+OWN_FIELDS = {"id", "model", "gpu", "num_gpus", "precision", "batch_size_per_gpu", "seq_len_or_resolution",
+              "task", "metric", "value", "memory_format", "batch", "zero", "checkpointing"}
+
+
+def setup_of(converted):
+    """The setup keys a converted validation row states beyond the row's own fields."""
+    return {k: v for k, v in converted.items() if k not in OWN_FIELDS and v}
+
+
 def dle_tables(root, shared):
     """DeepLearningExamples: one file per (README, section) the rows cite."""
     converted, comments = read_csv(os.path.join(root, "tests/validation/throughput_dev.csv"))
@@ -118,6 +129,8 @@ def dle_tables(root, shared):
         }
         if c.get("memory_format"):
             row["memory_format"] = c["memory_format"]
+        if setup_of(c):
+            row["setup"] = setup_of(c)
         t["rows"].append(row)
     for key, t in tables.items():
         t["publisher"] = "NVIDIA DeepLearningExamples"
@@ -172,8 +185,12 @@ def llm_precision(text):
     raise SystemExit(f"unknown llm-foundry precision '{text}'")
 
 
-def llm_tables(shared):
+def llm_tables(root, shared):
+    """llm-foundry: the published figures from the shared table, each run's setup as
+    tools/convert_llm_foundry.py wrote it for `gpuplan validate` (tests/validation/llm_dev.csv)."""
     rows, _ = read_csv(os.path.join(shared, "measured_llm_dev.csv"))
+    converted, _ = read_csv(os.path.join(root, "tests/validation/llm_dev.csv"))
+    by_id = {c["id"][:-len("-tps")]: c for c in converted if c["id"].endswith("-tps")}
     tables = {}
     for r in rows:
         src = source_from_citation(r["source"])
@@ -193,6 +210,12 @@ def llm_tables(shared):
             "mfu": round(float(r["mfu_percent"]) / 100, 4),
             "notes": sharding + "; " + r["notes"],
         }
+        c = by_id.get(r["id"])
+        if c:
+            row["precision"] = c["precision"]
+            row["checkpointing"] = c["checkpointing"] or row["checkpointing"]
+            if setup_of(c):
+                row["setup"] = setup_of(c)
         t["rows"].append(row)
     for t in tables.values():
         t["publisher"] = "MosaicML llm-foundry"
@@ -226,7 +249,7 @@ def main():
     tables = {}
     tables.update(dle_tables(root, shared))
     tables.update(hf_memory_table(root))
-    tables.update(llm_tables(shared))
+    tables.update(llm_tables(root, shared))
     write(root, tables)
 
 

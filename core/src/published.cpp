@@ -1,6 +1,7 @@
 // Published measurements: loading data/published, matching a query, predicting each row (see
 // gpuplan/published.h).
 #include "gpuplan/published.h"
+#include "gpuplan/validation.h"
 
 #include <algorithm>
 #include <cmath>
@@ -17,11 +18,12 @@ using nlohmann::json;
 const std::vector<std::string> kTasks = {"train", "infer", "context", "weights"};
 const std::vector<std::string> kMetrics = {"samples_per_s_total", "tokens_per_s_per_gpu", "mfu",
                                            "peak_memory_bytes"};
-const std::vector<std::string> kPrecisions = {"fp32",     "tf32",     "fp16", "bf16",
-                                              "amp-fp16", "amp-bf16", "fp8"};
+const std::vector<std::string> kPrecisions = {
+    "fp32", "tf32", "fp16", "bf16", "amp-fp16", "amp-bf16", "mixed-fp16", "mixed-bf16", "fp8"};
 const std::vector<std::string> kOptimizers = {"sgd",   "sgd-momentum", "adam",
                                               "adamw", "adam-8bit",    "adafactor"};
-const std::vector<std::string> kCheckpointing = {"none", "selective", "full"};
+const std::vector<std::string> kCheckpointing = {"none", "selective", "op-selective", "full",
+                                                 "every-k-layers"};
 const std::vector<std::string> kMemoryFormats = {"auto", "nchw", "channels-last"};
 constexpr int64_t kMaxBatch = 100'000'000;
 
@@ -83,6 +85,15 @@ PublishedRow read_row(const json& j, const std::string& where, const std::string
            std::to_string(row.micro_batch));
   }
   row.notes = r.string("notes", std::nullopt);
+  if (const json* setup = r.object("setup", false)) {
+    for (const auto& [key, value] : setup->items()) {
+      if (!value.is_string()) {
+        r.fail(path + ".setup." + key + ": expected text, got " + JsonReader::type_of(value));
+        break;
+      }
+      row.setup.emplace_back(key, value.get<std::string>());
+    }
+  }
   if (auto e = r.finish()) parent.fail_with(*e);
   return row;
 }
@@ -263,9 +274,63 @@ Setup row_setup(const PublishedRow& row, const Model& model) {
 }
 
 // Largest GPU count predicted as one box: the tables' systems are 8-GPU DGX/HGX nodes. Above it a
-// run spans nodes, and the tables state neither how the GPUs split into nodes nor (except as a
-// heading, for the A100 rows) the network between them, so such a row is listed, not predicted.
+// run spans nodes, and is predicted only where its setup states the nodes' size and network
+// (gpus_per_node, network_gbps_per_node).
 constexpr int kMaxGpusOneNode = 8;
+
+// A throughput row as a validation-table row, so that the Benchmarks page, `gpuplan published`
+// and `gpuplan validate` predict a run from the same setup through the same code.
+Result<MeasuredRow> measured_row(const PublishedRow& row, bool images) {
+  MeasuredRow m;
+  m.id = row.id;
+  m.model = row.model;
+  m.gpu = row.gpu;
+  m.num_gpus = row.num_gpus;
+  m.precision = precision_name(row.precision);
+  m.batch_size_per_gpu = row.micro_batch;
+  m.seq_len_or_resolution = images ? row.resolution : row.seq_len;
+  m.task = row.task;
+  m.metric = row.metric;
+  m.value = row.value;
+  m.memory_format = row.memory_format;
+  m.options = {{"batch", std::to_string(row.global_batch)},
+               {"checkpointing", checkpointing_name(row.checkpointing)}};
+  if (row.zero_stage > 0) m.options.emplace_back("zero", std::to_string(row.zero_stage));
+  if (row.optimizer) m.options.emplace_back("optimizer", optimizer_name(*row.optimizer));
+  for (const auto& [key, value] : row.setup) {
+    if (auto err = set_optional_column(m, key, value, row.id + ".setup")) return *err;
+  }
+  return m;
+}
+
+// Predicts a throughput or MFU row as `gpuplan validate` does.
+void predict_throughput(const Catalog& catalog, const Model& model, PublishedComparison& c) {
+  const PublishedRow& row = c.run.row;
+  const bool images = is_image_model(model);
+  if ((images ? row.resolution : row.seq_len) == 0) {
+    c.reason = "the table does not state the input size";
+    return;
+  }
+  auto m = measured_row(row, images);
+  if (!m.ok()) {
+    c.reason = m.error().message;
+    return;
+  }
+  if (row.num_gpus > kMaxGpusOneNode && m.value().gpus_per_node == 0) {
+    c.reason = "runs on " + std::to_string(row.num_gpus) +
+               " GPUs over several nodes; the table does not state the nodes' "
+               "size and network";
+    return;
+  }
+  auto report = validate_measurements(catalog, {m.value()}, catalog.efficiencies);
+  if (!report.ok()) {
+    c.reason = report.error().message;
+    return;
+  }
+  const ValidatedRow& v = report.value().rows.front();
+  c.predicted = v.predicted;
+  c.error = v.error;
+}
 
 PublishedComparison predict_row(const Catalog& catalog, const PublishedRun& run) {
   PublishedComparison c;
@@ -277,39 +342,20 @@ PublishedComparison predict_row(const Catalog& catalog, const PublishedRun& run)
     c.reason = "model '" + row.model + "' is not in the gpuplan zoo";
     return c;
   }
-  const Gpu* gpu = catalog.find_gpu(row.gpu);
-  if (!gpu) {
+  if (!catalog.find_gpu(row.gpu)) {
     c.reason = "GPU '" + row.gpu + "' is not in the catalog";
     return c;
   }
-  const bool needs_time = row.metric != "peak_memory_bytes";
-  if (needs_time && row.num_gpus > kMaxGpusOneNode) {
-    c.reason = "runs on " + std::to_string(row.num_gpus) +
-               " GPUs over several nodes; the table does not state the nodes' "
-               "size and network";
+  if (row.metric != "peak_memory_bytes") {
+    predict_throughput(catalog, *model, c);
     return c;
   }
-  const Setup s = row_setup(row, *model);
-  auto e = estimate(*model, s);
+  auto e = estimate(*model, row_setup(row, *model));
   if (!e.ok()) {
     c.reason = e.error().message;
     return c;
   }
-  std::optional<StepTime> time;
-  if (needs_time) {
-    auto work = build_work_profile(*model, s, e.value());
-    auto cluster =
-        work.ok() ? single_node_cluster(*gpu, row.num_gpus) : Result<Cluster>(work.error());
-    auto t = cluster.ok() ? estimate_step_time(*model, s, e.value(), work.value(), cluster.value(),
-                                               catalog.efficiencies, catalog.input)
-                          : Result<StepTime>(cluster.error());
-    if (!t.ok()) {
-      c.reason = t.error().message;
-      return c;
-    }
-    time = t.value();
-  }
-  return compare_run(run, *model, e.value(), time ? &*time : nullptr);
+  return compare_run(run, *model, e.value(), nullptr);
 }
 
 }  // namespace

@@ -86,10 +86,14 @@ const std::vector<std::string>& optional_columns() {
   return names;
 }
 
-// Reads one optional column's cell into the row.
-std::optional<Error> read_optional(MeasuredRow& r, const std::string& column,
-                                   const std::string& cell, const std::string& at) {
+}  // namespace
+
+std::optional<Error> set_optional_column(MeasuredRow& r, const std::string& column,
+                                         const std::string& cell, const std::string& at) {
   if (cell.empty()) return std::nullopt;
+  const auto& known = optional_columns();
+  if (std::find(known.begin(), known.end(), column) == known.end())
+    return make_error(Errc::schema_error, at + ": unknown setup key '" + column + "'");
   if (column == "memory_format") {
     const auto format = parse_memory_format(cell);
     if (!format) {
@@ -118,6 +122,8 @@ std::optional<Error> read_optional(MeasuredRow& r, const std::string& column,
   }
   return std::nullopt;
 }
+
+namespace {
 
 // One data row; errors name the line (`at`) and the column.
 Result<MeasuredRow> parse_row(std::string_view line, const std::string& at, int line_no,
@@ -177,7 +183,7 @@ Result<MeasuredRow> parse_row(std::string_view line, const std::string& at, int 
                       at + ": column value: '" + f[9] + "' is not a positive number");
   }
   for (size_t k = 0; k < extra.size(); ++k) {
-    if (auto err = read_optional(r, extra[k], f[10 + k], at)) return *err;
+    if (auto err = set_optional_column(r, extra[k], f[10 + k], at)) return *err;
   }
   return r;
 }

@@ -1,6 +1,7 @@
 // Published measurements: the loader's checks (exact messages), matching a query, and the
 // comparison with a prediction (core/src/published.cpp).
 #include "gpuplan/published.h"
+#include "gpuplan/validation.h"
 
 #include <gtest/gtest.h>
 
@@ -42,7 +43,9 @@ TEST(Published, BadInputsNameTheField) {
        "published/t.json: source.date: 'April 2024' is not a date (YYYY-MM-DD)"},
       {table("", "", "2024-04-04", "fp12"),
        "published/t.json: rows[0].precision: unknown value 'fp12' (expected one of: fp32, tf32, "
-       "fp16, bf16, amp-fp16, amp-bf16, fp8)"},
+       "fp16, bf16, amp-fp16, amp-bf16, mixed-fp16, mixed-bf16, fp8)"},
+      {table(R"(, "setup": {"compile": 1})"),
+       "published/t.json: rows[0].setup.compile: expected text, got a number"},
       {table(R"(, "speed": 1)"),
        "published/t.json: rows[0].speed: unknown field (check its spelling against the schema)"},
       {table(R"(, "global_batch": 8)"),
@@ -157,6 +160,49 @@ TEST(Published, EveryRowIsPredictedOrSaysWhyNot) {
     }
   }
   EXPECT_GT(predicted, 50);  // the DLE and memory rows of zoo models
+}
+
+// A row's throughput is predicted as `gpuplan validate` predicts the same run written as a CSV row
+// (same setup keys, same code), so the Benchmarks page and `make bench` report the same errors.
+TEST(Published, RowsArePredictedAsTheValidationTablePredictsThem) {
+  // The test table's row, made a BERT-large SQuAD run (its elementwise kernels fuse under compile).
+  const auto predict = [](const std::string& row_extra) {
+    std::string text = table(row_extra);
+    const auto swap = [&text](const std::string& from, const std::string& to) {
+      text.replace(text.find(from), from.size(), to);
+    };
+    swap("resnet50", "bert-large-qa");
+    swap("\"resolution\": 224", "\"seq_len\": 384");
+    swap("\"micro_batch\": 256, \"global_batch\": 256",
+         "\"micro_batch\": 32, \"global_batch\": 32");
+    auto t = parse_published_json(text, "published/t.json");
+    EXPECT_TRUE(t.ok()) << (t.ok() ? "" : t.error().message);
+    return compare_published(test::catalog(), {t.value()}).front();
+  };
+  const auto csv = [](const std::string& extra_header, const std::string& extra_cells) {
+    const std::string text =
+        "id,model,gpu,num_gpus,precision,batch_size_per_gpu,seq_len_or_resolution,task,metric,"
+        "value,batch,checkpointing" +
+        extra_header +
+        "\nR1,bert-large-qa,a100-sxm4-80gb,1,amp-fp16,32,384,train,samples_per_s_total,2470,32,"
+        "none" +
+        extra_cells + "\n";
+    auto rows = parse_measured_csv(text, "t.csv");
+    EXPECT_TRUE(rows.ok());
+    auto report =
+        validate_measurements(test::catalog(), rows.value(), test::catalog().efficiencies);
+    EXPECT_TRUE(report.ok());
+    return report.value().rows.front().predicted;
+  };
+  const PublishedComparison eager = predict("");
+  const PublishedComparison fused = predict(R"(, "setup": {"compile": "1"})");
+  ASSERT_TRUE(eager.predicted && fused.predicted) << eager.reason << fused.reason;
+  EXPECT_DOUBLE_EQ(*eager.predicted, csv("", ""));
+  EXPECT_DOUBLE_EQ(*fused.predicted, csv(",compile", ",1"));
+  EXPECT_GT(*fused.predicted, *eager.predicted);  // fused elementwise kernels: a faster step
+  const PublishedComparison unknown = predict(R"(, "setup": {"colour": "red"})");
+  EXPECT_FALSE(unknown.predicted);
+  EXPECT_EQ(unknown.reason, "R1.setup: unknown setup key 'colour'");
 }
 
 }  // namespace

@@ -50,6 +50,10 @@ struct PublishedRow {
   double value = 0;
   std::optional<double> mfu;  // the publisher's MFU beside the metric, a fraction
   std::string notes;
+  // The rest of the run's setup, named as the validation tables' optional columns
+  // (gpuplan/validation.h: compile, grad_reduce, attention, dropout, fused_loss, max_positions,
+  // gpus_per_node, network_gbps_per_node, ...), values as text.
+  std::vector<std::pair<std::string, std::string>> setup;
 };
 
 // One data/published/<id>.json file.

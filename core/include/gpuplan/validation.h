@@ -10,6 +10,7 @@
 // run; max_positions sizes a learned position table to the run; gpus_per_node and
 // network_gbps_per_node describe a multi-node cluster.
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -41,6 +42,12 @@ struct MeasuredRow {
   int line = 0;         // 1-based line in the file
   std::string problem;  // RowErrors::skip: why this row could not be read (its other fields unset)
 };
+
+// Sets one optional column (its CSV name, e.g. "grad_reduce" or "gpus_per_node") of `row` from
+// its text; an empty cell leaves it unset. Published tables (gpuplan/published.h) describe a run's
+// setup with the same names. Errors name `at` and the column.
+std::optional<Error> set_optional_column(MeasuredRow& row, const std::string& column,
+                                         const std::string& cell, const std::string& at);
 
 // What a malformed data row does: fail the file (an Error naming its line and column), or come
 // back with `problem` set, to be reported as skipped while the other rows are scored. A bad
