@@ -113,8 +113,12 @@ Range time_range_s(double predicted_s, const ErrorBand& band) {
   return {predicted_s, predicted_s * (1 + band.low), predicted_s * (1 + band.high)};
 }
 
+Range measured_range(double predicted, const ErrorBand& band) {
+  return {predicted, predicted / (1 + band.high), predicted / (1 + band.low)};
+}
+
 Range memory_range_bytes(double predicted_bytes, const ErrorBand& band) {
-  return {predicted_bytes, predicted_bytes / (1 + band.high), predicted_bytes / (1 + band.low)};
+  return measured_range(predicted_bytes, band);
 }
 
 const char* fit_name(Fit fit) {

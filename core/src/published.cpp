@@ -330,6 +330,8 @@ void predict_throughput(const Catalog& catalog, const Model& model, PublishedCom
   const ValidatedRow& v = report.value().rows.front();
   c.predicted = v.predicted;
   c.error = v.error;
+  const ErrorBand band = nearest_band(catalog.accuracy.time, v.family);
+  if (band.rows > 0) c.predicted_range = measured_range(v.predicted, band);
 }
 
 PublishedComparison predict_row(const Catalog& catalog, const PublishedRun& run) {
@@ -350,12 +352,16 @@ PublishedComparison predict_row(const Catalog& catalog, const PublishedRun& run)
     predict_throughput(catalog, *model, c);
     return c;
   }
-  auto e = estimate(*model, row_setup(row, *model));
+  const Setup setup = row_setup(row, *model);
+  auto e = estimate(*model, setup);
   if (!e.ok()) {
     c.reason = e.error().message;
     return c;
   }
-  return compare_run(run, *model, e.value(), nullptr);
+  c = compare_run(run, *model, e.value(), nullptr);
+  const ErrorBand band = nearest_band(catalog.accuracy.memory, accuracy_family(*model, setup));
+  if (c.predicted && band.rows > 0) c.predicted_range = memory_range_bytes(*c.predicted, band);
+  return c;
 }
 
 }  // namespace
@@ -438,6 +444,11 @@ std::string published_comparison_json(const PublishedComparison& c, int indent) 
   j["predicted"] =
       c.predicted ? nlohmann::ordered_json(*c.predicted) : nlohmann::ordered_json(nullptr);
   j["error"] = c.predicted ? nlohmann::ordered_json(c.error) : nlohmann::ordered_json(nullptr);
+  // The measured value's likely range given the prediction and its family's error band.
+  j["predicted_low"] = c.predicted_range ? nlohmann::ordered_json(c.predicted_range->low)
+                                         : nlohmann::ordered_json(nullptr);
+  j["predicted_high"] = c.predicted_range ? nlohmann::ordered_json(c.predicted_range->high)
+                                          : nlohmann::ordered_json(nullptr);
   j["not_predicted"] =
       c.reason.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(c.reason);
   j["publisher"] = c.run.publisher;

@@ -200,6 +200,13 @@ TEST(Published, RowsArePredictedAsTheValidationTablePredictsThem) {
   EXPECT_DOUBLE_EQ(*eager.predicted, csv("", ""));
   EXPECT_DOUBLE_EQ(*fused.predicted, csv(",compile", ",1"));
   EXPECT_GT(*fused.predicted, *eager.predicted);  // fused elementwise kernels: a faster step
+  // The measured value's likely range: the family's band around the prediction, as the CLI gives.
+  ASSERT_TRUE(fused.predicted_range);
+  const ErrorBand band = nearest_band(test::catalog().accuracy.time, "encoder/16-bit/single");
+  ASSERT_GT(band.rows, 0);
+  EXPECT_DOUBLE_EQ(fused.predicted_range->low, *fused.predicted / (1 + band.high));
+  EXPECT_DOUBLE_EQ(fused.predicted_range->high, *fused.predicted / (1 + band.low));
+  EXPECT_NE(published_comparison_json(fused).find("\"predicted_low\""), std::string::npos);
   const PublishedComparison unknown = predict(R"(, "setup": {"colour": "red"})");
   EXPECT_FALSE(unknown.predicted);
   EXPECT_EQ(unknown.reason, "R1.setup: unknown setup key 'colour'");

@@ -47,6 +47,8 @@ struct Range {
 
 // A step time from a throughput band: measured time = predicted time x (1 + throughput error).
 Range time_range_s(double predicted_s, const ErrorBand& band);
+// Where the measured value of a predicted rate or size lies: measured = predicted / (1 + error).
+Range measured_range(double predicted, const ErrorBand& band);
 // A memory figure from a memory band: measured = predicted / (1 + error).
 Range memory_range_bytes(double predicted_bytes, const ErrorBand& band);
 

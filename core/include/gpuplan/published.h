@@ -111,6 +111,9 @@ struct PublishedComparison {
   double error = 0;                 // (predicted - measured) / measured
   std::string reason;
   std::string unit;  // "img/s", "samples/s", "tokens/s/GPU", "MFU", "bytes"
+  // Where the measured value may lie given the prediction and its family's error band
+  // (gpuplan/accuracy.h); nullopt where not predicted or the band has no rows.
+  std::optional<Range> predicted_range;
 };
 // Predicts every row of every table as `gpuplan validate` would (one node of num_gpus GPUs).
 std::vector<PublishedComparison> compare_published(const Catalog& catalog,

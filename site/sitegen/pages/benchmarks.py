@@ -97,6 +97,8 @@ def published_row(r):
     else:
         shape = f"{r['resolution']} px" if r.get("resolution") else "–"
     predicted = "–" if r["predicted"] is None else value(r["predicted"], r["unit"])
+    if r.get("predicted_low") is not None:  # the measured value's likely range (error band)
+        predicted += f" ({value(r['predicted_low'], r['unit'])}–{value(r['predicted_high'], r['unit'])})"
     if r["predicted"] is None:
         error = r.get("not_predicted") or "–"
     else:
