@@ -3,34 +3,7 @@
 # and that --json output parses. Usage: cli_test.sh PATH_TO_GPUPLAN
 set -uo pipefail
 bin=${1:?usage: cli_test.sh GPUPLAN}
-passed=0
-failed=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-
-# expect NAME WANT_EXIT WANT_STDERR_SUBSTRING -- ARGS...
-expect() {
-  local name=$1 want_rc=$2 want_err=$3
-  shift 4
-  "$bin" "$@" >"$tmp/out" 2>"$tmp/err"
-  local rc=$?
-  if [ "$rc" -ne "$want_rc" ]; then
-    echo "FAIL $name: exit $rc, wanted $want_rc; stderr: $(cat "$tmp/err")"
-    failed=$((failed + 1))
-    return
-  fi
-  if [ -n "$want_err" ] && ! grep -qF -- "$want_err" "$tmp/err"; then
-    echo "FAIL $name: stderr lacks '$want_err': $(cat "$tmp/err")"
-    failed=$((failed + 1))
-    return
-  fi
-  if [ "$rc" -ne 0 ] && [ "$(wc -l <"$tmp/err")" -gt 2 ]; then
-    echo "FAIL $name: error is not one line: $(cat "$tmp/err")"
-    failed=$((failed + 1))
-    return
-  fi
-  passed=$((passed + 1))
-}
+source "$(dirname "$0")/checklib.sh"
 
 expect models-lists-gpt2 0 "" -- models
 grep -q '^gpt2-small ' "$tmp/out" || { echo "FAIL models: gpt2-small missing"; failed=$((failed + 1)); }

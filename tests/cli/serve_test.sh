@@ -5,29 +5,7 @@
 set -uo pipefail
 bin=${1:?usage: serve_test.sh GPUPLAN REPO_ROOT}
 root=${2:?usage: serve_test.sh GPUPLAN REPO_ROOT}
-passed=0
-failed=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-
-# expect NAME WANT_EXIT WANT_STDERR_SUBSTRING -- ARGS...
-expect() {
-  local name=$1 want_rc=$2 want_err=$3
-  shift 4
-  "$bin" "$@" >"$tmp/out" 2>"$tmp/err"
-  local rc=$?
-  if [ "$rc" -ne "$want_rc" ]; then
-    echo "FAIL $name: exit $rc, wanted $want_rc; stderr: $(cat "$tmp/err")"
-    failed=$((failed + 1))
-    return
-  fi
-  if [ -n "$want_err" ] && ! grep -qF -- "$want_err" "$tmp/err"; then
-    echo "FAIL $name: stderr lacks '$want_err': $(cat "$tmp/err")"
-    failed=$((failed + 1))
-    return
-  fi
-  passed=$((passed + 1))
-}
+source "$(dirname "$0")/checklib.sh"
 
 ex=(serve --model llama-3-8b --rate 30 --prompt-tokens 1500 --output-tokens 300 --ttft-ms 1000 --tpot-ms 50)
 expect serve-text 0 "" -- "${ex[@]}" --instance aws-p5.48xlarge
