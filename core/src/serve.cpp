@@ -249,14 +249,19 @@ Result<ReplicaModel> build_replica(const Model& model, const Gpu& gpu, const Ser
                                static_cast<double>(s.layers) / config.tp;
   r.layers = static_cast<double>(s.layers);
   {
-    // 16-bit activations read and written per token and layer: norm in/out 2x(2h), QKV out
-    // (q+2kv), attention out and O-projection in/out (2q + 2h... counted as q + h), residual
-    // adds 2x(3h), gate/up outputs and the activation's read-read-write 5f per routed expert,
-    // down-projection out h. The weight-matmul inputs are the norm outputs already counted.
+    // 16-bit activations per token and layer, in two kinds. Element-wise kernels (norms,
+    // residual adds, the MLP's activation function) are separate, memory-bound kernels that run
+    // between the matmuls: norm in/out 2x(2h) and residual adds 2x(3h) on the full hidden state,
+    // which tensor parallelism replicates on every GPU (Megatron-LM: Shoeybi et al. 2019, sec. 3,
+    // "we duplicate [layer normalization, residual connections] across GPUs"), and the gated
+    // activation's read-read-write 3f per routed expert on this GPU's share of the MLP. The
+    // matmuls' own inputs and outputs (QKV out q+2kv, attention out q, O-projection out h,
+    // gate/up out 2f, down out h) move with their weights in the matmul's roofline.
     const TransformerDims d = transformer_dims(s, 1);
-    const double per_layer =
-        4 * d.h + (d.q + 2 * d.kv) + d.q + d.h + 6 * d.h + 5 * d.f * d.routed + d.h;
-    r.activation_bytes_per_token = 2.0 * per_layer * r.layers / config.tp;
+    const double tp = config.tp;
+    r.elementwise_bytes_per_token = 2.0 * r.layers * (10 * d.h + 3 * d.f * d.routed / tp);
+    r.activation_bytes_per_token =
+        2.0 * r.layers * ((d.q + 2 * d.kv + d.q + 2 * d.f * d.routed) / tp + 2 * d.h);
   }
   r.hidden = static_cast<double>(s.hidden);
   auto link = tp_link_busbw(gpu, config, eff);
@@ -289,13 +294,13 @@ StepBreakdown step_time(const ReplicaModel& r, const StepLoad& load) {
   const double expert_share = r.experts > 0 ? b.experts_touched / r.experts : 0;
   const double weight_bytes =
       r.dense_weight_bytes + r.moe_layers * r.expert_bytes_per_layer * expert_share;
-  // Each token's activations also cross HBM between kernels (matmul inputs and outputs, norms,
-  // activation functions, residual adds): activation_bytes_per_token.
+  // The matmuls' activations move with their weights; element-wise kernels run between them.
   const double bytes = weight_bytes + tokens * r.activation_bytes_per_token;
   // Logits only for the rows that sample a token: decodes and prompts that end this step.
   const double flops = tokens * r.gemm_flops_per_token +
                        (load.decode_seqs + load.prefill_last) * r.head_flops_per_token;
   b.weights_s = std::max(bytes / r.hbm_bytes_per_s, flops / r.compute_flop_per_s);
+  b.elementwise_s = tokens * r.elementwise_bytes_per_token / r.hbm_bytes_per_s;
   // Decode reads each sequence's keys and values; prefill writes its tokens' and reads the
   // prompt's earlier chunks (flash attention: scores stay on chip, Dao et al. 2022).
   const double kv_bytes = (load.decode_context + load.prefill_tokens) * r.memory.kv_bytes_per_token;
@@ -317,11 +322,12 @@ StepBreakdown step_time(const ReplicaModel& r, const StepLoad& load) {
                 (r.profile.allreduce_latency_s + dispatch_bytes / r.link_busbw_bytes_per_s);
   }
   const double kernels = r.layers * r.profile.kernels_per_layer;
-  const double gpu_s = b.weights_s + b.attention_s + b.comm_s + kernels * r.kernel_overhead_s;
+  const double gpu_s =
+      b.weights_s + b.elementwise_s + b.attention_s + b.comm_s + kernels * r.kernel_overhead_s;
   // Eager PyTorch: the host issues every kernel; it runs ahead, so the step takes the longer.
   const double host_s = kernels * r.host_overhead_per_kernel_s;
   b.total_s = std::max(gpu_s, host_s);
-  b.overhead_s = b.total_s - (b.weights_s + b.attention_s + b.comm_s);
+  b.overhead_s = b.total_s - (b.weights_s + b.elementwise_s + b.attention_s + b.comm_s);
   return b;
 }
 
@@ -356,7 +362,8 @@ double burst_output_tokens_per_s(const ReplicaModel& r, double prompt_tokens,
   load.prefill_tokens = x * p;
   load.prefill_pairs = x * p * (p + 1) / 2;
   load.prefill_last = x;
-  const double t = step_time(r, load).total_s;
+  const StepBreakdown bd = step_time(r, load);
+  const double t = bd.total_s;
   return t > 0 ? load.decode_seqs / t : 0;
 }
 

@@ -112,7 +112,8 @@ struct ReplicaModel {
   double gemm_flops_per_token =
       0;  // weight matmuls of one token through the blocks (active experts)
   double head_flops_per_token = 0;        // the LM head, for tokens that are sampled
-  double activation_bytes_per_token = 0;  // activations one token moves through HBM
+  double activation_bytes_per_token = 0;   // matmul inputs/outputs of one token (with the weights)
+  double elementwise_bytes_per_token = 0;  // norms, residual adds, activation function
   double attention_flops_per_pair = 0;    // one query against one key, all layers
   double compute_flop_per_s = 0;          // achievable matmul rate at the weights' precision
   double attention_flop_per_s = 0;        // achievable 16-bit rate: attention runs at 16 bits
@@ -144,7 +145,8 @@ struct StepLoad {
 };
 // Step time by term.
 struct StepBreakdown {
-  double weights_s = 0;    // weight matmuls (roofline of bytes vs FLOPs)
+  double weights_s = 0;      // weight matmuls (roofline of bytes vs FLOPs)
+  double elementwise_s = 0;  // norms, residual adds, activation function (memory-bound)
   double attention_s = 0;  // attention (KV reads vs FLOPs)
   double comm_s = 0;       // tensor-parallel all-reduces, expert-parallel all-to-all
   double overhead_s = 0;   // kernel gaps (or host time when it dominates)
