@@ -8,9 +8,11 @@
 //
 // Step time: a roofline per class of work, as in timing.cpp but self-contained here (the
 // training model changes independently): weight matmuls take the larger of the weight bytes at
-// HBM bandwidth and their FLOPs at the achievable matmul rate; attention the larger of its KV
-// reads and its FLOPs; plus two tensor-parallel all-reduces per layer (Megatron-LM: Shoeybi et
-// al. 2019, sec. 3), the expert-parallel all-to-all of MoE layers, and a gap per kernel.
+// HBM bandwidth and their FLOPs at the achievable matmul rate, each matmul paying for whole
+// waves of output tiles (the tile and wave quantisation of timing.cpp); element-wise kernels
+// (norms, residual adds, activation) their bytes; attention the larger of its KV reads and its
+// FLOPs; plus two tensor-parallel all-reduces per layer (Megatron-LM: Shoeybi et al. 2019,
+// sec. 3), the expert-parallel all-to-all of MoE layers, and a gap per kernel.
 // Mixture of experts: memory holds all experts; a step reads the experts its tokens touch,
 // E (1 - (1 - k/E)^tokens) per layer in expectation under uniform routing.
 #include <algorithm>
@@ -194,6 +196,26 @@ Result<double> tp_link_busbw(const Gpu& gpu, const ServeConfig& config, const Ef
   return link * (pcie ? eff.pcie : eff.nvlink);
 }
 
+// The block's weight matmuls as the kernels see them (QKV, O projection, the MLP's gate-up and
+// down, the MoE router), each with its output columns on one GPU and its share of the FLOPs.
+void set_gemm_shapes(const TransformerSpec& s, const TransformerFlops& f, double tp,
+                     const Efficiencies& eff, const Gpu& gpu, ReplicaModel& r) {
+  const TransformerDims d = transformer_dims(s, 1);
+  const double total = f.total() - f.attention_core - f.head;
+  if (total <= 0) return;
+  const double up = s.gated_mlp ? 2.0 / 3.0 : 0.5;  // gate and up fused in one matmul
+  const bool moe = s.is_moe();
+  r.gemms = {{(d.q + 2 * d.kv) / tp, f.qkv_proj / total, false},
+             {d.h, f.attn_out_proj / total, false},
+             {(s.gated_mlp ? 2 : 1) * d.f / tp, f.mlp * up / total, moe},
+             {d.h, f.mlp * (1 - up) / total, moe}};
+  if (f.router > 0) r.gemms.push_back({static_cast<double>(s.experts), f.router / total, false});
+  r.head_cols = static_cast<double>(s.vocab) / tp;
+  r.sms = gpu.sm_count;
+  r.tiles.gemm_tile_rows = eff.gemm_tile_rows;
+  r.tiles.gemm_tile_cols = eff.gemm_tile_cols;
+}
+
 }  // namespace
 
 Result<ReplicaModel> build_replica(const Model& model, const Gpu& gpu, const ServeConfig& config,
@@ -238,6 +260,7 @@ Result<ReplicaModel> build_replica(const Model& model, const Gpu& gpu, const Ser
   const TransformerFlops f = transformer_forward_flops(s, 1);  // one token: no attention context
   r.gemm_flops_per_token = (f.total() - f.attention_core - f.head) / config.tp;
   r.head_flops_per_token = f.head / config.tp;
+  set_gemm_shapes(s, f, config.tp, eff, gpu, r);
   // Flash attention runs at 16 bits even with FP8 weights (FP8 attention kernels are opt-in).
   const std::string attention_precision = r.compute_precision == "fp8"
                                               ? compute_precision(gpu, WeightFormat::bf16)
@@ -286,6 +309,32 @@ int64_t max_concurrent_sequences(const ReplicaModel& r, double prompt_tokens,
   return std::min(by_kv, r.max_num_seqs);
 }
 
+namespace {
+
+// Tile and wave quantisation of a matmul with `rows` rows (timing.cpp's model). Kernels for fewer
+// rows than one tile choose narrower tiles or split K (cuBLAS heuristics), so those are not
+// quantised here.
+double quantised(const ReplicaModel& r, double rows, double cols) {
+  if (rows < r.tiles.gemm_tile_rows) return 1.0;
+  return gemm_quantisation_efficiency(rows, cols, r.sms, r.tiles);
+}
+
+// Compute time of the weight matmuls of one step: each matmul at the achievable rate times its
+// quantisation efficiency; expert matmuls see the tokens routed to each touched expert.
+double matmul_compute_s(const ReplicaModel& r, double tokens, double sampled, double touched) {
+  double t = 0;
+  for (const ReplicaModel::Gemm& g : r.gemms) {
+    const double rows = g.expert ? tokens * r.experts_per_token / std::max(1.0, touched) : tokens;
+    t += tokens * r.gemm_flops_per_token * g.share /
+         (r.compute_flop_per_s * quantised(r, rows, g.cols));
+  }
+  if (r.gemms.empty()) t = tokens * r.gemm_flops_per_token / r.compute_flop_per_s;
+  return t + sampled * r.head_flops_per_token /
+                 (r.compute_flop_per_s * quantised(r, sampled, r.head_cols));
+}
+
+}  // namespace
+
 StepBreakdown step_time(const ReplicaModel& r, const StepLoad& load) {
   StepBreakdown b;
   const double tokens = load.decode_seqs + load.prefill_tokens;
@@ -297,9 +346,9 @@ StepBreakdown step_time(const ReplicaModel& r, const StepLoad& load) {
   // The matmuls' activations move with their weights; element-wise kernels run between them.
   const double bytes = weight_bytes + tokens * r.activation_bytes_per_token;
   // Logits only for the rows that sample a token: decodes and prompts that end this step.
-  const double flops = tokens * r.gemm_flops_per_token +
-                       (load.decode_seqs + load.prefill_last) * r.head_flops_per_token;
-  b.weights_s = std::max(bytes / r.hbm_bytes_per_s, flops / r.compute_flop_per_s);
+  const double compute_s =
+      matmul_compute_s(r, tokens, load.decode_seqs + load.prefill_last, b.experts_touched);
+  b.weights_s = std::max(bytes / r.hbm_bytes_per_s, compute_s);
   b.elementwise_s = tokens * r.elementwise_bytes_per_token / r.hbm_bytes_per_s;
   // Decode reads each sequence's keys and values; prefill writes its tokens' and reads the
   // prompt's earlier chunks (flash attention: scores stay on chip, Dao et al. 2022).
