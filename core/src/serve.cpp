@@ -8,9 +8,11 @@
 //
 // Step time: a roofline per class of work, as in timing.cpp but self-contained here (the
 // training model changes independently): weight matmuls take the larger of the weight bytes at
-// HBM bandwidth and their FLOPs at the achievable matmul rate; attention the larger of its KV
-// reads and its FLOPs; plus two tensor-parallel all-reduces per layer (Megatron-LM: Shoeybi et
-// al. 2019, sec. 3), the expert-parallel all-to-all of MoE layers, and a gap per kernel.
+// HBM bandwidth and their FLOPs at the achievable matmul rate, each matmul paying for whole
+// waves of output tiles (the tile and wave quantisation of timing.cpp); element-wise kernels
+// (norms, residual adds, activation) their bytes; attention the larger of its KV reads and its
+// FLOPs; plus two tensor-parallel all-reduces per layer (Megatron-LM: Shoeybi et al. 2019,
+// sec. 3), the expert-parallel all-to-all of MoE layers, and a gap per kernel.
 // Mixture of experts: memory holds all experts; a step reads the experts its tokens touch,
 // E (1 - (1 - k/E)^tokens) per layer in expectation under uniform routing.
 #include <algorithm>
@@ -194,6 +196,26 @@ Result<double> tp_link_busbw(const Gpu& gpu, const ServeConfig& config, const Ef
   return link * (pcie ? eff.pcie : eff.nvlink);
 }
 
+// The block's weight matmuls as the kernels see them (QKV, O projection, the MLP's gate-up and
+// down, the MoE router), each with its output columns on one GPU and its share of the FLOPs.
+void set_gemm_shapes(const TransformerSpec& s, const TransformerFlops& f, double tp,
+                     const Efficiencies& eff, const Gpu& gpu, ReplicaModel& r) {
+  const TransformerDims d = transformer_dims(s, 1);
+  const double total = f.total() - f.attention_core - f.head;
+  if (total <= 0) return;
+  const double up = s.gated_mlp ? 2.0 / 3.0 : 0.5;  // gate and up fused in one matmul
+  const bool moe = s.is_moe();
+  r.gemms = {{(d.q + 2 * d.kv) / tp, f.qkv_proj / total, false},
+             {d.h, f.attn_out_proj / total, false},
+             {(s.gated_mlp ? 2 : 1) * d.f / tp, f.mlp * up / total, moe},
+             {d.h, f.mlp * (1 - up) / total, moe}};
+  if (f.router > 0) r.gemms.push_back({static_cast<double>(s.experts), f.router / total, false});
+  r.head_cols = static_cast<double>(s.vocab) / tp;
+  r.sms = gpu.sm_count;
+  r.tiles.gemm_tile_rows = eff.gemm_tile_rows;
+  r.tiles.gemm_tile_cols = eff.gemm_tile_cols;
+}
+
 }  // namespace
 
 Result<ReplicaModel> build_replica(const Model& model, const Gpu& gpu, const ServeConfig& config,
@@ -238,6 +260,7 @@ Result<ReplicaModel> build_replica(const Model& model, const Gpu& gpu, const Ser
   const TransformerFlops f = transformer_forward_flops(s, 1);  // one token: no attention context
   r.gemm_flops_per_token = (f.total() - f.attention_core - f.head) / config.tp;
   r.head_flops_per_token = f.head / config.tp;
+  set_gemm_shapes(s, f, config.tp, eff, gpu, r);
   // Flash attention runs at 16 bits even with FP8 weights (FP8 attention kernels are opt-in).
   const std::string attention_precision = r.compute_precision == "fp8"
                                               ? compute_precision(gpu, WeightFormat::bf16)
@@ -249,14 +272,19 @@ Result<ReplicaModel> build_replica(const Model& model, const Gpu& gpu, const Ser
                                static_cast<double>(s.layers) / config.tp;
   r.layers = static_cast<double>(s.layers);
   {
-    // 16-bit activations read and written per token and layer: norm in/out 2x(2h), QKV out
-    // (q+2kv), attention out and O-projection in/out (2q + 2h... counted as q + h), residual
-    // adds 2x(3h), gate/up outputs and the activation's read-read-write 5f per routed expert,
-    // down-projection out h. The weight-matmul inputs are the norm outputs already counted.
+    // 16-bit activations per token and layer, in two kinds. Element-wise kernels (norms,
+    // residual adds, the MLP's activation function) are separate, memory-bound kernels that run
+    // between the matmuls: norm in/out 2x(2h) and residual adds 2x(3h) on the full hidden state,
+    // which tensor parallelism replicates on every GPU (Megatron-LM: Shoeybi et al. 2019, sec. 3,
+    // "we duplicate [layer normalization, residual connections] across GPUs"), and the gated
+    // activation's read-read-write 3f per routed expert on this GPU's share of the MLP. The
+    // matmuls' own inputs and outputs (QKV out q+2kv, attention out q, O-projection out h,
+    // gate/up out 2f, down out h) move with their weights in the matmul's roofline.
     const TransformerDims d = transformer_dims(s, 1);
-    const double per_layer =
-        4 * d.h + (d.q + 2 * d.kv) + d.q + d.h + 6 * d.h + 5 * d.f * d.routed + d.h;
-    r.activation_bytes_per_token = 2.0 * per_layer * r.layers / config.tp;
+    const double tp = config.tp;
+    r.elementwise_bytes_per_token = 2.0 * r.layers * (10 * d.h + 3 * d.f * d.routed / tp);
+    r.activation_bytes_per_token =
+        2.0 * r.layers * ((d.q + 2 * d.kv + d.q + 2 * d.f * d.routed) / tp + 2 * d.h);
   }
   r.hidden = static_cast<double>(s.hidden);
   auto link = tp_link_busbw(gpu, config, eff);
@@ -281,6 +309,32 @@ int64_t max_concurrent_sequences(const ReplicaModel& r, double prompt_tokens,
   return std::min(by_kv, r.max_num_seqs);
 }
 
+namespace {
+
+// Tile and wave quantisation of a matmul with `rows` rows (timing.cpp's model). Kernels for fewer
+// rows than one tile choose narrower tiles or split K (cuBLAS heuristics), so those are not
+// quantised here.
+double quantised(const ReplicaModel& r, double rows, double cols) {
+  if (rows < r.tiles.gemm_tile_rows) return 1.0;
+  return gemm_quantisation_efficiency(rows, cols, r.sms, r.tiles);
+}
+
+// Compute time of the weight matmuls of one step: each matmul at the achievable rate times its
+// quantisation efficiency; expert matmuls see the tokens routed to each touched expert.
+double matmul_compute_s(const ReplicaModel& r, double tokens, double sampled, double touched) {
+  double t = 0;
+  for (const ReplicaModel::Gemm& g : r.gemms) {
+    const double rows = g.expert ? tokens * r.experts_per_token / std::max(1.0, touched) : tokens;
+    t += tokens * r.gemm_flops_per_token * g.share /
+         (r.compute_flop_per_s * quantised(r, rows, g.cols));
+  }
+  if (r.gemms.empty()) t = tokens * r.gemm_flops_per_token / r.compute_flop_per_s;
+  return t + sampled * r.head_flops_per_token /
+                 (r.compute_flop_per_s * quantised(r, sampled, r.head_cols));
+}
+
+}  // namespace
+
 StepBreakdown step_time(const ReplicaModel& r, const StepLoad& load) {
   StepBreakdown b;
   const double tokens = load.decode_seqs + load.prefill_tokens;
@@ -289,13 +343,13 @@ StepBreakdown step_time(const ReplicaModel& r, const StepLoad& load) {
   const double expert_share = r.experts > 0 ? b.experts_touched / r.experts : 0;
   const double weight_bytes =
       r.dense_weight_bytes + r.moe_layers * r.expert_bytes_per_layer * expert_share;
-  // Each token's activations also cross HBM between kernels (matmul inputs and outputs, norms,
-  // activation functions, residual adds): activation_bytes_per_token.
+  // The matmuls' activations move with their weights; element-wise kernels run between them.
   const double bytes = weight_bytes + tokens * r.activation_bytes_per_token;
   // Logits only for the rows that sample a token: decodes and prompts that end this step.
-  const double flops = tokens * r.gemm_flops_per_token +
-                       (load.decode_seqs + load.prefill_last) * r.head_flops_per_token;
-  b.weights_s = std::max(bytes / r.hbm_bytes_per_s, flops / r.compute_flop_per_s);
+  const double compute_s =
+      matmul_compute_s(r, tokens, load.decode_seqs + load.prefill_last, b.experts_touched);
+  b.weights_s = std::max(bytes / r.hbm_bytes_per_s, compute_s);
+  b.elementwise_s = tokens * r.elementwise_bytes_per_token / r.hbm_bytes_per_s;
   // Decode reads each sequence's keys and values; prefill writes its tokens' and reads the
   // prompt's earlier chunks (flash attention: scores stay on chip, Dao et al. 2022).
   const double kv_bytes = (load.decode_context + load.prefill_tokens) * r.memory.kv_bytes_per_token;
@@ -317,11 +371,12 @@ StepBreakdown step_time(const ReplicaModel& r, const StepLoad& load) {
                 (r.profile.allreduce_latency_s + dispatch_bytes / r.link_busbw_bytes_per_s);
   }
   const double kernels = r.layers * r.profile.kernels_per_layer;
-  const double gpu_s = b.weights_s + b.attention_s + b.comm_s + kernels * r.kernel_overhead_s;
+  const double gpu_s =
+      b.weights_s + b.elementwise_s + b.attention_s + b.comm_s + kernels * r.kernel_overhead_s;
   // Eager PyTorch: the host issues every kernel; it runs ahead, so the step takes the longer.
   const double host_s = kernels * r.host_overhead_per_kernel_s;
   b.total_s = std::max(gpu_s, host_s);
-  b.overhead_s = b.total_s - (b.weights_s + b.attention_s + b.comm_s);
+  b.overhead_s = b.total_s - (b.weights_s + b.elementwise_s + b.attention_s + b.comm_s);
   return b;
 }
 
@@ -356,7 +411,8 @@ double burst_output_tokens_per_s(const ReplicaModel& r, double prompt_tokens,
   load.prefill_tokens = x * p;
   load.prefill_pairs = x * p * (p + 1) / 2;
   load.prefill_last = x;
-  const double t = step_time(r, load).total_s;
+  const StepBreakdown bd = step_time(r, load);
+  const double t = bd.total_s;
   return t > 0 ? load.decode_seqs / t : 0;
 }
 

@@ -78,6 +78,8 @@ class Scheduler {
   void admit();
   bool grow_or_preempt();
   void finish_step(double end_s, const std::vector<double>& chunk);
+  std::vector<size_t> still_;  // finish_step's scratch, kept to avoid an allocation per step
+  std::vector<double> chunk_;  // this step's prompt tokens per running sequence
 
   const ReplicaModel& r_;
   std::vector<Req> reqs_;
@@ -138,7 +140,8 @@ bool Scheduler::grow_or_preempt() {
 }
 
 void Scheduler::finish_step(double end_s, const std::vector<double>& chunk) {
-  std::vector<size_t> still;
+  std::vector<size_t>& still = still_;
+  still.clear();
   for (size_t i = 0; i < running_.size(); ++i) {
     Req& q = reqs_[running_[i]];
     if (q.prefilled < q.prompt) {
@@ -177,7 +180,8 @@ SimulationResult Scheduler::run() {
     if (!grow_or_preempt()) continue;
     // This step's work: one token per decoding sequence, then prompt chunks in arrival order.
     StepLoad load;
-    std::vector<double> chunk(running_.size(), 0.0);
+    std::vector<double>& chunk = chunk_;
+    chunk.assign(running_.size(), 0.0);
     double budget = static_cast<double>(r_.max_num_batched_tokens);
     for (size_t id : running_) {
       const Req& q = reqs_[id];

@@ -89,6 +89,13 @@ std::optional<double> number(const std::string& s) {
   return v;
 }
 
+// The digits at the start of `s` ("1500; ..." -> 1500), if any.
+std::optional<double> leading_number(const std::string& s) {
+  size_t end = 0;
+  while (end < s.size() && std::isdigit(static_cast<unsigned char>(s[end]))) ++end;
+  return number(s.substr(0, end));
+}
+
 // Published model names onto zoo entries with the same architecture (Llama 3.1 and 3.3 keep
 // Llama 3's shapes; Llama 1 7B/13B Llama 2's).
 const Model* find_model(const Catalog& c, const std::string& name) {
@@ -206,10 +213,24 @@ double simulate_metric(const ReplicaModel& rep, const ServingRow& r, double in, 
 
 // Output tokens/s of one replica with all requests at once: at the batch the KV cache allows,
 // capped by a stated concurrency or static batch.
+// A run of a stated number of requests ("num_requests=N" in the notes, as trtllm-bench
+// reports it) is simulated to its end: the last requests run in a batch that is no longer
+// full, which a steady-state formula does not see.
 double burst_metric(ReplicaModel rep, const ServingRow& r, double in, double out) {
   if (auto b = number(r.batch))
     rep.max_num_seqs = std::min<int64_t>(rep.max_num_seqs, static_cast<int64_t>(*b));
   if (contains(r.framework, "static")) rep.profile.continuous_batching = false;
+  const size_t at = lower(r.notes).find("num_requests=");
+  const auto n = at == std::string::npos ? std::nullopt : leading_number(r.notes.substr(at + 13));
+  if (n && *n <= 100000) {
+    ServeWorkload w;
+    w.rate_per_s = 0;  // all at once
+    w.prompt_tokens = in;
+    w.output_tokens = out;
+    w.requests = static_cast<int>(*n);
+    auto s = simulate(rep, w);
+    if (s.ok()) return s.value().output_tokens_per_s;
+  }
   return burst_output_tokens_per_s(rep, in, out);
 }
 

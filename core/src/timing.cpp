@@ -360,6 +360,20 @@ Result<Cluster> instance_cluster(const Instance& instance, const Gpu& gpu, int n
   return out;
 }
 
+// Tile and wave quantisation (NVIDIA, "Matrix Multiplication Background User's Guide"): a GEMM
+// is computed in output tiles, one per SM at a time, so it takes whole waves of tiles; rows and
+// columns not a multiple of the tile are padded. Returns useful work / work paid for.
+double gemm_quantisation_efficiency(double rows, double cols, int sms, const Efficiencies& eff) {
+  if (sms <= 0 || rows <= 0 || cols <= 0 || eff.gemm_tile_rows <= 0 || eff.gemm_tile_cols <= 0)
+    return 1.0;
+  const double row_tiles = std::ceil(rows / eff.gemm_tile_rows),
+               col_tiles = std::ceil(cols / eff.gemm_tile_cols);
+  const double waves = row_tiles * col_tiles / sms;
+  const double padding =
+      rows * cols / (row_tiles * eff.gemm_tile_rows * col_tiles * eff.gemm_tile_cols);
+  return padding * waves / std::ceil(waves);
+}
+
 namespace {
 
 struct Rates {
@@ -436,20 +450,11 @@ Result<Rates> rates_for(const Model& model, const Setup& setup, const Gpu& gpu,
   return r;
 }
 
-// Tile and wave quantisation (NVIDIA, "Matrix Multiplication Background User's Guide"): a GEMM
-// is computed in output tiles, one per SM at a time, so it takes whole waves of tiles; rows and
-// columns not a multiple of the tile are padded. Returns useful work / work paid for.
+// The quantisation of one GEMM class at `batch` samples (gemm_quantisation_efficiency).
 double quantisation_efficiency(const OpClass& op, const Rates& r, const Efficiencies& eff,
                                double batch) {
-  if (r.sms <= 0 || op.gemm_rows_per_sample <= 0 || op.gemm_cols <= 0) return 1.0;
-  const double rows = op.gemm_rows_per_sample * batch, cols = op.gemm_cols;
-  const double row_tiles = std::ceil(rows / eff.gemm_tile_rows),
-               col_tiles = std::ceil(cols / eff.gemm_tile_cols);
-  const double tiles = row_tiles * col_tiles;
-  const double waves = tiles / r.sms;
-  const double padding =
-      rows * cols / (row_tiles * eff.gemm_tile_rows * col_tiles * eff.gemm_tile_cols);
-  return padding * waves / std::ceil(waves);
+  if (op.gemm_rows_per_sample <= 0) return 1.0;
+  return gemm_quantisation_efficiency(op.gemm_rows_per_sample * batch, op.gemm_cols, r.sms, eff);
 }
 
 // GPU time of one class of kernels, forward or backward: the larger of its FLOPs at the rate

@@ -98,6 +98,54 @@ TEST(ServeStep, DecodeTimeGrowsWithTheBatch) {
   }
 }
 
+// Llama 3 8B: hidden 4096, MLP 14336 (gated), 32 layers.
+TEST(ServeStep, ElementwiseTrafficOfTheHiddenStateIsReplicatedUnderTensorParallelism) {
+  // 16-bit: 32 layers x (10 x 4096 on the full hidden state + 3 x 14336 / tp of the activation).
+  EXPECT_DOUBLE_EQ(replica("llama-3-8b", "h100-sxm5-80gb").elementwise_bytes_per_token,
+                   2.0 * 32 * (10 * 4096 + 3 * 14336));
+  ServeConfig tp2;
+  tp2.tp = 2;
+  const ReplicaModel r2 = replica("llama-3-8b", "h100-sxm5-80gb", tp2);
+  EXPECT_DOUBLE_EQ(r2.elementwise_bytes_per_token, 2.0 * 32 * (10 * 4096 + 3 * 14336 / 2.0));
+  StepLoad load;
+  load.decode_seqs = 100;
+  load.decode_context = 100 * 500;
+  EXPECT_DOUBLE_EQ(step_time(r2, load).elementwise_s,
+                   100 * r2.elementwise_bytes_per_token / r2.hbm_bytes_per_s);
+}
+
+TEST(ServeStep, GemmQuantisationHandCounts) {
+  Efficiencies e;
+  e.gemm_tile_rows = 256;
+  e.gemm_tile_cols = 128;
+  // 2048 x 1280 outputs: 8 x 10 = 80 tiles on 132 SMs, one wave 80/132 full, no padding.
+  EXPECT_DOUBLE_EQ(gemm_quantisation_efficiency(2048, 1280, 132, e), 80.0 / 132);
+  // 300 x 1000: 2 x 8 tiles padded to 512 x 1024, 16 of 132 SMs busy.
+  EXPECT_DOUBLE_EQ(gemm_quantisation_efficiency(300, 1000, 132, e),
+                   300.0 * 1000 / (512 * 1024) * 16 / 132);
+  EXPECT_DOUBLE_EQ(gemm_quantisation_efficiency(300, 1000, 0, e), 1.0);  // SM count unknown
+}
+
+TEST(ServeStep, PrefillMatmulsPayForWholeWaves) {
+  // Llama 3 8B on an H100 (132 SMs), 2048 prompt tokens in 256 x 128 tiles: QKV (6144 columns),
+  // O (4096), gate-up (28672) and down (4096) take 8 x 48, 8 x 32, 8 x 224 and 8 x 32 tiles,
+  // i.e. 2.91, 1.94, 13.58 and 1.94 waves paid as 3, 2, 14 and 2: each 128/132 efficient.
+  const ReplicaModel r = replica("llama-3-8b", "h100-sxm5-80gb");
+  StepLoad load;
+  load.prefill_tokens = 2048;
+  load.prefill_pairs = 2048.0 * 2049 / 2;
+  load.prefill_last = 1;  // one sampled row: the head is not quantised
+  const double expected = 2048 * r.gemm_flops_per_token / r.compute_flop_per_s * 132 / 128 +
+                          r.head_flops_per_token / r.compute_flop_per_s;
+  EXPECT_NEAR(step_time(r, load).weights_s, expected, 1e-12 * expected);
+  // Under 256 rows (one tile) kernels pick narrower tiles: no quantisation.
+  StepLoad decode;
+  decode.decode_seqs = 200;
+  decode.decode_context = 200 * 100;
+  const double flops = 200 * (r.gemm_flops_per_token + r.head_flops_per_token);
+  EXPECT_GE(step_time(r, decode).weights_s, flops / r.compute_flop_per_s);
+}
+
 TEST(ServeStep, MoeTouchedExpertsAtBatchOneAndLarge) {
   EXPECT_DOUBLE_EQ(experts_touched(8, 2, 1), 2.0);      // one token: its k experts
   EXPECT_NEAR(experts_touched(8, 2, 1000), 8.0, 1e-9);  // a large batch touches all
@@ -208,6 +256,34 @@ TEST(ServeValidation, ReadsTheColumnsByNameAndSkipsWithAReason) {
   auto bad = validate_serving_csv(test::catalog(), serving(), "id,source_kind,metric\n", "s.csv");
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.error().message, "s.csv:1: header lacks the column 'model'");
+}
+
+TEST(ServeValidation, AStatedNumberOfRequestsIsSimulatedToTheEnd) {
+  // The same max-throughput row, once as a steady state and once as a run of one request:
+  // one request alone generates at the batch-1 rate, far below the steady state.
+  const std::string head =
+      "id,source_kind,model,gpu,num_gpus,tp,precision,framework,input_len,output_len,dataset,"
+      "concurrency_or_batch,request_rate,metric,value,source,notes\n";
+  const std::string row =
+      ",trtllm,Llama-3.1-8B,H100 80GB HBM3,1,1,BF16,TensorRT-LLM v0.17,128,256,,,inf,"
+      "output_tokens_per_s_total,1000,x,";
+  auto rep =
+      validate_serving_csv(test::catalog(), serving(),
+                           head + "B1" + row + "\n" + "B2" + row + "num_requests=1\n", "s.csv");
+  ASSERT_TRUE(rep.ok()) << rep.error().message;
+  ASSERT_EQ(rep.value().rows.size(), 2u);
+  ServeConfig c;
+  c.runtime = Runtime::trtllm;
+  const ReplicaModel r = replica("llama-3-8b", "h100-sxm5-80gb", c);
+  ServeWorkload one;
+  one.rate_per_s = 0;
+  one.prompt_tokens = 128;
+  one.output_tokens = 256;
+  one.requests = 1;
+  auto s = simulate(r, one);
+  ASSERT_TRUE(s.ok());
+  EXPECT_DOUBLE_EQ(rep.value().rows[1].predicted, s.value().output_tokens_per_s);
+  EXPECT_LT(rep.value().rows[1].predicted, rep.value().rows[0].predicted / 10);
 }
 
 }  // namespace

@@ -111,12 +111,24 @@ struct ReplicaModel {
   double experts = 0, experts_per_token = 0;
   double gemm_flops_per_token =
       0;  // weight matmuls of one token through the blocks (active experts)
-  double head_flops_per_token = 0;        // the LM head, for tokens that are sampled
-  double activation_bytes_per_token = 0;  // activations one token moves through HBM
-  double attention_flops_per_pair = 0;    // one query against one key, all layers
-  double compute_flop_per_s = 0;          // achievable matmul rate at the weights' precision
-  double attention_flop_per_s = 0;        // achievable 16-bit rate: attention runs at 16 bits
-  double hbm_bytes_per_s = 0;             // achievable
+  double head_flops_per_token = 0;  // the LM head, for tokens that are sampled
+  // The weight matmuls of a block for tile and wave quantisation: output columns on this GPU,
+  // share of gemm_flops_per_token, and whether its rows are the tokens routed to one expert.
+  struct Gemm {
+    double cols = 0;
+    double share = 0;
+    bool expert = false;
+  };
+  std::vector<Gemm> gemms;
+  double head_cols = 0;                    // vocabulary columns on this GPU
+  int sms = 0;                             // the GPU's SM count (0: unknown, no quantisation)
+  Efficiencies tiles;                      // the GEMM output tile (gemm_tile_rows x gemm_tile_cols)
+  double activation_bytes_per_token = 0;   // matmul inputs/outputs of one token (with the weights)
+  double elementwise_bytes_per_token = 0;  // norms, residual adds, activation function
+  double attention_flops_per_pair = 0;     // one query against one key, all layers
+  double compute_flop_per_s = 0;           // achievable matmul rate at the weights' precision
+  double attention_flop_per_s = 0;         // achievable 16-bit rate: attention runs at 16 bits
+  double hbm_bytes_per_s = 0;              // achievable
   double layers = 0;
   double hidden = 0;
   double link_busbw_bytes_per_s = 0;
@@ -144,10 +156,11 @@ struct StepLoad {
 };
 // Step time by term.
 struct StepBreakdown {
-  double weights_s = 0;    // weight matmuls (roofline of bytes vs FLOPs)
-  double attention_s = 0;  // attention (KV reads vs FLOPs)
-  double comm_s = 0;       // tensor-parallel all-reduces, expert-parallel all-to-all
-  double overhead_s = 0;   // kernel gaps (or host time when it dominates)
+  double weights_s = 0;      // weight matmuls (roofline of bytes vs FLOPs)
+  double elementwise_s = 0;  // norms, residual adds, activation function (memory-bound)
+  double attention_s = 0;    // attention (KV reads vs FLOPs)
+  double comm_s = 0;         // tensor-parallel all-reduces, expert-parallel all-to-all
+  double overhead_s = 0;     // kernel gaps (or host time when it dominates)
   double total_s = 0;
   double experts_touched = 0;  // per MoE layer
 };

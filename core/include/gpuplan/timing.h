@@ -100,6 +100,11 @@ struct Efficiencies {
   double measured_inter_busbw_bytes_per_s = 0;  // all-reduce across nodes (multi-node probe)
 };
 
+// Useful work / work paid for of a GEMM with `rows` x `cols` outputs computed in tiles of
+// eff.gemm_tile_rows x eff.gemm_tile_cols on `sms` SMs, one tile per SM at a time (tile and wave
+// quantisation); 1 when the SM count or the tile is unknown.
+double gemm_quantisation_efficiency(double rows, double cols, int sms, const Efficiencies& eff);
+
 // The GPUs a run uses and how they are connected.
 struct Cluster {
   const Gpu* gpu = nullptr;
