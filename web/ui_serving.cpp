@@ -79,13 +79,12 @@ std::vector<IdName> instance_items(const Catalog& catalog) {
   return out;
 }
 
-// The inputs, in two columns: the load and targets, then the replica and the hardware.
+// The inputs: the load and targets, then the replica and the hardware (one column: the
+// labels keep the width the sidebar gives them).
 void inputs(const PageModel& m, UiActions& a) {
   PageState s = m.state;
   ServeRequest& r = s.serve;
   bool edited = false;
-  if (!ImGui::BeginTable("serve-inputs", 2, ImGuiTableFlags_SizingStretchSame)) return;
-  ImGui::TableNextColumn();
   edited |= model_combo(m, s);
   remember(a, "serve-model");
   edited |= input_quantity(S::serve_rate, r.rate_per_s, 1e-6, 1e7, &a, "serve-rate");
@@ -94,7 +93,6 @@ void inputs(const PageModel& m, UiActions& a) {
   edited |= input_quantity(S::serve_ttft, r.ttft_ms, 0, 1e7, &a, "serve-ttft");
   edited |= input_quantity(S::serve_tpot, r.tpot_ms, 0, 1e7, &a, "serve-tpot");
   edited |= percentile_combo(r);
-  ImGui::TableNextColumn();
   edited |=
       enum_combo(S::serve_runtime, r.runtime,
                  {Runtime::vllm, Runtime::trtllm, Runtime::sglang, Runtime::hf}, runtime_name);
@@ -109,7 +107,6 @@ void inputs(const PageModel& m, UiActions& a) {
   remember(a, "serve-instance");
   edited |= curve_combo(r);
   remember(a, "serve-curve");
-  ImGui::EndTable();
   if (edited) a.state = s;
 }
 
