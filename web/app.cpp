@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "exports.h"
+#include "gpuplan/embedded_data.h"
 #include "gpuplan/hf_config.h"
 #include "screens.h"
 #include "widgets.h"
@@ -18,6 +19,11 @@ namespace gpuplan::web {
 App::App(Catalog catalog, ProbeCrypto crypto) : catalog_(std::move(catalog)), crypto_(crypto) {
   m_.catalog = &catalog_;
   m_.state = default_page_state();
+  auto serving = serving_assumptions(embedded_data_files());
+  if (serving.ok())
+    serving_ = serving.value();
+  else
+    serving_error_ = serving.error().message;
   // No estimate yet: main() sets the link's state next (computing the defaults first would
   // cost the first frame a second estimate); draw() computes if nothing has.
 }
@@ -140,6 +146,20 @@ std::string App::load_file(const std::string& name, const std::string& bytes) {
   return "";
 }
 
+namespace {
+
+// Whether two states ask the same: their calculator links and their serving links are equal
+// (a serving link leaves the calculator's keys out, and the other way round).
+bool same_question(PageState x, PageState y) {
+  for (Tab t : {Tab::results, Tab::serving}) {
+    x.tab = y.tab = t;
+    if (page_state_to_query(x) != page_state_to_query(y)) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 void App::apply(UiActions&& a) {
   for (auto& p : a.platform) {
     if (p == "language") {
@@ -174,7 +194,7 @@ void App::apply(UiActions&& a) {
     // Ticking plans to compare changes the view, not the question: no new search.
     PageState same = *a.state;
     same.compare = m_.state.compare;
-    const bool view_only = page_state_to_query(same) == page_state_to_query(m_.state);
+    const bool view_only = same_question(same, m_.state);
     m_.state = *a.state;
     m_.link_error.clear();  // the user has taken over from the link
     m_.link_problems.clear();
@@ -220,10 +240,39 @@ void App::draw_plans_tab(UiActions& a) {
   a.merge(draw_plans(m_));
 }
 
+void App::draw_serving_tab(UiActions& a) {
+  // The serving question: the serving link's keys, and whether the model is a custom one.
+  PageState s = m_.state;
+  s.tab = Tab::serving;
+  s.lang.clear();
+  const std::string key =
+      page_state_to_query(s) + "#" + std::to_string(static_cast<int>(s.custom.kind));
+  if (key != serve_key_) {
+    serve_key_ = key;
+    serve_job_ = start_serve_job(catalog_, m_.state, m_.serve);
+    if (!serving_) {
+      m_.serve.error = serving_error_;
+      serve_job_->done = true;
+    }
+    results_changed_ = true;
+  }
+  if (serve_job_ && !serve_job_->done) {
+    // As the planner's search: slices for ~12 ms of this frame, then the page draws.
+    const auto t0 = std::chrono::steady_clock::now();
+    while (!serve_job_->done &&
+           std::chrono::steady_clock::now() - t0 < std::chrono::milliseconds(12)) {
+      step_serve_job(catalog_, *serving_, *serve_job_, m_.serve);
+    }
+    results_changed_ = true;
+  }
+  a.merge(draw_serving(m_));
+}
+
 void App::draw_tabs(UiActions& a, float panel_height) {
   if (!ImGui::BeginTabBar("tabs")) return;
   const std::pair<Tab, S> tabs[] = {{Tab::results, S::tab_results},
                                     {Tab::plans, S::tab_plans},
+                                    {Tab::serving, S::tab_serving},
                                     {Tab::hardware, S::tab_hardware},
                                     {Tab::benchmarks, S::tab_benchmarks}};
   for (const auto& [tab, name] : tabs) {
@@ -248,6 +297,9 @@ void App::draw_tabs(UiActions& a, float panel_height) {
         break;
       case Tab::benchmarks:
         a.merge(draw_benchmarks(m_));
+        break;
+      case Tab::serving:
+        draw_serving_tab(a);
         break;
     }
     ImGui::EndChild();

@@ -3,6 +3,7 @@
 // (UiActions) and recomputes through the core when the state changes. The screens (ui_*.cpp)
 // never call back into it.
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -61,6 +62,7 @@ class App {
   void toggle_language();
   void draw_tabs(UiActions& a, float panel_height);
   void draw_plans_tab(UiActions& a);
+  void draw_serving_tab(UiActions& a);
   void apply(UiActions&& a);
   void publish_rects(const UiActions& a);
 
@@ -68,7 +70,11 @@ class App {
   ProbeCrypto crypto_;
   PageModel m_;
   bool plans_stale_ = true;
-  std::optional<PlanSearch> search_;  // a planner search under way, one slice per frame
+  std::optional<PlanSearch> search_;           // a planner search under way, one slice per frame
+  std::optional<ServingAssumptions> serving_;  // data/assumptions.json "serving"
+  std::string serving_error_;                  // why serving_ is empty
+  std::unique_ptr<ServeJob> serve_job_;        // a serving plan under way, slices per frame
+  std::string serve_key_;                      // the serving question serve_job_ answers
   std::string probe_text_;
   std::vector<std::string> trusted_keys_;
   std::vector<std::string> actions_;

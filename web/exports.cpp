@@ -78,6 +78,38 @@ Json upload_json(const PageModel& m) {
   return upload;
 }
 
+// The Serving tab: what it shows, with the fields of `gpuplan serve --json` it shows.
+Json serving_json(const PageModel& m) {
+  const ServeResults& r = m.serve;
+  Json options = Json::array();
+  if (r.plan) {
+    for (const auto& o : r.plan->options) {
+      Json hours = Json::array();
+      for (const auto& h : o.fleet.hours) hours.push_back(h.replicas);
+      Json costs = Json::array();
+      for (const auto& c : o.costs) {
+        costs.push_back({{"pricing", c.pricing},
+                         {"usd_per_month_fixed", c.usd_per_month_fixed},
+                         {"usd_per_month_autoscaled", c.usd_per_month_autoscaled},
+                         {"usd_per_million_output_tokens", c.usd_per_million_output_tokens}});
+      }
+      options.push_back({{"instance", o.instance},
+                         {"gpu", o.gpu},
+                         {"tp", o.tp},
+                         {"replica_max_rate_per_s", o.rate.max_rate_per_s},
+                         {"fixed_replicas", o.fleet.fixed_replicas},
+                         {"replicas_per_hour", hours},
+                         {"costs", costs}});
+    }
+  }
+  Json latency = Json::array();
+  for (const auto& p : r.latency)
+    latency.push_back({{"rate_per_s", p.rate_per_s}, {"ttft_s", p.ttft_s}, {"tpot_s", p.tpot_s}});
+  return {
+      {"progress", r.progress},      {"error", r.error},   {"error_shown", page_message(r.error)},
+      {"load_curve_per_s", r.curve}, {"options", options}, {"latency", latency}};
+}
+
 }  // namespace
 
 std::string results_json(const PageModel& m, const std::string& widgets_json) {
@@ -103,6 +135,7 @@ std::string results_json(const PageModel& m, const std::string& widgets_json) {
   put_estimate(m, j);
   put_time_and_cost(m, j);
   j["plans"] = plans_json(m);
+  j["serving"] = serving_json(m);
   j["upload"] = upload_json(m);
   j["prices_as_of"] = m.catalog->prices_as_of;
   j["widgets"] = widgets_json.empty() ? Json::object() : Json::parse(widgets_json);

@@ -19,6 +19,7 @@
 #include "gpuplan/timing.h"
 #include "i18n.h"
 #include "page_state.h"
+#include "serve_job.h"
 
 namespace gpuplan::web {
 
@@ -69,6 +70,7 @@ struct PageModel {
   bool cjk_font = false;                   // the Chinese font is in the atlas
   bool popup_open = false;                 // a combo or popup is open (published for tests)
   double plan_progress = 1;                // share of the planner search done (1: none under way)
+  ServeResults serve;                      // the Serving tab's plan, curve and latency curve
 };
 
 // What the user asked for in one frame. Empty fields mean "no change".

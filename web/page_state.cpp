@@ -28,14 +28,15 @@ std::optional<Error> apply_page_key(PageState& s, const std::string& k, const st
                                     bool& handled) {
   handled = true;
   if (k == "tab") {
-    for (Tab t : {Tab::results, Tab::plans, Tab::hardware, Tab::benchmarks}) {
+    for (Tab t : {Tab::results, Tab::plans, Tab::hardware, Tab::benchmarks, Tab::serving}) {
       if (v == tab_name(t)) {
         s.tab = t;
         return std::nullopt;
       }
     }
-    return make_error(Errc::invalid_argument,
-                      "--tab: '" + v + "' is not one of results, plans, hardware, benchmarks");
+    return make_error(
+        Errc::invalid_argument,
+        "--tab: '" + v + "' is not one of results, plans, hardware, benchmarks, serving");
   }
   if (k == "lang") {
     if (v != "en" && v != "zh")
@@ -77,6 +78,38 @@ Query lenient_query(Args args, std::vector<LinkProblem>& problems) {
   return Query{};
 }
 
+// The serve keys the same way: a rejected key is dropped and noted.
+ServeRequest lenient_serve(Args args, std::vector<LinkProblem>& problems) {
+  for (size_t tries = 0; tries <= args.size(); ++tries) {
+    auto r = parse_serve_request(args);
+    if (r.ok()) return r.value();
+    const std::string key = key_of(r.error());
+    const auto it =
+        std::find_if(args.begin(), args.end(), [&](const auto& kv) { return kv.first == key; });
+    problems.push_back({key, r.error().message, ""});
+    if (key.empty() || it == args.end()) break;
+    args.erase(it);
+  }
+  return ServeRequest{};
+}
+
+// A serving link: its keys are `gpuplan serve`'s, so what it leaves out takes the CLI's
+// defaults (the link says what the command line says), but for the rate the CLI requires and
+// a link with none of them (tab=serving alone), which opens on the page's example.
+void apply_serving_link(const Args& core_args, ParsedLink& out) {
+  const PageState d = default_page_state();
+  const bool any = std::any_of(core_args.begin(), core_args.end(), [](const auto& kv) {
+    return kv.first != "model" && kv.first != "v";
+  });
+  ServeRequest r = lenient_serve(core_args, out.problems);
+  if (!r.model.empty()) out.state.request.model = r.model;
+  r.model.clear();
+  if (!any) r = d.serve;
+  if (r.rate_per_s <= 0) r.rate_per_s = d.serve.rate_per_s;
+  out.state.serve = r;
+  out.state.tab = Tab::serving;
+}
+
 void apply_query(const Query& q, PageState& s) {
   s.request = q.request;
   if (s.request.model.empty()) s.request.model = default_page_state().request.model;
@@ -108,6 +141,8 @@ const char* tab_name(Tab t) {
       return "hardware";
     case Tab::benchmarks:
       return "benchmarks";
+    case Tab::serving:
+      return "serving";
   }
   return "results";
 }
@@ -118,7 +153,22 @@ PageState default_page_state() {
   s.request.setup.global_batch = 8;
   s.request.setup.precision = Precision::amp_bf16;
   s.run.tokens = 1e9;
+  s.serve.rate_per_s = 30;
+  s.serve.prompt_tokens = 1500;
+  s.serve.output_tokens = 300;
+  s.serve.ttft_ms = 1000;
+  s.serve.tpot_ms = 50;
   return s;
+}
+
+bool is_serving_link(const Args& args) {
+  const auto& core = query_keys();
+  return std::any_of(args.begin(), args.end(), [&](const auto& kv) {
+    if (kv.first == "tab") return kv.second == tab_name(Tab::serving);
+    const auto& serve = serve_keys();
+    return std::find(serve.begin(), serve.end(), kv.first) != serve.end() &&
+           std::find(core.begin(), core.end(), kv.first) == core.end();
+  });
 }
 
 ParsedLink page_state_from_link(const std::string& query) {
@@ -135,6 +185,10 @@ ParsedLink page_state_from_link(const std::string& query) {
     if (auto err = apply_page_key(out.state, k, v, handled))
       out.problems.push_back({k, err->message, ""});
     if (!handled) core_args.emplace_back(k, v);
+  }
+  if (is_serving_link(args.value())) {
+    apply_serving_link(core_args, out);
+    return out;
   }
   const Tab tab = out.state.tab;
   const std::string lang = out.state.lang, plan_gpu = out.state.plan_gpu;
@@ -192,6 +246,15 @@ Query page_query(const PageState& s) {
 std::string page_state_to_query(const PageState& s) {
   // The link's format version first; links written before it had none and still open.
   Args a = {{"v", std::to_string(kQuerySchemaVersion)}};
+  if (s.tab == Tab::serving) {
+    // `gpuplan serve`'s options and the page's own tab and language (is_serving_link).
+    ServeRequest r = s.serve;
+    r.model = s.request.model;
+    for (auto& kv : serve_request_to_key_values(r)) a.push_back(std::move(kv));
+    a.emplace_back("tab", tab_name(s.tab));
+    if (!s.lang.empty()) a.emplace_back("lang", s.lang);
+    return args_to_query(a);
+  }
   for (auto& kv : query_to_key_values(page_query(s))) a.push_back(std::move(kv));
   if (s.tab != Tab::results) a.emplace_back("tab", tab_name(s.tab));
   if (!s.lang.empty()) a.emplace_back("lang", s.lang);

@@ -15,7 +15,7 @@
 
 namespace gpuplan::web {
 
-enum class Tab { results, plans, hardware, benchmarks };
+enum class Tab { results, plans, hardware, benchmarks, serving };
 const char* tab_name(Tab t);
 
 struct PageState {
@@ -36,12 +36,21 @@ struct PageState {
   double deadline_hours = 0;
   double budget_usd = 0;
   int max_nodes = 8;
+  // The Serving tab's inputs (`gpuplan serve`'s options; the model is request.model).
+  ServeRequest serve;
   Tab tab = Tab::results;
   std::string lang;  // "en" or "zh" when the link names a language; "" = the browser's
 };
 
-// The page's defaults (GPT-2 small, AMP bf16, batch 8 on one A100 80 GB).
+// The page's defaults (GPT-2 small, AMP bf16, batch 8 on one A100 80 GB; serving: 30
+// requests/s of 1,500-token prompts and 300-token answers, first token within 1 s and 50 ms per
+// token after, the example of issue 14).
 PageState default_page_state();
+
+// A link is a serving link when it opens the Serving tab or has a key only `gpuplan serve`
+// takes (rate, prompt-tokens, ...). Its keys are then exactly `gpuplan serve`'s options (plus
+// tab and lang): the model is shared with the calculator, the rest keeps the page's defaults.
+bool is_serving_link(const Args& args);
 
 // A key of a link that could not be used, and the message saying why.
 struct LinkProblem {

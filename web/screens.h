@@ -12,5 +12,6 @@ UiActions draw_results(const PageModel& m);   // memory, FLOPs, time, cost
 UiActions draw_plans(const PageModel& m);     // the planner's ranked plans and Pareto chart
 UiActions draw_hardware(const PageModel& m);  // instances with prices, GPUs
 UiActions draw_benchmarks(const PageModel& m);  // an uploaded probe file, calibration
+UiActions draw_serving(const PageModel& m);     // serving inputs, ranked fleets, charts
 
 }  // namespace gpuplan::web

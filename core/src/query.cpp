@@ -46,8 +46,8 @@ Result<int64_t> bounded_int(const std::string& key, const std::string& value, in
 }
 
 template <class Get>
-Apply integer(int64_t min, int64_t max, Get get) {
-  return [=](Query& q, const std::string& k, const std::string& v) -> std::optional<Error> {
+auto integer(int64_t min, int64_t max, Get get) {
+  return [=](auto& q, const std::string& k, const std::string& v) -> std::optional<Error> {
     auto n = bounded_int(k, v, min, max);
     if (!n.ok()) return n.error();
     auto& field = get(q);
@@ -57,8 +57,8 @@ Apply integer(int64_t min, int64_t max, Get get) {
 }
 
 template <class Get>
-Apply number(double min, double max, Get get) {
-  return [=](Query& q, const std::string& k, const std::string& v) -> std::optional<Error> {
+auto number(double min, double max, Get get) {
+  return [=](auto& q, const std::string& k, const std::string& v) -> std::optional<Error> {
     auto x = parse_bounded_number(k, v, min, max);
     if (!x.ok()) return x.error();
     get(q) = x.value();
@@ -67,16 +67,16 @@ Apply number(double min, double max, Get get) {
 }
 
 template <class Get>
-Apply text(Get get) {
-  return [=](Query& q, const std::string&, const std::string& v) -> std::optional<Error> {
+auto text(Get get) {
+  return [=](auto& q, const std::string&, const std::string& v) -> std::optional<Error> {
     get(q) = v;
     return std::nullopt;
   };
 }
 
 template <class Get>
-Apply boolean(Get get) {
-  return [=](Query& q, const std::string& k, const std::string& v) -> std::optional<Error> {
+auto boolean(Get get) {
+  return [=](auto& q, const std::string& k, const std::string& v) -> std::optional<Error> {
     if (v == "1" || v == "true")
       get(q) = true;
     else if (v == "0" || v == "false")
@@ -89,7 +89,7 @@ Apply boolean(Get get) {
 
 // One of `names` (joined in the message); `set` receives the index.
 Apply choice(std::vector<std::string> names, void (*set)(Query&, size_t)) {
-  return [=](Query& q, const std::string& k, const std::string& v) -> std::optional<Error> {
+  return [=](auto& q, const std::string& k, const std::string& v) -> std::optional<Error> {
     const auto it = std::find(names.begin(), names.end(), v);
     if (it != names.end()) {
       set(q, static_cast<size_t>(it - names.begin()));
@@ -102,8 +102,8 @@ Apply choice(std::vector<std::string> names, void (*set)(Query&, size_t)) {
 }
 
 template <class E, class Get>
-Apply enumeration(std::optional<E> (*parse)(const std::string&), const char* choices, Get get) {
-  return [=](Query& q, const std::string& k, const std::string& v) -> std::optional<Error> {
+auto enumeration(std::optional<E> (*parse)(const std::string&), const char* choices, Get get) {
+  return [=](auto& q, const std::string& k, const std::string& v) -> std::optional<Error> {
     const std::optional<E> e = parse(v);
     if (!e) return not_a(k, v, std::string("one of ") + choices);
     get(q) = *e;
@@ -113,8 +113,8 @@ Apply enumeration(std::optional<E> (*parse)(const std::string&), const char* cho
 
 // A switch that may also be given bare ("--sp" or "sp=").
 template <class Get>
-Apply flag(Get get) {
-  return [=](Query& q, const std::string& k, const std::string& v) -> std::optional<Error> {
+auto flag(Get get) {
+  return [=](auto& q, const std::string& k, const std::string& v) -> std::optional<Error> {
     if (v.empty()) {
       get(q) = true;
       return std::nullopt;
@@ -498,6 +498,160 @@ void planner_to_args(const Query& q, Args& a) {
 }
 
 }  // namespace
+
+namespace {
+
+// The serve keys, in the style of the query's (the same value readers and messages).
+using ServeApply = std::function<std::optional<Error>(ServeRequest&, const std::string& key,
+                                                      const std::string& value)>;
+struct ServeKeySpec {
+  const char* key;
+  ServeApply apply;
+};
+
+std::optional<Error> read_serve_model(ServeRequest& r, const std::string& k, const std::string& v) {
+  if (v.empty()) return make_error(Errc::invalid_argument, "--" + k + ": empty model id");
+  r.model = v;
+  return std::nullopt;
+}
+
+std::optional<Error> read_percentile(ServeRequest& r, const std::string& k, const std::string& v) {
+  if (v != "50" && v != "90" && v != "99") return not_a(k, v, "one of 50, 90, 99");
+  r.percentile = std::stoi(v);
+  return std::nullopt;
+}
+
+std::optional<LengthDistribution> parse_lengths(const std::string& v) {
+  if (v == "fixed") return LengthDistribution::fixed;
+  if (v == "sharegpt") return LengthDistribution::sharegpt;
+  return std::nullopt;
+}
+
+const std::vector<ServeKeySpec>& serve_key_specs() {
+  using R = ServeRequest;
+  static const std::vector<ServeKeySpec> specs = {
+      {"model", read_serve_model},
+      {"rate", number(1e-6, 1e7, [](R& r) -> double& { return r.rate_per_s; })},
+      {"load-curve", text([](R& r) -> std::string& { return r.load_curve; })},
+      {"prompt-tokens", number(1, 1e7, [](R& r) -> double& { return r.prompt_tokens; })},
+      {"output-tokens", number(1, 1e7, [](R& r) -> double& { return r.output_tokens; })},
+      {"ttft-ms", number(0, 1e7, [](R& r) -> double& { return r.ttft_ms; })},
+      {"tpot-ms", number(0, 1e7, [](R& r) -> double& { return r.tpot_ms; })},
+      {"percentile", read_percentile},
+      {"runtime", enumeration(parse_runtime, "vllm, trtllm, sglang, hf",
+                              [](R& r) -> Runtime& { return r.runtime; })},
+      {"weights", enumeration(parse_weight_format, "bf16, fp16, fp8, int8, int4",
+                              [](R& r) -> WeightFormat& { return r.weights; })},
+      {"kv", enumeration(parse_kv_format, "bf16, fp8", [](R& r) -> KvFormat& { return r.kv; })},
+      {"tp", integer(1, 64, [](R& r) -> int& { return r.tp; })},
+      {"lengths", enumeration(parse_lengths, "fixed, sharegpt",
+                              [](R& r) -> LengthDistribution& { return r.lengths; })},
+      {"requests", integer(1, 20000, [](R& r) -> int& { return r.requests; })},
+      {"min-replicas", integer(0, 10000, [](R& r) -> int& { return r.min_replicas; })},
+      {"target-utilisation", number(0.01, 1, [](R& r) -> double& { return r.target_utilisation; })},
+      {"headroom", number(0, 10, [](R& r) -> double& { return r.headroom; })},
+      {"start-s", number(0, 86400, [](R& r) -> double& { return r.start_s; })},
+      {"load-gb-per-s", number(0, 1e4, [](R& r) -> double& { return r.load_gb_per_s; })},
+      {"top", integer(1, 1000, [](R& r) -> int& { return r.top; })},
+      {"gpu", text([](R& r) -> std::string& { return r.gpu; })},
+      {"instance", text([](R& r) -> std::string& { return r.instance; })},
+      {"provider", text([](R& r) -> std::string& { return r.provider; })},
+      {"region", text([](R& r) -> std::string& { return r.region; })},
+  };
+  return specs;
+}
+
+}  // namespace
+
+const std::vector<std::string>& serve_keys() {
+  static const std::vector<std::string> keys = [] {
+    std::vector<std::string> k;
+    for (const auto& s : serve_key_specs()) k.emplace_back(s.key);
+    return k;
+  }();
+  return keys;
+}
+
+Result<ServeRequest> parse_serve_request(const Args& args) {
+  ServeRequest r;
+  const auto& specs = serve_key_specs();
+  for (const auto& kv : args) {
+    const std::string& key = kv.first;
+    if (key == "v") {
+      if (auto err = check_version(kv.second)) return *err;
+      continue;
+    }
+    const auto spec = std::find_if(specs.begin(), specs.end(),
+                                   [&](const ServeKeySpec& s) { return key == s.key; });
+    if (spec == specs.end())
+      return make_error(Errc::invalid_argument, "--" + key + ": unknown option");
+    if (auto err = spec->apply(r, key, kv.second)) return *err;
+  }
+  return r;
+}
+
+Args serve_request_to_key_values(const ServeRequest& r) {
+  const ServeRequest d;
+  Args a;
+  auto text_key = [&](const char* k, const std::string& v, const std::string& dv) {
+    if (v != dv) a.emplace_back(k, v);
+  };
+  auto number_key = [&](const char* k, double v, double dv) {
+    if (v != dv) a.emplace_back(k, format_number(v));
+  };
+  text_key("model", r.model, d.model);
+  number_key("rate", r.rate_per_s, d.rate_per_s);
+  text_key("load-curve", r.load_curve, d.load_curve);
+  number_key("prompt-tokens", r.prompt_tokens, d.prompt_tokens);
+  number_key("output-tokens", r.output_tokens, d.output_tokens);
+  number_key("ttft-ms", r.ttft_ms, d.ttft_ms);
+  number_key("tpot-ms", r.tpot_ms, d.tpot_ms);
+  number_key("percentile", r.percentile, d.percentile);
+  text_key("runtime", runtime_name(r.runtime), runtime_name(d.runtime));
+  text_key("weights", weight_format_name(r.weights), weight_format_name(d.weights));
+  text_key("kv", kv_format_name(r.kv), kv_format_name(d.kv));
+  number_key("tp", r.tp, d.tp);
+  if (r.lengths != d.lengths) a.emplace_back("lengths", "sharegpt");
+  number_key("requests", r.requests, d.requests);
+  number_key("min-replicas", r.min_replicas, d.min_replicas);
+  number_key("target-utilisation", r.target_utilisation, d.target_utilisation);
+  number_key("headroom", r.headroom, d.headroom);
+  number_key("start-s", r.start_s, d.start_s);
+  number_key("load-gb-per-s", r.load_gb_per_s, d.load_gb_per_s);
+  number_key("top", r.top, d.top);
+  for (auto [k, v] : {std::pair<const char*, const std::string*>{"gpu", &r.gpu},
+                      {"instance", &r.instance},
+                      {"provider", &r.provider},
+                      {"region", &r.region}}) {
+    text_key(k, *v, "");
+  }
+  return a;
+}
+
+ServeQuery serve_query(const ServeRequest& r, LoadCurve curve) {
+  ServeQuery q;
+  q.config.runtime = r.runtime;
+  q.config.weights = r.weights;
+  q.config.kv = r.kv;
+  q.config.tp = r.tp;
+  q.workload.prompt_tokens = r.prompt_tokens;
+  q.workload.output_tokens = r.output_tokens;
+  q.workload.lengths = r.lengths;
+  q.workload.requests = r.requests;
+  q.slo = {r.ttft_ms / 1000, r.tpot_ms / 1000, static_cast<double>(r.percentile)};
+  q.curve = std::move(curve);
+  q.policy.target_utilisation = r.target_utilisation;
+  q.policy.min_replicas = r.min_replicas;
+  q.policy.instance_start_s = r.start_s;
+  q.policy.model_load_bytes_per_s = r.load_gb_per_s * 1e9;  // decimal GB
+  q.policy.headroom = r.headroom;
+  q.gpu = r.gpu;
+  q.instance = r.instance;
+  q.provider = r.provider;
+  q.region = r.region;
+  q.top_k = r.top;
+  return q;
+}
 
 Args query_to_key_values(const Query& q) {
   Args a = request_to_args(q.request);

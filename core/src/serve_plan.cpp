@@ -11,11 +11,6 @@
 namespace gpuplan {
 namespace {
 
-struct Evaluated {
-  std::optional<ServeOption> option;  // nullopt: see error
-  Error error{Errc::invalid_argument, ""};
-};
-
 // The time of one decode step for a single sequence at the mean context (TPOT under no load).
 double lone_decode_step_s(const ReplicaModel& r, const ServeWorkload& w) {
   StepLoad load;
@@ -24,9 +19,11 @@ double lone_decode_step_s(const ReplicaModel& r, const ServeWorkload& w) {
   return step_time(r, load).total_s;
 }
 
-Evaluated evaluate(const Model& model, const Gpu& gpu, int tp, const ServeQuery& q,
-                   const ServingAssumptions& a, const Efficiencies& eff) {
-  Evaluated e;
+ServeEvaluation evaluate(const Model& model, const Gpu& gpu, int tp, const ServeQuery& q,
+                         const ServingAssumptions& a, const Efficiencies& eff) {
+  ServeEvaluation e;
+  e.gpu = gpu.id;
+  e.tp = tp;
   ServeConfig c = q.config;
   c.tp = tp;
   auto r = build_replica(model, gpu, c, a, eff);
@@ -77,7 +74,7 @@ bool instance_matches(const Instance& in, const ServeQuery& q) {
 }
 
 // Says why nothing works: memory (the last fit error) or latency (best idle replica vs target).
-Error explain_failure(const std::vector<Evaluated>& all, const Slo& slo) {
+Error explain_failure(const std::vector<ServeEvaluation>& all, const Slo& slo) {
   const ServeOption* fastest_ttft = nullptr;
   const ServeOption* fastest_tpot = nullptr;
   for (const auto& e : all) {
@@ -120,30 +117,63 @@ Error explain_failure(const std::vector<Evaluated>& all, const Slo& slo) {
                     "SLO unreachable: no option meets both latency targets at any request rate");
 }
 
-}  // namespace
-
-Result<ServePlan> plan_serving(const Catalog& catalog, const ServingAssumptions& serving,
-                               const Model& model, const ServeQuery& q) {
-  std::map<std::pair<std::string, int>, Evaluated> cache;
-  std::vector<Evaluated> all;
-  auto eval = [&](const Gpu& g, int tp) -> const Evaluated& {
-    auto key = std::make_pair(g.id, tp);
-    auto it = cache.find(key);
-    if (it == cache.end()) {
-      it = cache.emplace(key, evaluate(model, g, tp, q, serving, catalog.efficiencies)).first;
-      all.push_back(it->second);
-    }
-    return it->second;
-  };
-  ServePlan plan;
+// The instances the query can price, with their GPU.
+std::vector<std::pair<const Instance*, const Gpu*>> priced_instances(const Catalog& catalog,
+                                                                     const ServeQuery& q) {
+  std::vector<std::pair<const Instance*, const Gpu*>> out;
   for (const Instance& in : catalog.instances) {
     if (!instance_matches(in, q)) continue;
     const Gpu* g = catalog.find_gpu(in.gpu);
+    if (g && quote_price(in, Pricing::on_demand, catalog.pricing, q.region).ok())
+      out.emplace_back(&in, g);
+  }
+  return out;
+}
+
+}  // namespace
+
+ServeSearch start_serve_search(const Catalog& catalog, const ServeQuery& q) {
+  ServeSearch search;
+  for (const auto& [in, g] : priced_instances(catalog, q)) {
+    for (int tp : tp_choices(q, in->gpu_count)) {
+      const auto key = std::make_pair(g->id, tp);
+      if (std::find(search.pending.begin(), search.pending.end(), key) == search.pending.end())
+        search.pending.push_back(key);
+    }
+  }
+  return search;
+}
+
+bool step_serve_search(const Catalog& catalog, const ServingAssumptions& serving,
+                       const Model& model, const ServeQuery& q, ServeSearch& search) {
+  if (search.finished()) return false;
+  const auto& [gpu, tp] = search.pending[search.next++];
+  if (const Gpu* g = catalog.find_gpu(gpu))
+    search.done.push_back(evaluate(model, *g, tp, q, serving, catalog.efficiencies));
+  return true;
+}
+
+Result<ServePlan> finish_serve_search(const Catalog& catalog, const ServingAssumptions& serving,
+                                      const Model& model, const ServeQuery& q,
+                                      ServeSearch& search) {
+  while (step_serve_search(catalog, serving, model, q, search)) {
+  }
+  std::vector<ServeEvaluation>& all = search.done;
+  // Replicas are evaluated once per (GPU, TP) and shared by every instance with that GPU.
+  auto eval = [&](const Gpu& g, int tp) -> const ServeEvaluation& {
+    for (const auto& e : all) {
+      if (e.gpu == g.id && e.tp == tp) return e;
+    }
+    all.push_back(evaluate(model, g, tp, q, serving, catalog.efficiencies));
+    return all.back();
+  };
+  ServePlan plan;
+  for (const auto& [instance, g] : priced_instances(catalog, q)) {
+    const Instance& in = *instance;
     auto price = quote_price(in, Pricing::on_demand, catalog.pricing, q.region);
-    if (!g || !price.ok()) continue;
     std::optional<ServeOption> best;
     for (int tp : tp_choices(q, in.gpu_count)) {
-      const Evaluated& e = eval(*g, tp);
+      const ServeEvaluation& e = eval(*g, tp);
       ++plan.evaluated;
       if (!e.option || e.option->fleet.hours.empty()) continue;
       ServeOption o = *e.option;
@@ -170,7 +200,7 @@ Result<ServePlan> plan_serving(const Catalog& catalog, const ServingAssumptions&
     // A GPU with no priced instance: the replica and fleet without cost.
     if (const Gpu* g = catalog.find_gpu(q.gpu)) {
       for (int tp : tp_choices(q, 8)) {
-        const Evaluated& e = eval(*g, tp);
+        const ServeEvaluation& e = eval(*g, tp);
         ++plan.evaluated;
         if (e.option && !e.option->fleet.hours.empty()) {
           plan.options.push_back(*e.option);
@@ -191,6 +221,12 @@ Result<ServePlan> plan_serving(const Catalog& catalog, const ServingAssumptions&
   if (static_cast<int>(plan.options.size()) > q.top_k)
     plan.options.resize(static_cast<size_t>(std::max(1, q.top_k)));
   return plan;
+}
+
+Result<ServePlan> plan_serving(const Catalog& catalog, const ServingAssumptions& serving,
+                               const Model& model, const ServeQuery& q) {
+  ServeSearch search = start_serve_search(catalog, q);
+  return finish_serve_search(catalog, serving, model, q, search);
 }
 
 }  // namespace gpuplan

@@ -174,3 +174,68 @@ TEST(QueryParser, KnowsEveryKeyOnce) {
 
 }  // namespace
 }  // namespace gpuplan
+
+namespace gpuplan {
+namespace {
+
+TEST(ServeKeys, EveryServeOptionIsALinkKeyAndRoundTrips) {
+  const Args args = {{"model", "mixtral-8x7b"},
+                     {"rate", "12.5"},
+                     {"load-curve", "diurnal"},
+                     {"prompt-tokens", "1500"},
+                     {"output-tokens", "300"},
+                     {"ttft-ms", "800"},
+                     {"tpot-ms", "40"},
+                     {"percentile", "99"},
+                     {"runtime", "trtllm"},
+                     {"weights", "fp8"},
+                     {"kv", "fp8"},
+                     {"tp", "2"},
+                     {"lengths", "sharegpt"},
+                     {"requests", "800"},
+                     {"min-replicas", "2"},
+                     {"target-utilisation", "0.7"},
+                     {"headroom", "0.3"},
+                     {"start-s", "120"},
+                     {"load-gb-per-s", "2"},
+                     {"top", "5"},
+                     {"gpu", "h100-sxm5-80gb"},
+                     {"instance", "aws-p5.48xlarge"},
+                     {"provider", "aws"},
+                     {"region", "us-east-1"}};
+  ASSERT_EQ(args.size(), serve_keys().size());
+  auto r = parse_serve_request(args);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ(serve_request_to_key_values(r.value()), args);
+  const ServeQuery q = serve_query(r.value(), LoadCurve(24, 12.5));
+  EXPECT_EQ(q.config.runtime, Runtime::trtllm);
+  EXPECT_EQ(q.config.kv, KvFormat::fp8);
+  EXPECT_EQ(q.config.tp, 2);
+  EXPECT_DOUBLE_EQ(q.slo.ttft_s, 0.8);
+  EXPECT_DOUBLE_EQ(q.slo.tpot_s, 0.04);
+  EXPECT_EQ(q.slo.percentile, 99);
+  EXPECT_EQ(q.workload.lengths, LengthDistribution::sharegpt);
+  EXPECT_DOUBLE_EQ(q.policy.model_load_bytes_per_s, 2e9);
+  EXPECT_EQ(q.top_k, 5);
+}
+
+TEST(ServeKeys, DefaultsAreTheCliDefaultsAndBadValuesNameTheKey) {
+  auto r = parse_serve_request({});
+  ASSERT_TRUE(r.ok());
+  EXPECT_TRUE(serve_request_to_key_values(r.value()).empty());
+  const ServeQuery q = serve_query(r.value(), LoadCurve(24, 1));
+  EXPECT_EQ(q.config.tp, 0);  // the planner tries 1, 2, 4, 8
+  EXPECT_EQ(q.workload.requests, 400);
+  EXPECT_EQ(q.slo.percentile, 90);
+  EXPECT_EQ(parse_serve_request({{"runtime", "tgi"}}).error().message,
+            "--runtime: 'tgi' is not one of vllm, trtllm, sglang, hf");
+  EXPECT_EQ(parse_serve_request({{"percentile", "95"}}).error().message,
+            "--percentile: '95' is not one of 50, 90, 99");
+  EXPECT_EQ(parse_serve_request({{"tp", "65"}}).error().message,
+            "--tp: 65 is out of range [1, 64]");
+  EXPECT_EQ(parse_serve_request({{"batch", "8"}}).error().message, "--batch: unknown option");
+  EXPECT_EQ(parse_serve_request({{"v", "2"}}).error().code, Errc::unsupported_version);
+}
+
+}  // namespace
+}  // namespace gpuplan

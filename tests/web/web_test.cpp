@@ -145,5 +145,89 @@ TEST(Compute, NearestIds) {
             (std::vector<std::string>{"gpt2", "gpt2-small"}));
 }
 
+// The issue-14 example as a link: the same keys as `gpuplan serve`'s options.
+constexpr const char* kServeLink =
+    "model=llama-3-8b&rate=30&load-curve=diurnal&prompt-tokens=1500&output-tokens=300&"
+    "ttft-ms=1000&tpot-ms=50&gpu=h100-sxm5-80gb";
+
+TEST(Serving, ALinkWithServeKeysOpensTheServingTabAndRoundTrips) {
+  ParsedLink link = page_state_from_link(kServeLink);
+  check_link_ids(catalog(), link);
+  ASSERT_TRUE(link.problems.empty()) << link.problems.front().message;
+  const PageState& s = link.state;
+  EXPECT_EQ(s.tab, Tab::serving);
+  EXPECT_EQ(s.request.model, "llama-3-8b");
+  EXPECT_EQ(s.serve.rate_per_s, 30);
+  EXPECT_EQ(s.serve.prompt_tokens, 1500);
+  EXPECT_EQ(s.serve.tpot_ms, 50);
+  EXPECT_EQ(s.serve.load_curve, "diurnal");
+  EXPECT_EQ(s.serve.gpu, "h100-sxm5-80gb");
+  EXPECT_EQ(s.gpu, default_page_state().gpu);  // the calculator's GPU is not the serving filter
+  const std::string written = page_state_to_query(s);
+  EXPECT_EQ(written, std::string("v=1&") + kServeLink + "&tab=serving");
+  EXPECT_EQ(page_state_to_query(page_state_from_query(written).value()), written);
+  // tab=serving alone opens on the page's example; the calculator's links stay as they were.
+  EXPECT_EQ(page_state_from_query("tab=serving").value().serve.rate_per_s, 30);
+  EXPECT_EQ(page_state_from_query("tab=serving").value().serve.tpot_ms, 50);
+  EXPECT_EQ(page_state_from_query("model=gpt2-medium&tp=2").value().tab, Tab::results);
+}
+
+TEST(Serving, ABadServeKeyFallsBackAndKeepsTheRest) {
+  ParsedLink link = page_state_from_link("model=llama-3-8b&rate=12&tp=99&kv=fp4");
+  ASSERT_EQ(link.problems.size(), 2u);
+  EXPECT_EQ(link.problems[0].message, "--tp: 99 is out of range [1, 64]");
+  EXPECT_EQ(link.problems[1].message, "--kv: 'fp4' is not one of bf16, fp8");
+  EXPECT_EQ(link.state.serve.rate_per_s, 12);
+  EXPECT_EQ(link.state.serve.tp, 0);
+  EXPECT_EQ(link.state.tab, Tab::serving);
+}
+
+TEST(Serving, TheSlicedJobRanksAsPlanServing) {
+  const PageState s = page_state_from_query(kServeLink).value();
+  ServeResults out;
+  auto job = start_serve_job(catalog(), s, out);
+  ASSERT_TRUE(out.error.empty()) << out.error;
+  EXPECT_EQ(out.progress, 0);
+  const ServingAssumptions serving = serving_assumptions(embedded_data_files()).value();
+  int slices = 0;
+  while (!job->done) {
+    step_serve_job(catalog(), serving, *job, out);
+    ++slices;
+    EXPECT_LE(out.progress, 1.0);
+  }
+  ASSERT_TRUE(out.error.empty()) << out.error;
+  EXPECT_GT(slices, 2);
+  EXPECT_EQ(out.progress, 1.0);
+  const ServeQuery q = serve_query(s.serve, preset_load_curve("diurnal", 30).value());
+  auto whole = plan_serving(catalog(), serving, *catalog().find_model("llama-3-8b"), q);
+  ASSERT_TRUE(whole.ok()) << whole.error().message;
+  ASSERT_TRUE(out.plan);
+  ASSERT_EQ(out.plan->options.size(), whole.value().options.size());
+  for (size_t i = 0; i < out.plan->options.size(); ++i) {
+    EXPECT_EQ(out.plan->options[i].instance, whole.value().options[i].instance);
+    EXPECT_EQ(out.plan->options[i].fleet.fixed_replicas,
+              whole.value().options[i].fleet.fixed_replicas);
+    EXPECT_EQ(out.plan->options[i].costs.front().usd_per_month_autoscaled,
+              whole.value().options[i].costs.front().usd_per_month_autoscaled);
+  }
+  // The latency curve climbs with the rate, and at the replica's highest rate within the SLO
+  // the simulation meets the TPOT target.
+  ASSERT_EQ(out.latency.size(), 15u);
+  EXPECT_LT(out.latency.front().tpot_s, out.latency.back().tpot_s);
+  EXPECT_LE(out.latency[9].tpot_s, 0.050);
+}
+
+TEST(Serving, ACustomModelOrUnknownGpuIsAnErrorNotACrash) {
+  ServeResults out;
+  PageState s = page_state_from_query(kServeLink).value();
+  s.serve.gpu = "z100";
+  EXPECT_TRUE(start_serve_job(catalog(), s, out)->done);
+  EXPECT_EQ(out.error, "--gpu: unknown GPU 'z100'");
+  s.serve.gpu.clear();
+  s.custom.kind = CustomModel::Kind::transformer;
+  EXPECT_TRUE(start_serve_job(catalog(), s, out)->done);
+  EXPECT_NE(out.error, "");
+}
+
 }  // namespace
 }  // namespace gpuplan::web

@@ -2,6 +2,7 @@
 //   [--load-curve FILE|flat|business-hours|diurnal] [--gpu G | --instance I] [--tp N]
 //   [--runtime vllm|trtllm|sglang|hf] [--weights bf16|fp16|fp8|int8|int4] [--kv bf16|fp8] [--json]
 // Ranks instances for a serving load: replicas for the peak, replicas per hour, cost per month.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -9,6 +10,7 @@
 
 #include "cli.h"
 #include "gpuplan/embedded_data.h"
+#include "gpuplan/query.h"
 #include "gpuplan/serve.h"
 
 namespace gpuplan::cli {
@@ -16,94 +18,8 @@ namespace {
 
 using json = nlohmann::ordered_json;
 
-// A number option: absent leaves `out`; 0 allowed when `allow_zero`.
-std::optional<Error> take_number(Args& args, const char* key, double& out,
-                                 bool allow_zero = false) {
-  const std::string v = take(args, key);
-  if (v.empty()) return std::nullopt;
-  if (allow_zero && (v == "0" || v == "0.0")) {
-    out = 0;
-    return std::nullopt;
-  }
-  auto x = parse_number(v, key);
-  if (!x.ok()) return x.error();
-  out = x.value();
-  return std::nullopt;
-}
-
-template <class T>
-std::optional<Error> take_choice(Args& args, const char* key, T& out,
-                                 std::optional<T> (*parse)(const std::string&),
-                                 const char* choices) {
-  const std::string v = take(args, key);
-  if (v.empty()) return std::nullopt;
-  auto x = parse(v);
-  if (!x)
-    return Error{Errc::invalid_argument,
-                 std::string("--") + key + ": '" + v + "' is not one of " + choices};
-  out = *x;
-  return std::nullopt;
-}
-
-// The serving options of the command line into a query (model and curve resolved by the caller).
-std::optional<Error> take_query(Args& args, ServeQuery& q, double& rate) {
-  ServeConfig& c = q.config;
-  c.tp = 0;
-  if (auto e = take_choice(args, "runtime", c.runtime, parse_runtime, "vllm, trtllm, sglang, hf"))
-    return e;
-  if (auto e = take_choice(args, "weights", c.weights, parse_weight_format,
-                           "bf16, fp16, fp8, int8, int4"))
-    return e;
-  if (auto e = take_choice(args, "kv", c.kv, parse_kv_format, "bf16, fp8")) return e;
-  double tp = 0, requests = 400, percentile = 90, min_replicas = 1, ttft_ms = 0, tpot_ms = 0,
-         load_gbps = 0, top = 10;
-  for (auto [key, out, zero] : {std::tuple<const char*, double*, bool>{"rate", &rate, false},
-                                {"prompt-tokens", &q.workload.prompt_tokens, false},
-                                {"output-tokens", &q.workload.output_tokens, false},
-                                {"ttft-ms", &ttft_ms, true},
-                                {"tpot-ms", &tpot_ms, true},
-                                {"tp", &tp, false},
-                                {"requests", &requests, false},
-                                {"percentile", &percentile, false},
-                                {"min-replicas", &min_replicas, true},
-                                {"target-utilisation", &q.policy.target_utilisation, false},
-                                {"headroom", &q.policy.headroom, true},
-                                {"start-s", &q.policy.instance_start_s, true},
-                                {"load-gb-per-s", &load_gbps, true},
-                                {"top", &top, false}}) {
-    if (auto e = take_number(args, key, *out, zero)) return e;
-  }
-  if (tp != std::floor(tp) || tp > 64)
-    return Error{Errc::invalid_argument, "--tp must be a whole number from 1 to 64"};
-  if (percentile != 50 && percentile != 90 && percentile != 99)
-    return Error{Errc::invalid_argument, "--percentile must be 50, 90 or 99"};
-  if (requests != std::floor(requests) || requests > 20000)
-    return Error{Errc::invalid_argument, "--requests must be a whole number up to 20000"};
-  if (min_replicas != std::floor(min_replicas) || min_replicas > 10000) {
-    return Error{Errc::invalid_argument, "--min-replicas must be a whole number up to 10000"};
-  }
-  if (top != std::floor(top) || top > 1000)
-    return Error{Errc::invalid_argument, "--top must be a whole number up to 1000"};
-  c.tp = static_cast<int>(tp);
-  q.workload.requests = static_cast<int>(requests);
-  q.slo = {ttft_ms / 1000, tpot_ms / 1000, percentile};
-  q.policy.min_replicas = static_cast<int>(min_replicas);
-  q.policy.model_load_bytes_per_s = load_gbps * 1e9;
-  q.top_k = static_cast<int>(top);
-  const std::string lengths = take(args, "lengths");
-  if (lengths == "sharegpt")
-    q.workload.lengths = LengthDistribution::sharegpt;
-  else if (!lengths.empty() && lengths != "fixed")
-    return Error{Errc::invalid_argument, "--lengths: '" + lengths + "' is not fixed or sharegpt"};
-  q.gpu = take(args, "gpu");
-  q.instance = take(args, "instance");
-  q.provider = take(args, "provider");
-  q.region = take(args, "region");
-  return std::nullopt;
-}
-
-Result<LoadCurve> take_curve(Args& args, double rate) {
-  const std::string spec = take(args, "load-curve");
+// A preset, or a file of 24 hourly rates.
+Result<LoadCurve> read_curve(const std::string& spec, double rate) {
   if (spec.empty() || spec == "flat" || spec == "business-hours" || spec == "diurnal") {
     return preset_load_curve(spec.empty() ? "flat" : spec, rate);
   }
@@ -195,16 +111,21 @@ void print_text(const ServePlan& p, const ServeQuery& q) {
 
 int cmd_serve(Args args) {
   const bool json_out = take_flag(args, "json");
-  ServeQuery q;
-  double rate = 0;
-  if (auto e = take_query(args, q, rate)) return fail(*e);
-  const std::string model_id = take(args, "model");
-  if (model_id.empty()) return usage_error("serve: --model is required");
-  if (rate <= 0) return usage_error("serve: --rate (peak requests/s) is required");
-  auto curve = take_curve(args, rate);
+  // The options are the page's Serving link keys: one parser (gpuplan/query.h) reads both.
+  for (const auto& kv : args) {
+    const auto& keys = serve_keys();
+    if (std::find(keys.begin(), keys.end(), kv.first) == keys.end())
+      return usage_error("serve: unknown option --" + kv.first);
+  }
+  auto request = parse_serve_request(args);
+  if (!request.ok()) return fail(request.error());
+  const ServeRequest& r = request.value();
+  if (r.model.empty()) return usage_error("serve: --model is required");
+  if (r.rate_per_s <= 0) return usage_error("serve: --rate (peak requests/s) is required");
+  auto curve = read_curve(r.load_curve, r.rate_per_s);
   if (!curve.ok()) return fail(curve.error());
-  q.curve = curve.value();
-  if (!args.empty()) return usage_error("serve: unknown option --" + args.front().first);
+  ServeQuery q = serve_query(r, curve.value());
+  const std::string& model_id = r.model;
   auto catalog = load_embedded_catalog();
   if (!catalog.ok()) return fail(catalog.error());
   const Catalog& cat = catalog.value();

@@ -18,6 +18,7 @@
 #include "gpuplan/probe_file.h"
 #include "gpuplan/request.h"
 #include "gpuplan/result.h"
+#include "gpuplan/serve.h"
 
 namespace gpuplan {
 
@@ -113,6 +114,42 @@ Result<Query> parse_query_string(std::string_view url_query);
 
 // The keys that reproduce `query` (what differs from an empty Query only), without "v".
 Args query_to_key_values(const Query& query);
+
+// `gpuplan serve`'s options, which are also the page's Serving link keys: one table, so a
+// command line and a link say the same (`--prompt-tokens 1500` is `prompt-tokens=1500`). The
+// defaults are the CLI's; a field equal to its default is left out of a link.
+struct ServeRequest {
+  std::string model;
+  double rate_per_s = 0;   // --rate: the peak, requests/s; 0: not given
+  std::string load_curve;  // --load-curve: "" (flat), business-hours, diurnal; the CLI: a file
+  double prompt_tokens = 1000;
+  double output_tokens = 200;
+  double ttft_ms = 0;  // 0: no target
+  double tpot_ms = 0;
+  int percentile = 90;  // 50, 90 or 99
+  Runtime runtime = Runtime::vllm;
+  WeightFormat weights = WeightFormat::bf16;
+  KvFormat kv = KvFormat::bf16;
+  int tp = 0;  // 0: try 1, 2, 4, 8
+  LengthDistribution lengths = LengthDistribution::fixed;
+  int requests = 400;  // simulated requests per rate
+  int min_replicas = 1;
+  double target_utilisation = 0.8;
+  double headroom = 0.2;
+  double start_s = 0;        // instance start to ready
+  double load_gb_per_s = 0;  // model load bandwidth; 0: not counted
+  int top = 10;
+  std::string gpu, instance, provider, region;  // filters; empty: any ("auto")
+};
+
+// The serve keys (the CLI's `serve` options but --json), in display order.
+const std::vector<std::string>& serve_keys();
+// Reads a ServeRequest from key/value pairs, with the same messages as parse_query.
+Result<ServeRequest> parse_serve_request(const Args& args);
+// The keys that reproduce `r` (what differs from a default ServeRequest).
+Args serve_request_to_key_values(const ServeRequest& r);
+// The planner's query for a request and its day's load curve.
+ServeQuery serve_query(const ServeRequest& r, LoadCurve curve);
 
 // Strict positive-or-zero decimal number for --key within [min, max]; the message names the
 // key and the bounds. Shared with the CLI's own options.

@@ -319,6 +319,35 @@ struct ServePlan {
 Result<ServePlan> plan_serving(const Catalog& catalog, const ServingAssumptions& serving,
                                const Model& model, const ServeQuery& query);
 
+// The same ranking in steps, so a page can spread the work over frames: one (GPU, TP) replica
+// evaluated per step (the expensive part: a rate search of simulations), then the ranking.
+// plan_serving() is start, every step, then finish: the results are the same.
+struct ServeEvaluation {
+  std::string gpu;
+  int tp = 1;
+  std::optional<ServeOption> option;        // nullopt: the replica does not fit (see error)
+  Error error{Errc::invalid_argument, ""};  // empty message: none
+};
+struct ServeSearch {
+  std::vector<std::pair<std::string, int>> pending;  // (GPU id, TP) to evaluate, in order
+  size_t next = 0;                                   // the next entry of `pending`
+  std::vector<ServeEvaluation> done;                 // in evaluation order
+  bool finished() const { return next >= pending.size(); }
+  double progress() const {
+    return pending.empty() ? 1.0 : static_cast<double>(next) / static_cast<double>(pending.size());
+  }
+};
+// The replicas the query's instances need, none evaluated yet.
+ServeSearch start_serve_search(const Catalog& catalog, const ServeQuery& query);
+// Evaluates the next replica; false when there was none left.
+bool step_serve_search(const Catalog& catalog, const ServingAssumptions& serving,
+                       const Model& model, const ServeQuery& query, ServeSearch& search);
+// Prices every instance with the replicas evaluated (evaluating any still pending) and ranks
+// them, as plan_serving() does.
+Result<ServePlan> finish_serve_search(const Catalog& catalog, const ServingAssumptions& serving,
+                                      const Model& model, const ServeQuery& query,
+                                      ServeSearch& search);
+
 // --- Validation against published serving measurements
 // -------------------------------------------- A CSV with the columns of measured_serving_dev.csv
 // (found by header name, any order): id, source_kind, model, gpu, num_gpus, tp, precision,
