@@ -89,7 +89,7 @@ struct UiActions {
   std::optional<std::string> model_filter;
   std::optional<int> instance_sort;
   std::vector<std::string>
-      platform;  // "copy-link", "export-csv", "export-json", "upload", "language"
+      platform;  // "copy-link", "export-csv", "export-json", "upload", "language", "open-url/URL"
   std::vector<std::pair<std::string, std::array<float, 4>>> rects;  // CSS px: x0, y0, x1, y1
 
   explicit UiActions(float r = 1.0f) : ratio(r) {}

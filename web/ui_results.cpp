@@ -177,7 +177,7 @@ void published_lines(const Computed& c, UiActions& a) {
     ImGui::PushStyleColor(ImGuiCol_Text, color_note());
     ImGui::TextWrapped(tr(S::published_link), p.run.url.c_str());
     ImGui::PopStyleColor();
-    if (ImGui::IsItemClicked()) a.platform.push_back("open-url:" + p.run.url);
+    if (ImGui::IsItemClicked()) a.platform.push_back("open-url/" + p.run.url);
     remember(a, "published-link-" + std::to_string(i));
   }
 }
