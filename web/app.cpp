@@ -71,7 +71,8 @@ void App::recompute() {
   m_.plan_error.clear();
   search_.reset();
   m_.plan_progress = 1;
-  m_.c = compute(catalog_, m_.state, m_.calibrate && m_.probe ? &*m_.probe : nullptr);
+  m_.c = compute(catalog_, m_.state, m_.calibrate && m_.probe ? &*m_.probe : nullptr,
+                 m_.measured ? &*m_.measured : nullptr);
 }
 
 bool App::take_request_changed() {
@@ -93,9 +94,15 @@ void App::set_trusted_keys(std::vector<std::string> keys) {
 }
 
 void App::reread_probe() {
-  if (probe_text_.empty()) return;
-  auto f = read_probe_file(probe_text_, crypto_, trusted_keys_);
-  if (f.ok()) m_.probe = f.value();
+  if (probe_text_.empty() && measured_text_.empty()) return;
+  if (!probe_text_.empty()) {
+    auto f = read_probe_file(probe_text_, crypto_, trusted_keys_);
+    if (f.ok()) m_.probe = f.value();
+  }
+  if (!measured_text_.empty()) {
+    auto f = read_probe_file(measured_text_, crypto_, trusted_keys_);
+    if (f.ok()) m_.measured = f.value();
+  }
   recompute();
 }
 
@@ -106,11 +113,14 @@ std::string App::load_probe(const std::string& name, const std::string& bytes) {
     return m_.upload_error =
                format(tr(S::upload_sig_invalid), name.c_str(), f.value().reason.c_str());
   }
-  probe_text_ = bytes;
-  m_.probe = f.value();
-  m_.upload_status =
-      format(tr(S::upload_probe), name.c_str(), probe_signature_name(m_.probe->signature));
-  m_.state.tab = Tab::benchmarks;
+  // A measured run of the user's model is shown beside the prediction (Results); a probe file's
+  // GPU measurements on the Benchmarks tab, where it can calibrate.
+  const bool measured = f.value().measured.has_value();
+  (measured ? measured_text_ : probe_text_) = bytes;
+  (measured ? m_.measured : m_.probe) = f.value();
+  m_.upload_status = format(tr(measured ? S::upload_measured : S::upload_probe), name.c_str(),
+                            probe_signature_name(f.value().signature));
+  m_.state.tab = measured ? Tab::results : Tab::benchmarks;
   force_tab_ = true;
   request_changed_ = true;
   recompute();
@@ -125,9 +135,11 @@ std::string App::load_file(const std::string& name, const std::string& bytes) {
                format(tr(S::upload_too_big), name.c_str(), std::to_string(bytes.size()).c_str(),
                       std::to_string(kMaxProbeFileBytes).c_str());
   }
-  // A probe file is a DSSE envelope (payloadType) or a bare payload (kind gpuplan-probe).
+  // A probe or measured-run file is a DSSE envelope (payloadType) or a bare payload (kind
+  // gpuplan-probe or gpuplan-measure).
   if (bytes.find("\"payloadType\"") != std::string::npos ||
-      bytes.find("\"gpuplan-probe\"") != std::string::npos) {
+      bytes.find("\"gpuplan-probe\"") != std::string::npos ||
+      bytes.find("\"gpuplan-measure\"") != std::string::npos) {
     return load_probe(name, bytes);
   }
   auto model = model_from_hf_config(bytes, name);

@@ -35,7 +35,8 @@ class App {
   // pixel ratio the framebuffer uses; widget positions are published in CSS pixels.
   void draw(float pixel_ratio);
 
-  // An uploaded file (Hugging Face config.json or probe file, told apart by content).
+  // An uploaded file (Hugging Face config.json, probe file or measured-run file, told apart by
+  // content).
   // Returns the error shown to the user, or "" on success. Nothing else changes on error.
   std::string load_file(const std::string& name, const std::string& bytes);
 
@@ -76,6 +77,7 @@ class App {
   std::unique_ptr<ServeJob> serve_job_;        // a serving plan under way, slices per frame
   std::string serve_key_;                      // the serving question serve_job_ answers
   std::string probe_text_;
+  std::string measured_text_;  // the loaded gpuplan-measure file (read again with new keys)
   std::vector<std::string> trusted_keys_;
   std::vector<std::string> actions_;
   bool request_changed_ = false;

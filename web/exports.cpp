@@ -6,6 +6,8 @@
 #include <functional>
 #include <nlohmann/json.hpp>
 
+#include "gpuplan/measured_run.h"
+#include "gpuplan/published.h"
 #include "gpuplan/report.h"
 
 namespace gpuplan::web {
@@ -62,6 +64,44 @@ Json plans_json(const PageModel& m) {
                    {"pareto", p.pareto}});
   }
   return {{"candidates", m.plans->candidates}, {"top", top}};
+}
+
+// Published runs of this setup beside the prediction: the core's comparison (measured, unit,
+// predicted, error, source, link) and the two lines the Results tab shows.
+Json published_json(const PageModel& m) {
+  Json out = Json::array();
+  for (const auto& c : m.c.published) {
+    Json j = Json::parse(published_comparison_json(c));
+    j["shown"] = {published_measured_text(c), published_predicted_text(c)};
+    out.push_back(std::move(j));
+  }
+  return out;
+}
+
+// The loaded measured-run file against the prediction: the core's comparison, the file's memory
+// figures (null where absent, with the reason) and the table's rows as shown.
+Json measured_run_json(const PageModel& m) {
+  if (!m.measured || !m.measured->measured) return Json();
+  const MeasuredRun& run = *m.measured->measured;
+  Json j = {{"signature", probe_signature_name(m.measured->signature)},
+            {"device_type", run.device_type},
+            {"device_name", run.device_name},
+            {"line", measured_run_line(*m.measured)}};
+  j["comparison"] =
+      m.c.measured_run ? Json::parse(measured_comparison_to_json(*m.c.measured_run)) : Json();
+  auto bytes = [](const std::optional<int64_t>& b) { return b ? Json(*b) : Json(); };
+  j["peak_allocated_bytes"] = bytes(run.peak_allocated_bytes);
+  j["peak_reserved_bytes"] = bytes(run.peak_reserved_bytes);
+  j["memory_absent_reason"] = json_or_null(run.memory_absent_reason);
+  Json rows = Json::array();
+  for (const auto& r : measured_rows(m.c, run)) {
+    rows.push_back({{"quantity", tr(r.quantity)},
+                    {"measured", r.measured},
+                    {"predicted", r.predicted},
+                    {"difference", r.difference}});
+  }
+  j["rows"] = rows;
+  return j;
 }
 
 Json upload_json(const PageModel& m) {
@@ -137,6 +177,8 @@ std::string results_json(const PageModel& m, const std::string& widgets_json) {
   j["plans"] = plans_json(m);
   j["serving"] = serving_json(m);
   j["upload"] = upload_json(m);
+  j["published"] = published_json(m);
+  j["measured_run"] = measured_run_json(m);
   j["prices_as_of"] = m.catalog->prices_as_of;
   j["widgets"] = widgets_json.empty() ? Json::object() : Json::parse(widgets_json);
   return j.dump();

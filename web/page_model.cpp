@@ -27,9 +27,14 @@ S advice_for(S term) {
   }
 }
 
-// The query for a state, with the probe file's measurements when calibrating.
-Query query_for(const PageState& state, const ProbeFile* probe) {
+// The query for a state, with the probe file's measurements when calibrating and the measured
+// run to compare with.
+Query query_for(const PageState& state, const ProbeFile* probe, const ProbeFile* measured) {
   Query q = page_query(state);
+  if (measured && measured->measured) {
+    const bool unsigned_file = measured->signature == ProbeSignature::unsigned_file;
+    q.measured = MeasuredInput{"measured", *measured->measured, unsigned_file};
+  }
   if (probe && probe->payload) {
     ProbeCalibration cal;
     cal.name = "probe";
@@ -74,6 +79,8 @@ void fill(const Evaluation& ev, Computed& c) {
   c.fits = ev.fit.fits;
   c.verdict = ev.verdict;
   c.time_band = ev.time_band;
+  c.published = ev.published;
+  c.measured_run = ev.measured_run;
   for (const auto& t : gpuplan::memory_terms(ev.estimate.memory)) {
     if (ev.fit.largest_term == t.label) c.largest_term = term_name(t.key);
   }
@@ -275,11 +282,12 @@ void UiActions::merge(UiActions&& later) {
   for (auto& r : later.rects) rects.push_back(std::move(r));
 }
 
-Computed compute(const Catalog& catalog, const PageState& state, const ProbeFile* probe) {
+Computed compute(const Catalog& catalog, const PageState& state, const ProbeFile* probe,
+                 const ProbeFile* measured) {
   // The core's one call (evaluate.h), as the CLI makes it: the same query gives the same time
   // and cost. The page adds one choice of its own: micro-batch "auto" takes the largest that fits.
   Computed c;
-  Query q = query_for(state, probe);
+  Query q = query_for(state, probe, measured);
   auto ev = evaluate(catalog, q);
   if (!ev.ok()) {
     c.error = ev.error().message;
@@ -292,6 +300,58 @@ Computed compute(const Catalog& catalog, const PageState& state, const ProbeFile
   }
   fill(ev.value(), c);
   return c;
+}
+
+std::string published_measured_text(const PublishedComparison& c) {
+  const PublishedRun& r = c.run;
+  return format(tr(S::published_measured), format_published_value(c, r.row.value).c_str(),
+                r.publisher.c_str(), r.row.system.c_str(), r.row.num_gpus, r.row.gpu.c_str(),
+                r.table.c_str());
+}
+
+std::string published_predicted_text(const PublishedComparison& c) {
+  if (!c.predicted) return tr(S::published_no_time);
+  return format(tr(S::published_predicted), format_published_value(c, *c.predicted).c_str(),
+                signed_percent(c.error).c_str());
+}
+
+std::string signed_percent(double fraction) {
+  return (fraction > 0 ? "+" : "") + format_number(100 * fraction, 3) + " %";
+}
+
+std::vector<MeasuredRow> measured_rows(const Computed& c, const MeasuredRun& run) {
+  std::vector<MeasuredRow> rows;
+  if (!c.measured_run || !c.estimate) return rows;
+  const MeasuredComparison& m = *c.measured_run;
+  const std::string absent = tr(S::absent);
+  auto seconds = [](double s) { return format_duration(s / 3600); };
+  rows.push_back({S::step_time, seconds(m.measured_step_s), seconds(m.predicted_step_s),
+                  signed_percent(m.error)});
+  MeasuredRow rate{S::samples_per_s, absent, format_number(m.predicted_samples_per_s, 4), "-"};
+  if (m.measured_samples_per_s && *m.measured_samples_per_s > 0) {
+    rate.measured = format_number(*m.measured_samples_per_s, 4);
+    rate.difference = signed_percent(m.predicted_samples_per_s / *m.measured_samples_per_s - 1);
+  }
+  rows.push_back(rate);
+  const double predicted = c.estimate->memory.total();
+  auto bytes = [](const std::optional<int64_t>& b) {
+    return b ? format_bytes(static_cast<double>(*b)) : std::string(tr(S::absent));
+  };
+  rows.push_back({S::peak_allocated, bytes(run.peak_allocated_bytes), "-", "-"});
+  MeasuredRow reserved{S::peak_reserved, bytes(run.peak_reserved_bytes), format_bytes(predicted),
+                       "-"};
+  if (run.peak_reserved_bytes && *run.peak_reserved_bytes > 0)
+    reserved.difference =
+        signed_percent(predicted / static_cast<double>(*run.peak_reserved_bytes) - 1);
+  rows.push_back(reserved);
+  return rows;
+}
+
+std::string measured_run_line(const ProbeFile& f) {
+  const MeasuredRun& r = *f.measured;
+  return format(tr(S::measured_line), r.device_name.c_str(), r.device_type.c_str(),
+                static_cast<int>(r.device_count), static_cast<int>(r.steps),
+                static_cast<int>(r.warmup_steps), probe_signature_name(f.signature));
 }
 
 PlanQuery plan_query(const Catalog& catalog, const PageState& state, const Model& model) {

@@ -14,8 +14,10 @@
 #include "gpuplan/catalog.h"
 #include "gpuplan/cost.h"
 #include "gpuplan/estimate.h"
+#include "gpuplan/measured_run.h"
 #include "gpuplan/plan.h"
 #include "gpuplan/probe_file.h"
+#include "gpuplan/published.h"
 #include "gpuplan/timing.h"
 #include "i18n.h"
 #include "page_state.h"
@@ -43,6 +45,10 @@ struct Computed {
   // (gpuplan/accuracy.h: the development runs of the workload's family).
   FitVerdict verdict;
   ErrorBand time_band;
+  // Measured beside predicted (evaluate()'s): published runs of this setup, and the loaded
+  // measured-run file against the step time.
+  std::vector<PublishedComparison> published;
+  std::optional<MeasuredComparison> measured_run;
 };
 
 // The string id of a memory term (gpuplan::memory_terms' key: "weights", "kv_cache", ...).
@@ -58,6 +64,7 @@ struct PageModel {
   std::optional<PlanResult> plans;
   std::string plan_error;
   std::optional<ProbeFile> probe;
+  std::optional<ProbeFile> measured;  // a loaded gpuplan-measure file (ProbeFile::measured set)
   bool calibrate = false;
   std::string upload_status;
   std::string upload_error;
@@ -84,7 +91,7 @@ struct UiActions {
   std::optional<std::string> model_filter;
   std::optional<int> instance_sort;
   std::vector<std::string>
-      platform;  // "copy-link", "export-csv", "export-json", "upload", "language"
+      platform;  // "copy-link", "export-csv", "export-json", "upload", "language", "open-url/URL"
   std::vector<std::pair<std::string, std::array<float, 4>>> rects;  // CSS px: x0, y0, x1, y1
 
   explicit UiActions(float r = 1.0f) : ratio(r) {}
@@ -124,8 +131,27 @@ std::vector<std::string> nearest_ids(const std::string& id,
 void check_link_ids(const Catalog& catalog, ParsedLink& link);
 
 // Runs the core for a state through evaluate(): model, estimate, fit, step time, price and
-// cost, and the calibrated time and cost when `probe` is given.
-Computed compute(const Catalog& catalog, const PageState& state, const ProbeFile* probe);
+// cost, the calibrated time and cost when `probe` is given, the published runs of the setup, and
+// `measured`'s run (a gpuplan-measure file) against the step time.
+Computed compute(const Catalog& catalog, const PageState& state, const ProbeFile* probe,
+                 const ProbeFile* measured = nullptr);
+
+// Measured beside predicted, as the Results tab shows it (and its DOM mirror repeats it):
+// "measured: 2,470 img/s (NVIDIA DeepLearningExamples, DGX A100, 1 x a100-sxm4-80gb; table ...)"
+// and "predicted 2,301 img/s, -6.8 % from the measurement", in the page's language.
+std::string published_measured_text(const PublishedComparison& c);
+std::string published_predicted_text(const PublishedComparison& c);
+// A fraction as a signed percentage: "+5.5 %", "-6.8 %".
+std::string signed_percent(double fraction);
+// One row of the measured-run table; "absent" where the file has no value (memory on a CPU).
+struct MeasuredRow {
+  S quantity;
+  std::string measured, predicted, difference;
+};
+// Step time, samples/s and peak memory (allocated; reserved against the predicted total per GPU).
+std::vector<MeasuredRow> measured_rows(const Computed& c, const MeasuredRun& run);
+// "Intel Xeon (cpu x 1), 20 timed steps after 5 warm-up; signature valid".
+std::string measured_run_line(const ProbeFile& f);
 
 // The planner's query for a state (the setup's parallelism is left to the planner).
 PlanQuery plan_query(const Catalog& catalog, const PageState& state, const Model& model);

@@ -1,5 +1,6 @@
 // The Results tab: parameters, the memory bar against the GPU, FLOPs, step time (spec-based and
-// calibrated), and the run's duration and cost.
+// calibrated), the run's duration and cost, and measured beside predicted: published runs of the
+// same setup and the user's own measured run (a gpuplan-measure file).
 #include "charts.h"
 #include "gpuplan/evaluate.h"
 #include "gpuplan/report.h"
@@ -162,6 +163,58 @@ void cost_lines(const PageModel& m) {
   }
 }
 
+// Published runs of this setup: the measured figure, its source and the difference; the
+// source's address opens in a new tab when clicked.
+void published_lines(const Computed& c, UiActions& a) {
+  if (c.published.empty()) return;
+  ImGui::Spacing();
+  ImGui::TextUnformatted(tr(S::published_header));
+  for (size_t i = 0; i < c.published.size(); ++i) {
+    const PublishedComparison& p = c.published[i];
+    ImGui::TextWrapped("%s", published_measured_text(p).c_str());
+    remember(a, "published-" + std::to_string(i));
+    ImGui::TextWrapped("%s", published_predicted_text(p).c_str());
+    ImGui::PushStyleColor(ImGuiCol_Text, color_note());
+    ImGui::TextWrapped(tr(S::published_link), p.run.url.c_str());
+    ImGui::PopStyleColor();
+    if (ImGui::IsItemClicked()) a.platform.push_back("open-url/" + p.run.url);
+    remember(a, "published-link-" + std::to_string(i));
+  }
+}
+
+// The loaded measured-run file (gpuplan-measure) against the prediction: step time, samples/s
+// and peak memory, "absent" where the file has none (memory on a CPU) and why.
+void measured_run_table(const PageModel& m, UiActions& a) {
+  if (!m.measured || !m.measured->measured) return;
+  const MeasuredRun& run = *m.measured->measured;
+  ImGui::Spacing();
+  ImGui::TextUnformatted(tr(S::measured_header));
+  ImGui::TextWrapped("%s", measured_run_line(*m.measured).c_str());
+  if (!m.c.measured_run) {
+    ImGui::TextDisabled("%s", tr(S::measured_needs_time));
+    return;
+  }
+  if (ImGui::BeginTable("measured-run", 4, kTableFlags)) {
+    for (S col : {S::col_quantity, S::col_measured, S::col_predicted, S::col_difference})
+      ImGui::TableSetupColumn(tr(col));
+    ImGui::TableHeadersRow();
+    for (const MeasuredRow& r : measured_rows(m.c, run)) {
+      ImGui::TableNextRow();
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(tr(r.quantity));
+      for (const std::string* v : {&r.measured, &r.predicted, &r.difference}) {
+        ImGui::TableNextColumn();
+        ImGui::TextUnformatted(v->c_str());
+      }
+    }
+    ImGui::EndTable();
+  }
+  remember(a, "measured-run");
+  if (run.memory_absent_reason)
+    note_text(format(tr(S::memory_absent), run.memory_absent_reason->c_str()));
+  for (const auto& n : m.c.measured_run->notes) note_text(n);
+}
+
 }  // namespace
 
 UiActions draw_results(const PageModel& m) {
@@ -177,6 +230,8 @@ UiActions draw_results(const PageModel& m) {
   if (!c.time_error.empty()) error_text(page_message(c.time_error));
   if (c.time) time_table(c);
   if (c.cost) cost_lines(m);
+  published_lines(c, a);
+  measured_run_table(m, a);
   for (const auto& n : c.estimate->notes) note_text(n);
   return a;
 }

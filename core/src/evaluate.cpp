@@ -195,6 +195,18 @@ std::optional<Error> time_on_hardware(const Catalog& catalog, Evaluation& ev) {
   return std::nullopt;
 }
 
+// The published runs of the evaluated setup, and the query's measured run beside the step time.
+void measured_beside(const Catalog& catalog, Evaluation& ev) {
+  const StepTime* time = ev.time ? &*ev.time : nullptr;
+  const PublishedQuery pq = published_query(ev.model, *ev.gpu, ev.query.request.setup, ev.estimate);
+  for (const auto& run : match_published(catalog.published, pq))
+    ev.published.push_back(compare_run(run, ev.model, ev.estimate, time));
+  if (!ev.query.measured || !time) return;
+  const MeasuredInput& m = *ev.query.measured;
+  ev.measured_run = compare_measured(m.run, *time, *ev.gpu, ev.estimate.global_batch, ev.gpus);
+  if (m.unsigned_file) ev.measured_run->notes.push_back("the file is unsigned");
+}
+
 }  // namespace
 
 std::vector<MemoryTerm> memory_terms(const MemoryBytes& m) {
@@ -311,6 +323,7 @@ Result<Evaluation> evaluate(const Catalog& catalog, const Query& query) {
   ev.verdict = fit_verdict(ev.estimate.memory.total(), ev.gpu->memory_bytes,
                            nearest_band(catalog.accuracy.memory, ev.family));
   ev.hardware_error = time_on_hardware(catalog, ev);
+  measured_beside(catalog, ev);
   return ev;
 }
 

@@ -6,6 +6,7 @@
 #include "gpuplan/catalog.h"
 #include "gpuplan/accuracy.h"
 #include "gpuplan/model.h"
+#include "gpuplan/published.h"
 #include "gpuplan/transformer.h"
 #include "graph_builders.h"
 #include "json_reader.h"
@@ -442,7 +443,7 @@ Result<Catalog> load_catalog(const std::vector<DataFile>& files) {
     } else if (dir == "benchmarks") {
       continue;  // signed probe files: read by the probe-file loader, not the catalog
     } else if (dir == "published") {
-      continue;  // published measurements: read by load_published (gpuplan/published.h)
+      continue;  // published measurements: load_published, after the GPUs (below)
     } else {
       return make_error(Errc::schema_error,
                         f.path +
@@ -471,6 +472,10 @@ Result<Catalog> load_catalog(const std::vector<DataFile>& files) {
   std::sort(c.gpus.begin(), c.gpus.end(), by_id);
   std::sort(c.instances.begin(), c.instances.end(), by_id);
   std::sort(c.providers.begin(), c.providers.end(), by_id);
+  // After the GPUs: every published row names one of them.
+  auto published = load_published(files, c);
+  if (!published.ok()) return published.error();
+  c.published = std::move(published).value();
   return c;
 }
 

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <numeric>
 
 #include "test_util.h"
@@ -159,6 +160,34 @@ TEST(Evaluate, ResolvesCustomModels) {
   EXPECT_EQ(t.query.request.model, "custom");
   const Evaluation cnn = evaluated("custom=cnn&cnn=resnet&cnn-depth=18&batch=2");
   EXPECT_EQ(cnn.model.kind, ModelKind::graph);
+}
+
+TEST(Evaluate, CarriesThePublishedRunsOfTheSetupAndTheMeasuredRun) {
+  // DeepLearningExamples' ResNet-50 AMP row T002: 2,470 img/s on one A100 80GB at batch 256.
+  const Catalog& cat = test::catalog();
+  EXPECT_FALSE(cat.published.empty());
+  Query q = query_of("model=resnet50&batch=256&precision=amp-fp16&gpu=a100-sxm4-80gb");
+  auto ev = evaluate(cat, q);
+  ASSERT_TRUE(ev.ok() && ev.value().time);
+  ASSERT_EQ(ev.value().published.size(), 1u);
+  const PublishedComparison& p = ev.value().published[0];
+  EXPECT_EQ(p.run.row.id, "T002");
+  EXPECT_EQ(p.run.row.value, 2470);
+  EXPECT_EQ(*p.predicted, ev.value().time->samples_per_s);
+  EXPECT_FALSE(ev.value().measured_run);
+  // Without a GPU there is nothing to match; with a measured run it is set beside the time.
+  EXPECT_TRUE(evaluated("model=resnet50&batch=256&precision=amp-fp16").published.empty());
+  MeasuredRun run;
+  run.device_type = "cpu";
+  run.device_name = "AMD EPYC";
+  run.step.median_s = 0.5;
+  q.measured = MeasuredInput{"m.json", run, true};
+  ev = evaluate(cat, q);
+  ASSERT_TRUE(ev.ok() && ev.value().measured_run);
+  EXPECT_EQ(ev.value().measured_run->measured_step_s, 0.5);
+  EXPECT_EQ(ev.value().measured_run->predicted_step_s, ev.value().time->step_s);
+  const auto& notes = ev.value().measured_run->notes;
+  EXPECT_NE(std::find(notes.begin(), notes.end(), "the file is unsigned"), notes.end());
 }
 
 TEST(EvaluateLinkJson, IsTheEvaluationOfTheLinksQueryOrItsError) {

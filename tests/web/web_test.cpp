@@ -113,6 +113,62 @@ TEST(Compute, AutoMicroBatchIsTheLargestThatFits) {
   EXPECT_FALSE(compute(catalog(), s, nullptr).fits);
 }
 
+TEST(Compute, PublishedRunOfTheSetupBesideThePrediction) {
+  // DeepLearningExamples' ResNet-50 AMP row T002 (2,470 img/s on one A100 80GB at batch 256).
+  PageState s =
+      page_state_from_query("model=resnet50&batch=256&precision=amp-fp16&gpu=a100-sxm4-80gb")
+          .value();
+  const Computed c = compute(catalog(), s, nullptr);
+  ASSERT_EQ(c.published.size(), 1u) << c.error;
+  const PublishedComparison& p = c.published[0];
+  EXPECT_EQ(p.run.row.id, "T002");
+  EXPECT_EQ(published_measured_text(p).rfind("measured: 2,470 img/s (NVIDIA DeepLearningExamples, "
+                                             "DGX A100, 1 x a100-sxm4-80gb; table ",
+                                             0),
+            0u)
+      << published_measured_text(p);
+  ASSERT_TRUE(p.predicted);
+  EXPECT_NE(published_predicted_text(p).find(signed_percent(p.error)), std::string::npos);
+  // Another batch is another operating point: nothing matches.
+  s.request.setup.global_batch = 64;
+  EXPECT_TRUE(compute(catalog(), s, nullptr).published.empty());
+}
+
+TEST(Compute, MeasuredRunBesideThePrediction) {
+  ProbeFile f;
+  f.signature = ProbeSignature::valid;
+  auto run = parse_measured_payload(
+      R"({"schema_version": 1, "kind": "gpuplan-measure", "tool": {"name": "gpuplan-measure",
+  "version": "0.1.0"}, "started_utc": "2026-12-01T15:00:00Z", "finished_utc": "2026-12-01T15:00:02Z",
+  "arguments": [], "host": {"hostname": "vm", "os": "Linux", "python": "3.11.2", "torch": "1.13.0"},
+  "device": {"type": "cpu", "name": "AMD EPYC", "count": 2, "memory_bytes": null, "sm_count": null,
+             "compute_capability": null, "sm_clock_max_mhz": null, "memory_clock_max_mhz": null,
+             "driver_version": null, "cuda_runtime": null},
+  "setup": {"world_size": 1, "rank": 0, "batch_per_step": 16, "batch_source": "given",
+            "param_dtype": "float32", "autocast_dtype": null, "parameters": 2372},
+  "timing": {"cuda_synchronised": false, "warmup_steps": 5, "steps": 20,
+             "step_s": {"median": 0.02, "mean": 0.021, "min": 0.019, "max": 0.03},
+             "samples_per_s": 800.0},
+  "memory": {"peak_allocated_bytes": null, "peak_reserved_bytes": null, "absent_reason": "CPU run"},
+  "not_measured": [], "warnings": []})",
+      "payload");
+  ASSERT_TRUE(run.ok()) << run.error().message;
+  f.measured = run.value();
+  const PageState s = page_state_from_query("model=resnet18&batch=16&gpu=a100-sxm4-80gb").value();
+  const Computed c = compute(catalog(), s, nullptr, &f);
+  ASSERT_TRUE(c.measured_run && c.time) << c.error;
+  EXPECT_DOUBLE_EQ(c.measured_run->measured_step_s, 0.02);
+  EXPECT_DOUBLE_EQ(c.measured_run->predicted_step_s, c.time->step_s);
+  const auto rows = measured_rows(c, *f.measured);
+  ASSERT_EQ(rows.size(), 4u);
+  EXPECT_EQ(rows[0].difference, signed_percent(c.measured_run->error));
+  EXPECT_EQ(rows[1].measured, "800");
+  EXPECT_EQ(rows[2].measured, "absent");  // memory is not measured on a CPU
+  EXPECT_EQ(rows[3].measured, "absent");
+  EXPECT_EQ(rows[3].difference, "-");
+  EXPECT_FALSE(compute(catalog(), s, nullptr).measured_run);  // no file, no comparison
+}
+
 TEST(Plans, SlicedSearchRanksAsOneSearch) {
   for (const char* link :
        {"model=gpt2-medium&batch=64&precision=amp-bf16&tokens=2e9",

@@ -66,7 +66,7 @@ Result<ProbeInput> read_probe_input(const std::string& path) {
   }
   ProbeInput in;
   in.unsigned_file = f.value().signature == ProbeSignature::unsigned_file;
-  in.measured = f.value().measured;
+  if (f.value().measured) in.measured = MeasuredInput{path, *f.value().measured, in.unsigned_file};
   if (f.value().payload) {
     ProbeCalibration p;
     p.name = path;

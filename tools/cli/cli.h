@@ -44,7 +44,7 @@ Result<Query> take_query(Args& args);
 // measurements calibrate; a gpuplan-measure run is shown beside the prediction.
 struct ProbeInput {
   std::optional<ProbeCalibration> calibration;
-  std::optional<MeasuredRun> measured;
+  std::optional<MeasuredInput> measured;  // a gpuplan-measure file (evaluate() compares it)
   bool unsigned_file = false;
 };
 Result<ProbeInput> read_probe_input(const std::string& path);
@@ -77,10 +77,5 @@ int cmd_published(Args args);
 
 // --emit FORMAT: prints the launch config (torchrun, accelerate, deepspeed); the exit code.
 int print_launch_config(const std::string& format, const LaunchInputs& inputs);
-
-// The published measurements (data/published) matching an estimate, compared with it.
-std::vector<PublishedComparison> published_beside(const Catalog& catalog, const Model& model,
-                                                  const Gpu& gpu, const Setup& setup,
-                                                  const Estimate& e, const StepTime* time);
 
 }  // namespace gpuplan::cli

@@ -1,8 +1,8 @@
 // gpuplan estimate (--model ID | --hf-config FILE) [setup] [hardware] [run length] [--probe FILE]
 // [--emit torchrun|accelerate|deepspeed] [--currency usd|cny] [--json]: one workload estimate;
 // with --gpu or --instance also step time, and with a run length, cost. A thin face over
-// evaluate(): it reads files and prints; beside the evaluation it shows published runs of the
-// same setup and a measured run of the user's own model (--probe measured.json).
+// evaluate(): it reads files and prints; beside the evaluation it shows what evaluate() matched:
+// published runs of the same setup and a measured run of the user's own model (--probe FILE).
 #include <cstdio>
 
 #include <nlohmann/json.hpp>
@@ -14,31 +14,12 @@
 namespace gpuplan::cli {
 namespace {
 
-// What is shown beside the evaluation: measured runs.
-struct Beside {
-  std::vector<PublishedComparison> published;
-  std::optional<MeasuredComparison> measured_run;
-};
-
-Beside measured_beside(const Catalog& cat, const Evaluation& e, const ProbeInput* probe) {
-  Beside b;
-  if (!e.gpu) return b;
-  const Setup& s = e.query.request.setup;
-  b.published = published_beside(cat, e.model, *e.gpu, s, e.estimate, e.time ? &*e.time : nullptr);
-  if (probe && probe->measured && e.time) {
-    b.measured_run =
-        compare_measured(*probe->measured, *e.time, *e.gpu, e.estimate.global_batch, e.gpus);
-    if (probe->unsigned_file) b.measured_run->notes.push_back("the file is unsigned");
-  }
-  return b;
-}
-
-void print_json(const Catalog& cat, const Evaluation& e, const Beside& b) {
+void print_json(const Catalog& cat, const Evaluation& e) {
   auto j = nlohmann::ordered_json::parse(evaluation_to_json(e));
-  if (b.measured_run)
-    j["measured_run"] = nlohmann::ordered_json::parse(measured_comparison_to_json(*b.measured_run));
+  if (e.measured_run)
+    j["measured_run"] = nlohmann::ordered_json::parse(measured_comparison_to_json(*e.measured_run));
   if (e.gpu) j["published"] = nlohmann::ordered_json::array();
-  for (const auto& c : b.published)
+  for (const auto& c : e.published)
     j["published"].push_back(nlohmann::ordered_json::parse(published_comparison_json(c)));
   if (e.price && e.cost && j.contains("cost")) {
     if (auto rate = usd_per_currency_unit(e.query.currency, *e.price, cat.pricing); rate.ok()) {
@@ -49,16 +30,15 @@ void print_json(const Catalog& cat, const Evaluation& e, const Beside& b) {
   std::printf("%s\n", j.dump(2).c_str());
 }
 
-void print_text(const Catalog& cat, const Evaluation& e, const Beside& b,
-                const std::string& probe_path) {
+void print_text(const Catalog& cat, const Evaluation& e, const std::string& probe_path) {
   std::printf("%s", evaluation_to_text(e).c_str());
   if (e.price)
     print_price_lines(*e.price, e.cost ? &*e.cost : nullptr, e.query.currency, cat.pricing);
-  if (b.measured_run) {
+  if (e.measured_run) {
     std::printf("Measured with %s\n%s", probe_path.c_str(),
-                measured_comparison_to_text(*b.measured_run).c_str());
+                measured_comparison_to_text(*e.measured_run).c_str());
   }
-  for (const auto& c : b.published) std::printf("%s\n", published_line(c).c_str());
+  for (const auto& c : e.published) std::printf("%s\n", published_line(c).c_str());
 }
 
 }  // namespace
@@ -78,6 +58,7 @@ int cmd_estimate(Args args) {
     if (!read.ok()) return fail(read.error());
     probe = std::move(read).value();
     q.probe = probe->calibration;
+    q.measured = probe->measured;
   }
   auto catalog = load_embedded_catalog();
   if (!catalog.ok()) return fail(catalog.error());
@@ -97,11 +78,10 @@ int cmd_estimate(Args args) {
         emit, launch_inputs(e.model.id, e.query.request.setup, e.estimate,
                             e.gpu ? e.gpus : e.query.request.setup.dp, e.query.nodes));
   }
-  const Beside b = measured_beside(cat, e, probe ? &*probe : nullptr);
   if (json)
-    print_json(cat, e, b);
+    print_json(cat, e);
   else
-    print_text(cat, e, b, probe_path);
+    print_text(cat, e, probe_path);
   return 0;
 }
 

@@ -1,6 +1,6 @@
 // gpuplan published [--json]: every published measurement (data/published) beside gpuplan's
 // prediction for the same setup, with the error per row; the site's Benchmarks page is made
-// from the --json form. Also the lookup `gpuplan estimate` shows beside its prediction.
+// from the --json form. (The rows matching one estimate: Evaluation::published.)
 #include <cmath>
 #include <cstdio>
 
@@ -12,26 +12,12 @@
 
 namespace gpuplan::cli {
 
-std::vector<PublishedComparison> published_beside(const Catalog& catalog, const Model& model,
-                                                  const Gpu& gpu, const Setup& setup,
-                                                  const Estimate& e, const StepTime* time) {
-  auto tables = load_published(embedded_data_files(), catalog);
-  std::vector<PublishedComparison> out;
-  if (!tables.ok()) return out;  // the catalog test loads the same files and fails loudly
-  for (const auto& run : match_published(tables.value(), published_query(model, gpu, setup, e))) {
-    out.push_back(compare_run(run, model, e, time));
-  }
-  return out;
-}
-
 int cmd_published(Args args) {
   const bool json = take_flag(args, "json");
   if (!args.empty()) return usage_error("published: unknown option --" + args.front().first);
   auto catalog = load_embedded_catalog();
   if (!catalog.ok()) return fail(catalog.error());
-  auto tables = load_published(embedded_data_files(), catalog.value());
-  if (!tables.ok()) return fail(tables.error());
-  const auto rows = compare_published(catalog.value(), tables.value());
+  const auto rows = compare_published(catalog.value(), catalog.value().published);
   double sum = 0;
   int predicted = 0;
   for (const auto& c : rows) {
@@ -47,7 +33,7 @@ int cmd_published(Args args) {
     j["not_predicted"] = static_cast<int>(rows.size()) - predicted;
     j["mape"] = mape;
     j["tables"] = nlohmann::ordered_json::array();
-    for (const auto& t : tables.value()) {
+    for (const auto& t : catalog.value().published) {
       j["tables"].push_back({{"id", t.id},
                              {"title", t.title},
                              {"publisher", t.publisher},

@@ -12,6 +12,7 @@
 #include "gpuplan/accuracy.h"
 #include "gpuplan/hardware.h"
 #include "gpuplan/model.h"
+#include "gpuplan/published_table.h"
 #include "gpuplan/timing.h"
 #include "gpuplan/result.h"
 
@@ -42,6 +43,8 @@ struct Catalog {
   // Error bands per workload family from the development data (data/accuracy.json).
   AccuracyTable accuracy;
   std::string prices_as_of;  // newest price date in the catalog (YYYY-MM-DD)
+  // Published measurements (data/published), shown beside a matching prediction (evaluate()).
+  std::vector<PublishedTable> published;
 
   // Lookups by id or alias, then by the one id or alias equal ignoring case, spaces and
   // punctuation (GPUs also without a trailing "(...)" remark); nullptr when absent or ambiguous.

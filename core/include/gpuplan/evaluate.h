@@ -13,7 +13,9 @@
 #include "gpuplan/catalog.h"
 #include "gpuplan/cost.h"
 #include "gpuplan/estimate.h"
+#include "gpuplan/measured_run.h"
 #include "gpuplan/plan.h"
+#include "gpuplan/published.h"
 #include "gpuplan/query.h"
 #include "gpuplan/result.h"
 #include "gpuplan/timing.h"
@@ -64,6 +66,10 @@ struct Evaluation {
   std::string family;
   FitVerdict verdict;
   ErrorBand time_band;
+  // Measured beside predicted: the published runs of this setup (catalog.published, matched by
+  // match_published; with a GPU only), and the query's measured run against the step time.
+  std::vector<PublishedComparison> published;
+  std::optional<MeasuredComparison> measured_run;
 };
 
 // The model a query names: its config.json text, its custom model, or a zoo id (in that order).

@@ -15,55 +15,16 @@
 
 #include "gpuplan/catalog.h"
 #include "gpuplan/estimate.h"
+#include "gpuplan/published_table.h"
 #include "gpuplan/result.h"
 #include "gpuplan/timing.h"
 
 namespace gpuplan {
 
-// The schema version of data/published files this build reads.
-inline constexpr int kPublishedSchemaVersion = 1;
-
 // A query matches a published run whose per-GPU micro-batch is within this fraction of the
 // query's. Per-GPU throughput changes slowly with batch once the GPU is busy (DeepLearningExamples
 // pick the batch that fills memory); further away the published figure is another operating point.
 inline constexpr double kPublishedBatchTolerance = 0.25;
-
-// Where a table comes from: a file at a commit of a public repository.
-struct PublishedSource {
-  std::string repository, commit, path, section, url;
-  std::string date;  // YYYY-MM-DD: the commit's date, or the measurement's where the page states it
-};
-
-// One measured run, in gpuplan's terms.
-struct PublishedRow {
-  std::string id, model, gpu, system;
-  int num_gpus = 1;
-  std::string task;  // train | infer | context | weights (the last two: memory rows)
-  Precision precision = Precision::fp32;
-  std::optional<Optimizer> optimizer;
-  int64_t micro_batch = 1, global_batch = 1;
-  int64_t seq_len = 0, resolution = 0;  // 0: not stated (the model's default)
-  int zero_stage = 0;
-  Checkpointing checkpointing = Checkpointing::none;
-  MemoryFormat memory_format = MemoryFormat::automatic;
-  std::string metric;  // samples_per_s_total | tokens_per_s_per_gpu | mfu | peak_memory_bytes
-  double value = 0;
-  std::optional<double> mfu;  // the publisher's MFU beside the metric, a fraction
-  std::string notes;
-  // The rest of the run's setup, named as the validation tables' optional columns
-  // (gpuplan/validation.h: compile, grad_reduce, attention, dropout, fused_loss, max_positions,
-  // gpus_per_node, network_gbps_per_node, ...), values as text.
-  std::vector<std::pair<std::string, std::string>> setup;
-};
-
-// One data/published/<id>.json file.
-struct PublishedTable {
-  std::string id, title, publisher;
-  PublishedSource source;
-  std::vector<std::string> caveats;
-  std::vector<PublishedRow> rows;
-  std::vector<std::pair<std::string, std::string>> left_out;  // (row id, reason)
-};
 
 // Parses one file; errors name `where` and the field ("rows[3].precision: ...").
 Result<PublishedTable> parse_published_json(std::string_view text, const std::string& where);

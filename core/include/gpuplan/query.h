@@ -67,6 +67,14 @@ struct ProbeCalibration {
   bool unsigned_file = false;  // no signature
 };
 
+// A measured run of the user's own model (a gpuplan-measure file), already read and checked by
+// the face like a probe file; evaluate() sets it beside the prediction.
+struct MeasuredInput {
+  std::string name;  // the file's name, for notes
+  MeasuredRun run;
+  bool unsigned_file = false;  // no signature
+};
+
 // Everything a user can set. Zero or empty fields take the defaults (see resolve_defaults).
 struct Query {
   // Workload: a zoo model (request.model), a custom model, or a Hugging Face config.json.
@@ -100,6 +108,8 @@ struct Query {
   int top_k = 0;      // 0: kDefaultTopK
   // Calibration: not a key (the CLI reads --probe FILE, the page an upload).
   std::optional<ProbeCalibration> probe;
+  // A measured run to compare with: not a key (the CLI reads --probe FILE, the page an upload).
+  std::optional<MeasuredInput> measured;
 };
 
 // The keys parse_query understands (request keys first), in display order.
