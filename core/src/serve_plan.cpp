@@ -13,7 +13,7 @@ namespace {
 
 struct Evaluated {
   std::optional<ServeOption> option;  // nullopt: see error
-  Error error{Errc::invalid_argument, ""};
+  Error error = make_error(Errc::invalid_argument, "");
 };
 
 // The time of one decode step for a single sequence at the mean context (TPOT under no load).

@@ -39,8 +39,8 @@ std::optional<Error> take_choice(Args& args, const char* key, T& out,
   if (v.empty()) return std::nullopt;
   auto x = parse(v);
   if (!x)
-    return Error{Errc::invalid_argument,
-                 std::string("--") + key + ": '" + v + "' is not one of " + choices};
+    return make_error(Errc::invalid_argument,
+                      std::string("--") + key + ": '" + v + "' is not one of " + choices);
   out = *x;
   return std::nullopt;
 }
@@ -74,16 +74,16 @@ std::optional<Error> take_query(Args& args, ServeQuery& q, double& rate) {
     if (auto e = take_number(args, key, *out, zero)) return e;
   }
   if (tp != std::floor(tp) || tp > 64)
-    return Error{Errc::invalid_argument, "--tp must be a whole number from 1 to 64"};
+    return make_error(Errc::invalid_argument, "--tp must be a whole number from 1 to 64");
   if (percentile != 50 && percentile != 90 && percentile != 99)
-    return Error{Errc::invalid_argument, "--percentile must be 50, 90 or 99"};
+    return make_error(Errc::invalid_argument, "--percentile must be 50, 90 or 99");
   if (requests != std::floor(requests) || requests > 20000)
-    return Error{Errc::invalid_argument, "--requests must be a whole number up to 20000"};
+    return make_error(Errc::invalid_argument, "--requests must be a whole number up to 20000");
   if (min_replicas != std::floor(min_replicas) || min_replicas > 10000) {
-    return Error{Errc::invalid_argument, "--min-replicas must be a whole number up to 10000"};
+    return make_error(Errc::invalid_argument, "--min-replicas must be a whole number up to 10000");
   }
   if (top != std::floor(top) || top > 1000)
-    return Error{Errc::invalid_argument, "--top must be a whole number up to 1000"};
+    return make_error(Errc::invalid_argument, "--top must be a whole number up to 1000");
   c.tp = static_cast<int>(tp);
   q.workload.requests = static_cast<int>(requests);
   q.slo = {ttft_ms / 1000, tpot_ms / 1000, percentile};
@@ -94,7 +94,8 @@ std::optional<Error> take_query(Args& args, ServeQuery& q, double& rate) {
   if (lengths == "sharegpt")
     q.workload.lengths = LengthDistribution::sharegpt;
   else if (!lengths.empty() && lengths != "fixed")
-    return Error{Errc::invalid_argument, "--lengths: '" + lengths + "' is not fixed or sharegpt"};
+    return make_error(Errc::invalid_argument,
+                      "--lengths: '" + lengths + "' is not fixed or sharegpt");
   q.gpu = take(args, "gpu");
   q.instance = take(args, "instance");
   q.provider = take(args, "provider");
@@ -109,9 +110,9 @@ Result<LoadCurve> take_curve(Args& args, double rate) {
   }
   std::string text, error;
   if (!read_file(spec, text, error, 64 * 1024)) {
-    return Error{Errc::invalid_argument, "--load-curve: '" + spec +
-                                             "' is not flat, business-hours, diurnal or a file (" +
-                                             error + ")"};
+    return make_error(Errc::invalid_argument,
+                      "--load-curve: '" + spec +
+                          "' is not flat, business-hours, diurnal or a file (" + error + ")");
   }
   return parse_load_curve(text, spec);
 }
@@ -209,14 +210,14 @@ int cmd_serve(Args args) {
   if (!catalog.ok()) return fail(catalog.error());
   const Catalog& cat = catalog.value();
   const Model* model = cat.find_model(model_id);
-  if (!model) return fail({Errc::not_found, "--model: unknown model '" + model_id + "'"});
+  if (!model) return fail(make_error(Errc::not_found, "--model: unknown model '" + model_id + "'"));
   if (!q.gpu.empty()) {
     const Gpu* g = cat.find_gpu(q.gpu);
-    if (!g) return fail({Errc::not_found, "--gpu: unknown GPU '" + q.gpu + "'"});
+    if (!g) return fail(make_error(Errc::not_found, "--gpu: unknown GPU '" + q.gpu + "'"));
     q.gpu = g->id;
   }
   if (!q.instance.empty() && !cat.find_instance(q.instance)) {
-    return fail({Errc::not_found, "--instance: unknown instance '" + q.instance + "'"});
+    return fail(make_error(Errc::not_found, "--instance: unknown instance '" + q.instance + "'"));
   }
   auto serving = serving_assumptions(embedded_data_files());
   if (!serving.ok()) return fail(serving.error());
