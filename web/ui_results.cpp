@@ -167,14 +167,15 @@ void cost_lines(const PageModel& m) {
 UiActions draw_results(const PageModel& m) {
   UiActions a(m.ratio);
   const Computed& c = m.c;
-  if (!c.error.empty()) {
+  if (!c.error.message.empty()) {
     error_text(page_message(c.error));
     return a;
   }
+  if (m.computing) ImGui::TextDisabled("%s", tr(S::computing));
   if (!c.estimate) return a;
   summary(m, a);
   flops_table(*c.estimate);
-  if (!c.time_error.empty()) error_text(page_message(c.time_error));
+  if (!c.time_error.message.empty()) error_text(page_message(c.time_error));
   if (c.time) time_table(c);
   if (c.cost) cost_lines(m);
   for (const auto& n : c.estimate->notes) note_text(n);
