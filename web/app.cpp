@@ -69,19 +69,13 @@ void App::recompute() {
   m_.plan_error = Error{};
   search_.reset();
   m_.plan_progress = 1;
-  // Before the first frame is on screen the estimate waits: the first frame shows the page
-  // with a placeholder, and the second computes (draw()).
-  m_.computing = frames_ == 0;
-  m_.c = m_.computing
-             ? Computed{}
-             : compute(catalog_, m_.state, m_.calibrate && m_.probe ? &*m_.probe : nullptr);
+  m_.c = compute(catalog_, m_.state, m_.calibrate && m_.probe ? &*m_.probe : nullptr);
 }
 
 bool App::take_request_changed() {
   return std::exchange(request_changed_, false);
 }
 bool App::take_results_changed() {
-  if (m_.computing) return false;  // nothing to publish before the first estimate
   return std::exchange(results_changed_, false);
 }
 bool App::take_keys_changed() {
@@ -270,7 +264,7 @@ void App::draw_tabs(UiActions& a, float panel_height) {
 
 void App::draw(float pixel_ratio) {
   m_.ratio = pixel_ratio;
-  if (frames_++ > 0 && (m_.computing || (!m_.c.model && m_.c.error.message.empty()))) recompute();
+  if (!m_.c.model && m_.c.error.message.empty()) recompute();
   set_language(lang_);
   mark_fields(m_.link_problems);
   if (m_.copied_frames > 0 && --m_.copied_frames == 0) results_changed_ = true;

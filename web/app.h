@@ -82,7 +82,6 @@ class App {
   bool force_tab_ = true;  // select m_.state.tab in the next frame (state set from outside)
   std::string rects_json_;
   Lang default_lang_ = Lang::en;
-  int frames_ = 0;  // frames drawn: the first shows a placeholder, the estimate runs in the second
   Lang lang_ = Lang::en;
 };
 

@@ -150,8 +150,8 @@ GLFWwindow* open_window() {
 }  // namespace
 
 // Startup: what the first frame waits on is timed for bench/bench_web.mjs. The catalog without
-// its instances, the App and the link (the estimate waits for the second frame: the first shows
-// a placeholder), the window and GL context, the font atlas (English; Chinese when shown).
+// its instances, the App and the link (with the first estimate), the window and GL context, the
+// font atlas (English; Chinese when shown). The first frame shows the results.
 int main(int argc, char** argv) {
   using namespace gpuplan::web;
   StartupTimes t;
@@ -200,7 +200,7 @@ int main(int argc, char** argv) {
       t.frame_ms = ms_since(t_loop);
       platform_first_frame(t);
     } else if (frames == 2) {
-      complete_catalog();  // once the first results are on screen
+      complete_catalog();  // once the first frame is on screen
     }
     ++frames;
   });

@@ -71,7 +71,6 @@ struct PageModel {
   bool cjk_font = false;                   // the Chinese font is in the atlas
   bool popup_open = false;                 // a combo or popup is open (published for tests)
   double plan_progress = 1;                // share of the planner search done (1: none under way)
-  bool computing = false;                  // the estimate waits for the next frame (placeholder)
 };
 
 // What the user asked for in one frame. Empty fields mean "no change".

@@ -171,7 +171,6 @@ UiActions draw_results(const PageModel& m) {
     error_text(page_message(c.error));
     return a;
   }
-  if (m.computing) ImGui::TextDisabled("%s", tr(S::computing));
   if (!c.estimate) return a;
   summary(m, a);
   flops_table(*c.estimate);
