@@ -2,8 +2,8 @@
 // English, <= 1.5 MB in Chinese), time to first frame and what it waits on (goal: median <= 1 s),
 // and the core's speed inside the page against the native build (goal: <= 2x), for one estimate
 // and a planner search of >= 1e5 candidates (goal: <= 100 ms).
-// The first frame may show a placeholder for the results (the estimate runs in the next frame):
-// the time to the first results is printed beside it.
+// The time to the first published results is printed beside the first frame's (they are the
+// same frame unless a build draws a placeholder first).
 // Usage: node bench/bench_web.mjs [build/wasm/site] [build/native] [--loads N] [--compare OTHER_SITE]
 // (run from the repository, whose node_modules holds playwright-core)
 import { readFile } from 'node:fs/promises';
@@ -73,7 +73,7 @@ async function load(url) {
              wasm: end('index.wasm'), phases: window.gpuplanStartup };
   });
   t.phases ??= printed;
-  // The first results (a placeholder may stand in the first frame while the estimate runs).
+  // The first results (the same frame as the first, unless a build draws a placeholder first).
   await page.waitForFunction(() => window.gpuplanState && window.gpuplanState.estimate, null, { timeout: 30000 });
   t.results = await page.evaluate(() => window.gpuplanResultsMs || window.gpuplanFirstFrameMs);
   await ctx.close();
