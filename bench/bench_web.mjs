@@ -2,7 +2,10 @@
 // English, <= 1.5 MB in Chinese), time to first frame and what it waits on (goal: median <= 1 s),
 // and the core's speed inside the page against the native build (goal: <= 2x), for one estimate
 // and a planner search of >= 1e5 candidates (goal: <= 100 ms).
-// Usage: node bench/bench_web.mjs [build/wasm/site] [build/native]   (NODE_PATH must reach playwright-core)
+// The time to the first published results is printed beside the first frame's (they are the
+// same frame unless a build draws a placeholder first).
+// Usage: node bench/bench_web.mjs [build/wasm/site] [build/native] [--loads N] [--compare OTHER_SITE]
+// (run from the repository, whose node_modules holds playwright-core)
 import { readFile } from 'node:fs/promises';
 import { gzipSync } from 'node:zlib';
 import { join } from 'node:path';
@@ -10,8 +13,20 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { serve, launch } from '../tests/browser/harness.mjs';
 
-const dir = process.argv[2] || 'build/wasm/site';
-const nativeDir = process.argv[3] || 'build/native';
+// Options: --loads N (default 9); --compare DIR: also load another build, alternating with this
+// one, to compare on a busy machine.
+const argv = process.argv.slice(2);
+const opt = (name, fallback) => {
+  const i = argv.indexOf(name);
+  if (i < 0) return fallback;
+  const v = argv[i + 1];
+  argv.splice(i, 2);
+  return v;
+};
+const nLoads = Number(opt('--loads', 9));
+const compareDir = opt('--compare', '');
+const dir = argv[0] || 'build/wasm/site';
+const nativeDir = argv[1] || 'build/native';
 
 async function gz(f) {
   const raw = await readFile(join(dir, f));
@@ -30,33 +45,66 @@ console.log(`page weight: English ${(english / 1024).toFixed(0)} KiB gzip (goal 
             `Chinese ${((english + font.gz) / 1024).toFixed(0)} KiB gzip (goal <= 1.5 MB)`);
 
 const server = await serve(dir);
+const other = compareDir ? await serve(compareDir) : null;
 const browser = await launch();
-const loads = [];
-for (let i = 0; i < 7; ++i) {
+
+// One load: when each stage of the start ended, in ms since navigation (the page's clock).
+async function load(url) {
   const ctx = await browser.newContext({ viewport: { width: 1280, height: 800 } });
   const page = await ctx.newPage();
-  let startup = '';
+  // Builds before window.gpuplanStartup printed their stages to the console.
+  const printed = {};
   page.on('console', (m) => {
-    if (m.text().startsWith('gpuplan startup:')) startup = m.text().replace('gpuplan startup: ', '');
-    if (m.text().startsWith('gpuplan first frame:')) startup += '; first frame drawn ' + m.text().replace('gpuplan first frame: ', '');
+    const num = (re) => { const r = re.exec(m.text()); return r ? Number(r[1]) : undefined; };
+    printed.catalog ??= num(/startup: catalog ([\d.]+) ms/);
+    printed.app ??= num(/first estimate ([\d.]+) ms/);
+    printed.context ??= num(/GL context ([\d.]+) ms/);
+    printed.atlas ??= num(/font atlas ([\d.]+) ms/);
+    printed.frame ??= num(/first frame: ([\d.]+) ms/);
   });
-  await page.goto(`${server.url}/index.html#model=gpt2-small`);
-  // First frame: the app publishes its results right after drawing it.
+  await page.goto(`${url}/index.html#model=gpt2-small`);
   await page.waitForFunction(() => window.gpuplanFirstFrameMs !== undefined, null, { timeout: 30000 });
   const t = await page.evaluate(() => {
-    const wasm = performance.getEntriesByType('resource').find((e) => e.name.endsWith('index.wasm'));
-    return { first: window.gpuplanFirstFrameMs, runtime: window.gpuplanRuntimeMs,
-             wasmFetched: wasm ? wasm.responseEnd : 0 };
+    const end = (f) => {
+      const e = performance.getEntriesByType('resource').find((r) => r.name.endsWith(f));
+      return e ? e.responseEnd : NaN;
+    };
+    return { first: window.gpuplanFirstFrameMs, runtime: window.gpuplanRuntimeMs, js: end('index.js'),
+             wasm: end('index.wasm'), phases: window.gpuplanStartup };
   });
-  loads.push({ ...t, startup });
+  t.phases ??= printed;
+  // The first results (the same frame as the first, unless a build draws a placeholder first).
+  await page.waitForFunction(() => window.gpuplanState && window.gpuplanState.estimate, null, { timeout: 30000 });
+  t.results = await page.evaluate(() => window.gpuplanResultsMs || window.gpuplanFirstFrameMs);
   await ctx.close();
+  return t;
 }
-loads.sort((a, b) => a.first - b.first);
-const med = loads[3];
-console.log(`time to first frame (headless Chromium, software WebGL, loopback): median ${med.first.toFixed(0)} ms, ` +
-            `min ${loads[0].first.toFixed(0)} ms, max ${loads[6].first.toFixed(0)} ms over 7 loads (goal <= 1000 ms)`);
-console.log(`  of the median load: wasm downloaded at ${med.wasmFetched.toFixed(0)} ms, compiled and instantiated ` +
-            `(streaming) at ${med.runtime.toFixed(0)} ms; then ${med.startup}`);
+
+const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s[Math.floor(s.length / 2)]; };
+function report(name, loads) {
+  const firsts = loads.map((l) => l.first);
+  const med = (f) => median(loads.map(f));
+  console.log(`time to first frame${name} (headless Chromium, software WebGL, loopback): median ` +
+              `${med((l) => l.first).toFixed(0)} ms, min ${Math.min(...firsts).toFixed(0)} ms, max ` +
+              `${Math.max(...firsts).toFixed(0)} ms over ${loads.length} loads (goal <= 1000 ms); first results ` +
+              `median ${med((l) => l.results).toFixed(0)} ms`);
+  // Stage medians: each stage's own median duration (they need not add up to the total's median).
+  const p = (k) => med((l) => l.phases[k] ?? NaN);
+  console.log(`  breakdown (medians): index.js loaded ${med((l) => l.js).toFixed(0)} ms, wasm downloaded ` +
+              `${med((l) => l.wasm).toFixed(0)} ms, compiled and instantiated (streaming) ${med((l) => l.runtime).toFixed(0)} ms; ` +
+              `then catalog parse ${p('catalog').toFixed(0)} ms, app and link ${p('app').toFixed(0)} ms, ` +
+              `window and GL context ${p('context').toFixed(0)} ms, font atlas ${p('atlas').toFixed(0)} ms, ` +
+              `first frame ${p('frame').toFixed(0)} ms`);
+}
+
+// Loads alternate between the two builds when comparing, so both see the same machine load.
+const loads = [], otherLoads = [];
+for (let i = 0; i < nLoads; ++i) {
+  loads.push(await load(server.url));
+  if (other) otherLoads.push(await load(other.url));
+}
+report('', loads);
+if (other) report(` of ${compareDir}`, otherLoads);
 
 // The core inside the page vs natively (bench/bench_estimate.cpp, bench/bench_planner.cpp).
 const page = await (await browser.newContext()).newPage();
@@ -86,3 +134,4 @@ console.log(`plan llama-2-7b in Chromium: ${p.candidates} candidates in ${p.medi
             `<= 100 ms for >= 1e5 candidates)`);
 await browser.close();
 await server.close();
+if (other) await other.close();

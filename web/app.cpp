@@ -16,7 +16,7 @@
 
 namespace gpuplan::web {
 
-App::App(Catalog catalog, ProbeCrypto crypto) : catalog_(std::move(catalog)), crypto_(crypto) {
+App::App(const Catalog& catalog, ProbeCrypto crypto) : catalog_(catalog), crypto_(crypto) {
   m_.catalog = &catalog_;
   m_.state = default_page_state();
   auto serving = serving_assumptions(embedded_data_files());
@@ -26,6 +26,10 @@ App::App(Catalog catalog, ProbeCrypto crypto) : catalog_(std::move(catalog)), cr
     serving_error_ = serving.error().message;
   // No estimate yet: main() sets the link's state next (computing the defaults first would
   // cost the first frame a second estimate); draw() computes if nothing has.
+}
+
+void App::catalog_changed() {
+  if (m_.c.model || !m_.c.error.message.empty()) recompute();
 }
 
 void App::set_default_language(const std::string& code) {
@@ -57,7 +61,7 @@ void App::load_query(const std::string& query) {
   check_link_ids(catalog_, link);
   set_state(link.state);
   m_.link_problems = std::move(link.problems);
-  if (!m_.link_problems.empty()) m_.link_error = m_.link_problems.front().message;
+  if (!m_.link_problems.empty()) m_.link_error = m_.link_problems.front().error.message;
 }
 
 std::string App::query() const {
@@ -68,7 +72,7 @@ void App::recompute() {
   results_changed_ = true;
   plans_stale_ = true;
   m_.plans.reset();
-  m_.plan_error.clear();
+  m_.plan_error = Error{};
   search_.reset();
   m_.plan_progress = 1;
   m_.c = compute(catalog_, m_.state, m_.calibrate && m_.probe ? &*m_.probe : nullptr,
@@ -108,10 +112,12 @@ void App::reread_probe() {
 
 std::string App::load_probe(const std::string& name, const std::string& bytes) {
   auto f = read_probe_file(bytes, crypto_, trusted_keys_);
-  if (!f.ok()) return m_.upload_error = f.error().message;
+  if (!f.ok()) return m_.upload_error = page_message(f.error());
   if (f.value().signature == ProbeSignature::invalid) {
+    const ProbeFile& p = f.value();
+    const Error why{Errc::signature_invalid, p.reason, p.reason_id, p.reason_args};
     return m_.upload_error =
-               format(tr(S::upload_sig_invalid), name.c_str(), f.value().reason.c_str());
+               format(tr(S::upload_sig_invalid), name.c_str(), page_message(why).c_str());
   }
   // A measured run of the user's model is shown beside the prediction (Results); a probe file's
   // GPU measurements on the Benchmarks tab, where it can calibrate.
@@ -143,7 +149,7 @@ std::string App::load_file(const std::string& name, const std::string& bytes) {
     return load_probe(name, bytes);
   }
   auto model = model_from_hf_config(bytes, name);
-  if (!model.ok()) return m_.upload_error = model.error().message;
+  if (!model.ok()) return m_.upload_error = page_message(model.error());
   PageState s = m_.state;
   s.custom.kind = CustomModel::Kind::transformer;
   s.custom.transformer = model.value().transformer;
@@ -151,7 +157,7 @@ std::string App::load_file(const std::string& name, const std::string& bytes) {
   s.request.setup.seq_len = 0;
   s.request.setup.resolution = 0;
   auto resolved = resolve_model(catalog_, s);
-  if (!resolved.ok()) return m_.upload_error = name + ": " + resolved.error().message;
+  if (!resolved.ok()) return m_.upload_error = name + ": " + page_message(resolved.error());
   m_.upload_status = format(tr(S::upload_config), name.c_str(), model.value().name.c_str());
   set_state(s);
   request_changed_ = true;
@@ -247,7 +253,7 @@ void App::draw_plans_tab(UiActions& a) {
     if (r.ok())
       m_.plans = r.value();
     else
-      m_.plan_error = r.error().message;
+      m_.plan_error = r.error();
   }
   a.merge(draw_plans(m_));
 }
@@ -322,7 +328,7 @@ void App::draw_tabs(UiActions& a, float panel_height) {
 
 void App::draw(float pixel_ratio) {
   m_.ratio = pixel_ratio;
-  if (!m_.c.model && m_.c.error.empty()) recompute();
+  if (!m_.c.model && m_.c.error.message.empty()) recompute();
   set_language(lang_);
   mark_fields(m_.link_problems);
   if (m_.copied_frames > 0 && --m_.copied_frames == 0) results_changed_ = true;

@@ -14,7 +14,11 @@ namespace gpuplan::web {
 
 class App {
  public:
-  App(Catalog catalog, ProbeCrypto crypto);
+  // `catalog` outlives the App; main() completes it in place after the first frame (then calls
+  // catalog_changed()).
+  App(const Catalog& catalog, ProbeCrypto crypto);
+  // The catalog's entries moved (it was completed): recompute what points into it.
+  void catalog_changed();
 
   // Replaces the state with one read from a URL query. A malformed query keeps the previous
   // state and shows the error.
@@ -67,7 +71,7 @@ class App {
   void apply(UiActions&& a);
   void publish_rects(const UiActions& a);
 
-  Catalog catalog_;
+  const Catalog& catalog_;
   ProbeCrypto crypto_;
   PageModel m_;
   bool plans_stale_ = true;

@@ -35,7 +35,7 @@ void put_estimate(const PageModel& m, Json& j) {
 
 void put_time_and_cost(const PageModel& m, Json& j) {
   const Computed& c = m.c;
-  j["time_error"] = c.time_error;
+  j["time_error"] = c.time_error.message;
   j["time"] = c.time ? Json::parse(step_time_to_json(*c.time)) : Json();
   j["time_calibrated"] =
       c.time_calibrated ? Json::parse(step_time_to_json(*c.time_calibrated)) : Json();
@@ -51,7 +51,8 @@ void put_time_and_cost(const PageModel& m, Json& j) {
 }
 
 Json plans_json(const PageModel& m) {
-  if (!m.plans) return m.plan_error.empty() ? Json() : Json({{"error", m.plan_error}});
+  if (!m.plans)
+    return m.plan_error.message.empty() ? Json() : Json({{"error", m.plan_error.message}});
   Json top = Json::array();
   for (const auto& p : m.plans->plans) {
     top.push_back({{"instance", p.instance},
@@ -155,13 +156,14 @@ Json serving_json(const PageModel& m) {
 std::string results_json(const PageModel& m, const std::string& widgets_json) {
   Json j;
   j["query"] = page_state_to_query(m.state);
-  j["error"] = m.link_error.empty() ? m.c.error : m.link_error;
-  j["error_shown"] = page_message(m.link_error.empty() ? m.c.error : m.link_error);
+  const bool link = !m.link_problems.empty() && !m.link_error.empty();
+  j["error"] = link ? m.link_error : m.c.error.message;
+  j["error_shown"] = page_message(link ? m.link_problems.front().error : m.c.error);
   Json problems = Json::array();
   for (const auto& p : m.link_problems) {
     problems.push_back({{"key", p.key},
-                        {"message", p.message},
-                        {"shown", page_message(p.message)},
+                        {"message", p.error.message},
+                        {"shown", page_message(p.error)},
                         {"used", p.used}});
   }
   j["link_problems"] = problems;

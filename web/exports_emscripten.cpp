@@ -12,6 +12,7 @@ extern "C" {
 
 // Called on hashchange/popstate (back and forward buttons) with the new fragment.
 EMSCRIPTEN_KEEPALIVE void gpuplan_set_state(const char* query) {
+  gpuplan::web::complete_catalog();  // the link may name an instance
   if (auto* app = gpuplan::web::app_instance()) app->load_query(query ? query : "");
 }
 

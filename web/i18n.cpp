@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstring>
 #include <utility>
+#include <vector>
 
 namespace gpuplan::web {
 namespace {
@@ -276,6 +277,33 @@ std::string page_message(const std::string& core_message) {
     if (!replaced) out += core_message[i++];
   }
   return out;
+}
+
+bool core_message_string(Msg id, S& out) {
+  // Index from message to table entry, built once by name.
+  static const std::vector<int> index = [] {
+    const auto& specs = message_specs();
+    std::vector<int> v(specs.size(), -1);
+    for (size_t m = 0; m < specs.size(); ++m) {
+      std::string name = std::string("core_") + specs[m].id;
+      for (char& c : name) c = c == '.' ? '_' : c;
+      for (int i = 0; i < static_cast<int>(S::count_); ++i) {
+        if (name == kTable[i].id) v[m] = i;
+      }
+    }
+    return v;
+  }();
+  const auto m = static_cast<size_t>(id);
+  if (m >= index.size() || index[m] < 0) return false;
+  out = static_cast<S>(index[m]);
+  return true;
+}
+
+std::string page_message(const Error& error) {
+  S entry{};
+  if (g_lang == Lang::zh && core_message_string(error.id, entry))
+    return page_message(render_message(tr(entry, Lang::zh), error.args));
+  return page_message(error.message);
 }
 
 }  // namespace gpuplan::web

@@ -7,6 +7,7 @@
 
 #include "gpuplan/cost.h"
 #include "gpuplan/estimate.h"
+#include "gpuplan/result.h"
 
 namespace gpuplan::web {
 
@@ -60,8 +61,13 @@ std::string format_watts(double watts);
 // The page control a link key or CLI flag sets ("batch" or "--batch" -> S::global_batch).
 bool control_of(const std::string& key, S& id);
 
-// A core error message in the page's words: CLI flags become the page's control names and, in
-// Chinese, known messages are translated. Unknown messages pass through unchanged.
+// A core error message in the page's words: CLI flags become the page's control names.
 std::string page_message(const std::string& core_message);
+// A core error in the page's language: in Chinese, the table's template for the error's id
+// filled with its values; else (English, or no id) the core's English message. Then flags
+// become control names, as above.
+std::string page_message(const Error& error);
+// The table's entry for a core message id (core_<id>, '.' as '_'); false when it has none.
+bool core_message_string(Msg id, S& out);
 
 }  // namespace gpuplan::web

@@ -75,7 +75,7 @@ void fill(const Evaluation& ev, Computed& c) {
   c.cost = ev.cost;
   c.cost_calibrated = ev.cost_calibrated;
   c.calibration_notes = ev.calibration_notes;
-  if (ev.hardware_error) c.time_error = ev.hardware_error->message;
+  if (ev.hardware_error) c.time_error = *ev.hardware_error;
   c.fits = ev.fit.fits;
   c.verdict = ev.verdict;
   c.time_band = ev.time_band;
@@ -244,9 +244,7 @@ void check_id(std::string& id, const std::vector<T>& known, const std::string& k
   }
   std::string list;
   for (const auto& near : nearest_ids(id, ids)) list += (list.empty() ? "" : ", ") + near;
-  problems.push_back(
-      {key, "--" + key + ": unknown id '" + id + "'. " + format(tr(S::err_nearest), list.c_str()),
-       ""});
+  problems.push_back({key, make_error(Errc::not_found, Msg::link_unknown_id, {key, id, list}), ""});
   id = fallback;
 }
 
@@ -290,7 +288,7 @@ Computed compute(const Catalog& catalog, const PageState& state, const ProbeFile
   Query q = query_for(state, probe, measured);
   auto ev = evaluate(catalog, q);
   if (!ev.ok()) {
-    c.error = ev.error().message;
+    c.error = ev.error();
     return c;
   }
   if (const int64_t micro = largest_fitting_micro_batch(ev.value())) {

@@ -36,8 +36,10 @@ struct Computed {
   std::optional<PriceQuote> price;
   std::optional<RunCost> cost, cost_calibrated;
   std::vector<std::string> calibration_notes;
-  std::string error;       // the workload or setup is invalid
-  std::string time_error;  // the hardware cannot run it (precision unsupported, ...)
+  // Errors as the core gave them (English message, id and values; page_message shows them in
+  // the page's language); an empty message means none.
+  Error error{};       // the workload or setup is invalid
+  Error time_error{};  // the hardware cannot run it (precision unsupported, ...)
   S largest_term =
       S::term_weights;  // the largest memory term (what to change when it does not fit)
   bool fits = true;
@@ -62,12 +64,12 @@ struct PageModel {
   PageState state;
   Computed c;
   std::optional<PlanResult> plans;
-  std::string plan_error;
+  Error plan_error{};
   std::optional<ProbeFile> probe;
   std::optional<ProbeFile> measured;  // a loaded gpuplan-measure file (ProbeFile::measured set)
   bool calibrate = false;
   std::string upload_status;
-  std::string upload_error;
+  std::string upload_error;                // in the language of the moment of the upload
   std::string link_error;                  // a bad link: its first problem, in the core's words
   std::vector<LinkProblem> link_problems;  // every bad key of the link, with what it fell back to
   std::string model_filter;                // the zoo search box

@@ -40,7 +40,7 @@ std::optional<Error> apply_page_key(PageState& s, const std::string& k, const st
   }
   if (k == "lang") {
     if (v != "en" && v != "zh")
-      return make_error(Errc::invalid_argument, "--lang: '" + v + "' is not en or zh");
+      return make_error(Errc::invalid_argument, Msg::query_not_one_of, {"lang", v, "en, zh"});
     s.lang = v;
   } else if (k == "plan-gpu") {
     s.plan_gpu = v;
@@ -71,7 +71,7 @@ Query lenient_query(Args args, std::vector<LinkProblem>& problems) {
     const std::string key = key_of(q.error());
     const auto it =
         std::find_if(args.begin(), args.end(), [&](const auto& kv) { return kv.first == key; });
-    problems.push_back({key, q.error().message, ""});
+    problems.push_back({key, q.error(), ""});
     if (key.empty() || it == args.end()) break;
     args.erase(it);
   }
@@ -175,15 +175,14 @@ ParsedLink page_state_from_link(const std::string& query) {
   ParsedLink out{default_page_state(), {}};
   auto args = query_to_args(query);
   if (!args.ok()) {
-    out.problems.push_back({"", args.error().message, ""});
+    out.problems.push_back({"", args.error(), ""});
     return out;
   }
   if (args.value().empty()) return out;
   Args core_args;
   for (const auto& [k, v] : args.value()) {
     bool handled = false;
-    if (auto err = apply_page_key(out.state, k, v, handled))
-      out.problems.push_back({k, err->message, ""});
+    if (auto err = apply_page_key(out.state, k, v, handled)) out.problems.push_back({k, *err, ""});
     if (!handled) core_args.emplace_back(k, v);
   }
   if (is_serving_link(args.value())) {
@@ -215,8 +214,7 @@ ParsedLink page_state_from_link(const std::string& query) {
 
 Result<PageState> page_state_from_query(const std::string& query) {
   ParsedLink link = page_state_from_link(query);
-  if (!link.problems.empty())
-    return make_error(Errc::invalid_argument, link.problems.front().message);
+  if (!link.problems.empty()) return link.problems.front().error;
   return link.state;
 }
 

@@ -54,9 +54,9 @@ bool is_serving_link(const Args& args);
 
 // A key of a link that could not be used, and the message saying why.
 struct LinkProblem {
-  std::string key;      // "" when the link as a whole is malformed
-  std::string message;  // the core's words, e.g. "--batch: -5 is out of range [1, 100000000]"
-  std::string used;     // what the page uses instead ("" when the link as a whole failed)
+  std::string key;   // "" when the link as a whole is malformed
+  Error error;       // the core's, e.g. "--batch: -5 is out of range [1, 100000000]" (English)
+  std::string used;  // what the page uses instead ("" when the link as a whole failed)
 };
 
 // A link read leniently: every good key is kept; each bad one is left at its default and noted.

@@ -28,6 +28,15 @@ void platform_publish_results(const std::string& json);
 // Runs `frame` until the window closes (or, natively, GPUPLAN_MAX_FRAMES frames have run).
 void platform_run_loop(GLFWwindow* window, const std::function<void()>& frame);
 
+// How long the start took, in ms: the catalog (without instances), the App with the link, the
+// window and GL context, the font atlas, and the first frame after the loop started.
+struct StartupTimes {
+  double catalog_ms = 0, app_ms = 0, context_ms = 0, atlas_ms = 0, frame_ms = 0;
+};
+// Called once the first frame is drawn: the browser records the time (window.gpuplanFirstFrameMs)
+// and the stages (window.gpuplanStartup) for bench/bench_web.mjs; both print them.
+void platform_first_frame(const StartupTimes& t);
+
 // Sizes the framebuffer for the screen and returns the ratio of framebuffer pixels to the
 // layout's pixels (the browser's devicePixelRatio; 1 natively, where GLFW scales).
 float platform_pixel_ratio(GLFWwindow* window);

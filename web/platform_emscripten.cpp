@@ -6,6 +6,7 @@
 #include <emscripten.h>
 #include <emscripten/html5.h>
 
+#include <cstdio>
 #include <string>
 
 #include "app.h"
@@ -26,6 +27,9 @@ void platform_window_hints() {
   glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
   glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 0);
   glfwWindowHint(GLFW_CLIENT_API, GLFW_OPENGL_ES_API);
+  // As the page's early context (shell.html): ImGui draws with no depth or stencil buffer.
+  glfwWindowHint(GLFW_DEPTH_BITS, 0);
+  glfwWindowHint(GLFW_STENCIL_BITS, 0);
 }
 
 std::string platform_initial_state(int, char**) {
@@ -43,11 +47,28 @@ void platform_store_state(const std::string& query) {
 void platform_publish_results(const std::string& json) {
   EM_ASM({
     var s = UTF8ToString($0);
-    if (window.gpuplanFirstFrameMs === undefined) window.gpuplanFirstFrameMs = performance.now();
+    if (window.gpuplanResultsMs === undefined) window.gpuplanResultsMs = performance.now();
     window.gpuplanState = JSON.parse(s);
     var el = document.getElementById("app-state");
     if (el) el.textContent = s;
   }, json.c_str());
+}
+
+void platform_first_frame(const StartupTimes& t) {
+  std::printf("gpuplan startup: catalog %.1f ms, app and link %.1f ms, window and GL context %.1f ms, "
+              "font atlas %.1f ms; first frame %.1f ms\n", t.catalog_ms, t.app_ms, t.context_ms, t.atlas_ms,
+              t.frame_ms);
+  // No comma outside parentheses in an EM_ASM body (the macro would split it there).
+  EM_ASM({
+    window.gpuplanFirstFrameMs = performance.now();
+    var s = {};
+    s.catalog = $0;
+    s.app = $1;
+    s.context = $2;
+    s.atlas = $3;
+    s.frame = $4;
+    window.gpuplanStartup = s;
+  }, t.catalog_ms, t.app_ms, t.context_ms, t.atlas_ms, t.frame_ms);
 }
 
 void platform_run_loop(GLFWwindow*, const std::function<void()>& frame) {
@@ -115,7 +136,7 @@ std::string platform_language() {
 void platform_request_cjk_font() {
   // Fetched next to index.html only when Chinese is shown; the bytes go to gpuplan_font_loaded.
   EM_ASM({
-    fetch("cjk-sc.otf").then(function(r) { return r.ok ? r.arrayBuffer() : Promise.reject(r.status); })
+    (window.gpuplanCjkFont || fetch("cjk-sc.otf")).then(function(r) { return r.ok ? r.arrayBuffer() : Promise.reject(r.status); })
       .then(function(buf) {
         var bytes = new Uint8Array(buf);
         var ptr = Module._malloc(bytes.length || 1);

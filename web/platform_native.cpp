@@ -57,6 +57,13 @@ void platform_publish_results(const std::string& json) {
   if (const char* path = std::getenv("GPUPLAN_STATE_FILE")) std::ofstream(path) << json << "\n";
 }
 
+void platform_first_frame(const StartupTimes& t) {
+  std::printf(
+      "gpuplan startup: catalog %.1f ms, app and link %.1f ms, window and GL context %.1f ms, "
+      "font atlas %.1f ms; first frame %.1f ms\n",
+      t.catalog_ms, t.app_ms, t.context_ms, t.atlas_ms, t.frame_ms);
+}
+
 void platform_run_loop(GLFWwindow* window, const std::function<void()>& frame) {
   const char* max_env = std::getenv("GPUPLAN_MAX_FRAMES");
   const long max_frames = max_env ? std::strtol(max_env, nullptr, 10) : -1;

@@ -195,7 +195,7 @@ PageState with_plan(PageState s, const Plan& plan) {
 UiActions draw_plans(const PageModel& m) {
   UiActions a(m.ratio);
   limits(m, a);
-  if (!m.plan_error.empty()) {
+  if (!m.plan_error.message.empty()) {
     error_text(page_message(m.plan_error));
     return a;
   }

@@ -220,14 +220,14 @@ void measured_run_table(const PageModel& m, UiActions& a) {
 UiActions draw_results(const PageModel& m) {
   UiActions a(m.ratio);
   const Computed& c = m.c;
-  if (!c.error.empty()) {
+  if (!c.error.message.empty()) {
     error_text(page_message(c.error));
     return a;
   }
   if (!c.estimate) return a;
   summary(m, a);
   flops_table(*c.estimate);
-  if (!c.time_error.empty()) error_text(page_message(c.time_error));
+  if (!c.time_error.message.empty()) error_text(page_message(c.time_error));
   if (c.time) time_table(c);
   if (c.cost) cost_lines(m);
   published_lines(c, a);

@@ -330,10 +330,9 @@ UiActions draw_toolbar(const PageModel& m) {
     remember(a, action);
   }
   for (const LinkProblem& p : m.link_problems) {
-    const std::string text =
-        p.used.empty()
-            ? page_message(p.message)
-            : format(tr(S::err_fell_back), page_message(p.message).c_str(), p.used.c_str());
+    const std::string text = p.used.empty() ? page_message(p.error)
+                                            : format(tr(S::err_fell_back),
+                                                     page_message(p.error).c_str(), p.used.c_str());
     error_text(format(tr(S::link_error), text.c_str()));
   }
   if (!m.upload_error.empty()) error_text(format(tr(S::upload_error), m.upload_error.c_str()));

@@ -31,10 +31,9 @@ void mark_fields(const std::vector<LinkProblem>& problems) {
   for (const auto& p : problems) {
     S id;
     if (!control_of(p.key, id)) continue;
-    const std::string text =
-        p.used.empty()
-            ? page_message(p.message)
-            : format(tr(S::err_fell_back), page_message(p.message).c_str(), p.used.c_str());
+    const std::string text = p.used.empty() ? page_message(p.error)
+                                            : format(tr(S::err_fell_back),
+                                                     page_message(p.error).c_str(), p.used.c_str());
     marks[id] = text;
   }
 }

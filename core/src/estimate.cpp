@@ -18,6 +18,12 @@ constexpr int kMaxParallel = 1'000'000;
 Error invalid(const std::string& message) {
   return make_error(Errc::invalid_argument, message);
 }
+Error invalid(Msg id, std::vector<std::string> args) {
+  return make_error(Errc::invalid_argument, id, std::move(args));
+}
+std::string str(int64_t n) {
+  return std::to_string(n);
+}
 
 int64_t ceil_div(int64_t a, int64_t b) {
   return (a + b - 1) / b;
@@ -140,15 +146,13 @@ std::optional<Error> validate_setup(const Setup& s) {
                    std::to_string(s.resolution));
   if (s.lora_rank < 0 || s.lora_rank > 65536)
     return invalid("--lora-rank must be between 0 and 65536, got " + std::to_string(s.lora_rank));
-  if (s.qlora && s.lora_rank == 0) return invalid("QLoRA needs --lora-rank > 0");
+  if (s.qlora && s.lora_rank == 0) return invalid(Msg::est_qlora_needs_rank, {});
   if (s.generate_tokens < 0 || s.generate_tokens > kMaxSeqLen)
     return invalid("--generate must be between 0 and 100000000");
-  if (s.sequence_parallel && s.tp == 1) return invalid("sequence parallelism needs --tp > 1");
-  if (s.zero_stage > 0 && s.mode == Mode::infer)
-    return invalid("--zero applies to training only (--mode train)");
+  if (s.sequence_parallel && s.tp == 1) return invalid(Msg::est_sp_needs_tp, {});
+  if (s.zero_stage > 0 && s.mode == Mode::infer) return invalid(Msg::est_zero_train_only, {});
   if (s.grad_reduce != GradReduce::automatic && !is_mixed(s.precision)) {
-    return invalid("--grad-reduce applies to the mixed-bf16 and mixed-fp16 recipes, not " +
-                   std::string(precision_name(s.precision)));
+    return invalid(Msg::est_grad_reduce_recipe, {precision_name(s.precision)});
   }
   if (!(s.dropout < 1.0) || std::isnan(s.dropout))
     return invalid("--dropout must be a probability in [0, 1), got " + std::to_string(s.dropout));
@@ -171,14 +175,12 @@ std::optional<Error> resolve_batch(const Setup& s, Estimate& e) {
   if (global == 0) global = micro * s.dp;
   if (micro == 0) {
     if (global % s.dp != 0) {
-      return invalid("--batch " + std::to_string(global) + " is not divisible by --dp " +
-                     std::to_string(s.dp));
+      return invalid(Msg::est_batch_not_dp, {str(global), str(s.dp)});
     }
     micro = global / s.dp;
   }
   if (global % (micro * s.dp) != 0) {
-    return invalid("--batch " + std::to_string(global) +
-                   " is not divisible by --dp x --micro-batch = " + std::to_string(micro * s.dp));
+    return invalid(Msg::est_batch_not_dp_micro, {str(global), str(micro * s.dp)});
   }
   e.global_batch = global;
   e.micro_batch = micro;
@@ -254,33 +256,26 @@ std::optional<Error> resolve_transformer_shape(const Model& model, const Setup& 
                                                Estimate& e) {
   const TransformerSpec& spec = model.transformer;
   if (spec.is_vision()) {
-    if (setup.seq_len != 0)
-      return invalid("--seq does not apply to vision model '" + model.id + "'; use --resolution");
+    if (setup.seq_len != 0) return invalid(Msg::est_seq_vision, {model.id});
     if (setup.resolution != 0 && setup.resolution % spec.patch_size != 0) {
-      return invalid("--resolution " + std::to_string(setup.resolution) +
-                     " is not a multiple of the patch size " + std::to_string(spec.patch_size));
+      return invalid(Msg::est_resolution_patch, {str(setup.resolution), str(spec.patch_size)});
     }
     e.resolution = setup.resolution != 0 ? setup.resolution : spec.image_size;
   } else {
-    if (setup.resolution != 0)
-      return invalid("--resolution does not apply to language model '" + model.id + "'; use --seq");
+    if (setup.resolution != 0) return invalid(Msg::est_resolution_language, {model.id});
     e.seq_len = setup.seq_len != 0 ? setup.seq_len : model.default_seq_len;
-    if (e.seq_len <= 0)
-      return invalid("--seq is required for model '" + model.id + "' (it has no default)");
+    if (e.seq_len <= 0) return invalid(Msg::est_seq_required, {model.id});
     if (spec.positions == PositionKind::learned && e.seq_len > spec.max_positions) {
-      return invalid("--seq " + std::to_string(e.seq_len) + " exceeds model '" + model.id +
-                     "' max_positions " + std::to_string(spec.max_positions));
+      return invalid(Msg::est_seq_too_long, {str(e.seq_len), model.id, str(spec.max_positions)});
     }
   }
   if (spec.heads % setup.tp != 0 || spec.kv_heads_or_default() % setup.tp != 0) {
-    return invalid("--tp " + std::to_string(setup.tp) + " does not divide the attention heads (" +
-                   std::to_string(spec.heads) + " query, " +
-                   std::to_string(spec.kv_heads_or_default()) + " key/value heads)");
+    return invalid(Msg::est_tp_heads,
+                   {str(setup.tp), str(spec.heads), str(spec.kv_heads_or_default())});
   }
   const int64_t total_layers = spec.layers + spec.decoder_layers;
   if (setup.pp > total_layers) {
-    return invalid("--pp " + std::to_string(setup.pp) + " exceeds the " +
-                   std::to_string(total_layers) + " layers of model '" + model.id + "'");
+    return invalid(Msg::est_pp_layers, {str(setup.pp), str(total_layers), model.id});
   }
   return std::nullopt;
 }
@@ -307,8 +302,7 @@ Result<int64_t> count_parameters(const Model& model, const Setup& setup,
       found = true;
       lora_params += setup.lora_rank * (t.rows + t.cols) * t.count;
     }
-    if (!found)
-      return invalid("LoRA target '" + target + "' matches no layer of model '" + model.id + "'");
+    if (!found) return invalid(Msg::est_lora_target, {target, model.id});
   }
   e.params.trainable = setup.lora_rank > 0 ? lora_params : e.params.total;
   return lora_params;
@@ -529,17 +523,13 @@ std::optional<Error> transformer_workload(const Model& model, const Setup& setup
 // Layer graphs (CNNs and friends).
 std::optional<Error> graph_workload(const Model& model, const Setup& setup, Estimate& e,
                                     Stage& st) {
-  if (setup.seq_len != 0)
-    return invalid("--seq does not apply to image model '" + model.id + "'; use --resolution");
+  if (setup.seq_len != 0) return invalid(Msg::est_seq_image, {model.id});
   if (setup.tp > 1 || setup.pp > 1) {
-    return invalid("--tp and --pp are modelled for transformers only; model '" + model.id +
-                   "' is a layer graph");
+    return invalid(Msg::est_parallel_graph, {model.id});
   }
-  if (setup.lora_rank > 0)
-    return invalid("LoRA is modelled for transformers only; model '" + model.id +
-                   "' is a layer graph");
+  if (setup.lora_rank > 0) return invalid(Msg::est_lora_graph, {model.id});
   e.resolution = setup.resolution != 0 ? setup.resolution : model.default_resolution;
-  if (e.resolution <= 0) return invalid("--resolution is required for model '" + model.id + "'");
+  if (e.resolution <= 0) return invalid(Msg::est_resolution_required, {model.id});
   const PrecisionBytes pb = precision_bytes(setup.precision);
   e.memory_format = setup.memory_format == MemoryFormat::channels_last ? "channels-last"
                     : setup.memory_format == MemoryFormat::nchw        ? "nchw"
@@ -650,7 +640,7 @@ Result<Estimate> estimate(const Model& model, const Setup& setup) {
   if (auto err = resolve_batch(setup, e)) return *err;
   e.num_gpus = setup.dp * setup.tp * setup.pp;
   if (setup.lora_rank > 0 && setup.mode != Mode::train)
-    return invalid("LoRA applies to training (--mode train)");
+    return invalid(Msg::est_lora_train_only, {});
   Stage st;
   auto err = model.kind == ModelKind::transformer ? transformer_workload(model, setup, e, st)
                                                   : graph_workload(model, setup, e, st);

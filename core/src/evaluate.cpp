@@ -56,33 +56,28 @@ Result<Hardware> find_hardware(const Catalog& catalog, const Query& q) {
   if (!q.instance.empty()) {
     h.instance = catalog.find_instance(q.instance);
     if (!h.instance) {
-      return make_error(Errc::not_found, "--instance: unknown instance '" + q.instance +
-                                             "' (run 'gpuplan instances')");
+      return make_error(Errc::not_found, Msg::eval_unknown_instance, {q.instance});
     }
     h.gpu = catalog.find_gpu(h.instance->gpu);
     if (!q.gpu.empty() && catalog.find_gpu(q.gpu) != h.gpu) {
-      return make_error(Errc::invalid_argument, "--gpu " + q.gpu + " does not match instance '" +
-                                                    q.instance + "' (" + h.instance->gpu + ")");
+      return make_error(Errc::invalid_argument, Msg::eval_gpu_not_instance_gpu,
+                        {q.gpu, q.instance, h.instance->gpu});
     }
-    if (q.gpus != 0)
-      return make_error(Errc::invalid_argument,
-                        "--gpus: an instance has its own GPU count (use --nodes)");
+    if (q.gpus != 0) return make_error(Errc::invalid_argument, Msg::eval_instance_gpu_count, {});
     return h;
   }
   if (q.gpu.empty()) {
     if (q.gpus != 0 || q.nodes != 0)
-      return make_error(Errc::invalid_argument, "--gpus and --nodes need --gpu or --instance");
+      return make_error(Errc::invalid_argument, Msg::eval_count_needs_hardware, {});
     return h;
   }
   h.gpu = catalog.find_gpu(q.gpu);
   if (!h.gpu) {
     const std::string like = catalog.similar_gpus(q.gpu);
-    return make_error(Errc::not_found, "--gpu: unknown GPU '" + q.gpu + "'" +
-                                           (like.empty() ? " (run 'gpuplan gpus')"
-                                                         : "; did you mean one of: " + like));
+    if (like.empty()) return make_error(Errc::not_found, Msg::eval_unknown_gpu, {q.gpu});
+    return make_error(Errc::not_found, Msg::eval_unknown_gpu_like, {q.gpu, like});
   }
-  if (q.nodes > 1)
-    return make_error(Errc::invalid_argument, "--nodes needs --instance (a GPU alone is one box)");
+  if (q.nodes > 1) return make_error(Errc::invalid_argument, Msg::eval_nodes_need_instance, {});
   return h;
 }
 
@@ -93,15 +88,13 @@ std::optional<Error> resolve_parallelism(Query& q, int gpus) {
   const int64_t per_replica = static_cast<int64_t>(s.tp) * s.pp;
   if (!q.dp_given) {
     if (gpus % per_replica != 0) {
-      return make_error(Errc::invalid_argument, "--tp x --pp = " + std::to_string(per_replica) +
-                                                    " does not divide the " + std::to_string(gpus) +
-                                                    " GPUs");
+      return make_error(Errc::invalid_argument, Msg::eval_tp_pp_not_divide,
+                        {std::to_string(per_replica), std::to_string(gpus)});
     }
     s.dp = static_cast<int>(gpus / per_replica);
   } else if (s.dp * per_replica != gpus) {
-    return make_error(Errc::invalid_argument,
-                      "--dp x --tp x --pp = " + std::to_string(s.dp * per_replica) +
-                          " does not equal the " + std::to_string(gpus) + " GPUs");
+    return make_error(Errc::invalid_argument, Msg::eval_dp_tp_pp_not_equal,
+                      {std::to_string(s.dp * per_replica), std::to_string(gpus)});
   }
   return std::nullopt;
 }
@@ -245,19 +238,19 @@ FitReport fit_report(const MemoryBytes& m, const Gpu& gpu) {
 Result<Model> resolve_model(const Catalog& catalog, const Query& q) {
   if (!q.hf_config_name.empty() || !q.hf_config_text.empty()) {
     if (!q.request.model.empty())
-      return make_error(Errc::invalid_argument, "give --model or --hf-config, not both");
+      return make_error(Errc::invalid_argument, Msg::eval_model_and_config, {});
     return model_from_hf_config(q.hf_config_text, q.hf_config_name);
   }
   if (q.custom.kind == CustomModel::Kind::transformer) return custom_transformer(q.custom);
   if (q.custom.kind == CustomModel::Kind::cnn) return custom_cnn(q.custom);
   if (q.request.model.empty())
-    return make_error(Errc::invalid_argument, "--model ID or --hf-config FILE is required");
+    return make_error(Errc::invalid_argument, Msg::eval_model_required, {});
   const Model* m = catalog.find_model(q.request.model);
   if (!m) {
     const std::string like = catalog.similar_models(q.request.model);
-    return make_error(Errc::not_found, "--model: unknown model '" + q.request.model + "'" +
-                                           (like.empty() ? " (run 'gpuplan models' for the list)"
-                                                         : "; did you mean one of: " + like));
+    if (like.empty())
+      return make_error(Errc::not_found, Msg::eval_unknown_model, {q.request.model});
+    return make_error(Errc::not_found, Msg::eval_unknown_model_like, {q.request.model, like});
   }
   return *m;
 }

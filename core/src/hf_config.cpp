@@ -185,10 +185,8 @@ Result<Model> model_from_hf_config(std::string_view text, const std::string& whe
     m.task = "causal-lm";
     m.default_seq_len = s.max_positions;
   } else {
-    return make_error(
-        Errc::schema_error,
-        where + ": model_type '" + type +
-            "' is not supported (supported: llama, mistral, mixtral, qwen2, gpt2, bert, vit, mpt)");
+    return make_error(Errc::schema_error, Msg::config_model_type,
+                      {where, type, "llama, mistral, mixtral, qwen2, gpt2, bert, vit, mpt"});
   }
   if (r.error()) return *r.error();
   if (auto err = validate_transformer(s, where)) return *err;

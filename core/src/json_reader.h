@@ -31,15 +31,15 @@ class JsonReader {
     const nlohmann::json* v = field(key, fallback.has_value());
     if (!v) return fallback.value_or(0);
     if (!v->is_number_integer()) {
-      fail(name(key) + ": expected an integer, got " + type_of(*v));
+      fail(Msg::file_wrong_type, {name(key), "an integer", type_of(*v)});
       return fallback.value_or(0);
     }
     // Above INT64_MAX the value is unsigned; get<int64_t>() would wrap it to a negative number.
     const bool too_big = v->is_number_unsigned() && v->get<uint64_t>() > uint64_t(INT64_MAX);
     const int64_t x = too_big ? max : v->get<int64_t>();
     if (too_big || x < min || x > max) {
-      fail(name(key) + ": " + v->dump() + " is out of range [" + std::to_string(min) + ", " +
-           std::to_string(max) + "]");
+      fail(Msg::file_out_of_range,
+           {name(key), v->dump(), std::to_string(min), std::to_string(max)});
     }
     return x;
   }
@@ -48,12 +48,12 @@ class JsonReader {
     const nlohmann::json* v = field(key, fallback.has_value());
     if (!v) return fallback.value_or(0);
     if (!v->is_number()) {
-      fail(name(key) + ": expected a number, got " + type_of(*v));
+      fail(Msg::file_wrong_type, {name(key), "a number", type_of(*v)});
       return fallback.value_or(0);
     }
     const double x = v->get<double>();
     if (!std::isfinite(x) || x < min || x > max) {
-      fail(name(key) + ": " + v->dump() + " is out of range [" + fmt(min) + ", " + fmt(max) + "]");
+      fail(Msg::file_out_of_range, {name(key), v->dump(), fmt(min), fmt(max)});
     }
     return x;
   }
@@ -62,7 +62,7 @@ class JsonReader {
     const nlohmann::json* v = field(key, fallback.has_value());
     if (!v) return fallback.value_or(false);
     if (!v->is_boolean()) {
-      fail(name(key) + ": expected true or false, got " + type_of(*v));
+      fail(Msg::file_wrong_type, {name(key), "true or false", type_of(*v)});
       return fallback.value_or(false);
     }
     return v->get<bool>();
@@ -72,7 +72,7 @@ class JsonReader {
     const nlohmann::json* v = field(key, fallback.has_value());
     if (!v) return fallback.value_or("");
     if (!v->is_string()) {
-      fail(name(key) + ": expected a string, got " + type_of(*v));
+      fail(Msg::file_wrong_type, {name(key), "a string", type_of(*v)});
       return fallback.value_or("");
     }
     return v->get<std::string>();
@@ -89,7 +89,7 @@ class JsonReader {
     if (!error_) {
       std::string list;
       for (const auto& c : choices) list += (list.empty() ? "" : ", ") + c;
-      fail(name(key) + ": unknown value '" + s + "' (expected one of: " + list + ")");
+      fail(Msg::file_unknown_value, {name(key), s, list});
     }
     return fallback.value_or(0);
   }
@@ -98,7 +98,7 @@ class JsonReader {
   const nlohmann::json* object(const char* key, bool required) {
     const nlohmann::json* v = field(key, !required);
     if (v && !v->is_object()) {
-      fail(name(key) + ": expected an object, got " + type_of(*v));
+      fail(Msg::file_wrong_type, {name(key), "an object", type_of(*v)});
       return nullptr;
     }
     return v;
@@ -114,6 +114,12 @@ class JsonReader {
   void fail(const std::string& message) {
     if (!error_) error_ = make_error(Errc::schema_error, where_ + ": " + message);
   }
+  // The same with a message id; `args` follow the file's name ({0}).
+  void fail(Msg id, std::vector<std::string> args) {
+    if (error_) return;
+    args.insert(args.begin(), where_);
+    error_ = make_error(Errc::schema_error, id, std::move(args));
+  }
   void fail_with(const Error& e) {
     if (!error_) error_ = e;
   }
@@ -123,8 +129,7 @@ class JsonReader {
     if (!error_ && j_.is_object()) {
       for (const auto& item : j_.items()) {
         if (!seen_.count(item.key())) {
-          fail(name(item.key().c_str()) +
-               ": unknown field (check its spelling against the schema)");
+          fail(Msg::file_unknown_field, {name(item.key().c_str())});
           break;
         }
       }
@@ -150,7 +155,7 @@ class JsonReader {
     if (!j_.is_object()) return nullptr;
     auto it = j_.find(key);
     if (it == j_.end()) {
-      if (!optional) fail(name(key) + ": missing required field");
+      if (!optional) fail(Msg::file_missing_field, {name(key)});
       return nullptr;
     }
     return &*it;
@@ -173,11 +178,10 @@ class JsonReader {
 inline Result<nlohmann::json> parse_json_text(std::string_view text, const std::string& where,
                                               size_t max_bytes) {
   if (text.size() > max_bytes) {
-    return make_error(Errc::too_large, where + ": file is " + std::to_string(text.size()) +
-                                           " bytes; the limit is " + std::to_string(max_bytes) +
-                                           " bytes");
+    return make_error(Errc::too_large, Msg::file_too_large,
+                      {where, std::to_string(text.size()), std::to_string(max_bytes)});
   }
-  if (text.empty()) return make_error(Errc::parse_error, where + ": file is empty");
+  if (text.empty()) return make_error(Errc::parse_error, Msg::file_empty, {where});
   // Depth-limited via a callback, so a hostile upload cannot exhaust the stack.
   int depth = 0;
   bool too_deep = false;
@@ -191,7 +195,7 @@ inline Result<nlohmann::json> parse_json_text(std::string_view text, const std::
   };
   nlohmann::json j =
       nlohmann::json::parse(text.begin(), text.end(), cb, /*allow_exceptions=*/false);
-  if (too_deep) return make_error(Errc::parse_error, where + ": nesting deeper than 64 levels");
+  if (too_deep) return make_error(Errc::parse_error, Msg::file_too_deep, {where});
   if (j.is_discarded()) {
     // Re-parse with a SAX checker to get the position of the first error.
     struct Locate : nlohmann::json_sax<nlohmann::json> {
@@ -229,17 +233,15 @@ inline Result<nlohmann::json> parse_json_text(std::string_view text, const std::
     }
     // Two mistakes deserve a hint: Python's json module writes NaN and Infinity, which JSON does
     // not have, and a number like 1e999 is valid syntax that no double can hold.
-    std::string hint;
+    Msg id = Msg::file_not_json;
     const std::string_view at =
         locate.pos >= 1 && locate.pos <= text.size() ? text.substr(locate.pos - 1) : "";
     if (locate.what.find("number overflow") != std::string::npos) {
-      hint = ": the number does not fit a double";
+      id = Msg::file_not_json_overflow;
     } else if (at.substr(0, 3) == "NaN" || at.substr(0, 8) == "Infinity") {
-      hint = ": JSON has no NaN or Infinity (write null or a number)";
+      id = Msg::file_not_json_nan;
     }
-    return make_error(Errc::parse_error, where + ": not valid JSON at line " +
-                                             std::to_string(line) + ", column " +
-                                             std::to_string(col) + hint);
+    return make_error(Errc::parse_error, id, {where, std::to_string(line), std::to_string(col)});
   }
   (void)depth;
   return j;
@@ -250,10 +252,8 @@ inline std::optional<Error> check_schema_version(JsonReader& r, int supported) {
   const int64_t v = r.integer("schema_version", std::nullopt, 0, 1'000'000);
   if (r.error()) return r.error();
   if (v != supported) {
-    return make_error(Errc::unsupported_version,
-                      r.where() + ": schema_version " + std::to_string(v) +
-                          " is not supported (this build reads " + std::to_string(supported) +
-                          "); update gpuplan or convert the file");
+    return make_error(Errc::unsupported_version, Msg::file_bad_version,
+                      {r.where(), std::to_string(v), std::to_string(supported)});
   }
   return std::nullopt;
 }

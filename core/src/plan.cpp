@@ -79,33 +79,30 @@ std::vector<Layout> layouts(const ModelShape& shape, int n, int gpus_per_node,
 
 std::optional<Error> check_plan_query(const PlanQuery& q) {
   if (q.run.empty()) {
-    return make_error(Errc::invalid_argument,
-                      "give a run length: --tokens N, or --epochs N with --dataset-size N");
+    return make_error(Errc::invalid_argument, Msg::plan_no_run_length, {});
   }
   if (q.top_k < 1 || q.top_k > kMaxTopK) {
-    return make_error(Errc::invalid_argument, "--top: " + std::to_string(q.top_k) +
-                                                  " is out of range [1, " +
-                                                  std::to_string(kMaxTopK) + "]");
+    return make_error(Errc::invalid_argument, Msg::query_out_of_range,
+                      {"top", std::to_string(q.top_k), "1", std::to_string(kMaxTopK)});
   }
   if (q.max_nodes < 1 || q.max_nodes > kMaxPlanNodes) {
-    return make_error(Errc::invalid_argument, "--max-nodes: " + std::to_string(q.max_nodes) +
-                                                  " is out of range [1, " +
-                                                  std::to_string(kMaxPlanNodes) + "]");
+    return make_error(
+        Errc::invalid_argument, Msg::query_out_of_range,
+        {"max-nodes", std::to_string(q.max_nodes), "1", std::to_string(kMaxPlanNodes)});
   }
   if (q.deadline_hours < 0 || q.budget_usd < 0 || !std::isfinite(q.deadline_hours) ||
       !std::isfinite(q.budget_usd)) {
-    return make_error(Errc::invalid_argument,
-                      "--deadline-hours and --budget-usd must be positive numbers");
+    return make_error(Errc::invalid_argument, Msg::plan_limits_negative, {});
   }
   const auto& kinds = compliance_kinds();
   if (!q.compliance.empty() &&
       std::none_of(kinds.begin(), kinds.end(),
                    [&](const ComplianceKind& c) { return q.compliance == c.id; })) {
-    return make_error(Errc::invalid_argument,
-                      "--compliance: '" + q.compliance + "' is not one of hipaa, gdpr, gov");
+    return make_error(Errc::invalid_argument, Msg::query_not_one_of,
+                      {"compliance", q.compliance, "hipaa, gdpr, gov"});
   }
   if (q.request.setup.mode != Mode::train)
-    return make_error(Errc::invalid_argument, "plan supports --mode train");
+    return make_error(Errc::invalid_argument, Msg::plan_train_only, {});
   return std::nullopt;
 }
 
@@ -267,27 +264,18 @@ std::optional<Error> Search::try_layout(const Offer& offer, const Layout& layout
 // Which limit binds when nothing qualifies.
 Error nothing_qualifies(const Search& s, int64_t matched_filters, const PlanQuery& q) {
   if (matched_filters == 0) {
-    return make_error(Errc::does_not_fit,
-                      "no priced instance matches the filters (provider, region, compliance, "
-                      "minimum GPU memory, precision support): relax them");
+    return make_error(Errc::does_not_fit, Msg::plan_no_instance, {});
   }
   if (s.result.fitting == 0) {
-    return make_error(Errc::does_not_fit,
-                      "memory binds: no configuration fits in GPU memory; the closest (" +
-                          s.closest_gpu + ") is " + format_bytes(s.best_fit_gap) +
-                          " short (try --checkpointing full, a smaller --batch, "
-                          "more --max-nodes, or --lora-rank)");
+    return make_error(Errc::does_not_fit, Msg::plan_memory_binds,
+                      {s.closest_gpu, format_bytes(s.best_fit_gap)});
   }
-  std::string why;
   if (q.deadline_hours > 0 && s.fastest_hours > q.deadline_hours) {
-    why = "deadline binds: the fastest plan takes " + std::to_string(s.fastest_hours).substr(0, 8) +
-          " h";
-  } else {
-    why = "budget binds: the cheapest plan costs " + std::to_string(s.cheapest_usd).substr(0, 10) +
-          " USD";
+    return make_error(Errc::does_not_fit, Msg::plan_deadline_binds,
+                      {std::to_string(s.fastest_hours).substr(0, 8)});
   }
-  return make_error(Errc::does_not_fit,
-                    why + " (relax --deadline-hours or --budget-usd, or raise --max-nodes)");
+  return make_error(Errc::does_not_fit, Msg::plan_budget_binds,
+                    {std::to_string(s.cheapest_usd).substr(0, 10)});
 }
 
 // Ranks the best plans by the objective, marks the Pareto front of time against cost (sorted by

@@ -291,18 +291,15 @@ Result<Signature> read_signature(const json& entry, size_t i, const std::string&
   const std::string sig_b64 = s.string("sig", std::nullopt);
   if (auto e = s.finish()) return *e;
   if (alg != "Ed25519") {
-    return make_error(Errc::schema_error, where + ": " + path + ".alg: '" + alg +
-                                              "' is not supported (expected Ed25519)");
+    return make_error(Errc::schema_error, Msg::probe_signature_alg, {where, path, alg});
   }
   auto pk = crypto.base64_decode(pk_b64);
   auto sig = crypto.base64_decode(sig_b64);
   if (!pk || pk->size() != 32) {
-    return make_error(Errc::schema_error,
-                      where + ": " + path + ".public_key: expected base64 of 32 bytes");
+    return make_error(Errc::schema_error, Msg::probe_public_key, {where, path});
   }
   if (!sig || sig->size() != 64)
-    return make_error(Errc::schema_error,
-                      where + ": " + path + ".sig: expected base64 of 64 bytes");
+    return make_error(Errc::schema_error, Msg::probe_signature_bytes, {where, path});
   return Signature{*pk, *sig, keyid};
 }
 
@@ -318,13 +315,11 @@ Result<Envelope> read_envelope(const json& j, const std::string& where, const Pr
   if (!sigs) sigs = &kNoSignatures;  // absent: read as an empty list, i.e. an unsigned file
   if (auto e = r.finish()) return *e;
   auto payload = crypto.base64_decode(payload_b64);
-  if (!payload)
-    return make_error(Errc::schema_error, where + ": payload: not valid base64 (RFC 4648, padded)");
+  if (!payload) return make_error(Errc::schema_error, Msg::probe_payload_base64, {where});
   env.payload = std::move(*payload);
   if (sigs->size() > size_t(kMaxSignatures)) {
-    return make_error(Errc::schema_error, where + ": signatures: " + std::to_string(sigs->size()) +
-                                              " entries; at most " +
-                                              std::to_string(kMaxSignatures) + " are read");
+    return make_error(Errc::schema_error, Msg::probe_too_many_signatures,
+                      {where, std::to_string(sigs->size()), std::to_string(kMaxSignatures)});
   }
   for (size_t i = 0; i < sigs->size(); ++i) {
     auto s = read_signature((*sigs)[i], i, where, crypto);
@@ -350,6 +345,13 @@ std::optional<Error> attach_payload(ProbeFile& f, std::string bytes) {
   return std::nullopt;
 }
 
+// Why the file is invalid or unsigned (Msg::none: it is neither).
+void set_reason(ProbeFile& f, Msg id, std::vector<std::string> args) {
+  f.reason = id == Msg::none ? std::string() : render_message(message_english(id), args);
+  f.reason_id = id;
+  f.reason_args = std::move(args);
+}
+
 void name_key(ProbeFile& f, const std::string& public_key, const ProbeCrypto& crypto) {
   f.public_key = crypto.base64_encode(public_key);
   f.key_id = probe_key_id(public_key, crypto);
@@ -364,24 +366,22 @@ Result<ProbeFile> verify_envelope(const Envelope& env, const ProbeCrypto& crypto
   f.signature = ProbeSignature::invalid;
   name_key(f, env.signatures[0].public_key, crypto);
   if (env.type != kProbePayloadType) {
-    f.reason = "payloadType '" + env.type + "' is not '" + kProbePayloadType + "'";
+    set_reason(f, Msg::probe_sig_payload_type, {env.type, kProbePayloadType});
     return f;
   }
   const std::string pae = dsse_pae(env.type, env.payload);
   for (const Signature& s : env.signatures) {
     const std::string expected = probe_key_id(s.public_key, crypto);
     if (!s.keyid.empty() && s.keyid != expected) {
-      f.reason = "keyid " + s.keyid + " does not match the public key (expected " + expected + ")";
+      set_reason(f, Msg::probe_sig_keyid, {s.keyid, expected});
       continue;
     }
     if (!crypto.verify(pae, s.signature, s.public_key)) {
-      f.reason =
-          "the Ed25519 signature does not verify: the payload, its type or the key was changed "
-          "after signing";
+      set_reason(f, Msg::probe_sig_not_verified, {});
       continue;
     }
     f.signature = ProbeSignature::valid;
-    f.reason.clear();
+    set_reason(f, Msg::none, {});
     name_key(f, s.public_key, crypto);
     f.trusted =
         std::find(trusted_keys.begin(), trusted_keys.end(), f.public_key) != trusted_keys.end();
@@ -407,7 +407,7 @@ Result<ProbeFile> read_probe_file(std::string_view text, const ProbeCrypto& cryp
   if (j.is_object() && j.contains("kind") && j.contains("schema_version")) {
     // A bare payload: readable, but nothing vouches for it.
     f.signature = ProbeSignature::unsigned_file;
-    f.reason = "the file is a bare payload without a signature envelope";
+    set_reason(f, Msg::probe_unsigned_bare, {});
     if (auto e = attach_payload(f, std::string(text))) return *e;
     return f;
   }
@@ -415,10 +415,10 @@ Result<ProbeFile> read_probe_file(std::string_view text, const ProbeCrypto& cryp
   if (!env.ok()) return env.error();
   if (!env.value().signatures.empty()) return verify_envelope(env.value(), crypto, trusted_keys);
   f.signature = ProbeSignature::unsigned_file;
-  f.reason = "the envelope has no signatures";
+  set_reason(f, Msg::probe_unsigned_envelope, {});
   if (env.value().type != kProbePayloadType) {
-    return make_error(Errc::schema_error, where + ": payloadType: '" + env.value().type +
-                                              "' is not '" + kProbePayloadType + "'");
+    return make_error(Errc::schema_error, Msg::probe_payload_type,
+                      {where, env.value().type, kProbePayloadType});
   }
   if (auto e = attach_payload(f, std::move(env.value().payload))) return *e;
   return f;

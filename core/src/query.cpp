@@ -26,14 +26,15 @@ std::string format_number(double x) {
   return b;
 }
 
-Error not_a(const std::string& key, const std::string& value, const std::string& what) {
-  return make_error(Errc::invalid_argument, "--" + key + ": '" + value + "' is not " + what);
+// "--key: 'value' is not ..." (which `id` says); `list` for the ones that name choices.
+Error not_a(Msg id, const std::string& key, const std::string& value,
+            const std::string& list = "") {
+  return make_error(Errc::invalid_argument, id, {key, value, list});
 }
 
 Error out_of_range(const std::string& key, const std::string& value, const std::string& min,
                    const std::string& max) {
-  return make_error(Errc::invalid_argument,
-                    "--" + key + ": " + value + " is out of range [" + min + ", " + max + "]");
+  return make_error(Errc::invalid_argument, Msg::query_out_of_range, {key, value, min, max});
 }
 
 Result<int64_t> bounded_int(const std::string& key, const std::string& value, int64_t min,
@@ -82,7 +83,7 @@ auto boolean(Get get) {
     else if (v == "0" || v == "false")
       get(q) = false;
     else
-      return not_a(k, v, "true or false");
+      return not_a(Msg::query_not_bool, k, v);
     return std::nullopt;
   };
 }
@@ -97,7 +98,7 @@ Apply choice(std::vector<std::string> names, void (*set)(Query&, size_t)) {
     }
     std::string list;
     for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
-    return not_a(k, v, "one of " + list);
+    return not_a(Msg::query_not_one_of, k, v, list);
   };
 }
 
@@ -105,7 +106,7 @@ template <class E, class Get>
 auto enumeration(std::optional<E> (*parse)(const std::string&), const char* choices, Get get) {
   return [=](auto& q, const std::string& k, const std::string& v) -> std::optional<Error> {
     const std::optional<E> e = parse(v);
-    if (!e) return not_a(k, v, std::string("one of ") + choices);
+    if (!e) return not_a(Msg::query_not_one_of, k, v, choices);
     get(q) = *e;
     return std::nullopt;
   };
@@ -124,7 +125,7 @@ auto flag(Get get) {
 }
 
 std::optional<Error> read_model(Query& q, const std::string& k, const std::string& v) {
-  if (v.empty()) return make_error(Errc::invalid_argument, "--" + k + ": empty model id");
+  if (v.empty()) return make_error(Errc::invalid_argument, Msg::query_empty_model, {k});
   q.request.model = v;
   return std::nullopt;
 }
@@ -137,7 +138,7 @@ std::optional<Error> read_lora_targets(Query& q, const std::string& k, const std
     if (comma > start) targets.push_back(v.substr(start, comma - start));
     start = comma + 1;
   }
-  if (targets.empty()) return not_a(k, v, "a comma-separated list of module names");
+  if (targets.empty()) return not_a(Msg::query_not_module_list, k, v);
   return std::nullopt;
 }
 
@@ -231,7 +232,7 @@ Apply compliance_choice() {
       q.compliance.clear();
       return std::nullopt;
     }
-    return not_a(k, v, "one of " + list + " (or empty)");
+    return not_a(Msg::query_not_one_of_or_empty, k, v, list);
   };
 }
 
@@ -317,9 +318,8 @@ std::optional<Error> check_version(const std::string& value) {
   auto v = parse_int(value, "v");
   if (!v.ok()) return v.error();
   if (v.value() != kQuerySchemaVersion) {
-    return make_error(Errc::unsupported_version, "--v: schema version " + value +
-                                                     " is not supported (this build reads " +
-                                                     std::to_string(kQuerySchemaVersion) + ")");
+    return make_error(Errc::unsupported_version, Msg::query_bad_version,
+                      {value, std::to_string(kQuerySchemaVersion)});
   }
   return std::nullopt;
 }
@@ -349,7 +349,7 @@ Result<double> parse_bounded_number(const std::string& key, const std::string& t
   char* end = nullptr;
   const double x = std::strtod(begin, &end);
   if (text.empty() || end != begin + text.size() || !std::isfinite(x))
-    return not_a(key, text, "a number");
+    return not_a(Msg::query_not_number, key, text);
   if (x < min || x > max) return out_of_range(key, text, format_number(min), format_number(max));
   return x;
 }
@@ -379,7 +379,7 @@ Result<Request> parse_request(const Args& args, bool allow_other_keys) {
     if (std::find(keys.begin(), keys.end(), kv.first) != keys.end()) {
       setup_args.push_back(kv);
     } else if (!allow_other_keys) {
-      return make_error(Errc::invalid_argument, "--" + kv.first + ": unknown option");
+      return make_error(Errc::invalid_argument, Msg::query_unknown_option, {kv.first});
     }
   }
   auto q = parse_query(setup_args);
@@ -389,15 +389,15 @@ Result<Request> parse_request(const Args& args, bool allow_other_keys) {
 
 Result<int64_t> parse_int(std::string_view text, const std::string& key) {
   const std::string value(text);
-  if (text.empty() || text.size() > 19) return not_a(key, value, "an integer");
+  if (text.empty() || text.size() > 19) return not_a(Msg::query_not_integer, key, value);
   size_t i = text[0] == '-' ? 1 : 0;
-  if (i == text.size()) return not_a(key, value, "an integer");
+  if (i == text.size()) return not_a(Msg::query_not_integer, key, value);
   int64_t x = 0;
   for (; i < text.size(); ++i) {
-    if (text[i] < '0' || text[i] > '9') return not_a(key, value, "an integer");
+    if (text[i] < '0' || text[i] > '9') return not_a(Msg::query_not_integer, key, value);
     // 19 digits can pass int64: stop before the multiplication overflows.
     if (x > (std::numeric_limits<int64_t>::max() - (text[i] - '0')) / 10)
-      return not_a(key, value, "an integer");
+      return not_a(Msg::query_not_integer, key, value);
     x = x * 10 + (text[i] - '0');
   }
   return text[0] == '-' ? -x : x;
@@ -416,11 +416,11 @@ Result<Query> parse_query(const Args& args) {
     const auto spec =
         std::find_if(specs.begin(), specs.end(), [&](const KeySpec& s) { return key == s.key; });
     if (spec == specs.end())
-      return make_error(Errc::invalid_argument, "--" + key + ": unknown option");
+      return make_error(Errc::invalid_argument, Msg::query_unknown_option, {key});
     if (auto err = spec->apply(q, key, value)) return *err;
   }
   if (q.run.tokens > 0 && q.run.epochs > 0)
-    return make_error(Errc::invalid_argument, "give --tokens or --epochs, not both");
+    return make_error(Errc::invalid_argument, Msg::query_tokens_and_epochs, {});
   if (q.custom.kind == CustomModel::Kind::transformer)
     apply_transformer_conventions(q.custom.transformer);
   return q;

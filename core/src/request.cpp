@@ -75,8 +75,7 @@ std::string args_to_query(const Args& args) {
 }
 
 Result<Args> query_to_args(std::string_view q) {
-  if (q.size() > 8192)
-    return make_error(Errc::too_large, "link state is longer than 8192 characters");
+  if (q.size() > 8192) return make_error(Errc::too_large, Msg::link_too_long, {"8192"});
   if (!q.empty() && (q[0] == '#' || q[0] == '?')) q.remove_prefix(1);
   Args out;
   auto unhex = [](char c) -> int {
@@ -98,12 +97,11 @@ Result<Args> query_to_args(std::string_view q) {
     for (size_t i = 0; i < raw.size(); ++i) {
       if (raw[i] == '%') {
         if (i + 2 >= raw.size()) {
-          return make_error(Errc::parse_error, "link state: truncated escape in '" + key + "'");
+          return make_error(Errc::parse_error, Msg::link_truncated_escape, {key});
         }
         const int hi = unhex(raw[i + 1]);
         const int lo = unhex(raw[i + 2]);
-        if (hi < 0 || lo < 0)
-          return make_error(Errc::parse_error, "link state: bad escape in '" + key + "'");
+        if (hi < 0 || lo < 0) return make_error(Errc::parse_error, Msg::link_bad_escape, {key});
         value += static_cast<char>(hi * 16 + lo);
         i += 2;
       } else {

@@ -70,3 +70,21 @@ test('the browser language picks Chinese when the link names none', async () => 
   assert.equal(s.lang, 'zh');
   await ctx.close();
 });
+
+test('a bad link in Chinese shows the core\'s error in Chinese (the CLI keeps English)', async () => {
+  const ctx = await browser.newContext({ viewport: { width: 1366, height: 800 }, locale: 'en-US' });
+  const page = await ctx.newPage();
+  await page.goto(`${server.url}/index.html?lang=zh#model=gpt2-small&batch=-5`);
+  const s = await waitForState(page, 's.link_problems.length > 0');
+  assert.equal(s.lang, 'zh');
+  assert.equal(s.link_problems[0].key, 'batch');
+  assert.equal(s.link_problems[0].message, '--batch: -5 is out of range [1, 100000000]');
+  assert.match(s.link_problems[0].shown, /^全局批量：-5 超出范围 \[1, 100000000\]/);
+  // An impossible setup (3-way tensor parallel on 4 GPUs), refused by the core's evaluation.
+  await page.goto(`${server.url}/index.html?lang=zh#model=gpt2-small&gpu=a100-sxm4-80gb&gpus=4&tp=3`);
+  await page.reload();
+  const t = await waitForState(page, 's.error !== ""');
+  assert.equal(t.error, '--tp x --pp = 3 does not divide the 4 GPUs');
+  assert.equal(t.error_shown, '张量并行 x 流水线并行 = 3，不能整除 4 块 GPU');
+  await ctx.close();
+});

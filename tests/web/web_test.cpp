@@ -20,7 +20,7 @@ TEST(Link, OneBadFieldKeepsEveryOtherField) {
   check_link_ids(catalog(), link);
   ASSERT_EQ(link.problems.size(), 1u);
   EXPECT_EQ(link.problems[0].key, "batch");
-  EXPECT_EQ(link.problems[0].message, "--batch: -5 is out of range [1, 100000000]");
+  EXPECT_EQ(link.problems[0].error.message, "--batch: -5 is out of range [1, 100000000]");
   EXPECT_EQ(link.problems[0].used, "auto");
   EXPECT_EQ(link.state.request.model, "llama-2-7b");
   EXPECT_EQ(link.state.request.setup.precision, Precision::bf16);
@@ -33,9 +33,9 @@ TEST(Link, BadPageKeysFallBackOneByOne) {
       page_state_from_link("model=gpt2-medium&gpus=0&pricing=cheap&tokens=5e9&tab=plans");
   check_link_ids(catalog(), link);
   ASSERT_EQ(link.problems.size(), 2u);
-  EXPECT_EQ(link.problems[0].message, "--gpus: 0 is out of range [1, 4096]");
+  EXPECT_EQ(link.problems[0].error.message, "--gpus: 0 is out of range [1, 4096]");
   EXPECT_EQ(
-      link.problems[1].message,
+      link.problems[1].error.message,
       "--pricing: 'cheap' is not one of on-demand, monthly, reserved-1y, reserved-3y, bulk, spot");
   EXPECT_EQ(link.state.gpus, 1);
   EXPECT_EQ(link.state.run.tokens, 5e9);
@@ -47,22 +47,22 @@ TEST(Link, UnknownIdsListTheNearestAndFallBack) {
   ParsedLink link = page_state_from_link("model=llama2-7b&gpu=h100-sxm-80gb");
   check_link_ids(catalog(), link);
   ASSERT_EQ(link.problems.size(), 2u);
-  EXPECT_EQ(link.problems[0].message.rfind(
+  EXPECT_EQ(link.problems[0].error.message.rfind(
                 "--model: unknown id 'llama2-7b'. Did you mean: llama-2-7b", 0),
             0u)
-      << link.problems[0].message;
+      << link.problems[0].error.message;
   EXPECT_EQ(link.problems[0].used, "gpt2-small");
-  EXPECT_EQ(link.problems[1].message.rfind(
+  EXPECT_EQ(link.problems[1].error.message.rfind(
                 "--gpu: unknown id 'h100-sxm-80gb'. Did you mean: h100-sxm5-80gb", 0),
             0u)
-      << link.problems[1].message;
+      << link.problems[1].error.message;
   EXPECT_EQ(link.state.request.model, "gpt2-small");
 }
 
 TEST(Link, StrictReadingStillNamesTheFirstBadKey) {
   auto s = page_state_from_query("model=gpt2-small&lang=fr");
   ASSERT_FALSE(s.ok());
-  EXPECT_EQ(s.error().message, "--lang: 'fr' is not en or zh");
+  EXPECT_EQ(s.error().message, "--lang: 'fr' is not one of en, zh");
 }
 
 TEST(Numbers, SeparatorsAndChineseCounts) {
@@ -98,12 +98,56 @@ TEST(Messages, FlagsBecomePageControls) {
   EXPECT_EQ(lang_from_code("zu"), Lang::en);
 }
 
+// Every message id the core can emit has a Chinese template in strings.inc, whose English
+// column is the core's template and whose placeholders are the same ({0}, {1}, ...).
+TEST(Messages, EveryCoreMessageIdHasAChineseEntry) {
+  ASSERT_FALSE(message_specs().empty());
+  for (const MessageSpec& m : message_specs()) {
+    S entry{};
+    ASSERT_TRUE(core_message_string(m.msg, entry)) << "strings.inc has no entry for " << m.id;
+    EXPECT_STREQ(tr(entry, Lang::en), m.english) << m.id;
+    const std::string zh = tr(entry, Lang::zh);
+    EXPECT_EQ(message_placeholders(zh), message_placeholders(m.english)) << m.id << ": " << zh;
+    EXPECT_NE(zh, m.english) << m.id << " is not translated";
+  }
+  S none{};
+  EXPECT_FALSE(core_message_string(Msg::none, none));
+}
+
+TEST(Messages, BadLinkInChineseShowsTheChineseMessage) {
+  ParsedLink link = page_state_from_link("lang=zh&model=gpt2-small&batch=-5&gpu=h100-nope");
+  check_link_ids(catalog(), link);
+  ASSERT_EQ(link.problems.size(), 2u);
+  set_language(Lang::zh);
+  EXPECT_EQ(page_message(link.problems[0].error), "全局批量：-5 超出范围 [1, 100000000]");
+  EXPECT_EQ(
+      page_message(link.problems[1].error).rfind("GPU：未知 id“h100-nope”。你是不是要找：", 0), 0u)
+      << page_message(link.problems[1].error);
+  // A message without an id stays English; the CLI's text is unchanged.
+  EXPECT_EQ(page_message(make_error(Errc::invalid_argument, "--seq: odd")), "序列长度: odd");
+  set_language(Lang::en);
+  EXPECT_EQ(page_message(link.problems[0].error),
+            "Global batch: -5 is out of range [1, 100000000]");
+  EXPECT_EQ(link.problems[0].error.message, "--batch: -5 is out of range [1, 100000000]");
+}
+
+TEST(Messages, ImpossibleSetupInChinese) {
+  PageState s = default_page_state();
+  s.gpus = 4;
+  s.request.setup.tp = 3;
+  const Computed c = compute(catalog(), s, nullptr);
+  ASSERT_EQ(c.error.id, Msg::eval_tp_pp_not_divide) << c.error.message;
+  set_language(Lang::zh);
+  EXPECT_EQ(page_message(c.error), "张量并行 x 流水线并行 = 3，不能整除 4 块 GPU");
+  set_language(Lang::en);
+}
+
 TEST(Compute, AutoMicroBatchIsTheLargestThatFits) {
   PageState s =
       page_state_from_query("model=gpt2-medium&batch=512&precision=amp-bf16&gpu=a100-sxm4-80gb")
           .value();
   const Computed c = compute(catalog(), s, nullptr);
-  ASSERT_TRUE(c.estimate) << c.error;
+  ASSERT_TRUE(c.estimate) << c.error.message;
   EXPECT_TRUE(c.fits);
   const int64_t micro = c.estimate->micro_batch;
   EXPECT_LT(micro, 512);

@@ -68,14 +68,15 @@ int cmd_instances(Args args) {
   const std::string currency_arg = take(args, "currency");
   if (!args.empty()) return usage_error("instances: unknown option --" + args.front().first);
   if (!currency_arg.empty() && currency_arg != "usd" && currency_arg != "cny") {
-    return fail({Errc::invalid_argument, "--currency: '" + currency_arg + "' is not usd or cny"});
+    return fail(
+        make_error(Errc::invalid_argument, "--currency: '" + currency_arg + "' is not usd or cny"));
   }
   const std::string currency = currency_arg == "cny" ? "CNY" : "USD";
   auto catalog = load_embedded_catalog();
   if (!catalog.ok()) return fail(catalog.error());
   const Catalog& cat = catalog.value();
   if (!provider.empty() && !cat.find_provider(provider)) {
-    return fail({Errc::not_found, "--provider: unknown provider '" + provider + "'"});
+    return fail(make_error(Errc::not_found, "--provider: unknown provider '" + provider + "'"));
   }
   nlohmann::ordered_json out = nlohmann::ordered_json::array();
   std::vector<PriceQuote> shown;

@@ -71,7 +71,8 @@ int cmd_estimate(Args args) {
   const Evaluation& e = ev.value();
   if (e.hardware_error) return fail(*e.hardware_error);
   if (q.probe && !e.probe_gpu_matches) {
-    return fail({Errc::invalid_argument, probe_path + ": " + e.calibration_notes.front()});
+    return fail(
+        make_error(Errc::invalid_argument, probe_path + ": " + e.calibration_notes.front()));
   }
   if (!emit.empty()) {
     return print_launch_config(

@@ -54,7 +54,7 @@ int cmd_plan(Args args) {
   const Catalog& cat = catalog.value();
   const Query& q = query.value();
   if (!q.provider.empty() && !cat.find_provider(q.provider)) {
-    return fail({Errc::not_found, "--provider: unknown provider '" + q.provider + "'"});
+    return fail(make_error(Errc::not_found, "--provider: unknown provider '" + q.provider + "'"));
   }
   auto model = resolve_model(cat, q);
   if (!model.ok()) return fail(model.error());

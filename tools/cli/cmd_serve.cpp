@@ -25,9 +25,10 @@ Result<LoadCurve> read_curve(const std::string& spec, double rate) {
   }
   std::string text, error;
   if (!read_file(spec, text, error, 64 * 1024)) {
-    return Error{Errc::invalid_argument, "--load-curve: '" + spec +
-                                             "' is not flat, business-hours, diurnal or a file (" +
-                                             error + ")"};
+    return make_error(Errc::invalid_argument, "--load-curve: '" + spec +
+                                                  "' is not flat, business-hours, diurnal or a "
+                                                  "file (" +
+                                                  error + ")");
   }
   return parse_load_curve(text, spec);
 }

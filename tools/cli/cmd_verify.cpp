@@ -122,7 +122,7 @@ int cmd_verify(Args args) {
   auto text = read_bounded_file(path, kMaxProbeFileBytes);
   if (!text.ok()) return fail(text.error());
   auto f = signing::read_probe_file(text.value(), trusted);
-  if (!f.ok()) return fail({f.error().code, path + ": " + f.error().message});
+  if (!f.ok()) return fail(make_error(f.error().code, path + ": " + f.error().message));
   const ProbeFile& file = f.value();
   const bool ok = file.signature == ProbeSignature::valid && (trusted.empty() || file.trusted);
   if (json) {

@@ -86,7 +86,9 @@ struct ProbePayload {
 // A probe file as read by read_probe_file.
 struct ProbeFile {
   ProbeSignature signature = ProbeSignature::unsigned_file;
-  std::string reason;       // why the file is invalid or unsigned; empty when valid
+  std::string reason;                    // why the file is invalid or unsigned; empty when valid
+  Msg reason_id = Msg::none;             // the reason's message id (gpuplan/messages.h)
+  std::vector<std::string> reason_args;  // and its values
   std::string key_id;       // hex of the first 16 bytes of SHA-256(public key) of the verifying key
   std::string fingerprint;  // "SHA256:" + unpadded base64 of SHA-256(public key), as ssh prints
   std::string public_key;   // base64 of the verifying key (or of the first key when invalid)

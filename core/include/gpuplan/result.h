@@ -8,6 +8,9 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
+
+#include "gpuplan/messages.h"
 
 namespace gpuplan {
 
@@ -26,10 +29,14 @@ enum class Errc {
 // Short stable name of an error code, e.g. "schema_error".
 const char* errc_name(Errc code);
 
-// An error: code plus a one-line human-readable message.
+// An error: code plus a one-line human-readable message (English). Messages a user can cause
+// also carry a stable id and the values in them (gpuplan/messages.h), so a front end can show
+// them in another language; id is Msg::none for the rest.
 struct Error {
   Errc code;
   std::string message;
+  Msg id = Msg::none;
+  std::vector<std::string> args;
 };
 
 // A value or an error. Use ok() before value().
@@ -52,7 +59,12 @@ class [[nodiscard]] Result {
 
 // Builds an Error; a small helper so call sites stay on one line.
 inline Error make_error(Errc code, std::string message) {
-  return Error{code, std::move(message)};
+  return Error{code, std::move(message), Msg::none, {}};
+}
+// An error with a message id: the message is the id's English template filled with `args`.
+inline Error make_error(Errc code, Msg id, std::vector<std::string> args) {
+  std::string message = render_message(message_english(id), args);
+  return Error{code, std::move(message), id, std::move(args)};
 }
 
 }  // namespace gpuplan

@@ -1,0 +1,178 @@
+#pragma once
+// Stable ids for the core's error messages, so a front end can show them in its own language.
+//
+// Every message an Error can carry an id for is listed once below: its enum name, its stable id
+// (a short dotted string, never reused for another meaning) and its English template, where
+// {0}, {1}, ... stand for the Error's args. The core builds Error::message from the English
+// template (the CLI prints it as it is); the page looks the id up in its string table
+// (web/strings.inc, one "core_" entry per id: web_test checks every id has one) and renders its
+// Chinese template with the same args, or shows the English message when it has none.
+
+#include <string>
+#include <vector>
+
+namespace gpuplan {
+
+// X(name, "stable.id", "English template")
+#define GPUPLAN_MESSAGES(X)                                                                       \
+  /* Link and command-line values (query.cpp, request.cpp, the page's ids) */                     \
+  X(query_not_integer, "query.not_integer", "--{0}: '{1}' is not an integer")                     \
+  X(query_not_number, "query.not_number", "--{0}: '{1}' is not a number")                         \
+  X(query_not_bool, "query.not_bool", "--{0}: '{1}' is not true or false")                        \
+  X(query_not_one_of, "query.not_one_of", "--{0}: '{1}' is not one of {2}")                       \
+  X(query_not_one_of_or_empty, "query.not_one_of_or_empty",                                       \
+    "--{0}: '{1}' is not one of {2} (or empty)")                                                  \
+  X(query_not_module_list, "query.not_module_list",                                               \
+    "--{0}: '{1}' is not a comma-separated list of module names")                                 \
+  X(query_out_of_range, "query.out_of_range", "--{0}: {1} is out of range [{2}, {3}]")            \
+  X(query_empty_model, "query.empty_model", "--{0}: empty model id")                              \
+  X(query_unknown_option, "query.unknown_option", "--{0}: unknown option")                        \
+  X(query_tokens_and_epochs, "query.tokens_and_epochs", "give --tokens or --epochs, not both")    \
+  X(query_bad_version, "query.bad_version",                                                       \
+    "--v: schema version {0} is not supported (this build reads {1})")                            \
+  X(link_too_long, "link.too_long", "link state is longer than {0} characters")                   \
+  X(link_truncated_escape, "link.truncated_escape", "link state: truncated escape in '{0}'")      \
+  X(link_bad_escape, "link.bad_escape", "link state: bad escape in '{0}'")                        \
+  X(link_unknown_id, "link.unknown_id", "--{0}: unknown id '{1}'. Did you mean: {2}?")            \
+  /* Hardware and model lookups, parallelism (evaluate.cpp) */                                    \
+  X(eval_unknown_instance, "evaluate.unknown_instance",                                           \
+    "--instance: unknown instance '{0}' (run 'gpuplan instances')")                               \
+  X(eval_gpu_not_instance_gpu, "evaluate.gpu_not_instance_gpu",                                   \
+    "--gpu {0} does not match instance '{1}' ({2})")                                              \
+  X(eval_instance_gpu_count, "evaluate.instance_gpu_count",                                       \
+    "--gpus: an instance has its own GPU count (use --nodes)")                                    \
+  X(eval_count_needs_hardware, "evaluate.count_needs_hardware",                                   \
+    "--gpus and --nodes need --gpu or --instance")                                                \
+  X(eval_unknown_gpu, "evaluate.unknown_gpu", "--gpu: unknown GPU '{0}' (run 'gpuplan gpus')")    \
+  X(eval_unknown_gpu_like, "evaluate.unknown_gpu_like",                                           \
+    "--gpu: unknown GPU '{0}'; did you mean one of: {1}")                                         \
+  X(eval_nodes_need_instance, "evaluate.nodes_need_instance",                                     \
+    "--nodes needs --instance (a GPU alone is one box)")                                          \
+  X(eval_tp_pp_not_divide, "evaluate.tp_pp_not_divide",                                           \
+    "--tp x --pp = {0} does not divide the {1} GPUs")                                             \
+  X(eval_dp_tp_pp_not_equal, "evaluate.dp_tp_pp_not_equal",                                       \
+    "--dp x --tp x --pp = {0} does not equal the {1} GPUs")                                       \
+  X(eval_model_and_config, "evaluate.model_and_config", "give --model or --hf-config, not both")  \
+  X(eval_model_required, "evaluate.model_required", "--model ID or --hf-config FILE is required") \
+  X(eval_unknown_model, "evaluate.unknown_model",                                                 \
+    "--model: unknown model '{0}' (run 'gpuplan models' for the list)")                           \
+  X(eval_unknown_model_like, "evaluate.unknown_model_like",                                       \
+    "--model: unknown model '{0}'; did you mean one of: {1}")                                     \
+  /* Configurations the estimate refuses (estimate.cpp) */                                        \
+  X(est_qlora_needs_rank, "estimate.qlora_needs_rank", "QLoRA needs --lora-rank > 0")             \
+  X(est_sp_needs_tp, "estimate.sp_needs_tp", "sequence parallelism needs --tp > 1")               \
+  X(est_zero_train_only, "estimate.zero_train_only",                                              \
+    "--zero applies to training only (--mode train)")                                             \
+  X(est_grad_reduce_recipe, "estimate.grad_reduce_recipe",                                        \
+    "--grad-reduce applies to the mixed-bf16 and mixed-fp16 recipes, not {0}")                    \
+  X(est_batch_not_dp, "estimate.batch_not_dp", "--batch {0} is not divisible by --dp {1}")        \
+  X(est_batch_not_dp_micro, "estimate.batch_not_dp_micro",                                        \
+    "--batch {0} is not divisible by --dp x --micro-batch = {1}")                                 \
+  X(est_seq_vision, "estimate.seq_vision",                                                        \
+    "--seq does not apply to vision model '{0}'; use --resolution")                               \
+  X(est_resolution_patch, "estimate.resolution_patch",                                            \
+    "--resolution {0} is not a multiple of the patch size {1}")                                   \
+  X(est_resolution_language, "estimate.resolution_language",                                      \
+    "--resolution does not apply to language model '{0}'; use --seq")                             \
+  X(est_seq_required, "estimate.seq_required",                                                    \
+    "--seq is required for model '{0}' (it has no default)")                                      \
+  X(est_seq_too_long, "estimate.seq_too_long", "--seq {0} exceeds model '{1}' max_positions {2}") \
+  X(est_tp_heads, "estimate.tp_heads",                                                            \
+    "--tp {0} does not divide the attention heads ({1} query, {2} key/value heads)")              \
+  X(est_pp_layers, "estimate.pp_layers", "--pp {0} exceeds the {1} layers of model '{2}'")        \
+  X(est_lora_target, "estimate.lora_target", "LoRA target '{0}' matches no layer of model '{1}'") \
+  X(est_seq_image, "estimate.seq_image",                                                          \
+    "--seq does not apply to image model '{0}'; use --resolution")                                \
+  X(est_parallel_graph, "estimate.parallel_graph",                                                \
+    "--tp and --pp are modelled for transformers only; model '{0}' is a layer graph")             \
+  X(est_lora_graph, "estimate.lora_graph",                                                        \
+    "LoRA is modelled for transformers only; model '{0}' is a layer graph")                       \
+  X(est_resolution_required, "estimate.resolution_required",                                      \
+    "--resolution is required for model '{0}'")                                                   \
+  X(est_lora_train_only, "estimate.lora_train_only", "LoRA applies to training (--mode train)")   \
+  /* The planner (plan.cpp) */                                                                    \
+  X(plan_no_run_length, "plan.no_run_length",                                                     \
+    "give a run length: --tokens N, or --epochs N with --dataset-size N")                         \
+  X(plan_limits_negative, "plan.limits_negative",                                                 \
+    "--deadline-hours and --budget-usd must be positive numbers")                                 \
+  X(plan_train_only, "plan.train_only", "plan supports --mode train")                             \
+  X(plan_no_instance, "plan.no_instance",                                                         \
+    "no priced instance matches the filters (provider, region, compliance, minimum GPU memory, "  \
+    "precision support): relax them")                                                             \
+  X(plan_memory_binds, "plan.memory_binds",                                                       \
+    "memory binds: no configuration fits in GPU memory; the closest ({0}) is {1} short (try "     \
+    "--checkpointing full, a smaller --batch, more --max-nodes, or --lora-rank)")                 \
+  X(plan_deadline_binds, "plan.deadline_binds",                                                   \
+    "deadline binds: the fastest plan takes {0} h (relax --deadline-hours or --budget-usd, or "   \
+    "raise --max-nodes)")                                                                         \
+  X(plan_budget_binds, "plan.budget_binds",                                                       \
+    "budget binds: the cheapest plan costs {0} USD (relax --deadline-hours or --budget-usd, or "  \
+    "raise --max-nodes)")                                                                         \
+  /* Uploaded and catalog files (json_reader.h, hf_config.cpp, probe_file.cpp) */                 \
+  X(file_too_large, "file.too_large", "{0}: file is {1} bytes; the limit is {2} bytes")           \
+  X(file_empty, "file.empty", "{0}: file is empty")                                               \
+  X(file_too_deep, "file.too_deep", "{0}: nesting deeper than 64 levels")                         \
+  X(file_not_json, "file.not_json", "{0}: not valid JSON at line {1}, column {2}")                \
+  X(file_not_json_overflow, "file.not_json_overflow",                                             \
+    "{0}: not valid JSON at line {1}, column {2}: the number does not fit a double")              \
+  X(file_not_json_nan, "file.not_json_nan",                                                       \
+    "{0}: not valid JSON at line {1}, column {2}: JSON has no NaN or Infinity (write null or a "  \
+    "number)")                                                                                    \
+  X(file_bad_version, "file.bad_version",                                                         \
+    "{0}: schema_version {1} is not supported (this build reads {2}); update gpuplan or convert " \
+    "the file")                                                                                   \
+  X(file_missing_field, "file.missing_field", "{0}: {1}: missing required field")                 \
+  X(file_unknown_field, "file.unknown_field",                                                     \
+    "{0}: {1}: unknown field (check its spelling against the schema)")                            \
+  X(file_wrong_type, "file.wrong_type", "{0}: {1}: expected {2}, got {3}")                        \
+  X(file_out_of_range, "file.out_of_range", "{0}: {1}: {2} is out of range [{3}, {4}]")           \
+  X(file_unknown_value, "file.unknown_value",                                                     \
+    "{0}: {1}: unknown value '{2}' (expected one of: {3})")                                       \
+  X(config_model_type, "config.model_type",                                                       \
+    "{0}: model_type '{1}' is not supported (supported: {2})")                                    \
+  X(probe_signature_alg, "probe.signature_alg",                                                   \
+    "{0}: {1}.alg: '{2}' is not supported (expected Ed25519)")                                    \
+  X(probe_public_key, "probe.public_key", "{0}: {1}.public_key: expected base64 of 32 bytes")     \
+  X(probe_signature_bytes, "probe.signature_bytes", "{0}: {1}.sig: expected base64 of 64 bytes")  \
+  X(probe_payload_base64, "probe.payload_base64",                                                 \
+    "{0}: payload: not valid base64 (RFC 4648, padded)")                                          \
+  X(probe_too_many_signatures, "probe.too_many_signatures",                                       \
+    "{0}: signatures: {1} entries; at most {2} are read")                                         \
+  X(probe_payload_type, "probe.payload_type", "{0}: payloadType: '{1}' is not '{2}'")             \
+  /* Why a probe file's signature is invalid, or why it is unsigned (ProbeFile::reason) */        \
+  X(probe_sig_payload_type, "probe.sig_payload_type", "payloadType '{0}' is not '{1}'")           \
+  X(probe_sig_keyid, "probe.sig_keyid", "keyid {0} does not match the public key (expected {1})") \
+  X(probe_sig_not_verified, "probe.sig_not_verified",                                             \
+    "the Ed25519 signature does not verify: the payload, its type or the key was changed after "  \
+    "signing")                                                                                    \
+  X(probe_unsigned_bare, "probe.unsigned_bare",                                                   \
+    "the file is a bare payload without a signature envelope")                                    \
+  X(probe_unsigned_envelope, "probe.unsigned_envelope", "the envelope has no signatures")
+
+// One value per message; none: an Error without an id (shown in English everywhere).
+enum class Msg : int {
+#define GPUPLAN_MSG_ENUM(name, id, english) name,
+  GPUPLAN_MESSAGES(GPUPLAN_MSG_ENUM)
+#undef GPUPLAN_MSG_ENUM
+      none
+};
+
+// Every message with an id, in the order above.
+struct MessageSpec {
+  Msg msg;
+  const char* id;       // "query.out_of_range"
+  const char* english;  // "--{0}: {1} is out of range [{2}, {3}]"
+};
+const std::vector<MessageSpec>& message_specs();
+// The stable id of a message ("" for Msg::none).
+const char* message_id(Msg msg);
+// The English template of a message ("{0}" for Msg::none).
+const char* message_english(Msg msg);
+
+// A template with {0}, {1}, ... replaced by args (a placeholder with no arg stays as it is;
+// "{{" is not special: templates hold no other braces).
+std::string render_message(const std::string& templ, const std::vector<std::string>& args);
+// The placeholder numbers a template uses, sorted and unique ({1} and {0} -> 0, 1).
+std::vector<int> message_placeholders(const std::string& templ);
+
+}  // namespace gpuplan
