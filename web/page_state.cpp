@@ -86,7 +86,7 @@ ServeRequest lenient_serve(Args args, std::vector<LinkProblem>& problems) {
     const std::string key = key_of(r.error());
     const auto it =
         std::find_if(args.begin(), args.end(), [&](const auto& kv) { return kv.first == key; });
-    problems.push_back({key, r.error().message, ""});
+    problems.push_back({key, r.error(), ""});
     if (key.empty() || it == args.end()) break;
     args.erase(it);
   }

@@ -510,13 +510,13 @@ struct ServeKeySpec {
 };
 
 std::optional<Error> read_serve_model(ServeRequest& r, const std::string& k, const std::string& v) {
-  if (v.empty()) return make_error(Errc::invalid_argument, "--" + k + ": empty model id");
+  if (v.empty()) return make_error(Errc::invalid_argument, Msg::query_empty_model, {k});
   r.model = v;
   return std::nullopt;
 }
 
 std::optional<Error> read_percentile(ServeRequest& r, const std::string& k, const std::string& v) {
-  if (v != "50" && v != "90" && v != "99") return not_a(k, v, "one of 50, 90, 99");
+  if (v != "50" && v != "90" && v != "99") return not_a(Msg::query_not_one_of, k, v, "50, 90, 99");
   r.percentile = std::stoi(v);
   return std::nullopt;
 }
@@ -584,7 +584,7 @@ Result<ServeRequest> parse_serve_request(const Args& args) {
     const auto spec = std::find_if(specs.begin(), specs.end(),
                                    [&](const ServeKeySpec& s) { return key == s.key; });
     if (spec == specs.end())
-      return make_error(Errc::invalid_argument, "--" + key + ": unknown option");
+      return make_error(Errc::invalid_argument, Msg::query_unknown_option, {key});
     if (auto err = spec->apply(r, key, kv.second)) return *err;
   }
   return r;

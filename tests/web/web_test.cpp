@@ -163,7 +163,7 @@ TEST(Compute, PublishedRunOfTheSetupBesideThePrediction) {
       page_state_from_query("model=resnet50&batch=256&precision=amp-fp16&gpu=a100-sxm4-80gb")
           .value();
   const Computed c = compute(catalog(), s, nullptr);
-  ASSERT_EQ(c.published.size(), 1u) << c.error;
+  ASSERT_EQ(c.published.size(), 1u) << c.error.message;
   const PublishedComparison& p = c.published[0];
   EXPECT_EQ(p.run.row.id, "T002");
   EXPECT_EQ(published_measured_text(p).rfind("measured: 2,470 img/s (NVIDIA DeepLearningExamples, "
@@ -200,7 +200,7 @@ TEST(Compute, MeasuredRunBesideThePrediction) {
   f.measured = run.value();
   const PageState s = page_state_from_query("model=resnet18&batch=16&gpu=a100-sxm4-80gb").value();
   const Computed c = compute(catalog(), s, nullptr, &f);
-  ASSERT_TRUE(c.measured_run && c.time) << c.error;
+  ASSERT_TRUE(c.measured_run && c.time) << c.error.message;
   EXPECT_DOUBLE_EQ(c.measured_run->measured_step_s, 0.02);
   EXPECT_DOUBLE_EQ(c.measured_run->predicted_step_s, c.time->step_s);
   const auto rows = measured_rows(c, *f.measured);
@@ -253,7 +253,7 @@ constexpr const char* kServeLink =
 TEST(Serving, ALinkWithServeKeysOpensTheServingTabAndRoundTrips) {
   ParsedLink link = page_state_from_link(kServeLink);
   check_link_ids(catalog(), link);
-  ASSERT_TRUE(link.problems.empty()) << link.problems.front().message;
+  ASSERT_TRUE(link.problems.empty()) << link.problems.front().error.message;
   const PageState& s = link.state;
   EXPECT_EQ(s.tab, Tab::serving);
   EXPECT_EQ(s.request.model, "llama-3-8b");
@@ -275,8 +275,8 @@ TEST(Serving, ALinkWithServeKeysOpensTheServingTabAndRoundTrips) {
 TEST(Serving, ABadServeKeyFallsBackAndKeepsTheRest) {
   ParsedLink link = page_state_from_link("model=llama-3-8b&rate=12&tp=99&kv=fp4");
   ASSERT_EQ(link.problems.size(), 2u);
-  EXPECT_EQ(link.problems[0].message, "--tp: 99 is out of range [1, 64]");
-  EXPECT_EQ(link.problems[1].message, "--kv: 'fp4' is not one of bf16, fp8");
+  EXPECT_EQ(link.problems[0].error.message, "--tp: 99 is out of range [1, 64]");
+  EXPECT_EQ(link.problems[1].error.message, "--kv: 'fp4' is not one of bf16, fp8");
   EXPECT_EQ(link.state.serve.rate_per_s, 12);
   EXPECT_EQ(link.state.serve.tp, 0);
   EXPECT_EQ(link.state.tab, Tab::serving);

@@ -131,14 +131,14 @@ int cmd_serve(Args args) {
   if (!catalog.ok()) return fail(catalog.error());
   const Catalog& cat = catalog.value();
   const Model* model = cat.find_model(model_id);
-  if (!model) return fail({Errc::not_found, "--model: unknown model '" + model_id + "'"});
+  if (!model) return fail(make_error(Errc::not_found, "--model: unknown model '" + model_id + "'"));
   if (!q.gpu.empty()) {
     const Gpu* g = cat.find_gpu(q.gpu);
-    if (!g) return fail({Errc::not_found, "--gpu: unknown GPU '" + q.gpu + "'"});
+    if (!g) return fail(make_error(Errc::not_found, "--gpu: unknown GPU '" + q.gpu + "'"));
     q.gpu = g->id;
   }
   if (!q.instance.empty() && !cat.find_instance(q.instance)) {
-    return fail({Errc::not_found, "--instance: unknown instance '" + q.instance + "'"});
+    return fail(make_error(Errc::not_found, "--instance: unknown instance '" + q.instance + "'"));
   }
   auto serving = serving_assumptions(embedded_data_files());
   if (!serving.ok()) return fail(serving.error());

@@ -325,8 +325,8 @@ Result<ServePlan> plan_serving(const Catalog& catalog, const ServingAssumptions&
 struct ServeEvaluation {
   std::string gpu;
   int tp = 1;
-  std::optional<ServeOption> option;        // nullopt: the replica does not fit (see error)
-  Error error{Errc::invalid_argument, ""};  // empty message: none
+  std::optional<ServeOption> option;  // nullopt: the replica does not fit (see error)
+  Error error = make_error(Errc::invalid_argument, "");  // empty message: none
 };
 struct ServeSearch {
   std::vector<std::pair<std::string, int>> pending;  // (GPU id, TP) to evaluate, in order
