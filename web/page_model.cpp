@@ -46,24 +46,6 @@ Query query_for(const PageState& state, const ProbeFile* probe, const ProbeFile*
   return q;
 }
 
-// Micro-batch "auto": the largest micro-batch (a divisor of the batch per replica) whose
-// estimate fits the GPU, rather than the whole batch per replica at once. Returns 0 when the
-// whole batch fits or nothing does.
-int64_t largest_fitting_micro_batch(const Evaluation& ev) {
-  const Setup& setup = ev.query.request.setup;
-  if (setup.micro_batch != 0 || ev.fit.fits || !ev.gpu) return 0;
-  const int64_t per_replica = ev.estimate.global_batch / std::max(1, setup.dp);
-  for (int64_t micro = per_replica - 1; micro >= 1; --micro) {
-    if (per_replica % micro != 0) continue;
-    Setup trial = setup;
-    trial.global_batch = ev.estimate.global_batch;
-    trial.micro_batch = micro;
-    auto t = estimate(ev.model, trial);
-    if (t.ok() && t.value().memory.total() <= ev.gpu->memory_bytes) return micro;
-  }
-  return 0;
-}
-
 void fill(const Evaluation& ev, Computed& c) {
   c.model = ev.model;
   c.estimate = ev.estimate;
@@ -283,18 +265,13 @@ void UiActions::merge(UiActions&& later) {
 Computed compute(const Catalog& catalog, const PageState& state, const ProbeFile* probe,
                  const ProbeFile* measured) {
   // The core's one call (evaluate.h), as the CLI makes it: the same query gives the same time
-  // and cost. The page adds one choice of its own: micro-batch "auto" takes the largest that fits.
+  // and cost (micro-batch "auto" included).
   Computed c;
-  Query q = query_for(state, probe, measured);
+  const Query q = query_for(state, probe, measured);
   auto ev = evaluate(catalog, q);
   if (!ev.ok()) {
     c.error = ev.error();
     return c;
-  }
-  if (const int64_t micro = largest_fitting_micro_batch(ev.value())) {
-    q.request.setup.micro_batch = micro;
-    auto fitted = evaluate(catalog, q);
-    if (fitted.ok()) ev = std::move(fitted);
   }
   fill(ev.value(), c);
   return c;

@@ -289,7 +289,9 @@ Result<Query> resolve_defaults(const Catalog& catalog, const Model& model, Query
   return q;
 }
 
-Result<Evaluation> evaluate(const Catalog& catalog, const Query& query) {
+namespace {
+
+Result<Evaluation> evaluate_setup(const Catalog& catalog, const Query& query) {
   auto model = resolve_model(catalog, query);
   if (!model.ok()) return model.error();
   auto hw = find_hardware(catalog, query);
@@ -317,6 +319,38 @@ Result<Evaluation> evaluate(const Catalog& catalog, const Query& query) {
                            nearest_band(catalog.accuracy.memory, ev.family));
   ev.hardware_error = time_on_hardware(catalog, ev);
   measured_beside(catalog, ev);
+  return ev;
+}
+
+// Micro-batch "auto": the largest micro-batch (a divisor of the batch per replica) whose estimate
+// fits the GPU. 0 when the micro-batch was given, the whole batch fits, or nothing does.
+int64_t largest_fitting_micro_batch(const Evaluation& ev) {
+  const Setup& setup = ev.query.request.setup;
+  if (setup.micro_batch != 0 || ev.fit.fits || !ev.gpu) return 0;
+  const int64_t per_replica = ev.estimate.global_batch / std::max(1, setup.dp);
+  for (int64_t micro = per_replica - 1; micro >= 1; --micro) {
+    if (per_replica % micro != 0) continue;
+    Setup trial = setup;
+    trial.global_batch = ev.estimate.global_batch;
+    trial.micro_batch = micro;
+    auto t = estimate(ev.model, trial);
+    if (t.ok() && t.value().memory.total() <= ev.gpu->memory_bytes) return micro;
+  }
+  return 0;
+}
+
+}  // namespace
+
+Result<Evaluation> evaluate(const Catalog& catalog, const Query& query) {
+  auto ev = evaluate_setup(catalog, query);
+  if (!ev.ok()) return ev;
+  if (const int64_t micro = largest_fitting_micro_batch(ev.value())) {
+    Query fitted = query;
+    fitted.request.setup.global_batch = ev.value().estimate.global_batch;
+    fitted.request.setup.micro_batch = micro;
+    auto again = evaluate_setup(catalog, fitted);
+    if (again.ok()) return again;
+  }
   return ev;
 }
 

@@ -123,6 +123,26 @@ TEST(Evaluate, SaysWhatToChangeWhenItDoesNotFit) {
   EXPECT_EQ(small.fit.advice, "");
 }
 
+// Micro-batch "auto" (not given): the whole batch when it fits, else the largest divisor of the
+// batch per replica that fits, with gradient accumulation for the rest; a given one is kept.
+TEST(Evaluate, AnUnsetMicroBatchIsTheLargestThatFits) {
+  const std::string link = "model=gpt2-medium&batch=64&seq=1024&precision=amp-bf16&gpu=t4";
+  const Evaluation ev = evaluated(link);
+  EXPECT_TRUE(ev.fit.fits);
+  const int64_t micro = ev.estimate.micro_batch;
+  EXPECT_LT(micro, 64);
+  EXPECT_EQ(64 % micro, 0);
+  EXPECT_EQ(ev.estimate.global_batch, 64);
+  EXPECT_EQ(ev.estimate.grad_accum_steps, 64 / micro);
+  // The next larger divisor does not fit: the choice is the largest.
+  int64_t next = micro + 1;
+  while (64 % next != 0) ++next;
+  EXPECT_FALSE(evaluated(link + "&micro-batch=" + std::to_string(next)).fit.fits);
+  // A micro-batch given by the user is theirs, fitting or not.
+  EXPECT_EQ(evaluated(link + "&micro-batch=64").estimate.micro_batch, 64);
+  EXPECT_FALSE(evaluated(link + "&micro-batch=64").fit.fits);
+}
+
 TEST(Evaluate, NamesTheFieldOfEachError) {
   EXPECT_EQ(error_of("model=gpt2-small&gpu=h9000"),
             "--gpu: unknown GPU 'h9000' (run 'gpuplan gpus')");

@@ -82,6 +82,8 @@ Result<Model> resolve_model(const Catalog& catalog, const Query& query);
 Result<Query> resolve_defaults(const Catalog& catalog, const Model& model, Query query);
 
 // The whole chain. Errors: an unknown model, GPU or instance, an invalid setup or parallelism.
+// A micro-batch left unset ("auto") is the whole batch per replica when that fits the GPU, else
+// the largest divisor of it that does (gradient accumulation makes up the rest).
 Result<Evaluation> evaluate(const Catalog& catalog, const Query& query);
 
 // The planner's query for `query` (its workload and limits, defaults resolved).
