@@ -30,6 +30,7 @@ App::App(const Catalog& catalog, ProbeCrypto crypto) : catalog_(catalog), crypto
 
 void App::catalog_changed() {
   if (m_.c.model || !m_.c.error.message.empty()) recompute();
+  serve_key_.clear();  // a serving plan made before the instances arrived starts again
 }
 
 void App::set_default_language(const std::string& code) {

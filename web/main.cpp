@@ -49,9 +49,10 @@ std::vector<DataFile> catalog_files(bool all) {
   return files;
 }
 
-// Whether a link needs the instances from the start: it names one, or opens a tab listing them.
+// Whether a link needs the instances from the start: it names one, or opens a tab listing them
+// (the Serving tab ranks them; a serve key opens it).
 bool link_needs_instances(const std::string& link) {
-  for (const char* key : {"instance=", "tab=hardware", "tab=plans"}) {
+  for (const char* key : {"instance=", "tab=hardware", "tab=plans", "tab=serving", "rate="}) {
     if (link.find(key) != std::string::npos) return true;
   }
   return false;

@@ -44,9 +44,9 @@ export async function launch() {
 }
 
 // Waits until the app has published a state for which `predicate(state)` holds.
-export async function waitForState(page, predicate = 'true') {
+export async function waitForState(page, predicate = 'true', timeout = 20000) {
   await page.waitForFunction(`window.gpuplanState !== undefined && ((s) => ${predicate})(window.gpuplanState)`,
-                             null, { timeout: 20000 });
+                             null, { timeout });
   return page.evaluate(() => window.gpuplanState);
 }
 
