@@ -13,7 +13,7 @@ FUZZ_SECONDS ?= 60
 export NODE_PATH := /usr/share/nodejs
 export GPUPLAN_CACHE ?= $(HOME)/.cache/gpuplan
 
-.PHONY: all deps native wasm test test-native test-wasm test-sanitize test-fuzz run bench sanitize fuzz-build fuzz \
+.PHONY: all deps native wasm test test-native test-wasm test-sanitize test-fuzz run bench sanitize fuzz \
         desktop site clean
 
 all: native wasm
@@ -34,8 +34,10 @@ test: native wasm
 	ctest --preset wasm -j$(JOBS)
 	@$(MAKE) --no-print-directory test-sanitize test-fuzz
 
-# The core tests and the CLI's behaviour tests under AddressSanitizer + UndefinedBehaviorSanitizer
-# (build/sanitize: only core_test and gpuplan are built).
+# One clang build (build/sanitize, -O1, AddressSanitizer + UndefinedBehaviorSanitizer) holds the
+# core tests, the CLI and a libFuzzer target for every parser (tests/fuzz). make test runs the core
+# tests and the CLI's behaviour tests there, replays each seed corpus and fuzzes a few seconds
+# (FUZZ_TEST_SECONDS); make fuzz runs each target for FUZZ_SECONDS.
 sanitize: deps
 	cmake --preset sanitize >/dev/null
 	cmake --build --preset sanitize -j$(JOBS)
@@ -43,17 +45,11 @@ sanitize: deps
 test-sanitize: sanitize
 	ctest --preset sanitize -j$(JOBS)
 
-# libFuzzer targets for every parser (clang, build/fuzz; tests/fuzz). make test replays each seed
-# corpus and fuzzes a few seconds (FUZZ_TEST_SECONDS); make fuzz runs each for FUZZ_SECONDS.
-fuzz-build: deps
-	cmake --preset fuzz >/dev/null
-	cmake --build --preset fuzz -j$(JOBS)
-
-test-fuzz: fuzz-build
+test-fuzz: sanitize
 	ctest --preset fuzz -j$(JOBS)
 
-fuzz: fuzz-build
-	@scripts/fuzz-all.sh build/fuzz $(FUZZ_SECONDS) $(JOBS)
+fuzz: sanitize
+	@scripts/fuzz-all.sh build/sanitize $(FUZZ_SECONDS) $(JOBS)
 
 run: wasm
 	@scripts/serve.sh build/wasm/site $(PORT)

@@ -30,10 +30,18 @@ if [ "${1:-}" = "--fix" ]; then
   echo "check-format: formatted ${#files[@]} files"
   exit 0
 fi
+# One clang-format process for all files (starting one per file took 40 s); it names each file
+# that differs in its "path:line:col: error:" lines.
+report=$("$clang_format" --dry-run --Werror "${files[@]}" 2>&1 >/dev/null)
+status=$?
 bad=()
-for f in "${files[@]}"; do
-  "$clang_format" --dry-run --Werror "$f" >/dev/null 2>&1 || bad+=("$f")
-done
+while IFS= read -r f; do [ -n "$f" ] && bad+=("$f"); done < <(
+  sed -n 's/^\(.*\):[0-9]*:[0-9]*: error: code should be clang-formatted.*/\1/p' <<<"$report" | sort -u)
+if [ "$status" -ne 0 ] && [ "${#bad[@]}" -eq 0 ]; then
+  echo "check-format: $clang_format failed:"
+  echo "$report" | head -20
+  exit 1
+fi
 if [ "${#bad[@]}" -gt 0 ]; then
   echo "check-format: ${#bad[@]} of ${#files[@]} files are not formatted per .clang-format:"
   printf '  %s\n' "${bad[@]}"

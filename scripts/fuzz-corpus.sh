@@ -3,7 +3,7 @@
 # OUT/seeds/<target>/: catalogs from data/, Hugging Face configs from tests/fixtures/hf, the
 # validation CSVs, probe fixtures, the share links written in docs and tests, and the small
 # hand-written seeds in tests/fuzz/seeds. Files are named by content hash, so reruns add nothing.
-# Usage: scripts/fuzz-corpus.sh OUT (e.g. build/fuzz/fuzz)
+# Usage: scripts/fuzz-corpus.sh OUT (e.g. build/sanitize/fuzz)
 set -euo pipefail
 out=${1:?usage: fuzz-corpus.sh OUT}
 root=$(cd "$(dirname "$0")/.." && pwd)

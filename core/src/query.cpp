@@ -11,6 +11,15 @@
 namespace gpuplan {
 namespace {
 
+// The names of a key table's entries, in its order.
+template <typename Spec>
+std::vector<std::string> keys_of(const std::vector<Spec>& specs) {
+  std::vector<std::string> keys;
+  keys.reserve(specs.size());
+  for (const auto& s : specs) keys.emplace_back(s.key);
+  return keys;
+}
+
 // Applies one key's value to a query; returns the error, if any.
 using Apply =
     std::function<std::optional<Error>(Query&, const std::string& key, const std::string& value)>;
@@ -355,20 +364,12 @@ Result<double> parse_bounded_number(const std::string& key, const std::string& t
 }
 
 const std::vector<std::string>& query_keys() {
-  static const std::vector<std::string> keys = [] {
-    std::vector<std::string> k;
-    for (const auto& s : key_specs()) k.emplace_back(s.key);
-    return k;
-  }();
+  static const std::vector<std::string> keys = keys_of(key_specs());
   return keys;
 }
 
 const std::vector<std::string>& request_keys() {
-  static const std::vector<std::string> keys = [] {
-    std::vector<std::string> k;
-    for (const auto& s : setup_keys()) k.emplace_back(s.key);
-    return k;
-  }();
+  static const std::vector<std::string> keys = keys_of(setup_keys());
   return keys;
 }
 
@@ -564,11 +565,7 @@ const std::vector<ServeKeySpec>& serve_key_specs() {
 }  // namespace
 
 const std::vector<std::string>& serve_keys() {
-  static const std::vector<std::string> keys = [] {
-    std::vector<std::string> k;
-    for (const auto& s : serve_key_specs()) k.emplace_back(s.key);
-    return k;
-  }();
+  static const std::vector<std::string> keys = keys_of(serve_key_specs());
   return keys;
 }
 
