@@ -1,22 +1,12 @@
 // The calculator in real headless Chromium: it renders, computes what the native core computes,
 // follows the URL, takes typed input, and supports back/forward.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { serve, launch, waitForState, cliJson, screenshot, webDir, clickWidget } from './harness.mjs';
+import { useBrowser, waitForState, cliJson, screenshot, clickWidget } from './harness.mjs';
 
-let server, browser, page;
+let server, page;
 
-before(async () => {
-  assert.ok(webDir, 'GPUPLAN_WEB_DIR must point at the built page (make wasm)');
-  server = await serve(webDir);
-  browser = await launch();
-  page = await browser.newPage({ viewport: { width: 1100, height: 720 } });
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+useBrowser({ width: 1100, height: 720 }, (s) => ({ server, page } = s));
 
 test('page renders the ImGui UI (screenshot is not blank)', async () => {
   await page.goto(`${server.url}/index.html#model=gpt2-small&batch=8&precision=amp-bf16`);

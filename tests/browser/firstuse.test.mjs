@@ -2,21 +2,13 @@
 // engineer comparing 8xA100 and 8xH100 across AWS and Lambda, and a link with one bad field;
 // numbers typed as people type them, the wheel, Escape, "Copy link", and a phone's width.
 // Screenshots at 1366x800 and 390x844 go to test-artifacts/.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { serve, launch, waitForState, screenshot, webDir, widget, clickWidget, cliJson } from './harness.mjs';
+import { useBrowser, waitForState, screenshot, widget, clickWidget, cliJson } from './harness.mjs';
 
 let server, browser;
 
-before(async () => {
-  server = await serve(webDir);
-  browser = await launch();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+useBrowser(null, (s) => ({ server, browser } = s));
 
 async function open(hash, width = 1366, height = 800) {
   const ctx = await browser.newContext({ viewport: { width, height }, locale: 'en-US' });

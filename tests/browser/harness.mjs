@@ -5,6 +5,8 @@ import { readFile, mkdir, writeFile } from 'node:fs/promises';
 import { extname, join, normalize } from 'node:path';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
+import { before, after } from 'node:test';
+import assert from 'node:assert/strict';
 import { chromium } from 'playwright-core';
 
 const types = { '.html': 'text/html', '.js': 'text/javascript', '.wasm': 'application/wasm',
@@ -40,6 +42,23 @@ export async function launch() {
     args: ['--no-sandbox', '--disable-gpu', '--enable-unsafe-swiftshader', '--use-gl=angle',
            '--use-angle=swiftshader', '--disable-quic', '--no-first-run',
            '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+}
+
+// Serves the built page and launches Chromium before a test file's tests, and closes both after
+// them. `receive` gets { server, browser, page }; page is opened only when a viewport is given.
+export function useBrowser(viewport, receive) {
+  let session = null;
+  before(async () => {
+    assert.ok(webDir, 'GPUPLAN_WEB_DIR must point at the built page (make wasm)');
+    const server = await serve(webDir);
+    const browser = await launch();
+    session = { server, browser, page: viewport ? await browser.newPage({ viewport }) : null };
+    receive(session);
+  });
+  after(async () => {
+    await session?.browser.close();
+    await session?.server.close();
   });
 }
 

@@ -1,23 +1,15 @@
 // The calculator in Chinese: ?lang=zh shows Chinese in the DOM mirror and on the canvas (with the
 // font subset fetched only then), the in-page switch goes back to English, and the numbers are
 // the same in both languages.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { serve, launch, waitForState, screenshot, webDir, clickWidget } from './harness.mjs';
+import { useBrowser, waitForState, screenshot, clickWidget } from './harness.mjs';
 
 let server, browser;
 const hash = '#model=llama-2-7b&batch=16&precision=bf16&gpu=h100-sxm5-80gb&gpus=8&zero=3&tokens=1e9&instance=aws-p5.48xlarge';
 const cjk = /[\u4e00-\u9fff]/;
 
-before(async () => {
-  server = await serve(webDir);
-  browser = await launch();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+useBrowser(null, (s) => ({ server, browser } = s));
 
 async function open(query, locale) {
   const ctx = await browser.newContext({ viewport: { width: 1366, height: 800 }, locale });

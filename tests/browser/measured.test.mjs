@@ -3,28 +3,21 @@
 // same comparison as `gpuplan estimate --json`); a signed gpuplan-measure file made on the CPU
 // loads like a probe file and shows measured vs predicted, memory marked absent; a mutated one is
 // rejected with an error on the page.
-import { test, before, after } from 'node:test';
+import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { serve, launch, waitForState, cliJson, screenshot, webDir, widget, clickWidget } from './harness.mjs';
+import { useBrowser, waitForState, cliJson, screenshot, widget, clickWidget } from './harness.mjs';
 
 const repo = new URL('../..', import.meta.url).pathname;
 // gpuplan-measure timing a tiny MLP on the CPU, signed with the test key (tests/measure/make_fixture.sh).
 const measuredFile = join(repo, 'tests/measure/fixtures/cpu-mlp.measured.json');
-let server, browser, page, dir;
+let server, page, dir;
 
+useBrowser({ width: 1280, height: 1000 }, (s) => ({ server, page } = s));
 before(async () => {
-  server = await serve(webDir);
-  browser = await launch();
-  page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
   dir = await mkdtemp(join(tmpdir(), 'gpuplan-measured-'));
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
 });
 
 async function open(hash) {

@@ -1,30 +1,23 @@
 // The calculator's panels in headless Chromium: uploads (config.json, probe files, bad files),
 // plans, hardware tables, exports, the copy-link button, high-DPI, resize, touch, and that the
 // page never talks to another origin.
-import { test, before, after } from 'node:test';
+import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { serve, launch, waitForState, cliJson, screenshot, webDir, widget, clickWidget } from './harness.mjs';
+import { useBrowser, waitForState, cliJson, screenshot, widget, clickWidget } from './harness.mjs';
 
 const run = promisify(execFile);
 const probeBin = process.env.GPUPLAN_PROBE;
 const repo = new URL('../..', import.meta.url).pathname;
 let server, browser, page, dir;
 
+useBrowser({ width: 1280, height: 800 }, (s) => ({ server, browser, page } = s));
 before(async () => {
-  server = await serve(webDir);
-  browser = await launch();
-  page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
   dir = await mkdtemp(join(tmpdir(), 'gpuplan-browser-'));
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
 });
 
 async function open(hash) {

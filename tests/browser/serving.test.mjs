@@ -1,23 +1,13 @@
 // The Serving tab in real headless Chromium: a link with `gpuplan serve`'s options opens it,
 // the simulation runs in slices while the page keeps drawing, and the replicas and monthly
 // costs it shows equal the native CLI's for the same options.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { serve, launch, waitForState, cliJson, screenshot, webDir, widget } from './harness.mjs';
+import { useBrowser, waitForState, cliJson, screenshot, widget } from './harness.mjs';
 
-let server, browser, page;
+let server, page;
 
-before(async () => {
-  assert.ok(webDir, 'GPUPLAN_WEB_DIR must point at the built page (make wasm)');
-  server = await serve(webDir);
-  browser = await launch();
-  page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+useBrowser({ width: 1280, height: 900 }, (s) => ({ server, page } = s));
 
 // Counts animation frames until the Serving tab has a result, and the longest gap between two:
 // a page frozen by the simulation would draw few frames with a long gap.
