@@ -59,9 +59,13 @@ PRECISIONS = {"tf32": "tf32", "fp32": "fp32", "amp-fp16": "amp-fp16"}
 #   kernel as PyTorch's own LayerNorm is, and the attention's scale, mask add, softmax and dropout
 #   run as separate eager kernels;
 # - SQuAD inference: run_squad.py calls model.half() when it does not train: pure fp16.
-# TF32/FP32 rows keep their precision; Transformer-XL is plain eager PyTorch.
+# Transformer-XL (pytorch/train.py@f838cf32, the code of the pytorch-20.06 tables: --amp_mode
+# default O2; README: "Apex AMP, with O2 optimization level") is plain eager PyTorch under apex amp
+# O2: mixed-fp16, unfused. TF32/FP32 rows keep their precision.
 def recipe(model, row):
     precision = PRECISIONS[row["precision"]]
+    if model.startswith("transformer-xl"):
+        return ("mixed-fp16" if precision == "amp-fp16" else precision), ""
     if not model.startswith("bert"):
         return precision, ""
     if model == "bert-large" and "pytorch:21.11" in row["source"]:

@@ -41,8 +41,12 @@ class Recipe(unittest.TestCase):
     def test_pretraining_in_19_07_is_apex_o2_unfused(self):
         self.assertEqual(conv.recipe("bert-large", row("amp-fp16", "train", OLD)), ("mixed-fp16", ""))
 
+    def test_transformer_xl_mixed_precision_is_apex_o2_unfused(self):
+        self.assertEqual(conv.recipe("transformer-xl-base", row("amp-fp16", "train", OLD)), ("mixed-fp16", ""))
+        self.assertEqual(conv.recipe("transformer-xl-large", row("tf32", "train", OLD)), ("tf32", ""))
+
     def test_other_models_are_untouched(self):
-        self.assertEqual(conv.recipe("transformer-xl-base", row("amp-fp16", "train", NEW)), ("amp-fp16", ""))
+        self.assertEqual(conv.recipe("resnet50", row("amp-fp16", "train", NEW)), ("amp-fp16", ""))
         self.assertEqual(conv.recipe("resnet50", row("tf32", "train", OLD)), ("tf32", ""))
 
 
