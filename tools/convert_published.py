@@ -138,6 +138,9 @@ def dle_tables(root, shared):
             "Aggregate throughput over num_gpus on NVIDIA DGX systems (NVLink/NVSwitch, NGC containers, DALI input): "
             "plain PyTorch on cloud VMs is usually slower.",
             "'amp-fp16' is automatic mixed precision; 'tf32' rows are FP32 runs on A100 TF32 tensor cores.",
+            "BERT and Transformer-XL rows the tables call mixed precision ran apex amp O2 (fp16 weights, fp32 "
+            "masters: 'mixed-fp16'), or model.half() for SQuAD inference ('fp16'), except BERT pre-training in "
+            "pytorch:21.11 (autocast); see tools/convert_dle_throughput.py.",
         ]
     return tables
 
