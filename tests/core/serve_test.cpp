@@ -114,6 +114,46 @@ TEST(ServeStep, ElementwiseTrafficOfTheHiddenStateIsReplicatedUnderTensorParalle
                    100 * r2.elementwise_bytes_per_token / r2.hbm_bytes_per_s);
 }
 
+// Llama 3 8B (32 layers, hidden 4096), 256 sequences decoding: each layer all-reduces twice a
+// 256 x 4096 x 2-byte tensor (2,097,152 bytes); a ring moves 2 (n-1)/n of it per GPU.
+double decode_comm_s(const std::string& gpu, int tp) {
+  ServeConfig c;
+  c.tp = tp;
+  c.runtime = Runtime::trtllm;
+  StepLoad load;
+  load.decode_seqs = 256;
+  load.decode_context = 256 * 1000;
+  return step_time(replica("llama-3-8b", gpu, c), load).comm_s;
+}
+
+TEST(ServeComm, TensorParallelAllReduceOverPcieIsNcclThroughTheHost) {
+  // L40S (PCIe 4.0 x16: 16 GT/s x 16 x 128/130 / 8 = 31.508 GB/s per direction), TP 8: NCCL
+  // ring at 0.444 of it (13.989 GB/s) and 42 us a call: 64 x (42 us + 3,670,016 B / 13.989 GB/s).
+  EXPECT_NEAR(decode_comm_s("l40s", 8), 64 * (42e-6 + 3670016 / 13.9896e9), 1e-5);
+  // TP 4: 0.556 of the x16 rate, 2 x 3/4 of the tensor.
+  EXPECT_NEAR(decode_comm_s("l40s", 4), 64 * (42e-6 + 3145728 / 17.5186e9), 1e-5);
+  // TP 2: one PCIe hop at the copy efficiency 0.781, half the tensor each way.
+  EXPECT_NEAR(decode_comm_s("l40s", 2), 64 * (42e-6 + 2097152 / 24.6077e9), 1e-5);
+  // H100 SXM over NVLink (450 GB/s per direction x 0.822): TensorRT-LLM's own kernel, 5.7 us.
+  EXPECT_NEAR(decode_comm_s("h100-sxm5-80gb", 8), 64 * (5.7e-6 + 3670016 / 369.9e9), 1e-6);
+  EXPECT_GT(decode_comm_s("l40s", 8), 15 * decode_comm_s("h100-sxm5-80gb", 8));
+}
+
+TEST(ServeComm, APcieCardsNvlinkBridgeJoinsTwoGpusOnly) {
+  // A100 PCIe: NVLink bridge at TP 2 (the runtime's kernel), PCIe and NCCL from TP 4.
+  ServeConfig c;
+  c.runtime = Runtime::trtllm;
+  c.tp = 2;
+  const ReplicaModel two = replica("llama-3-8b", "a100-pcie-80gb", c);
+  EXPECT_FALSE(two.pcie_allreduce);
+  EXPECT_DOUBLE_EQ(two.allreduce_latency_s, serving().trtllm.allreduce_latency_s);
+  c.tp = 4;
+  const ReplicaModel four = replica("llama-3-8b", "a100-pcie-80gb", c);
+  EXPECT_TRUE(four.pcie_allreduce);
+  EXPECT_DOUBLE_EQ(four.allreduce_latency_s, 42e-6);
+  EXPECT_LT(four.link_busbw_bytes_per_s, two.link_busbw_bytes_per_s / 10);
+}
+
 TEST(ServeStep, GemmQuantisationHandCounts) {
   Efficiencies e;
   e.gemm_tile_rows = 256;
