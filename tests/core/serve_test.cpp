@@ -186,6 +186,26 @@ TEST(ServeStep, PrefillMatmulsPayForWholeWaves) {
   EXPECT_GE(step_time(r, decode).weights_s, flops / r.compute_flop_per_s);
 }
 
+TEST(ServeStep, L40sPrefillMatmulsPayForWholeWavesOf142Sms) {
+  // L40S: 142 SMs (AD102). Llama 3 8B, 2048 prompt tokens in 256 x 128 tiles: QKV 8 x 48 = 384
+  // tiles = 2.70 waves paid as 3 (384/426 efficient), O and down 8 x 32 = 256 tiles = 1.80 waves
+  // paid as 2 (256/284), gate-up 8 x 224 = 1792 tiles = 12.62 waves paid as 13 (1792/1846).
+  const ReplicaModel r = replica("llama-3-8b", "l40s");
+  ASSERT_EQ(r.sms, 142);
+  ASSERT_EQ(r.gemms.size(), 4u);
+  const double efficiency[] = {384.0 / 426, 256.0 / 284, 1792.0 / 1846, 256.0 / 284};
+  double expected = r.head_flops_per_token / r.compute_flop_per_s;
+  for (size_t i = 0; i < 4; ++i) {
+    expected +=
+        2048 * r.gemm_flops_per_token * r.gemms[i].share / (r.compute_flop_per_s * efficiency[i]);
+  }
+  StepLoad load;
+  load.prefill_tokens = 2048;
+  load.prefill_pairs = 2048.0 * 2049 / 2;
+  load.prefill_last = 1;
+  EXPECT_NEAR(step_time(r, load).weights_s, expected, 1e-12 * expected);
+}
+
 TEST(ServeStep, MoeTouchedExpertsAtBatchOneAndLarge) {
   EXPECT_DOUBLE_EQ(experts_touched(8, 2, 1), 2.0);      // one token: its k experts
   EXPECT_NEAR(experts_touched(8, 2, 1000), 8.0, 1e-9);  // a large batch touches all
