@@ -346,5 +346,26 @@ TEST(ServeValidation, AStatedNumberOfRequestsIsSimulatedToTheEnd) {
   EXPECT_LT(rep.value().rows[1].predicted, rep.value().rows[0].predicted / 10);
 }
 
+TEST(ServeTargets, UnknownModelGpuAndInstanceCarryMessageIds) {
+  const Catalog& c = test::catalog();
+  auto ok = find_serve_targets(c, "llama-3-8b", "H100 80GB HBM3", "aws-p5.48xlarge");
+  ASSERT_TRUE(ok.ok()) << ok.error().message;
+  EXPECT_EQ(ok.value().model->id, "llama-3-8b");
+  EXPECT_EQ(ok.value().gpu, "h100-sxm5-80gb");  // an alias resolved to the catalog id
+  auto model = find_serve_targets(c, "zzqq-9b", "", "");
+  ASSERT_FALSE(model.ok());
+  EXPECT_EQ(model.error().id, Msg::eval_unknown_model);
+  EXPECT_EQ(model.error().message,
+            "--model: unknown model 'zzqq-9b' (run 'gpuplan models' for the list)");
+  auto gpu = find_serve_targets(c, "llama-3-8b", "zzqq", "");
+  ASSERT_FALSE(gpu.ok());
+  EXPECT_EQ(gpu.error().id, Msg::eval_unknown_gpu);
+  EXPECT_EQ(gpu.error().message, "--gpu: unknown GPU 'zzqq' (run 'gpuplan gpus')");
+  auto instance = find_serve_targets(c, "llama-3-8b", "", "aws-zz");
+  ASSERT_FALSE(instance.ok());
+  EXPECT_EQ(instance.error().id, Msg::eval_unknown_instance);
+  EXPECT_EQ(instance.error().args, std::vector<std::string>{"aws-zz"});
+}
+
 }  // namespace
 }  // namespace gpuplan

@@ -325,6 +325,17 @@ struct ServePlan {
 // Evaluates every matching instance (or the GPU alone) and ranks them. An Error when none
 // works, saying why: the model does not fit even at the largest TP tried (by how much), or the
 // latency targets are below what an idle replica achieves (by how much).
+// What a serving query names, looked up in the catalog: the model and the GPU's catalog id
+// (aliases resolved; empty when none is named). An unknown model, GPU or instance is an Error
+// with the message id `gpuplan estimate` uses (evaluate.unknown_model[_like],
+// evaluate.unknown_gpu[_like], evaluate.unknown_instance), so the page shows it translated.
+struct ServeTargets {
+  const Model* model = nullptr;
+  std::string gpu;
+};
+Result<ServeTargets> find_serve_targets(const Catalog& catalog, const std::string& model,
+                                        const std::string& gpu, const std::string& instance);
+
 Result<ServePlan> plan_serving(const Catalog& catalog, const ServingAssumptions& serving,
                                const Model& model, const ServeQuery& query);
 
