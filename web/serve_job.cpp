@@ -66,19 +66,16 @@ std::unique_ptr<ServeJob> start_serve_job(const Catalog& catalog, const PageStat
   out = ServeResults{};
   const ServeRequest& r = state.serve;
   if (state.custom.kind != CustomModel::Kind::none) return failed(out, tr(S::serve_zoo_only));
-  const Model* model = catalog.find_model(state.request.model);
-  if (!model) return failed(out, "--model: unknown model '" + state.request.model + "'");
-  // The CLI's checks and messages (tools/cli/cmd_serve.cpp).
-  if (!r.gpu.empty() && !catalog.find_gpu(r.gpu))
-    return failed(out, "--gpu: unknown GPU '" + r.gpu + "'");
-  if (!r.instance.empty() && !catalog.find_instance(r.instance))
-    return failed(out, "--instance: unknown instance '" + r.instance + "'");
+  // The CLI's checks and messages (find_serve_targets: message ids the page shows translated).
+  auto targets = find_serve_targets(catalog, state.request.model, r.gpu, r.instance);
+  if (!targets.ok()) return failed(out, targets.error().message);
+  const Model* model = targets.value().model;
   auto curve = preset_load_curve(r.load_curve.empty() ? "flat" : r.load_curve, r.rate_per_s);
   if (!curve.ok()) return failed(out, curve.error().message);
   auto job = std::make_unique<ServeJob>();
   job->model = *model;
   job->query = serve_query(r, curve.value());
-  if (!r.gpu.empty()) job->query.gpu = catalog.find_gpu(r.gpu)->id;
+  job->query.gpu = targets.value().gpu;
   job->search = start_serve_search(catalog, job->query);
   out.curve = curve.value();
   out.progress = 0;

@@ -183,17 +183,35 @@ double experts_touched(double experts, double experts_per_token, double tokens) 
 
 namespace {
 
-// The bus bandwidth of the tensor-parallel group's all-reduce: given, or the GPU's links.
-Result<double> tp_link_busbw(const Gpu& gpu, const ServeConfig& config, const Efficiencies& eff) {
-  if (config.link_busbw_bytes_per_s > 0) return config.link_busbw_bytes_per_s;
+// The tensor-parallel group's all-reduce: bus bandwidth and small-message latency. Over NVLink
+// the runtime's own kernel (its latency from the profile); over PCIe NCCL's ring, because the
+// custom all-reduce kernels of TensorRT-LLM and vLLM need NVLink (TensorRT-LLM's AUTO strategy
+// falls back to NCCL without it; vLLM's kernel is off on more than two PCIe-only GPUs).
+// A PCIe ring of more than two GPUs crosses the host: what the CPU and its memory deliver
+// bounds it (data/assumptions.json serving.pcie_allreduce_*).
+Result<bool> set_tp_link(const Gpu& gpu, const ServeConfig& config, const ServingAssumptions& a,
+                         const Efficiencies& eff, ReplicaModel& r) {
+  r.allreduce_latency_s = r.profile.allreduce_latency_s;
+  if (config.link_busbw_bytes_per_s > 0) {
+    r.link_busbw_bytes_per_s = config.link_busbw_bytes_per_s;
+    return true;
+  }
   auto cluster = single_node_cluster(gpu, config.tp);
   if (!cluster.ok()) return cluster.error();
   // A PCIe card's NVLink bridge joins two GPUs only: wider TP groups talk over PCIe.
   const bool bridge_only = gpu.interconnect == "pcie" && config.tp > 2;
-  const bool pcie = cluster.value().link == "pcie" || bridge_only;
-  const double link = bridge_only ? single_node_cluster_pcie_bytes_per_s(gpu)
-                                  : cluster.value().intra_node_busbw_bytes_per_s;
-  return link * (pcie ? eff.pcie : eff.nvlink);
+  r.pcie_allreduce = cluster.value().link == "pcie" || bridge_only;
+  if (!r.pcie_allreduce) {
+    r.link_busbw_bytes_per_s = cluster.value().intra_node_busbw_bytes_per_s * eff.nvlink;
+    return true;
+  }
+  const double x16 = single_node_cluster_pcie_bytes_per_s(gpu);
+  const double fraction = config.tp <= 2   ? eff.pcie
+                          : config.tp <= 4 ? a.pcie_allreduce_fraction_4
+                                           : a.pcie_allreduce_fraction_8;
+  r.link_busbw_bytes_per_s = x16 * fraction;
+  if (config.tp > 1) r.allreduce_latency_s = a.pcie_allreduce_latency_s;
+  return true;
 }
 
 // The block's weight matmuls as the kernels see them (QKV, O projection, the MLP's gate-up and
@@ -287,9 +305,7 @@ Result<ReplicaModel> build_replica(const Model& model, const Gpu& gpu, const Ser
         2.0 * r.layers * ((d.q + 2 * d.kv + d.q + 2 * d.f * d.routed) / tp + 2 * d.h);
   }
   r.hidden = static_cast<double>(s.hidden);
-  auto link = tp_link_busbw(gpu, config, eff);
-  if (!link.ok()) return link.error();
-  r.link_busbw_bytes_per_s = link.value();
+  if (auto link = set_tp_link(gpu, config, serving, eff, r); !link.ok()) return link.error();
   r.kernel_overhead_s = eff.kernel_overhead_s;
   r.host_overhead_per_kernel_s = r.profile.cuda_graphs ? 0.0 : eff.host_overhead_per_kernel_s;
   if (r.compute_precision != "fp8" && config.weights == WeightFormat::fp8) {
@@ -360,15 +376,15 @@ StepBreakdown step_time(const ReplicaModel& r, const StepLoad& load) {
   if (tp > 1) {
     // Ring all-reduce moves 2(n-1)/n of the tensor per GPU (nccl-tests doc/PERFORMANCE.md).
     const double allreduce_bytes = tokens * r.hidden * 2.0;
-    b.comm_s += 2 * r.layers *
-                (r.profile.allreduce_latency_s +
-                 2 * (tp - 1) / tp * allreduce_bytes / r.link_busbw_bytes_per_s);
+    b.comm_s +=
+        2 * r.layers *
+        (r.allreduce_latency_s + 2 * (tp - 1) / tp * allreduce_bytes / r.link_busbw_bytes_per_s);
   }
   if (ep > 1) {
     // Dispatch and combine: each token's hidden state to its k experts, (ep-1)/ep of them remote.
     const double dispatch_bytes = tokens * r.experts_per_token * r.hidden * 2.0 * (ep - 1) / ep;
-    b.comm_s += 2 * r.moe_layers *
-                (r.profile.allreduce_latency_s + dispatch_bytes / r.link_busbw_bytes_per_s);
+    b.comm_s +=
+        2 * r.moe_layers * (r.allreduce_latency_s + dispatch_bytes / r.link_busbw_bytes_per_s);
   }
   const double kernels = r.layers * r.profile.kernels_per_layer;
   const double gpu_s =

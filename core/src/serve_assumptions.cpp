@@ -157,6 +157,9 @@ Result<ServingAssumptions> parse_serving_assumptions(std::string_view text,
   r.ignore("note");
   ServingAssumptions out;
   out.kv_block_tokens = static_cast<int64_t>(fact_number(r, "kv_block_tokens", sources, 1, 1024));
+  out.pcie_allreduce_fraction_4 = fact_number(r, "pcie_allreduce_fraction_4", sources, 0.05, 1.0);
+  out.pcie_allreduce_fraction_8 = fact_number(r, "pcie_allreduce_fraction_8", sources, 0.05, 1.0);
+  out.pcie_allreduce_latency_s = fact_number(r, "pcie_allreduce_latency_s", sources, 0, 1e-2);
   if (const nlohmann::json* rt = r.object("runtimes", true)) {
     JsonReader rr(*rt, where, "serving.runtimes");
     out.vllm = read_profile(rr, "vllm", Runtime::vllm, sources);

@@ -223,6 +223,29 @@ Result<ServePlan> finish_serve_search(const Catalog& catalog, const ServingAssum
   return plan;
 }
 
+Result<ServeTargets> find_serve_targets(const Catalog& catalog, const std::string& model,
+                                        const std::string& gpu, const std::string& instance) {
+  ServeTargets t;
+  t.model = catalog.find_model(model);
+  if (!t.model) {
+    const std::string like = catalog.similar_models(model);
+    if (like.empty()) return make_error(Errc::not_found, Msg::eval_unknown_model, {model});
+    return make_error(Errc::not_found, Msg::eval_unknown_model_like, {model, like});
+  }
+  if (!gpu.empty()) {
+    const Gpu* g = catalog.find_gpu(gpu);
+    if (!g) {
+      const std::string like = catalog.similar_gpus(gpu);
+      if (like.empty()) return make_error(Errc::not_found, Msg::eval_unknown_gpu, {gpu});
+      return make_error(Errc::not_found, Msg::eval_unknown_gpu_like, {gpu, like});
+    }
+    t.gpu = g->id;
+  }
+  if (!instance.empty() && !catalog.find_instance(instance))
+    return make_error(Errc::not_found, Msg::eval_unknown_instance, {instance});
+  return t;
+}
+
 Result<ServePlan> plan_serving(const Catalog& catalog, const ServingAssumptions& serving,
                                const Model& model, const ServeQuery& q) {
   ServeSearch search = start_serve_search(catalog, q);

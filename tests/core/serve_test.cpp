@@ -114,6 +114,46 @@ TEST(ServeStep, ElementwiseTrafficOfTheHiddenStateIsReplicatedUnderTensorParalle
                    100 * r2.elementwise_bytes_per_token / r2.hbm_bytes_per_s);
 }
 
+// Llama 3 8B (32 layers, hidden 4096), 256 sequences decoding: each layer all-reduces twice a
+// 256 x 4096 x 2-byte tensor (2,097,152 bytes); a ring moves 2 (n-1)/n of it per GPU.
+double decode_comm_s(const std::string& gpu, int tp) {
+  ServeConfig c;
+  c.tp = tp;
+  c.runtime = Runtime::trtllm;
+  StepLoad load;
+  load.decode_seqs = 256;
+  load.decode_context = 256 * 1000;
+  return step_time(replica("llama-3-8b", gpu, c), load).comm_s;
+}
+
+TEST(ServeComm, TensorParallelAllReduceOverPcieIsNcclThroughTheHost) {
+  // L40S (PCIe 4.0 x16: 16 GT/s x 16 x 128/130 / 8 = 31.508 GB/s per direction), TP 8: NCCL
+  // ring at 0.444 of it (13.989 GB/s) and 42 us a call: 64 x (42 us + 3,670,016 B / 13.989 GB/s).
+  EXPECT_NEAR(decode_comm_s("l40s", 8), 64 * (42e-6 + 3670016 / 13.9896e9), 1e-5);
+  // TP 4: 0.556 of the x16 rate, 2 x 3/4 of the tensor.
+  EXPECT_NEAR(decode_comm_s("l40s", 4), 64 * (42e-6 + 3145728 / 17.5186e9), 1e-5);
+  // TP 2: one PCIe hop at the copy efficiency 0.781, half the tensor each way.
+  EXPECT_NEAR(decode_comm_s("l40s", 2), 64 * (42e-6 + 2097152 / 24.6077e9), 1e-5);
+  // H100 SXM over NVLink (450 GB/s per direction x 0.822): TensorRT-LLM's own kernel, 5.7 us.
+  EXPECT_NEAR(decode_comm_s("h100-sxm5-80gb", 8), 64 * (5.7e-6 + 3670016 / 369.9e9), 1e-6);
+  EXPECT_GT(decode_comm_s("l40s", 8), 15 * decode_comm_s("h100-sxm5-80gb", 8));
+}
+
+TEST(ServeComm, APcieCardsNvlinkBridgeJoinsTwoGpusOnly) {
+  // A100 PCIe: NVLink bridge at TP 2 (the runtime's kernel), PCIe and NCCL from TP 4.
+  ServeConfig c;
+  c.runtime = Runtime::trtllm;
+  c.tp = 2;
+  const ReplicaModel two = replica("llama-3-8b", "a100-pcie-80gb", c);
+  EXPECT_FALSE(two.pcie_allreduce);
+  EXPECT_DOUBLE_EQ(two.allreduce_latency_s, serving().trtllm.allreduce_latency_s);
+  c.tp = 4;
+  const ReplicaModel four = replica("llama-3-8b", "a100-pcie-80gb", c);
+  EXPECT_TRUE(four.pcie_allreduce);
+  EXPECT_DOUBLE_EQ(four.allreduce_latency_s, 42e-6);
+  EXPECT_LT(four.link_busbw_bytes_per_s, two.link_busbw_bytes_per_s / 10);
+}
+
 TEST(ServeStep, GemmQuantisationHandCounts) {
   Efficiencies e;
   e.gemm_tile_rows = 256;
@@ -144,6 +184,26 @@ TEST(ServeStep, PrefillMatmulsPayForWholeWaves) {
   decode.decode_context = 200 * 100;
   const double flops = 200 * (r.gemm_flops_per_token + r.head_flops_per_token);
   EXPECT_GE(step_time(r, decode).weights_s, flops / r.compute_flop_per_s);
+}
+
+TEST(ServeStep, L40sPrefillMatmulsPayForWholeWavesOf142Sms) {
+  // L40S: 142 SMs (AD102). Llama 3 8B, 2048 prompt tokens in 256 x 128 tiles: QKV 8 x 48 = 384
+  // tiles = 2.70 waves paid as 3 (384/426 efficient), O and down 8 x 32 = 256 tiles = 1.80 waves
+  // paid as 2 (256/284), gate-up 8 x 224 = 1792 tiles = 12.62 waves paid as 13 (1792/1846).
+  const ReplicaModel r = replica("llama-3-8b", "l40s");
+  ASSERT_EQ(r.sms, 142);
+  ASSERT_EQ(r.gemms.size(), 4u);
+  const double efficiency[] = {384.0 / 426, 256.0 / 284, 1792.0 / 1846, 256.0 / 284};
+  double expected = r.head_flops_per_token / r.compute_flop_per_s;
+  for (size_t i = 0; i < 4; ++i) {
+    expected +=
+        2048 * r.gemm_flops_per_token * r.gemms[i].share / (r.compute_flop_per_s * efficiency[i]);
+  }
+  StepLoad load;
+  load.prefill_tokens = 2048;
+  load.prefill_pairs = 2048.0 * 2049 / 2;
+  load.prefill_last = 1;
+  EXPECT_NEAR(step_time(r, load).weights_s, expected, 1e-12 * expected);
 }
 
 TEST(ServeStep, MoeTouchedExpertsAtBatchOneAndLarge) {
@@ -284,6 +344,27 @@ TEST(ServeValidation, AStatedNumberOfRequestsIsSimulatedToTheEnd) {
   ASSERT_TRUE(s.ok());
   EXPECT_DOUBLE_EQ(rep.value().rows[1].predicted, s.value().output_tokens_per_s);
   EXPECT_LT(rep.value().rows[1].predicted, rep.value().rows[0].predicted / 10);
+}
+
+TEST(ServeTargets, UnknownModelGpuAndInstanceCarryMessageIds) {
+  const Catalog& c = test::catalog();
+  auto ok = find_serve_targets(c, "llama-3-8b", "H100 80GB HBM3", "aws-p5.48xlarge");
+  ASSERT_TRUE(ok.ok()) << ok.error().message;
+  EXPECT_EQ(ok.value().model->id, "llama-3-8b");
+  EXPECT_EQ(ok.value().gpu, "h100-sxm5-80gb");  // an alias resolved to the catalog id
+  auto model = find_serve_targets(c, "zzqq-9b", "", "");
+  ASSERT_FALSE(model.ok());
+  EXPECT_EQ(model.error().id, Msg::eval_unknown_model);
+  EXPECT_EQ(model.error().message,
+            "--model: unknown model 'zzqq-9b' (run 'gpuplan models' for the list)");
+  auto gpu = find_serve_targets(c, "llama-3-8b", "zzqq", "");
+  ASSERT_FALSE(gpu.ok());
+  EXPECT_EQ(gpu.error().id, Msg::eval_unknown_gpu);
+  EXPECT_EQ(gpu.error().message, "--gpu: unknown GPU 'zzqq' (run 'gpuplan gpus')");
+  auto instance = find_serve_targets(c, "llama-3-8b", "", "aws-zz");
+  ASSERT_FALSE(instance.ok());
+  EXPECT_EQ(instance.error().id, Msg::eval_unknown_instance);
+  EXPECT_EQ(instance.error().args, std::vector<std::string>{"aws-zz"});
 }
 
 }  // namespace

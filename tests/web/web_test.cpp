@@ -322,7 +322,7 @@ TEST(Serving, ACustomModelOrUnknownGpuIsAnErrorNotACrash) {
   PageState s = page_state_from_query(kServeLink).value();
   s.serve.gpu = "z100";
   EXPECT_TRUE(start_serve_job(catalog(), s, out)->done);
-  EXPECT_EQ(out.error, "--gpu: unknown GPU 'z100'");
+  EXPECT_EQ(out.error, "--gpu: unknown GPU 'z100' (run 'gpuplan gpus')");  // the CLI's message
   s.serve.gpu.clear();
   s.custom.kind = CustomModel::Kind::transformer;
   EXPECT_TRUE(start_serve_job(catalog(), s, out)->done);

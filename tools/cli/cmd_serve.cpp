@@ -126,20 +126,13 @@ int cmd_serve(Args args) {
   auto curve = read_curve(r.load_curve, r.rate_per_s);
   if (!curve.ok()) return fail(curve.error());
   ServeQuery q = serve_query(r, curve.value());
-  const std::string& model_id = r.model;
   auto catalog = load_embedded_catalog();
   if (!catalog.ok()) return fail(catalog.error());
   const Catalog& cat = catalog.value();
-  const Model* model = cat.find_model(model_id);
-  if (!model) return fail(make_error(Errc::not_found, "--model: unknown model '" + model_id + "'"));
-  if (!q.gpu.empty()) {
-    const Gpu* g = cat.find_gpu(q.gpu);
-    if (!g) return fail(make_error(Errc::not_found, "--gpu: unknown GPU '" + q.gpu + "'"));
-    q.gpu = g->id;
-  }
-  if (!q.instance.empty() && !cat.find_instance(q.instance)) {
-    return fail(make_error(Errc::not_found, "--instance: unknown instance '" + q.instance + "'"));
-  }
+  auto targets = find_serve_targets(cat, r.model, q.gpu, q.instance);
+  if (!targets.ok()) return fail(targets.error());
+  const Model* model = targets.value().model;
+  q.gpu = targets.value().gpu;
   auto serving = serving_assumptions(embedded_data_files());
   if (!serving.ok()) return fail(serving.error());
   auto plan = plan_serving(cat, serving.value(), *model, q);

@@ -57,6 +57,13 @@ struct RuntimeProfile {
 // Serving constants and the four runtime profiles.
 struct ServingAssumptions {
   int64_t kv_block_tokens = 16;  // paged-attention block
+  // Tensor parallelism over PCIe (no NVLink between the group's GPUs): the runtimes' custom
+  // all-reduce kernels need NVLink, so NCCL's ring runs through the PCIe switches and the host.
+  // Its bus bandwidth as a fraction of the PCIe x16 per-direction rate, for groups of 3-4 and of
+  // 5-8 GPUs (two GPUs: the PCIe copy efficiency), and the latency of one small all-reduce.
+  double pcie_allreduce_fraction_4 = 1;
+  double pcie_allreduce_fraction_8 = 1;
+  double pcie_allreduce_latency_s = 0;
   RuntimeProfile vllm, trtllm, sglang, hf;
   const RuntimeProfile& profile(Runtime r) const;
 };
@@ -132,7 +139,9 @@ struct ReplicaModel {
   double layers = 0;
   double hidden = 0;
   double link_busbw_bytes_per_s = 0;
-  double kernel_overhead_s = 0;  // per kernel, GPU side
+  bool pcie_allreduce = false;     // the TP group's all-reduce runs through PCIe (NCCL)
+  double allreduce_latency_s = 0;  // one small all-reduce: the runtime's kernel, or NCCL on PCIe
+  double kernel_overhead_s = 0;    // per kernel, GPU side
   double host_overhead_per_kernel_s = 0;
   std::string compute_precision;  // "bf16", "fp8", ...
   std::vector<std::string> notes;
@@ -316,6 +325,17 @@ struct ServePlan {
 // Evaluates every matching instance (or the GPU alone) and ranks them. An Error when none
 // works, saying why: the model does not fit even at the largest TP tried (by how much), or the
 // latency targets are below what an idle replica achieves (by how much).
+// What a serving query names, looked up in the catalog: the model and the GPU's catalog id
+// (aliases resolved; empty when none is named). An unknown model, GPU or instance is an Error
+// with the message id `gpuplan estimate` uses (evaluate.unknown_model[_like],
+// evaluate.unknown_gpu[_like], evaluate.unknown_instance), so the page shows it translated.
+struct ServeTargets {
+  const Model* model = nullptr;
+  std::string gpu;
+};
+Result<ServeTargets> find_serve_targets(const Catalog& catalog, const std::string& model,
+                                        const std::string& gpu, const std::string& instance);
+
 Result<ServePlan> plan_serving(const Catalog& catalog, const ServingAssumptions& serving,
                                const Model& model, const ServeQuery& query);
 
