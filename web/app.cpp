@@ -23,7 +23,7 @@ App::App(const Catalog& catalog, ProbeCrypto crypto) : catalog_(catalog), crypto
   if (serving.ok())
     serving_ = serving.value();
   else
-    serving_error_ = serving.error().message;
+    serving_error_ = serving.error();
   // No estimate yet: main() sets the link's state next (computing the defaults first would
   // cost the first frame a second estimate); draw() computes if nothing has.
 }

@@ -146,9 +146,12 @@ Json serving_json(const PageModel& m) {
   Json latency = Json::array();
   for (const auto& p : r.latency)
     latency.push_back({{"rate_per_s", p.rate_per_s}, {"ttft_s", p.ttft_s}, {"tpot_s", p.tpot_s}});
-  return {
-      {"progress", r.progress},      {"error", r.error},   {"error_shown", page_message(r.error)},
-      {"load_curve_per_s", r.curve}, {"options", options}, {"latency", latency}};
+  return {{"progress", r.progress},
+          {"error", r.error.message},
+          {"error_shown", page_message(r.error)},
+          {"load_curve_per_s", r.curve},
+          {"options", options},
+          {"latency", latency}};
 }
 
 }  // namespace

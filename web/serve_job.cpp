@@ -11,8 +11,8 @@ namespace {
 constexpr double kRateMultiples[] = {0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8,
                                      0.9, 1.0, 1.1, 1.2, 1.3, 1.4, 1.5};
 
-std::unique_ptr<ServeJob> failed(ServeResults& out, std::string message) {
-  out.error = std::move(message);
+std::unique_ptr<ServeJob> failed(ServeResults& out, Error error) {
+  out.error = std::move(error);
   auto job = std::make_unique<ServeJob>();
   job->done = true;
   return job;
@@ -24,7 +24,7 @@ void rank(const Catalog& catalog, const ServingAssumptions& serving, ServeJob& j
   job.ranked = true;
   auto plan = finish_serve_search(catalog, serving, job.model, job.query, job.search);
   if (!plan.ok()) {
-    out.error = plan.error().message;
+    out.error = plan.error();
     return;
   }
   out.plan = plan.value();
@@ -65,13 +65,14 @@ std::unique_ptr<ServeJob> start_serve_job(const Catalog& catalog, const PageStat
                                           ServeResults& out) {
   out = ServeResults{};
   const ServeRequest& r = state.serve;
-  if (state.custom.kind != CustomModel::Kind::none) return failed(out, tr(S::serve_zoo_only));
+  if (state.custom.kind != CustomModel::Kind::none)
+    return failed(out, Error{Errc::invalid_argument, tr(S::serve_zoo_only)});
   // The CLI's checks and messages (find_serve_targets: message ids the page shows translated).
   auto targets = find_serve_targets(catalog, state.request.model, r.gpu, r.instance);
-  if (!targets.ok()) return failed(out, targets.error().message);
+  if (!targets.ok()) return failed(out, targets.error());
   const Model* model = targets.value().model;
   auto curve = preset_load_curve(r.load_curve.empty() ? "flat" : r.load_curve, r.rate_per_s);
-  if (!curve.ok()) return failed(out, curve.error().message);
+  if (!curve.ok()) return failed(out, curve.error());
   auto job = std::make_unique<ServeJob>();
   job->model = *model;
   job->query = serve_query(r, curve.value());

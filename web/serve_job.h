@@ -29,7 +29,7 @@ struct ServeResults {
   LoadCurve curve;  // 24 hourly rates
   std::optional<ServePlan> plan;
   std::vector<LatencyPoint> latency;  // the first option's replica, rising rates
-  std::string error;                  // in the core's words
+  Error error;                        // the core's (with its message id) or the page's
   double progress = 1;                // share of the work done (1: none under way)
 };
 

@@ -257,7 +257,7 @@ UiActions draw_serving(const PageModel& m) {
     ImGui::ProgressBar(static_cast<float>(r.progress));
     remember(a, "serve-progress");
   }
-  if (!r.error.empty()) error_text(page_message(r.error));
+  if (!r.error.message.empty()) error_text(page_message(r.error));
   if (!r.plan || r.plan->options.empty()) return a;
   ranking(m, a);
   const ServeOption& best = r.plan->options.front();

@@ -286,7 +286,7 @@ TEST(Serving, TheSlicedJobRanksAsPlanServing) {
   const PageState s = page_state_from_query(kServeLink).value();
   ServeResults out;
   auto job = start_serve_job(catalog(), s, out);
-  ASSERT_TRUE(out.error.empty()) << out.error;
+  ASSERT_TRUE(out.error.message.empty()) << out.error.message;
   EXPECT_EQ(out.progress, 0);
   const ServingAssumptions serving = serving_assumptions(embedded_data_files()).value();
   int slices = 0;
@@ -295,7 +295,7 @@ TEST(Serving, TheSlicedJobRanksAsPlanServing) {
     ++slices;
     EXPECT_LE(out.progress, 1.0);
   }
-  ASSERT_TRUE(out.error.empty()) << out.error;
+  ASSERT_TRUE(out.error.message.empty()) << out.error.message;
   EXPECT_GT(slices, 2);
   EXPECT_EQ(out.progress, 1.0);
   const ServeQuery q = serve_query(s.serve, preset_load_curve("diurnal", 30).value());
@@ -322,11 +322,17 @@ TEST(Serving, ACustomModelOrUnknownGpuIsAnErrorNotACrash) {
   PageState s = page_state_from_query(kServeLink).value();
   s.serve.gpu = "z100";
   EXPECT_TRUE(start_serve_job(catalog(), s, out)->done);
-  EXPECT_EQ(out.error, "--gpu: unknown GPU 'z100' (run 'gpuplan gpus')");  // the CLI's message
+  EXPECT_EQ(out.error.message, "--gpu: unknown GPU 'z100' (run 'gpuplan gpus')");  // the CLI's
+  EXPECT_NE(out.error.id, Msg::none);  // so the page shows it in Chinese too
+  set_language(Lang::zh);
+  const std::string zh = page_message(out.error);
+  set_language(Lang::en);
+  EXPECT_NE(zh.find("z100"), std::string::npos) << zh;
+  EXPECT_EQ(zh.find("unknown GPU"), std::string::npos) << zh;
   s.serve.gpu.clear();
   s.custom.kind = CustomModel::Kind::transformer;
   EXPECT_TRUE(start_serve_job(catalog(), s, out)->done);
-  EXPECT_NE(out.error, "");
+  EXPECT_NE(out.error.message, "");
 }
 
 }  // namespace
