@@ -122,7 +122,7 @@ PY
 "$probe" "${sim[@]}" --fault hang:gemm_bf16 --case-timeout 60 --out "$tmp/term.json" 2>"$tmp/err" &
 p=$!; pids+=("$p")
 # Wait until the hanging case has started (a loaded machine can take over a second to reach main).
-for _ in $(seq 100); do grep -q "gemm_bf16" "$tmp/err" && break; sleep 0.1; done
+for _ in $(seq 300); do grep -q "gemm_bf16" "$tmp/err" && break; sleep 0.1; done
 kill -TERM "$p"
 wait "$p"; rc=$?
 [ "$rc" -eq 143 ] && ok || bad "SIGTERM: exit $rc, wanted 143"
@@ -131,7 +131,7 @@ ls -a "$tmp" | grep -q 'term.json' && bad "SIGTERM: left a file" || ok
 
 "$probe" "${sim[@]}" --case device_properties --fault stall-before-rename:30 --out "$tmp/int.json" 2>"$tmp/err" &
 p=$!; pids+=("$p")
-for _ in $(seq 100); do ls -a "$tmp" | grep -q '^\.int\.json\.tmp\.' && break; sleep 0.1; done
+for _ in $(seq 300); do ls -a "$tmp" | grep -q '^\.int\.json\.tmp\.' && break; sleep 0.1; done
 ls -a "$tmp" | grep -q '^\.int\.json\.tmp\.' && ok || bad "SIGINT: temporary file never appeared"
 kill -INT "$p"
 wait "$p"; rc=$?
@@ -147,7 +147,7 @@ expect key-readable-by-others 4 "run 'chmod 600 $tmp/open-key'" -- "$probe" "${s
 # Cloud metadata from a fake GCP server on 127.0.0.1, and one that never answers.
 $py "$here/fake_metadata.py" gcp "$tmp/gcp.port" & pids+=($!)
 $py "$here/fake_metadata.py" silent "$tmp/silent.port" & pids+=($!)
-for _ in $(seq 50); do [ -s "$tmp/gcp.port" ] && [ -s "$tmp/silent.port" ] && break; sleep 0.1; done
+for _ in $(seq 300); do [ -s "$tmp/gcp.port" ] && [ -s "$tmp/silent.port" ] && break; sleep 0.1; done
 expect metadata-gcp 0 "" -- "$probe" --simulate h100-sxm5-80gb --case device_properties \
   --metadata-url "http://127.0.0.1:$(cat "$tmp/gcp.port")" --out "$tmp/gcp.json"
 expect metadata-gcp-shown 0 "cloud:      gcp a3-highgpu-8g us-central1" -- "$gpuplan" verify "$tmp/gcp.json"
@@ -155,7 +155,9 @@ start=$(date +%s%N)
 expect metadata-silent 0 "" -- "$probe" --simulate h100-sxm5-80gb --case device_properties \
   --metadata-url "http://127.0.0.1:$(cat "$tmp/silent.port")" --out "$tmp/silent.json"
 ms=$(( ($(date +%s%N) - start) / 1000000 ))
-[ "$ms" -lt 3000 ] && ok || bad "metadata-silent: took $ms ms"
+# Each request gives up after 0.3 s (a handful of them); a hang would wait for TCP's minutes. The
+# bound leaves room for a loaded machine (3 s failed under ctest -j2 beside other builds).
+[ "$ms" -lt 10000 ] && ok || bad "metadata-silent: took $ms ms"
 "$gpuplan" verify "$tmp/silent.json" | grep -q "cloud:" && bad "metadata-silent: recorded a cloud" || ok
 
 # The payloads follow data/schema/probe.schema.json (checked where python3-jsonschema is installed).
