@@ -66,12 +66,12 @@ std::unique_ptr<ServeJob> start_serve_job(const Catalog& catalog, const PageStat
   out = ServeResults{};
   const ServeRequest& r = state.serve;
   if (state.custom.kind != CustomModel::Kind::none)
-    return failed(out, Error{Errc::invalid_argument, tr(S::serve_zoo_only)});
+    return failed(out, make_error(Errc::invalid_argument, tr(S::serve_zoo_only)));
   // The CLI's checks and messages (find_serve_targets: message ids the page shows translated).
   auto targets = find_serve_targets(catalog, state.request.model, r.gpu, r.instance);
   if (!targets.ok()) return failed(out, targets.error());
   const Model* model = targets.value().model;
-  auto curve = preset_load_curve(r.load_curve.empty() ? "flat" : r.load_curve, r.rate_per_s);
+  auto curve = load_curve_from_key(r.load_curve, r.rate_per_s);
   if (!curve.ok()) return failed(out, curve.error());
   auto job = std::make_unique<ServeJob>();
   job->model = *model;

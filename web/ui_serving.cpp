@@ -2,6 +2,7 @@
 // ranked as the CLI ranks them, the day's load and the replicas per hour, one replica's latency
 // against the request rate with the targets, and the monthly cost, fixed vs autoscaled.
 #include <algorithm>
+#include <cstdio>
 #include <string>
 
 #include "gpuplan/report.h"
@@ -38,23 +39,50 @@ bool model_combo(const PageModel& m, PageState& s) {
   return changed;
 }
 
-bool curve_combo(ServeRequest& r) {
-  field_label(S::serve_curve);
-  size_t cur = 0;
-  for (size_t i = 0; i < 3; ++i) {
+// The day's load: a preset, or 24 typed rates (picking "typed" starts from the day shown).
+bool curve_inputs(const PageModel& m, ServeRequest& r, UiActions& a) {
+  constexpr size_t typed = 3;
+  size_t cur = r.load_curve.empty() ? 0 : typed;
+  for (size_t i = 0; i < typed; ++i) {
     if (r.load_curve == curve_presets[i]) cur = i;
   }
+  field_label(S::serve_curve);
   bool changed = false;
-  if (ImGui::BeginCombo("##serve-curve", tr(curve_names[cur]))) {
-    for (size_t i = 0; i < 3; ++i) {
-      if (ImGui::Selectable(tr(curve_names[i]), i == cur)) {
-        changed = i != cur;
-        r.load_curve = i == 0 ? "" : curve_presets[i];
+  if (ImGui::BeginCombo("##serve-curve", tr(cur == typed ? S::curve_typed : curve_names[cur]))) {
+    for (size_t i = 0; i <= typed; ++i) {
+      if (ImGui::Selectable(tr(i == typed ? S::curve_typed : curve_names[i]), i == cur) &&
+          i != cur) {
+        changed = true;
+        r.load_curve = i == typed ? load_curve_key(m.serve.curve) : i == 0 ? "" : curve_presets[i];
       }
     }
     ImGui::EndCombo();
   }
+  remember(a, "serve-curve");
+  if (cur != typed) return changed;
+  field_label(S::serve_curve_rates);
+  char buf[1024];
+  std::snprintf(buf, sizeof buf, "%s", r.load_curve.c_str());
+  ImGui::InputText("##serve-curve-rates", buf, sizeof buf);
+  remember(a, "serve-curve-rates");
+  if (ImGui::IsItemDeactivatedAfterEdit() && r.load_curve != buf) {
+    r.load_curve = buf;
+    changed = true;
+  }
   return changed;
+}
+
+// The autoscaling policy: the fleet's floor, how full a replica runs, headroom at the peak,
+// and how long a new replica takes to serve.
+bool policy_inputs(ServeRequest& r, UiActions& a) {
+  bool edited = false;
+  edited |= input_int(S::serve_min_replicas, r.min_replicas, 0, 10000, &a, "serve-min-replicas");
+  edited |=
+      input_quantity(S::serve_utilisation, r.target_utilisation, 0.01, 1, &a, "serve-utilisation");
+  edited |= input_quantity(S::serve_headroom, r.headroom, 0, 10, &a, "serve-headroom");
+  edited |= input_quantity(S::serve_start, r.start_s, 0, 86400, &a, "serve-start");
+  edited |= input_quantity(S::serve_load_bw, r.load_gb_per_s, 0, 1e4, &a, "serve-load-bw");
+  return edited;
 }
 
 bool percentile_combo(ServeRequest& r) {
@@ -105,8 +133,8 @@ void inputs(const PageModel& m, UiActions& a) {
   remember(a, "serve-gpu");
   edited |= id_combo(S::serve_instance, r.instance, instance_items(*m.catalog));
   remember(a, "serve-instance");
-  edited |= curve_combo(r);
-  remember(a, "serve-curve");
+  edited |= curve_inputs(m, r, a);
+  edited |= policy_inputs(r, a);
   if (edited) a.state = s;
 }
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 
 #include "gpuplan/serve.h"
@@ -76,6 +77,28 @@ Result<LoadCurve> parse_load_curve(std::string_view text, const std::string& whe
   if (*std::max_element(c.begin(), c.end()) <= 0)
     return make_error(Errc::schema_error, where + ": every hour is 0");
   return c;
+}
+
+Result<LoadCurve> load_curve_from_key(const std::string& value, double peak_rate) {
+  if (value.empty() || value == "flat" || value == "business-hours" || value == "diurnal")
+    return preset_load_curve(value.empty() ? "flat" : value, peak_rate);
+  if (value.find(',') == std::string::npos) {
+    return make_error(Errc::invalid_argument,
+                      "--load-curve: '" + value +
+                          "' is not flat, business-hours, diurnal or 24 rates (4,3,3,...)");
+  }
+  return parse_load_curve(value, "--load-curve");
+}
+
+std::string load_curve_key(const LoadCurve& curve) {
+  std::string out;
+  char buf[32];
+  for (double rate : curve) {
+    std::snprintf(buf, sizeof buf, "%.6g", rate);
+    if (!out.empty()) out += ',';
+    out += buf;
+  }
+  return out;
 }
 
 Result<FleetPlan> plan_fleet(const LoadCurve& curve, double replica_max_rate, double model_bytes,

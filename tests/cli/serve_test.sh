@@ -29,6 +29,11 @@ expect serve-no-model 2 "--model is required" -- serve --rate 3 --prompt-tokens 
 expect serve-bad-runtime 1 "--runtime: 'tgi' is not one of vllm, trtllm, sglang, hf" -- "${ex[@]}" --runtime tgi
 expect serve-bad-weights 1 "--weights: 'fp4' is not one of" -- "${ex[@]}" --weights fp4
 expect serve-bad-curve 1 "--load-curve: 'weekly' is not flat, business-hours, diurnal or a file" -- "${ex[@]}" --load-curve weekly
+expect serve-typed-curve 0 "" -- "${ex[@]}" --gpu h100-sxm5-80gb --json \
+  --load-curve 5,5,5,5,5,5,10,20,30,30,30,30,30,30,30,30,30,30,20,10,5,5,5,5
+/usr/bin/python3 -c 'import json, sys; c = json.load(open(sys.argv[1]))["load_curve_per_s"]; assert c[6:9] == [10, 20, 30] and len(c) == 24, c' \
+  "$tmp/out" && passed=$((passed + 1)) || { echo "FAIL serve-typed-curve: not the plan's curve"; failed=$((failed + 1)); }
+expect serve-typed-curve-short 1 "expected 24 hourly rates (requests/s), got 3" -- "${ex[@]}" --load-curve 1,2,3
 printf '1 2 3\n' >"$tmp/short.txt"
 expect serve-short-curve 1 "expected 24 hourly rates (requests/s), got 3" -- "${ex[@]}" --load-curve "$tmp/short.txt"
 expect serve-does-not-fit 1 "does not fit on l4 at TP 1" -- serve --model llama-3-70b --rate 1 --prompt-tokens 100 --output-tokens 10 --gpu l4 --tp 1

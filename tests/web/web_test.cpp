@@ -317,6 +317,36 @@ TEST(Serving, TheSlicedJobRanksAsPlanServing) {
   EXPECT_LE(out.latency[9].tpot_s, 0.050);
 }
 
+TEST(Serving, ATypedLoadCurveAndThePolicyTravelInTheLinkAndReachThePlan) {
+  // The diurnal preset written out, with its small hours doubled: 24 rates of the user's own.
+  LoadCurve typed = preset_load_curve("diurnal", 30).value();
+  for (size_t h = 0; h < 6; ++h) typed[h] *= 2;
+  const std::string link =
+      std::string(kServeLink)
+          .replace(std::string(kServeLink).find("diurnal"), 7, load_curve_key(typed)) +
+      "&min-replicas=2&target-utilisation=0.6";
+  ParsedLink parsed = page_state_from_link(link);
+  ASSERT_TRUE(parsed.problems.empty()) << parsed.problems.front().error.message;
+  EXPECT_EQ(parsed.state.serve.min_replicas, 2);
+  EXPECT_EQ(parsed.state.serve.target_utilisation, 0.6);
+  ServeResults out;
+  auto job = start_serve_job(catalog(), parsed.state, out);
+  ASSERT_TRUE(out.error.message.empty()) << out.error.message;
+  ASSERT_EQ(out.curve.size(), 24u);
+  for (size_t h = 0; h < 24; ++h) EXPECT_NEAR(out.curve[h], typed[h], 1e-5 * typed[h]) << h;
+  const ServingAssumptions serving = serving_assumptions(embedded_data_files()).value();
+  while (!job->done) step_serve_job(catalog(), serving, *job, out);
+  ASSERT_TRUE(out.plan) << out.error.message;
+  for (const auto& o : out.plan->options) {
+    for (const auto& h : o.fleet.hours) EXPECT_GE(h.replicas, 2) << o.instance;
+  }
+  // 23 numbers is an error that says what is wrong, not a plan.
+  parsed.state.serve.load_curve = load_curve_key(LoadCurve(23, 1.0));
+  EXPECT_TRUE(start_serve_job(catalog(), parsed.state, out)->done);
+  EXPECT_NE(out.error.message.find("expected 24 hourly rates"), std::string::npos)
+      << out.error.message;
+}
+
 TEST(Serving, ACustomModelOrUnknownGpuIsAnErrorNotACrash) {
   ServeResults out;
   PageState s = page_state_from_query(kServeLink).value();

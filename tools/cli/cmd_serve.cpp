@@ -1,5 +1,5 @@
 // gpuplan serve --model M --rate R --prompt-tokens P --output-tokens O [--ttft-ms X] [--tpot-ms Y]
-//   [--load-curve FILE|flat|business-hours|diurnal] [--gpu G | --instance I] [--tp N]
+//   [--load-curve FILE|R0,R1,...,R23|flat|business-hours|diurnal] [--gpu G | --instance I] [--tp N]
 //   [--runtime vllm|trtllm|sglang|hf] [--weights bf16|fp16|fp8|int8|int4] [--kv bf16|fp8] [--json]
 // Ranks instances for a serving load: replicas for the peak, replicas per hour, cost per month.
 #include <algorithm>
@@ -18,10 +18,11 @@ namespace {
 
 using json = nlohmann::ordered_json;
 
-// A preset, or a file of 24 hourly rates.
+// A preset, the 24 hourly rates written out (as in a share link), or a file of them.
 Result<LoadCurve> read_curve(const std::string& spec, double rate) {
-  if (spec.empty() || spec == "flat" || spec == "business-hours" || spec == "diurnal") {
-    return preset_load_curve(spec.empty() ? "flat" : spec, rate);
+  if (spec.empty() || spec == "flat" || spec == "business-hours" || spec == "diurnal" ||
+      spec.find(',') != std::string::npos) {
+    return load_curve_from_key(spec, rate);
   }
   std::string text, error;
   if (!read_file(spec, text, error, 64 * 1024)) {

@@ -234,6 +234,11 @@ using LoadCurve = std::vector<double>;
 Result<LoadCurve> preset_load_curve(const std::string& name, double peak_rate);
 // Reads 24 numbers separated by commas, spaces or newlines ('#' comments allowed).
 Result<LoadCurve> parse_load_curve(std::string_view text, const std::string& where);
+// The load-curve key's value: a preset's name ("" is flat), or the 24 rates written out
+// ("4,3,3,...": the page's typed curve; its peak is its own, not `peak_rate`).
+Result<LoadCurve> load_curve_from_key(const std::string& value, double peak_rate);
+// The 24 rates written out as load_curve_from_key reads them back.
+std::string load_curve_key(const LoadCurve& curve);
 
 struct ScalingPolicy {
   double target_utilisation = 0.8;  // of a replica's max rate within the SLO
