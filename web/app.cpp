@@ -377,8 +377,8 @@ void App::draw(float pixel_ratio) {
   }
   force_tab_ = false;
   ImGui::End();
-  // A label cut to fit is named in the mirror (the tests find cut labels by it).
-  for (const auto& cut : take_cut_labels()) a.rects.push_back({"cut-label:" + cut, {0, 0, 0, 0}});
+  // A label cut to fit is named in the mirror as cut-label-ID (tests look for them).
+  for (const auto& cut : take_cut_labels()) a.rects.push_back({"cut-label-" + cut, {0, 0, 0, 0}});
   publish_rects(a);
   apply(std::move(a));
 }
