@@ -106,6 +106,38 @@ for (let i = 0; i < nLoads; ++i) {
 report('', loads);
 if (other) report(` of ${compareDir}`, otherLoads);
 
+// One more load under Chromium's tracing (slower, so not among the timed loads): how much of the
+// page thread's time before the first frame went to compiling WebAssembly functions on their
+// first call (V8 compiles lazily: a function's code is made when it first runs), and how long
+// software WebGL then takes to draw that frame (the readback the compositor waits on).
+async function tracedLoad(url) {
+  const ctx = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  const page = await ctx.newPage();
+  await browser.startTracing(page, { categories: ['v8.wasm', 'disabled-by-default-v8.wasm.detailed',
+                                                  'blink.user_timing', 'gpu'] });
+  await page.goto(`${url}/index.html#model=gpt2-small`);
+  await page.waitForFunction(() => window.gpuplanFirstFrameMs !== undefined, null, { timeout: 30000 });
+  await page.waitForTimeout(1500);  // the first frame's drawing
+  const events = JSON.parse((await browser.stopTracing()).toString()).traceEvents;
+  await ctx.close();
+  const mark = events.find((e) => e.name === 'gpuplan-first-frame');
+  if (!mark) return null;
+  const main = events.filter((e) => e.tid === mark.tid && e.ph === 'X');
+  const before = (name) => main.filter((e) => e.name === name && e.ts < mark.ts);
+  const lazy = before('wasm.CompileLazy');
+  const bytes = before('wasm.CompileBaseline').reduce((n, e) => n + (e.args?.bodySize ?? 0), 0);
+  const readback = main.find((e) => e.name === 'GLES2::ReadPixels' && e.ts > mark.ts);
+  return { ms: lazy.reduce((t, e) => t + e.dur, 0) / 1000, n: lazy.length, kb: bytes / 1024,
+           readbackMs: readback ? readback.dur / 1000 : NaN };
+}
+for (const [name, url] of [['', server.url], ...(other ? [[` of ${compareDir}`, other.url]] : [])]) {
+  const t = await tracedLoad(url);
+  if (!t) continue;
+  console.log(`  traced load${name}: compiling WebAssembly on first call took ${t.ms.toFixed(0)} ms of the page ` +
+              `thread before the first frame (${t.n} functions, ${t.kb.toFixed(0)} KiB of code); then software ` +
+              `WebGL drew that frame in ${t.readbackMs.toFixed(0)} ms (not in the first-frame time)`);
+}
+
 // The core inside the page vs natively (bench/bench_estimate.cpp, bench/bench_planner.cpp).
 const page = await (await browser.newContext()).newPage();
 await page.goto(`${server.url}/index.html#model=gpt2-small`);

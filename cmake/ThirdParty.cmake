@@ -75,6 +75,9 @@ if(GPUPLAN_BUILD_UI)
   if(EMSCRIPTEN)
     # ImGui 1.86 picks WebGL1 on Emscripten unless told to use ES3 (wasm-build.md, pitfall 6).
     target_compile_definitions(imgui PUBLIC IMGUI_IMPL_OPENGL_ES3 IMGUI_DISABLE_FILE_FUNCTIONS)
+    # Compiled for size: the browser compiles each function when it is first called, on the
+    # page's thread, and that is most of the wait for the first frame (web/CMakeLists.txt).
+    target_compile_options(imgui PRIVATE -Os)
   else()
     find_package(glfw3 3.3 REQUIRED)
     find_package(OpenGL REQUIRED)

@@ -19,11 +19,6 @@ namespace gpuplan::web {
 App::App(const Catalog& catalog, ProbeCrypto crypto) : catalog_(catalog), crypto_(crypto) {
   m_.catalog = &catalog_;
   m_.state = default_page_state();
-  auto serving = serving_assumptions(embedded_data_files());
-  if (serving.ok())
-    serving_ = serving.value();
-  else
-    serving_error_ = serving.error();
   // No estimate yet: main() sets the link's state next (computing the defaults first would
   // cost the first frame a second estimate); draw() computes if nothing has.
 }
@@ -268,6 +263,15 @@ void App::draw_serving_tab(UiActions& a) {
       page_state_to_query(s) + "#" + std::to_string(static_cast<int>(s.custom.kind));
   if (key != serve_key_) {
     serve_key_ = key;
+    // Read when the tab is first drawn, not at the page's start (a second parse of
+    // assumptions.json the first frame does not need).
+    if (!serving_ && serving_error_.message.empty()) {
+      auto serving = serving_assumptions(embedded_data_files());
+      if (serving.ok())
+        serving_ = serving.value();
+      else
+        serving_error_ = serving.error();
+    }
     serve_job_ = start_serve_job(catalog_, m_.state, m_.serve);
     if (!serving_) {
       m_.serve.error = serving_error_;
@@ -373,6 +377,8 @@ void App::draw(float pixel_ratio) {
   }
   force_tab_ = false;
   ImGui::End();
+  // A label cut to fit is named in the mirror as cut-label-ID (tests look for them).
+  for (const auto& cut : take_cut_labels()) a.rects.push_back({"cut-label-" + cut, {0, 0, 0, 0}});
   publish_rects(a);
   apply(std::move(a));
 }

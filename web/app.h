@@ -76,7 +76,7 @@ class App {
   PageModel m_;
   bool plans_stale_ = true;
   std::optional<PlanSearch> search_;           // a planner search under way, one slice per frame
-  std::optional<ServingAssumptions> serving_;  // data/assumptions.json "serving"
+  std::optional<ServingAssumptions> serving_;  // data/assumptions.json "serving" (read lazily)
   Error serving_error_;                        // why serving_ is empty
   std::unique_ptr<ServeJob> serve_job_;        // a serving plan under way, slices per frame
   std::string serve_key_;                      // the serving question serve_job_ answers

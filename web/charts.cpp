@@ -77,27 +77,32 @@ void stacked_bar(const char* id, const std::vector<BarSegment>& segments, double
   ImGui::PopID();
 }
 
-std::vector<double> log_ticks(double lo, double hi) {
-  std::vector<double> out;
-  auto decades = [&](std::initializer_list<double> mantissas) {
-    out.clear();
-    for (int d = static_cast<int>(std::floor(lo)); d <= static_cast<int>(std::ceil(hi)); ++d) {
-      for (double m : mantissas) {
-        const double v = m * std::pow(10.0, d);
-        if (std::log10(v) >= lo && std::log10(v) <= hi) out.push_back(v);
-      }
+void draw_ticks(ImDrawList* dl, const ImVec2& a, const ImVec2& b, Axis axis,
+                const std::vector<double>& ticks, const std::function<float(double)>& at,
+                const std::function<std::string(double)>& text) {
+  const unsigned int grid = IM_COL32(70, 75, 85, 255), color = IM_COL32(200, 200, 200, 255);
+  const float line = ImGui::GetTextLineHeight();
+  for (double v : ticks) {
+    const float p = at(v);
+    const std::string t = text(v);
+    const float w = ImGui::CalcTextSize(t.c_str()).x;
+    if (axis == Axis::x) {
+      dl->AddLine(ImVec2(p, a.y), ImVec2(p, b.y), grid);
+      dl->AddText(ImVec2(p - w / 2, b.y + 2), color, t.c_str());
+    } else {
+      dl->AddLine(ImVec2(a.x, p), ImVec2(b.x, p), grid);
+      dl->AddText(ImVec2(a.x - w - 4, p - line / 2), color, t.c_str());
     }
-  };
-  decades({1.0, 2.0, 5.0});
-  if (out.size() < 2) decades({1.0, 1.5, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0});
-  if (out.size() >= 2) return out;
-  // A range narrower than the step between mantissas: linear 1-2-5 steps.
-  const double a = std::pow(10.0, lo), b = std::pow(10.0, hi);
-  const double raw = (b - a) / 4, mag = std::pow(10.0, std::floor(std::log10(raw)));
-  const double step = raw / mag < 2 ? mag : raw / mag < 5 ? 2 * mag : 5 * mag;
-  out.clear();
-  for (double v = std::ceil(a / step) * step; v <= b; v += step) out.push_back(v);
-  return out;
+  }
+}
+
+void draw_axis_titles(ImDrawList* dl, const ImVec2& a, const ImVec2& b, const ImVec2& p0,
+                      const char* x_title, const char* y_title) {
+  const unsigned int color = IM_COL32(200, 200, 200, 255);
+  const float line = ImGui::GetTextLineHeight();
+  dl->AddText(ImVec2((a.x + b.x - ImGui::CalcTextSize(x_title).x) / 2, b.y + line + 4), color,
+              x_title);
+  dl->AddText(p0, color, y_title);
 }
 
 namespace {
@@ -133,22 +138,13 @@ bool fit_ranges(const std::vector<ScatterPoint>& points, Frame& f) {
 }
 
 void draw_axes(ImDrawList* dl, const Frame& f, const ImVec2& p0) {
-  const unsigned int grid = IM_COL32(70, 75, 85, 255), text = IM_COL32(200, 200, 200, 255);
-  const float line = ImGui::GetTextLineHeight();
-  for (double v : log_ticks(f.lx0, f.lx1)) {
-    dl->AddLine(ImVec2(f.px(v), f.a.y), ImVec2(f.px(v), f.b.y), grid);
-    const std::string t = format_duration(v);
-    dl->AddText(ImVec2(f.px(v) - ImGui::CalcTextSize(t.c_str()).x / 2, f.b.y + 2), text, t.c_str());
-  }
-  for (double v : log_ticks(f.ly0, f.ly1)) {
-    dl->AddLine(ImVec2(f.a.x, f.py(v)), ImVec2(f.b.x, f.py(v)), grid);
-    const std::string t = format_usd(v);
-    dl->AddText(ImVec2(f.a.x - ImGui::CalcTextSize(t.c_str()).x - 4, f.py(v) - line / 2), text,
-                t.c_str());
-  }
-  const char* xt = tr(S::axis_time);
-  dl->AddText(ImVec2((f.a.x + f.b.x - ImGui::CalcTextSize(xt).x) / 2, f.b.y + line + 4), text, xt);
-  dl->AddText(ImVec2(p0.x, p0.y), text, tr(S::axis_cost));
+  draw_ticks(
+      dl, f.a, f.b, Axis::x, log_ticks(f.lx0, f.lx1), [&f](double v) { return f.px(v); },
+      [](double v) { return format_duration(v); });
+  draw_ticks(
+      dl, f.a, f.b, Axis::y, log_ticks(f.ly0, f.ly1), [&f](double v) { return f.py(v); },
+      [](double v) { return format_usd(v); });
+  draw_axis_titles(dl, f.a, f.b, p0, tr(S::axis_time), tr(S::axis_cost));
 }
 
 // Draws the points (the Pareto front joined by a line) and returns the one nearest the mouse.

@@ -3,8 +3,12 @@
 // memory terms against the GPU's capacity, a time-vs-cost scatter with its Pareto front, and
 // (charts_lines.cpp) the Serving tab's linear charts and bar groups.
 
+#include <functional>
 #include <string>
 #include <vector>
+
+struct ImDrawList;
+struct ImVec2;
 
 namespace gpuplan::web {
 
@@ -63,8 +67,20 @@ struct BarGroup {
 void bar_groups(const char* id, const std::vector<BarGroup>& groups,
                 const std::vector<std::string>& series, float bar_height);
 
-// Round ticks (1, 2 or 5 times a power of ten apart) from lo to hi.
+// Round ticks (1, 2 or 5 times a power of ten apart) from lo to hi: 3 to 6 of them, at least two
+// inside the range (chart_ticks.cpp; also log_ticks' steps for a range under a mantissa's step).
 std::vector<double> linear_ticks(double lo, double hi);
+
+// One axis's ticks on the plotting area from `a` (top left) to `b` (bottom right): a grid line
+// and a label each, under the area for x, left of it for y. `at` places a value on the screen
+// (x or y pixel), `text` writes it. Both charts' axes, log and linear, draw through it.
+enum class Axis { x, y };
+void draw_ticks(ImDrawList* dl, const ImVec2& a, const ImVec2& b, Axis axis,
+                const std::vector<double>& ticks, const std::function<float(double)>& at,
+                const std::function<std::string(double)>& text);
+// The axis titles: x centred under the tick labels, y at `p0` (the chart's top left).
+void draw_axis_titles(ImDrawList* dl, const ImVec2& a, const ImVec2& b, const ImVec2& p0,
+                      const char* x_title, const char* y_title);
 
 // The colour of series i, shared by the bar, legends and tables.
 unsigned int series_color(int i);

@@ -10,15 +10,6 @@
 
 namespace gpuplan::web {
 
-std::vector<double> linear_ticks(double lo, double hi) {
-  std::vector<double> out;
-  if (!(hi > lo)) return out;
-  const double raw = (hi - lo) / 5, mag = std::pow(10.0, std::floor(std::log10(raw)));
-  const double step = raw / mag < 2 ? 2 * mag : raw / mag < 5 ? 5 * mag : 10 * mag;
-  for (double v = std::ceil(lo / step) * step; v <= hi + step * 1e-9; v += step) out.push_back(v);
-  return out;
-}
-
 namespace {
 
 struct Axes {
@@ -40,22 +31,12 @@ void fit(const LineChart& c, Axes& f) {
 }
 
 void axes(ImDrawList* dl, const Axes& f, const LineChart& c, const ImVec2& p0) {
-  const unsigned int grid = IM_COL32(70, 75, 85, 255), text = IM_COL32(200, 200, 200, 255);
-  const float line = ImGui::GetTextLineHeight();
-  for (double v : linear_ticks(0, f.x1)) {
-    dl->AddLine(ImVec2(f.px(v), f.a.y), ImVec2(f.px(v), f.b.y), grid);
-    const std::string t = format_number(v, 3);
-    dl->AddText(ImVec2(f.px(v) - ImGui::CalcTextSize(t.c_str()).x / 2, f.b.y + 2), text, t.c_str());
-  }
-  for (double v : linear_ticks(0, f.y1)) {
-    dl->AddLine(ImVec2(f.a.x, f.py(v)), ImVec2(f.b.x, f.py(v)), grid);
-    const std::string t = format_number(v, 3);
-    dl->AddText(ImVec2(f.a.x - ImGui::CalcTextSize(t.c_str()).x - 4, f.py(v) - line / 2), text,
-                t.c_str());
-  }
-  const char* xt = c.x_title.c_str();
-  dl->AddText(ImVec2((f.a.x + f.b.x - ImGui::CalcTextSize(xt).x) / 2, f.b.y + line + 4), text, xt);
-  dl->AddText(p0, text, c.y_title.c_str());
+  const auto number = [](double v) { return format_number(v, 3); };
+  draw_ticks(
+      dl, f.a, f.b, Axis::x, linear_ticks(0, f.x1), [&f](double v) { return f.px(v); }, number);
+  draw_ticks(
+      dl, f.a, f.b, Axis::y, linear_ticks(0, f.y1), [&f](double v) { return f.py(v); }, number);
+  draw_axis_titles(dl, f.a, f.b, p0, c.x_title.c_str(), c.y_title.c_str());
 }
 
 void draw_series(ImDrawList* dl, const Axes& f, const Series& s) {

@@ -61,6 +61,7 @@ void platform_first_frame(const StartupTimes& t) {
   // No comma outside parentheses in an EM_ASM body (the macro would split it there).
   EM_ASM({
     window.gpuplanFirstFrameMs = performance.now();
+    performance.mark("gpuplan-first-frame");  // for traces (bench_web.mjs)
     var s = {};
     s.catalog = $0;
     s.app = $1;

@@ -107,9 +107,13 @@ std::vector<IdName> instance_items(const Catalog& catalog) {
   return out;
 }
 
-// The inputs: the load and targets, then the replica and the hardware (one column: the
-// labels keep the width the sidebar gives them).
+// The inputs: the load and targets, then the replica and the hardware (one column, its labels
+// as wide as the longest: the tab has the room the sidebar lacks).
 void inputs(const PageModel& m, UiActions& a) {
+  const LabelColumnFit fit({S::model, S::serve_rate, S::serve_prompt, S::serve_output,
+                            S::serve_ttft, S::serve_tpot, S::serve_percentile, S::serve_runtime,
+                            S::serve_weights, S::serve_kv, S::serve_gpu, S::serve_instance,
+                            S::serve_curve});
   PageState s = m.state;
   ServeRequest& r = s.serve;
   bool edited = false;

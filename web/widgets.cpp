@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <ctime>
 #include <map>
+#include <utility>
 
 #include "gpuplan/quantity.h"
 
@@ -113,18 +114,43 @@ void cell_text_width(const std::string& text, float avail) {
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", text.c_str());
 }
 
+namespace {
+float g_label_column = 0;  // field_label's column in pixels; 0: 13 em
+std::vector<std::string> g_cut_labels;
+}  // namespace
+
+LabelColumnFit::LabelColumnFit(std::initializer_list<S> labels) : saved_(g_label_column) {
+  float widest = ImGui::GetFontSize() * 13.0f - ImGui::GetStyle().ItemSpacing.x;
+  for (S id : labels) widest = std::max(widest, ImGui::CalcTextSize(tr(id)).x);
+  g_label_column =
+      std::min(widest + ImGui::GetStyle().ItemSpacing.x, ImGui::GetContentRegionAvail().x * 0.5f);
+}
+
+LabelColumnFit::~LabelColumnFit() {
+  g_label_column = saved_;
+}
+
+std::vector<std::string> take_cut_labels() {
+  return std::exchange(g_cut_labels, {});
+}
+
 void field_label(S id) {
   // Labels in a column before their fields, cut with an ellipsis (full text in a tooltip) when
-  // longer; with less than 27 em of room the field goes under its label instead.
-  const float column = ImGui::GetFontSize() * 13.0f;
-  const bool beside = ImGui::GetContentRegionAvail().x >= ImGui::GetFontSize() * 27;
+  // longer; with less than the column and 14 em of room the field goes under its label instead.
+  const float column = g_label_column > 0 ? g_label_column : ImGui::GetFontSize() * 13.0f;
+  const bool beside = ImGui::GetContentRegionAvail().x >= column + ImGui::GetFontSize() * 14;
   const auto mark = marked_fields().find(id);
   if (mark != marked_fields().end()) error_text(mark->second);
   ImGui::AlignTextToFramePadding();
   if (mark != marked_fields().end()) ImGui::PushStyleColor(ImGuiCol_Text, color_error());
   if (beside) {
     const float x0 = ImGui::GetCursorPosX();
-    cell_text_width(tr(id), column - ImGui::GetStyle().ItemSpacing.x);
+    const float room = column - ImGui::GetStyle().ItemSpacing.x;
+    if (ImGui::CalcTextSize(tr(id)).x > room) {
+      const std::string l = label(id);  // "text###id"
+      g_cut_labels.push_back(l.substr(l.rfind('#') + 1));
+    }
+    cell_text_width(tr(id), room);
     ImGui::SameLine(x0 + column);
   } else {
     ImGui::TextUnformatted(tr(id));

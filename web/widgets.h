@@ -39,6 +39,22 @@ void cell_text_width(const std::string& text, float width);
 void field_label(S id);
 // The fields to mark bad in the next frames, with what to say (from the link's problems).
 void mark_fields(const std::vector<LinkProblem>& problems);
+// While it lives, field_label's label column (13 em by default) is as wide as the longest of
+// `labels` in the page's language, at most half the room: for a screen with long labels and
+// room to spare (the Serving tab).
+class LabelColumnFit {
+ public:
+  explicit LabelColumnFit(std::initializer_list<S> labels);
+  ~LabelColumnFit();
+  LabelColumnFit(const LabelColumnFit&) = delete;
+  LabelColumnFit& operator=(const LabelColumnFit&) = delete;
+
+ private:
+  float saved_;
+};
+// The ids (strings.inc) of the labels field_label cut with an ellipsis since the last call,
+// for the tests' mirror of the page.
+std::vector<std::string> take_cut_labels();
 
 // A combo over an enum's values, named by `name`; true when the value changed.
 template <class E>

@@ -2,6 +2,9 @@
 // nearest ids, numbers per language, page words for core messages, and the core call.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
+#include "charts.h"
 #include "gpuplan/embedded_data.h"
 #include "i18n.h"
 #include "page_model.h"
@@ -363,6 +366,27 @@ TEST(Serving, ACustomModelOrUnknownGpuIsAnErrorNotACrash) {
   s.custom.kind = CustomModel::Kind::transformer;
   EXPECT_TRUE(start_serve_job(catalog(), s, out)->done);
   EXPECT_NE(out.error.message, "");
+}
+
+// The charts' ticks (chart_ticks.cpp): linear axes and a log axis too narrow for its 1-2-5 and
+// 1-9 mantissas share one rule, round steps of 2, 5 or 10 times a power of ten.
+TEST(Charts, LinearTicksAreRoundStepsCoveringTheRange) {
+  EXPECT_EQ(linear_ticks(0, 33), (std::vector<double>{0, 10, 20, 30}));
+  const std::vector<double> small = linear_ticks(0, 1.1);
+  ASSERT_EQ(small.size(), 3u);
+  EXPECT_DOUBLE_EQ(small[1], 0.5);
+  EXPECT_DOUBLE_EQ(small[2], 1.0);
+  EXPECT_TRUE(linear_ticks(5, 5).empty());
+}
+
+TEST(Charts, LogTicksUseMantissasThenTheLinearSteps) {
+  EXPECT_EQ(log_ticks(0, 2), (std::vector<double>{1, 2, 5, 10, 20, 50, 100}));
+  // 10 to 13: one mantissa tick (10) only, so the linear axes' steps (of 1 here: a fifth of
+  // the range, 0.6, rounded up to 1).
+  const std::vector<double> narrow = log_ticks(1, std::log10(13.0));
+  ASSERT_EQ(narrow.size(), 4u);
+  for (size_t i = 0; i < narrow.size(); ++i)
+    EXPECT_NEAR(narrow[i], 10.0 + static_cast<double>(i), 1e-9) << i;
 }
 
 }  // namespace
