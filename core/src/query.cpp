@@ -84,6 +84,15 @@ auto text(Get get) {
   };
 }
 
+// A catalog id filter, where "auto" (or "any") means every one: stored as "".
+template <class Get>
+auto id_or_auto(Get get) {
+  return [=](auto& q, const std::string&, const std::string& v) -> std::optional<Error> {
+    get(q) = v == "auto" || v == "any" ? "" : v;
+    return std::nullopt;
+  };
+}
+
 template <class Get>
 auto boolean(Get get) {
   return [=](auto& q, const std::string& k, const std::string& v) -> std::optional<Error> {
@@ -554,8 +563,8 @@ const std::vector<ServeKeySpec>& serve_key_specs() {
       {"start-s", number(0, 86400, [](R& r) -> double& { return r.start_s; })},
       {"load-gb-per-s", number(0, 1e4, [](R& r) -> double& { return r.load_gb_per_s; })},
       {"top", integer(1, 1000, [](R& r) -> int& { return r.top; })},
-      {"gpu", text([](R& r) -> std::string& { return r.gpu; })},
-      {"instance", text([](R& r) -> std::string& { return r.instance; })},
+      {"gpu", id_or_auto([](R& r) -> std::string& { return r.gpu; })},
+      {"instance", id_or_auto([](R& r) -> std::string& { return r.instance; })},
       {"provider", text([](R& r) -> std::string& { return r.provider; })},
       {"region", text([](R& r) -> std::string& { return r.region; })},
   };

@@ -38,6 +38,8 @@ printf '1 2 3\n' >"$tmp/short.txt"
 expect serve-short-curve 1 "expected 24 hourly rates (requests/s), got 3" -- "${ex[@]}" --load-curve "$tmp/short.txt"
 expect serve-does-not-fit 1 "does not fit on l4 at TP 1" -- serve --model llama-3-70b --rate 1 --prompt-tokens 100 --output-tokens 10 --gpu l4 --tp 1
 expect serve-slo-unreachable 1 "SLO unreachable: the first token takes" -- serve --model llama-3-70b --rate 1 --prompt-tokens 100000 --output-tokens 10 --ttft-ms 10 --gpu h100-sxm5-80gb --tp 8
+expect serve-gpu-auto 0 "" -- "${ex[@]}" --gpu auto --top 2
+grep -q '^best: ' "$tmp/out" || { echo "FAIL serve-gpu-auto: no best option"; failed=$((failed + 1)); }
 expect serve-unknown-gpu 1 "--gpu: unknown GPU 'z100'" -- "${ex[@]}" --gpu z100
 expect serve-unknown-model 1 "--model: unknown model 'zzqq-9b' (run 'gpuplan models' for the list)" -- serve --model zzqq-9b --rate 3 --prompt-tokens 100 --output-tokens 10
 expect serve-unknown-instance 1 "--instance: unknown instance 'aws-zz' (run 'gpuplan instances')" -- "${ex[@]}" --instance aws-zz

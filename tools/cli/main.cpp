@@ -29,7 +29,8 @@ commands:
   validate FILE.csv [--json]               predict measured throughput (or peak-memory) rows; print
                                            errors and MAPE; rows it cannot predict are listed, skipped
   serve --model ID --rate R --prompt-tokens P --output-tokens O [--ttft-ms X] [--tpot-ms Y]
-        [--load-curve FILE|R0,R1,...,R23|flat|business-hours|diurnal] [--gpu ID | --instance ID] [--tp N]
+        [--load-curve FILE|R0,R1,...,R23|flat|business-hours|diurnal] [--tp N]
+        [--gpu ID|auto | --instance ID|auto]
         [--runtime vllm|trtllm|sglang|hf] [--weights bf16|fp16|fp8|int8|int4] [--kv bf16|fp8] [--json]
                                            rank instances for serving: replicas, autoscaling, cost
   verify FILE [--json] [--trust KEY_B64]   check a gpuplan-probe file's signature, show its summary;
