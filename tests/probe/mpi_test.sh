@@ -14,8 +14,9 @@ if ! command -v mpirun >/dev/null || [ ! -x "$probe" ]; then
 fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-export HOME=$tmp/home XDG_CONFIG_HOME=
-mkdir -p "$HOME"
+# OpenMPI's session directories go under TMPDIR: keep them in this test's folder.
+export HOME=$tmp/home XDG_CONFIG_HOME= TMPDIR=$tmp/mpi-tmp
+mkdir -p "$HOME" "$TMPDIR"
 # CI runs as root in a container: OpenMPI refuses root unless told, and the container may
 # have fewer cores than ranks.
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
