@@ -36,6 +36,8 @@ const std::pair<const char*, S> kControls[] = {
     {"--resolution", S::resolution},
     {"--precision", S::precision},
     {"--optimizer", S::optimizer},
+    {"--optimizer-loop", S::optimizer_loop},
+    {"--clip-grad-norm", S::clip_grad_norm},
     {"--checkpointing", S::checkpointing},
     {"--attention", S::attention},
     {"--memory-format", S::memory_format},
@@ -131,6 +133,10 @@ const char* tr_checkpointing(Checkpointing c) {
       return tr(S::ckpt_every_k);
   }
   return tr(S::ckpt_none);
+}
+
+const char* tr_optimizer_loop(OptimizerLoop l) {
+  return tr(l == OptimizerLoop::for_loop ? S::loop_for_loop : S::loop_foreach);
 }
 
 const char* tr_attention(Attention a) {

@@ -177,11 +177,16 @@ bool kernel_fields(const PageModel& m, Setup& s, UiActions& a) {
   bool edited = false;
   const Estimate* e = m.c.estimate ? &*m.c.estimate : nullptr;
   if (s.mode == Mode::train) {
-    edited |= enum_combo(S::optimizer, s.optimizer,
-                         {Optimizer::sgd, Optimizer::sgd_momentum, Optimizer::adam,
-                          Optimizer::adamw, Optimizer::adam_8bit, Optimizer::adafactor},
-                         optimizer_name);
+    edited |=
+        enum_combo(S::optimizer, s.optimizer,
+                   {Optimizer::sgd, Optimizer::sgd_momentum, Optimizer::adam, Optimizer::adamw,
+                    Optimizer::adam_8bit, Optimizer::adafactor, Optimizer::lamb},
+                   optimizer_name);
     remember(a, "optimizer");
+    edited |= enum_combo(S::optimizer_loop, s.optimizer_loop,
+                         {OptimizerLoop::foreach, OptimizerLoop::for_loop}, tr_optimizer_loop);
+    remember(a, "optimizer-loop");
+    edited |= checkbox(S::clip_grad_norm, s.clip_grad_norm);
     edited |= enum_combo(S::checkpointing, s.checkpointing,
                          {Checkpointing::none, Checkpointing::selective, Checkpointing::full},
                          tr_checkpointing);
@@ -208,10 +213,11 @@ void setup_section(const PageModel& m, UiActions& a) {
   bool edited = enum_combo(S::mode, s.mode, {Mode::train, Mode::infer}, tr_mode);
   remember(a, "mode");
   edited |= shape_fields(m, s, a);
-  edited |= enum_combo(S::precision, s.precision,
-                       {Precision::fp32, Precision::tf32, Precision::fp16, Precision::bf16,
-                        Precision::amp_fp16, Precision::amp_bf16, Precision::fp8},
-                       precision_name);
+  edited |= enum_combo(
+      S::precision, s.precision,
+      {Precision::fp32, Precision::tf32, Precision::fp16, Precision::bf16, Precision::amp_fp16,
+       Precision::amp_bf16, Precision::mixed_fp16, Precision::mixed_bf16, Precision::fp8},
+      precision_name);
   remember(a, "precision");
   edited |= kernel_fields(m, s, a);
   if (edited) a.state = st;

@@ -86,7 +86,8 @@ double optimizer_states(Optimizer o) {
       return 1;  // momentum buffer
     case Optimizer::adam:
     case Optimizer::adamw:
-      return 2;  // exp_avg, exp_avg_sq (Kingma & Ba 2015)
+    case Optimizer::lamb:
+      return 2;  // exp_avg, exp_avg_sq (Kingma & Ba 2015; LAMB: You et al. 2020, alg. 2)
     case Optimizer::adam_8bit:
       return 2;  // two 8-bit states (Dettmers et al. 2022)
     case Optimizer::adafactor:
@@ -287,6 +288,9 @@ Result<int64_t> count_parameters(const Model& model, const Setup& setup,
   int64_t expert_mlp = 0;
   for (const auto& t : tensors) {
     e.params.total += t.numel();
+    const std::string_view module = t.module;
+    const bool fused_away = spec.fused_qkv && (module == "k_proj" || module == "v_proj");
+    if (!fused_away) e.params.tensors += t.count;
     if (t.group == ParamGroup::embedding) e.params.embedding += t.numel();
     if (t.group == ParamGroup::mlp) expert_mlp += t.numel();
   }
@@ -295,16 +299,19 @@ Result<int64_t> count_parameters(const Model& model, const Setup& setup,
     e.params.active_per_token -=
         expert_mlp / spec.experts * (spec.experts - spec.experts_per_token);
   int64_t lora_params = 0;
+  int64_t lora_tensors = 0;
   for (const auto& target : setup.lora_rank > 0 ? setup.lora_targets : std::vector<std::string>{}) {
     bool found = false;
     for (const auto& t : tensors) {
       if (!matches_target(t, target)) continue;
       found = true;
       lora_params += setup.lora_rank * (t.rows + t.cols) * t.count;
+      lora_tensors += 2 * t.count;  // lora_A and lora_B
     }
     if (!found) return invalid(Msg::est_lora_target, {target, model.id});
   }
   e.params.trainable = setup.lora_rank > 0 ? lora_params : e.params.total;
+  if (setup.lora_rank > 0) e.params.tensors = lora_tensors;
   return lora_params;
 }
 
@@ -540,6 +547,7 @@ std::optional<Error> graph_workload(const Model& model, const Setup& setup, Esti
   if (!costs.ok()) return costs.error();
   const GraphCosts& g = *costs.value();
   e.params.total = e.params.trainable = e.params.active_per_token = g.params;
+  e.params.tensors = g.param_tensors;
   e.flops.forward_per_sample = g.forward_flops_matmul + g.forward_flops_other;
   e.flops.forward_matmul_per_sample = g.forward_flops_matmul;
   st.weights_numel = st.trainable_numel = st.matrix_numel = static_cast<double>(g.params);

@@ -120,6 +120,7 @@ struct OpContext {
   double in_elems;
   TensorShape out;  // starts as the input's shape
   double params = 0;
+  int param_tensors = 0;       // weight and bias tensors of its module
   bool aliases_input = false;  // output shares the input's storage (views, in-place ops)
   double saved_elems = 0, saved_fixed = 0;
 
@@ -153,6 +154,7 @@ std::string conv2d_cost(OpContext& c) {
       static_cast<double>(c.out.c) * static_cast<double>(c.out.h) * static_cast<double>(c.out.w);
   c.params =
       static_cast<double>(c.out.c) * macs_per_out + (n.bias ? static_cast<double>(c.out.c) : 0);
+  c.param_tensors = n.bias ? 2 : 1;
   c.cost.forward_flops_matmul = 2.0 * macs_per_out * out_elems;
   if (n.bias) c.cost.forward_flops_other = out_elems;
   c.save_elems(c.in_storage, c.in_elems);
@@ -167,6 +169,7 @@ std::string linear_cost(OpContext& c) {
   c.out = TensorShape{n.out_channels, 1, 1};
   c.params = static_cast<double>(c.in.c) * static_cast<double>(c.out.c) +
              (n.bias ? static_cast<double>(c.out.c) : 0);
+  c.param_tensors = n.bias ? 2 : 1;
   c.cost.forward_flops_matmul = 2.0 * static_cast<double>(c.in.c) * static_cast<double>(c.out.c);
   if (n.bias) c.cost.forward_flops_other = static_cast<double>(c.out.c);
   c.save_elems(c.in_storage, c.in_elems);
@@ -174,7 +177,10 @@ std::string linear_cost(OpContext& c) {
 }
 
 std::string batchnorm2d_cost(OpContext& c) {
-  if (c.n.affine) c.params = 2.0 * static_cast<double>(c.in.c);
+  if (c.n.affine) {
+    c.params = 2.0 * static_cast<double>(c.in.c);
+    c.param_tensors = 2;
+  }
   // Normalise (subtract, scale) plus affine (scale, shift); the statistics' reductions add about
   // as much again but are memory-bound.
   c.cost.forward_flops_other = (c.n.affine ? 4.0 : 2.0) * c.in_elems;
@@ -184,7 +190,10 @@ std::string batchnorm2d_cost(OpContext& c) {
 }
 
 std::string layernorm_cost(OpContext& c) {
-  if (c.n.affine) c.params = 2.0 * static_cast<double>(c.in.c);
+  if (c.n.affine) {
+    c.params = 2.0 * static_cast<double>(c.in.c);
+    c.param_tensors = 2;
+  }
   c.cost.forward_flops_other = (c.n.affine ? 4.0 : 2.0) * c.in_elems;
   c.save_elems(c.in_storage, c.in_elems);
   c.saved_elems += 2.0 * static_cast<double>(c.in.h * c.in.w);  // mean and rstd, fresh tensors
@@ -379,6 +388,7 @@ std::string finish_node(OpContext& c, size_t i, std::vector<size_t>& storage, si
   cost.params = static_cast<int64_t>(c.params);
   cost.saved_activation_bytes_fp32 = c.saved_elems * kFp32Bytes + c.saved_fixed;
   costs.params += cost.params;
+  costs.param_tensors += c.param_tensors;
   costs.forward_flops_matmul += cost.forward_flops_matmul;
   costs.forward_flops_other += cost.forward_flops_other;
   costs.saved_activation_elements += c.saved_elems;

@@ -547,15 +547,28 @@ std::optional<Error> parse_assumptions_json(std::string_view text, const std::st
   Sources sources;
   read_sources(r, sources);
   const nlohmann::json* a = r.object("assumptions", true);
-  only_keys(
-      r, a, "assumptions",
-      {"jpeg_decode_images_per_s_per_core", "kernel_launch_overhead_s", "gemm_efficiency",
-       "simt_gemm_efficiency", "hbm_efficiency", "nvlink_allreduce_busbw_efficiency",
-       "pcie_efficiency", "network_allreduce_efficiency", "eager_host_overhead_per_kernel_s",
-       "spot_interruptions_per_hour", "checkpoint_restart_overhead_s",
-       "flash_attention_forward_efficiency_ampere", "flash_attention_backward_efficiency_ampere",
-       "flash_attention_forward_efficiency_hopper", "flash_attention_backward_efficiency_hopper",
-       "gemm_tile_rows", "gemm_tile_cols", "eager_memory_bound_efficiency"});
+  only_keys(r, a, "assumptions",
+            {"jpeg_decode_images_per_s_per_core",
+             "kernel_launch_overhead_s",
+             "gemm_efficiency",
+             "simt_gemm_efficiency",
+             "hbm_efficiency",
+             "nvlink_allreduce_busbw_efficiency",
+             "pcie_efficiency",
+             "network_allreduce_efficiency",
+             "eager_host_overhead_per_kernel_s",
+             "spot_interruptions_per_hour",
+             "checkpoint_restart_overhead_s",
+             "flash_attention_forward_efficiency_ampere",
+             "flash_attention_backward_efficiency_ampere",
+             "flash_attention_forward_efficiency_hopper",
+             "flash_attention_backward_efficiency_hopper",
+             "gemm_tile_rows",
+             "gemm_tile_cols",
+             "eager_memory_bound_efficiency",
+             "optimizer_for_loop_s_per_tensor_sgd",
+             "optimizer_for_loop_s_per_tensor_adam",
+             "optimizer_for_loop_s_per_tensor_adamw"});
   // A null value means "not known": the built-in default stays (and says so where it is used).
   auto set = [&](const char* key, double& out, double min, double max) {
     if (!a || !a->contains(key)) return;
@@ -575,6 +588,9 @@ std::optional<Error> parse_assumptions_json(std::string_view text, const std::st
   set("eager_host_overhead_per_kernel_s", e.host_overhead_per_kernel_s, 1e-7, 1e-2);
   set("jpeg_decode_images_per_s_per_core", c.input.image_samples_per_s_per_core, 1, 1e5);
   set("eager_memory_bound_efficiency", e.eager_memory_bound, 0.01, 1.0);
+  set("optimizer_for_loop_s_per_tensor_sgd", e.optimizer_for_loop_per_tensor.sgd_s, 1e-7, 1e-2);
+  set("optimizer_for_loop_s_per_tensor_adam", e.optimizer_for_loop_per_tensor.adam_s, 1e-7, 1e-2);
+  set("optimizer_for_loop_s_per_tensor_adamw", e.optimizer_for_loop_per_tensor.adamw_s, 1e-7, 1e-2);
   set("gemm_tile_rows", e.gemm_tile_rows, 8, 1024);
   set("gemm_tile_cols", e.gemm_tile_cols, 8, 1024);
   // Flash attention per architecture; the rest take Ampere's (FlashAttention-2's reference GPU).

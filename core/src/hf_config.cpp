@@ -57,6 +57,7 @@ void read_mpt(JsonReader& r, TransformerSpec& s) {
   s.layers = r.integer("n_layers", std::nullopt, 1, kMax);
   s.hidden = r.integer("d_model", std::nullopt, 1, kMax);
   s.heads = r.integer("n_heads", std::nullopt, 1, kMax);
+  s.fused_qkv = true;  // Wqkv
   s.ffn_hidden = static_cast<int64_t>(r.number("expansion_ratio", 4.0, 0.01, 1000.0) *
                                       static_cast<double>(s.hidden));
   s.vocab = r.integer("vocab_size", std::nullopt, 1, kMax);
@@ -95,6 +96,7 @@ void read_gpt2(JsonReader& r, Model& m) {
   s.max_positions = r.integer("n_positions", std::nullopt, 1, kMax);
   s.tied_embeddings = r.boolean("tie_word_embeddings", true);
   s.qkv_bias = s.attn_out_bias = s.mlp_bias = true;
+  s.fused_qkv = true;  // c_attn
   read_dropout(r, s, {"resid_pdrop", "embd_pdrop"}, {"attn_pdrop"}, 0.1);
   m.task = "causal-lm";
   m.default_seq_len = s.max_positions;

@@ -111,6 +111,7 @@ void read_transformer(JsonReader& r, TransformerSpec& s) {
   s.norm = static_cast<NormKind>(r.choice("norm", {"layernorm", "rmsnorm"}, 0));
   s.norm_bias = r.boolean("norm_bias", s.norm == NormKind::layernorm);
   s.qkv_bias = r.boolean("qkv_bias", false);
+  s.fused_qkv = r.boolean("fused_qkv", false);
   s.attn_out_bias = r.boolean("attn_out_bias", false);
   s.mlp_bias = r.boolean("mlp_bias", false);
   s.final_norm = r.boolean("final_norm", true);
@@ -376,7 +377,10 @@ std::optional<Error> check_efficiencies(const Efficiencies& e, const std::string
       {"flash_attention_forward_efficiency_ampere", e.flash_attention_default.forward},
       {"flash_attention_backward_efficiency_ampere", e.flash_attention_default.backward},
       {"gemm_tile_rows", e.gemm_tile_rows},
-      {"gemm_tile_cols", e.gemm_tile_cols}};
+      {"gemm_tile_cols", e.gemm_tile_cols},
+      {"optimizer_for_loop_s_per_tensor_sgd", e.optimizer_for_loop_per_tensor.sgd_s},
+      {"optimizer_for_loop_s_per_tensor_adam", e.optimizer_for_loop_per_tensor.adam_s},
+      {"optimizer_for_loop_s_per_tensor_adamw", e.optimizer_for_loop_per_tensor.adamw_s}};
   for (const auto& [key, value] : required) {
     if (!(value > 0)) {
       return make_error(Errc::schema_error,

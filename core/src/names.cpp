@@ -35,13 +35,18 @@ constexpr std::array<std::pair<Precision, const char*>, 9> kPrecisions{{
     {Precision::mixed_fp16, "mixed-fp16"},
     {Precision::mixed_bf16, "mixed-bf16"},
 }};
-constexpr std::array<std::pair<Optimizer, const char*>, 6> kOptimizers{{
+constexpr std::array<std::pair<Optimizer, const char*>, 7> kOptimizers{{
     {Optimizer::sgd, "sgd"},
     {Optimizer::sgd_momentum, "sgd-momentum"},
     {Optimizer::adam, "adam"},
     {Optimizer::adamw, "adamw"},
     {Optimizer::adam_8bit, "adam-8bit"},
     {Optimizer::adafactor, "adafactor"},
+    {Optimizer::lamb, "lamb"},
+}};
+constexpr std::array<std::pair<OptimizerLoop, const char*>, 2> kOptimizerLoops{{
+    {OptimizerLoop::foreach, "foreach"},
+    {OptimizerLoop::for_loop, "for-loop"},
 }};
 constexpr std::array<std::pair<Checkpointing, const char*>, 5> kCheckpointing{{
     {Checkpointing::none, "none"},
@@ -135,6 +140,12 @@ const char* grad_reduce_name(GradReduce g) {
 }
 std::optional<GradReduce> parse_grad_reduce(const std::string& s) {
   return parse_of(kGradReduce, s);
+}
+const char* optimizer_loop_name(OptimizerLoop l) {
+  return name_of(kOptimizerLoops, l);
+}
+std::optional<OptimizerLoop> parse_optimizer_loop(const std::string& s) {
+  return parse_of(kOptimizerLoops, s);
 }
 
 bool is_autocast(Precision p) {

@@ -18,6 +18,9 @@ Args request_to_args(const Request& r) {
   if (s.resolution != d.resolution) a.emplace_back("resolution", std::to_string(s.resolution));
   if (s.precision != d.precision) a.emplace_back("precision", precision_name(s.precision));
   if (s.optimizer != d.optimizer) a.emplace_back("optimizer", optimizer_name(s.optimizer));
+  if (s.optimizer_loop != d.optimizer_loop)
+    a.emplace_back("optimizer-loop", optimizer_loop_name(s.optimizer_loop));
+  if (s.clip_grad_norm) a.emplace_back("clip-grad-norm", "1");
   if (s.checkpointing != d.checkpointing)
     a.emplace_back("checkpointing", checkpointing_name(s.checkpointing));
   if (s.attention != d.attention) a.emplace_back("attention", attention_name(s.attention));

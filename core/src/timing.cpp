@@ -655,7 +655,35 @@ void fsdp_comm(const Setup& setup, const Estimate& e, const WorkProfile& work,
   st.dp_comm_exposed_s = micro_steps * (exposed_fwd + exposed_bwd);
 }
 
-// Optimizer step: memory-bound over this GPU's (sharded) parameters, gradients and states.
+// Host time of a for-loop optimizer step over `tensors` parameter tensors, with gradient
+// clipping's norm and scale per tensor (about one SGD step's work each) when it is on. LAMB's
+// update is AdamW's plus two norms, and Adafactor's is no shorter: both take AdamW's figure;
+// 8-bit Adam takes Adam's.
+double for_loop_host_s(const Setup& setup, double tensors, const Efficiencies& eff) {
+  const Efficiencies::ForLoop& c = eff.optimizer_for_loop_per_tensor;
+  double per_tensor = 0;
+  switch (setup.optimizer) {
+    case Optimizer::sgd:
+    case Optimizer::sgd_momentum:
+      per_tensor = c.sgd_s;
+      break;
+    case Optimizer::adam:
+    case Optimizer::adam_8bit:
+      per_tensor = c.adam_s;
+      break;
+    case Optimizer::adamw:
+    case Optimizer::lamb:
+    case Optimizer::adafactor:
+      per_tensor = c.adamw_s;
+      break;
+  }
+  if (setup.clip_grad_norm) per_tensor += c.sgd_s;
+  return tensors * per_tensor;
+}
+
+// Optimizer step: memory-bound over this GPU's (sharded) parameters, gradients and states. A
+// for-loop step is also bound by the host visiting each tensor; it follows the backward pass
+// (training loops synchronise there: loss.item(), clipping's check), so it is not hidden.
 double optimizer_s(const Setup& setup, const Estimate& e, const Rates& r, const Efficiencies& eff) {
   const double n = static_cast<double>(e.params.trainable) / (setup.tp * setup.pp) /
                    (setup.zero_stage >= 1 ? setup.dp : 1);
@@ -672,6 +700,9 @@ double optimizer_s(const Setup& setup, const Estimate& e, const Rates& r, const 
     case Optimizer::adamw:
       per_param += 4 * w;
       break;
+    case Optimizer::lamb:
+      per_param += 4 * w + 2 * w;  // Adam's states, then the norms read the weight and update
+      break;
     case Optimizer::adam_8bit:
       per_param += 4;
       break;
@@ -681,7 +712,10 @@ double optimizer_s(const Setup& setup, const Estimate& e, const Rates& r, const 
   }
   // fp8 and mixed recipes write the 16-bit compute copy of each updated fp32 master.
   if (setup.precision == Precision::fp8 || is_mixed(setup.precision)) per_param += 2;
-  return n * per_param / r.memory + 4 * eff.kernel_overhead_s;
+  const double gpu_s = n * per_param / r.memory + 4 * eff.kernel_overhead_s;
+  if (setup.optimizer_loop != OptimizerLoop::for_loop) return gpu_s;
+  const double tensors = static_cast<double>(e.params.tensors) / setup.pp;
+  return std::max(gpu_s, for_loop_host_s(setup, tensors, eff));
 }
 
 // Input pipeline (seed guide sec. 3.2): images per second the GPUs consume vs what the

@@ -129,8 +129,17 @@ void add_heads(std::vector<ParamTensor>& out, const TransformerSpec& s) {
     }
     if (!s.tied_embeddings)
       out.push_back(single("lm_head", "weight", ParamGroup::head, s.vocab, s.hidden, 1, true));
-    if (s.lm_head_bias)
+    if (s.lm_head_bias && s.is_adaptive() && s.adaptive_div > 1) {
+      // One output layer, and so one bias, per cluster.
+      int64_t start = 0;
+      for (size_t i = 0; i <= s.adaptive_cutoffs.size(); ++i) {
+        const int64_t end = i < s.adaptive_cutoffs.size() ? s.adaptive_cutoffs[i] : s.vocab;
+        out.push_back(single("lm_head.cluster_output", "bias", ParamGroup::head, 1, end - start));
+        start = end;
+      }
+    } else if (s.lm_head_bias) {
       out.push_back(single("lm_head", "bias", ParamGroup::head, 1, s.vocab, 1, true));
+    }
     if (s.is_adaptive()) {
       // Adaptive softmax: a logit per tail cluster in the head, and with div > 1 the head
       // cluster's own projection (Transformer-XL ties the tail projections to the input's).

@@ -264,6 +264,29 @@ TEST(StepTime, TheEmbeddingsGradientBucketIsReducedAfterBackwardEnds) {
   EXPECT_NEAR(r.t.dp_comm_exposed_s, 2.0 * 7 / 8 * 25.0 * 1024 * 1024 / busbw, 1e-12);
 }
 
+TEST(StepTime, AForLoopOptimizerPaysItsHostTimePerTensor) {
+  // DeepLearningExamples' Transformer-XL: JIT LAMB visits its 182 tensors one by one after
+  // clip_grad_norm_ has done the same; the multi-tensor step is bound by memory bandwidth only.
+  gpuplan::Setup s;
+  s.precision = Precision::mixed_fp16;
+  s.micro_batch = 32;
+  s.optimizer = Optimizer::lamb;
+  const Timed foreach_step = time_on("transformer-xl-base", "a100-sxm4-40gb", 1, s);
+  s.optimizer_loop = OptimizerLoop::for_loop;
+  s.clip_grad_norm = true;
+  const Timed loop = time_on("transformer-xl-base", "a100-sxm4-40gb", 1, s);
+  const auto& per_tensor = test::catalog().efficiencies.optimizer_for_loop_per_tensor;
+  EXPECT_LT(foreach_step.t.optimizer_s, 0.01);
+  EXPECT_NEAR(loop.t.optimizer_s, 182 * (per_tensor.adamw_s + per_tensor.sgd_s), 1e-12);
+  EXPECT_NEAR(loop.t.step_s - foreach_step.t.step_s,
+              loop.t.optimizer_s - foreach_step.t.optimizer_s, 1e-12);
+  // Without clipping, Adam's own figure; pipeline stages each loop over their share.
+  s.clip_grad_norm = false;
+  s.optimizer = Optimizer::adam;
+  EXPECT_NEAR(time_on("transformer-xl-base", "a100-sxm4-40gb", 1, s).t.optimizer_s,
+              182 * per_tensor.adam_s, 1e-12);
+}
+
 TEST(StepTime, PipelineBubbleIsPMinusOneOverM) {
   gpuplan::Setup s;
   s.precision = Precision::bf16;

@@ -31,6 +31,23 @@ TEST(Request, QueryRoundTripKeepsEverySetting) {
   EXPECT_EQ(args_to_query(request_to_args(again.value())), query);
 }
 
+TEST(Request, OptimizerLoopAndClippingRoundTrip) {
+  auto r = parse_request(
+      query_to_args(
+          "model=transformer-xl-base&optimizer=lamb&optimizer-loop=for-loop&clip-grad-norm")
+          .value());
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ(r.value().setup.optimizer, Optimizer::lamb);
+  EXPECT_EQ(r.value().setup.optimizer_loop, OptimizerLoop::for_loop);
+  EXPECT_TRUE(r.value().setup.clip_grad_norm);
+  EXPECT_EQ(args_to_query(request_to_args(r.value())),
+            "model=transformer-xl-base&optimizer=lamb&optimizer-loop=for-loop&clip-grad-norm=1");
+  auto bad = parse_request(query_to_args("model=gpt2-small&optimizer-loop=fused").value());
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().message.find("foreach, for-loop"), std::string::npos)
+      << bad.error().message;
+}
+
 TEST(Request, MemoryFormatIsAKeyWithNamedValues) {
   auto r = parse_request(query_to_args("model=resnet50&memory-format=channels-last").value());
   ASSERT_TRUE(r.ok()) << r.error().message;

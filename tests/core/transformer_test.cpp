@@ -59,6 +59,32 @@ TEST(TransformerParams, TransformerXlCountsAdaptiveEmbeddingsRelativePositionsAn
                                                    1024 * 1024);
 }
 
+int64_t tensors_of(const std::string& id) {
+  auto e = estimate(test::model(id), gpuplan::Setup{});
+  return e.ok() ? e.value().params.tensors : -1;
+}
+
+// len(list(model.parameters())): what a for-loop optimizer visits once per step.
+TEST(TransformerParams, TensorCountsAreWhatModelParametersYields) {
+  // NVIDIA's MemTransformerLM (pytorch/mem_transformer.py@f838cf32) built on CPU with
+  // wt103_base.yaml: 182 tensors = 16 x 11 (qkv_net, o_net, r_net, CoreNet's two weights and
+  // biases, two LayerNorms) + the embedding + r_w_bias, r_r_bias + the softmax bias and the two
+  // cluster tensors (its weight is the embedding's); wt103_large.yaml: 215.
+  EXPECT_EQ(tensors_of("transformer-xl-base"), 16 * 11 + 1 + 2 + 3);
+  EXPECT_EQ(tensors_of("transformer-xl-large"), 215);
+  // HF GPT2LMHeadModel: wte, wpe, 12 x (ln_1, c_attn, c_proj, ln_2, c_fc, mlp c_proj: weight and
+  // bias each), ln_f; lm_head is wte.
+  EXPECT_EQ(tensors_of("gpt2-small"), 2 + 12 * 12 + 2);
+  // torchvision ResNet-101: 104 convolutions, 104 BatchNorms (weight, bias), fc weight and bias.
+  EXPECT_EQ(tensors_of("resnet101"), 104 + 2 * 104 + 2);
+  // LoRA trains lora_A and lora_B of each target: q_proj and v_proj in each of 32 layers.
+  gpuplan::Setup lora;
+  lora.lora_rank = 8;
+  auto e = estimate(test::model("llama-2-7b"), lora);
+  ASSERT_TRUE(e.ok()) << e.error().message;
+  EXPECT_EQ(e.value().params.tensors, 2 * 2 * 32);
+}
+
 TEST(TransformerFlops, TransformerXlAttendsOverMemoryWithAThirdScoreMatmul) {
   // Dai et al. 2019: keys and values over memory + segment; scores Q K^T + Q R^T, then P V.
   const TransformerSpec& s = test::model("transformer-xl-base").transformer;

@@ -45,6 +45,11 @@ class Recipe(unittest.TestCase):
         self.assertEqual(conv.recipe("transformer-xl-base", row("amp-fp16", "train", OLD)), ("mixed-fp16", ""))
         self.assertEqual(conv.recipe("transformer-xl-large", row("tf32", "train", OLD)), ("tf32", ""))
 
+    def test_transformer_xl_steps_jit_lamb_per_tensor_after_clipping(self):
+        self.assertEqual(conv.optimizer_step("transformer-xl-base"), ["lamb", "for-loop", "1"])
+        self.assertEqual(conv.optimizer_step("transformer-xl-large"), ["lamb", "for-loop", "1"])
+        self.assertEqual(conv.optimizer_step("bert-large"), ["", "", ""])
+
     def test_other_models_are_untouched(self):
         self.assertEqual(conv.recipe("resnet50", row("amp-fp16", "train", NEW)), ("amp-fp16", ""))
         self.assertEqual(conv.recipe("resnet50", row("tf32", "train", OLD)), ("tf32", ""))
@@ -67,6 +72,8 @@ class Committed(unittest.TestCase):
             rows = {r["id"]: r for r in csv.DictReader(line for line in f if not line.startswith("#"))}
         self.assertEqual((rows["T031"]["precision"], rows["T031"]["compile"]), ("mixed-fp16", ""))
         self.assertEqual((rows["T023"]["precision"], rows["T023"]["compile"]), ("amp-fp16", "1"))
+        self.assertEqual((rows["T059"]["optimizer"], rows["T059"]["optimizer_loop"]), ("lamb", "for-loop"))
+        self.assertEqual(rows["T001"]["optimizer_loop"], "")
 
 
 if __name__ == "__main__":

@@ -43,7 +43,9 @@ commands:
 setup options:
   --mode train|infer            --batch N (global)       --micro-batch N (per GPU)
   --seq N | --resolution N      --precision fp32|tf32|fp16|bf16|amp-fp16|amp-bf16|fp8
-  --optimizer sgd|sgd-momentum|adam|adamw|adam-8bit|adafactor
+  --optimizer sgd|sgd-momentum|adam|adamw|adam-8bit|adafactor|lamb
+  --optimizer-loop foreach|for-loop (for-loop: one host iteration per tensor, PyTorch < 2.0)
+  --clip-grad-norm (clip_grad_norm_ each step)
   --checkpointing none|selective|full     --attention auto|eager|flash
   --memory-format auto|nchw|channels-last (convolutions)
   --dp N  --zero 0|1|2|3  --tp N  --sp  --pp N

@@ -22,7 +22,14 @@ namespace gpuplan {
 //                       Megatron --bf16/--fp16, apex O2, DeepSpeed bf16/fp16
 //   fp8                 Transformer Engine: bf16 weights and activations, fp8 matmuls, fp32 masters
 enum class Precision { fp32, tf32, fp16, bf16, amp_fp16, amp_bf16, fp8, mixed_fp16, mixed_bf16 };
-enum class Optimizer { sgd, sgd_momentum, adam, adamw, adam_8bit, adafactor };
+enum class Optimizer { sgd, sgd_momentum, adam, adamw, adam_8bit, adafactor, lamb };
+// How the optimizer step (and gradient clipping) visits the parameter tensors:
+//   foreach   multi-tensor kernels over all tensors at once (torch.optim's default on CUDA since
+//             PyTorch 2.0; apex's fused optimizers): the step is bound by memory bandwidth
+//   for_loop  one Python iteration and a few kernels per tensor (torch.optim before 2.0,
+//             foreach=False, hand-written optimizers such as DeepLearningExamples' JIT LAMB): the
+//             host pays a measured time per tensor (data/assumptions.json)
+enum class OptimizerLoop { foreach, for_loop };
 // Activation checkpointing as the frameworks implement it:
 //   selective       Megatron-LM's selective recompute of the attention core (Korthikanti et al.
 //                   2022, sec. 5): drops the a*s^2 terms; nothing to drop once attention is flash
@@ -46,6 +53,7 @@ const char* mode_name(Mode m);
 const char* attention_name(Attention a);
 const char* memory_format_name(MemoryFormat f);
 const char* grad_reduce_name(GradReduce g);
+const char* optimizer_loop_name(OptimizerLoop l);
 std::optional<Precision> parse_precision(const std::string& s);
 std::optional<Optimizer> parse_optimizer(const std::string& s);
 std::optional<Checkpointing> parse_checkpointing(const std::string& s);
@@ -53,6 +61,7 @@ std::optional<Mode> parse_mode(const std::string& s);
 std::optional<Attention> parse_attention(const std::string& s);
 std::optional<MemoryFormat> parse_memory_format(const std::string& s);
 std::optional<GradReduce> parse_grad_reduce(const std::string& s);
+std::optional<OptimizerLoop> parse_optimizer_loop(const std::string& s);
 // Whether weights are cast by torch.autocast (amp-*), kept in 16 bits with fp32 masters
 // (mixed-*), and whether activations are 16-bit.
 bool is_autocast(Precision p);
@@ -81,6 +90,10 @@ struct Setup {
   int64_t resolution = 0;    // image side in pixels; 0: the model's default
   Precision precision = Precision::fp32;
   Optimizer optimizer = Optimizer::adamw;
+  OptimizerLoop optimizer_loop = OptimizerLoop::foreach;
+  // torch.nn.utils.clip_grad_norm_ before each step; it costs host time only in a for-loop run
+  // (a norm and a scale per tensor), the multi-tensor version is a few kernels.
+  bool clip_grad_norm = false;
   Checkpointing checkpointing = Checkpointing::none;
   int checkpoint_every = 2;  // every_k_layers: one block in k is recomputed
   GradReduce grad_reduce = GradReduce::automatic;
@@ -113,6 +126,7 @@ struct ParamCounts {
   int64_t trainable = 0;
   int64_t embedding = 0;         // token/position/patch embeddings
   int64_t active_per_token = 0;  // mixture of experts: parameters one token passes through
+  int64_t tensors = 0;           // parameter tensors (model.parameters()), trainable ones
 };
 
 // FLOPs, multiply-add = 2.

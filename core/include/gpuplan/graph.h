@@ -80,6 +80,7 @@ struct NodeCost {
 // Totals and per-node costs of one forward pass of one sample.
 struct GraphCosts {
   int64_t params = 0;
+  int64_t param_tensors = 0;  // weight and bias tensors (model.parameters())
   double forward_flops_matmul = 0;
   double forward_flops_other = 0;
   // Bytes of distinct tensors kept for backward in training mode at fp32, per sample

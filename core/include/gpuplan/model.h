@@ -49,6 +49,9 @@ struct TransformerSpec {
   NormKind norm = NormKind::layernorm;
   bool norm_bias = true;  // LayerNorm with bias (T5's LayerNorm has none)
   bool qkv_bias = false;
+  // One Linear computes Q, K and V (GPT-2's c_attn, MPT's Wqkv, Transformer-XL's qkv_net): the
+  // same parameters in one tensor instead of three (it matters to per-tensor optimizer loops).
+  bool fused_qkv = false;
   bool attn_out_bias = false;
   bool mlp_bias = false;
   bool final_norm = true;

@@ -92,6 +92,13 @@ struct Efficiencies {
   // Host time per kernel in eager PyTorch (Python, dispatcher, launch); the host runs ahead of
   // the GPU asynchronously, so a pass takes the larger of the two.
   double host_overhead_per_kernel_s = 0;
+  // Host time per parameter tensor of a for-loop optimizer step (OptimizerLoop::for_loop), as
+  // measured for torch.optim's single-tensor SGD, Adam and AdamW.
+  struct ForLoop {
+    double sgd_s = 0;
+    double adam_s = 0;
+    double adamw_s = 0;
+  } optimizer_for_loop_per_tensor;
   // Measured peaks from a probe file (0: use spec x efficiency above).
   double measured_gemm_flop_per_s = 0;       // for the run's precision
   double measured_tf32_gemm_flop_per_s = 0;  // for FP32 convolutions on TF32 tensor cores
