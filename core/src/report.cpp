@@ -44,6 +44,7 @@ std::string estimate_to_json(const Model& model, const Request& request, const E
   if (!e.attention.empty()) j["attention"] = e.attention;
   j["params"] = e.params.total;
   j["params_trainable"] = e.params.trainable;
+  j["param_tensors_trainable"] = e.params.tensors;
   j["params_embedding"] = e.params.embedding;
   j["params_active_per_token"] = e.params.active_per_token;
   const FlopCounts& f = e.flops;
@@ -268,6 +269,7 @@ std::string estimate_to_text(const Model& model, const Estimate& e) {
   out += model.name + " (" + model.id + ")\n";
   row("parameters", std::to_string(e.params.total));
   row("trainable parameters", std::to_string(e.params.trainable));
+  row("trainable tensors", std::to_string(e.params.tensors));
   std::string shape = "global batch " + std::to_string(e.global_batch) + ", micro-batch " +
                       std::to_string(e.micro_batch) + ", accumulation " +
                       std::to_string(e.grad_accum_steps);

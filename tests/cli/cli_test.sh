@@ -142,6 +142,17 @@ grep -q '^1 .* ~$' "$tmp/out" && grep -q '~ assumed price (a pricing rule, not a
 expect plan-no-spot-at-lambda 1 "no priced instance matches the filters" -- plan --model gpt2-small --batch 8 --tokens 1e8 --pricing spot --provider lambda
 expect bad-spot-bucket 1 "--spot-interruption-bucket: spot interruption bucket 'aws-99' is not in pricing_rules.json" -- estimate --model gpt2-small --gpu a10 --tokens 1e6 --pricing spot --spot-interruption-bucket aws-99
 expect bucket-and-rate 1 "give --spot-interruption-bucket or --spot-interruptions-per-hour, not both" -- estimate --model gpt2-small --spot-interruption-bucket aws-lt5 --spot-interruptions-per-hour 0.1
+expect optimizer-for-loop 0 "" -- estimate --model transformer-xl-base --gpu a100-sxm4-40gb --precision mixed-fp16 --micro-batch 32 --optimizer lamb --optimizer-loop for-loop --clip-grad-norm --json
+/usr/bin/python3 - "$tmp/out" <<'PY' && passed=$((passed + 1)) || failed=$((failed + 1))
+import json, sys
+j = json.load(open(sys.argv[1]))
+e = j.get("estimate", j)
+assert e["param_tensors_trainable"] == 182, e["param_tensors_trainable"]
+# 182 tensors x (AdamW's 164 us + clipping's 20 us per tensor), data/assumptions.json
+t = j["time"] if "time" in j else j["step_time"]
+assert abs(t["optimizer_s"] - 182 * (1.64e-4 + 2.0e-5)) < 1e-9, t["optimizer_s"]
+PY
+expect bad-optimizer-loop 1 "--optimizer-loop: 'fused' is not one of foreach, for-loop" -- estimate --model gpt2-small --optimizer-loop fused
 
 echo "cli: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

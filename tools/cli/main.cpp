@@ -63,7 +63,8 @@ exit codes: 0 success, 1 invalid input (the message names the field), 2 usage er
 )";
 
 // Flags that take no value.
-const std::vector<std::string> kBooleanFlags = {"json", "sp", "qlora", "compile", "fused-loss"};
+const std::vector<std::string> kBooleanFlags = {"json",    "sp",         "qlora",
+                                                "compile", "fused-loss", "clip-grad-norm"};
 
 // Splits "--key value" / "--key=value" / "--flag" arguments into Args.
 gpuplan::Result<Args> parse_flags(int argc, char** argv, int first) {
