@@ -51,6 +51,12 @@ void latency_point(ServeJob& job, ServeResults& out) {
 
 }  // namespace
 
+std::string typed_curve_seed(const ServeRequest& r, const ServeResults& shown) {
+  if (!shown.curve.empty()) return load_curve_key(shown.curve);
+  auto day = load_curve_from_key(r.load_curve, r.rate_per_s);
+  return day.ok() ? load_curve_key(day.value()) : "";
+}
+
 S fleet_pricing_string(const std::string& pricing) {
   if (pricing == "reserved base + on-demand bursts") return S::fleet_reserved_on_demand;
   if (pricing == "reserved base + spot bursts") return S::fleet_reserved_spot;

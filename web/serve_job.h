@@ -53,6 +53,10 @@ std::unique_ptr<ServeJob> start_serve_job(const Catalog& catalog, const PageStat
 void step_serve_job(const Catalog& catalog, const ServingAssumptions& serving, ServeJob& job,
                     ServeResults& out);
 
+// The 24 rates picking "Typed" starts from: the day shown, or while the tab shows an error (no
+// day), the day the request's preset and peak rate give.
+std::string typed_curve_seed(const ServeRequest& r, const ServeResults& shown);
+
 // The page's string for a pricing model of fleet_costs() ("on-demand", "reserved base + ...").
 S fleet_pricing_string(const std::string& pricing);
 

@@ -53,7 +53,7 @@ bool curve_inputs(const PageModel& m, ServeRequest& r, UiActions& a) {
       if (ImGui::Selectable(tr(i == typed ? S::curve_typed : curve_names[i]), i == cur) &&
           i != cur) {
         changed = true;
-        r.load_curve = i == typed ? load_curve_key(m.serve.curve) : i == 0 ? "" : curve_presets[i];
+        r.load_curve = i == typed ? typed_curve_seed(r, m.serve) : i == 0 ? "" : curve_presets[i];
       }
     }
     ImGui::EndCombo();

@@ -75,7 +75,9 @@ bool transformer_fields(TransformerSpec& t) {
 }
 
 void custom_transformer(const PageModel& m, UiActions& a) {
-  if (!ImGui::TreeNode(label(S::custom_transformer).c_str())) return;
+  const bool open = ImGui::TreeNode(label(S::custom_transformer).c_str());
+  remember(a, "custom-transformer");
+  if (!open) return;
   PageState s = m.state;
   if (s.custom.kind != CustomModel::Kind::transformer &&
       ImGui::Button(label(S::start_from_model).c_str())) {
@@ -224,7 +226,9 @@ void setup_section(const PageModel& m, UiActions& a) {
 }
 
 void parallelism_section(const PageModel& m, UiActions& a) {
-  if (!ImGui::CollapsingHeader(label(S::sec_parallel).c_str())) return;
+  const bool open = ImGui::CollapsingHeader(label(S::sec_parallel).c_str());
+  remember(a, "section-parallel");
+  if (!open) return;
   PageState st = m.state;
   Setup& s = st.request.setup;
   bool edited = input_int(S::tp, s.tp, 1, 1024, &a, "tp");
@@ -347,6 +351,18 @@ UiActions draw_toolbar(const PageModel& m) {
 
 UiActions draw_sidebar(const PageModel& m) {
   UiActions a(m.ratio);
+  // The label column as wide as the longest label of the sections' fields, so none is cut in
+  // either language. The custom model editors' labels are left out: their longest (max
+  // positions, KV heads) would leave no room for a field beside them.
+  // clang-format off
+  const LabelColumnFit fit({S::search, S::model,                                   // workload
+                            S::mode, S::global_batch, S::micro_batch, S::seq_len,  // setup
+                            S::resolution, S::generate_tokens, S::precision, S::optimizer,
+                            S::checkpointing, S::memory_format, S::attention,
+                            S::tp, S::pp, S::zero, S::lora_rank,                   // parallelism
+                            S::gpu, S::gpus, S::nodes,                             // hardware
+                            S::epochs, S::dataset_size, S::tokens, S::pricing});   // run
+  // clang-format on
   workload_section(m, a);
   setup_section(m, a);
   parallelism_section(m, a);

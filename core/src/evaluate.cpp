@@ -55,9 +55,7 @@ Result<Hardware> find_hardware(const Catalog& catalog, const Query& q) {
   Hardware h;
   if (!q.instance.empty()) {
     h.instance = catalog.find_instance(q.instance);
-    if (!h.instance) {
-      return make_error(Errc::not_found, Msg::eval_unknown_instance, {q.instance});
-    }
+    if (!h.instance) return unknown_instance_error(q.instance);
     h.gpu = catalog.find_gpu(h.instance->gpu);
     if (!q.gpu.empty() && catalog.find_gpu(q.gpu) != h.gpu) {
       return make_error(Errc::invalid_argument, Msg::eval_gpu_not_instance_gpu,
@@ -72,11 +70,7 @@ Result<Hardware> find_hardware(const Catalog& catalog, const Query& q) {
     return h;
   }
   h.gpu = catalog.find_gpu(q.gpu);
-  if (!h.gpu) {
-    const std::string like = catalog.similar_gpus(q.gpu);
-    if (like.empty()) return make_error(Errc::not_found, Msg::eval_unknown_gpu, {q.gpu});
-    return make_error(Errc::not_found, Msg::eval_unknown_gpu_like, {q.gpu, like});
-  }
+  if (!h.gpu) return unknown_gpu_error(catalog, q.gpu);
   if (q.nodes > 1) return make_error(Errc::invalid_argument, Msg::eval_nodes_need_instance, {});
   return h;
 }
@@ -246,12 +240,7 @@ Result<Model> resolve_model(const Catalog& catalog, const Query& q) {
   if (q.request.model.empty())
     return make_error(Errc::invalid_argument, Msg::eval_model_required, {});
   const Model* m = catalog.find_model(q.request.model);
-  if (!m) {
-    const std::string like = catalog.similar_models(q.request.model);
-    if (like.empty())
-      return make_error(Errc::not_found, Msg::eval_unknown_model, {q.request.model});
-    return make_error(Errc::not_found, Msg::eval_unknown_model_like, {q.request.model, like});
-  }
+  if (!m) return unknown_model_error(catalog, q.request.model);
   return *m;
 }
 

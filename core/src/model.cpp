@@ -348,6 +348,22 @@ std::string Catalog::similar_models(std::string_view name) const {
   return similar(models, name);
 }
 
+Error unknown_model_error(const Catalog& catalog, const std::string& name) {
+  const std::string like = catalog.similar_models(name);
+  if (like.empty()) return make_error(Errc::not_found, Msg::eval_unknown_model, {name});
+  return make_error(Errc::not_found, Msg::eval_unknown_model_like, {name, like});
+}
+
+Error unknown_gpu_error(const Catalog& catalog, const std::string& name) {
+  const std::string like = catalog.similar_gpus(name);
+  if (like.empty()) return make_error(Errc::not_found, Msg::eval_unknown_gpu, {name});
+  return make_error(Errc::not_found, Msg::eval_unknown_gpu_like, {name, like});
+}
+
+Error unknown_instance_error(const std::string& name) {
+  return make_error(Errc::not_found, Msg::eval_unknown_instance, {name});
+}
+
 const Model* Catalog::find_model(std::string_view id_or_alias) const {
   return find_named(models, id_or_alias, false);
 }

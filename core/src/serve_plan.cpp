@@ -227,22 +227,14 @@ Result<ServeTargets> find_serve_targets(const Catalog& catalog, const std::strin
                                         const std::string& gpu, const std::string& instance) {
   ServeTargets t;
   t.model = catalog.find_model(model);
-  if (!t.model) {
-    const std::string like = catalog.similar_models(model);
-    if (like.empty()) return make_error(Errc::not_found, Msg::eval_unknown_model, {model});
-    return make_error(Errc::not_found, Msg::eval_unknown_model_like, {model, like});
-  }
+  if (!t.model) return unknown_model_error(catalog, model);
   if (!gpu.empty()) {
     const Gpu* g = catalog.find_gpu(gpu);
-    if (!g) {
-      const std::string like = catalog.similar_gpus(gpu);
-      if (like.empty()) return make_error(Errc::not_found, Msg::eval_unknown_gpu, {gpu});
-      return make_error(Errc::not_found, Msg::eval_unknown_gpu_like, {gpu, like});
-    }
+    if (!g) return unknown_gpu_error(catalog, gpu);
     t.gpu = g->id;
   }
   if (!instance.empty() && !catalog.find_instance(instance))
-    return make_error(Errc::not_found, Msg::eval_unknown_instance, {instance});
+    return unknown_instance_error(instance);
   return t;
 }
 

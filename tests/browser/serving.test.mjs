@@ -3,7 +3,7 @@
 // costs it shows equal the native CLI's for the same options.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { useBrowser, waitForState, cliJson, screenshot, widget } from './harness.mjs';
+import { useBrowser, waitForState, cliJson, screenshot, widget, clickWidget } from './harness.mjs';
 
 let server, page;
 
@@ -98,19 +98,36 @@ test('the Serving tab in Chinese, and a bad serve key named in page words', asyn
   assert.ok(!new URLSearchParams(s.query).has('tp'));
 });
 
-// Every input label of the Serving tab is shown whole at this window size (the page names a
-// label it cut with an ellipsis in the mirror, as "cut-label-ID"), in English and in Chinese.
-test('no input label of the Serving tab is cut, in English or Chinese', async () => {
+// Every input label of the Serving tab and of the sidebar is shown whole at this window size (the
+// page names a label it cut with an ellipsis in the mirror, as "cut-label-ID"), in English and in
+// Chinese: a language model's training setup with the parallelism section open, then an image
+// model on an instance (resolution, memory format, nodes, epochs, dataset size).
+test('no input label of the Serving tab or the sidebar is cut, in English or Chinese', async () => {
+  const cutLabels = (s) => Object.keys(s.widgets).filter((k) => k.startsWith('cut-label-'));
+  // A fresh document each time: a header or tree node opened by a click stays open across hashes.
+  const open = async (hash, lang) => {
+    await page.goto('about:blank');
+    await page.goto(`${server.url}/index.html#${hash}&lang=${lang}`);
+    return waitForState(page, `s.lang === "${lang}" && (s.lang === "en" || s.cjk_font === true)`);
+  };
   for (const lang of ['en', 'zh']) {
-    await page.goto(`${server.url}/index.html#model=llama-3-8b&rate=5&gpu=h100-sxm5-80gb&lang=${lang}`);
-    await waitForState(page, `s.tab === "serving" && s.lang === "${lang}" && (s.lang === "en" || s.cjk_font === true)`);
+    await open('model=llama-3-8b&rate=5&gpu=h100-sxm5-80gb', lang);
     await widget(page, 'serve-curve');  // the layout has settled
-    const s = await waitForState(page, 's.widgets["serve-curve"] !== undefined');
-    const cut = Object.keys(s.widgets).filter((k) => k.startsWith('cut-label-serve_'));
-    assert.deepEqual(cut, [], `${lang}: labels cut`);
-    // The check itself sees cuts: the sidebar's narrower column cuts its longest label.
-    assert.ok(Object.keys(s.widgets).some((k) => k.startsWith('cut-label-')) || lang === 'zh',
-              `${lang}: no cut label recorded anywhere (is the mirror still written?)`);
+    await clickWidget(page, 'section-parallel');
+    await widget(page, 'zero');
+    let s = await waitForState(page, 's.tab === "serving" && s.widgets["serve-curve"] !== undefined');
+    assert.deepEqual(cutLabels(s), [], `${lang}: labels cut`);
     await screenshot(page, `serving-labels-${lang}`);
+    await open('model=resnet50&instance=aws-p4d.24xlarge&epochs=90', lang);
+    await widget(page, 'pricing');
+    s = await waitForState(page, 's.estimate !== null && s.widgets["pricing"] !== undefined');
+    assert.deepEqual(cutLabels(s), [], `${lang}: sidebar labels cut for an image model`);
+    await screenshot(page, `sidebar-labels-image-${lang}`);
+    // The check itself sees cuts: the custom transformer editor's longest label (its maximum
+    // positions, with what 0 means) is cut, its whole text in a tooltip.
+    await open('custom=transformer&c-layers=2&c-hidden=64&c-heads=4&c-ffn=256&c-vocab=100', lang);
+    await clickWidget(page, 'custom-transformer');
+    s = await waitForState(page, 's.widgets["cut-label-max_positions"] !== undefined');
+    assert.ok(cutLabels(s).length > 0, `${lang}: no cut label recorded (is the mirror still written?)`);
   }
 });

@@ -36,6 +36,16 @@ expect serve-typed-curve 0 "" -- "${ex[@]}" --gpu h100-sxm5-80gb --json \
 expect serve-typed-curve-short 1 "expected 24 hourly rates (requests/s), got 3" -- "${ex[@]}" --load-curve 1,2,3
 printf '1 2 3\n' >"$tmp/short.txt"
 expect serve-short-curve 1 "expected 24 hourly rates (requests/s), got 3" -- "${ex[@]}" --load-curve "$tmp/short.txt"
+# A file of 24 rates; a preset's name is the preset even beside a file of that name.
+printf '# a day\n5 5 5 5 5 5 10 20 30 30 30 30\n30 30 30 30 30 30 20 10 5 5 5 5\n' >"$tmp/day.txt"
+expect serve-file-curve 0 "" -- "${ex[@]}" --gpu h100-sxm5-80gb --json --load-curve "$tmp/day.txt"
+/usr/bin/python3 -c 'import json, sys; c = json.load(open(sys.argv[1]))["load_curve_per_s"]; assert c[6:9] == [10, 20, 30] and len(c) == 24, c' \
+  "$tmp/out" && passed=$((passed + 1)) || { echo "FAIL serve-file-curve: not the file's curve"; failed=$((failed + 1)); }
+mkdir "$tmp/cwd" && cp "$tmp/short.txt" "$tmp/cwd/diurnal"
+pushd "$tmp/cwd" >/dev/null
+expect serve-preset-not-file 0 "" -- "${ex[@]}" --gpu h100-sxm5-80gb --load-curve diurnal
+popd >/dev/null
+expect serve-bad-typed-curve 1 "--load-curve:1: 'x' is not a request rate" -- "${ex[@]}" --load-curve 1,x,3
 expect serve-does-not-fit 1 "does not fit on l4 at TP 1" -- serve --model llama-3-70b --rate 1 --prompt-tokens 100 --output-tokens 10 --gpu l4 --tp 1
 expect serve-slo-unreachable 1 "SLO unreachable: the first token takes" -- serve --model llama-3-70b --rate 1 --prompt-tokens 100000 --output-tokens 10 --ttft-ms 10 --gpu h100-sxm5-80gb --tp 8
 expect serve-gpu-auto 0 "" -- "${ex[@]}" --gpu auto --top 2

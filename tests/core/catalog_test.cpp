@@ -75,6 +75,25 @@ TEST(Catalog, NamesAsPeopleWriteThemFindTheOneEntryTheyMean) {
   EXPECT_EQ(c.similar_gpus("h9000"), "");
 }
 
+TEST(Catalog, UnknownNameErrorsCarryTheirIdAndSuggestions) {
+  const Catalog& c = test::catalog();
+  const Error model = unknown_model_error(c, "llama 2");
+  EXPECT_EQ(model.code, Errc::not_found);
+  EXPECT_EQ(model.id, Msg::eval_unknown_model_like);
+  EXPECT_EQ(model.message,
+            "--model: unknown model 'llama 2'; did you mean one of: llama-2-13b, llama-2-70b, "
+            "llama-2-7b");
+  EXPECT_EQ(unknown_model_error(c, "zzqq-9b").id, Msg::eval_unknown_model);
+  const Error gpu = unknown_gpu_error(c, "A100 80GB");
+  EXPECT_EQ(gpu.id, Msg::eval_unknown_gpu_like);
+  EXPECT_EQ(gpu.args, (std::vector<std::string>{"A100 80GB", "a100-pcie-80gb, a100-sxm4-80gb"}));
+  EXPECT_EQ(unknown_gpu_error(c, "h9000").message,
+            "--gpu: unknown GPU 'h9000' (run 'gpuplan gpus')");
+  const Error instance = unknown_instance_error("aws-zz");
+  EXPECT_EQ(instance.id, Msg::eval_unknown_instance);
+  EXPECT_EQ(instance.message, "--instance: unknown instance 'aws-zz' (run 'gpuplan instances')");
+}
+
 TEST(Catalog, RejectsAFactWithoutSource) {
   EXPECT_EQ(
       load_with("gpus/t4.json", [](nlohmann::json& j) { j["specs"]["tdp_w"].erase("source"); }),

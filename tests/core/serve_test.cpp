@@ -5,6 +5,8 @@
 #include <cmath>
 
 #include "gpuplan/embedded_data.h"
+#include "gpuplan/evaluate.h"
+#include "gpuplan/query.h"
 #include "gpuplan/serve.h"
 #include "test_util.h"
 
@@ -365,6 +367,23 @@ TEST(ServeTargets, UnknownModelGpuAndInstanceCarryMessageIds) {
   ASSERT_FALSE(instance.ok());
   EXPECT_EQ(instance.error().id, Msg::eval_unknown_instance);
   EXPECT_EQ(instance.error().args, std::vector<std::string>{"aws-zz"});
+}
+
+TEST(ServeTargets, UnknownNamesReadAsInEstimate) {
+  const Catalog& c = test::catalog();
+  auto same = [&](const std::string& model, const std::string& gpu, const std::string& instance,
+                  const std::string& link) {
+    auto serve = find_serve_targets(c, model, gpu, instance);
+    auto estimate = evaluate(c, parse_query_string(link).value());
+    ASSERT_FALSE(serve.ok()) << link;
+    ASSERT_FALSE(estimate.ok()) << link;
+    EXPECT_EQ(serve.error().id, estimate.error().id) << link;
+    EXPECT_EQ(serve.error().message, estimate.error().message);
+    EXPECT_EQ(serve.error().args, estimate.error().args);
+  };
+  same("llama 2", "", "", "model=llama%202");                   // did you mean llama-2-13b, ...
+  same("llama-3-8b", "A100", "", "model=llama-3-8b&gpu=A100");  // did you mean a100-pcie-40gb, ...
+  same("llama-3-8b", "", "aws-zz", "model=llama-3-8b&instance=aws-zz");
 }
 
 }  // namespace

@@ -368,6 +368,23 @@ TEST(Serving, ACustomModelOrUnknownGpuIsAnErrorNotACrash) {
   EXPECT_NE(out.error.message, "");
 }
 
+TEST(Serving, PickingTypedInAnErrorStartsFromThePresetsDay) {
+  ServeResults out;
+  PageState s = page_state_from_query(kServeLink).value();
+  ASSERT_EQ(s.serve.load_curve, "diurnal");
+  const std::string diurnal =
+      load_curve_key(preset_load_curve("diurnal", s.serve.rate_per_s).value());
+  start_serve_job(catalog(), s, out);
+  EXPECT_EQ(typed_curve_seed(s.serve, out), diurnal);  // the day shown
+  s.serve.gpu = "z100";                                // an error: the tab shows no day
+  EXPECT_TRUE(start_serve_job(catalog(), s, out)->done);
+  ASSERT_TRUE(out.curve.empty());
+  EXPECT_EQ(typed_curve_seed(s.serve, out), diurnal);  // not "" (read back as flat)
+  s.serve.load_curve = "";
+  EXPECT_EQ(typed_curve_seed(s.serve, out),
+            load_curve_key(LoadCurve(24, s.serve.rate_per_s)));  // flat at the peak rate
+}
+
 // The charts' ticks (chart_ticks.cpp): linear axes and a log axis too narrow for its 1-2-5 and
 // 1-9 mantissas share one rule, round steps of 2, 5 or 10 times a power of ten.
 TEST(Charts, LinearTicksAreRoundStepsCoveringTheRange) {

@@ -18,12 +18,11 @@ namespace {
 
 using json = nlohmann::ordered_json;
 
-// A preset, the 24 hourly rates written out (as in a share link), or a file of them.
+// A preset, the 24 hourly rates written out (as in a share link), or a file of them: what the
+// link's key reads (a preset wins over a file of its name), else a file, unless it has a comma.
 Result<LoadCurve> read_curve(const std::string& spec, double rate) {
-  if (spec.empty() || spec == "flat" || spec == "business-hours" || spec == "diurnal" ||
-      spec.find(',') != std::string::npos) {
-    return load_curve_from_key(spec, rate);
-  }
+  auto key = load_curve_from_key(spec, rate);
+  if (key.ok() || spec.find(',') != std::string::npos) return key;
   std::string text, error;
   if (!read_file(spec, text, error, 64 * 1024)) {
     return make_error(Errc::invalid_argument, "--load-curve: '" + spec +

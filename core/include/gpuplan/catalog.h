@@ -58,6 +58,12 @@ struct Catalog {
   const Provider* find_provider(std::string_view id) const;
 };
 
+// The not_found errors for a name the catalog does not hold, each with its message id (the page
+// translates them): a model or GPU also lists the similar entries when there are any.
+Error unknown_model_error(const Catalog& catalog, const std::string& name);
+Error unknown_gpu_error(const Catalog& catalog, const std::string& name);
+Error unknown_instance_error(const std::string& name);
+
 // Parses one data/models/*.json file.
 Result<Model> parse_model_json(std::string_view text, const std::string& where);
 
