@@ -358,7 +358,7 @@ UiActions draw_sidebar(const PageModel& m) {
   const LabelColumnFit fit({S::search, S::model,                                   // workload
                             S::mode, S::global_batch, S::micro_batch, S::seq_len,  // setup
                             S::resolution, S::generate_tokens, S::precision, S::optimizer,
-                            S::checkpointing, S::memory_format, S::attention,
+                            S::optimizer_loop, S::checkpointing, S::memory_format, S::attention,
                             S::tp, S::pp, S::zero, S::lora_rank,                   // parallelism
                             S::gpu, S::gpus, S::nodes,                             // hardware
                             S::epochs, S::dataset_size, S::tokens, S::pricing});   // run
