@@ -13,7 +13,7 @@
 
 #include "app.h"
 #include "fonts.h"
-#include "gpuplan/embedded_data.h"
+#include "catalog_files.h"
 #include "gpuplan/signing.h"
 #include "main_app.h"
 #include "platform.h"
@@ -38,20 +38,6 @@ std::vector<std::string> load_trusted_keys() {
   return keys;
 }
 
-// The catalog files the first frame needs, unless `all`: every file but the instances (listed
-// only by the Hardware, Plans and Serving tabs and priced only when the link names one) and the
-// published measurements (the largest share, about 40% of the bytes: shown only under a result
-// that matches one of their runs, a line that follows two frames later). The rest follows after
-// the first frame (complete_catalog).
-std::vector<DataFile> catalog_files(bool all) {
-  std::vector<DataFile> files;
-  for (const auto& f : embedded_data_files()) {
-    if (all || (f.path.rfind("instances/", 0) != 0 && f.path.rfind("published/", 0) != 0))
-      files.push_back(f);
-  }
-  return files;
-}
-
 // Whether a link needs the instances from the start: it names one, or opens a tab listing them
 // (the Serving tab ranks them; a serve key opens it).
 bool link_needs_instances(const std::string& link) {
@@ -65,7 +51,7 @@ bool link_needs_instances(const std::string& link) {
 void complete_catalog() {
   if (g_catalog_complete || !g_catalog) return;
   g_catalog_complete = true;
-  auto full = load_catalog(catalog_files(true));
+  auto full = load_page_catalog(true);
   if (!full.ok()) {
     std::fprintf(stderr, "gpuplan: bundled catalog is invalid: %s\n", full.error().message.c_str());
     return;
@@ -154,7 +140,8 @@ GLFWwindow* open_window() {
 }  // namespace
 
 // Startup: what the first frame waits on is timed for bench/bench_web.mjs. The catalog without
-// its instances, the App and the link (with the first estimate), the window and GL context, the
+// its instances (read from the blob the build made of data/, catalog_files.h), the App and the
+// link (with the first estimate), the window and GL context, the
 // font atlas (English; Chinese when shown). The first frame shows the results.
 int main(int argc, char** argv) {
   using namespace gpuplan::web;
@@ -162,7 +149,7 @@ int main(int argc, char** argv) {
   auto t0 = std::chrono::steady_clock::now();
   const std::string link = platform_initial_state(argc, argv);
   g_catalog_complete = link_needs_instances(link);
-  auto catalog = gpuplan::load_catalog(catalog_files(g_catalog_complete));
+  auto catalog = load_page_catalog(g_catalog_complete);
   t.catalog_ms = ms_since(t0);
   if (!catalog.ok()) {
     std::fprintf(stderr, "gpuplan: bundled catalog is invalid: %s\n",
