@@ -27,8 +27,12 @@ std::string g_cjk_font;           // the Chinese subset's bytes, owned here for 
 bool g_cjk_requested = false;
 bool g_cjk_arrived = false;
 
+// The keys the user trusts (none until a probe file's key is trusted: then no JSON is parsed,
+// which keeps the parser's code, compiled on its first call in the browser, off the first frame).
 std::vector<std::string> load_trusted_keys() {
-  const auto j = nlohmann::json::parse(platform_load_setting("trusted_keys"), nullptr, false);
+  const std::string saved = platform_load_setting("trusted_keys");
+  if (saved.empty()) return {};
+  const auto j = nlohmann::json::parse(saved, nullptr, false);
   std::vector<std::string> keys;
   if (j.is_array()) {
     for (const auto& k : j) {
@@ -81,6 +85,11 @@ void update_fonts(float ratio) {
   g_app->set_cjk_font_loaded();
 }
 
+// Out of frame(): called only when the user trusts or forgets a key.
+[[gnu::noinline]] void save_trusted_keys() {
+  platform_save_setting("trusted_keys", nlohmann::json(g_app->trusted_keys()).dump());
+}
+
 // One frame: events, fonts, the App's drawing, and what it asks of the platform.
 void frame(GLFWwindow* window) {
   glfwPollEvents();
@@ -99,8 +108,7 @@ void frame(GLFWwindow* window) {
   ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
   glfwSwapBuffers(window);
   for (const auto& action : g_app->take_actions()) platform_perform(action, *g_app);
-  if (g_app->take_keys_changed())
-    platform_save_setting("trusted_keys", nlohmann::json(g_app->trusted_keys()).dump());
+  if (g_app->take_keys_changed()) save_trusted_keys();
   if (g_app->take_request_changed()) platform_store_state(g_app->query());
   if (g_app->take_results_changed()) platform_publish_results(g_app->results_json());
 }
