@@ -36,6 +36,7 @@ add measured_csv tests/validation/*.csv tests/fuzz/seeds/measured_csv/*
 add probe_file tests/probe/fixtures/*.json data/benchmarks/*.json tests/fuzz/seeds/probe_file/*
 add share_link tests/fuzz/seeds/share_link/*
 add published_json data/published/*.json
+add catalog_blob tests/fuzz/seeds/catalog_blob/*
 
 # Share links as the docs and tests write them: "#model=...&..." up to a quote, bracket or space.
 tmp=$(mktemp -d)

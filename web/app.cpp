@@ -8,8 +8,8 @@
 #include <map>
 #include <utility>
 
+#include "catalog_files.h"
 #include "exports.h"
-#include "gpuplan/embedded_data.h"
 #include "gpuplan/hf_config.h"
 #include "screens.h"
 #include "widgets.h"
@@ -266,7 +266,7 @@ void App::draw_serving_tab(UiActions& a) {
     // Read when the tab is first drawn, not at the page's start (a second parse of
     // assumptions.json the first frame does not need).
     if (!serving_ && serving_error_.message.empty()) {
-      auto serving = serving_assumptions(embedded_data_files());
+      auto serving = parse_serving_assumptions(page_assumptions_json(), "assumptions.json");
       if (serving.ok())
         serving_ = serving.value();
       else

@@ -13,7 +13,7 @@
 
 #include "app.h"
 #include "fonts.h"
-#include "gpuplan/embedded_data.h"
+#include "catalog_files.h"
 #include "gpuplan/signing.h"
 #include "main_app.h"
 #include "platform.h"
@@ -27,8 +27,12 @@ std::string g_cjk_font;           // the Chinese subset's bytes, owned here for 
 bool g_cjk_requested = false;
 bool g_cjk_arrived = false;
 
+// The keys the user trusts (none until a probe file's key is trusted: then no JSON is parsed,
+// which keeps the parser's code, compiled on its first call in the browser, off the first frame).
 std::vector<std::string> load_trusted_keys() {
-  const auto j = nlohmann::json::parse(platform_load_setting("trusted_keys"), nullptr, false);
+  const std::string saved = platform_load_setting("trusted_keys");
+  if (saved.empty()) return {};
+  const auto j = nlohmann::json::parse(saved, nullptr, false);
   std::vector<std::string> keys;
   if (j.is_array()) {
     for (const auto& k : j) {
@@ -36,20 +40,6 @@ std::vector<std::string> load_trusted_keys() {
     }
   }
   return keys;
-}
-
-// The catalog files the first frame needs, unless `all`: every file but the instances (listed
-// only by the Hardware, Plans and Serving tabs and priced only when the link names one) and the
-// published measurements (the largest share, about 40% of the bytes: shown only under a result
-// that matches one of their runs, a line that follows two frames later). The rest follows after
-// the first frame (complete_catalog).
-std::vector<DataFile> catalog_files(bool all) {
-  std::vector<DataFile> files;
-  for (const auto& f : embedded_data_files()) {
-    if (all || (f.path.rfind("instances/", 0) != 0 && f.path.rfind("published/", 0) != 0))
-      files.push_back(f);
-  }
-  return files;
 }
 
 // Whether a link needs the instances from the start: it names one, or opens a tab listing them
@@ -65,7 +55,7 @@ bool link_needs_instances(const std::string& link) {
 void complete_catalog() {
   if (g_catalog_complete || !g_catalog) return;
   g_catalog_complete = true;
-  auto full = load_catalog(catalog_files(true));
+  auto full = load_page_catalog(true);
   if (!full.ok()) {
     std::fprintf(stderr, "gpuplan: bundled catalog is invalid: %s\n", full.error().message.c_str());
     return;
@@ -95,6 +85,11 @@ void update_fonts(float ratio) {
   g_app->set_cjk_font_loaded();
 }
 
+// Out of frame(): called only when the user trusts or forgets a key.
+[[gnu::noinline]] void save_trusted_keys() {
+  platform_save_setting("trusted_keys", nlohmann::json(g_app->trusted_keys()).dump());
+}
+
 // One frame: events, fonts, the App's drawing, and what it asks of the platform.
 void frame(GLFWwindow* window) {
   glfwPollEvents();
@@ -113,8 +108,7 @@ void frame(GLFWwindow* window) {
   ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
   glfwSwapBuffers(window);
   for (const auto& action : g_app->take_actions()) platform_perform(action, *g_app);
-  if (g_app->take_keys_changed())
-    platform_save_setting("trusted_keys", nlohmann::json(g_app->trusted_keys()).dump());
+  if (g_app->take_keys_changed()) save_trusted_keys();
   if (g_app->take_request_changed()) platform_store_state(g_app->query());
   if (g_app->take_results_changed()) platform_publish_results(g_app->results_json());
 }
@@ -154,7 +148,8 @@ GLFWwindow* open_window() {
 }  // namespace
 
 // Startup: what the first frame waits on is timed for bench/bench_web.mjs. The catalog without
-// its instances, the App and the link (with the first estimate), the window and GL context, the
+// its instances (read from the blob the build made of data/, catalog_files.h), the App and the
+// link (with the first estimate), the window and GL context, the
 // font atlas (English; Chinese when shown). The first frame shows the results.
 int main(int argc, char** argv) {
   using namespace gpuplan::web;
@@ -162,7 +157,7 @@ int main(int argc, char** argv) {
   auto t0 = std::chrono::steady_clock::now();
   const std::string link = platform_initial_state(argc, argv);
   g_catalog_complete = link_needs_instances(link);
-  auto catalog = gpuplan::load_catalog(catalog_files(g_catalog_complete));
+  auto catalog = load_page_catalog(g_catalog_complete);
   t.catalog_ms = ms_since(t0);
   if (!catalog.ok()) {
     std::fprintf(stderr, "gpuplan: bundled catalog is invalid: %s\n",

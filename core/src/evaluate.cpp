@@ -11,7 +11,9 @@
 namespace gpuplan {
 namespace {
 
-Result<Model> custom_transformer(const CustomModel& c) {
+// The custom models stay out of resolve_model (noinline): the page compiles a WebAssembly
+// function when it is first called, and a zoo model, the usual first call, needs neither.
+[[gnu::noinline]] Result<Model> custom_transformer(const CustomModel& c) {
   Model m;
   m.id = "custom";
   m.name = c.name.empty() ? "Custom transformer" : c.name;
@@ -26,7 +28,7 @@ Result<Model> custom_transformer(const CustomModel& c) {
 }
 
 // A CNN from a family builder goes through the same loader as a zoo file.
-Result<Model> custom_cnn(const CustomModel& c) {
+[[gnu::noinline]] Result<Model> custom_cnn(const CustomModel& c) {
   nlohmann::json spec = {{"builder", c.cnn_builder}, {"num_classes", c.cnn_classes}};
   if (c.cnn_builder == "resnet" || c.cnn_builder == "vgg") spec["depth"] = c.cnn_depth;
   if (c.cnn_builder == "mobilenet_v2") spec["width_mult"] = c.cnn_width;
