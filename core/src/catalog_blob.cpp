@@ -94,9 +94,10 @@ GPUPLAN_FIELDS(TransformerSpec, s.layers, s.decoder_layers, s.hidden, s.heads, s
                s.head_dim, s.ffn_hidden, s.gated_mlp, s.activation, s.vocab, s.max_positions,
                s.positions, s.relative_buckets, s.memory_len, s.adaptive_cutoffs, s.adaptive_div,
                s.token_types, s.embedding_norm, s.tied_embeddings, s.norm, s.norm_bias, s.qkv_bias,
-               s.attn_out_bias, s.mlp_bias, s.final_norm, s.pooler, s.lm_head_transform,
-               s.lm_head_bias, s.head, s.num_classes, s.dropout, s.attention_dropout, s.experts,
-               s.experts_per_token, s.image_size, s.patch_size, s.channels, s.class_token)
+               s.fused_qkv, s.attn_out_bias, s.mlp_bias, s.final_norm, s.pooler,
+               s.lm_head_transform, s.lm_head_bias, s.head, s.num_classes, s.dropout,
+               s.attention_dropout, s.experts, s.experts_per_token, s.image_size, s.patch_size,
+               s.channels, s.class_token)
 GPUPLAN_FIELDS(GraphNode, s.name, s.op, s.inputs, s.out_channels, s.kernel_h, s.kernel_w, s.stride,
                s.padding, s.dilation, s.groups, s.bias, s.affine, s.inplace, s.out_h, s.out_w,
                s.scale, s.p)
@@ -104,19 +105,21 @@ GPUPLAN_FIELDS(Graph, s.in_channels, s.nodes)
 GPUPLAN_FIELDS(TensorShape, s.c, s.h, s.w)
 GPUPLAN_FIELDS(NodeCost, s.out, s.params, s.forward_flops_matmul, s.forward_flops_other,
                s.saved_activation_bytes_fp32)
-GPUPLAN_FIELDS(GraphCosts, s.params, s.forward_flops_matmul, s.forward_flops_other,
+GPUPLAN_FIELDS(GraphCosts, s.params, s.param_tensors, s.forward_flops_matmul, s.forward_flops_other,
                s.saved_activation_bytes_fp32, s.saved_activation_elements, s.saved_fixed_bytes,
                s.saved_batch_stats_bytes, s.largest_output_elements, s.nodes)
 GPUPLAN_FIELDS(Model, s.id, s.name, s.task, s.kind, s.transformer, s.graph, s.source,
                s.default_seq_len, s.default_resolution, s.dataset_size, s.dataset, s.aliases,
                s.default_graph_costs)
 GPUPLAN_FIELDS(AttentionEfficiency, s.forward, s.backward)
+GPUPLAN_FIELDS(Efficiencies::ForLoop, s.sgd_s, s.adam_s, s.adamw_s)
 GPUPLAN_FIELDS(Efficiencies, s.gemm, s.simt_gemm, s.hbm, s.nvlink, s.pcie, s.network,
                s.kernel_overhead_s, s.eager_memory_bound, s.flash_attention,
                s.flash_attention_default, s.gemm_tile_rows, s.gemm_tile_cols,
-               s.host_overhead_per_kernel_s, s.measured_gemm_flop_per_s,
-               s.measured_tf32_gemm_flop_per_s, s.measured_hbm_bytes_per_s,
-               s.measured_intra_busbw_bytes_per_s, s.measured_inter_busbw_bytes_per_s)
+               s.host_overhead_per_kernel_s, s.optimizer_for_loop_per_tensor,
+               s.measured_gemm_flop_per_s, s.measured_tf32_gemm_flop_per_s,
+               s.measured_hbm_bytes_per_s, s.measured_intra_busbw_bytes_per_s,
+               s.measured_inter_busbw_bytes_per_s)
 GPUPLAN_FIELDS(InputAssumptions, s.image_samples_per_s_per_core)
 GPUPLAN_FIELDS(ErrorBand, s.family, s.rows, s.low, s.high, s.mape)
 GPUPLAN_FIELDS(AccuracyTable, s.time, s.memory, s.generated)
