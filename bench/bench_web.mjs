@@ -145,16 +145,18 @@ await page.waitForFunction(() => window.gpuplanState !== undefined, null, { time
 // Each twice, the second counted: V8 first runs WebAssembly through its baseline compiler and
 // swaps in optimised code when a background compile finishes (slow on a busy 2-core machine).
 const inPage = {};
-for (const kind of ['plan', 'estimate', 'plan', 'estimate']) {
+for (const kind of ['plan', 'estimate', 'serve', 'plan', 'estimate', 'serve']) {
   inPage[kind] = await page.evaluate((k) => JSON.parse(Module.ccall('gpuplan_bench', 'string', ['string'], [k])), kind);
 }
 const run = promisify(execFile);
-let nativeEstimateMs = NaN, nativePlanMs = NaN;
+let nativeEstimateMs = NaN, nativePlanMs = NaN, nativeServeMs = NaN;
 try {
   const e = (await run(join(nativeDir, 'bench/bench_estimate'))).stdout;
   nativeEstimateMs = Number(/estimate llama-2-7b\s+([\d.]+) us/.exec(e)[1]) / 1000;
   const p = (await run(join(nativeDir, 'bench/bench_planner'))).stdout;
   nativePlanMs = Number(/plan llama-2-7b\s+\d+ candidates in\s+([\d.]+) ms/.exec(p)[1]);
+  const sv = (await run(join(nativeDir, 'bench/bench_serve'), { maxBuffer: 1 << 26 })).stdout;
+  nativeServeMs = Number(/serve example .*: ([\d.]+) s, \d+ options/.exec(sv)[1]) * 1000;
 } catch (err) {
   console.log(`native benches not found in ${nativeDir}/bench (build them: cmake --build build/native): ${err.message}`);
 }
@@ -164,6 +166,10 @@ console.log(`estimate llama-2-7b in Chromium: ${(e.median_ms * 1000).toFixed(2)}
 console.log(`plan llama-2-7b in Chromium: ${p.candidates} candidates in ${p.median_ms.toFixed(1)} ms; native ` +
             `${nativePlanMs.toFixed(1)} ms; WASM/native ${(p.median_ms / nativePlanMs).toFixed(2)}x (goal <= 2x; ` +
             `<= 100 ms for >= 1e5 candidates)`);
+const sv = inPage.serve;
+console.log(`serve llama-3-70b (30 req/s diurnal peak, every GPU and instance) in Chromium: ` +
+            `${sv.options} options over ${sv.gpus} GPUs and ${sv.instances} instances in ${sv.median_ms.toFixed(0)} ms; ` +
+            `native ${nativeServeMs.toFixed(0)} ms; WASM/native ${(sv.median_ms / nativeServeMs).toFixed(2)}x (goal <= 2x)`);
 await browser.close();
 await server.close();
 if (other) await other.close();

@@ -9,6 +9,7 @@
 #include "gpuplan/measured_run.h"
 #include "gpuplan/published.h"
 #include "gpuplan/report.h"
+#include "gpuplan/serve.h"
 
 namespace gpuplan::web {
 namespace {
@@ -252,7 +253,43 @@ double median_seconds(const std::function<void()>& f, int rounds, int calls) {
 
 }  // namespace
 
-std::string bench_json(const Catalog& catalog, const std::string& kind) {
+namespace {
+
+// bench/bench_serve.cpp's example: LLaMA-3-70B, 30 requests/s at the peak of the diurnal curve,
+// 1,500-token prompts, 300-token answers, TTFT 1 s and TPOT 50 ms at p90, TP chosen.
+std::string bench_serve_json(const Catalog& catalog, const ServingAssumptions& serving) {
+  const Model* m = catalog.find_model("llama-3-70b");
+  if (!m) return nlohmann::json{{"error", "llama-3-70b is not in the catalog"}}.dump();
+  ServeQuery q;
+  q.config.tp = 0;
+  q.workload.prompt_tokens = 1500;
+  q.workload.output_tokens = 300;
+  q.workload.requests = 400;
+  q.slo = {1.0, 0.050, 90};
+  q.curve = preset_load_curve("diurnal", 30).value();
+  int options = 0;
+  const double s = median_seconds(
+      [&] {
+        auto p = plan_serving(catalog, serving, *m, q);
+        options = p.ok() ? static_cast<int>(p.value().options.size()) : -1;
+      },
+      3, 1);
+  return nlohmann::json{{"kind", "serve"},
+                        {"median_ms", s * 1e3},
+                        {"options", options},
+                        {"gpus", catalog.gpus.size()},
+                        {"instances", catalog.instances.size()}}
+      .dump();
+}
+
+}  // namespace
+
+std::string bench_json(const Catalog& catalog, const std::string& kind,
+                       const ServingAssumptions* serving) {
+  if (kind == "serve") {
+    if (!serving) return nlohmann::json{{"error", "no serving assumptions"}}.dump();
+    return bench_serve_json(catalog, *serving);
+  }
   const Model* m = catalog.find_model("llama-2-7b");
   if (!m) return nlohmann::json{{"error", "llama-2-7b is not in the catalog"}}.dump();
   int64_t candidates = 0;

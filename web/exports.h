@@ -21,9 +21,12 @@ std::string export_csv(const PageModel& m);
 std::string estimate_query_json(const Catalog& catalog, const std::string& query);
 
 // Times the core inside this build (the page's WebAssembly, for bench/bench_web.mjs): "estimate"
-// (LLaMA-2-7B, ZeRO-3 on 8 GPUs, median of 7 x 2000 calls) or "plan" (LLaMA-2-7B, batch 512,
-// sequence 4096, 1e11 tokens, up to 64 nodes, median of 5), the cases bench/bench_estimate.cpp
-// and bench/bench_planner.cpp time natively. JSON: kind, median_ms, candidates.
-std::string bench_json(const Catalog& catalog, const std::string& kind);
+// (LLaMA-2-7B, ZeRO-3 on 8 GPUs, median of 7 x 2000 calls), "plan" (LLaMA-2-7B, batch 512,
+// sequence 4096, 1e11 tokens, up to 64 nodes, median of 5) or "serve" (the serving issue's
+// example over every GPU and instance of `catalog`, median of 3; needs `serving`), the cases
+// bench/bench_estimate.cpp, bench/bench_planner.cpp and bench/bench_serve.cpp time natively.
+// JSON: kind, median_ms, candidates (plan), options, gpus and instances (serve).
+std::string bench_json(const Catalog& catalog, const std::string& kind,
+                       const ServingAssumptions* serving = nullptr);
 
 }  // namespace gpuplan::web

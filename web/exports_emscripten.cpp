@@ -3,9 +3,12 @@
 #include <emscripten.h>
 #include <imgui.h>
 
+#include <optional>
 #include <string>
 
+#include "catalog_files.h"
 #include "exports.h"
+#include "gpuplan/serve.h"
 #include "main_app.h"
 
 extern "C" {
@@ -44,11 +47,20 @@ EMSCRIPTEN_KEEPALIVE const char* gpuplan_estimate_query(const char* query) {
   return out.c_str();
 }
 
-// Times the core in this WebAssembly build (bench/bench_web.mjs): kind "estimate" or "plan".
+// Times the core in this WebAssembly build (bench/bench_web.mjs): kind "estimate", "plan" or
+// "serve" (over the whole catalog: the instances are loaded first).
 EMSCRIPTEN_KEEPALIVE const char* gpuplan_bench(const char* kind) {
   static std::string out;
+  const std::string k = kind ? kind : "";
+  std::optional<gpuplan::ServingAssumptions> serving;
+  if (k == "serve") {
+    gpuplan::web::complete_catalog();
+    auto s = gpuplan::parse_serving_assumptions(gpuplan::web::page_assumptions_json(),
+                                                "assumptions.json");
+    if (s.ok()) serving = s.value();
+  }
   const auto* catalog = gpuplan::web::catalog_instance();
-  out = catalog ? gpuplan::web::bench_json(*catalog, kind ? kind : "")
+  out = catalog ? gpuplan::web::bench_json(*catalog, k, serving ? &*serving : nullptr)
                 : std::string("{\"error\":\"not loaded\"}");
   return out.c_str();
 }

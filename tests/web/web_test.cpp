@@ -4,7 +4,11 @@
 
 #include <cmath>
 
+#include <nlohmann/json.hpp>
+
 #include "charts.h"
+#include "exports.h"
+#include "gpuplan/serve.h"
 #include "gpuplan/embedded_data.h"
 #include "i18n.h"
 #include "page_model.h"
@@ -15,6 +19,26 @@ namespace {
 const Catalog& catalog() {
   static const Catalog c = load_catalog(embedded_data_files()).value();
   return c;
+}
+
+TEST(Bench, ServeTimesTheServingIssuesExampleOverTheWholeCatalog) {
+  // bench_web's "serve" case plans what bench_serve plans natively: the same options.
+  EXPECT_NE(bench_json(catalog(), "serve").find("no serving assumptions"), std::string::npos);
+  const ServingAssumptions serving = serving_assumptions(embedded_data_files()).value();
+  const nlohmann::json j = nlohmann::json::parse(bench_json(catalog(), "serve", &serving));
+  ServeQuery q;
+  q.config.tp = 0;
+  q.workload.prompt_tokens = 1500;
+  q.workload.output_tokens = 300;
+  q.workload.requests = 400;
+  q.slo = {1.0, 0.050, 90};
+  q.curve = preset_load_curve("diurnal", 30).value();
+  auto plan = plan_serving(catalog(), serving, *catalog().find_model("llama-3-70b"), q);
+  ASSERT_TRUE(plan.ok()) << plan.error().message;
+  EXPECT_EQ(j.at("options").get<size_t>(), plan.value().options.size());
+  EXPECT_GT(j.at("options").get<int>(), 0);
+  EXPECT_EQ(j.at("instances").get<size_t>(), catalog().instances.size());
+  EXPECT_GT(j.at("median_ms").get<double>(), 0);
 }
 
 TEST(Link, OneBadFieldKeepsEveryOtherField) {
