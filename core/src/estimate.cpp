@@ -288,9 +288,7 @@ Result<int64_t> count_parameters(const Model& model, const Setup& setup,
   int64_t expert_mlp = 0;
   for (const auto& t : tensors) {
     e.params.total += t.numel();
-    const std::string_view module = t.module;
-    const bool fused_away = spec.fused_qkv && (module == "k_proj" || module == "v_proj");
-    if (!fused_away) e.params.tensors += t.count;
+    if (!t.fused_into_other) e.params.tensors += t.count;
     if (t.group == ParamGroup::embedding) e.params.embedding += t.numel();
     if (t.group == ParamGroup::mlp) expert_mlp += t.numel();
   }

@@ -39,10 +39,14 @@ void add_attention(std::vector<ParamTensor>& out, const TransformerSpec& s, cons
   const int64_t kv_dim = s.kv_heads_or_default() * s.head_dim_or_default();
   add_linear(out, ParamGroup::attention, prefix, "q_proj", q_dim, s.hidden, s.qkv_bias, count, true,
              false);
+  const size_t first_kv = out.size();
   add_linear(out, ParamGroup::attention, prefix, "k_proj", kv_dim, s.hidden, s.qkv_bias, count,
              true, false);
   add_linear(out, ParamGroup::attention, prefix, "v_proj", kv_dim, s.hidden, s.qkv_bias, count,
              true, false);
+  if (s.fused_qkv) {  // one QKV weight (and bias) holds K and V
+    for (size_t i = first_kv; i < out.size(); ++i) out[i].fused_into_other = true;
+  }
   add_linear(out, ParamGroup::attention, prefix, "o_proj", s.hidden, q_dim, s.attn_out_bias, count,
              false, true);
 }

@@ -26,6 +26,9 @@ struct ParamTensor {
   int64_t count = 1;             // how many such tensors in the whole model
   bool tensor_parallel = false;  // split across tensor-parallel ranks (Megatron-LM layout)
   bool in_layers = false;        // repeated per block (divided across pipeline stages)
+  // Stored inside another tensor of the list, a fused projection (GPT-2's c_attn, MPT's Wqkv
+  // hold K and V with Q): its values count in numel(), but it is no parameter tensor of its own.
+  bool fused_into_other = false;
   int64_t numel() const { return rows * cols * count; }
   std::string name() const { return std::string(prefix) + module + "." + param; }
 };
