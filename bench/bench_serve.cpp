@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "bench_util.h"
+#include "gpuplan/query.h"
 #include "gpuplan/serve.h"
 
 int main(int argc, char** argv) {
@@ -32,15 +33,9 @@ int main(int argc, char** argv) {
   std::printf("serving rows predicted %zu, skipped %zu (reasons: gpuplan validate %s)\n",
               rep.value().rows.size(), rep.value().skipped.size(), path.c_str());
 
-  const gpuplan::Model* model = c.find_model("llama-3-70b");
+  const gpuplan::ServeQuery q = gpuplan::serving_example_query();
+  const gpuplan::Model* model = c.find_model(gpuplan::serving_example_request().model);
   if (!model) return 1;
-  gpuplan::ServeQuery q;
-  q.config.tp = 0;
-  q.workload.prompt_tokens = 1500;
-  q.workload.output_tokens = 300;
-  q.workload.requests = 400;  // the CLI default
-  q.slo = {1.0, 0.050, 90};
-  q.curve = gpuplan::preset_load_curve("diurnal", 30).value();
   int options = 0;
   const double s = bench::median_seconds_per_call(
       [&] {

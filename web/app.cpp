@@ -254,6 +254,18 @@ void App::draw_plans_tab(UiActions& a) {
   a.merge(draw_plans(m_));
 }
 
+const ServingAssumptions* App::serving() {
+  // A second parse of assumptions.json, which the first frame does not need.
+  if (!serving_ && serving_error_.message.empty()) {
+    auto serving = parse_serving_assumptions(page_assumptions_json(), "assumptions.json");
+    if (serving.ok())
+      serving_ = serving.value();
+    else
+      serving_error_ = serving.error();
+  }
+  return serving_ ? &*serving_ : nullptr;
+}
+
 void App::draw_serving_tab(UiActions& a) {
   // The serving question: the serving link's keys, and whether the model is a custom one.
   PageState s = m_.state;
@@ -263,17 +275,8 @@ void App::draw_serving_tab(UiActions& a) {
       page_state_to_query(s) + "#" + std::to_string(static_cast<int>(s.custom.kind));
   if (key != serve_key_) {
     serve_key_ = key;
-    // Read when the tab is first drawn, not at the page's start (a second parse of
-    // assumptions.json the first frame does not need).
-    if (!serving_ && serving_error_.message.empty()) {
-      auto serving = parse_serving_assumptions(page_assumptions_json(), "assumptions.json");
-      if (serving.ok())
-        serving_ = serving.value();
-      else
-        serving_error_ = serving.error();
-    }
     serve_job_ = start_serve_job(catalog_, m_.state, m_.serve);
-    if (!serving_) {
+    if (!serving()) {
       m_.serve.error = serving_error_;
       serve_job_->done = true;
     }

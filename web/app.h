@@ -59,6 +59,10 @@ class App {
   // Pending UI requests for the platform: "copy-link", "export-csv", "export-json", "upload".
   std::vector<std::string> take_actions();
 
+  // data/assumptions.json's serving constants, parsed on first use (the Serving tab, the page's
+  // serve bench), not at the page's start; null when they do not parse (the tab shows why).
+  const ServingAssumptions* serving();
+
  private:
   void set_state(const PageState& s);
   void recompute();

@@ -8,6 +8,7 @@
 
 #include "gpuplan/measured_run.h"
 #include "gpuplan/published.h"
+#include "gpuplan/query.h"
 #include "gpuplan/report.h"
 #include "gpuplan/serve.h"
 
@@ -255,18 +256,12 @@ double median_seconds(const std::function<void()>& f, int rounds, int calls) {
 
 namespace {
 
-// bench/bench_serve.cpp's example: LLaMA-3-70B, 30 requests/s at the peak of the diurnal curve,
-// 1,500-token prompts, 300-token answers, TTFT 1 s and TPOT 50 ms at p90, TP chosen.
+// The serving issue's example (serving_example_query), as bench/bench_serve.cpp times it.
 std::string bench_serve_json(const Catalog& catalog, const ServingAssumptions& serving) {
-  const Model* m = catalog.find_model("llama-3-70b");
-  if (!m) return nlohmann::json{{"error", "llama-3-70b is not in the catalog"}}.dump();
-  ServeQuery q;
-  q.config.tp = 0;
-  q.workload.prompt_tokens = 1500;
-  q.workload.output_tokens = 300;
-  q.workload.requests = 400;
-  q.slo = {1.0, 0.050, 90};
-  q.curve = preset_load_curve("diurnal", 30).value();
+  const std::string model = serving_example_request().model;
+  const Model* m = catalog.find_model(model);
+  if (!m) return nlohmann::json{{"error", model + " is not in the catalog"}}.dump();
+  const ServeQuery q = serving_example_query();
   int options = 0;
   const double s = median_seconds(
       [&] {

@@ -3,7 +3,6 @@
 #include <emscripten.h>
 #include <imgui.h>
 
-#include <optional>
 #include <string>
 
 #include "catalog_files.h"
@@ -52,15 +51,13 @@ EMSCRIPTEN_KEEPALIVE const char* gpuplan_estimate_query(const char* query) {
 EMSCRIPTEN_KEEPALIVE const char* gpuplan_bench(const char* kind) {
   static std::string out;
   const std::string k = kind ? kind : "";
-  std::optional<gpuplan::ServingAssumptions> serving;
+  const gpuplan::ServingAssumptions* serving = nullptr;
   if (k == "serve") {
     gpuplan::web::complete_catalog();
-    auto s = gpuplan::parse_serving_assumptions(gpuplan::web::page_assumptions_json(),
-                                                "assumptions.json");
-    if (s.ok()) serving = s.value();
+    if (auto* app = gpuplan::web::app_instance()) serving = app->serving();
   }
   const auto* catalog = gpuplan::web::catalog_instance();
-  out = catalog ? gpuplan::web::bench_json(*catalog, k, serving ? &*serving : nullptr)
+  out = catalog ? gpuplan::web::bench_json(*catalog, k, serving)
                 : std::string("{\"error\":\"not loaded\"}");
   return out.c_str();
 }

@@ -663,6 +663,23 @@ ServeQuery serve_query(const ServeRequest& r, LoadCurve curve) {
   return q;
 }
 
+ServeRequest serving_example_request() {
+  ServeRequest r;
+  r.model = "llama-3-70b";
+  r.rate_per_s = 30;
+  r.load_curve = "diurnal";
+  r.prompt_tokens = 1500;
+  r.output_tokens = 300;
+  r.ttft_ms = 1000;
+  r.tpot_ms = 50;
+  return r;
+}
+
+ServeQuery serving_example_query() {
+  const ServeRequest r = serving_example_request();
+  return serve_query(r, load_curve_from_key(r.load_curve, r.rate_per_s).value());
+}
+
 Args query_to_key_values(const Query& q) {
   Args a = request_to_args(q.request);
   custom_to_args(q.custom, a);

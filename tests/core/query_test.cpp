@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 namespace gpuplan {
 namespace {
 
@@ -235,6 +237,29 @@ TEST(ServeKeys, DefaultsAreTheCliDefaultsAndBadValuesNameTheKey) {
             "--tp: 65 is out of range [1, 64]");
   EXPECT_EQ(parse_serve_request({{"batch", "8"}}).error().message, "--batch: unknown option");
   EXPECT_EQ(parse_serve_request({{"v", "2"}}).error().code, Errc::unsupported_version);
+}
+
+TEST(ServeKeys, TheServingExampleIsTheIssuesCommandLine) {
+  // `gpuplan serve --model llama-3-70b --rate 30 --load-curve diurnal --prompt-tokens 1500
+  // --output-tokens 300 --ttft-ms 1000 --tpot-ms 50`: what bench_serve and the page's bench time.
+  const Args command = {{"model", "llama-3-70b"},  {"rate", "30"},
+                        {"load-curve", "diurnal"}, {"prompt-tokens", "1500"},
+                        {"output-tokens", "300"},  {"ttft-ms", "1000"},
+                        {"tpot-ms", "50"}};
+  auto r = parse_serve_request(command);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  Args example = serve_request_to_key_values(serving_example_request());
+  Args parsed = serve_request_to_key_values(r.value());
+  std::sort(example.begin(), example.end());
+  std::sort(parsed.begin(), parsed.end());
+  EXPECT_EQ(example, parsed);
+  const ServeQuery q = serving_example_query();
+  ASSERT_EQ(q.curve.size(), 24u);
+  EXPECT_DOUBLE_EQ(*std::max_element(q.curve.begin(), q.curve.end()), 30);
+  EXPECT_EQ(q.curve, preset_load_curve("diurnal", 30).value());
+  EXPECT_DOUBLE_EQ(q.slo.ttft_s, 1.0);
+  EXPECT_DOUBLE_EQ(q.slo.tpot_s, 0.050);
+  EXPECT_EQ(q.config.tp, 0);
 }
 
 }  // namespace

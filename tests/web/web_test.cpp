@@ -26,14 +26,8 @@ TEST(Bench, ServeTimesTheServingIssuesExampleOverTheWholeCatalog) {
   EXPECT_NE(bench_json(catalog(), "serve").find("no serving assumptions"), std::string::npos);
   const ServingAssumptions serving = serving_assumptions(embedded_data_files()).value();
   const nlohmann::json j = nlohmann::json::parse(bench_json(catalog(), "serve", &serving));
-  ServeQuery q;
-  q.config.tp = 0;
-  q.workload.prompt_tokens = 1500;
-  q.workload.output_tokens = 300;
-  q.workload.requests = 400;
-  q.slo = {1.0, 0.050, 90};
-  q.curve = preset_load_curve("diurnal", 30).value();
-  auto plan = plan_serving(catalog(), serving, *catalog().find_model("llama-3-70b"), q);
+  auto plan = plan_serving(catalog(), serving, *catalog().find_model("llama-3-70b"),
+                           serving_example_query());
   ASSERT_TRUE(plan.ok()) << plan.error().message;
   EXPECT_EQ(j.at("options").get<size_t>(), plan.value().options.size());
   EXPECT_GT(j.at("options").get<int>(), 0);

@@ -161,6 +161,13 @@ Args serve_request_to_key_values(const ServeRequest& r);
 // The planner's query for a request and its day's load curve.
 ServeQuery serve_query(const ServeRequest& r, LoadCurve curve);
 
+// The serving issue's worked example, which bench_serve times natively and the page's bench in
+// the browser: `gpuplan serve --model llama-3-70b --rate 30 --load-curve diurnal --prompt-tokens
+// 1500 --output-tokens 300 --ttft-ms 1000 --tpot-ms 50` (p90, TP chosen), every GPU and instance.
+ServeRequest serving_example_request();
+// Its planner query: the request with the diurnal curve at its peak rate.
+ServeQuery serving_example_query();
+
 // Strict positive-or-zero decimal number for --key within [min, max]; the message names the
 // key and the bounds. Shared with the CLI's own options.
 Result<double> parse_bounded_number(const std::string& key, const std::string& text, double min,
