@@ -568,7 +568,11 @@ std::optional<Error> parse_assumptions_json(std::string_view text, const std::st
              "eager_memory_bound_efficiency",
              "optimizer_for_loop_s_per_tensor_sgd",
              "optimizer_for_loop_s_per_tensor_adam",
-             "optimizer_for_loop_s_per_tensor_adamw"});
+             "optimizer_for_loop_s_per_tensor_adamw",
+             "nccl_ring_base_latency_s",
+             "nccl_ring_hop_latency_nvlink_s",
+             "nccl_ring_hop_latency_pcie_s",
+             "nccl_ring_hop_latency_network_s"});
   // A null value means "not known": the built-in default stays (and says so where it is used).
   auto set = [&](const char* key, double& out, double min, double max) {
     if (!a || !a->contains(key)) return;
@@ -591,6 +595,10 @@ std::optional<Error> parse_assumptions_json(std::string_view text, const std::st
   set("optimizer_for_loop_s_per_tensor_sgd", e.optimizer_for_loop_per_tensor.sgd_s, 1e-7, 1e-2);
   set("optimizer_for_loop_s_per_tensor_adam", e.optimizer_for_loop_per_tensor.adam_s, 1e-7, 1e-2);
   set("optimizer_for_loop_s_per_tensor_adamw", e.optimizer_for_loop_per_tensor.adamw_s, 1e-7, 1e-2);
+  set("nccl_ring_base_latency_s", e.nccl_ring.base_s, 1e-7, 1e-3);
+  set("nccl_ring_hop_latency_nvlink_s", e.nccl_ring.nvlink_hop_s, 1e-8, 1e-3);
+  set("nccl_ring_hop_latency_pcie_s", e.nccl_ring.pcie_hop_s, 1e-8, 1e-3);
+  set("nccl_ring_hop_latency_network_s", e.nccl_ring.network_hop_s, 1e-8, 1e-3);
   set("gemm_tile_rows", e.gemm_tile_rows, 8, 1024);
   set("gemm_tile_cols", e.gemm_tile_cols, 8, 1024);
   // Flash attention per architecture; the rest take Ampere's (FlashAttention-2's reference GPU).

@@ -396,7 +396,11 @@ std::optional<Error> check_efficiencies(const Efficiencies& e, const std::string
       {"gemm_tile_cols", e.gemm_tile_cols},
       {"optimizer_for_loop_s_per_tensor_sgd", e.optimizer_for_loop_per_tensor.sgd_s},
       {"optimizer_for_loop_s_per_tensor_adam", e.optimizer_for_loop_per_tensor.adam_s},
-      {"optimizer_for_loop_s_per_tensor_adamw", e.optimizer_for_loop_per_tensor.adamw_s}};
+      {"optimizer_for_loop_s_per_tensor_adamw", e.optimizer_for_loop_per_tensor.adamw_s},
+      {"nccl_ring_base_latency_s", e.nccl_ring.base_s},
+      {"nccl_ring_hop_latency_nvlink_s", e.nccl_ring.nvlink_hop_s},
+      {"nccl_ring_hop_latency_pcie_s", e.nccl_ring.pcie_hop_s},
+      {"nccl_ring_hop_latency_network_s", e.nccl_ring.network_hop_s}};
   for (const auto& [key, value] : required) {
     if (!(value > 0)) {
       return make_error(Errc::schema_error,

@@ -553,6 +553,17 @@ double allgather_s(double bytes, double n, double busbw) {
   return allreduce_s(bytes, n, busbw) / 2;
 }
 
+// Latency of one ring all-gather or reduce-scatter over `ranks` GPUs on `nodes` nodes, as NCCL's
+// tuner models it (src/graph/tuning.cc): a base, then ranks - 1 ring steps, nodes - 1 of them
+// over the network and the rest over the node's own links.
+double ring_latency_s(double ranks, double nodes, const Cluster& cluster, const Efficiencies& eff) {
+  if (ranks <= 1) return 0;
+  const Efficiencies::RingLatency& c = eff.nccl_ring;
+  const double intra_hop = cluster.link == "pcie" ? c.pcie_hop_s : c.nvlink_hop_s;
+  const double network_steps = std::max(nodes, 1.0) - 1;
+  return c.base_s + (ranks - 1 - network_steps) * intra_hop + network_steps * c.network_hop_s;
+}
+
 // Bytes per element of the weights a forward pass reads and of the gradients reduced.
 double compute_weight_bytes(Precision p) {
   switch (p) {
@@ -634,15 +645,25 @@ void ddp_comm(const Setup& setup, const Estimate& e, const Cluster& cluster, con
 // gradients after (Zhao et al. 2023, "PyTorch FSDP", sec. 3.3 and 4). FSDP prefetches the next
 // block's all-gather while the current one computes, so per pass only the first all-gather (and
 // in backward the last reduce-scatter) is exposed, plus whatever communication outlasts compute.
+// Each block is one collective of each kind, and the root unit (embeddings, head) one more: each
+// pays the ring's latency, which grows with the ranks while a block's share of bytes shrinks.
 void fsdp_comm(const Setup& setup, const Estimate& e, const WorkProfile& work,
-               const Cluster& cluster, const Links& l, const PassTime& pass, StepTime& st) {
+               const Cluster& cluster, const Links& l, const Efficiencies& eff,
+               const PassTime& pass, StepTime& st) {
   const double split = static_cast<double>(setup.tp * setup.pp);
   const double params = static_cast<double>(e.params.total) / split;
   const double bw = dp_busbw(setup, cluster, l);
-  const double gather = allgather_s(params * compute_weight_bytes(setup.precision), setup.dp, bw);
-  const double reduce = allgather_s(
-      static_cast<double>(e.params.trainable) / split * grad_reduce_bytes(setup), setup.dp, bw);
   const double layers = std::max(work.layers / setup.pp, 1.0);
+  const bool spans_nodes = setup.dp * setup.tp > cluster.gpus_per_node;
+  const double nodes =
+      spans_nodes ? std::ceil(static_cast<double>(setup.dp * setup.tp) / cluster.gpus_per_node) : 1;
+  const double latency = (layers + 1) * ring_latency_s(setup.dp, nodes, cluster, eff);
+  const double gather =
+      allgather_s(params * compute_weight_bytes(setup.precision), setup.dp, bw) + latency;
+  const double reduce =
+      allgather_s(static_cast<double>(e.params.trainable) / split * grad_reduce_bytes(setup),
+                  setup.dp, bw) +
+      latency;
   const double rec_ratio =
       e.flops.forward_per_step > 0 ? e.flops.recompute_per_step / e.flops.forward_per_step : 0;
   const double fwd = pass.forward_s / setup.pp;
@@ -758,7 +779,7 @@ void train_time(const Model& model, const Setup& setup, const Estimate& e, const
   const Links l = links_for(cluster, eff);
   st.tp_comm_s = tp_comm_s(setup, e, work, cluster, l);
   if (setup.dp > 1 && setup.zero_stage >= 3) {
-    fsdp_comm(setup, e, work, cluster, l, pass, st);
+    fsdp_comm(setup, e, work, cluster, l, eff, pass, st);
   } else if (setup.dp > 1) {
     ddp_comm(setup, e, cluster, l, st);
   }

@@ -99,6 +99,14 @@ struct Efficiencies {
     double adam_s = 0;
     double adamw_s = 0;
   } optimizer_for_loop_per_tensor;
+  // NCCL's ring latency (its tuner's model, Simple protocol): a base per collective, then one
+  // hop per ring step, by the link the step crosses.
+  struct RingLatency {
+    double base_s = 0;
+    double nvlink_hop_s = 0;
+    double pcie_hop_s = 0;
+    double network_hop_s = 0;
+  } nccl_ring;
   // Measured peaks from a probe file (0: use spec x efficiency above).
   double measured_gemm_flop_per_s = 0;       // for the run's precision
   double measured_tf32_gemm_flop_per_s = 0;  // for FP32 convolutions on TF32 tensor cores
