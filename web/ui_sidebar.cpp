@@ -58,17 +58,28 @@ void model_picker(const PageModel& m, UiActions& a) {
   remember(a, "model");
 }
 
-bool transformer_fields(TransformerSpec& t) {
+// The editor's fields, each remembered under its link key (tests check it sits beside its label).
+bool transformer_fields(TransformerSpec& t, UiActions& a) {
+  // Inside the editor's tree node (indented), the column as wide as its own longest label; the
+  // labels that need explaining are kept short, their explanation in a tooltip.
+  const LabelColumnFit fit({S::layers, S::hidden, S::heads, S::kv_heads, S::ffn_hidden, S::vocab,
+                            S::max_positions, S::experts, S::experts_per_token});
   bool edited = false;
-  edited |= input_int(S::layers, t.layers, 1, 100000);
-  edited |= input_int(S::hidden, t.hidden, 8, 1000000);
-  edited |= input_int(S::heads, t.heads, 1, 100000);
-  edited |= input_int(S::kv_heads, t.kv_heads, 0, 100000);
-  edited |= input_int(S::ffn_hidden, t.ffn_hidden, 1, 10000000);
-  edited |= input_int(S::vocab, t.vocab, 1, 10000000);
-  edited |= input_int(S::max_positions, t.max_positions, 0, 100000000);
-  edited |= input_int(S::experts, t.experts, 0, 4096);
-  if (t.experts > 1) edited |= input_int(S::experts_per_token, t.experts_per_token, 1, t.experts);
+  edited |= input_int(S::layers, t.layers, 1, 100000, &a, "c-layers");
+  edited |= input_int(S::hidden, t.hidden, 8, 1000000, &a, "c-hidden");
+  edited |= input_int(S::heads, t.heads, 1, 100000, &a, "c-heads");
+  next_label_tip(S::kv_heads_tip);
+  edited |= input_int(S::kv_heads, t.kv_heads, 0, 100000, &a, "c-kv-heads");
+  edited |= input_int(S::ffn_hidden, t.ffn_hidden, 1, 10000000, &a, "c-ffn");
+  edited |= input_int(S::vocab, t.vocab, 1, 10000000, &a, "c-vocab");
+  next_label_tip(S::max_positions_tip);
+  edited |= input_int(S::max_positions, t.max_positions, 0, 100000000, &a, "c-max-positions");
+  next_label_tip(S::experts_tip);
+  edited |= input_int(S::experts, t.experts, 0, 4096, &a, "c-experts");
+  if (t.experts > 1) {
+    edited |= input_int(S::experts_per_token, t.experts_per_token, 1, t.experts, &a,
+                        "c-experts-per-token");
+  }
   edited |= checkbox(S::gated_mlp, t.gated_mlp);
   edited |= checkbox(S::tied_embeddings, t.tied_embeddings);
   return edited;
@@ -92,7 +103,7 @@ void custom_transformer(const PageModel& m, UiActions& a) {
     a.state = s;
   }
   if (s.custom.kind == CustomModel::Kind::transformer) {
-    if (transformer_fields(s.custom.transformer)) {
+    if (transformer_fields(s.custom.transformer, a)) {
       // Round-trip through the URL form so the editor's conventions apply in one place.
       auto again = page_state_from_query(page_state_to_query(s));
       a.state = again.ok() ? again.value() : s;
@@ -106,7 +117,10 @@ void custom_transformer(const PageModel& m, UiActions& a) {
 }
 
 void custom_cnn(const PageModel& m, UiActions& a) {
-  if (!ImGui::TreeNode(label(S::custom_cnn).c_str())) return;
+  const bool open = ImGui::TreeNode(label(S::custom_cnn).c_str());
+  remember(a, "custom-cnn");
+  if (!open) return;
+  const LabelColumnFit fit({S::family, S::depth, S::width, S::depth_multiple, S::classes});
   PageState s = m.state;
   const char* builders[] = {"resnet", "vgg", "mobilenet_v2", "yolov5"};
   int current = 0;
@@ -119,11 +133,15 @@ void custom_cnn(const PageModel& m, UiActions& a) {
     s.custom.cnn_builder = builders[current];
     edited = true;
   }
-  if (current <= 1) edited |= input_int(S::depth, s.custom.cnn_depth, 1, 200);
-  if (current >= 2) edited |= input_quantity(S::width, s.custom.cnn_width, 0.1, 4);
-  if (current == 3)
-    edited |= input_quantity(S::depth_multiple, s.custom.cnn_depth_multiple, 0.1, 4);
-  edited |= input_int(S::classes, s.custom.cnn_classes, 1, 100000);
+  remember(a, "cnn");
+  CustomModel& c = s.custom;
+  if (current <= 1) edited |= input_int(S::depth, c.cnn_depth, 1, 200, &a, "cnn-depth");
+  if (current >= 2) edited |= input_quantity(S::width, c.cnn_width, 0.1, 4, &a, "cnn-width");
+  if (current == 3) {
+    edited |=
+        input_quantity(S::depth_multiple, c.cnn_depth_multiple, 0.1, 4, &a, "cnn-depth-multiple");
+  }
+  edited |= input_int(S::classes, c.cnn_classes, 1, 100000, &a, "cnn-classes");
   if (edited ||
       (s.custom.kind != CustomModel::Kind::cnn && ImGui::Button(label(S::use_this_cnn).c_str()))) {
     s.custom.kind = CustomModel::Kind::cnn;
@@ -352,8 +370,7 @@ UiActions draw_toolbar(const PageModel& m) {
 UiActions draw_sidebar(const PageModel& m) {
   UiActions a(m.ratio);
   // The label column as wide as the longest label of the sections' fields, so none is cut in
-  // either language. The custom model editors' labels are left out: their longest (max
-  // positions, KV heads) would leave no room for a field beside them.
+  // either language. The custom model editors fit their own (indented) column.
   // clang-format off
   const LabelColumnFit fit({S::search, S::model,                                   // workload
                             S::mode, S::global_batch, S::micro_batch, S::seq_len,  // setup

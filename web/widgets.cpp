@@ -115,7 +115,8 @@ void cell_text_width(const std::string& text, float avail) {
 }
 
 namespace {
-float g_label_column = 0;  // field_label's column in pixels; 0: 13 em
+float g_label_column = 0;   // field_label's column in pixels; 0: 13 em
+S g_label_tip = S::count_;  // next_label_tip's; count_: none
 std::vector<std::string> g_cut_labels;
 }  // namespace
 
@@ -132,6 +133,10 @@ LabelColumnFit::~LabelColumnFit() {
 
 std::vector<std::string> take_cut_labels() {
   return std::exchange(g_cut_labels, {});
+}
+
+void next_label_tip(S tip) {
+  g_label_tip = tip;
 }
 
 void field_label(S id) {
@@ -155,6 +160,8 @@ void field_label(S id) {
   } else {
     ImGui::TextUnformatted(tr(id));
   }
+  if (g_label_tip != S::count_ && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr(g_label_tip));
+  g_label_tip = S::count_;
   if (mark != marked_fields().end()) ImGui::PopStyleColor();
   ImGui::SetNextItemWidth(-1.0f);
 }

@@ -37,6 +37,9 @@ void cell_text_width(const std::string& text, float width);
 // The label of the next field, drawn before it; the field then fills the rest of the row. A
 // field marked bad (a link's bad value) has its label in red with the problem under it.
 void field_label(S id);
+// The next field_label's tooltip, shown when its label is hovered: the explanation of a label
+// kept short so that it fits its column.
+void next_label_tip(S tip);
 // The fields to mark bad in the next frames, with what to say (from the link's problems).
 void mark_fields(const std::vector<LinkProblem>& problems);
 // While it lives, field_label's label column (13 em by default) is as wide as the longest of

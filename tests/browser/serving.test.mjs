@@ -98,36 +98,81 @@ test('the Serving tab in Chinese, and a bad serve key named in page words', asyn
   assert.ok(!new URLSearchParams(s.query).has('tp'));
 });
 
-// Every input label of the Serving tab and of the sidebar is shown whole at this window size (the
-// page names a label it cut with an ellipsis in the mirror, as "cut-label-ID"), in English and in
-// Chinese: a language model's training setup with the parallelism section open, then an image
-// model on an instance (resolution, memory format, nodes, epochs, dataset size).
+// The labels the page cut with an ellipsis: it names each in the mirror as "cut-label-ID".
+const cutLabels = (s) => Object.keys(s.widgets).filter((k) => k.startsWith('cut-label-'));
+
+// A fresh document each time: a header or tree node opened by a click stays open across hashes.
+async function openFresh(hash, lang) {
+  await page.goto('about:blank');
+  await page.goto(`${server.url}/index.html#${hash}&lang=${lang}`);
+  return waitForState(page, `s.lang === "${lang}" && (s.lang === "en" || s.cjk_font === true)`);
+}
+
+// Every input label of the Serving tab and of the sidebar is shown whole at this window size, in
+// English and in Chinese: a language model's training setup with the parallelism section open,
+// then an image model on an instance (resolution, memory format, nodes, epochs, dataset size).
 test('no input label of the Serving tab or the sidebar is cut, in English or Chinese', async () => {
-  const cutLabels = (s) => Object.keys(s.widgets).filter((k) => k.startsWith('cut-label-'));
-  // A fresh document each time: a header or tree node opened by a click stays open across hashes.
-  const open = async (hash, lang) => {
-    await page.goto('about:blank');
-    await page.goto(`${server.url}/index.html#${hash}&lang=${lang}`);
-    return waitForState(page, `s.lang === "${lang}" && (s.lang === "en" || s.cjk_font === true)`);
-  };
   for (const lang of ['en', 'zh']) {
-    await open('model=llama-3-8b&rate=5&gpu=h100-sxm5-80gb', lang);
+    await openFresh('model=llama-3-8b&rate=5&gpu=h100-sxm5-80gb', lang);
     await widget(page, 'serve-curve');  // the layout has settled
     await clickWidget(page, 'section-parallel');
     await widget(page, 'zero');
     let s = await waitForState(page, 's.tab === "serving" && s.widgets["serve-curve"] !== undefined');
     assert.deepEqual(cutLabels(s), [], `${lang}: labels cut`);
     await screenshot(page, `serving-labels-${lang}`);
-    await open('model=resnet50&instance=aws-p4d.24xlarge&epochs=90', lang);
+    await openFresh('model=resnet50&instance=aws-p4d.24xlarge&epochs=90', lang);
     await widget(page, 'pricing');
     s = await waitForState(page, 's.estimate !== null && s.widgets["pricing"] !== undefined');
-    assert.deepEqual(cutLabels(s), [], `${lang}: sidebar labels cut for an image model`);
+    assert.deepEqual(cutLabels(s), [], `${lang}: sidebar labels cut`);
     await screenshot(page, `sidebar-labels-image-${lang}`);
-    // The check itself sees cuts: the custom transformer editor's longest label (its maximum
-    // positions, with what 0 means) is cut, its whole text in a tooltip.
-    await open('custom=transformer&c-layers=2&c-hidden=64&c-heads=4&c-ffn=256&c-vocab=100', lang);
-    await clickWidget(page, 'custom-transformer');
-    s = await waitForState(page, 's.widgets["cut-label-max_positions"] !== undefined');
-    assert.ok(cutLabels(s).length > 0, `${lang}: no cut label recorded (is the mirror still written?)`);
+  }
+  // The check itself sees cuts: in a 920 px window, the narrowest that keeps the inputs beside
+  // the tabs, the Serving tab's label column is held to half its room, which cuts its longest
+  // English labels (the TTFT and TPOT targets) with an ellipsis, their whole text in a tooltip.
+  try {
+    await page.setViewportSize({ width: 920, height: 800 });
+    await openFresh('model=llama-3-8b&rate=5&gpu=h100-sxm5-80gb', 'en');
+    await widget(page, 'serve-curve');
+    const s = await waitForState(page, 's.widgets["cut-label-serve_ttft"] !== undefined');
+    assert.ok(cutLabels(s).length > 0, 'no cut label recorded (is the mirror still written?)');
+  } finally {
+    await page.setViewportSize({ width: 1280, height: 900 });
+  }
+});
+
+// The custom model editors, opened by a click on their tree node, fit their own (indented) label
+// column: at the page's usual window sizes (at 1366x800 the open editor adds a scrollbar beside
+// the sidebar, less room; at 1920x1080 not), in English and in Chinese, no label is cut and each
+// field sits beside its label (with under 14 em left for the field it would go under it).
+test('no label of the custom transformer or CNN editor is cut, and each field sits beside its label', async () => {
+  const editors = [
+    ['transformer', 'custom-transformer',
+     'custom=transformer&c-layers=2&c-hidden=64&c-heads=4&c-ffn=256&c-vocab=100&c-experts=8&c-experts-per-token=2',
+     ['c-layers', 'c-hidden', 'c-heads', 'c-kv-heads', 'c-ffn', 'c-vocab', 'c-max-positions',
+      'c-experts', 'c-experts-per-token']],
+    ['yolov5', 'custom-cnn', 'custom=cnn&cnn=yolov5', ['cnn', 'cnn-width', 'cnn-depth-multiple', 'cnn-classes']],
+    ['resnet', 'custom-cnn', 'custom=cnn&cnn=resnet&cnn-depth=50', ['cnn', 'cnn-depth', 'cnn-classes']],
+  ];
+  try {
+    for (const [width, height] of [[1366, 800], [1920, 1080]]) {
+      await page.setViewportSize({ width, height });
+      for (const lang of ['en', 'zh']) {
+        for (const [name, node, hash, fields] of editors) {
+          const where = `${name}, ${lang}, ${width}x${height}`;
+          await openFresh(hash, lang);
+          await clickWidget(page, node);
+          await widget(page, fields.at(-1));  // open, its layout settled
+          const s = await waitForState(page);
+          assert.deepEqual(cutLabels(s), [], `${where}: labels cut`);
+          const [x0] = s.widgets[node];
+          for (const f of fields) {
+            assert.ok(s.widgets[f][0] > x0 + 100, `${where}: the field ${f} is under its label, not beside it`);
+          }
+          await screenshot(page, `editor-labels-${name}-${lang}-${width}x${height}`);
+        }
+      }
+    }
+  } finally {
+    await page.setViewportSize({ width: 1280, height: 900 });
   }
 });
