@@ -534,45 +534,11 @@ Result<PricingRules> parse_pricing_rules_json(std::string_view text, const std::
   return rules;
 }
 
-std::optional<Error> parse_assumptions_json(std::string_view text, const std::string& where,
-                                            Catalog& c) {
-  auto doc = open_document(text, where);
-  if (!doc.ok()) return doc.error();
-  JsonReader r(doc.value(), where);
-  if (auto err = check_schema_version(r, kCatalogSchemaVersion)) return err;
-  r.choice("kind", {"assumptions"}, std::nullopt);
-  r.ignore("note");
-  r.ignore("serving");  // serving runtime profiles: read by parse_serving_assumptions
-                        // (serve_assumptions.cpp)
-  Sources sources;
-  read_sources(r, sources);
-  const nlohmann::json* a = r.object("assumptions", true);
-  only_keys(r, a, "assumptions",
-            {"jpeg_decode_images_per_s_per_core",
-             "kernel_launch_overhead_s",
-             "gemm_efficiency",
-             "simt_gemm_efficiency",
-             "hbm_efficiency",
-             "nvlink_allreduce_busbw_efficiency",
-             "pcie_efficiency",
-             "network_allreduce_efficiency",
-             "eager_host_overhead_per_kernel_s",
-             "spot_interruptions_per_hour",
-             "checkpoint_restart_overhead_s",
-             "flash_attention_forward_efficiency_ampere",
-             "flash_attention_backward_efficiency_ampere",
-             "flash_attention_forward_efficiency_hopper",
-             "flash_attention_backward_efficiency_hopper",
-             "gemm_tile_rows",
-             "gemm_tile_cols",
-             "eager_memory_bound_efficiency",
-             "optimizer_for_loop_s_per_tensor_sgd",
-             "optimizer_for_loop_s_per_tensor_adam",
-             "optimizer_for_loop_s_per_tensor_adamw",
-             "nccl_ring_base_latency_s",
-             "nccl_ring_hop_latency_nvlink_s",
-             "nccl_ring_hop_latency_pcie_s",
-             "nccl_ring_hop_latency_network_s"});
+namespace {
+
+// The values of assumptions.json's "assumptions" map, each within its bounds, into the catalog.
+void read_assumption_values(JsonReader& r, const nlohmann::json* a, const Sources& sources,
+                            Catalog& c) {
   // A null value means "not known": the built-in default stays (and says so where it is used).
   auto set = [&](const char* key, double& out, double min, double max) {
     if (!a || !a->contains(key)) return;
@@ -616,6 +582,50 @@ std::optional<Error> parse_assumptions_json(std::string_view text, const std::st
   double interruptions = 0;
   set("spot_interruptions_per_hour", interruptions, 0, 10);
   if (interruptions > 0) c.pricing.spot_interruptions_per_hour = interruptions;
+}
+
+}  // namespace
+
+std::optional<Error> parse_assumptions_json(std::string_view text, const std::string& where,
+                                            Catalog& c) {
+  auto doc = open_document(text, where);
+  if (!doc.ok()) return doc.error();
+  JsonReader r(doc.value(), where);
+  if (auto err = check_schema_version(r, kCatalogSchemaVersion)) return err;
+  r.choice("kind", {"assumptions"}, std::nullopt);
+  r.ignore("note");
+  r.ignore("serving");  // serving runtime profiles: read by parse_serving_assumptions
+                        // (serve_assumptions.cpp)
+  Sources sources;
+  read_sources(r, sources);
+  const nlohmann::json* a = r.object("assumptions", true);
+  only_keys(r, a, "assumptions",
+            {"jpeg_decode_images_per_s_per_core",
+             "kernel_launch_overhead_s",
+             "gemm_efficiency",
+             "simt_gemm_efficiency",
+             "hbm_efficiency",
+             "nvlink_allreduce_busbw_efficiency",
+             "pcie_efficiency",
+             "network_allreduce_efficiency",
+             "eager_host_overhead_per_kernel_s",
+             "spot_interruptions_per_hour",
+             "checkpoint_restart_overhead_s",
+             "flash_attention_forward_efficiency_ampere",
+             "flash_attention_backward_efficiency_ampere",
+             "flash_attention_forward_efficiency_hopper",
+             "flash_attention_backward_efficiency_hopper",
+             "gemm_tile_rows",
+             "gemm_tile_cols",
+             "eager_memory_bound_efficiency",
+             "optimizer_for_loop_s_per_tensor_sgd",
+             "optimizer_for_loop_s_per_tensor_adam",
+             "optimizer_for_loop_s_per_tensor_adamw",
+             "nccl_ring_base_latency_s",
+             "nccl_ring_hop_latency_nvlink_s",
+             "nccl_ring_hop_latency_pcie_s",
+             "nccl_ring_hop_latency_network_s"});
+  read_assumption_values(r, a, sources, c);
   if (auto err = r.finish()) return err;
   return std::nullopt;
 }
