@@ -41,13 +41,14 @@ int validate_file(const gpuplan::Catalog& c, const std::string& path) {
   }
   std::map<std::string, Mape> by_group, by_family;
   std::map<gpuplan::Fit, int> verdicts;
-  Mape throughput;
+  Mape throughput, mfu;
   for (const auto& v : rep.value().rows) {
     std::printf("%-5s %-14s %-15s %2d %-9s %4lld %-5s %10.4g %10.4g %+7.1f%%\n", v.row.id.c_str(),
                 v.row.model.c_str(), v.row.gpu.c_str(), v.row.num_gpus, v.row.precision.c_str(),
                 static_cast<long long>(v.row.batch_size_per_gpu), v.row.task.c_str(), v.row.value,
                 v.predicted, 100 * v.error);
     by_group[group_of(v)].add(v.error);
+    if (v.row.metric == "mfu") mfu.add(v.error);
     if (v.row.metric != "mfu") {
       by_family[v.family].add(v.error);
       throughput.add(v.error);
@@ -64,6 +65,10 @@ int validate_file(const gpuplan::Catalog& c, const std::string& path) {
       "%s: throughput MAPE %.1f%% over %d rows; measured runs called does not fit: %d, tight: %d\n",
       path.c_str(), 100 * throughput.sum / std::max(throughput.rows, 1), throughput.rows,
       verdicts[gpuplan::Fit::does_not_fit], verdicts[gpuplan::Fit::tight]);
+  if (mfu.rows > 0) {
+    std::printf("%s: MFU MAPE %.2f%% over %d rows\n", path.c_str(), 100 * mfu.sum / mfu.rows,
+                mfu.rows);
+  }
   return 0;
 }
 
