@@ -12,7 +12,10 @@
 namespace gpuplan::web {
 namespace {
 
+// The planner's limits, in a label column as wide as their longest label (the tab has room).
 void limits(const PageModel& m, UiActions& a) {
+  const LabelColumnFit fit(
+      {S::rank_by, S::deadline, S::budget, S::max_nodes, S::plan_gpu, S::provider, S::pricing});
   PageState s = m.state;
   bool edited = false;
   edited |= enum_combo(

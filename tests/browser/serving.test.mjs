@@ -125,6 +125,12 @@ test('no input label of the Serving tab or the sidebar is cut, in English or Chi
     s = await waitForState(page, 's.estimate !== null && s.widgets["pricing"] !== undefined');
     assert.deepEqual(cutLabels(s), [], `${lang}: sidebar labels cut`);
     await screenshot(page, `sidebar-labels-image-${lang}`);
+    // The Plans tab's limits (deadline and budget say what 0 means).
+    await openFresh('model=llama-2-7b&tokens=2e8&tab=plans', lang);
+    await widget(page, 'plan-provider');
+    s = await waitForState(page, 's.tab === "plans" && s.widgets["plan-provider"] !== undefined');
+    assert.deepEqual(cutLabels(s), [], `${lang}: Plans tab labels cut`);
+    await screenshot(page, `plans-labels-${lang}`);
   }
   // The check itself sees cuts: in a 920 px window, the narrowest that keeps the inputs beside
   // the tabs, the Serving tab's label column is held to half its room, which cuts its longest
