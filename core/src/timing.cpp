@@ -613,11 +613,17 @@ double tp_comm_s(const Setup& setup, const Estimate& e, const WorkProfile& work,
   return per_fwd * static_cast<double>(e.grad_accum_steps) * (2 + recomputed);
 }
 
+// The nodes a data-parallel group spans: its ranks, each beside its tensor-parallel peers.
+double dp_group_nodes(const Setup& setup, const Cluster& cluster) {
+  const int gpus = setup.dp * setup.tp;
+  return gpus > cluster.gpus_per_node ? std::ceil(static_cast<double>(gpus) / cluster.gpus_per_node)
+                                      : 1;
+}
+
 // The data-parallel group's bus bandwidth: a group that spans nodes shares each node's network
 // with the tensor-parallel groups.
 double dp_busbw(const Setup& setup, const Cluster& cluster, const Links& l) {
-  const bool spans_nodes = setup.dp * setup.tp > cluster.gpus_per_node;
-  return spans_nodes ? std::min(l.intra, l.inter / setup.tp) : l.intra;
+  return dp_group_nodes(setup, cluster) > 1 ? std::min(l.intra, l.inter / setup.tp) : l.intra;
 }
 
 // DDP and ZeRO-1/2: the gradients are all-reduced (or reduce-scattered, then the parameters
@@ -654,10 +660,8 @@ void fsdp_comm(const Setup& setup, const Estimate& e, const WorkProfile& work,
   const double params = static_cast<double>(e.params.total) / split;
   const double bw = dp_busbw(setup, cluster, l);
   const double layers = std::max(work.layers / setup.pp, 1.0);
-  const bool spans_nodes = setup.dp * setup.tp > cluster.gpus_per_node;
-  const double nodes =
-      spans_nodes ? std::ceil(static_cast<double>(setup.dp * setup.tp) / cluster.gpus_per_node) : 1;
-  const double latency = (layers + 1) * ring_latency_s(setup.dp, nodes, cluster, eff);
+  const double latency =
+      (layers + 1) * ring_latency_s(setup.dp, dp_group_nodes(setup, cluster), cluster, eff);
   const double gather =
       allgather_s(params * compute_weight_bytes(setup.precision), setup.dp, bw) + latency;
   const double reduce =
