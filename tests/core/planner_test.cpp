@@ -192,6 +192,34 @@ TEST(StepTime, EagerAttentionScalesAndMasksTheScoresInPassesOfTheirOwn) {
               1.0);
 }
 
+TEST(StepTime, Fp8CastsWriteTheCastAndItsTransposeInOneFusedKernel) {
+  // Transformer Engine casts each linear layer's input (forward) to fp8 and writes its transpose
+  // for the weight-gradient GEMM in the same kernel: read 2 bytes, write 1 + 1 per element.
+  gpuplan::Setup s;
+  s.precision = Precision::fp8;
+  s.global_batch = 8;  // enough work that the host's kernel launches stay hidden
+  s.seq_len = 2048;
+  const Efficiencies& eff = test::catalog().efficiencies;
+  WorkProfile w;
+  const double forward_s = forward_on("mpt-1b", "h100-sxm5-80gb", s, eff, &w);
+  const TransformerSpec& spec = test::model("mpt-1b").transformer;
+  const double L = static_cast<double>(spec.layers), T = 2048, h = static_cast<double>(spec.hidden),
+               f = static_cast<double>(spec.ffn_hidden);
+  // Inputs of the QKV, output, MLP-in and MLP-out projections (MPT: q = h, no gated MLP).
+  EXPECT_NEAR(op_named(w, "fp8.casts").bytes_per_sample, L * 4 * T * (h + h + h + f), 1.0);
+  // It is not one of eager PyTorch's unfused kernels: their bandwidth does not set its time.
+  EXPECT_FALSE(op_named(w, "fp8.casts").eager);
+  EXPECT_TRUE(op_named(w, "elementwise").eager);
+  Efficiencies slower_eager = eff;
+  slower_eager.eager_memory_bound /= 2;
+  const double eager_share_s = forward_on("mpt-1b", "h100-sxm5-80gb", s, slower_eager) - forward_s;
+  s.precision = Precision::bf16;
+  const double eager_share_bf16_s = forward_on("mpt-1b", "h100-sxm5-80gb", s, slower_eager) -
+                                    forward_on("mpt-1b", "h100-sxm5-80gb", s, eff);
+  // Halving eager bandwidth slows fp8 and bf16 by the same eager kernels, not the casts too.
+  EXPECT_NEAR(eager_share_s, eager_share_bf16_s, 1e-3 * eager_share_bf16_s);
+}
+
 TEST(StepTime, NchwConvolutionsOnTensorCoresPayForTransposesAndChannelsLastDoesNot) {
   const Efficiencies& eff = test::catalog().efficiencies;
   gpuplan::Setup s;
