@@ -89,7 +89,8 @@ std::string fit_advice(const Computed& c) {
   for (const auto& t : gpuplan::memory_terms(m)) {
     if (term_name(t.key) == c.largest_term) largest = t.bytes;
   }
-  return format(tr(S::no_fit), format_bytes(m.total()).c_str(), c.gpu->name.c_str(),
+  const S headline = c.verdict.fit == Fit::tight ? S::tight_over : S::no_fit;
+  return format(tr(headline), format_bytes(m.total()).c_str(), c.gpu->name.c_str(),
                 format_bytes(c.gpu->memory_bytes).c_str(), tr(c.largest_term),
                 format_bytes(largest).c_str(), tr(advice_for(c.largest_term)));
 }

@@ -43,6 +43,10 @@ void summary(const PageModel& m, UiActions& a) {
     ImGui::TextWrapped(tr(S::fits_line), format_bytes(mem.total()).c_str(),
                        format_bytes(c.gpu->memory_bytes).c_str(), tr(c.largest_term));
     ImGui::PopStyleColor();
+  } else if (c.verdict.fit == Fit::tight) {
+    ImGui::PushStyleColor(ImGuiCol_Text, color_assumed());  // the caution colour, as the band's
+    ImGui::TextWrapped("%s", fit_advice(c).c_str());
+    ImGui::PopStyleColor();
   } else {
     error_text(fit_advice(c));
   }

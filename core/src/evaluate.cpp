@@ -209,7 +209,7 @@ std::vector<MemoryTerm> memory_terms(const MemoryBytes& m) {
           {"fragmentation", "allocator fragmentation", m.fragmentation}};
 }
 
-FitReport fit_report(const MemoryBytes& m, const Gpu& gpu) {
+FitReport fit_report(const MemoryBytes& m, const Gpu& gpu, Fit verdict) {
   FitReport f;
   f.needed_bytes = m.total();
   f.gpu_memory_bytes = gpu.memory_bytes;
@@ -223,10 +223,13 @@ FitReport fit_report(const MemoryBytes& m, const Gpu& gpu) {
   f.largest_term = largest->label;
   f.largest_term_bytes = largest->bytes;
   if (!f.fits) {
-    f.advice = "Does not fit: needs " + format_bytes(f.needed_bytes) + " per GPU, " + gpu.name +
-               " has " + format_bytes(f.gpu_memory_bytes) + ". The largest term is " +
-               f.largest_term + " (" + format_bytes(f.largest_term_bytes) +
-               "): " + advice_for(largest->key);
+    const std::string headline = verdict == Fit::tight
+                                     ? "Tight, may not fit (over the capacity, within the "
+                                       "measured memory error): needs "
+                                     : "Does not fit: needs ";
+    f.advice = headline + format_bytes(f.needed_bytes) + " per GPU, " + gpu.name + " has " +
+               format_bytes(f.gpu_memory_bytes) + ". The largest term is " + f.largest_term + " (" +
+               format_bytes(f.largest_term_bytes) + "): " + advice_for(largest->key);
   }
   return f;
 }
@@ -305,9 +308,9 @@ Result<Evaluation> evaluate_setup(const Catalog& catalog, const Query& query) {
   ev.time_band = nearest_band(catalog.accuracy.time, ev.family);
   if (!ev.gpu) return ev;
   ev.gpus = ev.query.gpus;
-  ev.fit = fit_report(ev.estimate.memory, *ev.gpu);
   ev.verdict = fit_verdict(ev.estimate.memory.total(), ev.gpu->memory_bytes,
                            nearest_band(catalog.accuracy.memory, ev.family));
+  ev.fit = fit_report(ev.estimate.memory, *ev.gpu, ev.verdict.fit);
   ev.hardware_error = time_on_hardware(catalog, ev);
   measured_beside(catalog, ev);
   return ev;

@@ -110,6 +110,25 @@ TEST(Evaluate, ResolvesSpotAndPlannerDefaultsFromTheCatalog) {
   EXPECT_DOUBLE_EQ(p.spot.restart_h, cat.restart_s / 3600.0);
 }
 
+TEST(Evaluate, OverTheCapacityButWithinTheMemoryErrorIsTightNotDoesNotFit) {
+  // Sequences from inside to well over an A100's memory: the advice's headline follows the
+  // verdict, so a run the band allows is never told "Does not fit".
+  bool seen_tight_over = false, seen_over = false;
+  for (int seq = 1024; seq <= 2048; seq += 16) {
+    const Evaluation ev = evaluated(
+        "model=mpt-1b&batch=10&micro-batch=10&precision=amp-bf16&gpu=a100-sxm4-80gb&seq=" +
+        std::to_string(seq));
+    if (ev.fit.fits) continue;
+    const bool tight = ev.verdict.fit == Fit::tight;
+    seen_tight_over |= tight;
+    seen_over |= ev.verdict.fit == Fit::does_not_fit;
+    const std::string headline = tight ? "Tight, may not fit" : "Does not fit: needs ";
+    EXPECT_EQ(ev.fit.advice.rfind(headline, 0), 0u) << seq << ": " << ev.fit.advice;
+  }
+  EXPECT_TRUE(seen_tight_over);
+  EXPECT_TRUE(seen_over);
+}
+
 TEST(Evaluate, SaysWhatToChangeWhenItDoesNotFit) {
   const Evaluation ev =
       evaluated("model=llama-2-7b&batch=1&seq=128&precision=fp32&optimizer=adamw&gpu=t4");

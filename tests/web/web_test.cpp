@@ -178,6 +178,28 @@ TEST(Compute, AutoMicroBatchIsTheLargestThatFits) {
   EXPECT_FALSE(compute(catalog(), s, nullptr).fits);
 }
 
+TEST(Compute, FitAdviceOverTheCapacityFollowsTheVerdict) {
+  // Over the capacity but within the memory error band: a caution, not "Does not fit".
+  bool seen_tight_over = false, seen_over = false;
+  for (int seq = 1024; seq <= 2048; seq += 16) {
+    const PageState s =
+        page_state_from_query(
+            "model=mpt-1b&batch=10&micro-batch=10&precision=amp-bf16&gpu=a100-sxm4-80gb&seq=" +
+            std::to_string(seq))
+            .value();
+    const Computed c = compute(catalog(), s, nullptr);
+    ASSERT_TRUE(c.estimate) << c.error.message;
+    if (c.fits) continue;
+    const bool tight = c.verdict.fit == Fit::tight;
+    seen_tight_over |= tight;
+    seen_over |= !tight;
+    const std::string advice = fit_advice(c);
+    EXPECT_EQ(advice.rfind(tight ? "Tight, may not fit" : "Does not fit", 0), 0u) << advice;
+  }
+  EXPECT_TRUE(seen_tight_over);
+  EXPECT_TRUE(seen_over);
+}
+
 TEST(Compute, PublishedRunOfTheSetupBesideThePrediction) {
   // DeepLearningExamples' ResNet-50 AMP row T002 (2,470 img/s on one A100 80GB at batch 256).
   PageState s =

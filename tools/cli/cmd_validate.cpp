@@ -103,7 +103,8 @@ int cmd_validate(Args args) {
     std::printf("%-8s %-14s %-18s %4d %-9s %6lld %22s %12.4g %12.4g %+7.1f%%%s\n", v.row.id.c_str(),
                 v.row.model.c_str(), v.row.gpu.c_str(), v.row.num_gpus, v.row.precision.c_str(),
                 static_cast<long long>(v.row.batch_size_per_gpu), v.row.metric.c_str(), v.row.value,
-                v.predicted, 100 * v.error, v.fits ? "" : "  (does not fit)");
+                v.predicted, 100 * v.error,
+                v.fit == Fit::fits ? "" : (std::string("  (") + fit_name(v.fit) + ")").c_str());
   }
   for (const auto& k : rep.skipped) {
     std::printf("%-8s skipped: %s\n", k.row.id.c_str(), k.reason.c_str());

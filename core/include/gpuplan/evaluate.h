@@ -40,7 +40,9 @@ struct FitReport {
   double largest_term_bytes = 0;
   std::string advice;  // empty when it fits
 };
-FitReport fit_report(const MemoryBytes& m, const Gpu& gpu);
+// `verdict` words the advice: over the capacity but within the memory error band is "tight", a
+// run that may well fit, not "does not fit".
+FitReport fit_report(const MemoryBytes& m, const Gpu& gpu, Fit verdict);
 
 // What evaluate() computed. Pointers point into the catalog it was given.
 struct Evaluation {
