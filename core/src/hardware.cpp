@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "gpuplan/catalog.h"
+#include "assumption_keys.h"
 #include "json_reader.h"
 
 namespace gpuplan {
@@ -139,7 +140,7 @@ std::vector<std::string> string_list(JsonReader& r, const char* key) {
 
 // Checks that every key of a fact map is one we read.
 void only_keys(JsonReader& r, const nlohmann::json* obj, const std::string& path,
-               std::initializer_list<const char*> known) {
+               const std::vector<const char*>& known) {
   if (!obj) return;
   for (const auto& item : obj->items()) {
     bool ok = false;
@@ -548,36 +549,20 @@ void read_assumption_values(JsonReader& r, const nlohmann::json* a, const Source
     if (auto x = number_fact(r, a, "assumptions", key, sources, nullptr, min, max)) out = *x;
   };
   Efficiencies& e = c.efficiencies;
-  set("gemm_efficiency", e.gemm, 0.05, 1.0);
-  set("simt_gemm_efficiency", e.simt_gemm, 0.05, 1.0);
-  set("hbm_efficiency", e.hbm, 0.05, 1.0);
-  set("nvlink_allreduce_busbw_efficiency", e.nvlink, 0.05, 1.2);
-  set("pcie_efficiency", e.pcie, 0.05, 1.0);
-  set("network_allreduce_efficiency", e.network, 0.05, 1.2);
-  set("kernel_launch_overhead_s", e.kernel_overhead_s, 1e-7, 1e-3);
-  set("eager_host_overhead_per_kernel_s", e.host_overhead_per_kernel_s, 1e-7, 1e-2);
-  set("jpeg_decode_images_per_s_per_core", c.input.image_samples_per_s_per_core, 1, 1e5);
-  set("eager_memory_bound_efficiency", e.eager_memory_bound, 0.01, 1.0);
-  set("optimizer_for_loop_s_per_tensor_sgd", e.optimizer_for_loop_per_tensor.sgd_s, 1e-7, 1e-2);
-  set("optimizer_for_loop_s_per_tensor_adam", e.optimizer_for_loop_per_tensor.adam_s, 1e-7, 1e-2);
-  set("optimizer_for_loop_s_per_tensor_adamw", e.optimizer_for_loop_per_tensor.adamw_s, 1e-7, 1e-2);
-  set("nccl_ring_base_latency_s", e.nccl_ring.base_s, 1e-7, 1e-3);
-  set("nccl_ring_hop_latency_nvlink_s", e.nccl_ring.nvlink_hop_s, 1e-8, 1e-3);
-  set("nccl_ring_hop_latency_pcie_s", e.nccl_ring.pcie_hop_s, 1e-8, 1e-3);
-  set("nccl_ring_hop_latency_network_s", e.nccl_ring.network_hop_s, 1e-8, 1e-3);
-  set("gemm_tile_rows", e.gemm_tile_rows, 8, 1024);
-  set("gemm_tile_cols", e.gemm_tile_cols, 8, 1024);
-  // Flash attention per architecture; the rest take Ampere's (FlashAttention-2's reference GPU).
-  for (const char* arch : {"Ampere", "Hopper"}) {
-    std::string lower(arch);
-    lower[0] = static_cast<char>(lower[0] - 'A' + 'a');
-    AttentionEfficiency fa;
-    set(("flash_attention_forward_efficiency_" + lower).c_str(), fa.forward, 0.05, 1.0);
-    set(("flash_attention_backward_efficiency_" + lower).c_str(), fa.backward, 0.05, 1.0);
-    if (fa.forward > 0 && fa.backward > 0) e.flash_attention[arch] = fa;
+  for (const auto& k : detail::kAssumptionKeys) {
+    double value = 0;
+    set(k.key, value, k.min, k.max);
+    if (value > 0) k.field(e) = value;
+  }
+  // An architecture's flash attention needs both passes, or it takes Ampere's. Ampere's own is
+  // required: an incomplete one stays for check_efficiencies to name the missing key.
+  for (auto it = e.flash_attention.begin(); it != e.flash_attention.end();) {
+    const bool complete = it->second.forward > 0 && it->second.backward > 0;
+    it = complete || it->first == "Ampere" ? std::next(it) : e.flash_attention.erase(it);
   }
   if (auto it = e.flash_attention.find("Ampere"); it != e.flash_attention.end())
     e.flash_attention_default = it->second;
+  set("jpeg_decode_images_per_s_per_core", c.input.image_samples_per_s_per_core, 1, 1e5);
   set("checkpoint_restart_overhead_s", c.restart_s, 0, 86400);
   double interruptions = 0;
   set("spot_interruptions_per_hour", interruptions, 0, 10);
@@ -599,32 +584,10 @@ std::optional<Error> parse_assumptions_json(std::string_view text, const std::st
   Sources sources;
   read_sources(r, sources);
   const nlohmann::json* a = r.object("assumptions", true);
-  only_keys(r, a, "assumptions",
-            {"jpeg_decode_images_per_s_per_core",
-             "kernel_launch_overhead_s",
-             "gemm_efficiency",
-             "simt_gemm_efficiency",
-             "hbm_efficiency",
-             "nvlink_allreduce_busbw_efficiency",
-             "pcie_efficiency",
-             "network_allreduce_efficiency",
-             "eager_host_overhead_per_kernel_s",
-             "spot_interruptions_per_hour",
-             "checkpoint_restart_overhead_s",
-             "flash_attention_forward_efficiency_ampere",
-             "flash_attention_backward_efficiency_ampere",
-             "flash_attention_forward_efficiency_hopper",
-             "flash_attention_backward_efficiency_hopper",
-             "gemm_tile_rows",
-             "gemm_tile_cols",
-             "eager_memory_bound_efficiency",
-             "optimizer_for_loop_s_per_tensor_sgd",
-             "optimizer_for_loop_s_per_tensor_adam",
-             "optimizer_for_loop_s_per_tensor_adamw",
-             "nccl_ring_base_latency_s",
-             "nccl_ring_hop_latency_nvlink_s",
-             "nccl_ring_hop_latency_pcie_s",
-             "nccl_ring_hop_latency_network_s"});
+  std::vector<const char*> known(std::begin(detail::kOtherAssumptionKeys),
+                                 std::end(detail::kOtherAssumptionKeys));
+  for (const auto& k : detail::kAssumptionKeys) known.push_back(k.key);
+  only_keys(r, a, "assumptions", known);
   read_assumption_values(r, a, sources, c);
   if (auto err = r.finish()) return err;
   return std::nullopt;

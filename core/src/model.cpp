@@ -8,6 +8,7 @@
 #include "gpuplan/model.h"
 #include "gpuplan/published.h"
 #include "gpuplan/transformer.h"
+#include "assumption_keys.h"
 #include "graph_builders.h"
 #include "json_reader.h"
 
@@ -380,31 +381,11 @@ const Provider* Catalog::find_provider(std::string_view id) const {
 }
 
 std::optional<Error> check_efficiencies(const Efficiencies& e, const std::string& where) {
-  const std::pair<const char*, double> required[] = {
-      {"gemm_efficiency", e.gemm},
-      {"simt_gemm_efficiency", e.simt_gemm},
-      {"hbm_efficiency", e.hbm},
-      {"nvlink_allreduce_busbw_efficiency", e.nvlink},
-      {"pcie_efficiency", e.pcie},
-      {"network_allreduce_efficiency", e.network},
-      {"kernel_launch_overhead_s", e.kernel_overhead_s},
-      {"eager_host_overhead_per_kernel_s", e.host_overhead_per_kernel_s},
-      {"eager_memory_bound_efficiency", e.eager_memory_bound},
-      {"flash_attention_forward_efficiency_ampere", e.flash_attention_default.forward},
-      {"flash_attention_backward_efficiency_ampere", e.flash_attention_default.backward},
-      {"gemm_tile_rows", e.gemm_tile_rows},
-      {"gemm_tile_cols", e.gemm_tile_cols},
-      {"optimizer_for_loop_s_per_tensor_sgd", e.optimizer_for_loop_per_tensor.sgd_s},
-      {"optimizer_for_loop_s_per_tensor_adam", e.optimizer_for_loop_per_tensor.adam_s},
-      {"optimizer_for_loop_s_per_tensor_adamw", e.optimizer_for_loop_per_tensor.adamw_s},
-      {"nccl_ring_base_latency_s", e.nccl_ring.base_s},
-      {"nccl_ring_hop_latency_nvlink_s", e.nccl_ring.nvlink_hop_s},
-      {"nccl_ring_hop_latency_pcie_s", e.nccl_ring.pcie_hop_s},
-      {"nccl_ring_hop_latency_network_s", e.nccl_ring.network_hop_s}};
-  for (const auto& [key, value] : required) {
-    if (!(value > 0)) {
+  Efficiencies read = e;  // the table's fields are references into a mutable Efficiencies
+  for (const auto& k : detail::kAssumptionKeys) {
+    if (k.required && !(k.field(read) > 0)) {
       return make_error(Errc::schema_error,
-                        where + ": assumptions." + key +
+                        where + ": assumptions." + k.key +
                             ": missing or null (the time model has no other source for it)");
     }
   }

@@ -3,6 +3,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "assumption_keys.h"
 #include "gpuplan/catalog.h"
 #include "gpuplan/embedded_data.h"
 #include "test_util.h"
@@ -181,6 +182,45 @@ TEST(Catalog, RejectsAssumptionsWithoutAnEfficiency) {
       "assumptions.json: assumptions.kernel_launch_overhead_s: missing or null (the time model has "
       "no other "
       "source for it)");
+}
+
+// Every key of the assumptions table is read into its field, a required one cannot be left out,
+// and an optional one (Hopper's flash attention) falls back to Ampere's.
+TEST(Catalog, EachAssumptionKeyFillsItsFieldAndRequiredOnesCannotBeLeftOut) {
+  const Catalog& c = test::catalog();
+  const nlohmann::json assumptions = [] {
+    for (const auto& f : embedded_data_files()) {
+      if (f.path == "assumptions.json") return nlohmann::json::parse(f.text)["assumptions"];
+    }
+    return nlohmann::json();
+  }();
+  Efficiencies read = c.efficiencies;
+  for (const auto& k : detail::kAssumptionKeys) {
+    ASSERT_TRUE(assumptions.contains(k.key)) << k.key;
+    EXPECT_DOUBLE_EQ(k.field(read), assumptions[k.key]["value"].get<double>()) << k.key;
+    const std::string refused =
+        load_with("assumptions.json", [&](nlohmann::json& j) { j["assumptions"].erase(k.key); });
+    if (k.required) {
+      EXPECT_NE(refused.find(std::string("assumptions.") + k.key + ": missing or null"),
+                std::string::npos)
+          << refused;
+    } else {
+      EXPECT_EQ(refused, "") << k.key;
+    }
+  }
+  // Without Hopper's figures, an H100 takes Ampere's.
+  std::vector<DataFile> files = embedded_data_files();
+  for (auto& f : files) {
+    if (f.path != "assumptions.json") continue;
+    nlohmann::json j = nlohmann::json::parse(f.text);
+    j["assumptions"].erase("flash_attention_backward_efficiency_hopper");
+    f.text = j.dump();
+  }
+  auto without = load_catalog(files);
+  ASSERT_TRUE(without.ok()) << without.error().message;
+  EXPECT_EQ(without.value().efficiencies.flash_attention.count("Hopper"), 0u);
+  EXPECT_EQ(without.value().efficiencies.flash_attention_default.forward,
+            assumptions["flash_attention_forward_efficiency_ampere"]["value"].get<double>());
 }
 
 }  // namespace
