@@ -172,7 +172,8 @@ def accuracy(site):
          "tps_by_checkpointing": by(tps, lambda r: f"`{r.get('checkpointing') or ckpt.get(r['id']) or '?'}`"),
          "mfu_by_checkpointing": by(mfu, lambda r: f"`{r.get('checkpointing') or ckpt.get(r['id']) or '?'}`"),
          "memory_by_mode": by(memory, lambda r: f"`{r['mode']}`"),
-         "not_fit": [r["id"] for r in thr + llm if r.get("fits") is False],
+         "not_fit": [r["id"] for r in thr + llm if r.get("fit") == "does not fit"],
+         "tight": [r["id"] for r in thr + llm if r.get("fit") == "tight"],
          "fit_rows": len(thr) + len(llm), "commands": [site.cli.display(["validate", p, "--json"])
                                                       for p in DEV_CSV.values()]}
     site.out.render("method-accuracy", a=a)
