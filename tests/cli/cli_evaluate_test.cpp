@@ -9,6 +9,7 @@
 
 #include "gpuplan/embedded_data.h"
 #include "gpuplan/evaluate.h"
+#include "gpuplan/query.h"
 
 namespace {
 
@@ -79,6 +80,16 @@ int main(int argc, char** argv) {
     expect_same(link + " expected_hours", j["cost"]["expected_hours"], e.cost->expected_hours);
     if (e.price) expect_same(link + " usd_total", j["cost"]["usd_total"], e.cost->usd_total);
     expect_same(link + " memory total", j["memory_bytes"]["total"], e.estimate.memory.total());
+  }
+  // Every key a query understands is an option `gpuplan --help` shows.
+  const std::string help = run(std::string(argv[1]) + " --help");
+  for (const std::string& key : gpuplan::query_keys()) {
+    if (help.find("--" + key + " ") == std::string::npos &&
+        help.find("--" + key + "\n") == std::string::npos &&
+        help.find("--" + key + "=") == std::string::npos) {
+      std::printf("FAIL --help does not show --%s\n", key.c_str());
+      ++failures;
+    }
   }
   std::printf("%zu queries, %d failures\n", links.size(), failures);
   return failures == 0 ? 0 : 1;

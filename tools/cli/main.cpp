@@ -42,14 +42,27 @@ commands:
 
 setup options:
   --mode train|infer            --batch N (global)       --micro-batch N (per GPU)
-  --seq N | --resolution N      --precision fp32|tf32|fp16|bf16|amp-fp16|amp-bf16|fp8
+  --seq N | --resolution N
+  --precision fp32|tf32|fp16|bf16|amp-fp16|amp-bf16|mixed-fp16|mixed-bf16|fp8
+                                amp-*: autocast over FP32 weights; mixed-*: 16-bit weights and
+                                activations, FP32 masters (FSDP MixedPrecision, Megatron --bf16)
+  --grad-reduce auto|fp32|bf16  gradient reduction of mixed-* (FSDP reduce_dtype)
   --optimizer sgd|sgd-momentum|adam|adamw|adam-8bit|adafactor|lamb
   --optimizer-loop foreach|for-loop (for-loop: one host iteration per tensor, PyTorch < 2.0)
   --clip-grad-norm (clip_grad_norm_ each step)
-  --checkpointing none|selective|full     --attention auto|eager|flash
+  --checkpointing none|selective|full|op-selective|every-k-layers [--checkpoint-every K]
+  --attention auto|eager|flash  --dropout P (overrides the model's)
+  --compile (torch.compile: fused non-matmul kernels)   --fused-loss (fused cross-entropy)
   --memory-format auto|nchw|channels-last (convolutions)
   --dp N  --zero 0|1|2|3  --tp N  --sp  --pp N
   --lora-rank N  --qlora  --lora-targets q_proj,v_proj   --generate N (inference)
+custom model (instead of --model):
+  --custom transformer --c-layers N --c-hidden N --c-heads N --c-ffn N --c-vocab N
+       [--c-name S --c-kv-heads N --c-head-dim N --c-max-positions N --c-gated 0|1 --c-tied 0|1
+        --c-bias 0|1 --c-experts N --c-experts-per-token N]
+  --custom cnn --cnn resnet|vgg|mobilenet_v2|yolov5 --cnn-classes N
+       [--cnn-depth N (resnet, vgg) --cnn-width X (mobilenet_v2, yolov5)
+        --cnn-depth-multiple X (yolov5)]
 
 hardware:     --gpu ID [--gpus N] | --instance ID [--nodes N]   [--probe FILE] (calibrate with a
               probe file; a gpuplan-measure file is shown as measured vs predicted)
@@ -57,7 +70,9 @@ launch:       --emit torchrun|accelerate|deepspeed (estimate, or plan's top choi
               launch config with its FSDP/DDP or ZeRO settings instead of the report
 run length:   --tokens N | --epochs N [--dataset-size N]
 pricing:      --pricing on-demand|monthly|reserved-1y|reserved-3y|bulk|spot [--region R]
-              --spot-interruptions-per-hour X --checkpoint-interval-hours H --restart-hours H
+              [--currency usd|cny] [--reservation-utilisation X]
+              --spot-interruptions-per-hour X | --spot-interruption-bucket B
+              --checkpoint-interval-hours H --restart-hours H
 
 exit codes: 0 success, 1 invalid input (the message names the field), 2 usage error
 )";
