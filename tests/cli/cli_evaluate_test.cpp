@@ -81,9 +81,12 @@ int main(int argc, char** argv) {
     if (e.price) expect_same(link + " usd_total", j["cost"]["usd_total"], e.cost->usd_total);
     expect_same(link + " memory total", j["memory_bytes"]["total"], e.estimate.memory.total());
   }
-  // Every key a query understands is an option `gpuplan --help` shows.
+  // Every key a query (estimate, plan) or a serve request understands is an option `gpuplan
+  // --help` shows.
   const std::string help = run(std::string(argv[1]) + " --help");
-  for (const std::string& key : gpuplan::query_keys()) {
+  std::vector<std::string> keys = gpuplan::query_keys();
+  for (const std::string& key : gpuplan::serve_keys()) keys.push_back(key);
+  for (const std::string& key : keys) {
     if (help.find("--" + key + " ") == std::string::npos &&
         help.find("--" + key + "\n") == std::string::npos &&
         help.find("--" + key + "=") == std::string::npos) {

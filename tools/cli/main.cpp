@@ -31,7 +31,10 @@ commands:
   serve --model ID --rate R --prompt-tokens P --output-tokens O [--ttft-ms X] [--tpot-ms Y]
         [--load-curve FILE|R0,R1,...,R23|flat|business-hours|diurnal] [--tp N]
         [--gpu ID|auto | --instance ID|auto]
-        [--runtime vllm|trtllm|sglang|hf] [--weights bf16|fp16|fp8|int8|int4] [--kv bf16|fp8] [--json]
+        [--runtime vllm|trtllm|sglang|hf] [--weights bf16|fp16|fp8|int8|int4] [--kv bf16|fp8]
+        [--percentile 50|90|99] [--lengths fixed|sharegpt] [--requests N (simulated per rate)]
+        [--min-replicas N] [--target-utilisation X] [--headroom X] [--start-s S (start to
+        ready)] [--load-gb-per-s X (model load)] [--top K] [--provider P] [--region R] [--json]
                                            rank instances for serving: replicas, autoscaling, cost
   verify FILE [--json] [--trust KEY_B64]   check a gpuplan-probe file's signature, show its summary;
                                            exit 0 valid (signed by a --trust key if given), 1 invalid,
