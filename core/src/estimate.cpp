@@ -429,8 +429,12 @@ void training_activations(const TransformerSpec& spec, const Setup& setup,
     // place and saves one fp32 log-sum-exp per token; PyTorch's keeps the fp32 log-softmax beside
     // them and needs fp32 copies while it runs.
     const double v = head_logits(spec) / setup.tp;
-    const double logits =
+    double logits =
         setup.fused_loss ? t * v * pb.activation + 4.0 * t : t * v * (pb.activation + 4.0);
+    // Before PyTorch 1.11 log_softmax also kept its input: the fp32 copy of 16-bit logits.
+    if (setup.torch_release == TorchRelease::v1_10_or_earlier && !setup.fused_loss &&
+        pb.activation != 4.0)
+      logits += 4.0 * t * v;
     st.activation_bytes += ((pb.norm_input + pb.activation) * t * h + logits) * mb;
     if (!setup.fused_loss) st.largest_transient_bytes = 2.0 * t * v * 4.0 * mb;
   }
@@ -514,8 +518,10 @@ std::optional<Error> transformer_workload(const Model& model, const Setup& setup
   }
   const PrecisionBytes pb = precision_bytes(setup.precision);
   if (setup.mode == Mode::train) {
-    const LayerActivations la =
+    LayerActivations la =
         transformer_layer_activations(run, e.seq_len, pb.activation, pb.norm_input, impl.value());
+    if (setup.torch_release == TorchRelease::v1_10_or_earlier)
+      la.attention_scores_bytes += la.softmax_input_bytes;
     training_activations(model.transformer, setup, la, impl.value(), e, st);
   } else {
     inference_activations(model.transformer, setup, impl.value(), e, st);

@@ -1,5 +1,6 @@
 // Spellings of setup enums, shared by the CLI, URLs and JSON output.
 #include <array>
+#include <cstdio>
 #include <utility>
 
 #include "gpuplan/estimate.h"
@@ -140,6 +141,20 @@ const char* grad_reduce_name(GradReduce g) {
 }
 std::optional<GradReduce> parse_grad_reduce(const std::string& s) {
   return parse_of(kGradReduce, s);
+}
+const char* torch_release_name(TorchRelease r) {
+  return r == TorchRelease::v1_10_or_earlier ? "1.10" : "1.11+";
+}
+std::optional<TorchRelease> parse_torch_release(const std::string& s) {
+  if (s == "1.11+") return TorchRelease::v1_11_or_later;
+  // MAJOR or MAJOR.MINOR[.PATCH]: 1.0-1.10 kept softmax inputs, 1.11 and every 2.x do not.
+  int major = 0, minor = 0;
+  char tail = 0;
+  const int n = std::sscanf(s.c_str(), "%d.%d%c", &major, &minor, &tail);
+  if (n < 1 || major < 1 || major > 99 || minor < 0 || minor > 99) return std::nullopt;
+  if (n == 3 && tail != '.') return std::nullopt;
+  if (n == 1 && s.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
+  return major == 1 && minor <= 10 ? TorchRelease::v1_10_or_earlier : TorchRelease::v1_11_or_later;
 }
 const char* optimizer_loop_name(OptimizerLoop l) {
   return name_of(kOptimizerLoops, l);

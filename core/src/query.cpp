@@ -197,6 +197,8 @@ std::vector<KeySpec> setup_keys() {
       {"dropout", number(0, 0.999, [s](Query& q) -> double& { return s(q).dropout; })},
       {"compile", flag([s](Query& q) -> bool& { return s(q).compile; })},
       {"fused-loss", flag([s](Query& q) -> bool& { return s(q).fused_loss; })},
+      {"pytorch", enumeration(parse_torch_release, "1.10, 1.11+ (or a release number, e.g. 2.4)",
+                              [s](Query& q) -> TorchRelease& { return s(q).torch_release; })},
       {"dp",
        [s](Query& q, const std::string& k, const std::string& v) -> std::optional<Error> {
          q.dp_given = true;  // otherwise data parallelism fills the GPUs

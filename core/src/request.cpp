@@ -37,6 +37,8 @@ Args request_to_args(const Request& r) {
   }
   if (s.compile) a.emplace_back("compile", "1");
   if (s.fused_loss) a.emplace_back("fused-loss", "1");
+  if (s.torch_release != d.torch_release)
+    a.emplace_back("pytorch", torch_release_name(s.torch_release));
   if (s.dp != d.dp) a.emplace_back("dp", std::to_string(s.dp));
   if (s.zero_stage != d.zero_stage) a.emplace_back("zero", std::to_string(s.zero_stage));
   if (s.tp != d.tp) a.emplace_back("tp", std::to_string(s.tp));

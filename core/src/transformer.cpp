@@ -307,6 +307,7 @@ LayerActivations transformer_layer_activations(const TransformerSpec& s, int64_t
     const bool copy = softmax != element_bytes || attn_dropout;
     out.attention_scores_bytes =
         a * t * keys * (softmax + (attn_dropout ? mask_bytes : 0.0) + (copy ? element_bytes : 0.0));
+    out.softmax_input_bytes = a * t * keys * softmax;
   } else {
     out.linear_bytes += 4.0 * a * t;  // log-sum-exp per query
   }

@@ -83,6 +83,7 @@ const std::vector<std::string>& optional_columns() {
                                                  "sp",
                                                  "compile",
                                                  "fused_loss",
+                                                 "pytorch",
                                                  "max_positions",
                                                  "gpus_per_node",
                                                  "network_gbps_per_node"};
@@ -424,19 +425,25 @@ const char* kMemoryHeader =
 
 }  // namespace
 
+// The optional last column: the PyTorch release the rows ran on (empty: a current one).
+bool is_memory_header(std::string_view line) {
+  return line == kMemoryHeader || line == std::string(kMemoryHeader) + ",pytorch";
+}
+
 bool is_memory_csv(std::string_view text) {
   const auto lines = content_lines(text);
-  return !lines.empty() && lines.front().text == kMemoryHeader;
+  return !lines.empty() && is_memory_header(lines.front().text);
 }
 
 Result<MemoryReport> validate_memory_csv(const Catalog& catalog, std::string_view text,
                                          const std::string& where) {
   if (auto err = check_csv_text(text, where)) return *err;
   const auto lines = content_lines(text);
-  if (lines.empty() || lines.front().text != kMemoryHeader) {
-    return make_error(Errc::schema_error,
-                      where + ": header must be '" + std::string(kMemoryHeader) + "'");
+  if (lines.empty() || !is_memory_header(lines.front().text)) {
+    return make_error(Errc::schema_error, where + ": header must be '" +
+                                              std::string(kMemoryHeader) + "' (then ',pytorch')");
   }
+  const size_t columns = lines.front().text == kMemoryHeader ? 11 : 12;
   MemoryReport report;
   double sum = 0;
   for (size_t k = 1; k < lines.size(); ++k) {
@@ -451,8 +458,15 @@ Result<MemoryReport> validate_memory_csv(const Catalog& catalog, std::string_vie
       skip(fields.error().message);
       continue;
     }
-    if (f.size() != 11) {
-      skip(at + ": expected 11 columns, got " + std::to_string(f.size()));
+    if (f.size() != columns) {
+      skip(at + ": expected " + std::to_string(columns) + " columns, got " +
+           std::to_string(f.size()));
+      continue;
+    }
+    const auto release =
+        columns == 12 && !f[11].empty() ? parse_torch_release(f[11]) : TorchRelease::v1_11_or_later;
+    if (!release) {
+      skip(at + ": column pytorch: '" + f[11] + "' is not a release number such as 1.10");
       continue;
     }
     const Model* model = catalog.find_model(f[1]);
@@ -484,6 +498,7 @@ Result<MemoryReport> validate_memory_csv(const Catalog& catalog, std::string_vie
     s.micro_batch = micro.value();
     s.global_batch = global.value();
     s.seq_len = seq.value();
+    s.torch_release = *release;
     MemoryValidatedRow v;
     v.id = id;
     v.model = model->id;

@@ -369,8 +369,22 @@ TEST(BadInputs, MemoryFilesAreScoredRowByRowAndSayWhatTheySkip) {
               (std::fabs(r.value().rows[0].error) + std::fabs(r.value().rows[1].error)) / 2, 1e-15);
   EXPECT_SEEN(seen(validate_memory_csv(test::catalog(), header, "mem.csv")), Errc::schema_error,
               "mem.csv: no data rows");
-  EXPECT_SEEN(seen(validate_memory_csv(test::catalog(), "id,x\n", "mem.csv")), Errc::schema_error,
-              "mem.csv: header must be '" + header.substr(0, header.size() - 1) + "'");
+  EXPECT_SEEN(
+      seen(validate_memory_csv(test::catalog(), "id,x\n", "mem.csv")), Errc::schema_error,
+      "mem.csv: header must be '" + header.substr(0, header.size() - 1) + "' (then ',pytorch')");
+  // The optional release column: read per row, a bad one skipped with its reason.
+  const std::string with_release = header.substr(0, header.size() - 1) + ",pytorch\n" +
+                                   "m4,bert-large-cls,v100-sxm2-16gb,train,fp32,adamw,4,4,512,none,"
+                                   "15675162624,1.10\n"
+                                   "m5,bert-large-cls,v100-sxm2-16gb,train,fp32,adamw,4,4,512,none,"
+                                   "15675162624,one-ten\n";
+  auto rel = validate_memory_csv(test::catalog(), with_release, "mem.csv");
+  ASSERT_TRUE(rel.ok()) << rel.error().message;
+  ASSERT_EQ(rel.value().rows.size(), 1u);
+  EXPECT_GT(rel.value().rows[0].predicted_bytes, r.value().rows[1].predicted_bytes);
+  ASSERT_EQ(rel.value().skipped.size(), 1u);
+  EXPECT_EQ(rel.value().skipped[0].second,
+            "mem.csv:3: column pytorch: 'one-ten' is not a release number such as 1.10");
 }
 
 TEST(BadInputs, ImpossibleParallelismSaysWhichDegree) {

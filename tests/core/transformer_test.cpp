@@ -151,6 +151,56 @@ TEST(TransformerActivations, MatchKorthikantiPerLayerAt16Bit) {
   EXPECT_DOUBLE_EQ(la.replicated_bytes, 10 * seq * h);
 }
 
+// Before PyTorch 1.11, softmax and log_softmax saved their input for backward too
+// (pytorch/pytorch#64000): per layer one more score-sized tensor at the softmax's precision, and
+// with 16-bit logits the fp32 copy log_softmax reads.
+TEST(TransformerActivations, PyTorchBefore1_11AlsoKeepsSoftmaxInputs) {
+  gpuplan::Setup s;
+  s.precision = Precision::fp32;
+  s.global_batch = 2;
+  s.seq_len = 512;
+  auto now = estimate(test::model("bert-large-cls"), s);
+  s.torch_release = TorchRelease::v1_10_or_earlier;
+  auto old = estimate(test::model("bert-large-cls"), s);
+  ASSERT_TRUE(now.ok() && old.ok());
+  // BERT-large, eager attention in fp32: 24 layers x 16 heads x 512^2 scores x 4 bytes x 2.
+  EXPECT_DOUBLE_EQ(old.value().memory.activations - now.value().memory.activations,
+                   24.0 * 16 * 512 * 512 * 4 * 2);
+  // GPT-2 small under autocast: the scores' fp32 softmax input (12 layers x 12 heads) and the
+  // fp32 copy of the fp16 logits (50,257 of them per token), per sample.
+  gpuplan::Setup g;
+  g.precision = Precision::amp_fp16;
+  g.global_batch = 1;
+  g.seq_len = 256;
+  auto gpt_now = estimate(test::model("gpt2-small"), g);
+  g.torch_release = TorchRelease::v1_10_or_earlier;
+  auto gpt_old = estimate(test::model("gpt2-small"), g);
+  ASSERT_TRUE(gpt_now.ok() && gpt_old.ok());
+  EXPECT_DOUBLE_EQ(gpt_old.value().memory.activations - gpt_now.value().memory.activations,
+                   12.0 * 12 * 256 * 256 * 4 + 4.0 * 256 * 50257);
+  // Flash attention keeps no scores in any release; a fused loss keeps no fp32 logits.
+  g.attention = Attention::flash;
+  g.fused_loss = true;
+  auto flash_old = estimate(test::model("gpt2-small"), g);
+  g.torch_release = TorchRelease::v1_11_or_later;
+  auto flash_now = estimate(test::model("gpt2-small"), g);
+  ASSERT_TRUE(flash_old.ok() && flash_now.ok());
+  EXPECT_DOUBLE_EQ(flash_old.value().memory.activations, flash_now.value().memory.activations);
+}
+
+TEST(TorchRelease, ReadsReleaseNumbersAndNames) {
+  EXPECT_EQ(parse_torch_release("1.10"), TorchRelease::v1_10_or_earlier);
+  EXPECT_EQ(parse_torch_release("1.9.1"), TorchRelease::v1_10_or_earlier);
+  EXPECT_EQ(parse_torch_release("1.11"), TorchRelease::v1_11_or_later);
+  EXPECT_EQ(parse_torch_release("2"), TorchRelease::v1_11_or_later);
+  EXPECT_EQ(parse_torch_release("2.4.0"), TorchRelease::v1_11_or_later);
+  EXPECT_EQ(parse_torch_release("1.11+"), TorchRelease::v1_11_or_later);
+  for (const char* bad : {"", "x", "1.x", "1.10a", "0.4", "-1.10", "1..2"})
+    EXPECT_EQ(parse_torch_release(bad), std::nullopt) << bad;
+  for (auto r : {TorchRelease::v1_11_or_later, TorchRelease::v1_10_or_earlier})
+    EXPECT_EQ(parse_torch_release(torch_release_name(r)), r);
+}
+
 TEST(TransformerActivations, SequenceParallelAndSelectiveRecomputeFollowKorthikanti) {
   // eq. 4: with sequence parallelism everything is divided by t; selective recomputation
   // (sec. 5) keeps 34*s*b*h/t. Checked through the estimate's activation term.

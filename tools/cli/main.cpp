@@ -57,6 +57,8 @@ setup options:
   --attention auto|eager|flash  --dropout P (overrides the model's)
   --compile (torch.compile: fused non-matmul kernels)   --fused-loss (fused cross-entropy)
   --memory-format auto|nchw|channels-last (convolutions)
+  --pytorch VERSION (e.g. 1.10: before 1.11 softmax and log_softmax also keep their input;
+                    default: 1.11 or later)
   --dp N  --zero 0|1|2|3  --tp N  --sp  --pp N
   --lora-rank N  --qlora  --lora-targets q_proj,v_proj   --generate N (inference)
 custom model (instead of --model):

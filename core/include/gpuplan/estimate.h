@@ -42,6 +42,10 @@ enum class Checkpointing { none, selective, full, op_selective, every_k_layers }
 // Megatron's fp32 main_grad); automatic: fp32.
 enum class GradReduce { automatic, fp32, bf16 };
 enum class Mode { train, infer };
+// The PyTorch release, where it changes what autograd keeps: before 1.11, softmax and
+// log_softmax saved their input for backward as well as their output (pytorch/pytorch#64000,
+// fixed by #65242/#66018 in 1.11; transformers#16043 follows the API change).
+enum class TorchRelease { v1_11_or_later, v1_10_or_earlier };
 enum class Attention { automatic, eager, flash };
 enum class MemoryFormat { automatic, nchw, channels_last };
 
@@ -54,6 +58,7 @@ const char* attention_name(Attention a);
 const char* memory_format_name(MemoryFormat f);
 const char* grad_reduce_name(GradReduce g);
 const char* optimizer_loop_name(OptimizerLoop l);
+const char* torch_release_name(TorchRelease r);  // "1.11+", "1.10"
 std::optional<Precision> parse_precision(const std::string& s);
 std::optional<Optimizer> parse_optimizer(const std::string& s);
 std::optional<Checkpointing> parse_checkpointing(const std::string& s);
@@ -62,6 +67,8 @@ std::optional<Attention> parse_attention(const std::string& s);
 std::optional<MemoryFormat> parse_memory_format(const std::string& s);
 std::optional<GradReduce> parse_grad_reduce(const std::string& s);
 std::optional<OptimizerLoop> parse_optimizer_loop(const std::string& s);
+// A release number ("1.10", "1.13", "2", "2.5") or a name above.
+std::optional<TorchRelease> parse_torch_release(const std::string& s);
 // Whether weights are cast by torch.autocast (amp-*), kept in 16 bits with fp32 masters
 // (mixed-*), and whether activations are 16-bit.
 bool is_autocast(Precision p);
@@ -117,6 +124,7 @@ struct Setup {
   bool qlora = false;     // 4-bit NF4 base weights with double quantisation
   std::vector<std::string> lora_targets = {"q_proj", "v_proj"};  // PEFT's LLaMA default
   int64_t generate_tokens = 0;  // inference: tokens decoded after the prompt (seq_len)
+  TorchRelease torch_release = TorchRelease::v1_11_or_later;
   MemoryAssumptions assumptions;
 };
 

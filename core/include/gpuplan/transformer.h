@@ -86,7 +86,10 @@ struct LayerActivations {
   // "every second mm" policy in torchtitan/models/llama3/infra/parallelize.py) keeps the block's
   // input, the attention output with its log-sum-exp, and the outputs of the 1st, 3rd, ... matmul
   // of the block; everything else is recomputed in backward.
-  double op_selective_bytes = 0;            // what it keeps, per block
+  double op_selective_bytes = 0;  // what it keeps, per block
+  // Eager attention's softmax input (the scores at the softmax's precision), which PyTorch
+  // before 1.11 saved as well (TorchRelease); not in total().
+  double softmax_input_bytes = 0;
   double op_selective_recompute_flops = 0;  // the matmuls whose outputs it drops, per block
   double total() const { return linear_bytes + attention_scores_bytes; }
 };

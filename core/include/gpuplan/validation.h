@@ -83,6 +83,7 @@ struct ValidationReport {
 // --- Peak memory -----------------------------------------------------------------------------
 // A CSV of measured peak GPU memory (what tools/convert_hf_memory.py writes), header:
 //   id,model,gpu,mode,precision,optimizer,micro_batch,global_batch,seq_len,checkpointing,measured_bytes
+// and optionally a last column, pytorch: the release the row ran on (--pytorch; empty: current).
 // mode: context (the CUDA context alone), weights (the model loaded), train or infer.
 // measured_bytes is what nvidia-smi/NVML calls used memory, CUDA context included.
 bool is_memory_csv(std::string_view text);
