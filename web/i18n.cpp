@@ -37,6 +37,9 @@ const std::pair<const char*, S> kControls[] = {
     {"--precision", S::precision},
     {"--optimizer", S::optimizer},
     {"--optimizer-loop", S::optimizer_loop},
+    {"--checkpoint-every", S::checkpoint_every},
+    {"--grad-reduce", S::grad_reduce},
+    {"--pytorch", S::pytorch_release},
     {"--clip-grad-norm", S::clip_grad_norm},
     {"--checkpointing", S::checkpointing},
     {"--attention", S::attention},
@@ -135,6 +138,9 @@ const char* tr_checkpointing(Checkpointing c) {
   return tr(S::ckpt_none);
 }
 
+const char* tr_torch_release(TorchRelease r) {
+  return tr(r == TorchRelease::v1_10_or_earlier ? S::release_1_10 : S::release_current);
+}
 const char* tr_optimizer_loop(OptimizerLoop l) {
   return tr(l == OptimizerLoop::for_loop ? S::loop_for_loop : S::loop_foreach);
 }

@@ -39,6 +39,7 @@ const char* tr_mode(Mode m);
 const char* tr_checkpointing(Checkpointing c);
 const char* tr_attention(Attention a);
 const char* tr_optimizer_loop(OptimizerLoop l);
+const char* tr_torch_release(TorchRelease r);
 const char* tr_memory_format(MemoryFormat f);
 const char* tr_pricing(Pricing p);
 

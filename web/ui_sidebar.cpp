@@ -207,10 +207,22 @@ bool kernel_fields(const PageModel& m, Setup& s, UiActions& a) {
                          {OptimizerLoop::foreach, OptimizerLoop::for_loop}, tr_optimizer_loop);
     remember(a, "optimizer-loop");
     edited |= checkbox(S::clip_grad_norm, s.clip_grad_norm);
+    if (is_mixed(s.precision)) {
+      edited |=
+          enum_combo(S::grad_reduce, s.grad_reduce,
+                     {GradReduce::automatic, GradReduce::fp32, GradReduce::bf16}, grad_reduce_name);
+    }
     edited |= enum_combo(S::checkpointing, s.checkpointing,
-                         {Checkpointing::none, Checkpointing::selective, Checkpointing::full},
+                         {Checkpointing::none, Checkpointing::selective, Checkpointing::full,
+                          Checkpointing::op_selective, Checkpointing::every_k_layers},
                          tr_checkpointing);
     remember(a, "checkpointing");
+    if (s.checkpointing == Checkpointing::every_k_layers)
+      edited |= input_int(S::checkpoint_every, s.checkpoint_every, 1, 1000);
+    edited |= enum_combo(S::pytorch_release, s.torch_release,
+                         {TorchRelease::v1_11_or_later, TorchRelease::v1_10_or_earlier},
+                         tr_torch_release);
+    remember(a, "pytorch");
   }
   if (m.c.model && m.c.model->kind == ModelKind::graph) {
     edited |= enum_combo(S::memory_format, s.memory_format,
@@ -222,6 +234,8 @@ bool kernel_fields(const PageModel& m, Setup& s, UiActions& a) {
     edited |= enum_combo(S::attention, s.attention,
                          {Attention::automatic, Attention::eager, Attention::flash}, tr_attention);
     if (s.attention == Attention::automatic && e && !e->attention.empty()) auto_note(e->attention);
+    edited |= checkbox(S::compile_kernels, s.compile);
+    if (s.mode == Mode::train) edited |= checkbox(S::fused_loss, s.fused_loss);
   }
   return edited;
 }
@@ -376,6 +390,7 @@ UiActions draw_sidebar(const PageModel& m) {
                             S::mode, S::global_batch, S::micro_batch, S::seq_len,  // setup
                             S::resolution, S::generate_tokens, S::precision, S::optimizer,
                             S::optimizer_loop, S::checkpointing, S::memory_format, S::attention,
+                            S::grad_reduce, S::checkpoint_every, S::pytorch_release,
                             S::tp, S::pp, S::zero, S::lora_rank,                   // parallelism
                             S::gpu, S::gpus, S::nodes,                             // hardware
                             S::epochs, S::dataset_size, S::tokens, S::pricing});   // run

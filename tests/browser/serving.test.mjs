@@ -109,8 +109,10 @@ async function openFresh(hash, lang) {
 }
 
 // Every input label of the Serving tab and of the sidebar is shown whole at this window size, in
-// English and in Chinese: a language model's training setup with the parallelism section open,
-// then an image model on an instance (resolution, memory format, nodes, epochs, dataset size).
+// English and in Chinese: a language model's serving link with the parallelism section open, its
+// training setup with a mixed recipe and every-k-layers checkpointing (which show their own
+// fields), then an image model on an instance (resolution, memory format, nodes, epochs, dataset
+// size).
 test('no input label of the Serving tab or the sidebar is cut, in English or Chinese', async () => {
   for (const lang of ['en', 'zh']) {
     await openFresh('model=llama-3-8b&rate=5&gpu=h100-sxm5-80gb', lang);
@@ -120,6 +122,13 @@ test('no input label of the Serving tab or the sidebar is cut, in English or Chi
     let s = await waitForState(page, 's.tab === "serving" && s.widgets["serve-curve"] !== undefined');
     assert.deepEqual(cutLabels(s), [], `${lang}: labels cut`);
     await screenshot(page, `serving-labels-${lang}`);
+    await openFresh('model=llama-3-8b&precision=mixed-bf16&checkpointing=every-k-layers' +
+                    '&gpu=h100-sxm5-80gb', lang);
+    await widget(page, 'pytorch');
+    s = await waitForState(page, 's.estimate !== null && s.widgets["pytorch"] !== undefined');
+    assert.deepEqual(s.link_problems, [], `${lang}: the link's keys were not all read`);
+    assert.deepEqual(cutLabels(s), [], `${lang}: training setup labels cut`);
+    await screenshot(page, `sidebar-labels-training-${lang}`);
     await openFresh('model=resnet50&instance=aws-p4d.24xlarge&epochs=90', lang);
     await widget(page, 'pricing');
     s = await waitForState(page, 's.estimate !== null && s.widgets["pricing"] !== undefined');
