@@ -69,6 +69,7 @@ TEST(Catalog, NamesAsPeopleWriteThemFindTheOneEntryTheyMean) {
   EXPECT_EQ(model("GPT-2 small"), "gpt2-small");
   EXPECT_EQ(model("Llama 2 7B"), "llama-2-7b");
   EXPECT_EQ(model("BERT-large (SQuAD v1.1 fine-tune)"), "bert-large-qa");  // alias, not BERT-large
+  EXPECT_EQ(model("BERT-base (SQuAD v1.1)"), "bert-base-qa");
   EXPECT_EQ(model("BERT-large (SQuAD v2.0)"), "(none)");  // a model's remark is kept
   // What an "unknown" message suggests: the entries whose words include all of the name's.
   EXPECT_EQ(c.similar_gpus("A100 80GB"), "a100-pcie-80gb, a100-sxm4-80gb");

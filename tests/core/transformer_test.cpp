@@ -20,6 +20,14 @@ TEST(TransformerParams, Gpt2SmallEqualsHuggingFaceWithTiedEmbeddings) {
   EXPECT_EQ(params_of("gpt2-small"), 124'439'808);
 }
 
+TEST(TransformerParams, BertBaseSquadIsTheEncoderWithoutPooler) {
+  // HF BertForQuestionAnswering builds BertModel(add_pooling_layer=False): embeddings
+  // (30,522 + 512 + 2) x 768 + LayerNorm, and 12 layers of 7,087,872; its 2-output span head
+  // (1,538) is left out, as for bert-large-qa.
+  EXPECT_EQ(params_of("bert-base-qa"), (30'522 + 512 + 2) * 768 + 2 * 768 + 12 * 7'087'872);
+  EXPECT_EQ(params_of("bert-base-qa"), 108'891'648);
+}
+
 TEST(TransformerParams, VitB16EqualsTorchvision) {
   // torchvision.models.vit_b_16 weights meta "num_params": 86,567,656.
   EXPECT_EQ(params_of("vit-b-16"), 86'567'656);
