@@ -410,8 +410,12 @@ double stored_activation_bytes(const Setup& setup, const LayerActivations& la, d
 }
 
 // Training: the blocks' saved activations, the output head's, and the largest transient buffer.
-void training_activations(const TransformerSpec& spec, const Setup& setup,
-                          const LayerActivations& la, AttentionImpl impl, Estimate& e, Stage& st) {
+// Before PyTorch 1.11, softmax and log_softmax also kept their inputs (TorchRelease): eager
+// attention's scores before the softmax, and the fp32 copy of 16-bit logits.
+void training_activations(const TransformerSpec& spec, const Setup& setup, LayerActivations la,
+                          AttentionImpl impl, Estimate& e, Stage& st) {
+  const bool before_1_11 = setup.torch_release == TorchRelease::v1_10_or_earlier;
+  if (before_1_11) la.attention_scores_bytes += la.softmax_input_bytes;
   const PrecisionBytes pb = precision_bytes(setup.precision);
   const double h = static_cast<double>(spec.hidden), t = e.flops.tokens_per_sample;
   const double mb = static_cast<double>(e.micro_batch);
@@ -431,10 +435,7 @@ void training_activations(const TransformerSpec& spec, const Setup& setup,
     const double v = head_logits(spec) / setup.tp;
     double logits =
         setup.fused_loss ? t * v * pb.activation + 4.0 * t : t * v * (pb.activation + 4.0);
-    // Before PyTorch 1.11 log_softmax also kept its input: the fp32 copy of 16-bit logits.
-    if (setup.torch_release == TorchRelease::v1_10_or_earlier && !setup.fused_loss &&
-        pb.activation != 4.0)
-      logits += 4.0 * t * v;
+    if (before_1_11 && !setup.fused_loss && pb.activation != 4.0) logits += 4.0 * t * v;
     st.activation_bytes += ((pb.norm_input + pb.activation) * t * h + logits) * mb;
     if (!setup.fused_loss) st.largest_transient_bytes = 2.0 * t * v * 4.0 * mb;
   }
@@ -518,10 +519,8 @@ std::optional<Error> transformer_workload(const Model& model, const Setup& setup
   }
   const PrecisionBytes pb = precision_bytes(setup.precision);
   if (setup.mode == Mode::train) {
-    LayerActivations la =
+    const LayerActivations la =
         transformer_layer_activations(run, e.seq_len, pb.activation, pb.norm_input, impl.value());
-    if (setup.torch_release == TorchRelease::v1_10_or_earlier)
-      la.attention_scores_bytes += la.softmax_input_bytes;
     training_activations(model.transformer, setup, la, impl.value(), e, st);
   } else {
     inference_activations(model.transformer, setup, impl.value(), e, st);
