@@ -1,8 +1,8 @@
 #!/usr/bin/python3
 """What one transformer block saves for backward under each precision recipe, in real PyTorch.
 
-gpuplan's training memory counts a block's saved activations per recipe (core/src/transformer.cpp,
-precision_bytes in core/src/estimate.cpp). This script measures the same quantity with PyTorch on
+gpuplan's training memory counts a block's saved activations per recipe (core/src/workload/transformer.cpp,
+precision_bytes in core/src/workload/estimate.cpp). This script measures the same quantity with PyTorch on
 the CPU for the GPT-2 block of tools/torch_reference.py (hidden 768, 12 heads, explicit attention
 matmuls) at batch 1, sequence 128, and writes tests/reference/torch_block_precision.json, which
 tests/core/transformer_test.cpp compares against.

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Checks the page's string table and that the UI code takes its text from it.
 
-1. web/strings.inc: every entry has an English and a Chinese text with the same printf
+1. web/model/strings.inc: every entry has an English and a Chinese text with the same printf
    placeholders in the same order, and ids are unique.
-2. The UI code (web/ui_*.cpp, widgets.cpp, charts.cpp, app.cpp) has no prose string literal:
+2. The UI code (web/ui/ui_*.cpp, widgets.cpp, charts.cpp, app.cpp) has no prose string literal:
    a literal with two words, or a capitalised word, that is not a technical token below.
 Exit 0 when clean; otherwise one line per problem and exit 1.
 """
@@ -12,6 +12,8 @@ import re
 import sys
 
 WEB = pathlib.Path(__file__).resolve().parent
+TABLE = WEB / "model" / "strings.inc"
+UI = WEB / "ui"
 ENTRY = re.compile(r'^X\((\w+),\s*"((?:[^"\\]|\\.)*)",\s*"((?:[^"\\]|\\.)*)"\)\s*$')
 PLACEHOLDER = re.compile(r"%[-+ #0]*\d*(?:\.\d+)?(?:ll|l|z)?[diouxXeEfgGsc%]")
 LITERAL = re.compile(r'"((?:[^"\\\n]|\\.)*)"')
@@ -21,7 +23,7 @@ TECHNICAL = {"GEMM ", "TFLOPS", "GB/s", "USD", "W", "GPU", "CNY"}
 
 def check_table(problems):
     ids = set()
-    for n, line in enumerate((WEB / "strings.inc").read_text(encoding="utf-8").splitlines(), 1):
+    for n, line in enumerate(TABLE.read_text(encoding="utf-8").splitlines(), 1):
         if not line.startswith("X("):
             continue
         m = ENTRY.match(line)
@@ -49,7 +51,7 @@ def is_prose(text):
 
 
 def check_ui(problems):
-    files = sorted(WEB.glob("ui_*.cpp")) + [WEB / f for f in ("widgets.cpp", "charts.cpp", "charts_lines.cpp", "app.cpp")]
+    files = sorted(UI.glob("ui_*.cpp")) + [UI / f for f in ("widgets.cpp", "charts.cpp", "charts_lines.cpp", "app.cpp")]
     for path in files:
         for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
             code = line.split("//")[0]

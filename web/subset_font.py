@@ -3,7 +3,7 @@
 
 Two outputs:
   --out-cjk      an OpenType font with every non-ASCII character of the string table
-                 (web/strings.inc) and of the catalogs (data/**/*.json): loaded by the page only
+                 (web/model/strings.inc) and of the catalogs (data/**/*.json): loaded by the page only
                  when Chinese is shown;
   --out-symbols  a C++ source embedding a tiny font with the few symbols the English page uses
                  (such as the "≈" that marks assumed prices), which Dear ImGui's default font lacks.

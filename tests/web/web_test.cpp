@@ -1,4 +1,4 @@
-// The page's model without a window (web/page_model.h, page_state.h, i18n.h): lenient links,
+// The page's model without a window (web/model/page_model.h, page_state.h, i18n.h): lenient links,
 // nearest ids, numbers per language, page words for core messages, and the core call.
 #include <gtest/gtest.h>
 
@@ -6,12 +6,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "charts.h"
-#include "exports.h"
+#include "ui/charts.h"
+#include "model/exports.h"
 #include "gpuplan/serve.h"
 #include "gpuplan/embedded_data.h"
-#include "i18n.h"
-#include "page_model.h"
+#include "model/i18n.h"
+#include "model/page_model.h"
 
 namespace gpuplan::web {
 namespace {

@@ -1,6 +1,6 @@
 // --emit torchrun|accelerate|deepspeed for `gpuplan estimate` and `gpuplan plan`: prints the launch
-// config of the estimate or of the top-ranked plan (core/src/launch_config.cpp) instead of the
-// report.
+// config of the estimate or of the top-ranked plan (core/src/query/launch_config.cpp) instead of
+// the report.
 #include <cstdio>
 
 #include "cli.h"

@@ -5,8 +5,8 @@
 // (a short dotted string, never reused for another meaning) and its English template, where
 // {0}, {1}, ... stand for the Error's args. The core builds Error::message from the English
 // template (the CLI prints it as it is); the page looks the id up in its string table
-// (web/strings.inc, one "core_" entry per id: web_test checks every id has one) and renders its
-// Chinese template with the same args, or shows the English message when it has none.
+// (web/model/strings.inc, one "core_" entry per id: web_test checks every id has one) and renders
+// its Chinese template with the same args, or shows the English message when it has none.
 
 #include <string>
 #include <vector>

@@ -37,9 +37,9 @@ def read_matches(rel, pattern):
 
 def calculator_keys(site):
     """The URL keys the calculator reads, from the sources that parse them."""
-    block = read_matches("core/src/request.cpp", r"request_keys\(\)\s*\{.*?\{(.*?)\};")
+    block = read_matches("core/src/query/request.cpp", r"request_keys\(\)\s*\{.*?\{(.*?)\};")
     request = re.findall(r'"([a-z0-9-]+)"', block[0]) if block else []
-    page = list(dict.fromkeys(read_matches("web/page_state.cpp", r'\bk == "([a-z0-9-]+)"')))
+    page = list(dict.fromkeys(read_matches("web/model/page_state.cpp", r'\bk == "([a-z0-9-]+)"')))
     custom = [k for k in page if k == "custom" or k.startswith("c-") or k.startswith("cnn")]
     groups = {"request": request, "custom": custom,
               "hardware": [k for k in page if k not in custom and k != "tab"],

@@ -1,0 +1,611 @@
+// Parsers for data/gpus, data/instances, data/providers and data/pricing_rules.json.
+// Every fact is {"value": ..., "source": KEY, "note"?, "see_also"?} where KEY names an entry of
+// the file's "sources" map, which must carry a title and a date.
+#include <cmath>
+#include <cstdio>
+
+#include "gpuplan/catalog.h"
+#include "catalog/assumption_keys.h"
+#include "catalog/json_reader.h"
+
+namespace gpuplan {
+namespace {
+
+using Sources = std::map<std::string, FactSource>;
+
+bool is_date(const std::string& s) {
+  if (s.size() != 10 || s[4] != '-' || s[7] != '-') return false;
+  for (size_t i : {0u, 1u, 2u, 3u, 5u, 6u, 8u, 9u}) {
+    if (s[i] < '0' || s[i] > '9') return false;
+  }
+  return true;
+}
+
+void read_sources(JsonReader& r, Sources& out, bool required = true) {
+  const nlohmann::json* j = r.object("sources", required);
+  if (!j) return;
+  for (const auto& [key, value] : j->items()) {
+    JsonReader sr(value, r.where(), "sources." + key);
+    FactSource s;
+    s.title = sr.string("title", std::nullopt);
+    const nlohmann::json* url = sr.value("url", false);
+    if (url && url->is_string())
+      s.url = url->get<std::string>();
+    else if (url && !url->is_null())
+      sr.fail("sources." + key + ".url: expected a string or null");
+    s.date = sr.string("date", std::nullopt);
+    sr.choice("date_kind", {"published", "retrieved"}, 0);
+    sr.ignore("note");
+    if (!sr.error() && !is_date(s.date))
+      sr.fail("sources." + key + ".date: '" + s.date + "' is not YYYY-MM-DD");
+    if (!sr.error() && s.title.empty()) sr.fail("sources." + key + ".title: must not be empty");
+    if (auto err = sr.finish()) r.fail_with(*err);
+    out[key] = s;
+  }
+}
+
+// Reads a fact object at `path`; returns its "value" (or nullptr if absent and optional) and
+// records the fact's source under `name`.
+const nlohmann::json* read_fact(JsonReader& parent, const nlohmann::json& obj,
+                                const std::string& path, const Sources& sources,
+                                std::map<std::string, FactSource>* record,
+                                const std::string& name) {
+  JsonReader f(obj, parent.where(), path);
+  const nlohmann::json* value = f.value("value", false);
+  const std::string source = f.string("source", std::nullopt);
+  f.ignore("note");
+  if (const nlohmann::json* also = f.value("see_also", false)) {
+    if (!also->is_array())
+      f.fail(path + ".see_also: expected an array of source keys");
+    else {
+      for (const auto& k : *also) {
+        if (!k.is_string() || !sources.count(k.get<std::string>())) {
+          f.fail(path + ".see_also: '" + (k.is_string() ? k.get<std::string>() : k.dump()) +
+                 "' is not in sources");
+          break;
+        }
+      }
+    }
+  }
+  if (!f.error() && !value) f.fail(path + ".value: missing required field");
+  if (!f.error() && !sources.count(source))
+    f.fail(path + ".source: '" + source + "' is not in sources");
+  if (auto err = f.finish()) {
+    parent.fail_with(*err);
+    return nullptr;
+  }
+  if (record) (*record)[name] = sources.at(source);
+  return value;
+}
+
+// A numeric fact within [min, max] (plausibility check); nullopt when absent.
+std::optional<double> number_fact(JsonReader& r, const nlohmann::json* parent,
+                                  const std::string& parent_path, const char* key,
+                                  const Sources& sources, std::map<std::string, FactSource>* record,
+                                  double min, double max) {
+  if (!parent || !parent->contains(key)) return std::nullopt;
+  const std::string path = parent_path.empty() ? key : parent_path + "." + key;
+  const nlohmann::json* v = read_fact(r, parent->at(key), path, sources, record, key);
+  if (!v) return std::nullopt;
+  if (!v->is_number()) {
+    r.fail(path + ".value: expected a number, got " + JsonReader::type_of(*v));
+    return std::nullopt;
+  }
+  const double x = v->get<double>();
+  if (!std::isfinite(x) || x < min || x > max) {
+    auto fmt = [](double d) {
+      char b[32];
+      std::snprintf(b, sizeof b, "%g", d);
+      return std::string(b);
+    };
+    r.fail(path + ".value: " + v->dump() + " is implausible (expected " + fmt(min) + " to " +
+           fmt(max) + ")");
+    return std::nullopt;
+  }
+  return x;
+}
+
+std::optional<std::string> string_fact(JsonReader& r, const nlohmann::json* parent,
+                                       const std::string& parent_path, const char* key,
+                                       const Sources& sources,
+                                       std::map<std::string, FactSource>* record) {
+  if (!parent || !parent->contains(key)) return std::nullopt;
+  const std::string path = parent_path.empty() ? key : parent_path + "." + key;
+  const nlohmann::json* v = read_fact(r, parent->at(key), path, sources, record, key);
+  if (!v) return std::nullopt;
+  if (!v->is_string()) {
+    r.fail(path + ".value: expected a string, got " + JsonReader::type_of(*v));
+    return std::nullopt;
+  }
+  return v->get<std::string>();
+}
+
+std::vector<std::string> string_list(JsonReader& r, const char* key) {
+  std::vector<std::string> out;
+  if (const nlohmann::json* v = r.value(key, false)) {
+    if (!v->is_array()) {
+      r.fail(std::string(key) + ": expected an array of strings");
+      return out;
+    }
+    for (const auto& s : *v) {
+      if (!s.is_string()) {
+        r.fail(std::string(key) + ": expected an array of strings");
+        break;
+      }
+      out.push_back(s.get<std::string>());
+    }
+  }
+  return out;
+}
+
+// Checks that every key of a fact map is one we read.
+void only_keys(JsonReader& r, const nlohmann::json* obj, const std::string& path,
+               const std::vector<const char*>& known) {
+  if (!obj) return;
+  for (const auto& item : obj->items()) {
+    bool ok = false;
+    for (const char* k : known) ok = ok || item.key() == k;
+    if (!ok) {
+      r.fail(path + "." + item.key() + ": unknown field (check its spelling against the schema)");
+      return;
+    }
+  }
+}
+
+Result<nlohmann::json> open_document(std::string_view text, const std::string& where) {
+  return parse_json_text(text, where, kMaxJsonBytes);
+}
+
+// A price date: YYYY-MM-DD, or YYYY-MM where the source gives only the month ("as of September
+// 2024").
+bool is_price_date(const std::string& s) {
+  return is_date(s) || (s.size() == 7 && is_date(s + "-01"));
+}
+
+// The pricing-model names a price entry may carry, with their JSON key stems.
+constexpr std::pair<const char*, const char*> kPriceKinds[] = {{"on-demand", "on_demand"},
+                                                               {"reserved-1y", "reserved_1y"},
+                                                               {"reserved-3y", "reserved_3y"},
+                                                               {"spot", "spot"}};
+
+// "sources_by_kind": {"spot": {"source": KEY, "date": "2024-09"}}: a kind priced by another
+// document.
+void read_kind_origins(JsonReader& pr, const std::string& path, const Sources& sources, Price& p) {
+  const nlohmann::json* by = pr.object("sources_by_kind", false);
+  if (!by) return;
+  for (const auto& [kind, value] : by->items()) {
+    bool known = false;
+    for (const auto& [name, stem] : kPriceKinds) known = known || kind == name;
+    JsonReader kr(value, pr.where(), path + ".sources_by_kind." + kind);
+    if (!known)
+      kr.fail(path + ".sources_by_kind." + kind +
+              ": not a price kind (on-demand, reserved-1y, reserved-3y, spot)");
+    const std::string key = kr.string("source", std::nullopt);
+    PriceOrigin o;
+    o.date = kr.string("date", std::nullopt);
+    if (!kr.error() && !sources.count(key))
+      kr.fail(path + ".sources_by_kind." + kind + ".source: '" + key + "' is not in sources");
+    if (!kr.error() && !is_price_date(o.date))
+      kr.fail(path + ".sources_by_kind." + kind + ".date: '" + o.date +
+              "' is not YYYY-MM-DD or YYYY-MM");
+    if (auto err = kr.finish()) {
+      pr.fail_with(*err);
+      return;
+    }
+    o.source = sources.at(key);
+    p.origin_by_kind[kind] = o;
+  }
+}
+
+// The hourly figures of one price entry: *_usd_per_hour, or *_cny_per_hour with "currency": "CNY"
+// and a sourced "usd_per_cny" rate (converted here, the CNY figure kept for display).
+void read_price_figures(JsonReader& pr, const nlohmann::json& j, const std::string& path,
+                        const Sources& sources, Price& p) {
+  p.currency = pr.choice("currency", {"USD", "CNY"}, 0) == 1 ? "CNY" : "USD";
+  const bool cny = p.currency == "CNY";
+  if (cny) {
+    std::map<std::string, FactSource> rec;
+    pr.ignore("usd_per_cny");
+    if (!pr.has("usd_per_cny"))
+      pr.fail(path + ".usd_per_cny: a CNY price needs its conversion rate (a sourced fact)");
+    else if (auto v = number_fact(pr, &j, path, "usd_per_cny", sources, &rec, 0.05, 0.5)) {
+      p.usd_per_cny = *v;
+      p.rate_source = rec["usd_per_cny"];
+    }
+  }
+  std::optional<double>* usd[] = {&p.on_demand_usd_per_hour, &p.reserved_1y_usd_per_hour,
+                                  &p.reserved_3y_usd_per_hour, &p.spot_usd_per_hour};
+  int i = 0;
+  for (const auto& [kind, stem] : kPriceKinds) {
+    const std::string key = std::string(stem) + (cny ? "_cny_per_hour" : "_usd_per_hour");
+    const std::string other = std::string(stem) + (cny ? "_usd_per_hour" : "_cny_per_hour");
+    std::optional<double>& out = *usd[i++];
+    if (pr.has(other.c_str()) && !pr.value(other.c_str(), true)->is_null()) {
+      pr.fail(path + "." + other + ": this price's currency is " + p.currency +
+              " (set \"currency\" to match)");
+      return;
+    }
+    pr.ignore(other.c_str());
+    const nlohmann::json* v = pr.value(key.c_str(), false);
+    if (!v || v->is_null()) continue;
+    const double max = cny ? 15000 : 2000;
+    if (!v->is_number() || !std::isfinite(v->get<double>()) || v->get<double>() < 0.01 ||
+        v->get<double>() > max) {
+      pr.fail(path + "." + key + ": " + v->dump() + " is implausible (expected 0.01 to " +
+              std::to_string(int(max)) + " " + p.currency + " per hour)");
+      return;
+    }
+    p.native_per_hour[kind] = v->get<double>();
+    out = cny ? v->get<double>() * p.usd_per_cny : v->get<double>();
+  }
+}
+
+Price parse_price(JsonReader& r, const nlohmann::json& j, const std::string& path,
+                  const Sources& sources) {
+  JsonReader pr(j, r.where(), path);
+  Price p;
+  p.region = pr.string("region", std::nullopt);
+  p.date = pr.string("date", std::nullopt);
+  p.stale = pr.boolean("stale", false);
+  const std::string source = pr.string("source", std::nullopt);
+  pr.ignore("note");
+  if (!pr.error() && !sources.count(source))
+    pr.fail(path + ".source: '" + source + "' is not in sources");
+  if (!pr.error() && p.date == "unknown") {
+    // An undated snapshot: keep when it was retrieved, never invent a date.
+    p.date.clear();
+    p.retrieved = pr.string("retrieved", std::nullopt);
+    if (!pr.error() && !is_date(p.retrieved))
+      pr.fail(path + ".retrieved: '" + p.retrieved + "' is not YYYY-MM-DD");
+    if (!pr.error() && !p.stale)
+      pr.fail(path + ".stale: an undated price must be marked stale (\"stale\": true)");
+  } else if (!pr.error() && !is_price_date(p.date)) {
+    pr.fail(path + ".date: '" + p.date + "' is not YYYY-MM-DD, YYYY-MM or \"unknown\"");
+  }
+  if (!pr.error()) p.source = sources.at(source);
+  if (!pr.error()) read_price_figures(pr, j, path, sources, p);
+  if (!pr.error()) read_kind_origins(pr, path, sources, p);
+  if (auto err = pr.finish()) r.fail_with(*err);
+  return p;
+}
+
+// "pricing_models": {"spot": {"value": true, "source": KEY}, ...}: what the provider really sells.
+void read_pricing_models(JsonReader& r, const Sources& sources, Provider& p) {
+  const nlohmann::json* m = r.object("pricing_models", false);
+  if (!m) return;
+  only_keys(r, m, "pricing_models",
+            {"on-demand", "monthly", "reserved-1y", "reserved-3y", "bulk", "spot"});
+  for (const auto& [kind, value] : m->items()) {
+    std::map<std::string, FactSource> rec;
+    const nlohmann::json* v = read_fact(r, value, "pricing_models." + kind, sources, &rec, kind);
+    if (!v) return;
+    if (!v->is_boolean()) {
+      r.fail("pricing_models." + kind + ".value: expected true or false");
+      return;
+    }
+    p.pricing_models[kind] = {v->get<bool>(), rec[kind]};
+  }
+}
+
+// "spot_interruption_buckets": [{"id", "provider", "label", "min_fraction_per_month",
+// "max_fraction_per_month", "source"}]: the published buckets a user may pick.
+void read_spot_buckets(JsonReader& r, const Sources& sources, PricingRules& rules) {
+  const nlohmann::json* b = r.value("spot_interruption_buckets", false);
+  if (!b) return;
+  if (!b->is_array()) {
+    r.fail("spot_interruption_buckets: expected an array");
+    return;
+  }
+  for (size_t i = 0; i < b->size() && !r.error(); ++i) {
+    const std::string path = "spot_interruption_buckets[" + std::to_string(i) + "]";
+    JsonReader br((*b)[i], r.where(), path);
+    SpotBucket s;
+    s.id = br.string("id", std::nullopt);
+    s.provider = br.string("provider", std::nullopt);
+    s.label = br.string("label", std::nullopt);
+    s.min_fraction_per_month = br.number("min_fraction_per_month", std::nullopt, 0, 1);
+    s.max_fraction_per_month = br.number("max_fraction_per_month", std::nullopt, 0, 1);
+    const std::string key = br.string("source", std::nullopt);
+    br.ignore("note");
+    if (!br.error() && !sources.count(key))
+      br.fail(path + ".source: '" + key + "' is not in sources");
+    if (!br.error() && s.max_fraction_per_month < s.min_fraction_per_month) {
+      br.fail(path + ": max_fraction_per_month is below min_fraction_per_month");
+    }
+    if (auto err = br.finish())
+      r.fail_with(*err);
+    else {
+      s.source = sources.at(key);
+      rules.spot_buckets.push_back(s);
+    }
+  }
+}
+
+}  // namespace
+
+std::string Price::date_label() const {
+  if (!date.empty()) return date;
+  return "date unknown" + (retrieved.empty() ? std::string() : ", retrieved " + retrieved);
+}
+
+Result<Gpu> parse_gpu_json(std::string_view text, const std::string& where) {
+  auto doc = open_document(text, where);
+  if (!doc.ok()) return doc.error();
+  JsonReader r(doc.value(), where);
+  if (auto err = check_schema_version(r, kCatalogSchemaVersion)) return *err;
+  Gpu g;
+  Sources sources;
+  g.id = r.string("id", std::nullopt);
+  g.name = r.string("name", std::nullopt);
+  g.vendor = r.string("vendor", std::nullopt);
+  g.architecture = r.string("architecture", "");
+  g.aliases = string_list(r, "aliases");
+  read_sources(r, sources);
+  const nlohmann::json* specs = r.object("specs", true);
+  only_keys(r, specs, "specs",
+            {"memory_bytes", "memory_bandwidth_gb_per_s", "peak_dense_tflops", "peak_sparse_tflops",
+             "matmul_max_achievable_tflops", "sm_count", "tdp_w", "compute_capability",
+             "interconnect", "nvlink_bandwidth_gb_per_s", "pcie_gen"});
+  auto& rec = g.fact_sources;
+  if (auto v = number_fact(r, specs, "specs", "memory_bytes", sources, &rec, 1e9, 2e12))
+    g.memory_bytes = *v;
+  else if (!r.error())
+    r.fail("specs.memory_bytes: missing required fact");
+  if (auto v =
+          number_fact(r, specs, "specs", "memory_bandwidth_gb_per_s", sources, &rec, 50, 50'000)) {
+    g.memory_bandwidth_bytes_per_s = *v * 1e9;
+  } else if (!r.error()) {
+    r.fail("specs.memory_bandwidth_gb_per_s: missing required fact");
+  }
+  for (const char* kind :
+       {"peak_dense_tflops", "peak_sparse_tflops", "matmul_max_achievable_tflops"}) {
+    if (!specs || !specs->contains(kind)) continue;
+    const nlohmann::json& peaks = specs->at(kind);
+    const std::string path = std::string("specs.") + kind;
+    if (!peaks.is_object()) {
+      r.fail(path + ": expected an object");
+      continue;
+    }
+    only_keys(r, &peaks, path, {"fp64", "fp32", "tf32", "fp16", "bf16", "fp8", "int8"});
+    auto& out = kind[0] == 'm'   ? g.matmul_max_achievable_flops_per_s
+                : kind[5] == 'd' ? g.peak_dense_flops_per_s
+                                 : g.peak_sparse_flops_per_s;
+    for (const char* p : {"fp64", "fp32", "tf32", "fp16", "bf16", "fp8", "int8"}) {
+      if (auto v = number_fact(r, &peaks, path, p, sources, nullptr, 0.01, 100'000)) {
+        out[p] = *v * 1e12;
+        rec[std::string(kind) + "." + p] = sources[peaks.at(p).value("source", "")];
+      }
+    }
+  }
+  if (auto v = number_fact(r, specs, "specs", "sm_count", sources, &rec, 1, 1000))
+    g.sm_count = static_cast<int>(*v);
+  if (auto v = number_fact(r, specs, "specs", "tdp_w", sources, &rec, 10, 5000)) g.tdp_w = *v;
+  if (auto v = string_fact(r, specs, "specs", "compute_capability", sources, &rec))
+    g.compute_capability = *v;
+  if (auto v = string_fact(r, specs, "specs", "interconnect", sources, &rec)) g.interconnect = *v;
+  if (auto v =
+          number_fact(r, specs, "specs", "nvlink_bandwidth_gb_per_s", sources, &rec, 1, 10'000)) {
+    g.nvlink_bandwidth_bytes_per_s = *v * 1e9;
+  }
+  if (auto v = number_fact(r, specs, "specs", "pcie_gen", sources, &rec, 1, 7))
+    g.pcie_gen = static_cast<int>(*v);
+  if (auto err = r.finish()) return *err;
+  return g;
+}
+
+Result<Instance> parse_instance_json(std::string_view text, const std::string& where) {
+  auto doc = open_document(text, where);
+  if (!doc.ok()) return doc.error();
+  JsonReader r(doc.value(), where);
+  if (auto err = check_schema_version(r, kCatalogSchemaVersion)) return *err;
+  Instance in;
+  Sources sources;
+  in.id = r.string("id", std::nullopt);
+  in.provider = r.string("provider", std::nullopt);
+  in.instance_type = r.string("instance_type", std::nullopt);
+  in.gpu = r.string("gpu", std::nullopt);
+  in.gpu_count = static_cast<int>(r.integer("gpu_count", std::nullopt, 1, 64));
+  read_sources(r, sources);
+  const std::string gpu_source = r.string("gpu_source", std::nullopt);
+  if (!r.error() && !sources.count(gpu_source))
+    r.fail("gpu_source: '" + gpu_source + "' is not in sources");
+  r.ignore("gpu_see_also");
+  r.ignore("gpu_note");
+  r.ignore("note");
+  const nlohmann::json* specs = r.object("specs", true);
+  only_keys(r, specs, "specs", {"vcpus", "ram_gib", "gpu_interconnect", "network_gbit_per_s"});
+  if (auto v = number_fact(r, specs, "specs", "vcpus", sources, nullptr, 1, 4096))
+    in.vcpus = static_cast<int>(*v);
+  if (auto v = number_fact(r, specs, "specs", "ram_gib", sources, nullptr, 1, 65536))
+    in.ram_bytes = *v * 1073741824.0;
+  if (auto v = string_fact(r, specs, "specs", "gpu_interconnect", sources, nullptr)) {
+    in.gpu_interconnect = *v;
+    if (*v != "nvswitch" && *v != "nvlink" && *v != "pcie") {
+      r.fail("specs.gpu_interconnect.value: '" + *v + "' is not one of nvswitch, nvlink, pcie");
+    }
+  }
+  if (auto v =
+          number_fact(r, specs, "specs", "network_gbit_per_s", sources, nullptr, 0.1, 100'000)) {
+    in.network_bytes_per_s = *v * 1e9 / 8;
+  }
+  const nlohmann::json* prices = r.value("prices", true);
+  if (prices && !prices->is_array()) r.fail("prices: expected an array");
+  if (prices && prices->is_array()) {
+    for (size_t i = 0; i < prices->size() && !r.error(); ++i) {
+      in.prices.push_back(
+          parse_price(r, (*prices)[i], "prices[" + std::to_string(i) + "]", sources));
+    }
+  }
+  if (auto err = r.finish()) return *err;
+  return in;
+}
+
+Result<Provider> parse_provider_json(std::string_view text, const std::string& where) {
+  auto doc = open_document(text, where);
+  if (!doc.ok()) return doc.error();
+  JsonReader r(doc.value(), where);
+  if (auto err = check_schema_version(r, kCatalogSchemaVersion)) return *err;
+  Provider p;
+  Sources sources;
+  p.id = r.string("id", std::nullopt);
+  p.name = r.string("name", std::nullopt);
+  r.ignore("note");
+  read_sources(r, sources);
+  read_pricing_models(r, sources, p);
+  const nlohmann::json* regions = r.value("regions", true);
+  if (regions && !regions->is_array()) r.fail("regions: expected an array");
+  if (regions && regions->is_array()) {
+    for (size_t i = 0; i < regions->size() && !r.error(); ++i) {
+      const std::string path = "regions[" + std::to_string(i) + "]";
+      JsonReader rr((*regions)[i], where, path);
+      Region reg;
+      reg.id = rr.string("id", std::nullopt);
+      reg.name = rr.string("name", "");
+      reg.country = rr.string("country", "");
+      rr.ignore("note");
+      if (rr.has("name") || rr.has("country")) {
+        const std::string source = rr.string("source", std::nullopt);
+        if (!rr.error() && !sources.count(source))
+          rr.fail(path + ".source: '" + source + "' is not in sources");
+      } else {
+        rr.ignore("source");
+      }
+      if (const nlohmann::json* c = rr.object("compliance", false)) {
+        only_keys(rr, c, path + ".compliance", {"hipaa", "gdpr_eu", "gov"});
+        for (auto [key, field] : {std::pair<const char*, std::optional<bool>*>{"hipaa", &reg.hipaa},
+                                  {"gdpr_eu", &reg.gdpr_eu},
+                                  {"gov", &reg.gov}}) {
+          if (!c->contains(key)) continue;
+          const nlohmann::json* v =
+              read_fact(rr, c->at(key), path + ".compliance." + key, sources, nullptr, key);
+          if (v && !v->is_boolean())
+            rr.fail(path + ".compliance." + key + ".value: expected true or false");
+          else if (v)
+            *field = v->get<bool>();
+        }
+      }
+      if (auto err = rr.finish()) r.fail_with(*err);
+      p.regions.push_back(reg);
+    }
+  }
+  if (auto err = r.finish()) return *err;
+  return p;
+}
+
+Result<PricingRules> parse_pricing_rules_json(std::string_view text, const std::string& where) {
+  auto doc = open_document(text, where);
+  if (!doc.ok()) return doc.error();
+  JsonReader r(doc.value(), where);
+  if (auto err = check_schema_version(r, kCatalogSchemaVersion)) return *err;
+  PricingRules rules;
+  r.choice("kind", {"assumptions"}, std::nullopt);
+  r.ignore("note");
+  r.ignore("facts");
+  Sources sources;
+  read_sources(r, sources, false);  // only the rate and the spot buckets cite sources
+  std::map<std::string, FactSource> rec;
+  r.ignore("usd_per_cny");
+  if (const nlohmann::json* root = &doc.value(); root->contains("usd_per_cny")) {
+    if (auto v = number_fact(r, root, "", "usd_per_cny", sources, &rec, 0.05, 0.5)) {
+      rules.usd_per_cny = *v;
+      rules.usd_per_cny_source = rec["usd_per_cny"];
+    }
+  }
+  read_spot_buckets(r, sources, rules);
+  if (const nlohmann::json* s = r.object("source", true)) {
+    JsonReader sr(*s, where, "source");
+    rules.source.title = sr.string("title", std::nullopt);
+    rules.source.date = sr.string("date", std::nullopt);
+    sr.ignore("date_kind");
+    sr.ignore("url");
+    if (auto err = sr.finish()) r.fail_with(*err);
+  }
+  if (const nlohmann::json* d = r.object("discounts", true)) {
+    JsonReader dr(*d, where, "discounts");
+    rules.monthly = dr.number("monthly", std::nullopt, 0, 0.95);
+    rules.reserved = dr.number("reserved", std::nullopt, 0, 0.95);
+    rules.bulk = dr.number("bulk", std::nullopt, 0, 0.95);
+    rules.spot = dr.number("spot", std::nullopt, 0, 0.95);
+    if (auto err = dr.finish()) r.fail_with(*err);
+  }
+  if (const nlohmann::json* v = r.value("spot_interruptions_per_hour", false); v && !v->is_null()) {
+    rules.spot_interruptions_per_hour = r.number("spot_interruptions_per_hour", 0.0, 0, 10);
+  }
+  if (auto err = r.finish()) return *err;
+  return rules;
+}
+
+namespace {
+
+// The values of assumptions.json's "assumptions" map, each within its bounds, into the catalog.
+void read_assumption_values(JsonReader& r, const nlohmann::json* a, const Sources& sources,
+                            Catalog& c) {
+  // A null value means "not known": the built-in default stays (and says so where it is used).
+  auto set = [&](const char* key, double& out, double min, double max) {
+    if (!a || !a->contains(key)) return;
+    const nlohmann::json* v =
+        read_fact(r, a->at(key), std::string("assumptions.") + key, sources, nullptr, key);
+    if (!v || v->is_null()) return;
+    if (auto x = number_fact(r, a, "assumptions", key, sources, nullptr, min, max)) out = *x;
+  };
+  Efficiencies& e = c.efficiencies;
+  for (const auto& k : detail::kAssumptionKeys) {
+    double value = 0;
+    set(k.key, value, k.min, k.max);
+    if (value > 0) k.field(e) = value;
+  }
+  // An architecture's flash attention needs both passes, or it takes Ampere's. Ampere's own is
+  // required: an incomplete one stays for check_efficiencies to name the missing key.
+  for (auto it = e.flash_attention.begin(); it != e.flash_attention.end();) {
+    const bool complete = it->second.forward > 0 && it->second.backward > 0;
+    it = complete || it->first == "Ampere" ? std::next(it) : e.flash_attention.erase(it);
+  }
+  if (auto it = e.flash_attention.find("Ampere"); it != e.flash_attention.end())
+    e.flash_attention_default = it->second;
+  set("jpeg_decode_images_per_s_per_core", c.input.image_samples_per_s_per_core, 1, 1e5);
+  set("checkpoint_restart_overhead_s", c.restart_s, 0, 86400);
+  double interruptions = 0;
+  set("spot_interruptions_per_hour", interruptions, 0, 10);
+  if (interruptions > 0) c.pricing.spot_interruptions_per_hour = interruptions;
+}
+
+}  // namespace
+
+std::optional<Error> parse_assumptions_json(std::string_view text, const std::string& where,
+                                            Catalog& c) {
+  auto doc = open_document(text, where);
+  if (!doc.ok()) return doc.error();
+  JsonReader r(doc.value(), where);
+  if (auto err = check_schema_version(r, kCatalogSchemaVersion)) return err;
+  r.choice("kind", {"assumptions"}, std::nullopt);
+  r.ignore("note");
+  r.ignore("serving");  // serving runtime profiles: read by parse_serving_assumptions
+                        // (serve_assumptions.cpp)
+  Sources sources;
+  read_sources(r, sources);
+  const nlohmann::json* a = r.object("assumptions", true);
+  std::vector<const char*> known(std::begin(detail::kOtherAssumptionKeys),
+                                 std::end(detail::kOtherAssumptionKeys));
+  for (const auto& k : detail::kAssumptionKeys) known.push_back(k.key);
+  only_keys(r, a, "assumptions", known);
+  read_assumption_values(r, a, sources, c);
+  if (auto err = r.finish()) return err;
+  return std::nullopt;
+}
+
+void attach_pricing_offers(Catalog& c) {
+  for (Instance& in : c.instances) {
+    const Provider* p = c.find_provider(in.provider);
+    if (!p) continue;
+    for (const auto& [kind, offer] : p->pricing_models) in.offered[kind] = offer.offered;
+  }
+}
+
+const Region* Provider::find_region(const std::string& region_id) const {
+  for (const auto& r : regions) {
+    if (r.id == region_id) return &r;
+  }
+  return nullptr;
+}
+
+}  // namespace gpuplan

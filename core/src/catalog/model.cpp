@@ -1,0 +1,487 @@
+// Model descriptions: parsing data/models/*.json and checking transformer hyperparameters.
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+
+#include "gpuplan/catalog.h"
+#include "gpuplan/accuracy.h"
+#include "gpuplan/model.h"
+#include "gpuplan/published.h"
+#include "gpuplan/transformer.h"
+#include "catalog/assumption_keys.h"
+#include "workload/graph_builders.h"
+#include "catalog/json_reader.h"
+
+namespace gpuplan {
+namespace {
+
+constexpr int64_t kMaxDim = 1'000'000;
+constexpr int64_t kMaxVocab = 10'000'000;
+constexpr double kMaxParams = 1e14;  // 500x GPT-3 (1.75e11, Brown et al. 2020)
+
+}  // namespace
+
+std::optional<Error> validate_transformer(const TransformerSpec& s, const std::string& where) {
+  auto bad = [&](const std::string& field, const std::string& why) {
+    return make_error(Errc::invalid_argument, where + ": " + field + " " + why);
+  };
+  if (s.layers <= 0) return bad("layers", "must be > 0");
+  if (s.hidden <= 0) return bad("hidden", "must be > 0");
+  if (s.heads <= 0) return bad("heads", "must be > 0");
+  if (s.ffn_hidden <= 0) return bad("ffn_hidden", "must be > 0");
+  if (s.head_dim == 0 && s.hidden % s.heads != 0) {
+    return bad("heads", "(" + std::to_string(s.heads) + ") must divide hidden (" +
+                            std::to_string(s.hidden) + ")");
+  }
+  if (s.kv_heads < 0 || s.kv_heads > s.heads) return bad("kv_heads", "must be between 1 and heads");
+  if (s.kv_heads > 0 && s.heads % s.kv_heads != 0) {
+    return bad("kv_heads", "(" + std::to_string(s.kv_heads) + ") must divide heads (" +
+                               std::to_string(s.heads) + ")");
+  }
+  if (s.is_moe() && (s.experts_per_token < 1 || s.experts_per_token > s.experts)) {
+    return bad("experts_per_token", "must be between 1 and experts");
+  }
+  if (s.is_vision()) {
+    if (s.image_size <= 0 || s.image_size % s.patch_size != 0) {
+      return bad("image_size", "must be a positive multiple of patch_size");
+    }
+  } else if (s.vocab <= 0) {
+    return bad("vocab", "must be > 0 for a language model");
+  }
+  if (s.positions == PositionKind::learned && !s.is_vision() && s.max_positions <= 0) {
+    return bad("max_positions", "must be > 0 with learned positions");
+  }
+  if (s.head == HeadKind::classifier && s.num_classes <= 0)
+    return bad("num_classes", "must be > 0 for a classifier head");
+  if (s.is_adaptive() && s.adaptive_cutoffs.back() >= s.vocab) {
+    return bad("adaptive_cutoffs", "must all be below vocab (" + std::to_string(s.vocab) + ")");
+  }
+  if (s.memory_len > 0 && s.is_vision())
+    return bad("memory_len", "applies to language models only");
+  // Parameter counts are int64 sums of rows x cols x count: bound what the fields imply (counted
+  // in double here) far above any real model, so those sums cannot overflow.
+  double params = 0;
+  for (const auto& t : transformer_parameters(s)) {
+    params +=
+        static_cast<double>(t.rows) * static_cast<double>(t.cols) * static_cast<double>(t.count);
+  }
+  if (params > kMaxParams) {
+    char count[32];
+    std::snprintf(count, sizeof count, "%.3g", params);
+    return make_error(Errc::invalid_argument,
+                      where + ": " + count +
+                          " parameters is more than the 1e14 gpuplan models "
+                          "(check layers, hidden, ffn_hidden, vocab and experts)");
+  }
+  return std::nullopt;
+}
+
+namespace {
+
+void read_transformer(JsonReader& r, TransformerSpec& s) {
+  s.layers = r.integer("layers", std::nullopt, 1, kMaxDim);
+  s.decoder_layers = r.integer("decoder_layers", 0, 0, kMaxDim);
+  s.hidden = r.integer("hidden", std::nullopt, 1, kMaxDim);
+  s.heads = r.integer("heads", std::nullopt, 1, kMaxDim);
+  s.kv_heads = r.integer("kv_heads", 0, 0, kMaxDim);
+  s.head_dim = r.integer("head_dim", 0, 0, kMaxDim);
+  s.ffn_hidden = r.integer("ffn_hidden", std::nullopt, 1, kMaxDim);
+  s.gated_mlp = r.boolean("gated_mlp", false);
+  s.activation = static_cast<MlpActivation>(r.choice("activation", {"gelu", "relu", "silu"}, 0));
+  s.vocab = r.integer("vocab", 0, 0, kMaxVocab);
+  s.max_positions = r.integer("max_positions", 0, 0, kMaxDim * 10);
+  s.positions = static_cast<PositionKind>(
+      r.choice("positions", {"learned", "rotary", "relative", "none", "xl-relative"}, 0));
+  s.relative_buckets = r.integer("relative_buckets", 0, 0, kMaxDim);
+  s.memory_len = r.integer("memory_len", 0, 0, kMaxDim);
+  if (const nlohmann::json* c = r.value("adaptive_cutoffs", false)) {
+    bool ok = c->is_array() && !c->empty();
+    for (size_t i = 0; ok && i < c->size(); ++i) {
+      ok = (*c)[i].is_number_integer() &&
+           (*c)[i].get<int64_t>() > (i ? (*c)[i - 1].get<int64_t>() : 0);
+      if (ok) s.adaptive_cutoffs.push_back((*c)[i].get<int64_t>());
+    }
+    if (!ok)
+      r.fail(
+          "adaptive_cutoffs: expected increasing positive integers, e.g. [19997, 39997, 199997]");
+  }
+  s.adaptive_div = r.integer("adaptive_div", 1, 1, 64);
+  s.token_types = r.integer("token_types", 0, 0, kMaxDim);
+  s.embedding_norm = r.boolean("embedding_norm", false);
+  s.tied_embeddings = r.boolean("tied_embeddings", false);
+  s.norm = static_cast<NormKind>(r.choice("norm", {"layernorm", "rmsnorm"}, 0));
+  s.norm_bias = r.boolean("norm_bias", s.norm == NormKind::layernorm);
+  s.qkv_bias = r.boolean("qkv_bias", false);
+  s.fused_qkv = r.boolean("fused_qkv", false);
+  s.attn_out_bias = r.boolean("attn_out_bias", false);
+  s.mlp_bias = r.boolean("mlp_bias", false);
+  s.final_norm = r.boolean("final_norm", true);
+  s.pooler = r.boolean("pooler", false);
+  s.lm_head_transform = r.boolean("lm_head_transform", false);
+  s.lm_head_bias = r.boolean("lm_head_bias", false);
+  s.head = static_cast<HeadKind>(r.choice("head", {"lm", "classifier", "none"}, 0));
+  s.num_classes = r.integer("num_classes", 0, 0, kMaxVocab);
+  s.dropout = r.boolean("dropout", false);
+  if (r.has("attention_dropout")) s.attention_dropout = r.boolean("attention_dropout", false);
+  s.experts = r.integer("experts", 0, 0, 100'000);
+  s.experts_per_token = r.integer("experts_per_token", 0, 0, 100'000);
+  s.image_size = r.integer("image_size", 0, 0, 100'000);
+  s.patch_size = r.integer("patch_size", 0, 0, 100'000);
+  s.channels = r.integer("channels", 3, 1, 1'000);
+  s.class_token = r.boolean("class_token", false);
+}
+
+}  // namespace
+
+Result<Model> parse_model_json(std::string_view text, const std::string& where) {
+  auto parsed = parse_json_text(text, where, kMaxJsonBytes);
+  if (!parsed.ok()) return parsed.error();
+  const nlohmann::json& j = parsed.value();
+  JsonReader r(j, where);
+  if (auto err = check_schema_version(r, kCatalogSchemaVersion)) return *err;
+  Model m;
+  m.id = r.string("id", std::nullopt);
+  m.name = r.string("name", std::nullopt);
+  m.task = r.string("task", std::nullopt);
+  const size_t kind = r.choice("kind", {"transformer", "graph"}, std::nullopt);
+  m.kind = kind == 0 ? ModelKind::transformer : ModelKind::graph;
+  if (const auto* src = r.object("source", true)) {
+    JsonReader sr(*src, where, "source");
+    m.source.title = sr.string("title", std::nullopt);
+    m.source.url = sr.string("url", std::nullopt);
+    m.source.date = sr.string("date", std::nullopt);
+    sr.ignore("date_kind");
+    sr.ignore("note");
+    if (auto err = sr.finish()) r.fail_with(*err);
+  }
+  if (const auto* al = r.value("aliases", false)) {
+    if (!al->is_array()) {
+      r.fail("aliases: expected an array of strings");
+    } else {
+      for (const auto& a : *al) {
+        if (!a.is_string()) {
+          r.fail("aliases: expected an array of strings");
+          break;
+        }
+        m.aliases.push_back(a.get<std::string>());
+      }
+    }
+  }
+  if (const auto* d = r.object("defaults", false)) {
+    JsonReader dr(*d, where, "defaults");
+    m.default_seq_len = dr.integer("seq_len", 0, 0, 100'000'000);
+    m.default_resolution = dr.integer("resolution", 0, 0, 100'000);
+    m.dataset_size = dr.integer("dataset_size", 0, 0, 1'000'000'000'000);
+    m.dataset = dr.string("dataset", "");
+    if (auto err = dr.finish()) r.fail_with(*err);
+  }
+  if (m.kind == ModelKind::transformer) {
+    if (const auto* t = r.object("transformer", true)) {
+      JsonReader tr(*t, where, "transformer");
+      read_transformer(tr, m.transformer);
+      if (auto err = tr.finish()) r.fail_with(*err);
+    }
+    r.ignore("graph");
+    if (r.has("graph")) r.fail("graph: not allowed for kind 'transformer'");
+  } else {
+    if (const auto* g = r.object("graph", true)) {
+      auto graph = graph_from_json(*g, where + ": graph");
+      if (!graph.ok()) {
+        r.fail_with(graph.error());
+      } else {
+        m.graph = std::move(graph).value();
+      }
+    }
+    if (r.has("transformer")) r.fail("transformer: not allowed for kind 'graph'");
+    r.ignore("transformer");
+  }
+  if (auto err = r.finish()) return *err;
+  if (m.kind == ModelKind::transformer) {
+    if (auto err = validate_transformer(m.transformer, where + ": transformer")) return *err;
+    if (m.transformer.is_vision() && m.default_resolution == 0)
+      m.default_resolution = m.transformer.image_size;
+  } else if (m.default_resolution > 0) {
+    // Checks the graph at its own default size, and keeps the result for estimates.
+    auto costs = analyze_graph(m.graph, m.default_resolution, m.default_resolution);
+    if (!costs.ok()) return make_error(costs.error().code, where + ": " + costs.error().message);
+    m.default_graph_costs = std::move(costs).value();
+  }
+  return m;
+}
+
+Result<const GraphCosts*> model_graph_costs(const Model& model, int64_t resolution,
+                                            std::optional<GraphCosts>& storage) {
+  if (model.default_graph_costs && resolution == model.default_resolution)
+    return &*model.default_graph_costs;
+  auto costs = analyze_graph(model.graph, resolution, resolution);
+  if (!costs.ok()) return costs.error();
+  storage = std::move(costs).value();
+  return &*storage;
+}
+
+namespace {
+
+template <class T>
+const T* find_by_id(const std::vector<T>& items, std::string_view id) {
+  for (const auto& item : items) {
+    if (item.id == id) return &item;
+  }
+  return nullptr;
+}
+
+// Adds a parsed item after checking file name == id and uniqueness.
+template <class T>
+std::optional<Error> add_unique(std::vector<T>& items, Result<T> parsed, const DataFile& f,
+                                const std::string& stem, const char* kind) {
+  if (!parsed.ok()) return parsed.error();
+  if (parsed.value().id != stem) {
+    return make_error(Errc::schema_error,
+                      f.path + ": id '" + parsed.value().id + "' does not match the file name");
+  }
+  if (find_by_id(items, parsed.value().id)) {
+    return make_error(Errc::schema_error, f.path + ": duplicate " + std::string(kind) + " id '" +
+                                              parsed.value().id + "'");
+  }
+  items.push_back(std::move(parsed).value());
+  return std::nullopt;
+}
+
+}  // namespace
+
+namespace {
+
+// A name as people type it, for matching: letters and digits only, lower case
+// ("A100-SXM4-80GB" and "a100 sxm4 80gb" are the same).
+std::string folded(std::string_view s) {
+  std::string out;
+  for (char c : s) {
+    if (std::isalnum(static_cast<unsigned char>(c)))
+      out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  return out;
+}
+
+// The words of a name in any order, lower case, without the vendor words "nvidia" and "tesla"
+// ("NVIDIA A100 80GB PCIe" and "a100-pcie-80gb" have the same words).
+std::vector<std::string> words(std::string_view s) {
+  std::vector<std::string> out(1);
+  for (char c : s) {
+    if (std::isalnum(static_cast<unsigned char>(c))) {
+      out.back() += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    } else if (!out.back().empty()) {
+      out.emplace_back();
+    }
+  }
+  if (out.back().empty()) out.pop_back();
+  out.erase(std::remove_if(out.begin(), out.end(),
+                           [](const std::string& w) { return w == "nvidia" || w == "tesla"; }),
+            out.end());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// The entry whose id or an alias equals `name`; else the one entry whose id or alias equals it
+// folded, or failing that has the same words; and with `drop_remark`, all that again without a
+// trailing "(...)" remark such as "(DGX A100)" (GPUs only: in a model name the remark may be the
+// task, "BERT-large (SQuAD v1.1)"). An ambiguous name matches nothing.
+template <class T>
+const T* find_named(const std::vector<T>& items, std::string_view name, bool drop_remark) {
+  if (const T* t = find_by_id(items, name)) return t;
+  for (const auto& t : items) {
+    if (std::find(t.aliases.begin(), t.aliases.end(), name) != t.aliases.end()) return &t;
+  }
+  auto unique = [&](auto key_of, const auto& key) -> const T* {
+    const T* found = nullptr;
+    for (const auto& t : items) {
+      bool hit = key_of(t.id) == key;
+      for (const auto& a : t.aliases) hit = hit || key_of(a) == key;
+      if (hit && found && found != &t) return nullptr;
+      if (hit) found = &t;
+    }
+    return found;
+  };
+  auto unique_folded = [&](std::string_view n) -> const T* {
+    const std::string key = folded(n);
+    if (key.empty()) return nullptr;
+    if (const T* t = unique(folded, key)) return t;
+    const std::vector<std::string> w = words(n);
+    return w.empty() ? nullptr : unique(words, w);
+  };
+  if (const T* t = unique_folded(name)) return t;
+  const size_t open = name.rfind('(');
+  if (drop_remark && open != std::string_view::npos && open > 0 && name.back() == ')') {
+    return unique_folded(name.substr(0, open));
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+namespace {
+
+template <class T>
+std::string similar(const std::vector<T>& items, std::string_view name) {
+  const std::vector<std::string> want = words(name);
+  if (want.empty()) return {};
+  std::string out;
+  int n = 0;
+  for (const auto& t : items) {
+    bool hit = false;
+    std::vector<std::string> names = t.aliases;
+    names.push_back(t.id);
+    for (const auto& candidate : names) {
+      const std::vector<std::string> have = words(candidate);
+      hit = hit || std::includes(have.begin(), have.end(), want.begin(), want.end());
+    }
+    if (!hit) continue;
+    if (++n > 8) return out + ", ...";
+    out += (out.empty() ? "" : ", ") + t.id;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string Catalog::similar_gpus(std::string_view name) const {
+  return similar(gpus, name);
+}
+std::string Catalog::similar_models(std::string_view name) const {
+  return similar(models, name);
+}
+
+Error unknown_model_error(const Catalog& catalog, const std::string& name) {
+  const std::string like = catalog.similar_models(name);
+  if (like.empty()) return make_error(Errc::not_found, Msg::eval_unknown_model, {name});
+  return make_error(Errc::not_found, Msg::eval_unknown_model_like, {name, like});
+}
+
+Error unknown_gpu_error(const Catalog& catalog, const std::string& name) {
+  const std::string like = catalog.similar_gpus(name);
+  if (like.empty()) return make_error(Errc::not_found, Msg::eval_unknown_gpu, {name});
+  return make_error(Errc::not_found, Msg::eval_unknown_gpu_like, {name, like});
+}
+
+Error unknown_instance_error(const std::string& name) {
+  return make_error(Errc::not_found, Msg::eval_unknown_instance, {name});
+}
+
+const Model* Catalog::find_model(std::string_view id_or_alias) const {
+  return find_named(models, id_or_alias, false);
+}
+
+const Gpu* Catalog::find_gpu(std::string_view id_or_alias) const {
+  return find_named(gpus, id_or_alias, true);
+}
+
+const Instance* Catalog::find_instance(std::string_view id) const {
+  return find_by_id(instances, id);
+}
+const Provider* Catalog::find_provider(std::string_view id) const {
+  return find_by_id(providers, id);
+}
+
+std::optional<Error> check_efficiencies(const Efficiencies& e, const std::string& where) {
+  Efficiencies read = e;  // the table's fields are references into a mutable Efficiencies
+  for (const auto& k : detail::kAssumptionKeys) {
+    if (k.required && !(k.field(read) > 0)) {
+      return make_error(Errc::schema_error,
+                        where + ": assumptions." + k.key +
+                            ": missing or null (the time model has no other source for it)");
+    }
+  }
+  return std::nullopt;
+}
+
+// Cross-references: instance -> GPU, provider, and each price's region; notes the newest price.
+std::optional<Error> check_instance_references(Catalog& c) {
+  for (const auto& in : c.instances) {
+    const std::string where = "instances/" + in.id + ".json";
+    if (!c.find_gpu(in.gpu)) {
+      return make_error(Errc::schema_error, where + ": gpu '" + in.gpu + "' is not in data/gpus");
+    }
+    const Provider* p = c.find_provider(in.provider);
+    if (!p && !c.providers.empty()) {
+      return make_error(Errc::schema_error,
+                        where + ": provider '" + in.provider + "' is not in data/providers");
+    }
+    for (const auto& price : in.prices) {
+      if (p && !p->find_region(price.region)) {
+        return make_error(Errc::schema_error, where + ": price region '" + price.region +
+                                                  "' is not a region of provider '" + in.provider +
+                                                  "'");
+      }
+      if (price.date > c.prices_as_of) c.prices_as_of = price.date;
+    }
+  }
+  return std::nullopt;
+}
+
+Result<Catalog> load_catalog(const std::vector<DataFile>& files) {
+  Catalog c;
+  bool have_rules = false;
+  const DataFile* assumptions = nullptr;
+  for (const auto& f : files) {
+    const size_t slash = f.path.find('/');
+    const std::string dir = slash == std::string::npos ? "" : f.path.substr(0, slash);
+    const size_t base = f.path.rfind('/') == std::string::npos ? 0 : f.path.rfind('/') + 1;
+    const std::string stem = f.path.substr(base, f.path.size() - base - 5);
+    std::optional<Error> err;
+    if (dir == "models") {
+      err = add_unique(c.models, parse_model_json(f.text, f.path), f, stem, "model");
+    } else if (dir == "gpus") {
+      err = add_unique(c.gpus, parse_gpu_json(f.text, f.path), f, stem, "GPU");
+    } else if (dir == "instances") {
+      err = add_unique(c.instances, parse_instance_json(f.text, f.path), f, stem, "instance");
+    } else if (dir == "providers") {
+      err = add_unique(c.providers, parse_provider_json(f.text, f.path), f, stem, "provider");
+    } else if (f.path == "pricing_rules.json") {
+      auto rules = parse_pricing_rules_json(f.text, f.path);
+      if (!rules.ok()) return rules.error();
+      c.pricing = rules.value();
+      have_rules = true;
+    } else if (f.path == "assumptions.json") {
+      assumptions = &f;
+    } else if (f.path == "accuracy.json") {
+      auto table = parse_accuracy_json(f.text, f.path);
+      if (!table.ok()) return table.error();
+      c.accuracy = std::move(table).value();
+    } else if (dir == "benchmarks") {
+      continue;  // signed probe files: read by the probe-file loader, not the catalog
+    } else if (dir == "published") {
+      continue;  // published measurements: load_published, after the GPUs (below)
+    } else {
+      return make_error(Errc::schema_error,
+                        f.path +
+                            ": not a known catalog file (models/, gpus/, instances/, "
+                            "providers/, benchmarks/, published/, pricing_rules.json, "
+                            "assumptions.json or accuracy.json)");
+    }
+    if (err) return *err;
+  }
+  if (auto err = check_instance_references(c)) return *err;
+  // After the pricing rules, which it may complete with a spot interruption rate.
+  if (assumptions) {
+    if (auto err = parse_assumptions_json(assumptions->text, assumptions->path, c)) return *err;
+  }
+  if (!c.instances.empty() && !have_rules) {
+    return make_error(Errc::schema_error,
+                      "pricing_rules.json: missing (instances need pricing rules)");
+  }
+  attach_pricing_offers(c);
+  // The time model has no built-in efficiencies: GPUs need data/assumptions.json's.
+  if (!c.gpus.empty()) {
+    if (auto err = check_efficiencies(c.efficiencies, "assumptions.json")) return *err;
+  }
+  auto by_id = [](const auto& a, const auto& b) { return a.id < b.id; };
+  std::sort(c.models.begin(), c.models.end(), by_id);
+  std::sort(c.gpus.begin(), c.gpus.end(), by_id);
+  std::sort(c.instances.begin(), c.instances.end(), by_id);
+  std::sort(c.providers.begin(), c.providers.end(), by_id);
+  // After the GPUs: every published row names one of them.
+  auto published = load_published(files, c);
+  if (!published.ok()) return published.error();
+  c.published = std::move(published).value();
+  return c;
+}
+
+}  // namespace gpuplan

@@ -1,0 +1,334 @@
+#include "model/exports.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <functional>
+#include <nlohmann/json.hpp>
+
+#include "gpuplan/measured_run.h"
+#include "gpuplan/published.h"
+#include "gpuplan/query.h"
+#include "gpuplan/report.h"
+#include "gpuplan/serve.h"
+
+namespace gpuplan::web {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+Json json_or_null(const std::optional<std::string>& s) {
+  return s ? Json(*s) : Json();
+}
+
+void put_estimate(const PageModel& m, Json& j) {
+  const Computed& c = m.c;
+  if (!c.estimate || !c.model) {
+    j["estimate"] = nullptr;
+    return;
+  }
+  j["estimate"] = Json::parse(estimate_to_json(*c.model, m.state.request, *c.estimate, -1));
+  j["gpu"] = c.gpu->id;
+  j["instance"] = c.instance ? Json(c.instance->id) : Json();
+  j["fits"] = c.fits;
+  j["largest_term"] = tr(c.largest_term, Lang::en);
+  j["fit_advice"] = fit_advice(c);
+}
+
+void put_time_and_cost(const PageModel& m, Json& j) {
+  const Computed& c = m.c;
+  j["time_error"] = c.time_error.message;
+  j["time"] = c.time ? Json::parse(step_time_to_json(*c.time)) : Json();
+  j["time_calibrated"] =
+      c.time_calibrated ? Json::parse(step_time_to_json(*c.time_calibrated)) : Json();
+  if (c.price) {
+    j["cost"] = Json::parse(run_cost_to_json(*c.price, c.cost ? &*c.cost : nullptr, m.state.nodes));
+  } else if (c.cost) {
+    j["cost"] = {{"steps", c.cost->steps},
+                 {"hours", c.cost->hours},
+                 {"expected_hours", c.cost->expected_hours}};
+  } else {
+    j["cost"] = nullptr;
+  }
+}
+
+Json plans_json(const PageModel& m) {
+  if (!m.plans)
+    return m.plan_error.message.empty() ? Json() : Json({{"error", m.plan_error.message}});
+  Json top = Json::array();
+  for (const auto& p : m.plans->plans) {
+    top.push_back({{"instance", p.instance},
+                   {"gpu", p.gpu},
+                   {"nodes", p.nodes},
+                   {"hours", p.cost.expected_hours},
+                   {"usd_total", p.cost.usd_total},
+                   {"price_assumed", p.price.assumption},
+                   {"memory_headroom_bytes", p.gpu_memory_bytes - p.memory.total()},
+                   {"pareto", p.pareto}});
+  }
+  return {{"candidates", m.plans->candidates}, {"top", top}};
+}
+
+// Published runs of this setup beside the prediction: the core's comparison (measured, unit,
+// predicted, error, source, link) and the two lines the Results tab shows.
+Json published_json(const PageModel& m) {
+  Json out = Json::array();
+  for (const auto& c : m.c.published) {
+    Json j = Json::parse(published_comparison_json(c));
+    j["shown"] = {published_measured_text(c), published_predicted_text(c)};
+    out.push_back(std::move(j));
+  }
+  return out;
+}
+
+// The loaded measured-run file against the prediction: the core's comparison, the file's memory
+// figures (null where absent, with the reason) and the table's rows as shown.
+Json measured_run_json(const PageModel& m) {
+  if (!m.measured || !m.measured->measured) return Json();
+  const MeasuredRun& run = *m.measured->measured;
+  Json j = {{"signature", probe_signature_name(m.measured->signature)},
+            {"device_type", run.device_type},
+            {"device_name", run.device_name},
+            {"line", measured_run_line(*m.measured)}};
+  j["comparison"] =
+      m.c.measured_run ? Json::parse(measured_comparison_to_json(*m.c.measured_run)) : Json();
+  auto bytes = [](const std::optional<int64_t>& b) { return b ? Json(*b) : Json(); };
+  j["peak_allocated_bytes"] = bytes(run.peak_allocated_bytes);
+  j["peak_reserved_bytes"] = bytes(run.peak_reserved_bytes);
+  j["memory_absent_reason"] = json_or_null(run.memory_absent_reason);
+  Json rows = Json::array();
+  for (const auto& r : measured_rows(m.c, run)) {
+    rows.push_back({{"quantity", tr(r.quantity)},
+                    {"measured", r.measured},
+                    {"predicted", r.predicted},
+                    {"difference", r.difference}});
+  }
+  j["rows"] = rows;
+  return j;
+}
+
+Json upload_json(const PageModel& m) {
+  Json upload = {{"status", m.upload_status}, {"error", m.upload_error}};
+  if (m.probe) {
+    const ProbeFile& f = *m.probe;
+    upload["signature"] = probe_signature_name(f.signature);
+    upload["fingerprint"] = f.fingerprint;
+    upload["trusted"] = f.trusted;
+    upload["simulated"] = f.payload ? f.payload->simulated : false;
+    upload["gpu"] = f.payload ? json_or_null(f.payload->summary.catalog_gpu_id) : Json();
+  }
+  upload["calibrate"] = m.calibrate;
+  return upload;
+}
+
+// The Serving tab: what it shows, with the fields of `gpuplan serve --json` it shows.
+Json serving_json(const PageModel& m) {
+  const ServeResults& r = m.serve;
+  Json options = Json::array();
+  if (r.plan) {
+    for (const auto& o : r.plan->options) {
+      Json hours = Json::array();
+      for (const auto& h : o.fleet.hours) hours.push_back(h.replicas);
+      Json costs = Json::array();
+      for (const auto& c : o.costs) {
+        costs.push_back({{"pricing", c.pricing},
+                         {"usd_per_month_fixed", c.usd_per_month_fixed},
+                         {"usd_per_month_autoscaled", c.usd_per_month_autoscaled},
+                         {"usd_per_million_output_tokens", c.usd_per_million_output_tokens}});
+      }
+      options.push_back({{"instance", o.instance},
+                         {"gpu", o.gpu},
+                         {"tp", o.tp},
+                         {"replica_max_rate_per_s", o.rate.max_rate_per_s},
+                         {"fixed_replicas", o.fleet.fixed_replicas},
+                         {"replicas_per_hour", hours},
+                         {"costs", costs}});
+    }
+  }
+  Json latency = Json::array();
+  for (const auto& p : r.latency)
+    latency.push_back({{"rate_per_s", p.rate_per_s}, {"ttft_s", p.ttft_s}, {"tpot_s", p.tpot_s}});
+  return {{"progress", r.progress},
+          {"error", r.error.message},
+          {"error_shown", page_message(r.error)},
+          {"load_curve_per_s", r.curve},
+          {"options", options},
+          {"latency", latency}};
+}
+
+}  // namespace
+
+std::string results_json(const PageModel& m, const std::string& widgets_json) {
+  Json j;
+  j["query"] = page_state_to_query(m.state);
+  const bool link = !m.link_problems.empty() && !m.link_error.empty();
+  j["error"] = link ? m.link_error : m.c.error.message;
+  j["error_shown"] = page_message(link ? m.link_problems.front().error : m.c.error);
+  Json problems = Json::array();
+  for (const auto& p : m.link_problems) {
+    problems.push_back({{"key", p.key},
+                        {"message", p.error.message},
+                        {"shown", page_message(p.error)},
+                        {"used", p.used}});
+  }
+  j["link_problems"] = problems;
+  j["link_copied"] = m.copied_frames > 0;
+  j["popup_open"] = m.popup_open;
+  j["plan_progress"] = m.plan_progress;
+  j["tab"] = tab_name(m.state.tab);
+  j["lang"] = lang_code(language());
+  j["cjk_font"] = m.cjk_font;
+  j["title"] = tr(S::app_title);
+  put_estimate(m, j);
+  put_time_and_cost(m, j);
+  j["plans"] = plans_json(m);
+  j["serving"] = serving_json(m);
+  j["upload"] = upload_json(m);
+  j["published"] = published_json(m);
+  j["measured_run"] = measured_run_json(m);
+  j["prices_as_of"] = m.catalog->prices_as_of;
+  j["widgets"] = widgets_json.empty() ? Json::object() : Json::parse(widgets_json);
+  return j.dump();
+}
+
+std::string export_json(const PageModel& m) {
+  auto j = Json::parse(results_json(m, ""));
+  j.erase("widgets");
+  return j.dump(2);
+}
+
+std::string export_csv(const PageModel& m) {
+  std::string out = "quantity,value,unit\n";
+  auto row = [&](const std::string& q, double v, const char* unit) {
+    char b[64];
+    std::snprintf(b, sizeof b, "%.10g", v);
+    out += q + "," + b + "," + unit + "\n";
+  };
+  const Computed& c = m.c;
+  if (!c.estimate) return out;
+  const Estimate& e = *c.estimate;
+  row("params", static_cast<double>(e.params.total), "count");
+  row("params_trainable", static_cast<double>(e.params.trainable), "count");
+  row("flops_forward_per_sample", e.flops.forward_per_sample, "FLOP");
+  row("flops_train_per_step", e.flops.train_per_step, "FLOP");
+  const MemoryBytes& mem = e.memory;
+  for (auto [name, v] : {std::pair<const char*, double>{"weights", mem.weights},
+                         {"gradients", mem.gradients},
+                         {"optimizer", mem.optimizer},
+                         {"activations", mem.activations},
+                         {"kv_cache", mem.kv_cache},
+                         {"workspace", mem.workspace},
+                         {"context", mem.context},
+                         {"fragmentation", mem.fragmentation},
+                         {"total", mem.total()}}) {
+    row(std::string("memory_") + name, v, "bytes");
+  }
+  if (c.time) {
+    row("step", c.time->step_s, "s");
+    row("samples_per_s", c.time->samples_per_s, "1/s");
+    if (c.time->tokens_per_s > 0) row("tokens_per_s", c.time->tokens_per_s, "1/s");
+    row("mfu", c.time->mfu, "fraction");
+  }
+  if (c.cost) {
+    row("steps", c.cost->steps, "count");
+    row("hours", c.cost->expected_hours, "h");
+    row("usd_total", c.cost->usd_total, "USD");
+  }
+  return out;
+}
+
+namespace {
+
+// Median seconds per call of `f` over `rounds` rounds of `calls` calls.
+double median_seconds(const std::function<void()>& f, int rounds, int calls) {
+  std::vector<double> t;
+  for (int r = 0; r < rounds; ++r) {
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int i = 0; i < calls; ++i) f();
+    t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() /
+                calls);
+  }
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+
+}  // namespace
+
+namespace {
+
+// The serving issue's example (serving_example_query), as bench/bench_serve.cpp times it.
+std::string bench_serve_json(const Catalog& catalog, const ServingAssumptions& serving) {
+  const std::string model = serving_example_request().model;
+  const Model* m = catalog.find_model(model);
+  if (!m) return nlohmann::json{{"error", model + " is not in the catalog"}}.dump();
+  const ServeQuery q = serving_example_query();
+  int options = 0;
+  const double s = median_seconds(
+      [&] {
+        auto p = plan_serving(catalog, serving, *m, q);
+        options = p.ok() ? static_cast<int>(p.value().options.size()) : -1;
+      },
+      3, 1);
+  return nlohmann::json{{"kind", "serve"},
+                        {"median_ms", s * 1e3},
+                        {"options", options},
+                        {"gpus", catalog.gpus.size()},
+                        {"instances", catalog.instances.size()}}
+      .dump();
+}
+
+}  // namespace
+
+std::string bench_json(const Catalog& catalog, const std::string& kind,
+                       const ServingAssumptions* serving) {
+  if (kind == "serve") {
+    if (!serving) return nlohmann::json{{"error", "no serving assumptions"}}.dump();
+    return bench_serve_json(catalog, *serving);
+  }
+  const Model* m = catalog.find_model("llama-2-7b");
+  if (!m) return nlohmann::json{{"error", "llama-2-7b is not in the catalog"}}.dump();
+  int64_t candidates = 0;
+  double s = 0;
+  if (kind == "estimate") {
+    Setup setup;
+    setup.precision = Precision::amp_bf16;
+    setup.global_batch = 64;
+    setup.dp = 8;
+    setup.zero_stage = 3;
+    setup.checkpointing = Checkpointing::selective;
+    double sink = 0;
+    s = median_seconds([&] { sink += estimate(*m, setup).ok() ? 1 : 0; }, 7, 2000);
+    candidates = sink > 0 ? 1 : 0;
+  } else {
+    PlanQuery q;
+    q.request.model = m->id;
+    q.request.setup.precision = Precision::amp_bf16;
+    q.request.setup.global_batch = 512;
+    q.request.setup.seq_len = 4096;
+    q.run.tokens = 1e11;
+    q.max_nodes = 64;
+    q.efficiencies = catalog.efficiencies;
+    s = median_seconds(
+        [&] {
+          auto r = plan(catalog, *m, q);
+          candidates = r.ok() ? r.value().candidates : -1;
+        },
+        5, 1);
+  }
+  return nlohmann::json{{"kind", kind}, {"median_ms", s * 1e3}, {"candidates", candidates}}.dump();
+}
+
+std::string estimate_query_json(const Catalog& catalog, const std::string& query) {
+  auto error = [](const std::string& msg) { return nlohmann::json{{"error", msg}}.dump(); };
+  auto args = query_to_args(query);
+  if (!args.ok()) return error(args.error().message);
+  auto r = parse_request(args.value());
+  if (!r.ok()) return error(r.error().message);
+  const Model* model = catalog.find_model(r.value().model);
+  if (!model) return error("unknown model '" + r.value().model + "'");
+  auto e = estimate(*model, r.value().setup);
+  if (!e.ok()) return error(e.error().message);
+  return estimate_to_json(*model, r.value(), e.value(), -1);
+}
+
+}  // namespace gpuplan::web

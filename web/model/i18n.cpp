@@ -1,0 +1,321 @@
+#include "model/i18n.h"
+
+#include <cmath>
+#include <cstdarg>
+#include <cctype>
+#include <cstdio>
+#include <cstring>
+#include <utility>
+#include <vector>
+
+namespace gpuplan::web {
+namespace {
+
+struct Entry {
+  const char* id;
+  const char* text[2];
+};
+
+const Entry kTable[] = {
+#define X(id, en, zh) {#id, {en, zh}},
+#include "model/strings.inc"
+#undef X
+};
+static_assert(sizeof kTable / sizeof kTable[0] == static_cast<size_t>(S::count_),
+              "one entry per id");
+
+Lang g_lang = Lang::en;
+
+// CLI flags in core messages and the page control each one is.
+const std::pair<const char*, S> kControls[] = {
+    {"--model", S::model},
+    {"--mode", S::mode},
+    {"--batch", S::global_batch},
+    {"--micro-batch", S::micro_batch},
+    {"--seq", S::seq_len},
+    {"--resolution", S::resolution},
+    {"--precision", S::precision},
+    {"--optimizer", S::optimizer},
+    {"--optimizer-loop", S::optimizer_loop},
+    {"--checkpoint-every", S::checkpoint_every},
+    {"--grad-reduce", S::grad_reduce},
+    {"--pytorch", S::pytorch_release},
+    {"--clip-grad-norm", S::clip_grad_norm},
+    {"--checkpointing", S::checkpointing},
+    {"--attention", S::attention},
+    {"--memory-format", S::memory_format},
+    {"--zero", S::zero},
+    {"--tp", S::tp},
+    {"--pp", S::pp},
+    {"--sp", S::sp},
+    {"--lora-rank", S::lora_rank},
+    {"--qlora", S::qlora},
+    {"--generate", S::generate_tokens},
+    {"--gpu", S::gpu},
+    {"--gpus", S::gpus},
+    {"--nodes", S::nodes},
+    {"--tokens", S::tokens},
+    {"--epochs", S::epochs},
+    {"--dataset-size", S::dataset_size},
+    {"--pricing", S::pricing},
+    {"--provider", S::provider},
+    {"--compliance", S::compliance},
+    {"--deadline-hours", S::deadline},
+    {"--budget-usd", S::budget},
+    {"--max-nodes", S::max_nodes},
+    {"--c-layers", S::layers},
+    {"--c-hidden", S::hidden},
+    {"--c-heads", S::heads},
+    {"--c-kv-heads", S::kv_heads},
+    {"--c-ffn", S::ffn_hidden},
+    {"--c-vocab", S::vocab},
+    {"--c-max-positions", S::max_positions},
+    {"--c-experts", S::experts},
+    {"--instance", S::col_instance},
+    {"--lang", S::language},
+};
+
+// "1234567" -> "1,234,567" (digits only, no sign).
+std::string group_digits(const std::string& digits) {
+  std::string out;
+  const size_t n = digits.size();
+  for (size_t i = 0; i < n; ++i) {
+    if (i > 0 && (n - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
+}  // namespace
+
+void set_language(Lang lang) {
+  g_lang = lang;
+}
+Lang language() {
+  return g_lang;
+}
+
+Lang lang_from_code(const std::string& code) {
+  return code.size() >= 2 && (code[0] == 'z' || code[0] == 'Z') &&
+                 (code[1] == 'h' || code[1] == 'H') &&
+                 (code.size() == 2 || code[2] == '-' || code[2] == '_')
+             ? Lang::zh
+             : Lang::en;
+}
+
+const char* lang_code(Lang lang) {
+  return lang == Lang::zh ? "zh" : "en";
+}
+
+const char* tr(S id, Lang lang) {
+  return kTable[static_cast<int>(id)].text[lang == Lang::zh ? 1 : 0];
+}
+const char* tr(S id) {
+  return tr(id, g_lang);
+}
+
+std::string label(S id) {
+  return std::string(tr(id)) + "###" + kTable[static_cast<int>(id)].id;
+}
+
+const char* tr_mode(Mode m) {
+  return tr(m == Mode::train ? S::mode_train : S::mode_infer);
+}
+
+const char* tr_checkpointing(Checkpointing c) {
+  switch (c) {
+    case Checkpointing::none:
+      return tr(S::ckpt_none);
+    case Checkpointing::selective:
+      return tr(S::ckpt_selective);
+    case Checkpointing::full:
+      return tr(S::ckpt_full);
+    case Checkpointing::op_selective:
+      return tr(S::ckpt_op_selective);
+    case Checkpointing::every_k_layers:
+      return tr(S::ckpt_every_k);
+  }
+  return tr(S::ckpt_none);
+}
+
+const char* tr_torch_release(TorchRelease r) {
+  return tr(r == TorchRelease::v1_10_or_earlier ? S::release_1_10 : S::release_current);
+}
+const char* tr_optimizer_loop(OptimizerLoop l) {
+  return tr(l == OptimizerLoop::for_loop ? S::loop_for_loop : S::loop_foreach);
+}
+
+const char* tr_attention(Attention a) {
+  switch (a) {
+    case Attention::automatic:
+      return tr(S::auto_choice);
+    case Attention::eager:
+      return tr(S::attn_eager);
+    case Attention::flash:
+      return tr(S::attn_flash);
+  }
+  return tr(S::auto_choice);
+}
+
+const char* tr_memory_format(MemoryFormat f) {
+  switch (f) {
+    case MemoryFormat::automatic:
+      return tr(S::auto_choice);
+    case MemoryFormat::nchw:
+      return tr(S::fmt_nchw);
+    case MemoryFormat::channels_last:
+      return tr(S::fmt_channels_last);
+  }
+  return tr(S::auto_choice);
+}
+
+const char* tr_pricing(Pricing p) {
+  switch (p) {
+    case Pricing::on_demand:
+      return tr(S::price_on_demand);
+    case Pricing::monthly:
+      return tr(S::price_monthly);
+    case Pricing::reserved_1y:
+      return tr(S::price_reserved_1y);
+    case Pricing::reserved_3y:
+      return tr(S::price_reserved_3y);
+    case Pricing::bulk:
+      return tr(S::price_bulk);
+    case Pricing::spot:
+      return tr(S::price_spot);
+  }
+  return tr(S::price_on_demand);
+}
+
+std::string format(const char* f, ...) {
+  char buf[1024];
+  va_list args;
+  va_start(args, f);
+  std::vsnprintf(buf, sizeof buf, f, args);
+  va_end(args);
+  return buf;
+}
+
+std::string format_count(double n) {
+  if (!std::isfinite(n)) return "-";
+  const double a = std::fabs(n);
+  // Chinese counts large numbers in 万 (1e4) and 亿 (1e8).
+  if (g_lang == Lang::zh && a >= 1e8) return format_number(n / 1e8, 4) + " " + tr(S::count_1e8);
+  if (g_lang == Lang::zh && a >= 1e5) return format_number(n / 1e4, 4) + " " + tr(S::count_1e4);
+  return format_number(std::round(n), 16);
+}
+
+std::string format_number(double x, int digits) {
+  if (!std::isfinite(x)) return "-";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*g", digits, x);
+  std::string s = buf;
+  // %g switches to exponents past `digits`: print whole numbers in full instead.
+  if (s.find('e') != std::string::npos && std::fabs(x) < 1e18) {
+    const double rounded = std::stod(s);
+    std::snprintf(buf, sizeof buf, "%.0f", rounded);
+    s = buf;
+  }
+  const bool negative = !s.empty() && s[0] == '-';
+  if (negative) s.erase(0, 1);
+  const size_t dot = s.find('.');
+  const std::string whole = s.substr(0, dot), frac = dot == std::string::npos ? "" : s.substr(dot);
+  return (negative ? "-" : "") + group_digits(whole) + frac;
+}
+
+std::string format_duration(double hours) {
+  if (hours < 1.0 / 60) return format_number(hours * 3600, 3) + " " + tr(S::unit_s);
+  if (hours < 1) return format_number(hours * 60, 3) + " " + tr(S::unit_min);
+  if (hours < 48) return format_number(hours, 3) + " " + tr(S::unit_h);
+  return format_number(hours / 24, 3) + " " + tr(S::unit_days);
+}
+
+std::string format_usd(double usd) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, usd >= 100 ? "%.0f" : "%.2f", usd);
+  const std::string s = buf;
+  const size_t dot = s.find('.');
+  return group_digits(s.substr(0, dot)) + (dot == std::string::npos ? "" : s.substr(dot)) + " " +
+         tr(S::unit_usd);
+}
+
+std::string format_price(double usd, const PriceQuote& q) {
+  if (q.currency != "CNY" || q.usd_per_cny <= 0) return format_usd(usd);
+  return format_usd(usd) + " (" + format_number(usd / q.usd_per_cny, 4) + " " + tr(S::unit_cny) +
+         ")";
+}
+
+std::string format_rate_bytes(double bytes_per_s) {
+  return format_number(bytes_per_s / 1e9, 4) + " GB/s";
+}
+std::string format_watts(double watts) {
+  return format_number(watts, 4) + " W";
+}
+
+bool control_of(const std::string& key, S& id) {
+  const std::string flag = key.rfind("--", 0) == 0 ? key : "--" + key;
+  for (const auto& [f, control] : kControls) {
+    if (flag == f) {
+      id = control;
+      return true;
+    }
+  }
+  return false;
+}
+
+std::string page_message(const std::string& core_message) {
+  // Every "--flag" the core names (at the start, "--batch: ...", or inside, "not divisible by
+  // --dp x --micro-batch") becomes the control's label; a flag only where no letter, digit or
+  // '-' continues it ("--seq" is not the start of "--sequence").
+  std::string out;
+  size_t i = 0;
+  while (i < core_message.size()) {
+    bool replaced = false;
+    if (core_message.compare(i, 2, "--") == 0) {
+      for (const auto& [flag, control] : kControls) {
+        const size_t n = std::strlen(flag);
+        const size_t end = i + n;
+        const bool boundary = end >= core_message.size() ||
+                              !(std::isalnum(static_cast<unsigned char>(core_message[end])) ||
+                                core_message[end] == '-');
+        if (core_message.compare(i, n, flag) == 0 && boundary) {
+          out += tr(control);
+          i = end;
+          replaced = true;
+          break;
+        }
+      }
+    }
+    if (!replaced) out += core_message[i++];
+  }
+  return out;
+}
+
+bool core_message_string(Msg id, S& out) {
+  // Index from message to table entry, built once by name.
+  static const std::vector<int> index = [] {
+    const auto& specs = message_specs();
+    std::vector<int> v(specs.size(), -1);
+    for (size_t m = 0; m < specs.size(); ++m) {
+      std::string name = std::string("core_") + specs[m].id;
+      for (char& c : name) c = c == '.' ? '_' : c;
+      for (int i = 0; i < static_cast<int>(S::count_); ++i) {
+        if (name == kTable[i].id) v[m] = i;
+      }
+    }
+    return v;
+  }();
+  const auto m = static_cast<size_t>(id);
+  if (m >= index.size() || index[m] < 0) return false;
+  out = static_cast<S>(index[m]);
+  return true;
+}
+
+std::string page_message(const Error& error) {
+  S entry{};
+  if (g_lang == Lang::zh && core_message_string(error.id, entry))
+    return page_message(render_message(tr(entry, Lang::zh), error.args));
+  return page_message(error.message);
+}
+
+}  // namespace gpuplan::web

@@ -1,0 +1,75 @@
+#pragma once
+// The page's languages: one string table (strings.inc, English and Simplified Chinese), number,
+// duration and money formatting per language, and translation of the core's known messages
+// (the core and the CLI keep English; the page maps messages it knows to ids). No ImGui here.
+
+#include <string>
+
+#include "gpuplan/cost.h"
+#include "gpuplan/estimate.h"
+#include "gpuplan/result.h"
+
+namespace gpuplan::web {
+
+enum class Lang { en, zh };
+
+// One id per string of the table.
+enum class S : int {
+#define X(id, en, zh) id,
+#include "model/strings.inc"
+#undef X
+  count_
+};
+
+// The language the page shows (set by the App before each frame).
+void set_language(Lang lang);
+Lang language();
+// "zh" and "zh-*" (zh-CN, zh-Hans, ...) mean Chinese; anything else English.
+Lang lang_from_code(const std::string& code);
+const char* lang_code(Lang lang);
+
+// The string in the current language, and the same with a language-independent ImGui ID
+// ("text###id") so a widget keeps its state when the language changes.
+const char* tr(S id);
+const char* tr(S id, Lang lang);
+std::string label(S id);
+
+// Enum values as shown in combos.
+const char* tr_mode(Mode m);
+const char* tr_checkpointing(Checkpointing c);
+const char* tr_attention(Attention a);
+const char* tr_optimizer_loop(OptimizerLoop l);
+const char* tr_torch_release(TorchRelease r);
+const char* tr_memory_format(MemoryFormat f);
+const char* tr_pricing(Pricing p);
+
+// printf into a std::string (format strings come from the table).
+std::string format(const char* f, ...) __attribute__((format(printf, 1, 2)));
+// A count with thousands separators ("124,439,808"); in Chinese, 万 and 亿 above 1e5.
+std::string format_count(double n);
+// A real number to `digits` significant digits with thousands separators ("2,000,000", "1.5").
+std::string format_number(double x, int digits = 4);
+// A duration in hours as seconds, minutes, hours or days (tables and charts agree).
+std::string format_duration(double hours);
+// Money: "12.34 USD" ("1,234 USD" from 100 up).
+std::string format_usd(double usd);
+// A price in USD with the provider's CNY beside it when it sells in CNY ("12.34 USD (88.6 CNY)").
+std::string format_price(double usd, const PriceQuote& q);
+
+// Bandwidth in GB/s and power in W, with separators.
+std::string format_rate_bytes(double bytes_per_s);
+std::string format_watts(double watts);
+
+// The page control a link key or CLI flag sets ("batch" or "--batch" -> S::global_batch).
+bool control_of(const std::string& key, S& id);
+
+// A core error message in the page's words: CLI flags become the page's control names.
+std::string page_message(const std::string& core_message);
+// A core error in the page's language: in Chinese, the table's template for the error's id
+// filled with its values; else (English, or no id) the core's English message. Then flags
+// become control names, as above.
+std::string page_message(const Error& error);
+// The table's entry for a core message id (core_<id>, '.' as '_'); false when it has none.
+bool core_message_string(Msg id, S& out);
+
+}  // namespace gpuplan::web

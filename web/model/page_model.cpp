@@ -1,0 +1,348 @@
+#include "model/page_model.h"
+
+#include <algorithm>
+#include <cctype>
+#include <iterator>
+
+#include "gpuplan/evaluate.h"
+#include "gpuplan/report.h"
+
+namespace gpuplan::web {
+namespace {
+
+S advice_for(S term) {
+  switch (term) {
+    case S::term_activations:
+      return S::advice_activations;
+    case S::term_optimizer:
+      return S::advice_optimizer;
+    case S::term_gradients:
+      return S::advice_gradients;
+    case S::term_weights:
+      return S::advice_weights;
+    case S::term_kv_cache:
+      return S::advice_kv;
+    default:
+      return S::advice_other;
+  }
+}
+
+// The query for a state, with the probe file's measurements when calibrating and the measured
+// run to compare with.
+Query query_for(const PageState& state, const ProbeFile* probe, const ProbeFile* measured) {
+  Query q = page_query(state);
+  if (measured && measured->measured) {
+    const bool unsigned_file = measured->signature == ProbeSignature::unsigned_file;
+    q.measured = MeasuredInput{"measured", *measured->measured, unsigned_file};
+  }
+  if (probe && probe->payload) {
+    ProbeCalibration cal;
+    cal.name = "probe";
+    cal.summary = probe->payload->summary;
+    cal.simulated = probe->payload->simulated;
+    cal.unsigned_file = probe->signature == ProbeSignature::unsigned_file;
+    q.probe = cal;
+  }
+  return q;
+}
+
+void fill(const Evaluation& ev, Computed& c) {
+  c.model = ev.model;
+  c.estimate = ev.estimate;
+  c.gpu = ev.gpu;
+  c.instance = ev.instance;
+  c.time = ev.time;
+  c.time_calibrated = ev.time_calibrated;
+  c.price = ev.price;
+  c.cost = ev.cost;
+  c.cost_calibrated = ev.cost_calibrated;
+  c.calibration_notes = ev.calibration_notes;
+  if (ev.hardware_error) c.time_error = *ev.hardware_error;
+  c.fits = ev.fit.fits;
+  c.verdict = ev.verdict;
+  c.time_band = ev.time_band;
+  c.published = ev.published;
+  c.measured_run = ev.measured_run;
+  for (const auto& t : gpuplan::memory_terms(ev.estimate.memory)) {
+    if (ev.fit.largest_term == t.label) c.largest_term = term_name(t.key);
+  }
+}
+
+}  // namespace
+
+S term_name(const std::string& key) {
+  static const std::pair<const char*, S> names[] = {
+      {"weights", S::term_weights},     {"gradients", S::term_gradients},
+      {"optimizer", S::term_optimizer}, {"activations", S::term_activations},
+      {"kv_cache", S::term_kv_cache},   {"workspace", S::term_workspace},
+      {"context", S::term_context},     {"fragmentation", S::term_fragmentation}};
+  for (const auto& [k, id] : names) {
+    if (key == k) return id;
+  }
+  return S::term_workspace;
+}
+
+std::string fit_advice(const Computed& c) {
+  if (c.fits || !c.estimate || !c.gpu) return "";
+  const MemoryBytes& m = c.estimate->memory;
+  double largest = 0;
+  for (const auto& t : gpuplan::memory_terms(m)) {
+    if (term_name(t.key) == c.largest_term) largest = t.bytes;
+  }
+  const S headline = c.verdict.fit == Fit::tight ? S::tight_over : S::no_fit;
+  return format(tr(headline), format_bytes(m.total()).c_str(), c.gpu->name.c_str(),
+                format_bytes(c.gpu->memory_bytes).c_str(), tr(c.largest_term),
+                format_bytes(largest).c_str(), tr(advice_for(c.largest_term)));
+}
+
+PlanSearch start_plan_search(const Catalog& catalog, const PageState& state) {
+  PlanSearch search;
+  if (!state.provider.empty()) {
+    search.providers.push_back(state.provider);
+  } else {
+    for (const auto& p : catalog.providers) search.providers.push_back(p.id);
+  }
+  return search;
+}
+
+bool step_plan_search(const Catalog& catalog, const Model& model, const PageState& state,
+                      PlanSearch& search) {
+  if (search.done()) return false;
+  PlanQuery q = plan_query(catalog, state, model);
+  q.provider = search.providers[search.next++];
+  auto r = plan(catalog, model, q);
+  if (!r.ok()) {
+    if (!search.first_error) search.first_error = r.error();
+    return true;
+  }
+  PlanResult& m = search.merged;
+  m.candidates += r.value().candidates;
+  m.fitting += r.value().fitting;
+  m.within_limits += r.value().within_limits;
+  for (auto& p : r.value().plans) m.plans.push_back(std::move(p));
+  for (auto& p : r.value().pareto) m.pareto.push_back(std::move(p));
+  for (auto& n : r.value().notes) {
+    if (std::find(m.notes.begin(), m.notes.end(), n) == m.notes.end())
+      m.notes.push_back(std::move(n));
+  }
+  return true;
+}
+
+namespace {
+
+// Sorted by time, each plan cheaper than every faster one (as plan() builds its front).
+std::vector<Plan> time_cost_front(std::vector<Plan> plans) {
+  std::sort(plans.begin(), plans.end(), [](const Plan& a, const Plan& b) {
+    return a.cost.expected_hours != b.cost.expected_hours
+               ? a.cost.expected_hours < b.cost.expected_hours
+               : a.cost.usd_total < b.cost.usd_total;
+  });
+  std::vector<Plan> front;
+  double cheapest = 1e300;
+  for (auto& p : plans) {
+    if (p.cost.usd_total < cheapest) {
+      cheapest = p.cost.usd_total;
+      front.push_back(std::move(p));
+    }
+  }
+  return front;
+}
+
+}  // namespace
+
+Result<PlanResult> finish_plan_search(const PageState& state, PlanSearch& search) {
+  PlanResult r = std::move(search.merged);
+  auto other_gpu = [&](const Plan& p) {
+    return !state.plan_gpu.empty() && p.gpu != state.plan_gpu;
+  };
+  r.plans.erase(std::remove_if(r.plans.begin(), r.plans.end(), other_gpu), r.plans.end());
+  r.pareto.erase(std::remove_if(r.pareto.begin(), r.pareto.end(), other_gpu), r.pareto.end());
+  if (r.plans.empty()) {
+    if (search.first_error) return *search.first_error;
+    return make_error(Errc::does_not_fit,
+                      "no plan on " + state.plan_gpu + " qualifies: pick another GPU or any");
+  }
+  const bool by_time = state.objective == Objective::time;
+  std::stable_sort(r.plans.begin(), r.plans.end(), [by_time](const Plan& a, const Plan& b) {
+    const double ha = a.cost.expected_hours, hb = b.cost.expected_hours, ua = a.cost.usd_total,
+                 ub = b.cost.usd_total;
+    if (by_time) return ha != hb ? ha < hb : ua < ub;
+    return ua != ub ? ua < ub : ha < hb;
+  });
+  if (r.plans.size() > 20) r.plans.resize(20);
+  r.pareto = time_cost_front(std::move(r.pareto));
+  for (Plan& p : r.plans) {
+    p.pareto = std::any_of(r.pareto.begin(), r.pareto.end(), [&](const Plan& f) {
+      return f.instance == p.instance && f.nodes == p.nodes;
+    });
+  }
+  return r;
+}
+
+std::vector<std::string> nearest_ids(const std::string& id,
+                                     const std::vector<std::string>& candidates, size_t n) {
+  auto lower = [](std::string x) {
+    for (char& ch : x) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    return x;
+  };
+  const std::string a = lower(id);
+  // Levenshtein distance from `a` to the best prefix of `b`, plus a tenth per character left
+  // over: "gtp2" is nearer "gpt2-small" than "resnet50", as a reader would expect.
+  auto distance = [&](const std::string& b) {
+    std::vector<size_t> row(b.size() + 1);
+    for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+    for (size_t i = 1; i <= a.size(); ++i) {
+      size_t diag = row[0];
+      row[0] = i;
+      for (size_t j = 1; j <= b.size(); ++j) {
+        const size_t up = row[j];
+        row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+        diag = up;
+      }
+    }
+    double best = 1e18;
+    for (size_t j = 0; j <= b.size(); ++j)
+      best = std::min(best, static_cast<double>(row[j]) + 0.1 * static_cast<double>(b.size() - j));
+    return best;
+  };
+  std::vector<std::pair<double, std::string>> scored;
+  for (const auto& c : candidates) scored.push_back({distance(lower(c)), c});
+  std::stable_sort(scored.begin(), scored.end(),
+                   [](const auto& l, const auto& r) { return l.first < r.first; });
+  std::vector<std::string> out;
+  for (size_t i = 0; i < scored.size() && i < n; ++i) out.push_back(scored[i].second);
+  return out;
+}
+
+namespace {
+
+// An unknown id in the link: noted with its nearest matches, and replaced by the default.
+template <class T>
+void check_id(std::string& id, const std::vector<T>& known, const std::string& key,
+              const std::string& fallback, std::vector<LinkProblem>& problems) {
+  std::vector<std::string> ids;
+  for (const auto& k : known) {
+    if (k.id == id) return;
+    ids.push_back(k.id);
+  }
+  std::string list;
+  for (const auto& near : nearest_ids(id, ids)) list += (list.empty() ? "" : ", ") + near;
+  problems.push_back({key, make_error(Errc::not_found, Msg::link_unknown_id, {key, id, list}), ""});
+  id = fallback;
+}
+
+}  // namespace
+
+void check_link_ids(const Catalog& catalog, ParsedLink& link) {
+  PageState& s = link.state;
+  const PageState d = default_page_state();
+  if (s.custom.kind == CustomModel::Kind::none)
+    check_id(s.request.model, catalog.models, "model", d.request.model, link.problems);
+  if (!s.instance.empty()) check_id(s.instance, catalog.instances, "instance", "", link.problems);
+  check_id(s.gpu, catalog.gpus, "gpu", d.gpu, link.problems);
+  const std::string query = page_state_to_query(s);
+  auto args = query_to_args(query);
+  for (auto& p : link.problems) {
+    p.used = tr(S::auto_choice);
+    if (!args.ok()) continue;
+    for (const auto& [k, v] : args.value()) {
+      if (k == p.key) p.used = v;
+    }
+  }
+}
+
+void UiActions::merge(UiActions&& later) {
+  if (later.state) state = std::move(later.state);
+  select_tab |= later.select_tab;
+  if (later.tab) tab = later.tab;
+  if (later.calibrate) calibrate = later.calibrate;
+  if (later.trust_key) trust_key = std::move(later.trust_key);
+  if (later.model_filter) model_filter = std::move(later.model_filter);
+  if (later.instance_sort) instance_sort = later.instance_sort;
+  for (auto& p : later.platform) platform.push_back(std::move(p));
+  for (auto& r : later.rects) rects.push_back(std::move(r));
+}
+
+Computed compute(const Catalog& catalog, const PageState& state, const ProbeFile* probe,
+                 const ProbeFile* measured) {
+  // The core's one call (evaluate.h), as the CLI makes it: the same query gives the same time
+  // and cost (micro-batch "auto" included).
+  Computed c;
+  const Query q = query_for(state, probe, measured);
+  auto ev = evaluate(catalog, q);
+  if (!ev.ok()) {
+    c.error = ev.error();
+    return c;
+  }
+  fill(ev.value(), c);
+  return c;
+}
+
+std::string published_measured_text(const PublishedComparison& c) {
+  const PublishedRun& r = c.run;
+  return format(tr(S::published_measured), format_published_value(c, r.row.value).c_str(),
+                r.publisher.c_str(), r.row.system.c_str(), r.row.num_gpus, r.row.gpu.c_str(),
+                r.table.c_str());
+}
+
+std::string published_predicted_text(const PublishedComparison& c) {
+  if (!c.predicted) return tr(S::published_no_time);
+  return format(tr(S::published_predicted), format_published_value(c, *c.predicted).c_str(),
+                signed_percent(c.error).c_str());
+}
+
+std::string signed_percent(double fraction) {
+  return (fraction > 0 ? "+" : "") + format_number(100 * fraction, 3) + " %";
+}
+
+std::vector<MeasuredRow> measured_rows(const Computed& c, const MeasuredRun& run) {
+  std::vector<MeasuredRow> rows;
+  if (!c.measured_run || !c.estimate) return rows;
+  const MeasuredComparison& m = *c.measured_run;
+  const std::string absent = tr(S::absent);
+  auto seconds = [](double s) { return format_duration(s / 3600); };
+  rows.push_back({S::step_time, seconds(m.measured_step_s), seconds(m.predicted_step_s),
+                  signed_percent(m.error)});
+  MeasuredRow rate{S::samples_per_s, absent, format_number(m.predicted_samples_per_s, 4), "-"};
+  if (m.measured_samples_per_s && *m.measured_samples_per_s > 0) {
+    rate.measured = format_number(*m.measured_samples_per_s, 4);
+    rate.difference = signed_percent(m.predicted_samples_per_s / *m.measured_samples_per_s - 1);
+  }
+  rows.push_back(rate);
+  const double predicted = c.estimate->memory.total();
+  auto bytes = [](const std::optional<int64_t>& b) {
+    return b ? format_bytes(static_cast<double>(*b)) : std::string(tr(S::absent));
+  };
+  rows.push_back({S::peak_allocated, bytes(run.peak_allocated_bytes), "-", "-"});
+  MeasuredRow reserved{S::peak_reserved, bytes(run.peak_reserved_bytes), format_bytes(predicted),
+                       "-"};
+  if (run.peak_reserved_bytes && *run.peak_reserved_bytes > 0)
+    reserved.difference =
+        signed_percent(predicted / static_cast<double>(*run.peak_reserved_bytes) - 1);
+  rows.push_back(reserved);
+  return rows;
+}
+
+std::string measured_run_line(const ProbeFile& f) {
+  const MeasuredRun& r = *f.measured;
+  return format(tr(S::measured_line), r.device_name.c_str(), r.device_type.c_str(),
+                static_cast<int>(r.device_count), static_cast<int>(r.steps),
+                static_cast<int>(r.warmup_steps), probe_signature_name(f.signature));
+}
+
+PlanQuery plan_query(const Catalog& catalog, const PageState& state, const Model& model) {
+  // The core's planner query (defaults resolved in one place); the planner, not the sidebar,
+  // chooses the parallelism, ZeRO stage and micro-batch.
+  PlanQuery q = gpuplan::plan_query(catalog, model, page_query(state));
+  Setup& s = q.request.setup;
+  s.dp = s.tp = s.pp = 1;
+  s.zero_stage = 0;
+  s.micro_batch = 0;
+  q.max_nodes = state.max_nodes;
+  // With a GPU filter the page keeps that GPU's plans from a longer list (the planner has no
+  // GPU filter of its own).
+  q.top_k = state.plan_gpu.empty() ? 20 : 1000;
+  return q;
+}
+
+}  // namespace gpuplan::web

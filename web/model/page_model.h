@@ -1,0 +1,161 @@
+#pragma once
+// The page's model, with no ImGui in it: what the user set (PageState), what the core computed
+// for it (Computed), and the page's own transient state (PageModel); and what a screen asks for
+// (UiActions). Screens are functions `UiActions draw_x(const PageModel&)`; only app.cpp applies
+// actions and recomputes, so no screen calls back into the App (see shared/notes/layout.md).
+
+#include <array>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "gpuplan/calibration.h"
+#include "gpuplan/catalog.h"
+#include "gpuplan/cost.h"
+#include "gpuplan/estimate.h"
+#include "gpuplan/measured_run.h"
+#include "gpuplan/plan.h"
+#include "gpuplan/probe_file.h"
+#include "gpuplan/published.h"
+#include "gpuplan/timing.h"
+#include "model/i18n.h"
+#include "model/page_state.h"
+#include "model/serve_job.h"
+
+namespace gpuplan::web {
+
+// Everything computed for the current state. Errors are kept as text to show.
+struct Computed {
+  std::optional<Model> model;
+  std::optional<Estimate> estimate;
+  const Gpu* gpu = nullptr;
+  const Instance* instance = nullptr;
+  std::optional<StepTime> time;             // spec x default efficiency
+  std::optional<StepTime> time_calibrated;  // with the probe file's measurements
+  std::optional<PriceQuote> price;
+  std::optional<RunCost> cost, cost_calibrated;
+  std::vector<std::string> calibration_notes;
+  // Errors as the core gave them (English message, id and values; page_message shows them in
+  // the page's language); an empty message means none.
+  Error error{};       // the workload or setup is invalid
+  Error time_error{};  // the hardware cannot run it (precision unsupported, ...)
+  S largest_term =
+      S::term_weights;  // the largest memory term (what to change when it does not fit)
+  bool fits = true;
+  // The fit verdict allowing for the measured memory error, and the step time's error band
+  // (gpuplan/accuracy.h: the development runs of the workload's family).
+  FitVerdict verdict;
+  ErrorBand time_band;
+  // Measured beside predicted (evaluate()'s): published runs of this setup, and the loaded
+  // measured-run file against the step time.
+  std::vector<PublishedComparison> published;
+  std::optional<MeasuredComparison> measured_run;
+};
+
+// The string id of a memory term (gpuplan::memory_terms' key: "weights", "kv_cache", ...).
+S term_name(const std::string& key);
+// "Does not fit: needs ... The largest term is ...: what to change", in the page's language.
+std::string fit_advice(const Computed& c);
+
+// What the screens read: the state, its results, and the page's transient state.
+struct PageModel {
+  const Catalog* catalog = nullptr;
+  PageState state;
+  Computed c;
+  std::optional<PlanResult> plans;
+  Error plan_error{};
+  std::optional<ProbeFile> probe;
+  std::optional<ProbeFile> measured;  // a loaded gpuplan-measure file (ProbeFile::measured set)
+  bool calibrate = false;
+  std::string upload_status;
+  std::string upload_error;                // in the language of the moment of the upload
+  std::string link_error;                  // a bad link: its first problem, in the core's words
+  std::vector<LinkProblem> link_problems;  // every bad key of the link, with what it fell back to
+  std::string model_filter;                // the zoo search box
+  int instance_sort = 0;                   // 0 price, 1 GPU, 2 provider
+  float ratio = 1.0f;                      // framebuffer pixels per CSS pixel
+  int copied_frames = 0;                   // "Copy link" shows "Link copied" while > 0
+  bool cjk_font = false;                   // the Chinese font is in the atlas
+  bool popup_open = false;                 // a combo or popup is open (published for tests)
+  double plan_progress = 1;                // share of the planner search done (1: none under way)
+  ServeResults serve;                      // the Serving tab's plan, curve and latency curve
+};
+
+// What the user asked for in one frame. Empty fields mean "no change".
+struct UiActions {
+  float ratio = 1.0f;                    // to publish widget rectangles in CSS pixels
+  std::optional<PageState> state;        // an edited state: apply it and recompute
+  bool select_tab = false;               // bring the new state's tab to the front (a loaded plan)
+  std::optional<Tab> tab;                // the user opened a tab
+  std::optional<bool> calibrate;         // use the probe file's measurements
+  std::optional<std::string> trust_key;  // pin this public key
+  std::optional<std::string> model_filter;
+  std::optional<int> instance_sort;
+  std::vector<std::string>
+      platform;  // "copy-link", "export-csv", "export-json", "upload", "language", "open-url/URL"
+  std::vector<std::pair<std::string, std::array<float, 4>>> rects;  // CSS px: x0, y0, x1, y1
+
+  explicit UiActions(float r = 1.0f) : ratio(r) {}
+  // Takes over what `later` asked for (the later screen wins where both set a field).
+  void merge(UiActions&& later);
+};
+
+// The planner run a slice per frame (one provider at a time) so a long search never freezes
+// the page: the union of each provider's best plans holds the overall best, and the union of
+// their time-vs-cost fronts holds the overall front.
+struct PlanSearch {
+  std::vector<std::string> providers;  // slices still to run come from next
+  size_t next = 0;
+  PlanResult merged;
+  std::optional<Error> first_error;
+  bool done() const { return next >= providers.size(); }
+  double progress() const {
+    return providers.empty() ? 1.0
+                             : static_cast<double>(next) / static_cast<double>(providers.size());
+  }
+};
+// A search over the state's provider, or every provider of the catalog.
+PlanSearch start_plan_search(const Catalog& catalog, const PageState& state);
+// Runs the next slice; returns false when the search was already done.
+bool step_plan_search(const Catalog& catalog, const Model& model, const PageState& state,
+                      PlanSearch& search);
+// The merged result, ranked as plan() ranks (by the objective), the front recomputed, only the
+// plans on state.plan_gpu when set, at most 20; the first slice's error when nothing qualified.
+Result<PlanResult> finish_plan_search(const PageState& state, PlanSearch& search);
+
+// Up to `n` ids from `candidates` nearest to `id` (edit distance, ignoring case), nearest first.
+std::vector<std::string> nearest_ids(const std::string& id,
+                                     const std::vector<std::string>& candidates, size_t n = 3);
+
+// Replaces unknown model, GPU and instance ids with the defaults, noting each with its nearest
+// matches; then says for every problem what the page uses instead ("fell back to").
+void check_link_ids(const Catalog& catalog, ParsedLink& link);
+
+// Runs the core for a state through evaluate(): model, estimate, fit, step time, price and
+// cost, the calibrated time and cost when `probe` is given, the published runs of the setup, and
+// `measured`'s run (a gpuplan-measure file) against the step time.
+Computed compute(const Catalog& catalog, const PageState& state, const ProbeFile* probe,
+                 const ProbeFile* measured = nullptr);
+
+// Measured beside predicted, as the Results tab shows it (and its DOM mirror repeats it):
+// "measured: 2,470 img/s (NVIDIA DeepLearningExamples, DGX A100, 1 x a100-sxm4-80gb; table ...)"
+// and "predicted 2,301 img/s, -6.8 % from the measurement", in the page's language.
+std::string published_measured_text(const PublishedComparison& c);
+std::string published_predicted_text(const PublishedComparison& c);
+// A fraction as a signed percentage: "+5.5 %", "-6.8 %".
+std::string signed_percent(double fraction);
+// One row of the measured-run table; "absent" where the file has no value (memory on a CPU).
+struct MeasuredRow {
+  S quantity;
+  std::string measured, predicted, difference;
+};
+// Step time, samples/s and peak memory (allocated; reserved against the predicted total per GPU).
+std::vector<MeasuredRow> measured_rows(const Computed& c, const MeasuredRun& run);
+// "Intel Xeon (cpu x 1), 20 timed steps after 5 warm-up; signature valid".
+std::string measured_run_line(const ProbeFile& f);
+
+// The planner's query for a state (the setup's parallelism is left to the planner).
+PlanQuery plan_query(const Catalog& catalog, const PageState& state, const Model& model);
+
+}  // namespace gpuplan::web

@@ -1,0 +1,217 @@
+// The Hardware & prices tab: the instance table with the price for the chosen pricing model,
+// filters by provider and compliance, and the GPU table with dense peaks and sources.
+#include <algorithm>
+
+#include "gpuplan/report.h"
+#include "ui/screens.h"
+#include "ui/widgets.h"
+
+namespace gpuplan::web {
+namespace {
+
+constexpr int kStalePriceDays = 180;
+// Compliance filter values as the link spells them ("" = any).
+const char* const kCompliance[] = {"", "hipaa", "gdpr", "gov"};
+
+struct Row {
+  const Instance* in;
+  std::optional<PriceQuote> q;
+};
+
+void filters(const PageModel& m, UiActions& a) {
+  PageState s = m.state;
+  bool edited = false;
+  edited |= id_combo(S::provider, s.provider, provider_items(*m.catalog));
+  remember(a, "provider");
+  int ci = 0;
+  for (int i = 1; i < 4; ++i) {
+    if (s.compliance == kCompliance[i]) ci = i;
+  }
+  const char* compliance_names[] = {tr(S::any), kCompliance[1], kCompliance[2], kCompliance[3]};
+  field_label(S::compliance);
+  if (ImGui::Combo(("##" + label(S::compliance)).c_str(), &ci, compliance_names, 4)) {
+    s.compliance = kCompliance[ci];
+    edited = true;
+  }
+  int sort = m.instance_sort;
+  const char* sorts[] = {tr(S::sort_price), tr(S::sort_gpu), tr(S::sort_provider)};
+  field_label(S::sort);
+  if (ImGui::Combo(("##" + label(S::sort)).c_str(), &sort, sorts, 3)) a.instance_sort = sort;
+  if (edited) a.state = s;
+}
+
+bool meets_compliance(const Catalog& catalog, const Instance& in, const std::string& compliance) {
+  if (compliance.empty()) return true;
+  const Provider* p = catalog.find_provider(in.provider);
+  for (const auto& price : in.prices) {
+    const Region* r = p ? p->find_region(price.region) : nullptr;
+    if (!r) continue;
+    if ((compliance == "hipaa" && r->hipaa.value_or(false)) ||
+        (compliance == "gdpr" && r->gdpr_eu.value_or(false)) ||
+        (compliance == "gov" && r->gov.value_or(false))) {
+      return true;
+    }
+  }
+  return false;
+}
+
+std::vector<Row> instance_rows(const PageModel& m) {
+  const PageState& s = m.state;
+  std::vector<Row> rows;
+  for (const auto& in : m.catalog->instances) {
+    if (!s.provider.empty() && in.provider != s.provider) continue;
+    if (!meets_compliance(*m.catalog, in, s.compliance)) continue;
+    auto q = quote_price(in, s.pricing, m.catalog->pricing, s.region);
+    rows.push_back({&in, q.ok() ? std::optional<PriceQuote>(q.value()) : std::nullopt});
+  }
+  const int sort = m.instance_sort;
+  std::sort(rows.begin(), rows.end(), [sort](const Row& a, const Row& b) {
+    if (sort == 1) return a.in->gpu < b.in->gpu;
+    if (sort == 2) return a.in->provider < b.in->provider;
+    const double pa = a.q ? a.q->usd_per_hour : 1e18, pb = b.q ? b.q->usd_per_hour : 1e18;
+    return pa < pb;
+  });
+  return rows;
+}
+
+// An hourly price; an assumed one (a rule, not a published price) marked "≈" in orange.
+void price_text(const std::optional<PriceQuote>& q) {
+  if (!q) {
+    ImGui::TextUnformatted(tr(S::no_price));
+    return;
+  }
+  if (q->assumption) ImGui::PushStyleColor(ImGuiCol_Text, color_assumed());
+  std::string text = (q->assumption ? "≈ " : "") + format_number(q->usd_per_hour, 4);
+  if (q->currency == "CNY")
+    text += " (" + format_number(q->native_per_hour, 4) + " " + tr(S::unit_cny) + ")";
+  ImGui::TextUnformatted(text.c_str());
+  if (q->assumption) ImGui::PopStyleColor();
+}
+
+void instance_table(const PageModel& m, UiActions& a) {
+  const std::vector<Row> rows = instance_rows(m);
+  ImGui::Text(tr(S::instances_line), tr_pricing(m.state.pricing));
+  if (!ImGui::BeginTable("instances", 7,
+                         ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersOuter |
+                             ImGuiTableFlags_ScrollY | ImGuiTableFlags_Resizable |
+                             ImGuiTableFlags_SizingFixedFit,
+                         ImVec2(0, ImGui::GetTextLineHeightWithSpacing() * 14))) {
+    return;
+  }
+  for (S h : {S::col_instance, S::col_gpu, S::col_gpus, S::col_vcpus, S::col_usd_h, S::col_region,
+              S::col_basis}) {
+    ImGui::TableSetupColumn(tr(h), h == S::col_instance ? ImGuiTableColumnFlags_WidthStretch : 0);
+  }
+  ImGui::TableSetupScrollFreeze(0, 1);
+  ImGui::TableHeadersRow();
+  for (const auto& r : rows) {
+    ImGui::TableNextRow();
+    ImGui::TableNextColumn();
+    if (ImGui::Selectable(
+            ("##i-" + r.in->id).c_str(), r.in->id == m.state.instance,
+            ImGuiSelectableFlags_SpanAllColumns | ImGuiSelectableFlags_AllowItemOverlap)) {
+      PageState s = m.state;
+      s.instance = r.in->id;
+      s.nodes = 1;
+      a.state = s;
+    }
+    ImGui::SameLine(0, 0);
+    cell_text(r.in->id);
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(r.in->gpu.c_str());
+    ImGui::TableNextColumn();
+    ImGui::Text("%d", r.in->gpu_count);
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(r.in->vcpus > 0 ? std::to_string(r.in->vcpus).c_str() : "-");
+    ImGui::TableNextColumn();
+    price_text(r.q);
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(r.q ? r.q->region.c_str() : "-");
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(r.q ? tr(r.q->assumption ? S::basis_rule : S::basis_published) : "-");
+  }
+  ImGui::EndTable();
+}
+
+void gpu_row(const PageModel& m, const Gpu& g, UiActions& a) {
+  ImGui::TableNextRow();
+  ImGui::TableNextColumn();
+  if (ImGui::Selectable((g.name + "##gpu-row-" + g.id).c_str(),
+                        m.state.instance.empty() && g.id == m.state.gpu,
+                        ImGuiSelectableFlags_SpanAllColumns)) {
+    PageState s = m.state;
+    s.instance.clear();
+    s.gpu = g.id;
+    a.state = s;
+  }
+  if (ImGui::IsItemHovered()) {
+    auto it = g.fact_sources.find("memory_bytes");
+    if (it != g.fact_sources.end()) {
+      ImGui::SetTooltip(tr(S::memory_source), it->second.title.c_str(), it->second.date.c_str());
+    }
+  }
+  ImGui::TableNextColumn();
+  ImGui::TextUnformatted(format_bytes(g.memory_bytes).c_str());
+  ImGui::TableNextColumn();
+  ImGui::TextUnformatted(format_rate_bytes(g.memory_bandwidth_bytes_per_s).c_str());
+  auto peak = [&](const char* p) {
+    auto it = g.peak_dense_flops_per_s.find(p);
+    return it == g.peak_dense_flops_per_s.end() ? std::string("-")
+                                                : format_number(it->second / 1e12, 4);
+  };
+  ImGui::TableNextColumn();
+  ImGui::TextUnformatted(peak("bf16").c_str());
+  ImGui::TableNextColumn();
+  ImGui::TextUnformatted(peak("fp32").c_str());
+  ImGui::TableNextColumn();
+  ImGui::TextUnformatted(g.tdp_w > 0 ? format_watts(g.tdp_w).c_str() : "-");
+}
+
+void gpu_table(const PageModel& m, UiActions& a) {
+  ImGui::TextUnformatted(tr(S::gpus_line));
+  if (!ImGui::BeginTable(
+          "gpus", 6, ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersOuter | ImGuiTableFlags_ScrollY,
+          ImVec2(0, ImGui::GetTextLineHeightWithSpacing() * 10))) {
+    return;
+  }
+  for (S h : {S::col_gpu, S::col_memory, S::col_bandwidth, S::col_bf16, S::col_fp32, S::col_tdp}) {
+    ImGui::TableSetupColumn(tr(h));
+  }
+  ImGui::TableSetupScrollFreeze(0, 1);
+  ImGui::TableHeadersRow();
+  for (const auto& g : m.catalog->gpus) gpu_row(m, g, a);
+  ImGui::EndTable();
+}
+
+}  // namespace
+
+UiActions draw_hardware(const PageModel& m) {
+  UiActions a(m.ratio);
+  const Catalog& catalog = *m.catalog;
+  const long age = today_days() - days_of(catalog.prices_as_of);
+  // The range of the dates the prices carry (undated prices are marked in their rows).
+  std::string oldest = catalog.prices_as_of;
+  for (const auto& in : catalog.instances) {
+    for (const auto& p : in.prices) {
+      if (!p.date.empty() && p.date < oldest) oldest = p.date;
+    }
+  }
+  ImGui::Text(tr(S::prices_as_of), oldest.c_str(), catalog.prices_as_of.c_str());
+  if (age > kStalePriceDays) {
+    ImGui::SameLine();
+    error_text(format(tr(S::prices_stale), static_cast<int>(age)));
+  }
+  filters(m, a);
+  instance_table(m, a);
+  auto pct = [](double x) { return format_number(100 * x, 3) + " %"; };
+  ImGui::PushStyleColor(ImGuiCol_Text, color_assumed());
+  ImGui::TextWrapped(tr(S::rules_line), pct(catalog.pricing.monthly).c_str(),
+                     pct(catalog.pricing.reserved).c_str(), pct(catalog.pricing.bulk).c_str(),
+                     pct(catalog.pricing.spot).c_str());
+  ImGui::PopStyleColor();
+  ImGui::Spacing();
+  gpu_table(m, a);
+  return a;
+}
+
+}  // namespace gpuplan::web

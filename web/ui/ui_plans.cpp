@@ -1,0 +1,235 @@
+// The Plans tab: the planner's limits, its ranked plans, and the time-vs-cost chart. Clicking a
+// row or a point loads that plan and switches to Results.
+#include <algorithm>
+#include <cstdio>
+
+#include "gpuplan/report.h"
+
+#include "ui/charts.h"
+#include "ui/screens.h"
+#include "ui/widgets.h"
+
+namespace gpuplan::web {
+namespace {
+
+// The planner's limits, in a label column as wide as their longest label (the tab has room).
+void limits(const PageModel& m, UiActions& a) {
+  const LabelColumnFit fit(
+      {S::rank_by, S::deadline, S::budget, S::max_nodes, S::plan_gpu, S::provider, S::pricing});
+  PageState s = m.state;
+  bool edited = false;
+  edited |= enum_combo(
+      S::rank_by, s.objective, {Objective::cost, Objective::time},
+      +[](Objective o) { return tr(o == Objective::cost ? S::by_cost : S::by_time); });
+  edited |= input_quantity(S::deadline, s.deadline_hours, 0, 1e7, &a, "deadline");
+  edited |= input_quantity(S::budget, s.budget_usd, 0, 1e12, &a, "budget");
+  edited |= input_int(S::max_nodes, s.max_nodes, 1, 256);
+  edited |= id_combo(S::plan_gpu, s.plan_gpu, gpu_items(*m.catalog));
+  remember(a, "plan-gpu");
+  edited |= id_combo(S::provider, s.provider, provider_items(*m.catalog));
+  remember(a, "plan-provider");
+  edited |= enum_combo(S::pricing, s.pricing,
+                       {Pricing::on_demand, Pricing::monthly, Pricing::reserved_1y,
+                        Pricing::reserved_3y, Pricing::bulk, Pricing::spot},
+                       tr_pricing);
+  if (edited) {
+    s.compare.clear();
+    a.state = s;
+  }
+}
+
+// A total price; an assumed one (a rule, not a published price) is marked "≈" in orange.
+void price_cell(double usd, const PriceQuote& q) {
+  if (!q.assumption) {
+    ImGui::TextUnformatted(format_price(usd, q).c_str());
+    return;
+  }
+  ImGui::PushStyleColor(ImGuiCol_Text, color_assumed());
+  ImGui::TextUnformatted(("≈ " + format_price(usd, q)).c_str());
+  ImGui::PopStyleColor();
+}
+
+bool any_assumed(const PlanResult& plans) {
+  for (const auto& p : plans.plans) {
+    if (p.price.assumption) return true;
+  }
+  return false;
+}
+
+// The ranked plans; returns the index of a clicked row, or -1.
+std::string plan_key(const Plan& p) {
+  return p.instance + "*" + std::to_string(p.nodes);
+}
+
+bool compared(const PageState& s, const Plan& p) {
+  return std::find(s.compare.begin(), s.compare.end(), plan_key(p)) != s.compare.end();
+}
+
+// The compare tick of a row; at most 4 ticked.
+void compare_tick(const PageModel& m, const Plan& p, int i, UiActions& a) {
+  bool on = compared(m.state, p);
+  if (!on && m.state.compare.size() >= 4) ImGui::BeginDisabled();
+  if (ImGui::Checkbox(("##cmp-" + std::to_string(i)).c_str(), &on)) {
+    PageState s = m.state;
+    if (on)
+      s.compare.push_back(plan_key(p));
+    else
+      s.compare.erase(std::remove(s.compare.begin(), s.compare.end(), plan_key(p)),
+                      s.compare.end());
+    a.state = s;
+  }
+  if (!on && m.state.compare.size() >= 4) ImGui::EndDisabled();
+  remember(a, "compare-" + std::to_string(i));
+}
+
+int plan_table(const PageModel& m, const PlanResult& plans, UiActions& a) {
+  int clicked = -1;
+  // Columns fit their content; the instance column takes the rest and cuts long names with an
+  // ellipsis and a tooltip.
+  if (!ImGui::BeginTable("plans", 10,
+                         ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersOuter |
+                             ImGuiTableFlags_ScrollY | ImGuiTableFlags_SizingFixedFit |
+                             ImGuiTableFlags_Resizable,
+                         ImVec2(0, ImGui::GetTextLineHeightWithSpacing() * 12))) {
+    return clicked;
+  }
+  for (S h : {S::col_rank, S::col_instance, S::col_gpu, S::col_nodes, S::col_parallel,
+              S::col_zero_mb, S::col_time, S::col_usd, S::col_mfu, S::col_compare}) {
+    ImGui::TableSetupColumn(tr(h), h == S::col_instance ? ImGuiTableColumnFlags_WidthStretch : 0);
+  }
+  ImGui::TableSetupScrollFreeze(0, 1);
+  ImGui::TableHeadersRow();
+  int i = 0;
+  for (const auto& p : plans.plans) {
+    ImGui::TableNextRow();
+    ImGui::TableNextColumn();
+    char label[32];
+    std::snprintf(label, sizeof label, "%d%s##plan-%d", i + 1, p.pareto ? " *" : "", i);
+    if (ImGui::Selectable(
+            label, false,
+            ImGuiSelectableFlags_SpanAllColumns | ImGuiSelectableFlags_AllowItemOverlap)) {
+      clicked = i;
+    }
+    remember(a, "plan-" + std::to_string(i));
+    ImGui::TableNextColumn();
+    cell_text(p.instance);
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(p.gpu.c_str());
+    ImGui::TableNextColumn();
+    ImGui::Text("%d", p.nodes);
+    ImGui::TableNextColumn();
+    ImGui::Text("%d/%d/%d", p.setup.dp, p.setup.tp, p.setup.pp);
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted((std::to_string(p.setup.zero_stage) + ", " +
+                            format_count(static_cast<double>(p.setup.micro_batch)) + ", " +
+                            tr_checkpointing(p.setup.checkpointing))
+                               .c_str());
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(format_duration(p.cost.expected_hours).c_str());
+    ImGui::TableNextColumn();
+    price_cell(p.cost.usd_total, p.price);
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted((format_number(100 * p.time.mfu, 2) + " %").c_str());
+    ImGui::TableNextColumn();
+    compare_tick(m, p, i, a);
+    ++i;
+  }
+  ImGui::EndTable();
+  return clicked;
+}
+
+// The ticked plans side by side: time, cost, cost per million tokens, memory headroom.
+void compare_view(const PageModel& m, const PlanResult& plans) {
+  std::vector<const Plan*> chosen;
+  for (const auto& p : plans.plans) {
+    if (compared(m.state, p)) chosen.push_back(&p);
+  }
+  ImGui::TextDisabled("%s", tr(S::compare_title));
+  if (chosen.size() < 2) return;
+  if (!ImGui::BeginTable("compare", static_cast<int>(chosen.size()) + 1,
+                         ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersOuter |
+                             ImGuiTableFlags_SizingStretchSame)) {
+    return;
+  }
+  ImGui::TableSetupColumn("");
+  for (const Plan* p : chosen)
+    ImGui::TableSetupColumn((p->instance + " x" + std::to_string(p->nodes)).c_str());
+  ImGui::TableHeadersRow();
+  auto row = [&](S name, auto show) {
+    ImGui::TableNextRow();
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(tr(name));
+    for (const Plan* p : chosen) {
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(show(*p).c_str());
+    }
+  };
+  row(S::cmp_time, [](const Plan& p) { return format_duration(p.cost.expected_hours); });
+  row(S::cmp_cost, [](const Plan& p) {
+    return (p.price.assumption ? "≈ " : "") + format_usd(p.cost.usd_total);
+  });
+  const double tokens = m.state.run.tokens;
+  if (tokens > 0) {
+    row(S::cmp_per_million,
+        [&](const Plan& p) { return format_usd(p.cost.usd_total / (tokens / 1e6)); });
+  }
+  row(S::cmp_headroom,
+      [](const Plan& p) { return format_bytes(p.gpu_memory_bytes - p.memory.total()); });
+  ImGui::EndTable();
+}
+
+// The state with a plan's instance and setup, on the Results tab.
+PageState with_plan(PageState s, const Plan& plan) {
+  s.instance = plan.instance;
+  s.nodes = plan.nodes;
+  Setup& setup = s.request.setup;
+  setup.tp = plan.setup.tp;
+  setup.pp = plan.setup.pp;
+  setup.zero_stage = plan.setup.zero_stage;
+  setup.micro_batch = plan.setup.micro_batch;
+  setup.checkpointing = plan.setup.checkpointing;
+  setup.global_batch = plan.setup.global_batch;
+  s.tab = Tab::results;
+  return s;
+}
+
+}  // namespace
+
+UiActions draw_plans(const PageModel& m) {
+  UiActions a(m.ratio);
+  limits(m, a);
+  if (!m.plan_error.message.empty()) {
+    error_text(page_message(m.plan_error));
+    return a;
+  }
+  if (!m.plans) return a;
+  const PlanResult& plans = *m.plans;
+  ImGui::TextWrapped(tr(S::searched_line),
+                     format_count(static_cast<double>(plans.candidates)).c_str(),
+                     format_count(static_cast<double>(plans.fitting)).c_str(),
+                     format_count(static_cast<double>(plans.within_limits)).c_str());
+  for (const auto& n : plans.notes) note_text(n);
+  int load = plan_table(m, plans, a);
+  compare_view(m, plans);
+  ImGui::TextDisabled("%s", tr(S::pareto_note));
+  if (any_assumed(plans)) {
+    ImGui::PushStyleColor(ImGuiCol_Text, color_assumed());
+    ImGui::TextWrapped("%s", tr(S::assumed_mark));
+    ImGui::PopStyleColor();
+  }
+  std::vector<ScatterPoint> pts;
+  for (const auto& p : plans.plans) {
+    pts.push_back({p.cost.expected_hours, p.cost.usd_total, p.pareto, p.price.assumption,
+                   p.instance + " x" + std::to_string(p.nodes)});
+  }
+  const int clicked = scatter("pareto", pts, 260.0f * m.ratio);
+  remember(a, "pareto");
+  if (clicked >= 0) load = clicked;
+  if (load >= 0) {
+    a.state = with_plan(m.state, plans.plans[static_cast<size_t>(load)]);
+    a.select_tab = true;
+  }
+  return a;
+}
+
+}  // namespace gpuplan::web

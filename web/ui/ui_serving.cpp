@@ -1,0 +1,304 @@
+// The Serving tab: `gpuplan serve` in the page. Its inputs (the CLI's options), the instances
+// ranked as the CLI ranks them, the day's load and the replicas per hour, one replica's latency
+// against the request rate with the targets, and the monthly cost, fixed vs autoscaled.
+#include <algorithm>
+#include <cstdio>
+#include <string>
+
+#include "gpuplan/report.h"
+
+#include "ui/charts.h"
+#include "ui/screens.h"
+#include "ui/widgets.h"
+
+namespace gpuplan::web {
+namespace {
+
+constexpr ImGuiTableFlags kTableFlags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersOuter |
+                                        ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_ScrollX;
+
+const char* curve_presets[] = {"flat", "business-hours", "diurnal"};
+const S curve_names[] = {S::curve_flat, S::curve_business, S::curve_diurnal};
+
+bool model_combo(const PageModel& m, PageState& s) {
+  field_label(S::model);
+  const Model* cur = m.catalog->find_model(s.request.model);
+  bool changed = false;
+  if (ImGui::BeginCombo("##serve-model", cur ? cur->name.c_str() : s.request.model.c_str(),
+                        ImGuiComboFlags_HeightLarge)) {
+    for (const auto& zoo : m.catalog->models) {
+      if (zoo.task != "causal-lm") continue;  // serving generates tokens
+      if (ImGui::Selectable((zoo.name + "##" + zoo.id).c_str(), zoo.id == s.request.model)) {
+        changed = zoo.id != s.request.model || s.custom.kind != CustomModel::Kind::none;
+        s.request.model = zoo.id;
+        s.custom.kind = CustomModel::Kind::none;
+      }
+    }
+    ImGui::EndCombo();
+  }
+  return changed;
+}
+
+// The day's load: a preset, or 24 typed rates (picking "typed" starts from the day shown).
+bool curve_inputs(const PageModel& m, ServeRequest& r, UiActions& a) {
+  constexpr size_t typed = 3;
+  size_t cur = r.load_curve.empty() ? 0 : typed;
+  for (size_t i = 0; i < typed; ++i) {
+    if (r.load_curve == curve_presets[i]) cur = i;
+  }
+  field_label(S::serve_curve);
+  bool changed = false;
+  if (ImGui::BeginCombo("##serve-curve", tr(cur == typed ? S::curve_typed : curve_names[cur]))) {
+    for (size_t i = 0; i <= typed; ++i) {
+      if (ImGui::Selectable(tr(i == typed ? S::curve_typed : curve_names[i]), i == cur) &&
+          i != cur) {
+        changed = true;
+        r.load_curve = i == typed ? typed_curve_seed(r, m.serve) : i == 0 ? "" : curve_presets[i];
+      }
+    }
+    ImGui::EndCombo();
+  }
+  remember(a, "serve-curve");
+  if (cur != typed) return changed;
+  field_label(S::serve_curve_rates);
+  char buf[1024];
+  std::snprintf(buf, sizeof buf, "%s", r.load_curve.c_str());
+  ImGui::InputText("##serve-curve-rates", buf, sizeof buf);
+  remember(a, "serve-curve-rates");
+  if (ImGui::IsItemDeactivatedAfterEdit() && r.load_curve != buf) {
+    r.load_curve = buf;
+    changed = true;
+  }
+  return changed;
+}
+
+// The autoscaling policy: the fleet's floor, how full a replica runs, headroom at the peak,
+// and how long a new replica takes to serve.
+bool policy_inputs(ServeRequest& r, UiActions& a) {
+  bool edited = false;
+  edited |= input_int(S::serve_min_replicas, r.min_replicas, 0, 10000, &a, "serve-min-replicas");
+  edited |=
+      input_quantity(S::serve_utilisation, r.target_utilisation, 0.01, 1, &a, "serve-utilisation");
+  edited |= input_quantity(S::serve_headroom, r.headroom, 0, 10, &a, "serve-headroom");
+  edited |= input_quantity(S::serve_start, r.start_s, 0, 86400, &a, "serve-start");
+  edited |= input_quantity(S::serve_load_bw, r.load_gb_per_s, 0, 1e4, &a, "serve-load-bw");
+  return edited;
+}
+
+bool percentile_combo(ServeRequest& r) {
+  field_label(S::serve_percentile);
+  bool changed = false;
+  const std::string cur = "p" + std::to_string(r.percentile);
+  if (ImGui::BeginCombo("##serve-percentile", cur.c_str())) {
+    for (int p : {50, 90, 99}) {
+      if (ImGui::Selectable(("p" + std::to_string(p)).c_str(), p == r.percentile)) {
+        changed = p != r.percentile;
+        r.percentile = p;
+      }
+    }
+    ImGui::EndCombo();
+  }
+  return changed;
+}
+
+std::vector<IdName> instance_items(const Catalog& catalog) {
+  std::vector<IdName> out;
+  for (const auto& in : catalog.instances) out.push_back({in.id, in.id});
+  return out;
+}
+
+// The inputs: the load and targets, then the replica and the hardware (one column, its labels
+// as wide as the longest: the tab has the room the sidebar lacks).
+void inputs(const PageModel& m, UiActions& a) {
+  const LabelColumnFit fit({S::model, S::serve_rate, S::serve_prompt, S::serve_output,
+                            S::serve_ttft, S::serve_tpot, S::serve_percentile, S::serve_runtime,
+                            S::serve_weights, S::serve_kv, S::serve_gpu, S::serve_instance,
+                            S::serve_curve});
+  PageState s = m.state;
+  ServeRequest& r = s.serve;
+  bool edited = false;
+  edited |= model_combo(m, s);
+  remember(a, "serve-model");
+  edited |= input_quantity(S::serve_rate, r.rate_per_s, 1e-6, 1e7, &a, "serve-rate");
+  edited |= input_quantity(S::serve_prompt, r.prompt_tokens, 1, 1e7, &a, "serve-prompt");
+  edited |= input_quantity(S::serve_output, r.output_tokens, 1, 1e7, &a, "serve-output");
+  edited |= input_quantity(S::serve_ttft, r.ttft_ms, 0, 1e7, &a, "serve-ttft");
+  edited |= input_quantity(S::serve_tpot, r.tpot_ms, 0, 1e7, &a, "serve-tpot");
+  edited |= percentile_combo(r);
+  edited |=
+      enum_combo(S::serve_runtime, r.runtime,
+                 {Runtime::vllm, Runtime::trtllm, Runtime::sglang, Runtime::hf}, runtime_name);
+  edited |= enum_combo(S::serve_weights, r.weights,
+                       {WeightFormat::bf16, WeightFormat::fp16, WeightFormat::fp8,
+                        WeightFormat::int8, WeightFormat::int4},
+                       weight_format_name);
+  edited |= enum_combo(S::serve_kv, r.kv, {KvFormat::bf16, KvFormat::fp8}, kv_format_name);
+  edited |= id_combo(S::serve_gpu, r.gpu, gpu_items(*m.catalog));
+  remember(a, "serve-gpu");
+  edited |= id_combo(S::serve_instance, r.instance, instance_items(*m.catalog));
+  remember(a, "serve-instance");
+  edited |= curve_inputs(m, r, a);
+  edited |= policy_inputs(r, a);
+  if (edited) a.state = s;
+}
+
+std::string usd_or_none(const ServeOption& o, double FleetCost::*field) {
+  return o.costs.empty() ? tr(S::no_price) : format_usd(o.costs.front().*field);
+}
+
+int peak_replicas(const FleetPlan& f) {
+  int peak = 0;
+  for (const auto& h : f.hours) peak = std::max(peak, h.replicas);
+  return peak;
+}
+
+void option_row(const ServeOption& o, int rank, double percentile) {
+  const auto& at = o.rate.at_max;
+  ImGui::TableNextRow();
+  const std::string cells[] = {
+      std::to_string(rank),
+      o.instance.empty() ? o.gpu : o.instance,
+      o.gpu,
+      std::to_string(o.tp),
+      format_number(o.rate.max_rate_per_s, 3),
+      format_number(at_percentile(at.ttft_s, percentile) * 1000, 3) + " ms",
+      format_number(at_percentile(at.tpot_s, percentile) * 1000, 3) + " ms",
+      std::to_string(o.fleet.fixed_replicas),
+      std::to_string(o.fleet.fixed_replicas * o.tp),
+      std::to_string(peak_replicas(o.fleet)),
+      usd_or_none(o, &FleetCost::usd_per_month_fixed),
+      usd_or_none(o, &FleetCost::usd_per_month_autoscaled),
+      usd_or_none(o, &FleetCost::usd_per_million_output_tokens),
+  };
+  for (const auto& c : cells) {
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(c.c_str());
+  }
+}
+
+void ranking(const PageModel& m, UiActions& a) {
+  const ServePlan& p = *m.serve.plan;
+  ImGui::TextWrapped(tr(S::serve_ranking), m.state.serve.percentile);
+  const S cols[] = {
+      S::col_rank,         S::col_instance,      S::col_gpu,         S::col_tp,
+      S::col_rate_replica, S::col_ttft,          S::col_tpot,        S::col_replicas_fixed,
+      S::col_gpus_fixed,   S::col_replicas_peak, S::col_month_fixed, S::col_month_auto,
+      S::col_per_mtok};
+  const float height = ImGui::GetTextLineHeightWithSpacing() *
+                       (static_cast<float>(std::min<size_t>(p.options.size(), 10)) + 2.5f);
+  if (!ImGui::BeginTable("serve-ranking", 13, kTableFlags, ImVec2(0, height))) return;
+  for (S c : cols) ImGui::TableSetupColumn(tr(c));
+  ImGui::TableHeadersRow();
+  int rank = 0;
+  for (const auto& o : p.options) option_row(o, ++rank, m.state.serve.percentile);
+  ImGui::EndTable();
+  remember(a, "serve-ranking");
+  for (const auto& n : p.notes) note_text(n);
+}
+
+void best_line(const ServeOption& b) {
+  ImGui::TextWrapped(tr(S::serve_best), b.instance.empty() ? b.gpu.c_str() : b.instance.c_str(),
+                     b.tp, format_bytes(b.memory.kv_bytes).c_str(),
+                     format_count(static_cast<double>(b.memory.kv_tokens)).c_str(),
+                     format_count(static_cast<double>(b.max_seqs)).c_str(),
+                     format_number(b.prefill_s * 1000, 3).c_str(),
+                     format_number(b.decode_step_s * 1000, 3).c_str());
+  for (const auto& n : b.notes) note_text(n);
+}
+
+// The day: the load curve as bars, and the replicas per hour as steps with the fixed fleet.
+void day_charts(const PageModel& m, const ServeOption& b, UiActions& a) {
+  const float h = 180.0f * m.ratio;
+  LineChart load;
+  load.x_title = tr(S::axis_hour);
+  load.y_title = tr(S::axis_rate);
+  load.x_max = 24;
+  Series bars{tr(S::chart_load), {}, m.serve.curve, Series::Kind::bars, 4};
+  for (size_t i = 0; i < m.serve.curve.size(); ++i) bars.x.push_back(static_cast<double>(i));
+  load.series.push_back(bars);
+  ImGui::TextUnformatted(tr(S::chart_load));
+  line_chart("serve-load", load, h);
+  remember(a, "serve-load-chart");
+  LineChart reps;
+  reps.x_title = tr(S::axis_hour);
+  reps.x_max = 24;
+  Series steps{tr(S::series_autoscaled), {}, {}, Series::Kind::step, 0};
+  for (size_t i = 0; i < b.fleet.hours.size(); ++i) {
+    steps.x.push_back(static_cast<double>(i));
+    steps.y.push_back(b.fleet.hours[i].replicas);
+  }
+  reps.series.push_back(steps);
+  reps.refs.push_back({tr(S::series_fixed), static_cast<double>(b.fleet.fixed_replicas), 1});
+  ImGui::TextUnformatted(tr(S::chart_replicas));
+  line_chart("serve-replicas", reps, h);
+  remember(a, "serve-replicas-chart");
+}
+
+// One replica: TTFT and TPOT at the SLO's percentile against the rate, with the targets.
+void latency_charts(const PageModel& m, UiActions& a) {
+  if (m.serve.latency.empty()) return;
+  const ServeRequest& r = m.state.serve;
+  const std::string p = " p" + std::to_string(r.percentile);
+  LineChart ttft, tpot;
+  Series st{tr(S::col_ttft) + p, {}, {}, Series::Kind::line, 0};
+  Series sp{tr(S::col_tpot) + p, {}, {}, Series::Kind::line, 2};
+  for (const auto& pt : m.serve.latency) {
+    st.x.push_back(pt.rate_per_s);
+    st.y.push_back(pt.ttft_s * 1000);
+    sp.x.push_back(pt.rate_per_s);
+    sp.y.push_back(pt.tpot_s * 1000);
+  }
+  for (auto [chart, series, target] :
+       {std::tuple<LineChart*, Series*, double>{&ttft, &st, r.ttft_ms}, {&tpot, &sp, r.tpot_ms}}) {
+    chart->x_title = tr(S::axis_rate);
+    chart->y_title = tr(S::axis_ms);
+    chart->series.push_back(*series);
+    if (target > 0) chart->refs.push_back({tr(S::series_target), target, 5});
+  }
+  ImGui::TextUnformatted(tr(S::chart_latency));
+  const float h = 180.0f * m.ratio;
+  line_chart("serve-ttft", ttft, h);
+  remember(a, "serve-ttft-chart");
+  line_chart("serve-tpot", tpot, h);
+  remember(a, "serve-tpot-chart");
+}
+
+void cost_chart(const PageModel& m, const ServeOption& b, UiActions& a) {
+  if (b.costs.empty()) return;
+  std::vector<BarGroup> groups;
+  for (const auto& c : b.costs) {
+    groups.push_back(
+        {tr(fleet_pricing_string(c.pricing)), {c.usd_per_month_fixed, c.usd_per_month_autoscaled}});
+  }
+  ImGui::TextUnformatted(tr(S::chart_cost));
+  bar_groups("serve-cost", groups, {tr(S::series_fixed), tr(S::series_autoscaled)},
+             18.0f * m.ratio);
+  remember(a, "serve-cost-chart");
+}
+
+}  // namespace
+
+UiActions draw_serving(const PageModel& m) {
+  UiActions a(m.ratio);
+  ImGui::TextUnformatted(tr(S::serve_inputs));
+  inputs(m, a);
+  ImGui::Separator();
+  const ServeResults& r = m.serve;
+  if (r.progress < 1) {
+    ImGui::TextUnformatted(tr(S::serve_simulating));
+    ImGui::ProgressBar(static_cast<float>(r.progress));
+    remember(a, "serve-progress");
+  }
+  if (!r.error.message.empty()) error_text(page_message(r.error));
+  if (!r.plan || r.plan->options.empty()) return a;
+  ranking(m, a);
+  const ServeOption& best = r.plan->options.front();
+  best_line(best);
+  ImGui::Spacing();
+  day_charts(m, best, a);
+  cost_chart(m, best, a);
+  latency_charts(m, a);
+  return a;
+}
+
+}  // namespace gpuplan::web

@@ -1,0 +1,106 @@
+#pragma once
+// Small ImGui helpers shared by the screens: labels before fields, number fields that read what
+// people type, enum combos, coloured messages, table rows, and recording a widget's rectangle
+// for tests. Every text comes from the string table (i18n.h).
+
+#include <imgui.h>
+
+#include <cstdint>
+#include <initializer_list>
+#include <string>
+#include <vector>
+
+#include "model/i18n.h"
+#include "model/page_model.h"
+
+namespace gpuplan::web {
+
+// Colours with a meaning, shared by text, tables and charts.
+ImVec4 color_ok();       // fits, valid
+ImVec4 color_error();    // does not fit, errors
+ImVec4 color_note();     // notes
+ImVec4 color_assumed();  // assumed prices (not "fits" green)
+
+// Days since 1970-01-01 of a YYYY-MM-DD date (0 when malformed), and of today.
+long days_of(const std::string& date);
+long today_days();
+
+// Records the last widget's rectangle under `name` (published for tests and clicks).
+void remember(UiActions& a, const std::string& name);
+
+void error_text(const std::string& text);
+void note_text(const std::string& text);
+void table_row(const char* label, const std::string& value);
+// Text cut to the column's width with an ellipsis; the full text in a tooltip when cut.
+void cell_text(const std::string& text);
+void cell_text_width(const std::string& text, float width);
+// The label of the next field, drawn before it; the field then fills the rest of the row. A
+// field marked bad (a link's bad value) has its label in red with the problem under it.
+void field_label(S id);
+// The next field_label's tooltip, shown when its label is hovered: the explanation of a label
+// kept short so that it fits its column.
+void next_label_tip(S tip);
+// The fields to mark bad in the next frames, with what to say (from the link's problems).
+void mark_fields(const std::vector<LinkProblem>& problems);
+// While it lives, field_label's label column (13 em by default) is as wide as the longest of
+// `labels` in the page's language, at most half the room: for a screen with long labels and
+// room to spare (the Serving tab).
+class LabelColumnFit {
+ public:
+  explicit LabelColumnFit(std::initializer_list<S> labels);
+  ~LabelColumnFit();
+  LabelColumnFit(const LabelColumnFit&) = delete;
+  LabelColumnFit& operator=(const LabelColumnFit&) = delete;
+
+ private:
+  float saved_;
+};
+// The ids (strings.inc) of the labels field_label cut with an ellipsis since the last call,
+// for the tests' mirror of the page.
+std::vector<std::string> take_cut_labels();
+
+// A combo over an enum's values, named by `name`; true when the value changed.
+template <class E>
+bool enum_combo(S id, E& value, std::initializer_list<E> values, const char* (*name)(E)) {
+  field_label(id);
+  bool changed = false;
+  if (ImGui::BeginCombo(("##" + label(id)).c_str(), name(value))) {
+    for (E v : values) {
+      if (ImGui::Selectable(name(v), v == value)) {
+        changed = v != value;
+        value = v;
+      }
+    }
+    ImGui::EndCombo();
+  }
+  return changed;
+}
+
+// A number field that reads what people type (50M, 2e9, 1.5k, 2,000,000: parse_quantity) and
+// shows the value with thousands separators. Commits on Enter or when it loses focus, clamped
+// to [min, max]. Text that is not a number keeps the value and shows why under the field.
+// With `a` and `name`, the field's rectangle is remembered under `name`.
+bool input_quantity(S id, double& value, double min, double max, UiActions* a = nullptr,
+                    const char* name = nullptr);
+bool input_count(S id, int64_t& value, int64_t min, int64_t max, UiActions* a = nullptr,
+                 const char* name = nullptr);
+template <class T>
+bool input_int(S id, T& value, int64_t min, int64_t max, UiActions* a = nullptr,
+               const char* name = nullptr) {
+  int64_t v = static_cast<int64_t>(value);
+  if (!input_count(id, v, min, max, a, name)) return false;
+  value = static_cast<T>(v);
+  return true;
+}
+bool checkbox(S id, bool& value);
+
+// A combo over ids (shown by name) with "any" first for ""; true when the value changed.
+struct IdName {
+  std::string id, name;
+};
+bool id_combo(S id, std::string& value, const std::vector<IdName>& items);
+// The catalog's providers and GPUs as combo items.
+std::vector<IdName> provider_items(const Catalog& catalog);
+std::vector<IdName> gpu_items(const Catalog& catalog);
+
+}  // namespace gpuplan::web
