@@ -6,10 +6,10 @@
 // KV blocks of kv_block_tokens tokens (Kwon et al. 2023, "Efficient Memory Management for LLM
 // Serving with PagedAttention", sec. 4.1).
 //
-// Step time: a roofline per class of work, as in timing.cpp but self-contained here (the
+// Step time: a roofline per class of work, as in training/roofline.cpp but self-contained here (the
 // training model changes independently): weight matmuls take the larger of the weight bytes at
 // HBM bandwidth and their FLOPs at the achievable matmul rate, each matmul paying for whole
-// waves of output tiles (the tile and wave quantisation of timing.cpp); element-wise kernels
+// waves of output tiles (the tile and wave quantisation of training/roofline.cpp); element-wise kernels
 // (norms, residual adds, activation) their bytes; attention the larger of its KV reads and its
 // FLOPs; plus two tensor-parallel all-reduces per layer (Megatron-LM: Shoeybi et al. 2019,
 // sec. 3), the expert-parallel all-to-all of MoE layers, and a gap per kernel.
@@ -327,7 +327,7 @@ int64_t max_concurrent_sequences(const ReplicaModel& r, double prompt_tokens,
 
 namespace {
 
-// Tile and wave quantisation of a matmul with `rows` rows (timing.cpp's model). Kernels for fewer
+// Tile and wave quantisation of a matmul with `rows` rows (training/roofline.cpp's model). Kernels for fewer
 // rows than one tile choose narrower tiles or split K (cuBLAS heuristics), so those are not
 // quantised here.
 double quantised(const ReplicaModel& r, double rows, double cols) {

@@ -1,0 +1,54 @@
+#pragma once
+// What the training time model's units share (roofline.cpp, collectives.cpp, step_time.cpp):
+// the rates a GPU reaches for a setup, and the collectives over a cluster's links. Private to
+// core/src/training.
+
+#include <string>
+
+#include "gpuplan/timing.h"
+
+namespace gpuplan::training {
+
+inline Error invalid(const std::string& m) {
+  return make_error(Errc::invalid_argument, m);
+}
+
+// What one GPU reaches for a setup's precision.
+struct Rates {
+  double peak = 0;          // dense peak for the precision (for MFU)
+  double compute = 0;       // achievable FLOP/s for matmuls/convolutions at their best shape
+  double memory = 0;        // achievable bytes/s
+  double eager_memory = 0;  // what eager PyTorch's unfused non-matmul kernels reach
+  double compute16 = 0;     // fp8 runs: the 16-bit matmul rate of the work left in 16 bits
+  double peak16 = 0;
+  bool compiled = false;          // torch.compile fuses them (memory-bound at `memory`)
+  AttentionEfficiency attention;  // flash attention's fraction of `peak`
+  bool tf32_convs = false;
+  bool tensor_cores = false;  // matmuls and convolutions run on tensor cores
+  int sms = 0;                // for wave quantisation; 0: unknown (not applied)
+};
+
+// The rates of `gpu` for `setup` (roofline.cpp): a probe's measurement, the measured matmul
+// ceiling, or the spec peak x efficiency.
+Result<Rates> rates_for(const Model& model, const Setup& setup, const Gpu& gpu,
+                        const Efficiencies& eff);
+
+// Bus bandwidths a collective reaches inside a node and between nodes.
+struct Links {
+  double intra = 0;
+  double inter = 0;
+};
+
+Links links_for(const Cluster& cluster, const Efficiencies& eff);
+
+// Ring all-reduce of `bytes` over `n` ranks at bus bandwidth `busbw`; all-gather (or
+// reduce-scatter) moves half of it.
+double allreduce_s(double bytes, double n, double busbw);
+double allgather_s(double bytes, double n, double busbw);
+// NCCL's ring latency of one all-gather or reduce-scatter over `ranks` GPUs on `nodes` nodes.
+double ring_latency_s(double ranks, double nodes, const Cluster& cluster, const Efficiencies& eff);
+// The nodes a data-parallel group spans, and its bus bandwidth.
+double dp_group_nodes(const Setup& setup, const Cluster& cluster);
+double dp_busbw(const Setup& setup, const Cluster& cluster, const Links& l);
+
+}  // namespace gpuplan::training

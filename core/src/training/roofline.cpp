@@ -1,0 +1,193 @@
+// The roofline of one pass: the rates a GPU reaches for a precision (spec peak, measured
+// ceiling or probe figure x efficiency), and each kernel class timed at the larger of its FLOPs
+// and its bytes, plus launch gaps.
+#include <algorithm>
+#include <cmath>
+
+#include "gpuplan/timing.h"
+#include "training/internal.h"
+
+namespace gpuplan {
+
+using training::invalid;
+using training::Rates;
+using training::rates_for;
+
+// The catalog key of the tensor-core units a precision's matmuls run on.
+const char* matmul_precision_key(Precision precision) {
+  switch (precision) {
+    case Precision::fp32:
+      return "fp32";
+    case Precision::tf32:
+      return "tf32";
+    case Precision::fp16:
+    case Precision::amp_fp16:
+    case Precision::mixed_fp16:
+      return "fp16";
+    case Precision::bf16:
+    case Precision::amp_bf16:
+    case Precision::mixed_bf16:
+      return "bf16";
+    case Precision::fp8:
+      return "fp8";
+  }
+  return "fp32";
+}
+
+Result<double> dense_peak_flop_per_s(const Gpu& gpu, Precision precision) {
+  const char* key = matmul_precision_key(precision);
+  auto it = gpu.peak_dense_flops_per_s.find(key);
+  if (it == gpu.peak_dense_flops_per_s.end()) {
+    return invalid("GPU '" + gpu.id + "' has no sourced dense " + key +
+                   " peak (it may not support " + precision_name(precision) +
+                   "); choose another precision or GPU");
+  }
+  return it->second;
+}
+
+// Tile and wave quantisation (NVIDIA, "Matrix Multiplication Background User's Guide"): a GEMM
+// is computed in output tiles, one per SM at a time, so it takes whole waves of tiles; rows and
+// columns not a multiple of the tile are padded. Returns useful work / work paid for.
+double gemm_quantisation_efficiency(double rows, double cols, int sms, const Efficiencies& eff) {
+  if (sms <= 0 || rows <= 0 || cols <= 0 || eff.gemm_tile_rows <= 0 || eff.gemm_tile_cols <= 0)
+    return 1.0;
+  const double row_tiles = std::ceil(rows / eff.gemm_tile_rows),
+               col_tiles = std::ceil(cols / eff.gemm_tile_cols);
+  const double waves = row_tiles * col_tiles / sms;
+  const double padding =
+      rows * cols / (row_tiles * eff.gemm_tile_rows * col_tiles * eff.gemm_tile_cols);
+  return padding * waves / std::ceil(waves);
+}
+
+namespace {
+
+// The best measured matmul throughput of `gpu` for a precision: its own entry, or the bf16 one
+// for fp16 where both have the same tensor-core peak (the same units run both).
+double measured_matmul_ceiling(const Gpu& gpu, Precision precision) {
+  const char* key = matmul_precision_key(precision);
+  const auto& m = gpu.matmul_max_achievable_flops_per_s;
+  if (auto it = m.find(key); it != m.end()) return it->second;
+  const auto& p = gpu.peak_dense_flops_per_s;
+  if (std::string(key) == "fp16" && m.count("bf16") && p.count("fp16") && p.count("bf16") &&
+      p.at("fp16") == p.at("bf16")) {
+    return m.at("bf16");
+  }
+  return 0;
+}
+
+}  // namespace
+
+Result<Rates> training::rates_for(const Model& model, const Setup& setup, const Gpu& gpu,
+                                  const Efficiencies& eff) {
+  auto peak = dense_peak_flop_per_s(gpu, setup.precision);
+  if (!peak.ok()) return peak.error();
+  Rates r;
+  r.peak = peak.value();
+  // fp32 convolutions run on TF32 tensor cores by default on Ampere and newer
+  // (torch.backends.cudnn.allow_tf32 = True; matmuls stay fp32: allow_tf32 = False).
+  double conv_peak = r.peak;
+  if (setup.precision == Precision::fp32 && model.kind == ModelKind::graph &&
+      gpu.peak_dense_flops_per_s.count("tf32")) {
+    conv_peak = gpu.peak_dense_flops_per_s.at("tf32");
+    r.tf32_convs = true;
+    r.peak = conv_peak;  // MFU against the units that do the work
+  }
+  r.tensor_cores = setup.precision != Precision::fp32 || r.tf32_convs;
+  // A probe's measurement for the precision replaces everything else; FP32 convolutions that run
+  // on TF32 tensor cores take its TF32 figure. Then the GPU's measured best matmul; then the spec
+  // peak x a published efficiency (SGEMM's for FP32 on CUDA cores, whose kernels get closer to
+  // their lower peak).
+  const double probe =
+      r.tf32_convs ? eff.measured_tf32_gemm_flop_per_s : eff.measured_gemm_flop_per_s;
+  const double ceiling = r.tf32_convs ? 0.0 : measured_matmul_ceiling(gpu, setup.precision);
+  const double gemm_eff =
+      setup.precision == Precision::fp32 && !r.tf32_convs ? eff.simt_gemm : eff.gemm;
+  r.compute = probe > 0 ? probe : ceiling > 0 ? ceiling : conv_peak * gemm_eff;
+  r.memory = eff.measured_hbm_bytes_per_s > 0 ? eff.measured_hbm_bytes_per_s
+                                              : gpu.memory_bandwidth_bytes_per_s * eff.hbm;
+  if (r.memory <= 0) return invalid("GPU '" + gpu.id + "' has no memory bandwidth");
+  r.eager_memory = r.memory * eff.eager_memory_bound / eff.hbm;
+  r.compiled = setup.compile;
+  r.compute16 = r.compute;
+  r.peak16 = r.peak;
+  if (setup.precision == Precision::fp8) {
+    auto bf16 = dense_peak_flop_per_s(gpu, Precision::bf16);
+    if (!bf16.ok()) return bf16.error();
+    r.peak16 = bf16.value();
+    const double ceiling16 = measured_matmul_ceiling(gpu, Precision::bf16);
+    r.compute16 = ceiling16 > 0 ? ceiling16 : r.peak16 * eff.gemm;
+  }
+  auto fa = eff.flash_attention.find(gpu.architecture);
+  r.attention = fa != eff.flash_attention.end() ? fa->second : eff.flash_attention_default;
+  r.sms = gpu.sm_count;
+  return r;
+}
+
+namespace {
+
+// The quantisation of one GEMM class at `batch` samples (gemm_quantisation_efficiency).
+double quantisation_efficiency(const OpClass& op, const Rates& r, const Efficiencies& eff,
+                               double batch) {
+  if (op.gemm_rows_per_sample <= 0) return 1.0;
+  return gemm_quantisation_efficiency(op.gemm_rows_per_sample * batch, op.gemm_cols, r.sms, eff);
+}
+
+// GPU time of one class of kernels, forward or backward: the larger of its FLOPs at the rate
+// its units reach and its bytes at memory bandwidth, plus a gap per kernel.
+double op_time_s(const OpClass& op, const Rates& r, const Efficiencies& eff, double batch,
+                 bool backward, double model_backward_ratio) {
+  const double ratio = !backward                     ? 1.0
+                       : op.backward_flops_ratio > 0 ? op.backward_flops_ratio
+                                                     : model_backward_ratio;
+  const double flops = op.flops_per_sample * batch * ratio;
+  const double compute = op.fp8 ? r.compute : r.compute16;
+  double rate = compute;
+  if (op.kind == WorkKind::attention) {
+    rate = (op.fp8 ? r.peak : r.peak16) * (backward ? r.attention.backward : r.attention.forward);
+  } else if (op.kind == WorkKind::matmul) {
+    rate = compute * quantisation_efficiency(op, r, eff, batch);
+  }
+  const double traffic = backward ? 2.0 : 1.0;  // gradients in and out
+  const double c = flops > 0 ? flops / rate : 0.0;
+  const double bandwidth = op.eager && !r.compiled ? r.eager_memory : r.memory;
+  const double m = traffic * (op.bytes_per_sample * batch + op.weight_bytes) / bandwidth;
+  return std::max(c, m) + traffic * op.kernels * eff.kernel_overhead_s;
+}
+
+PassTime roofline(const WorkProfile& work, const Rates& r, const Efficiencies& eff, double batch,
+                  double model_backward_ratio) {
+  PassTime t;
+  double kernels = 0;
+  for (const auto& op : work.ops) {
+    if (op.tensor_cores_only && !r.tensor_cores) continue;
+    t.forward_s += op_time_s(op, r, eff, batch, false, model_backward_ratio);
+    t.backward_s += op_time_s(op, r, eff, batch, true, model_backward_ratio);
+    kernels += op.kernels;
+  }
+  // Small batches are bound by the host enqueuing kernels, not by the GPU running them; the
+  // backward pass launches about twice the forward's kernels.
+  const double host_s = kernels * eff.host_overhead_per_kernel_s;
+  t.forward_s = std::max(t.forward_s, host_s);
+  t.backward_s = std::max(t.backward_s, model_backward_ratio * host_s);
+  return t;
+}
+
+}  // namespace
+
+Result<PassTime> pass_time_s(const Model& model, const Setup& setup, const WorkProfile& work,
+                             const Gpu& gpu, const Efficiencies& eff, double micro_batch) {
+  auto r = rates_for(model, setup, gpu, eff);
+  if (!r.ok()) return r.error();
+  // LoRA freezes the base weights: their matmuls compute input gradients only.
+  const double ratio = setup.mode == Mode::train && setup.lora_rank > 0 ? 1.0 : 2.0;
+  return roofline(work, r.value(), eff, micro_batch, ratio);
+}
+
+Result<double> forward_time_s(const Model& model, const Setup& setup, const WorkProfile& work,
+                              const Gpu& gpu, const Efficiencies& eff, double micro_batch) {
+  auto t = pass_time_s(model, setup, work, gpu, eff, micro_batch);
+  if (!t.ok()) return t.error();
+  return t.value().forward_s;
+}
+
+}  // namespace gpuplan

@@ -1,0 +1,277 @@
+// A training step (or an inference request) on a cluster: the passes of every micro-batch, the
+// pipeline bubble, tensor- and data-parallel communication and what of it is hidden, the
+// optimizer step and the input pipeline.
+#include <algorithm>
+#include <cmath>
+
+#include "gpuplan/timing.h"
+#include "training/internal.h"
+
+namespace gpuplan {
+
+using namespace training;
+
+Result<StepTime> estimate_step_time(const Model& model, const Setup& setup, const Estimate& e,
+                                    const WorkProfile& work, const Cluster& cluster,
+                                    const Efficiencies& eff, const InputAssumptions& input) {
+  if (!cluster.gpu) return invalid("no GPU given");
+  auto pass =
+      pass_time_s(model, setup, work, *cluster.gpu, eff, static_cast<double>(e.micro_batch));
+  if (!pass.ok()) return pass.error();
+  return estimate_step_time_with(model, setup, e, work, cluster, eff, input, pass.value());
+}
+
+namespace {
+
+// Bytes per element of the weights a forward pass reads and of the gradients reduced.
+double compute_weight_bytes(Precision p) {
+  switch (p) {
+    case Precision::fp32:
+    case Precision::tf32:
+    case Precision::amp_fp16:
+    case Precision::amp_bf16:
+      return 4;
+    default:
+      return 2;
+  }
+}
+double grad_reduce_bytes(const Setup& s) {
+  if (is_mixed(s.precision)) return s.grad_reduce == GradReduce::bf16 ? 2 : 4;
+  return s.precision == Precision::fp16 || s.precision == Precision::bf16 ? 2 : 4;
+}
+
+void infer_time(const Setup& setup, const Estimate& e, const WorkProfile& work, const Rates& r,
+                const Efficiencies& eff, double forward_s, int total_gpus, StepTime& st) {
+  st.prefill_s = forward_s / setup.pp * static_cast<double>(e.grad_accum_steps);
+  // One decode step: every weight and the KV cache are read once per token (Pope et al. 2022).
+  const double layers = std::max(work.layers, 1.0);
+  const double flops_gpu = e.flops.decode_per_token / (setup.dp * setup.tp);
+  st.decode_token_s = std::max(flops_gpu / r.compute, e.flops.decode_bytes_per_token / r.memory) +
+                      layers * 10 * eff.kernel_overhead_s;
+  st.step_s = st.prefill_s + static_cast<double>(setup.generate_tokens) * st.decode_token_s;
+  st.samples_per_s = static_cast<double>(e.global_batch) / st.step_s;
+  st.tokens_per_s = setup.generate_tokens > 0
+                        ? static_cast<double>(e.global_batch) / st.decode_token_s
+                        : st.samples_per_s * work.tokens_per_sample;
+  st.mfu =
+      (e.flops.prefill + e.flops.decode_per_token * static_cast<double>(setup.generate_tokens)) /
+      (st.step_s * total_gpus * st.peak_flop_per_s);
+}
+
+// Megatron tensor parallelism: 2 all-reduces per block forward, 2 backward (+2 when the block
+// is recomputed), inside a node when tp fits there.
+double tp_comm_s(const Setup& setup, const Estimate& e, const WorkProfile& work,
+                 const Cluster& cluster, const Links& l) {
+  if (setup.tp <= 1) return 0;
+  const double tp_bw = setup.tp <= cluster.gpus_per_node ? l.intra : l.inter / setup.tp;
+  const double per_fwd =
+      allreduce_s(work.tp_allreduce_bytes_per_sample * static_cast<double>(e.micro_batch), setup.tp,
+                  tp_bw) /
+      setup.pp;
+  const double recomputed = setup.checkpointing == Checkpointing::full ? 1 : 0;
+  return per_fwd * static_cast<double>(e.grad_accum_steps) * (2 + recomputed);
+}
+
+// DDP and ZeRO-1/2: the gradients are all-reduced (or reduce-scattered, then the parameters
+// all-gathered: the same bytes) once per step, in buckets overlapped with the last micro-batch's
+// backward. Buckets fill in reverse layer order, so the first layers' gradients come last and
+// their bucket is reduced after backward ends: at least one 25 MB bucket (DDP's bucket_cap_mb),
+// or the whole token embedding, a tensor that gets a bucket of its own when larger (Li et al.
+// 2020, "PyTorch Distributed", sec. 3.2.3 and 4.2).
+void ddp_comm(const Setup& setup, const Estimate& e, const Cluster& cluster, const Links& l,
+              StepTime& st) {
+  const double grad_bytes = grad_reduce_bytes(setup);
+  const double split = static_cast<double>(setup.tp * setup.pp);
+  const double bytes = static_cast<double>(e.params.trainable) / split * grad_bytes;
+  const double bw = dp_busbw(setup, cluster, l);
+  st.dp_comm_s = allreduce_s(bytes, setup.dp, bw);
+  const double window = st.backward_s / static_cast<double>(e.grad_accum_steps);
+  const double embedding_bytes =
+      static_cast<double>(std::min(e.params.embedding, e.params.trainable)) / split * grad_bytes;
+  const double last_bucket = std::min(bytes, std::max(25.0 * 1024 * 1024, embedding_bytes));
+  st.dp_comm_exposed_s = std::max(st.dp_comm_s - window, allreduce_s(last_bucket, setup.dp, bw));
+}
+
+// ZeRO-3 / FSDP FULL_SHARD: every micro-batch all-gathers each block's parameters before its
+// forward and again before its backward (reshard_after_forward), and reduce-scatters its
+// gradients after (Zhao et al. 2023, "PyTorch FSDP", sec. 3.3 and 4). FSDP prefetches the next
+// block's all-gather while the current one computes, so per pass only the first all-gather (and
+// in backward the last reduce-scatter) is exposed, plus whatever communication outlasts compute.
+// Each block is one collective of each kind, and the root unit (embeddings, head) one more: each
+// pays the ring's latency, which grows with the ranks while a block's share of bytes shrinks.
+void fsdp_comm(const Setup& setup, const Estimate& e, const WorkProfile& work,
+               const Cluster& cluster, const Links& l, const Efficiencies& eff,
+               const PassTime& pass, StepTime& st) {
+  const double split = static_cast<double>(setup.tp * setup.pp);
+  const double params = static_cast<double>(e.params.total) / split;
+  const double bw = dp_busbw(setup, cluster, l);
+  const double layers = std::max(work.layers / setup.pp, 1.0);
+  const double latency =
+      (layers + 1) * ring_latency_s(setup.dp, dp_group_nodes(setup, cluster), cluster, eff);
+  const double gather =
+      allgather_s(params * compute_weight_bytes(setup.precision), setup.dp, bw) + latency;
+  const double reduce =
+      allgather_s(static_cast<double>(e.params.trainable) / split * grad_reduce_bytes(setup),
+                  setup.dp, bw) +
+      latency;
+  const double rec_ratio =
+      e.flops.forward_per_step > 0 ? e.flops.recompute_per_step / e.flops.forward_per_step : 0;
+  const double fwd = pass.forward_s / setup.pp;
+  const double bwd = pass.backward_s / setup.pp + rec_ratio * fwd;
+  const double exposed_fwd = gather / layers + std::max(0.0, gather - fwd);
+  const double exposed_bwd = reduce / layers + std::max(0.0, gather + reduce - bwd);
+  const double micro_steps = static_cast<double>(e.grad_accum_steps);
+  st.fsdp_comm_s = micro_steps * (2 * gather + reduce);
+  st.dp_comm_s = st.fsdp_comm_s;
+  st.dp_comm_exposed_s = micro_steps * (exposed_fwd + exposed_bwd);
+}
+
+// Host time of a for-loop optimizer step over `tensors` parameter tensors, with gradient
+// clipping's norm and scale per tensor (about one SGD step's work each) when it is on. LAMB's
+// update is AdamW's plus two norms, and Adafactor's is no shorter: both take AdamW's figure;
+// 8-bit Adam takes Adam's.
+double for_loop_host_s(const Setup& setup, double tensors, const Efficiencies& eff) {
+  const Efficiencies::ForLoop& c = eff.optimizer_for_loop_per_tensor;
+  double per_tensor = 0;
+  switch (setup.optimizer) {
+    case Optimizer::sgd:
+    case Optimizer::sgd_momentum:
+      per_tensor = c.sgd_s;
+      break;
+    case Optimizer::adam:
+    case Optimizer::adam_8bit:
+      per_tensor = c.adam_s;
+      break;
+    case Optimizer::adamw:
+    case Optimizer::lamb:
+    case Optimizer::adafactor:
+      per_tensor = c.adamw_s;
+      break;
+  }
+  if (setup.clip_grad_norm) per_tensor += c.sgd_s;
+  return tensors * per_tensor;
+}
+
+// Optimizer step: memory-bound over this GPU's (sharded) parameters, gradients and states. A
+// for-loop step is also bound by the host visiting each tensor; it follows the backward pass
+// (training loops synchronise there: loss.item(), clipping's check), so it is not hidden.
+double optimizer_s(const Setup& setup, const Estimate& e, const Rates& r, const Efficiencies& eff) {
+  const double n = static_cast<double>(e.params.trainable) / (setup.tp * setup.pp) /
+                   (setup.zero_stage >= 1 ? setup.dp : 1);
+  const bool pure16 = setup.precision == Precision::fp16 || setup.precision == Precision::bf16;
+  const double w = pure16 ? 2 : 4;                      // the parameter the optimizer updates
+  double per_param = 2 * w + grad_reduce_bytes(setup);  // read and write it, read its gradient
+  switch (setup.optimizer) {
+    case Optimizer::sgd:
+      break;
+    case Optimizer::sgd_momentum:
+      per_param += 2 * w;
+      break;
+    case Optimizer::adam:
+    case Optimizer::adamw:
+      per_param += 4 * w;
+      break;
+    case Optimizer::lamb:
+      per_param += 4 * w + 2 * w;  // Adam's states, then the norms read the weight and update
+      break;
+    case Optimizer::adam_8bit:
+      per_param += 4;
+      break;
+    case Optimizer::adafactor:
+      per_param += 0.1 * w;
+      break;
+  }
+  // fp8 and mixed recipes write the 16-bit compute copy of each updated fp32 master.
+  if (setup.precision == Precision::fp8 || is_mixed(setup.precision)) per_param += 2;
+  const double gpu_s = n * per_param / r.memory + 4 * eff.kernel_overhead_s;
+  if (setup.optimizer_loop != OptimizerLoop::for_loop) return gpu_s;
+  const double tensors = static_cast<double>(e.params.tensors) / setup.pp;
+  return std::max(gpu_s, for_loop_host_s(setup, tensors, eff));
+}
+
+// Input pipeline (seed guide sec. 3.2): images per second the GPUs consume vs what the
+// instance's vCPUs decode, keeping one core per GPU for its training process.
+void input_pipeline(const Model& model, const Estimate& e, const Cluster& cluster,
+                    const InputAssumptions& input, StepTime& st) {
+  const bool images = model.kind == ModelKind::graph || model.transformer.is_vision();
+  if (!images || cluster.vcpus_per_node <= 0 || input.image_samples_per_s_per_core <= 0) return;
+  const double workers = std::max(0, cluster.vcpus_per_node - cluster.gpus_per_node);
+  st.input_needed_samples_per_s = st.samples_per_s / cluster.nodes;
+  st.input_capacity_samples_per_s = workers * input.image_samples_per_s_per_core;
+  const double per_gpu = st.input_needed_samples_per_s / cluster.gpus_per_node;
+  st.suggested_num_workers =
+      static_cast<int>(std::ceil(per_gpu / input.image_samples_per_s_per_core));
+  if (st.input_needed_samples_per_s <= st.input_capacity_samples_per_s) return;
+  st.input_bound = true;
+  const double capped = st.input_capacity_samples_per_s * cluster.nodes;
+  st.notes.push_back("input pipeline bound: the GPUs could take " +
+                     std::to_string(static_cast<long long>(st.samples_per_s)) + " images/s but " +
+                     std::to_string(cluster.vcpus_per_node) + " vCPUs decode about " +
+                     std::to_string(static_cast<long long>(capped)) +
+                     " (use DALI/GPU decoding, pre-resized data, or more vCPUs)");
+  st.step_s = std::max(st.step_s, static_cast<double>(e.global_batch) / std::max(capped, 1e-9));
+  st.samples_per_s = static_cast<double>(e.global_batch) / st.step_s;
+}
+
+void train_time(const Model& model, const Setup& setup, const Estimate& e, const WorkProfile& work,
+                const Cluster& cluster, const Efficiencies& eff, const InputAssumptions& input,
+                const Rates& r, const PassTime& pass, StepTime& st) {
+  const double micro_steps = static_cast<double>(e.grad_accum_steps);
+  const double pp = setup.pp;
+  const double rec_ratio =
+      e.flops.forward_per_step > 0 ? e.flops.recompute_per_step / e.flops.forward_per_step : 0;
+  st.forward_s = pass.forward_s / pp * micro_steps;
+  st.backward_s = pass.backward_s / pp * micro_steps;
+  st.recompute_s = rec_ratio * st.forward_s;
+  const double compute_s = st.forward_s + st.backward_s + st.recompute_s;
+  // 1F1B pipeline bubble: (p - 1) / m of the ideal time (Narayanan et al. 2021, eq. 1).
+  st.pp_bubble_s = pp > 1 ? (pp - 1) / micro_steps * compute_s : 0;
+  const Links l = links_for(cluster, eff);
+  st.tp_comm_s = tp_comm_s(setup, e, work, cluster, l);
+  if (setup.dp > 1 && setup.zero_stage >= 3) {
+    fsdp_comm(setup, e, work, cluster, l, eff, pass, st);
+  } else if (setup.dp > 1) {
+    ddp_comm(setup, e, cluster, l, st);
+  }
+  st.optimizer_s = optimizer_s(setup, e, r, eff);
+  st.step_s = compute_s + st.pp_bubble_s + st.tp_comm_s + st.dp_comm_exposed_s + st.optimizer_s;
+  st.samples_per_s = static_cast<double>(e.global_batch) / st.step_s;
+  input_pipeline(model, e, cluster, input, st);
+}
+
+}  // namespace
+
+Result<StepTime> estimate_step_time_with(const Model& model, const Setup& setup, const Estimate& e,
+                                         const WorkProfile& work, const Cluster& cluster,
+                                         const Efficiencies& eff, const InputAssumptions& input,
+                                         const PassTime& pass) {
+  if (!cluster.gpu) return invalid("no GPU given");
+  const int total_gpus = cluster.gpus_per_node * cluster.nodes;
+  if (e.num_gpus != total_gpus) {
+    return invalid("--dp x --tp x --pp = " + std::to_string(e.num_gpus) +
+                   " GPUs, but the cluster has " + std::to_string(total_gpus));
+  }
+  auto rates = rates_for(model, setup, *cluster.gpu, eff);
+  if (!rates.ok()) return rates.error();
+  const Rates& r = rates.value();
+  StepTime st;
+  st.peak_flop_per_s = r.peak;
+  if (r.tf32_convs)
+    st.notes.push_back("fp32 convolutions use TF32 tensor cores (cuDNN default in PyTorch)");
+  if (r.tensor_cores && e.memory_format == "nchw") {
+    st.notes.push_back(
+        "NCHW tensors on tensor cores: cuDNN transposes every convolution's input and output "
+        "(model.to(memory_format=torch.channels_last) avoids it; --memory-format channels-last)");
+  }
+  if (setup.mode == Mode::infer) {
+    infer_time(setup, e, work, r, eff, pass.forward_s, total_gpus, st);
+    return st;
+  }
+  train_time(model, setup, e, work, cluster, eff, input, r, pass, st);
+  st.tokens_per_s = st.samples_per_s * work.tokens_per_sample;
+  st.mfu = (e.flops.forward_per_step + e.flops.backward_per_step) /
+           (st.step_s * total_gpus * st.peak_flop_per_s);
+  return st;
+}
+
+}  // namespace gpuplan

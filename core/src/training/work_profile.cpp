@@ -1,0 +1,271 @@
+// The work profile: what one forward pass is made of, kernel class by kernel class (matmuls,
+// fused attention, memory-bound kernels), for a transformer or a layer graph.
+#include <algorithm>
+#include <cmath>
+
+#include "gpuplan/timing.h"
+#include "gpuplan/transformer.h"
+
+namespace gpuplan {
+namespace {
+
+// Bytes per activation element and per weight element as matmuls read them.
+struct ElementBytes {
+  double activation;
+  double residual;  // norm inputs / residual stream (fp32 under autocast)
+  double weight;    // what the GEMM reads: the 16-bit cast under autocast
+};
+
+ElementBytes element_bytes(Precision p) {
+  switch (p) {
+    case Precision::fp32:
+    case Precision::tf32:
+      return {4, 4, 4};
+    case Precision::fp16:
+    case Precision::bf16:
+    case Precision::mixed_fp16:
+    case Precision::mixed_bf16:
+      return {2, 2, 2};
+    case Precision::amp_fp16:
+    case Precision::amp_bf16:
+      return {2, 4, 2};
+    case Precision::fp8:
+      return {2, 2, 1};
+  }
+  return {4, 4, 4};
+}
+
+// Memory-bound kernels (norms, activations, copies, casts).
+void add(WorkProfile& w, const std::string& name, double flops, double bytes, double weight_bytes,
+         double kernels) {
+  OpClass op;
+  op.name = name;
+  op.flops_per_sample = flops;
+  op.bytes_per_sample = bytes;
+  op.weight_bytes = weight_bytes;
+  op.kernels = kernels;
+  op.kind = flops > 0 ? WorkKind::matmul : WorkKind::memory;
+  w.ops.push_back(op);
+}
+
+// A GEMM class of `rows` x `cols` outputs per sample (for tile and wave quantisation).
+void add_gemm(WorkProfile& w, const std::string& name, double flops, double bytes,
+              double weight_bytes, double kernels, double rows, double cols) {
+  add(w, name, flops, bytes, weight_bytes, kernels);
+  w.ops.back().kind = WorkKind::matmul;
+  w.ops.back().gemm_rows_per_sample = rows;
+  w.ops.back().gemm_cols = cols;
+}
+
+// The dimensions of one block as the time model uses them (after tensor-parallel split where
+// divided by tp).
+struct BlockShape {
+  double T, K, h, a, q, kv, f, routed, L, tp;
+};
+
+// Q K^T and P V of every block; Transformer-XL adds Q R^T against the projected positions.
+void add_attention_core(WorkProfile& w, const TransformerSpec& s, const ElementBytes& b,
+                        const BlockShape& d, bool flash, double attn_drop) {
+  const double T = d.T, K = d.K, a = d.a, q = d.q, kv = d.kv, L = d.L, t = d.tp;
+  const bool xl = s.positions == PositionKind::xl_relative;
+  const double core_flops = L * (xl ? 6 : 4) * T * K * q / t;
+  if (flash) {
+    // Flash attention reads Q, K, V and writes O once (Dao et al. 2022).
+    add(w, "attention.core", core_flops, L * b.activation * (T * 2 * q + K * 2 * kv) / t, 0, L);
+    w.ops.back().kind = WorkKind::attention;
+    w.ops.back().fp8 = false;  // flash attention runs in 16 bits under Transformer Engine's fp8
+    w.ops.back().backward_flops_ratio = 2.5;
+  } else {
+    // Eager, as Hugging Face's "eager" attention (BertSelfAttention, GPT2Attention,
+    // ViTSelfAttention): scores written; divided by sqrt(head dim) in a pass of their own (read +
+    // write); text models then add the attention mask in another; softmax reads them and writes
+    // probabilities at the residual precision (autocast runs softmax in fp32); dropout reads and
+    // writes them (+ mask); autocast casts them back to 16 bits for the second matmul, which
+    // reads them.
+    // Transformer-XL's MemTransformer writes the position scores too, shifts them (_rel_shift:
+    // read, write) and adds them to the content scores (read two, write one): 6 more per score,
+    // and 7 more kernels (r_net, the two bias adds to Q, the Q R^T matmul, the shift's zeros and
+    // cat, the add).
+    // The heads are split and merged by permutes, so torch.matmul (and einsum) first copy Q, K
+    // and V into batched layouts, and the context is made contiguous again: four copies.
+    const double act = b.activation, r = b.residual;
+    const double score_passes = s.is_vision() ? 1.0 : 2.0;  // scale (+ mask)
+    const double per_score = act + score_passes * 2 * act + act + r + attn_drop * (2 * r + 1) +
+                             (r != act ? r + act : 0) + act + (xl ? 6 * act : 0);
+    const double copies = 2 * act * (2 * T * q + 2 * K * kv);
+    add(w, "attention.core", core_flops,
+        L * (act * (T * q + K * (q + 2 * kv)) / t + copies / t + per_score * a * T * K / t), 0,
+        L * (4 + 4 + score_passes + attn_drop + (r != act ? 1 : 0) + (xl ? 7 : 0)));
+  }
+}
+
+// Embeddings, and the output head with its loss.
+void add_head(WorkProfile& w, const TransformerSpec& s, const Setup& setup, const ElementBytes& b,
+              const BlockShape& d, int64_t seq_len) {
+  const double T = d.T, h = d.h, t = d.tp;
+  add(w, "embedding", s.is_vision() ? transformer_forward_flops(s, seq_len).embedding : 0,
+      2 * b.activation * T * h, 0, 2);
+  if (s.head == HeadKind::lm) {
+    const double V = head_logits(s);
+    const double projection = s.is_adaptive() && s.adaptive_div > 1 ? h : 0;  // head cluster's own
+    // Logits, then the loss over them: PyTorch's fp32 log-softmax and loss read and write them
+    // three times; a fused cross-entropy reads the 16-bit logits once.
+    const double loss_bytes = setup.fused_loss ? b.activation * T * V / t : 3 * 4 * T * V / t;
+    add_gemm(w, "head.logits", 2 * T * h * (V + projection) / t,
+             b.activation * T * (h + V / t) + loss_bytes, b.weight * h * (V + projection) / t, 4, T,
+             V / t);
+    w.ops.back().fp8 = false;  // Transformer Engine leaves the output head in 16 bits
+  } else if (s.head == HeadKind::classifier) {
+    add(w, "head.classifier", 2 * h * static_cast<double>(s.num_classes), b.activation * T * h,
+        b.weight * h * static_cast<double>(s.num_classes), 2);
+  }
+}
+
+WorkProfile transformer_work(const Model& model, const Setup& setup, const Estimate& e) {
+  const TransformerSpec s = run_spec(model.transformer, setup, e.resolution);
+  const ElementBytes b = element_bytes(setup.precision);
+  const double t = setup.tp;
+  const TransformerDims d = transformer_dims(s, e.seq_len);
+  const double T = d.t, h = d.h, a = d.a, q = d.q, kv = d.kv, f = d.f, routed = d.routed;
+  const double in_mats = s.gated_mlp ? 2.0 : 1.0;
+  const double experts = s.is_moe() ? static_cast<double>(s.experts) : 1.0;
+  const double L = static_cast<double>(s.layers + s.decoder_layers);
+  const bool flash = e.attention == "flash";
+  const bool train = setup.mode == Mode::train;
+  const double drop = s.dropout && train ? 1.0 : 0.0;
+  const double attn_drop = s.attention_dropout_or_default() && train ? 1.0 : 0.0;
+
+  WorkProfile w;
+  w.layers = L;
+  w.tokens_per_sample = T;
+  // Keys per query: the segment, plus Transformer-XL's memory (whose Q, K, V are projected too).
+  const double K = attention_keys(s, T);
+  // Matmuls of one block (Narayanan et al. 2021 for the FLOPs; bytes are inputs + outputs).
+  add_gemm(w, "attention.qkv", L * 2 * K * h * (q + 2 * kv) / t,
+           L * b.activation * K * (h + (q + 2 * kv) / t), L * b.weight * h * (q + 2 * kv) / t,
+           L * 3, K, (q + 2 * kv) / t);
+  const BlockShape shape{T, K, h, a, q, kv, f, routed, L, t};
+  add_attention_core(w, s, b, shape, flash, attn_drop);
+  add_gemm(w, "attention.out", L * 2 * T * q * h / t, L * b.activation * T * (q / t + h),
+           L * b.weight * q * h / t, L, T, h);
+  // Routed experts each see about T * routed / experts tokens (an even router).
+  const double expert_rows = T * routed / experts;
+  add_gemm(w, "mlp.in", L * 2 * T * h * f * in_mats * routed / t,
+           L * b.activation * T * (h + f * in_mats * routed / t),
+           L * b.weight * h * f * in_mats * experts / t, L * in_mats * experts, expert_rows,
+           f * in_mats / t);
+  add(w, "mlp.activation", 0, L * b.activation * T * f * routed * (in_mats + 1) / t, 0,
+      L * in_mats);
+  add_gemm(w, "mlp.out", L * 2 * T * f * h * routed / t,
+           L * b.activation * T * (f * routed / t + h), L * b.weight * f * h * experts / t,
+           L * experts, expert_rows, h);
+  // Norms (read residual, write activation), residual adds (read 2, write 1), dropouts, rotary.
+  const double elementwise =
+      2 * (b.residual + b.activation) * T * h + 2 * 3 * b.residual * T * h +
+      drop * 2 * (2 * b.activation + 1) * T * h +
+      (s.positions == PositionKind::rotary ? 2 * b.activation * T * (q + kv) / t : 0);
+  add(w, "elementwise", 0, L * elementwise, 0,
+      L * (4 + 2 * drop + (s.positions == PositionKind::rotary ? 2 : 0)));
+  add_head(w, s, setup, b, shape, e.seq_len);
+  if (is_autocast(setup.precision)) {
+    // Autocast casts each fp32 weight to 16 bits once per forward: read 4 + write 2 bytes.
+    const double matrix_params = static_cast<double>(e.params.total - e.params.embedding) / t;
+    add(w, "autocast.weight_casts", 0, 0, 6 * matrix_params, L * 6);
+  }
+  // Norms, activations, residual adds, casts: unfused kernels in eager PyTorch.
+  for (auto& op : w.ops) op.eager = op.kind == WorkKind::memory;
+  if (setup.precision == Precision::fp8) {
+    // Transformer Engine casts each linear layer's input to fp8 before the matmul, and its output
+    // gradient in backward, and each weight once per micro-batch. In training each cast also
+    // writes the transpose the weight-gradient GEMM reads: read 2 bytes, write 1 + 1, in one
+    // fused CUDA kernel with the amax reduction (fp8_cast_transpose_fused), so at HBM rate rather
+    // than eager PyTorch's.
+    const double inputs = K * h + T * q / t + T * h + T * f * routed / t;
+    const double weights = static_cast<double>(e.params.total - e.params.embedding) / t;
+    add(w, "fp8.casts", 0, L * 4 * inputs, 4 * weights, L * 4);
+  }
+  // Megatron-LM tensor parallelism: two all-reduces of s*b*h per block in the forward pass.
+  w.tp_allreduces = 2 * L;
+  w.tp_allreduce_bytes_per_sample = 2 * L * T * h * b.activation;
+  return w;
+}
+
+Result<WorkProfile> graph_work(const Model& model, const Setup& setup, const Estimate& e) {
+  std::optional<GraphCosts> storage;
+  auto costs = model_graph_costs(model, e.resolution, storage);
+  if (!costs.ok()) return costs.error();
+  const GraphCosts& g = *costs.value();
+  const ElementBytes b = element_bytes(setup.precision);
+  WorkProfile w;
+  w.layers = 1;
+  w.tokens_per_sample =
+      0;  // images have no tokens: tokens/s is 0, shown as absent and null in JSON
+  double elementwise_bytes = 0, elementwise_kernels = 0;
+  // Tensor-core convolutions run on NHWC data: with NCHW tensors cuDNN transposes each
+  // convolution's input before it and its output after it (MosaicML Composer's Channels Last
+  // method card, from NVIDIA's convolution performance guide).
+  const bool transposes = e.memory_format == "nchw";
+  double transpose_bytes = 0, transpose_kernels = 0;
+  double matmuls = 0;  // convolutions and linear layers
+  for (size_t i = 0; i < model.graph.nodes.size(); ++i) {
+    const GraphNode& node = model.graph.nodes[i];
+    const NodeCost& c = g.nodes[i];
+    double in = 0;
+    if (node.inputs.empty()) {
+      in = i > 0 ? static_cast<double>(g.nodes[i - 1].out.elements()) : 0;
+    } else {
+      for (int k : node.inputs)
+        in += static_cast<double>(g.nodes[static_cast<size_t>(k)].out.elements());
+    }
+    const double out = static_cast<double>(c.out.elements());
+    switch (node.op) {
+      case OpKind::input:
+      case OpKind::flatten:
+        break;
+      case OpKind::conv2d:
+      case OpKind::linear:
+        add(w, node.name.empty() ? "matmul" : node.name, c.forward_flops_matmul,
+            b.activation * (in + out), b.weight * static_cast<double>(c.params), 1);
+        matmuls += 1;
+        if (transposes && node.op == OpKind::conv2d) {
+          transpose_bytes += 2 * b.activation * (in + out);  // read and write each
+          transpose_kernels += 2;
+        }
+        break;
+      case OpKind::batchnorm2d:
+      case OpKind::layernorm:
+        // Training batch norm reads its input twice (statistics, normalisation) and writes once.
+        elementwise_bytes += b.activation * (2 * in + out);
+        elementwise_kernels += 2;
+        break;
+      case OpKind::dropout:
+        elementwise_bytes += b.activation * (in + out) + out;
+        elementwise_kernels += 1;
+        break;
+      default:
+        elementwise_bytes += b.activation * (in + out);
+        elementwise_kernels += 1;
+        break;
+    }
+  }
+  add(w, "elementwise", 0, elementwise_bytes, 0, elementwise_kernels);
+  if (transpose_bytes > 0) {
+    add(w, "conv.nchw_transposes", 0, transpose_bytes, 0, transpose_kernels);
+    w.ops.back().tensor_cores_only = true;
+  }
+  if (is_autocast(setup.precision)) {
+    // Autocast casts each conv/linear weight to 16 bits once per forward (its cast cache lives
+    // for one autocast region): one kernel each, and the input image once.
+    add(w, "autocast.weight_casts", 0, 0, 6 * static_cast<double>(g.params), matmuls + 1);
+  }
+  return w;
+}
+
+}  // namespace
+
+Result<WorkProfile> build_work_profile(const Model& model, const Setup& setup, const Estimate& e) {
+  if (model.kind == ModelKind::transformer) return transformer_work(model, setup, e);
+  return graph_work(model, setup, e);
+}
+
+}  // namespace gpuplan
