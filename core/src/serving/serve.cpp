@@ -9,12 +9,12 @@
 // Step time: a roofline per class of work, as in training/roofline.cpp but self-contained here (the
 // training model changes independently): weight matmuls take the larger of the weight bytes at
 // HBM bandwidth and their FLOPs at the achievable matmul rate, each matmul paying for whole
-// waves of output tiles (the tile and wave quantisation of training/roofline.cpp); element-wise kernels
-// (norms, residual adds, activation) their bytes; attention the larger of its KV reads and its
-// FLOPs; plus two tensor-parallel all-reduces per layer (Megatron-LM: Shoeybi et al. 2019,
-// sec. 3), the expert-parallel all-to-all of MoE layers, and a gap per kernel.
-// Mixture of experts: memory holds all experts; a step reads the experts its tokens touch,
-// E (1 - (1 - k/E)^tokens) per layer in expectation under uniform routing.
+// waves of output tiles (the tile and wave quantisation of training/roofline.cpp); element-wise
+// kernels (norms, residual adds, activation) their bytes; attention the larger of its KV reads and
+// its FLOPs; plus two tensor-parallel all-reduces per layer (Megatron-LM: Shoeybi et al. 2019, sec.
+// 3), the expert-parallel all-to-all of MoE layers, and a gap per kernel. Mixture of experts:
+// memory holds all experts; a step reads the experts its tokens touch, E (1 - (1 - k/E)^tokens) per
+// layer in expectation under uniform routing.
 #include <algorithm>
 #include <cmath>
 
@@ -327,9 +327,9 @@ int64_t max_concurrent_sequences(const ReplicaModel& r, double prompt_tokens,
 
 namespace {
 
-// Tile and wave quantisation of a matmul with `rows` rows (training/roofline.cpp's model). Kernels for fewer
-// rows than one tile choose narrower tiles or split K (cuBLAS heuristics), so those are not
-// quantised here.
+// Tile and wave quantisation of a matmul with `rows` rows (training/roofline.cpp's model). Kernels
+// for fewer rows than one tile choose narrower tiles or split K (cuBLAS heuristics), so those are
+// not quantised here.
 double quantised(const ReplicaModel& r, double rows, double cols) {
   if (rows < r.tiles.gemm_tile_rows) return 1.0;
   return gemm_quantisation_efficiency(rows, cols, r.sms, r.tiles);
