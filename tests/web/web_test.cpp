@@ -8,7 +8,7 @@
 
 #include "ui/charts.h"
 #include "model/exports.h"
-#include "gpuplan/serve.h"
+#include "gpuplan/serve_plan.h"
 #include "gpuplan/embedded_data.h"
 #include "model/i18n.h"
 #include "model/page_model.h"

@@ -10,7 +10,7 @@
 #include "gpuplan/published.h"
 #include "gpuplan/query.h"
 #include "gpuplan/report.h"
-#include "gpuplan/serve.h"
+#include "gpuplan/serve_plan.h"
 
 namespace gpuplan::web {
 namespace {

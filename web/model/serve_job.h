@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "gpuplan/catalog.h"
-#include "gpuplan/serve.h"
+#include "gpuplan/serve_plan.h"
 #include "model/i18n.h"
 #include "model/page_state.h"
 
