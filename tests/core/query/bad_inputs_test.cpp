@@ -449,9 +449,8 @@ TEST(BadInputs, ABatchThatFitsNowhereIsAPlannerErrorNamingTheBindingLimit) {
   q.request.setup.seq_len = 4096;
   q.provider = "nowhere";
   EXPECT_SEEN(seen(plan(test::catalog(), test::model("llama-2-7b"), q)), Errc::does_not_fit,
-              "no priced instance matches the filters (provider, region, compliance, minimum GPU "
-              "memory, precision "
-              "support): relax them");
+              "no priced instance matches the filters (provider, GPU, region, compliance, "
+              "minimum GPU memory, precision support): relax them");
   q.provider.clear();
   q.max_nodes = 1;
   q.deadline_hours = 1e-6;
