@@ -176,6 +176,8 @@ test('a long planner search runs in slices with a progress bar and the page stay
   // machine's speed: a fast machine cannot swallow the search in one frame, a slow one only adds
   // frames. Every frame but the last drew the progress bar.
   const run = s.plan_search;
+  console.log(`planner search: ${run.work} configurations, ${run.slices} slices in ${run.frames} frames, ` +
+              `at most ${run.largest_frame} in one`);
   assert.equal(run.work, s.plans.candidates, 'the frames did the whole search');
   assert.ok(run.frames >= 3, `the search ran in ${run.frames} frames`);
   assert.ok(run.largest_frame < run.work, `one frame did ${run.largest_frame} of ${run.work}`);
