@@ -111,7 +111,7 @@ std::string App::load_probe(const std::string& name, const std::string& bytes) {
   if (!f.ok()) return m_.upload_error = page_message(f.error());
   if (f.value().signature == ProbeSignature::invalid) {
     const ProbeFile& p = f.value();
-    const Error why{Errc::signature_invalid, p.reason, p.reason_id, p.reason_args};
+    const Error why{Errc::signature_invalid, p.reason, p.reason_id, p.reason_args, {}};
     return m_.upload_error =
                format(tr(S::upload_sig_invalid), name.c_str(), page_message(why).c_str());
   }

@@ -314,8 +314,12 @@ void rank(Search& s, const PlanQuery& q) {
 
 Result<PlanResult> plan(const Catalog& catalog, const Model& model, const PlanQuery& q) {
   if (auto err = check_plan_query(q)) return *err;
-  Setup base = q.request.setup;
-  if (base.global_batch == 0) base.global_batch = base.micro_batch > 0 ? base.micro_batch : 256;
+  const Setup& base = q.request.setup;
+  // The batch is the query's (resolve_defaults gives one): the planner varies its split only.
+  if (base.global_batch <= 0) {
+    return about_key(
+        make_error(Errc::invalid_argument, "--batch: the planner needs a global batch"), "batch");
+  }
   // Checks the workload once, so a bad request reports its own error, not "nothing fits".
   if (auto probe = estimate(model, base); !probe.ok()) return probe.error();
 
