@@ -24,7 +24,7 @@ App::App(const Catalog& catalog, ProbeCrypto crypto) : catalog_(catalog), crypto
 }
 
 void App::catalog_changed() {
-  if (m_.c.model || !m_.c.error.message.empty()) recompute();
+  if (m_.ev || !m_.error.message.empty()) recompute();
   serve_key_.clear();  // a serving plan made before the instances arrived starts again
 }
 
@@ -71,8 +71,14 @@ void App::recompute() {
   m_.plan_error = Error{};
   search_.reset();
   m_.plan_progress = 1;
-  m_.c = compute(catalog_, m_.state, m_.calibrate && m_.probe ? &*m_.probe : nullptr,
-                 m_.measured ? &*m_.measured : nullptr);
+  auto ev = compute(catalog_, m_.state, m_.calibrate && m_.probe ? &*m_.probe : nullptr,
+                    m_.measured ? &*m_.measured : nullptr);
+  m_.ev.reset();
+  m_.error = Error{};
+  if (ev.ok())
+    m_.ev = std::move(ev).value();
+  else
+    m_.error = ev.error();
 }
 
 bool App::take_request_changed() {
@@ -146,13 +152,16 @@ std::string App::load_file(const std::string& name, const std::string& bytes) {
   }
   auto model = model_from_hf_config(bytes, name);
   if (!model.ok()) return m_.upload_error = page_message(model.error());
+  // The config's architecture becomes the custom transformer, every field a link key, so a link
+  // made from it reopens as the same model.
   PageState s = m_.state;
-  s.custom.kind = CustomModel::Kind::transformer;
-  s.custom.transformer = model.value().transformer;
-  s.custom.name = model.value().name;
-  s.request.setup.seq_len = 0;
-  s.request.setup.resolution = 0;
-  auto resolved = resolve_model(catalog_, s);
+  Query& q = s.query;
+  q.custom.kind = CustomModel::Kind::transformer;
+  q.custom.transformer = model.value().transformer;
+  q.custom.name = model.value().name;
+  q.request.setup.seq_len = 0;
+  q.request.setup.resolution = 0;
+  auto resolved = gpuplan::resolve_model(catalog_, q);
   if (!resolved.ok()) return m_.upload_error = name + ": " + page_message(resolved.error());
   m_.upload_status = format(tr(S::upload_config), name.c_str(), model.value().name.c_str());
   set_state(s);
@@ -223,10 +232,10 @@ void App::draw_plans_tab(UiActions& a) {
   if (plans_stale_) {
     plans_stale_ = false;
     results_changed_ = true;
-    if (m_.c.model)
+    if (m_.ev)
       search_ = start_plan_search(catalog_, m_.state);
     else
-      m_.plan_error = m_.c.error;
+      m_.plan_error = m_.error;
   }
   if (search_) {
     // One provider per slice, as many as fit in ~12 ms of this frame: a short search ends in
@@ -234,7 +243,7 @@ void App::draw_plans_tab(UiActions& a) {
     const auto t0 = std::chrono::steady_clock::now();
     while (!search_->done() &&
            std::chrono::steady_clock::now() - t0 < std::chrono::milliseconds(12)) {
-      step_plan_search(catalog_, *m_.c.model, m_.state, *search_);
+      step_plan_search(catalog_, m_.ev->model, m_.state, *search_);
     }
     m_.plan_progress = search_->progress();
     results_changed_ = true;
@@ -272,7 +281,7 @@ void App::draw_serving_tab(UiActions& a) {
   s.tab = Tab::serving;
   s.lang.clear();
   const std::string key =
-      page_state_to_query(s) + "#" + std::to_string(static_cast<int>(s.custom.kind));
+      page_state_to_query(s) + "#" + std::to_string(static_cast<int>(s.query.custom.kind));
   if (key != serve_key_) {
     serve_key_ = key;
     serve_job_ = start_serve_job(catalog_, m_.state, m_.serve);
@@ -336,7 +345,7 @@ void App::draw_tabs(UiActions& a, float panel_height) {
 
 void App::draw(float pixel_ratio) {
   m_.ratio = pixel_ratio;
-  if (!m_.c.model && m_.c.error.message.empty()) recompute();
+  if (!m_.ev && m_.error.message.empty()) recompute();
   set_language(lang_);
   mark_fields(m_.link_problems);
   if (m_.copied_frames > 0 && --m_.copied_frames == 0) results_changed_ = true;
