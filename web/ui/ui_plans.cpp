@@ -28,9 +28,9 @@ void limits(const PageModel& m, UiActions& a) {
   PageState s = m.state;
   Query& q = s.query;
   const Query* resolved = m.ev ? &m.ev->query : nullptr;  // the limits with defaults filled
-  bool edited = key_combo(
-      "objective", q.objective, {Objective::cost, Objective::time},
-      +[](Objective o) { return tr(o == Objective::cost ? S::by_cost : S::by_time); }, a);
+  bool edited = key_choice(
+      "objective", q, a,
+      +[](const std::string& v) { return tr(v == "time" ? S::by_time : S::by_cost); });
   edited |= key_quantity("deadline-hours", q.deadline_hours, a);
   edited |= key_quantity("budget-usd", q.budget_usd, a);
   edited |= resolved_limit("max-nodes", q.max_nodes, resolved ? resolved->max_nodes : 0, a);
@@ -40,12 +40,8 @@ void limits(const PageModel& m, UiActions& a) {
   remember(a, "plan-gpu");
   edited |= id_combo(S::key_provider, q.provider, provider_items(*m.catalog));
   remember(a, "plan-provider");
-  key_tip("pricing");
-  edited |= enum_combo(S::key_pricing, q.pricing,
-                       {Pricing::on_demand, Pricing::monthly, Pricing::reserved_1y,
-                        Pricing::reserved_3y, Pricing::bulk, Pricing::spot},
-                       tr_pricing);
-  remember(a, "plan-pricing");
+  edited |=
+      key_choice("pricing", q, a, words_of<Pricing, parse_pricing, tr_pricing>, "plan-pricing");
   if (edited) {
     s.compare.clear();
     a.state = s;

@@ -172,7 +172,8 @@ void auto_note(const std::string& resolved) {
   ImGui::Unindent();
 }
 
-bool shape_fields(const PageModel& m, Setup& s, UiActions& a) {
+bool shape_fields(const PageModel& m, Query& q, UiActions& a) {
+  Setup& s = q.request.setup;
   const Estimate* e = m.ev ? &m.ev->estimate : nullptr;
   bool edited = resolved_int("batch", s.global_batch, e ? e->global_batch : 0, a);
   edited |= key_int("micro-batch", s.micro_batch, a, true);
@@ -186,46 +187,34 @@ bool shape_fields(const PageModel& m, Setup& s, UiActions& a) {
   return edited;
 }
 
-bool training_fields(Setup& s, UiActions& a) {
-  bool edited =
-      key_combo("optimizer", s.optimizer,
-                {Optimizer::sgd, Optimizer::sgd_momentum, Optimizer::adam, Optimizer::adamw,
-                 Optimizer::adam_8bit, Optimizer::adafactor, Optimizer::lamb},
-                optimizer_name, a);
-  edited |= key_combo("optimizer-loop", s.optimizer_loop,
-                      {OptimizerLoop::foreach, OptimizerLoop::for_loop}, tr_optimizer_loop, a);
+bool training_fields(Query& q, UiActions& a) {
+  Setup& s = q.request.setup;
+  bool edited = key_choice("optimizer", q, a);
+  edited |= key_choice("optimizer-loop", q, a,
+                       words_of<OptimizerLoop, parse_optimizer_loop, tr_optimizer_loop>);
   edited |= key_checkbox("clip-grad-norm", s.clip_grad_norm, a);
-  if (is_mixed(s.precision)) {
-    edited |=
-        key_combo("grad-reduce", s.grad_reduce,
-                  {GradReduce::automatic, GradReduce::fp32, GradReduce::bf16}, grad_reduce_name, a);
-  }
-  edited |= key_combo("checkpointing", s.checkpointing,
-                      {Checkpointing::none, Checkpointing::selective, Checkpointing::full,
-                       Checkpointing::op_selective, Checkpointing::every_k_layers},
-                      tr_checkpointing, a);
+  if (is_mixed(s.precision)) edited |= key_choice("grad-reduce", q, a);
+  edited |= key_choice("checkpointing", q, a,
+                       words_of<Checkpointing, parse_checkpointing, tr_checkpointing>);
   if (s.checkpointing == Checkpointing::every_k_layers)
     edited |= key_int("checkpoint-every", s.checkpoint_every, a);
-  edited |= key_combo("pytorch", s.torch_release,
-                      {TorchRelease::v1_11_or_later, TorchRelease::v1_10_or_earlier},
-                      tr_torch_release, a);
+  edited |=
+      key_choice("pytorch", q, a, words_of<TorchRelease, parse_torch_release, tr_torch_release>);
   return edited;
 }
 
-bool kernel_fields(const PageModel& m, Setup& s, UiActions& a) {
+bool kernel_fields(const PageModel& m, Query& q, UiActions& a) {
+  Setup& s = q.request.setup;
   bool edited = false;
   const Estimate* e = m.ev ? &m.ev->estimate : nullptr;
-  if (s.mode == Mode::train) edited |= training_fields(s, a);
+  if (s.mode == Mode::train) edited |= training_fields(q, a);
   if (m.ev && m.ev->model.kind == ModelKind::graph) {
-    edited |= key_combo("memory-format", s.memory_format,
-                        {MemoryFormat::automatic, MemoryFormat::nchw, MemoryFormat::channels_last},
-                        tr_memory_format, a);
+    edited |= key_choice("memory-format", q, a,
+                         words_of<MemoryFormat, parse_memory_format, tr_memory_format>);
     if (s.memory_format == MemoryFormat::automatic && e && !e->memory_format.empty())
       auto_note(e->memory_format);
   } else {
-    edited |=
-        key_combo("attention", s.attention,
-                  {Attention::automatic, Attention::eager, Attention::flash}, tr_attention, a);
+    edited |= key_choice("attention", q, a, words_of<Attention, parse_attention, tr_attention>);
     if (s.attention == Attention::automatic && e && !e->attention.empty()) auto_note(e->attention);
     edited |= key_checkbox("compile", s.compile, a);
     if (s.mode == Mode::train) edited |= key_checkbox("fused-loss", s.fused_loss, a);
@@ -236,15 +225,12 @@ bool kernel_fields(const PageModel& m, Setup& s, UiActions& a) {
 void setup_section(const PageModel& m, UiActions& a) {
   if (!ImGui::CollapsingHeader(label(S::sec_setup).c_str(), ImGuiTreeNodeFlags_DefaultOpen)) return;
   PageState st = m.state;
-  Setup& s = st.query.request.setup;
-  bool edited = key_combo("mode", s.mode, {Mode::train, Mode::infer}, tr_mode, a);
-  edited |= shape_fields(m, s, a);
-  edited |= key_combo(
-      "precision", s.precision,
-      {Precision::fp32, Precision::tf32, Precision::fp16, Precision::bf16, Precision::amp_fp16,
-       Precision::amp_bf16, Precision::mixed_fp16, Precision::mixed_bf16, Precision::fp8},
-      precision_name, a);
-  edited |= kernel_fields(m, s, a);
+  Query& q = st.query;
+  bool edited = key_choice("mode", q, a, words_of<Mode, parse_mode, tr_mode>);
+  edited |= shape_fields(m, q, a);
+  // The precisions the key table lists (a recipe added there appears here).
+  edited |= key_choice("precision", q, a);
+  edited |= kernel_fields(m, q, a);
   if (edited) a.state = st;
 }
 
@@ -340,10 +326,7 @@ void run_section(const PageModel& m, UiActions& a) {
     }
   }
   if (!images || run.tokens > 0) edited |= key_quantity("tokens", run.tokens, a, true);
-  edited |= key_combo("pricing", s.query.pricing,
-                      {Pricing::on_demand, Pricing::monthly, Pricing::reserved_1y,
-                       Pricing::reserved_3y, Pricing::bulk, Pricing::spot},
-                      tr_pricing, a);
+  edited |= key_choice("pricing", s.query, a, words_of<Pricing, parse_pricing, tr_pricing>);
   edited |= pricing_fields(s.query, a);
   if (!edited) return;
   if (run.epochs > 0 && run.tokens > 0) run.tokens = 0;

@@ -290,6 +290,31 @@ bool key_checkbox(const char* key, bool& value, UiActions& a) {
   return changed;
 }
 
+bool key_choice(const char* key, Query& q, UiActions& a, const char* (*shown)(const std::string&),
+                const char* rect) {
+  const QueryKey& r = query_row(key);
+  const S id = key_label(key);
+  next_label_tip(help_of(r));
+  field_label(id);
+  auto words = [shown](const std::string& v) { return shown ? std::string(shown(v)) : v; };
+  const std::string current = r.text ? r.text(q) : "";
+  // The choices as messages list them, without a note in parentheses ("1.10, 1.11+ (or ...)").
+  const std::string list = r.choices.substr(0, r.choices.find(" ("));
+  bool changed = false;
+  if (ImGui::BeginCombo(("##" + label(id)).c_str(), words(current).c_str())) {
+    for (size_t start = 0; start < list.size();) {
+      const size_t end = std::min(list.find(", ", start), list.size());
+      const std::string v = list.substr(start, end - start);
+      start = end + 2;
+      if (ImGui::Selectable((words(v) + "##" + v).c_str(), v == current) && v != current)
+        changed = !r.read(q, v);
+    }
+    ImGui::EndCombo();
+  }
+  remember(a, rect ? rect : key);
+  return changed;
+}
+
 void key_tip(const char* key) {
   next_label_tip(help_of(query_row(key)));
 }

@@ -112,14 +112,16 @@ bool key_int(const char* key, T& value, UiActions& a, bool zero = false) {
 bool key_checkbox(const char* key, bool& value, UiActions& a);
 // The key's help as the next label's tooltip (for controls drawn by hand, such as combos).
 void key_tip(const char* key);
-// A combo over an enum key's values.
-template <class E>
-bool key_combo(const char* key, E& value, std::initializer_list<E> values, const char* (*name)(E),
-               UiActions& a) {
-  key_tip(key);
-  const bool changed = enum_combo(key_label(key), value, values, name);
-  remember(a, key);
-  return changed;
+// A combo over a choice key's values, the key table's (a value added to the table appears here);
+// `shown` gives a value's words in the page's language (the value itself when null). Picking one
+// reads it into `q` as a link would. The rectangle is remembered under `rect` (the key's name).
+bool key_choice(const char* key, Query& q, UiActions& a,
+                const char* (*shown)(const std::string&) = nullptr, const char* rect = nullptr);
+// key_choice's words for an enum's value: words_of<Mode, parse_mode, tr_mode>.
+template <class E, std::optional<E> (*parse)(const std::string&), const char* (*name)(E)>
+const char* words_of(const std::string& value) {
+  const std::optional<E> e = parse(value);
+  return e ? name(*e) : value.c_str();
 }
 // The Serving tab's fields: bounds and help from the serve key `key`, label `id`.
 bool serve_quantity(S id, const char* key, double& value, UiActions& a, const char* name);

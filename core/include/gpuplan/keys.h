@@ -61,6 +61,8 @@ struct KeyRow {
   // The value as a link writes it, or nullopt where it is the default (a link leaves it out, and
   // an absent key reads back as that default).
   std::function<std::optional<std::string>(const T& from)> write;
+  // The value as text, default or not ("fp32"): what a control shows.
+  std::function<std::string(const T& from)> text;
 };
 
 using QueryKey = KeyRow<Query>;

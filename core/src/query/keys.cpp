@@ -247,6 +247,7 @@ KeyRow<T> row(const char* name, KeyGroup group, Value<T> v, std::string default_
   r.help_en = help_en;
   r.help_zh = help_zh;
   r.is_switch = v.is_switch;
+  r.text = v.text;
   r.read = [name, read = std::move(v.read)](T& q, const std::string& value) {
     std::optional<Error> e = read(q, name, value);
     if (e && e->key.empty()) e->key = name;
