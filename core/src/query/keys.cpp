@@ -761,6 +761,75 @@ std::vector<QueryKey> custom_layout_rows() {
   };
 }
 
+// Mixture-of-experts layouts (DeepSeek-V3, Llama 4, Qwen3-MoE, GPT-OSS), as the catalog's model
+// files spell them.
+std::vector<QueryKey> custom_moe_rows() {
+  const G g = G::custom_model;
+  return {
+      row("c-moe-ffn", g, spec(integer<Q>(0, 1000000, SPEC(moe_ffn_hidden))), "0",
+          "routed experts' MLP width (0: c-ffn)", "路由专家的 MLP 宽度（0：同 c-ffn）"),
+      row("c-shared-experts", g, spec(integer<Q>(0, 100000, SPEC(shared_experts))), "0",
+          "shared experts every token passes through", "每个 token 都经过的共享专家数"),
+      row("c-shared-expert-ffn", g, spec(integer<Q>(0, 1000000, SPEC(shared_expert_ffn_hidden))),
+          "0", "shared experts' MLP width (0: c-moe-ffn)",
+          "共享专家的 MLP 宽度（0：同 c-moe-ffn）"),
+      row("c-first-dense-layers", g, spec(integer<Q>(0, 1000000, SPEC(first_dense_layers))), "0",
+          "dense blocks before the first MoE block", "第一个 MoE 块之前的稠密块数"),
+      row("c-moe-layer-step", g, spec(integer<Q>(1, 1000000, SPEC(moe_layer_step))), "1",
+          "every n-th block (after the dense ones) is MoE", "（稠密块之后）每 n 个块一个 MoE 块"),
+      row("c-router-bias", g, spec(boolean<Q>(SPEC(router_bias))), "0",
+          "the router Linear has a bias", "路由器的 Linear 带偏置"),
+      row("c-mtp-layers", g, spec(integer<Q>(0, 64, SPEC(mtp_layers))), "0",
+          "multi-token prediction modules (trained, dropped at inference)",
+          "多 token 预测模块（训练时有，推理时去掉）"),
+  };
+}
+
+// Latent, local and normalised attention and rotary scaling (DeepSeek-V3's MLA, GPT-OSS and
+// Llama 4 windows, Qwen3's QK norm).
+std::vector<QueryKey> custom_attention_rows() {
+  const G g = G::custom_model;
+  return {
+      row("c-q-lora-rank", g, spec(integer<Q>(0, 1000000, SPEC(q_lora_rank))), "0",
+          "latent attention: the queries' bottleneck rank (0: one projection)",
+          "潜在注意力：查询的瓶颈秩（0：单一投影）"),
+      row("c-kv-lora-rank", g, spec(integer<Q>(0, 1000000, SPEC(kv_lora_rank))), "0",
+          "latent attention: the keys' and values' latent width (0: off)",
+          "潜在注意力：键与值的潜在宽度（0：关闭）"),
+      row("c-qk-nope-head-dim", g, spec(integer<Q>(0, 1000000, SPEC(qk_nope_head_dim))), "0",
+          "latent attention: query/key channels per head without rotary",
+          "潜在注意力：每头不带旋转编码的查询/键通道数"),
+      row("c-qk-rope-head-dim", g, spec(integer<Q>(0, 1000000, SPEC(qk_rope_head_dim))), "0",
+          "latent attention: rotary key channels shared by the heads",
+          "潜在注意力：各头共享的旋转键通道数"),
+      row("c-v-head-dim", g, spec(integer<Q>(0, 1000000, SPEC(v_head_dim))), "0",
+          "latent attention: value channels per head", "潜在注意力：每头的值通道数"),
+      row("c-sliding-window", g, spec(integer<Q>(0, 1000000000, SPEC(sliding_window))), "0",
+          "local attention: the window in tokens (0: every block attends fully)",
+          "局部注意力：窗口的 token 数（0：每个块都是全注意力）"),
+      row("c-full-attention-every", g, spec(integer<Q>(0, 1000000, SPEC(full_attention_every))),
+          "0", "with a window: every n-th block attends fully",
+          "有窗口时：每 n 个块一个全注意力块"),
+      row("c-local-attention", g, spec(indexed<Q>({"sliding", "chunked"}, SPEC(local_attention))),
+          "sliding", "the window slides, or cuts the sequence into chunks",
+          "窗口滑动，或把序列切成块"),
+      row("c-attention-sinks", g, spec(boolean<Q>(SPEC(attention_sinks))), "0",
+          "a learned sink logit per head and block", "每个块每个头一个可学习的 sink logit"),
+      row("c-qk-norm", g, spec(indexed<Q>({"none", "rmsnorm", "l2"}, SPEC(qk_norm))), "none",
+          "a norm of queries and keys per head", "每个头对查询与键做归一化"),
+      row("c-rope-scaling", g,
+          spec(indexed<Q>({"none", "linear", "dynamic", "yarn", "llama3", "longrope"},
+                          SPEC(rope_scaling))),
+          "none", "rotary position scaling (config.json's rope_scaling)",
+          "旋转位置编码的缩放（config.json 的 rope_scaling）"),
+      row("c-rope-scaling-factor", g, spec(number<Q>(1, 1e6, SPEC(rope_scaling_factor))), "1",
+          "rotary scaling factor", "旋转位置缩放倍数"),
+      row("c-rope-original-max-positions", g,
+          spec(integer<Q>(0, 10000000, SPEC(rope_original_max_positions))), "0",
+          "the context before rotary scaling", "旋转缩放前的上下文长度"),
+  };
+}
+
 std::vector<QueryKey> custom_cnn_rows() {
   const G g = G::custom_model;
   auto cnn = [](Value<Q> v) { return only_if<Q>(custom_cnn, std::move(v)); };
@@ -907,9 +976,10 @@ const KeyRow<T>* find_in(const std::vector<KeyRow<T>>& rows, std::string_view na
 const std::vector<QueryKey>& query_key_rows() {
   static const std::vector<QueryKey> rows = [] {
     std::vector<QueryKey> all;
-    for (auto group : {setup_rows(), kernel_rows(), parallel_rows(), hardware_and_run_rows(),
-                       pricing_rows(), planner_rows(), custom_shape_rows(),
-                       custom_convention_rows(), custom_layout_rows(), custom_cnn_rows()}) {
+    for (auto group :
+         {setup_rows(), kernel_rows(), parallel_rows(), hardware_and_run_rows(), pricing_rows(),
+          planner_rows(), custom_shape_rows(), custom_convention_rows(), custom_layout_rows(),
+          custom_moe_rows(), custom_attention_rows(), custom_cnn_rows()}) {
       all.insert(all.end(), group.begin(), group.end());
     }
     return all;
