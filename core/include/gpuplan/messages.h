@@ -34,6 +34,8 @@ namespace gpuplan {
   X(link_truncated_escape, "link.truncated_escape", "link state: truncated escape in '{0}'")      \
   X(link_bad_escape, "link.bad_escape", "link state: bad escape in '{0}'")                        \
   X(link_unknown_id, "link.unknown_id", "--{0}: unknown id '{1}'. Did you mean: {2}?")            \
+  X(link_rate_required, "link.rate_required",                                                     \
+    "--rate: a serving link needs the peak request rate")                                         \
   /* Hardware and model lookups, parallelism (evaluate.cpp) */                                    \
   X(eval_unknown_instance, "evaluate.unknown_instance",                                           \
     "--instance: unknown instance '{0}' (run 'gpuplan instances')")                               \

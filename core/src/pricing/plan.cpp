@@ -368,7 +368,11 @@ Result<PlanSearch> start_plan_search(const Catalog& catalog, const Model& model,
                                      const PlanQuery& q) {
   if (auto err = check_plan_query(q)) return *err;
   Setup base = q.request.setup;
-  if (base.global_batch == 0) base.global_batch = base.micro_batch > 0 ? base.micro_batch : 256;
+  // The batch is the query's (resolve_defaults gives one): the planner varies its split only.
+  if (base.global_batch <= 0) {
+    return about_key(
+        make_error(Errc::invalid_argument, "--batch: the planner needs a global batch"), "batch");
+  }
   if (q.tp > 0) base.tp = q.tp;
   if (q.pp > 0) base.pp = q.pp;
   // Checks the workload once, so a bad request reports its own error, not "nothing fits".
