@@ -40,8 +40,11 @@ void model_picker(const PageModel& m, UiActions& a) {
   if (ImGui::BeginCombo(("##" + label(S::key_model)).c_str(), current.c_str(),
                         ImGuiComboFlags_HeightLarge)) {
     const std::string needle = lower(m.model_filter);
+    // A name as people write it ("meta-llama/Llama-3.1-8B-Instruct-FP8") finds its entry through
+    // the catalog's resolver; otherwise the filter is a substring of id, name or task.
+    const Model* named = needle.empty() ? nullptr : m.catalog->find_model(m.model_filter);
     for (const auto& zoo : m.catalog->models) {
-      if (!needle.empty() &&
+      if (!needle.empty() && &zoo != named &&
           lower(zoo.id + " " + zoo.name + " " + zoo.task).find(needle) == std::string::npos)
         continue;
       const bool selected = q.custom.kind == CustomModel::Kind::none && zoo.id == q.request.model;

@@ -56,7 +56,10 @@ double matmul_weight_bytes(WeightFormat w) {
 // Token embeddings are looked up, not read whole (unless tied to the head).
 void count_weights(const TransformerSpec& s, const ServeConfig& c, ReplicaModel& r) {
   double total = 0, dense = 0, experts = 0;
-  for (const ParamTensor& t : transformer_parameters(s)) {
+  // Multi-token prediction modules are not loaded for serving (only as a speculative draft).
+  TransformerSpec served = s;
+  served.mtp_layers = 0;
+  for (const ParamTensor& t : transformer_parameters(served)) {
     const bool matmul =
         (t.group == ParamGroup::attention || t.group == ParamGroup::mlp) && t.rows > 1;
     const double bytes = static_cast<double>(t.numel()) *
@@ -66,15 +69,15 @@ void count_weights(const TransformerSpec& s, const ServeConfig& c, ReplicaModel&
     const bool lookup = t.group == ParamGroup::embedding &&
                         !(s.tied_embeddings && std::string(t.module) == "embed_tokens");
     if (lookup) continue;
-    if (s.is_moe() && t.group == ParamGroup::mlp)
+    if (t.routed_expert)  // shared experts and dense blocks' MLPs are read every step
       experts += bytes;
     else
       dense += bytes;
   }
   r.memory.weight_bytes = total;
   r.dense_weight_bytes = dense;
-  r.moe_layers = s.is_moe() ? static_cast<double>(s.layers) : 0;
-  r.expert_bytes_per_layer = s.is_moe() ? experts / static_cast<double>(s.layers) : 0;
+  r.moe_layers = static_cast<double>(s.moe_layer_count());
+  r.expert_bytes_per_layer = r.moe_layers > 0 ? experts / r.moe_layers : 0;
   r.experts = s.is_moe() ? static_cast<double>(s.experts) : 0;
   r.experts_per_token = s.is_moe() ? static_cast<double>(s.experts_per_token) : 0;
 }
@@ -140,19 +143,30 @@ bool large_gpu(const Gpu& g) {
   return g.memory_bytes >= 70.0 * (1ull << 30) && !a100;
 }
 
+// The share of a sequence's KV token-blocks that are kept (and read) when windowed blocks keep
+// at most their window, against every block keeping every token (kv_cache_size); 1 without
+// windows. vLLM's hybrid KV cache manager frees a sliding window's out-of-window blocks.
+double kv_window_share(const TransformerSpec* spec, double tokens) {
+  if (!spec || spec->sliding_window <= 0 || tokens <= 0) return 1.0;
+  const TransformerSpec& s = *spec;
+  const KvCacheSize k = kv_cache_size(s, 1.0, tokens);
+  const double all = k.bytes_per_token_per_layer * (k.full_layers + k.windowed_layers) * tokens;
+  return all > 0 ? k.total_bytes / all : 1.0;
+}
+
 // Memory per GPU: weights, activations, context, and the KV cache in what is left.
 void fill_memory(const Model& m, const Gpu& g, const ServeConfig& c, const ServingAssumptions& a,
                  ReplicaModel& r) {
   const TransformerSpec& s = m.transformer;
   const TransformerDims d = transformer_dims(s, 1);
   const double tp = c.tp;
-  const double kv_heads =
-      std::ceil(static_cast<double>(s.kv_heads_or_default()) / tp);  // replicated past kv_heads
   const double kv_elem = c.kv == KvFormat::fp8 ? 1.0 : 2.0;
   ReplicaMemory& mem = r.memory;
   mem.gpu_bytes = g.memory_bytes;
-  mem.kv_bytes_per_token = 2.0 * static_cast<double>(s.layers) * kv_heads *
-                           static_cast<double>(s.head_dim_or_default()) * kv_elem;
+  // One token in every block on this GPU: K and V of its share of the KV heads (replicated past
+  // kv_heads), or MLA's whole latent (kv_cache_size).
+  const KvCacheSize kv = kv_cache_size(s, kv_elem, 1.0, c.tp);
+  mem.kv_bytes_per_token = kv.bytes_per_token_per_layer * (kv.full_layers + kv.windowed_layers);
   // Live tensors of one step at the token budget: residual and normed input, QKV, the MLP's
   // gate and up outputs (per routed expert), at 16 bits; plus fp32 logits of the sampled rows.
   const double tokens = static_cast<double>(r.max_num_batched_tokens);
@@ -286,8 +300,8 @@ Result<ReplicaModel> build_replica(const Model& model, const Gpu& gpu, const Ser
   auto attention_rate = matmul_rate(gpu, attention_precision, eff);
   if (!attention_rate.ok()) return attention_rate.error();
   r.attention_flop_per_s = attention_rate.value();
-  r.attention_flops_per_pair = 4.0 * static_cast<double>(s.heads * s.head_dim_or_default()) *
-                               static_cast<double>(s.layers) / config.tp;
+  r.attention_flops_per_pair =
+      attention_flops_per_pair(s) * static_cast<double>(s.layers) / config.tp;
   r.layers = static_cast<double>(s.layers);
   {
     // 16-bit activations per token and layer, in two kinds. Element-wise kernels (norms,
@@ -319,7 +333,9 @@ Result<ReplicaModel> build_replica(const Model& model, const Gpu& gpu, const Ser
 int64_t max_concurrent_sequences(const ReplicaModel& r, double prompt_tokens,
                                  double output_tokens) {
   const double tokens = std::max(1.0, prompt_tokens + output_tokens);
-  const double blocks_per_seq = std::ceil(tokens / static_cast<double>(r.block_tokens));
+  // Windowed blocks hold at most their window of a sequence's tokens.
+  const double kept = tokens * kv_window_share(r.model ? &r.model->transformer : nullptr, tokens);
+  const double blocks_per_seq = std::ceil(kept / static_cast<double>(r.block_tokens));
   const auto by_kv =
       static_cast<int64_t>(std::floor(static_cast<double>(r.memory.kv_blocks) / blocks_per_seq));
   return std::min(by_kv, r.max_num_seqs);
@@ -368,8 +384,16 @@ StepBreakdown step_time(const ReplicaModel& r, const StepLoad& load) {
   b.elementwise_s = tokens * r.elementwise_bytes_per_token / r.hbm_bytes_per_s;
   // Decode reads each sequence's keys and values; prefill writes its tokens' and reads the
   // prompt's earlier chunks (flash attention: scores stay on chip, Dao et al. 2022).
-  const double kv_bytes = (load.decode_context + load.prefill_tokens) * r.memory.kv_bytes_per_token;
-  const double pairs = load.decode_context + load.prefill_pairs;
+  // Windowed blocks read at most their window of each sequence (its mean context here).
+  const TransformerSpec* spec = r.model ? &r.model->transformer : nullptr;
+  const double decode_share =
+      load.decode_seqs > 0 ? kv_window_share(spec, load.decode_context / load.decode_seqs) : 1.0;
+  const double prefill_share = load.prefill_tokens > 0
+                                   ? kv_window_share(spec, load.prefill_pairs / load.prefill_tokens)
+                                   : 1.0;
+  const double kv_bytes =
+      (load.decode_context * decode_share + load.prefill_tokens) * r.memory.kv_bytes_per_token;
+  const double pairs = load.decode_context * decode_share + load.prefill_pairs * prefill_share;
   b.attention_s = std::max(kv_bytes / r.hbm_bytes_per_s,
                            pairs * r.attention_flops_per_pair / r.attention_flop_per_s);
   const double tp = r.config.tp, ep = r.config.ep;

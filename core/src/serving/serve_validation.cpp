@@ -98,24 +98,15 @@ std::optional<double> leading_number(const std::string& s) {
   return number(s.substr(0, end));
 }
 
-// Published model names onto zoo entries with the same architecture (Llama 3.1 and 3.3 keep
-// Llama 3's shapes; Llama 1 7B/13B Llama 2's).
+// Published model names through the catalog's one resolver (resolve_model: vendor prefixes,
+// -Instruct, checkpoint suffixes); the first Llama's 7B and 13B onto Llama 2's shapes.
 const Model* find_model(const Catalog& c, const std::string& name) {
-  if (const Model* m = c.find_model(name)) return m;
+  if (auto m = resolve_model(c, name)) return m->model;
   const std::string n = lower(name);
-  const std::vector<std::pair<std::vector<const char*>, const char*>> table = {
-      {{"llama-3.1-8b", "llama-3-8b"}, "llama-3-8b"},
-      {{"llama-3.1-70b", "llama-3.3-70b", "llama-3-70b"}, "llama-3-70b"},
-      {{"llama-3.1-405b"}, "llama-3-405b"},
-      {{"llama-2-7b", "llama2 7b", "llama 7b"}, "llama-2-7b"},
-      {{"llama-2-13b", "llama 13b"}, "llama-2-13b"},
-      {{"llama-2-70b", "llama2 70b"}, "llama-2-70b"},
-      {{"mistral-7b"}, "mistral-7b"},
-      {{"mixtral-8x7b"}, "mixtral-8x7b"}};
-  for (const auto& [names, id] : table) {
-    for (const char* k : names) {
-      if (n == k || n.rfind(std::string(k) + "-instruct", 0) == 0) return c.find_model(id);
-    }
+  const std::vector<std::pair<const char*, const char*>> table = {{"llama 7b", "llama-2-7b"},
+                                                                  {"llama 13b", "llama-2-13b"}};
+  for (const auto& [k, id] : table) {
+    if (n == k) return c.find_model(id);
   }
   return nullptr;
 }
