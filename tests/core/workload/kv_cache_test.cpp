@@ -6,7 +6,7 @@
 
 #include "gpuplan/embedded_data.h"
 #include "gpuplan/estimate.h"
-#include "gpuplan/serve.h"
+#include "gpuplan/serve_replica.h"
 #include "gpuplan/transformer.h"
 #include "test_util.h"
 
