@@ -50,15 +50,15 @@ struct ModelShape {
         layers(transformer ? m.transformer.layers + m.transformer.decoder_layers : 1) {}
 };
 
-// Every layout of `global_batch` over n GPUs with at most `gpus_per_node`-way tensor parallelism.
-std::vector<Layout> layouts(const ModelShape& shape, int n, int gpus_per_node,
-                            int64_t global_batch) {
+// Every layout of `global_batch` over n GPUs with at most `max_tp`-way tensor parallelism (the
+// GPUs one NVLink domain holds).
+std::vector<Layout> layouts(const ModelShape& shape, int n, int max_tp, int64_t global_batch) {
   const std::vector<Checkpointing> ckpts =
       shape.transformer ? std::vector<Checkpointing>{Checkpointing::none, Checkpointing::selective,
                                                      Checkpointing::full}
                         : std::vector<Checkpointing>{Checkpointing::none};
   std::vector<Layout> out;
-  for (int tp : powers_of_two(std::min(gpus_per_node, shape.transformer ? 64 : 1))) {
+  for (int tp : powers_of_two(std::min(max_tp, shape.transformer ? 64 : 1))) {
     if (shape.heads % tp != 0 || shape.kv_heads % tp != 0) continue;
     for (int pp : powers_of_two(
              shape.transformer ? static_cast<int>(std::min<int64_t>(n / tp, shape.layers)) : 1)) {
@@ -119,6 +119,21 @@ std::optional<PriceQuote> cheapest_price(const Catalog& catalog, const Instance&
       price = quote.value();
   }
   return price;
+}
+
+// The host counts to try for `inst`, up to `max_nodes`: powers of two, and whole NVLink domains
+// (1, 2, 4, ... domains) where a domain spans several hosts; only whole domains where the provider
+// sells nothing smaller.
+std::vector<int> host_counts(const Instance& inst, int max_nodes) {
+  std::vector<int> out;
+  const int domain = inst.hosts_per_domain();
+  if (inst.min_hosts == 1) out = powers_of_two(max_nodes);
+  if (domain > 1) {
+    for (int k : powers_of_two(max_nodes / domain)) out.push_back(k * domain);
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
 }
 
 // One instance type at one node count, priced.
@@ -330,13 +345,13 @@ Result<PlanResult> plan(const Catalog& catalog, const Model& model, const PlanQu
     const auto price = cheapest_price(catalog, inst, q);
     if (!price) continue;
     ++matched_filters;
-    for (int nodes : powers_of_two(q.max_nodes)) {
-      if (nodes > 1 && inst.network_bytes_per_s <= 0) break;
+    for (int nodes : host_counts(inst, q.max_nodes)) {
       auto cluster = instance_cluster(inst, *gpu, nodes);
-      if (!cluster.ok()) break;
+      if (!cluster.ok()) break;  // more domains than the network data allows
       const Offer offer{&inst, gpu, *price, nodes, cluster.value()};
-      for (const Layout& layout :
-           layouts(shape, inst.gpu_count * nodes, inst.gpu_count, base.global_batch)) {
+      const int gpus = inst.gpu_count * nodes;
+      const int max_tp = std::min(cluster.value().domain_gpus(), gpus);
+      for (const Layout& layout : layouts(shape, gpus, max_tp, base.global_batch)) {
         if (auto err = search.try_layout(offer, layout)) return *err;
       }
     }
