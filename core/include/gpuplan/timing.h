@@ -113,6 +113,9 @@ struct Efficiencies {
   double measured_hbm_bytes_per_s = 0;
   double measured_intra_busbw_bytes_per_s = 0;
   double measured_inter_busbw_bytes_per_s = 0;  // all-reduce across nodes (multi-node probe)
+  // Measured GEMM FLOP/s of the low-precision recipes a probe timed ("fp8", "mxfp8", "nvfp4"):
+  // what a recipe's matmuls reach on this GPU, in place of its spec peak x efficiency.
+  std::map<std::string, double> measured_recipe_gemm_flop_per_s;
 };
 
 // Useful work / work paid for of a GEMM with `rows` x `cols` outputs computed in tiles of

@@ -122,7 +122,7 @@ GPUPLAN_FIELDS(Efficiencies, s.gemm, s.simt_gemm, s.hbm, s.nvlink, s.pcie, s.net
                s.host_overhead_per_kernel_s, s.optimizer_for_loop_per_tensor, s.nccl_ring,
                s.measured_gemm_flop_per_s, s.measured_tf32_gemm_flop_per_s,
                s.measured_hbm_bytes_per_s, s.measured_intra_busbw_bytes_per_s,
-               s.measured_inter_busbw_bytes_per_s)
+               s.measured_inter_busbw_bytes_per_s, s.measured_recipe_gemm_flop_per_s)
 GPUPLAN_FIELDS(InputAssumptions, s.image_samples_per_s_per_core)
 GPUPLAN_FIELDS(ErrorBand, s.family, s.rows, s.low, s.high, s.mape)
 GPUPLAN_FIELDS(AccuracyTable, s.time, s.memory, s.generated)
