@@ -88,11 +88,11 @@ void price_text(const std::optional<PriceQuote>& q) {
   if (q->assumption) ImGui::PopStyleColor();
 }
 
-// The GPUs that reach each other over NVLink and the hosts they span: "8 GPUs, one host" for a
-// server, "72 GPUs, 18 hosts" for an NVL72 rack (marked when it is sold only whole).
+// The GPUs that reach each other over NVLink and the hosts they span: "the host" for a server,
+// "72 GPUs, 18 hosts" for an NVL72 rack (marked when it is sold only whole).
 void domain_text(const Instance& in) {
   if (in.hosts_per_domain() == 1) {
-    ImGui::TextUnformatted(format(tr(S::domain_host), in.domain_gpus()).c_str());
+    ImGui::TextUnformatted(tr(S::domain_host));
     return;
   }
   const S text = in.min_hosts > 1 ? S::domain_whole : S::domain_cell;
