@@ -89,18 +89,29 @@ void price_text(const std::optional<PriceQuote>& q) {
   if (q->assumption) ImGui::PopStyleColor();
 }
 
+// The GPUs that reach each other over NVLink and the hosts they span: "the host" for a server,
+// "72 GPUs, 18 hosts" for an NVL72 rack (marked when it is sold only whole).
+void domain_text(const Instance& in) {
+  if (in.hosts_per_domain() == 1) {
+    ImGui::TextUnformatted(tr(S::domain_host));
+    return;
+  }
+  const S text = in.min_hosts > 1 ? S::domain_whole : S::domain_cell;
+  ImGui::TextUnformatted(format(tr(text), in.domain_gpus(), in.hosts_per_domain()).c_str());
+}
+
 void instance_table(const PageModel& m, UiActions& a) {
   const std::vector<Row> rows = instance_rows(m);
   ImGui::Text(tr(S::instances_line), tr_pricing(m.state.query.pricing));
-  if (!ImGui::BeginTable("instances", 7,
+  if (!ImGui::BeginTable("instances", 8,
                          ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersOuter |
                              ImGuiTableFlags_ScrollY | ImGuiTableFlags_Resizable |
                              ImGuiTableFlags_SizingFixedFit,
                          ImVec2(0, ImGui::GetTextLineHeightWithSpacing() * 14))) {
     return;
   }
-  for (S h : {S::key_instance, S::col_gpu, S::col_gpus, S::col_vcpus, S::col_usd_h, S::col_region,
-              S::col_basis}) {
+  for (S h : {S::key_instance, S::col_gpu, S::col_gpus, S::col_domain, S::col_vcpus, S::col_usd_h,
+              S::col_region, S::col_basis}) {
     ImGui::TableSetupColumn(tr(h), h == S::key_instance ? ImGuiTableColumnFlags_WidthStretch : 0);
   }
   ImGui::TableSetupScrollFreeze(0, 1);
@@ -113,7 +124,8 @@ void instance_table(const PageModel& m, UiActions& a) {
             ImGuiSelectableFlags_SpanAllColumns | ImGuiSelectableFlags_AllowItemOverlap)) {
       PageState s = m.state;
       s.query.instance = r.in->id;
-      s.query.nodes = 0;
+      // An instance sold by the rack starts at one whole rack.
+      s.query.nodes = r.in->min_hosts > 1 ? r.in->min_hosts : 0;
       s.query.gpu.clear();  // the instance's
       s.query.gpus = 0;
       a.state = s;
@@ -124,6 +136,8 @@ void instance_table(const PageModel& m, UiActions& a) {
     ImGui::TextUnformatted(r.in->gpu.c_str());
     ImGui::TableNextColumn();
     ImGui::Text("%d", r.in->gpu_count);
+    ImGui::TableNextColumn();
+    domain_text(*r.in);
     ImGui::TableNextColumn();
     ImGui::TextUnformatted(r.in->vcpus > 0 ? std::to_string(r.in->vcpus).c_str() : "-");
     ImGui::TableNextColumn();

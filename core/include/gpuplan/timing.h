@@ -113,6 +113,9 @@ struct Efficiencies {
   double measured_hbm_bytes_per_s = 0;
   double measured_intra_busbw_bytes_per_s = 0;
   double measured_inter_busbw_bytes_per_s = 0;  // all-reduce across nodes (multi-node probe)
+  // Measured GEMM FLOP/s of the low-precision recipes a probe timed ("fp8", "mxfp8", "nvfp4"):
+  // what a recipe's matmuls reach on this GPU, in place of its spec peak x efficiency.
+  std::map<std::string, double> measured_recipe_gemm_flop_per_s;
 };
 
 // Useful work / work paid for of a GEMM with `rows` x `cols` outputs computed in tiles of
@@ -120,21 +123,34 @@ struct Efficiencies {
 // quantisation); 1 when the SM count or the tile is unknown.
 double gemm_quantisation_efficiency(double rows, double cols, int sms, const Efficiencies& eff);
 
-// The GPUs a run uses and how they are connected.
+// The GPUs a run uses and how they are connected. A node is a host (one machine); an NVLink domain
+// is the GPUs that reach each other over NVLink, a whole number of hosts: the host itself for an
+// 8-GPU server, 72 GPUs over 18 hosts for an NVL72 rack. Ranks fill hosts, and hosts fill
+// domains, in order; only traffic between domains crosses the network.
 struct Cluster {
   const Gpu* gpu = nullptr;
-  int gpus_per_node = 1;
-  int nodes = 1;
-  double intra_node_busbw_bytes_per_s = 0;  // per-direction link peak used by ring all-reduce
-  double inter_node_bytes_per_s = 0;        // per node; 0: unknown (single node only)
-  int vcpus_per_node = 0;                   // 0: unknown (no input-pipeline check)
+  int gpus_per_node = 1;                    // GPUs per host
+  int nodes = 1;                            // hosts
+  int gpus_per_domain = 0;                  // GPUs per NVLink domain; 0: the host is its own domain
+  double intra_node_busbw_bytes_per_s = 0;  // per-direction link peak inside an NVLink domain
+  double inter_node_bytes_per_s = 0;        // per host, to other domains; 0: unknown (one domain)
+  int vcpus_per_node = 0;                   // per host; 0: unknown (no input-pipeline check)
   std::string link;                         // "nvswitch", "nvlink", "pcie"
+  // GPUs of one NVLink domain (at least a host's) and the hosts it spans.
+  int domain_gpus() const {
+    return gpus_per_domain > gpus_per_node ? gpus_per_domain : gpus_per_node;
+  }
+  int hosts_per_domain() const { return domain_gpus() / gpus_per_node; }
+  // The domains the cluster's hosts fill (the last one possibly in part).
+  int domains() const { return (nodes + hosts_per_domain() - 1) / hosts_per_domain(); }
 };
 
 // A cluster of `count` GPUs of one kind in one box (no instance known): NVLink if the GPU
 // has a sourced NVLink bandwidth, else PCIe of its generation.
 Result<Cluster> single_node_cluster(const Gpu& gpu, int count);
-// The cluster of `nodes` instances of one type.
+// The cluster of `nodes` hosts of one instance type, in its NVLink domains. An error when the
+// provider sells the instance only by whole domains and `nodes` is not a whole number of them, or
+// when the hosts span more than one domain and the instance has no sourced network bandwidth.
 Result<Cluster> instance_cluster(const Instance& instance, const Gpu& gpu, int nodes);
 
 // Step time by term, for the whole cluster.

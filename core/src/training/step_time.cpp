@@ -59,11 +59,11 @@ void infer_time(const Setup& setup, const Estimate& e, const WorkProfile& work, 
 }
 
 // Megatron tensor parallelism: 2 all-reduces per block forward, 2 backward (+2 when the block
-// is recomputed), inside a node when tp fits there.
+// is recomputed), over NVLink when each group lies inside one NVLink domain.
 double tp_comm_s(const Setup& setup, const Estimate& e, const WorkProfile& work,
                  const Cluster& cluster, const Links& l) {
   if (setup.tp <= 1) return 0;
-  const double tp_bw = setup.tp <= cluster.gpus_per_node ? l.intra : l.inter / setup.tp;
+  const double tp_bw = tp_busbw(setup, cluster, l);
   const double per_fwd =
       allreduce_s(work.tp_allreduce_bytes_per_sample * static_cast<double>(e.micro_batch), setup.tp,
                   tp_bw) /
@@ -107,7 +107,7 @@ void fsdp_comm(const Setup& setup, const Estimate& e, const WorkProfile& work,
   const double bw = dp_busbw(setup, cluster, l);
   const double layers = std::max(work.layers / setup.pp, 1.0);
   const double latency =
-      (layers + 1) * ring_latency_s(setup.dp, dp_group_nodes(setup, cluster), cluster, eff);
+      (layers + 1) * ring_latency_s(setup.dp, dp_group_domains(setup, cluster), cluster, eff);
   const double gather =
       allgather_s(params * compute_weight_bytes(setup.precision), setup.dp, bw) + latency;
   const double reduce =
