@@ -5,6 +5,7 @@
 #include <cctype>
 #include <cstring>
 
+#include "gpuplan/precision.h"
 #include "ui/screens.h"
 #include "ui/widgets.h"
 
@@ -207,7 +208,7 @@ bool kernel_fields(const PageModel& m, Setup& s, UiActions& a) {
                          {OptimizerLoop::foreach, OptimizerLoop::for_loop}, tr_optimizer_loop);
     remember(a, "optimizer-loop");
     edited |= checkbox(S::clip_grad_norm, s.clip_grad_norm);
-    if (is_mixed(s.precision)) {
+    if (has_master_weights(s.precision)) {
       edited |=
           enum_combo(S::grad_reduce, s.grad_reduce,
                      {GradReduce::automatic, GradReduce::fp32, GradReduce::bf16}, grad_reduce_name);
@@ -250,7 +251,8 @@ void setup_section(const PageModel& m, UiActions& a) {
   edited |= enum_combo(
       S::precision, s.precision,
       {Precision::fp32, Precision::tf32, Precision::fp16, Precision::bf16, Precision::amp_fp16,
-       Precision::amp_bf16, Precision::mixed_fp16, Precision::mixed_bf16, Precision::fp8},
+       Precision::amp_bf16, Precision::mixed_fp16, Precision::mixed_bf16, Precision::fp8,
+       Precision::fp8_blockwise, Precision::mxfp8, Precision::nvfp4},
       precision_name);
   remember(a, "precision");
   edited |= kernel_fields(m, s, a);
