@@ -608,16 +608,25 @@ double optimizer_state_bytes(const Setup& setup, const Stage& st) {
 }
 
 // Transformer Engine's quantised weights (precision.h) in training: both usages of each block
-// weight it quantises, saved by each layer's forward for its backward (pytorch/module/linear.py
-// saves weightmat). Without the weight cache every micro-batch in flight holds its own (1F1B:
-// up to pp on the first stage); with it the layers keep one. FSDP reshards the bf16 parameter
-// after the forward, but TE's copy is its own tensor: whole, not sharded. Under
-// --quantized-params the quantised tensor is the parameter itself (model_state_memory).
-double te_weight_copies(const Setup& setup, const Stage& st, double micro_steps) {
+// weight it quantises. With the weight cache every layer keeps its copy for the whole step.
+// Without it each layer's forward saves its copy for its backward (pytorch/module/linear.py saves
+// weightmat), one per micro-batch in flight (1F1B: up to pp on the first stage), except in blocks
+// whose forward runs under activation checkpointing, which saves nothing: those quantise again
+// when they are recomputed, one block at a time. FSDP reshards the bf16 parameter after the
+// forward, but TE's copy is its own tensor: whole, not sharded. Under --quantized-params the
+// quantised tensor is the parameter itself (model_state_memory).
+double te_weight_copies(const Setup& setup, const Stage& st, double micro_steps, double layers) {
   if (setup.mode != Mode::train || setup.quantized_params) return 0;
-  const double in_flight =
-      setup.cache_quantized_weights ? 1.0 : std::min<double>(setup.pp, std::max(micro_steps, 1.0));
-  return st.quantized_numel * precision_bytes(setup.precision).weight_copy * in_flight;
+  const double copies = st.quantized_numel * precision_bytes(setup.precision).weight_copy;
+  if (setup.cache_quantized_weights) return copies;
+  const double in_flight = std::min<double>(setup.pp, std::max(micro_steps, 1.0));
+  const double per_block = copies / std::max(layers, 1.0);
+  if (setup.checkpointing == Checkpointing::full) return per_block;
+  if (setup.checkpointing == Checkpointing::every_k_layers) {
+    const double rebuilt = std::floor(layers / setup.checkpoint_every);
+    return per_block * ((layers - rebuilt) * in_flight + (rebuilt > 0 ? 1 : 0));
+  }
+  return copies * in_flight;
 }
 
 // Weights, gradients and optimizer states of one GPU. ZeRO shards optimizer states (stage 1),
@@ -653,7 +662,9 @@ void model_state_memory(const Model& model, const Setup& setup, const Stage& st,
   if (setup.zero_stage >= 1) m.optimizer /= dp;
   if (setup.zero_stage >= 2) m.gradients /= dp;
   if (setup.zero_stage >= 3) m.weights /= dp;
-  m.weights += te_weight_copies(setup, st, micro_steps);
+  const double layers_stage = static_cast<double>(
+      ceil_div(model.transformer.layers + model.transformer.decoder_layers, setup.pp));
+  m.weights += te_weight_copies(setup, st, micro_steps, layers_stage);
   if (fsdp && model.kind == ModelKind::transformer) {
     // While a block computes, FSDP holds its gathered 16-bit (or fp32) parameters and the next
     // block's, prefetched; in backward also the block's unsharded gradients until they are

@@ -131,6 +131,18 @@ TEST(PrecisionMemory, Bf16EdgeLayersKeepNoQuantisedCopies) {
   EXPECT_NEAR(must(s).memory.weights, 2 * kParams + 2 * kQuantised * 30 / 32, 1);
 }
 
+TEST(PrecisionMemory, CheckpointedBlocksSaveNoCopyUnlessTheyAreCached) {
+  // Full checkpointing runs each block's forward without saving for backward, so TE's copies
+  // live one recomputed block at a time (2 x Q / 32); Megatron's weight cache keeps all 32.
+  gpuplan::Setup s;
+  s.global_batch = 1;
+  s.precision = Precision::fp8;
+  s.checkpointing = Checkpointing::full;
+  EXPECT_NEAR(must(s).memory.weights, 2 * kParams + 2 * kQuantised / 32, 1);
+  s.cache_quantized_weights = true;
+  EXPECT_NEAR(must(s).memory.weights, 2 * kParams + 2 * kQuantised, 1);
+}
+
 TEST(PrecisionMemory, MegatronGradientStateAndMasterDtypes) {
   gpuplan::Setup s;
   s.global_batch = 1;
