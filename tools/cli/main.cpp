@@ -31,7 +31,8 @@ commands:
   serve --model ID --rate R --prompt-tokens P --output-tokens O [--ttft-ms X] [--tpot-ms Y]
         [--load-curve FILE|R0,R1,...,R23|flat|business-hours|diurnal] [--tp N]
         [--gpu ID|auto | --instance ID|auto]
-        [--runtime vllm|trtllm|sglang|hf] [--weights bf16|fp16|fp8|int8|int4] [--kv bf16|fp8]
+        [--runtime vllm|trtllm|sglang|hf] [--weights bf16|fp16|fp8|int8|int4|nvfp4|mxfp4]
+        [--kv bf16|fp8|fp4]
         [--percentile 50|90|99] [--lengths fixed|sharegpt] [--requests N (simulated per rate)]
         [--min-replicas N] [--target-utilisation X] [--headroom X] [--start-s S (start to
         ready)] [--load-gb-per-s X (model load)] [--top K] [--provider P] [--region R] [--json]
@@ -46,10 +47,20 @@ commands:
 setup options:
   --mode train|infer            --batch N (global)       --micro-batch N (per GPU)
   --seq N | --resolution N
-  --precision fp32|tf32|fp16|bf16|amp-fp16|amp-bf16|mixed-fp16|mixed-bf16|fp8
+  --precision fp32|tf32|fp16|bf16|amp-fp16|amp-bf16|mixed-fp16|mixed-bf16|fp8|fp8-blockwise|
+              mxfp8|nvfp4
                                 amp-*: autocast over FP32 weights; mixed-*: 16-bit weights and
-                                activations, FP32 masters (FSDP MixedPrecision, Megatron --bf16)
-  --grad-reduce auto|fp32|bf16  gradient reduction of mixed-* (FSDP reduce_dtype)
+                                activations, FP32 masters (FSDP MixedPrecision, Megatron --bf16);
+                                fp8, fp8-blockwise, mxfp8, nvfp4: Transformer Engine's recipes
+  --grad-reduce auto|fp32|bf16  gradient dtype of mixed-* and TE recipes (FSDP reduce_dtype,
+                                Megatron grad_reduce_in_fp32)
+  --cache-quantized-weights     TE recipes: weights quantised once per step (Megatron passes
+                                is_first_microbatch), not per micro-batch
+  --quantized-params            TE recipes: weights kept and gathered quantised, no bf16 copy
+                                (Megatron --fp8-param-gather)
+  --bf16-first-layers N  --bf16-last-layers N   TE recipes: blocks kept in bf16 at each end
+  --optimizer-state-dtype auto|fp32|bf16|fp16|fp8  --master-dtype auto|fp32|fp16
+                                Adam's moments and masters (Megatron precision-aware optimizer)
   --optimizer sgd|sgd-momentum|adam|adamw|adam-8bit|adafactor|lamb
   --optimizer-loop foreach|for-loop (for-loop: one host iteration per tensor, PyTorch < 2.0)
   --clip-grad-norm (clip_grad_norm_ each step)
@@ -83,8 +94,14 @@ exit codes: 0 success, 1 invalid input (the message names the field), 2 usage er
 )";
 
 // Flags that take no value.
-const std::vector<std::string> kBooleanFlags = {"json",    "sp",         "qlora",
-                                                "compile", "fused-loss", "clip-grad-norm"};
+const std::vector<std::string> kBooleanFlags = {"json",
+                                                "sp",
+                                                "qlora",
+                                                "compile",
+                                                "fused-loss",
+                                                "clip-grad-norm",
+                                                "quantized-params",
+                                                "cache-quantized-weights"};
 
 // Splits "--key value" / "--key=value" / "--flag" arguments into Args.
 gpuplan::Result<Args> parse_flags(int argc, char** argv, int first) {

@@ -30,6 +30,16 @@ Args request_to_args(const Request& r) {
     a.emplace_back("checkpoint-every", std::to_string(s.checkpoint_every));
   if (s.grad_reduce != d.grad_reduce)
     a.emplace_back("grad-reduce", grad_reduce_name(s.grad_reduce));
+  if (s.cache_quantized_weights) a.emplace_back("cache-quantized-weights", "1");
+  if (s.quantized_params) a.emplace_back("quantized-params", "1");
+  if (s.bf16_first_layers != d.bf16_first_layers)
+    a.emplace_back("bf16-first-layers", std::to_string(s.bf16_first_layers));
+  if (s.bf16_last_layers != d.bf16_last_layers)
+    a.emplace_back("bf16-last-layers", std::to_string(s.bf16_last_layers));
+  if (s.optimizer_state_dtype != d.optimizer_state_dtype)
+    a.emplace_back("optimizer-state-dtype", store_dtype_name(s.optimizer_state_dtype));
+  if (s.master_dtype != d.master_dtype)
+    a.emplace_back("master-dtype", store_dtype_name(s.master_dtype));
   if (s.dropout != d.dropout) {
     char buf[32];
     std::snprintf(buf, sizeof buf, "%g", s.dropout);
