@@ -351,10 +351,10 @@ TEST(Serving, ALinkWithServeKeysOpensTheServingTabAndRoundTrips) {
 }
 
 TEST(Serving, ABadServeKeyFallsBackAndKeepsTheRest) {
-  ParsedLink link = page_state_from_link("model=llama-3-8b&rate=12&tp=99&kv=fp4");
+  ParsedLink link = page_state_from_link("model=llama-3-8b&rate=12&tp=99&kv=fp2");
   ASSERT_EQ(link.problems.size(), 2u);
   EXPECT_EQ(link.problems[0].error.message, "--tp: 99 is out of range [1, 64]");
-  EXPECT_EQ(link.problems[1].error.message, "--kv: 'fp4' is not one of bf16, fp8");
+  EXPECT_EQ(link.problems[1].error.message, "--kv: 'fp2' is not one of bf16, fp8, fp4");
   EXPECT_EQ(link.state.serve.rate_per_s, 12);
   EXPECT_EQ(link.state.serve.tp, 0);
   EXPECT_EQ(link.state.tab, Tab::serving);

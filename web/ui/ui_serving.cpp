@@ -130,11 +130,13 @@ void inputs(const PageModel& m, UiActions& a) {
   edited |=
       enum_combo(S::serve_runtime, r.runtime,
                  {Runtime::vllm, Runtime::trtllm, Runtime::sglang, Runtime::hf}, runtime_name);
-  edited |= enum_combo(S::serve_weights, r.weights,
-                       {WeightFormat::bf16, WeightFormat::fp16, WeightFormat::fp8,
-                        WeightFormat::int8, WeightFormat::int4},
-                       weight_format_name);
-  edited |= enum_combo(S::serve_kv, r.kv, {KvFormat::bf16, KvFormat::fp8}, kv_format_name);
+  edited |=
+      enum_combo(S::serve_weights, r.weights,
+                 {WeightFormat::bf16, WeightFormat::fp16, WeightFormat::fp8, WeightFormat::int8,
+                  WeightFormat::int4, WeightFormat::nvfp4, WeightFormat::mxfp4},
+                 weight_format_name);
+  edited |=
+      enum_combo(S::serve_kv, r.kv, {KvFormat::bf16, KvFormat::fp8, KvFormat::fp4}, kv_format_name);
   edited |= id_combo(S::serve_gpu, r.gpu, gpu_items(*m.catalog));
   remember(a, "serve-gpu");
   edited |= id_combo(S::serve_instance, r.instance, instance_items(*m.catalog));

@@ -5,6 +5,7 @@
 #include <cctype>
 #include <cstring>
 
+#include "gpuplan/precision.h"
 #include "ui/screens.h"
 #include "ui/widgets.h"
 

@@ -66,7 +66,8 @@ namespace gpuplan {
   X(est_zero_train_only, "estimate.zero_train_only",                                              \
     "--zero applies to training only (--mode train)")                                             \
   X(est_grad_reduce_recipe, "estimate.grad_reduce_recipe",                                        \
-    "--grad-reduce applies to the mixed-bf16 and mixed-fp16 recipes, not {0}")                    \
+    "--grad-reduce applies to recipes with master weights (mixed-*, fp8, fp8-blockwise, mxfp8, "  \
+    "nvfp4), not {0}")                                                                            \
   X(est_batch_not_dp, "estimate.batch_not_dp", "--batch {0} is not divisible by --dp {1}")        \
   X(est_batch_not_dp_micro, "estimate.batch_not_dp_micro",                                        \
     "--batch {0} is not divisible by --dp x --micro-batch = {1}")                                 \

@@ -44,8 +44,15 @@ struct OpClass {
   // An unfused non-matmul kernel of eager PyTorch (norms, activations, residual adds, casts):
   // reaches Efficiencies::eager_memory_bound of the bandwidth unless torch.compile fuses it.
   bool eager = false;
-  // Runs at the precision's rate; false: stays in 16 bits when the precision is fp8.
+  // Runs at the precision's rate; false: stays in 16 bits under a Transformer Engine recipe
+  // (precision.h: attention, the LM head).
   bool fp8 = true;
+  // Work of the forward pass only, with no backward counterpart (quantising weights: the
+  // backward GEMMs read the copies the forward made).
+  bool forward_only = false;
+  // Done once per optimizer step, not per micro-batch (Transformer Engine's cached weight casts,
+  // Setup::cache_quantized_weights): timed into PassTime::per_step_s.
+  bool once_per_step = false;
 };
 
 // What one forward pass is made of, for the time model. Built once per model and setup shape;
@@ -56,6 +63,9 @@ struct WorkProfile {
   double tp_allreduce_bytes_per_sample = 0;  // per forward, summed over layers (Megatron: 2/layer)
   double tp_allreduces = 0;                  // count per forward
   double tokens_per_sample = 1;              // 0 for layer graphs (images have no tokens)
+  // Share of the `fp8` matmul FLOPs at the recipe's low-precision rate; the rest (blocks kept in
+  // bf16, Setup::bf16_first_layers / bf16_last_layers) runs at the 16-bit rate.
+  double low_precision_share = 1;
 };
 
 // Builds the forward work of `model` under `setup` (shapes as resolved by `e`).
@@ -196,6 +206,7 @@ Result<StepTime> estimate_step_time(const Model& model, const Setup& setup, cons
 struct PassTime {
   double forward_s = 0;
   double backward_s = 0;
+  double per_step_s = 0;  // work done once per optimizer step (OpClass::once_per_step)
 };
 
 // The roofline times of `micro_batch` samples. estimate_step_time uses it; the planner caches it.
@@ -212,7 +223,11 @@ Result<StepTime> estimate_step_time_with(const Model& model, const Setup& setup,
                                          const Efficiencies& eff, const InputAssumptions& input,
                                          const PassTime& pass);
 
-// The dense peak of `gpu` for a setup's precision; an Error names the missing figure.
+// The dense peak of `gpu` for a setup's precision; an Error names the missing figure, or the
+// missing tensor cores (nvfp4 and mxfp4 need Blackwell's).
 Result<double> dense_peak_flop_per_s(const Gpu& gpu, Precision precision);
+
+// Whether `gpu`'s tensor cores do block-scaled MMA (MXFP8, MXFP4, NVFP4): Blackwell's.
+bool has_block_scaled_mma(const Gpu& gpu);
 
 }  // namespace gpuplan

@@ -22,6 +22,11 @@ std::optional<double> gemm_for(const ProbeGemm& g, Precision p) {
       return g.bf16;
     case Precision::fp8:
       return g.fp8;
+    // The probe's FP8 GEMM is per-tensor scaled: no measurement of the block-scaled recipes.
+    case Precision::fp8_blockwise:
+    case Precision::mxfp8:
+    case Precision::nvfp4:
+      return std::nullopt;
   }
   return std::nullopt;
 }

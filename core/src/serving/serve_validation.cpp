@@ -164,10 +164,15 @@ std::optional<std::pair<WeightFormat, KvFormat>> formats(const ServingRow& r) {
   // KV cache too (their hf_quant_config.json sets kv_cache_quant_algo FP8).
   const bool fp8_kv = contains(r.notes, "kv cache fp8") || contains(r.notes, "fp8 kv cache") ||
                       (p == "fp8" && contains(r.notes, "modelopt"));
-  const KvFormat kv = fp8_kv ? KvFormat::fp8 : KvFormat::bf16;
+  KvFormat kv = fp8_kv || contains(p, "fp8 kv cache") ? KvFormat::fp8 : KvFormat::bf16;
   if (p == "fp16" || p == "f16") return std::make_pair(WeightFormat::fp16, kv);
   if (p == "bf16") return std::make_pair(WeightFormat::bf16, kv);
   if (p == "fp8") return std::make_pair(WeightFormat::fp8, kv);
+  // NVIDIA's FP4 checkpoints (TensorRT-LLM's perf tables' "FP4" column, nvidia/*-FP4 ModelOpt
+  // checkpoints) are NVFP4; their KV cache is FP8 where the row says so.
+  if (p == "fp4" || p == "nvfp4" || p.rfind("fp4 weights", 0) == 0)
+    return std::make_pair(WeightFormat::nvfp4, kv);
+  if (p == "mxfp4") return std::make_pair(WeightFormat::mxfp4, kv);
   if (p.rfind("int8 weight-only", 0) == 0) return std::make_pair(WeightFormat::int8, kv);
   if (p.rfind("int4 weight-only", 0) == 0) return std::make_pair(WeightFormat::int4, kv);
   return std::nullopt;
@@ -272,7 +277,7 @@ std::string resolve(const Catalog& c, const ServingAssumptions& a, const Serving
   auto f = formats(r);
   if (!f)
     return "precision '" + r.precision +
-           "' is not a gpuplan weight format (bf16, fp16, fp8, int8, int4)";
+           "' is not a gpuplan weight format (bf16, fp16, fp8, int8, int4, nvfp4, mxfp4)";
   const auto i = number(r.input_len);
   auto o = number(r.output_len);
   if (!o && r.metric == "decode_tokens_per_s_batch1")

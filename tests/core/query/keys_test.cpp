@@ -183,7 +183,8 @@ TEST(KeysTable, SwitchesAreTheBooleanFlagsGivenBare) {
     EXPECT_EQ(query_to_key_values(q.value()), (Args{{r.name, "1"}}));
   }
   EXPECT_EQ(switches,
-            (std::vector<std::string>{"clip-grad-norm", "compile", "fused-loss", "sp", "qlora"}));
+            (std::vector<std::string>{"clip-grad-norm", "cache-quantized-weights",
+                                      "quantized-params", "compile", "fused-loss", "sp", "qlora"}));
 }
 
 TEST(KeysTable, CliFlagsQueryLinkQueryIsTheIdentityForEveryKey) {
@@ -350,10 +351,10 @@ TEST(KeysTable, FieldListsAreComplete) {
   // The sizes query_fields.h's comparisons were written for (64-bit libstdc++). A new field in
   // one of these structs changes its size: give it a key row (core/src/query/keys.cpp) and a
   // line in query_fields.h, then update the size here.
-  EXPECT_EQ(sizeof(gpuplan::Setup), 192u) << "a Setup field was added or removed";
+  EXPECT_EQ(sizeof(gpuplan::Setup), 216u) << "a Setup field was added or removed";
   EXPECT_EQ(sizeof(TransformerSpec), 384u) << "a TransformerSpec field was added or removed";
   EXPECT_EQ(sizeof(CustomModel), 488u) << "a CustomModel field was added or removed";
-  EXPECT_EQ(sizeof(Query), 2208u) << "a Query field was added or removed";
+  EXPECT_EQ(sizeof(Query), 2232u) << "a Query field was added or removed";
   EXPECT_EQ(sizeof(ServeRequest), 304u) << "a ServeRequest field was added or removed";
 #else
   GTEST_SKIP() << "sizes are checked on 64-bit libstdc++ builds";

@@ -77,6 +77,12 @@ inline void compare_setup(FieldDiff& d, const Setup& a, const Setup& b) {
   GPUPLAN_FIELD(d, a, b, checkpointing);
   GPUPLAN_FIELD(d, a, b, checkpoint_every);
   GPUPLAN_FIELD(d, a, b, grad_reduce);
+  GPUPLAN_FIELD(d, a, b, cache_quantized_weights);
+  GPUPLAN_FIELD(d, a, b, quantized_params);
+  GPUPLAN_FIELD(d, a, b, bf16_first_layers);
+  GPUPLAN_FIELD(d, a, b, bf16_last_layers);
+  GPUPLAN_FIELD(d, a, b, optimizer_state_dtype);
+  GPUPLAN_FIELD(d, a, b, master_dtype);
   GPUPLAN_FIELD(d, a, b, compile);
   GPUPLAN_FIELD(d, a, b, fused_loss);
   GPUPLAN_FIELD(d, a, b, dropout);
