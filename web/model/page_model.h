@@ -43,8 +43,8 @@ struct Computed {
   S largest_term =
       S::term_weights;  // the largest memory term (what to change when it does not fit)
   bool fits = true;
-  // The fit verdict allowing for the measured memory error, and the step time's error band
-  // (gpuplan/accuracy.h: the development runs of the workload's family).
+  // The fit verdict allowing for the memory band, and the step time's error band, each with
+  // the evidence it rests on (gpuplan/accuracy.h: held-out error of validated runs).
   FitVerdict verdict;
   ErrorBand time_band;
   // Measured beside predicted (evaluate()'s): published runs of this setup, and the loaded
@@ -57,6 +57,13 @@ struct Computed {
 S term_name(const std::string& key);
 // "Does not fit: needs ... The largest term is ...: what to change", in the page's language.
 std::string fit_advice(const Computed& c);
+// A band's evidence in the page's language: "rests on 60 validated runs of this kind from 1
+// sources; widened for an unvalidated GPU architecture, ...".
+std::string band_evidence(const ErrorBand& band);
+// The Benchmarks page's rows a band rests on (its pool's section of the step-time or memory
+// rows), relative to the calculator in the documentation site:
+// "../benchmarks/#band-time-decoder-16-bit" (the Chinese page under zh/).
+std::string benchmarks_rows_url(const ErrorBand& band, bool memory);
 
 // What the screens read: the state, its results, and the page's transient state.
 struct PageModel {

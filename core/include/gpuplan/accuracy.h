@@ -66,6 +66,7 @@ struct ErrorBand {
   // Facets outside the validated ground: "kind", "precision", "parallel", "arch", "scale",
   // "sources" (a pool of one source); each widened the band. `reason` says why in words.
   std::vector<std::string> outside;
+  std::vector<std::string> never_validated;  // of them, facets whose value no validated run used
   std::string reason;  // "no validated decoder run used fp8 with dp+pp on Hopper: band widened"
 };
 

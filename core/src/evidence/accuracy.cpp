@@ -213,12 +213,22 @@ std::string facet_phrase(const RunGround& g, const std::string& facet) {
   if (facet == "precision") return g.precision;
   if (facet == "parallel")
     return g.parallel == "single" ? "a single GPU" : g.parallel + " parallelism";
-  return "a " + g.arch + " GPU";
+  const bool vowel = !g.arch.empty() && std::string("AEIOU").find(g.arch[0]) != std::string::npos;
+  return (vowel ? "an " : "a ") + g.arch + " GPU";
 }
 
-// Why the band was widened, in words.
-std::string widen_reason(const ErrorBand& b, const RunGround& g, const Rows& all) {
-  std::vector<std::string> why;
+// "a, b or c"
+std::string join_or(const std::vector<std::string>& items) {
+  std::string out;
+  for (size_t i = 0; i < items.size(); ++i)
+    out += (i == 0 ? "" : i + 1 == items.size() ? " or " : ", ") + items[i];
+  return out;
+}
+
+// Why the band was widened, in words: the facet values no validated run used (also listed in
+// b.never_validated), else the combination none used; more GPUs than any; one source.
+std::string widen_reason(ErrorBand& b, const RunGround& g, const Rows& all) {
+  std::vector<std::string> never, why;
   bool combination = false;
   for (const auto& f : b.outside) {
     if (f == "scale" || f == "sources") continue;
@@ -228,10 +238,13 @@ std::string widen_reason(const ErrorBand& b, const RunGround& g, const Rows& all
     if (seen) {
       combination = true;
     } else {
-      why.push_back("no validated run used " + facet_phrase(g, f));
+      never.push_back(facet_phrase(g, f));
+      b.never_validated.push_back(f);
     }
   }
-  if (combination && why.empty()) {
+  if (!never.empty()) {
+    why.push_back("no validated run used " + join_or(never));
+  } else if (combination) {
     std::string text = "no validated " + g.kind + " run used " + g.precision + " with " +
                        (g.parallel == "single" ? "no parallelism" : g.parallel);
     if (!g.arch.empty()) text += " on " + g.arch;
@@ -239,9 +252,9 @@ std::string widen_reason(const ErrorBand& b, const RunGround& g, const Rows& all
   }
   for (const auto& f : b.outside) {
     if (f == "scale") {
-      why.push_back("no validated run of this kind used more than " +
-                    std::to_string(b.evidence_max_gpus) +
-                    " GPUs (this one: " + std::to_string(g.gpus) + ")");
+      const int most = b.evidence_max_gpus;
+      why.push_back("no validated run of this kind used more than " + std::to_string(most) +
+                    (most == 1 ? " GPU" : " GPUs") + " (this one: " + std::to_string(g.gpus) + ")");
     } else if (f == "sources") {
       why.push_back("the band rests on one source");
     }

@@ -331,6 +331,7 @@ nlohmann::ordered_json band_json(const ErrorBand& b) {
             {"sources", b.evidence_sources},
             {"max_gpus", b.evidence_max_gpus}}},
           {"outside", b.outside},
+          {"never_validated", b.never_validated},
           {"reason", b.reason}};
 }
 
@@ -406,7 +407,8 @@ std::string evaluation_to_text(const Evaluation& ev) {
   if (ev.gpu && !ev.fit.fits) out += ev.fit.advice + "\n";
   if (ev.gpu) {
     out += "note: " + fit_line(ev.verdict, ev.gpu->id) + "\n";
-    if (!ev.verdict.band.reason.empty()) out += "note: memory " + ev.verdict.band.reason + "\n";
+    if (!ev.verdict.band.reason.empty())
+      out += "note: memory band: " + ev.verdict.band.reason + "\n";
   }
   const PriceQuote* price = ev.price ? &*ev.price : nullptr;
   if (ev.time) {

@@ -68,6 +68,7 @@ TEST(ErrorBands, ASetupOutsideTheValidatedGroundGetsAWiderBandAndItsReason) {
   EXPECT_EQ(b.evidence_rows, 0);
   ASSERT_EQ(b.outside, std::vector<std::string>{"precision"});
   EXPECT_EQ(b.reason, "no validated decoder run used fp8 with dp+pp on Hopper: band widened");
+  EXPECT_TRUE(b.never_validated.empty());  // each value was validated, not their combination
   // The pool is decoder/* as above (+-0.21229 before widening). Its precision groups' medians
   // are 0 (16-bit: A and B) and +0.1 (fp8: C), variance 0.005; added in quadrature,
   // sqrt(0.21229^2 + 1.282^2 x 0.005) = 0.23084.
@@ -116,8 +117,8 @@ TEST(ErrorBands, ARowsBandLeavesItsOwnSourceOut) {
   EXPECT_EQ(b.rows, 20);
   EXPECT_EQ(b.sources, 2);
   EXPECT_EQ(b.evidence_rows, 0);
-  EXPECT_EQ(b.reason,
-            "no validated run used fp8; no validated run used a single GPU: band widened");
+  EXPECT_EQ(b.reason, "no validated run used fp8 or a single GPU: band widened");
+  EXPECT_EQ(b.never_validated, (std::vector<std::string>{"precision", "parallel"}));
   // Leaving every source out leaves no band.
   std::vector<AccuracyRow> one;
   add(one, "A", "decoder/16-bit/sharded", ground("decoder", "16-bit", "dp", 8), {{30, 0.1}});
