@@ -12,13 +12,12 @@
 #include "gpuplan/validation.h"
 
 namespace gpuplan::cli {
-namespace {
 
 using ojson = nlohmann::ordered_json;
 
 // A row's band in its own unit ("low", "high": the measured value's 10th-90th percentile
 // range), the signed-error band it came from and the evidence it rests on.
-ojson row_band_json(const ErrorBand& b, const Range& measured, bool inside) {
+ojson band_row_json(const ErrorBand& b, const Range& measured, bool inside) {
   if (b.rows == 0) return {{"stated", false}, {"reason", b.reason}};
   return {{"stated", true},
           {"low", measured.low},
@@ -35,7 +34,7 @@ ojson row_band_json(const ErrorBand& b, const Range& measured, bool inside) {
           {"reason", b.reason}};
 }
 
-ojson coverage_json(const BandCoverage& c) {
+ojson band_coverage_json(const BandCoverage& c) {
   auto one = [](const Coverage& k) {
     return ojson{{"key", k.key},
                  {"rows", k.rows},
@@ -51,7 +50,7 @@ ojson coverage_json(const BandCoverage& c) {
   return out;
 }
 
-void print_coverage(const BandCoverage& c) {
+void print_band_coverage(const BandCoverage& c) {
   auto line = [](const char* what, const Coverage& k) {
     std::printf("band coverage %-7s %-34s %5.1f%% (%d of %d inside the 80%% band), MAPE %.1f%%\n",
                 what, k.key.c_str(), 100 * k.share(), k.inside, k.rows, 100 * k.mape);
@@ -59,9 +58,13 @@ void print_coverage(const BandCoverage& c) {
   for (const auto& k : c.by_source) line("source", k);
   for (const auto& k : c.by_family) line("family", k);
   if (c.overall.rows > 0) line("overall", c.overall);
-  if (c.without_band > 0)
-    std::printf("%d rows have no band (no validated run near them)\n", c.without_band);
+  if (c.without_band > 0) {
+    std::printf("%d rows have no band (fewer than 3 validated runs of other sources near them)\n",
+                c.without_band);
+  }
 }
+
+namespace {
 
 std::string band_cell(const ErrorBand& b, const Range& r, bool inside, bool bytes) {
   if (b.rows == 0) return "no band";
@@ -95,9 +98,9 @@ int validate_memory(const std::string& path, const std::string& text, bool json)
                              {"error", v.error},
                              {"family", v.family},
                              {"ground", ground_json(v.ground)},
-                             {"band", row_band_json(v.band, v.measured_range, v.in_band)}});
+                             {"band", band_row_json(v.band, v.measured_range, v.in_band)}});
     }
-    out["coverage"] = coverage_json(rep.coverage);
+    out["coverage"] = band_coverage_json(rep.coverage);
     out["skipped"] = ojson::array();
     for (const auto& [id, why] : rep.skipped)
       out["skipped"].push_back({{"id", id}, {"reason", why}});
@@ -115,7 +118,7 @@ int validate_memory(const std::string& path, const std::string& text, bool json)
   for (const auto& [id, why] : rep.skipped)
     std::printf("%-8s skipped: %s\n", id.c_str(), why.c_str());
   std::printf("memory MAPE %.1f%% over %zu rows\n", 100 * rep.mape, rep.rows.size());
-  print_coverage(rep.coverage);
+  print_band_coverage(rep.coverage);
   return 0;
 }
 
@@ -136,9 +139,9 @@ ojson throughput_json(const ValidationReport& rep) {
                            {"fit", fit_name(v.fit)},
                            {"family", v.family},
                            {"ground", ground_json(v.ground)},
-                           {"band", row_band_json(v.band, v.measured_range, v.in_band)}});
+                           {"band", band_row_json(v.band, v.measured_range, v.in_band)}});
   }
-  out["coverage"] = coverage_json(rep.coverage);
+  out["coverage"] = band_coverage_json(rep.coverage);
   out["skipped"] = ojson::array();
   for (const auto& k : rep.skipped) {
     out["skipped"].push_back(
@@ -166,7 +169,7 @@ void print_throughput(const ValidationReport& rep) {
   if (!rep.skipped.empty())
     std::printf(" (%zu rows skipped: gpuplan cannot predict them)", rep.skipped.size());
   std::printf("\n");
-  print_coverage(rep.coverage);
+  print_band_coverage(rep.coverage);
 }
 
 }  // namespace

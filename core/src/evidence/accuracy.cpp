@@ -21,6 +21,8 @@ constexpr double kHighQuantile = 0.90;
 // upper critical values of the t distribution, column 0.10), https://www.itl.nist.gov/div898/
 // handbook/eda/section3/eda3672.htm.
 constexpr double kZ90 = 1.282;
+// The large-sample variance of a median is pi/2 times that of a mean (for normal errors).
+constexpr double kHalfPi = 1.5707963267948966;
 constexpr double kT90[] = {3.078, 1.886, 1.638, 1.533, 1.476, 1.440, 1.415, 1.397, 1.383, 1.372,
                            1.363, 1.356, 1.350, 1.345, 1.341, 1.337, 1.333, 1.330, 1.328, 1.325,
                            1.323, 1.321, 1.319, 1.318, 1.316, 1.315, 1.314, 1.313, 1.311, 1.310};
@@ -87,22 +89,22 @@ Weighted source_weighted(const Rows& rows) {
   w.effective_n = squares > 0 ? w.total * w.total / squares : 0;
   return w;
 }
-// The q quantile of the weighted errors: for q <= 0.5 the smallest error with at least q of the
-// weight at or below it, for q > 0.5 the largest with at least 1 - q at or above it, so that a
-// distribution and its mirror image give mirrored bands.
+// The q quantile of the weighted errors: each error stands at the middle of its share of the
+// cumulative weight, (cumulative - weight / 2) / total, and between two errors the quantile is
+// interpolated (Hyndman & Fan (1996), The American Statistician 50:361, definition 5, with
+// weights); below the first position the smallest error, above the last the largest.
 double quantile(const Weighted& w, double q) {
-  const double eps = 1e-9 * w.total;
-  double cumulative = 0;
-  if (q > 0.5) {
-    for (auto it = w.errors.rbegin(); it != w.errors.rend(); ++it) {
-      cumulative += it->second;
-      if (cumulative >= (1 - q) * w.total - eps) return it->first;
-    }
-    return w.errors.front().first;
-  }
-  for (const auto& [e, weight] : w.errors) {
+  double cumulative = 0, last_p = 0, last_e = 0;
+  for (size_t i = 0; i < w.errors.size(); ++i) {
+    const auto& [e, weight] = w.errors[i];
     cumulative += weight;
-    if (cumulative >= q * w.total - eps) return e;
+    const double p = (cumulative - weight / 2) / w.total;
+    if (q <= p) {
+      if (i == 0 || p <= last_p) return e;
+      return last_e + (e - last_e) * (q - last_p) / (p - last_p);
+    }
+    last_p = p;
+    last_e = e;
   }
   return w.errors.back().first;
 }
@@ -192,20 +194,37 @@ GroundMatch nearest_ground(const Rows& rows, const RunGround& g) {
   return {rows, checked};
 }
 
-// The sample variance of the source-balanced median errors of the groups of `rows` by `facet`:
-// how much the error moves between validated values of the facet. Negative: fewer than two groups.
+// The source-balanced variance of the errors of `w` about their weighted mean.
+double weighted_variance(const Weighted& w) {
+  double mean = 0, sum = 0;
+  for (const auto& [e, weight] : w.errors) mean += e * weight / w.total;
+  for (const auto& [e, weight] : w.errors) sum += (e - mean) * (e - mean) * weight / w.total;
+  return sum;
+}
+
+// How much the error moves between the validated values of `facet` (the groups of `rows`): the
+// variance of the groups' source-balanced medians less what sampling alone puts there, each
+// median varying by pi/2 s^2 / n (n: the group's effective size), the method of moments of
+// DerSimonian & Laird (1986), Controlled Clinical Trials 7:177. At least 0; negative: fewer
+// than two groups (not estimable).
 double between_variance(const Rows& rows, const std::string& facet) {
   std::map<std::string, Rows> groups;
   for (const auto* r : rows) groups[facet_value(*r, facet)].push_back(r);
   if (groups.size() < 2) return -1;
+  const double pooled = weighted_variance(source_weighted(rows));
   std::vector<double> medians;
-  for (const auto& [value, group] : groups)
-    medians.push_back(quantile(source_weighted(group), 0.5));
+  double sampling = 0;
+  for (const auto& [value, group] : groups) {
+    const Weighted w = source_weighted(group);
+    medians.push_back(quantile(w, 0.5));
+    const double s2 = group.size() >= 2 ? weighted_variance(w) : pooled;
+    sampling += kHalfPi * s2 / std::max(w.effective_n, 1.0) / static_cast<double>(groups.size());
+  }
   double mean = 0;
   for (double m : medians) mean += m / static_cast<double>(medians.size());
   double sum = 0;
   for (double m : medians) sum += (m - mean) * (m - mean);
-  return sum / static_cast<double>(medians.size() - 1);
+  return std::max(0.0, sum / static_cast<double>(medians.size() - 1) - sampling);
 }
 
 std::string facet_phrase(const RunGround& g, const std::string& facet) {

@@ -35,11 +35,12 @@ std::vector<AccuracyRow> table() {
   return rows;
 }
 
-// The pool decoder/* of table(), each source weighing 1 (A's and B's rows 0.1, C's 0.25): the
-// cumulative weight is 0.4 at -0.2, 1.6 at 0, 2.6 at +0.1 and 3 at +0.2, so the 10th percentile
-// (0.3 of 3 at or below) is -0.2, the median (1.5) 0 and the 90th (0.3 at or above) +0.2. Kish's
-// effective size is 3^2 / (20 x 0.1^2 + 4 x 0.25^2) = 20, so the band widens by t_{0.9,19} sqrt(1 +
-// 1/20) / z_{0.9} = 1.328 x 1.02470 / 1.282 = 1.06146: +-0.21229.
+// The pool decoder/* of table(), each source weighing 1 (A's and B's rows 0.1, C's 0.25, of 3).
+// Each error stands at the middle of its share of the cumulative weight: the -0.2s at 0.017,
+// 0.050, 0.083 and 0.117, the 0s from 0.150 to 0.517, the +0.1s at 0.575-0.825, the +0.2s
+// from 0.883 to 0.983; so the 10th percentile is -0.2, the median 0 and the 90th +0.2. Kish's
+// effective size is 3^2 / (20 x 0.1^2 + 4 x 0.25^2) = 20, so the band widens by
+// t_{0.9,19} sqrt(1 + 1/20) / z_{0.9} = 1.328 x 1.02470 / 1.282 = 1.06146: +-0.21229.
 constexpr double kPooledHalfWidth = 0.2122925;
 
 TEST(ErrorBands, AFamilyWithFewRowsGetsAPooledWiderBand) {
@@ -70,10 +71,12 @@ TEST(ErrorBands, ASetupOutsideTheValidatedGroundGetsAWiderBandAndItsReason) {
   EXPECT_EQ(b.reason, "no validated decoder run used fp8 with dp+pp on Hopper: band widened");
   EXPECT_TRUE(b.never_validated.empty());  // each value was validated, not their combination
   // The pool is decoder/* as above (+-0.21229 before widening). Its precision groups' medians
-  // are 0 (16-bit: A and B) and +0.1 (fp8: C), variance 0.005; added in quadrature,
-  // sqrt(0.21229^2 + 1.282^2 x 0.005) = 0.23084.
-  EXPECT_NEAR(b.low, -0.2308370, 1e-6);
-  EXPECT_NEAR(b.high, 0.2308370, 1e-6);
+  // are 0 (16-bit: A and B) and +0.1 (fp8: C): variance 0.005, less what sampling puts there,
+  // the mean over the groups of pi/2 s^2 / n: 16-bit s^2 = 0.016 (mean 0, 0.4 of the weight at
+  // +-0.2), n = 20; fp8 s^2 = 0. tau^2 = 0.005 - (1.5708 x 0.016 / 20) / 2 = 0.0043717; added
+  // in quadrature, sqrt(0.21229^2 + 1.282^2 x 0.0043717) = 0.22859.
+  EXPECT_NEAR(b.low, -0.2285893, 1e-6);
+  EXPECT_NEAR(b.high, 0.2285893, 1e-6);
   // A GPU architecture no run used.
   RunGround blackwell = ground("decoder", "16-bit", "dp", 8);
   blackwell.arch = "Blackwell";
@@ -83,11 +86,12 @@ TEST(ErrorBands, ASetupOutsideTheValidatedGroundGetsAWiderBandAndItsReason) {
 
 TEST(ErrorBands, MoreGpusThanTheLargestValidatedRunWidenTheBand) {
   // D: 10 runs on 8 GPUs with errors 2 x -0.2, 6 x 0, 2 x +0.2; E: 10 on 64 GPUs, 2 x -0.1,
-  // 6 x +0.1, 2 x +0.3. Pooled (weights 0.1 of 2): 0.2 lies at or below -0.2 and 0.2 at or
-  // above +0.3, so the 10th and 90th percentiles are -0.2 and +0.3, the median 0 (1.0 at or
-  // below); effective size 20: -0.21229 and +0.31844. The GPU-count groups' medians are 0 and
-  // +0.1, variance 0.005: sqrt(0.21229^2 + 1.282^2 x 0.005) = 0.23084 below and
-  // sqrt(0.31844^2 + 0.0082176) = 0.33109 above.
+  // 6 x +0.1, 2 x +0.3. Pooled (weights 0.1 of 2), the errors stand at 0.025, 0.075 (-0.2),
+  // 0.125, 0.175 (-0.1), 0.225-0.475 (0), 0.525-0.775 (+0.1), 0.825, 0.875 (+0.2), 0.925, 0.975
+  // (+0.3): the 10th percentile is -0.15 (halfway from -0.2 to -0.1), the median +0.05, the
+  // 90th +0.25; effective size 20 (x 1.06146): 0.05 -+ 0.21229. The GPU-count groups' medians
+  // are 0 and +0.1, variance 0.005, less pi/2 x 0.016 / 10 (each group's s^2 is 0.016 over 10
+  // rows): tau^2 = 0.0024867, and 0.05 -+ sqrt(0.21229^2 + 1.282^2 x 0.0024867) = 0.05 -+ 0.22171.
   std::vector<AccuracyRow> rows;
   add(rows, "D", "decoder/16-bit/sharded", ground("decoder", "16-bit", "dp", 8),
       {{2, -0.2}, {6, 0.0}, {2, 0.2}});
@@ -96,8 +100,8 @@ TEST(ErrorBands, MoreGpusThanTheLargestValidatedRunWidenTheBand) {
   const ErrorBand at64 =
       error_band(rows, "decoder/16-bit/sharded", ground("decoder", "16-bit", "dp", 64));
   EXPECT_TRUE(at64.outside.empty());
-  EXPECT_NEAR(at64.low, -kPooledHalfWidth, 1e-6);
-  EXPECT_NEAR(at64.high, 0.3184388, 1e-6);
+  EXPECT_NEAR(at64.low, 0.05 - kPooledHalfWidth, 1e-6);
+  EXPECT_NEAR(at64.high, 0.05 + kPooledHalfWidth, 1e-6);
   const ErrorBand at512 =
       error_band(rows, "decoder/16-bit/sharded", ground("decoder", "16-bit", "dp", 512));
   EXPECT_EQ(at512.evidence_rows, 20);
@@ -105,8 +109,8 @@ TEST(ErrorBands, MoreGpusThanTheLargestValidatedRunWidenTheBand) {
   EXPECT_EQ(at512.outside, std::vector<std::string>{"scale"});
   EXPECT_EQ(at512.reason,
             "no validated run of this kind used more than 64 GPUs (this one: 512): band widened");
-  EXPECT_NEAR(at512.low, -0.2308370, 1e-6);
-  EXPECT_NEAR(at512.high, 0.3310904, 1e-6);
+  EXPECT_NEAR(at512.low, -0.1717095, 1e-6);
+  EXPECT_NEAR(at512.high, 0.2717095, 1e-6);
 }
 
 TEST(ErrorBands, ARowsBandLeavesItsOwnSourceOut) {
@@ -127,10 +131,11 @@ TEST(ErrorBands, ARowsBandLeavesItsOwnSourceOut) {
 }
 
 TEST(ErrorBands, APoolOfOneSourceCountsAsUnknownSpreadBetweenSources) {
-  // 30 rows of one source: errors 3 x -0.1, 24 x 0, 3 x +0.1; every row weighs 1/30, so the
-  // 10th percentile is -0.1 (0.1 at or below), the 90th +0.1 (0.1 at or above). Effective size 30:
-  // t_{0.9,29} sqrt(1 + 1/30) / z = 1.311 x 1.01653 / 1.282 = 1.03952, +-0.10395; the spread
-  // between sources is taken as large as the band's own: x sqrt(2) = +-0.14701.
+  // 30 rows of one source: errors 3 x -0.1, 24 x 0, 3 x +0.1, each weighing 1/30 and standing
+  // at (k - 0.5) / 30: the third -0.1 at 0.083, the first 0 at 0.117, so the 10th percentile is
+  // -0.05 (halfway) and the 90th +0.05. Effective size 30: t_{0.9,29} sqrt(1 + 1/30) / z =
+  // 1.311 x 1.01653 / 1.282 = 1.03952, +-0.05198; the spread between sources is taken as large
+  // as the band's own: x sqrt(2) = +-0.07351.
   std::vector<AccuracyRow> rows;
   add(rows, "A", "decoder/16-bit/sharded", ground("decoder", "16-bit", "dp", 8),
       {{3, -0.1}, {24, 0.0}, {3, 0.1}});
@@ -139,7 +144,7 @@ TEST(ErrorBands, APoolOfOneSourceCountsAsUnknownSpreadBetweenSources) {
   EXPECT_EQ(b.pool, "all");
   EXPECT_EQ(b.outside, std::vector<std::string>{"sources"});
   EXPECT_EQ(b.reason, "the band rests on one source: band widened");
-  EXPECT_NEAR(b.high, 0.1 * 1.311 * std::sqrt(1 + 1.0 / 30) / 1.282 * std::sqrt(2), 1e-9);
+  EXPECT_NEAR(b.high, 0.05 * 1.311 * std::sqrt(1 + 1.0 / 30) / 1.282 * std::sqrt(2), 1e-9);
   EXPECT_NEAR(b.low, -b.high, 1e-12);
 }
 
