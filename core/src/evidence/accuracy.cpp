@@ -205,8 +205,9 @@ double weighted_variance(const Weighted& w) {
 // How much the error moves between the validated values of `facet` (the groups of `rows`): the
 // variance of the groups' source-balanced medians less what sampling alone puts there, each
 // median varying by pi/2 s^2 / n (n: the group's effective size), the method of moments of
-// DerSimonian & Laird (1986), Controlled Clinical Trials 7:177. At least 0; negative: fewer
-// than two groups (not estimable).
+// DerSimonian & Laird (1986), Controlled Clinical Trials 7:177; and at least that sampling
+// variance: a value no run validated is not known better than a validated one's median.
+// Negative: fewer than two groups (not estimable).
 double between_variance(const Rows& rows, const std::string& facet) {
   std::map<std::string, Rows> groups;
   for (const auto* r : rows) groups[facet_value(*r, facet)].push_back(r);
@@ -224,7 +225,7 @@ double between_variance(const Rows& rows, const std::string& facet) {
   for (double m : medians) mean += m / static_cast<double>(medians.size());
   double sum = 0;
   for (double m : medians) sum += (m - mean) * (m - mean);
-  return std::max(0.0, sum / static_cast<double>(medians.size() - 1) - sampling);
+  return std::max(sum / static_cast<double>(medians.size() - 1) - sampling, sampling);
 }
 
 std::string facet_phrase(const RunGround& g, const std::string& facet) {
