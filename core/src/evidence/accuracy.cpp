@@ -355,7 +355,8 @@ std::string accuracy_family(const Model& model, const Setup& setup) {
                    model.transformer.head == HeadKind::classifier ||
                    model.task == "question-answering"
                ? "encoder"
-               : "decoder";
+           : model.transformer.is_moe() ? "moe"
+                                        : "decoder";
   }
   const char* precision = setup.precision == Precision::fp32 || setup.precision == Precision::tf32
                               ? "fp32"

@@ -232,6 +232,27 @@ TEST(ErrorBands, AQueryOnUnvalidatedHardwareSaysSoInEveryFace) {
   EXPECT_NE(ev.value().verdict.band.reason.find("Blackwell"), std::string::npos);
 }
 
+TEST(ErrorBands, FamiliesAndGroundComeFromTheModelAndSetup) {
+  gpuplan::Setup s;
+  s.precision = Precision::fp8;
+  s.dp = 4;
+  s.tp = 2;
+  s.pp = 2;
+  const Model& mixtral = *test::catalog().find_model("mixtral-8x7b");
+  EXPECT_EQ(accuracy_family(mixtral, s), "moe/fp8/model-parallel");
+  const RunGround g = run_ground(mixtral, s, test::catalog().find_gpu("h100-sxm5-80gb"), 16);
+  EXPECT_EQ(g.kind, "moe");
+  EXPECT_EQ(g.precision, "fp8");
+  EXPECT_EQ(g.parallel, "dp+tp+pp");
+  EXPECT_EQ(g.arch, "Hopper");
+  EXPECT_EQ(g.gpus, 16);
+  s.precision = Precision::amp_bf16;
+  s.tp = s.pp = 1;
+  EXPECT_EQ(accuracy_family(*test::catalog().find_model("gpt2-small"), s),
+            "decoder/16-bit/data-parallel");
+  EXPECT_EQ(run_ground(*test::catalog().find_model("resnet50"), s, nullptr, 4).arch, "");
+}
+
 TEST(SourceKeys, NameTheDocumentAndFoldForks) {
   EXPECT_EQ(source_key("NVIDIA/DeepLearningExamples@729963dd PyTorch/LanguageModeling/BERT/"
                        "README.md (Training performance results)"),
