@@ -13,9 +13,8 @@ namespace {
 constexpr ImGuiTableFlags kTableFlags =
     ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersOuter | ImGuiTableFlags_SizingStretchProp;
 
-// After a band's line: the link to the Benchmarks rows it rests on.
+// Under a band's line: the link to the Benchmarks rows it rests on.
 void rows_link(const ErrorBand& band, bool memory, UiActions& a, const char* id) {
-  ImGui::SameLine();
   ImGui::PushStyleColor(ImGuiCol_Text, color_note());
   ImGui::TextUnformatted(tr(S::band_rows_link));
   ImGui::PopStyleColor();
