@@ -2,7 +2,7 @@
 // follows the URL, takes typed input, and supports back/forward.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { useBrowser, waitForState, cliJson, screenshot, clickWidget } from './harness.mjs';
+import { useBrowser, waitForState, cliJson, screenshot, clickWidget, frames } from './harness.mjs';
 
 let server, page;
 
@@ -50,6 +50,24 @@ test('typing a batch size into the canvas updates results and the URL; back rest
   await page.goBack();
   state = await waitForState(page, 's.estimate && s.estimate.global_batch === 8');
   assert.equal(state.estimate.global_batch, 8);
+});
+
+test('Tab commits a typed value; an out-of-range one is refused and the last good value kept', async () => {
+  await page.goto(`${server.url}/index.html#model=gpt2-small&batch=8&precision=amp-bf16`);
+  await waitForState(page, 's.estimate && s.estimate.global_batch === 8');
+  await clickWidget(page, 'batch');
+  await page.keyboard.type('32', { delay: 50 });
+  await page.keyboard.press('Tab', { delay: 100 });
+  await waitForState(page, 's.estimate && s.estimate.global_batch === 32');
+  assert.match(await page.evaluate(() => location.hash), /batch=32/);
+  // 0 is below the field's minimum: not clamped to 1, not applied; 32 keeps driving the results.
+  await clickWidget(page, 'batch');
+  await page.keyboard.type('0', { delay: 50 });
+  await page.keyboard.press('Enter', { delay: 100 });
+  await frames(page, 5);
+  const state = await waitForState(page, 's.estimate !== null');
+  assert.equal(state.estimate.global_batch, 32);
+  assert.match(await page.evaluate(() => location.hash), /batch=32/);
 });
 
 test('a bad link names the field in page words and keeps the rest of the link', async () => {

@@ -174,29 +174,46 @@ bool input_quantity(S id, double& value, double min, double max, UiActions* a, c
   field_label(id);
   const std::string imgui_id = "##" + label(id);
   const ImGuiID key = ImGui::GetID(imgui_id.c_str());
+  // The text being typed, kept outside ImGui's widget: Tab moves the focus before the widget runs
+  // again, so on that frame ImGui's own buffer no longer holds what was typed.
+  static std::map<ImGuiID, std::string> typing;
   char buf[64];
   std::snprintf(buf, sizeof buf, "%s", format_number(value, 10).c_str());
-  const bool enter = ImGui::InputTextWithHint(
-      imgui_id.c_str(), tr(S::number_hint), buf, sizeof buf,
-      ImGuiInputTextFlags_EnterReturnsTrue | ImGuiInputTextFlags_AutoSelectAll);
-  const bool commit = enter || ImGui::IsItemDeactivatedAfterEdit();
+  if (ImGui::InputTextWithHint(imgui_id.c_str(), tr(S::number_hint), buf, sizeof buf,
+                               ImGuiInputTextFlags_AutoSelectAll)) {
+    typing[key] = buf;
+  }
+  const auto pressed = [](ImGuiKey k) { return ImGui::IsKeyPressed(ImGui::GetKeyIndex(k)); };
+  const bool active = ImGui::IsItemActive();
+  auto typed = typing.find(key);
+  if (typed != typing.end() && !active && pressed(ImGuiKey_Escape)) {
+    typing.erase(typed);  // Escape gives the field its value back, as ImGui shows it
+    typed = typing.end();
+  }
+  // Enter, Tab and clicking away all commit what was typed.
+  const bool commit = typed != typing.end() &&
+                      (!active || pressed(ImGuiKey_Enter) || pressed(ImGuiKey_KeyPadEnter));
   if (a && name) remember(*a, name);
   auto& errors = field_errors();
+  bool changed = false;
   if (commit) {
-    auto x = parse_quantity(buf);
+    const std::string text = typed->second;
+    typing.erase(typed);
+    auto x = parse_quantity(text);
     if (!x.ok() || !std::isfinite(x.value())) {
-      errors[key] = format(tr(S::bad_number), buf);
+      errors[key] = format(tr(S::bad_number), text.c_str());
+    } else if (x.value() < min || x.value() > max) {
+      // Refused aloud, not clamped: the last good value keeps driving the results.
+      errors[key] = format(tr(S::number_out_of_range), text.c_str(), format_number(min, 10).c_str(),
+                           format_number(max, 10).c_str());
     } else {
       errors.erase(key);
-      const double v = std::clamp(x.value(), min, max);
-      if (v != value) {
-        value = v;
-        return true;
-      }
+      changed = x.value() != value;
+      value = x.value();
     }
   }
   if (auto it = errors.find(key); it != errors.end()) error_text(it->second);
-  return false;
+  return changed;
 }
 
 bool input_count(S id, int64_t& value, int64_t min, int64_t max, UiActions* a, const char* name) {

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <string>
+#include <string_view>
 
 namespace gpuplan {
 namespace {
@@ -32,6 +33,31 @@ double multiplier(char suffix) {
     default:
       return 0;
   }
+}
+
+// Chinese numeral multipliers written after a number ("2亿" = 2e8, "5千万" = 5e7), longest first
+// so "百万" is not read as a bare "万". Counting units of the language, not SI prefixes.
+struct WordMultiplier {
+  std::string_view word;
+  double value;
+};
+constexpr WordMultiplier kChineseMultipliers[] = {
+    {"万亿", 1e12}, {"千万", 1e7}, {"百万", 1e6}, {"亿", 1e8}, {"万", 1e4}, {"千", 1e3},
+};
+
+// Strips a trailing multiplier (an ASCII suffix or a Chinese word) from `s`; its value, or 1.
+double take_multiplier(std::string& s) {
+  for (const auto& m : kChineseMultipliers) {
+    if (s.size() > m.word.size() &&
+        s.compare(s.size() - m.word.size(), m.word.size(), m.word.data(), m.word.size()) == 0) {
+      s.resize(s.size() - m.word.size());
+      return m.value;
+    }
+  }
+  const double m = s.size() > 1 ? multiplier(s.back()) : 0;
+  if (m == 0) return 1;
+  s.pop_back();
+  return m;
 }
 
 // Removes thousands separators from the whole-number part; false when they are misplaced
@@ -68,12 +94,8 @@ Result<double> parse_quantity(std::string_view text) {
   while (lead < s.size() && std::isspace(static_cast<unsigned char>(s[lead]))) ++lead;
   s.erase(0, lead);
   if (s.empty()) return not_a_number(text, "it is empty");
-  double scale = 1;
-  if (const double m = multiplier(s.back()); m > 0 && s.size() > 1) {
-    scale = m;
-    s.pop_back();
-    while (!s.empty() && s.back() == ' ') s.pop_back();
-  }
+  const double scale = take_multiplier(s);
+  while (!s.empty() && s.back() == ' ') s.pop_back();
   if (!strip_separators(s))
     return not_a_number(text, "thousands separators must split groups of three digits");
   if (s.empty() || s.find_first_not_of("0123456789.eE+-") != std::string::npos) {

@@ -28,6 +28,19 @@ TEST(Quantity, ReadsSuffixesExponentsAndSeparators) {
   EXPECT_EQ(read("-5"), -5);
 }
 
+TEST(Quantity, ReadsChineseCountingWords) {
+  // 万 is ten thousand and 亿 a hundred million: "2亿" tokens is 2e8, not 2.
+  EXPECT_EQ(read("2亿"), 2e8);
+  EXPECT_EQ(read("1.5万"), 15000);
+  EXPECT_EQ(read("3千"), 3000);
+  EXPECT_EQ(read("5百万"), 5e6);
+  EXPECT_EQ(read("5千万"), 5e7);
+  EXPECT_EQ(read("1万亿"), 1e12);
+  EXPECT_EQ(read(" 20 亿 "), 2e9);
+  EXPECT_FALSE(parse_quantity("亿").ok());
+  EXPECT_FALSE(parse_quantity("2亿M").ok());
+}
+
 TEST(Quantity, RejectsWhatIsNotANumberWithTheText) {
   auto expect_error = [](const char* text, const std::string& message) {
     auto r = parse_quantity(text);
