@@ -4,7 +4,7 @@ the `gpuplan validate` format, with the optional columns that describe each run'
 
     id,model,gpu,num_gpus,precision,batch_size_per_gpu,seq_len_or_resolution,task,metric,value,
     batch,zero,checkpointing,grad_reduce,attention,dropout,fused_loss,max_positions,gpus_per_node,
-    network_gbps_per_node
+    network_gbps_per_node,flops_attention
 
 Each measured row gives two rows, tokens/s per GPU and MFU (as a fraction). How the runs were
 configured is read from the benchmark scripts and Composer (shared/validation/README.md):
@@ -15,6 +15,9 @@ configured is read from the benchmark scripts and Composer (shared/validation/RE
   - FULL_SHARD -> zero 3, SHARD_GRAD_OP -> zero 2; flash (or Triton flash) attention; no dropout;
     learned positions sized to the run's sequence (max_seq_len = seq_len); the pretraining yamls
     set loss_fn: fused_crossentropy (flash-attn's cross-entropy) -> fused_loss 1.
+  - MFU: the README's formula counts attention over the whole seq x seq square
+    (attn_flops_per_seq = n_layers * 2 * 2 * d_model * seq_len**2), not the causal half gpuplan
+    counts -> flops_attention full, so the MFU rows are predicted on the README's count.
   - 8 GPUs per node. The A100 tables state 1600 Gb/s between nodes (RoCE); the H100 tables state
     none, so the DGX H100 reference design's 8 x 400 Gb/s InfiniBand (3200 Gb/s per node) is
     assumed for them and said so in the output.
@@ -30,7 +33,7 @@ GPUS = {"H100 80GB": "h100-sxm5-80gb", "A100 80GB": "a100-sxm4-80gb", "A100 40GB
 NETWORK_GBPS = {"a100-sxm4-80gb": 1600, "a100-sxm4-40gb": 1600, "h100-sxm5-80gb": 3200}
 COLUMNS = ["id", "model", "gpu", "num_gpus", "precision", "batch_size_per_gpu", "seq_len_or_resolution", "task",
            "metric", "value", "batch", "zero", "checkpointing", "grad_reduce", "attention", "dropout", "fused_loss",
-           "max_positions", "gpus_per_node", "network_gbps_per_node"]
+           "max_positions", "gpus_per_node", "network_gbps_per_node", "flops_attention"]
 
 
 def recipe(row):
@@ -62,7 +65,8 @@ def convert(row):
             "batch_size_per_gpu": row["micro_batch"], "seq_len_or_resolution": row["seq_len"], "task": "train",
             "batch": row["global_batch"], "zero": stage, "checkpointing": ckpt, "grad_reduce": r[1],
             "attention": "flash", "dropout": "0", "fused_loss": "1", "max_positions": row["seq_len"], "gpus_per_node": "8",
-            "network_gbps_per_node": str(NETWORK_GBPS[gpu]) if int(row["num_gpus"]) > 8 else ""}
+            "network_gbps_per_node": str(NETWORK_GBPS[gpu]) if int(row["num_gpus"]) > 8 else "",
+            "flops_attention": "full"}
     out = [dict(base, id=row["id"] + "-tps", metric="tokens_per_s_per_gpu", value=row["tokens_per_s_per_gpu"])]
     out.append(dict(base, id=row["id"] + "-mfu", metric="mfu", value="%.4f" % (float(row["mfu_percent"]) / 100)))
     return out, None

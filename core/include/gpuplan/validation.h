@@ -8,7 +8,10 @@
 // convolution tensors; the setup keys of the CLI with '_' for '-' (batch, dp, tp, pp, zero,
 // checkpointing, checkpoint_every, grad_reduce, attention, dropout, sp) describe the rest of the
 // run; max_positions sizes a learned position table to the run; gpus_per_node and
-// network_gbps_per_node describe a multi-node cluster.
+// network_gbps_per_node describe a multi-node cluster; flops_attention (causal or full) says how
+// the source's MFU counts a causal model's attention: causal (half the score square, gpuplan's
+// count) or full (the whole square, as llm-foundry's README formula does), so that mfu rows are
+// predicted on the source's count.
 
 #include <optional>
 #include <string>
@@ -39,7 +42,8 @@ struct MeasuredRow {
   int64_t max_positions = 0;  // 0: the model's own
   int gpus_per_node = 0;      // 0: all GPUs in one node
   double network_bytes_per_s_per_node = 0;
-  int line = 0;         // 1-based line in the file
+  bool mfu_counts_full_attention = false;  // flops_attention = full
+  int line = 0;                            // 1-based line in the file
   std::string problem;  // RowErrors::skip: why this row could not be read (its other fields unset)
 };
 

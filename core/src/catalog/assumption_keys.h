@@ -54,6 +54,16 @@ inline constexpr AssumptionKey kAssumptionKeys[] = {
      0.05, 1.0, false},
     {"flash_attention_backward_efficiency_hopper",
      GPUPLAN_FIELD(flash_attention["Hopper"].backward), 0.05, 1.0, false},
+    // FlashAttention-3 and cuDNN's fused attention; an architecture without them takes
+    // FlashAttention-2's figures.
+    {"flash3_attention_forward_efficiency_hopper",
+     GPUPLAN_FIELD(flash3_attention["Hopper"].forward), 0.05, 1.0, false},
+    {"flash3_attention_backward_efficiency_hopper",
+     GPUPLAN_FIELD(flash3_attention["Hopper"].backward), 0.05, 1.0, false},
+    {"cudnn_attention_forward_efficiency_hopper", GPUPLAN_FIELD(cudnn_attention["Hopper"].forward),
+     0.05, 1.0, false},
+    {"cudnn_attention_backward_efficiency_hopper",
+     GPUPLAN_FIELD(cudnn_attention["Hopper"].backward), 0.05, 1.0, false},
 };
 #undef GPUPLAN_FIELD
 

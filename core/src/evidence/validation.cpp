@@ -86,7 +86,8 @@ const std::vector<std::string>& optional_columns() {
                                                  "pytorch",
                                                  "max_positions",
                                                  "gpus_per_node",
-                                                 "network_gbps_per_node"};
+                                                 "network_gbps_per_node",
+                                                 "flops_attention"};
   return names;
 }
 
@@ -105,6 +106,12 @@ std::optional<Error> set_optional_column(MeasuredRow& r, const std::string& colu
                                                 "' is not auto, nchw or channels-last");
     }
     r.memory_format = *format;
+  } else if (column == "flops_attention") {
+    if (cell != "causal" && cell != "full") {
+      return make_error(Errc::schema_error,
+                        at + ": column flops_attention: '" + cell + "' is not causal or full");
+    }
+    r.mfu_counts_full_attention = cell == "full";
   } else if (column == "max_positions" || column == "gpus_per_node" ||
              column == "network_gbps_per_node") {
     char* endp = nullptr;
@@ -343,6 +350,15 @@ Result<Cluster> row_cluster(const MeasuredRow& r, const Gpu& gpu) {
   return out;
 }
 
+// The source's model FLOPs over gpuplan's: a source that counts the whole score square of a
+// causal model (flops_attention = full) credits the run with the masked half too.
+double mfu_count_ratio(const MeasuredRow& r, const Estimate& e) {
+  if (!r.mfu_counts_full_attention || e.flops.forward_per_sample <= 0) return 1.0;
+  const double masked =
+      e.flops.forward_attention_unmasked_per_sample - e.flops.forward_attention_per_sample;
+  return 1.0 + masked / e.flops.forward_per_sample;
+}
+
 // Predicts one row's metric; an Error says why it cannot.
 Result<ValidatedRow> predict_row(const Catalog& catalog, const MeasuredRow& r,
                                  const Efficiencies& eff) {
@@ -370,7 +386,7 @@ Result<ValidatedRow> predict_row(const Catalog& catalog, const MeasuredRow& r,
   else if (r.metric == "tokens_per_s_per_gpu")
     v.predicted = t.value().tokens_per_s / r.num_gpus;
   else
-    v.predicted = t.value().mfu;
+    v.predicted = t.value().mfu * mfu_count_ratio(r, e.value());
   v.error = (v.predicted - r.value) / r.value;
   v.predicted_memory_bytes = e.value().memory.total();
   v.family = accuracy_family(model, s.value());

@@ -77,6 +77,22 @@ double measured_matmul_ceiling(const Gpu& gpu, Precision precision) {
 
 }  // namespace
 
+// A fused attention kernel's share of peak on an architecture: its own figure, else
+// FlashAttention-2's for the architecture, else FlashAttention-2's on Ampere (its reference GPU).
+AttentionEfficiency training::attention_efficiency(Attention kernel,
+                                                   const std::string& architecture,
+                                                   const Efficiencies& eff) {
+  const std::map<std::string, AttentionEfficiency>* own =
+      kernel == Attention::flash3  ? &eff.flash3_attention
+      : kernel == Attention::cudnn ? &eff.cudnn_attention
+                                   : nullptr;
+  if (own) {
+    if (auto it = own->find(architecture); it != own->end()) return it->second;
+  }
+  auto fa = eff.flash_attention.find(architecture);
+  return fa != eff.flash_attention.end() ? fa->second : eff.flash_attention_default;
+}
+
 Result<Rates> training::rates_for(const Model& model, const Setup& setup, const Gpu& gpu,
                                   const Efficiencies& eff) {
   auto peak = dense_peak_flop_per_s(gpu, setup.precision);
@@ -107,7 +123,7 @@ Result<Rates> training::rates_for(const Model& model, const Setup& setup, const 
                                               : gpu.memory_bandwidth_bytes_per_s * eff.hbm;
   if (r.memory <= 0) return invalid("GPU '" + gpu.id + "' has no memory bandwidth");
   r.eager_memory = r.memory * eff.eager_memory_bound / eff.hbm;
-  r.compiled = setup.compile;
+  r.compiled = setup.compile || setup.fused_kernels;
   r.compute16 = r.compute;
   r.peak16 = r.peak;
   if (setup.precision == Precision::fp8) {
@@ -117,8 +133,7 @@ Result<Rates> training::rates_for(const Model& model, const Setup& setup, const 
     const double ceiling16 = measured_matmul_ceiling(gpu, Precision::bf16);
     r.compute16 = ceiling16 > 0 ? ceiling16 : r.peak16 * eff.gemm;
   }
-  auto fa = eff.flash_attention.find(gpu.architecture);
-  r.attention = fa != eff.flash_attention.end() ? fa->second : eff.flash_attention_default;
+  r.attention = training::attention_efficiency(setup.attention, gpu.architecture, eff);
   r.sms = gpu.sm_count;
   return r;
 }
@@ -154,14 +169,28 @@ double op_time_s(const OpClass& op, const Rates& r, const Efficiencies& eff, dou
   return std::max(c, m) + traffic * op.kernels * eff.kernel_overhead_s;
 }
 
+// Where a kernel class's time goes in PassTime's split (nullptr: nowhere of its own).
+double* split_slot(PassTime::Split& split, const OpClass& op) {
+  if (op.kind == WorkKind::attention) return &split.attention;
+  if (op.name == "attention.qkv") return &split.qkv;
+  if (op.name == "attention.out") return &split.out;
+  if (op.name == "mlp.in") return &split.mlp_in;
+  if (op.name == "mlp.out") return &split.mlp_out;
+  return nullptr;
+}
+
 PassTime roofline(const WorkProfile& work, const Rates& r, const Efficiencies& eff, double batch,
                   double model_backward_ratio) {
   PassTime t;
   double kernels = 0;
   for (const auto& op : work.ops) {
     if (op.tensor_cores_only && !r.tensor_cores) continue;
-    t.forward_s += op_time_s(op, r, eff, batch, false, model_backward_ratio);
-    t.backward_s += op_time_s(op, r, eff, batch, true, model_backward_ratio);
+    const double forward = op_time_s(op, r, eff, batch, false, model_backward_ratio);
+    const double backward = op_time_s(op, r, eff, batch, true, model_backward_ratio);
+    t.forward_s += forward;
+    t.backward_s += backward;
+    if (double* slot = split_slot(t.forward_parts, op)) *slot += forward;
+    if (double* slot = split_slot(t.backward_parts, op)) *slot += backward;
     kernels += op.kernels;
   }
   // Small batches are bound by the host enqueuing kernels, not by the GPU running them; the
