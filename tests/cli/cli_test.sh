@@ -66,7 +66,7 @@ expect plan-fits-nowhere 1 "memory binds: no configuration fits in GPU memory; t
 expect json-report-not-utf8 0 "" -- estimate --model gpt2-small --lora-targets $'q_proj,\xff' --json
 # Hardware, run and planner keys: the core's query parser, so the messages are the share link's
 # (tests/core/query_test.cpp asserts the same text for "nodes=0" in a link).
-expect nodes-out-of-range 1 "gpuplan: error: --nodes: 0 is out of range [1, 4096]" -- estimate --model gpt2-small --instance aws-p4d.24xlarge --nodes 0
+expect nodes-out-of-range 1 "gpuplan: error: --nodes: 0 is out of range [1, 100000]" -- estimate --model gpt2-small --instance aws-p4d.24xlarge --nodes 0
 expect max-nodes-out-of-range 1 "gpuplan: error: --max-nodes: 2000 is out of range [1, 1024]" -- plan --model gpt2-small --tokens 1e9 --max-nodes 2000
 expect tokens-not-a-number 1 "gpuplan: error: --tokens: 'lots' is not a number" -- estimate --model gpt2-small --tokens lots
 expect objective-unknown 1 "gpuplan: error: --objective: 'speed' is not one of cost, time" -- plan --model gpt2-small --tokens 1e9 --objective speed

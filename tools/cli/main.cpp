@@ -54,12 +54,19 @@ setup options:
   --optimizer-loop foreach|for-loop (for-loop: one host iteration per tensor, PyTorch < 2.0)
   --clip-grad-norm (clip_grad_norm_ each step)
   --checkpointing none|selective|full|op-selective|every-k-layers [--checkpoint-every K]
-  --attention auto|eager|flash  --dropout P (overrides the model's)
+  --attention auto|eager|flash|flash3|cudnn (flash: FlashAttention-2 / SDPA; cudnn: what
+                                Transformer Engine runs on Hopper)   --dropout P (model's)
   --compile (torch.compile: fused non-matmul kernels)   --fused-loss (fused cross-entropy)
+  --fused-kernels (the framework's fused norm/activation/dropout kernels: Megatron, TE)
+  --framework none|megatron|torchtitan|fsdp|deepspeed|hf-trainer (that framework's defaults;
+                                any option given still wins)
   --memory-format auto|nchw|channels-last (convolutions)
   --pytorch VERSION (e.g. 1.10: before 1.11 softmax and log_softmax also keep their input;
                     default: 1.11 or later)
-  --dp N  --zero 0|1|2|3  --tp N  --sp  --pp N
+  --dp N  --zero 0|1|2|3  --tp N  --sp  --pp N  --vp N (interleaved 1F1B: virtual stages)
+  --cp N (context parallelism) [--cp-comm ring|all-to-all]
+  --tp-comm-overlap (TE userbuffers; needs --sp)  --overlap-grad-reduce[=0]
+  --overlap-param-gather (ZeRO-1 / distributed optimizer)
   --lora-rank N  --qlora  --lora-targets q_proj,v_proj   --generate N (inference)
 custom model (instead of --model):
   --custom transformer --c-layers N --c-hidden N --c-heads N --c-ffn N --c-vocab N
@@ -69,8 +76,9 @@ custom model (instead of --model):
        [--cnn-depth N (resnet, vgg) --cnn-width X (mobilenet_v2, yolov5)
         --cnn-depth-multiple X (yolov5)]
 
-hardware:     --gpu ID [--gpus N] | --instance ID [--nodes N]   [--probe FILE] (calibrate with a
-              probe file; a gpuplan-measure file is shown as measured vs predicted)
+hardware:     --gpu ID [--gpus N] | --instance ID [--nodes N] (up to 100,000 GPUs)
+              [--probe FILE] (calibrate with a probe file; a gpuplan-measure file is shown as
+              measured vs predicted)
 launch:       --emit torchrun|accelerate|deepspeed (estimate, or plan's top choice): print a runnable
               launch config with its FSDP/DDP or ZeRO settings instead of the report
 run length:   --tokens N | --epochs N [--dataset-size N]
@@ -83,8 +91,16 @@ exit codes: 0 success, 1 invalid input (the message names the field), 2 usage er
 )";
 
 // Flags that take no value.
-const std::vector<std::string> kBooleanFlags = {"json",    "sp",         "qlora",
-                                                "compile", "fused-loss", "clip-grad-norm"};
+const std::vector<std::string> kBooleanFlags = {"json",
+                                                "sp",
+                                                "qlora",
+                                                "compile",
+                                                "fused-loss",
+                                                "clip-grad-norm",
+                                                "fused-kernels",
+                                                "tp-comm-overlap",
+                                                "overlap-grad-reduce",
+                                                "overlap-param-gather"};
 
 // Splits "--key value" / "--key=value" / "--flag" arguments into Args.
 gpuplan::Result<Args> parse_flags(int argc, char** argv, int first) {

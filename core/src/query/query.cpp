@@ -8,6 +8,9 @@
 #include <limits>
 #include <type_traits>
 
+#include "gpuplan/framework.h"
+#include "gpuplan/timing.h"
+
 namespace gpuplan {
 namespace {
 
@@ -188,7 +191,7 @@ std::vector<KeySpec> setup_keys() {
                    [s](Query& q) -> Checkpointing& { return s(q).checkpointing; })},
       {"checkpoint-every",
        integer(1, 1'000'000, [s](Query& q) -> int& { return s(q).checkpoint_every; })},
-      {"attention", enumeration(parse_attention, "auto, eager, flash",
+      {"attention", enumeration(parse_attention, "auto, eager, flash, flash3, cudnn",
                                 [s](Query& q) -> Attention& { return s(q).attention; })},
       {"memory-format", enumeration(parse_memory_format, "auto, nchw, channels-last",
                                     [s](Query& q) -> MemoryFormat& { return s(q).memory_format; })},
@@ -196,6 +199,7 @@ std::vector<KeySpec> setup_keys() {
                                   [s](Query& q) -> GradReduce& { return s(q).grad_reduce; })},
       {"dropout", number(0, 0.999, [s](Query& q) -> double& { return s(q).dropout; })},
       {"compile", flag([s](Query& q) -> bool& { return s(q).compile; })},
+      {"fused-kernels", flag([s](Query& q) -> bool& { return s(q).fused_kernels; })},
       {"fused-loss", flag([s](Query& q) -> bool& { return s(q).fused_loss; })},
       {"pytorch", enumeration(parse_torch_release, "1.10, 1.11+ (or a release number, e.g. 2.4)",
                               [s](Query& q) -> TorchRelease& { return s(q).torch_release; })},
@@ -208,6 +212,16 @@ std::vector<KeySpec> setup_keys() {
       {"tp", integer(1, 1'000'000, [s](Query& q) -> int& { return s(q).tp; })},
       {"sp", flag([s](Query& q) -> bool& { return s(q).sequence_parallel; })},
       {"pp", integer(1, 1'000'000, [s](Query& q) -> int& { return s(q).pp; })},
+      {"vp", integer(1, 1'000'000, [s](Query& q) -> int& { return s(q).vp; })},
+      {"cp", integer(1, 1'000'000, [s](Query& q) -> int& { return s(q).cp; })},
+      {"cp-comm", enumeration(parse_context_comm, "ring, all-to-all",
+                              [s](Query& q) -> ContextComm& { return s(q).cp_comm; })},
+      {"tp-comm-overlap", flag([s](Query& q) -> bool& { return s(q).tp_comm_overlap; })},
+      {"overlap-grad-reduce", flag([s](Query& q) -> bool& { return s(q).overlap_grad_reduce; })},
+      {"overlap-param-gather", flag([s](Query& q) -> bool& { return s(q).overlap_param_gather; })},
+      {"framework",
+       enumeration(parse_framework, "none, megatron, torchtitan, fsdp, deepspeed, hf-trainer",
+                   [s](Query& q) -> Framework& { return s(q).framework; })},
       {"lora-rank", integer(0, 65536, [s](Query& q) -> int64_t& { return s(q).lora_rank; })},
       {"qlora", flag([s](Query& q) -> bool& { return s(q).qlora; })},
       {"lora-targets", read_lora_targets},
@@ -219,9 +233,9 @@ std::vector<KeySpec> setup_keys() {
 std::vector<KeySpec> hardware_and_run_keys() {
   return {
       {"gpu", text([](Query& q) -> std::string& { return q.gpu; })},
-      {"gpus", integer(1, 4096, [](Query& q) -> int& { return q.gpus; })},
+      {"gpus", integer(1, kMaxClusterGpus, [](Query& q) -> int& { return q.gpus; })},
       {"instance", text([](Query& q) -> std::string& { return q.instance; })},
-      {"nodes", integer(1, 4096, [](Query& q) -> int& { return q.nodes; })},
+      {"nodes", integer(1, kMaxClusterGpus, [](Query& q) -> int& { return q.nodes; })},
       {"tokens", number(1, 1e16, [](Query& q) -> double& { return q.run.tokens; })},
       {"epochs", number(1e-3, 1e6, [](Query& q) -> double& { return q.run.epochs; })},
       {"dataset-size", number(1, 1e13, [](Query& q) -> double& { return q.run.dataset_size; })},
@@ -419,6 +433,15 @@ Result<int64_t> parse_int(std::string_view text, const std::string& key) {
   return text[0] == '-' ? -x : x;
 }
 
+namespace {
+// Whether `key` is among the args (framework presets fill only the keys not given).
+bool arg_given(const char* key, const void* args) {
+  for (const auto& kv : *static_cast<const Args*>(args))
+    if (kv.first == key) return true;
+  return false;
+}
+}  // namespace
+
 Result<Query> parse_query(const Args& args) {
   Query q;
   for (const auto& kv : args) {
@@ -437,6 +460,7 @@ Result<Query> parse_query(const Args& args) {
   }
   if (q.run.tokens > 0 && q.run.epochs > 0)
     return make_error(Errc::invalid_argument, Msg::query_tokens_and_epochs, {});
+  apply_framework_defaults(q.request.setup, arg_given, &args);
   if (q.custom.kind == CustomModel::Kind::transformer)
     apply_transformer_conventions(q.custom.transformer);
   return q;
