@@ -2,6 +2,7 @@
 // the file has the memory header) and report the errors and MAPE.
 #include <cmath>
 #include <cstdio>
+#include <map>
 
 #include <nlohmann/json.hpp>
 
@@ -53,6 +54,21 @@ int validate_memory(const std::string& path, const std::string& text, bool json)
   return 0;
 }
 
+// The config.json files the rows name, read relative to the CSV's folder (keyed as written); a
+// file that cannot be read is left out, and its rows are listed as skipped with that reason.
+std::map<std::string, std::string> row_configs(const std::string& csv_path,
+                                               const std::vector<MeasuredRow>& rows) {
+  const size_t slash = csv_path.find_last_of('/');
+  const std::string folder = slash == std::string::npos ? "" : csv_path.substr(0, slash + 1);
+  std::map<std::string, std::string> configs;
+  for (const auto& r : rows) {
+    if (r.config_json.empty() || configs.count(r.config_json)) continue;
+    auto text = read_bounded_file(folder + r.config_json, kMaxJsonBytes);
+    if (text.ok()) configs.emplace(r.config_json, std::move(text).value());
+  }
+  return configs;
+}
+
 }  // namespace
 
 int cmd_validate(Args args) {
@@ -70,7 +86,8 @@ int cmd_validate(Args args) {
   if (!rows.ok()) return fail(rows.error());
   auto catalog = load_embedded_catalog();
   if (!catalog.ok()) return fail(catalog.error());
-  auto report = validate_measurements(catalog.value(), rows.value(), catalog.value().efficiencies);
+  auto report = validate_measurements(catalog.value(), rows.value(), catalog.value().efficiencies,
+                                      row_configs(path, rows.value()));
   if (!report.ok()) return fail(report.error());
   const auto& rep = report.value();
   if (json) {
