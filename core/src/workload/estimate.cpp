@@ -536,8 +536,7 @@ void training_activations(const TransformerSpec& spec, const Setup& setup, Layer
     const double block = (la.linear_bytes - la.replicated_bytes) / setup.tp + la.replicated_bytes +
                          la.attention_scores_bytes / setup.tp;
     st.activation_bytes += static_cast<double>(spec.mtp_layers) *
-                           (block + 2 * (pb.norm_input + pb.activation) * t * h + logits) * mb /
-                           cp;
+                           (block + 2 * (pb.norm_input + pb.activation) * t * h + logits) * mb / cp;
   }
   st.saved_tensor_count = (spec.gated_mlp ? 14.0 : 12.0) * layers_stage * in_flight;
   const double scores = impl == AttentionImpl::eager
