@@ -65,7 +65,7 @@ setup options:
                     default: 1.11 or later)
   --dp N  --zero 0|1|2|3  --tp N  --sp  --pp N  --vp N (interleaved 1F1B: virtual stages)
   --cp N (context parallelism) [--cp-comm ring|all-to-all]
-  --tp-comm-overlap (TE userbuffers; needs --sp)  --overlap-grad-reduce[=0]
+  --tp-comm-overlap (TE userbuffers; needs --sp)  --overlap-grad-reduce=0 (reduce after backward)
   --overlap-param-gather (ZeRO-1 / distributed optimizer)
   --lora-rank N  --qlora  --lora-targets q_proj,v_proj   --generate N (inference)
 custom model (instead of --model):
