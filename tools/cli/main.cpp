@@ -54,8 +54,9 @@ setup options:
   --optimizer-loop foreach|for-loop (for-loop: one host iteration per tensor, PyTorch < 2.0)
   --clip-grad-norm (clip_grad_norm_ each step)
   --checkpointing none|selective|full|op-selective|every-k-layers [--checkpoint-every K]
-  --attention auto|eager|flash|flash3|cudnn (flash: FlashAttention-2 / SDPA; cudnn: what
-                                Transformer Engine runs on Hopper)   --dropout P (model's)
+  --attention auto|eager|flash|flash3|cudnn|triton (flash: FlashAttention-2 / SDPA; cudnn: what
+                                Transformer Engine runs on Hopper; triton: FlashAttention in
+                                Triton, MPT's attn_impl triton)   --dropout P (model's)
   --compile (torch.compile: fused non-matmul kernels)   --fused-loss (fused cross-entropy)
   --fused-kernels (the framework's fused norm/activation/dropout kernels: Megatron, TE)
   --framework none|megatron|torchtitan|fsdp|deepspeed|hf-trainer (that framework's defaults;

@@ -49,9 +49,10 @@ enum class Mode { train, infer };
 enum class TorchRelease { v1_11_or_later, v1_10_or_earlier };
 // The attention kernel: eager (scores materialised), flash (FlashAttention-2, also PyTorch SDPA's
 // flash backend), flash3 (FlashAttention-3, Hopper), cudnn (cuDNN's fused attention, what
-// Transformer Engine picks on Hopper and newer). A causal kernel skips the masked half of the
-// scores; eager computes them all and masks after.
-enum class Attention { automatic, eager, flash, flash3, cudnn };
+// Transformer Engine picks on Hopper and newer), triton (FlashAttention in Triton,
+// flash_attn_triton.py: MPT / llm-foundry's attn_impl "triton"). A causal kernel skips the masked
+// half of the scores; eager computes them all and masks after.
+enum class Attention { automatic, eager, flash, flash3, cudnn, triton };
 // How context parallelism exchanges attention's inputs: ring passes K/V chunks around the ring
 // while attention computes on the chunk at hand (Megatron-Core / Transformer Engine
 // cp_comm_type "p2p"); all_to_all swaps sequence shards for head shards around attention

@@ -48,6 +48,8 @@ struct OpClass {
   bool eager = false;
   // Runs at the precision's rate; false: stays in 16 bits when the precision is fp8.
   bool fp8 = true;
+  // Fused attention under a causal mask (runs at AttentionEfficiency::causal_*).
+  bool causal = false;
 };
 
 // What one forward pass is made of, for the time model. Built once per model and setup shape;
@@ -72,9 +74,15 @@ Result<WorkProfile> build_work_profile(const Model& model, const Setup& setup, c
 
 // Fused (flash) attention's share of the tensor-core peak, forward and backward, for one GPU
 // architecture.
+// A fused attention kernel's share of peak, on FlashAttention's count (a causal mask halves the
+// FLOPs). Causal runs reach less on that count (the tiles on the diagonal are computed whole and
+// masked; row blocks carry unequal work): causal_* where the kernel's benchmark gives it, 0 to
+// run at the non-causal figure.
 struct AttentionEfficiency {
   double forward = 0;
   double backward = 0;
+  double causal_forward = 0;
+  double causal_backward = 0;
 };
 
 // Fractions of peak that real kernels reach. There are no defaults here on purpose:
@@ -100,6 +108,8 @@ struct Efficiencies {
   // All are on FlashAttention's count: causal attention at half the FLOPs.
   std::map<std::string, AttentionEfficiency> flash3_attention;
   std::map<std::string, AttentionEfficiency> cudnn_attention;
+  // FlashAttention in Triton (flash_attn_triton.py, MPT's attn_impl "triton"), by architecture.
+  std::map<std::string, AttentionEfficiency> triton_attention;
   // Output tile of the GEMM kernels, for tile and wave quantisation (rows x columns).
   double gemm_tile_rows = 0;
   double gemm_tile_cols = 0;

@@ -191,7 +191,7 @@ std::vector<KeySpec> setup_keys() {
                    [s](Query& q) -> Checkpointing& { return s(q).checkpointing; })},
       {"checkpoint-every",
        integer(1, 1'000'000, [s](Query& q) -> int& { return s(q).checkpoint_every; })},
-      {"attention", enumeration(parse_attention, "auto, eager, flash, flash3, cudnn",
+      {"attention", enumeration(parse_attention, "auto, eager, flash, flash3, cudnn, triton",
                                 [s](Query& q) -> Attention& { return s(q).attention; })},
       {"memory-format", enumeration(parse_memory_format, "auto, nchw, channels-last",
                                     [s](Query& q) -> MemoryFormat& { return s(q).memory_format; })},

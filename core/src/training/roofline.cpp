@@ -83,9 +83,10 @@ AttentionEfficiency training::attention_efficiency(Attention kernel,
                                                    const std::string& architecture,
                                                    const Efficiencies& eff) {
   const std::map<std::string, AttentionEfficiency>* own =
-      kernel == Attention::flash3  ? &eff.flash3_attention
-      : kernel == Attention::cudnn ? &eff.cudnn_attention
-                                   : nullptr;
+      kernel == Attention::flash3   ? &eff.flash3_attention
+      : kernel == Attention::cudnn  ? &eff.cudnn_attention
+      : kernel == Attention::triton ? &eff.triton_attention
+                                    : nullptr;
   if (own) {
     if (auto it = own->find(architecture); it != own->end()) return it->second;
   }
@@ -158,7 +159,11 @@ double op_time_s(const OpClass& op, const Rates& r, const Efficiencies& eff, dou
   const double compute = op.fp8 ? r.compute : r.compute16;
   double rate = compute;
   if (op.kind == WorkKind::attention) {
-    rate = (op.fp8 ? r.peak : r.peak16) * (backward ? r.attention.backward : r.attention.forward);
+    const AttentionEfficiency& a = r.attention;
+    const double share = backward
+                             ? (op.causal && a.causal_backward > 0 ? a.causal_backward : a.backward)
+                             : (op.causal && a.causal_forward > 0 ? a.causal_forward : a.forward);
+    rate = (op.fp8 ? r.peak : r.peak16) * share;
   } else if (op.kind == WorkKind::matmul) {
     rate = compute * quantisation_efficiency(op, r, eff, batch);
   }

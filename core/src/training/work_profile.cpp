@@ -79,6 +79,7 @@ void add_attention_core(WorkProfile& w, const TransformerSpec& s, const ElementB
     w.ops.back().kind = WorkKind::attention;
     w.ops.back().fp8 = false;  // flash attention runs in 16 bits under Transformer Engine's fp8
     w.ops.back().backward_flops_ratio = 2.5;
+    w.ops.back().causal = causal < 1.0;
   } else {
     // Eager, as Hugging Face's "eager" attention (BertSelfAttention, GPT2Attention,
     // ViTSelfAttention): scores written; divided by sqrt(head dim) in a pass of their own (read +

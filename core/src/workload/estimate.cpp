@@ -437,9 +437,9 @@ void stage_parameters(const TransformerSpec& spec, const Setup& setup,
 // attention eagerly, as in the published measurements.
 Result<AttentionImpl> resolve_attention(const TransformerSpec& spec, const Setup& setup) {
   const bool sixteen = is_16bit_activations(setup.precision);
-  const bool fused_kernel = setup.attention == Attention::flash ||
-                            setup.attention == Attention::flash3 ||
-                            setup.attention == Attention::cudnn;
+  const bool fused_kernel =
+      setup.attention == Attention::flash || setup.attention == Attention::flash3 ||
+      setup.attention == Attention::cudnn || setup.attention == Attention::triton;
   const AttentionImpl impl = setup.attention == Attention::eager ? AttentionImpl::eager
                              : fused_kernel                      ? AttentionImpl::flash
                              : sixteen && spec.positions == PositionKind::rotary
@@ -453,7 +453,8 @@ Result<AttentionImpl> resolve_attention(const TransformerSpec& spec, const Setup
   // Context parallelism runs inside the fused kernels (Transformer Engine's
   // AttnFuncWithCPAndKVP2P over FlashAttention or cuDNN); eager attention has none.
   if (setup.cp > 1 && impl == AttentionImpl::eager)
-    return invalid("--cp needs a fused attention kernel (--attention flash, flash3 or cudnn)");
+    return invalid(
+        "--cp needs a fused attention kernel (--attention flash, flash3, cudnn or triton)");
   return impl;
 }
 

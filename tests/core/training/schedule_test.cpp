@@ -297,6 +297,7 @@ TEST(CausalAttention, CountsHalfTheScoresForTimeMfuAndFlops) {
   for (const auto& op : w.value().ops) {
     if (op.name == "attention.core") {
       EXPECT_NEAR(op.flops_per_sample, full / 2, 1);
+      EXPECT_TRUE(op.causal);  // runs at the kernel's causal share of peak
     }
   }
   // Eager attention computes every score and masks after: its kernels do the whole square.
