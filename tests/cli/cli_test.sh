@@ -76,14 +76,15 @@ expect estimate-json-versioned 0 "" -- estimate --model gpt2-small --gpu a100-sx
   && passed=$((passed + 1)) || { echo "FAIL estimate --json: no schema_version, time or fit"; failed=$((failed + 1)); }
 
 # Devices and pipes have no size: every input is read up to its limit + 1 bytes, then refused
-# with a one-line error, within seconds (timeout 10 turns a hang into exit 124, a failure here).
+# with a one-line error (timeout 120 turns a hang into exit 124, a failure here; it takes well
+# under a second, and the bound is far above what a loaded machine or a sanitizer adds).
 bounded() {
   local name=$1 want_err=$2
   shift 3
-  timeout 10 "$bin" "$@" >"$tmp/out" 2>"$tmp/err"
+  timeout 120 "$bin" "$@" >"$tmp/out" 2>"$tmp/err"
   local rc=$?
   if [ "$rc" -ne 1 ] || ! grep -qF -- "$want_err" "$tmp/err"; then
-    echo "FAIL $name: exit $rc (wanted 1 within 10 s); stderr: $(head -c 300 "$tmp/err")"
+    echo "FAIL $name: exit $rc (wanted 1); stderr: $(head -c 300 "$tmp/err")"
     failed=$((failed + 1))
     return
   fi

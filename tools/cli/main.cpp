@@ -24,7 +24,8 @@ commands:
   instances [--provider P] [--json]        cloud instances and prices
   plan (--model ID | --hf-config FILE) [setup options] run length [--deadline-hours H]
        [--budget-usd B] [--objective cost|time] [--pricing P] [--provider P] [--region R]
-       [--compliance hipaa|gdpr|gov] [--min-gpu-memory-gb G] [--max-nodes N] [--top K] [--json]
+       [--compliance hipaa|gdpr|gov] [--min-gpu-memory-gb G] [--max-nodes N] [--top K]
+       [--tp N] [--pp N] (fixed, not searched) [--emit F] [--json]
                                            rank GPU/instance/parallelism choices
   validate FILE.csv [--json]               predict measured throughput (or peak-memory) rows; print
                                            errors and MAPE; rows it cannot predict are listed, skipped
@@ -81,7 +82,8 @@ hardware:     --gpu ID [--gpus N] | --instance ID [--nodes N] (up to 100,000 GPU
               [--probe FILE] (calibrate with a probe file; a gpuplan-measure file is shown as
               measured vs predicted)
 launch:       --emit torchrun|accelerate|deepspeed (estimate, or plan's top choice): print a runnable
-              launch config with its FSDP/DDP or ZeRO settings instead of the report
+              launch config with its FSDP/DDP or ZeRO settings instead of the report; plan
+              then searches only the layouts the launcher can express (no --tp/--pp above 1)
 run length:   --tokens N | --epochs N [--dataset-size N]
 pricing:      --pricing on-demand|monthly|reserved-1y|reserved-3y|bulk|spot [--region R]
               [--currency usd|cny] [--reservation-utilisation X]

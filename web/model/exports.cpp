@@ -10,7 +10,7 @@
 #include "gpuplan/published.h"
 #include "gpuplan/query.h"
 #include "gpuplan/report.h"
-#include "gpuplan/serve.h"
+#include "gpuplan/serve_plan.h"
 
 namespace gpuplan::web {
 namespace {
@@ -122,6 +122,15 @@ Json upload_json(const PageModel& m) {
 }
 
 // The Serving tab: what it shows, with the fields of `gpuplan serve --json` it shows.
+// How a sliced search spread over frames (model/slices.h): tests count its work, not frames.
+Json slices_json(const SliceStats& s) {
+  return {{"slices", s.slices},
+          {"frames", s.frames},
+          {"work", s.work},
+          {"largest_frame", s.largest_frame},
+          {"work_per_frame", s.work_per_frame}};
+}
+
 Json serving_json(const PageModel& m) {
   const ServeResults& r = m.serve;
   Json options = Json::array();
@@ -148,11 +157,9 @@ Json serving_json(const PageModel& m) {
   Json latency = Json::array();
   for (const auto& p : r.latency)
     latency.push_back({{"rate_per_s", p.rate_per_s}, {"ttft_s", p.ttft_s}, {"tpot_s", p.tpot_s}});
-  return {{"progress", r.progress},
-          {"error", r.error.message},
-          {"error_shown", page_message(r.error)},
-          {"load_curve_per_s", r.curve},
-          {"options", options},
+  return {{"progress", r.progress},      {"search", slices_json(r.slices)},
+          {"error", r.error.message},    {"error_shown", page_message(r.error)},
+          {"load_curve_per_s", r.curve}, {"options", options},
           {"latency", latency}};
 }
 
@@ -175,6 +182,7 @@ std::string results_json(const PageModel& m, const std::string& widgets_json) {
   j["link_copied"] = m.copied_frames > 0;
   j["popup_open"] = m.popup_open;
   j["plan_progress"] = m.plan_progress;
+  j["plan_search"] = slices_json(m.plan_slices);
   j["tab"] = tab_name(m.state.tab);
   j["lang"] = lang_code(language());
   j["cjk_font"] = m.cjk_font;

@@ -95,90 +95,6 @@ std::string fit_advice(const Computed& c) {
                 format_bytes(largest).c_str(), tr(advice_for(c.largest_term)));
 }
 
-PlanSearch start_plan_search(const Catalog& catalog, const PageState& state) {
-  PlanSearch search;
-  if (!state.provider.empty()) {
-    search.providers.push_back(state.provider);
-  } else {
-    for (const auto& p : catalog.providers) search.providers.push_back(p.id);
-  }
-  return search;
-}
-
-bool step_plan_search(const Catalog& catalog, const Model& model, const PageState& state,
-                      PlanSearch& search) {
-  if (search.done()) return false;
-  PlanQuery q = plan_query(catalog, state, model);
-  q.provider = search.providers[search.next++];
-  auto r = plan(catalog, model, q);
-  if (!r.ok()) {
-    if (!search.first_error) search.first_error = r.error();
-    return true;
-  }
-  PlanResult& m = search.merged;
-  m.candidates += r.value().candidates;
-  m.fitting += r.value().fitting;
-  m.within_limits += r.value().within_limits;
-  for (auto& p : r.value().plans) m.plans.push_back(std::move(p));
-  for (auto& p : r.value().pareto) m.pareto.push_back(std::move(p));
-  for (auto& n : r.value().notes) {
-    if (std::find(m.notes.begin(), m.notes.end(), n) == m.notes.end())
-      m.notes.push_back(std::move(n));
-  }
-  return true;
-}
-
-namespace {
-
-// Sorted by time, each plan cheaper than every faster one (as plan() builds its front).
-std::vector<Plan> time_cost_front(std::vector<Plan> plans) {
-  std::sort(plans.begin(), plans.end(), [](const Plan& a, const Plan& b) {
-    return a.cost.expected_hours != b.cost.expected_hours
-               ? a.cost.expected_hours < b.cost.expected_hours
-               : a.cost.usd_total < b.cost.usd_total;
-  });
-  std::vector<Plan> front;
-  double cheapest = 1e300;
-  for (auto& p : plans) {
-    if (p.cost.usd_total < cheapest) {
-      cheapest = p.cost.usd_total;
-      front.push_back(std::move(p));
-    }
-  }
-  return front;
-}
-
-}  // namespace
-
-Result<PlanResult> finish_plan_search(const PageState& state, PlanSearch& search) {
-  PlanResult r = std::move(search.merged);
-  auto other_gpu = [&](const Plan& p) {
-    return !state.plan_gpu.empty() && p.gpu != state.plan_gpu;
-  };
-  r.plans.erase(std::remove_if(r.plans.begin(), r.plans.end(), other_gpu), r.plans.end());
-  r.pareto.erase(std::remove_if(r.pareto.begin(), r.pareto.end(), other_gpu), r.pareto.end());
-  if (r.plans.empty()) {
-    if (search.first_error) return *search.first_error;
-    return make_error(Errc::does_not_fit,
-                      "no plan on " + state.plan_gpu + " qualifies: pick another GPU or any");
-  }
-  const bool by_time = state.objective == Objective::time;
-  std::stable_sort(r.plans.begin(), r.plans.end(), [by_time](const Plan& a, const Plan& b) {
-    const double ha = a.cost.expected_hours, hb = b.cost.expected_hours, ua = a.cost.usd_total,
-                 ub = b.cost.usd_total;
-    if (by_time) return ha != hb ? ha < hb : ua < ub;
-    return ua != ub ? ua < ub : ha < hb;
-  });
-  if (r.plans.size() > 20) r.plans.resize(20);
-  r.pareto = time_cost_front(std::move(r.pareto));
-  for (Plan& p : r.plans) {
-    p.pareto = std::any_of(r.pareto.begin(), r.pareto.end(), [&](const Plan& f) {
-      return f.instance == p.instance && f.nodes == p.nodes;
-    });
-  }
-  return r;
-}
-
 std::vector<std::string> nearest_ids(const std::string& id,
                                      const std::vector<std::string>& candidates, size_t n) {
   auto lower = [](std::string x) {
@@ -339,9 +255,8 @@ PlanQuery plan_query(const Catalog& catalog, const PageState& state, const Model
   s.zero_stage = 0;
   s.micro_batch = 0;
   q.max_nodes = state.max_nodes;
-  // With a GPU filter the page keeps that GPU's plans from a longer list (the planner has no
-  // GPU filter of its own).
-  q.top_k = state.plan_gpu.empty() ? 20 : 1000;
+  q.gpu = state.plan_gpu;
+  q.top_k = 20;
   return q;
 }
 

@@ -22,6 +22,7 @@
 #include "model/i18n.h"
 #include "model/page_state.h"
 #include "model/serve_job.h"
+#include "model/slices.h"
 
 namespace gpuplan::web {
 
@@ -79,6 +80,7 @@ struct PageModel {
   bool cjk_font = false;                   // the Chinese font is in the atlas
   bool popup_open = false;                 // a combo or popup is open (published for tests)
   double plan_progress = 1;                // share of the planner search done (1: none under way)
+  SliceStats plan_slices;                  // how the last planner search spread over frames
   ServeResults serve;                      // the Serving tab's plan, curve and latency curve
 };
 
@@ -100,29 +102,6 @@ struct UiActions {
   // Takes over what `later` asked for (the later screen wins where both set a field).
   void merge(UiActions&& later);
 };
-
-// The planner run a slice per frame (one provider at a time) so a long search never freezes
-// the page: the union of each provider's best plans holds the overall best, and the union of
-// their time-vs-cost fronts holds the overall front.
-struct PlanSearch {
-  std::vector<std::string> providers;  // slices still to run come from next
-  size_t next = 0;
-  PlanResult merged;
-  std::optional<Error> first_error;
-  bool done() const { return next >= providers.size(); }
-  double progress() const {
-    return providers.empty() ? 1.0
-                             : static_cast<double>(next) / static_cast<double>(providers.size());
-  }
-};
-// A search over the state's provider, or every provider of the catalog.
-PlanSearch start_plan_search(const Catalog& catalog, const PageState& state);
-// Runs the next slice; returns false when the search was already done.
-bool step_plan_search(const Catalog& catalog, const Model& model, const PageState& state,
-                      PlanSearch& search);
-// The merged result, ranked as plan() ranks (by the objective), the front recomputed, only the
-// plans on state.plan_gpu when set, at most 20; the first slice's error when nothing qualified.
-Result<PlanResult> finish_plan_search(const PageState& state, PlanSearch& search);
 
 // Up to `n` ids from `candidates` nearest to `id` (edit distance, ignoring case), nearest first.
 std::vector<std::string> nearest_ids(const std::string& id,

@@ -223,29 +223,35 @@ void App::draw_plans_tab(UiActions& a) {
   if (plans_stale_) {
     plans_stale_ = false;
     results_changed_ = true;
-    if (m_.c.model)
-      search_ = start_plan_search(catalog_, m_.state);
-    else
+    m_.plan_slices = SliceStats{};
+    if (m_.c.model) {
+      auto s =
+          start_plan_search(catalog_, *m_.c.model, plan_query(catalog_, m_.state, *m_.c.model));
+      if (s.ok())
+        search_ = std::move(s).value();
+      else
+        m_.plan_error = s.error();
+    } else {
       m_.plan_error = m_.c.error;
+    }
   }
   if (search_) {
-    // One provider per slice, as many as fit in ~12 ms of this frame: a short search ends in
-    // the frame that asked for it; a long one draws a progress bar and the page stays live.
-    const auto t0 = std::chrono::steady_clock::now();
-    while (!search_->done() &&
-           std::chrono::steady_clock::now() - t0 < std::chrono::milliseconds(12)) {
-      step_plan_search(catalog_, *m_.c.model, m_.state, *search_);
-    }
+    // One instance type per slice, as many as this frame's share allows: a short search ends
+    // in the frame that asked for it; a long one draws a progress bar and the page stays live.
+    run_slices_for_a_frame([&] { return step_plan_search(catalog_, *search_); },
+                           [&] { return search_->candidates; }, [&] { return search_->finished(); },
+                           kPlanCandidatesPerFrame, kSliceTimePerFrame, m_.plan_slices);
     m_.plan_progress = search_->progress();
     results_changed_ = true;
-    if (!search_->done()) {
+    if (!search_->finished()) {
       ImGui::TextUnformatted(tr(S::searching));
       ImGui::ProgressBar(static_cast<float>(m_.plan_progress));
       remember(a, "plan-progress");
       return;
     }
-    auto r = finish_plan_search(m_.state, *search_);
+    auto r = finish_plan_search(catalog_, *search_);
     search_.reset();
+    m_.plan_progress = 1;
     if (r.ok())
       m_.plans = r.value();
     else
@@ -283,12 +289,15 @@ void App::draw_serving_tab(UiActions& a) {
     results_changed_ = true;
   }
   if (serve_job_ && !serve_job_->done) {
-    // As the planner's search: slices for ~12 ms of this frame, then the page draws.
-    const auto t0 = std::chrono::steady_clock::now();
-    while (!serve_job_->done &&
-           std::chrono::steady_clock::now() - t0 < std::chrono::milliseconds(12)) {
-      step_serve_job(catalog_, *serving_, *serve_job_, m_.serve);
-    }
+    // One slice per frame (a replica's rate search is tens of milliseconds of simulation), or
+    // less than one when it runs past the frame's time; then the page draws.
+    run_slices_for_a_frame(
+        [&] {
+          step_serve_job(catalog_, *serving_, *serve_job_, m_.serve);
+          return true;
+        },
+        [&] { return m_.serve.slices.slices; }, [&] { return serve_job_->done; }, 1,
+        kSliceTimePerFrame, m_.serve.slices);
     results_changed_ = true;
   }
   a.merge(draw_serving(m_));

@@ -97,8 +97,12 @@ namespace gpuplan {
     "--deadline-hours and --budget-usd must be positive numbers")                                 \
   X(plan_train_only, "plan.train_only", "plan supports --mode train")                             \
   X(plan_no_instance, "plan.no_instance",                                                         \
-    "no priced instance matches the filters (provider, region, compliance, minimum GPU memory, "  \
-    "precision support): relax them")                                                             \
+    "no priced instance matches the filters (provider, GPU, region, compliance, minimum GPU "     \
+    "memory, precision support): relax them")                                                     \
+  X(plan_layout_unavailable, "plan.layout_unavailable",                                           \
+    "no instance can run --tp {0} --pp {1} for this model and batch (tensor parallelism stays "   \
+    "inside one node, the GPUs must be a multiple of tp x pp, and the data-parallel degree must " \
+    "divide --batch): change --tp, --pp or --batch")                                              \
   X(plan_memory_binds, "plan.memory_binds",                                                       \
     "memory binds: no configuration fits in GPU memory; the closest ({0}) is {1} short (try "     \
     "--checkpointing full, a smaller --batch, more --max-nodes, or --lora-rank)")                 \

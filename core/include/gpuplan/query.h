@@ -18,7 +18,7 @@
 #include "gpuplan/probe_file.h"
 #include "gpuplan/request.h"
 #include "gpuplan/result.h"
-#include "gpuplan/serve.h"
+#include "gpuplan/serve_plan.h"
 
 namespace gpuplan {
 

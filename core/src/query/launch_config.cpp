@@ -12,6 +12,7 @@
 #include "gpuplan/launch_config.h"
 
 #include <cstdio>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
@@ -217,6 +218,24 @@ LaunchInputs launch_inputs(const std::string& model, const Plan& plan) {
   const int64_t per_step = plan.setup.micro_batch * plan.setup.dp;
   in.grad_accum_steps = per_step > 0 ? plan.setup.global_batch / per_step : 0;
   return in;
+}
+
+std::optional<Error> restrict_to_launcher(PlanQuery& query, LaunchFormat format) {
+  // All three configure PyTorch data parallelism (DDP, FSDP or DeepSpeed ZeRO); tensor and
+  // pipeline parallelism need Megatron-LM-style model code (see emit_launch_config).
+  constexpr int kMostDegree = 1;
+  for (auto [key, degree] : {std::pair<const char*, int*>{"tp", &query.tp}, {"pp", &query.pp}}) {
+    if (*degree > kMostDegree) {
+      return make_error(Errc::invalid_argument,
+                        std::string("--emit ") + launch_format_name(format) + ": --" + key + " " +
+                            std::to_string(*degree) +
+                            " cannot be expressed; torchrun/accelerate/DeepSpeed configs run data "
+                            "parallelism with ZeRO/FSDP only (drop --" +
+                            key + ", or use Megatron-LM for this layout)");
+    }
+    *degree = 1;
+  }
+  return std::nullopt;
 }
 
 Result<std::string> emit_launch_config(const LaunchInputs& in, LaunchFormat format) {

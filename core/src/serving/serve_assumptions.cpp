@@ -3,7 +3,7 @@
 // whose source is a key of the file's "sources".
 #include <set>
 
-#include "gpuplan/serve.h"
+#include "gpuplan/serve_assumptions.h"
 #include "catalog/json_reader.h"
 
 namespace gpuplan {

@@ -8,7 +8,9 @@
 #include <cstdlib>
 #include <map>
 
-#include "gpuplan/serve.h"
+#include "gpuplan/serve_validation.h"
+#include "gpuplan/serve_replica.h"
+#include "gpuplan/serve_sim.h"
 
 namespace gpuplan {
 namespace {

@@ -7,7 +7,8 @@
 #include "gpuplan/embedded_data.h"
 #include "gpuplan/evaluate.h"
 #include "gpuplan/query.h"
-#include "gpuplan/serve.h"
+#include "gpuplan/serve_plan.h"
+#include "gpuplan/serve_validation.h"
 #include "test_util.h"
 
 namespace gpuplan {

@@ -19,7 +19,7 @@
 #include <cmath>
 
 #include "gpuplan/estimate.h"
-#include "gpuplan/serve.h"
+#include "gpuplan/serve_replica.h"
 #include "gpuplan/transformer.h"
 
 namespace gpuplan {
