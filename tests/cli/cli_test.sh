@@ -155,5 +155,33 @@ assert abs(t["optimizer_s"] - 182 * (1.64e-4 + 2.0e-5)) < 1e-9, t["optimizer_s"]
 PY
 expect bad-optimizer-loop 1 "--optimizer-loop: 'fused' is not one of foreach, for-loop" -- estimate --model gpt2-small --optimizer-loop fused
 
+# The key table (gpuplan keys): every option of estimate, plan and serve once, with its bounds and
+# default; --help is generated from it, and its switches are the flags given bare.
+expect keys-json 0 "" -- keys --json
+/usr/bin/python3 - "$tmp/out" <<'PY' && passed=$((passed + 1)) || failed=$((failed + 1))
+import json, sys
+keys = json.load(open(sys.argv[1]))
+estimate = {k["name"]: k for k in keys if k["commands"] != "serve"}
+serve = {k["name"]: k for k in keys if k["commands"] == "serve"}
+assert len(estimate) + len(serve) == len(keys), "a key twice"
+assert estimate["batch"]["min"] == 1 and estimate["batch"]["max"] == 100000000, estimate["batch"]
+assert estimate["precision"]["default"] == "fp32", estimate["precision"]
+assert "amp-bf16" in estimate["precision"]["choices"]
+assert estimate["sp"]["switch"] and not estimate["tp"]["switch"]
+assert all(k["help"] and k["help_zh"] for k in keys)
+assert serve["prompt-tokens"]["default"] == "1000", serve["prompt-tokens"]
+PY
+expect help-from-the-table 0 "" -- --help
+grep -q -- '--precision fp32|tf32|fp16|bf16|amp-fp16|amp-bf16|mixed-fp16|mixed-bf16|fp8' "$tmp/out" \
+  && grep -q -- '(default: adamw)' "$tmp/out" && grep -q -- '--reservation-utilisation X' "$tmp/out" \
+  && passed=$((passed + 1)) || { echo "FAIL --help: the key table's lines are missing"; failed=$((failed + 1)); }
+# A switch of the table is given bare; a key that is not one still needs its value.
+expect switch-bare 0 "" -- estimate --model gpt2-small --compile --fused-loss --json
+expect value-needed 2 "--seq needs a value" -- estimate --model gpt2-small --seq
+# The planner's batch when none is given is resolve_defaults' (256), as before.
+expect plan-default-batch 0 "" -- plan --model gpt2-small --tokens 1e8 --top 1 --json
+/usr/bin/python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["plans"][0]["setup"]["batch"] == "256", d["plans"][0]["setup"]' "$tmp/out" \
+  && passed=$((passed + 1)) || { echo "FAIL plan: default batch is not 256"; failed=$((failed + 1)); }
+
 echo "cli: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -1,6 +1,6 @@
 #pragma once
-// The page's model, with no ImGui in it: what the user set (PageState), what the core computed
-// for it (Computed), and the page's own transient state (PageModel); and what a screen asks for
+// The page's model, with no ImGui in it: what the user set (PageState, the link), the core's
+// Evaluation of it, and the page's own transient state (PageModel); and what a screen asks for
 // (UiActions). Screens are functions `UiActions draw_x(const PageModel&)`; only app.cpp applies
 // actions and recomputes, so no screen calls back into the App (see shared/notes/layout.md).
 
@@ -14,6 +14,7 @@
 #include "gpuplan/catalog.h"
 #include "gpuplan/cost.h"
 #include "gpuplan/estimate.h"
+#include "gpuplan/evaluate.h"
 #include "gpuplan/measured_run.h"
 #include "gpuplan/plan.h"
 #include "gpuplan/probe_file.h"
@@ -26,44 +27,22 @@
 
 namespace gpuplan::web {
 
-// Everything computed for the current state. Errors are kept as text to show.
-struct Computed {
-  std::optional<Model> model;
-  std::optional<Estimate> estimate;
-  const Gpu* gpu = nullptr;
-  const Instance* instance = nullptr;
-  std::optional<StepTime> time;             // spec x default efficiency
-  std::optional<StepTime> time_calibrated;  // with the probe file's measurements
-  std::optional<PriceQuote> price;
-  std::optional<RunCost> cost, cost_calibrated;
-  std::vector<std::string> calibration_notes;
-  // Errors as the core gave them (English message, id and values; page_message shows them in
-  // the page's language); an empty message means none.
-  Error error{};       // the workload or setup is invalid
-  Error time_error{};  // the hardware cannot run it (precision unsupported, ...)
-  S largest_term =
-      S::term_weights;  // the largest memory term (what to change when it does not fit)
-  bool fits = true;
-  // The fit verdict allowing for the measured memory error, and the step time's error band
-  // (gpuplan/accuracy.h: the development runs of the workload's family).
-  FitVerdict verdict;
-  ErrorBand time_band;
-  // Measured beside predicted (evaluate()'s): published runs of this setup, and the loaded
-  // measured-run file against the step time.
-  std::vector<PublishedComparison> published;
-  std::optional<MeasuredComparison> measured_run;
-};
-
 // The string id of a memory term (gpuplan::memory_terms' key: "weights", "kv_cache", ...).
 S term_name(const std::string& key);
-// "Does not fit: needs ... The largest term is ...: what to change", in the page's language.
-std::string fit_advice(const Computed& c);
+// The largest memory term of an evaluation (what to change when it does not fit).
+S largest_term(const Evaluation& ev);
+// "Does not fit: needs ... The largest term is ...: what to change", in the page's language;
+// "" when it fits or has no GPU.
+std::string fit_advice(const Evaluation& ev);
 
 // What the screens read: the state, its results, and the page's transient state.
 struct PageModel {
   const Catalog* catalog = nullptr;
   PageState state;
-  Computed c;
+  // The last evaluate() of state.query (the core's answer, defaults filled in), or why it failed
+  // (the core's error with its id and values: page_message shows it in the page's language).
+  std::optional<Evaluation> ev;
+  Error error;
   std::optional<PlanResult> plans;
   Error plan_error{};
   std::optional<ProbeFile> probe;
@@ -107,15 +86,15 @@ struct UiActions {
 std::vector<std::string> nearest_ids(const std::string& id,
                                      const std::vector<std::string>& candidates, size_t n = 3);
 
-// Replaces unknown model, GPU and instance ids with the defaults, noting each with its nearest
-// matches; then says for every problem what the page uses instead ("fell back to").
+// Replaces unknown model, GPU and instance ids with the default link's, noting each with its
+// nearest matches; then says for every problem what the page uses instead ("fell back to").
 void check_link_ids(const Catalog& catalog, ParsedLink& link);
 
 // Runs the core for a state through evaluate(): model, estimate, fit, step time, price and
 // cost, the calibrated time and cost when `probe` is given, the published runs of the setup, and
 // `measured`'s run (a gpuplan-measure file) against the step time.
-Computed compute(const Catalog& catalog, const PageState& state, const ProbeFile* probe,
-                 const ProbeFile* measured = nullptr);
+Result<Evaluation> compute(const Catalog& catalog, const PageState& state, const ProbeFile* probe,
+                           const ProbeFile* measured = nullptr);
 
 // Measured beside predicted, as the Results tab shows it (and its DOM mirror repeats it):
 // "measured: 2,470 img/s (NVIDIA DeepLearningExamples, DGX A100, 1 x a100-sxm4-80gb; table ...)"
@@ -130,7 +109,7 @@ struct MeasuredRow {
   std::string measured, predicted, difference;
 };
 // Step time, samples/s and peak memory (allocated; reserved against the predicted total per GPU).
-std::vector<MeasuredRow> measured_rows(const Computed& c, const MeasuredRun& run);
+std::vector<MeasuredRow> measured_rows(const Evaluation& ev, const MeasuredRun& run);
 // "Intel Xeon (cpu x 1), 20 timed steps after 5 warm-up; signature valid".
 std::string measured_run_line(const ProbeFile& f);
 

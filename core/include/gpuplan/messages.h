@@ -34,6 +34,8 @@ namespace gpuplan {
   X(link_truncated_escape, "link.truncated_escape", "link state: truncated escape in '{0}'")      \
   X(link_bad_escape, "link.bad_escape", "link state: bad escape in '{0}'")                        \
   X(link_unknown_id, "link.unknown_id", "--{0}: unknown id '{1}'. Did you mean: {2}?")            \
+  X(link_rate_required, "link.rate_required",                                                     \
+    "--rate: a serving link needs the peak request rate")                                         \
   /* Hardware and model lookups, parallelism (evaluate.cpp) */                                    \
   X(eval_unknown_instance, "evaluate.unknown_instance",                                           \
     "--instance: unknown instance '{0}' (run 'gpuplan instances')")                               \
@@ -64,7 +66,8 @@ namespace gpuplan {
   X(est_zero_train_only, "estimate.zero_train_only",                                              \
     "--zero applies to training only (--mode train)")                                             \
   X(est_grad_reduce_recipe, "estimate.grad_reduce_recipe",                                        \
-    "--grad-reduce applies to the mixed-bf16 and mixed-fp16 recipes, not {0}")                    \
+    "--grad-reduce applies to recipes with master weights (mixed-*, fp8, fp8-blockwise, mxfp8, "  \
+    "nvfp4), not {0}")                                                                            \
   X(est_batch_not_dp, "estimate.batch_not_dp", "--batch {0} is not divisible by --dp {1}")        \
   X(est_batch_not_dp_micro, "estimate.batch_not_dp_micro",                                        \
     "--batch {0} is not divisible by --dp x --micro-batch = {1}")                                 \

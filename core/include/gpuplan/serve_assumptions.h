@@ -10,14 +10,12 @@
 #include <vector>
 
 #include "gpuplan/catalog.h"
+#include "gpuplan/precision.h"
 #include "gpuplan/result.h"
 
 namespace gpuplan {
 
-// How weights are stored: 16-bit, FP8 (W8A8 where the GPU has FP8 tensor cores) or
-// weight-only integer formats (dequantised to 16-bit for the matmul).
-enum class WeightFormat { bf16, fp16, fp8, int8, int4 };
-enum class KvFormat { bf16, fp8 };
+// WeightFormat and KvFormat (precision.h): how weights and the KV cache are stored.
 enum class Runtime { vllm, trtllm, sglang, hf };
 const char* weight_format_name(WeightFormat w);
 const char* kv_format_name(KvFormat k);
@@ -41,6 +39,10 @@ struct RuntimeProfile {
   double kernels_per_layer = 10;                // GPU kernels per block and step (fusion)
   bool cuda_graphs = true;             // false: the host issues each kernel (eager PyTorch)
   double allreduce_latency_s = 10e-6;  // one small tensor-parallel all-reduce
+  std::vector<KvFormat> kv_formats = {KvFormat::bf16};  // KV-cache formats it stores
+  // 4-bit float checkpoints (nvfp4, mxfp4) it runs weight-only, dequantised to 16 bits, on GPUs
+  // without FP4 tensor cores.
+  std::vector<WeightFormat> fp4_weight_only;
 };
 
 // Serving constants and the four runtime profiles.

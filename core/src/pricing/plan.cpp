@@ -56,16 +56,16 @@ std::vector<int> degrees(int fixed, int most) {
   return powers_of_two(most);
 }
 
-// Every layout of `global_batch` over n GPUs with at most `gpus_per_node`-way tensor parallelism
-// (only the degrees the query fixes, when it fixes them).
-std::vector<Layout> layouts(const ModelShape& shape, int n, int gpus_per_node, int64_t global_batch,
+// Every layout of `global_batch` over n GPUs with at most `max_tp`-way tensor parallelism (the
+// GPUs one NVLink domain holds; only the degrees the query fixes, when it fixes them).
+std::vector<Layout> layouts(const ModelShape& shape, int n, int max_tp, int64_t global_batch,
                             const PlanQuery& q) {
   const std::vector<Checkpointing> ckpts =
       shape.transformer ? std::vector<Checkpointing>{Checkpointing::none, Checkpointing::selective,
                                                      Checkpointing::full}
                         : std::vector<Checkpointing>{Checkpointing::none};
   std::vector<Layout> out;
-  for (int tp : degrees(q.tp, std::min(gpus_per_node, shape.transformer ? 64 : 1))) {
+  for (int tp : degrees(q.tp, std::min(max_tp, shape.transformer ? 64 : 1))) {
     if (shape.heads % tp != 0 || shape.kv_heads % tp != 0) continue;
     for (int pp :
          degrees(q.pp, shape.transformer ? static_cast<int>(std::min<int64_t>(n / tp, shape.layers))
@@ -134,6 +134,21 @@ std::optional<PriceQuote> cheapest_price(const Catalog& catalog, const Instance&
       price = quote.value();
   }
   return price;
+}
+
+// The host counts to try for `inst`, up to `max_nodes`: powers of two, and whole NVLink domains
+// (1, 2, 4, ... domains) where a domain spans several hosts; only whole domains where the provider
+// sells nothing smaller.
+std::vector<int> host_counts(const Instance& inst, int max_nodes) {
+  std::vector<int> out;
+  const int domain = inst.hosts_per_domain();
+  if (inst.min_hosts == 1) out = powers_of_two(max_nodes);
+  if (domain > 1) {
+    for (int k : powers_of_two(max_nodes / domain)) out.push_back(k * domain);
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
 }
 
 // One instance type at one node count, priced.
@@ -368,7 +383,11 @@ Result<PlanSearch> start_plan_search(const Catalog& catalog, const Model& model,
                                      const PlanQuery& q) {
   if (auto err = check_plan_query(q)) return *err;
   Setup base = q.request.setup;
-  if (base.global_batch == 0) base.global_batch = base.micro_batch > 0 ? base.micro_batch : 256;
+  // The batch is the query's (resolve_defaults gives one): the planner varies its split only.
+  if (base.global_batch <= 0) {
+    return about_key(
+        make_error(Errc::invalid_argument, "--batch: the planner needs a global batch"), "batch");
+  }
   if (q.tp > 0) base.tp = q.tp;
   if (q.pp > 0) base.pp = q.pp;
   // Checks the workload once, so a bad request reports its own error, not "nothing fits".
@@ -386,13 +405,13 @@ bool step_plan_search(const Catalog& catalog, PlanSearch& ps) {
   const Instance& inst = catalog.instances[ps.pending[ps.next++]];
   const Gpu* gpu = catalog.find_gpu(inst.gpu);
   const PriceQuote price = *cheapest_price(catalog, inst, q);
-  for (int nodes : powers_of_two(q.max_nodes)) {
-    if (nodes > 1 && inst.network_bytes_per_s <= 0) break;
+  for (int nodes : host_counts(inst, q.max_nodes)) {
     auto cluster = instance_cluster(inst, *gpu, nodes);
-    if (!cluster.ok()) break;
+    if (!cluster.ok()) break;  // more domains than the network data allows
     const Offer offer{&inst, gpu, price, nodes, cluster.value()};
-    for (const Layout& layout :
-         layouts(st.shape, inst.gpu_count * nodes, inst.gpu_count, st.base.global_batch, q)) {
+    const int gpus = inst.gpu_count * nodes;
+    const int max_tp = std::min(cluster.value().domain_gpus(), gpus);
+    for (const Layout& layout : layouts(st.shape, gpus, max_tp, st.base.global_batch, q)) {
       if (auto err = st.search.try_layout(offer, layout)) {
         st.error = *err;
         break;

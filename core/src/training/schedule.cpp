@@ -11,27 +11,29 @@ namespace gpuplan::training {
 
 namespace {
 
-// The bandwidth one GPU has to a peer: NVLink (or PCIe) inside a node; across nodes its share of
-// the node's network, which every GPU of the node uses at once (each sends to its own peer).
-double peer_bytes_per_s(bool crosses_nodes, const Cluster& cluster, const Links& l) {
-  if (!crosses_nodes) return l.intra;
+// The bandwidth one GPU has to a peer: NVLink (or PCIe) inside an NVLink domain; across domains
+// its share of its host's network, which every GPU of the host uses at once (each sends to its
+// own peer).
+double peer_bytes_per_s(bool crosses_domains, const Cluster& cluster, const Links& l) {
+  if (!crosses_domains) return l.intra;
   return l.inter / std::max(cluster.gpus_per_node, 1);
 }
 
 // Latency of one send, as NCCL's tuner prices one ring step: its base plus one hop.
-double send_latency_s(bool crosses_nodes, const Cluster& cluster, const Efficiencies& eff) {
+double send_latency_s(bool crosses_domains, const Cluster& cluster, const Efficiencies& eff) {
   const Efficiencies::RingLatency& c = eff.nccl_ring;
-  const double hop = crosses_nodes            ? c.network_hop_s
+  const double hop = crosses_domains          ? c.network_hop_s
                      : cluster.link == "pcie" ? c.pcie_hop_s
                                               : c.nvlink_hop_s;
   return c.base_s + hop;
 }
 
 // Megatron lays ranks out tensor-parallel innermost, then context-, data- and pipeline-parallel
-// (parallel_state.py, order "tp-cp-ep-dp-pp"): a group whose ranks are `stride` apart, `size`
-// of them, stays in a node only when it spans no more than one node's GPUs.
-bool group_crosses_nodes(double stride, double size, const Cluster& cluster) {
-  return cluster.nodes > 1 && stride * size > cluster.gpus_per_node;
+// (parallel_state.py, order "tp-cp-ep-dp-pp"), and ranks fill NVLink domains in order: a group
+// whose ranks are `stride` apart, `size` of them, stays on NVLink only when it spans no more
+// than one domain's GPUs.
+bool group_crosses_domains(double stride, double size, const Cluster& cluster) {
+  return cluster.domains() > 1 && stride * size > cluster.domain_gpus();
 }
 
 }  // namespace
@@ -52,10 +54,10 @@ PipelineTime pipeline_time(const Setup& setup, const Estimate& e, const WorkProf
   const double tp_shard = setup.sequence_parallel ? setup.tp : 1.0;
   const double bytes =
       work.boundary_bytes_per_sample * static_cast<double>(e.micro_batch) / tp_shard;
-  // A pipeline spread over nodes crosses between them at some stage boundary, and every boundary
-  // is on the path each micro-batch takes.
+  // A pipeline spread over NVLink domains crosses between them at some stage boundary, and every
+  // boundary is on the path each micro-batch takes.
   const double stride = static_cast<double>(setup.tp) * setup.cp * setup.dp;
-  const bool remote = group_crosses_nodes(stride, p, cluster);
+  const bool remote = group_crosses_domains(stride, p, cluster);
   const double send_s =
       bytes / peer_bytes_per_s(remote, cluster, l) + send_latency_s(remote, cluster, eff);
   // Every chunk of every micro-batch is received once forward and once backward: v times the
@@ -86,7 +88,7 @@ ContextParallelTime context_parallel_time(const Setup& setup, const Estimate& e,
   const double layers = std::max(work.layers / setup.pp, 1.0);
   const double micro_steps = static_cast<double>(e.grad_accum_steps);
   // The context-parallel group sits right outside the tensor-parallel one (Megatron's order).
-  const bool remote = group_crosses_nodes(setup.tp, cp, cluster);
+  const bool remote = group_crosses_domains(setup.tp, cp, cluster);
   const double bw = peer_bytes_per_s(remote, cluster, l);
   const double latency = send_latency_s(remote, cluster, eff);
   // Per layer and micro-batch: this GPU's attention time (its share of the whole model's).
@@ -162,7 +164,7 @@ TensorParallelTime tensor_parallel_time(const Setup& setup, const Estimate& e,
   TensorParallelTime out;
   if (setup.tp <= 1 || work.tp_allreduces <= 0) return out;
   const double tp = setup.tp;
-  const double bw = setup.tp <= cluster.gpus_per_node ? l.intra : l.inter / tp;
+  const double bw = tp_busbw(setup, cluster, l);
   // Megatron's block: two all-reduces of s x b x h forward and two backward, each an
   // all-gather plus a reduce-scatter under sequence parallelism (the same bytes).
   const double bytes =

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "gpuplan/precision.h"
 #include "gpuplan/timing.h"
 #include "training/internal.h"
 
@@ -22,23 +23,6 @@ Result<StepTime> estimate_step_time(const Model& model, const Setup& setup, cons
 }
 
 namespace {
-
-// Bytes per element of the weights a forward pass reads and of the gradients reduced.
-double compute_weight_bytes(Precision p) {
-  switch (p) {
-    case Precision::fp32:
-    case Precision::tf32:
-    case Precision::amp_fp16:
-    case Precision::amp_bf16:
-      return 4;
-    default:
-      return 2;
-  }
-}
-double grad_reduce_bytes(const Setup& s) {
-  if (is_mixed(s.precision)) return s.grad_reduce == GradReduce::bf16 ? 2 : 4;
-  return s.precision == Precision::fp16 || s.precision == Precision::bf16 ? 2 : 4;
-}
 
 void infer_time(const Setup& setup, const Estimate& e, const WorkProfile& work, const Rates& r,
                 const Efficiencies& eff, double forward_s, int total_gpus, StepTime& st) {
@@ -91,15 +75,14 @@ double last_bucket_bytes(const Setup& setup, const Estimate& e, double bytes, do
 void ddp_comm(const Setup& setup, const Estimate& e, const Cluster& cluster, const Links& l,
               const PassTime& pass, StepTime& st) {
   const Setup group = reducing_group(setup);
-  const double grad_bytes = grad_reduce_bytes(setup);
+  const double grad_bytes = gradient_bytes(setup);
   const double split = static_cast<double>(setup.tp * setup.pp);
   const double bytes = static_cast<double>(e.params.trainable) / split * grad_bytes;
   const double n = group.dp;
   const double bw = dp_busbw(group, cluster, l);
   const bool sharded = setup.zero_stage >= 1;
   const double reduce = sharded ? allgather_s(bytes, n, bw) : allreduce_s(bytes, n, bw);
-  const double param_bytes =
-      static_cast<double>(e.params.trainable) / split * compute_weight_bytes(setup.precision);
+  const double param_bytes = static_cast<double>(e.params.trainable) / split * gather_bytes(setup);
   const double gather = sharded ? allgather_s(param_bytes, n, bw) : 0.0;
   st.dp_comm_s = reduce + gather;
   const double last = last_bucket_bytes(setup, e, bytes, grad_bytes);
@@ -109,8 +92,7 @@ void ddp_comm(const Setup& setup, const Estimate& e, const Cluster& cluster, con
       setup.overlap_grad_reduce ? std::max(reduce - bwd_window, last_s) : reduce;
   double gather_exposed = gather;
   if (gather > 0 && setup.overlap_param_gather) {
-    const double first =
-        last_bucket_bytes(setup, e, param_bytes, compute_weight_bytes(setup.precision));
+    const double first = last_bucket_bytes(setup, e, param_bytes, gather_bytes(setup));
     gather_exposed = std::max(gather - pass.forward_s / setup.pp, allgather_s(first, n, bw));
   }
   st.dp_comm_exposed_s = reduce_exposed + gather_exposed;
@@ -131,12 +113,11 @@ void fsdp_comm(const Setup& run, const Estimate& e, const WorkProfile& work, con
   const double bw = dp_busbw(setup, cluster, l);
   const double layers = std::max(work.layers / setup.pp, 1.0);
   const double latency =
-      (layers + 1) * ring_latency_s(setup.dp, dp_group_nodes(setup, cluster), cluster, eff);
-  const double gather =
-      allgather_s(params * compute_weight_bytes(setup.precision), setup.dp, bw) + latency;
+      (layers + 1) * ring_latency_s(setup.dp, dp_group_domains(setup, cluster), cluster, eff);
+  const double gather = allgather_s(params * gather_bytes(setup), setup.dp, bw) + latency;
   const double reduce =
-      allgather_s(static_cast<double>(e.params.trainable) / split * grad_reduce_bytes(setup),
-                  setup.dp, bw) +
+      allgather_s(static_cast<double>(e.params.trainable) / split * gradient_bytes(setup), setup.dp,
+                  bw) +
       latency;
   const double rec_ratio =
       e.flops.forward_per_step > 0 ? e.flops.recompute_per_step / e.flops.forward_per_step : 0;
@@ -182,21 +163,24 @@ double for_loop_host_s(const Setup& setup, double tensors, const Efficiencies& e
 double optimizer_s(const Setup& setup, const Estimate& e, const Rates& r, const Efficiencies& eff) {
   const double n = static_cast<double>(e.params.trainable) / (setup.tp * setup.pp) /
                    (setup.zero_stage >= 1 ? setup.dp * setup.cp : 1);
-  const bool pure16 = setup.precision == Precision::fp16 || setup.precision == Precision::bf16;
-  const double w = pure16 ? 2 : 4;                      // the parameter the optimizer updates
-  double per_param = 2 * w + grad_reduce_bytes(setup);  // read and write it, read its gradient
+  // The parameter the optimizer updates (the master, or the parameter itself) and its states
+  // (precision.h), each read and written; its gradient read.
+  const PrecisionBytes& pb = precision_bytes(setup.precision);
+  const double w = has_master_weights(setup.precision) ? master_bytes(setup) : pb.param;
+  const double state = state_bytes(setup);
+  double per_param = 2 * w + gradient_bytes(setup);
   switch (setup.optimizer) {
     case Optimizer::sgd:
       break;
     case Optimizer::sgd_momentum:
-      per_param += 2 * w;
+      per_param += 2 * state;
       break;
     case Optimizer::adam:
     case Optimizer::adamw:
-      per_param += 4 * w;
+      per_param += 4 * state;
       break;
     case Optimizer::lamb:
-      per_param += 4 * w + 2 * w;  // Adam's states, then the norms read the weight and update
+      per_param += 4 * state + 2 * w;  // Adam's states, then the norms read the weight and update
       break;
     case Optimizer::adam_8bit:
       per_param += 4;
@@ -205,8 +189,9 @@ double optimizer_s(const Setup& setup, const Estimate& e, const Rates& r, const 
       per_param += 0.1 * w;
       break;
   }
-  // fp8 and mixed recipes write the 16-bit compute copy of each updated fp32 master.
-  if (setup.precision == Precision::fp8 || is_mixed(setup.precision)) per_param += 2;
+  // Recipes with masters write the compute copy of each updated master: 16-bit, or under
+  // --quantized-params the quantised weight (Megatron casts the master shard straight to FP8).
+  if (has_master_weights(setup.precision)) per_param += gather_bytes(setup);
   const double gpu_s = n * per_param / r.memory + 4 * eff.kernel_overhead_s;
   if (setup.optimizer_loop != OptimizerLoop::for_loop) return gpu_s;
   const double tensors = static_cast<double>(e.params.tensors) / setup.pp;
@@ -247,6 +232,8 @@ void train_time(const Model& model, const Setup& setup, const Estimate& e, const
   st.forward_s = pass.forward_s / pp * micro_steps;
   st.backward_s = pass.backward_s / pp * micro_steps;
   st.recompute_s = rec_ratio * st.forward_s;
+  // Work done once per step (cached weight quantisation) runs in the first micro-batch's forward.
+  st.forward_s += pass.per_step_s / pp;
   const double compute_s = st.forward_s + st.backward_s + st.recompute_s;
   const Links l = links_for(cluster, eff);
   const PipelineTime pipe = pipeline_time(setup, e, work, cluster, l, eff, pass, compute_s);

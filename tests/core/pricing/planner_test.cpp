@@ -107,6 +107,44 @@ TEST(PlannerDecisionFramework, LongTermPretrainingOnBulkPicksALargeHopperClassCl
   EXPECT_GT(r.value().candidates, 100000);
 }
 
+// A GB200 NVL72 tray: tensor parallelism beyond the tray's 4 GPUs, over NVLink. MPT-70B (64
+// heads) at a global batch of 1 on 16 trays (64 GPUs) has one data-parallel rank, so the GPUs split
+// the model by tp x pp, and a pipeline of p stages at one micro-batch idles (p - 1)/1 of the time
+// (1F1B). In the rack the fastest layout uses tp 8 over two trays (tp 64 would leave matmuls so
+// small that kernel overheads rule); the same tray without its domain is held to its own 4 GPUs
+// and pipelines the rest, and is slower.
+TEST(Planner, AnNvl72RackRunsTensorParallelismAcrossItsTraysOverNvlink) {
+  Catalog c = test::catalog();
+  const Instance* found = c.find_instance("coreweave-gb200-nvl72");
+  ASSERT_NE(found, nullptr);
+  const Instance rack = *found;
+  Instance alone = rack;
+  alone.id = "test-tray-alone";
+  alone.nvlink_domain_gpus = 0;
+  alone.network_bytes_per_s = 200e9;
+  c.instances = {rack, alone};
+  PlanQuery q = query("mpt-70b", Precision::bf16, 1);
+  q.request.setup.seq_len = 2048;
+  q.run.tokens = 1e8;
+  q.objective = Objective::time;
+  q.max_nodes = 16;
+  q.top_k = 100;
+  auto r = plan(c, test::model("mpt-70b"), q);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  const Plan* in_rack = nullptr;
+  const Plan* without = nullptr;
+  for (const Plan& p : r.value().plans) {
+    if (p.nodes != 16) continue;
+    (p.instance == rack.id ? in_rack : without) = &p;
+  }
+  ASSERT_NE(in_rack, nullptr);
+  ASSERT_NE(without, nullptr);
+  EXPECT_GT(in_rack->setup.tp, 4);
+  EXPECT_LE(without->setup.tp, 4);
+  EXPECT_LT(in_rack->setup.pp, without->setup.pp);
+  EXPECT_LT(in_rack->time.step_s, without->time.step_s);
+}
+
 TEST(Planner, ParetoFrontIsMonotone) {
   PlanQuery q = query("gpt2-medium", Precision::amp_bf16, 64);
   q.run.tokens = 5e9;

@@ -86,7 +86,7 @@ TEST(Request, RejectsMalformedValuesNamingTheKey) {
   EXPECT_EQ(bad("batch=99999999999999999999"), "--batch: '99999999999999999999' is not an integer");
   EXPECT_EQ(bad("precision=fp4"),
             "--precision: 'fp4' is not one of fp32, tf32, fp16, bf16, amp-fp16, amp-bf16, "
-            "mixed-fp16, mixed-bf16, fp8");
+            "mixed-fp16, mixed-bf16, fp8, fp8-blockwise, mxfp8, nvfp4");
   EXPECT_EQ(bad("colour=red"), "--colour: unknown option");
   EXPECT_EQ(bad("model=x&sp=maybe"), "--sp: 'maybe' is not true or false");
   EXPECT_EQ(bad("model=%zz"), "link state: bad escape in 'model'");

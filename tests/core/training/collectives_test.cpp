@@ -116,22 +116,23 @@ TEST(Cluster, ManyNodesNeedASourcedNetworkAndBadCountsAreRefused) {
   EXPECT_FALSE(single_node_cluster(*h100, 0).ok());
 }
 
-TEST(DataParallelGroup, SpansNodesWhenItsGpusDoAndSharesTheNetworkWithTensorParallelism) {
+TEST(DataParallelGroup, SpansDomainsWhenItsGpusDoAndSharesTheNetworkWithTensorParallelism) {
   Cluster c;
   c.gpus_per_node = 8;
   training::Links l;
   l.intra = 300e9;
   l.inter = 40e9;
+  l.inter_domain = 40e9;  // the host is the NVLink domain: its network is the domain's
   gpuplan::Setup s;
   s.dp = 16;  // 16 GPUs on 8-GPU nodes: 2 nodes, the network binds
-  EXPECT_EQ(training::dp_group_nodes(s, c), 2);
+  EXPECT_EQ(training::dp_group_domains(s, c), 2);
   EXPECT_EQ(training::dp_busbw(s, c, l), 40e9);
   s.dp = 8;
   s.tp = 2;  // 16 GPUs again; each node's network is shared by 2 tensor-parallel ranks' groups
-  EXPECT_EQ(training::dp_group_nodes(s, c), 2);
+  EXPECT_EQ(training::dp_group_domains(s, c), 2);
   EXPECT_EQ(training::dp_busbw(s, c, l), 20e9);
   s.dp = 4;  // 8 GPUs: one node, NVLink
-  EXPECT_EQ(training::dp_group_nodes(s, c), 1);
+  EXPECT_EQ(training::dp_group_domains(s, c), 1);
   EXPECT_EQ(training::dp_busbw(s, c, l), 300e9);
 }
 

@@ -115,9 +115,10 @@ TEST(StepTime, Fp8CastsWriteTheCastAndItsTransposeInOneFusedKernel) {
   const double L = static_cast<double>(spec.layers), T = 2048, h = static_cast<double>(spec.hidden),
                f = static_cast<double>(spec.ffn_hidden);
   // Inputs of the QKV, output, MLP-in and MLP-out projections (MPT: q = h, no gated MLP).
-  EXPECT_NEAR(op_named(w, "fp8.casts").bytes_per_sample, L * 4 * T * (h + h + h + f), 1.0);
+  EXPECT_NEAR(op_named(w, "quantize.inputs").bytes_per_sample, L * 4 * T * (h + h + h + f), 1.0);
   // It is not one of eager PyTorch's unfused kernels: their bandwidth does not set its time.
-  EXPECT_FALSE(op_named(w, "fp8.casts").eager);
+  EXPECT_FALSE(op_named(w, "quantize.inputs").eager);
+  EXPECT_FALSE(op_named(w, "quantize.weights").eager);
   EXPECT_TRUE(op_named(w, "elementwise").eager);
   Efficiencies slower_eager = eff;
   slower_eager.eager_memory_bound /= 2;

@@ -76,7 +76,8 @@ TEST(Recipes, GradReduceIsOnlyForMixedRecipes) {
   auto e = estimate(test::model("gpt2-small"), s);
   ASSERT_FALSE(e.ok());
   EXPECT_EQ(e.error().message,
-            "--grad-reduce applies to the mixed-bf16 and mixed-fp16 recipes, not amp-bf16");
+            "--grad-reduce applies to recipes with master weights (mixed-*, fp8, fp8-blockwise, "
+            "mxfp8, nvfp4), not amp-bf16");
 }
 
 TEST(Dropout, ConfigProbabilitiesZeroKeepNoMasks) {
