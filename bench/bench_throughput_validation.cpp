@@ -1,6 +1,7 @@
 // Predicted vs measured throughput without a probe file, over the development tables
 // (tests/validation/throughput_dev.csv: NVIDIA DeepLearningExamples; tests/validation/llm_dev.csv:
-// MosaicML llm-foundry) or the files given. Prints each row, the MAPE per model and task (per GPU
+// MosaicML llm-foundry; tests/validation/llm_scale_dev.csv: published runs at scale, MAPE per
+// family, dense and MoE) or the files given. Prints each row, the MAPE per model and task (per GPU
 // and metric for the LLM table), per accuracy family, each file's MAPE, and how many measured runs
 // gpuplan would call "does not fit" or "tight".
 #include <cmath>
@@ -28,18 +29,29 @@ std::string group_of(const gpuplan::ValidatedRow& v) {
   return v.row.model + " " + v.row.task;
 }
 
+// The config.json files the rows name, relative to the CSV.
+std::map<std::string, std::string> configs_of(const std::string& path,
+                                              const std::vector<gpuplan::MeasuredRow>& rows) {
+  const std::string folder = path.substr(0, path.find_last_of('/') + 1);
+  std::map<std::string, std::string> out;
+  for (const auto& r : rows)
+    if (!r.config_json.empty()) out[r.config_json] = bench::read(folder + r.config_json);
+  return out;
+}
+
 int validate_file(const gpuplan::Catalog& c, const std::string& path) {
   auto rows = gpuplan::parse_measured_csv(bench::read(path), path, gpuplan::RowErrors::skip);
   if (!rows.ok()) {
     std::printf("%s\n", rows.error().message.c_str());
     return 1;
   }
-  auto rep = gpuplan::validate_measurements(c, rows.value(), c.efficiencies);
+  auto rep = gpuplan::validate_measurements(c, rows.value(), c.efficiencies,
+                                            configs_of(path, rows.value()));
   if (!rep.ok()) {
     std::printf("%s\n", rep.error().message.c_str());
     return 1;
   }
-  std::map<std::string, Mape> by_group, by_family;
+  std::map<std::string, Mape> by_group, by_family, by_kind;
   std::map<gpuplan::Fit, int> verdicts;
   Mape throughput, mfu;
   for (const auto& v : rep.value().rows) {
@@ -51,6 +63,7 @@ int validate_file(const gpuplan::Catalog& c, const std::string& path) {
     if (v.row.metric == "mfu") mfu.add(v.error);
     if (v.row.metric != "mfu") {
       by_family[v.family].add(v.error);
+      by_kind[v.moe ? "MoE" : "dense"].add(v.error);
       throughput.add(v.error);
       verdicts[v.fit] += 1;
     }
@@ -61,6 +74,10 @@ int validate_file(const gpuplan::Catalog& c, const std::string& path) {
     std::printf("MAPE %-28s %6.1f%% (%d rows)\n", k.c_str(), 100 * g.sum / g.rows, g.rows);
   for (const auto& [k, g] : by_family)
     std::printf("MAPE family %-21s %6.1f%% (%d rows)\n", k.c_str(), 100 * g.sum / g.rows, g.rows);
+  for (const auto& [k, g] : by_kind) {
+    std::printf("%s: %s throughput MAPE %.1f%% (%d rows)\n", path.c_str(), k.c_str(),
+                100 * g.sum / g.rows, g.rows);
+  }
   std::printf(
       "%s: throughput MAPE %.1f%% over %d rows; measured runs called does not fit: %d, tight: %d\n",
       path.c_str(), 100 * throughput.sum / std::max(throughput.rows, 1), throughput.rows,
@@ -78,7 +95,8 @@ int main(int argc, char** argv) {
   const gpuplan::Catalog c = bench::catalog();
   std::vector<std::string> paths(argv + 1, argv + argc);
   if (paths.empty())
-    paths = {"tests/validation/throughput_dev.csv", "tests/validation/llm_dev.csv"};
+    paths = {"tests/validation/throughput_dev.csv", "tests/validation/llm_dev.csv",
+             "tests/validation/llm_scale_dev.csv"};
   int rc = 0;
   for (const auto& p : paths) rc |= validate_file(c, p);
   return rc;

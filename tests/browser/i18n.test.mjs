@@ -77,7 +77,7 @@ test('a bad link in Chinese shows the core\'s error in Chinese (the CLI keeps En
   await page.goto(`${server.url}/index.html?lang=zh#model=gpt2-small&gpu=a100-sxm4-80gb&gpus=4&tp=3`);
   await page.reload();
   const t = await waitForState(page, 's.error !== ""');
-  assert.equal(t.error, '--tp x --pp = 3 does not divide the 4 GPUs');
-  assert.equal(t.error_shown, '张量并行 x 流水线并行 = 3，不能整除 4 块 GPU');
+  assert.equal(t.error, '--tp x --pp x --cp = 3 does not divide the 4 GPUs');
+  assert.equal(t.error_shown, '张量并行 x 流水线并行 x --cp = 3，不能整除 4 块 GPU');
   await ctx.close();
 });

@@ -61,12 +61,12 @@ expect csv-not-utf8 1 "latin1.csv:2: not valid UTF-8 (save the file as UTF-8)" -
 expect unknown-gpu 1 "--gpu: unknown GPU 'h9000' (run 'gpuplan gpus')" -- estimate --model gpt2-small --gpu h9000
 expect batch-overflows-int64 1 "--batch: '9999999999999999999' is not an integer" -- estimate --model gpt2-small --batch 9999999999999999999
 expect pp-exceeds-layers 1 "--pp 13 exceeds the 12 layers of model 'gpt2-small'" -- estimate --model gpt2-small --pp 13
-expect too-many-gpus 1 "--dp x --tp x --pp = 1000000000 GPUs; at most 1000000 are modelled (lower --dp, --tp or --pp)" -- estimate --model gpt2-small --dp 1000 --tp 1000 --pp 1000
+expect too-many-gpus 1 "--dp x --tp x --pp x --cp = 1000000000 GPUs; at most 1000000 are modelled (lower --dp, --tp, --pp or --cp)" -- estimate --model gpt2-small --dp 1000 --tp 1000 --pp 1000
 expect plan-fits-nowhere 1 "memory binds: no configuration fits in GPU memory; the closest (" -- plan --model llama-2-7b --seq 10000000 --tokens 1e9 --max-nodes 2
 expect json-report-not-utf8 0 "" -- estimate --model gpt2-small --lora-targets $'q_proj,\xff' --json
 # Hardware, run and planner keys: the core's query parser, so the messages are the share link's
 # (tests/core/query_test.cpp asserts the same text for "nodes=0" in a link).
-expect nodes-out-of-range 1 "gpuplan: error: --nodes: 0 is out of range [1, 4096]" -- estimate --model gpt2-small --instance aws-p4d.24xlarge --nodes 0
+expect nodes-out-of-range 1 "gpuplan: error: --nodes: 0 is out of range [1, 100000]" -- estimate --model gpt2-small --instance aws-p4d.24xlarge --nodes 0
 expect max-nodes-out-of-range 1 "gpuplan: error: --max-nodes: 2000 is out of range [1, 1024]" -- plan --model gpt2-small --tokens 1e9 --max-nodes 2000
 expect tokens-not-a-number 1 "gpuplan: error: --tokens: 'lots' is not a number" -- estimate --model gpt2-small --tokens lots
 expect objective-unknown 1 "gpuplan: error: --objective: 'speed' is not one of cost, time" -- plan --model gpt2-small --tokens 1e9 --objective speed

@@ -54,7 +54,7 @@ TEST(Link, BadPageKeysFallBackOneByOne) {
       page_state_from_link("model=gpt2-medium&gpus=0&pricing=cheap&tokens=5e9&tab=plans");
   check_link_ids(catalog(), link);
   ASSERT_EQ(link.problems.size(), 2u);
-  EXPECT_EQ(link.problems[0].error.message, "--gpus: 0 is out of range [1, 4096]");
+  EXPECT_EQ(link.problems[0].error.message, "--gpus: 0 is out of range [1, 100000]");
   EXPECT_EQ(
       link.problems[1].error.message,
       "--pricing: 'cheap' is not one of on-demand, monthly, reserved-1y, reserved-3y, bulk, spot");
@@ -161,7 +161,7 @@ TEST(Messages, ImpossibleSetupInChinese) {
   ASSERT_FALSE(c.ok());
   ASSERT_EQ(c.error().id, Msg::eval_tp_pp_not_divide) << c.error().message;
   set_language(Lang::zh);
-  EXPECT_EQ(page_message(c.error()), "张量并行 x 流水线并行 = 3，不能整除 4 块 GPU");
+  EXPECT_EQ(page_message(c.error()), "张量并行 x 流水线并行 x --cp = 3，不能整除 4 块 GPU");
   set_language(Lang::en);
 }
 

@@ -3,6 +3,7 @@
 // other sources' runs, gpuplan/accuracy.h) and the band coverage per source, family and overall.
 #include <cmath>
 #include <cstdio>
+#include <map>
 
 #include <nlohmann/json.hpp>
 
@@ -122,6 +123,21 @@ int validate_memory(const std::string& path, const std::string& text, bool json)
   return 0;
 }
 
+// The config.json files the rows name, read relative to the CSV's folder (keyed as written); a
+// file that cannot be read is left out, and its rows are listed as skipped with that reason.
+std::map<std::string, std::string> row_configs(const std::string& csv_path,
+                                               const std::vector<MeasuredRow>& rows) {
+  const size_t slash = csv_path.find_last_of('/');
+  const std::string folder = slash == std::string::npos ? "" : csv_path.substr(0, slash + 1);
+  std::map<std::string, std::string> configs;
+  for (const auto& r : rows) {
+    if (r.config_json.empty() || configs.count(r.config_json)) continue;
+    auto text = read_bounded_file(folder + r.config_json, kMaxJsonBytes);
+    if (text.ok()) configs.emplace(r.config_json, std::move(text).value());
+  }
+  return configs;
+}
+
 ojson throughput_json(const ValidationReport& rep) {
   ojson out = {{"schema_version", kQuerySchemaVersion}};
   out["mape"] = rep.mape;
@@ -189,7 +205,8 @@ int cmd_validate(Args args) {
   if (!rows.ok()) return fail(rows.error());
   auto catalog = load_embedded_catalog();
   if (!catalog.ok()) return fail(catalog.error());
-  auto report = validate_measurements(catalog.value(), rows.value(), catalog.value().efficiencies);
+  auto report = validate_measurements(catalog.value(), rows.value(), catalog.value().efficiencies,
+                                      row_configs(path, rows.value()));
   if (!report.ok()) return fail(report.error());
   if (json) {
     std::printf("%s\n", throughput_json(report.value()).dump(2).c_str());

@@ -104,6 +104,10 @@ const char* tr_attention(Attention a) {
       return tr(S::attn_eager);
     case Attention::flash:
       return tr(S::attn_flash);
+    case Attention::flash3:
+    case Attention::cudnn:
+    case Attention::triton:
+      return attention_name(a);  // kernel names, the same in every language
   }
   return tr(S::auto_choice);
 }

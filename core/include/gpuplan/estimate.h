@@ -9,6 +9,7 @@
 
 #include "gpuplan/model.h"
 #include "gpuplan/result.h"
+#include "gpuplan/transformer.h"
 
 namespace gpuplan {
 
@@ -71,7 +72,20 @@ enum class Mode { train, infer };
 // log_softmax saved their input for backward as well as their output (pytorch/pytorch#64000,
 // fixed by #65242/#66018 in 1.11; transformers#16043 follows the API change).
 enum class TorchRelease { v1_11_or_later, v1_10_or_earlier };
-enum class Attention { automatic, eager, flash };
+// The attention kernel: eager (scores materialised), flash (FlashAttention-2, also PyTorch SDPA's
+// flash backend), flash3 (FlashAttention-3, Hopper), cudnn (cuDNN's fused attention, what
+// Transformer Engine picks on Hopper and newer), triton (FlashAttention in Triton,
+// flash_attn_triton.py: MPT / llm-foundry's attn_impl "triton"). A causal kernel skips the masked
+// half of the scores; eager computes them all and masks after.
+enum class Attention { automatic, eager, flash, flash3, cudnn, triton };
+// How context parallelism exchanges attention's inputs: ring passes K/V chunks around the ring
+// while attention computes on the chunk at hand (Megatron-Core / Transformer Engine
+// cp_comm_type "p2p"); all_to_all swaps sequence shards for head shards around attention
+// (DeepSpeed Ulysses; TE "a2a").
+enum class ContextComm { ring, all_to_all };
+// The training framework a run uses; each sets the defaults that framework uses
+// (framework_preset(), gpuplan/framework.h). none: gpuplan's own defaults (plain PyTorch).
+enum class Framework { none, megatron, torchtitan, fsdp, deepspeed, hf_trainer };
 enum class MemoryFormat { automatic, nchw, channels_last };
 
 // Names as the CLI and URLs spell them ("amp-bf16", "adam-8bit", ...), and back.
@@ -84,6 +98,8 @@ const char* memory_format_name(MemoryFormat f);
 const char* grad_reduce_name(GradReduce g);
 const char* optimizer_loop_name(OptimizerLoop l);
 const char* torch_release_name(TorchRelease r);  // "1.11+", "1.10"
+const char* context_comm_name(ContextComm c);    // "ring", "all-to-all"
+const char* framework_name(Framework f);         // "megatron", "hf-trainer", ...
 const char* store_dtype_name(StoreDtype d);      // "auto", "fp32", "bf16", "fp16", "fp8"
 std::optional<Precision> parse_precision(const std::string& s);
 std::optional<Optimizer> parse_optimizer(const std::string& s);
@@ -93,6 +109,8 @@ std::optional<Attention> parse_attention(const std::string& s);
 std::optional<MemoryFormat> parse_memory_format(const std::string& s);
 std::optional<GradReduce> parse_grad_reduce(const std::string& s);
 std::optional<OptimizerLoop> parse_optimizer_loop(const std::string& s);
+std::optional<ContextComm> parse_context_comm(const std::string& s);
+std::optional<Framework> parse_framework(const std::string& s);
 std::optional<StoreDtype> parse_store_dtype(const std::string& s);
 // A release number ("1.10", "1.13", "2", "2.5") or a name above.
 std::optional<TorchRelease> parse_torch_release(const std::string& s);
@@ -150,7 +168,11 @@ struct Setup {
   // Adam's two moments and the master weights in another dtype (automatic: fp32).
   StoreDtype optimizer_state_dtype = StoreDtype::automatic;
   StoreDtype master_dtype = StoreDtype::automatic;
-  bool compile = false;     // torch.compile: non-matmul kernels fused (transformers)
+  bool compile = false;  // torch.compile: non-matmul kernels fused (transformers)
+  // The framework's own fused norm, activation, bias-dropout-add and softmax kernels (Megatron's
+  // fusions, Transformer Engine's LayerNormLinear, flash-attn's training kernels): like
+  // torch.compile, the non-matmul work runs at HBM rate.
+  bool fused_kernels = false;
   bool fused_loss = false;  // a fused cross-entropy (flash-attn, Liger): no fp32 logits kept
   // Dropout probability for the attention probabilities and the residual stream in training;
   // < 0: the model's own (its config's attn/resid/hidden dropout).
@@ -165,9 +187,24 @@ struct Setup {
   int zero_stage = 0;  // 0-3; 3 is also FSDP full sharding
   int tp = 1;          // tensor-parallel degree
   bool sequence_parallel = false;
-  int pp = 1;             // pipeline stages (1F1B schedule)
-  int64_t lora_rank = 0;  // > 0: LoRA adapters on lora_targets, base frozen
-  bool qlora = false;     // 4-bit NF4 base weights with double quantisation
+  int pp = 1;  // pipeline stages (1F1B schedule)
+  // Virtual pipeline stages per pipeline rank: the interleaved 1F1B schedule (Narayanan et al.
+  // 2021, sec. 2.2.2; Megatron --num-virtual-stages-per-pipeline-rank); 1: plain 1F1B.
+  int vp = 1;
+  int cp = 1;  // context-parallel degree: the sequence split over cp GPUs
+  ContextComm cp_comm = ContextComm::ring;
+  // Tensor-parallel communication overlapped with the GEMMs (Transformer Engine userbuffers,
+  // Megatron --tp-comm-overlap); needs sequence parallelism.
+  bool tp_comm_overlap = false;
+  // Gradient reduction in buckets overlapped with the backward pass (PyTorch DDP always does;
+  // Megatron --overlap-grad-reduce, off by default there).
+  bool overlap_grad_reduce = true;
+  // ZeRO-1 / distributed optimizer: the updated parameters' all-gather overlapped with the next
+  // step's forward (Megatron --overlap-param-gather); off: it follows the optimizer step.
+  bool overlap_param_gather = false;
+  Framework framework = Framework::none;  // as set by framework_preset(); shown in reports
+  int64_t lora_rank = 0;                  // > 0: LoRA adapters on lora_targets, base frozen
+  bool qlora = false;                     // 4-bit NF4 base weights with double quantisation
   std::vector<std::string> lora_targets = {"q_proj", "v_proj"};  // PEFT's LLaMA default
   int64_t generate_tokens = 0;  // inference: tokens decoded after the prompt (seq_len)
   TorchRelease torch_release = TorchRelease::v1_11_or_later;
@@ -189,14 +226,19 @@ struct ParamCounts {
 
 // FLOPs, multiply-add = 2.
 struct FlopCounts {
-  double forward_per_sample = 0;            // one forward pass of one sample
-  double forward_matmul_per_sample = 0;     // its matrix multiplications and convolutions
-  double forward_attention_per_sample = 0;  // its Q K^T and scores x V part (transformers)
-  double forward_per_step = 0;              // forward over the global batch
-  double backward_per_step = 0;             // 2x forward, or 1x for frozen (LoRA) weights
-  double recompute_per_step = 0;            // activation checkpointing's extra forward
-  double train_per_step = 0;                // forward + backward + recompute
-  double params_rule_per_token = 0;         // 6 * N (Kaplan et al. 2020), for comparison
+  double forward_per_sample = 0;         // one forward pass of one sample
+  double forward_matmul_per_sample = 0;  // its matrix multiplications and convolutions
+  // Its Q K^T and scores x V part (transformers): for a causal language model the query-key
+  // pairs the mask keeps, half the square (what FlashAttention and Megatron count).
+  double forward_attention_per_sample = 0;
+  // The same over every query-key pair, as counted by sources that ignore the mask (llm-foundry's
+  // MFU formula); equal to the above for bidirectional attention.
+  double forward_attention_unmasked_per_sample = 0;
+  double forward_per_step = 0;       // forward over the global batch
+  double backward_per_step = 0;      // 2x forward, or 1x for frozen (LoRA) weights
+  double recompute_per_step = 0;     // activation checkpointing's extra forward
+  double train_per_step = 0;         // forward + backward + recompute
+  double params_rule_per_token = 0;  // 6 * N (Kaplan et al. 2020), for comparison
   double tokens_per_sample = 0;
   // Inference (mode infer).
   double prefill = 0;                 // forward over the prompt, whole batch
@@ -239,6 +281,13 @@ struct Estimate {
 // The transformer as a setup runs it: a vision model at `resolution` (0: its own), dropout as
 // the setup overrides it.
 TransformerSpec run_spec(const TransformerSpec& spec, const Setup& setup, int64_t resolution);
+
+// Share of a transformer's query-key pairs its attention computes: causal language models see
+// only earlier positions (about half), everything else 1. `run` as run_spec() makes it.
+double causal_attention_fraction(const Model& model, const TransformerSpec& run, double tokens);
+// Forward FLOPs of one sample with causal attention counted at that share.
+TransformerFlops model_forward_flops(const Model& model, const TransformerSpec& run,
+                                     int64_t seq_len);
 
 // Computes the estimate; an inconsistent setup gives an Error naming the field.
 Result<Estimate> estimate(const Model& model, const Setup& setup);

@@ -51,9 +51,9 @@ namespace gpuplan {
   X(eval_nodes_need_instance, "evaluate.nodes_need_instance",                                     \
     "--nodes needs --instance (a GPU alone is one box)")                                          \
   X(eval_tp_pp_not_divide, "evaluate.tp_pp_not_divide",                                           \
-    "--tp x --pp = {0} does not divide the {1} GPUs")                                             \
+    "--tp x --pp x --cp = {0} does not divide the {1} GPUs")                                      \
   X(eval_dp_tp_pp_not_equal, "evaluate.dp_tp_pp_not_equal",                                       \
-    "--dp x --tp x --pp = {0} does not equal the {1} GPUs")                                       \
+    "--dp x --tp x --pp x --cp = {0} does not equal the {1} GPUs")                                \
   X(eval_model_and_config, "evaluate.model_and_config", "give --model or --hf-config, not both")  \
   X(eval_model_required, "evaluate.model_required", "--model ID or --hf-config FILE is required") \
   X(eval_unknown_model, "evaluate.unknown_model",                                                 \

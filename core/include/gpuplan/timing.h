@@ -6,8 +6,10 @@
 // launch overhead per kernel (Williams et al. 2009, "Roofline"). Backward costs twice the
 // forward (Narayanan et al. 2021, sec. 5.1). Communication uses ring all-reduce,
 // 2(n-1)/n x bytes / bus bandwidth (nccl-tests doc/PERFORMANCE.md), overlapped with the last
-// micro-batch's backward for data parallelism; tensor-parallel all-reduces are exposed; the
-// 1F1B pipeline bubble adds (p-1)/m of the compute (Narayanan et al. 2021, sec. 2.2).
+// micro-batch's backward for data parallelism; tensor-parallel collectives are exposed unless
+// overlapped with their GEMMs (Transformer Engine userbuffers); the 1F1B pipeline bubble adds
+// (p-1)/(v m) of the compute with v virtual stages (Narayanan et al. 2021, sec. 2.2), plus the
+// stages' point-to-point sends; context parallelism passes K/V around a ring behind attention.
 
 #include <map>
 #include <string>
@@ -47,6 +49,8 @@ struct OpClass {
   // Runs at the precision's rate; false: stays in 16 bits under a Transformer Engine recipe
   // (precision.h: attention, the LM head).
   bool fp8 = true;
+  // Fused attention under a causal mask (runs at AttentionEfficiency::causal_*).
+  bool causal = false;
   // Work of the forward pass only, with no backward counterpart (quantising weights: the
   // backward GEMMs read the copies the forward made).
   bool forward_only = false;
@@ -63,6 +67,13 @@ struct WorkProfile {
   double tp_allreduce_bytes_per_sample = 0;  // per forward, summed over layers (Megatron: 2/layer)
   double tp_allreduces = 0;                  // count per forward
   double tokens_per_sample = 1;              // 0 for layer graphs (images have no tokens)
+  // What the schedules move, per sample on one GPU (its s / cp tokens; transformers only): the
+  // hidden state a pipeline stage hands on, this GPU's key and value chunk (ring attention) and
+  // its Q, K, V and attention output (all-to-all).
+  double boundary_bytes_per_sample = 0;
+  double kv_bytes_per_sample = 0;
+  double qkv_bytes_per_sample = 0;
+  double attention_out_bytes_per_sample = 0;
   // Share of the `fp8` matmul FLOPs at the recipe's low-precision rate; the rest (blocks kept in
   // bf16, Setup::bf16_first_layers / bf16_last_layers) runs at the 16-bit rate.
   double low_precision_share = 1;
@@ -73,9 +84,15 @@ Result<WorkProfile> build_work_profile(const Model& model, const Setup& setup, c
 
 // Fused (flash) attention's share of the tensor-core peak, forward and backward, for one GPU
 // architecture.
+// A fused attention kernel's share of peak, on FlashAttention's count (a causal mask halves the
+// FLOPs). Causal runs reach less on that count (the tiles on the diagonal are computed whole and
+// masked; row blocks carry unequal work): causal_* where the kernel's benchmark gives it, 0 to
+// run at the non-causal figure.
 struct AttentionEfficiency {
   double forward = 0;
   double backward = 0;
+  double causal_forward = 0;
+  double causal_backward = 0;
 };
 
 // Fractions of peak that real kernels reach. There are no defaults here on purpose:
@@ -96,6 +113,13 @@ struct Efficiencies {
   // entry takes `flash_attention_default` (Ampere's, FlashAttention-2's reference GPU).
   std::map<std::string, AttentionEfficiency> flash_attention;
   AttentionEfficiency flash_attention_default;
+  // FlashAttention-3 and cuDNN's fused attention by architecture; one without its own figures
+  // runs at FlashAttention-2's (Transformer Engine falls back to FlashAttention before Hopper).
+  // All are on FlashAttention's count: causal attention at half the FLOPs.
+  std::map<std::string, AttentionEfficiency> flash3_attention;
+  std::map<std::string, AttentionEfficiency> cudnn_attention;
+  // FlashAttention in Triton (flash_attn_triton.py, MPT's attn_impl "triton"), by architecture.
+  std::map<std::string, AttentionEfficiency> triton_attention;
   // Output tile of the GEMM kernels, for tile and wave quantisation (rows x columns).
   double gemm_tile_rows = 0;
   double gemm_tile_cols = 0;
@@ -155,6 +179,9 @@ struct Cluster {
   int domains() const { return (nodes + hosts_per_domain() - 1) / hosts_per_domain(); }
 };
 
+// The most GPUs a cluster may have (the CLI's --gpus, --nodes x GPUs per node, validation rows).
+inline constexpr int kMaxClusterGpus = 100'000;
+
 // A cluster of `count` GPUs of one kind in one box (no instance known): NVLink if the GPU
 // has a sourced NVLink bandwidth, else PCIe of its generation.
 Result<Cluster> single_node_cluster(const Gpu& gpu, int count);
@@ -169,13 +196,19 @@ struct StepTime {
   double backward_s = 0;
   double recompute_s = 0;
   double optimizer_s = 0;
-  double tp_comm_s = 0;
+  double tp_comm_s = 0;          // tensor-parallel communication not hidden behind GEMMs
+  double tp_comm_total_s = 0;    // all of it, hidden or not
   double dp_comm_s = 0;          // the whole gradient all-reduce
   double dp_comm_exposed_s = 0;  // the part not hidden behind backward
   // ZeRO-3 / FSDP full sharding: parameter all-gathers (forward and backward) and gradient
   // reduce-scatters, whole step; the exposed part is inside dp_comm_exposed_s.
   double fsdp_comm_s = 0;
   double pp_bubble_s = 0;
+  double pp_p2p_s = 0;  // pipeline point-to-point sends on the critical path
+  double pp_p2p_total_s =
+      0;                 // all of a stage's sends (the interleaved schedule sends v times more)
+  double cp_comm_s = 0;  // context parallelism's K/V exchange (or all-to-alls), whole step
+  double cp_comm_exposed_s = 0;  // the part attention does not hide
   double step_s = 0;
   double samples_per_s = 0;
   double tokens_per_s = 0;
@@ -206,6 +239,11 @@ Result<StepTime> estimate_step_time(const Model& model, const Setup& setup, cons
 struct PassTime {
   double forward_s = 0;
   double backward_s = 0;
+  // The parts tensor and context parallelism overlap their communication with: the four GEMM
+  // classes tensor parallelism splits, and fused attention, forward and backward, all layers.
+  struct Split {
+    double qkv = 0, out = 0, mlp_in = 0, mlp_out = 0, attention = 0;
+  } forward_parts, backward_parts;
   double per_step_s = 0;  // work done once per optimizer step (OpClass::once_per_step)
 };
 

@@ -8,10 +8,19 @@
 // convolution tensors; the setup keys of the CLI with '_' for '-' (batch, dp, tp, pp, zero,
 // checkpointing, checkpoint_every, grad_reduce, attention, dropout, sp) describe the rest of the
 // run; max_positions sizes a learned position table to the run; gpus_per_node and
-// network_gbps_per_node describe a multi-node cluster; source names the published document the
-// row came from (tools/validation_source.py's key, e.g. "DeepLearningExamples/BERT"): a row's
-// error band is computed leaving its source out (gpuplan/accuracy.h).
+// network_gbps_per_node describe a multi-node cluster; flops_attention (causal or full) says how
+// the source's MFU counts a causal model's attention: causal (half the score square, gpuplan's
+// count) or full (the whole square, as llm-foundry's README formula does), so that mfu rows are
+// predicted on the source's count. The parallelism and framework keys of the CLI (vp, cp,
+// cp_comm, framework, tp_comm_overlap, overlap_grad_reduce, overlap_param_gather, fused_kernels)
+// are columns too; ep and etp name expert parallelism (a row with either above 1 is listed as not
+// predictable until it is modelled); config_json names a Hugging Face config.json, relative to
+// the CSV, whose model the row runs (its `model` cell is then a label); source names the
+// published document the row came from (tools/validation_source.py's key, e.g.
+// "DeepLearningExamples/BERT"): a row's error band is computed leaving its source out
+// (gpuplan/accuracy.h).
 
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -41,8 +50,11 @@ struct MeasuredRow {
   int64_t max_positions = 0;  // 0: the model's own
   int gpus_per_node = 0;      // 0: all GPUs in one node
   double network_bytes_per_s_per_node = 0;
-  std::string source;   // empty: not stated (the band then leaves nothing out)
-  int line = 0;         // 1-based line in the file
+  bool mfu_counts_full_attention = false;  // flops_attention = full
+  int ep = 1, etp = 1;                     // expert and expert-tensor parallelism
+  std::string config_json;                 // as written in the CSV, relative to it
+  std::string source;                      // empty: not stated (the band then leaves nothing out)
+  int line = 0;                            // 1-based line in the file
   std::string problem;  // RowErrors::skip: why this row could not be read (its other fields unset)
 };
 
@@ -68,6 +80,7 @@ struct ValidatedRow {
   bool fits = true;  // predicted memory fits the GPU
   double predicted_memory_bytes = 0;
   std::string family;   // accuracy_family of the row's model and setup
+  bool moe = false;     // the model is a mixture of experts
   RunGround ground;     // its kind, precision, parallel dimensions, GPU architecture, GPUs
   Fit fit = Fit::fits;  // the verdict the page and CLI would give, memory band included
   // The band stated for this row from the other sources' errors (its own source left out), and
@@ -125,8 +138,10 @@ Result<MemoryReport> validate_memory_csv(const Catalog& catalog, std::string_vie
 // Predicts every row it can. A row it cannot (a model or GPU not in the catalog, a setup the
 // model rejects) is listed in `skipped` with the reason, and the others are still scored; an
 // Error only when no row at all could be predicted (naming the first row's reason).
-Result<ValidationReport> validate_measurements(const Catalog& catalog,
-                                               const std::vector<MeasuredRow>& rows,
-                                               const Efficiencies& eff);
+// `configs`: the text of each config_json the rows name, keyed by the cell as written (the caller
+// reads them; a row whose file is not there is listed with the reason).
+Result<ValidationReport> validate_measurements(
+    const Catalog& catalog, const std::vector<MeasuredRow>& rows, const Efficiencies& eff,
+    const std::map<std::string, std::string>& configs = {});
 
 }  // namespace gpuplan

@@ -54,6 +54,37 @@ inline constexpr AssumptionKey kAssumptionKeys[] = {
      0.05, 1.0, false},
     {"flash_attention_backward_efficiency_hopper",
      GPUPLAN_FIELD(flash_attention["Hopper"].backward), 0.05, 1.0, false},
+    {"flash_attention_causal_forward_efficiency_ampere",
+     GPUPLAN_FIELD(flash_attention["Ampere"].causal_forward), 0.05, 1.0, false},
+    {"flash_attention_causal_forward_efficiency_hopper",
+     GPUPLAN_FIELD(flash_attention["Hopper"].causal_forward), 0.05, 1.0, false},
+    // FlashAttention-3 and cuDNN's fused attention; an architecture without them takes
+    // FlashAttention-2's figures.
+    {"flash3_attention_forward_efficiency_hopper",
+     GPUPLAN_FIELD(flash3_attention["Hopper"].forward), 0.05, 1.0, false},
+    {"flash3_attention_backward_efficiency_hopper",
+     GPUPLAN_FIELD(flash3_attention["Hopper"].backward), 0.05, 1.0, false},
+    {"cudnn_attention_forward_efficiency_hopper", GPUPLAN_FIELD(cudnn_attention["Hopper"].forward),
+     0.05, 1.0, false},
+    {"cudnn_attention_backward_efficiency_hopper",
+     GPUPLAN_FIELD(cudnn_attention["Hopper"].backward), 0.05, 1.0, false},
+    {"flash3_attention_causal_forward_efficiency_hopper",
+     GPUPLAN_FIELD(flash3_attention["Hopper"].causal_forward), 0.05, 1.0, false},
+    {"cudnn_attention_causal_forward_efficiency_hopper",
+     GPUPLAN_FIELD(cudnn_attention["Hopper"].causal_forward), 0.05, 1.0, false},
+    // FlashAttention in Triton (MPT / llm-foundry attn_impl "triton").
+    {"triton_attention_forward_efficiency_ampere",
+     GPUPLAN_FIELD(triton_attention["Ampere"].forward), 0.05, 1.0, false},
+    {"triton_attention_backward_efficiency_ampere",
+     GPUPLAN_FIELD(triton_attention["Ampere"].backward), 0.05, 1.0, false},
+    {"triton_attention_causal_forward_efficiency_ampere",
+     GPUPLAN_FIELD(triton_attention["Ampere"].causal_forward), 0.05, 1.0, false},
+    {"triton_attention_forward_efficiency_hopper",
+     GPUPLAN_FIELD(triton_attention["Hopper"].forward), 0.05, 1.0, false},
+    {"triton_attention_backward_efficiency_hopper",
+     GPUPLAN_FIELD(triton_attention["Hopper"].backward), 0.05, 1.0, false},
+    {"triton_attention_causal_forward_efficiency_hopper",
+     GPUPLAN_FIELD(triton_attention["Hopper"].causal_forward), 0.05, 1.0, false},
 };
 #undef GPUPLAN_FIELD
 

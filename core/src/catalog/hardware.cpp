@@ -624,6 +624,14 @@ void read_assumption_values(JsonReader& r, const nlohmann::json* a, const Source
   }
   if (auto it = e.flash_attention.find("Ampere"); it != e.flash_attention.end())
     e.flash_attention_default = it->second;
+  // FlashAttention-3's, cuDNN's and Triton's: an architecture missing a pass runs at
+  // FlashAttention-2's.
+  for (auto* kernel : {&e.flash3_attention, &e.cudnn_attention, &e.triton_attention}) {
+    for (auto it = kernel->begin(); it != kernel->end();) {
+      const bool complete = it->second.forward > 0 && it->second.backward > 0;
+      it = complete ? std::next(it) : kernel->erase(it);
+    }
+  }
   set("jpeg_decode_images_per_s_per_core", c.input.image_samples_per_s_per_core, 1, 1e5);
   set("checkpoint_restart_overhead_s", c.restart_s, 0, 86400);
   double interruptions = 0;

@@ -7,6 +7,7 @@
 
 #include "gpuplan/accuracy.h"
 #include "gpuplan/estimate.h"
+#include "gpuplan/hf_config.h"
 #include "gpuplan/request.h"
 
 namespace gpuplan {
@@ -87,6 +88,18 @@ const std::vector<std::string>& optional_columns() {
                                                  "max_positions",
                                                  "gpus_per_node",
                                                  "network_gbps_per_node",
+                                                 "flops_attention",
+                                                 "vp",
+                                                 "cp",
+                                                 "cp_comm",
+                                                 "ep",
+                                                 "etp",
+                                                 "framework",
+                                                 "tp_comm_overlap",
+                                                 "overlap_grad_reduce",
+                                                 "overlap_param_gather",
+                                                 "fused_kernels",
+                                                 "config_json",
                                                  "source"};
   return names;
 }
@@ -106,6 +119,21 @@ std::optional<Error> set_optional_column(MeasuredRow& r, const std::string& colu
                                                 "' is not auto, nchw or channels-last");
     }
     r.memory_format = *format;
+  } else if (column == "flops_attention") {
+    if (cell != "causal" && cell != "full") {
+      return make_error(Errc::schema_error,
+                        at + ": column flops_attention: '" + cell + "' is not causal or full");
+    }
+    r.mfu_counts_full_attention = cell == "full";
+  } else if (column == "config_json") {
+    r.config_json = cell;
+  } else if (column == "ep" || column == "etp") {
+    auto n = parse_int(cell, column);
+    if (!n.ok() || n.value() < 1 || n.value() > 1'000'000) {
+      return make_error(Errc::schema_error, at + ": column " + column + ": '" + cell +
+                                                "' is not an integer in [1, 1000000]");
+    }
+    (column == "ep" ? r.ep : r.etp) = static_cast<int>(n.value());
   } else if (column == "source") {
     r.source = cell;
   } else if (column == "max_positions" || column == "gpus_per_node" ||
@@ -321,7 +349,7 @@ Result<Setup> row_setup(const MeasuredRow& r, bool images) {
     return std::any_of(r.options.begin(), r.options.end(),
                        [&](const auto& kv) { return kv.first == key; });
   };
-  if (!given("dp")) s.dp = std::max(1, r.num_gpus / (s.tp * s.pp));
+  if (!given("dp")) s.dp = std::max(1, r.num_gpus / (s.tp * s.pp * s.cp));
   if (!given("batch")) s.global_batch = r.batch_size_per_gpu * s.dp;
   return s;
 }
@@ -346,14 +374,44 @@ Result<Cluster> row_cluster(const MeasuredRow& r, const Gpu& gpu) {
   return out;
 }
 
+// The source's model FLOPs over gpuplan's: a source that counts the whole score square of a
+// causal model (flops_attention = full) credits the run with the masked half too.
+double mfu_count_ratio(const MeasuredRow& r, const Estimate& e) {
+  if (!r.mfu_counts_full_attention || e.flops.forward_per_sample <= 0) return 1.0;
+  const double masked =
+      e.flops.forward_attention_unmasked_per_sample - e.flops.forward_attention_per_sample;
+  return 1.0 + masked / e.flops.forward_per_sample;
+}
+
 // Predicts one row's metric; an Error says why it cannot.
-Result<ValidatedRow> predict_row(const Catalog& catalog, const MeasuredRow& r,
-                                 const Efficiencies& eff) {
+// The model a row runs: its config.json through the Hugging Face importer, or a catalog entry.
+Result<Model> row_model(const Catalog& catalog, const MeasuredRow& r,
+                        const std::map<std::string, std::string>& configs) {
+  if (!r.config_json.empty()) {
+    auto text = configs.find(r.config_json);
+    if (text == configs.end()) {
+      return make_error(Errc::not_found, "config_json '" + r.config_json + "' was not read");
+    }
+    return model_from_hf_config(text->second, r.config_json);
+  }
   const Model* found = catalog.find_model(r.model);
   if (!found) return make_error(Errc::not_found, "unknown model '" + r.model + "'");
+  return *found;
+}
+
+Result<ValidatedRow> predict_row(const Catalog& catalog, const MeasuredRow& r,
+                                 const Efficiencies& eff,
+                                 const std::map<std::string, std::string>& configs) {
+  if (r.ep > 1 || r.etp > 1) {
+    return make_error(Errc::invalid_argument, "needs expert parallelism (ep " +
+                                                  std::to_string(r.ep) + ", etp " +
+                                                  std::to_string(r.etp) + "), not modelled yet");
+  }
+  auto loaded = row_model(catalog, r, configs);
+  if (!loaded.ok()) return loaded.error();
   const Gpu* gpu = catalog.find_gpu(r.gpu);
   if (!gpu) return make_error(Errc::not_found, "unknown GPU '" + r.gpu + "'");
-  Model model = *found;
+  Model model = std::move(loaded).value();
   if (r.max_positions > 0) model.transformer.max_positions = r.max_positions;
   const bool images = model.kind == ModelKind::graph || model.transformer.is_vision();
   auto s = row_setup(r, images);
@@ -373,10 +431,11 @@ Result<ValidatedRow> predict_row(const Catalog& catalog, const MeasuredRow& r,
   else if (r.metric == "tokens_per_s_per_gpu")
     v.predicted = t.value().tokens_per_s / r.num_gpus;
   else
-    v.predicted = t.value().mfu;
+    v.predicted = t.value().mfu * mfu_count_ratio(r, e.value());
   v.error = (v.predicted - r.value) / r.value;
   v.predicted_memory_bytes = e.value().memory.total();
   v.family = accuracy_family(model, s.value());
+  v.moe = model.kind == ModelKind::transformer && model.transformer.is_moe();
   v.ground = run_ground(model, s.value(), gpu, r.num_gpus);
   v.fit = fit_verdict(v.predicted_memory_bytes, gpu->memory_bytes,
                       error_band(catalog.accuracy.memory, v.family, v.ground, r.source))
@@ -394,7 +453,8 @@ Result<ValidatedRow> predict_row(const Catalog& catalog, const MeasuredRow& r,
 
 Result<ValidationReport> validate_measurements(const Catalog& catalog,
                                                const std::vector<MeasuredRow>& rows,
-                                               const Efficiencies& eff) {
+                                               const Efficiencies& eff,
+                                               const std::map<std::string, std::string>& configs) {
   ValidationReport report;
   double sum = 0;
   std::optional<Error> first_problem;
@@ -410,7 +470,7 @@ Result<ValidationReport> validate_measurements(const Catalog& catalog,
       skip(Errc::schema_error, r.problem);
       continue;
     }
-    auto v = predict_row(catalog, r, eff);
+    auto v = predict_row(catalog, r, eff, configs);
     if (!v.ok()) {
       skip(v.error().code, v.error().message);
       continue;

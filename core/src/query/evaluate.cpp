@@ -77,11 +77,12 @@ Result<Hardware> find_hardware(const Catalog& catalog, const Query& q) {
   return h;
 }
 
-// Data parallelism fills the GPUs left by tensor and pipeline parallelism unless --dp is given.
+// Data parallelism fills the GPUs left by tensor, pipeline and context parallelism unless --dp
+// is given.
 std::optional<Error> resolve_parallelism(Query& q, int gpus) {
   Setup& s = q.request.setup;
-  // int64: --tp and --pp may each be up to 10^6 (estimate() then refuses the setup).
-  const int64_t per_replica = static_cast<int64_t>(s.tp) * s.pp;
+  // int64: --tp, --pp and --cp may each be up to 10^6 (estimate() then refuses the setup).
+  const int64_t per_replica = static_cast<int64_t>(s.tp) * s.pp * s.cp;
   if (!q.dp_given) {
     if (gpus % per_replica != 0) {
       return make_error(Errc::invalid_argument, Msg::eval_tp_pp_not_divide,

@@ -12,6 +12,9 @@
 #include <cstdlib>
 #include <type_traits>
 
+#include "gpuplan/framework.h"
+#include "gpuplan/timing.h"
+
 namespace gpuplan {
 namespace {
 
@@ -320,6 +323,34 @@ Value<Q> module_list() {
   return v;
 }
 
+// The setup --framework's preset gives (framework.h) beside the precision `q` runs at, or, for
+// the precision row itself, at the default precision.
+Q preset_setup(const Q& q, bool precision_row) {
+  const Setup& s = q.request.setup;
+  Q base;
+  if (precision_row) {
+    base.request.setup = framework_setup(s.framework, Setup{}.precision);
+    return base;
+  }
+  Setup& b = base.request.setup;
+  b.framework = s.framework;
+  b.precision = s.precision;
+  apply_framework_defaults(
+      b, [](const char* key, const void*) { return std::string(key) == "precision"; }, nullptr);
+  return base;
+}
+
+// A field a framework preset sets: written where it differs from what the preset gives (not
+// from Setup{}), since the preset fills every key a link leaves out (parse_query).
+Value<Q> preset(Value<Q> v, bool precision_row = false) {
+  const auto text = v.text;
+  v.write = [text, precision_row](const Q& q) -> std::optional<std::string> {
+    const std::string t = text(q);
+    return t == text(preset_setup(q, precision_row)) ? std::nullopt : std::optional<std::string>(t);
+  };
+  return v;
+}
+
 std::vector<QueryKey> setup_rows() {
   return {
       row("model", G::setup, model_id(), "", "a model of the zoo (gpuplan models) or its alias",
@@ -329,6 +360,15 @@ std::vector<QueryKey> setup_rows() {
                          FIELD(request.setup.mode)),
           "train", "train (forward, backward, optimizer) or infer (prefill and decode)",
           "训练（前向、反向、优化器）或推理（预填充与解码）"),
+      row("framework", G::setup,
+          enumeration<Q>(parse_framework, framework_name,
+                         {Framework::none, Framework::megatron, Framework::torchtitan,
+                          Framework::fsdp, Framework::deepspeed, Framework::hf_trainer},
+                         FIELD(request.setup.framework)),
+          "none",
+          "the training framework: its defaults (fused kernels, attention kernel, ZeRO, "
+          "overlap) fill the options not given",
+          "训练框架：其默认设置（融合内核、注意力内核、ZeRO、通信重叠）填充未给出的选项"),
       row("batch", G::setup, integer<Q>(1, 100'000'000, FIELD(request.setup.global_batch)),
           "auto: micro-batch x data-parallel GPUs; plan: " + std::to_string(kPlannerDefaultBatch),
           "samples per optimizer step, all GPUs together (global batch)",
@@ -342,12 +382,13 @@ std::vector<QueryKey> setup_rows() {
       row("resolution", G::setup, integer<Q>(1, 100'000, FIELD(request.setup.resolution)),
           "auto: the model's", "image side in pixels (image models)", "图像边长，像素（图像模型）"),
       row("precision", G::setup,
-          enumeration<Q>(parse_precision, precision_name,
-                         {Precision::fp32, Precision::tf32, Precision::fp16, Precision::bf16,
-                          Precision::amp_fp16, Precision::amp_bf16, Precision::mixed_fp16,
-                          Precision::mixed_bf16, Precision::fp8, Precision::fp8_blockwise,
-                          Precision::mxfp8, Precision::nvfp4},
-                         FIELD(request.setup.precision)),
+          preset(enumeration<Q>(parse_precision, precision_name,
+                                {Precision::fp32, Precision::tf32, Precision::fp16, Precision::bf16,
+                                 Precision::amp_fp16, Precision::amp_bf16, Precision::mixed_fp16,
+                                 Precision::mixed_bf16, Precision::fp8, Precision::fp8_blockwise,
+                                 Precision::mxfp8, Precision::nvfp4},
+                                FIELD(request.setup.precision)),
+                 true),
           "fp32",
           "amp-*: autocast over FP32 weights; mixed-*: 16-bit weights and activations, FP32 "
           "masters (FSDP MixedPrecision, Megatron --bf16); fp8, fp8-blockwise, mxfp8, nvfp4: "
@@ -374,10 +415,6 @@ std::vector<QueryKey> setup_rows() {
 }
 
 std::vector<QueryKey> kernel_rows() {
-  Value<Q> torch = enumeration<Q>(parse_torch_release, torch_release_name,
-                                  {TorchRelease::v1_10_or_earlier, TorchRelease::v1_11_or_later},
-                                  FIELD(request.setup.torch_release));
-  torch.choices = "1.10, 1.11+ (or a release number, e.g. 2.4)";
   return {
       row("checkpointing", G::setup,
           enumeration<Q>(parse_checkpointing, checkpointing_name,
@@ -390,11 +427,17 @@ std::vector<QueryKey> kernel_rows() {
           integer<Q>(1, 1'000'000, FIELD(request.setup.checkpoint_every)), "2",
           "every-k-layers: one block in K is recomputed", "every-k-layers：每 K 个块重算一个"),
       row("attention", G::setup,
-          enumeration<Q>(parse_attention, attention_name,
-                         {Attention::automatic, Attention::eager, Attention::flash},
-                         FIELD(request.setup.attention)),
-          "auto", "auto: flash at 16 bits for rotary-position models, else eager",
-          "auto：旋转位置编码模型在 16 位时用 flash，否则 eager"),
+          preset(enumeration<Q>(parse_attention, attention_name,
+                                {Attention::automatic, Attention::eager, Attention::flash,
+                                 Attention::flash3, Attention::cudnn, Attention::triton},
+                                FIELD(request.setup.attention))),
+          "auto",
+          "auto: flash at 16 bits for rotary-position models, else eager; flash: "
+          "FlashAttention-2 / SDPA; flash3: FlashAttention-3; cudnn: cuDNN's fused attention "
+          "(Transformer Engine on Hopper); triton: FlashAttention in Triton (MPT's attn_impl)",
+          "auto：旋转位置编码模型在 16 位时用 flash，否则 eager；flash：FlashAttention-2 / "
+          "SDPA；flash3：FlashAttention-3；cudnn：cuDNN 融合注意力（Hopper 上 Transformer "
+          "Engine 所用）；triton：Triton 版 FlashAttention（MPT 的 attn_impl）"),
       row("memory-format", G::setup,
           enumeration<Q>(parse_memory_format, memory_format_name,
                          {MemoryFormat::automatic, MemoryFormat::nchw, MemoryFormat::channels_last},
@@ -409,6 +452,12 @@ std::vector<QueryKey> kernel_rows() {
           "gradient dtype of mixed-* and TE recipes (FSDP reduce_dtype, Megatron "
           "grad_reduce_in_fp32)",
           "mixed-* 与 TE 配方的梯度精度（FSDP reduce_dtype、Megatron grad_reduce_in_fp32）"),
+  };
+}
+
+// Transformer Engine recipes' options and the optimizer's dtypes (precision.h).
+std::vector<QueryKey> recipe_rows() {
+  return {
       row("cache-quantized-weights", G::setup,
           flag<Q>(FIELD(request.setup.cache_quantized_weights)), "0",
           "TE recipes: weights quantised once per step (Megatron passes is_first_microbatch), "
@@ -437,11 +486,25 @@ std::vector<QueryKey> kernel_rows() {
                          FIELD(request.setup.master_dtype)),
           "auto", "master weights (Megatron's precision-aware optimizer)",
           "主权重（Megatron 的精度感知优化器）"),
+  };
+}
+
+std::vector<QueryKey> fusion_rows() {
+  Value<Q> torch = enumeration<Q>(parse_torch_release, torch_release_name,
+                                  {TorchRelease::v1_10_or_earlier, TorchRelease::v1_11_or_later},
+                                  FIELD(request.setup.torch_release));
+  torch.choices = "1.10, 1.11+ (or a release number, e.g. 2.4)";
+  return {
       row("dropout", G::setup, number<Q>(0, 0.999, FIELD(request.setup.dropout)),
           "auto: the model's", "dropout probability in training (overrides the model's)",
           "训练时的 dropout 概率（覆盖模型自带的）"),
       row("compile", G::setup, flag<Q>(FIELD(request.setup.compile)), "0",
           "torch.compile: non-matmul kernels fused", "torch.compile：融合非矩阵乘内核"),
+      row("fused-kernels", G::setup, preset(flag<Q>(FIELD(request.setup.fused_kernels))), "0",
+          "the framework's fused norm, activation and dropout kernels (Megatron, Transformer "
+          "Engine): non-matmul work at HBM rate",
+          "框架自带的融合归一化、激活与 dropout 内核（Megatron、Transformer Engine）：非矩阵乘"
+          "部分按显存带宽计"),
       row("fused-loss", G::setup, flag<Q>(FIELD(request.setup.fused_loss)), "0",
           "a fused cross-entropy: no FP32 logits kept", "融合交叉熵：不保留 FP32 logits"),
       row("pytorch", G::setup, torch, "1.11+",
@@ -456,9 +519,9 @@ std::vector<QueryKey> kernel_rows() {
 
 std::vector<QueryKey> parallel_rows() {
   return {
-      row("dp", G::parallelism, data_parallel(), "auto: the GPUs left by tp x pp",
+      row("dp", G::parallelism, data_parallel(), "auto: the GPUs left by tp x pp x cp",
           "data-parallel replicas", "数据并行副本数"),
-      row("zero", G::parallelism, integer<Q>(0, 3, FIELD(request.setup.zero_stage)), "0",
+      row("zero", G::parallelism, preset(integer<Q>(0, 3, FIELD(request.setup.zero_stage))), "0",
           "ZeRO stage across data-parallel GPUs (3 is also FSDP full sharding)",
           "跨数据并行 GPU 的 ZeRO 阶段（3 即 FSDP 完全分片）"),
       row("tp", G::parallelism, integer<Q>(1, 1'000'000, FIELD(request.setup.tp)), "1",
@@ -467,6 +530,36 @@ std::vector<QueryKey> parallel_rows() {
           "sequence parallelism (with tp > 1)", "序列并行（tp > 1 时）"),
       row("pp", G::parallelism, integer<Q>(1, 1'000'000, FIELD(request.setup.pp)), "1",
           "pipeline stages (1F1B schedule)", "流水线级数（1F1B 调度）"),
+      row("vp", G::parallelism, integer<Q>(1, 1'000'000, FIELD(request.setup.vp)), "1",
+          "virtual pipeline stages per pipeline rank: interleaved 1F1B (1: plain 1F1B)",
+          "每个流水线 rank 的虚拟流水线级数：交错式 1F1B（1：普通 1F1B）"),
+      row("cp", G::parallelism, integer<Q>(1, 1'000'000, FIELD(request.setup.cp)), "1",
+          "context-parallel degree: the sequence split over this many GPUs",
+          "上下文并行度：序列切分到这么多块 GPU 上"),
+      row("cp-comm", G::parallelism,
+          enumeration<Q>(parse_context_comm, context_comm_name,
+                         {ContextComm::ring, ContextComm::all_to_all},
+                         FIELD(request.setup.cp_comm)),
+          "ring",
+          "how context parallelism exchanges attention's inputs: ring (K/V passed on behind "
+          "attention) or all-to-all (DeepSpeed Ulysses)",
+          "上下文并行交换注意力输入的方式：ring（K/V 环形传递，与注意力计算重叠）或 "
+          "all-to-all（DeepSpeed Ulysses）"),
+      row("tp-comm-overlap", G::parallelism, flag<Q>(FIELD(request.setup.tp_comm_overlap)), "0",
+          "tensor-parallel communication overlapped with the GEMMs (Transformer Engine "
+          "userbuffers; needs sp)",
+          "张量并行通信与 GEMM 重叠（Transformer Engine userbuffers；需要 sp）"),
+      row("overlap-grad-reduce", G::parallelism,
+          preset(boolean<Q>(FIELD(request.setup.overlap_grad_reduce))), "1",
+          "gradients reduced in buckets during backward (0: after it, as Megatron without "
+          "--overlap-grad-reduce)",
+          "反向传播期间分桶归约梯度（0：反向结束后归约，如未加 --overlap-grad-reduce 的 "
+          "Megatron）"),
+      row("overlap-param-gather", G::parallelism,
+          flag<Q>(FIELD(request.setup.overlap_param_gather)), "0",
+          "ZeRO-1 / distributed optimizer: the updated parameters' all-gather overlapped with "
+          "the next step's forward",
+          "ZeRO-1 / 分布式优化器：更新后参数的 all-gather 与下一步的前向重叠"),
       row("lora-rank", G::parallelism, integer<Q>(0, 65536, FIELD(request.setup.lora_rank)), "0",
           "LoRA adapters of this rank, base weights frozen (0: full fine-tuning)",
           "该秩的 LoRA 适配器，基座权重冻结（0：全量微调）"),
@@ -481,13 +574,15 @@ std::vector<QueryKey> hardware_and_run_rows() {
   return {
       row("gpu", G::hardware, text<Q>(FIELD(gpu)), "", "a GPU of the catalog (gpuplan gpus)",
           "目录中的 GPU（gpuplan gpus）"),
-      row("gpus", G::hardware, integer<Q>(1, 4096, FIELD(gpus)), "auto: 1, or the instance's",
-          "GPUs of that model in one box", "同一台机器中该型号 GPU 的数量"),
+      row("gpus", G::hardware, integer<Q>(1, kMaxClusterGpus, FIELD(gpus)),
+          "auto: 1, or the instance's", "GPUs of that model in one box",
+          "同一台机器中该型号 GPU 的数量"),
       row("instance", G::hardware, text<Q>(FIELD(instance)), "",
           "a cloud instance type (gpuplan instances): its GPUs and price",
           "云实例类型（gpuplan instances）：其 GPU 与价格"),
-      row("nodes", G::hardware, integer<Q>(1, 4096, FIELD(nodes)), "auto: 1",
-          "instances joined by their network", "通过网络连接的实例数"),
+      row("nodes", G::hardware, integer<Q>(1, kMaxClusterGpus, FIELD(nodes)), "auto: 1",
+          "instances joined by their network (up to 100,000 GPUs in all)",
+          "通过网络连接的实例数（合计最多 100,000 块 GPU）"),
       row("tokens", G::run, number<Q>(1, 1e16, FIELD(run.tokens)), "",
           "run length in training tokens (2B, 2e9)",
           "训练时长，以训练 token 数计（可写 2亿、5千万、2e9）"),
@@ -1011,10 +1106,10 @@ const KeyRow<T>* find_in(const std::vector<KeyRow<T>>& rows, std::string_view na
 const std::vector<QueryKey>& query_key_rows() {
   static const std::vector<QueryKey> rows = [] {
     std::vector<QueryKey> all;
-    for (auto group :
-         {setup_rows(), kernel_rows(), parallel_rows(), hardware_and_run_rows(), pricing_rows(),
-          planner_rows(), custom_shape_rows(), custom_convention_rows(), custom_layout_rows(),
-          custom_moe_rows(), custom_attention_rows(), custom_cnn_rows()}) {
+    for (auto group : {setup_rows(), kernel_rows(), recipe_rows(), fusion_rows(), parallel_rows(),
+                       hardware_and_run_rows(), pricing_rows(), planner_rows(), custom_shape_rows(),
+                       custom_convention_rows(), custom_layout_rows(), custom_moe_rows(),
+                       custom_attention_rows(), custom_cnn_rows()}) {
       all.insert(all.end(), group.begin(), group.end());
     }
     return all;

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <limits>
 
+#include "gpuplan/framework.h"
 #include "gpuplan/keys.h"
 
 namespace gpuplan {
@@ -130,6 +131,15 @@ Args request_to_args(const Request& request) {
   return out;
 }
 
+namespace {
+// Whether `key` is among the args (framework presets fill only the keys not given).
+bool arg_given(const char* key, const void* args) {
+  for (const auto& kv : *static_cast<const Args*>(args))
+    if (kv.first == key) return true;
+  return false;
+}
+}  // namespace
+
 Result<Query> parse_query(const Args& args) {
   Query q;
   // The editor's conventions fill the custom transformer's derived fields before the keys that
@@ -144,6 +154,7 @@ Result<Query> parse_query(const Args& args) {
     e.key = "epochs";
     return e;
   }
+  apply_framework_defaults(q.request.setup, arg_given, &args);
   return q;
 }
 

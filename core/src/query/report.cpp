@@ -84,9 +84,14 @@ nlohmann::ordered_json time_json(const StepTime& t) {
       {"recompute_s", t.recompute_s},
       {"optimizer_s", t.optimizer_s},
       {"tp_comm_s", t.tp_comm_s},
+      {"tp_comm_total_s", t.tp_comm_total_s},
       {"dp_comm_s", t.dp_comm_s},
       {"dp_comm_exposed_s", t.dp_comm_exposed_s},
       {"pp_bubble_s", t.pp_bubble_s},
+      {"pp_p2p_s", t.pp_p2p_s},
+      {"pp_p2p_total_s", t.pp_p2p_total_s},
+      {"cp_comm_s", t.cp_comm_s},
+      {"cp_comm_exposed_s", t.cp_comm_exposed_s},
       {"prefill_s", t.prefill_s},
       {"decode_token_s", t.decode_token_s},
       {"peak_flop_per_s", t.peak_flop_per_s},
@@ -212,6 +217,8 @@ std::string time_to_text(const StepTime& t, const PriceQuote* price, const RunCo
   row("  tensor-parallel comm", secs(t.tp_comm_s));
   row("  data-parallel comm exposed", secs(t.dp_comm_exposed_s));
   row("  pipeline bubble", secs(t.pp_bubble_s));
+  if (t.pp_p2p_total_s > 0) row("  pipeline sends exposed", secs(t.pp_p2p_s));
+  if (t.cp_comm_s > 0) row("  context-parallel comm exposed", secs(t.cp_comm_exposed_s));
   char b[64];
   std::snprintf(b, sizeof b, "%.1f", t.samples_per_s);
   row("samples/s", b);

@@ -36,7 +36,8 @@ double pcie_x16_bytes_per_s(int gen) {
 }  // namespace
 
 Result<Cluster> single_node_cluster(const Gpu& gpu, int count) {
-  if (count < 1 || count > 4096) return invalid("--gpus must be between 1 and 4096");
+  if (count < 1 || count > kMaxClusterGpus)
+    return invalid("--gpus must be between 1 and " + std::to_string(kMaxClusterGpus));
   Cluster c;
   c.gpu = &gpu;
   c.gpus_per_node = count;
@@ -51,7 +52,13 @@ Result<Cluster> single_node_cluster(const Gpu& gpu, int count) {
 }
 
 Result<Cluster> instance_cluster(const Instance& instance, const Gpu& gpu, int nodes) {
-  if (nodes < 1 || nodes > 4096) return invalid("node count must be between 1 and 4096");
+  const int per_node = std::max(instance.gpu_count, 1);
+  if (nodes < 1 || nodes > kMaxClusterGpus / per_node) {
+    return invalid("node count must be between 1 and " +
+                   std::to_string(kMaxClusterGpus / per_node) + " (at most " +
+                   std::to_string(kMaxClusterGpus) + " GPUs of " + std::to_string(per_node) +
+                   " per node)");
+  }
   if (nodes % instance.min_hosts != 0) {
     return invalid("instance '" + instance.id + "' is sold only as whole NVLink domains of " +
                    std::to_string(instance.min_hosts) + " hosts (" +

@@ -28,6 +28,10 @@ struct Rates {
   int sms = 0;                // for wave quantisation; 0: unknown (not applied)
 };
 
+// A fused attention kernel's share of peak on an architecture (roofline.cpp).
+AttentionEfficiency attention_efficiency(Attention kernel, const std::string& architecture,
+                                         const Efficiencies& eff);
+
 // The rates of `gpu` for `setup` (roofline.cpp): a probe's measurement, the measured matmul
 // ceiling, or the spec peak x efficiency.
 Result<Rates> rates_for(const Model& model, const Setup& setup, const Gpu& gpu,
@@ -58,5 +62,39 @@ double tp_busbw(const Setup& setup, const Cluster& cluster, const Links& l);
 // The NVLink domains a data-parallel group spans, and its bus bandwidth.
 double dp_group_domains(const Setup& setup, const Cluster& cluster);
 double dp_busbw(const Setup& setup, const Cluster& cluster, const Links& l);
+
+// What the pipeline schedule adds to a stage's compute (schedule.cpp): the bubble, and the
+// point-to-point sends between stages, exposed and in all.
+struct PipelineTime {
+  double bubble_s = 0;
+  double p2p_s = 0;
+  double p2p_total_s = 0;
+};
+// `compute_s`: the stage's forward, backward and recompute over all micro-batches.
+PipelineTime pipeline_time(const Setup& setup, const Estimate& e, const WorkProfile& work,
+                           const Cluster& cluster, const Links& l, const Efficiencies& eff,
+                           const PassTime& pass, double compute_s);
+
+// Context parallelism's communication over a step (schedule.cpp), and what attention leaves
+// exposed of it. `recomputed`: forward passes recomputed per micro-batch (full checkpointing: 1).
+struct ContextParallelTime {
+  double comm_s = 0;
+  double exposed_s = 0;
+};
+ContextParallelTime context_parallel_time(const Setup& setup, const Estimate& e,
+                                          const WorkProfile& work, const Cluster& cluster,
+                                          const Links& l, const Efficiencies& eff,
+                                          const PassTime& pass, double recomputed);
+
+// Tensor-parallel communication over a step (schedule.cpp): all of it, and what its GEMMs do not
+// hide (all of it unless setup.tp_comm_overlap). `sms`: the GPU's SM count (0: unknown).
+struct TensorParallelTime {
+  double total_s = 0;
+  double exposed_s = 0;
+};
+TensorParallelTime tensor_parallel_time(const Setup& setup, const Estimate& e,
+                                        const WorkProfile& work, const Cluster& cluster,
+                                        const Links& l, int sms, const PassTime& pass,
+                                        double recomputed);
 
 }  // namespace gpuplan::training

@@ -85,6 +85,23 @@ double measured_matmul_ceiling(const Gpu& gpu, Precision precision) {
 
 }  // namespace
 
+// A fused attention kernel's share of peak on an architecture: its own figure, else
+// FlashAttention-2's for the architecture, else FlashAttention-2's on Ampere (its reference GPU).
+AttentionEfficiency training::attention_efficiency(Attention kernel,
+                                                   const std::string& architecture,
+                                                   const Efficiencies& eff) {
+  const std::map<std::string, AttentionEfficiency>* own =
+      kernel == Attention::flash3   ? &eff.flash3_attention
+      : kernel == Attention::cudnn  ? &eff.cudnn_attention
+      : kernel == Attention::triton ? &eff.triton_attention
+                                    : nullptr;
+  if (own) {
+    if (auto it = own->find(architecture); it != own->end()) return it->second;
+  }
+  auto fa = eff.flash_attention.find(architecture);
+  return fa != eff.flash_attention.end() ? fa->second : eff.flash_attention_default;
+}
+
 Result<Rates> training::rates_for(const Model& model, const Setup& setup, const Gpu& gpu,
                                   const Efficiencies& eff) {
   auto peak = dense_peak_flop_per_s(gpu, setup.precision);
@@ -115,7 +132,7 @@ Result<Rates> training::rates_for(const Model& model, const Setup& setup, const 
                                               : gpu.memory_bandwidth_bytes_per_s * eff.hbm;
   if (r.memory <= 0) return invalid("GPU '" + gpu.id + "' has no memory bandwidth");
   r.eager_memory = r.memory * eff.eager_memory_bound / eff.hbm;
-  r.compiled = setup.compile;
+  r.compiled = setup.compile || setup.fused_kernels;
   r.compute16 = r.compute;
   r.peak16 = r.peak;
   // Transformer Engine's recipes leave attention and the LM head in bf16.
@@ -126,8 +143,7 @@ Result<Rates> training::rates_for(const Model& model, const Setup& setup, const 
     const double ceiling16 = measured_matmul_ceiling(gpu, Precision::bf16);
     r.compute16 = ceiling16 > 0 ? ceiling16 : r.peak16 * eff.gemm;
   }
-  auto fa = eff.flash_attention.find(gpu.architecture);
-  r.attention = fa != eff.flash_attention.end() ? fa->second : eff.flash_attention_default;
+  r.attention = training::attention_efficiency(setup.attention, gpu.architecture, eff);
   r.sms = gpu.sm_count;
   return r;
 }
@@ -155,7 +171,10 @@ double op_time_s(const OpClass& op, const Rates& r, const Efficiencies& eff, dou
   // Seconds per FLOP: the share at the recipe's rate, the rest at the 16-bit one.
   double per_flop = share / r.compute + (1 - share) / r.compute16;
   if (op.kind == WorkKind::attention) {
-    const double of_peak = backward ? r.attention.backward : r.attention.forward;
+    const AttentionEfficiency& a = r.attention;
+    const double of_peak =
+        backward ? (op.causal && a.causal_backward > 0 ? a.causal_backward : a.backward)
+                 : (op.causal && a.causal_forward > 0 ? a.causal_forward : a.forward);
     per_flop = share / (r.peak * of_peak) + (1 - share) / (r.peak16 * of_peak);
   } else if (op.kind == WorkKind::matmul) {
     per_flop /= quantisation_efficiency(op, r, eff, batch);
@@ -167,6 +186,16 @@ double op_time_s(const OpClass& op, const Rates& r, const Efficiencies& eff, dou
   return std::max(c, m) + traffic * op.kernels * eff.kernel_overhead_s;
 }
 
+// Where a kernel class's time goes in PassTime's split (nullptr: nowhere of its own).
+double* split_slot(PassTime::Split& split, const OpClass& op) {
+  if (op.kind == WorkKind::attention) return &split.attention;
+  if (op.name == "attention.qkv") return &split.qkv;
+  if (op.name == "attention.out") return &split.out;
+  if (op.name == "mlp.in") return &split.mlp_in;
+  if (op.name == "mlp.out") return &split.mlp_out;
+  return nullptr;
+}
+
 PassTime roofline(const WorkProfile& work, const Rates& r, const Efficiencies& eff, double batch,
                   double model_backward_ratio) {
   PassTime t;
@@ -174,14 +203,16 @@ PassTime roofline(const WorkProfile& work, const Rates& r, const Efficiencies& e
   const double low = work.low_precision_share;
   for (const auto& op : work.ops) {
     if (op.tensor_cores_only && !r.tensor_cores) continue;
-    const double fwd = op_time_s(op, r, eff, batch, false, model_backward_ratio, low);
-    const double bwd = op_time_s(op, r, eff, batch, true, model_backward_ratio, low);
+    const double forward = op_time_s(op, r, eff, batch, false, model_backward_ratio, low);
+    const double backward = op_time_s(op, r, eff, batch, true, model_backward_ratio, low);
     if (op.once_per_step) {
-      t.per_step_s += fwd + bwd;
+      t.per_step_s += forward + backward;
       continue;
     }
-    t.forward_s += fwd;
-    t.backward_s += bwd;
+    t.forward_s += forward;
+    t.backward_s += backward;
+    if (double* slot = split_slot(t.forward_parts, op)) *slot += forward;
+    if (double* slot = split_slot(t.backward_parts, op)) *slot += backward;
     kernels += op.kernels;
   }
   // Small batches are bound by the host enqueuing kernels, not by the GPU running them; the

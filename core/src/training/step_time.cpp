@@ -42,38 +42,60 @@ void infer_time(const Setup& setup, const Estimate& e, const WorkProfile& work, 
       (st.step_s * total_gpus * st.peak_flop_per_s);
 }
 
-// Megatron tensor parallelism: 2 all-reduces per block forward, 2 backward (+2 when the block
-// is recomputed), over NVLink when each group lies inside one NVLink domain.
-double tp_comm_s(const Setup& setup, const Estimate& e, const WorkProfile& work,
-                 const Cluster& cluster, const Links& l) {
-  if (setup.tp <= 1) return 0;
-  const double tp_bw = tp_busbw(setup, cluster, l);
-  const double per_fwd =
-      allreduce_s(work.tp_allreduce_bytes_per_sample * static_cast<double>(e.micro_batch), setup.tp,
-                  tp_bw) /
-      setup.pp;
-  const double recomputed = setup.checkpointing == Checkpointing::full ? 1 : 0;
-  return per_fwd * static_cast<double>(e.grad_accum_steps) * (2 + recomputed);
+// The group that reduces gradients and shards optimizer states: the data-parallel ranks with
+// their context-parallel peers, which hold the same weights (Megatron's data-parallel group with
+// cp; torchtitan's FSDP mesh over dp_shard x cp).
+Setup reducing_group(const Setup& setup) {
+  Setup r = setup;
+  r.dp = setup.dp * setup.cp;
+  return r;
 }
 
-// DDP and ZeRO-1/2: the gradients are all-reduced (or reduce-scattered, then the parameters
-// all-gathered: the same bytes) once per step, in buckets overlapped with the last micro-batch's
-// backward. Buckets fill in reverse layer order, so the first layers' gradients come last and
-// their bucket is reduced after backward ends: at least one 25 MB bucket (DDP's bucket_cap_mb),
-// or the whole token embedding, a tensor that gets a bucket of its own when larger (Li et al.
-// 2020, "PyTorch Distributed", sec. 3.2.3 and 4.2).
+// The gradients' (and, sharded, the parameters') last bucket, reduced after backward ends:
+// buckets fill in reverse layer order, so the first layers' come last. PyTorch DDP: 25 MB
+// (bucket_cap_mb), or the whole token embedding, a tensor that gets a bucket of its own when
+// larger (Li et al. 2020, "PyTorch Distributed", sec. 3.2.3 and 4.2). Megatron:
+// max(40M, 1M x dp) parameters per bucket (distributed_data_parallel.py).
+double last_bucket_bytes(const Setup& setup, const Estimate& e, double bytes, double per_param) {
+  const double split = static_cast<double>(setup.tp * setup.pp);
+  if (setup.framework == Framework::megatron) {
+    const double params = std::max(40e6, 1e6 * setup.dp * setup.cp);
+    return std::min(bytes, params * per_param);
+  }
+  const double embedding_bytes =
+      static_cast<double>(std::min(e.params.embedding, e.params.trainable)) / split * per_param;
+  return std::min(bytes, std::max(25.0 * 1024 * 1024, embedding_bytes));
+}
+
+// DDP and ZeRO-1/2: the gradients are all-reduced once per step, or under ZeRO-1/2 (Megatron's
+// distributed optimizer) reduce-scattered and the updated 16-bit parameters all-gathered after
+// the optimizer step. With overlap the reduction runs in buckets behind the last micro-batch's
+// backward (Li et al. 2020; Megatron --overlap-grad-reduce) and the all-gather behind the next
+// step's first forward (--overlap-param-gather); without, each waits whole.
 void ddp_comm(const Setup& setup, const Estimate& e, const Cluster& cluster, const Links& l,
-              StepTime& st) {
+              const PassTime& pass, StepTime& st) {
+  const Setup group = reducing_group(setup);
   const double grad_bytes = gradient_bytes(setup);
   const double split = static_cast<double>(setup.tp * setup.pp);
   const double bytes = static_cast<double>(e.params.trainable) / split * grad_bytes;
-  const double bw = dp_busbw(setup, cluster, l);
-  st.dp_comm_s = allreduce_s(bytes, setup.dp, bw);
-  const double window = st.backward_s / static_cast<double>(e.grad_accum_steps);
-  const double embedding_bytes =
-      static_cast<double>(std::min(e.params.embedding, e.params.trainable)) / split * grad_bytes;
-  const double last_bucket = std::min(bytes, std::max(25.0 * 1024 * 1024, embedding_bytes));
-  st.dp_comm_exposed_s = std::max(st.dp_comm_s - window, allreduce_s(last_bucket, setup.dp, bw));
+  const double n = group.dp;
+  const double bw = dp_busbw(group, cluster, l);
+  const bool sharded = setup.zero_stage >= 1;
+  const double reduce = sharded ? allgather_s(bytes, n, bw) : allreduce_s(bytes, n, bw);
+  const double param_bytes = static_cast<double>(e.params.trainable) / split * gather_bytes(setup);
+  const double gather = sharded ? allgather_s(param_bytes, n, bw) : 0.0;
+  st.dp_comm_s = reduce + gather;
+  const double last = last_bucket_bytes(setup, e, bytes, grad_bytes);
+  const double last_s = sharded ? allgather_s(last, n, bw) : allreduce_s(last, n, bw);
+  const double bwd_window = pass.backward_s / setup.pp;
+  const double reduce_exposed =
+      setup.overlap_grad_reduce ? std::max(reduce - bwd_window, last_s) : reduce;
+  double gather_exposed = gather;
+  if (gather > 0 && setup.overlap_param_gather) {
+    const double first = last_bucket_bytes(setup, e, param_bytes, gather_bytes(setup));
+    gather_exposed = std::max(gather - pass.forward_s / setup.pp, allgather_s(first, n, bw));
+  }
+  st.dp_comm_exposed_s = reduce_exposed + gather_exposed;
 }
 
 // ZeRO-3 / FSDP FULL_SHARD: every micro-batch all-gathers each block's parameters before its
@@ -83,9 +105,9 @@ void ddp_comm(const Setup& setup, const Estimate& e, const Cluster& cluster, con
 // in backward the last reduce-scatter) is exposed, plus whatever communication outlasts compute.
 // Each block is one collective of each kind, and the root unit (embeddings, head) one more: each
 // pays the ring's latency, which grows with the ranks while a block's share of bytes shrinks.
-void fsdp_comm(const Setup& setup, const Estimate& e, const WorkProfile& work,
-               const Cluster& cluster, const Links& l, const Efficiencies& eff,
-               const PassTime& pass, StepTime& st) {
+void fsdp_comm(const Setup& run, const Estimate& e, const WorkProfile& work, const Cluster& cluster,
+               const Links& l, const Efficiencies& eff, const PassTime& pass, StepTime& st) {
+  const Setup setup = reducing_group(run);
   const double split = static_cast<double>(setup.tp * setup.pp);
   const double params = static_cast<double>(e.params.total) / split;
   const double bw = dp_busbw(setup, cluster, l);
@@ -140,7 +162,7 @@ double for_loop_host_s(const Setup& setup, double tensors, const Efficiencies& e
 // (training loops synchronise there: loss.item(), clipping's check), so it is not hidden.
 double optimizer_s(const Setup& setup, const Estimate& e, const Rates& r, const Efficiencies& eff) {
   const double n = static_cast<double>(e.params.trainable) / (setup.tp * setup.pp) /
-                   (setup.zero_stage >= 1 ? setup.dp : 1);
+                   (setup.zero_stage >= 1 ? setup.dp * setup.cp : 1);
   // The parameter the optimizer updates (the master, or the parameter itself) and its states
   // (precision.h), each read and written; its gradient read.
   const PrecisionBytes& pb = precision_bytes(setup.precision);
@@ -213,17 +235,28 @@ void train_time(const Model& model, const Setup& setup, const Estimate& e, const
   // Work done once per step (cached weight quantisation) runs in the first micro-batch's forward.
   st.forward_s += pass.per_step_s / pp;
   const double compute_s = st.forward_s + st.backward_s + st.recompute_s;
-  // 1F1B pipeline bubble: (p - 1) / m of the ideal time (Narayanan et al. 2021, eq. 1).
-  st.pp_bubble_s = pp > 1 ? (pp - 1) / micro_steps * compute_s : 0;
   const Links l = links_for(cluster, eff);
-  st.tp_comm_s = tp_comm_s(setup, e, work, cluster, l);
-  if (setup.dp > 1 && setup.zero_stage >= 3) {
+  const PipelineTime pipe = pipeline_time(setup, e, work, cluster, l, eff, pass, compute_s);
+  st.pp_bubble_s = pipe.bubble_s;
+  st.pp_p2p_s = pipe.p2p_s;
+  st.pp_p2p_total_s = pipe.p2p_total_s;
+  const double recomputed = setup.checkpointing == Checkpointing::full ? 1 : 0;
+  const TensorParallelTime tp =
+      tensor_parallel_time(setup, e, work, cluster, l, r.sms, pass, recomputed);
+  st.tp_comm_total_s = tp.total_s;
+  st.tp_comm_s = tp.exposed_s;
+  const ContextParallelTime cp =
+      context_parallel_time(setup, e, work, cluster, l, eff, pass, recomputed);
+  st.cp_comm_s = cp.comm_s;
+  st.cp_comm_exposed_s = cp.exposed_s;
+  if (setup.dp * setup.cp > 1 && setup.zero_stage >= 3) {
     fsdp_comm(setup, e, work, cluster, l, eff, pass, st);
-  } else if (setup.dp > 1) {
-    ddp_comm(setup, e, cluster, l, st);
+  } else if (setup.dp * setup.cp > 1) {
+    ddp_comm(setup, e, cluster, l, pass, st);
   }
   st.optimizer_s = optimizer_s(setup, e, r, eff);
-  st.step_s = compute_s + st.pp_bubble_s + st.tp_comm_s + st.dp_comm_exposed_s + st.optimizer_s;
+  st.step_s = compute_s + st.pp_bubble_s + st.pp_p2p_s + st.tp_comm_s + st.cp_comm_exposed_s +
+              st.dp_comm_exposed_s + st.optimizer_s;
   st.samples_per_s = static_cast<double>(e.global_batch) / st.step_s;
   input_pipeline(model, e, cluster, input, st);
 }
@@ -237,7 +270,7 @@ Result<StepTime> estimate_step_time_with(const Model& model, const Setup& setup,
   if (!cluster.gpu) return invalid("no GPU given");
   const int total_gpus = cluster.gpus_per_node * cluster.nodes;
   if (e.num_gpus != total_gpus) {
-    return invalid("--dp x --tp x --pp = " + std::to_string(e.num_gpus) +
+    return invalid("--dp x --tp x --pp x --cp = " + std::to_string(e.num_gpus) +
                    " GPUs, but the cluster has " + std::to_string(total_gpus));
   }
   auto rates = rates_for(model, setup, *cluster.gpu, eff);

@@ -55,17 +55,22 @@ struct BlockShape {
 };
 
 // Q K^T and P V of every block; Transformer-XL adds Q R^T against the projected positions.
+// `causal`: the share of query-key pairs a causal mask keeps, which fused kernels skip to
+// (FlashAttention's tiles above the diagonal are never computed); eager attention computes every
+// score and masks them after.
 void add_attention_core(WorkProfile& w, const TransformerSpec& s, const ElementBytes& b,
-                        const BlockShape& d, bool flash, double attn_drop) {
+                        const BlockShape& d, bool flash, double attn_drop, double causal) {
   const double T = d.T, K = d.K, a = d.a, q = d.q, kv = d.kv, L = d.L, t = d.tp;
   const bool xl = s.positions == PositionKind::xl_relative;
   const double core_flops = L * (xl ? 6 : 4) * T * K * q / t;
   if (flash) {
     // Flash attention reads Q, K, V and writes O once (Dao et al. 2022).
-    add(w, "attention.core", core_flops, L * b.activation * (T * 2 * q + K * 2 * kv) / t, 0, L);
+    add(w, "attention.core", core_flops * causal, L * b.activation * (T * 2 * q + K * 2 * kv) / t,
+        0, L);
     w.ops.back().kind = WorkKind::attention;
     w.ops.back().fp8 = false;  // flash attention runs in 16 bits under Transformer Engine's fp8
     w.ops.back().backward_flops_ratio = 2.5;
+    w.ops.back().causal = causal < 1.0;
   } else {
     // Eager, as Hugging Face's "eager" attention (BertSelfAttention, GPT2Attention,
     // ViTSelfAttention): scores written; divided by sqrt(head dim) in a pass of their own (read +
@@ -143,7 +148,10 @@ WorkProfile transformer_work(const Model& model, const Setup& setup, const Estim
   const ElementBytes b = element_bytes(setup.precision, low_share);
   const double t = setup.tp;
   const TransformerDims d = transformer_dims(s, e.seq_len);
-  const double T = d.t, h = d.h, a = d.a, q = d.q, kv = d.kv, f = d.f, routed = d.routed;
+  // Context parallelism: each GPU computes t / cp of the tokens against all t keys (ring
+  // attention, or all-to-all's heads / cp over the whole sequence: the same work).
+  const double cp = setup.cp;
+  const double T = d.t / cp, h = d.h, a = d.a, q = d.q, kv = d.kv, f = d.f, routed = d.routed;
   const double in_mats = s.gated_mlp ? 2.0 : 1.0;
   const double experts = s.is_moe() ? static_cast<double>(s.experts) : 1.0;
   const bool flash = e.attention == "flash";
@@ -153,16 +161,17 @@ WorkProfile transformer_work(const Model& model, const Setup& setup, const Estim
 
   WorkProfile w;
   w.layers = L;
-  w.tokens_per_sample = T;
+  w.tokens_per_sample = d.t;
   if (is_low_precision(setup.precision)) w.low_precision_share = low_share;
   // Keys per query: the segment, plus Transformer-XL's memory (whose Q, K, V are projected too).
-  const double K = attention_keys(s, T);
+  const double K = attention_keys(s, d.t);
+  const double projected = attention_keys(s, T);  // rows this GPU projects to Q, K and V
   // Matmuls of one block (Narayanan et al. 2021 for the FLOPs; bytes are inputs + outputs).
-  add_gemm(w, "attention.qkv", L * 2 * K * h * (q + 2 * kv) / t,
-           L * b.activation * K * (h + (q + 2 * kv) / t), L * b.weight * h * (q + 2 * kv) / t,
-           L * 3, K, (q + 2 * kv) / t);
+  add_gemm(w, "attention.qkv", L * 2 * projected * h * (q + 2 * kv) / t,
+           L * b.activation * projected * (h + (q + 2 * kv) / t),
+           L * b.weight * h * (q + 2 * kv) / t, L * 3, projected, (q + 2 * kv) / t);
   const BlockShape shape{T, K, h, a, q, kv, f, routed, L, t};
-  add_attention_core(w, s, b, shape, flash, attn_drop);
+  add_attention_core(w, s, b, shape, flash, attn_drop, causal_attention_fraction(model, s, d.t));
   add_gemm(w, "attention.out", L * 2 * T * q * h / t, L * b.activation * T * (q / t + h),
            L * b.weight * q * h / t, L, T, h);
   // Routed experts each see about T * routed / experts tokens (an even router).
@@ -177,9 +186,13 @@ WorkProfile transformer_work(const Model& model, const Setup& setup, const Estim
            L * b.activation * T * (f * routed / t + h), L * b.weight * f * h * experts / t,
            L * experts, expert_rows, h);
   // Norms (read residual, write activation), residual adds (read 2, write 1), dropouts, rotary.
+  // Sequence parallelism runs the norms, residual adds and dropouts on s / tp tokens per GPU
+  // (Korthikanti et al. 2022, sec. 4.2.2): sharded in time as in memory.
+  const double sp = setup.sequence_parallel ? t : 1.0;
   const double elementwise =
-      2 * (b.residual + b.activation) * T * h + 2 * 3 * b.residual * T * h +
-      drop * 2 * (2 * b.activation + 1) * T * h +
+      (2 * (b.residual + b.activation) * T * h + 2 * 3 * b.residual * T * h +
+       drop * 2 * (2 * b.activation + 1) * T * h) /
+          sp +
       (s.positions == PositionKind::rotary ? 2 * b.activation * T * (q + kv) / t : 0);
   add(w, "elementwise", 0, L * elementwise, 0,
       L * (4 + 2 * drop + (s.positions == PositionKind::rotary ? 2 : 0)));
@@ -194,13 +207,17 @@ WorkProfile transformer_work(const Model& model, const Setup& setup, const Estim
   if (is_low_precision(setup.precision)) {
     // The linear layers' inputs per block (QKV, output projection, MLP in and out), and the
     // weights of the blocks (the LM head stays in 16 bits).
-    const double inputs = K * h + T * q / t + T * h + T * f * routed / t;
+    const double inputs = projected * h + T * q / t + T * h + T * f * routed / t;
     const double weights = static_cast<double>(e.params.total - e.params.embedding) / t;
     add_quantization(w, setup, inputs, weights, L);
   }
   // Megatron-LM tensor parallelism: two all-reduces of s*b*h per block in the forward pass.
   w.tp_allreduces = 2 * L;
   w.tp_allreduce_bytes_per_sample = 2 * L * T * h * b.activation;
+  w.boundary_bytes_per_sample = T * h * b.activation;
+  w.kv_bytes_per_sample = 2 * T * kv / t * b.activation;
+  w.qkv_bytes_per_sample = T * (q + 2 * kv) / t * b.activation;
+  w.attention_out_bytes_per_sample = T * q / t * b.activation;
   return w;
 }
 

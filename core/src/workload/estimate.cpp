@@ -113,12 +113,23 @@ std::optional<Error> validate_setup(const Setup& s) {
     return invalid("--tp must be between 1 and 1000000, got " + std::to_string(s.tp));
   if (s.pp < 1 || s.pp > kMaxParallel)
     return invalid("--pp must be between 1 and 1000000, got " + std::to_string(s.pp));
+  if (s.cp < 1 || s.cp > kMaxParallel)
+    return invalid("--cp must be between 1 and 1000000, got " + std::to_string(s.cp));
+  if (s.vp < 1 || s.vp > kMaxParallel)
+    return invalid("--vp must be between 1 and 1000000, got " + std::to_string(s.vp));
   // Each degree alone is bounded; their product (the GPU count, an int) must be too.
-  const int64_t gpus = int64_t{s.dp} * s.tp * s.pp;
+  const int64_t gpus = int64_t{s.dp} * s.tp * s.pp * s.cp;
   if (gpus > kMaxParallel) {
-    return invalid("--dp x --tp x --pp = " + std::to_string(gpus) +
-                   " GPUs; at most 1000000 are modelled (lower --dp, --tp or --pp)");
+    return invalid("--dp x --tp x --pp x --cp = " + std::to_string(gpus) +
+                   " GPUs; at most 1000000 are modelled (lower --dp, --tp, --pp or --cp)");
   }
+  // Megatron's interleaved schedule runs over two or more pipeline ranks (arguments.py).
+  if (s.vp > 1 && s.pp < 2) return invalid("--vp " + str(s.vp) + " needs --pp 2 or more");
+  // Transformer Engine's userbuffer overlap splits the sequence-parallel all-gather and
+  // reduce-scatter (Megatron asserts --tp-comm-overlap needs --sequence-parallel).
+  if (s.tp_comm_overlap && !s.sequence_parallel)
+    return invalid("--tp-comm-overlap needs sequence parallelism (--sp) and --tp > 1");
+  if (s.cp > 1 && s.mode != Mode::train) return invalid("--cp is modelled for training only");
   if (s.zero_stage < 0 || s.zero_stage > 3)
     return invalid("--zero must be 0, 1, 2 or 3, got " + std::to_string(s.zero_stage));
   if (s.global_batch < 0 || s.global_batch > kMaxBatch)
@@ -187,7 +198,7 @@ namespace {
 // FLOPs recomputed per sample by activation checkpointing (Korthikanti et al. 2022, sec. 5).
 double transformer_recompute_flops(const Model& model, const Setup& setup, const Estimate& e) {
   const TransformerSpec run = run_spec(model.transformer, setup, e.resolution);
-  const TransformerFlops f = transformer_forward_flops(run, e.seq_len);
+  const TransformerFlops f = model_forward_flops(model, run, e.seq_len);
   const double blocks = f.total() - f.head - f.embedding;  // everything but the head
   const double layers = static_cast<double>(run.layers + run.decoder_layers);
   switch (setup.checkpointing) {
@@ -211,6 +222,29 @@ double transformer_recompute_flops(const Model& model, const Setup& setup, const
 }
 
 }  // namespace
+
+double causal_attention_fraction(const Model& model, const TransformerSpec& run, double tokens) {
+  if (model.task != "causal-lm" || run.decoder_layers > 0 || run.is_vision() || tokens <= 0)
+    return 1.0;
+  // Query i sees the memory and keys 0..i: on average memory + t/2 of the memory + t keys, the
+  // count FlashAttention's benchmark and Megatron's FLOP formula use (t^2/2 for t keys). A
+  // windowed block's band of W keys is causal already; only its first W queries see fewer.
+  const double keys = attention_keys(run, tokens);
+  const double windowed = static_cast<double>(run.windowed_layer_count());
+  const double full = static_cast<double>(run.layers) - windowed;
+  const double band = attention_keys_per_query(run, tokens, true, false);
+  const double band_causal = attention_keys_per_query(run, tokens, true, true);
+  const double all = full * keys + windowed * band;
+  return all > 0 ? (full * (keys - tokens / 2) + windowed * band_causal) / all : 1.0;
+}
+
+TransformerFlops model_forward_flops(const Model& model, const TransformerSpec& run,
+                                     int64_t seq_len) {
+  TransformerFlops f = transformer_forward_flops(run, seq_len);
+  const double tokens = static_cast<double>(transformer_tokens(run, seq_len));
+  f.attention_core *= causal_attention_fraction(model, run, tokens);
+  return f;
+}
 
 TransformerSpec run_spec(const TransformerSpec& spec, const Setup& setup, int64_t resolution) {
   TransformerSpec run = spec;
@@ -244,6 +278,45 @@ struct Stage {
   double decode_weight_bytes = 0;
 };
 
+// What Megatron's interleaved schedule and the context-parallel attention kernels require.
+std::optional<Error> check_schedule(const Model& model, const Setup& setup, const Estimate& e) {
+  const TransformerSpec& spec = model.transformer;
+  const int64_t total_layers = spec.layers + spec.decoder_layers;
+  if (setup.vp > 1) {
+    // Each virtual stage holds whole layers (arguments.py: layers per pipeline stage divisible by
+    // layers per virtual stage), and micro-batches run in groups of pp (schedules.py,
+    // microbatch_group_size_per_vp_stage = pp: the remainder of m / pp must be 0).
+    if (total_layers % (int64_t{setup.pp} * setup.vp) != 0) {
+      return invalid("--vp " + str(setup.vp) + ": the " + str(total_layers) + " layers of '" +
+                     model.id + "' do not split into --pp x --vp = " +
+                     str(int64_t{setup.pp} * setup.vp) + " equal virtual stages");
+    }
+    if (e.grad_accum_steps % setup.pp != 0) {
+      return invalid("--vp " + str(setup.vp) + ": the interleaved schedule needs the " +
+                     str(e.grad_accum_steps) + " micro-batches per step to be a multiple of --pp " +
+                     str(setup.pp) + " (raise --batch or lower --micro-batch)");
+    }
+  }
+  if (setup.cp > 1) {
+    if (spec.is_vision()) return invalid("--cp: vision transformers are not context-parallel");
+    // Causal load balancing cuts the sequence into 2 x cp chunks (Megatron's
+    // get_batch_on_this_cp_rank); all-to-all splits the heads over tp x cp ranks (TE's a2a).
+    const int64_t chunks = 2 * int64_t{setup.cp};
+    if (e.seq_len % chunks != 0) {
+      return invalid("--cp " + str(setup.cp) + ": --seq " + str(e.seq_len) +
+                     " must split into 2 x cp = " + str(chunks) + " equal chunks");
+    }
+    const int64_t ranks = int64_t{setup.cp} * setup.tp;
+    if (setup.cp_comm == ContextComm::all_to_all &&
+        (spec.heads % ranks != 0 || spec.kv_heads_or_default() % ranks != 0)) {
+      return invalid("--cp-comm all-to-all: the " + str(spec.heads) + " heads (" +
+                     str(spec.kv_heads_or_default()) + " key/value) of '" + model.id +
+                     "' do not split over --tp x --cp = " + str(ranks) + " GPUs");
+    }
+  }
+  return std::nullopt;
+}
+
 // Sequence length or resolution, and the parallel degrees the model allows.
 std::optional<Error> resolve_transformer_shape(const Model& model, const Setup& setup,
                                                Estimate& e) {
@@ -270,7 +343,7 @@ std::optional<Error> resolve_transformer_shape(const Model& model, const Setup& 
   if (setup.pp > total_layers) {
     return invalid(Msg::est_pp_layers, {str(setup.pp), str(total_layers), model.id});
   }
-  return std::nullopt;
+  return check_schedule(model, setup, e);
 }
 
 // Parameter counts; returns the LoRA adapters' parameters (0 without LoRA).
@@ -356,16 +429,24 @@ void stage_parameters(const TransformerSpec& spec, const Setup& setup,
 // attention eagerly, as in the published measurements.
 Result<AttentionImpl> resolve_attention(const TransformerSpec& spec, const Setup& setup) {
   const bool sixteen = is_16bit_activations(setup.precision);
-  const AttentionImpl impl = setup.attention == Attention::eager   ? AttentionImpl::eager
-                             : setup.attention == Attention::flash ? AttentionImpl::flash
+  const bool fused_kernel =
+      setup.attention == Attention::flash || setup.attention == Attention::flash3 ||
+      setup.attention == Attention::cudnn || setup.attention == Attention::triton;
+  const AttentionImpl impl = setup.attention == Attention::eager ? AttentionImpl::eager
+                             : fused_kernel                      ? AttentionImpl::flash
                              : sixteen && spec.positions == PositionKind::rotary
                                  ? AttentionImpl::flash
                                  : AttentionImpl::eager;
   if (impl == AttentionImpl::flash && !sixteen) {
-    return invalid(
-        "--attention flash needs 16-bit activations (fp16, bf16, amp-*, mixed-*, fp8), not " +
-        std::string(precision_name(setup.precision)));
+    return invalid("--attention " + std::string(attention_name(setup.attention)) +
+                   " needs 16-bit activations (fp16, bf16, amp-*, mixed-*, fp8), not " +
+                   std::string(precision_name(setup.precision)));
   }
+  // Context parallelism runs inside the fused kernels (Transformer Engine's
+  // AttnFuncWithCPAndKVP2P over FlashAttention or cuDNN); eager attention has none.
+  if (setup.cp > 1 && impl == AttentionImpl::eager)
+    return invalid(
+        "--cp needs a fused attention kernel (--attention flash, flash3, cudnn or triton)");
   return impl;
 }
 
@@ -419,37 +500,45 @@ void training_activations(const TransformerSpec& spec, const Setup& setup, Layer
   const double layers_stage =
       static_cast<double>(ceil_div(spec.layers + spec.decoder_layers, setup.pp));
   // The first stage holds min(pp, m) micro-batches in flight under 1F1B (Narayanan et al. 2021).
-  const double in_flight =
-      static_cast<double>(std::min<int64_t>(setup.pp, std::max<int64_t>(e.grad_accum_steps, 1)));
+  // The interleaved schedule's warm-up runs (v - 1) p + 2 (p - 1) chunks of L / (p v) layers
+  // before the first backward (Megatron schedules.py, get_pp_rank_microbatches): with the one in
+  // flight, p (1 + (p - 1) / (p v)) stages' worth (Korthikanti et al. 2022, sec. 4.2.3).
+  const double p = setup.pp, v = setup.vp;
+  const double in_flight = setup.vp > 1 ? p * (1 + (p - 1) / (p * v))
+                                        : static_cast<double>(std::min<int64_t>(
+                                              setup.pp, std::max<int64_t>(e.grad_accum_steps, 1)));
   const double input = pb.norm_input * t * h / (setup.sequence_parallel ? setup.tp : 1.0);
+  // Context parallelism keeps t / cp tokens of every activation on each GPU.
+  const double cp = setup.cp;
   st.activation_bytes =
-      stored_activation_bytes(setup, la, input, layers_stage, impl, e) * mb * in_flight;
+      stored_activation_bytes(setup, la, input, layers_stage, impl, e) * mb * in_flight / cp;
   if (spec.head == HeadKind::lm) {
     // Output head on the last stage: final-norm input, head input and the logits. A fused
     // cross-entropy (flash-attn's, Liger's) keeps the 16-bit logits, writes their gradient in
     // place and saves one fp32 log-sum-exp per token; PyTorch's keeps the fp32 log-softmax beside
     // them and needs fp32 copies while it runs.
-    const double v = head_logits(spec) / setup.tp;
+    const double vocab = head_logits(spec) / setup.tp;
     double logits =
-        setup.fused_loss ? t * v * pb.activation + 4.0 * t : t * v * (pb.activation + 4.0);
-    if (before_1_11 && !setup.fused_loss && pb.activation != 4.0) logits += 4.0 * t * v;
-    st.activation_bytes += ((pb.norm_input + pb.activation) * t * h + logits) * mb;
-    if (!setup.fused_loss) st.largest_transient_bytes = 2.0 * t * v * 4.0 * mb;
+        setup.fused_loss ? t * vocab * pb.activation + 4.0 * t : t * vocab * (pb.activation + 4.0);
+    if (before_1_11 && !setup.fused_loss && pb.activation != 4.0) logits += 4.0 * t * vocab;
+    st.activation_bytes += ((pb.norm_input + pb.activation) * t * h + logits) * mb / cp;
+    if (!setup.fused_loss) st.largest_transient_bytes = 2.0 * t * vocab * 4.0 * mb / cp;
     // Multi-token prediction modules, also on the last stage: each keeps one block's
     // activations, its two norm inputs, eh_proj's 2h input and its own logits (DeepSeek-V3
     // technical report, sec. 2.2).
     const double block = (la.linear_bytes - la.replicated_bytes) / setup.tp + la.replicated_bytes +
                          la.attention_scores_bytes / setup.tp;
     st.activation_bytes += static_cast<double>(spec.mtp_layers) *
-                           (block + 2 * (pb.norm_input + pb.activation) * t * h + logits) * mb;
+                           (block + 2 * (pb.norm_input + pb.activation) * t * h + logits) * mb / cp;
   }
   st.saved_tensor_count = (spec.gated_mlp ? 14.0 : 12.0) * layers_stage * in_flight;
   const double scores = impl == AttentionImpl::eager
                             ? static_cast<double>(spec.heads) * t * attention_keys(spec, t)
                             : 0.0;
   const double ffn = transformer_dims(spec, e.seq_len).mlp_active();
-  st.largest_transient_bytes = std::max(
-      st.largest_transient_bytes, 2.0 * pb.activation * mb * std::max(t * ffn, scores) / setup.tp);
+  st.largest_transient_bytes =
+      std::max(st.largest_transient_bytes,
+               2.0 * pb.activation * mb * std::max(t * ffn, scores) / setup.tp / cp);
 }
 
 // Inference: one layer's working set (input, QKV, MLP hidden) plus the KV cache of the stage's
@@ -521,10 +610,12 @@ std::optional<Error> transformer_workload(const Model& model, const Setup& setup
   e.flops.tokens_per_sample = static_cast<double>(transformer_tokens(run, e.seq_len));
   auto lora_params = count_parameters(model, setup, tensors, e);
   if (!lora_params.ok()) return lora_params.error();
-  const TransformerFlops f = transformer_forward_flops(run, e.seq_len);
+  const TransformerFlops f = model_forward_flops(model, run, e.seq_len);
   e.flops.forward_per_sample = f.total();
   e.flops.forward_matmul_per_sample = f.total();
   e.flops.forward_attention_per_sample = f.attention_core;
+  e.flops.forward_attention_unmasked_per_sample =
+      transformer_forward_flops(run, e.seq_len).attention_core;
   stage_parameters(model.transformer, setup, tensors, e, lora_params.value(), st);
   auto impl = resolve_attention(model.transformer, setup);
   if (!impl.ok()) return impl.error();
@@ -558,6 +649,7 @@ std::optional<Error> graph_workload(const Model& model, const Setup& setup, Esti
   if (setup.tp > 1 || setup.pp > 1) {
     return invalid(Msg::est_parallel_graph, {model.id});
   }
+  if (setup.cp > 1) return invalid("--cp: model '" + model.id + "' has no sequence to split");
   if (setup.lora_rank > 0) return invalid(Msg::est_lora_graph, {model.id});
   e.resolution = setup.resolution != 0 ? setup.resolution : model.default_resolution;
   if (e.resolution <= 0) return invalid(Msg::est_resolution_required, {model.id});
@@ -658,7 +750,10 @@ double te_weight_copies(const Setup& setup, const Stage& st, double micro_steps,
 void model_state_memory(const Model& model, const Setup& setup, const Stage& st, double micro_steps,
                         MemoryBytes& m) {
   const PrecisionBytes& pb = precision_bytes(setup.precision);
-  const double dp = setup.dp;
+  // Context-parallel ranks hold the same weights and join the data-parallel ranks in reducing
+  // gradients and sharding states (Megatron's data-parallel group with cp; torchtitan shards
+  // FSDP over dp x cp).
+  const double dp = static_cast<double>(setup.dp) * setup.cp;
   // QLoRA: NF4 base weights with double quantisation, 4 + 0.127 bits per parameter (Dettmers et
   // al. 2023, sec. 3); LoRA adapters at the compute precision.
   const double weight_bytes = setup.qlora ? (4.0 + 0.127) / 8.0 : pb.param;
@@ -699,8 +794,9 @@ void model_state_memory(const Model& model, const Setup& setup, const Stage& st,
     m.gradients += layer * gradient_bytes(setup);
   }
   // DDP without ZeRO keeps gradient buckets beside the gradients (PyTorch DDP,
-  // gradient_as_bucket_view=False by default).
-  if (setup.dp > 1 && setup.zero_stage == 0) m.gradients *= 2.0;
+  // gradient_as_bucket_view=False by default); Megatron's DDP reduces in place in its contiguous
+  // main-gradient buffer (megatron/core/distributed/param_and_grad_buffer.py).
+  if (dp > 1 && setup.zero_stage == 0 && setup.framework != Framework::megatron) m.gradients *= 2.0;
 }
 
 }  // namespace
@@ -709,7 +805,7 @@ Result<Estimate> estimate(const Model& model, const Setup& setup) {
   if (auto err = validate_setup(setup)) return *err;
   Estimate e;
   if (auto err = resolve_batch(setup, e)) return *err;
-  e.num_gpus = setup.dp * setup.tp * setup.pp;
+  e.num_gpus = setup.dp * setup.tp * setup.pp * setup.cp;
   if (setup.lora_rank > 0 && setup.mode != Mode::train)
     return invalid(Msg::est_lora_train_only, {});
   Stage st;

@@ -80,10 +80,25 @@ constexpr std::array<std::pair<MemoryFormat, const char*>, 3> kMemoryFormats{{
     {MemoryFormat::nchw, "nchw"},
     {MemoryFormat::channels_last, "channels-last"},
 }};
-constexpr std::array<std::pair<Attention, const char*>, 3> kAttention{{
+constexpr std::array<std::pair<Attention, const char*>, 6> kAttention{{
     {Attention::automatic, "auto"},
     {Attention::eager, "eager"},
     {Attention::flash, "flash"},
+    {Attention::flash3, "flash3"},
+    {Attention::cudnn, "cudnn"},
+    {Attention::triton, "triton"},
+}};
+constexpr std::array<std::pair<ContextComm, const char*>, 2> kContextComm{{
+    {ContextComm::ring, "ring"},
+    {ContextComm::all_to_all, "all-to-all"},
+}};
+constexpr std::array<std::pair<Framework, const char*>, 6> kFrameworks{{
+    {Framework::none, "none"},
+    {Framework::megatron, "megatron"},
+    {Framework::torchtitan, "torchtitan"},
+    {Framework::fsdp, "fsdp"},
+    {Framework::deepspeed, "deepspeed"},
+    {Framework::hf_trainer, "hf-trainer"},
 }};
 
 }  // namespace
@@ -171,6 +186,18 @@ const char* optimizer_loop_name(OptimizerLoop l) {
 }
 std::optional<OptimizerLoop> parse_optimizer_loop(const std::string& s) {
   return parse_of(kOptimizerLoops, s);
+}
+const char* context_comm_name(ContextComm c) {
+  return name_of(kContextComm, c);
+}
+std::optional<ContextComm> parse_context_comm(const std::string& s) {
+  return parse_of(kContextComm, s);
+}
+const char* framework_name(Framework f) {
+  return name_of(kFrameworks, f);
+}
+std::optional<Framework> parse_framework(const std::string& s) {
+  return parse_of(kFrameworks, s);
 }
 
 const char* store_dtype_name(StoreDtype d) {

@@ -385,8 +385,8 @@ TEST(BadInputs, ImpossibleParallelismSaysWhichDegree) {
   s = gpuplan::Setup{};
   s.dp = s.tp = s.pp = 1000;
   EXPECT_SEEN(estimate_of("gpt2-small", s), Errc::invalid_argument,
-              "--dp x --tp x --pp = 1000000000 GPUs; at most 1000000 are modelled (lower --dp, "
-              "--tp or --pp)");
+              "--dp x --tp x --pp x --cp = 1000000000 GPUs; at most 1000000 are modelled (lower "
+              "--dp, --tp, --pp or --cp)");
   s = gpuplan::Setup{};
   s.dp = 0;
   EXPECT_SEEN(estimate_of("gpt2-small", s), Errc::invalid_argument,

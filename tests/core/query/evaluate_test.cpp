@@ -166,9 +166,9 @@ TEST(Evaluate, NamesTheFieldOfEachError) {
   EXPECT_EQ(error_of("model=gpt2-small&gpu=h9000"),
             "--gpu: unknown GPU 'h9000' (run 'gpuplan gpus')");
   EXPECT_EQ(error_of("model=gpt2-small&gpu=a100-sxm4-80gb&gpus=6&tp=4"),
-            "--tp x --pp = 4 does not divide the 6 GPUs");
+            "--tp x --pp x --cp = 4 does not divide the 6 GPUs");
   EXPECT_EQ(error_of("model=gpt2-small&gpu=a100-sxm4-80gb&gpus=8&dp=2"),
-            "--dp x --tp x --pp = 2 does not equal the 8 GPUs");
+            "--dp x --tp x --pp x --cp = 2 does not equal the 8 GPUs");
   EXPECT_EQ(error_of("model=gpt2-small&gpus=2"), "--gpus and --nodes need --gpu or --instance");
   EXPECT_EQ(error_of("model=gpt2-small&instance=nope"),
             "--instance: unknown instance 'nope' (run 'gpuplan instances')");
@@ -233,7 +233,7 @@ TEST(EvaluateLinkJson, IsTheEvaluationOfTheLinksQueryOrItsError) {
   const std::string link = "model=gpt2-small&batch=8&gpu=a100-sxm4-80gb&tokens=1e9";
   EXPECT_EQ(evaluate_link_json(test::catalog(), link), evaluation_to_json(evaluated(link), -1));
   EXPECT_EQ(evaluate_link_json(test::catalog(), "model=gpt2-small&nodes=0"),
-            R"({"schema_version":1,"error":"--nodes: 0 is out of range [1, 4096]"})");
+            R"({"schema_version":1,"error":"--nodes: 0 is out of range [1, 100000]"})");
 }
 
 TEST(MemoryTerms, AddUpToTheTotalInDisplayOrder) {

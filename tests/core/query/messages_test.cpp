@@ -65,7 +65,7 @@ TEST(Messages, ImpossibleSetupsAndUnknownIdsCarryTheirIds) {
   auto tp = ev("model=gpt2-small&gpu=a100-sxm4-80gb&gpus=4&tp=3");
   ASSERT_FALSE(tp.ok());
   EXPECT_EQ(tp.error().id, Msg::eval_tp_pp_not_divide);
-  EXPECT_EQ(tp.error().message, "--tp x --pp = 3 does not divide the 4 GPUs");
+  EXPECT_EQ(tp.error().message, "--tp x --pp x --cp = 3 does not divide the 4 GPUs");
 }
 
 TEST(Messages, FileErrorsCarryIdAndTheFileName) {

@@ -84,6 +84,7 @@ inline void compare_setup(FieldDiff& d, const Setup& a, const Setup& b) {
   GPUPLAN_FIELD(d, a, b, optimizer_state_dtype);
   GPUPLAN_FIELD(d, a, b, master_dtype);
   GPUPLAN_FIELD(d, a, b, compile);
+  GPUPLAN_FIELD(d, a, b, fused_kernels);
   GPUPLAN_FIELD(d, a, b, fused_loss);
   GPUPLAN_FIELD(d, a, b, dropout);
   GPUPLAN_FIELD(d, a, b, attention);
@@ -93,6 +94,13 @@ inline void compare_setup(FieldDiff& d, const Setup& a, const Setup& b) {
   GPUPLAN_FIELD(d, a, b, tp);
   GPUPLAN_FIELD(d, a, b, sequence_parallel);
   GPUPLAN_FIELD(d, a, b, pp);
+  GPUPLAN_FIELD(d, a, b, vp);
+  GPUPLAN_FIELD(d, a, b, cp);
+  GPUPLAN_FIELD(d, a, b, cp_comm);
+  GPUPLAN_FIELD(d, a, b, tp_comm_overlap);
+  GPUPLAN_FIELD(d, a, b, overlap_grad_reduce);
+  GPUPLAN_FIELD(d, a, b, overlap_param_gather);
+  GPUPLAN_FIELD(d, a, b, framework);
   GPUPLAN_FIELD(d, a, b, lora_rank);
   GPUPLAN_FIELD(d, a, b, qlora);
   GPUPLAN_FIELD(d, a, b, lora_targets);

@@ -27,9 +27,9 @@ struct BadValue {
 
 // Each bound as the user meets it; the CLI (--key value) and the link (key=value) say the same.
 const BadValue kBadValues[] = {
-    {"nodes", "0", "--nodes: 0 is out of range [1, 4096]"},
-    {"nodes", "4097", "--nodes: 4097 is out of range [1, 4096]"},
-    {"gpus", "0", "--gpus: 0 is out of range [1, 4096]"},
+    {"nodes", "0", "--nodes: 0 is out of range [1, 100000]"},
+    {"nodes", "100001", "--nodes: 100001 is out of range [1, 100000]"},
+    {"gpus", "0", "--gpus: 0 is out of range [1, 100000]"},
     {"gpus", "two", "--gpus: 'two' is not an integer"},
     {"max-nodes", "1025", "--max-nodes: 1025 is out of range [1, 1024]"},
     {"top", "0", "--top: 0 is out of range [1, 1024]"},

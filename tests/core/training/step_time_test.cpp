@@ -42,14 +42,15 @@ TEST(StepTime, FasterGpuIsFasterAndMfuStaysBelowOne) {
 
 TEST(StepTime, ComputeBoundStepLiesBetweenTheMatmulCeilingAndTheAttentionRate) {
   // A GEMM-dominated step cannot beat its FLOPs at the H100's measured best matmul rate (794.5
-  // TFLOPS, ml-engineering's table), nor be slower than all of them at flash attention's rate.
+  // TFLOPS, ml-engineering's table), nor be slower than all of them at flash attention's slowest
+  // rate (FlashAttention-2's backward on H100: 310 of 989 TFLOPS, 0.313).
   gpuplan::Setup s;
   s.precision = Precision::bf16;
   s.global_batch = 4;
   const Timed x = time_on("llama-2-7b", "h100-sxm5-80gb", 1, s);
   const double flops = x.e.flops.forward_per_step + x.e.flops.backward_per_step;
   EXPECT_GE(x.t.forward_s + x.t.backward_s, flops / 794.5e12 * 0.999);
-  EXPECT_LT(x.t.forward_s + x.t.backward_s, flops / (989e12 * 0.35));
+  EXPECT_LT(x.t.forward_s + x.t.backward_s, flops / (989e12 * 0.313));
 }
 
 TEST(StepTime, DataParallelAllReduceFollowsTheRingFormula) {

@@ -1,0 +1,90 @@
+// gpuplan validate's columns for runs at scale: a config.json the row names, the schedule and
+// framework keys, expert parallelism listed until it is modelled, and MFU on the source's count.
+#include <gtest/gtest.h>
+
+#include "gpuplan/validation.h"
+#include "test_util.h"
+
+namespace gpuplan {
+namespace {
+
+const char* kHeader =
+    "id,model,gpu,num_gpus,precision,batch_size_per_gpu,seq_len_or_resolution,task,metric,value,"
+    "batch,tp,pp,vp,cp,ep,etp,framework,sp,config_json,flops_attention\n";
+
+ValidationReport validate(const std::string& rows, const std::map<std::string, std::string>& c) {
+  auto parsed = parse_measured_csv(std::string(kHeader) + rows, "t.csv");
+  EXPECT_TRUE(parsed.ok()) << (parsed.ok() ? "" : parsed.error().message);
+  if (!parsed.ok()) return {};
+  auto rep =
+      validate_measurements(test::catalog(), parsed.value(), test::catalog().efficiencies, c);
+  EXPECT_TRUE(rep.ok()) << (rep.ok() ? "" : rep.error().message);
+  return rep.ok() ? rep.value() : ValidationReport{};
+}
+
+const char* kGptConfig =
+    R"({"model_type": "gpt2", "n_layer": 12, "n_embd": 768, "n_head": 12, "n_positions": 2048,
+        "vocab_size": 50264})";
+
+TEST(ValidationColumns, ARowRunsTheModelOfItsConfigJson) {
+  const auto rep = validate(
+      "a,label,a100-sxm4-80gb,8,amp-bf16,8,2048,train,tokens_per_s_per_gpu,1e5,64,1,1,,,,,,,"
+      "configs/g.json,\n",
+      {{"configs/g.json", kGptConfig}});
+  ASSERT_EQ(rep.rows.size(), 1u);
+  EXPECT_GT(rep.rows[0].predicted, 0);
+  // Not read: the row is listed with the path.
+  const auto missing = validate(
+      "a,label,a100-sxm4-80gb,8,amp-bf16,8,2048,train,tokens_per_s_per_gpu,1e5,64,1,1,,,,,,,"
+      "configs/g.json,\nb,gpt2-small,a100-sxm4-80gb,8,amp-bf16,8,1024,train,tokens_per_s_per_gpu,"
+      "1e5,64,1,1,,,,,,,,\n",
+      {});
+  ASSERT_EQ(missing.skipped.size(), 1u);
+  EXPECT_EQ(missing.skipped[0].reason, "config_json 'configs/g.json' was not read");
+}
+
+TEST(ValidationColumns, ExpertParallelRowsAreListedUntilModelled) {
+  const auto rep = validate(
+      "moe,mixtral-8x7b,h100-sxm5-80gb,64,bf16,1,4096,train,tokens_per_s_per_gpu,1e3,256,1,4,8,,8,"
+      "1,megatron,,,\nd,llama-2-7b,h100-sxm5-80gb,8,mixed-bf16,1,4096,train,tokens_per_s_per_gpu,"
+      "1e3,8,8,1,,,,,megatron,1,,\n",
+      {});
+  ASSERT_EQ(rep.skipped.size(), 1u);
+  EXPECT_EQ(rep.skipped[0].reason, "needs expert parallelism (ep 8, etp 1), not modelled yet");
+  ASSERT_EQ(rep.rows.size(), 1u);
+  EXPECT_FALSE(rep.rows[0].moe);
+}
+
+TEST(ValidationColumns, ContextParallelRowsFillDataParallelismAfterCp) {
+  // 16 GPUs with tp 2 and cp 4 leave dp 2: batch 4 is 2 micro-batches of 1 per replica.
+  const auto rep = validate(
+      "c,llama-2-7b,h100-sxm5-80gb,16,bf16,1,8192,train,tokens_per_s_per_gpu,1e3,4,2,1,,4,,,,1,,\n",
+      {});
+  ASSERT_EQ(rep.rows.size(), 1u) << (rep.skipped.empty() ? "" : rep.skipped[0].reason);
+}
+
+TEST(ValidationColumns, MfuIsPredictedOnTheSourcesAttentionCount) {
+  // llm-foundry counts a causal model's whole score square; gpuplan counts half. The same run's
+  // MFU on the full count is larger by the masked half over gpuplan's forward FLOPs.
+  const std::string row =
+      "m,gpt2-small,a100-sxm4-80gb,8,amp-bf16,8,1024,train,mfu,0.4,64,1,1,,,,,,,,";
+  const auto causal = validate(row + "causal\n", {});
+  const auto full = validate(row + "full\n", {});
+  ASSERT_EQ(causal.rows.size(), 1u);
+  ASSERT_EQ(full.rows.size(), 1u);
+  // GPT-2 small at 1024: attention 12 x 4 x 1024^2 x 768 per sample over all pairs, half of it
+  // masked; the forward is 2 x 85M x 1024 + 2 x 1024 x 768 x 50257 + the causal half.
+  auto e = estimate(test::model("gpt2-small"), [] {
+    gpuplan::Setup s;
+    s.seq_len = 1024;
+    return s;
+  }());
+  ASSERT_TRUE(e.ok());
+  const FlopCounts& f = e.value().flops;
+  EXPECT_NEAR(f.forward_attention_unmasked_per_sample, 12 * 4 * 1024.0 * 1024 * 768, 1);
+  EXPECT_NEAR(full.rows[0].predicted / causal.rows[0].predicted,
+              1 + f.forward_attention_unmasked_per_sample / 2 / f.forward_per_sample, 1e-12);
+}
+
+}  // namespace
+}  // namespace gpuplan

@@ -1,0 +1,81 @@
+#!/usr/bin/env python3
+"""tools/convert_llm_scale.py: a row is predicted only from what it states (rows without a
+precision, a micro-batch or, for Megatron, a parallel split are listed with the reason, as are MoE
+rows and rows the source marks approximate); FlashAttention's GPT-2 TFLOPs become tokens/s by the
+README's own count; and the committed tests/validation/llm_scale_dev.csv (with its config.json
+files) is what the converter writes from the shared table when that table is at hand."""
+import filecmp
+import os
+import sys
+import tempfile
+import unittest
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+import convert_llm_scale as conv  # noqa: E402
+
+# The shared folder beside the checkout (or beside the folder of worktrees).
+SHARED = next((p for p in (os.path.join(ROOT, *[".."] * k, "shared", "validation", "measured_llm_scale_dev.csv")
+                           for k in (1, 2)) if os.path.exists(p)), "")
+
+
+def row(**kw):
+    base = {"id": "x", "model": "GPT3-1.3B", "gpu": "A100 80GB SXM4 (400 W), 1 node NVLink", "num_gpus": "8",
+            "precision": "bf16", "micro_batch": "8", "global_batch": "512", "seq_len": "2048", "dp": "8",
+            "tp": "1", "pp": "1", "zero_or_fsdp": "DDP (ZeRO-1 optimizer sharding for >=760M configs)",
+            "framework": "other", "tokens_per_s_per_gpu": "21125", "tflops_per_gpu": "189", "notes": ""}
+    base.update(kw)
+    return base
+
+
+class Reasons(unittest.TestCase):
+    def test_megatron_rows_without_micro_batch_are_listed_not_filled(self):
+        why = conv.why_not(row(model="GPT 7.1B (Megatron-LM weak-scaling series)", precision="", micro_batch="",
+                               framework="megatron-lm", tp="2"))
+        self.assertEqual(why, "not stated: precision, micro-batch (Megatron's --micro-batch-size has no default)")
+
+    def test_moe_rows_need_expert_parallelism(self):
+        self.assertEqual(conv.why_not(row(model="Qwen3-235B-A22B")), "needs expert parallelism (MoE)")
+
+    def test_approximate_rows_are_not_scored(self):
+        self.assertIn("APPROXIMATE", conv.why_not(row(notes="APPROXIMATE: read by eye")))
+
+    def test_baseline_bars_without_a_setup_are_listed(self):
+        self.assertEqual(conv.why_not(row(model="GPT3-1.3B", precision="", framework="megatron-lm")),
+                         "precision and setup not stated (a baseline bar)")
+
+    def test_flash_attention_rows_are_expressed_as_their_configs_run(self):
+        out, why = conv.convert(row())
+        self.assertIsNone(why)
+        self.assertEqual((out["precision"], out["zero"], out["attention"], out["fused_kernels"], out["fused_loss"]),
+                         ("amp-bf16", "1", "flash", "1", "1"))
+        self.assertEqual(out["config_json"], "configs/flash-gpt3-1.3b.json")
+        out, _ = conv.convert(row(model="GPT3-125M", micro_batch="32"))
+        self.assertEqual(out["zero"], "0")
+
+
+class Tflops(unittest.TestCase):
+    def test_gpt2_tflops_become_tokens_by_the_readme_count(self):
+        # GPT-2 medium at 1024 tokens: 72 x 24 x 1024^2 x (1 + 1024/6144 + 50257/(12 x 24 x 1024))
+        # = 1.8119e9 x 1.3371 = 2.4227e9 FLOPs per token; 159 TFLOPs -> 65,629 tokens/s per GPU.
+        per_token = 72 * 24 * 1024 ** 2 * (1 + 1024 / 6144 + 50257 / (12 * 24 * 1024))
+        self.assertAlmostEqual(conv.megatron_tokens_per_s(159, 24, 1024, 1024, 50257), 159e12 / per_token, places=6)
+        self.assertAlmostEqual(per_token / 1e9, 2.4227, places=3)
+        self.assertAlmostEqual(conv.megatron_tokens_per_s(159, 24, 1024, 1024, 50257), 65629, delta=1)
+
+
+@unittest.skipUnless(os.path.exists(SHARED), "shared validation table not at hand")
+class Committed(unittest.TestCase):
+    def test_committed_csv_and_configs_are_what_the_converter_writes(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            out = os.path.join(tmp, "llm_scale_dev.csv")
+            conv.main(SHARED, out)
+            committed = os.path.join(ROOT, "tests", "validation")
+            self.assertTrue(filecmp.cmp(out, os.path.join(committed, "llm_scale_dev.csv"), shallow=False))
+            for name in os.listdir(os.path.join(tmp, "configs")):
+                self.assertTrue(filecmp.cmp(os.path.join(tmp, "configs", name),
+                                            os.path.join(committed, "configs", name), shallow=False), name)
+
+
+if __name__ == "__main__":
+    unittest.main()
