@@ -48,6 +48,13 @@ enum class Mode { train, infer };
 enum class TorchRelease { v1_11_or_later, v1_10_or_earlier };
 enum class Attention { automatic, eager, flash };
 enum class MemoryFormat { automatic, nchw, channels_last };
+// How tokens reach their experts under expert parallelism (expert_parallel.h):
+//   alltoall  NCCL all-to-all over the expert-parallel group: every (token, expert) pair is sent
+//             on its own (Megatron --moe-token-dispatcher-type alltoall)
+//   deepep    DeepEP's (and HybridEP's) dispatch: a token crosses the network once per remote
+//             node that holds any of its experts and is forwarded inside the node over NVLink
+//             (deepseek-ai/DeepEP README; Megatron --moe-flex-dispatcher-backend deepep|hybridep)
+enum class MoeDispatcher { alltoall, deepep };
 
 // Names as the CLI and URLs spell them ("amp-bf16", "adam-8bit", ...), and back.
 const char* precision_name(Precision p);
@@ -59,6 +66,7 @@ const char* memory_format_name(MemoryFormat f);
 const char* grad_reduce_name(GradReduce g);
 const char* optimizer_loop_name(OptimizerLoop l);
 const char* torch_release_name(TorchRelease r);  // "1.11+", "1.10"
+const char* moe_dispatcher_name(MoeDispatcher d);
 std::optional<Precision> parse_precision(const std::string& s);
 std::optional<Optimizer> parse_optimizer(const std::string& s);
 std::optional<Checkpointing> parse_checkpointing(const std::string& s);
@@ -67,6 +75,7 @@ std::optional<Attention> parse_attention(const std::string& s);
 std::optional<MemoryFormat> parse_memory_format(const std::string& s);
 std::optional<GradReduce> parse_grad_reduce(const std::string& s);
 std::optional<OptimizerLoop> parse_optimizer_loop(const std::string& s);
+std::optional<MoeDispatcher> parse_moe_dispatcher(const std::string& s);
 // A release number ("1.10", "1.13", "2", "2.5") or a name above.
 std::optional<TorchRelease> parse_torch_release(const std::string& s);
 // Whether weights are cast by torch.autocast (amp-*), kept in 16 bits with fp32 masters
@@ -119,7 +128,21 @@ struct Setup {
   int zero_stage = 0;  // 0-3; 3 is also FSDP full sharding
   int tp = 1;          // tensor-parallel degree
   bool sequence_parallel = false;
-  int pp = 1;             // pipeline stages (1F1B schedule)
+  int pp = 1;  // pipeline stages (1F1B schedule)
+  // Mixture of experts (expert_parallel.h): the experts sharded over ep ranks carved out of the
+  // dp x tp ranks, each expert's GEMMs split over etp ranks (0: etp = tp, Megatron's default).
+  int ep = 1;
+  int etp = 0;
+  // An expert takes at most this many times an even share of the tokens and drops the rest
+  // (GShard/Switch capacity factor); 0: dropless, Megatron's default.
+  double capacity_factor = 0;
+  // The busiest expert's tokens relative to an even share; 0: kDefaultBusiestExpertLoad, 1: an
+  // even router (the benchmarks' --moe-router-force-load-balancing).
+  double moe_imbalance = 0;
+  MoeDispatcher moe_dispatcher = MoeDispatcher::alltoall;
+  // Megatron's --overlap-moe-expert-parallel-comm: the all-to-alls of one micro-batch run while
+  // the next micro-batch's forward and this one's backward compute (1F1B A2A overlap).
+  bool moe_a2a_overlap = false;
   int64_t lora_rank = 0;  // > 0: LoRA adapters on lora_targets, base frozen
   bool qlora = false;     // 4-bit NF4 base weights with double quantisation
   std::vector<std::string> lora_targets = {"q_proj", "v_proj"};  // PEFT's LLaMA default
@@ -134,6 +157,7 @@ struct ParamCounts {
   int64_t trainable = 0;
   int64_t embedding = 0;         // token/position/patch embeddings
   int64_t active_per_token = 0;  // mixture of experts: parameters one token passes through
+  int64_t experts = 0;           // mixture of experts: the routed experts' parameters (in total)
   int64_t tensors = 0;           // parameter tensors (model.parameters()), trainable ones
 };
 
@@ -147,6 +171,7 @@ struct FlopCounts {
   double recompute_per_step = 0;            // activation checkpointing's extra forward
   double train_per_step = 0;                // forward + backward + recompute
   double params_rule_per_token = 0;         // 6 * N (Kaplan et al. 2020), for comparison
+  double params_rule_active_per_token = 0;  // 6 * N active: what a token of an MoE model costs
   double tokens_per_sample = 0;
   // Inference (mode infer).
   double prefill = 0;                 // forward over the prompt, whole batch
@@ -170,6 +195,18 @@ struct MemoryBytes {
   }
 };
 
+// A mixture-of-experts model under its setup (expert_parallel.h), per GPU.
+struct MoeEstimate {
+  int ep = 1;                           // expert-parallel ranks
+  int etp = 1;                          // expert-tensor-parallel ranks
+  int edp = 1;                          // replicas of each expert shard (its gradient reduction)
+  double local_experts = 0;             // routed experts held by one GPU, per MoE block
+  double rank_load = 1;                 // the busiest rank's routed tokens / an even share
+  double expert_params_per_gpu = 0;     // routed experts' parameters on one GPU (busiest stage)
+  double dispatch_bytes_per_layer = 0;  // one MoE block's dispatch, one micro-batch, one GPU
+  double dispatch_buffer_bytes = 0;     // its send and receive buffers, live together
+};
+
 // The full estimate.
 struct Estimate {
   ParamCounts params;
@@ -183,6 +220,7 @@ struct Estimate {
   int num_gpus = 1;
   std::string attention;      // "eager" or "flash", as resolved
   std::string memory_format;  // "nchw" or "channels-last", as resolved (layer graphs; "" otherwise)
+  std::optional<MoeEstimate> moe;  // models with experts
   std::vector<std::string> notes;  // assumptions that shaped this estimate
 };
 

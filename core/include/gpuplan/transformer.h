@@ -29,6 +29,9 @@ struct ParamTensor {
   // Stored inside another tensor of the list, a fused projection (GPT-2's c_attn, MPT's Wqkv
   // hold K and V with Q): its values count in numel(), but it is no parameter tensor of its own.
   bool fused_into_other = false;
+  // A routed expert's weight (mixture of experts): sharded over expert-parallel ranks and split
+  // over expert-tensor-parallel ones instead of the tensor-parallel ones (expert_parallel.h).
+  bool expert = false;
   int64_t numel() const { return rows * cols * count; }
   std::string name() const { return std::string(prefix) + module + "." + param; }
 };
@@ -91,6 +94,12 @@ struct LayerActivations {
   // before 1.11 saved as well (TorchRelease); not in total().
   double softmax_input_bytes = 0;
   double op_selective_recompute_flops = 0;  // the matmuls whose outputs it drops, per block
+  // Mixture of experts: the part of linear_bytes kept per (token, routed expert) pair, which the
+  // busiest expert-parallel rank holds more of: the experts' inputs (the permuted tokens their
+  // first GEMM keeps) and their inner activations. routed_input_bytes is the inputs' part, which
+  // expert tensor parallelism replicates over its ranks as tensor parallelism does a dense MLP's.
+  double routed_bytes = 0;
+  double routed_input_bytes = 0;
   double total() const { return linear_bytes + attention_scores_bytes; }
 };
 // element_bytes: bytes per saved activation element (2 at 16-bit, 4 at fp32); norm_input_bytes:

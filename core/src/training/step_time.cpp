@@ -82,9 +82,12 @@ void ddp_comm(const Setup& setup, const Estimate& e, const Cluster& cluster, con
               StepTime& st) {
   const double grad_bytes = grad_reduce_bytes(setup);
   const double split = static_cast<double>(setup.tp * setup.pp);
-  const double bytes = static_cast<double>(e.params.trainable) / split * grad_bytes;
+  // Routed experts' gradients are reduced over their own (expert-data-parallel) group.
+  const GradientShards shards = gradient_shards(setup, e);
+  const double bytes = shards.dense * grad_bytes;
   const double bw = dp_busbw(setup, cluster, l);
-  st.dp_comm_s = allreduce_s(bytes, setup.dp, bw);
+  st.dp_comm_s = allreduce_s(bytes, setup.dp, bw) +
+                 expert_grad_allreduce_s(shards, grad_bytes, setup, cluster, l);
   const double window = st.backward_s / static_cast<double>(e.grad_accum_steps);
   const double embedding_bytes =
       static_cast<double>(std::min(e.params.embedding, e.params.trainable)) / split * grad_bytes;
@@ -103,7 +106,10 @@ void fsdp_comm(const Setup& setup, const Estimate& e, const WorkProfile& work,
                const Cluster& cluster, const Links& l, const Efficiencies& eff,
                const PassTime& pass, StepTime& st) {
   const double split = static_cast<double>(setup.tp * setup.pp);
-  const double params = static_cast<double>(e.params.total) / split;
+  // Routed experts are sharded over ep x etp ranks before FSDP shards them again.
+  const GradientShards shards = gradient_shards(setup, e);
+  const double params =
+      static_cast<double>(e.params.total - e.params.experts) / split + shards.experts;
   const double bw = dp_busbw(setup, cluster, l);
   const double layers = std::max(work.layers / setup.pp, 1.0);
   const double latency =
@@ -111,8 +117,7 @@ void fsdp_comm(const Setup& setup, const Estimate& e, const WorkProfile& work,
   const double gather =
       allgather_s(params * compute_weight_bytes(setup.precision), setup.dp, bw) + latency;
   const double reduce =
-      allgather_s(static_cast<double>(e.params.trainable) / split * grad_reduce_bytes(setup),
-                  setup.dp, bw) +
+      allgather_s((shards.dense + shards.experts) * grad_reduce_bytes(setup), setup.dp, bw) +
       latency;
   const double rec_ratio =
       e.flops.forward_per_step > 0 ? e.flops.recompute_per_step / e.flops.forward_per_step : 0;
@@ -156,8 +161,10 @@ double for_loop_host_s(const Setup& setup, double tensors, const Efficiencies& e
 // for-loop step is also bound by the host visiting each tensor; it follows the backward pass
 // (training loops synchronise there: loss.item(), clipping's check), so it is not hidden.
 double optimizer_s(const Setup& setup, const Estimate& e, const Rates& r, const Efficiencies& eff) {
-  const double n = static_cast<double>(e.params.trainable) / (setup.tp * setup.pp) /
-                   (setup.zero_stage >= 1 ? setup.dp : 1);
+  const GradientShards shards = gradient_shards(setup, e);
+  const bool sharded = setup.zero_stage >= 1;
+  const double n =
+      shards.dense / (sharded ? setup.dp : 1) + shards.experts / (sharded ? shards.expert_dp : 1);
   const bool pure16 = setup.precision == Precision::fp16 || setup.precision == Precision::bf16;
   const double w = pure16 ? 2 : 4;                      // the parameter the optimizer updates
   double per_param = 2 * w + grad_reduce_bytes(setup);  // read and write it, read its gradient
@@ -228,13 +235,15 @@ void train_time(const Model& model, const Setup& setup, const Estimate& e, const
   st.pp_bubble_s = pp > 1 ? (pp - 1) / micro_steps * compute_s : 0;
   const Links l = links_for(cluster, eff);
   st.tp_comm_s = tp_comm_s(setup, e, work, cluster, l);
+  expert_comm(setup, e, work, cluster, l, eff, st);
   if (setup.dp > 1 && setup.zero_stage >= 3) {
     fsdp_comm(setup, e, work, cluster, l, eff, pass, st);
   } else if (setup.dp > 1) {
     ddp_comm(setup, e, cluster, l, st);
   }
   st.optimizer_s = optimizer_s(setup, e, r, eff);
-  st.step_s = compute_s + st.pp_bubble_s + st.tp_comm_s + st.dp_comm_exposed_s + st.optimizer_s;
+  st.step_s = compute_s + st.pp_bubble_s + st.tp_comm_s + st.dp_comm_exposed_s +
+              st.ep_comm_exposed_s + st.optimizer_s;
   st.samples_per_s = static_cast<double>(e.global_batch) / st.step_s;
   input_pipeline(model, e, cluster, input, st);
 }

@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <cmath>
 
+#include "gpuplan/expert_parallel.h"
 #include "gpuplan/timing.h"
 #include "gpuplan/transformer.h"
+#include "training/internal.h"
 
 namespace gpuplan {
 namespace {
@@ -128,8 +130,9 @@ WorkProfile transformer_work(const Model& model, const Setup& setup, const Estim
   const TransformerDims d = transformer_dims(s, e.seq_len);
   const double T = d.t, h = d.h, a = d.a, q = d.q, kv = d.kv, f = d.f, routed = d.routed;
   const double in_mats = s.gated_mlp ? 2.0 : 1.0;
-  const double experts = s.is_moe() ? static_cast<double>(s.experts) : 1.0;
   const double L = static_cast<double>(s.layers + s.decoder_layers);
+  const MoeShape moe = moe_shape(s);
+  const double Ld = moe.dense_layers;  // blocks with a dense MLP; MoE blocks in add_moe_ops
   const bool flash = e.attention == "flash";
   const bool train = setup.mode == Mode::train;
   const double drop = s.dropout && train ? 1.0 : 0.0;
@@ -148,17 +151,15 @@ WorkProfile transformer_work(const Model& model, const Setup& setup, const Estim
   add_attention_core(w, s, b, shape, flash, attn_drop);
   add_gemm(w, "attention.out", L * 2 * T * q * h / t, L * b.activation * T * (q / t + h),
            L * b.weight * q * h / t, L, T, h);
-  // Routed experts each see about T * routed / experts tokens (an even router).
-  const double expert_rows = T * routed / experts;
-  add_gemm(w, "mlp.in", L * 2 * T * h * f * in_mats * routed / t,
-           L * b.activation * T * (h + f * in_mats * routed / t),
-           L * b.weight * h * f * in_mats * experts / t, L * in_mats * experts, expert_rows,
-           f * in_mats / t);
-  add(w, "mlp.activation", 0, L * b.activation * T * f * routed * (in_mats + 1) / t, 0,
-      L * in_mats);
-  add_gemm(w, "mlp.out", L * 2 * T * f * h * routed / t,
-           L * b.activation * T * (f * routed / t + h), L * b.weight * f * h * experts / t,
-           L * experts, expert_rows, h);
+  if (Ld > 0) {
+    add_gemm(w, "mlp.in", Ld * 2 * T * h * f * in_mats / t,
+             Ld * b.activation * T * (h + f * in_mats / t), Ld * b.weight * h * f * in_mats / t,
+             Ld * in_mats, T, f * in_mats / t);
+    add(w, "mlp.activation", 0, Ld * b.activation * T * f * (in_mats + 1) / t, 0, Ld * in_mats);
+    add_gemm(w, "mlp.out", Ld * 2 * T * f * h / t, Ld * b.activation * T * (f / t + h),
+             Ld * b.weight * f * h / t, Ld, T, h);
+  }
+  training::add_moe_ops(w, s, setup, e, b.activation, b.weight);
   // Norms (read residual, write activation), residual adds (read 2, write 1), dropouts, rotary.
   const double elementwise =
       2 * (b.residual + b.activation) * T * h + 2 * 3 * b.residual * T * h +
@@ -169,7 +170,7 @@ WorkProfile transformer_work(const Model& model, const Setup& setup, const Estim
   add_head(w, s, setup, b, shape, e.seq_len);
   if (is_autocast(setup.precision)) {
     // Autocast casts each fp32 weight to 16 bits once per forward: read 4 + write 2 bytes.
-    const double matrix_params = static_cast<double>(e.params.total - e.params.embedding) / t;
+    const double matrix_params = training::gemm_params_per_gpu(setup, e);
     add(w, "autocast.weight_casts", 0, 0, 6 * matrix_params, L * 6);
   }
   // Norms, activations, residual adds, casts: unfused kernels in eager PyTorch.
@@ -181,12 +182,15 @@ WorkProfile transformer_work(const Model& model, const Setup& setup, const Estim
     // fused CUDA kernel with the amax reduction (fp8_cast_transpose_fused), so at HBM rate rather
     // than eager PyTorch's.
     const double inputs = K * h + T * q / t + T * h + T * f * routed / t;
-    const double weights = static_cast<double>(e.params.total - e.params.embedding) / t;
+    const double weights = training::gemm_params_per_gpu(setup, e);
     add(w, "fp8.casts", 0, L * 4 * inputs, 4 * weights, L * 4);
   }
-  // Megatron-LM tensor parallelism: two all-reduces of s*b*h per block in the forward pass.
-  w.tp_allreduces = 2 * L;
-  w.tp_allreduce_bytes_per_sample = 2 * L * T * h * b.activation;
+  // Megatron-LM tensor parallelism: two all-reduces of s*b*h per block in the forward pass; an
+  // expert-parallel MoE block exchanges its tokens by all-to-all instead of the second
+  // (w.moe, expert_parallel.cpp).
+  const double tp_blocks = 2 * L - w.moe.moe_layers;
+  w.tp_allreduces = tp_blocks;
+  w.tp_allreduce_bytes_per_sample = tp_blocks * T * h * b.activation;
   return w;
 }
 

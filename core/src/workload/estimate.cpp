@@ -5,6 +5,7 @@
 #include <string>
 #include <string_view>
 
+#include "gpuplan/expert_parallel.h"
 #include "gpuplan/transformer.h"
 
 namespace gpuplan {
@@ -132,6 +133,15 @@ std::optional<Error> validate_setup(const Setup& s) {
     return invalid("--dp x --tp x --pp = " + std::to_string(gpus) +
                    " GPUs; at most 1000000 are modelled (lower --dp, --tp or --pp)");
   }
+  if (s.ep < 1 || s.ep > kMaxParallel)
+    return invalid("--ep must be between 1 and 1000000, got " + std::to_string(s.ep));
+  if (s.etp < 0 || s.etp > kMaxParallel)
+    return invalid("--etp must be between 1 and 1000000, got " + std::to_string(s.etp));
+  if (!(s.capacity_factor >= 0 && s.capacity_factor <= 1e6))
+    return invalid("--capacity-factor must be 0 (dropless) or positive, got " +
+                   std::to_string(s.capacity_factor));
+  if (!(s.moe_imbalance >= 0 && s.moe_imbalance <= 1e6))
+    return invalid("--moe-imbalance must be at least 1, got " + std::to_string(s.moe_imbalance));
   if (s.zero_stage < 0 || s.zero_stage > 3)
     return invalid("--zero must be 0, 1, 2 or 3, got " + std::to_string(s.zero_stage));
   if (s.global_batch < 0 || s.global_batch > kMaxBatch)
@@ -250,6 +260,12 @@ struct Stage {
   double saved_tensor_count = 0;  // live tensors, for allocator rounding
   double kv_cache_bytes = 0;
   double decode_weight_bytes = 0;
+  // Routed experts' share of weights_numel, matrix_numel and trainable_numel: their states are
+  // sharded over the expert-data-parallel group, not the data-parallel one.
+  double expert_numel = 0;
+  double expert_matrix_numel = 0;
+  double expert_trainable_numel = 0;
+  int expert_dp = 1;
 };
 
 // Sequence length or resolution, and the parallel degrees the model allows.
@@ -285,17 +301,17 @@ std::optional<Error> resolve_transformer_shape(const Model& model, const Setup& 
 Result<int64_t> count_parameters(const Model& model, const Setup& setup,
                                  const std::vector<ParamTensor>& tensors, Estimate& e) {
   const TransformerSpec& spec = model.transformer;
-  int64_t expert_mlp = 0;
   for (const auto& t : tensors) {
     e.params.total += t.numel();
     if (!t.fused_into_other) e.params.tensors += t.count;
     if (t.group == ParamGroup::embedding) e.params.embedding += t.numel();
-    if (t.group == ParamGroup::mlp) expert_mlp += t.numel();
+    if (t.expert) e.params.experts += t.numel();
   }
+  // A token passes through experts_per_token of the routed experts.
   e.params.active_per_token = e.params.total;
   if (spec.is_moe())
     e.params.active_per_token -=
-        expert_mlp / spec.experts * (spec.experts - spec.experts_per_token);
+        e.params.experts / spec.experts * (spec.experts - spec.experts_per_token);
   int64_t lora_params = 0;
   int64_t lora_tensors = 0;
   for (const auto& target : setup.lora_rank > 0 ? setup.lora_targets : std::vector<std::string>{}) {
@@ -318,13 +334,21 @@ Result<int64_t> count_parameters(const Model& model, const Setup& setup,
 void stage_parameters(const TransformerSpec& spec, const Setup& setup,
                       const std::vector<ParamTensor>& tensors, const Estimate& e,
                       int64_t lora_params, Stage& st) {
+  // Routed experts are sharded over ep x etp ranks rather than split over tp (Megatron-Core).
+  const double expert_split = e.moe ? static_cast<double>(e.moe->ep) * e.moe->etp : 1.0;
   const int64_t total_layers = spec.layers + spec.decoder_layers;
   const double layer_share =
       static_cast<double>(ceil_div(total_layers, setup.pp)) / static_cast<double>(total_layers);
-  double first = 0, last = 0, first_matrix = 0, last_matrix = 0;
+  double first = 0, last = 0, first_matrix = 0, last_matrix = 0, experts = 0, expert_matrix = 0;
   for (const auto& t : tensors) {
     double n = static_cast<double>(t.numel());
-    if (t.tensor_parallel) n /= setup.tp;
+    if (t.expert) {
+      n /= expert_split;
+      experts += n * layer_share;
+      if (t.rows > 1 && t.cols > 1) expert_matrix += n * layer_share;
+    } else if (t.tensor_parallel) {
+      n /= setup.tp;
+    }
     const double matrix = t.rows > 1 && t.cols > 1 ? n : 0.0;
     if (t.in_layers) {
       first += n * layer_share;
@@ -352,6 +376,10 @@ void stage_parameters(const TransformerSpec& spec, const Setup& setup,
                            : st.weights_numel;
   st.adafactor_elements =
       adafactor_state_elements(tensors) * st.weights_numel / static_cast<double>(e.params.total);
+  st.expert_numel = experts;
+  st.expert_matrix_numel = expert_matrix;
+  st.expert_trainable_numel = setup.lora_rank > 0 ? 0.0 : experts;
+  st.expert_dp = e.moe ? e.moe->edp : 1;
 }
 
 // automatic: what the reference implementations do. LLaMA-family models (rotary positions) are
@@ -490,6 +518,46 @@ void inference_flops(const TransformerSpec& spec, const Setup& setup, Estimate& 
       (2.0 * n_active + 4.0 * static_cast<double>(spec.layers + spec.decoder_layers) * ctx * q_dim +
        tied_head);
   e.flops.params_rule_per_token = 6.0 * static_cast<double>(e.params.total - e.params.embedding);
+  e.flops.params_rule_active_per_token =
+      6.0 * static_cast<double>(e.params.active_per_token - e.params.embedding);
+}
+
+// The experts' layout (expert_parallel.h), or the error for MoE keys on a dense model.
+std::optional<Error> resolve_experts(const Model& model, const Setup& setup, Estimate& e) {
+  auto x = expert_layout(model.transformer, setup, model.id);
+  if (!x.ok()) return x.error();
+  if (!model.transformer.is_moe()) return std::nullopt;
+  MoeEstimate m;
+  m.ep = x.value().ep;
+  m.etp = x.value().etp;
+  m.edp = x.value().edp;
+  m.local_experts = x.value().local_experts;
+  m.rank_load = x.value().rank_load;
+  e.moe = m;
+  return std::nullopt;
+}
+
+// The routed part of a block's activations as the busiest expert-parallel rank keeps them: the
+// generic split (everything but the replicated terms divided by tp) gives tokens / tp x routed
+// experts; that rank holds rank_load times as many, and expert tensor parallelism all-gathers
+// the experts' inputs over its etp ranks (Megatron's MoEAlltoAllTokenDispatcher).
+void routed_activations(const MoeEstimate& m, LayerActivations& la) {
+  la.linear_bytes +=
+      (m.rank_load - 1) * la.routed_bytes + m.rank_load * la.routed_input_bytes * (m.etp - 1);
+}
+
+// One dispatch's buffers, live together while it runs: the permuted tokens this GPU sends and
+// those it receives (rank_load times as many on the busiest rank, and etp times that after the
+// expert-tensor-parallel all-gather).
+void dispatch_buffers(const TransformerSpec& spec, const Setup& setup, double element_bytes,
+                      Estimate& e, Stage& st) {
+  MoeEstimate& m = *e.moe;
+  const double mb = static_cast<double>(e.micro_batch);
+  m.dispatch_bytes_per_layer = dispatch_bytes_per_sample(run_spec(spec, setup, e.resolution),
+                                                         e.seq_len, setup.tp, element_bytes) *
+                               mb;
+  m.dispatch_buffer_bytes = m.dispatch_bytes_per_layer * (1 + m.rank_load * m.etp);
+  st.largest_transient_bytes = std::max(st.largest_transient_bytes, m.dispatch_buffer_bytes);
 }
 
 std::optional<Error> transformer_workload(const Model& model, const Setup& setup, Estimate& e,
@@ -499,6 +567,7 @@ std::optional<Error> transformer_workload(const Model& model, const Setup& setup
     return make_error(err->code, "model '" + model.id + "'" + err->message);
   }
   if (auto err = resolve_transformer_shape(model, setup, e)) return err;
+  if (auto err = resolve_experts(model, setup, e)) return err;
   const std::vector<ParamTensor> tensors = transformer_parameters(model.transformer);
   // Vision: the shape used for compute follows the chosen resolution; parameters do not.
   const TransformerSpec run = run_spec(model.transformer, setup, e.resolution);
@@ -519,9 +588,11 @@ std::optional<Error> transformer_workload(const Model& model, const Setup& setup
   }
   const PrecisionBytes pb = precision_bytes(setup.precision);
   if (setup.mode == Mode::train) {
-    const LayerActivations la =
+    LayerActivations la =
         transformer_layer_activations(run, e.seq_len, pb.activation, pb.norm_input, impl.value());
+    if (e.moe) routed_activations(*e.moe, la);
     training_activations(model.transformer, setup, la, impl.value(), e, st);
+    if (e.moe) dispatch_buffers(model.transformer, setup, pb.activation, e, st);
   } else {
     inference_activations(model.transformer, setup, impl.value(), e, st);
   }
@@ -538,6 +609,7 @@ std::optional<Error> graph_workload(const Model& model, const Setup& setup, Esti
     return invalid(Msg::est_parallel_graph, {model.id});
   }
   if (setup.lora_rank > 0) return invalid(Msg::est_lora_graph, {model.id});
+  if (auto err = dense_model_moe_settings(setup, model.id)) return err;
   e.resolution = setup.resolution != 0 ? setup.resolution : model.default_resolution;
   if (e.resolution <= 0) return invalid(Msg::est_resolution_required, {model.id});
   const PrecisionBytes pb = precision_bytes(setup.precision);
@@ -643,6 +715,37 @@ void model_state_memory(const Model& model, const Setup& setup, const Stage& st,
   if (setup.dp > 1 && setup.zero_stage == 0) m.gradients *= 2.0;
 }
 
+// The stage without its routed experts, and the experts alone: each part's optimizer states (and
+// with ZeRO-2/3 gradients and weights) are sharded over its own data-parallel group.
+Stage dense_part(const Stage& st) {
+  Stage d = st;
+  const double share = st.weights_numel > 0 ? st.expert_numel / st.weights_numel : 0.0;
+  d.weights_numel -= st.expert_numel;
+  d.matrix_numel -= st.expert_matrix_numel;
+  d.trainable_numel -= st.expert_trainable_numel;
+  d.adafactor_elements *= 1 - share;
+  return d;
+}
+
+// Routed experts' weights, gradients and optimizer states: Megatron's distributed optimizer
+// shards them over the expert-data-parallel group (ep x etp ranks hold different shards).
+void add_expert_states(const Model& model, const Setup& setup, const Stage& st, Estimate& e) {
+  Stage x;
+  x.weights_numel = st.expert_numel;
+  x.matrix_numel = st.expert_matrix_numel;
+  x.trainable_numel = st.expert_trainable_numel;
+  x.adafactor_elements =
+      st.weights_numel > 0 ? st.adafactor_elements * st.expert_numel / st.weights_numel : 0.0;
+  Setup expert_setup = setup;
+  expert_setup.dp = st.expert_dp;
+  MemoryBytes m;
+  model_state_memory(model, expert_setup, x, m);
+  e.memory.weights += m.weights;
+  e.memory.gradients += m.gradients;
+  e.memory.optimizer += m.optimizer;
+  if (e.moe) e.moe->expert_params_per_gpu = st.expert_numel;
+}
+
 }  // namespace
 
 Result<Estimate> estimate(const Model& model, const Setup& setup) {
@@ -658,7 +761,8 @@ Result<Estimate> estimate(const Model& model, const Setup& setup) {
   if (err) return *err;
   step_flops(model, setup, e);
   MemoryBytes& m = e.memory;
-  model_state_memory(model, setup, st, m);
+  model_state_memory(model, setup, dense_part(st), m);
+  if (st.expert_numel > 0) add_expert_states(model, setup, st, e);
   const MemoryAssumptions& a = setup.assumptions;
   m.activations = st.activation_bytes;
   m.kv_cache = st.kv_cache_bytes;

@@ -75,6 +75,10 @@ constexpr std::array<std::pair<Attention, const char*>, 3> kAttention{{
     {Attention::eager, "eager"},
     {Attention::flash, "flash"},
 }};
+constexpr std::array<std::pair<MoeDispatcher, const char*>, 2> kMoeDispatchers{{
+    {MoeDispatcher::alltoall, "alltoall"},
+    {MoeDispatcher::deepep, "deepep"},
+}};
 
 }  // namespace
 
@@ -161,6 +165,12 @@ const char* optimizer_loop_name(OptimizerLoop l) {
 }
 std::optional<OptimizerLoop> parse_optimizer_loop(const std::string& s) {
   return parse_of(kOptimizerLoops, s);
+}
+const char* moe_dispatcher_name(MoeDispatcher d) {
+  return name_of(kMoeDispatchers, d);
+}
+std::optional<MoeDispatcher> parse_moe_dispatcher(const std::string& s) {
+  return parse_of(kMoeDispatchers, s);
 }
 
 bool is_autocast(Precision p) {

@@ -55,6 +55,7 @@ void add_mlp(std::vector<ParamTensor>& out, const TransformerSpec& s, const char
              int64_t count) {
   const int64_t experts = s.is_moe() ? s.experts : 1;
   const int64_t n = count * experts;
+  const size_t first = out.size();
   if (s.gated_mlp) {
     add_linear(out, ParamGroup::mlp, prefix, "mlp.gate_proj", s.ffn_hidden, s.hidden, s.mlp_bias, n,
                true, false);
@@ -64,6 +65,7 @@ void add_mlp(std::vector<ParamTensor>& out, const TransformerSpec& s, const char
   add_linear(out, ParamGroup::mlp, prefix, "mlp.down_proj", s.hidden, s.ffn_hidden, s.mlp_bias, n,
              false, true);
   if (s.is_moe()) {
+    for (size_t i = first; i < out.size(); ++i) out[i].expert = true;
     out.push_back({prefix, "mlp.router", "weight", ParamGroup::router, s.experts, s.hidden, count,
                    false, true});
   }
@@ -295,8 +297,15 @@ LayerActivations transformer_layer_activations(const TransformerSpec& s, int64_t
   const double attn = element_bytes * (keys * h + t * q + keys * (kv + kv) + t * q) + xl_query;
   const double mlp_in = element_bytes * t * h;
   const double mlp_inner = element_bytes * t * f * (s.gated_mlp ? 4.0 : 2.0) * routed;
+  // Mixture of experts: the router keeps its fp32 logits, and each expert's first GEMM its own
+  // input, the tokens routed to it (a copy per routed expert of every token).
   const double router = s.is_moe() ? 4.0 * t * static_cast<double>(s.experts) : 0.0;
-  out.linear_bytes = norms + masks + attn + mlp_in + mlp_inner + router;
+  const double expert_inputs = s.is_moe() ? element_bytes * t * h * routed : 0.0;
+  out.linear_bytes = norms + masks + attn + mlp_in + mlp_inner + router + expert_inputs;
+  if (s.is_moe()) {
+    out.routed_bytes = mlp_inner + expert_inputs;
+    out.routed_input_bytes = expert_inputs;
+  }
   // Under tensor parallelism each rank needs the whole input of the QKV and first MLP matmuls,
   // besides the norm inputs and masks: 10*s*b*h of eq. 2 (Korthikanti et al. 2022).
   out.replicated_bytes = norms + masks + 2 * element_bytes * t * h;
