@@ -155,10 +155,14 @@ struct Setup {
 struct ParamCounts {
   int64_t total = 0;
   int64_t trainable = 0;
-  int64_t embedding = 0;         // token/position/patch embeddings
-  int64_t active_per_token = 0;  // mixture of experts: parameters one token passes through
-  int64_t experts = 0;           // mixture of experts: the routed experts' parameters (in total)
-  int64_t tensors = 0;           // parameter tensors (model.parameters()), trainable ones
+  int64_t embedding = 0;  // token/position/patch embeddings
+  // Parameters one token passes through: all but the routed experts it is not sent to (the
+  // embedding table counts whole, as Mistral, Meta and Qwen count "active"; DeepSeek and OpenAI
+  // leave the input embedding out of theirs).
+  int64_t active_per_token = 0;
+  int64_t experts = 0;  // mixture of experts: the routed experts' parameters (in total)
+  int64_t mtp = 0;      // multi-token prediction modules (in total when trained; none at inference)
+  int64_t tensors = 0;  // parameter tensors (model.parameters()), trainable ones
 };
 
 // FLOPs, multiply-add = 2.

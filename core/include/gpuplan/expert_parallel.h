@@ -42,6 +42,7 @@ struct MoeShape {
   double top_k = 0;         // routed experts per token
   double expert_ffn = 0;    // one routed expert's FFN width
   double shared_ffn = 0;    // the shared experts' FFN width, all of them together (0: none)
+  double dense_ffn = 0;     // the dense blocks' FFN width
 };
 MoeShape moe_shape(const TransformerSpec& spec);
 

@@ -3,6 +3,7 @@
 // hyperparameters or a layer graph (see graph.h). Both come from data/models/*.json, a custom
 // description, or an uploaded Hugging Face config.json.
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -17,6 +18,16 @@ enum class NormKind { layernorm, rmsnorm };
 enum class PositionKind { learned, rotary, relative, none, xl_relative };
 enum class HeadKind { lm, classifier, none };
 enum class MlpActivation { gelu, relu, silu };
+// Local attention layers: a sliding window of the last `sliding_window` tokens (Mistral 7B v0.1,
+// GPT-OSS, Gemma 3), or chunks of `sliding_window` tokens, each query seeing the keys of its own
+// chunk up to itself (Llama 4's attention_chunk_size).
+enum class LocalAttention { sliding, chunked };
+// Norm of queries and keys per head before the scores: none, RMSNorm with a weight of head_dim
+// (Qwen3, GLM-4.5's q_norm/k_norm), or an L2 norm without parameters (Llama 4 Scout).
+enum class QkNorm { none, rmsnorm, l2 };
+// Rotary position scaling as config.json's rope_scaling names it; it changes no parameter, only
+// how far positions reach (kept so max_positions can be traced to it).
+enum class RopeScaling { none, linear, dynamic, yarn, llama3, longrope };
 
 // A decoder-only, encoder-only, encoder-decoder or vision transformer, by its hyperparameters.
 // Zero means "derive": kv_heads = heads, head_dim = hidden / heads.
@@ -63,9 +74,46 @@ struct TransformerSpec {
   bool dropout = false;     // dropout on the residual stream (hidden states) in training
   // Dropout on the attention probabilities; unset: as `dropout` (most configs set both alike).
   std::optional<bool> attention_dropout;
-  // Mixture of experts: experts > 1 replaces each MLP by `experts` MLPs and a router.
+  // Mixture of experts: experts > 1 replaces the MLP of the MoE blocks by `experts` routed MLPs
+  // of width moe_ffn_hidden and a router (DeepSeek-V3's DeepseekV3MoE, Llama 4's Llama4TextMoe).
   int64_t experts = 0;
   int64_t experts_per_token = 0;
+  int64_t moe_ffn_hidden = 0;  // routed expert width (moe_intermediate_size); 0: ffn_hidden
+  // Shared experts every token passes through besides its routed ones, as one MLP of width
+  // shared_experts x shared_expert_ffn_hidden (DeepSeek's n_shared_experts; Llama 4's one).
+  int64_t shared_experts = 0;
+  int64_t shared_expert_ffn_hidden = 0;  // 0: moe_ffn_hidden
+  // Which blocks are MoE: block i (from 0) when i >= first_dense_layers and (i + 1) is a multiple
+  // of moe_layer_step (DeepSeek's first_k_dense_replace; Llama 4's interleave_moe_layer_step,
+  // Qwen's decoder_sparse_step). The others have a dense MLP of width ffn_hidden.
+  int64_t first_dense_layers = 0;
+  int64_t moe_layer_step = 1;
+  bool router_bias = false;  // the router Linear has a bias (GPT-OSS; DeepSeek's correction bias)
+  // Multi-head latent attention (DeepSeek-V2/V3, Kimi K2), on when kv_lora_rank > 0: queries
+  // through a rank-q_lora_rank bottleneck (0: one projection), keys and values from a shared
+  // latent of kv_lora_rank plus a rotary key of qk_rope_head_dim shared by all heads; per head
+  // qk_nope_head_dim + qk_rope_head_dim query/key and v_head_dim value channels.
+  int64_t q_lora_rank = 0;
+  int64_t kv_lora_rank = 0;
+  int64_t qk_nope_head_dim = 0;
+  int64_t qk_rope_head_dim = 0;
+  int64_t v_head_dim = 0;
+  // Local attention: sliding_window > 0 makes blocks attend to at most that many keys, except
+  // every full_attention_every-th block (i + 1 a multiple; 0: none) which attends to all
+  // (GPT-OSS alternates, 2; Gemma 3 has 5 local to 1 global, 6; Llama 4 chunks 3 of 4, 4).
+  int64_t sliding_window = 0;
+  int64_t full_attention_every = 0;
+  LocalAttention local_attention = LocalAttention::sliding;
+  bool attention_sinks = false;  // a learned sink logit per head and block (GPT-OSS)
+  QkNorm qk_norm = QkNorm::none;
+  // Multi-token prediction modules after the last block (DeepSeek-V3's num_nextn_predict_layers):
+  // each an embedding norm, hidden norm, a 2h -> h projection and one block like the last MoE
+  // block, sharing the embedding and output head. Training runs them; inference does not (unless
+  // as a speculative draft), so run_spec drops them for inference.
+  int64_t mtp_layers = 0;
+  RopeScaling rope_scaling = RopeScaling::none;
+  double rope_scaling_factor = 1.0;
+  int64_t rope_original_max_positions = 0;  // before scaling (original_max_position_embeddings)
   // Vision transformers: the input is an image cut into patches (plus a class token).
   int64_t image_size = 0;
   int64_t patch_size = 0;
@@ -75,6 +123,29 @@ struct TransformerSpec {
   int64_t kv_heads_or_default() const { return kv_heads > 0 ? kv_heads : heads; }
   int64_t head_dim_or_default() const { return head_dim > 0 ? head_dim : hidden / heads; }
   bool is_moe() const { return experts > 1; }
+  bool is_mla() const { return kv_lora_rank > 0; }
+  int64_t moe_ffn_hidden_or_default() const {
+    return moe_ffn_hidden > 0 ? moe_ffn_hidden : ffn_hidden;
+  }
+  int64_t shared_expert_ffn_hidden_or_default() const {
+    return shared_expert_ffn_hidden > 0 ? shared_expert_ffn_hidden : moe_ffn_hidden_or_default();
+  }
+  // Blocks of the (first) stack whose MLP is a mixture of experts; the rest are dense.
+  int64_t moe_layer_count() const {
+    if (!is_moe()) return 0;
+    const int64_t step = moe_layer_step > 0 ? moe_layer_step : 1;
+    return layers / step - std::min(first_dense_layers, layers) / step;
+  }
+  // Blocks of the (first) stack that attend to a local window; the rest attend to all keys.
+  int64_t windowed_layer_count() const {
+    if (sliding_window <= 0) return 0;
+    return full_attention_every > 0 ? layers - layers / full_attention_every : layers;
+  }
+  // Query/key and value channels per head (MLA: nope + rope and v_head_dim).
+  int64_t qk_head_dim() const {
+    return is_mla() ? qk_nope_head_dim + qk_rope_head_dim : head_dim_or_default();
+  }
+  int64_t v_head_dim_or_default() const { return is_mla() ? v_head_dim : head_dim_or_default(); }
   bool is_vision() const { return patch_size > 0; }
   bool is_adaptive() const { return !adaptive_cutoffs.empty(); }
   bool attention_dropout_or_default() const { return attention_dropout.value_or(dropout); }

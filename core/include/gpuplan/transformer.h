@@ -29,9 +29,8 @@ struct ParamTensor {
   // Stored inside another tensor of the list, a fused projection (GPT-2's c_attn, MPT's Wqkv
   // hold K and V with Q): its values count in numel(), but it is no parameter tensor of its own.
   bool fused_into_other = false;
-  // A routed expert's weight (mixture of experts): sharded over expert-parallel ranks and split
-  // over expert-tensor-parallel ones instead of the tensor-parallel ones (expert_parallel.h).
-  bool expert = false;
+  bool routed_expert = false;  // one of a MoE block's routed experts (a token reads k of them)
+  bool mtp = false;            // in a multi-token prediction module (training only)
   int64_t numel() const { return rows * cols * count; }
   std::string name() const { return std::string(prefix) + module + "." + param; }
 };
@@ -47,20 +46,64 @@ inline double attention_keys(const TransformerSpec& spec, double tokens) {
   return tokens + static_cast<double>(spec.memory_len);
 }
 
+// The one place attention-core work is counted. Keys a query attends to, on average over the
+// `tokens` queries of a sample, in one self-attention block: every key (the segment and
+// Transformer-XL's memory: the full score matrix) in a full block; at most the window in a
+// windowed block (a sliding window of the last W keys, or Llama 4's chunks of W). causal: each
+// query sees only the keys up to itself ((t + 1) / 2 on average without a window); a window is
+// causal by construction, so it counts the same either way once t exceeds it.
+double attention_keys_per_query(const TransformerSpec& spec, double tokens, bool windowed,
+                                bool causal = false);
+// FLOPs of one query-key pair in one block, all heads: Q K^T over the query/key channels and
+// P V over the value channels (Transformer-XL adds Q R^T), 2 FLOPs per multiply-add.
+double attention_flops_per_pair(const TransformerSpec& spec);
+// Query-key pairs of one sample summed over the first stack's self-attention blocks, full and
+// windowed blocks each with their keys per query.
+double attention_pairs(const TransformerSpec& spec, double tokens, bool causal = false);
+
+// Bytes of KV cache per token of one block, by kind of block, and what a sequence of `context`
+// tokens holds (29: the single 2 x layers x kv_heads x head_dim formula is 6-8x off for MLA and
+// windowed models). element_bytes: per cached element (2 at bf16, 1 at fp8). tp: ranks the
+// heads are split over; a GQA/MQA head is replicated on ranks past kv_heads (as vLLM does), and
+// MLA's latent, shared by all heads, is kept whole on every rank.
+struct KvCacheSize {
+  double full_layers = 0;      // blocks that keep every token
+  double windowed_layers = 0;  // blocks that keep at most the window
+  double window_tokens = 0;    // tokens a windowed block keeps at this context
+  // One token of one block on one rank: K and V of its kv heads, or MLA's compressed latent
+  // (kv_lora_rank + qk_rope_head_dim, DeepSeek-V3: 512 + 64; DeepSeek-V2 paper, sec. 2.1.2).
+  // Attention sinks (GPT-OSS) are a learned logit per head, not cached tokens: no bytes.
+  double bytes_per_token_per_layer = 0;
+  double context_tokens = 0;
+  double total_bytes = 0;  // one sequence of context_tokens, all blocks of the stack
+  // Average over the context: total_bytes / context_tokens.
+  double bytes_per_token() const { return context_tokens > 0 ? total_bytes / context_tokens : 0; }
+};
+KvCacheSize kv_cache_size(const TransformerSpec& spec, double element_bytes, double context_tokens,
+                          int tp = 1);
+
 // Logits a token computes in the head: the vocabulary, or with an adaptive softmax the head
 // cluster and one logit per tail cluster (tail clusters run only for tokens whose target lies
 // in them, which depends on the text: not counted).
 double head_logits(const TransformerSpec& spec);
 
 // The sizes the cost formulas use, as doubles: tokens per sample t, hidden h, heads a, query
-// width q = heads x head_dim, key/value width kv, MLP width f, experts a token is routed to.
+// width q = heads x query/key head dim, key/value width kv (MLA: heads x v_head_dim, as expanded
+// from the latent), MLP width f (a routed expert's for MoE models), and routed: the MLP width a
+// token passes through per block, averaged over the blocks, in units of f (k routed experts,
+// plus the shared experts and the dense blocks of DeepSeek-style models), so f x routed is the
+// average active MLP width; moe_share: the share of blocks that route (their router runs).
 struct TransformerDims {
   double t, h, a, q, kv, f, routed;
+  double moe_share = 0;
+  double mlp_active() const { return f * routed; }
 };
 TransformerDims transformer_dims(const TransformerSpec& spec, int64_t seq_len);
 
 // Forward FLOPs of one sample, by term; multiply-add = 2 FLOPs. Attention is computed over the
-// full seq x seq score matrix, as implementations do (Narayanan et al. 2021, sec. 3 and app.).
+// full seq x seq score matrix, as implementations do (Narayanan et al. 2021, sec. 3 and app.),
+// windowed blocks over their window (attention_pairs). Multi-token prediction modules, when the
+// spec has them, add their block to each term and their projection and logits to the head.
 struct TransformerFlops {
   double qkv_proj = 0;        // Q, K, V projections
   double attention_core = 0;  // Q K^T and softmax(.) V

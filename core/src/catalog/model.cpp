@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
+#include <functional>
 
 #include "gpuplan/catalog.h"
 #include "gpuplan/accuracy.h"
@@ -21,8 +22,61 @@ constexpr double kMaxParams = 1e14;  // 500x GPT-3 (1.75e11, Brown et al. 2020)
 
 }  // namespace
 
+namespace {
+
+using Bad = std::function<Error(const std::string&, const std::string&)>;
+
+// Mixture-of-experts detail: fields that only make sense with experts, and their ranges.
+std::optional<Error> check_moe(const TransformerSpec& s, const Bad& bad) {
+  if (!s.is_moe()) {
+    if (s.moe_ffn_hidden > 0) return bad("moe_ffn_hidden", "applies to mixture-of-experts models");
+    if (s.shared_experts > 0) return bad("shared_experts", "applies to mixture-of-experts models");
+    if (s.first_dense_layers > 0)
+      return bad("first_dense_layers", "applies to mixture-of-experts models");
+    if (s.router_bias) return bad("router_bias", "applies to mixture-of-experts models");
+    return std::nullopt;
+  }
+  if (s.experts_per_token < 1 || s.experts_per_token > s.experts)
+    return bad("experts_per_token", "must be between 1 and experts");
+  if (s.first_dense_layers < 0 || s.first_dense_layers > s.layers)
+    return bad("first_dense_layers", "must be between 0 and layers");
+  if (s.moe_layer_step < 1 || s.moe_layer_step > s.layers)
+    return bad("moe_layer_step", "must be between 1 and layers");
+  if (s.moe_ffn_hidden < 0 || s.shared_experts < 0 || s.shared_expert_ffn_hidden < 0)
+    return bad("moe_ffn_hidden", "and the shared expert fields must be >= 0");
+  if (s.moe_layer_count() == 0)
+    return bad("first_dense_layers", "and moe_layer_step leave no mixture-of-experts block");
+  return std::nullopt;
+}
+
+// Multi-head latent attention, local attention windows, multi-token prediction.
+std::optional<Error> check_attention(const TransformerSpec& s, const Bad& bad) {
+  if (s.is_mla()) {
+    if (s.qk_nope_head_dim <= 0) return bad("qk_nope_head_dim", "must be > 0 with kv_lora_rank");
+    if (s.qk_rope_head_dim <= 0) return bad("qk_rope_head_dim", "must be > 0 with kv_lora_rank");
+    if (s.v_head_dim <= 0) return bad("v_head_dim", "must be > 0 with kv_lora_rank");
+    if (s.fused_qkv) return bad("fused_qkv", "does not apply to latent attention (kv_lora_rank)");
+  } else if (s.q_lora_rank > 0 || s.qk_nope_head_dim > 0 || s.qk_rope_head_dim > 0 ||
+             s.v_head_dim > 0) {
+    return bad("kv_lora_rank", "must be > 0 when q_lora_rank or the qk_*/v_head_dim are set");
+  }
+  if (s.sliding_window > 0 && (s.decoder_layers > 0 || s.memory_len > 0 || s.is_vision()))
+    return bad("sliding_window", "applies to decoder-only language models");
+  if (s.full_attention_every > 0 && s.sliding_window == 0)
+    return bad("full_attention_every", "needs a sliding_window");
+  if (s.full_attention_every < 0 || s.full_attention_every > s.layers)
+    return bad("full_attention_every", "must be between 0 and layers");
+  if (s.mtp_layers > 0 && (s.head != HeadKind::lm || s.decoder_layers > 0))
+    return bad("mtp_layers", "applies to decoder-only language models");
+  if (s.rope_scaling != RopeScaling::none && !(s.rope_scaling_factor >= 1.0))
+    return bad("rope_scaling_factor", "must be >= 1");
+  return std::nullopt;
+}
+
+}  // namespace
+
 std::optional<Error> validate_transformer(const TransformerSpec& s, const std::string& where) {
-  auto bad = [&](const std::string& field, const std::string& why) {
+  const Bad bad = [&](const std::string& field, const std::string& why) {
     return make_error(Errc::invalid_argument, where + ": " + field + " " + why);
   };
   if (s.layers <= 0) return bad("layers", "must be > 0");
@@ -38,9 +92,8 @@ std::optional<Error> validate_transformer(const TransformerSpec& s, const std::s
     return bad("kv_heads", "(" + std::to_string(s.kv_heads) + ") must divide heads (" +
                                std::to_string(s.heads) + ")");
   }
-  if (s.is_moe() && (s.experts_per_token < 1 || s.experts_per_token > s.experts)) {
-    return bad("experts_per_token", "must be between 1 and experts");
-  }
+  if (auto err = check_moe(s, bad)) return err;
+  if (auto err = check_attention(s, bad)) return err;
   if (s.is_vision()) {
     if (s.image_size <= 0 || s.image_size % s.patch_size != 0) {
       return bad("image_size", "must be a positive multiple of patch_size");
@@ -78,6 +131,34 @@ std::optional<Error> validate_transformer(const TransformerSpec& s, const std::s
 
 namespace {
 
+// Experts, latent and local attention, multi-token prediction, rope scaling.
+void read_moe_and_attention(JsonReader& r, TransformerSpec& s) {
+  s.experts = r.integer("experts", 0, 0, 100'000);
+  s.experts_per_token = r.integer("experts_per_token", 0, 0, 100'000);
+  s.moe_ffn_hidden = r.integer("moe_ffn_hidden", 0, 0, kMaxDim);
+  s.shared_experts = r.integer("shared_experts", 0, 0, 100'000);
+  s.shared_expert_ffn_hidden = r.integer("shared_expert_ffn_hidden", 0, 0, kMaxDim);
+  s.first_dense_layers = r.integer("first_dense_layers", 0, 0, kMaxDim);
+  s.moe_layer_step = r.integer("moe_layer_step", 1, 1, kMaxDim);
+  s.router_bias = r.boolean("router_bias", false);
+  s.q_lora_rank = r.integer("q_lora_rank", 0, 0, kMaxDim);
+  s.kv_lora_rank = r.integer("kv_lora_rank", 0, 0, kMaxDim);
+  s.qk_nope_head_dim = r.integer("qk_nope_head_dim", 0, 0, kMaxDim);
+  s.qk_rope_head_dim = r.integer("qk_rope_head_dim", 0, 0, kMaxDim);
+  s.v_head_dim = r.integer("v_head_dim", 0, 0, kMaxDim);
+  s.sliding_window = r.integer("sliding_window", 0, 0, kMaxDim * 1000);
+  s.full_attention_every = r.integer("full_attention_every", 0, 0, kMaxDim);
+  s.local_attention =
+      static_cast<LocalAttention>(r.choice("local_attention", {"sliding", "chunked"}, 0));
+  s.attention_sinks = r.boolean("attention_sinks", false);
+  s.qk_norm = static_cast<QkNorm>(r.choice("qk_norm", {"none", "rmsnorm", "l2"}, 0));
+  s.mtp_layers = r.integer("mtp_layers", 0, 0, 64);
+  s.rope_scaling = static_cast<RopeScaling>(
+      r.choice("rope_scaling", {"none", "linear", "dynamic", "yarn", "llama3", "longrope"}, 0));
+  s.rope_scaling_factor = r.number("rope_scaling_factor", 1.0, 1.0, 1e6);
+  s.rope_original_max_positions = r.integer("rope_original_max_positions", 0, 0, kMaxDim * 10);
+}
+
 void read_transformer(JsonReader& r, TransformerSpec& s) {
   s.layers = r.integer("layers", std::nullopt, 1, kMaxDim);
   s.decoder_layers = r.integer("decoder_layers", 0, 0, kMaxDim);
@@ -89,7 +170,7 @@ void read_transformer(JsonReader& r, TransformerSpec& s) {
   s.gated_mlp = r.boolean("gated_mlp", false);
   s.activation = static_cast<MlpActivation>(r.choice("activation", {"gelu", "relu", "silu"}, 0));
   s.vocab = r.integer("vocab", 0, 0, kMaxVocab);
-  s.max_positions = r.integer("max_positions", 0, 0, kMaxDim * 10);
+  s.max_positions = r.integer("max_positions", 0, 0, kMaxDim * 1000);
   s.positions = static_cast<PositionKind>(
       r.choice("positions", {"learned", "rotary", "relative", "none", "xl-relative"}, 0));
   s.relative_buckets = r.integer("relative_buckets", 0, 0, kMaxDim);
@@ -123,8 +204,7 @@ void read_transformer(JsonReader& r, TransformerSpec& s) {
   s.num_classes = r.integer("num_classes", 0, 0, kMaxVocab);
   s.dropout = r.boolean("dropout", false);
   if (r.has("attention_dropout")) s.attention_dropout = r.boolean("attention_dropout", false);
-  s.experts = r.integer("experts", 0, 0, 100'000);
-  s.experts_per_token = r.integer("experts_per_token", 0, 0, 100'000);
+  read_moe_and_attention(r, s);
   s.image_size = r.integer("image_size", 0, 0, 100'000);
   s.patch_size = r.integer("patch_size", 0, 0, 100'000);
   s.channels = r.integer("channels", 3, 1, 1'000);

@@ -152,12 +152,13 @@ WorkProfile transformer_work(const Model& model, const Setup& setup, const Estim
   add_gemm(w, "attention.out", L * 2 * T * q * h / t, L * b.activation * T * (q / t + h),
            L * b.weight * q * h / t, L, T, h);
   if (Ld > 0) {
-    add_gemm(w, "mlp.in", Ld * 2 * T * h * f * in_mats / t,
-             Ld * b.activation * T * (h + f * in_mats / t), Ld * b.weight * h * f * in_mats / t,
-             Ld * in_mats, T, f * in_mats / t);
-    add(w, "mlp.activation", 0, Ld * b.activation * T * f * (in_mats + 1) / t, 0, Ld * in_mats);
-    add_gemm(w, "mlp.out", Ld * 2 * T * f * h / t, Ld * b.activation * T * (f / t + h),
-             Ld * b.weight * f * h / t, Ld, T, h);
+    const double fd = moe.dense_ffn;
+    add_gemm(w, "mlp.in", Ld * 2 * T * h * fd * in_mats / t,
+             Ld * b.activation * T * (h + fd * in_mats / t), Ld * b.weight * h * fd * in_mats / t,
+             Ld * in_mats, T, fd * in_mats / t);
+    add(w, "mlp.activation", 0, Ld * b.activation * T * fd * (in_mats + 1) / t, 0, Ld * in_mats);
+    add_gemm(w, "mlp.out", Ld * 2 * T * fd * h / t, Ld * b.activation * T * (fd / t + h),
+             Ld * b.weight * fd * h / t, Ld, T, h);
   }
   training::add_moe_ops(w, s, setup, e, b.activation, b.weight);
   // Norms (read residual, write activation), residual adds (read 2, write 1), dropouts, rotary.

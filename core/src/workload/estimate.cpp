@@ -240,6 +240,9 @@ double transformer_recompute_flops(const Model& model, const Setup& setup, const
 TransformerSpec run_spec(const TransformerSpec& spec, const Setup& setup, int64_t resolution) {
   TransformerSpec run = spec;
   if (run.is_vision() && resolution > 0) run.image_size = resolution;
+  // Multi-token prediction modules are trained with the model; inference runs without them
+  // (DeepSeek-V3's README_WEIGHTS.md: they are for speculative decoding, loaded separately).
+  if (setup.mode != Mode::train) run.mtp_layers = 0;
   if (setup.dropout >= 0) {
     run.dropout = setup.dropout > 0;
     run.attention_dropout = setup.dropout > 0;
@@ -305,9 +308,11 @@ Result<int64_t> count_parameters(const Model& model, const Setup& setup,
     e.params.total += t.numel();
     if (!t.fused_into_other) e.params.tensors += t.count;
     if (t.group == ParamGroup::embedding) e.params.embedding += t.numel();
-    if (t.expert) e.params.experts += t.numel();
+    if (t.routed_expert) e.params.experts += t.numel();
+    if (t.mtp) e.params.mtp += t.numel();
   }
-  // A token passes through experts_per_token of the routed experts.
+  // A token passes through experts_per_token of each MoE block's routed experts; everything
+  // else (attention, dense blocks, shared experts, router, embeddings, head) it passes through.
   e.params.active_per_token = e.params.total;
   if (spec.is_moe())
     e.params.active_per_token -=
@@ -342,7 +347,7 @@ void stage_parameters(const TransformerSpec& spec, const Setup& setup,
   double first = 0, last = 0, first_matrix = 0, last_matrix = 0, experts = 0, expert_matrix = 0;
   for (const auto& t : tensors) {
     double n = static_cast<double>(t.numel());
-    if (t.expert) {
+    if (t.routed_expert) {
       n /= expert_split;
       experts += n * layer_share;
       if (t.rows > 1 && t.cols > 1) expert_matrix += n * layer_share;
@@ -466,28 +471,39 @@ void training_activations(const TransformerSpec& spec, const Setup& setup, Layer
     if (before_1_11 && !setup.fused_loss && pb.activation != 4.0) logits += 4.0 * t * v;
     st.activation_bytes += ((pb.norm_input + pb.activation) * t * h + logits) * mb;
     if (!setup.fused_loss) st.largest_transient_bytes = 2.0 * t * v * 4.0 * mb;
+    // Multi-token prediction modules, also on the last stage: each keeps one block's
+    // activations, its two norm inputs, eh_proj's 2h input and its own logits (DeepSeek-V3
+    // technical report, sec. 2.2).
+    const double block = (la.linear_bytes - la.replicated_bytes) / setup.tp + la.replicated_bytes +
+                         la.attention_scores_bytes / setup.tp;
+    st.activation_bytes += static_cast<double>(spec.mtp_layers) *
+                           (block + 2 * (pb.norm_input + pb.activation) * t * h + logits) * mb;
   }
   st.saved_tensor_count = (spec.gated_mlp ? 14.0 : 12.0) * layers_stage * in_flight;
   const double scores = impl == AttentionImpl::eager
                             ? static_cast<double>(spec.heads) * t * attention_keys(spec, t)
                             : 0.0;
-  const double ffn = static_cast<double>(spec.ffn_hidden);
+  const double ffn = transformer_dims(spec, e.seq_len).mlp_active();
   st.largest_transient_bytes = std::max(
       st.largest_transient_bytes, 2.0 * pb.activation * mb * std::max(t * ffn, scores) / setup.tp);
 }
 
-// Inference: one layer's working set (input, QKV, MLP hidden) plus the KV cache,
-// 2 x layers x kv_heads x head_dim x tokens x batch (Pope et al. 2022, sec. 2).
+// Inference: one layer's working set (input, QKV, MLP hidden) plus the KV cache of the stage's
+// blocks at the full context, by kind of block (kv_cache_size: K and V of each kv head, Pope et
+// al. 2022, sec. 2; MLA's latent; windowed blocks at most their window).
 void inference_activations(const TransformerSpec& spec, const Setup& setup, AttentionImpl impl,
                            const Estimate& e, Stage& st) {
   const PrecisionBytes pb = precision_bytes(setup.precision);
   const double h = static_cast<double>(spec.hidden), t = e.flops.tokens_per_sample;
-  const double mb = static_cast<double>(e.micro_batch), ffn = static_cast<double>(spec.ffn_hidden);
-  const double layers_stage =
-      static_cast<double>(ceil_div(spec.layers + spec.decoder_layers, setup.pp));
-  const double kv = static_cast<double>(spec.kv_heads_or_default() * spec.head_dim_or_default());
-  st.kv_cache_bytes = 2.0 * layers_stage * kv * (t + static_cast<double>(setup.generate_tokens)) *
-                      mb * pb.activation / setup.tp;
+  const TransformerDims d = transformer_dims(spec, e.seq_len);
+  const double mb = static_cast<double>(e.micro_batch), ffn = d.mlp_active();
+  const int64_t total_layers = spec.layers + spec.decoder_layers;
+  const double layers_stage = static_cast<double>(ceil_div(total_layers, setup.pp));
+  const double kv = d.kv;
+  const KvCacheSize cache =
+      kv_cache_size(spec, pb.activation, t + static_cast<double>(setup.generate_tokens), setup.tp);
+  st.kv_cache_bytes = cache.total_bytes * layers_stage /
+                      static_cast<double>(std::max<int64_t>(total_layers, 1)) * mb;
   st.activation_bytes =
       mb * pb.activation * t * (2.0 * h + 3.0 * kv + ffn * (spec.gated_mlp ? 3.0 : 2.0)) / setup.tp;
   if (impl == AttentionImpl::eager) {
@@ -508,14 +524,19 @@ void inference_activations(const TransformerSpec& spec, const Setup& setup, Atte
 void inference_flops(const TransformerSpec& spec, const Setup& setup, Estimate& e) {
   const double n_active = static_cast<double>(e.params.active_per_token - e.params.embedding);
   const double ctx = e.flops.tokens_per_sample + static_cast<double>(setup.generate_tokens) / 2.0;
-  const double q_dim = static_cast<double>(spec.heads * spec.head_dim_or_default());
   const double tied_head = spec.head == HeadKind::lm && spec.tied_embeddings
                                ? 2.0 * static_cast<double>(spec.hidden * spec.vocab)
                                : 0.0;
+  // One new token attends to the cached context in full blocks, to at most the window in
+  // windowed ones (a sliding window keeps the last W keys; a chunk at most W).
+  const double windowed = static_cast<double>(spec.windowed_layer_count());
+  const double full = static_cast<double>(spec.layers + spec.decoder_layers) - windowed;
+  const double window_keys =
+      spec.sliding_window > 0 ? std::min(ctx, static_cast<double>(spec.sliding_window)) : ctx;
   e.flops.prefill = e.flops.forward_per_sample * static_cast<double>(e.global_batch);
   e.flops.decode_per_token =
       static_cast<double>(e.global_batch) *
-      (2.0 * n_active + 4.0 * static_cast<double>(spec.layers + spec.decoder_layers) * ctx * q_dim +
+      (2.0 * n_active + attention_flops_per_pair(spec) * (full * ctx + windowed * window_keys) +
        tied_head);
   e.flops.params_rule_per_token = 6.0 * static_cast<double>(e.params.total - e.params.embedding);
   e.flops.params_rule_active_per_token =
@@ -568,9 +589,12 @@ std::optional<Error> transformer_workload(const Model& model, const Setup& setup
   }
   if (auto err = resolve_transformer_shape(model, setup, e)) return err;
   if (auto err = resolve_experts(model, setup, e)) return err;
-  const std::vector<ParamTensor> tensors = transformer_parameters(model.transformer);
-  // Vision: the shape used for compute follows the chosen resolution; parameters do not.
+  // Vision: the shape used for compute follows the chosen resolution; parameters do not (the
+  // run spec only drops the multi-token prediction modules at inference).
   const TransformerSpec run = run_spec(model.transformer, setup, e.resolution);
+  TransformerSpec stored = model.transformer;
+  stored.mtp_layers = run.mtp_layers;
+  const std::vector<ParamTensor> tensors = transformer_parameters(stored);
   e.flops.tokens_per_sample = static_cast<double>(transformer_tokens(run, e.seq_len));
   auto lora_params = count_parameters(model, setup, tensors, e);
   if (!lora_params.ok()) return lora_params.error();

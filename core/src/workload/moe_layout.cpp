@@ -39,16 +39,20 @@ std::optional<Error> dense_model_moe_settings(const Setup& setup, const std::str
 }
 
 MoeShape moe_shape(const TransformerSpec& spec) {
+  // Both stacks of an encoder-decoder model; multi-token prediction modules are left out, as the
+  // time model's blocks are (work_profile.cpp).
+  TransformerSpec decoder = spec;
+  decoder.layers = spec.decoder_layers;
   MoeShape m;
-  const double layers = static_cast<double>(spec.layers + spec.decoder_layers);
-  if (!spec.is_moe()) {
-    m.dense_layers = layers;
-    return m;
-  }
-  m.moe_layers = layers;
+  m.moe_layers = static_cast<double>(spec.moe_layer_count() + decoder.moe_layer_count());
+  m.dense_layers = static_cast<double>(spec.layers + spec.decoder_layers) - m.moe_layers;
+  m.dense_ffn = static_cast<double>(spec.ffn_hidden);
+  if (!spec.is_moe()) return m;
   m.experts = static_cast<double>(spec.experts);
   m.top_k = static_cast<double>(spec.experts_per_token);
-  m.expert_ffn = static_cast<double>(spec.ffn_hidden);
+  m.expert_ffn = static_cast<double>(spec.moe_ffn_hidden_or_default());
+  m.shared_ffn =
+      static_cast<double>(spec.shared_experts * spec.shared_expert_ffn_hidden_or_default());
   return m;
 }
 
@@ -69,7 +73,7 @@ Result<ExpertLayout> expert_layout(const TransformerSpec& spec, const Setup& set
     return invalid(Msg::est_ep_ranks,
                    {std::to_string(int64_t{x.ep} * x.etp), std::to_string(ranks)});
   }
-  if (spec.ffn_hidden % x.etp != 0)
+  if (spec.moe_ffn_hidden_or_default() % x.etp != 0)
     return invalid(Msg::est_etp_ffn, {std::to_string(x.etp), str(m.expert_ffn)});
   if (x.ep > 1 && setup.tp > 1 && !setup.sequence_parallel && setup.mode == Mode::train)
     return invalid(Msg::est_ep_needs_sp, {std::to_string(setup.tp)});

@@ -1,5 +1,6 @@
 #include "gpuplan/transformer.h"
 
+#include <cmath>
 #include <algorithm>
 #include <utility>
 #include <vector>
@@ -7,12 +8,13 @@
 namespace gpuplan {
 namespace {
 
-// Adds a norm's weight (and bias) as `count` tensors.
+// Adds a norm's weight (and bias) as `count` tensors, over `width` channels (0: hidden).
 void add_norm(std::vector<ParamTensor>& out, const TransformerSpec& s, const char* prefix,
-              const char* name, int64_t count, bool in_layers) {
-  out.push_back({prefix, name, "weight", ParamGroup::norm, 1, s.hidden, count, false, in_layers});
+              const char* name, int64_t count, bool in_layers, int64_t width = 0) {
+  const int64_t w = width > 0 ? width : s.hidden;
+  out.push_back({prefix, name, "weight", ParamGroup::norm, 1, w, count, false, in_layers});
   if (s.norm == NormKind::layernorm && s.norm_bias) {
-    out.push_back({prefix, name, "bias", ParamGroup::norm, 1, s.hidden, count, false, in_layers});
+    out.push_back({prefix, name, "bias", ParamGroup::norm, 1, w, count, false, in_layers});
   }
 }
 
@@ -33,41 +35,122 @@ void add_linear(std::vector<ParamTensor>& out, ParamGroup group, const char* pre
     out.push_back({prefix, name, "bias", group, 1, out_features, count, column_parallel, true});
 }
 
-void add_attention(std::vector<ParamTensor>& out, const TransformerSpec& s, const char* prefix,
-                   int64_t count) {
-  const int64_t q_dim = s.heads * s.head_dim_or_default();
-  const int64_t kv_dim = s.kv_heads_or_default() * s.head_dim_or_default();
-  add_linear(out, ParamGroup::attention, prefix, "q_proj", q_dim, s.hidden, s.qkv_bias, count, true,
-             false);
-  const size_t first_kv = out.size();
-  add_linear(out, ParamGroup::attention, prefix, "k_proj", kv_dim, s.hidden, s.qkv_bias, count,
-             true, false);
-  add_linear(out, ParamGroup::attention, prefix, "v_proj", kv_dim, s.hidden, s.qkv_bias, count,
-             true, false);
-  if (s.fused_qkv) {  // one QKV weight (and bias) holds K and V
-    for (size_t i = first_kv; i < out.size(); ++i) out[i].fused_into_other = true;
+// Multi-head latent attention (DeepSeek-V2 paper, sec. 2.1; HF DeepseekV3Attention): the down
+// projections and their norms are replicated across tensor-parallel ranks, the up projections
+// split by heads (Megatron-Core's MLASelfAttention builds the down projections "duplicated").
+void add_latent_attention(std::vector<ParamTensor>& out, const TransformerSpec& s,
+                          const char* prefix, int64_t count) {
+  const int64_t qk = s.heads * s.qk_head_dim();
+  if (s.q_lora_rank > 0) {
+    add_linear(out, ParamGroup::attention, prefix, "q_a_proj", s.q_lora_rank, s.hidden, s.qkv_bias,
+               count, false, false);
+    add_norm(out, s, prefix, "q_a_layernorm", count, true, s.q_lora_rank);
+    add_linear(out, ParamGroup::attention, prefix, "q_b_proj", qk, s.q_lora_rank, false, count,
+               true, false);
+  } else {
+    add_linear(out, ParamGroup::attention, prefix, "q_proj", qk, s.hidden, s.qkv_bias, count, true,
+               false);
   }
-  add_linear(out, ParamGroup::attention, prefix, "o_proj", s.hidden, q_dim, s.attn_out_bias, count,
-             false, true);
+  add_linear(out, ParamGroup::attention, prefix, "kv_a_proj_with_mqa",
+             s.kv_lora_rank + s.qk_rope_head_dim, s.hidden, s.qkv_bias, count, false, false);
+  add_norm(out, s, prefix, "kv_a_layernorm", count, true, s.kv_lora_rank);
+  add_linear(out, ParamGroup::attention, prefix, "kv_b_proj",
+             s.heads * (s.qk_nope_head_dim + s.v_head_dim), s.kv_lora_rank, false, count, true,
+             false);
+  add_linear(out, ParamGroup::attention, prefix, "o_proj", s.hidden, s.heads * s.v_head_dim,
+             s.attn_out_bias, count, false, true);
 }
 
-void add_mlp(std::vector<ParamTensor>& out, const TransformerSpec& s, const char* prefix,
-             int64_t count) {
-  const int64_t experts = s.is_moe() ? s.experts : 1;
-  const int64_t n = count * experts;
-  const size_t first = out.size();
-  if (s.gated_mlp) {
-    add_linear(out, ParamGroup::mlp, prefix, "mlp.gate_proj", s.ffn_hidden, s.hidden, s.mlp_bias, n,
+void add_attention(std::vector<ParamTensor>& out, const TransformerSpec& s, const char* prefix,
+                   int64_t count) {
+  if (s.is_mla()) {
+    add_latent_attention(out, s, prefix, count);
+  } else {
+    const int64_t q_dim = s.heads * s.head_dim_or_default();
+    const int64_t kv_dim = s.kv_heads_or_default() * s.head_dim_or_default();
+    add_linear(out, ParamGroup::attention, prefix, "q_proj", q_dim, s.hidden, s.qkv_bias, count,
                true, false);
+    const size_t first_kv = out.size();
+    add_linear(out, ParamGroup::attention, prefix, "k_proj", kv_dim, s.hidden, s.qkv_bias, count,
+               true, false);
+    add_linear(out, ParamGroup::attention, prefix, "v_proj", kv_dim, s.hidden, s.qkv_bias, count,
+               true, false);
+    if (s.fused_qkv) {  // one QKV weight (and bias) holds K and V
+      for (size_t i = first_kv; i < out.size(); ++i) out[i].fused_into_other = true;
+    }
+    add_linear(out, ParamGroup::attention, prefix, "o_proj", s.hidden, q_dim, s.attn_out_bias,
+               count, false, true);
   }
-  add_linear(out, ParamGroup::mlp, prefix, "mlp.up_proj", s.ffn_hidden, s.hidden, s.mlp_bias, n,
-             true, false);
-  add_linear(out, ParamGroup::mlp, prefix, "mlp.down_proj", s.hidden, s.ffn_hidden, s.mlp_bias, n,
-             false, true);
-  if (s.is_moe()) {
-    for (size_t i = first; i < out.size(); ++i) out[i].expert = true;
-    out.push_back({prefix, "mlp.router", "weight", ParamGroup::router, s.experts, s.hidden, count,
-                   false, true});
+  if (s.qk_norm == QkNorm::rmsnorm) {  // Qwen3Attention's q_norm and k_norm over head_dim
+    add_norm(out, s, prefix, "q_norm", count, true, s.qk_head_dim());
+    add_norm(out, s, prefix, "k_norm", count, true, s.qk_head_dim());
+  }
+  if (s.attention_sinks) {  // GptOssAttention.sinks: one logit per head, split with the heads
+    out.push_back(
+        {prefix, "sinks", "weight", ParamGroup::attention, 1, s.heads, count, true, true});
+  }
+}
+
+// One gated or plain MLP of width `width`, `n` times (routed: a MoE block's routed experts).
+void add_ffn(std::vector<ParamTensor>& out, const TransformerSpec& s, const char* prefix,
+             const char* gate, const char* up, const char* down, int64_t width, int64_t n,
+             bool routed) {
+  const size_t first = out.size();
+  if (s.gated_mlp)
+    add_linear(out, ParamGroup::mlp, prefix, gate, width, s.hidden, s.mlp_bias, n, true, false);
+  add_linear(out, ParamGroup::mlp, prefix, up, width, s.hidden, s.mlp_bias, n, true, false);
+  add_linear(out, ParamGroup::mlp, prefix, down, s.hidden, width, s.mlp_bias, n, false, true);
+  for (size_t i = first; i < out.size(); ++i) out[i].routed_expert = routed;
+}
+
+// The MLPs of `dense` dense blocks (width ffn_hidden) and `moe` MoE blocks: routed experts,
+// shared experts and the router.
+void add_mlp(std::vector<ParamTensor>& out, const TransformerSpec& s, const char* prefix,
+             int64_t dense, int64_t moe) {
+  if (dense > 0) {
+    add_ffn(out, s, prefix, "mlp.gate_proj", "mlp.up_proj", "mlp.down_proj", s.ffn_hidden, dense,
+            false);
+  }
+  if (moe == 0) return;
+  add_ffn(out, s, prefix, "mlp.experts.gate_proj", "mlp.experts.up_proj", "mlp.experts.down_proj",
+          s.moe_ffn_hidden_or_default(), moe * s.experts, true);
+  if (s.shared_experts > 0) {
+    add_ffn(out, s, prefix, "mlp.shared_experts.gate_proj", "mlp.shared_experts.up_proj",
+            "mlp.shared_experts.down_proj",
+            s.shared_experts * s.shared_expert_ffn_hidden_or_default(), moe, false);
+  }
+  out.push_back(
+      {prefix, "mlp.router", "weight", ParamGroup::router, s.experts, s.hidden, moe, false, true});
+  if (s.router_bias)
+    out.push_back(
+        {prefix, "mlp.router", "bias", ParamGroup::router, 1, s.experts, moe, false, true});
+}
+
+// MoE blocks among the first `n` blocks of a stack (the pattern of TransformerSpec).
+int64_t moe_blocks(const TransformerSpec& s, int64_t n) {
+  TransformerSpec stack = s;
+  stack.layers = n;
+  return stack.moe_layer_count();
+}
+
+// Multi-token prediction modules (DeepSeek-V3 README_WEIGHTS.md, "MTP Modules"): enorm, hnorm,
+// eh_proj (2h -> h), one block like the model's MoE blocks, shared_head.norm; the embedding and
+// the output head are the main model's. They sit after the last block (the last pipeline stage).
+void add_mtp(std::vector<ParamTensor>& out, const TransformerSpec& s) {
+  const size_t first = out.size();
+  const int64_t n = s.mtp_layers;
+  add_norm(out, s, "mtp.", "enorm", n, false);
+  add_norm(out, s, "mtp.", "hnorm", n, false);
+  add_linear(out, ParamGroup::head, "mtp.", "eh_proj", s.hidden, 2 * s.hidden, false, n, false,
+             false);
+  add_norm(out, s, "mtp.", "input_layernorm", n, false);
+  add_attention(out, s, "mtp.self_attn.", n);
+  add_norm(out, s, "mtp.", "post_attention_layernorm", n, false);
+  add_mlp(out, s, "mtp.", s.is_moe() ? 0 : n, s.is_moe() ? n : 0);
+  add_norm(out, s, "mtp.", "shared_head.norm", n, false);
+  for (size_t i = first; i < out.size(); ++i) {
+    out[i].mtp = true;
+    out[i].in_layers = false;
   }
 }
 
@@ -165,22 +248,25 @@ void add_heads(std::vector<ParamTensor>& out, const TransformerSpec& s) {
 
 std::vector<ParamTensor> transformer_parameters(const TransformerSpec& s) {
   std::vector<ParamTensor> out;
-  out.reserve(48);
+  out.reserve(80);
   add_embeddings(out, s);
 
   // Blocks: pre- or post-norm makes no difference to the count: two norms per block.
   add_norm(out, s, "", "input_layernorm", s.layers, true);
   add_attention(out, s, "self_attn.", s.layers);
   add_norm(out, s, "", "post_attention_layernorm", s.layers, true);
-  add_mlp(out, s, "", s.layers);
+  const int64_t moe = moe_blocks(s, s.layers);
+  add_mlp(out, s, "", s.layers - moe, moe);
   if (s.decoder_layers > 0) {
     add_norm(out, s, "decoder.", "input_layernorm", s.decoder_layers, true);
     add_attention(out, s, "decoder.self_attn.", s.decoder_layers);
     add_norm(out, s, "decoder.", "cross_attn_layernorm", s.decoder_layers, true);
     add_attention(out, s, "decoder.cross_attn.", s.decoder_layers);
     add_norm(out, s, "decoder.", "post_attention_layernorm", s.decoder_layers, true);
-    add_mlp(out, s, "decoder.", s.decoder_layers);
+    const int64_t decoder_moe = moe_blocks(s, s.decoder_layers);
+    add_mlp(out, s, "decoder.", s.decoder_layers - decoder_moe, decoder_moe);
   }
+  if (s.mtp_layers > 0) add_mtp(out, s);
   if (s.positions == PositionKind::xl_relative) {
     // Transformer-XL: r_net projects the sinusoid positions in every layer; the content and
     // position biases u and v are shared by all layers (Dai et al. 2019, sec. 3.3).
@@ -209,47 +295,160 @@ int64_t transformer_tokens(const TransformerSpec& s, int64_t seq_len) {
   return side * side + (s.class_token ? 1 : 0);
 }
 
+namespace {
+
+// Active MLP width of one token through the first stack, summed over its blocks: dense blocks
+// ffn_hidden; MoE blocks k routed experts plus the shared ones.
+double mlp_width_sum(const TransformerSpec& s) {
+  const double moe = static_cast<double>(s.moe_layer_count());
+  const double dense = static_cast<double>(s.layers) - moe;
+  const double routed =
+      static_cast<double>(s.experts_per_token * s.moe_ffn_hidden_or_default() +
+                          s.shared_experts * s.shared_expert_ffn_hidden_or_default());
+  return dense * static_cast<double>(s.ffn_hidden) + moe * routed;
+}
+
+// Forward FLOPs of one token through the Q, K, V (or MLA's latent) projections of one block.
+double qkv_flops_per_token(const TransformerSpec& s) {
+  const double h = static_cast<double>(s.hidden), heads = static_cast<double>(s.heads);
+  if (!s.is_mla()) {
+    const double q = heads * static_cast<double>(s.head_dim_or_default());
+    const double kv = static_cast<double>(s.kv_heads_or_default() * s.head_dim_or_default());
+    return 2 * h * (q + 2 * kv);
+  }
+  const double qk = heads * static_cast<double>(s.qk_head_dim());
+  const double ql = static_cast<double>(s.q_lora_rank), kvl = static_cast<double>(s.kv_lora_rank);
+  const double q = ql > 0 ? 2 * h * ql + 2 * ql * qk : 2 * h * qk;
+  return q + 2 * h * (kvl + static_cast<double>(s.qk_rope_head_dim)) +
+         2 * kvl * heads * static_cast<double>(s.qk_nope_head_dim + s.v_head_dim);
+}
+
+}  // namespace
+
 TransformerDims transformer_dims(const TransformerSpec& s, int64_t seq_len) {
-  return {static_cast<double>(transformer_tokens(s, seq_len)),
-          static_cast<double>(s.hidden),
-          static_cast<double>(s.heads),
-          static_cast<double>(s.heads * s.head_dim_or_default()),
-          static_cast<double>(s.kv_heads_or_default() * s.head_dim_or_default()),
-          static_cast<double>(s.ffn_hidden),
-          s.is_moe() ? static_cast<double>(s.experts_per_token) : 1.0};
+  const double f = static_cast<double>(s.is_moe() ? s.moe_ffn_hidden_or_default() : s.ffn_hidden);
+  const double layers = static_cast<double>(std::max<int64_t>(s.layers, 1));
+  TransformerDims d{
+      static_cast<double>(transformer_tokens(s, seq_len)),
+      static_cast<double>(s.hidden),
+      static_cast<double>(s.heads),
+      static_cast<double>(s.heads * s.qk_head_dim()),
+      static_cast<double>(s.is_mla() ? s.heads * s.v_head_dim
+                                     : s.kv_heads_or_default() * s.head_dim_or_default()),
+      f,
+      f > 0 ? mlp_width_sum(s) / layers / f : 1.0};
+  d.moe_share = static_cast<double>(s.moe_layer_count()) / layers;
+  return d;
+}
+
+double attention_keys_per_query(const TransformerSpec& s, double t, bool windowed, bool causal) {
+  if (t <= 0) return 0;
+  if (!windowed || s.sliding_window <= 0) {
+    const double memory = static_cast<double>(s.memory_len);
+    return causal ? memory + (t + 1) / 2 : memory + t;
+  }
+  const double w = static_cast<double>(s.sliding_window);
+  if (s.local_attention == LocalAttention::chunked) {
+    // Whole chunks of w, then a last one of r tokens: each query sees its chunk (up to itself).
+    const double chunks = std::floor(t / w), r = t - chunks * w;
+    return causal ? (chunks * w * (w + 1) / 2 + r * (r + 1) / 2) / t : (chunks * w * w + r * r) / t;
+  }
+  if (t <= w) return causal ? (t + 1) / 2 : t;
+  // The first w queries see 1..w keys, the rest w each; counted whole, a band of w per query.
+  return causal ? (w * (w + 1) / 2 + (t - w) * w) / t : w;
+}
+
+double attention_flops_per_pair(const TransformerSpec& s) {
+  const double heads = static_cast<double>(s.heads);
+  const double scores = s.positions == PositionKind::xl_relative ? 2.0 : 1.0;  // + Q R^T
+  return 2 * heads * static_cast<double>(s.qk_head_dim()) * scores +
+         2 * heads * static_cast<double>(s.v_head_dim_or_default());
+}
+
+double attention_pairs(const TransformerSpec& s, double t, bool causal) {
+  const double windowed = static_cast<double>(s.windowed_layer_count());
+  const double full = static_cast<double>(s.layers) - windowed;
+  return t * (full * attention_keys_per_query(s, t, false, causal) +
+              windowed * attention_keys_per_query(s, t, true, causal));
+}
+
+KvCacheSize kv_cache_size(const TransformerSpec& s, double element_bytes, double context, int tp) {
+  KvCacheSize k;
+  const double ranks = std::max(tp, 1);
+  k.windowed_layers = static_cast<double>(s.windowed_layer_count());
+  k.full_layers = static_cast<double>(s.layers + s.decoder_layers) - k.windowed_layers;
+  k.context_tokens = std::max(context, 0.0);
+  if (s.is_mla()) {
+    k.bytes_per_token_per_layer =
+        static_cast<double>(s.kv_lora_rank + s.qk_rope_head_dim) * element_bytes;
+  } else {
+    // Each rank keeps ceil(kv_heads / tp) heads: replicated once tp exceeds kv_heads.
+    const double heads = std::ceil(static_cast<double>(s.kv_heads_or_default()) / ranks);
+    k.bytes_per_token_per_layer =
+        2.0 * heads * static_cast<double>(s.head_dim_or_default()) * element_bytes;
+  }
+  // Sliding blocks keep the last W tokens; chunked blocks the current chunk, at most W.
+  k.window_tokens = s.sliding_window > 0
+                        ? std::min(k.context_tokens, static_cast<double>(s.sliding_window))
+                        : k.context_tokens;
+  k.total_bytes = k.bytes_per_token_per_layer *
+                  (k.full_layers * k.context_tokens + k.windowed_layers * k.window_tokens);
+  return k;
 }
 
 TransformerFlops transformer_forward_flops(const TransformerSpec& s, int64_t seq_len) {
   // Per token and block (Narayanan et al. 2021, "Efficient Large-Scale Language Model Training
   // on GPU Clusters", appendix: 24*h^2 + 4*s*h per token per layer for an MLP of 4h, MHA):
-  //   QKV 2*h*(q + 2*kv), scores 2*s*q, weighted values 2*s*q, output 2*q*h,
-  //   MLP 2*h*f*(2 or 3 matrices) per routed expert, router 2*h*E.
+  //   QKV 2*h*(q + 2*kv) (MLA: its down and up projections), scores and weighted values
+  //   attention_flops_per_pair per key, output 2*q*h, MLP 2*h*f*(2 or 3 matrices) per active
+  //   expert (routed and shared) or dense MLP, router 2*h*E in MoE blocks.
   // Plain variables, not structured bindings: lambdas below capture them.
   const TransformerDims d = transformer_dims(s, seq_len);
-  const double t = d.t, h = d.h, q = d.q, kv = d.kv, f = d.f, routed = d.routed;
+  const double t = d.t, h = d.h, q = d.q;
   const double matrices = s.gated_mlp ? 3.0 : 2.0;
-
+  const double out_width = static_cast<double>(s.heads * s.v_head_dim_or_default());
+  const double per_pair = attention_flops_per_pair(s);
   const double keys = attention_keys(s, t);
-  const double score_matmuls = s.positions == PositionKind::xl_relative ? 3.0 : 2.0;  // + Q R^T
-  auto block = [&](TransformerFlops& out, double layers, double tokens) {
+  const double qkv = qkv_flops_per_token(s);
+  const double layers = static_cast<double>(s.layers);
+  // mlp_width: summed over the blocks; moe: blocks with a router.
+  auto block = [&](TransformerFlops& out, double n, double tokens, double pairs, double mlp_width,
+                   double moe) {
     // Transformer-XL projects memory + segment (its qkv_net runs on both).
-    out.qkv_proj += layers * (tokens + keys - t) * 2 * h * (q + 2 * kv);
-    out.attention_core += layers * score_matmuls * (2 * tokens * (tokens + keys - t) * q);
-    out.attn_out_proj += layers * tokens * 2 * q * h;
-    out.mlp += layers * tokens * 2 * h * f * matrices * routed;
-    if (s.is_moe()) out.router += layers * tokens * 2 * h * static_cast<double>(s.experts);
+    out.qkv_proj += n * (tokens + keys - t) * qkv;
+    out.attention_core += pairs * per_pair;
+    out.attn_out_proj += n * tokens * 2 * out_width * h;
+    out.mlp += tokens * 2 * h * mlp_width * matrices;
+    out.router += moe * tokens * 2 * h * static_cast<double>(s.experts);
   };
 
   TransformerFlops out;
-  block(out, static_cast<double>(s.layers), t);
+  const double moe_blocks = static_cast<double>(s.moe_layer_count());
+  block(out, layers, t, attention_pairs(s, t), mlp_width_sum(s), s.is_moe() ? moe_blocks : 0.0);
   if (s.decoder_layers > 0) {
     // Decoder self-attention and MLP over the target tokens (taken as long as the input), plus
     // cross-attention: queries from the target, keys and values from the encoder output.
     const double dl = static_cast<double>(s.decoder_layers);
-    block(out, dl, t);
-    out.qkv_proj += dl * (t * 2 * h * q + t * 2 * h * 2 * kv);
-    out.attention_core += dl * 2 * (2 * t * t * q);
+    TransformerSpec dec = s;
+    dec.layers = s.decoder_layers;
+    block(out, dl, t, dl * t * keys, mlp_width_sum(dec),
+          s.is_moe() ? static_cast<double>(dec.moe_layer_count()) : 0.0);
+    out.qkv_proj += dl * t * qkv;
+    out.attention_core += dl * t * t * per_pair;
     out.attn_out_proj += dl * t * 2 * q * h;
+  }
+  if (s.mtp_layers > 0) {
+    // Each MTP module: eh_proj on [norm(h); norm(embedding)], one block like a MoE block over the
+    // sequence, and the shared head's logits for every position (DeepSeek-V3 report, sec. 2.2).
+    const double n = static_cast<double>(s.mtp_layers);
+    TransformerSpec one = s;
+    one.layers = 1;
+    one.first_dense_layers = 0;
+    one.moe_layer_step = 1;
+    one.sliding_window = 0;
+    block(out, n, t, n * t * attention_keys_per_query(s, t, false), n * mlp_width_sum(one),
+          s.is_moe() ? n : 0.0);
+    out.head += n * t * (2 * (2 * h) * h + 2 * h * head_logits(s));
   }
   if (s.is_vision()) {
     const double patches =
@@ -269,6 +468,36 @@ TransformerFlops transformer_forward_flops(const TransformerSpec& s, int64_t seq
   return out;
 }
 
+namespace {
+
+// The block's matmuls in call order, as {out width, in width}: q, k, v, out (MLA: q_a, q_b,
+// kv_a, kv_b, out), then (gate,) up, down over the active MLP width.
+std::vector<std::pair<double, double>> block_matmuls(const TransformerSpec& s,
+                                                     const TransformerDims& d) {
+  const double h = d.h, q = d.q, kv = d.kv, f_active = d.mlp_active();
+  std::vector<std::pair<double, double>> mms;
+  if (s.is_mla()) {
+    const double ql = static_cast<double>(s.q_lora_rank), kvl = static_cast<double>(s.kv_lora_rank);
+    if (ql > 0) {
+      mms.push_back({ql, h});
+      mms.push_back({q, ql});
+    } else {
+      mms.push_back({q, h});
+    }
+    mms.push_back({kvl + static_cast<double>(s.qk_rope_head_dim), h});
+    mms.push_back({d.a * static_cast<double>(s.qk_nope_head_dim + s.v_head_dim), kvl});
+    mms.push_back({h, d.a * static_cast<double>(s.v_head_dim)});
+  } else {
+    mms = {{q, h}, {kv, h}, {kv, h}, {h, q}};
+  }
+  if (s.gated_mlp) mms.push_back({f_active, h});
+  mms.push_back({f_active, h});
+  mms.push_back({h, f_active});
+  return mms;
+}
+
+}  // namespace
+
 LayerActivations transformer_layer_activations(const TransformerSpec& s, int64_t seq_len,
                                                double element_bytes, double norm_input_bytes,
                                                AttentionImpl attention, double mask_bytes) {
@@ -277,13 +506,17 @@ LayerActivations transformer_layer_activations(const TransformerSpec& s, int64_t
   // e = element_bytes, n = norm_input_bytes, q/kv the query and key/value widths:
   //   attention: norm input n*s*h, QKV input e*s*h, Q and K e*s*(q+kv), V e*s*kv,
   //              output-projection input e*s*q, residual dropout mask m*s*h (m = mask_bytes);
+  //              MLA also keeps its latents: the query latent (norm input and q_b input) and
+  //              the KV latent (norm input and kv_b input);
   //   MLP:       norm input n*s*h, first matmul input e*s*h, activation input and output
-  //              2*e*s*f (gated: gate, up, activation output, product = 4*e*s*f),
+  //              2*e*s*f (gated: gate, up, activation output, product = 4*e*s*f) per active
+  //              expert or dense MLP, averaged over the blocks; router logits in MoE blocks;
   //              dropout mask m*s*h;
   //   scores:    softmax output e*a*s^2, with dropout its mask m*a*s^2 and output e*a*s^2.
   // Flash attention keeps no s^2 terms, only the log-sum-exp, 4*a*s bytes (Dao et al. 2022).
+  // The result is the average block: MoE and dense blocks differ only in the MLP terms.
   const TransformerDims d = transformer_dims(s, seq_len);
-  const double t = d.t, h = d.h, a = d.a, q = d.q, kv = d.kv, f = d.f, routed = d.routed;
+  const double t = d.t, h = d.h, a = d.a, q = d.q, kv = d.kv, f_active = d.mlp_active();
   const double mask = s.dropout ? mask_bytes : 0.0;
   const bool attn_dropout = s.attention_dropout_or_default();
 
@@ -294,18 +527,26 @@ LayerActivations transformer_layer_activations(const TransformerSpec& s, int64_t
   // segment, plus the position-biased query of the second score matmul.
   const double keys = attention_keys(s, t);
   const double xl_query = s.positions == PositionKind::xl_relative ? element_bytes * t * q : 0.0;
-  const double attn = element_bytes * (keys * h + t * q + keys * (kv + kv) + t * q) + xl_query;
-  const double mlp_in = element_bytes * t * h;
-  const double mlp_inner = element_bytes * t * f * (s.gated_mlp ? 4.0 : 2.0) * routed;
-  // Mixture of experts: the router keeps its fp32 logits, and each expert's first GEMM its own
-  // input, the tokens routed to it (a copy per routed expert of every token).
-  const double router = s.is_moe() ? 4.0 * t * static_cast<double>(s.experts) : 0.0;
-  const double expert_inputs = s.is_moe() ? element_bytes * t * h * routed : 0.0;
-  out.linear_bytes = norms + masks + attn + mlp_in + mlp_inner + router + expert_inputs;
-  if (s.is_moe()) {
-    out.routed_bytes = mlp_inner + expert_inputs;
-    out.routed_input_bytes = expert_inputs;
+  // K per token: q wide for MLA (each head's key expanded from the latent), kv otherwise.
+  const double k_width = s.is_mla() ? q : kv;
+  const double out_in = static_cast<double>(s.heads * s.v_head_dim_or_default());
+  double attn = element_bytes * (keys * h + t * q + keys * (k_width + kv) + t * out_in) + xl_query;
+  if (s.is_mla()) {
+    const double ql = static_cast<double>(s.q_lora_rank), kvl = static_cast<double>(s.kv_lora_rank);
+    attn += (norm_input_bytes + element_bytes) * (t * ql + keys * kvl);
   }
+  const double mlp_in = element_bytes * t * h;
+  const double mlp_inner = element_bytes * t * f_active * (s.gated_mlp ? 4.0 : 2.0);
+  const double router = s.is_moe() ? 4.0 * t * static_cast<double>(s.experts) * d.moe_share : 0.0;
+  // Each routed expert's first GEMM keeps its own input, the tokens sent to it: a copy of every
+  // token per routed expert in MoE blocks.
+  const double routed = d.moe_share * static_cast<double>(s.is_moe() ? s.experts_per_token : 0);
+  const double expert_inputs = element_bytes * t * h * routed;
+  out.linear_bytes = norms + masks + attn + mlp_in + mlp_inner + router + expert_inputs;
+  out.routed_input_bytes = expert_inputs;
+  out.routed_bytes = expert_inputs + element_bytes * t * routed *
+                                         static_cast<double>(s.moe_ffn_hidden_or_default()) *
+                                         (s.gated_mlp ? 4.0 : 2.0);
   // Under tensor parallelism each rank needs the whole input of the QKV and first MLP matmuls,
   // besides the norm inputs and masks: 10*s*b*h of eq. 2 (Korthikanti et al. 2022).
   out.replicated_bytes = norms + masks + 2 * element_bytes * t * h;
@@ -320,13 +561,8 @@ LayerActivations transformer_layer_activations(const TransformerSpec& s, int64_t
   } else {
     out.linear_bytes += 4.0 * a * t;  // log-sum-exp per query
   }
-  // The block's matmuls in call order, as widths of their outputs: q, k, v, out, (gate,) up, down.
-  std::vector<std::pair<double, double>> mms = {
-      {q, h}, {kv, h}, {kv, h}, {h, q}};  // {out width, in width}
-  if (s.gated_mlp) mms.push_back({f * routed, h});
-  mms.push_back({f * routed, h});
-  mms.push_back({h, f * routed});
-  out.op_selective_bytes = norm_input_bytes * t * h + element_bytes * t * q + 4.0 * a * t;
+  const std::vector<std::pair<double, double>> mms = block_matmuls(s, d);
+  out.op_selective_bytes = norm_input_bytes * t * h + element_bytes * t * out_in + 4.0 * a * t;
   for (size_t i = 0; i < mms.size(); ++i) {
     if (i % 2 == 0) {
       out.op_selective_bytes += element_bytes * t * mms[i].first;

@@ -376,3 +376,75 @@ TEST(TransformerActivationsVsPyTorch, AutocastWeightCastsAreTwoBytesPerMatrixPar
 
 }  // namespace
 }  // namespace gpuplan
+
+namespace gpuplan {
+namespace {
+
+// Architectures of 2026: latent attention, windows, dense and MoE blocks, MTP modules.
+TEST(TransformerFlops, LatentAttentionCountsItsDownAndUpProjections) {
+  // DeepSeek-V3 per token and block (DeepSeek-V2 paper, sec. 2.1.2-2.1.3): q_a h -> 1536,
+  // q_b 1536 -> 128 x 192, kv_a h -> 512 + 64, kv_b 512 -> 128 x (128 + 128); scores over
+  // 128 x 192 channels and values over 128 x 128 per key; o 128 x 128 -> h.
+  TransformerSpec s = test::model("deepseek-v3").transformer;
+  s.mtp_layers = 0;
+  const double h = 7168, t = 1024;
+  const TransformerFlops f = transformer_forward_flops(s, 1024);
+  const double qkv = 2 * (h * 1536 + 1536 * 128 * 192 + h * 576 + 512 * 128 * 256);
+  EXPECT_DOUBLE_EQ(f.qkv_proj, 61 * t * qkv);
+  EXPECT_DOUBLE_EQ(attention_flops_per_pair(s), 2 * 128 * 192 + 2 * 128 * 128);
+  EXPECT_DOUBLE_EQ(f.attention_core, 61 * t * t * (2 * 128 * 192 + 2 * 128 * 128));
+  EXPECT_DOUBLE_EQ(f.attn_out_proj, 61 * t * 2 * 128 * 128 * h);
+  // Three dense blocks of 18432, 58 MoE blocks of 8 routed + 1 shared expert of 2048, gated.
+  EXPECT_DOUBLE_EQ(f.mlp, t * 2 * h * 3 * (3 * 18432 + 58 * 9 * 2048.0));
+  EXPECT_DOUBLE_EQ(f.router, 58 * t * 2 * h * 256);
+  // The MTP module adds a MoE block over the sequence, eh_proj (2h -> h) and its own logits.
+  const TransformerFlops with_mtp =
+      transformer_forward_flops(test::model("deepseek-v3").transformer, 1024);
+  EXPECT_DOUBLE_EQ(with_mtp.head - f.head, t * (2 * 2 * h * h + 2 * h * 129280));
+  EXPECT_DOUBLE_EQ(with_mtp.mlp - f.mlp, t * 2 * h * 3 * 9 * 2048);
+}
+
+TEST(TransformerFlops, WindowedBlocksAttendToAtMostTheirWindow) {
+  // GPT-OSS: blocks 0, 2, ... slide over 128 keys, blocks 1, 3, ... see all (layer_types).
+  const TransformerSpec& s = test::model("gpt-oss-120b").transformer;
+  EXPECT_EQ(s.windowed_layer_count(), 18);
+  const double t = 4096, w = 128;
+  EXPECT_DOUBLE_EQ(attention_keys_per_query(s, t, false), t);
+  EXPECT_DOUBLE_EQ(attention_keys_per_query(s, t, true), w);
+  EXPECT_DOUBLE_EQ(attention_pairs(s, t), 18 * t * t + 18 * t * w);
+  EXPECT_DOUBLE_EQ(transformer_forward_flops(s, 4096).attention_core,
+                   (18 * t * t + 18 * t * w) * (2 * 64 * 64 + 2 * 64 * 64));
+  // Causal: a query sees the keys up to itself; the first 128 of a window see 1..128.
+  EXPECT_DOUBLE_EQ(attention_keys_per_query(s, t, false, true), (t + 1) / 2);
+  EXPECT_DOUBLE_EQ(attention_keys_per_query(s, t, true, true), (w * (w + 1) / 2 + (t - w) * w) / t);
+  // Shorter than the window, a windowed block is a full one.
+  EXPECT_DOUBLE_EQ(attention_keys_per_query(s, 100, true), 100);
+}
+
+TEST(TransformerFlops, ChunkedBlocksAttendWithinTheirChunk) {
+  // Llama 4: 8192-token chunks in 3 of every 4 blocks; a query sees its chunk (up to itself
+  // when causal). 2 chunks and 100 tokens: (2 x 8192^2 + 100^2) / t keys per query.
+  const TransformerSpec& s = test::model("llama-4-scout").transformer;
+  EXPECT_EQ(s.windowed_layer_count(), 36);
+  const double c = 8192, t = 2 * c + 100;
+  EXPECT_DOUBLE_EQ(attention_keys_per_query(s, t, true), (2 * c * c + 100 * 100) / t);
+  EXPECT_DOUBLE_EQ(attention_keys_per_query(s, t, true, true),
+                   (2 * c * (c + 1) / 2 + 100 * 101 / 2.0) / t);
+}
+
+TEST(TransformerDimsTest, RoutedIsTheAverageActiveMlpWidthInExpertUnits) {
+  // Mixtral: 2 experts of 14336 in every block. DeepSeek-V3: (3 x 18432 + 58 x 9 x 2048) / 61
+  // per block in units of 2048. Llama 4 Maverick: 24 MoE blocks of 1 routed + 1 shared of 8192,
+  // 24 dense blocks of 16384: (24 x 16384 + 24 x 16384) / 48 / 8192 = 2.
+  EXPECT_DOUBLE_EQ(transformer_dims(test::model("mixtral-8x7b").transformer, 1).routed, 2.0);
+  const TransformerDims ds = transformer_dims(test::model("deepseek-v3").transformer, 1);
+  EXPECT_DOUBLE_EQ(ds.f, 2048);
+  EXPECT_DOUBLE_EQ(ds.mlp_active(), (3 * 18432 + 58 * 9 * 2048.0) / 61);
+  EXPECT_DOUBLE_EQ(ds.moe_share, 58.0 / 61);
+  const TransformerDims mav = transformer_dims(test::model("llama-4-maverick").transformer, 1);
+  EXPECT_DOUBLE_EQ(mav.routed, 2.0);
+  EXPECT_DOUBLE_EQ(mav.moe_share, 0.5);
+}
+
+}  // namespace
+}  // namespace gpuplan
