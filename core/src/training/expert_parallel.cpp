@@ -39,18 +39,24 @@ OpClass& push(WorkProfile& w, const char* name, double flops, double bytes, doub
 
 // The router and the permutations around the all-to-all, over L blocks of t tokens.
 void add_routing_ops(WorkProfile& w, const MoeShape& m, double h, double t, double received,
-                     double local_experts, double act, double weight) {
+                     double local_experts, MoeDispatcher d, double act, double weight) {
   const double L = m.moe_layers, E = m.experts, k = m.top_k;
   OpClass& gate = push(w, "moe.router", L * 2 * t * h * E, L * (act * t * h + 4 * t * E),
                        L * weight * h * E, L, WorkKind::matmul);
   gate.gemm_rows_per_sample = t;
   gate.gemm_cols = E;
   gate.fp8 = false;  // Transformer Engine leaves the router in 16 bits (it is no TE linear)
-  // Softmax (or sigmoid), top-k and the routing map: each reads or writes the fp32 scores.
+  // Softmax (or sigmoid), top-k and the routing map: small eager kernels over the fp32 scores.
   push(w, "moe.router.topk", 0, L * 3 * 4 * t * E, 0, L * 4, WorkKind::memory).eager = true;
-  const double sort = local_experts > 1 ? 4 * received : 0.0;
-  push(w, "moe.permute", 0, L * act * h * (2 * t + 2 * t * k + sort), 0,
-       L * (local_experts > 1 ? 4 : 2), WorkKind::memory);
+  // Gathers and scatters, one read and one write per element at memory bandwidth: the t tokens
+  // copied to t x k before the dispatch and summed back after the combine, and with several local
+  // experts the received tokens sorted by expert and back. DeepEP takes the tokens as they are and
+  // returns them token-major, so only the received ones are permuted by expert and back.
+  const double copies = d == MoeDispatcher::deepep ? 4 * received
+                        : local_experts > 1        ? 2 * t + 2 * t * k + 4 * received
+                                                   : 2 * t + 2 * t * k;
+  push(w, "moe.permute", 0, L * act * h * copies, 0, L * (local_experts > 1 ? 4 : 2),
+       WorkKind::memory);
 }
 
 // The local experts' grouped GEMMs and activation, and the shared experts (a dense MLP split over
@@ -65,6 +71,7 @@ void add_expert_ops(WorkProfile& w, const MoeShape& m, bool gated, double h, dou
   fc1.gemm_rows_per_sample = rows;
   fc1.gemm_cols = f * mats;
   fc1.gemm_groups = local_experts;
+  // Eager PyTorch's activation kernels, as the dense MLP's (work_profile.cpp).
   push(w, "moe.experts.activation", 0, L * act * received * f * (mats + 1), 0, L, WorkKind::memory)
       .eager = true;
   OpClass& fc2 = push(w, "moe.experts.fc2", L * 2 * received * f * h, L * act * received * (f + h),
@@ -128,7 +135,8 @@ void add_moe_ops(WorkProfile& w, const TransformerSpec& s, const Setup& setup, c
   // (token, expert) pairs this rank's experts compute: its share of every rank's, gathered over
   // the etp ranks, rank_load times an even share on the busiest rank.
   const double received = t * m.top_k * etp * x.rank_load;
-  add_routing_ops(w, m, h, t, received, x.local_experts, act, weight);
+  const MoeDispatcher d = x.ep > 1 ? setup.moe_dispatcher : MoeDispatcher::alltoall;
+  add_routing_ops(w, m, h, t, received, x.local_experts, d, act, weight);
   add_expert_ops(w, m, s.gated_mlp, h, T, tp, etp, received, x.local_experts, act, weight);
   if (x.ep <= 1) return;  // one rank holds every expert: no all-to-all
   ExpertTraffic& traffic = w.moe;

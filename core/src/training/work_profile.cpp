@@ -160,7 +160,6 @@ WorkProfile transformer_work(const Model& model, const Setup& setup, const Estim
     add_gemm(w, "mlp.out", Ld * 2 * T * fd * h / t, Ld * b.activation * T * (fd / t + h),
              Ld * b.weight * fd * h / t, Ld, T, h);
   }
-  training::add_moe_ops(w, s, setup, e, b.activation, b.weight);
   // Norms (read residual, write activation), residual adds (read 2, write 1), dropouts, rotary.
   const double elementwise =
       2 * (b.residual + b.activation) * T * h + 2 * 3 * b.residual * T * h +
@@ -176,6 +175,8 @@ WorkProfile transformer_work(const Model& model, const Setup& setup, const Estim
   }
   // Norms, activations, residual adds, casts: unfused kernels in eager PyTorch.
   for (auto& op : w.ops) op.eager = op.kind == WorkKind::memory;
+  // MoE blocks (their memory-bound kernels say which are eager PyTorch's).
+  training::add_moe_ops(w, s, setup, e, b.activation, b.weight);
   if (setup.precision == Precision::fp8) {
     // Transformer Engine casts each linear layer's input to fp8 before the matmul, and its output
     // gradient in backward, and each weight once per micro-batch. In training each cast also
