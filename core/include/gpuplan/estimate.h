@@ -134,8 +134,11 @@ struct Setup {
   int ep = 1;
   int etp = 0;
   // An expert takes at most this many times an even share of the tokens and drops the rest
-  // (GShard/Switch capacity factor); 0: dropless, Megatron's default.
+  // (GShard/Switch capacity factor); 0: dropless, Megatron's default. With moe_pad_to_capacity
+  // every expert's input is padded to that capacity (Megatron's
+  // --moe-pad-expert-input-to-capacity; Megatron-Bridge's token-drop recipes use 1.0 padded).
   double capacity_factor = 0;
+  bool moe_pad_to_capacity = false;
   // The busiest expert's tokens relative to an even share; 0: kDefaultBusiestExpertLoad, 1: an
   // even router (the benchmarks' --moe-router-force-load-balancing).
   double moe_imbalance = 0;

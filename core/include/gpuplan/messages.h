@@ -99,6 +99,8 @@ namespace gpuplan {
     "--ep x --etp = {0} does not divide --dp x --tp = {1} (experts are sharded over the data- "   \
     "and tensor-parallel GPUs)")                                                                  \
   X(est_etp_ffn, "estimate.etp_ffn", "--etp {0} does not divide the experts' FFN width {1}")      \
+  X(est_pad_needs_capacity, "estimate.pad_needs_capacity",                                        \
+    "--moe-pad-to-capacity needs --capacity-factor (the capacity experts are padded to)")         \
   X(est_ep_needs_sp, "estimate.ep_needs_sp",                                                      \
     "--ep with --tp {0} needs sequence parallelism (--sp), as Megatron-Core's MoE layers do")     \
   X(est_moe_imbalance, "estimate.moe_imbalance",                                                  \

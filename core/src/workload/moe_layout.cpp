@@ -35,6 +35,7 @@ std::optional<Error> dense_model_moe_settings(const Setup& setup, const std::str
   if (setup.capacity_factor > 0) return invalid(Msg::est_moe_only, {"capacity-factor", id});
   if (setup.moe_imbalance > 0) return invalid(Msg::est_moe_only, {"moe-imbalance", id});
   if (setup.moe_a2a_overlap) return invalid(Msg::est_moe_only, {"moe-a2a-overlap", id});
+  if (setup.moe_pad_to_capacity) return invalid(Msg::est_moe_only, {"moe-pad-to-capacity", id});
   return std::nullopt;
 }
 
@@ -84,6 +85,8 @@ Result<ExpertLayout> expert_layout(const TransformerSpec& spec, const Setup& set
     return invalid(Msg::est_moe_imbalance,
                    {str(setup.moe_imbalance), str(most), str(m.experts), str(m.top_k)});
   }
+  if (setup.moe_pad_to_capacity && setup.capacity_factor <= 0)
+    return invalid(Msg::est_pad_needs_capacity, {});
   x.edp = static_cast<int>(ranks / (int64_t{x.ep} * x.etp));
   x.local_experts = m.experts / x.ep;
   x.capacity_factor = setup.capacity_factor;
@@ -93,6 +96,9 @@ Result<ExpertLayout> expert_layout(const TransformerSpec& spec, const Setup& set
   // (capped too): the least it can carry. Ranks holding several hot experts carry more.
   x.rank_load = (x.busiest_expert + (x.local_experts - 1) * capped(1.0, setup.capacity_factor)) /
                 x.local_experts;
+  // Padded to capacity, every expert computes (and receives) exactly its capacity
+  // (token_dispatcher.py, drop_and_pad: capacity x ranks rows per local expert).
+  if (setup.moe_pad_to_capacity) x.busiest_expert = x.rank_load = setup.capacity_factor;
   return x;
 }
 

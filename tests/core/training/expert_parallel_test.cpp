@@ -117,6 +117,14 @@ TEST(ExpertParallel, TheLayoutShardsExpertsOverRanksCarvedOutOfDataParallelism) 
   s.capacity_factor = 1.25;  // the busiest expert drops what exceeds 1.25 x even
   EXPECT_DOUBLE_EQ(expert_layout(test::model("mixtral-8x7b").transformer, s, "m").value().rank_load,
                    (1.25 + 1) / 2);
+  // Padded to capacity (Megatron-Bridge's token-drop recipes: 1.0, padded), every expert computes
+  // exactly 1.25 x an even share, however the router spreads the tokens.
+  s.moe_pad_to_capacity = true;
+  EXPECT_DOUBLE_EQ(expert_layout(test::model("mixtral-8x7b").transformer, s, "m").value().rank_load,
+                   1.25);
+  s.capacity_factor = 0;
+  EXPECT_EQ(expert_layout(test::model("mixtral-8x7b").transformer, s, "m").error().message,
+            "--moe-pad-to-capacity needs --capacity-factor (the capacity experts are padded to)");
 }
 
 TEST(ExpertParallel, ValidDegreesDivideTheExpertsAndTheDataAndTensorParallelRanks) {
