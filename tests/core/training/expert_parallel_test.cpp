@@ -222,6 +222,42 @@ TEST(ExpertParallel, TheBusiestRanksGroupedGemmsTakeItsShareOfTheTokens) {
   EXPECT_DOUBLE_EQ(op(w1, "moe.experts.fc1")->gemm_rows_per_sample, 4096.0 * 2 / 8);
 }
 
+TEST(ExpertParallel, DeepSeekV3HasDenseBlocksSharedExpertsAndRoutedOnes) {
+  // config.json: 61 layers, the first 3 dense (width 18432), then 58 MoE blocks of 256 routed
+  // experts (width 2048, top-8) and 1 shared expert of the same width.
+  const TransformerSpec& v3 = test::model("deepseek-v3").transformer;
+  const MoeShape m = moe_shape(v3);
+  EXPECT_EQ(m.moe_layers, 58);
+  EXPECT_EQ(m.dense_layers, 3);
+  EXPECT_EQ(m.experts, 256);
+  EXPECT_EQ(m.top_k, 8);
+  EXPECT_EQ(m.expert_ffn, 2048);
+  EXPECT_EQ(m.shared_ffn, 2048);
+  EXPECT_EQ(m.dense_ffn, 18432);
+  // ep 64 on 64 GPUs: 4 experts of each MoE block per GPU, 3 x 7168 x 2048 parameters each, in
+  // the 58 blocks and the multi-token prediction module's block (trained with the model).
+  gpuplan::Setup s;
+  s.precision = Precision::mixed_bf16;
+  s.seq_len = 4096;
+  s.micro_batch = 1;
+  s.dp = 64;
+  s.ep = 64;
+  s.moe_imbalance = 1;
+  const Estimate e = estimated(s, "deepseek-v3");
+  ASSERT_TRUE(e.moe);
+  EXPECT_EQ(e.moe->local_experts, 4);
+  EXPECT_DOUBLE_EQ(e.moe->expert_params_per_gpu, 59.0 * 4 * 3 * 7168 * 2048);
+  auto w = build_work_profile(test::model("deepseek-v3"), s, e).value();
+  // The dense blocks' MLP at 18432 wide, the shared expert in every MoE block at 2048 (gate and
+  // up: 2 matrices in), and the routed experts' fc1 over 4096 x 8 token copies.
+  EXPECT_DOUBLE_EQ(op(w, "mlp.in")->flops_per_sample, 3 * 2 * 4096.0 * 7168 * 18432 * 2);
+  EXPECT_DOUBLE_EQ(op(w, "moe.shared.in")->flops_per_sample, 58 * 2 * 4096.0 * 7168 * 2048 * 2);
+  EXPECT_DOUBLE_EQ(op(w, "moe.experts.fc1")->flops_per_sample,
+                   58 * 2 * 4096.0 * 8 * 7168 * 2048 * 2);
+  EXPECT_EQ(op(w, "moe.experts.fc1")->gemm_groups, 4);
+  EXPECT_EQ(w.moe.moe_layers, 58);
+}
+
 TEST(ExpertParallel, GroupedGemmTilesShareTheWaves) {
   Efficiencies e;
   e.gemm_tile_rows = 256;
