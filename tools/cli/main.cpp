@@ -60,6 +60,11 @@ setup options:
   --pytorch VERSION (e.g. 1.10: before 1.11 softmax and log_softmax also keep their input;
                     default: 1.11 or later)
   --dp N  --zero 0|1|2|3  --tp N  --sp  --pp N
+  --ep N  --etp N (mixture of experts: experts sharded over ep of the dp x tp GPUs, each expert
+                  split over etp; default etp = tp, as Megatron-Core)
+  --capacity-factor X (0: dropless)  --moe-pad-to-capacity (pad each expert to it)
+  --moe-imbalance X (busiest expert's tokens / even share; default 1.52, 1 = forced balance)
+  --moe-dispatcher alltoall|deepep  --moe-a2a-overlap (Megatron's 1F1B all-to-all overlap)
   --lora-rank N  --qlora  --lora-targets q_proj,v_proj   --generate N (inference)
 custom model (instead of --model):
   --custom transformer --c-layers N --c-hidden N --c-heads N --c-ffn N --c-vocab N
@@ -83,8 +88,14 @@ exit codes: 0 success, 1 invalid input (the message names the field), 2 usage er
 )";
 
 // Flags that take no value.
-const std::vector<std::string> kBooleanFlags = {"json",    "sp",         "qlora",
-                                                "compile", "fused-loss", "clip-grad-norm"};
+const std::vector<std::string> kBooleanFlags = {"json",
+                                                "sp",
+                                                "qlora",
+                                                "compile",
+                                                "fused-loss",
+                                                "clip-grad-norm",
+                                                "moe-a2a-overlap",
+                                                "moe-pad-to-capacity"};
 
 // Splits "--key value" / "--key=value" / "--flag" arguments into Args.
 gpuplan::Result<Args> parse_flags(int argc, char** argv, int first) {

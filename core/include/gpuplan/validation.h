@@ -6,9 +6,10 @@
 // samples_per_s_total, tokens_per_s_per_gpu, mfu. Optional columns follow in any order, an empty
 // cell meaning "not stated": memory_format (auto, nchw, channels-last) says how a run laid out its
 // convolution tensors; the setup keys of the CLI with '_' for '-' (batch, dp, tp, pp, zero,
-// checkpointing, checkpoint_every, grad_reduce, attention, dropout, sp) describe the rest of the
-// run; max_positions sizes a learned position table to the run; gpus_per_node and
-// network_gbps_per_node describe a multi-node cluster.
+// checkpointing, checkpoint_every, grad_reduce, attention, dropout, sp, and for mixture-of-experts
+// runs ep, etp, capacity_factor, moe_pad_to_capacity, moe_imbalance, moe_dispatcher,
+// moe_a2a_overlap) describe the rest of the run; max_positions sizes a learned position table to
+// the run; gpus_per_node and network_gbps_per_node describe a multi-node cluster.
 
 #include <optional>
 #include <string>

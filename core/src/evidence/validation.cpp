@@ -84,6 +84,13 @@ const std::vector<std::string>& optional_columns() {
                                                  "compile",
                                                  "fused_loss",
                                                  "pytorch",
+                                                 "ep",
+                                                 "etp",
+                                                 "capacity_factor",
+                                                 "moe_pad_to_capacity",
+                                                 "moe_imbalance",
+                                                 "moe_dispatcher",
+                                                 "moe_a2a_overlap",
                                                  "max_positions",
                                                  "gpus_per_node",
                                                  "network_gbps_per_node"};

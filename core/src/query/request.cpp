@@ -44,6 +44,19 @@ Args request_to_args(const Request& r) {
   if (s.tp != d.tp) a.emplace_back("tp", std::to_string(s.tp));
   if (s.sequence_parallel) a.emplace_back("sp", "1");
   if (s.pp != d.pp) a.emplace_back("pp", std::to_string(s.pp));
+  if (s.ep != d.ep) a.emplace_back("ep", std::to_string(s.ep));
+  if (s.etp != d.etp) a.emplace_back("etp", std::to_string(s.etp));
+  auto number = [&a](const char* key, double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%g", v);
+    a.emplace_back(key, buf);
+  };
+  if (s.capacity_factor != d.capacity_factor) number("capacity-factor", s.capacity_factor);
+  if (s.moe_imbalance != d.moe_imbalance) number("moe-imbalance", s.moe_imbalance);
+  if (s.moe_dispatcher != d.moe_dispatcher)
+    a.emplace_back("moe-dispatcher", moe_dispatcher_name(s.moe_dispatcher));
+  if (s.moe_a2a_overlap) a.emplace_back("moe-a2a-overlap", "1");
+  if (s.moe_pad_to_capacity) a.emplace_back("moe-pad-to-capacity", "1");
   if (s.lora_rank != d.lora_rank) a.emplace_back("lora-rank", std::to_string(s.lora_rank));
   if (s.qlora) a.emplace_back("qlora", "1");
   if (s.lora_targets != d.lora_targets) {

@@ -60,6 +60,26 @@ TEST(Request, MemoryFormatIsAKeyWithNamedValues) {
       << bad.error().message;
 }
 
+TEST(Request, ExpertParallelKeysRoundTrip) {
+  const std::string link =
+      "model=mixtral-8x7b&ep=8&etp=1&capacity-factor=1.25&moe-imbalance=1&moe-dispatcher=deepep&"
+      "moe-a2a-overlap=1&moe-pad-to-capacity=1";
+  auto r = parse_request(query_to_args(link).value());
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  const gpuplan::Setup& s = r.value().setup;
+  EXPECT_EQ(s.ep, 8);
+  EXPECT_EQ(s.etp, 1);
+  EXPECT_EQ(s.capacity_factor, 1.25);
+  EXPECT_EQ(s.moe_imbalance, 1);
+  EXPECT_EQ(s.moe_dispatcher, MoeDispatcher::deepep);
+  EXPECT_TRUE(s.moe_a2a_overlap);
+  EXPECT_TRUE(s.moe_pad_to_capacity);
+  EXPECT_EQ(args_to_query(request_to_args(r.value())), link);
+  auto bad = parse_request(query_to_args("model=mixtral-8x7b&moe-dispatcher=nccl").value());
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().message, "--moe-dispatcher: 'nccl' is not one of alltoall, deepep");
+}
+
 TEST(Request, DefaultsAreLeftOutOfLinks) {
   Request r;
   r.model = "gpt2-small";
