@@ -6,7 +6,8 @@
 
 #include "bench_util.h"
 #include "gpuplan/query.h"
-#include "gpuplan/serve.h"
+#include "gpuplan/serve_plan.h"
+#include "gpuplan/serve_validation.h"
 
 int main(int argc, char** argv) {
   const gpuplan::Catalog c = bench::catalog();

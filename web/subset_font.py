@@ -3,8 +3,9 @@
 
 Two outputs:
   --out-cjk      an OpenType font with every non-ASCII character of the string table
-                 (web/model/strings.inc) and of the catalogs (data/**/*.json): loaded by the page only
-                 when Chinese is shown;
+                 (web/model/strings.inc), of the key table's help (core/src/query/keys.cpp, the page's
+                 own keys in web/model/page_state.cpp) and of the catalogs (data/**/*.json): loaded by
+                 the page only when Chinese is shown;
   --out-symbols  a C++ source embedding a tiny font with the few symbols the English page uses
                  (such as the "≈" that marks assumed prices), which Dear ImGui's default font lacks.
 Subsetting uses fontTools' subsetter (pyftsubset). Usage: see web/CMakeLists.txt.
@@ -33,8 +34,8 @@ def face_index(font_path):
     raise SystemExit(f"subset_font: no '{FAMILY}' face in {font_path}")
 
 
-def wanted_text(strings_file, data_dir):
-    text = pathlib.Path(strings_file).read_text(encoding="utf-8")
+def wanted_text(strings_files, data_dir):
+    text = "".join(pathlib.Path(f).read_text(encoding="utf-8") for f in strings_files)
     for path in sorted(pathlib.Path(data_dir).rglob("*.json")):
         if "schema" not in path.parts:
             text += path.read_text(encoding="utf-8")
@@ -67,7 +68,8 @@ def write_cpp(font_bytes, out):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--font", required=True)
-    ap.add_argument("--strings", required=True)
+    ap.add_argument("--strings", required=True, nargs="+",
+                    help="the string table and the sources with the key table's Chinese help")
     ap.add_argument("--data", required=True)
     ap.add_argument("--out-cjk", required=True)
     ap.add_argument("--out-symbols", required=True)

@@ -42,11 +42,24 @@ class [[nodiscard]] Outcome {
   std::variant<T, Failure> v_;
 };
 
-// GEMM precisions, in the order results and summaries list them.
-enum class Precision { fp64, fp32, tf32, fp16, bf16, fp8 };
-inline constexpr Precision kPrecisions[] = {Precision::fp64, Precision::fp32, Precision::tf32,
-                                            Precision::fp16, Precision::bf16, Precision::fp8};
+// GEMM precisions, in the order results and summaries list them. mxfp8 and nvfp4 are the
+// block-scaled recipes of Blackwell's tensor cores (sm_100 and newer): MXFP8 is E4M3 data with
+// one power-of-two (UE8M0) scale per 32 elements along K, NVFP4 is E2M1 data with one E4M3 scale
+// per 16 elements (OCP Microscaling spec v1.0; cuBLASLt CUBLASLT_MATMUL_MATRIX_SCALE_VEC32_UE8M0
+// and _VEC16_UE4M3).
+enum class Precision { fp64, fp32, tf32, fp16, bf16, fp8, mxfp8, nvfp4 };
+inline constexpr Precision kPrecisions[] = {Precision::fp64,  Precision::fp32, Precision::tf32,
+                                            Precision::fp16,  Precision::bf16, Precision::fp8,
+                                            Precision::mxfp8, Precision::nvfp4};
 const char* precision_name(Precision p);
+// Whether `p` is a block-scaled recipe (mxfp8, nvfp4): sm_100 or newer and CUDA 12.8 or newer.
+bool block_scaled(Precision p);
+// The data/gpus peak a precision runs at: "fp8" for mxfp8, "fp4" for nvfp4, else its own name.
+const char* catalog_peak_key(Precision p);
+// The architecture of a compute capability as NVIDIA names it: "Blackwell" for 10.x and 12.x
+// (sm_100 B200/GB200, sm_103 B300/GB300, sm_120 RTX PRO 6000 / RTX 50), "Hopper" for 9.0, ...;
+// "unknown" otherwise.
+const char* architecture_name(int cc_major, int cc_minor);
 
 // Device-memory kernels (STREAM-style over float4 arrays).
 enum class MemOp { read, write, copy, triad };

@@ -78,6 +78,7 @@ ojson gpu_json(const GpuInfo& g, const std::optional<std::string>& catalog_id) {
           {"uuid", g.uuid},
           {"pci_bus_id", g.pci_bus_id},
           {"compute_capability", std::to_string(g.cc_major) + "." + std::to_string(g.cc_minor)},
+          {"architecture", architecture_name(g.cc_major, g.cc_minor)},
           {"sm_count", opt(g.sm_count)},
           {"memory_bytes", g.memory_bytes},
           {"memory_bus_width_bits", opt(g.memory_bus_width_bits)},
@@ -150,9 +151,11 @@ nlohmann::ordered_json summary_of(const nlohmann::ordered_json& gpus,
     if (g["index"].get<int64_t>() == slowest) sg = &g;
   }
   ojson gemm;
+  ojson recipes = ojson::array();  // the low-precision recipes whose GEMM was measured
   for (Precision p : kPrecisions) {
-    gemm[precision_name(p)] =
-        opt(slowest_of(gpus, results, std::string("gemm_") + precision_name(p)));
+    const auto rate = slowest_of(gpus, results, std::string("gemm_") + precision_name(p));
+    gemm[precision_name(p)] = opt(rate);
+    if (rate && (p == Precision::fp8 || block_scaled(p))) recipes.push_back(precision_name(p));
   }
   ojson s;
   s["gpu_name"] = sg ? (*sg)["name"] : ojson("");
@@ -161,6 +164,7 @@ nlohmann::ordered_json summary_of(const nlohmann::ordered_json& gpus,
   s["node_count"] = node_count;
   s["slowest_gpu"] = slowest;
   s["gemm_flop_per_s"] = gemm;
+  s["gemm_recipes_measured"] = recipes;
   s["hbm_copy_bytes_per_s"] = opt(slowest_of(gpus, results, "hbm_copy"));
   s["hbm_triad_bytes_per_s"] = opt(slowest_of(gpus, results, "hbm_triad"));
   s["h2d_pinned_bytes_per_s"] = opt(slowest_of(gpus, results, "h2d_pinned"));

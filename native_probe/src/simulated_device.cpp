@@ -68,7 +68,9 @@ SimulatedDevice::SimulatedDevice(CatalogGpu gpu, int count, SimulatedFaults faul
       std::sscanf(gpu_.compute_capability->c_str(), "%d.%d", &cc_major_, &cc_minor_) != 2) {
     // No compute capability in the catalog: assume the oldest one with the listed precisions.
     const auto& p = gpu_.peak_dense_tflops;
-    if (p.count("fp8"))
+    if (p.count("fp4"))
+      cc_major_ = 10, cc_minor_ = 0;
+    else if (p.count("fp8"))
       cc_major_ = 8, cc_minor_ = 9;
     else if (p.count("bf16") || p.count("tf32"))
       cc_major_ = 8, cc_minor_ = 0;
@@ -106,9 +108,11 @@ SoftwareInfo SimulatedDevice::software() {
 }
 
 std::string SimulatedDevice::gemm_unsupported(int, Precision p) {
-  if (!gpu_.peak_dense_tflops.count(precision_name(p))) {
-    return std::string("catalog entry ") + gpu_.id + " has no dense " + precision_name(p) +
-           " peak to simulate from";
+  // A block-scaled recipe runs at its element type's rate (MXFP8 at fp8, NVFP4 at fp4).
+  const char* key = catalog_peak_key(p);
+  if (!gpu_.peak_dense_tflops.count(key)) {
+    return std::string("catalog entry ") + gpu_.id + " has no dense " + key + " peak to simulate " +
+           precision_name(p) + " from";
   }
   return {};
 }
@@ -166,8 +170,11 @@ Outcome<Timings> SimulatedDevice::gemm(int gpu, Precision p, int64_t n, Iteratio
   const std::string why = gemm_unsupported(gpu, p);
   if (!why.empty())
     return simulated_failure(Failure::Kind::unsupported, "unsupported", "gemm", __LINE__, why);
+  // Bytes per input element, scales included: MXFP8 1 + 1/32, NVFP4 1/2 + 1/16.
   const double in = p == Precision::fp64                             ? 8
                     : p == Precision::fp8                            ? 1
+                    : p == Precision::mxfp8                          ? 1 + 1.0 / 32
+                    : p == Precision::nvfp4                          ? 0.5 + 1.0 / 16
                     : (p == Precision::fp32 || p == Precision::tf32) ? 4
                                                                      : 2;
   const double out = p == Precision::fp64                             ? 8
@@ -175,7 +182,7 @@ Outcome<Timings> SimulatedDevice::gemm(int gpu, Precision p, int64_t n, Iteratio
                                                                       : 2;
   const double nn = double(n);
   const double rate =
-      gpu_.peak_dense_tflops.at(precision_name(p)) * 1e12 * simulated_efficiency().gemm;
+      gpu_.peak_dense_tflops.at(catalog_peak_key(p)) * 1e12 * simulated_efficiency().gemm;
   return timed(std::string("gemm ") + precision_name(p) + " n=" + std::to_string(n), gpu,
                2 * nn * nn * nn, rate, int64_t(nn * nn * (2 * in + out)), it);
 }

@@ -101,3 +101,28 @@ test('a mixture-of-experts link shows total and active parameters and the expert
   assert.equal(s.time.ep_comm_s, cli.time.ep_comm_s);
   await screenshot(page, 'calculator-moe');
 });
+
+test('the page opens the default link written in full, and a link it writes reopens as itself', async () => {
+  await page.goto(`${server.url}/index.html`);
+  const d = await waitForState(page, 's.estimate !== null && s.cost !== null');
+  assert.equal(d.query, 'v=1&model=gpt2-small&batch=8&precision=amp-bf16&gpu=a100-sxm4-80gb&tokens=1000000000&max-nodes=8&top=20');
+  // fp32 is the core's default, so the link leaves precision out; reopened, it is fp32 again
+  // (the page used to fill in its own amp-bf16 and show another cost).
+  const link = 'model=gpt2-small&batch=8&instance=aws-p4d.24xlarge&tokens=1e9&pricing=spot&currency=cny&reservation-utilisation=0.5&top=5&min-gpu-memory-gb=40';
+  await page.goto(`${server.url}/index.html#${link}`);
+  const first = await waitForState(page, 's.estimate !== null && s.cost !== null');
+  assert.equal(first.estimate.setup.precision, undefined, 'fp32: the core default, left out');
+  const written = await page.evaluate(() => location.hash);
+  for (const key of ['currency=cny', 'reservation-utilisation=0.5', 'top=5', 'min-gpu-memory-gb=40', 'pricing=spot']) {
+    assert.ok(written.includes(key), `${key} is written back: ${written}`);
+  }
+  assert.ok(!written.includes('precision'), written);
+  await page.goto(`${server.url}/index.html${written}`);
+  await page.reload();
+  const again = await waitForState(page, 's.estimate !== null && s.cost !== null');
+  assert.equal(again.query, first.query);
+  assert.equal(again.cost.usd_total, first.cost.usd_total);
+  const cli = await cliJson(['estimate', '--model', 'gpt2-small', '--batch', '8', '--instance', 'aws-p4d.24xlarge',
+                             '--tokens', '1e9', '--pricing', 'spot', '--micro-batch', String(again.estimate.micro_batch)]);
+  assert.equal(again.cost.usd_total, cli.cost.usd_total, 'the CLI reads the link the same way');
+});

@@ -62,15 +62,27 @@ export function useBrowser(viewport, receive) {
   });
 }
 
-// Waits until the app has published a state for which `predicate(state)` holds.
-export async function waitForState(page, predicate = 'true', timeout = 20000) {
+// Waits until the app has published a state for which `predicate(state)` holds. The limit only
+// turns a state that never comes into a failure: it is far above what a loaded 2-core machine
+// takes, so it never decides a verdict on speed.
+export async function waitForState(page, predicate = 'true', timeout = 90000) {
   await page.waitForFunction(`window.gpuplanState !== undefined && ((s) => ${predicate})(window.gpuplanState)`,
                              null, { timeout });
   return page.evaluate(() => window.gpuplanState);
 }
 
+// Waits until the page has drawn `n` more frames (the app draws one per animation frame), so a
+// test waits for frames, not for milliseconds that a loaded machine may fill with fewer frames.
+export async function frames(page, n = 3) {
+  await page.evaluate((count) => new Promise((resolve) => {
+    let k = 0;
+    const tick = () => (++k >= count ? resolve() : requestAnimationFrame(tick));
+    requestAnimationFrame(tick);
+  }), n);
+}
+
 // The screen rectangle (CSS px) of a named widget, once the layout has settled (ImGui sizes
-// tables and child windows over the first frames).
+// tables and child windows over the first frames): the same rectangle a few frames apart.
 export async function widget(page, name) {
   let last = null;
   for (let i = 0; i < 50; ++i) {
@@ -78,9 +90,9 @@ export async function widget(page, name) {
     const r = s.widgets[name];
     if (last && JSON.stringify(last) === JSON.stringify(r)) return r;
     last = r;
-    await page.waitForTimeout(100);
+    await frames(page, 4);
   }
-  throw new Error(`widget ${name} did not settle`);
+  throw new Error(`widget ${name} did not settle in 200 frames`);
 }
 
 // Clicks the middle-left part of a named widget, after hovering it for a few frames as a hand
@@ -88,7 +100,7 @@ export async function widget(page, name) {
 export async function clickWidget(page, name, dx = 40) {
   const [x0, y0, , y1] = await widget(page, name);
   await page.mouse.move(x0 + dx, (y0 + y1) / 2);
-  await page.waitForTimeout(80);
+  await frames(page, 3);
   await page.mouse.click(x0 + dx, (y0 + y1) / 2);
 }
 

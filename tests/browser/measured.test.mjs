@@ -54,7 +54,7 @@ test('a ResNet-50 query matching a published run shows the measured figure, its 
   // Drawn in the Results tab; the source opens when clicked.
   await widget(page, 'published-0');
   await clickWidget(page, 'published-link-0', 20);
-  await page.waitForFunction(() => window.gpuplanLastOpened !== undefined, null, { timeout: 10000 });
+  await page.waitForFunction(() => window.gpuplanLastOpened !== undefined, null, { timeout: 90000 });
   assert.equal(await page.evaluate(() => window.gpuplanLastOpened), p.source_url);
   await screenshot(page, 'results-published');
   // In Chinese the lines come from the string table.

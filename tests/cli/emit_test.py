@@ -104,4 +104,38 @@ else:
           and pd["train_batch_size"] == pd["train_micro_batch_size_per_gpu"] * pd["gradient_accumulation_steps"] * top["gpus"],
           (pd, top))
 
+# A workload the planner may split (LLaMA-2-70B at batch 64 over up to 4 nodes): without --emit
+# it also tries tensor/pipeline parallelism; with --emit it searches only the layouts the
+# launcher expresses (data parallelism with ZeRO/FSDP), so the config it prints is of a plan it ranked.
+SPLIT = ["--model", "llama-2-70b", "--seq", "4096", "--batch", "64", "--tokens", "1e10", "--max-nodes", "4", "--top", "3"]
+free = json.loads(gpuplan("plan", *SPLIT, "--json").stdout)
+for fmt in ("deepspeed", "torchrun", "accelerate"):
+    e = gpuplan("plan", *SPLIT, "--emit", fmt)
+    check(f"plan --emit {fmt} emits a config for a plan it can express", e.returncode == 0 and "tensor parallel" not in e.stderr,
+          e.stderr)
+narrowed = json.loads(gpuplan("plan", *SPLIT, "--tp", "1", "--pp", "1", "--json").stdout)
+ds = json.loads(gpuplan("plan", *SPLIT, "--emit", "deepspeed").stdout or "{}")
+n_top = narrowed["plans"][0]
+check("without --emit the search also tries split layouts (the case --emit must handle)",
+      free["candidates"] > narrowed["candidates"], (free["candidates"], narrowed["candidates"]))
+check("--emit deepspeed's plan is the best data-parallel plan (--tp 1 --pp 1)",
+      ds.get("train_batch_size") == 64 and ds.get("train_micro_batch_size_per_gpu") == int(n_top["setup"].get("micro-batch", 0))
+      and ds.get("zero_optimization", {}).get("stage") == int(n_top["setup"].get("zero", 0))
+      and ds["train_batch_size"] == ds["train_micro_batch_size_per_gpu"] * ds["gradient_accumulation_steps"] * n_top["gpus"],
+      (ds, n_top))
+
+# --tp and --pp fix the planner's degrees.
+fixed = json.loads(gpuplan("plan", *SPLIT, "--tp", "4", "--pp", "2", "--json").stdout)
+check("--tp 4 --pp 2: every plan has them", all(p["setup"].get("tp") == "4" and p["setup"].get("pp") == "2"
+                                                for p in fixed["plans"]), [p["setup"] for p in fixed["plans"]])
+bad = gpuplan("plan", *SPLIT, "--tp", "2", "--emit", "deepspeed")
+check("--tp 2 with --emit is refused, naming the key", bad.returncode == 1
+      and "--emit deepspeed: --tp 2 cannot be expressed" in bad.stderr, bad.stderr)
+wide = gpuplan("plan", "--model", "gpt2-small", "--tokens", "1e9", "--batch", "64", "--tp", "12")
+check("a degree no instance can lay out says so", wide.returncode == 1
+      and "no instance can run --tp 12 --pp 1" in wide.stderr, wide.stderr)
+unk_plan = gpuplan("plan", *PLAN, "--emit", "slurm")
+check("plan: an unknown format is a usage error before any search", unk_plan.returncode == 2
+      and "'slurm' is not torchrun" in unk_plan.stderr, unk_plan.stderr)
+
 finish("emit_test")

@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """A fake cloud metadata service on 127.0.0.1 for probe_cli_test.sh (never the real 169.254.169.254).
 
-Usage: fake_metadata.py gcp|silent PORT_FILE
+Usage: fake_metadata.py gcp|silent PORT_FILE [CONNECTION_LOG]
   gcp     answers like GCP's metadata server (machine type a3-highgpu-8g, zone us-central1-a)
-  silent  accepts connections and never answers (the probe must time out)
+  silent  accepts connections and never answers (the probe must time out); appends a line to
+          CONNECTION_LOG for each connection it accepts
 Writes the chosen port to PORT_FILE, then serves until killed.
 """
 import http.server
@@ -12,6 +13,7 @@ import sys
 import time
 
 mode, port_file = sys.argv[1], sys.argv[2]
+connection_log = sys.argv[3] if len(sys.argv) > 3 else None
 
 
 class Gcp(http.server.BaseHTTPRequestHandler):
@@ -47,8 +49,13 @@ else:
     s = socket.socket()
     s.bind(("127.0.0.1", 0))
     s.listen(16)
+    if connection_log:
+        open(connection_log, "w").close()
     open(port_file, "w").write(str(s.getsockname()[1]))
     held = []
     while True:
         conn, _ = s.accept()
         held.append(conn)  # keep it open, never answer
+        if connection_log:
+            with open(connection_log, "a") as log:
+                log.write("connection\n")

@@ -99,7 +99,8 @@ echo '{"payloadType":' >"$tmp/broken.json"
 expect verify-malformed 1 "not valid JSON at line" -- "$gpuplan" verify "$tmp/broken.json"
 
 # Faults: a lost device and a hung case give a valid file with the failed case marked, exit 1.
-expect device-lost 1 "10 passed, 0 waived, 7 failed" -- "$probe" "${sim[@]}" --fault device-lost:hbm_triad --out "$tmp/lost.json"
+# (On the simulated H100, sm_90, the block-scaled gemm_mxfp8 and gemm_nvfp4 are waived.)
+expect device-lost 1 "10 passed, 2 waived, 7 failed" -- "$probe" "${sim[@]}" --fault device-lost:hbm_triad --out "$tmp/lost.json"
 expect device-lost-file-valid 0 "" -- "$gpuplan" verify "$tmp/lost.json" --json
 $py - "$tmp/lost.json" <<'PY' && ok || bad "device-lost: failed case not marked"
 import base64, json, sys
@@ -110,29 +111,44 @@ assert lost["error"]["location"].startswith("simulated_device.cpp:"), lost
 later = [r for r in rows if r["case"] == "h2d_pinned"][0]
 assert later["status"] == "failed" and later["reason"].startswith("not run: the GPU was lost"), later
 PY
-expect hang-timeout 1 "" -- "$probe" "${sim[@]}" --case 'gemm_*' --fault hang:gemm_fp16 --case-timeout 0.5 --out "$tmp/hang.json"
+# The first case selected hangs, so no case that should pass runs inside a --case-timeout window
+# (a loaded machine could stretch it past the limit); every later case is marked not run.
+expect hang-timeout 1 "" -- "$probe" "${sim[@]}" --case 'gemm_*' --fault hang:gemm_fp64 --case-timeout 0.5 --out "$tmp/hang.json"
 $py - "$tmp/hang.json" <<'PY' && ok || bad "hang: timeout not recorded"
 import base64, json, sys
 rows = json.loads(base64.b64decode(json.load(open(sys.argv[1]))["payload"]))["results"]
-r = [r for r in rows if r["case"] == "gemm_fp16"][0]
+r = [r for r in rows if r["case"] == "gemm_fp64"][0]
 assert r["error"]["kind"] == "timeout" and "did not finish within 0.5 s" in r["reason"], r
+later = [r for r in rows if r["case"] == "gemm_fp16"][0]
+assert later["reason"].startswith("not run: gemm_fp64 gpu 0 timed out before it"), later
 PY
 
-# Signals: no file and no temporary file; exit 128 + signal.
-"$probe" "${sim[@]}" --fault hang:gemm_bf16 --case-timeout 60 --out "$tmp/term.json" 2>"$tmp/err" &
+# until_seen PID CONDITION...: waits while PID runs and CONDITION fails; no time limit of its own
+# (a loaded machine only makes it wait longer; CTest's TIMEOUT ends a real hang).
+until_seen() {
+  local pid=$1
+  shift
+  while ! "$@"; do
+    kill -0 "$pid" 2>/dev/null || return 1
+    sleep 0.05
+  done
+}
+
+# Signals: no file and no temporary file; exit 128 + signal. The case hangs until cancelled and the
+# file waits before its rename far longer than any test runs, so the signal always lands there.
+"$probe" "${sim[@]}" --fault hang:gemm_bf16 --case-timeout 3600 --out "$tmp/term.json" 2>"$tmp/err" &
 p=$!; pids+=("$p")
-# Wait until the hanging case has started (a loaded machine can take over a second to reach main).
-for _ in $(seq 300); do grep -q "gemm_bf16" "$tmp/err" && break; sleep 0.1; done
+until_seen "$p" grep -q "gemm_bf16" "$tmp/err" || bad "SIGTERM: the probe ended before its hanging case"
 kill -TERM "$p"
 wait "$p"; rc=$?
 [ "$rc" -eq 143 ] && ok || bad "SIGTERM: exit $rc, wanted 143"
 grep -q "terminated (SIGTERM); no file written" "$tmp/err" && ok || bad "SIGTERM: message"
 ls -a "$tmp" | grep -q 'term.json' && bad "SIGTERM: left a file" || ok
 
-"$probe" "${sim[@]}" --case device_properties --fault stall-before-rename:30 --out "$tmp/int.json" 2>"$tmp/err" &
+"$probe" "${sim[@]}" --case device_properties --fault stall-before-rename:3600 --out "$tmp/int.json" 2>"$tmp/err" &
 p=$!; pids+=("$p")
-for _ in $(seq 300); do ls -a "$tmp" | grep -q '^\.int\.json\.tmp\.' && break; sleep 0.1; done
-ls -a "$tmp" | grep -q '^\.int\.json\.tmp\.' && ok || bad "SIGINT: temporary file never appeared"
+has_tmp() { ls -a "$tmp" | grep -q '^\.int\.json\.tmp\.'; }
+until_seen "$p" has_tmp && ok || bad "SIGINT: temporary file never appeared"
 kill -INT "$p"
 wait "$p"; rc=$?
 [ "$rc" -eq 130 ] && ok || bad "SIGINT: exit $rc, wanted 130"
@@ -144,20 +160,22 @@ install -m 644 "$HOME/.config/gpuplan/probe-key" "$tmp/open-key"
 expect key-readable-by-others 4 "run 'chmod 600 $tmp/open-key'" -- "$probe" "${sim[@]}" --key "$tmp/open-key" --out "$tmp/k.json"
 [ ! -e "$tmp/k.json" ] && ok || bad "bad key: wrote a file"
 
-# Cloud metadata from a fake GCP server on 127.0.0.1, and one that never answers.
-$py "$here/fake_metadata.py" gcp "$tmp/gcp.port" & pids+=($!)
-$py "$here/fake_metadata.py" silent "$tmp/silent.port" & pids+=($!)
-for _ in $(seq 300); do [ -s "$tmp/gcp.port" ] && [ -s "$tmp/silent.port" ] && break; sleep 0.1; done
+# Cloud metadata from a fake GCP server on 127.0.0.1, and one that never answers (it logs each
+# connection it accepts).
+$py "$here/fake_metadata.py" gcp "$tmp/gcp.port" & gcp_pid=$!; pids+=($gcp_pid)
+$py "$here/fake_metadata.py" silent "$tmp/silent.port" "$tmp/silent.log" & silent_pid=$!; pids+=($silent_pid)
+until_seen "$gcp_pid" test -s "$tmp/gcp.port" || bad "the fake GCP server did not start"
+until_seen "$silent_pid" test -s "$tmp/silent.port" || bad "the silent server did not start"
 expect metadata-gcp 0 "" -- "$probe" --simulate h100-sxm5-80gb --case device_properties \
   --metadata-url "http://127.0.0.1:$(cat "$tmp/gcp.port")" --out "$tmp/gcp.json"
 expect metadata-gcp-shown 0 "cloud:      gcp a3-highgpu-8g us-central1" -- "$gpuplan" verify "$tmp/gcp.json"
-start=$(date +%s%N)
+# The probe gives up on a server that never answers (each request has a 0.3 s limit; without one
+# it would wait forever and CTest's TIMEOUT would fail the test) and, since AWS, GCP and Azure
+# share that address, asks it once: the first request's timeout ends the lookup.
 expect metadata-silent 0 "" -- "$probe" --simulate h100-sxm5-80gb --case device_properties \
   --metadata-url "http://127.0.0.1:$(cat "$tmp/silent.port")" --out "$tmp/silent.json"
-ms=$(( ($(date +%s%N) - start) / 1000000 ))
-# Each request gives up after 0.3 s (a handful of them); a hang would wait for TCP's minutes. The
-# bound leaves room for a loaded machine (3 s failed under ctest -j2 beside other builds).
-[ "$ms" -lt 10000 ] && ok || bad "metadata-silent: took $ms ms"
+conns=$(wc -l <"$tmp/silent.log")
+[ "$conns" -eq 1 ] && ok || bad "metadata-silent: the silent server was asked $conns times, wanted once"
 "$gpuplan" verify "$tmp/silent.json" | grep -q "cloud:" && bad "metadata-silent: recorded a cloud" || ok
 
 # The payloads follow data/schema/probe.schema.json (checked where python3-jsonschema is installed).

@@ -6,7 +6,7 @@
 #include "catalog_files.h"
 #include "gpuplan/catalog_blob.h"
 #include "gpuplan/embedded_data.h"
-#include "gpuplan/serve.h"
+#include "gpuplan/serve_assumptions.h"
 
 namespace gpuplan::web {
 namespace {

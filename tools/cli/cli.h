@@ -74,6 +74,7 @@ int cmd_serve(Args args);
 // gpuplan validate on a serving-measurements CSV (cmd_serve.cpp).
 int validate_serving_file(const std::string& path, const std::string& text, bool json);
 int cmd_published(Args args);
+int cmd_keys(Args args);
 
 // --emit FORMAT: prints the launch config (torchrun, accelerate, deepspeed); the exit code.
 int print_launch_config(const std::string& format, const LaunchInputs& inputs);

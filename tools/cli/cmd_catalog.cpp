@@ -42,22 +42,23 @@ int cmd_gpus(Args args) {
             sourced(g.memory_bandwidth_bytes_per_s, g, "memory_bandwidth_gb_per_s")},
            {"peak_dense_flop_per_s", peaks},
            {"tdp_w", g.tdp_w > 0 ? nlohmann::ordered_json(g.tdp_w) : nlohmann::ordered_json()},
+           {"compute_capability", g.compute_capability},
            {"interconnect", g.interconnect}});
     }
     std::printf("%s\n", out.dump(2).c_str());
     return 0;
   }
-  std::printf("%-16s %-30s %10s %12s %12s %12s\n", "id", "name", "memory", "bandwidth",
-              "bf16 TFLOPS", "fp32 TFLOPS");
+  std::printf("%-16s %-30s %10s %12s %12s %12s %12s %12s\n", "id", "name", "memory", "bandwidth",
+              "bf16 TFLOPS", "fp32 TFLOPS", "fp8 TFLOPS", "fp4 TFLOPS");
   for (const auto& g : catalog.value().gpus) {
     auto tf = [&](const char* p) {
       auto it = g.peak_dense_flops_per_s.find(p);
       return it == g.peak_dense_flops_per_s.end() ? std::string("-")
                                                   : std::to_string(it->second / 1e12).substr(0, 6);
     };
-    std::printf("%-16s %-30s %10s %10.0f GB/s %12s %12s\n", g.id.c_str(), g.name.c_str(),
+    std::printf("%-16s %-30s %10s %10.0f GB/s %12s %12s %12s %12s\n", g.id.c_str(), g.name.c_str(),
                 format_bytes(g.memory_bytes).c_str(), g.memory_bandwidth_bytes_per_s / 1e9,
-                tf("bf16").c_str(), tf("fp32").c_str());
+                tf("bf16").c_str(), tf("fp32").c_str(), tf("fp8").c_str(), tf("fp4").c_str());
   }
   return 0;
 }
@@ -109,6 +110,7 @@ int cmd_instances(Args args) {
                           {"native_per_hour", p.native_per_hour},
                           {"usd_per_cny", p.usd_per_cny > 0 ? nlohmann::ordered_json(p.usd_per_cny)
                                                             : nlohmann::ordered_json()},
+                          {"sold_per", p.sold_per},
                           {"date_label", p.date_label()},
                           {"stale", p.stale}});
       }
@@ -118,6 +120,8 @@ int cmd_instances(Args args) {
            {"instance_type", in.instance_type},
            {"gpu", in.gpu},
            {"gpu_count", in.gpu_count},
+           {"nvlink_domain_gpus", in.domain_gpus()},
+           {"min_hosts", in.min_hosts},
            {"vcpus", in.vcpus > 0 ? nlohmann::ordered_json(in.vcpus) : nlohmann::ordered_json()},
            {"gpu_interconnect", in.gpu_interconnect},
            {"pricing_models", in.offered},

@@ -1,9 +1,12 @@
 // gpuplan plan (--model ID | --hf-config FILE) [setup] (--tokens N | --epochs N --dataset-size N)
 //   [--deadline-hours H] [--budget-usd B] [--objective cost|time] [--pricing P] [--provider P]
 //   [--region R] [--compliance hipaa|gdpr|gov] [--min-gpu-memory-gb G] [--max-nodes N] [--top K]
-//   [--currency usd|cny] [--emit torchrun|accelerate|deepspeed] [--json]
+//   [--currency usd|cny] [--tp N] [--pp N] [--emit torchrun|accelerate|deepspeed] [--json]
 // A thin face over plan(): the query parser and plan_query() decide keys, bounds and defaults.
+// --tp and --pp, when given, fix the planner's degrees; --emit narrows the search to the layouts
+// the launcher can express (restrict_to_launcher), so the top plan is one it can emit.
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -42,11 +45,26 @@ std::string plans_in_currency(const PlanResult& r, const std::string& currency,
   return out;
 }
 
+bool given(const Args& args, const char* key) {
+  for (const auto& kv : args) {
+    if (kv.first == key) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 int cmd_plan(Args args) {
   const bool json = take_flag(args, "json");
   const std::string emit = take(args, "emit");
+  std::optional<LaunchFormat> launcher;
+  if (!emit.empty()) {
+    launcher = parse_launch_format(emit);
+    if (!launcher)
+      return usage_error("--emit: '" + emit + "' is not torchrun, accelerate or deepspeed");
+  }
+  // Read before the parser takes them: a degree the user states is fixed, not searched.
+  const bool tp_given = given(args, "tp"), pp_given = given(args, "pp");
   auto query = take_query(args);
   if (!query.ok()) return fail(query.error());
   auto catalog = load_embedded_catalog();
@@ -58,7 +76,12 @@ int cmd_plan(Args args) {
   }
   auto model = resolve_model(cat, q);
   if (!model.ok()) return fail(model.error());
-  const PlanQuery pq = plan_query(cat, model.value(), q);
+  PlanQuery pq = plan_query(cat, model.value(), q);
+  if (tp_given) pq.tp = q.request.setup.tp;
+  if (pp_given) pq.pp = q.request.setup.pp;
+  if (launcher) {
+    if (auto err = restrict_to_launcher(pq, *launcher)) return fail(*err);
+  }
   auto r = plan(cat, model.value(), pq);
   if (!r.ok()) return fail(r.error());
   if (!emit.empty() && !r.value().plans.empty()) {

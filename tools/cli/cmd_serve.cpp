@@ -11,7 +11,8 @@
 #include "cli.h"
 #include "gpuplan/embedded_data.h"
 #include "gpuplan/query.h"
-#include "gpuplan/serve.h"
+#include "gpuplan/serve_plan.h"
+#include "gpuplan/serve_validation.h"
 
 namespace gpuplan::cli {
 namespace {

@@ -7,7 +7,7 @@
 
 #include "cli.h"
 #include "gpuplan/report.h"
-#include "gpuplan/serve.h"
+#include "gpuplan/serve_validation.h"
 #include "gpuplan/validation.h"
 
 namespace gpuplan::cli {

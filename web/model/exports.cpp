@@ -6,11 +6,12 @@
 #include <functional>
 #include <nlohmann/json.hpp>
 
+#include "gpuplan/evaluate.h"
 #include "gpuplan/measured_run.h"
 #include "gpuplan/published.h"
 #include "gpuplan/query.h"
 #include "gpuplan/report.h"
-#include "gpuplan/serve.h"
+#include "gpuplan/serve_plan.h"
 
 namespace gpuplan::web {
 namespace {
@@ -22,27 +23,28 @@ Json json_or_null(const std::optional<std::string>& s) {
 }
 
 void put_estimate(const PageModel& m, Json& j) {
-  const Computed& c = m.c;
-  if (!c.estimate || !c.model) {
+  if (!m.ev) {
     j["estimate"] = nullptr;
     return;
   }
-  j["estimate"] = Json::parse(estimate_to_json(*c.model, m.state.request, *c.estimate, -1));
-  j["gpu"] = c.gpu->id;
+  const Evaluation& c = *m.ev;
+  j["estimate"] = Json::parse(estimate_to_json(c.model, c.query.request, c.estimate, -1));
+  j["gpu"] = c.gpu ? Json(c.gpu->id) : Json();
   j["instance"] = c.instance ? Json(c.instance->id) : Json();
-  j["fits"] = c.fits;
-  j["largest_term"] = tr(c.largest_term, Lang::en);
+  j["fits"] = c.fit.fits;
+  j["largest_term"] = tr(largest_term(c), Lang::en);
   j["fit_advice"] = fit_advice(c);
 }
 
 void put_time_and_cost(const PageModel& m, Json& j) {
-  const Computed& c = m.c;
-  j["time_error"] = c.time_error.message;
+  const Evaluation empty;
+  const Evaluation& c = m.ev ? *m.ev : empty;
+  j["time_error"] = c.hardware_error ? c.hardware_error->message : "";
   j["time"] = c.time ? Json::parse(step_time_to_json(*c.time)) : Json();
   j["time_calibrated"] =
       c.time_calibrated ? Json::parse(step_time_to_json(*c.time_calibrated)) : Json();
   if (c.price) {
-    j["cost"] = Json::parse(run_cost_to_json(*c.price, c.cost ? &*c.cost : nullptr, m.state.nodes));
+    j["cost"] = Json::parse(run_cost_to_json(*c.price, c.cost ? &*c.cost : nullptr, c.query.nodes));
   } else if (c.cost) {
     j["cost"] = {{"steps", c.cost->steps},
                  {"hours", c.cost->hours},
@@ -73,7 +75,8 @@ Json plans_json(const PageModel& m) {
 // predicted, error, source, link) and the two lines the Results tab shows.
 Json published_json(const PageModel& m) {
   Json out = Json::array();
-  for (const auto& c : m.c.published) {
+  if (!m.ev) return out;
+  for (const auto& c : m.ev->published) {
     Json j = Json::parse(published_comparison_json(c));
     j["shown"] = {published_measured_text(c), published_predicted_text(c)};
     out.push_back(std::move(j));
@@ -90,14 +93,15 @@ Json measured_run_json(const PageModel& m) {
             {"device_type", run.device_type},
             {"device_name", run.device_name},
             {"line", measured_run_line(*m.measured)}};
-  j["comparison"] =
-      m.c.measured_run ? Json::parse(measured_comparison_to_json(*m.c.measured_run)) : Json();
+  j["comparison"] = m.ev && m.ev->measured_run
+                        ? Json::parse(measured_comparison_to_json(*m.ev->measured_run))
+                        : Json();
   auto bytes = [](const std::optional<int64_t>& b) { return b ? Json(*b) : Json(); };
   j["peak_allocated_bytes"] = bytes(run.peak_allocated_bytes);
   j["peak_reserved_bytes"] = bytes(run.peak_reserved_bytes);
   j["memory_absent_reason"] = json_or_null(run.memory_absent_reason);
   Json rows = Json::array();
-  for (const auto& r : measured_rows(m.c, run)) {
+  for (const auto& r : m.ev ? measured_rows(*m.ev, run) : std::vector<MeasuredRow>{}) {
     rows.push_back({{"quantity", tr(r.quantity)},
                     {"measured", r.measured},
                     {"predicted", r.predicted},
@@ -122,6 +126,15 @@ Json upload_json(const PageModel& m) {
 }
 
 // The Serving tab: what it shows, with the fields of `gpuplan serve --json` it shows.
+// How a sliced search spread over frames (model/slices.h): tests count its work, not frames.
+Json slices_json(const SliceStats& s) {
+  return {{"slices", s.slices},
+          {"frames", s.frames},
+          {"work", s.work},
+          {"largest_frame", s.largest_frame},
+          {"work_per_frame", s.work_per_frame}};
+}
+
 Json serving_json(const PageModel& m) {
   const ServeResults& r = m.serve;
   Json options = Json::array();
@@ -148,11 +161,9 @@ Json serving_json(const PageModel& m) {
   Json latency = Json::array();
   for (const auto& p : r.latency)
     latency.push_back({{"rate_per_s", p.rate_per_s}, {"ttft_s", p.ttft_s}, {"tpot_s", p.tpot_s}});
-  return {{"progress", r.progress},
-          {"error", r.error.message},
-          {"error_shown", page_message(r.error)},
-          {"load_curve_per_s", r.curve},
-          {"options", options},
+  return {{"progress", r.progress},      {"search", slices_json(r.slices)},
+          {"error", r.error.message},    {"error_shown", page_message(r.error)},
+          {"load_curve_per_s", r.curve}, {"options", options},
           {"latency", latency}};
 }
 
@@ -162,8 +173,8 @@ std::string results_json(const PageModel& m, const std::string& widgets_json) {
   Json j;
   j["query"] = page_state_to_query(m.state);
   const bool link = !m.link_problems.empty() && !m.link_error.empty();
-  j["error"] = link ? m.link_error : m.c.error.message;
-  j["error_shown"] = page_message(link ? m.link_problems.front().error : m.c.error);
+  j["error"] = link ? m.link_error : m.error.message;
+  j["error_shown"] = page_message(link ? m.link_problems.front().error : m.error);
   Json problems = Json::array();
   for (const auto& p : m.link_problems) {
     problems.push_back({{"key", p.key},
@@ -175,6 +186,7 @@ std::string results_json(const PageModel& m, const std::string& widgets_json) {
   j["link_copied"] = m.copied_frames > 0;
   j["popup_open"] = m.popup_open;
   j["plan_progress"] = m.plan_progress;
+  j["plan_search"] = slices_json(m.plan_slices);
   j["tab"] = tab_name(m.state.tab);
   j["lang"] = lang_code(language());
   j["cjk_font"] = m.cjk_font;
@@ -204,9 +216,9 @@ std::string export_csv(const PageModel& m) {
     std::snprintf(b, sizeof b, "%.10g", v);
     out += q + "," + b + "," + unit + "\n";
   };
-  const Computed& c = m.c;
-  if (!c.estimate) return out;
-  const Estimate& e = *c.estimate;
+  if (!m.ev) return out;
+  const Evaluation& c = *m.ev;
+  const Estimate& e = c.estimate;
   row("params", static_cast<double>(e.params.total), "count");
   row("params_trainable", static_cast<double>(e.params.trainable), "count");
   row("flops_forward_per_sample", e.flops.forward_per_sample, "FLOP");
@@ -319,16 +331,12 @@ std::string bench_json(const Catalog& catalog, const std::string& kind,
 }
 
 std::string estimate_query_json(const Catalog& catalog, const std::string& query) {
-  auto error = [](const std::string& msg) { return nlohmann::json{{"error", msg}}.dump(); };
-  auto args = query_to_args(query);
-  if (!args.ok()) return error(args.error().message);
-  auto r = parse_request(args.value());
-  if (!r.ok()) return error(r.error().message);
-  const Model* model = catalog.find_model(r.value().model);
-  if (!model) return error("unknown model '" + r.value().model + "'");
-  auto e = estimate(*model, r.value().setup);
-  if (!e.ok()) return error(e.error().message);
-  return estimate_to_json(*model, r.value(), e.value(), -1);
+  // The CLI's `estimate --json` estimate for the same keys: evaluate() with its defaults.
+  auto q = parse_query_string(query);
+  if (!q.ok()) return nlohmann::json{{"error", q.error().message}}.dump();
+  auto ev = evaluate(catalog, q.value());
+  if (!ev.ok()) return nlohmann::json{{"error", ev.error().message}}.dump();
+  return estimate_to_json(ev.value().model, ev.value().query.request, ev.value().estimate, -1);
 }
 
 }  // namespace gpuplan::web

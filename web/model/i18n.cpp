@@ -26,55 +26,6 @@ static_assert(sizeof kTable / sizeof kTable[0] == static_cast<size_t>(S::count_)
 
 Lang g_lang = Lang::en;
 
-// CLI flags in core messages and the page control each one is.
-const std::pair<const char*, S> kControls[] = {
-    {"--model", S::model},
-    {"--mode", S::mode},
-    {"--batch", S::global_batch},
-    {"--micro-batch", S::micro_batch},
-    {"--seq", S::seq_len},
-    {"--resolution", S::resolution},
-    {"--precision", S::precision},
-    {"--optimizer", S::optimizer},
-    {"--optimizer-loop", S::optimizer_loop},
-    {"--checkpoint-every", S::checkpoint_every},
-    {"--grad-reduce", S::grad_reduce},
-    {"--pytorch", S::pytorch_release},
-    {"--clip-grad-norm", S::clip_grad_norm},
-    {"--checkpointing", S::checkpointing},
-    {"--attention", S::attention},
-    {"--memory-format", S::memory_format},
-    {"--zero", S::zero},
-    {"--tp", S::tp},
-    {"--pp", S::pp},
-    {"--sp", S::sp},
-    {"--lora-rank", S::lora_rank},
-    {"--qlora", S::qlora},
-    {"--generate", S::generate_tokens},
-    {"--gpu", S::gpu},
-    {"--gpus", S::gpus},
-    {"--nodes", S::nodes},
-    {"--tokens", S::tokens},
-    {"--epochs", S::epochs},
-    {"--dataset-size", S::dataset_size},
-    {"--pricing", S::pricing},
-    {"--provider", S::provider},
-    {"--compliance", S::compliance},
-    {"--deadline-hours", S::deadline},
-    {"--budget-usd", S::budget},
-    {"--max-nodes", S::max_nodes},
-    {"--c-layers", S::layers},
-    {"--c-hidden", S::hidden},
-    {"--c-heads", S::heads},
-    {"--c-kv-heads", S::kv_heads},
-    {"--c-ffn", S::ffn_hidden},
-    {"--c-vocab", S::vocab},
-    {"--c-max-positions", S::max_positions},
-    {"--c-experts", S::experts},
-    {"--instance", S::col_instance},
-    {"--lang", S::language},
-};
-
 // "1234567" -> "1,234,567" (digits only, no sign).
 std::string group_digits(const std::string& digits) {
   std::string out;
@@ -253,10 +204,12 @@ std::string format_watts(double watts) {
 }
 
 bool control_of(const std::string& key, S& id) {
-  const std::string flag = key.rfind("--", 0) == 0 ? key : "--" + key;
-  for (const auto& [f, control] : kControls) {
-    if (flag == f) {
-      id = control;
+  // The control of key `batch` is the string table's entry key_batch ('-' as '_').
+  std::string name = "key_" + (key.rfind("--", 0) == 0 ? key.substr(2) : key);
+  for (char& c : name) c = c == '-' ? '_' : c;
+  for (int i = 0; i < static_cast<int>(S::count_); ++i) {
+    if (name == kTable[i].id) {
+      id = static_cast<S>(i);
       return true;
     }
   }
@@ -265,28 +218,25 @@ bool control_of(const std::string& key, S& id) {
 
 std::string page_message(const std::string& core_message) {
   // Every "--flag" the core names (at the start, "--batch: ...", or inside, "not divisible by
-  // --dp x --micro-batch") becomes the control's label; a flag only where no letter, digit or
-  // '-' continues it ("--seq" is not the start of "--sequence").
+  // --dp x --micro-batch") becomes the control's label when the page has one: the whole name,
+  // letters, digits and '-' ("--seq" is not the start of "--sequence").
   std::string out;
   size_t i = 0;
   while (i < core_message.size()) {
-    bool replaced = false;
     if (core_message.compare(i, 2, "--") == 0) {
-      for (const auto& [flag, control] : kControls) {
-        const size_t n = std::strlen(flag);
-        const size_t end = i + n;
-        const bool boundary = end >= core_message.size() ||
-                              !(std::isalnum(static_cast<unsigned char>(core_message[end])) ||
-                                core_message[end] == '-');
-        if (core_message.compare(i, n, flag) == 0 && boundary) {
-          out += tr(control);
-          i = end;
-          replaced = true;
-          break;
-        }
+      size_t end = i + 2;
+      while (
+          end < core_message.size() &&
+          (std::isalnum(static_cast<unsigned char>(core_message[end])) || core_message[end] == '-'))
+        ++end;
+      S control{};
+      if (end > i + 2 && control_of(core_message.substr(i + 2, end - i - 2), control)) {
+        out += tr(control);
+        i = end;
+        continue;
       }
     }
-    if (!replaced) out += core_message[i++];
+    out += core_message[i++];
   }
   return out;
 }

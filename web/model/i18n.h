@@ -60,7 +60,7 @@ std::string format_price(double usd, const PriceQuote& q);
 std::string format_rate_bytes(double bytes_per_s);
 std::string format_watts(double watts);
 
-// The page control a link key or CLI flag sets ("batch" or "--batch" -> S::global_batch).
+// The page control a link key or CLI flag sets ("batch" or "--batch" -> S::key_batch).
 bool control_of(const std::string& key, S& id);
 
 // A core error message in the page's words: CLI flags become the page's control names.

@@ -30,7 +30,7 @@ S advice_for(S term) {
 // The query for a state, with the probe file's measurements when calibrating and the measured
 // run to compare with.
 Query query_for(const PageState& state, const ProbeFile* probe, const ProbeFile* measured) {
-  Query q = page_query(state);
+  Query q = state.query;
   if (measured && measured->measured) {
     const bool unsigned_file = measured->signature == ProbeSignature::unsigned_file;
     q.measured = MeasuredInput{"measured", *measured->measured, unsigned_file};
@@ -44,28 +44,6 @@ Query query_for(const PageState& state, const ProbeFile* probe, const ProbeFile*
     q.probe = cal;
   }
   return q;
-}
-
-void fill(const Evaluation& ev, Computed& c) {
-  c.model = ev.model;
-  c.estimate = ev.estimate;
-  c.gpu = ev.gpu;
-  c.instance = ev.instance;
-  c.time = ev.time;
-  c.time_calibrated = ev.time_calibrated;
-  c.price = ev.price;
-  c.cost = ev.cost;
-  c.cost_calibrated = ev.cost_calibrated;
-  c.calibration_notes = ev.calibration_notes;
-  if (ev.hardware_error) c.time_error = *ev.hardware_error;
-  c.fits = ev.fit.fits;
-  c.verdict = ev.verdict;
-  c.time_band = ev.time_band;
-  c.published = ev.published;
-  c.measured_run = ev.measured_run;
-  for (const auto& t : gpuplan::memory_terms(ev.estimate.memory)) {
-    if (ev.fit.largest_term == t.label) c.largest_term = term_name(t.key);
-  }
 }
 
 }  // namespace
@@ -82,101 +60,21 @@ S term_name(const std::string& key) {
   return S::term_workspace;
 }
 
-std::string fit_advice(const Computed& c) {
-  if (c.fits || !c.estimate || !c.gpu) return "";
-  const MemoryBytes& m = c.estimate->memory;
-  double largest = 0;
-  for (const auto& t : gpuplan::memory_terms(m)) {
-    if (term_name(t.key) == c.largest_term) largest = t.bytes;
+S largest_term(const Evaluation& ev) {
+  for (const auto& t : gpuplan::memory_terms(ev.estimate.memory)) {
+    if (ev.fit.largest_term == t.label) return term_name(t.key);
   }
-  const S headline = c.verdict.fit == Fit::tight ? S::tight_over : S::no_fit;
-  return format(tr(headline), format_bytes(m.total()).c_str(), c.gpu->name.c_str(),
-                format_bytes(c.gpu->memory_bytes).c_str(), tr(c.largest_term),
-                format_bytes(largest).c_str(), tr(advice_for(c.largest_term)));
+  return S::term_weights;
 }
 
-PlanSearch start_plan_search(const Catalog& catalog, const PageState& state) {
-  PlanSearch search;
-  if (!state.provider.empty()) {
-    search.providers.push_back(state.provider);
-  } else {
-    for (const auto& p : catalog.providers) search.providers.push_back(p.id);
-  }
-  return search;
-}
-
-bool step_plan_search(const Catalog& catalog, const Model& model, const PageState& state,
-                      PlanSearch& search) {
-  if (search.done()) return false;
-  PlanQuery q = plan_query(catalog, state, model);
-  q.provider = search.providers[search.next++];
-  auto r = plan(catalog, model, q);
-  if (!r.ok()) {
-    if (!search.first_error) search.first_error = r.error();
-    return true;
-  }
-  PlanResult& m = search.merged;
-  m.candidates += r.value().candidates;
-  m.fitting += r.value().fitting;
-  m.within_limits += r.value().within_limits;
-  for (auto& p : r.value().plans) m.plans.push_back(std::move(p));
-  for (auto& p : r.value().pareto) m.pareto.push_back(std::move(p));
-  for (auto& n : r.value().notes) {
-    if (std::find(m.notes.begin(), m.notes.end(), n) == m.notes.end())
-      m.notes.push_back(std::move(n));
-  }
-  return true;
-}
-
-namespace {
-
-// Sorted by time, each plan cheaper than every faster one (as plan() builds its front).
-std::vector<Plan> time_cost_front(std::vector<Plan> plans) {
-  std::sort(plans.begin(), plans.end(), [](const Plan& a, const Plan& b) {
-    return a.cost.expected_hours != b.cost.expected_hours
-               ? a.cost.expected_hours < b.cost.expected_hours
-               : a.cost.usd_total < b.cost.usd_total;
-  });
-  std::vector<Plan> front;
-  double cheapest = 1e300;
-  for (auto& p : plans) {
-    if (p.cost.usd_total < cheapest) {
-      cheapest = p.cost.usd_total;
-      front.push_back(std::move(p));
-    }
-  }
-  return front;
-}
-
-}  // namespace
-
-Result<PlanResult> finish_plan_search(const PageState& state, PlanSearch& search) {
-  PlanResult r = std::move(search.merged);
-  auto other_gpu = [&](const Plan& p) {
-    return !state.plan_gpu.empty() && p.gpu != state.plan_gpu;
-  };
-  r.plans.erase(std::remove_if(r.plans.begin(), r.plans.end(), other_gpu), r.plans.end());
-  r.pareto.erase(std::remove_if(r.pareto.begin(), r.pareto.end(), other_gpu), r.pareto.end());
-  if (r.plans.empty()) {
-    if (search.first_error) return *search.first_error;
-    return make_error(Errc::does_not_fit,
-                      "no plan on " + state.plan_gpu + " qualifies: pick another GPU or any");
-  }
-  const bool by_time = state.objective == Objective::time;
-  std::stable_sort(r.plans.begin(), r.plans.end(), [by_time](const Plan& a, const Plan& b) {
-    const double ha = a.cost.expected_hours, hb = b.cost.expected_hours, ua = a.cost.usd_total,
-                 ub = b.cost.usd_total;
-    if (by_time) return ha != hb ? ha < hb : ua < ub;
-    return ua != ub ? ua < ub : ha < hb;
-  });
-  if (r.plans.size() > 20) r.plans.resize(20);
-  r.pareto = time_cost_front(std::move(r.pareto));
-  for (Plan& p : r.plans) {
-    p.pareto = std::any_of(r.pareto.begin(), r.pareto.end(), [&](const Plan& f) {
-      return f.instance == p.instance && f.nodes == p.nodes;
-    });
-  }
-  return r;
+std::string fit_advice(const Evaluation& ev) {
+  if (ev.fit.fits || !ev.gpu) return "";
+  const MemoryBytes& m = ev.estimate.memory;
+  const S largest = largest_term(ev);
+  const S headline = ev.verdict.fit == Fit::tight ? S::tight_over : S::no_fit;
+  return format(tr(headline), format_bytes(m.total()).c_str(), ev.gpu->name.c_str(),
+                format_bytes(ev.gpu->memory_bytes).c_str(), tr(largest),
+                format_bytes(ev.fit.largest_term_bytes).c_str(), tr(advice_for(largest)));
 }
 
 std::vector<std::string> nearest_ids(const std::string& id,
@@ -234,13 +132,13 @@ void check_id(std::string& id, const std::vector<T>& known, const std::string& k
 }  // namespace
 
 void check_link_ids(const Catalog& catalog, ParsedLink& link) {
-  PageState& s = link.state;
-  const PageState d = default_page_state();
-  if (s.custom.kind == CustomModel::Kind::none)
-    check_id(s.request.model, catalog.models, "model", d.request.model, link.problems);
-  if (!s.instance.empty()) check_id(s.instance, catalog.instances, "instance", "", link.problems);
-  check_id(s.gpu, catalog.gpus, "gpu", d.gpu, link.problems);
-  const std::string query = page_state_to_query(s);
+  Query& q = link.state.query;
+  const Query& d = default_page_state().query;
+  if (q.custom.kind == CustomModel::Kind::none)
+    check_id(q.request.model, catalog.models, "model", d.request.model, link.problems);
+  if (!q.instance.empty()) check_id(q.instance, catalog.instances, "instance", "", link.problems);
+  if (!q.gpu.empty()) check_id(q.gpu, catalog.gpus, "gpu", d.gpu, link.problems);
+  const std::string query = page_state_to_query(link.state);
   auto args = query_to_args(query);
   for (auto& p : link.problems) {
     p.used = tr(S::auto_choice);
@@ -263,19 +161,11 @@ void UiActions::merge(UiActions&& later) {
   for (auto& r : later.rects) rects.push_back(std::move(r));
 }
 
-Computed compute(const Catalog& catalog, const PageState& state, const ProbeFile* probe,
-                 const ProbeFile* measured) {
+Result<Evaluation> compute(const Catalog& catalog, const PageState& state, const ProbeFile* probe,
+                           const ProbeFile* measured) {
   // The core's one call (evaluate.h), as the CLI makes it: the same query gives the same time
   // and cost (micro-batch "auto" included).
-  Computed c;
-  const Query q = query_for(state, probe, measured);
-  auto ev = evaluate(catalog, q);
-  if (!ev.ok()) {
-    c.error = ev.error();
-    return c;
-  }
-  fill(ev.value(), c);
-  return c;
+  return evaluate(catalog, query_for(state, probe, measured));
 }
 
 std::string published_measured_text(const PublishedComparison& c) {
@@ -295,10 +185,10 @@ std::string signed_percent(double fraction) {
   return (fraction > 0 ? "+" : "") + format_number(100 * fraction, 3) + " %";
 }
 
-std::vector<MeasuredRow> measured_rows(const Computed& c, const MeasuredRun& run) {
+std::vector<MeasuredRow> measured_rows(const Evaluation& ev, const MeasuredRun& run) {
   std::vector<MeasuredRow> rows;
-  if (!c.measured_run || !c.estimate) return rows;
-  const MeasuredComparison& m = *c.measured_run;
+  if (!ev.measured_run) return rows;
+  const MeasuredComparison& m = *ev.measured_run;
   const std::string absent = tr(S::absent);
   auto seconds = [](double s) { return format_duration(s / 3600); };
   rows.push_back({S::step_time, seconds(m.measured_step_s), seconds(m.predicted_step_s),
@@ -309,7 +199,7 @@ std::vector<MeasuredRow> measured_rows(const Computed& c, const MeasuredRun& run
     rate.difference = signed_percent(m.predicted_samples_per_s / *m.measured_samples_per_s - 1);
   }
   rows.push_back(rate);
-  const double predicted = c.estimate->memory.total();
+  const double predicted = ev.estimate.memory.total();
   auto bytes = [](const std::optional<int64_t>& b) {
     return b ? format_bytes(static_cast<double>(*b)) : std::string(tr(S::absent));
   };
@@ -333,15 +223,12 @@ std::string measured_run_line(const ProbeFile& f) {
 PlanQuery plan_query(const Catalog& catalog, const PageState& state, const Model& model) {
   // The core's planner query (defaults resolved in one place); the planner, not the sidebar,
   // chooses the parallelism, ZeRO stage and micro-batch.
-  PlanQuery q = gpuplan::plan_query(catalog, model, page_query(state));
+  PlanQuery q = gpuplan::plan_query(catalog, model, state.query);
   Setup& s = q.request.setup;
   s.dp = s.tp = s.pp = 1;
   s.zero_stage = 0;
   s.micro_batch = 0;
-  q.max_nodes = state.max_nodes;
-  // With a GPU filter the page keeps that GPU's plans from a longer list (the planner has no
-  // GPU filter of its own).
-  q.top_k = state.plan_gpu.empty() ? 20 : 1000;
+  q.gpu = state.plan_gpu;
   return q;
 }
 

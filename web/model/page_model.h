@@ -1,6 +1,6 @@
 #pragma once
-// The page's model, with no ImGui in it: what the user set (PageState), what the core computed
-// for it (Computed), and the page's own transient state (PageModel); and what a screen asks for
+// The page's model, with no ImGui in it: what the user set (PageState, the link), the core's
+// Evaluation of it, and the page's own transient state (PageModel); and what a screen asks for
 // (UiActions). Screens are functions `UiActions draw_x(const PageModel&)`; only app.cpp applies
 // actions and recomputes, so no screen calls back into the App (see shared/notes/layout.md).
 
@@ -14,6 +14,7 @@
 #include "gpuplan/catalog.h"
 #include "gpuplan/cost.h"
 #include "gpuplan/estimate.h"
+#include "gpuplan/evaluate.h"
 #include "gpuplan/measured_run.h"
 #include "gpuplan/plan.h"
 #include "gpuplan/probe_file.h"
@@ -22,47 +23,26 @@
 #include "model/i18n.h"
 #include "model/page_state.h"
 #include "model/serve_job.h"
+#include "model/slices.h"
 
 namespace gpuplan::web {
 
-// Everything computed for the current state. Errors are kept as text to show.
-struct Computed {
-  std::optional<Model> model;
-  std::optional<Estimate> estimate;
-  const Gpu* gpu = nullptr;
-  const Instance* instance = nullptr;
-  std::optional<StepTime> time;             // spec x default efficiency
-  std::optional<StepTime> time_calibrated;  // with the probe file's measurements
-  std::optional<PriceQuote> price;
-  std::optional<RunCost> cost, cost_calibrated;
-  std::vector<std::string> calibration_notes;
-  // Errors as the core gave them (English message, id and values; page_message shows them in
-  // the page's language); an empty message means none.
-  Error error{};       // the workload or setup is invalid
-  Error time_error{};  // the hardware cannot run it (precision unsupported, ...)
-  S largest_term =
-      S::term_weights;  // the largest memory term (what to change when it does not fit)
-  bool fits = true;
-  // The fit verdict allowing for the measured memory error, and the step time's error band
-  // (gpuplan/accuracy.h: the development runs of the workload's family).
-  FitVerdict verdict;
-  ErrorBand time_band;
-  // Measured beside predicted (evaluate()'s): published runs of this setup, and the loaded
-  // measured-run file against the step time.
-  std::vector<PublishedComparison> published;
-  std::optional<MeasuredComparison> measured_run;
-};
-
 // The string id of a memory term (gpuplan::memory_terms' key: "weights", "kv_cache", ...).
 S term_name(const std::string& key);
-// "Does not fit: needs ... The largest term is ...: what to change", in the page's language.
-std::string fit_advice(const Computed& c);
+// The largest memory term of an evaluation (what to change when it does not fit).
+S largest_term(const Evaluation& ev);
+// "Does not fit: needs ... The largest term is ...: what to change", in the page's language;
+// "" when it fits or has no GPU.
+std::string fit_advice(const Evaluation& ev);
 
 // What the screens read: the state, its results, and the page's transient state.
 struct PageModel {
   const Catalog* catalog = nullptr;
   PageState state;
-  Computed c;
+  // The last evaluate() of state.query (the core's answer, defaults filled in), or why it failed
+  // (the core's error with its id and values: page_message shows it in the page's language).
+  std::optional<Evaluation> ev;
+  Error error;
   std::optional<PlanResult> plans;
   Error plan_error{};
   std::optional<ProbeFile> probe;
@@ -79,6 +59,7 @@ struct PageModel {
   bool cjk_font = false;                   // the Chinese font is in the atlas
   bool popup_open = false;                 // a combo or popup is open (published for tests)
   double plan_progress = 1;                // share of the planner search done (1: none under way)
+  SliceStats plan_slices;                  // how the last planner search spread over frames
   ServeResults serve;                      // the Serving tab's plan, curve and latency curve
 };
 
@@ -101,42 +82,19 @@ struct UiActions {
   void merge(UiActions&& later);
 };
 
-// The planner run a slice per frame (one provider at a time) so a long search never freezes
-// the page: the union of each provider's best plans holds the overall best, and the union of
-// their time-vs-cost fronts holds the overall front.
-struct PlanSearch {
-  std::vector<std::string> providers;  // slices still to run come from next
-  size_t next = 0;
-  PlanResult merged;
-  std::optional<Error> first_error;
-  bool done() const { return next >= providers.size(); }
-  double progress() const {
-    return providers.empty() ? 1.0
-                             : static_cast<double>(next) / static_cast<double>(providers.size());
-  }
-};
-// A search over the state's provider, or every provider of the catalog.
-PlanSearch start_plan_search(const Catalog& catalog, const PageState& state);
-// Runs the next slice; returns false when the search was already done.
-bool step_plan_search(const Catalog& catalog, const Model& model, const PageState& state,
-                      PlanSearch& search);
-// The merged result, ranked as plan() ranks (by the objective), the front recomputed, only the
-// plans on state.plan_gpu when set, at most 20; the first slice's error when nothing qualified.
-Result<PlanResult> finish_plan_search(const PageState& state, PlanSearch& search);
-
 // Up to `n` ids from `candidates` nearest to `id` (edit distance, ignoring case), nearest first.
 std::vector<std::string> nearest_ids(const std::string& id,
                                      const std::vector<std::string>& candidates, size_t n = 3);
 
-// Replaces unknown model, GPU and instance ids with the defaults, noting each with its nearest
-// matches; then says for every problem what the page uses instead ("fell back to").
+// Replaces unknown model, GPU and instance ids with the default link's, noting each with its
+// nearest matches; then says for every problem what the page uses instead ("fell back to").
 void check_link_ids(const Catalog& catalog, ParsedLink& link);
 
 // Runs the core for a state through evaluate(): model, estimate, fit, step time, price and
 // cost, the calibrated time and cost when `probe` is given, the published runs of the setup, and
 // `measured`'s run (a gpuplan-measure file) against the step time.
-Computed compute(const Catalog& catalog, const PageState& state, const ProbeFile* probe,
-                 const ProbeFile* measured = nullptr);
+Result<Evaluation> compute(const Catalog& catalog, const PageState& state, const ProbeFile* probe,
+                           const ProbeFile* measured = nullptr);
 
 // Measured beside predicted, as the Results tab shows it (and its DOM mirror repeats it):
 // "measured: 2,470 img/s (NVIDIA DeepLearningExamples, DGX A100, 1 x a100-sxm4-80gb; table ...)"
@@ -151,7 +109,7 @@ struct MeasuredRow {
   std::string measured, predicted, difference;
 };
 // Step time, samples/s and peak memory (allocated; reserved against the predicted total per GPU).
-std::vector<MeasuredRow> measured_rows(const Computed& c, const MeasuredRun& run);
+std::vector<MeasuredRow> measured_rows(const Evaluation& ev, const MeasuredRun& run);
 // "Intel Xeon (cpu x 1), 20 timed steps after 5 warm-up; signature valid".
 std::string measured_run_line(const ProbeFile& f);
 

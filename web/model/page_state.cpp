@@ -2,14 +2,69 @@
 
 #include <algorithm>
 
-#include "gpuplan/catalog.h"
-#include "gpuplan/evaluate.h"
-
 namespace gpuplan::web {
+
+const char* const kDefaultLink =
+    "model=gpt2-small&batch=8&precision=amp-bf16&gpu=a100-sxm4-80gb&tokens=1000000000&"
+    "max-nodes=8&top=20";
+const char* const kDefaultServingLink =
+    "rate=30&prompt-tokens=1500&output-tokens=300&ttft-ms=1000&tpot-ms=50";
+
 namespace {
 
-// The planner's node limit the page starts with (the core's default is for the CLI).
-constexpr int kPageMaxNodes = 8;
+constexpr Tab kTabs[] = {Tab::results, Tab::plans, Tab::hardware, Tab::benchmarks, Tab::serving};
+
+KeyRow<PageState> page_row(const char* name, KeyType type, std::string choices, const char* help_en,
+                           const char* help_zh) {
+  KeyRow<PageState> r;
+  r.name = name;
+  r.type = type;
+  r.choices = std::move(choices);
+  r.help_en = help_en;
+  r.help_zh = help_zh;
+  return r;
+}
+
+KeyRow<PageState> tab_row() {
+  KeyRow<PageState> r =
+      page_row("tab", KeyType::choice, "results, plans, hardware, benchmarks, serving",
+               "the open tab", "打开的标签页");
+  r.read = [](PageState& s, const std::string& v) -> std::optional<Error> {
+    for (Tab t : kTabs) {
+      if (v == tab_name(t)) {
+        s.tab = t;
+        return std::nullopt;
+      }
+    }
+    return about_key(make_error(Errc::invalid_argument, Msg::query_not_one_of,
+                                {"tab", v, "results, plans, hardware, benchmarks, serving"}),
+                     "tab");
+  };
+  r.write = [](const PageState& s) -> std::optional<std::string> {
+    if (s.tab == Tab::results) return std::nullopt;
+    return tab_name(s.tab);
+  };
+  return r;
+}
+
+KeyRow<PageState> lang_row() {
+  KeyRow<PageState> r =
+      page_row("lang", KeyType::choice, "en, zh", "the page's language (absent: the browser's)",
+               "页面语言（缺省：浏览器的）");
+  r.read = [](PageState& s, const std::string& v) -> std::optional<Error> {
+    if (v != "en" && v != "zh") {
+      return about_key(
+          make_error(Errc::invalid_argument, Msg::query_not_one_of, {"lang", v, "en, zh"}), "lang");
+    }
+    s.lang = v;
+    return std::nullopt;
+  };
+  r.write = [](const PageState& s) -> std::optional<std::string> {
+    if (s.lang.empty()) return std::nullopt;
+    return s.lang;
+  };
+  return r;
+}
 
 // "a,b,c" -> {"a", "b", "c"} (at most 4: the compare view's limit).
 std::vector<std::string> split_list(const std::string& v) {
@@ -23,110 +78,80 @@ std::vector<std::string> split_list(const std::string& v) {
   return out;
 }
 
-// Sets one of the page's own keys; nullopt with `handled` false for the core's keys.
-std::optional<Error> apply_page_key(PageState& s, const std::string& k, const std::string& v,
-                                    bool& handled) {
-  handled = true;
-  if (k == "tab") {
-    for (Tab t : {Tab::results, Tab::plans, Tab::hardware, Tab::benchmarks, Tab::serving}) {
-      if (v == tab_name(t)) {
-        s.tab = t;
-        return std::nullopt;
-      }
-    }
-    return make_error(
-        Errc::invalid_argument,
-        "--tab: '" + v + "' is not one of results, plans, hardware, benchmarks, serving");
-  }
-  if (k == "lang") {
-    if (v != "en" && v != "zh")
-      return make_error(Errc::invalid_argument, Msg::query_not_one_of, {"lang", v, "en, zh"});
-    s.lang = v;
-  } else if (k == "plan-gpu") {
+std::vector<KeyRow<PageState>> plan_view_rows() {
+  KeyRow<PageState> gpu = page_row("plan-gpu", KeyType::text, "", "Plans: only this GPU's plans",
+                                   "方案：只显示该 GPU 的方案");
+  gpu.read = [](PageState& s, const std::string& v) -> std::optional<Error> {
     s.plan_gpu = v;
-  } else if (k == "compare") {
+    return std::nullopt;
+  };
+  gpu.write = [](const PageState& s) -> std::optional<std::string> {
+    if (s.plan_gpu.empty()) return std::nullopt;
+    return s.plan_gpu;
+  };
+  KeyRow<PageState> compare =
+      page_row("compare", KeyType::list, "", "Plans: up to 4 plans side by side (instance*nodes)",
+               "方案：并排比较的方案，最多 4 个（实例*节点数）");
+  compare.read = [](PageState& s, const std::string& v) -> std::optional<Error> {
     s.compare = split_list(v);
-  } else {
-    handled = false;
-  }
-  return std::nullopt;
+    return std::nullopt;
+  };
+  compare.write = [](const PageState& s) -> std::optional<std::string> {
+    if (s.compare.empty()) return std::nullopt;
+    std::string list;
+    for (const auto& c : s.compare) list += (list.empty() ? "" : ",") + c;
+    return list;
+  };
+  return {gpu, compare};
 }
 
-// The link key an Error names ("--batch: ..." -> "batch"), or "".
-std::string key_of(const Error& e) {
-  const std::string& m = e.message;
-  if (m.rfind("--", 0) != 0) return "";
-  const size_t colon = m.find(':');
-  const size_t space = m.find(' ');
-  const size_t end = std::min(colon, space);
-  return end == std::string::npos ? "" : m.substr(2, end - 2);
+bool is_page_key(const std::string& key) {
+  const auto& rows = page_key_rows();
+  return std::any_of(rows.begin(), rows.end(), [&](const auto& r) { return key == r.name; });
 }
 
-// The core's keys, read by its parser; a key it rejects is dropped and noted, and the rest is
-// read again, so one bad value keeps every other field.
-Query lenient_query(Args args, std::vector<LinkProblem>& problems) {
+// Reads `args` with `parse`; a key it rejects is noted, dropped, and the rest read again, so one
+// bad value keeps every other field.
+template <class T, class Parse>
+T lenient(Args args, Parse parse, std::vector<LinkProblem>& problems) {
   for (size_t tries = 0; tries <= args.size(); ++tries) {
-    auto q = parse_query(args);
-    if (q.ok()) return q.value();
-    const std::string key = key_of(q.error());
-    const auto it =
-        std::find_if(args.begin(), args.end(), [&](const auto& kv) { return kv.first == key; });
-    problems.push_back({key, q.error(), ""});
-    if (key.empty() || it == args.end()) break;
-    args.erase(it);
-  }
-  return Query{};
-}
-
-// The serve keys the same way: a rejected key is dropped and noted.
-ServeRequest lenient_serve(Args args, std::vector<LinkProblem>& problems) {
-  for (size_t tries = 0; tries <= args.size(); ++tries) {
-    auto r = parse_serve_request(args);
+    Result<T> r = parse(args);
     if (r.ok()) return r.value();
-    const std::string key = key_of(r.error());
+    const std::string key = r.error().key;
     const auto it =
         std::find_if(args.begin(), args.end(), [&](const auto& kv) { return kv.first == key; });
     problems.push_back({key, r.error(), ""});
     if (key.empty() || it == args.end()) break;
     args.erase(it);
   }
-  return ServeRequest{};
+  return T{};
+}
+
+const PageState& defaults() {
+  static const PageState* d = new PageState(default_page_state());
+  return *d;
 }
 
 // A serving link: its keys are `gpuplan serve`'s, so what it leaves out takes the CLI's
-// defaults (the link says what the command line says), but for the rate the CLI requires and
-// a link with none of them (tab=serving alone), which opens on the page's example.
-void apply_serving_link(const Args& core_args, ParsedLink& out) {
-  const PageState d = default_page_state();
-  const bool any = std::any_of(core_args.begin(), core_args.end(), [](const auto& kv) {
-    return kv.first != "model" && kv.first != "v";
-  });
-  ServeRequest r = lenient_serve(core_args, out.problems);
-  if (!r.model.empty()) out.state.request.model = r.model;
+// defaults, but for a link with none of them (tab=serving alone), which opens the default
+// serving link. The calculator keeps the default link, with the serving link's model.
+void read_serving_link(const Args& core_args, ParsedLink& out) {
+  const bool any = std::any_of(core_args.begin(), core_args.end(),
+                               [](const auto& kv) { return kv.first != "model"; });
+  ServeRequest r = lenient<ServeRequest>(core_args, parse_serve_request, out.problems);
+  out.state.query = defaults().query;
+  if (!r.model.empty()) out.state.query.request.model = r.model;
   r.model.clear();
-  if (!any) r = d.serve;
-  if (r.rate_per_s <= 0) r.rate_per_s = d.serve.rate_per_s;
+  if (!any) r = defaults().serve;
+  if (r.rate_per_s <= 0) {
+    // The CLI requires the peak rate: a link without one is noted and opens with the default's.
+    r.rate_per_s = defaults().serve.rate_per_s;
+    out.problems.push_back(
+        {"rate", about_key(make_error(Errc::invalid_argument, Msg::link_rate_required, {}), "rate"),
+         ""});
+  }
   out.state.serve = r;
   out.state.tab = Tab::serving;
-}
-
-void apply_query(const Query& q, PageState& s) {
-  s.request = q.request;
-  if (s.request.model.empty()) s.request.model = default_page_state().request.model;
-  s.custom = q.custom;
-  if (!q.gpu.empty()) s.gpu = q.gpu;
-  s.gpus = q.gpus > 0 ? q.gpus : 1;
-  s.instance = q.instance;
-  s.nodes = q.nodes > 0 ? q.nodes : 1;
-  s.run = q.run;
-  s.pricing = q.pricing;
-  s.region = q.region;
-  s.provider = q.provider;
-  s.compliance = q.compliance;
-  s.objective = q.objective;
-  s.deadline_hours = q.deadline_hours;
-  s.budget_usd = q.budget_usd;
-  s.max_nodes = q.max_nodes > 0 ? q.max_nodes : kPageMaxNodes;
 }
 
 }  // namespace
@@ -147,68 +172,51 @@ const char* tab_name(Tab t) {
   return "results";
 }
 
+const std::vector<KeyRow<PageState>>& page_key_rows() {
+  static const std::vector<KeyRow<PageState>> rows = [] {
+    std::vector<KeyRow<PageState>> all = {tab_row(), lang_row()};
+    for (auto& r : plan_view_rows()) all.push_back(std::move(r));
+    return all;
+  }();
+  return rows;
+}
+
 PageState default_page_state() {
   PageState s;
-  s.request.model = "gpt2-small";
-  s.request.setup.global_batch = 8;
-  s.request.setup.precision = Precision::amp_bf16;
-  s.run.tokens = 1e9;
-  s.serve.rate_per_s = 30;
-  s.serve.prompt_tokens = 1500;
-  s.serve.output_tokens = 300;
-  s.serve.ttft_ms = 1000;
-  s.serve.tpot_ms = 50;
+  s.query = parse_query_string(kDefaultLink).value();
+  s.serve = parse_serve_request(query_to_args(kDefaultServingLink).value()).value();
   return s;
 }
 
 bool is_serving_link(const Args& args) {
-  const auto& core = query_keys();
   return std::any_of(args.begin(), args.end(), [&](const auto& kv) {
     if (kv.first == "tab") return kv.second == tab_name(Tab::serving);
-    const auto& serve = serve_keys();
-    return std::find(serve.begin(), serve.end(), kv.first) != serve.end() &&
-           std::find(core.begin(), core.end(), kv.first) == core.end();
+    return find_serve_key(kv.first) && !find_query_key(kv.first);
   });
 }
 
 ParsedLink page_state_from_link(const std::string& query) {
-  ParsedLink out{default_page_state(), {}};
+  ParsedLink out{defaults(), {}};
   auto args = query_to_args(query);
   if (!args.ok()) {
     out.problems.push_back({"", args.error(), ""});
     return out;
   }
-  if (args.value().empty()) return out;
   Args core_args;
-  for (const auto& [k, v] : args.value()) {
-    bool handled = false;
-    if (auto err = apply_page_key(out.state, k, v, handled)) out.problems.push_back({k, *err, ""});
-    if (!handled) core_args.emplace_back(k, v);
+  for (const auto& kv : args.value()) {
+    if (!is_page_key(kv.first)) {
+      if (kv.first != "v" || check_schema_version(kv.second)) core_args.push_back(kv);
+      continue;
+    }
+    if (auto err = read_keys(page_key_rows(), {kv}, out.state))
+      out.problems.push_back({kv.first, *err, ""});
   }
   if (is_serving_link(args.value())) {
-    apply_serving_link(core_args, out);
-    return out;
+    read_serving_link(core_args, out);
+  } else if (!core_args.empty()) {
+    // Keys the link leaves out are the core's defaults, as on the command line.
+    out.state.query = lenient<Query>(core_args, parse_query, out.problems);
   }
-  const Tab tab = out.state.tab;
-  const std::string lang = out.state.lang, plan_gpu = out.state.plan_gpu;
-  const auto compare = out.state.compare;
-  apply_query(lenient_query(core_args, out.problems), out.state);
-  // Keys the link leaves out keep the page's defaults, not the CLI's (fp32, no run length).
-  auto given = [&](std::initializer_list<const char*> keys) {
-    return std::any_of(core_args.begin(), core_args.end(), [&](const auto& kv) {
-      return std::find_if(keys.begin(), keys.end(), [&](const char* k) { return kv.first == k; }) !=
-             keys.end();
-    });
-  };
-  const PageState d = default_page_state();
-  if (!given({"precision"})) out.state.request.setup.precision = d.request.setup.precision;
-  if (!given({"batch", "micro-batch"}))
-    out.state.request.setup.global_batch = d.request.setup.global_batch;
-  if (!given({"tokens", "epochs"})) out.state.run.tokens = d.run.tokens;
-  out.state.tab = tab;
-  out.state.lang = lang;
-  out.state.plan_gpu = plan_gpu;
-  out.state.compare = compare;
   return out;
 }
 
@@ -218,55 +226,19 @@ Result<PageState> page_state_from_query(const std::string& query) {
   return link.state;
 }
 
-Query page_query(const PageState& s) {
-  Query q;
-  q.request = s.request;
-  q.custom = s.custom;
-  if (!s.instance.empty()) {
-    q.instance = s.instance;
-    q.nodes = s.nodes != 1 ? s.nodes : 0;
-  } else {
-    q.gpu = s.gpu;
-    q.gpus = s.gpus != 1 ? s.gpus : 0;
-  }
-  q.run = s.run;
-  q.pricing = s.pricing;
-  q.region = s.region;
-  q.provider = s.provider;
-  q.compliance = s.compliance;
-  q.objective = s.objective;
-  q.deadline_hours = s.deadline_hours;
-  q.budget_usd = s.budget_usd;
-  q.max_nodes = s.max_nodes != kPageMaxNodes ? s.max_nodes : 0;
-  return q;
-}
-
 std::string page_state_to_query(const PageState& s) {
   // The link's format version first; links written before it had none and still open.
   Args a = {{"v", std::to_string(kQuerySchemaVersion)}};
   if (s.tab == Tab::serving) {
-    // `gpuplan serve`'s options and the page's own tab and language (is_serving_link).
+    // `gpuplan serve`'s options and the page's own keys (is_serving_link).
     ServeRequest r = s.serve;
-    r.model = s.request.model;
+    r.model = s.query.request.model;
     for (auto& kv : serve_request_to_key_values(r)) a.push_back(std::move(kv));
-    a.emplace_back("tab", tab_name(s.tab));
-    if (!s.lang.empty()) a.emplace_back("lang", s.lang);
-    return args_to_query(a);
+  } else {
+    for (auto& kv : query_to_key_values(s.query)) a.push_back(std::move(kv));
   }
-  for (auto& kv : query_to_key_values(page_query(s))) a.push_back(std::move(kv));
-  if (s.tab != Tab::results) a.emplace_back("tab", tab_name(s.tab));
-  if (!s.lang.empty()) a.emplace_back("lang", s.lang);
-  if (!s.plan_gpu.empty()) a.emplace_back("plan-gpu", s.plan_gpu);
-  if (!s.compare.empty()) {
-    std::string list;
-    for (const auto& c : s.compare) list += (list.empty() ? "" : ",") + c;
-    a.emplace_back("compare", list);
-  }
+  for (auto& kv : write_keys(page_key_rows(), s)) a.push_back(std::move(kv));
   return args_to_query(a);
-}
-
-Result<Model> resolve_model(const Catalog& catalog, const PageState& s) {
-  return gpuplan::resolve_model(catalog, page_query(s));
 }
 
 }  // namespace gpuplan::web

@@ -1,8 +1,8 @@
 #pragma once
 // The Serving tab's computation, with no ImGui in it: the core's serving plan (plan_serving's
 // steps: one replica's rate search per slice, then the ranking) and the latency-vs-rate curve of
-// the first option's replica (one simulation per slice). App runs slices for a few milliseconds
-// per frame, as it runs the planner's search, so the page never freezes.
+// the first option's replica (one simulation per slice). App runs one slice per frame
+// (model/slices.h), so the page never freezes.
 
 #include <memory>
 #include <optional>
@@ -10,9 +10,10 @@
 #include <vector>
 
 #include "gpuplan/catalog.h"
-#include "gpuplan/serve.h"
+#include "gpuplan/serve_plan.h"
 #include "model/i18n.h"
 #include "model/page_state.h"
+#include "model/slices.h"
 
 namespace gpuplan::web {
 
@@ -31,6 +32,7 @@ struct ServeResults {
   std::vector<LatencyPoint> latency;  // the first option's replica, rising rates
   Error error;                        // the core's (with its message id) or the page's
   double progress = 1;                // share of the work done (1: none under way)
+  SliceStats slices;                  // how the job spread over frames (work: slices)
 };
 
 // A serving plan under way.

@@ -7,7 +7,7 @@
 
 #include "catalog_files.h"
 #include "model/exports.h"
-#include "gpuplan/serve.h"
+#include "gpuplan/serve_assumptions.h"
 #include "platform/main_app.h"
 
 extern "C" {

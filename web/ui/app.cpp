@@ -24,7 +24,7 @@ App::App(const Catalog& catalog, ProbeCrypto crypto) : catalog_(catalog), crypto
 }
 
 void App::catalog_changed() {
-  if (m_.c.model || !m_.c.error.message.empty()) recompute();
+  if (m_.ev || !m_.error.message.empty()) recompute();
   serve_key_.clear();  // a serving plan made before the instances arrived starts again
 }
 
@@ -71,8 +71,14 @@ void App::recompute() {
   m_.plan_error = Error{};
   search_.reset();
   m_.plan_progress = 1;
-  m_.c = compute(catalog_, m_.state, m_.calibrate && m_.probe ? &*m_.probe : nullptr,
-                 m_.measured ? &*m_.measured : nullptr);
+  auto ev = compute(catalog_, m_.state, m_.calibrate && m_.probe ? &*m_.probe : nullptr,
+                    m_.measured ? &*m_.measured : nullptr);
+  m_.ev.reset();
+  m_.error = Error{};
+  if (ev.ok())
+    m_.ev = std::move(ev).value();
+  else
+    m_.error = ev.error();
 }
 
 bool App::take_request_changed() {
@@ -111,7 +117,7 @@ std::string App::load_probe(const std::string& name, const std::string& bytes) {
   if (!f.ok()) return m_.upload_error = page_message(f.error());
   if (f.value().signature == ProbeSignature::invalid) {
     const ProbeFile& p = f.value();
-    const Error why{Errc::signature_invalid, p.reason, p.reason_id, p.reason_args};
+    const Error why{Errc::signature_invalid, p.reason, p.reason_id, p.reason_args, {}};
     return m_.upload_error =
                format(tr(S::upload_sig_invalid), name.c_str(), page_message(why).c_str());
   }
@@ -146,13 +152,16 @@ std::string App::load_file(const std::string& name, const std::string& bytes) {
   }
   auto model = model_from_hf_config(bytes, name);
   if (!model.ok()) return m_.upload_error = page_message(model.error());
+  // The config's architecture becomes the custom transformer, every field a link key, so a link
+  // made from it reopens as the same model.
   PageState s = m_.state;
-  s.custom.kind = CustomModel::Kind::transformer;
-  s.custom.transformer = model.value().transformer;
-  s.custom.name = model.value().name;
-  s.request.setup.seq_len = 0;
-  s.request.setup.resolution = 0;
-  auto resolved = resolve_model(catalog_, s);
+  Query& q = s.query;
+  q.custom.kind = CustomModel::Kind::transformer;
+  q.custom.transformer = model.value().transformer;
+  q.custom.name = model.value().name;
+  q.request.setup.seq_len = 0;
+  q.request.setup.resolution = 0;
+  auto resolved = gpuplan::resolve_model(catalog_, q);
   if (!resolved.ok()) return m_.upload_error = name + ": " + page_message(resolved.error());
   m_.upload_status = format(tr(S::upload_config), name.c_str(), model.value().name.c_str());
   set_state(s);
@@ -223,29 +232,35 @@ void App::draw_plans_tab(UiActions& a) {
   if (plans_stale_) {
     plans_stale_ = false;
     results_changed_ = true;
-    if (m_.c.model)
-      search_ = start_plan_search(catalog_, m_.state);
-    else
-      m_.plan_error = m_.c.error;
+    m_.plan_slices = SliceStats{};
+    if (m_.ev) {
+      const Model& model = m_.ev->model;
+      auto s = start_plan_search(catalog_, model, plan_query(catalog_, m_.state, model));
+      if (s.ok())
+        search_ = std::move(s).value();
+      else
+        m_.plan_error = s.error();
+    } else {
+      m_.plan_error = m_.error;
+    }
   }
   if (search_) {
-    // One provider per slice, as many as fit in ~12 ms of this frame: a short search ends in
-    // the frame that asked for it; a long one draws a progress bar and the page stays live.
-    const auto t0 = std::chrono::steady_clock::now();
-    while (!search_->done() &&
-           std::chrono::steady_clock::now() - t0 < std::chrono::milliseconds(12)) {
-      step_plan_search(catalog_, *m_.c.model, m_.state, *search_);
-    }
+    // One instance type per slice, as many as this frame's share allows: a short search ends
+    // in the frame that asked for it; a long one draws a progress bar and the page stays live.
+    run_slices_for_a_frame([&] { return step_plan_search(catalog_, *search_); },
+                           [&] { return search_->candidates; }, [&] { return search_->finished(); },
+                           kPlanCandidatesPerFrame, kSliceTimePerFrame, m_.plan_slices);
     m_.plan_progress = search_->progress();
     results_changed_ = true;
-    if (!search_->done()) {
+    if (!search_->finished()) {
       ImGui::TextUnformatted(tr(S::searching));
       ImGui::ProgressBar(static_cast<float>(m_.plan_progress));
       remember(a, "plan-progress");
       return;
     }
-    auto r = finish_plan_search(m_.state, *search_);
+    auto r = finish_plan_search(catalog_, *search_);
     search_.reset();
+    m_.plan_progress = 1;
     if (r.ok())
       m_.plans = r.value();
     else
@@ -272,7 +287,7 @@ void App::draw_serving_tab(UiActions& a) {
   s.tab = Tab::serving;
   s.lang.clear();
   const std::string key =
-      page_state_to_query(s) + "#" + std::to_string(static_cast<int>(s.custom.kind));
+      page_state_to_query(s) + "#" + std::to_string(static_cast<int>(s.query.custom.kind));
   if (key != serve_key_) {
     serve_key_ = key;
     serve_job_ = start_serve_job(catalog_, m_.state, m_.serve);
@@ -283,12 +298,15 @@ void App::draw_serving_tab(UiActions& a) {
     results_changed_ = true;
   }
   if (serve_job_ && !serve_job_->done) {
-    // As the planner's search: slices for ~12 ms of this frame, then the page draws.
-    const auto t0 = std::chrono::steady_clock::now();
-    while (!serve_job_->done &&
-           std::chrono::steady_clock::now() - t0 < std::chrono::milliseconds(12)) {
-      step_serve_job(catalog_, *serving_, *serve_job_, m_.serve);
-    }
+    // One slice per frame (a replica's rate search is tens of milliseconds of simulation), or
+    // less than one when it runs past the frame's time; then the page draws.
+    run_slices_for_a_frame(
+        [&] {
+          step_serve_job(catalog_, *serving_, *serve_job_, m_.serve);
+          return true;
+        },
+        [&] { return m_.serve.slices.slices; }, [&] { return serve_job_->done; }, 1,
+        kSliceTimePerFrame, m_.serve.slices);
     results_changed_ = true;
   }
   a.merge(draw_serving(m_));
@@ -336,7 +354,7 @@ void App::draw_tabs(UiActions& a, float panel_height) {
 
 void App::draw(float pixel_ratio) {
   m_.ratio = pixel_ratio;
-  if (!m_.c.model && m_.c.error.message.empty()) recompute();
+  if (!m_.ev && m_.error.message.empty()) recompute();
   set_language(lang_);
   mark_fields(m_.link_problems);
   if (m_.copied_frames > 0 && --m_.copied_frames == 0) results_changed_ = true;

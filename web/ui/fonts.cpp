@@ -50,7 +50,7 @@ void build_font_atlas(float size_px, const std::string* cjk_font, const Catalog&
   symbols.clear();
   ImFontGlyphRangesBuilder sb;
   sb.AddText(tr(S::assumed_mark, Lang::en));  // "≈"
-  sb.AddText(tr(S::language, Lang::en));      // the language button's "中文"
+  sb.AddText(tr(S::key_lang, Lang::en));      // the language button's "中文"
   sb.AddText("…×→←–—·≤≥‰");
   sb.BuildRanges(&symbols);
   merge_font(kSymbolFont, kSymbolFontSize, size_px, symbols.Data);

@@ -93,7 +93,9 @@ UiActions draw_benchmarks(const PageModel& m) {
   bool calibrate = m.calibrate;
   if (checkbox(S::calibrate, calibrate)) a.calibrate = calibrate;
   remember(a, "calibrate");
-  for (const auto& n : m.c.calibration_notes) note_text(n);
+  if (m.ev) {
+    for (const auto& n : m.ev->calibration_notes) note_text(n);
+  }
   for (const auto& w : p.warnings) note_text(format(tr(S::probe_warning), w.c_str()));
   return a;
 }

@@ -10,8 +10,6 @@ namespace gpuplan::web {
 namespace {
 
 constexpr int kStalePriceDays = 180;
-// Compliance filter values as the link spells them ("" = any).
-const char* const kCompliance[] = {"", "hipaa", "gdpr", "gov"};
 
 struct Row {
   const Instance* in;
@@ -20,19 +18,27 @@ struct Row {
 
 void filters(const PageModel& m, UiActions& a) {
   PageState s = m.state;
+  Query& q = s.query;
   bool edited = false;
-  edited |= id_combo(S::provider, s.provider, provider_items(*m.catalog));
+  key_tip("provider");
+  edited |= id_combo(S::key_provider, q.provider, provider_items(*m.catalog));
   remember(a, "provider");
+  // --compliance's values (compliance_kinds), "any" first.
+  const auto& kinds = compliance_kinds();
+  std::vector<const char*> names = {tr(S::any)};
   int ci = 0;
-  for (int i = 1; i < 4; ++i) {
-    if (s.compliance == kCompliance[i]) ci = i;
+  for (const ComplianceKind& c : kinds) {
+    if (q.compliance == c.id) ci = static_cast<int>(names.size());
+    names.push_back(c.id);
   }
-  const char* compliance_names[] = {tr(S::any), kCompliance[1], kCompliance[2], kCompliance[3]};
-  field_label(S::compliance);
-  if (ImGui::Combo(("##" + label(S::compliance)).c_str(), &ci, compliance_names, 4)) {
-    s.compliance = kCompliance[ci];
+  key_tip("compliance");
+  field_label(S::key_compliance);
+  if (ImGui::Combo(("##" + label(S::key_compliance)).c_str(), &ci, names.data(),
+                   static_cast<int>(names.size()))) {
+    q.compliance = ci == 0 ? "" : kinds[static_cast<size_t>(ci - 1)].id;
     edited = true;
   }
+  remember(a, "compliance");
   int sort = m.instance_sort;
   const char* sorts[] = {tr(S::sort_price), tr(S::sort_gpu), tr(S::sort_provider)};
   field_label(S::sort);
@@ -45,18 +51,13 @@ bool meets_compliance(const Catalog& catalog, const Instance& in, const std::str
   const Provider* p = catalog.find_provider(in.provider);
   for (const auto& price : in.prices) {
     const Region* r = p ? p->find_region(price.region) : nullptr;
-    if (!r) continue;
-    if ((compliance == "hipaa" && r->hipaa.value_or(false)) ||
-        (compliance == "gdpr" && r->gdpr_eu.value_or(false)) ||
-        (compliance == "gov" && r->gov.value_or(false))) {
-      return true;
-    }
+    if (r && region_meets(*r, compliance)) return true;
   }
   return false;
 }
 
 std::vector<Row> instance_rows(const PageModel& m) {
-  const PageState& s = m.state;
+  const Query& s = m.state.query;
   std::vector<Row> rows;
   for (const auto& in : m.catalog->instances) {
     if (!s.provider.empty() && in.provider != s.provider) continue;
@@ -88,19 +89,30 @@ void price_text(const std::optional<PriceQuote>& q) {
   if (q->assumption) ImGui::PopStyleColor();
 }
 
+// The GPUs that reach each other over NVLink and the hosts they span: "the host" for a server,
+// "72 GPUs, 18 hosts" for an NVL72 rack (marked when it is sold only whole).
+void domain_text(const Instance& in) {
+  if (in.hosts_per_domain() == 1) {
+    ImGui::TextUnformatted(tr(S::domain_host));
+    return;
+  }
+  const S text = in.min_hosts > 1 ? S::domain_whole : S::domain_cell;
+  ImGui::TextUnformatted(format(tr(text), in.domain_gpus(), in.hosts_per_domain()).c_str());
+}
+
 void instance_table(const PageModel& m, UiActions& a) {
   const std::vector<Row> rows = instance_rows(m);
-  ImGui::Text(tr(S::instances_line), tr_pricing(m.state.pricing));
-  if (!ImGui::BeginTable("instances", 7,
+  ImGui::Text(tr(S::instances_line), tr_pricing(m.state.query.pricing));
+  if (!ImGui::BeginTable("instances", 8,
                          ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersOuter |
                              ImGuiTableFlags_ScrollY | ImGuiTableFlags_Resizable |
                              ImGuiTableFlags_SizingFixedFit,
                          ImVec2(0, ImGui::GetTextLineHeightWithSpacing() * 14))) {
     return;
   }
-  for (S h : {S::col_instance, S::col_gpu, S::col_gpus, S::col_vcpus, S::col_usd_h, S::col_region,
-              S::col_basis}) {
-    ImGui::TableSetupColumn(tr(h), h == S::col_instance ? ImGuiTableColumnFlags_WidthStretch : 0);
+  for (S h : {S::key_instance, S::col_gpu, S::col_gpus, S::col_domain, S::col_vcpus, S::col_usd_h,
+              S::col_region, S::col_basis}) {
+    ImGui::TableSetupColumn(tr(h), h == S::key_instance ? ImGuiTableColumnFlags_WidthStretch : 0);
   }
   ImGui::TableSetupScrollFreeze(0, 1);
   ImGui::TableHeadersRow();
@@ -108,11 +120,14 @@ void instance_table(const PageModel& m, UiActions& a) {
     ImGui::TableNextRow();
     ImGui::TableNextColumn();
     if (ImGui::Selectable(
-            ("##i-" + r.in->id).c_str(), r.in->id == m.state.instance,
+            ("##i-" + r.in->id).c_str(), r.in->id == m.state.query.instance,
             ImGuiSelectableFlags_SpanAllColumns | ImGuiSelectableFlags_AllowItemOverlap)) {
       PageState s = m.state;
-      s.instance = r.in->id;
-      s.nodes = 1;
+      s.query.instance = r.in->id;
+      // An instance sold by the rack starts at one whole rack.
+      s.query.nodes = r.in->min_hosts > 1 ? r.in->min_hosts : 0;
+      s.query.gpu.clear();  // the instance's
+      s.query.gpus = 0;
       a.state = s;
     }
     ImGui::SameLine(0, 0);
@@ -121,6 +136,8 @@ void instance_table(const PageModel& m, UiActions& a) {
     ImGui::TextUnformatted(r.in->gpu.c_str());
     ImGui::TableNextColumn();
     ImGui::Text("%d", r.in->gpu_count);
+    ImGui::TableNextColumn();
+    domain_text(*r.in);
     ImGui::TableNextColumn();
     ImGui::TextUnformatted(r.in->vcpus > 0 ? std::to_string(r.in->vcpus).c_str() : "-");
     ImGui::TableNextColumn();
@@ -137,11 +154,12 @@ void gpu_row(const PageModel& m, const Gpu& g, UiActions& a) {
   ImGui::TableNextRow();
   ImGui::TableNextColumn();
   if (ImGui::Selectable((g.name + "##gpu-row-" + g.id).c_str(),
-                        m.state.instance.empty() && g.id == m.state.gpu,
+                        m.state.query.instance.empty() && g.id == m.state.query.gpu,
                         ImGuiSelectableFlags_SpanAllColumns)) {
     PageState s = m.state;
-    s.instance.clear();
-    s.gpu = g.id;
+    s.query.instance.clear();
+    s.query.nodes = 0;
+    s.query.gpu = g.id;
     a.state = s;
   }
   if (ImGui::IsItemHovered()) {

@@ -12,26 +12,36 @@
 namespace gpuplan::web {
 namespace {
 
+// A limit showing what resolve_defaults gives while the query leaves it 0.
+bool resolved_limit(const char* key, int& field, int resolved, UiActions& a) {
+  int64_t shown = field != 0 ? field : resolved;
+  if (!key_count(key, shown, a)) return false;
+  field = static_cast<int>(shown);
+  return true;
+}
+
 // The planner's limits, in a label column as wide as their longest label (the tab has room).
 void limits(const PageModel& m, UiActions& a) {
-  const LabelColumnFit fit(
-      {S::rank_by, S::deadline, S::budget, S::max_nodes, S::plan_gpu, S::provider, S::pricing});
+  const LabelColumnFit fit({S::key_objective, S::key_deadline_hours, S::key_budget_usd,
+                            S::key_max_nodes, S::key_top, S::key_min_gpu_memory_gb, S::key_plan_gpu,
+                            S::key_provider, S::key_pricing});
   PageState s = m.state;
-  bool edited = false;
-  edited |= enum_combo(
-      S::rank_by, s.objective, {Objective::cost, Objective::time},
-      +[](Objective o) { return tr(o == Objective::cost ? S::by_cost : S::by_time); });
-  edited |= input_quantity(S::deadline, s.deadline_hours, 0, 1e7, &a, "deadline");
-  edited |= input_quantity(S::budget, s.budget_usd, 0, 1e12, &a, "budget");
-  edited |= input_int(S::max_nodes, s.max_nodes, 1, 256);
-  edited |= id_combo(S::plan_gpu, s.plan_gpu, gpu_items(*m.catalog));
+  Query& q = s.query;
+  const Query* resolved = m.ev ? &m.ev->query : nullptr;  // the limits with defaults filled
+  bool edited = key_choice(
+      "objective", q, a,
+      +[](const std::string& v) { return tr(v == "time" ? S::by_time : S::by_cost); });
+  edited |= key_quantity("deadline-hours", q.deadline_hours, a);
+  edited |= key_quantity("budget-usd", q.budget_usd, a);
+  edited |= resolved_limit("max-nodes", q.max_nodes, resolved ? resolved->max_nodes : 0, a);
+  edited |= resolved_limit("top", q.top_k, resolved ? resolved->top_k : 0, a);
+  edited |= key_quantity("min-gpu-memory-gb", q.min_gpu_memory_gb, a);
+  edited |= id_combo(S::key_plan_gpu, s.plan_gpu, gpu_items(*m.catalog));
   remember(a, "plan-gpu");
-  edited |= id_combo(S::provider, s.provider, provider_items(*m.catalog));
+  edited |= id_combo(S::key_provider, q.provider, provider_items(*m.catalog));
   remember(a, "plan-provider");
-  edited |= enum_combo(S::pricing, s.pricing,
-                       {Pricing::on_demand, Pricing::monthly, Pricing::reserved_1y,
-                        Pricing::reserved_3y, Pricing::bulk, Pricing::spot},
-                       tr_pricing);
+  edited |=
+      key_choice("pricing", q, a, words_of<Pricing, parse_pricing, tr_pricing>, "plan-pricing");
   if (edited) {
     s.compare.clear();
     a.state = s;
@@ -93,9 +103,9 @@ int plan_table(const PageModel& m, const PlanResult& plans, UiActions& a) {
                          ImVec2(0, ImGui::GetTextLineHeightWithSpacing() * 12))) {
     return clicked;
   }
-  for (S h : {S::col_rank, S::col_instance, S::col_gpu, S::col_nodes, S::col_parallel,
+  for (S h : {S::col_rank, S::key_instance, S::col_gpu, S::col_nodes, S::col_parallel,
               S::col_zero_mb, S::col_time, S::col_usd, S::col_mfu, S::col_compare}) {
-    ImGui::TableSetupColumn(tr(h), h == S::col_instance ? ImGuiTableColumnFlags_WidthStretch : 0);
+    ImGui::TableSetupColumn(tr(h), h == S::key_instance ? ImGuiTableColumnFlags_WidthStretch : 0);
   }
   ImGui::TableSetupScrollFreeze(0, 1);
   ImGui::TableHeadersRow();
@@ -168,7 +178,7 @@ void compare_view(const PageModel& m, const PlanResult& plans) {
   row(S::cmp_cost, [](const Plan& p) {
     return (p.price.assumption ? "≈ " : "") + format_usd(p.cost.usd_total);
   });
-  const double tokens = m.state.run.tokens;
+  const double tokens = m.state.query.run.tokens;
   if (tokens > 0) {
     row(S::cmp_per_million,
         [&](const Plan& p) { return format_usd(p.cost.usd_total / (tokens / 1e6)); });
@@ -180,9 +190,12 @@ void compare_view(const PageModel& m, const PlanResult& plans) {
 
 // The state with a plan's instance and setup, on the Results tab.
 PageState with_plan(PageState s, const Plan& plan) {
-  s.instance = plan.instance;
-  s.nodes = plan.nodes;
-  Setup& setup = s.request.setup;
+  Query& q = s.query;
+  q.instance = plan.instance;
+  q.nodes = plan.nodes;
+  q.gpu.clear();  // the instance's
+  q.gpus = 0;
+  Setup& setup = q.request.setup;
   setup.tp = plan.setup.tp;
   setup.pp = plan.setup.pp;
   setup.zero_stage = plan.setup.zero_stage;

@@ -15,7 +15,7 @@ constexpr ImGuiTableFlags kTableFlags =
 
 // The verdict with the memory error band of the workload's family (a "tight" fit is drawn in the
 // caution colour, not "fits" green).
-void band_lines(const Computed& c) {
+void band_lines(const Evaluation& c) {
   if (!c.gpu) return;
   const FitVerdict& v = c.verdict;
   const S word = v.fit == Fit::fits    ? S::verdict_fits
@@ -27,11 +27,24 @@ void band_lines(const Computed& c) {
   if (v.fit == Fit::tight) ImGui::PopStyleColor();
 }
 
+// Without hardware the estimate stands alone: memory per GPU, no capacity to compare with.
+void summary_without_gpu(const Evaluation& c, UiActions& a) {
+  const Estimate& e = c.estimate;
+  ImGui::TextWrapped(tr(S::setup_line_no_gpu),
+                     format_count(static_cast<double>(e.global_batch)).c_str(),
+                     format_count(static_cast<double>(e.micro_batch)).c_str(),
+                     format_count(static_cast<double>(e.grad_accum_steps)).c_str());
+  ImGui::TextWrapped(tr(S::memory_no_gpu), format_bytes(e.memory.total()).c_str(),
+                     tr(largest_term(c)));
+  remember(a, "memory-bar");
+  ImGui::Spacing();
+}
+
 void summary(const PageModel& m, UiActions& a) {
-  const Computed& c = m.c;
-  const Estimate& e = *c.estimate;
+  const Evaluation& c = *m.ev;
+  const Estimate& e = c.estimate;
   const MemoryBytes& mem = e.memory;
-  ImGui::TextWrapped(tr(S::params_line), c.model->name.c_str(),
+  ImGui::TextWrapped(tr(S::params_line), c.model.name.c_str(),
                      format_count(static_cast<double>(e.params.total)).c_str(),
                      format_count(static_cast<double>(e.params.trainable)).c_str());
   if (e.moe) {
@@ -42,14 +55,15 @@ void summary(const PageModel& m, UiActions& a) {
                        format_count(e.moe->expert_params_per_gpu).c_str(),
                        format_number(e.moe->local_experts, 4).c_str(), e.moe->ep, e.moe->etp);
   }
+  if (!c.gpu) return summary_without_gpu(c, a);
   ImGui::TextWrapped(tr(S::setup_line), e.num_gpus, c.gpu->name.c_str(),
                      format_count(static_cast<double>(e.global_batch)).c_str(),
                      format_count(static_cast<double>(e.micro_batch)).c_str(),
                      format_count(static_cast<double>(e.grad_accum_steps)).c_str());
-  if (c.fits) {
+  if (c.fit.fits) {
     ImGui::PushStyleColor(ImGuiCol_Text, color_ok());
     ImGui::TextWrapped(tr(S::fits_line), format_bytes(mem.total()).c_str(),
-                       format_bytes(c.gpu->memory_bytes).c_str(), tr(c.largest_term));
+                       format_bytes(c.gpu->memory_bytes).c_str(), tr(largest_term(c)));
     ImGui::PopStyleColor();
   } else if (c.verdict.fit == Fit::tight) {
     ImGui::PushStyleColor(ImGuiCol_Text, color_assumed());  // the caution colour, as the band's
@@ -90,7 +104,7 @@ void flops_table(const Estimate& e) {
 }
 
 // One row of the time table: the spec-based value and, when there is one, the calibrated one.
-void time_row(const Computed& c, S id, double (*get)(const StepTime&),
+void time_row(const Evaluation& c, S id, double (*get)(const StepTime&),
               std::string (*show)(double)) {
   ImGui::TableNextRow();
   ImGui::TableNextColumn();
@@ -113,7 +127,7 @@ std::string percent(double x) {
   return format_number(100 * x, 3) + " %";
 }
 
-void time_table(const Computed& c) {
+void time_table(const Evaluation& c) {
   if (ImGui::BeginTable("time", c.time_calibrated ? 3 : 2, kTableFlags)) {
     ImGui::TableSetupColumn(tr(S::time_header));
     ImGui::TableSetupColumn(tr(S::spec_x_eff));
@@ -152,7 +166,7 @@ void time_table(const Computed& c) {
 }
 
 void cost_lines(const PageModel& m) {
-  const Computed& c = m.c;
+  const Evaluation& c = *m.ev;
   ImGui::Spacing();
   std::string run = format(tr(S::run_line), format_count(c.cost->steps).c_str(),
                            format_duration(c.cost->expected_hours).c_str());
@@ -170,7 +184,7 @@ void cost_lines(const PageModel& m) {
                         assumed ? color_assumed() : ImGui::GetStyleColorVec4(ImGuiCol_Text));
   ImGui::TextWrapped(tr(S::cost_line), total.c_str(),
                      format_price(c.cost->usd_per_hour, *c.price).c_str(),
-                     tr_pricing(m.state.pricing), c.price->region.c_str(), c.price->date.c_str());
+                     tr_pricing(c.query.pricing), c.price->region.c_str(), c.price->date.c_str());
   ImGui::PopStyleColor();
   if (c.price->commitment_h > 0 && c.price->break_even_utilisation) {
     note_text(format(tr(S::break_even), format_duration(c.price->commitment_h).c_str(),
@@ -184,7 +198,7 @@ void cost_lines(const PageModel& m) {
 
 // Published runs of this setup: the measured figure, its source and the difference; the
 // source's address opens in a new tab when clicked.
-void published_lines(const Computed& c, UiActions& a) {
+void published_lines(const Evaluation& c, UiActions& a) {
   if (c.published.empty()) return;
   ImGui::Spacing();
   ImGui::TextUnformatted(tr(S::published_header));
@@ -209,7 +223,7 @@ void measured_run_table(const PageModel& m, UiActions& a) {
   ImGui::Spacing();
   ImGui::TextUnformatted(tr(S::measured_header));
   ImGui::TextWrapped("%s", measured_run_line(*m.measured).c_str());
-  if (!m.c.measured_run) {
+  if (!m.ev || !m.ev->measured_run) {
     ImGui::TextDisabled("%s", tr(S::measured_needs_time));
     return;
   }
@@ -217,7 +231,7 @@ void measured_run_table(const PageModel& m, UiActions& a) {
     for (S col : {S::col_quantity, S::col_measured, S::col_predicted, S::col_difference})
       ImGui::TableSetupColumn(tr(col));
     ImGui::TableHeadersRow();
-    for (const MeasuredRow& r : measured_rows(m.c, run)) {
+    for (const MeasuredRow& r : measured_rows(*m.ev, run)) {
       ImGui::TableNextRow();
       ImGui::TableNextColumn();
       ImGui::TextUnformatted(tr(r.quantity));
@@ -231,27 +245,27 @@ void measured_run_table(const PageModel& m, UiActions& a) {
   remember(a, "measured-run");
   if (run.memory_absent_reason)
     note_text(format(tr(S::memory_absent), run.memory_absent_reason->c_str()));
-  for (const auto& n : m.c.measured_run->notes) note_text(n);
+  for (const auto& n : m.ev->measured_run->notes) note_text(n);
 }
 
 }  // namespace
 
 UiActions draw_results(const PageModel& m) {
   UiActions a(m.ratio);
-  const Computed& c = m.c;
-  if (!c.error.message.empty()) {
-    error_text(page_message(c.error));
+  if (!m.error.message.empty()) {
+    error_text(page_message(m.error));
     return a;
   }
-  if (!c.estimate) return a;
+  if (!m.ev) return a;
+  const Evaluation& c = *m.ev;
   summary(m, a);
-  flops_table(*c.estimate);
-  if (!c.time_error.message.empty()) error_text(page_message(c.time_error));
+  flops_table(c.estimate);
+  if (c.hardware_error) error_text(page_message(*c.hardware_error));
   if (c.time) time_table(c);
   if (c.cost) cost_lines(m);
   published_lines(c, a);
   measured_run_table(m, a);
-  for (const auto& n : c.estimate->notes) note_text(n);
+  for (const auto& n : c.estimate.notes) note_text(n);
   return a;
 }
 

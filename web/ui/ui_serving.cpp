@@ -21,17 +21,18 @@ const char* curve_presets[] = {"flat", "business-hours", "diurnal"};
 const S curve_names[] = {S::curve_flat, S::curve_business, S::curve_diurnal};
 
 bool model_combo(const PageModel& m, PageState& s) {
-  field_label(S::model);
-  const Model* cur = m.catalog->find_model(s.request.model);
+  field_label(S::key_model);
+  Query& q = s.query;
+  const Model* cur = m.catalog->find_model(q.request.model);
   bool changed = false;
-  if (ImGui::BeginCombo("##serve-model", cur ? cur->name.c_str() : s.request.model.c_str(),
+  if (ImGui::BeginCombo("##serve-model", cur ? cur->name.c_str() : q.request.model.c_str(),
                         ImGuiComboFlags_HeightLarge)) {
     for (const auto& zoo : m.catalog->models) {
       if (zoo.task != "causal-lm") continue;  // serving generates tokens
-      if (ImGui::Selectable((zoo.name + "##" + zoo.id).c_str(), zoo.id == s.request.model)) {
-        changed = zoo.id != s.request.model || s.custom.kind != CustomModel::Kind::none;
-        s.request.model = zoo.id;
-        s.custom.kind = CustomModel::Kind::none;
+      if (ImGui::Selectable((zoo.name + "##" + zoo.id).c_str(), zoo.id == q.request.model)) {
+        changed = zoo.id != q.request.model || q.custom.kind != CustomModel::Kind::none;
+        q.request.model = zoo.id;
+        q.custom.kind = CustomModel::Kind::none;
       }
     }
     ImGui::EndCombo();
@@ -76,12 +77,13 @@ bool curve_inputs(const PageModel& m, ServeRequest& r, UiActions& a) {
 // and how long a new replica takes to serve.
 bool policy_inputs(ServeRequest& r, UiActions& a) {
   bool edited = false;
-  edited |= input_int(S::serve_min_replicas, r.min_replicas, 0, 10000, &a, "serve-min-replicas");
   edited |=
-      input_quantity(S::serve_utilisation, r.target_utilisation, 0.01, 1, &a, "serve-utilisation");
-  edited |= input_quantity(S::serve_headroom, r.headroom, 0, 10, &a, "serve-headroom");
-  edited |= input_quantity(S::serve_start, r.start_s, 0, 86400, &a, "serve-start");
-  edited |= input_quantity(S::serve_load_bw, r.load_gb_per_s, 0, 1e4, &a, "serve-load-bw");
+      serve_int(S::serve_min_replicas, "min-replicas", r.min_replicas, a, "serve-min-replicas");
+  edited |= serve_quantity(S::serve_utilisation, "target-utilisation", r.target_utilisation, a,
+                           "serve-utilisation");
+  edited |= serve_quantity(S::serve_headroom, "headroom", r.headroom, a, "serve-headroom");
+  edited |= serve_quantity(S::serve_start, "start-s", r.start_s, a, "serve-start");
+  edited |= serve_quantity(S::serve_load_bw, "load-gb-per-s", r.load_gb_per_s, a, "serve-load-bw");
   return edited;
 }
 
@@ -110,7 +112,7 @@ std::vector<IdName> instance_items(const Catalog& catalog) {
 // The inputs: the load and targets, then the replica and the hardware (one column, its labels
 // as wide as the longest: the tab has the room the sidebar lacks).
 void inputs(const PageModel& m, UiActions& a) {
-  const LabelColumnFit fit({S::model, S::serve_rate, S::serve_prompt, S::serve_output,
+  const LabelColumnFit fit({S::key_model, S::serve_rate, S::serve_prompt, S::serve_output,
                             S::serve_ttft, S::serve_tpot, S::serve_percentile, S::serve_runtime,
                             S::serve_weights, S::serve_kv, S::serve_gpu, S::serve_instance,
                             S::serve_curve});
@@ -119,20 +121,22 @@ void inputs(const PageModel& m, UiActions& a) {
   bool edited = false;
   edited |= model_combo(m, s);
   remember(a, "serve-model");
-  edited |= input_quantity(S::serve_rate, r.rate_per_s, 1e-6, 1e7, &a, "serve-rate");
-  edited |= input_quantity(S::serve_prompt, r.prompt_tokens, 1, 1e7, &a, "serve-prompt");
-  edited |= input_quantity(S::serve_output, r.output_tokens, 1, 1e7, &a, "serve-output");
-  edited |= input_quantity(S::serve_ttft, r.ttft_ms, 0, 1e7, &a, "serve-ttft");
-  edited |= input_quantity(S::serve_tpot, r.tpot_ms, 0, 1e7, &a, "serve-tpot");
+  edited |= serve_quantity(S::serve_rate, "rate", r.rate_per_s, a, "serve-rate");
+  edited |= serve_quantity(S::serve_prompt, "prompt-tokens", r.prompt_tokens, a, "serve-prompt");
+  edited |= serve_quantity(S::serve_output, "output-tokens", r.output_tokens, a, "serve-output");
+  edited |= serve_quantity(S::serve_ttft, "ttft-ms", r.ttft_ms, a, "serve-ttft");
+  edited |= serve_quantity(S::serve_tpot, "tpot-ms", r.tpot_ms, a, "serve-tpot");
   edited |= percentile_combo(r);
   edited |=
       enum_combo(S::serve_runtime, r.runtime,
                  {Runtime::vllm, Runtime::trtllm, Runtime::sglang, Runtime::hf}, runtime_name);
-  edited |= enum_combo(S::serve_weights, r.weights,
-                       {WeightFormat::bf16, WeightFormat::fp16, WeightFormat::fp8,
-                        WeightFormat::int8, WeightFormat::int4},
-                       weight_format_name);
-  edited |= enum_combo(S::serve_kv, r.kv, {KvFormat::bf16, KvFormat::fp8}, kv_format_name);
+  edited |=
+      enum_combo(S::serve_weights, r.weights,
+                 {WeightFormat::bf16, WeightFormat::fp16, WeightFormat::fp8, WeightFormat::int8,
+                  WeightFormat::int4, WeightFormat::nvfp4, WeightFormat::mxfp4},
+                 weight_format_name);
+  edited |=
+      enum_combo(S::serve_kv, r.kv, {KvFormat::bf16, KvFormat::fp8, KvFormat::fp4}, kv_format_name);
   edited |= id_combo(S::serve_gpu, r.gpu, gpu_items(*m.catalog));
   remember(a, "serve-gpu");
   edited |= id_combo(S::serve_instance, r.instance, instance_items(*m.catalog));
@@ -180,7 +184,7 @@ void ranking(const PageModel& m, UiActions& a) {
   const ServePlan& p = *m.serve.plan;
   ImGui::TextWrapped(tr(S::serve_ranking), m.state.serve.percentile);
   const S cols[] = {
-      S::col_rank,         S::col_instance,      S::col_gpu,         S::col_tp,
+      S::col_rank,         S::key_instance,      S::col_gpu,         S::col_tp,
       S::col_rate_replica, S::col_ttft,          S::col_tpot,        S::col_replicas_fixed,
       S::col_gpus_fixed,   S::col_replicas_peak, S::col_month_fixed, S::col_month_auto,
       S::col_per_mtok};

@@ -5,6 +5,7 @@
 #include <cctype>
 #include <cstring>
 
+#include "gpuplan/precision.h"
 #include "ui/screens.h"
 #include "ui/widgets.h"
 
@@ -12,7 +13,7 @@ namespace gpuplan::web {
 namespace {
 
 bool showing_images(const PageModel& m) {
-  return m.c.model && (m.c.model->kind == ModelKind::graph || m.c.model->transformer.is_vision());
+  return m.ev && (m.ev->model.kind == ModelKind::graph || m.ev->model.transformer.is_vision());
 }
 
 std::string lower(std::string s) {
@@ -30,26 +31,30 @@ void model_picker(const PageModel& m, UiActions& a) {
     a.model_filter = filter;
   }
   remember(a, "model-filter");
+  const Query& q = m.state.query;
   const std::string current =
-      m.c.model ? m.c.model->name
-                : (m.state.custom.kind != CustomModel::Kind::none ? std::string(tr(S::custom))
-                                                                  : m.state.request.model);
-  field_label(S::model);
-  if (ImGui::BeginCombo(("##" + label(S::model)).c_str(), current.c_str(),
+      m.ev ? m.ev->model.name
+           : (q.custom.kind != CustomModel::Kind::none ? std::string(tr(S::custom))
+                                                       : q.request.model);
+  key_tip("model");
+  field_label(S::key_model);
+  if (ImGui::BeginCombo(("##" + label(S::key_model)).c_str(), current.c_str(),
                         ImGuiComboFlags_HeightLarge)) {
     const std::string needle = lower(m.model_filter);
+    // A name as people write it ("meta-llama/Llama-3.1-8B-Instruct-FP8") finds its entry through
+    // the catalog's resolver; otherwise the filter is a substring of id, name or task.
+    const Model* named = needle.empty() ? nullptr : m.catalog->find_model(m.model_filter);
     for (const auto& zoo : m.catalog->models) {
-      if (!needle.empty() &&
+      if (!needle.empty() && &zoo != named &&
           lower(zoo.id + " " + zoo.name + " " + zoo.task).find(needle) == std::string::npos)
         continue;
-      const bool selected =
-          m.state.custom.kind == CustomModel::Kind::none && zoo.id == m.state.request.model;
+      const bool selected = q.custom.kind == CustomModel::Kind::none && zoo.id == q.request.model;
       if (ImGui::Selectable((zoo.name + "##m-" + zoo.id).c_str(), selected)) {
         PageState s = m.state;
-        s.custom.kind = CustomModel::Kind::none;
-        s.request.model = zoo.id;
-        s.request.setup.seq_len = 0;
-        s.request.setup.resolution = 0;
+        s.query.custom.kind = CustomModel::Kind::none;
+        s.query.request.model = zoo.id;
+        s.query.request.setup.seq_len = 0;
+        s.query.request.setup.resolution = 0;
         a.state = s;
       }
     }
@@ -62,26 +67,25 @@ void model_picker(const PageModel& m, UiActions& a) {
 bool transformer_fields(TransformerSpec& t, UiActions& a) {
   // Inside the editor's tree node (indented), the column as wide as its own longest label; the
   // labels that need explaining are kept short, their explanation in a tooltip.
-  const LabelColumnFit fit({S::layers, S::hidden, S::heads, S::kv_heads, S::ffn_hidden, S::vocab,
-                            S::max_positions, S::experts, S::experts_per_token});
+  const LabelColumnFit fit({S::key_c_layers, S::key_c_hidden, S::key_c_heads, S::key_c_kv_heads,
+                            S::key_c_ffn, S::key_c_vocab, S::key_c_max_positions, S::key_c_experts,
+                            S::key_c_experts_per_token});
   bool edited = false;
-  edited |= input_int(S::layers, t.layers, 1, 100000, &a, "c-layers");
-  edited |= input_int(S::hidden, t.hidden, 8, 1000000, &a, "c-hidden");
-  edited |= input_int(S::heads, t.heads, 1, 100000, &a, "c-heads");
-  next_label_tip(S::kv_heads_tip);
-  edited |= input_int(S::kv_heads, t.kv_heads, 0, 100000, &a, "c-kv-heads");
-  edited |= input_int(S::ffn_hidden, t.ffn_hidden, 1, 10000000, &a, "c-ffn");
-  edited |= input_int(S::vocab, t.vocab, 1, 10000000, &a, "c-vocab");
-  next_label_tip(S::max_positions_tip);
-  edited |= input_int(S::max_positions, t.max_positions, 0, 100000000, &a, "c-max-positions");
-  next_label_tip(S::experts_tip);
-  edited |= input_int(S::experts, t.experts, 0, 4096, &a, "c-experts");
-  if (t.experts > 1) {
-    edited |= input_int(S::experts_per_token, t.experts_per_token, 1, t.experts, &a,
-                        "c-experts-per-token");
-  }
-  edited |= checkbox(S::gated_mlp, t.gated_mlp);
-  edited |= checkbox(S::tied_embeddings, t.tied_embeddings);
+  edited |= key_int("c-layers", t.layers, a);
+  edited |= key_int("c-hidden", t.hidden, a);
+  edited |= key_int("c-heads", t.heads, a);
+  edited |= key_int("c-kv-heads", t.kv_heads, a);
+  edited |= key_int("c-ffn", t.ffn_hidden, a);
+  edited |= key_int("c-vocab", t.vocab, a);
+  edited |= key_int("c-max-positions", t.max_positions, a);
+  edited |= key_int("c-experts", t.experts, a);
+  if (t.experts > 1) edited |= key_int("c-experts-per-token", t.experts_per_token, a);
+  const bool gated = t.gated_mlp;
+  edited |= key_checkbox("c-gated", t.gated_mlp, a);
+  edited |= key_checkbox("c-tied", t.tied_embeddings, a);
+  // Switching the MLP kind switches what goes with it (norm, activation, positions): the
+  // editor's conventions. Other edits keep the rest of the architecture (an uploaded config's).
+  if (t.gated_mlp != gated) t = editor_conventions(t);
   return edited;
 }
 
@@ -90,26 +94,23 @@ void custom_transformer(const PageModel& m, UiActions& a) {
   remember(a, "custom-transformer");
   if (!open) return;
   PageState s = m.state;
-  if (s.custom.kind != CustomModel::Kind::transformer &&
+  CustomModel& c = s.query.custom;
+  if (c.kind != CustomModel::Kind::transformer &&
       ImGui::Button(label(S::start_from_model).c_str())) {
-    s.custom.kind = CustomModel::Kind::transformer;
-    const Model* base = m.c.model ? &*m.c.model : nullptr;
+    c.kind = CustomModel::Kind::transformer;
+    const Model* base = m.ev ? &m.ev->model : nullptr;
     if (base && base->kind == ModelKind::transformer && !base->transformer.is_vision()) {
-      s.custom.transformer = base->transformer;
+      c.transformer = base->transformer;
     } else {
-      s.custom.transformer = m.catalog->find_model("gpt2-small")->transformer;
+      c.transformer = m.catalog->find_model("gpt2-small")->transformer;
     }
-    s.custom.name = tr(S::custom_transformer, Lang::en);
+    c.name = tr(S::custom_transformer, Lang::en);
     a.state = s;
   }
-  if (s.custom.kind == CustomModel::Kind::transformer) {
-    if (transformer_fields(s.custom.transformer, a)) {
-      // Round-trip through the URL form so the editor's conventions apply in one place.
-      auto again = page_state_from_query(page_state_to_query(s));
-      a.state = again.ok() ? again.value() : s;
-    }
+  if (c.kind == CustomModel::Kind::transformer) {
+    if (transformer_fields(c.transformer, a)) a.state = s;
     if (ImGui::Button(label(S::back_to_zoo).c_str())) {
-      s.custom.kind = CustomModel::Kind::none;
+      c.kind = CustomModel::Kind::none;
       a.state = s;
     }
   }
@@ -120,32 +121,31 @@ void custom_cnn(const PageModel& m, UiActions& a) {
   const bool open = ImGui::TreeNode(label(S::custom_cnn).c_str());
   remember(a, "custom-cnn");
   if (!open) return;
-  const LabelColumnFit fit({S::family, S::depth, S::width, S::depth_multiple, S::classes});
+  const LabelColumnFit fit({S::key_cnn, S::key_cnn_depth, S::key_cnn_width,
+                            S::key_cnn_depth_multiple, S::key_cnn_classes});
   PageState s = m.state;
+  CustomModel& c = s.query.custom;
   const char* builders[] = {"resnet", "vgg", "mobilenet_v2", "yolov5"};
   int current = 0;
   for (int i = 0; i < 4; ++i) {
-    if (s.custom.cnn_builder == builders[i]) current = i;
+    if (c.cnn_builder == builders[i]) current = i;
   }
   bool edited = false;
-  field_label(S::family);
-  if (ImGui::Combo(("##" + label(S::family)).c_str(), &current, builders, 4)) {
-    s.custom.cnn_builder = builders[current];
+  key_tip("cnn");
+  field_label(S::key_cnn);
+  if (ImGui::Combo(("##" + label(S::key_cnn)).c_str(), &current, builders, 4)) {
+    c.cnn_builder = builders[current];
     edited = true;
   }
   remember(a, "cnn");
-  CustomModel& c = s.custom;
-  if (current <= 1) edited |= input_int(S::depth, c.cnn_depth, 1, 200, &a, "cnn-depth");
-  if (current >= 2) edited |= input_quantity(S::width, c.cnn_width, 0.1, 4, &a, "cnn-width");
-  if (current == 3) {
-    edited |=
-        input_quantity(S::depth_multiple, c.cnn_depth_multiple, 0.1, 4, &a, "cnn-depth-multiple");
-  }
-  edited |= input_int(S::classes, c.cnn_classes, 1, 100000, &a, "cnn-classes");
+  if (current <= 1) edited |= key_int("cnn-depth", c.cnn_depth, a);
+  if (current >= 2) edited |= key_quantity("cnn-width", c.cnn_width, a);
+  if (current == 3) edited |= key_quantity("cnn-depth-multiple", c.cnn_depth_multiple, a);
+  edited |= key_int("cnn-classes", c.cnn_classes, a);
   if (edited ||
-      (s.custom.kind != CustomModel::Kind::cnn && ImGui::Button(label(S::use_this_cnn).c_str()))) {
-    s.custom.kind = CustomModel::Kind::cnn;
-    s.request.setup.seq_len = 0;
+      (c.kind != CustomModel::Kind::cnn && ImGui::Button(label(S::use_this_cnn).c_str()))) {
+    c.kind = CustomModel::Kind::cnn;
+    s.query.request.setup.seq_len = 0;
     a.state = s;
   }
   ImGui::TreePop();
@@ -161,12 +161,12 @@ void workload_section(const PageModel& m, UiActions& a) {
   if (!m.upload_status.empty()) ImGui::TextWrapped("%s", m.upload_status.c_str());
 }
 
-// A field showing what the estimate resolved when the state leaves it 0 (automatic).
-bool resolved_int(S id, const char* name, int64_t& field, int64_t resolved, int64_t max,
-                  UiActions& a) {
-  int64_t shown = field != 0 ? field : resolved;
-  const bool edited = input_count(id, shown, 1, max, &a, name);
-  if (edited) field = shown;
+// A field showing what evaluate() resolved when the query leaves it 0 (automatic).
+template <class T>
+bool resolved_int(const char* key, T& field, int64_t resolved, UiActions& a) {
+  int64_t shown = field != 0 ? static_cast<int64_t>(field) : resolved;
+  const bool edited = key_count(key, shown, a);
+  if (edited) field = static_cast<T>(shown);
   return edited;
 }
 
@@ -176,66 +176,52 @@ void auto_note(const std::string& resolved) {
   ImGui::Unindent();
 }
 
-bool shape_fields(const PageModel& m, Setup& s, UiActions& a) {
-  const Estimate* e = m.c.estimate ? &*m.c.estimate : nullptr;
-  bool edited = resolved_int(S::global_batch, "batch", s.global_batch, e ? e->global_batch : 0,
-                             100'000'000, a);
-  edited |= input_int(S::micro_batch, s.micro_batch, 0, 100'000'000, &a, "micro-batch");
+bool shape_fields(const PageModel& m, Query& q, UiActions& a) {
+  Setup& s = q.request.setup;
+  const Estimate* e = m.ev ? &m.ev->estimate : nullptr;
+  bool edited = resolved_int("batch", s.global_batch, e ? e->global_batch : 0, a);
+  edited |= key_int("micro-batch", s.micro_batch, a, true);
   if (s.micro_batch == 0 && e) auto_note(format_count(static_cast<double>(e->micro_batch)));
   if (showing_images(m)) {
-    edited |=
-        resolved_int(S::resolution, "resolution", s.resolution, e ? e->resolution : 0, 100000, a);
+    edited |= resolved_int("resolution", s.resolution, e ? e->resolution : 0, a);
   } else {
-    edited |= resolved_int(S::seq_len, "seq", s.seq_len, e ? e->seq_len : 0, 100'000'000, a);
+    edited |= resolved_int("seq", s.seq_len, e ? e->seq_len : 0, a);
   }
-  if (s.mode == Mode::infer)
-    edited |= input_int(S::generate_tokens, s.generate_tokens, 0, 10'000'000);
+  if (s.mode == Mode::infer) edited |= key_int("generate", s.generate_tokens, a);
   return edited;
 }
 
-bool kernel_fields(const PageModel& m, Setup& s, UiActions& a) {
+bool training_fields(Query& q, UiActions& a) {
+  Setup& s = q.request.setup;
+  bool edited = key_choice("optimizer", q, a);
+  edited |= key_choice("optimizer-loop", q, a,
+                       words_of<OptimizerLoop, parse_optimizer_loop, tr_optimizer_loop>);
+  edited |= key_checkbox("clip-grad-norm", s.clip_grad_norm, a);
+  if (is_mixed(s.precision)) edited |= key_choice("grad-reduce", q, a);
+  edited |= key_choice("checkpointing", q, a,
+                       words_of<Checkpointing, parse_checkpointing, tr_checkpointing>);
+  if (s.checkpointing == Checkpointing::every_k_layers)
+    edited |= key_int("checkpoint-every", s.checkpoint_every, a);
+  edited |=
+      key_choice("pytorch", q, a, words_of<TorchRelease, parse_torch_release, tr_torch_release>);
+  return edited;
+}
+
+bool kernel_fields(const PageModel& m, Query& q, UiActions& a) {
+  Setup& s = q.request.setup;
   bool edited = false;
-  const Estimate* e = m.c.estimate ? &*m.c.estimate : nullptr;
-  if (s.mode == Mode::train) {
-    edited |=
-        enum_combo(S::optimizer, s.optimizer,
-                   {Optimizer::sgd, Optimizer::sgd_momentum, Optimizer::adam, Optimizer::adamw,
-                    Optimizer::adam_8bit, Optimizer::adafactor, Optimizer::lamb},
-                   optimizer_name);
-    remember(a, "optimizer");
-    edited |= enum_combo(S::optimizer_loop, s.optimizer_loop,
-                         {OptimizerLoop::foreach, OptimizerLoop::for_loop}, tr_optimizer_loop);
-    remember(a, "optimizer-loop");
-    edited |= checkbox(S::clip_grad_norm, s.clip_grad_norm);
-    if (is_mixed(s.precision)) {
-      edited |=
-          enum_combo(S::grad_reduce, s.grad_reduce,
-                     {GradReduce::automatic, GradReduce::fp32, GradReduce::bf16}, grad_reduce_name);
-    }
-    edited |= enum_combo(S::checkpointing, s.checkpointing,
-                         {Checkpointing::none, Checkpointing::selective, Checkpointing::full,
-                          Checkpointing::op_selective, Checkpointing::every_k_layers},
-                         tr_checkpointing);
-    remember(a, "checkpointing");
-    if (s.checkpointing == Checkpointing::every_k_layers)
-      edited |= input_int(S::checkpoint_every, s.checkpoint_every, 1, 1000);
-    edited |= enum_combo(S::pytorch_release, s.torch_release,
-                         {TorchRelease::v1_11_or_later, TorchRelease::v1_10_or_earlier},
-                         tr_torch_release);
-    remember(a, "pytorch");
-  }
-  if (m.c.model && m.c.model->kind == ModelKind::graph) {
-    edited |= enum_combo(S::memory_format, s.memory_format,
-                         {MemoryFormat::automatic, MemoryFormat::nchw, MemoryFormat::channels_last},
-                         tr_memory_format);
+  const Estimate* e = m.ev ? &m.ev->estimate : nullptr;
+  if (s.mode == Mode::train) edited |= training_fields(q, a);
+  if (m.ev && m.ev->model.kind == ModelKind::graph) {
+    edited |= key_choice("memory-format", q, a,
+                         words_of<MemoryFormat, parse_memory_format, tr_memory_format>);
     if (s.memory_format == MemoryFormat::automatic && e && !e->memory_format.empty())
       auto_note(e->memory_format);
   } else {
-    edited |= enum_combo(S::attention, s.attention,
-                         {Attention::automatic, Attention::eager, Attention::flash}, tr_attention);
+    edited |= key_choice("attention", q, a, words_of<Attention, parse_attention, tr_attention>);
     if (s.attention == Attention::automatic && e && !e->attention.empty()) auto_note(e->attention);
-    edited |= checkbox(S::compile_kernels, s.compile);
-    if (s.mode == Mode::train) edited |= checkbox(S::fused_loss, s.fused_loss);
+    edited |= key_checkbox("compile", s.compile, a);
+    if (s.mode == Mode::train) edited |= key_checkbox("fused-loss", s.fused_loss, a);
   }
   return edited;
 }
@@ -243,17 +229,12 @@ bool kernel_fields(const PageModel& m, Setup& s, UiActions& a) {
 void setup_section(const PageModel& m, UiActions& a) {
   if (!ImGui::CollapsingHeader(label(S::sec_setup).c_str(), ImGuiTreeNodeFlags_DefaultOpen)) return;
   PageState st = m.state;
-  Setup& s = st.request.setup;
-  bool edited = enum_combo(S::mode, s.mode, {Mode::train, Mode::infer}, tr_mode);
-  remember(a, "mode");
-  edited |= shape_fields(m, s, a);
-  edited |= enum_combo(
-      S::precision, s.precision,
-      {Precision::fp32, Precision::tf32, Precision::fp16, Precision::bf16, Precision::amp_fp16,
-       Precision::amp_bf16, Precision::mixed_fp16, Precision::mixed_bf16, Precision::fp8},
-      precision_name);
-  remember(a, "precision");
-  edited |= kernel_fields(m, s, a);
+  Query& q = st.query;
+  bool edited = key_choice("mode", q, a, words_of<Mode, parse_mode, tr_mode>);
+  edited |= shape_fields(m, q, a);
+  // The precisions the key table lists (a recipe added there appears here).
+  edited |= key_choice("precision", q, a);
+  edited |= kernel_fields(m, q, a);
   if (edited) a.state = st;
 }
 
@@ -262,33 +243,40 @@ void parallelism_section(const PageModel& m, UiActions& a) {
   remember(a, "section-parallel");
   if (!open) return;
   PageState st = m.state;
-  Setup& s = st.request.setup;
-  bool edited = input_int(S::tp, s.tp, 1, 1024, &a, "tp");
-  edited |= input_int(S::pp, s.pp, 1, 1024);
-  edited |= checkbox(S::sp, s.sequence_parallel);
-  edited |= input_int(S::zero, s.zero_stage, 0, 3, &a, "zero");
-  ImGui::TextDisabled(tr(S::dp_note), m.c.estimate ? m.c.estimate->num_gpus / (s.tp * s.pp) : 0);
-  edited |= input_int(S::lora_rank, s.lora_rank, 0, 4096);
-  if (s.lora_rank > 0) edited |= checkbox(S::qlora, s.qlora);
+  Setup& s = st.query.request.setup;
+  bool edited = key_int("tp", s.tp, a);
+  edited |= key_int("pp", s.pp, a);
+  edited |= key_checkbox("sp", s.sequence_parallel, a);
+  edited |= key_int("zero", s.zero_stage, a);
+  ImGui::TextDisabled(tr(S::dp_note), m.ev ? m.ev->query.request.setup.dp : 0);
+  edited |= key_int("lora-rank", s.lora_rank, a);
+  if (s.lora_rank > 0) edited |= key_checkbox("qlora", s.qlora, a);
   if (edited) a.state = st;
 }
 
-bool gpu_picker(const PageModel& m, PageState& s, UiActions& a) {
+bool gpu_picker(const PageModel& m, Query& q, UiActions& a) {
   bool edited = false;
-  const Gpu* g = m.catalog->find_gpu(s.gpu);
-  field_label(S::gpu);
-  if (ImGui::BeginCombo(("##" + label(S::gpu)).c_str(), g ? g->name.c_str() : s.gpu.c_str(),
+  const Gpu* g = m.catalog->find_gpu(q.gpu);
+  key_tip("gpu");
+  field_label(S::key_gpu);
+  const std::string shown = g ? g->name : q.gpu.empty() ? tr(S::no_hardware) : q.gpu;
+  if (ImGui::BeginCombo(("##" + label(S::key_gpu)).c_str(), shown.c_str(),
                         ImGuiComboFlags_HeightLarge)) {
+    if (ImGui::Selectable(tr(S::no_hardware), q.gpu.empty())) {
+      edited = !q.gpu.empty();
+      q.gpu.clear();
+      q.gpus = 0;
+    }
     for (const auto& gpu : m.catalog->gpus) {
-      if (ImGui::Selectable((gpu.name + "##g-" + gpu.id).c_str(), gpu.id == s.gpu)) {
-        s.gpu = gpu.id;
-        edited = true;
+      if (ImGui::Selectable((gpu.name + "##g-" + gpu.id).c_str(), gpu.id == q.gpu)) {
+        edited = gpu.id != q.gpu;
+        q.gpu = gpu.id;
       }
     }
     ImGui::EndCombo();
   }
   remember(a, "gpu");
-  edited |= input_int(S::gpus, s.gpus, 1, 4096, &a, "gpus");
+  if (!q.gpu.empty()) edited |= resolved_int("gpus", q.gpus, m.ev ? m.ev->gpus : 1, a);
   return edited;
 }
 
@@ -296,47 +284,56 @@ void hardware_section(const PageModel& m, UiActions& a) {
   if (!ImGui::CollapsingHeader(label(S::sec_hardware).c_str(), ImGuiTreeNodeFlags_DefaultOpen))
     return;
   PageState s = m.state;
+  Query& q = s.query;
   bool edited = false;
-  if (s.instance.empty()) {
-    edited = gpu_picker(m, s, a);
+  if (q.instance.empty()) {
+    edited = gpu_picker(m, q, a);
   } else {
-    ImGui::Text(tr(S::instance_is), s.instance.c_str());
-    edited |= input_int(S::nodes, s.nodes, 1, 4096);
+    ImGui::Text(tr(S::instance_is), q.instance.c_str());
+    edited |= resolved_int("nodes", q.nodes, m.ev ? m.ev->query.nodes : 1, a);
     if (ImGui::Button(label(S::bare_gpu).c_str())) {
-      if (m.c.gpu) s.gpu = m.c.gpu->id;
-      s.instance.clear();
-      s.nodes = 1;
+      if (m.ev && m.ev->gpu) q.gpu = m.ev->gpu->id;
+      q.instance.clear();
+      q.nodes = 0;
       edited = true;
     }
   }
   if (edited) a.state = s;
 }
 
+// What spot and reserved pricing assume, where the pricing is one of them.
+bool pricing_fields(Query& q, UiActions& a) {
+  bool edited = false;
+  if (q.pricing == Pricing::spot) {
+    edited |= key_quantity("spot-interruptions-per-hour", q.spot.interruptions_per_hour, a, true);
+    edited |= key_quantity("checkpoint-interval-hours", q.spot.checkpoint_interval_h, a);
+    edited |= key_quantity("restart-hours", q.spot.restart_h, a, true);
+  }
+  if (q.pricing == Pricing::reserved_1y || q.pricing == Pricing::reserved_3y)
+    edited |= key_quantity("reservation-utilisation", q.commitment.utilisation, a, true);
+  return edited;
+}
+
 void run_section(const PageModel& m, UiActions& a) {
   if (!ImGui::CollapsingHeader(label(S::sec_run).c_str(), ImGuiTreeNodeFlags_DefaultOpen)) return;
   PageState s = m.state;
+  RunLength& run = s.query.run;
   const bool images = showing_images(m);
   bool edited = false;
-  if (images || s.run.epochs > 0) {
-    edited |= input_quantity(S::epochs, s.run.epochs, 0, 1e6);
-    double size = s.run.dataset_size > 0
-                      ? s.run.dataset_size
-                      : (m.c.model ? static_cast<double>(m.c.model->dataset_size) : 0);
-    if (input_quantity(S::dataset_size, size, 0, 1e13)) {
-      s.run.dataset_size = size;
+  if (images || run.epochs > 0) {
+    edited |= key_quantity("epochs", run.epochs, a, true);
+    double size = run.dataset_size > 0 ? run.dataset_size
+                                       : (m.ev ? static_cast<double>(m.ev->model.dataset_size) : 0);
+    if (key_quantity("dataset-size", size, a, true)) {
+      run.dataset_size = size;
       edited = true;
     }
-    if (s.run.epochs > 0 && s.run.dataset_size == 0 && size > 0) s.run.dataset_size = size;
   }
-  if (!images || s.run.tokens > 0)
-    edited |= input_quantity(S::tokens, s.run.tokens, 0, 1e16, &a, "tokens");
-  edited |= enum_combo(S::pricing, s.pricing,
-                       {Pricing::on_demand, Pricing::monthly, Pricing::reserved_1y,
-                        Pricing::reserved_3y, Pricing::bulk, Pricing::spot},
-                       tr_pricing);
-  remember(a, "pricing");
+  if (!images || run.tokens > 0) edited |= key_quantity("tokens", run.tokens, a, true);
+  edited |= key_choice("pricing", s.query, a, words_of<Pricing, parse_pricing, tr_pricing>);
+  edited |= pricing_fields(s.query, a);
   if (!edited) return;
-  if (s.run.epochs > 0 && s.run.tokens > 0) s.run.tokens = 0;
+  if (run.epochs > 0 && run.tokens > 0) run.tokens = 0;
   a.state = s;
 }
 
@@ -349,7 +346,7 @@ UiActions draw_toolbar(const PageModel& m) {
                                                {S::export_csv, "export-csv"},
                                                {S::export_json, "export-json"},
                                                {S::upload_file, "upload"},
-                                               {S::language, "language"}};
+                                               {S::key_lang, "language"}};
   float width = 0;
   for (const auto& [id, action] : buttons)
     width += ImGui::CalcTextSize(tr(id)).x + ImGui::GetStyle().ItemSpacing.x * 2;
@@ -386,14 +383,18 @@ UiActions draw_sidebar(const PageModel& m) {
   // The label column as wide as the longest label of the sections' fields, so none is cut in
   // either language. The custom model editors fit their own (indented) column.
   // clang-format off
-  const LabelColumnFit fit({S::search, S::model,                                   // workload
-                            S::mode, S::global_batch, S::micro_batch, S::seq_len,  // setup
-                            S::resolution, S::generate_tokens, S::precision, S::optimizer,
-                            S::optimizer_loop, S::checkpointing, S::memory_format, S::attention,
-                            S::grad_reduce, S::checkpoint_every, S::pytorch_release,
-                            S::tp, S::pp, S::zero, S::lora_rank,                   // parallelism
-                            S::gpu, S::gpus, S::nodes,                             // hardware
-                            S::epochs, S::dataset_size, S::tokens, S::pricing});   // run
+  const LabelColumnFit fit({S::search, S::key_model,                                  // workload
+                            S::key_mode, S::key_batch, S::key_micro_batch, S::key_seq,  // setup
+                            S::key_resolution, S::key_generate, S::key_precision,
+                            S::key_optimizer, S::key_optimizer_loop, S::key_checkpointing,
+                            S::key_memory_format, S::key_attention, S::key_grad_reduce,
+                            S::key_checkpoint_every, S::key_pytorch,
+                            S::key_tp, S::key_pp, S::key_zero, S::key_lora_rank,  // parallelism
+                            S::key_gpu, S::key_gpus, S::key_nodes,                // hardware
+                            S::key_epochs, S::key_dataset_size, S::key_tokens,    // run
+                            S::key_pricing, S::key_spot_interruptions_per_hour,
+                            S::key_checkpoint_interval_hours, S::key_restart_hours,
+                            S::key_reservation_utilisation});
   // clang-format on
   workload_section(m, a);
   setup_section(m, a);

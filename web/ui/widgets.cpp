@@ -115,8 +115,8 @@ void cell_text_width(const std::string& text, float avail) {
 }
 
 namespace {
-float g_label_column = 0;   // field_label's column in pixels; 0: 13 em
-S g_label_tip = S::count_;  // next_label_tip's; count_: none
+float g_label_column = 0;           // field_label's column in pixels; 0: 13 em
+const char* g_label_tip = nullptr;  // next_label_tip's tooltip for the next label
 std::vector<std::string> g_cut_labels;
 }  // namespace
 
@@ -136,6 +136,10 @@ std::vector<std::string> take_cut_labels() {
 }
 
 void next_label_tip(S tip) {
+  g_label_tip = tr(tip);
+}
+
+void next_label_tip(const char* tip) {
   g_label_tip = tip;
 }
 
@@ -160,8 +164,8 @@ void field_label(S id) {
   } else {
     ImGui::TextUnformatted(tr(id));
   }
-  if (g_label_tip != S::count_ && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr(g_label_tip));
-  g_label_tip = S::count_;
+  if (g_label_tip && *g_label_tip && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", g_label_tip);
+  g_label_tip = nullptr;
   if (mark != marked_fields().end()) ImGui::PopStyleColor();
   ImGui::SetNextItemWidth(-1.0f);
 }
@@ -242,6 +246,90 @@ std::vector<IdName> gpu_items(const Catalog& catalog) {
 
 bool checkbox(S id, bool& value) {
   return ImGui::Checkbox(label(id).c_str(), &value);
+}
+
+S key_label(const std::string& key) {
+  S id{};
+  return control_of(key, id) ? id : S::key_unlabelled;
+}
+
+namespace {
+
+// The row of an estimate/plan key, and its help in the page's language as the label's tooltip.
+const QueryKey& query_row(const char* key) {
+  const QueryKey* r = find_query_key(key);
+  static const QueryKey none;
+  return r ? *r : none;
+}
+
+template <class T>
+const char* help_of(const KeyRow<T>& r) {
+  return language() == Lang::zh ? r.help_zh : r.help_en;
+}
+
+}  // namespace
+
+bool key_quantity(const char* key, double& value, UiActions& a, bool zero) {
+  const QueryKey& r = query_row(key);
+  next_label_tip(help_of(r));
+  return input_quantity(key_label(key), value, zero ? 0.0 : r.min, r.max, &a, key);
+}
+
+bool key_count(const char* key, int64_t& value, UiActions& a, bool zero) {
+  const QueryKey& r = query_row(key);
+  next_label_tip(help_of(r));
+  return input_count(key_label(key), value, zero ? 0 : static_cast<int64_t>(r.min),
+                     static_cast<int64_t>(r.max), &a, key);
+}
+
+bool key_checkbox(const char* key, bool& value, UiActions& a) {
+  const bool changed = ImGui::Checkbox(label(key_label(key)).c_str(), &value);
+  if (ImGui::IsItemHovered() && *help_of(query_row(key)))
+    ImGui::SetTooltip("%s", help_of(query_row(key)));
+  remember(a, key);
+  return changed;
+}
+
+bool key_choice(const char* key, Query& q, UiActions& a, const char* (*shown)(const std::string&),
+                const char* rect) {
+  const QueryKey& r = query_row(key);
+  const S id = key_label(key);
+  next_label_tip(help_of(r));
+  field_label(id);
+  auto words = [shown](const std::string& v) { return shown ? std::string(shown(v)) : v; };
+  const std::string current = r.text ? r.text(q) : "";
+  // The choices as messages list them, without a note in parentheses ("1.10, 1.11+ (or ...)").
+  const std::string list = r.choices.substr(0, r.choices.find(" ("));
+  bool changed = false;
+  if (ImGui::BeginCombo(("##" + label(id)).c_str(), words(current).c_str())) {
+    for (size_t start = 0; start < list.size();) {
+      const size_t end = std::min(list.find(", ", start), list.size());
+      const std::string v = list.substr(start, end - start);
+      start = end + 2;
+      if (ImGui::Selectable((words(v) + "##" + v).c_str(), v == current) && v != current)
+        changed = !r.read(q, v);
+    }
+    ImGui::EndCombo();
+  }
+  remember(a, rect ? rect : key);
+  return changed;
+}
+
+void key_tip(const char* key) {
+  next_label_tip(help_of(query_row(key)));
+}
+
+bool serve_quantity(S id, const char* key, double& value, UiActions& a, const char* name) {
+  const ServeKey* r = find_serve_key(key);
+  if (r) next_label_tip(help_of(*r));
+  return input_quantity(id, value, r ? r->min : 0, r ? r->max : 0, &a, name);
+}
+
+bool serve_count(S id, const char* key, int64_t& value, UiActions& a, const char* name) {
+  const ServeKey* r = find_serve_key(key);
+  if (r) next_label_tip(help_of(*r));
+  return input_count(id, value, r ? static_cast<int64_t>(r->min) : 0,
+                     r ? static_cast<int64_t>(r->max) : 0, &a, name);
 }
 
 }  // namespace gpuplan::web

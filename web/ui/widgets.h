@@ -38,8 +38,9 @@ void cell_text_width(const std::string& text, float width);
 // field marked bad (a link's bad value) has its label in red with the problem under it.
 void field_label(S id);
 // The next field_label's tooltip, shown when its label is hovered: the explanation of a label
-// kept short so that it fits its column.
+// kept short so that it fits its column (a string of the table, or a key's help).
 void next_label_tip(S tip);
+void next_label_tip(const char* tip);
 // The fields to mark bad in the next frames, with what to say (from the link's problems).
 void mark_fields(const std::vector<LinkProblem>& problems);
 // While it lives, field_label's label column (13 em by default) is as wide as the longest of
@@ -93,6 +94,45 @@ bool input_int(S id, T& value, int64_t min, int64_t max, UiActions* a = nullptr,
   return true;
 }
 bool checkbox(S id, bool& value);
+
+// Fields for an estimate/plan key of the core's key table (gpuplan/keys.h): the label is the
+// string table's key_<name> ('-' as '_'; key_label), the bounds the key's, the tooltip its help
+// in the page's language, the rectangle remembered under the key's name. `zero` also accepts 0,
+// where 0 means the key is absent (auto, none).
+S key_label(const std::string& key);
+bool key_quantity(const char* key, double& value, UiActions& a, bool zero = false);
+bool key_count(const char* key, int64_t& value, UiActions& a, bool zero = false);
+template <class T>
+bool key_int(const char* key, T& value, UiActions& a, bool zero = false) {
+  int64_t v = static_cast<int64_t>(value);
+  if (!key_count(key, v, a, zero)) return false;
+  value = static_cast<T>(v);
+  return true;
+}
+bool key_checkbox(const char* key, bool& value, UiActions& a);
+// The key's help as the next label's tooltip (for controls drawn by hand, such as combos).
+void key_tip(const char* key);
+// A combo over a choice key's values, the key table's (a value added to the table appears here);
+// `shown` gives a value's words in the page's language (the value itself when null). Picking one
+// reads it into `q` as a link would. The rectangle is remembered under `rect` (the key's name).
+bool key_choice(const char* key, Query& q, UiActions& a,
+                const char* (*shown)(const std::string&) = nullptr, const char* rect = nullptr);
+// key_choice's words for an enum's value: words_of<Mode, parse_mode, tr_mode>.
+template <class E, std::optional<E> (*parse)(const std::string&), const char* (*name)(E)>
+const char* words_of(const std::string& value) {
+  const std::optional<E> e = parse(value);
+  return e ? name(*e) : value.c_str();
+}
+// The Serving tab's fields: bounds and help from the serve key `key`, label `id`.
+bool serve_quantity(S id, const char* key, double& value, UiActions& a, const char* name);
+bool serve_count(S id, const char* key, int64_t& value, UiActions& a, const char* name);
+template <class T>
+bool serve_int(S id, const char* key, T& value, UiActions& a, const char* name) {
+  int64_t v = static_cast<int64_t>(value);
+  if (!serve_count(id, key, v, a, name)) return false;
+  value = static_cast<T>(v);
+  return true;
+}
 
 // A combo over ids (shown by name) with "any" first for ""; true when the value changed.
 struct IdName {

@@ -5,6 +5,7 @@
 // web build embeds them). Every loader checks schema_version, required fields and unknown
 // fields, and names the file and field in its errors.
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -57,6 +58,47 @@ struct Catalog {
   std::string similar_models(std::string_view name) const;
   const Provider* find_provider(std::string_view id) const;
 };
+
+// How a checkpoint's weights are stored, as its name says ("-FP8", "-AWQ", "-GPTQ-Int4",
+// "-NVFP4", "-bnb-4bit", ...); unstated when the name carries no such suffix (the checkpoint's
+// own dtype). Serving maps what it supports onto its WeightFormat.
+enum class CheckpointFormat {
+  unstated,
+  bf16,
+  fp16,
+  fp8,        // -FP8, -FP8-Dynamic
+  int8,       // -Int8, -W8A8 (quantized.w8a8)
+  int8_gptq,  // -GPTQ-Int8
+  int4,       // -Int4, -W4A16
+  int4_awq,   // -AWQ
+  int4_gptq,  // -GPTQ, -GPTQ-Int4
+  fp4,        // -FP4
+  nvfp4,      // -NVFP4
+  mxfp4,      // -MXFP4
+  bnb_4bit,   // -bnb-4bit, -4bit (bitsandbytes NF4)
+};
+const char* checkpoint_format_name(CheckpointFormat f);
+
+// A model name as people write it, resolved to a zoo entry, with what its checkpoint suffix said.
+struct ModelMatch {
+  const Model* model = nullptr;
+  CheckpointFormat format = CheckpointFormat::unstated;
+};
+
+// The one resolver of model names (the CLI's --model, validation rows, the page): the id or an
+// alias as written; else the name with its vendor prefix ("meta-llama/"), checkpoint suffixes
+// (which set `format`), variant words (-Instruct, -Chat, -hf, -Base, -it, -Thinking) and release
+// dates (-2507) removed, compared without case or punctuation with the ids and aliases treated
+// alike ("meta-llama/Meta-Llama-3.1-8B-Instruct" is llama-3.1-8b); else the one entry whose
+// words match (Catalog::find_model's rules). nullopt when none, or when several entries match.
+std::optional<ModelMatch> resolve_model(const Catalog& catalog, std::string_view name);
+// The canonical form resolve_model compares: "meta-llama/Meta-Llama-3.1-70B-Instruct-FP8" ->
+// "llama-3.1-70b", with the checkpoint format in `format` when given.
+std::string canonical_model_name(std::string_view name, CheckpointFormat* format = nullptr);
+// Up to `n` ids nearest to `name` by edit distance between canonical forms, nearest first; only
+// those within a third of the name's length (so an unrelated name gets none).
+std::vector<std::string> nearest_models(const Catalog& catalog, std::string_view name,
+                                        size_t n = 3);
 
 // The not_found errors for a name the catalog does not hold, each with its message id (the page
 // translates them): a model or GPU also lists the similar entries when there are any.

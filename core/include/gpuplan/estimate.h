@@ -20,8 +20,30 @@ namespace gpuplan {
 //   mixed_fp16/bf16     16-bit compute weights and activations (norm inputs, residual stream),
 //                       fp32 master weights and optimizer states: FSDP MixedPrecision(param_dtype),
 //                       Megatron --bf16/--fp16, apex O2, DeepSpeed bf16/fp16
-//   fp8                 Transformer Engine: bf16 weights and activations, fp8 matmuls, fp32 masters
-enum class Precision { fp32, tf32, fp16, bf16, amp_fp16, amp_bf16, fp8, mixed_fp16, mixed_bf16 };
+//   fp8                 Transformer Engine's per-tensor FP8 (delayed or current scaling): bf16
+//                       weights and activations, FP8 matmuls, fp32 masters
+//   fp8_blockwise       TE's Float8BlockScaling: FP8 with fp32 scales per 128x128 weight block and
+//                       per 1x128 activation block (DeepSeek-V3's scheme; Hopper)
+//   mxfp8               TE's MXFP8BlockScaling: FP8 with one power-of-two (E8M0) scale per 32
+//                       elements, row-wise and column-wise copies (Blackwell)
+//   nvfp4               TE's NVFP4BlockScaling: FP4 (E2M1) with an E4M3 scale per 16 elements and
+//                       an fp32 scale per tensor; random Hadamard transforms on the weight-gradient
+//                       GEMM's inputs, stochastic rounding of gradients (Blackwell)
+// precision.h holds the bytes of each.
+enum class Precision {
+  fp32,
+  tf32,
+  fp16,
+  bf16,
+  amp_fp16,
+  amp_bf16,
+  fp8,
+  mixed_fp16,
+  mixed_bf16,
+  fp8_blockwise,
+  mxfp8,
+  nvfp4
+};
 enum class Optimizer { sgd, sgd_momentum, adam, adamw, adam_8bit, adafactor, lamb };
 // How the optimizer step (and gradient clipping) visits the parameter tensors:
 //   foreach   multi-tensor kernels over all tensors at once (torch.optim's default on CUDA since
@@ -41,6 +63,9 @@ enum class Checkpointing { none, selective, full, op_selective, every_k_layers }
 // The dtype gradients are reduced and kept in under a mixed recipe (FSDP reduce_dtype,
 // Megatron's fp32 main_grad); automatic: fp32.
 enum class GradReduce { automatic, fp32, bf16 };
+// A storage dtype chosen for optimizer states or master weights (Megatron-Core's precision-aware
+// optimizer: --exp-avg-dtype / --exp-avg-sq-dtype, --main-params-dtype); automatic: the recipe's.
+enum class StoreDtype { automatic, fp32, bf16, fp16, fp8 };
 enum class Mode { train, infer };
 // The PyTorch release, where it changes what autograd keeps: before 1.11, softmax and
 // log_softmax saved their input for backward as well as their output (pytorch/pytorch#64000,
@@ -67,6 +92,7 @@ const char* grad_reduce_name(GradReduce g);
 const char* optimizer_loop_name(OptimizerLoop l);
 const char* torch_release_name(TorchRelease r);  // "1.11+", "1.10"
 const char* moe_dispatcher_name(MoeDispatcher d);
+const char* store_dtype_name(StoreDtype d);  // "auto", "fp32", "bf16", "fp16", "fp8"
 std::optional<Precision> parse_precision(const std::string& s);
 std::optional<Optimizer> parse_optimizer(const std::string& s);
 std::optional<Checkpointing> parse_checkpointing(const std::string& s);
@@ -76,10 +102,11 @@ std::optional<MemoryFormat> parse_memory_format(const std::string& s);
 std::optional<GradReduce> parse_grad_reduce(const std::string& s);
 std::optional<OptimizerLoop> parse_optimizer_loop(const std::string& s);
 std::optional<MoeDispatcher> parse_moe_dispatcher(const std::string& s);
+std::optional<StoreDtype> parse_store_dtype(const std::string& s);
 // A release number ("1.10", "1.13", "2", "2.5") or a name above.
 std::optional<TorchRelease> parse_torch_release(const std::string& s);
-// Whether weights are cast by torch.autocast (amp-*), kept in 16 bits with fp32 masters
-// (mixed-*), and whether activations are 16-bit.
+// Whether weights are cast by torch.autocast (amp-*) or kept in 16 bits with fp32 masters
+// (mixed-*); precision.h has the Transformer Engine recipes' predicates.
 bool is_autocast(Precision p);
 bool is_mixed(Precision p);
 
@@ -113,6 +140,25 @@ struct Setup {
   Checkpointing checkpointing = Checkpointing::none;
   int checkpoint_every = 2;  // every_k_layers: one block in k is recomputed
   GradReduce grad_reduce = GradReduce::automatic;
+  // Transformer Engine's recipes (fp8, fp8-blockwise, mxfp8, nvfp4), as the framework drives them:
+  // - cache_quantized_weights: the framework passes is_first_microbatch to TE's modules
+  //   (Megatron-Core does), so each weight is quantised once per optimizer step and reused by
+  //   the step's other micro-batches; without it (Composer / llm-foundry, plain loops) TE
+  //   quantises every weight in every micro-batch (pytorch/module/linear.py: no workspace cache
+  //   when is_first_microbatch is None).
+  // - quantized_params: the compute weights are the quantised tensors themselves, kept and
+  //   all-gathered in the recipe's format with no bf16 copy (Megatron --fp8-param-gather /
+  //   --fp4-param-gather; TE quantized_model_init).
+  // - bf16_first_layers / bf16_last_layers: transformer blocks kept in bf16 at either end
+  //   (Megatron --first-last-layers-bf16 with --num-layers-at-start-in-bf16 / -end-in-bf16).
+  bool cache_quantized_weights = false;
+  bool quantized_params = false;
+  int bf16_first_layers = 0;
+  int bf16_last_layers = 0;
+  // Megatron-Core's precision-aware optimizer (--use-precision-aware-optimizer, TE's FusedAdam):
+  // Adam's two moments and the master weights in another dtype (automatic: fp32).
+  StoreDtype optimizer_state_dtype = StoreDtype::automatic;
+  StoreDtype master_dtype = StoreDtype::automatic;
   bool compile = false;     // torch.compile: non-matmul kernels fused (transformers)
   bool fused_loss = false;  // a fused cross-entropy (flash-attn, Liger): no fp32 logits kept
   // Dropout probability for the attention probabilities and the residual stream in training;

@@ -16,6 +16,7 @@
 #include "gpuplan/measured_run.h"
 #include "gpuplan/plan.h"
 #include "gpuplan/published.h"
+#include "gpuplan/keys.h"
 #include "gpuplan/query.h"
 #include "gpuplan/result.h"
 #include "gpuplan/timing.h"
@@ -77,11 +78,17 @@ struct Evaluation {
 // The model a query names: its config.json text, its custom model, or a zoo id (in that order).
 Result<Model> resolve_model(const Catalog& catalog, const Query& query);
 
+// What defaults are resolved for: evaluate() (the query's hardware) or the planner (which
+// chooses the hardware and the parallelism, so the global batch cannot follow the GPUs).
+enum class DefaultsFor { evaluate, plan };
+
 // Fills every zero/empty default of `query` for `model`: nodes and GPUs, data parallelism (the
-// GPUs left by tensor and pipeline parallelism unless --dp was given), the global batch, the
-// dataset size (the model's), spot interruptions and restart time (data/assumptions.json),
-// planner limits. The one place defaults are decided.
-Result<Query> resolve_defaults(const Catalog& catalog, const Model& model, Query query);
+// GPUs left by tensor and pipeline parallelism unless --dp was given), the global batch (one
+// sample per replica; the planner's kPlannerDefaultBatch), the dataset size (the model's), spot
+// interruptions and restart time (data/assumptions.json), planner limits. With the key table
+// (keys.cpp), the one place defaults are decided.
+Result<Query> resolve_defaults(const Catalog& catalog, const Model& model, Query query,
+                               DefaultsFor purpose = DefaultsFor::evaluate);
 
 // The whole chain. Errors: an unknown model, GPU or instance, an invalid setup or parallelism.
 // A micro-batch left unset ("auto") is the whole batch per replica when that fits the GPU, else

@@ -26,8 +26,9 @@ struct Gpu {
   std::vector<std::string> aliases;  // names nvidia-smi and clouds print
   double memory_bytes = 0;
   double memory_bandwidth_bytes_per_s = 0;
-  // Dense peak by precision name ("fp64", "fp32", "tf32", "fp16", "bf16", "fp8", "int8");
-  // absent means unsupported or unknown. Sparse figures are kept apart and never used for time.
+  // Dense peak by precision name ("fp64", "fp32", "tf32", "fp16", "bf16", "fp8", "fp6", "fp4",
+  // "int8"; NVFP4 and MXFP4 run at "fp4", MXFP8 at "fp8"); absent means unsupported or unknown.
+  // Sparse figures are kept apart and never used for time.
   std::map<std::string, double> peak_dense_flops_per_s;
   std::map<std::string, double> peak_sparse_flops_per_s;
   // The best dense GEMM throughput measured on this GPU by precision (best shape, a hardware
@@ -62,6 +63,10 @@ struct Price {
   std::optional<double> reserved_1y_usd_per_hour;
   std::optional<double> reserved_3y_usd_per_hour;
   std::optional<double> spot_usd_per_hour;
+  // What one published figure buys, as the provider sells it: "instance" (one host), "gpu" (one
+  // of its GPUs) or "nvlink-domain" (a whole NVLink domain, e.g. an NVL72 rack, sold only whole).
+  // The figures above (and native_per_hour) are converted to one instance (host) hour.
+  std::string sold_per = "instance";
   std::string currency = "USD";  // the currency the source publishes: "USD" or "CNY"
   double usd_per_cny = 0;        // conversion rate when currency is CNY
   FactSource rate_source;        // where that rate comes from
@@ -73,21 +78,31 @@ struct Price {
   std::string date_label() const;
 };
 
-// One cloud instance type.
+// One cloud instance type: one host (a machine with its GPUs, vCPUs and memory) and the NVLink
+// domain it belongs to. An 8-GPU HGX server is its own domain; a GB200 NVL72 compute tray is a
+// host of 4 GPUs in a domain of 72 GPUs over 18 hosts, where NVLink crosses hosts and only traffic
+// between domains takes the network.
 struct Instance {
   std::string id;        // "aws-p4d.24xlarge"
   std::string provider;  // provider id
   std::string instance_type;
-  std::string gpu;  // Gpu id
-  int gpu_count = 0;
-  int vcpus = 0;                   // 0: unknown
-  double ram_bytes = 0;            // 0: unknown
+  std::string gpu;    // Gpu id
+  int gpu_count = 0;  // GPUs per host
+  // GPUs that reach each other over NVLink, a whole number of hosts; 0: the host is its own domain.
+  int nvlink_domain_gpus = 0;
+  // Hosts rented together: 1, or a whole domain when the provider sells it only whole.
+  int min_hosts = 1;
+  int vcpus = 0;                   // per host; 0: unknown
+  double ram_bytes = 0;            // per host; 0: unknown
   std::string gpu_interconnect;    // "nvswitch", "nvlink", "pcie"; empty: unknown
-  double network_bytes_per_s = 0;  // between instances; 0: unknown
+  double network_bytes_per_s = 0;  // per host, to hosts outside its NVLink domain; 0: unknown
   std::vector<Price> prices;
   // Pricing model ("spot", "monthly", "reserved-1y", ...) -> whether the provider sells it, copied
   // from data/providers when the catalog is loaded; absent: not known.
   std::map<std::string, bool> offered;
+  // GPUs of the NVLink domain (gpu_count when the host is its own domain) and its hosts.
+  int domain_gpus() const;
+  int hosts_per_domain() const;
 };
 
 // A provider's region and the compliance facts known for it (absent: unknown).

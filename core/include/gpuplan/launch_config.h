@@ -44,4 +44,9 @@ LaunchInputs launch_inputs(const std::string& model, const Plan& plan);
 // parallelism, inference, a batch that does not divide).
 Result<std::string> emit_launch_config(const LaunchInputs& in, LaunchFormat format);
 
+// Narrows a planner query to the layouts `format` can express (tensor and pipeline parallelism
+// of 1: data parallelism with ZeRO/FSDP), so `plan --emit` ranks only plans it can emit. An
+// Error when the query already fixes a degree the launcher cannot run (names the key).
+std::optional<Error> restrict_to_launcher(PlanQuery& query, LaunchFormat format);
+
 }  // namespace gpuplan

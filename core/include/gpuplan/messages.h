@@ -34,6 +34,8 @@ namespace gpuplan {
   X(link_truncated_escape, "link.truncated_escape", "link state: truncated escape in '{0}'")      \
   X(link_bad_escape, "link.bad_escape", "link state: bad escape in '{0}'")                        \
   X(link_unknown_id, "link.unknown_id", "--{0}: unknown id '{1}'. Did you mean: {2}?")            \
+  X(link_rate_required, "link.rate_required",                                                     \
+    "--rate: a serving link needs the peak request rate")                                         \
   /* Hardware and model lookups, parallelism (evaluate.cpp) */                                    \
   X(eval_unknown_instance, "evaluate.unknown_instance",                                           \
     "--instance: unknown instance '{0}' (run 'gpuplan instances')")                               \
@@ -64,7 +66,8 @@ namespace gpuplan {
   X(est_zero_train_only, "estimate.zero_train_only",                                              \
     "--zero applies to training only (--mode train)")                                             \
   X(est_grad_reduce_recipe, "estimate.grad_reduce_recipe",                                        \
-    "--grad-reduce applies to the mixed-bf16 and mixed-fp16 recipes, not {0}")                    \
+    "--grad-reduce applies to recipes with master weights (mixed-*, fp8, fp8-blockwise, mxfp8, "  \
+    "nvfp4), not {0}")                                                                            \
   X(est_batch_not_dp, "estimate.batch_not_dp", "--batch {0} is not divisible by --dp {1}")        \
   X(est_batch_not_dp_micro, "estimate.batch_not_dp_micro",                                        \
     "--batch {0} is not divisible by --dp x --micro-batch = {1}")                                 \
@@ -113,8 +116,12 @@ namespace gpuplan {
     "--deadline-hours and --budget-usd must be positive numbers")                                 \
   X(plan_train_only, "plan.train_only", "plan supports --mode train")                             \
   X(plan_no_instance, "plan.no_instance",                                                         \
-    "no priced instance matches the filters (provider, region, compliance, minimum GPU memory, "  \
-    "precision support): relax them")                                                             \
+    "no priced instance matches the filters (provider, GPU, region, compliance, minimum GPU "     \
+    "memory, precision support): relax them")                                                     \
+  X(plan_layout_unavailable, "plan.layout_unavailable",                                           \
+    "no instance can run --tp {0} --pp {1} for this model and batch (tensor parallelism stays "   \
+    "inside one node, the GPUs must be a multiple of tp x pp, and the data-parallel degree must " \
+    "divide --batch): change --tp, --pp or --batch")                                              \
   X(plan_memory_binds, "plan.memory_binds",                                                       \
     "memory binds: no configuration fits in GPU memory; the closest ({0}) is {1} short (try "     \
     "--checkpointing full, a smaller --batch, more --max-nodes, or --lora-rank)")                 \

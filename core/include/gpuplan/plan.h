@@ -1,9 +1,14 @@
 #pragma once
 // The planner: search GPU x instance x node count x data/tensor/pipeline parallelism x ZeRO
 // stage x micro-batch x checkpointing, keep what fits in memory and within the limits, rank by
-// cost or time, and return the Pareto front of time against cost.
+// cost or time, and return the Pareto front of time against cost. At once (plan) or one
+// instance type per slice (start_plan_search, step_plan_search, finish_plan_search), so a page
+// can spread a long search over frames.
 
+#include <cstddef>
 #include <cstdint>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,7 +33,12 @@ struct PlanQuery {
   std::string provider;       // filters; empty: any
   std::string region;
   std::string compliance;  // "hipaa", "gdpr" or "gov"; empty: any
+  std::string gpu;         // only instances of this GPU (catalog id); empty: any
   double min_gpu_memory_bytes = 0;
+  // Fixed parallel degrees (the user's --tp, --pp, or what a launcher can express); 0: the
+  // planner tries every degree the model and the instance allow.
+  int tp = 0;
+  int pp = 0;
   int max_nodes = kDefaultMaxNodes;
   int top_k = kDefaultTopK;
   Efficiencies efficiencies;
@@ -62,7 +72,29 @@ struct PlanResult {
 };
 
 // Runs the search. When nothing qualifies the Error says which limit binds: filters, memory,
-// deadline or budget.
+// deadline or budget (or, with tp/pp fixed, that no instance can lay them out).
 Result<PlanResult> plan(const Catalog& catalog, const Model& model, const PlanQuery& query);
+
+// The same search in slices: one instance type (every node count and layout on it) per slice.
+// plan() is start, every step, then finish: the result is the same. The search keeps copies of
+// the model and the query; the catalog must outlive it.
+struct PlanSearchState;  // the caches and the best plan per (instance, nodes) so far (plan.cpp)
+struct PlanSearch {
+  std::vector<size_t> pending;  // catalog.instances that pass the filters, in catalog order
+  size_t next = 0;              // the next entry of `pending`: slices run so far
+  int64_t candidates = 0;       // configurations evaluated so far (the work done)
+  std::shared_ptr<PlanSearchState> state;
+  bool finished() const;  // every slice run, or one failed (finish says how)
+  double progress() const {
+    return pending.empty() ? 1.0 : static_cast<double>(next) / static_cast<double>(pending.size());
+  }
+};
+// Checks the query and the workload (an Error as plan() gives it) and lists the instance types.
+Result<PlanSearch> start_plan_search(const Catalog& catalog, const Model& model,
+                                     const PlanQuery& query);
+// Evaluates the next instance type; false when none was left.
+bool step_plan_search(const Catalog& catalog, PlanSearch& search);
+// Runs any slice still pending, then ranks: plan()'s result or its Error.
+Result<PlanResult> finish_plan_search(const Catalog& catalog, PlanSearch& search);
 
 }  // namespace gpuplan

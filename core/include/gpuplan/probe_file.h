@@ -51,9 +51,13 @@ enum class ProbeSignature {
 // "valid", "invalid" or "unsigned".
 const char* probe_signature_name(ProbeSignature s);
 
-// Measured GEMM throughput per precision, FLOP/s; nullopt when not measured.
+// Measured GEMM throughput per precision, FLOP/s; nullopt when not measured. mxfp8 and nvfp4 are
+// the block-scaled recipes (sm_100+, CUDA 12.8+); files of older probes leave them out.
 struct ProbeGemm {
-  std::optional<double> fp64, fp32, tf32, fp16, bf16, fp8;
+  std::optional<double> fp64, fp32, tf32, fp16, bf16, fp8, mxfp8, nvfp4;
+  // The rate of a recipe by name ("fp8", "mxfp8", "nvfp4", "bf16", ...); nullopt when not measured
+  // or not a name above.
+  std::optional<double> rate(const std::string& recipe) const;
 };
 
 // The payload's "summary" object: what gpuplan's calibration reads. Base units; nullopt = null.
@@ -64,6 +68,9 @@ struct ProbeSummary {
   int64_t node_count = 1;                     // > 1: a multi-node run (gpuplan-probe-mpi)
   int64_t slowest_gpu = 0;                    // index into the payload's gpus
   ProbeGemm gemm_flop_per_s;
+  // The low-precision recipes ("fp8", "mxfp8", "nvfp4") whose GEMM the probe measured; empty in
+  // files of probes that predate the field.
+  std::vector<std::string> gemm_recipes_measured;
   std::optional<double> hbm_copy_bytes_per_s, hbm_triad_bytes_per_s;
   std::optional<double> h2d_pinned_bytes_per_s, d2h_pinned_bytes_per_s;
   std::optional<double> p2p_bytes_per_s;

@@ -18,7 +18,7 @@
 #include "gpuplan/probe_file.h"
 #include "gpuplan/request.h"
 #include "gpuplan/result.h"
-#include "gpuplan/serve.h"
+#include "gpuplan/serve_plan.h"
 
 namespace gpuplan {
 
@@ -101,11 +101,11 @@ struct Query {
   std::string provider;    // empty: any
   std::string compliance;  // "hipaa", "gdpr", "gov"; empty: any
   Objective objective = Objective::cost;
-  double deadline_hours = 0;  // 0: none
-  double budget_usd = 0;      // 0: none
-  double min_gpu_memory_bytes = 0;
-  int max_nodes = 0;  // 0: kDefaultMaxNodes
-  int top_k = 0;      // 0: kDefaultTopK
+  double deadline_hours = 0;     // 0: none
+  double budget_usd = 0;         // 0: none
+  double min_gpu_memory_gb = 0;  // decimal GB, as GPU makers count; 0: any
+  int max_nodes = 0;             // 0: kDefaultMaxNodes
+  int top_k = 0;                 // 0: kDefaultTopK
   // Calibration: not a key (the CLI reads --probe FILE, the page an upload).
   std::optional<ProbeCalibration> probe;
   // A measured run to compare with: not a key (the CLI reads --probe FILE, the page an upload).

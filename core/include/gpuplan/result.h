@@ -31,12 +31,14 @@ const char* errc_name(Errc code);
 
 // An error: code plus a one-line human-readable message (English). Messages a user can cause
 // also carry a stable id and the values in them (gpuplan/messages.h), so a front end can show
-// them in another language; id is Msg::none for the rest.
+// them in another language; id is Msg::none for the rest. An error about one key of a query
+// (a CLI option, a link key: "batch") names it in `key`, so a front end can mark that field.
 struct Error {
-  Errc code;
+  Errc code = Errc::invalid_argument;
   std::string message;
   Msg id = Msg::none;
   std::vector<std::string> args;
+  std::string key;  // "" when the error is not about one key
 };
 
 // A value or an error. Use ok() before value().
@@ -59,12 +61,18 @@ class [[nodiscard]] Result {
 
 // Builds an Error; a small helper so call sites stay on one line.
 inline Error make_error(Errc code, std::string message) {
-  return Error{code, std::move(message), Msg::none, {}};
+  return Error{code, std::move(message), Msg::none, {}, {}};
 }
 // An error with a message id: the message is the id's English template filled with `args`.
 inline Error make_error(Errc code, Msg id, std::vector<std::string> args) {
   std::string message = render_message(message_english(id), args);
-  return Error{code, std::move(message), id, std::move(args)};
+  return Error{code, std::move(message), id, std::move(args), {}};
+}
+
+// The same error, about the query key `key` ("batch").
+inline Error about_key(Error e, std::string key) {
+  e.key = std::move(key);
+  return e;
 }
 
 }  // namespace gpuplan

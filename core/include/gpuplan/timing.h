@@ -46,8 +46,15 @@ struct OpClass {
   // An unfused non-matmul kernel of eager PyTorch (norms, activations, residual adds, casts):
   // reaches Efficiencies::eager_memory_bound of the bandwidth unless torch.compile fuses it.
   bool eager = false;
-  // Runs at the precision's rate; false: stays in 16 bits when the precision is fp8.
+  // Runs at the precision's rate; false: stays in 16 bits under a Transformer Engine recipe
+  // (precision.h: attention, the LM head).
   bool fp8 = true;
+  // Work of the forward pass only, with no backward counterpart (quantising weights: the
+  // backward GEMMs read the copies the forward made).
+  bool forward_only = false;
+  // Done once per optimizer step, not per micro-batch (Transformer Engine's cached weight casts,
+  // Setup::cache_quantized_weights): timed into PassTime::per_step_s.
+  bool once_per_step = false;
 };
 
 // The expert-parallel traffic of one forward pass of a mixture-of-experts model, per sample on
@@ -77,6 +84,9 @@ struct WorkProfile {
   double tp_allreduces = 0;                  // count per forward
   double tokens_per_sample = 1;              // 0 for layer graphs (images have no tokens)
   ExpertTraffic moe;
+  // Share of the `fp8` matmul FLOPs at the recipe's low-precision rate; the rest (blocks kept in
+  // bf16, Setup::bf16_first_layers / bf16_last_layers) runs at the 16-bit rate.
+  double low_precision_share = 1;
 };
 
 // Builds the forward work of `model` under `setup` (shapes as resolved by `e`).
@@ -134,6 +144,9 @@ struct Efficiencies {
   double measured_hbm_bytes_per_s = 0;
   double measured_intra_busbw_bytes_per_s = 0;
   double measured_inter_busbw_bytes_per_s = 0;  // all-reduce across nodes (multi-node probe)
+  // Measured GEMM FLOP/s of the low-precision recipes a probe timed ("fp8", "mxfp8", "nvfp4"):
+  // what a recipe's matmuls reach on this GPU, in place of its spec peak x efficiency.
+  std::map<std::string, double> measured_recipe_gemm_flop_per_s;
 };
 
 // Useful work / work paid for of a GEMM with `rows` x `cols` outputs computed in tiles of
@@ -145,21 +158,34 @@ double gemm_quantisation_efficiency(double rows, double cols, int sms, const Eff
 double grouped_gemm_quantisation_efficiency(double rows, double cols, double groups, int sms,
                                             const Efficiencies& eff);
 
-// The GPUs a run uses and how they are connected.
+// The GPUs a run uses and how they are connected. A node is a host (one machine); an NVLink domain
+// is the GPUs that reach each other over NVLink, a whole number of hosts: the host itself for an
+// 8-GPU server, 72 GPUs over 18 hosts for an NVL72 rack. Ranks fill hosts, and hosts fill
+// domains, in order; only traffic between domains crosses the network.
 struct Cluster {
   const Gpu* gpu = nullptr;
-  int gpus_per_node = 1;
-  int nodes = 1;
-  double intra_node_busbw_bytes_per_s = 0;  // per-direction link peak used by ring all-reduce
-  double inter_node_bytes_per_s = 0;        // per node; 0: unknown (single node only)
-  int vcpus_per_node = 0;                   // 0: unknown (no input-pipeline check)
+  int gpus_per_node = 1;                    // GPUs per host
+  int nodes = 1;                            // hosts
+  int gpus_per_domain = 0;                  // GPUs per NVLink domain; 0: the host is its own domain
+  double intra_node_busbw_bytes_per_s = 0;  // per-direction link peak inside an NVLink domain
+  double inter_node_bytes_per_s = 0;        // per host, to other domains; 0: unknown (one domain)
+  int vcpus_per_node = 0;                   // per host; 0: unknown (no input-pipeline check)
   std::string link;                         // "nvswitch", "nvlink", "pcie"
+  // GPUs of one NVLink domain (at least a host's) and the hosts it spans.
+  int domain_gpus() const {
+    return gpus_per_domain > gpus_per_node ? gpus_per_domain : gpus_per_node;
+  }
+  int hosts_per_domain() const { return domain_gpus() / gpus_per_node; }
+  // The domains the cluster's hosts fill (the last one possibly in part).
+  int domains() const { return (nodes + hosts_per_domain() - 1) / hosts_per_domain(); }
 };
 
 // A cluster of `count` GPUs of one kind in one box (no instance known): NVLink if the GPU
 // has a sourced NVLink bandwidth, else PCIe of its generation.
 Result<Cluster> single_node_cluster(const Gpu& gpu, int count);
-// The cluster of `nodes` instances of one type.
+// The cluster of `nodes` hosts of one instance type, in its NVLink domains. An error when the
+// provider sells the instance only by whole domains and `nodes` is not a whole number of them, or
+// when the hosts span more than one domain and the instance has no sourced network bandwidth.
 Result<Cluster> instance_cluster(const Instance& instance, const Gpu& gpu, int nodes);
 
 // Step time by term, for the whole cluster.
@@ -209,6 +235,7 @@ Result<StepTime> estimate_step_time(const Model& model, const Setup& setup, cons
 struct PassTime {
   double forward_s = 0;
   double backward_s = 0;
+  double per_step_s = 0;  // work done once per optimizer step (OpClass::once_per_step)
 };
 
 // The roofline times of `micro_batch` samples. estimate_step_time uses it; the planner caches it.
@@ -225,7 +252,11 @@ Result<StepTime> estimate_step_time_with(const Model& model, const Setup& setup,
                                          const Efficiencies& eff, const InputAssumptions& input,
                                          const PassTime& pass);
 
-// The dense peak of `gpu` for a setup's precision; an Error names the missing figure.
+// The dense peak of `gpu` for a setup's precision; an Error names the missing figure, or the
+// missing tensor cores (nvfp4 and mxfp4 need Blackwell's).
 Result<double> dense_peak_flop_per_s(const Gpu& gpu, Precision precision);
+
+// Whether `gpu`'s tensor cores do block-scaled MMA (MXFP8, MXFP4, NVFP4): Blackwell's.
+bool has_block_scaled_mma(const Gpu& gpu);
 
 }  // namespace gpuplan

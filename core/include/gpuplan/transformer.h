@@ -143,6 +143,11 @@ struct LayerActivations {
   // expert tensor parallelism replicates over its ranks as tensor parallelism does a dense MLP's.
   double routed_bytes = 0;
   double routed_input_bytes = 0;
+  // The inputs of the block's linear layers (QKV, output projection, MLP in and out) inside
+  // linear_bytes, and the part of them in replicated_bytes: what Transformer Engine saves
+  // quantised instead (precision.h, matmul_input).
+  double matmul_input_bytes = 0;
+  double matmul_input_replicated_bytes = 0;
   double total() const { return linear_bytes + attention_scores_bytes; }
 };
 // element_bytes: bytes per saved activation element (2 at 16-bit, 4 at fp32); norm_input_bytes:

@@ -80,9 +80,11 @@ GPUPLAN_FIELDS(Gpu, s.id, s.name, s.vendor, s.architecture, s.aliases, s.memory_
 GPUPLAN_FIELDS(PriceOrigin, s.source, s.date)
 GPUPLAN_FIELDS(Price, s.region, s.date, s.retrieved, s.stale, s.source, s.on_demand_usd_per_hour,
                s.reserved_1y_usd_per_hour, s.reserved_3y_usd_per_hour, s.spot_usd_per_hour,
-               s.currency, s.usd_per_cny, s.rate_source, s.native_per_hour, s.origin_by_kind)
-GPUPLAN_FIELDS(Instance, s.id, s.provider, s.instance_type, s.gpu, s.gpu_count, s.vcpus,
-               s.ram_bytes, s.gpu_interconnect, s.network_bytes_per_s, s.prices, s.offered)
+               s.sold_per, s.currency, s.usd_per_cny, s.rate_source, s.native_per_hour,
+               s.origin_by_kind)
+GPUPLAN_FIELDS(Instance, s.id, s.provider, s.instance_type, s.gpu, s.gpu_count,
+               s.nvlink_domain_gpus, s.min_hosts, s.vcpus, s.ram_bytes, s.gpu_interconnect,
+               s.network_bytes_per_s, s.prices, s.offered)
 GPUPLAN_FIELDS(Region, s.id, s.name, s.country, s.hipaa, s.gdpr_eu, s.gov)
 GPUPLAN_FIELDS(PricingOffer, s.offered, s.source)
 GPUPLAN_FIELDS(Provider, s.id, s.name, s.regions, s.pricing_models)
@@ -124,7 +126,7 @@ GPUPLAN_FIELDS(Efficiencies, s.gemm, s.simt_gemm, s.hbm, s.nvlink, s.pcie, s.net
                s.host_overhead_per_kernel_s, s.optimizer_for_loop_per_tensor, s.nccl_ring,
                s.measured_gemm_flop_per_s, s.measured_tf32_gemm_flop_per_s,
                s.measured_hbm_bytes_per_s, s.measured_intra_busbw_bytes_per_s,
-               s.measured_inter_busbw_bytes_per_s)
+               s.measured_inter_busbw_bytes_per_s, s.measured_recipe_gemm_flop_per_s)
 GPUPLAN_FIELDS(InputAssumptions, s.image_samples_per_s_per_core)
 GPUPLAN_FIELDS(ErrorBand, s.family, s.rows, s.low, s.high, s.mape)
 GPUPLAN_FIELDS(AccuracyTable, s.time, s.memory, s.generated)

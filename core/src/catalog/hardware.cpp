@@ -78,6 +78,11 @@ const nlohmann::json* read_fact(JsonReader& parent, const nlohmann::json& obj,
   return value;
 }
 
+// The precisions a peak or measured-rate map may name: "fp6" and "fp4" are the tensor-core rates
+// of the 6- and 4-bit formats (NVFP4 and MXFP4 run at the fp4 rate, MXFP8 at the fp8 rate).
+const std::vector<const char*> kPeakPrecisions = {"fp64", "fp32", "tf32", "fp16", "bf16",
+                                                  "fp8",  "fp6",  "fp4",  "int8"};
+
 // A numeric fact within [min, max] (plausibility check); nullopt when absent.
 std::optional<double> number_fact(JsonReader& r, const nlohmann::json* parent,
                                   const std::string& parent_path, const char* key,
@@ -240,8 +245,31 @@ void read_price_figures(JsonReader& pr, const nlohmann::json& j, const std::stri
   }
 }
 
+// "sold_per": what one published figure buys. A per-GPU figure is gpu_count of them per host; a
+// whole NVLink domain (an NVL72 rack) is shared by its hosts. Every figure is stored per host hour.
+void apply_sale_unit(JsonReader& pr, const std::string& path, const Instance& in, Price& p) {
+  static const std::vector<std::string> kUnits = {"instance", "gpu", "nvlink-domain"};
+  p.sold_per = kUnits[pr.choice("sold_per", kUnits, 0)];
+  double per_host = 1;
+  if (p.sold_per == "gpu") per_host = in.gpu_count;
+  if (p.sold_per == "nvlink-domain") {
+    if (in.hosts_per_domain() < 2) {
+      pr.fail(path +
+              ".sold_per: 'nvlink-domain' needs specs.nvlink_domain_gpus larger than the "
+              "host's gpu_count");
+      return;
+    }
+    per_host = 1.0 / in.hosts_per_domain();
+  }
+  for (std::optional<double>* v : {&p.on_demand_usd_per_hour, &p.reserved_1y_usd_per_hour,
+                                   &p.reserved_3y_usd_per_hour, &p.spot_usd_per_hour}) {
+    if (*v) **v *= per_host;
+  }
+  for (auto& [kind, figure] : p.native_per_hour) figure *= per_host;
+}
+
 Price parse_price(JsonReader& r, const nlohmann::json& j, const std::string& path,
-                  const Sources& sources) {
+                  const Sources& sources, const Instance& in) {
   JsonReader pr(j, r.where(), path);
   Price p;
   p.region = pr.string("region", std::nullopt);
@@ -264,6 +292,7 @@ Price parse_price(JsonReader& r, const nlohmann::json& j, const std::string& pat
   }
   if (!pr.error()) p.source = sources.at(source);
   if (!pr.error()) read_price_figures(pr, j, path, sources, p);
+  if (!pr.error()) apply_sale_unit(pr, path, in, p);
   if (!pr.error()) read_kind_origins(pr, path, sources, p);
   if (auto err = pr.finish()) r.fail_with(*err);
   return p;
@@ -321,7 +350,37 @@ void read_spot_buckets(JsonReader& r, const Sources& sources, PricingRules& rule
   }
 }
 
+// "nvlink_domain_gpus": the GPUs that reach each other over NVLink across hosts (72 for an NVL72
+// rack of 18 trays of 4). A whole number of hosts, joined by NVLink, at most NVLink 5's 576.
+void read_nvlink_domain(JsonReader& r, const nlohmann::json* specs, const Sources& sources,
+                        Instance& in) {
+  auto v = number_fact(r, specs, "specs", "nvlink_domain_gpus", sources, nullptr, 1, 576);
+  if (!v || r.error()) return;
+  const auto gpus = static_cast<int>(*v);
+  if (gpus != *v || gpus < in.gpu_count || gpus % in.gpu_count != 0) {
+    char value[32];
+    std::snprintf(value, sizeof value, "%g", *v);
+    r.fail("specs.nvlink_domain_gpus.value: " + std::string(value) +
+           " is not a whole number of hosts of gpu_count " + std::to_string(in.gpu_count));
+  } else if (gpus > in.gpu_count && in.gpu_interconnect != "nvlink" &&
+             in.gpu_interconnect != "nvswitch") {
+    r.fail(
+        "specs.nvlink_domain_gpus: a domain larger than the host needs specs.gpu_interconnect "
+        "nvlink or nvswitch");
+  } else {
+    in.nvlink_domain_gpus = gpus;
+  }
+}
+
 }  // namespace
+
+int Instance::domain_gpus() const {
+  return nvlink_domain_gpus > gpu_count ? nvlink_domain_gpus : gpu_count;
+}
+
+int Instance::hosts_per_domain() const {
+  return gpu_count > 0 ? domain_gpus() / gpu_count : 1;
+}
 
 std::string Price::date_label() const {
   if (!date.empty()) return date;
@@ -366,11 +425,11 @@ Result<Gpu> parse_gpu_json(std::string_view text, const std::string& where) {
       r.fail(path + ": expected an object");
       continue;
     }
-    only_keys(r, &peaks, path, {"fp64", "fp32", "tf32", "fp16", "bf16", "fp8", "int8"});
+    only_keys(r, &peaks, path, kPeakPrecisions);
     auto& out = kind[0] == 'm'   ? g.matmul_max_achievable_flops_per_s
                 : kind[5] == 'd' ? g.peak_dense_flops_per_s
                                  : g.peak_sparse_flops_per_s;
-    for (const char* p : {"fp64", "fp32", "tf32", "fp16", "bf16", "fp8", "int8"}) {
+    for (const char* p : kPeakPrecisions) {
       if (auto v = number_fact(r, &peaks, path, p, sources, nullptr, 0.01, 100'000)) {
         out[p] = *v * 1e12;
         rec[std::string(kind) + "." + p] = sources[peaks.at(p).value("source", "")];
@@ -413,7 +472,8 @@ Result<Instance> parse_instance_json(std::string_view text, const std::string& w
   r.ignore("gpu_note");
   r.ignore("note");
   const nlohmann::json* specs = r.object("specs", true);
-  only_keys(r, specs, "specs", {"vcpus", "ram_gib", "gpu_interconnect", "network_gbit_per_s"});
+  only_keys(r, specs, "specs",
+            {"vcpus", "ram_gib", "gpu_interconnect", "network_gbit_per_s", "nvlink_domain_gpus"});
   if (auto v = number_fact(r, specs, "specs", "vcpus", sources, nullptr, 1, 4096))
     in.vcpus = static_cast<int>(*v);
   if (auto v = number_fact(r, specs, "specs", "ram_gib", sources, nullptr, 1, 65536))
@@ -428,12 +488,14 @@ Result<Instance> parse_instance_json(std::string_view text, const std::string& w
           number_fact(r, specs, "specs", "network_gbit_per_s", sources, nullptr, 0.1, 100'000)) {
     in.network_bytes_per_s = *v * 1e9 / 8;
   }
+  read_nvlink_domain(r, specs, sources, in);
   const nlohmann::json* prices = r.value("prices", true);
   if (prices && !prices->is_array()) r.fail("prices: expected an array");
   if (prices && prices->is_array()) {
     for (size_t i = 0; i < prices->size() && !r.error(); ++i) {
       in.prices.push_back(
-          parse_price(r, (*prices)[i], "prices[" + std::to_string(i) + "]", sources));
+          parse_price(r, (*prices)[i], "prices[" + std::to_string(i) + "]", sources, in));
+      if (in.prices.back().sold_per == "nvlink-domain") in.min_hosts = in.hosts_per_domain();
     }
   }
   if (auto err = r.finish()) return *err;

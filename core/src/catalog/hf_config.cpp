@@ -1,6 +1,10 @@
 #include "gpuplan/hf_config.h"
 
+#include <algorithm>
 #include <initializer_list>
+#include <set>
+#include <string>
+#include <vector>
 
 #include "gpuplan/catalog.h"
 #include "catalog/json_reader.h"
@@ -10,31 +14,437 @@ namespace {
 
 constexpr int64_t kMax = 10'000'000;
 
-// Reads the fields shared by the LLaMA-like decoders (LLaMA, Mistral, Mixtral, Qwen2).
-void read_llama_like(JsonReader& r, TransformerSpec& s, const std::string& type) {
+// Fields of a decoder config.json that change nothing gpuplan costs: token ids, dtypes,
+// initialisation, norm epsilons, rope bases, caching flags, loss coefficients, how routing
+// scores are computed (not how many experts run), quantisation of the published checkpoint
+// (a serving choice), and PretrainedConfig's bookkeeping. Anything else a reader does not take
+// is refused by check_unknown_fields, since it may change the architecture.
+const std::set<std::string>& harmless_fields() {
+  static const std::set<std::string> fields = {"_name_or_path",
+                                               "architectures",
+                                               "model_type",
+                                               "transformers_version",
+                                               "torch_dtype",
+                                               "dtype",
+                                               "bos_token_id",
+                                               "eos_token_id",
+                                               "pad_token_id",
+                                               "initializer_range",
+                                               "rms_norm_eps",
+                                               "layer_norm_eps",
+                                               "rope_theta",
+                                               "use_cache",
+                                               "attention_dropout",
+                                               "pretraining_tp",
+                                               "output_router_logits",
+                                               "router_aux_loss_coef",
+                                               "aux_loss_alpha",
+                                               "seq_aux",
+                                               "router_jitter_noise",
+                                               "auto_map",
+                                               "quantization_config",
+                                               "n_group",
+                                               "topk_group",
+                                               "scoring_func",
+                                               "norm_topk_prob",
+                                               "routed_scaling_factor",
+                                               "ep_size",
+                                               "rope_interleave",
+                                               "partial_rotary_factor",
+                                               "swiglu_limit",
+                                               "initial_context_length",
+                                               "attn_temperature_tuning",
+                                               "floor_scale",
+                                               "attn_scale",
+                                               "for_llm_compressor",
+                                               "_attn_implementation_autoset",
+                                               "cache_implementation",
+                                               "router_dtype",
+                                               "moe_router_dtype",
+                                               "output_attentions",
+                                               "output_hidden_states",
+                                               "return_dict",
+                                               "use_bfloat16",
+                                               "tie_encoder_decoder",
+                                               "is_encoder_decoder",
+                                               "max_window_layers",
+                                               "topk_method",
+                                               "boi_token_index",
+                                               "eoi_token_index",
+                                               "image_token_index",
+                                               "use_mrope"};
+  return fields;
+}
+
+// An error naming the first field of `j` that is neither read (`read`) nor harmless.
+std::optional<Error> check_unknown_fields(const nlohmann::json& j, const std::string& where,
+                                          const std::string& type,
+                                          std::initializer_list<const char*> read) {
+  for (const auto& item : j.items()) {
+    const std::string& key = item.key();
+    if (harmless_fields().count(key)) continue;
+    bool known = false;
+    for (const char* r : read) known = known || key == r;
+    if (known) continue;
+    return make_error(Errc::schema_error,
+                      where + ": " + key + ": a field gpuplan does not model for model_type '" +
+                          type + "'; it may change the architecture, so the config is refused " +
+                          "(remove it if it does not)");
+  }
+  return std::nullopt;
+}
+
+// An optional integer that may be null (head_dim, q_lora_rank, sliding_window).
+int64_t nullable_integer(JsonReader& r, const char* key, int64_t min, int64_t max) {
+  const nlohmann::json* v = r.value(key, false);
+  if (!v || v->is_null()) return 0;
+  return r.integer(key, 0, min, max);
+}
+
+// rope_scaling (or transformers 5's rope_parameters): the type, factor and original length.
+// Scaling changes no parameter; it sets how far positions reach, so max_positions becomes at
+// least factor x original (Qwen3 with YaRN 4 x 32768 = 131072, as its model card states).
+void read_rope(JsonReader& r, TransformerSpec& s) {
+  const char* key = r.has("rope_parameters") ? "rope_parameters" : "rope_scaling";
+  const nlohmann::json* v = r.value(key, false);
+  if (!v || v->is_null()) return;
+  if (!v->is_object()) return r.fail(std::string(key) + ": expected an object or null");
+  JsonReader rr(*v, r.where(), key);
+  std::string type = rr.has("rope_type") ? rr.string("rope_type", "") : rr.string("type", "");
+  if (type.empty() || type == "default") return;
+  const std::vector<std::string> kinds = {"none", "linear", "dynamic",
+                                          "yarn", "llama3", "longrope"};
+  const auto it = std::find(kinds.begin(), kinds.end(), type);
+  if (it == kinds.end()) {
+    return r.fail(std::string(key) + ".rope_type: unknown value '" + type +
+                  "' (expected one of: linear, dynamic, yarn, llama3, longrope)");
+  }
+  s.rope_scaling = static_cast<RopeScaling>(it - kinds.begin());
+  s.rope_scaling_factor = rr.number("factor", 1.0, 1.0, 1e6);
+  s.rope_original_max_positions =
+      rr.integer("original_max_position_embeddings", 0, 0, 1'000'000'000);
+  const double reach = s.rope_scaling_factor * static_cast<double>(s.rope_original_max_positions);
+  if (reach > static_cast<double>(s.max_positions) && reach < 1e9)
+    s.max_positions = static_cast<int64_t>(reach);
+  if (rr.error()) r.fail_with(*rr.error());
+}
+
+// The MLP activation: gated for these decoders; silu (SwiGLU) or a GELU (GeGLU).
+void read_activation(JsonReader& r, TransformerSpec& s) {
+  const std::string act = r.string("hidden_act", "silu");
+  s.gated_mlp = true;
+  if (act == "silu" || act == "swish") {
+    s.activation = MlpActivation::silu;
+  } else if (act.rfind("gelu", 0) == 0) {
+    s.activation = MlpActivation::gelu;
+  } else {
+    r.fail("hidden_act: '" + act + "' is not modelled (silu or gelu)");
+  }
+}
+
+// The fields every decoder below shares (transformers' LlamaConfig and its descendants).
+void read_decoder(JsonReader& r, TransformerSpec& s) {
   s.layers = r.integer("num_hidden_layers", std::nullopt, 1, kMax);
   s.hidden = r.integer("hidden_size", std::nullopt, 1, kMax);
   s.heads = r.integer("num_attention_heads", std::nullopt, 1, kMax);
   s.kv_heads = r.integer("num_key_value_heads", s.heads, 1, kMax);
-  s.head_dim = r.has("head_dim") && !r.value("head_dim", false)->is_null()
-                   ? r.integer("head_dim", 0, 0, kMax)
-                   : 0;
+  s.head_dim = nullable_integer(r, "head_dim", 0, kMax);
   s.ffn_hidden = r.integer("intermediate_size", std::nullopt, 1, kMax);
   s.vocab = r.integer("vocab_size", std::nullopt, 1, kMax);
   s.max_positions = r.integer("max_position_embeddings", 4096, 1, 1'000'000'000);
   s.tied_embeddings = r.boolean("tie_word_embeddings", false);
-  s.gated_mlp = true;
-  s.activation = MlpActivation::silu;
+  read_activation(r, s);
   s.positions = PositionKind::rotary;
   s.norm = NormKind::rmsnorm;
   s.norm_bias = false;
   s.head = HeadKind::lm;
-  s.qkv_bias = type == "qwen2" || r.boolean("attention_bias", false);
+  s.qkv_bias = r.boolean("attention_bias", false);
   s.mlp_bias = r.boolean("mlp_bias", false);
+  read_rope(r, s);
+}
+
+// Qwen2/Qwen3: use_sliding_window true puts a window on the blocks from max_window_layers on,
+// which gpuplan's pattern (every n-th block full) cannot express.
+void refuse_qwen_sliding_window(JsonReader& r) {
+  if (r.boolean("use_sliding_window", false)) {
+    r.fail(
+        "use_sliding_window: true is not modelled (windows on the blocks from "
+        "max_window_layers on); set it to false or describe the model in data/models");
+  }
+  r.ignore("sliding_window");  // unused while use_sliding_window is false
+}
+
+// Llama, Mistral, Mixtral, Qwen2, Qwen3 and Qwen3-MoE.
+std::optional<Error> read_llama_like(JsonReader& r, const nlohmann::json& j, TransformerSpec& s,
+                                     const std::string& type, const std::string& where) {
+  read_decoder(r, s);
+  if (type == "qwen2") s.qkv_bias = true;  // Qwen2Attention: biases on q, k and v
+  if (type == "qwen2" || type == "qwen3" || type == "qwen3_moe") refuse_qwen_sliding_window(r);
+  if (type == "qwen3" || type == "qwen3_moe") s.qk_norm = QkNorm::rmsnorm;
+  if (type == "mistral" || type == "mixtral") {
+    // MistralConfig.sliding_window: every block attends to the last W keys (null: none).
+    s.sliding_window = nullable_integer(r, "sliding_window", 0, 1'000'000'000);
+  }
   if (type == "mixtral") {
     s.experts = r.integer("num_local_experts", std::nullopt, 1, 100'000);
     s.experts_per_token = r.integer("num_experts_per_tok", std::nullopt, 1, 100'000);
   }
+  if (type == "qwen3_moe") {
+    s.experts = r.integer("num_experts", std::nullopt, 1, 100'000);
+    s.experts_per_token = r.integer("num_experts_per_tok", std::nullopt, 1, 100'000);
+    s.moe_ffn_hidden = r.integer("moe_intermediate_size", std::nullopt, 1, kMax);
+    s.moe_layer_step = r.integer("decoder_sparse_step", 1, 1, kMax);
+    const nlohmann::json* only = r.value("mlp_only_layers", false);
+    if (only && !(only->is_array() && only->empty()))
+      r.fail("mlp_only_layers: only [] is modelled (dense blocks by list are not)");
+  }
+  return check_unknown_fields(j, where, type,
+                              {"num_hidden_layers",
+                               "hidden_size",
+                               "num_attention_heads",
+                               "num_key_value_heads",
+                               "head_dim",
+                               "intermediate_size",
+                               "vocab_size",
+                               "max_position_embeddings",
+                               "tie_word_embeddings",
+                               "hidden_act",
+                               "attention_bias",
+                               "mlp_bias",
+                               "rope_scaling",
+                               "rope_parameters",
+                               "use_sliding_window",
+                               "sliding_window",
+                               "num_local_experts",
+                               "num_experts",
+                               "num_experts_per_tok",
+                               "moe_intermediate_size",
+                               "decoder_sparse_step",
+                               "mlp_only_layers"});
+}
+
+// DeepSeek-V2/V3 and Kimi K2 (DeepseekV3ForCausalLM): multi-head latent attention, shared and
+// routed experts after first_k_dense_replace dense blocks, multi-token prediction modules.
+std::optional<Error> read_deepseek(JsonReader& r, const nlohmann::json& j, TransformerSpec& s,
+                                   const std::string& type, const std::string& where) {
+  read_decoder(r, s);
+  s.q_lora_rank = nullable_integer(r, "q_lora_rank", 0, kMax);
+  s.kv_lora_rank = r.integer("kv_lora_rank", std::nullopt, 1, kMax);
+  s.qk_nope_head_dim = r.integer("qk_nope_head_dim", std::nullopt, 1, kMax);
+  s.qk_rope_head_dim = r.integer("qk_rope_head_dim", std::nullopt, 1, kMax);
+  s.v_head_dim = r.integer("v_head_dim", std::nullopt, 1, kMax);
+  s.experts = r.integer("n_routed_experts", std::nullopt, 1, 100'000);
+  s.experts_per_token = r.integer("num_experts_per_tok", std::nullopt, 1, 100'000);
+  s.moe_ffn_hidden = r.integer("moe_intermediate_size", std::nullopt, 1, kMax);
+  s.shared_experts = nullable_integer(r, "n_shared_experts", 0, 100'000);
+  s.first_dense_layers = r.integer("first_k_dense_replace", 0, 0, kMax);
+  // DeepseekV3MoE runs in block i when i >= first_k_dense_replace and i % moe_layer_freq == 0.
+  if (r.integer("moe_layer_freq", 1, 1, kMax) != 1)
+    r.fail("moe_layer_freq: only 1 is modelled (every block after the dense ones)");
+  s.mtp_layers = r.integer("num_nextn_predict_layers", 0, 0, 64);
+  // noaux_tc routing keeps a per-expert correction bias (e_score_correction_bias).
+  s.router_bias = r.has("topk_method") && r.string("topk_method", "") == "noaux_tc";
+  return check_unknown_fields(j, where, type,
+                              {"num_hidden_layers",
+                               "hidden_size",
+                               "num_attention_heads",
+                               "num_key_value_heads",
+                               "head_dim",
+                               "intermediate_size",
+                               "vocab_size",
+                               "max_position_embeddings",
+                               "tie_word_embeddings",
+                               "hidden_act",
+                               "attention_bias",
+                               "mlp_bias",
+                               "rope_scaling",
+                               "rope_parameters",
+                               "q_lora_rank",
+                               "kv_lora_rank",
+                               "qk_nope_head_dim",
+                               "qk_rope_head_dim",
+                               "v_head_dim",
+                               "n_routed_experts",
+                               "num_experts_per_tok",
+                               "moe_intermediate_size",
+                               "n_shared_experts",
+                               "moe_layer_freq",
+                               "first_k_dense_replace",
+                               "num_nextn_predict_layers"});
+}
+
+// A per-block list (layer_types, no_rope_layers) as "every n-th block is global": 0 when no
+// block is, -1 when every block is, -2 when the list has another pattern.
+int64_t global_every(const std::vector<bool>& global) {
+  const int64_t n = static_cast<int64_t>(global.size());
+  int64_t first = -1;
+  for (int64_t i = 0; i < n && first < 0; ++i) {
+    if (global[static_cast<size_t>(i)]) first = i;
+  }
+  if (first < 0) return 0;
+  const int64_t every = first + 1;
+  if (every == 1) {
+    for (bool g : global) {
+      if (!g) return -2;
+    }
+    return -1;
+  }
+  for (int64_t i = 0; i < n; ++i) {
+    if (global[static_cast<size_t>(i)] != ((i + 1) % every == 0)) return -2;
+  }
+  return every;
+}
+
+// Sets the window pattern from one flag per block (true: attends to all keys).
+void set_window_pattern(JsonReader& r, TransformerSpec& s, const std::vector<bool>& global,
+                        const char* field) {
+  if (static_cast<int64_t>(global.size()) != s.layers) {
+    return r.fail(std::string(field) + ": " + std::to_string(global.size()) +
+                  " entries for num_hidden_layers " + std::to_string(s.layers));
+  }
+  const int64_t every = global_every(global);
+  if (every == -2) {
+    return r.fail(std::string(field) +
+                  ": a pattern gpuplan cannot express (full attention in every n-th block)");
+  }
+  if (every == -1) s.sliding_window = 0;  // no windowed block
+  if (every > 0) s.full_attention_every = every;
+}
+
+// OpenAI gpt-oss (GptOssConfig): experts with biases, a router with a bias, sliding and full
+// blocks by layer_types, a learned sink per head.
+std::optional<Error> read_gpt_oss(JsonReader& r, const nlohmann::json& j, TransformerSpec& s,
+                                  const std::string& where) {
+  read_decoder(r, s);
+  s.attn_out_bias = s.qkv_bias;  // GptOssAttention: o_proj's bias follows attention_bias
+  s.mlp_bias = true;             // GptOssExperts: gate_up_proj_bias, down_proj_bias
+  s.router_bias = true;          // GptOssTopKRouter: a bias per expert
+  s.attention_sinks = true;      // GptOssAttention.sinks
+  s.experts = r.integer("num_local_experts", std::nullopt, 1, 100'000);
+  s.experts_per_token = r.integer("num_experts_per_tok", std::nullopt, 1, 100'000);
+  if (r.has("experts_per_token") &&
+      r.integer("experts_per_token", 0, 1, 100'000) != s.experts_per_token)
+    r.fail("experts_per_token: differs from num_experts_per_tok");
+  s.sliding_window = nullable_integer(r, "sliding_window", 0, 1'000'000'000);
+  if (const nlohmann::json* types = r.value("layer_types", false)) {
+    std::vector<bool> global;
+    for (const auto& t : types->is_array() ? *types : nlohmann::json::array()) {
+      if (t != "sliding_attention" && t != "full_attention")
+        return make_error(Errc::schema_error,
+                          where + ": layer_types: expected sliding_attention or full_attention");
+      global.push_back(t == "full_attention");
+    }
+    if (s.sliding_window > 0) set_window_pattern(r, s, global, "layer_types");
+  } else if (s.sliding_window > 0) {
+    s.full_attention_every = 2;  // GptOssConfig's default: sliding, full, sliding, ...
+  }
+  return check_unknown_fields(
+      j, where, "gpt_oss",
+      {"num_hidden_layers", "hidden_size", "num_attention_heads", "num_key_value_heads", "head_dim",
+       "intermediate_size", "vocab_size", "max_position_embeddings", "tie_word_embeddings",
+       "hidden_act", "attention_bias", "mlp_bias", "rope_scaling", "rope_parameters",
+       "num_local_experts", "num_experts_per_tok", "experts_per_token", "sliding_window",
+       "layer_types"});
+}
+
+// GLM-4.5/4.6 (Glm4MoeConfig): GQA with q, k, v biases and optional QK norm, shared and routed
+// experts after first_k_dense_replace dense blocks, multi-token prediction modules.
+std::optional<Error> read_glm4_moe(JsonReader& r, const nlohmann::json& j, TransformerSpec& s,
+                                   const std::string& where) {
+  read_decoder(r, s);
+  if (r.boolean("use_qk_norm", false)) s.qk_norm = QkNorm::rmsnorm;
+  s.experts = r.integer("n_routed_experts", std::nullopt, 1, 100'000);
+  s.experts_per_token = r.integer("num_experts_per_tok", std::nullopt, 1, 100'000);
+  s.moe_ffn_hidden = r.integer("moe_intermediate_size", std::nullopt, 1, kMax);
+  s.shared_experts = r.integer("n_shared_experts", 0, 0, 100'000);
+  s.first_dense_layers = r.integer("first_k_dense_replace", 0, 0, kMax);
+  s.mtp_layers = r.integer("num_nextn_predict_layers", 0, 0, 64);
+  s.router_bias = true;  // Glm4MoeTopkRouter's e_score_correction_bias (noaux_tc routing)
+  return check_unknown_fields(j, where, "glm4_moe",
+                              {"num_hidden_layers",
+                               "hidden_size",
+                               "num_attention_heads",
+                               "num_key_value_heads",
+                               "head_dim",
+                               "intermediate_size",
+                               "vocab_size",
+                               "max_position_embeddings",
+                               "tie_word_embeddings",
+                               "hidden_act",
+                               "attention_bias",
+                               "mlp_bias",
+                               "rope_scaling",
+                               "rope_parameters",
+                               "use_qk_norm",
+                               "n_routed_experts",
+                               "num_experts_per_tok",
+                               "moe_intermediate_size",
+                               "n_shared_experts",
+                               "first_k_dense_replace",
+                               "num_nextn_predict_layers",
+                               "decoder_sparse_step"});
+}
+
+// Llama 4's text model (Llama4TextConfig, inside text_config): 3 of 4 blocks attend within
+// chunks with RoPE, every no_rope_layer_interval-th block globally without; routed experts of
+// intermediate_size plus one shared expert in the blocks interleave_moe_layer_step picks, the
+// other blocks dense of intermediate_size_mlp.
+std::optional<Error> read_llama4_text(JsonReader& r, const nlohmann::json& j, TransformerSpec& s,
+                                      const std::string& where) {
+  read_decoder(r, s);
+  s.moe_ffn_hidden = s.ffn_hidden;
+  s.ffn_hidden = r.integer("intermediate_size_mlp", std::nullopt, 1, kMax);
+  s.experts = r.integer("num_local_experts", std::nullopt, 1, 100'000);
+  s.experts_per_token = r.integer("num_experts_per_tok", std::nullopt, 1, 100'000);
+  s.shared_experts = 1;  // Llama4TextMoe.shared_expert
+  s.moe_layer_step = r.integer("interleave_moe_layer_step", 1, 1, kMax);
+  if (const nlohmann::json* moe = r.value("moe_layers", false); moe && !moe->is_null()) {
+    std::vector<bool> is_moe(static_cast<size_t>(std::max<int64_t>(s.layers, 0)), false);
+    for (const auto& i : moe->is_array() ? *moe : nlohmann::json::array()) {
+      if (i.is_number_integer() && i.get<int64_t>() >= 0 && i.get<int64_t>() < s.layers)
+        is_moe[static_cast<size_t>(i.get<int64_t>())] = true;
+    }
+    const int64_t want = s.moe_layer_step == 1 ? -1 : s.moe_layer_step;
+    if (global_every(is_moe) != want)
+      r.fail("moe_layers: only every interleave_moe_layer_step-th block is modelled");
+  }
+  if (r.boolean("use_qk_norm", false)) s.qk_norm = QkNorm::l2;  // Llama4TextL2Norm: no weight
+  s.sliding_window = nullable_integer(r, "attention_chunk_size", 0, 1'000'000'000);
+  s.local_attention = LocalAttention::chunked;
+  std::vector<bool> global;
+  if (const nlohmann::json* nope = r.value("no_rope_layers", false);
+      nope && nope->is_array() && !nope->empty()) {
+    for (const auto& x : *nope) global.push_back(x == 0);  // 0: no RoPE, global attention
+  } else {
+    const int64_t every = r.integer("no_rope_layer_interval", 4, 1, kMax);
+    for (int64_t i = 0; i < s.layers; ++i) global.push_back((i + 1) % every == 0);
+  }
+  r.ignore("no_rope_layer_interval");
+  if (s.sliding_window > 0) set_window_pattern(r, s, global, "no_rope_layers");
+  return check_unknown_fields(j, where, "llama4",
+                              {"num_hidden_layers",
+                               "hidden_size",
+                               "num_attention_heads",
+                               "num_key_value_heads",
+                               "head_dim",
+                               "intermediate_size",
+                               "vocab_size",
+                               "max_position_embeddings",
+                               "tie_word_embeddings",
+                               "hidden_act",
+                               "attention_bias",
+                               "mlp_bias",
+                               "rope_scaling",
+                               "rope_parameters",
+                               "intermediate_size_mlp",
+                               "num_local_experts",
+                               "num_experts_per_tok",
+                               "interleave_moe_layer_step",
+                               "moe_layers",
+                               "use_qk_norm",
+                               "attention_chunk_size",
+                               "no_rope_layers",
+                               "no_rope_layer_interval"});
 }
 
 // Dropout as transformers' configs spell it: a probability > 0 keeps a mask per element in
@@ -159,6 +569,60 @@ void read_vit(JsonReader& r, Model& m) {
 
 }  // namespace
 
+namespace {
+
+constexpr const char* kSupported =
+    "llama, mistral, mixtral, qwen2, qwen3, qwen3_moe, deepseek_v2, deepseek_v3, kimi_k2, gpt_oss, "
+    "llama4, llama4_text, glm4_moe, gpt2, bert, vit, mpt";
+
+// The decoders of 2024-26 (strict: an unknown field is refused); `j` is the object `r` reads.
+std::optional<Error> read_modern_decoder(JsonReader& r, const nlohmann::json& j, Model& m,
+                                         const std::string& type, const std::string& where) {
+  TransformerSpec& s = m.transformer;
+  std::optional<Error> unknown;
+  if (type == "llama" || type == "mistral" || type == "mixtral" || type == "qwen2" ||
+      type == "qwen3" || type == "qwen3_moe") {
+    unknown = read_llama_like(r, j, s, type, where);
+  } else if (type == "deepseek_v3" || type == "deepseek_v2" || type == "kimi_k2") {
+    unknown = read_deepseek(r, j, s, type, where);
+  } else if (type == "gpt_oss") {
+    unknown = read_gpt_oss(r, j, s, where);
+  } else if (type == "glm4_moe") {
+    unknown = read_glm4_moe(r, j, s, where);
+  } else {
+    unknown = read_llama4_text(r, j, s, where);
+  }
+  read_dropout(r, s, {}, {"attention_dropout"}, 0.0);
+  m.task = "causal-lm";
+  m.default_seq_len = std::min<int64_t>(s.max_positions, 4096);
+  if (r.error()) return r.error();
+  return unknown;
+}
+
+bool is_modern_decoder(const std::string& type) {
+  for (const char* t : {"llama", "mistral", "mixtral", "qwen2", "qwen3", "qwen3_moe", "deepseek_v2",
+                        "deepseek_v3", "kimi_k2", "gpt_oss", "glm4_moe", "llama4_text"}) {
+    if (type == t) return true;
+  }
+  return false;
+}
+
+// Llama 4 (Llama4Config): the text model in text_config; the vision encoder is left out.
+std::optional<Error> read_llama4(JsonReader& r, const nlohmann::json& j, Model& m,
+                                 const std::string& where) {
+  const nlohmann::json* text = r.object("text_config", true);
+  r.ignore("vision_config");
+  if (r.error()) return r.error();
+  if (auto err = check_unknown_fields(j, where, "llama4",
+                                      {"text_config", "vision_config", "tie_word_embeddings"}))
+    return err;
+  JsonReader tr(*text, where, "text_config");
+  if (tr.error()) return tr.error();
+  return read_modern_decoder(tr, *text, m, "llama4_text", where);
+}
+
+}  // namespace
+
 Result<Model> model_from_hf_config(std::string_view text, const std::string& where) {
   auto parsed = parse_json_text(text, where, kMaxJsonBytes);
   if (!parsed.ok()) return parsed.error();
@@ -171,11 +635,12 @@ Result<Model> model_from_hf_config(std::string_view text, const std::string& whe
   TransformerSpec& s = m.transformer;
   m.kind = ModelKind::transformer;
   m.source = {"uploaded Hugging Face config.json (" + where + ")", "", ""};
-  if (type == "llama" || type == "mistral" || type == "mixtral" || type == "qwen2") {
-    read_llama_like(r, s, type);
-    read_dropout(r, s, {}, {"attention_dropout"}, 0.0);
-    m.task = "causal-lm";
-    m.default_seq_len = std::min<int64_t>(s.max_positions, 4096);
+  std::string what = type + ", uploaded config";
+  if (is_modern_decoder(type)) {
+    if (auto err = read_modern_decoder(r, parsed.value(), m, type, where)) return *err;
+  } else if (type == "llama4") {
+    if (auto err = read_llama4(r, parsed.value(), m, where)) return *err;
+    what = "llama4 text model without the vision encoder, uploaded config";
   } else if (type == "gpt2") {
     read_gpt2(r, m);
   } else if (type == "bert") {
@@ -187,8 +652,7 @@ Result<Model> model_from_hf_config(std::string_view text, const std::string& whe
     m.task = "causal-lm";
     m.default_seq_len = s.max_positions;
   } else {
-    return make_error(Errc::schema_error, Msg::config_model_type,
-                      {where, type, "llama, mistral, mixtral, qwen2, gpt2, bert, vit, mpt"});
+    return make_error(Errc::schema_error, Msg::config_model_type, {where, type, kSupported});
   }
   if (r.error()) return *r.error();
   if (auto err = validate_transformer(s, where)) return *err;
@@ -196,7 +660,7 @@ Result<Model> model_from_hf_config(std::string_view text, const std::string& whe
   std::string name = r.has("_name_or_path") ? r.string("_name_or_path", "") : "";
   if (name.empty()) name = where;
   m.id = "hf:" + name;
-  m.name = name + " (" + type + ", uploaded config)";
+  m.name = name + " (" + what + ")";
   return m;
 }
 

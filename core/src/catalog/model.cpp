@@ -12,6 +12,7 @@
 #include "catalog/assumption_keys.h"
 #include "workload/graph_builders.h"
 #include "catalog/json_reader.h"
+#include "catalog/model_names.h"
 
 namespace gpuplan {
 namespace {
@@ -426,7 +427,11 @@ std::string Catalog::similar_gpus(std::string_view name) const {
   return similar(gpus, name);
 }
 std::string Catalog::similar_models(std::string_view name) const {
-  return similar(models, name);
+  std::string like = similar(models, name);
+  if (!like.empty()) return like;
+  // No entry has all of the name's words: the nearest spellings.
+  for (const std::string& id : nearest_models(*this, name)) like += (like.empty() ? "" : ", ") + id;
+  return like;
 }
 
 Error unknown_model_error(const Catalog& catalog, const std::string& name) {
@@ -446,6 +451,12 @@ Error unknown_instance_error(const std::string& name) {
 }
 
 const Model* Catalog::find_model(std::string_view id_or_alias) const {
+  // As written, then as people write model names (model_names.cpp), then by words.
+  if (const Model* m = find_by_id(models, id_or_alias)) return m;
+  for (const auto& m : models) {
+    if (std::find(m.aliases.begin(), m.aliases.end(), id_or_alias) != m.aliases.end()) return &m;
+  }
+  if (const Model* m = detail::find_by_canonical_name(models, id_or_alias)) return m;
   return find_named(models, id_or_alias, false);
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "gpuplan/catalog.h"
+#include "gpuplan/precision.h"
 #include "catalog/json_reader.h"
 
 namespace gpuplan {
@@ -85,7 +86,7 @@ std::string accuracy_family(const Model& model, const Setup& setup) {
   }
   const char* precision = setup.precision == Precision::fp32 || setup.precision == Precision::tf32
                               ? "fp32"
-                          : setup.precision == Precision::fp8 ? "fp8"
+                          : is_low_precision(setup.precision) ? "fp8"
                                                               : "16-bit";
   const char* parallel = setup.tp > 1 || setup.pp > 1            ? "model-parallel"
                          : setup.dp > 1 && setup.zero_stage >= 3 ? "sharded"

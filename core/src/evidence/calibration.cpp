@@ -1,6 +1,7 @@
 #include "gpuplan/calibration.h"
 
 #include <cstdio>
+#include <string>
 
 namespace gpuplan {
 namespace {
@@ -21,6 +22,11 @@ std::optional<double> gemm_for(const ProbeGemm& g, Precision p) {
       return g.bf16;
     case Precision::fp8:
       return g.fp8;
+    // The probe's FP8 GEMM is per-tensor scaled: no measurement of the block-scaled recipes.
+    case Precision::fp8_blockwise:
+    case Precision::mxfp8:
+    case Precision::nvfp4:
+      return std::nullopt;
   }
   return std::nullopt;
 }
@@ -52,6 +58,17 @@ Calibrated calibrate(const Efficiencies& base, const ProbeSummary& s, const Gpu&
   } else {
     c.notes.push_back(std::string("no measured GEMM for ") + precision_name(precision) +
                       "; spec x efficiency kept");
+  }
+  // The low-precision recipes timed, each against the peak its element type runs at (MXFP8 at
+  // fp8, NVFP4 at fp4), for the recipes that use them.
+  for (const char* recipe : {"fp8", "mxfp8", "nvfp4"}) {
+    const auto rate = s.gemm_flop_per_s.rate(recipe);
+    if (!rate) continue;
+    c.efficiencies.measured_recipe_gemm_flop_per_s[recipe] = *rate;
+    const char* peak_key = std::string(recipe) == "nvfp4" ? "fp4" : "fp8";
+    auto peak = gpu.peak_dense_flops_per_s.find(peak_key);
+    c.notes.push_back(ratio(("GEMM " + std::string(recipe) + " FLOP/s").c_str(), *rate,
+                            peak == gpu.peak_dense_flops_per_s.end() ? 0 : peak->second));
   }
   if (precision == Precision::fp32 && s.gemm_flop_per_s.tf32) {
     // cuDNN runs FP32 convolutions on TF32 tensor cores (PyTorch's default) where the GPU has them.

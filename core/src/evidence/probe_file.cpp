@@ -60,6 +60,49 @@ void require_type(JsonReader& r, const char* key, std::initializer_list<const ch
   r.fail(r.name(key) + ": expected " + list + ", got " + JsonReader::type_of(*v));
 }
 
+// "gemm_flop_per_s": the six precisions every probe file has (null when not measured), and the
+// block-scaled recipes that files of newer probes add.
+void read_gemm(const json& g, const std::string& where, ProbeSummary& s, JsonReader& parent) {
+  JsonReader gr(g, where, "summary.gemm_flop_per_s");
+  ProbeGemm& m = s.gemm_flop_per_s;
+  const std::pair<const char*, std::optional<double>*> required[] = {
+      {"fp64", &m.fp64}, {"fp32", &m.fp32}, {"tf32", &m.tf32},
+      {"fp16", &m.fp16}, {"bf16", &m.bf16}, {"fp8", &m.fp8}};
+  for (const auto& [k, out] : required) {
+    if (!gr.error() && !g.contains(k)) {
+      gr.fail("summary.gemm_flop_per_s." + std::string(k) +
+              ": missing required field (use null when not measured)");
+    }
+    *out = nullable_number(gr, k, kMaxRate);
+  }
+  if (g.contains("mxfp8")) m.mxfp8 = nullable_number(gr, "mxfp8", kMaxRate);
+  if (g.contains("nvfp4")) m.nvfp4 = nullable_number(gr, "nvfp4", kMaxRate);
+  if (auto e = gr.finish()) parent.fail_with(*e);
+}
+
+// "gemm_recipes_measured" (optional): low-precision recipes, each with its measured rate.
+void read_recipes(JsonReader& r, ProbeSummary& s) {
+  const json* list = r.value("gemm_recipes_measured", false);
+  if (!list || r.error()) return;
+  if (!list->is_array()) {
+    r.fail("summary.gemm_recipes_measured: expected an array of recipe names");
+    return;
+  }
+  for (const auto& v : *list) {
+    const std::string name = v.is_string() ? v.get<std::string>() : v.dump();
+    if (name != "fp8" && name != "mxfp8" && name != "nvfp4") {
+      r.fail("summary.gemm_recipes_measured: '" + name + "' is not fp8, mxfp8 or nvfp4");
+      return;
+    }
+    if (!s.gemm_flop_per_s.rate(name)) {
+      r.fail("summary.gemm_recipes_measured: '" + name +
+             "' is listed but summary.gemm_flop_per_s." + name + " is null");
+      return;
+    }
+    s.gemm_recipes_measured.push_back(name);
+  }
+}
+
 ProbeSummary read_summary(const json& j, const std::string& where, JsonReader& parent) {
   ProbeSummary s;
   JsonReader r(j, where, "summary");
@@ -72,22 +115,8 @@ ProbeSummary read_summary(const json& j, const std::string& where, JsonReader& p
     r.fail("summary.slowest_gpu: " + std::to_string(s.slowest_gpu) + " is not below gpu_count " +
            std::to_string(s.gpu_count));
   }
-  if (const json* g = r.object("gemm_flop_per_s", true)) {
-    JsonReader gr(*g, where, "summary.gemm_flop_per_s");
-    ProbeGemm& m = s.gemm_flop_per_s;
-    m.fp64 = nullable_number(gr, "fp64", kMaxRate);
-    m.fp32 = nullable_number(gr, "fp32", kMaxRate);
-    m.tf32 = nullable_number(gr, "tf32", kMaxRate);
-    m.fp16 = nullable_number(gr, "fp16", kMaxRate);
-    m.bf16 = nullable_number(gr, "bf16", kMaxRate);
-    m.fp8 = nullable_number(gr, "fp8", kMaxRate);
-    for (const char* k : {"fp64", "fp32", "tf32", "fp16", "bf16", "fp8"}) {
-      if (!gr.error() && !g->contains(k))
-        gr.fail("summary.gemm_flop_per_s." + std::string(k) +
-                ": missing required field (use null when not measured)");
-    }
-    if (auto e = gr.finish()) r.fail_with(*e);
-  }
+  if (const json* g = r.object("gemm_flop_per_s", true)) read_gemm(*g, where, s, r);
+  read_recipes(r, s);
   const std::pair<const char*, std::optional<double>*> rates[] = {
       {"hbm_copy_bytes_per_s", &s.hbm_copy_bytes_per_s},
       {"hbm_triad_bytes_per_s", &s.hbm_triad_bytes_per_s},
@@ -133,6 +162,16 @@ void read_results(const json& results, const std::string& where, ProbePayload& p
 }
 
 }  // namespace
+
+std::optional<double> ProbeGemm::rate(const std::string& recipe) const {
+  const std::pair<const char*, const std::optional<double>*> all[] = {
+      {"fp64", &fp64}, {"fp32", &fp32}, {"tf32", &tf32},   {"fp16", &fp16},
+      {"bf16", &bf16}, {"fp8", &fp8},   {"mxfp8", &mxfp8}, {"nvfp4", &nvfp4}};
+  for (const auto& [name, value] : all) {
+    if (recipe == name) return *value;
+  }
+  return std::nullopt;
+}
 
 const char* probe_signature_name(ProbeSignature s) {
   switch (s) {

@@ -19,7 +19,8 @@ const std::vector<std::string> kTasks = {"train", "infer", "context", "weights"}
 const std::vector<std::string> kMetrics = {"samples_per_s_total", "tokens_per_s_per_gpu", "mfu",
                                            "peak_memory_bytes"};
 const std::vector<std::string> kPrecisions = {
-    "fp32", "tf32", "fp16", "bf16", "amp-fp16", "amp-bf16", "mixed-fp16", "mixed-bf16", "fp8"};
+    "fp32",       "tf32",       "fp16", "bf16",          "amp-fp16", "amp-bf16",
+    "mixed-fp16", "mixed-bf16", "fp8",  "fp8-blockwise", "mxfp8",    "nvfp4"};
 const std::vector<std::string> kOptimizers = {"sgd",       "sgd-momentum", "adam", "adamw",
                                               "adam-8bit", "adafactor",    "lamb"};
 const std::vector<std::string> kCheckpointing = {"none", "selective", "op-selective", "full",

@@ -50,18 +50,26 @@ struct ModelShape {
         layers(transformer ? m.transformer.layers + m.transformer.decoder_layers : 1) {}
 };
 
-// Every layout of `global_batch` over n GPUs with at most `gpus_per_node`-way tensor parallelism.
-std::vector<Layout> layouts(const ModelShape& shape, int n, int gpus_per_node,
-                            int64_t global_batch) {
+// The degrees to try: the fixed one, or powers of two up to `most`.
+std::vector<int> degrees(int fixed, int most) {
+  if (fixed > 0) return fixed <= most ? std::vector<int>{fixed} : std::vector<int>{};
+  return powers_of_two(most);
+}
+
+// Every layout of `global_batch` over n GPUs with at most `max_tp`-way tensor parallelism (the
+// GPUs one NVLink domain holds; only the degrees the query fixes, when it fixes them).
+std::vector<Layout> layouts(const ModelShape& shape, int n, int max_tp, int64_t global_batch,
+                            const PlanQuery& q) {
   const std::vector<Checkpointing> ckpts =
       shape.transformer ? std::vector<Checkpointing>{Checkpointing::none, Checkpointing::selective,
                                                      Checkpointing::full}
                         : std::vector<Checkpointing>{Checkpointing::none};
   std::vector<Layout> out;
-  for (int tp : powers_of_two(std::min(gpus_per_node, shape.transformer ? 64 : 1))) {
+  for (int tp : degrees(q.tp, std::min(max_tp, shape.transformer ? 64 : 1))) {
     if (shape.heads % tp != 0 || shape.kv_heads % tp != 0) continue;
-    for (int pp : powers_of_two(
-             shape.transformer ? static_cast<int>(std::min<int64_t>(n / tp, shape.layers)) : 1)) {
+    for (int pp :
+         degrees(q.pp, shape.transformer ? static_cast<int>(std::min<int64_t>(n / tp, shape.layers))
+                                         : 1)) {
       if (n % (tp * pp) != 0) continue;
       const int dp = n / (tp * pp);
       if (global_batch % dp != 0) continue;
@@ -103,6 +111,13 @@ std::optional<Error> check_plan_query(const PlanQuery& q) {
   }
   if (q.request.setup.mode != Mode::train)
     return make_error(Errc::invalid_argument, Msg::plan_train_only, {});
+  // Fixed degrees: 0 is "any"; the workload check (estimate) bounds the rest.
+  for (const auto& [key, degree] : {std::pair<const char*, int>{"tp", q.tp}, {"pp", q.pp}}) {
+    if (degree < 0) {
+      return make_error(Errc::invalid_argument, Msg::query_out_of_range,
+                        {key, std::to_string(degree), "1", "1000000"});
+    }
+  }
   return std::nullopt;
 }
 
@@ -119,6 +134,21 @@ std::optional<PriceQuote> cheapest_price(const Catalog& catalog, const Instance&
       price = quote.value();
   }
   return price;
+}
+
+// The host counts to try for `inst`, up to `max_nodes`: powers of two, and whole NVLink domains
+// (1, 2, 4, ... domains) where a domain spans several hosts; only whole domains where the provider
+// sells nothing smaller.
+std::vector<int> host_counts(const Instance& inst, int max_nodes) {
+  std::vector<int> out;
+  const int domain = inst.hosts_per_domain();
+  if (inst.min_hosts == 1) out = powers_of_two(max_nodes);
+  if (domain > 1) {
+    for (int k : powers_of_two(max_nodes / domain)) out.push_back(k * domain);
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
 }
 
 // One instance type at one node count, priced.
@@ -266,6 +296,10 @@ Error nothing_qualifies(const Search& s, int64_t matched_filters, const PlanQuer
   if (matched_filters == 0) {
     return make_error(Errc::does_not_fit, Msg::plan_no_instance, {});
   }
+  if (s.result.candidates == 0 && (q.tp > 0 || q.pp > 0)) {
+    return make_error(Errc::does_not_fit, Msg::plan_layout_unavailable,
+                      {std::to_string(std::max(q.tp, 1)), std::to_string(std::max(q.pp, 1))});
+  }
   if (s.result.fitting == 0) {
     return make_error(Errc::does_not_fit, Msg::plan_memory_binds,
                       {s.closest_gpu, format_bytes(s.best_fit_gap)});
@@ -310,44 +344,105 @@ void rank(Search& s, const PlanQuery& q) {
   s.result.plans = std::move(ranked);
 }
 
-}  // namespace
-
-Result<PlanResult> plan(const Catalog& catalog, const Model& model, const PlanQuery& q) {
-  if (auto err = check_plan_query(q)) return *err;
-  Setup base = q.request.setup;
-  if (base.global_batch == 0) base.global_batch = base.micro_batch > 0 ? base.micro_batch : 256;
-  // Checks the workload once, so a bad request reports its own error, not "nothing fits".
-  if (auto probe = estimate(model, base); !probe.ok()) return probe.error();
-
-  const ModelShape shape(model);
-  Search search(model, q, base);
-  int64_t matched_filters = 0;
-  for (const Instance& inst : catalog.instances) {
+// The instance types that pass the filters, with their cheapest price, in catalog order.
+std::vector<size_t> matching_instances(const Catalog& catalog, const PlanQuery& q,
+                                       Precision precision) {
+  std::vector<size_t> out;
+  for (size_t i = 0; i < catalog.instances.size(); ++i) {
+    const Instance& inst = catalog.instances[i];
     if (!q.provider.empty() && inst.provider != q.provider) continue;
+    if (!q.gpu.empty() && inst.gpu != q.gpu) continue;
     const Gpu* gpu = catalog.find_gpu(inst.gpu);
     if (!gpu || gpu->memory_bytes < q.min_gpu_memory_bytes) continue;
-    if (!dense_peak_flop_per_s(*gpu, base.precision).ok()) continue;
-    const auto price = cheapest_price(catalog, inst, q);
-    if (!price) continue;
-    ++matched_filters;
-    for (int nodes : powers_of_two(q.max_nodes)) {
-      if (nodes > 1 && inst.network_bytes_per_s <= 0) break;
-      auto cluster = instance_cluster(inst, *gpu, nodes);
-      if (!cluster.ok()) break;
-      const Offer offer{&inst, gpu, *price, nodes, cluster.value()};
-      for (const Layout& layout :
-           layouts(shape, inst.gpu_count * nodes, inst.gpu_count, base.global_batch)) {
-        if (auto err = search.try_layout(offer, layout)) return *err;
+    if (!dense_peak_flop_per_s(*gpu, precision).ok()) continue;
+    if (!cheapest_price(catalog, inst, q)) continue;
+    out.push_back(i);
+  }
+  return out;
+}
+
+}  // namespace
+
+// The search's own copies of the model and the query, and what it has found so far.
+struct PlanSearchState {
+  PlanSearchState(const Model& m, const PlanQuery& q, const Setup& b)
+      : model(m), query(q), base(b), shape(model), search(model, query, base) {}
+  const Model model;
+  const PlanQuery query;
+  const Setup base;
+  const ModelShape shape;
+  Search search;
+  std::optional<Error> error;  // a slice that failed (a price that cannot be costed)
+};
+
+bool PlanSearch::finished() const {
+  return next >= pending.size() || (state && state->error);
+}
+
+Result<PlanSearch> start_plan_search(const Catalog& catalog, const Model& model,
+                                     const PlanQuery& q) {
+  if (auto err = check_plan_query(q)) return *err;
+  Setup base = q.request.setup;
+  // The batch is the query's (resolve_defaults gives one): the planner varies its split only.
+  if (base.global_batch <= 0) {
+    return about_key(
+        make_error(Errc::invalid_argument, "--batch: the planner needs a global batch"), "batch");
+  }
+  if (q.tp > 0) base.tp = q.tp;
+  if (q.pp > 0) base.pp = q.pp;
+  // Checks the workload once, so a bad request reports its own error, not "nothing fits".
+  if (auto probe = estimate(model, base); !probe.ok()) return probe.error();
+  PlanSearch out;
+  out.pending = matching_instances(catalog, q, base.precision);
+  out.state = std::make_shared<PlanSearchState>(model, q, base);
+  return out;
+}
+
+bool step_plan_search(const Catalog& catalog, PlanSearch& ps) {
+  if (ps.finished()) return false;
+  PlanSearchState& st = *ps.state;
+  const PlanQuery& q = st.query;
+  const Instance& inst = catalog.instances[ps.pending[ps.next++]];
+  const Gpu* gpu = catalog.find_gpu(inst.gpu);
+  const PriceQuote price = *cheapest_price(catalog, inst, q);
+  for (int nodes : host_counts(inst, q.max_nodes)) {
+    auto cluster = instance_cluster(inst, *gpu, nodes);
+    if (!cluster.ok()) break;  // more domains than the network data allows
+    const Offer offer{&inst, gpu, price, nodes, cluster.value()};
+    const int gpus = inst.gpu_count * nodes;
+    const int max_tp = std::min(cluster.value().domain_gpus(), gpus);
+    for (const Layout& layout : layouts(st.shape, gpus, max_tp, st.base.global_batch, q)) {
+      if (auto err = st.search.try_layout(offer, layout)) {
+        st.error = *err;
+        break;
       }
     }
+    if (st.error) break;
   }
-  if (search.best.empty()) return nothing_qualifies(search, matched_filters, q);
-  rank(search, q);
+  ps.candidates = st.search.result.candidates;
+  return true;
+}
+
+Result<PlanResult> finish_plan_search(const Catalog& catalog, PlanSearch& ps) {
+  while (step_plan_search(catalog, ps)) {
+  }
+  PlanSearchState& st = *ps.state;
+  if (st.error) return *st.error;
+  const PlanQuery& q = st.query;
+  if (st.search.best.empty())
+    return nothing_qualifies(st.search, static_cast<int64_t>(ps.pending.size()), q);
+  rank(st.search, q);
   if (q.pricing == Pricing::spot && q.spot.interruptions_per_hour <= 0) {
-    search.result.notes.push_back(
+    st.search.result.notes.push_back(
         "spot times assume no interruptions; set --spot-interruptions-per-hour");
   }
-  return std::move(search.result);
+  return std::move(st.search.result);
+}
+
+Result<PlanResult> plan(const Catalog& catalog, const Model& model, const PlanQuery& q) {
+  auto search = start_plan_search(catalog, model, q);
+  if (!search.ok()) return search.error();
+  return finish_plan_search(catalog, search.value());
 }
 
 }  // namespace gpuplan

@@ -249,7 +249,49 @@ Result<Model> resolve_model(const Catalog& catalog, const Query& q) {
   return *m;
 }
 
-Result<Query> resolve_defaults(const Catalog& catalog, const Model& model, Query q) {
+namespace {
+
+// The global batch when the query gives neither --batch nor --micro-batch: one sample per
+// data-parallel replica; for the planner, which chooses the parallelism, a fixed batch
+// (kPlannerDefaultBatch), or the micro-batch when only that is given.
+void resolve_batch(Setup& s, DefaultsFor purpose) {
+  if (s.global_batch != 0) return;
+  if (purpose == DefaultsFor::plan) {
+    s.global_batch = s.micro_batch > 0 ? s.micro_batch : kPlannerDefaultBatch;
+  } else {
+    s.global_batch = (s.micro_batch > 0 ? s.micro_batch : 1) * s.dp;
+  }
+}
+
+// Spot interruptions: a published bucket's rate, else data/assumptions.json's; the restart time
+// likewise.
+std::optional<Error> resolve_spot(const Catalog& catalog, Query& q) {
+  if (q.spot.restart_h == 0) q.spot.restart_h = catalog.restart_s / 3600.0;
+  if (!q.spot_bucket.empty()) {
+    if (q.spot.interruptions_per_hour > 0) {
+      return about_key(
+          make_error(Errc::invalid_argument,
+                     "give --spot-interruption-bucket or --spot-interruptions-per-hour, not both"),
+          "spot-interruption-bucket");
+    }
+    auto rate = interruptions_per_hour_from_bucket(catalog.pricing, q.spot_bucket);
+    if (!rate.ok()) {
+      return about_key(
+          make_error(rate.error().code, "--spot-interruption-bucket: " + rate.error().message),
+          "spot-interruption-bucket");
+    }
+    q.spot.interruptions_per_hour = rate.value();
+  }
+  if (q.spot.interruptions_per_hour == 0 && catalog.pricing.spot_interruptions_per_hour) {
+    q.spot.interruptions_per_hour = *catalog.pricing.spot_interruptions_per_hour;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+Result<Query> resolve_defaults(const Catalog& catalog, const Model& model, Query q,
+                               DefaultsFor purpose) {
   auto hw = find_hardware(catalog, q);
   if (!hw.ok()) return hw.error();
   if (hw.value().gpu) {
@@ -257,27 +299,11 @@ Result<Query> resolve_defaults(const Catalog& catalog, const Model& model, Query
     if (hw.value().instance) q.gpus = hw.value().instance->gpu_count * q.nodes;
     if (q.gpus == 0) q.gpus = 1;
     if (auto err = resolve_parallelism(q, q.gpus)) return *err;
-    // One sample per replica unless a batch is given (estimate() resolves the same).
-    Setup& s = q.request.setup;
-    if (s.global_batch == 0 && s.micro_batch == 0) s.global_batch = s.dp;
   }
+  resolve_batch(q.request.setup, purpose);
   if (q.run.epochs > 0 && q.run.dataset_size == 0)
     q.run.dataset_size = static_cast<double>(model.dataset_size);
-  if (q.spot.restart_h == 0) q.spot.restart_h = catalog.restart_s / 3600.0;
-  if (!q.spot_bucket.empty()) {
-    if (q.spot.interruptions_per_hour > 0) {
-      return make_error(
-          Errc::invalid_argument,
-          "give --spot-interruption-bucket or --spot-interruptions-per-hour, not both");
-    }
-    auto rate = interruptions_per_hour_from_bucket(catalog.pricing, q.spot_bucket);
-    if (!rate.ok())
-      return make_error(rate.error().code, "--spot-interruption-bucket: " + rate.error().message);
-    q.spot.interruptions_per_hour = rate.value();
-  }
-  if (q.spot.interruptions_per_hour == 0 && catalog.pricing.spot_interruptions_per_hour) {
-    q.spot.interruptions_per_hour = *catalog.pricing.spot_interruptions_per_hour;
-  }
+  if (auto err = resolve_spot(catalog, q)) return *err;
   if (q.max_nodes == 0) q.max_nodes = kDefaultMaxNodes;
   if (q.top_k == 0) q.top_k = kDefaultTopK;
   return q;
@@ -354,7 +380,7 @@ PlanQuery plan_query(const Catalog& catalog, const Model& model, const Query& qu
   q.gpu.clear();  // the planner chooses the hardware
   q.instance.clear();
   q.gpus = q.nodes = 0;
-  auto resolved = resolve_defaults(catalog, model, q);
+  auto resolved = resolve_defaults(catalog, model, q, DefaultsFor::plan);
   if (resolved.ok()) q = std::move(resolved).value();
   p.request = q.request;
   p.run = q.run;
@@ -365,7 +391,7 @@ PlanQuery plan_query(const Catalog& catalog, const Model& model, const Query& qu
   p.provider = q.provider;
   p.region = q.region;
   p.compliance = q.compliance;
-  p.min_gpu_memory_bytes = q.min_gpu_memory_bytes;
+  p.min_gpu_memory_bytes = q.min_gpu_memory_gb * 1e9;
   p.max_nodes = q.max_nodes;
   p.top_k = q.top_k;
   p.efficiencies = catalog.efficiencies;

@@ -10,8 +10,10 @@
 //   fp32 parameters and reduces gradients in fp32; pure "bf16"/"fp16" reduces in that type.
 // - DeepSpeed requires train_batch_size = micro x accumulation x world size (config-json docs).
 #include "gpuplan/launch_config.h"
+#include "gpuplan/precision.h"
 
 #include <cstdio>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
@@ -45,6 +47,9 @@ PrecisionNames precision_names(Precision p) {
     case Precision::mixed_bf16:
       return {"bf16", "torch.bfloat16", false};
     case Precision::fp8:
+    case Precision::fp8_blockwise:
+    case Precision::mxfp8:
+    case Precision::nvfp4:
       return {"fp8", "torch.bfloat16", false};
   }
   return {"no", "", false};
@@ -98,8 +103,10 @@ std::string torchrun(const LaunchInputs& in) {
   }
   if (in.setup.precision == Precision::tf32)
     s += "# torch.backends.cuda.matmul.allow_tf32 = True; torch.backends.cudnn.allow_tf32 = True\n";
-  if (in.setup.precision == Precision::fp8)
-    s += "# FP8 linears: NVIDIA Transformer Engine (te.fp8_autocast)\n";
+  if (is_low_precision(in.setup.precision)) {
+    s += std::string("# ") + precision_name(in.setup.precision) +
+         " linears: NVIDIA Transformer Engine (te.autocast with its recipe)\n";
+  }
   if (in.setup.checkpointing != Checkpointing::none) {
     s += "# activation checkpointing: apply_activation_checkpointing(model, check_fn=<each "
          "transformer block>)\n";
@@ -159,7 +166,7 @@ std::string deepspeed(const LaunchInputs& in) {
   j["zero_optimization"] = {
       {"stage", in.setup.zero_stage}, {"overlap_comm", true}, {"contiguous_gradients", true}};
   j["bf16"] = {
-      {"enabled", pr == Precision::bf16 || pr == Precision::amp_bf16 || pr == Precision::fp8}};
+      {"enabled", pr == Precision::bf16 || pr == Precision::amp_bf16 || is_low_precision(pr)}};
   // loss_scale 0 selects dynamic loss scaling (DeepSpeed config-json docs, "fp16").
   j["fp16"] = {{"enabled", pr == Precision::fp16 || pr == Precision::amp_fp16}, {"loss_scale", 0}};
   j["activation_checkpointing"] = {{"partition_activations", false},
@@ -217,6 +224,24 @@ LaunchInputs launch_inputs(const std::string& model, const Plan& plan) {
   const int64_t per_step = plan.setup.micro_batch * plan.setup.dp;
   in.grad_accum_steps = per_step > 0 ? plan.setup.global_batch / per_step : 0;
   return in;
+}
+
+std::optional<Error> restrict_to_launcher(PlanQuery& query, LaunchFormat format) {
+  // All three configure PyTorch data parallelism (DDP, FSDP or DeepSpeed ZeRO); tensor and
+  // pipeline parallelism need Megatron-LM-style model code (see emit_launch_config).
+  constexpr int kMostDegree = 1;
+  for (auto [key, degree] : {std::pair<const char*, int*>{"tp", &query.tp}, {"pp", &query.pp}}) {
+    if (*degree > kMostDegree) {
+      return make_error(Errc::invalid_argument,
+                        std::string("--emit ") + launch_format_name(format) + ": --" + key + " " +
+                            std::to_string(*degree) +
+                            " cannot be expressed; torchrun/accelerate/DeepSpeed configs run data "
+                            "parallelism with ZeRO/FSDP only (drop --" +
+                            key + ", or use Megatron-LM for this layout)");
+    }
+    *degree = 1;
+  }
+  return std::nullopt;
 }
 
 Result<std::string> emit_launch_config(const LaunchInputs& in, LaunchFormat format) {

@@ -1,73 +1,11 @@
-// The request's serialised forms (args, URL query); parsing is query.cpp's one key table.
+// Key/value pairs as a URL query string and back (percent-encoding); the keys themselves are
+// the key table's (keys.cpp).
 #include "gpuplan/request.h"
 
 #include <algorithm>
 #include <cstdio>
 
 namespace gpuplan {
-
-Args request_to_args(const Request& r) {
-  const Setup d;
-  const Setup& s = r.setup;
-  Args a;
-  if (!r.model.empty()) a.emplace_back("model", r.model);
-  if (s.mode != d.mode) a.emplace_back("mode", mode_name(s.mode));
-  if (s.global_batch != d.global_batch) a.emplace_back("batch", std::to_string(s.global_batch));
-  if (s.micro_batch != d.micro_batch) a.emplace_back("micro-batch", std::to_string(s.micro_batch));
-  if (s.seq_len != d.seq_len) a.emplace_back("seq", std::to_string(s.seq_len));
-  if (s.resolution != d.resolution) a.emplace_back("resolution", std::to_string(s.resolution));
-  if (s.precision != d.precision) a.emplace_back("precision", precision_name(s.precision));
-  if (s.optimizer != d.optimizer) a.emplace_back("optimizer", optimizer_name(s.optimizer));
-  if (s.optimizer_loop != d.optimizer_loop)
-    a.emplace_back("optimizer-loop", optimizer_loop_name(s.optimizer_loop));
-  if (s.clip_grad_norm) a.emplace_back("clip-grad-norm", "1");
-  if (s.checkpointing != d.checkpointing)
-    a.emplace_back("checkpointing", checkpointing_name(s.checkpointing));
-  if (s.attention != d.attention) a.emplace_back("attention", attention_name(s.attention));
-  if (s.memory_format != d.memory_format)
-    a.emplace_back("memory-format", memory_format_name(s.memory_format));
-  if (s.checkpoint_every != d.checkpoint_every)
-    a.emplace_back("checkpoint-every", std::to_string(s.checkpoint_every));
-  if (s.grad_reduce != d.grad_reduce)
-    a.emplace_back("grad-reduce", grad_reduce_name(s.grad_reduce));
-  if (s.dropout != d.dropout) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%g", s.dropout);
-    a.emplace_back("dropout", buf);
-  }
-  if (s.compile) a.emplace_back("compile", "1");
-  if (s.fused_loss) a.emplace_back("fused-loss", "1");
-  if (s.torch_release != d.torch_release)
-    a.emplace_back("pytorch", torch_release_name(s.torch_release));
-  if (s.dp != d.dp) a.emplace_back("dp", std::to_string(s.dp));
-  if (s.zero_stage != d.zero_stage) a.emplace_back("zero", std::to_string(s.zero_stage));
-  if (s.tp != d.tp) a.emplace_back("tp", std::to_string(s.tp));
-  if (s.sequence_parallel) a.emplace_back("sp", "1");
-  if (s.pp != d.pp) a.emplace_back("pp", std::to_string(s.pp));
-  if (s.ep != d.ep) a.emplace_back("ep", std::to_string(s.ep));
-  if (s.etp != d.etp) a.emplace_back("etp", std::to_string(s.etp));
-  auto number = [&a](const char* key, double v) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%g", v);
-    a.emplace_back(key, buf);
-  };
-  if (s.capacity_factor != d.capacity_factor) number("capacity-factor", s.capacity_factor);
-  if (s.moe_imbalance != d.moe_imbalance) number("moe-imbalance", s.moe_imbalance);
-  if (s.moe_dispatcher != d.moe_dispatcher)
-    a.emplace_back("moe-dispatcher", moe_dispatcher_name(s.moe_dispatcher));
-  if (s.moe_a2a_overlap) a.emplace_back("moe-a2a-overlap", "1");
-  if (s.moe_pad_to_capacity) a.emplace_back("moe-pad-to-capacity", "1");
-  if (s.lora_rank != d.lora_rank) a.emplace_back("lora-rank", std::to_string(s.lora_rank));
-  if (s.qlora) a.emplace_back("qlora", "1");
-  if (s.lora_targets != d.lora_targets) {
-    std::string list;
-    for (const auto& t : s.lora_targets) list += (list.empty() ? "" : ",") + t;
-    a.emplace_back("lora-targets", list);
-  }
-  if (s.generate_tokens != d.generate_tokens)
-    a.emplace_back("generate", std::to_string(s.generate_tokens));
-  return a;
-}
 
 std::string args_to_query(const Args& args) {
   static const char* hex = "0123456789ABCDEF";

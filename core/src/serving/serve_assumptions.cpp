@@ -3,7 +3,7 @@
 // whose source is a key of the file's "sources".
 #include <set>
 
-#include "gpuplan/serve.h"
+#include "gpuplan/serve_assumptions.h"
 #include "catalog/json_reader.h"
 
 namespace gpuplan {
@@ -20,12 +20,24 @@ const char* weight_format_name(WeightFormat w) {
       return "int8";
     case WeightFormat::int4:
       return "int4";
+    case WeightFormat::nvfp4:
+      return "nvfp4";
+    case WeightFormat::mxfp4:
+      return "mxfp4";
   }
   return "?";
 }
 
 const char* kv_format_name(KvFormat k) {
-  return k == KvFormat::fp8 ? "fp8" : "bf16";
+  switch (k) {
+    case KvFormat::bf16:
+      return "bf16";
+    case KvFormat::fp8:
+      return "fp8";
+    case KvFormat::fp4:
+      return "fp4";
+  }
+  return "?";
 }
 
 const char* runtime_name(Runtime r) {
@@ -43,8 +55,9 @@ const char* runtime_name(Runtime r) {
 }
 
 std::optional<WeightFormat> parse_weight_format(const std::string& s) {
-  for (WeightFormat w : {WeightFormat::bf16, WeightFormat::fp16, WeightFormat::fp8,
-                         WeightFormat::int8, WeightFormat::int4}) {
+  for (WeightFormat w :
+       {WeightFormat::bf16, WeightFormat::fp16, WeightFormat::fp8, WeightFormat::int8,
+        WeightFormat::int4, WeightFormat::nvfp4, WeightFormat::mxfp4}) {
     if (s == weight_format_name(w)) return w;
   }
   return std::nullopt;
@@ -53,6 +66,7 @@ std::optional<WeightFormat> parse_weight_format(const std::string& s) {
 std::optional<KvFormat> parse_kv_format(const std::string& s) {
   if (s == "bf16" || s == "fp16") return KvFormat::bf16;
   if (s == "fp8") return KvFormat::fp8;
+  if (s == "fp4") return KvFormat::fp4;
   return std::nullopt;
 }
 
@@ -115,6 +129,33 @@ bool fact_bool(JsonReader& r, const char* key, const std::set<std::string>& sour
   return v && v->is_boolean() && v->get<bool>();
 }
 
+// A fact whose value is a list of format names, each read by `parse`; optional facts may be
+// left out (an empty list).
+template <class Format, class Parse>
+std::vector<Format> fact_formats(JsonReader& r, const char* key,
+                                 const std::set<std::string>& sources, Parse parse, bool required) {
+  std::vector<Format> out;
+  if (!required && !r.has(key)) return out;
+  const nlohmann::json* v = fact(r, key, sources);
+  if (!v) return out;
+  if (!v->is_array()) {
+    r.fail(r.name(key) + ".value: expected a list of format names");
+    return out;
+  }
+  for (const auto& item : *v) {
+    const std::optional<Format> f =
+        item.is_string() ? parse(item.get<std::string>()) : std::nullopt;
+    if (!f) {
+      r.fail(r.name(key) + ".value: '" +
+             (item.is_string() ? item.get<std::string>() : item.dump()) +
+             "' is not a format gpuplan knows");
+      return {};
+    }
+    out.push_back(*f);
+  }
+  return out;
+}
+
 RuntimeProfile read_profile(JsonReader& parent, const char* name, Runtime runtime,
                             const std::set<std::string>& s) {
   RuntimeProfile p;
@@ -136,6 +177,9 @@ RuntimeProfile read_profile(JsonReader& parent, const char* name, Runtime runtim
   p.kernels_per_layer = fact_number(r, "kernels_per_layer", s, 1, 1000);
   p.cuda_graphs = fact_bool(r, "cuda_graphs", s);
   p.allreduce_latency_s = fact_number(r, "allreduce_latency_s", s, 0, 1e-2);
+  p.kv_formats = fact_formats<KvFormat>(r, "kv_formats", s, parse_kv_format, true);
+  p.fp4_weight_only =
+      fact_formats<WeightFormat>(r, "fp4_weight_only", s, parse_weight_format, false);
   if (auto err = r.finish()) parent.fail_with(*err);
   return p;
 }

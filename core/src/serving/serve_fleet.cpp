@@ -8,7 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "gpuplan/serve.h"
+#include "gpuplan/serve_fleet.h"
 
 namespace gpuplan {
 namespace {

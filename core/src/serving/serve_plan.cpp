@@ -6,7 +6,7 @@
 #include <cmath>
 #include <map>
 
-#include "gpuplan/serve.h"
+#include "gpuplan/serve_plan.h"
 
 namespace gpuplan {
 namespace {

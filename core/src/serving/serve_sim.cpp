@@ -11,7 +11,7 @@
 #include <limits>
 #include <random>
 
-#include "gpuplan/serve.h"
+#include "gpuplan/serve_sim.h"
 
 namespace gpuplan {
 namespace {

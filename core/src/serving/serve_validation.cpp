@@ -8,7 +8,9 @@
 #include <cstdlib>
 #include <map>
 
-#include "gpuplan/serve.h"
+#include "gpuplan/serve_validation.h"
+#include "gpuplan/serve_replica.h"
+#include "gpuplan/serve_sim.h"
 
 namespace gpuplan {
 namespace {
@@ -96,24 +98,15 @@ std::optional<double> leading_number(const std::string& s) {
   return number(s.substr(0, end));
 }
 
-// Published model names onto zoo entries with the same architecture (Llama 3.1 and 3.3 keep
-// Llama 3's shapes; Llama 1 7B/13B Llama 2's).
+// Published model names through the catalog's one resolver (resolve_model: vendor prefixes,
+// -Instruct, checkpoint suffixes); the first Llama's 7B and 13B onto Llama 2's shapes.
 const Model* find_model(const Catalog& c, const std::string& name) {
-  if (const Model* m = c.find_model(name)) return m;
+  if (auto m = resolve_model(c, name)) return m->model;
   const std::string n = lower(name);
-  const std::vector<std::pair<std::vector<const char*>, const char*>> table = {
-      {{"llama-3.1-8b", "llama-3-8b"}, "llama-3-8b"},
-      {{"llama-3.1-70b", "llama-3.3-70b", "llama-3-70b"}, "llama-3-70b"},
-      {{"llama-3.1-405b"}, "llama-3-405b"},
-      {{"llama-2-7b", "llama2 7b", "llama 7b"}, "llama-2-7b"},
-      {{"llama-2-13b", "llama 13b"}, "llama-2-13b"},
-      {{"llama-2-70b", "llama2 70b"}, "llama-2-70b"},
-      {{"mistral-7b"}, "mistral-7b"},
-      {{"mixtral-8x7b"}, "mixtral-8x7b"}};
-  for (const auto& [names, id] : table) {
-    for (const char* k : names) {
-      if (n == k || n.rfind(std::string(k) + "-instruct", 0) == 0) return c.find_model(id);
-    }
+  const std::vector<std::pair<const char*, const char*>> table = {{"llama 7b", "llama-2-7b"},
+                                                                  {"llama 13b", "llama-2-13b"}};
+  for (const auto& [k, id] : table) {
+    if (n == k) return c.find_model(id);
   }
   return nullptr;
 }
@@ -171,10 +164,15 @@ std::optional<std::pair<WeightFormat, KvFormat>> formats(const ServingRow& r) {
   // KV cache too (their hf_quant_config.json sets kv_cache_quant_algo FP8).
   const bool fp8_kv = contains(r.notes, "kv cache fp8") || contains(r.notes, "fp8 kv cache") ||
                       (p == "fp8" && contains(r.notes, "modelopt"));
-  const KvFormat kv = fp8_kv ? KvFormat::fp8 : KvFormat::bf16;
+  KvFormat kv = fp8_kv || contains(p, "fp8 kv cache") ? KvFormat::fp8 : KvFormat::bf16;
   if (p == "fp16" || p == "f16") return std::make_pair(WeightFormat::fp16, kv);
   if (p == "bf16") return std::make_pair(WeightFormat::bf16, kv);
   if (p == "fp8") return std::make_pair(WeightFormat::fp8, kv);
+  // NVIDIA's FP4 checkpoints (TensorRT-LLM's perf tables' "FP4" column, nvidia/*-FP4 ModelOpt
+  // checkpoints) are NVFP4; their KV cache is FP8 where the row says so.
+  if (p == "fp4" || p == "nvfp4" || p.rfind("fp4 weights", 0) == 0)
+    return std::make_pair(WeightFormat::nvfp4, kv);
+  if (p == "mxfp4") return std::make_pair(WeightFormat::mxfp4, kv);
   if (p.rfind("int8 weight-only", 0) == 0) return std::make_pair(WeightFormat::int8, kv);
   if (p.rfind("int4 weight-only", 0) == 0) return std::make_pair(WeightFormat::int4, kv);
   return std::nullopt;
@@ -279,7 +277,7 @@ std::string resolve(const Catalog& c, const ServingAssumptions& a, const Serving
   auto f = formats(r);
   if (!f)
     return "precision '" + r.precision +
-           "' is not a gpuplan weight format (bf16, fp16, fp8, int8, int4)";
+           "' is not a gpuplan weight format (bf16, fp16, fp8, int8, int4, nvfp4, mxfp4)";
   const auto i = number(r.input_len);
   auto o = number(r.output_len);
   if (!o && r.metric == "decode_tokens_per_s_batch1")

@@ -1,6 +1,6 @@
-// The cluster a run uses (GPUs, their links inside a node and between nodes) and the collectives
-// over it: ring all-reduce and all-gather times, NCCL's ring latency, the data-parallel group's
-// reach and bandwidth.
+// The cluster a run uses (GPUs, their links inside an NVLink domain and between domains) and the
+// collectives over it: ring all-reduce and all-gather times, NCCL's ring latency, where the
+// tensor- and data-parallel groups reach and their bandwidth.
 #include <algorithm>
 #include <cmath>
 
@@ -52,6 +52,12 @@ Result<Cluster> single_node_cluster(const Gpu& gpu, int count) {
 
 Result<Cluster> instance_cluster(const Instance& instance, const Gpu& gpu, int nodes) {
   if (nodes < 1 || nodes > 4096) return invalid("node count must be between 1 and 4096");
+  if (nodes % instance.min_hosts != 0) {
+    return invalid("instance '" + instance.id + "' is sold only as whole NVLink domains of " +
+                   std::to_string(instance.min_hosts) + " hosts (" +
+                   std::to_string(instance.domain_gpus()) + " GPUs): use " +
+                   std::to_string(instance.min_hosts) + " nodes or a multiple");
+  }
   auto c = single_node_cluster(gpu, instance.gpu_count);
   if (!c.ok()) return c;
   Cluster out = c.value();
@@ -64,14 +70,16 @@ Result<Cluster> instance_cluster(const Instance& instance, const Gpu& gpu, int n
   } else if (!instance.gpu_interconnect.empty() && gpu.nvlink_bandwidth_bytes_per_s > 0) {
     out.link = instance.gpu_interconnect;
     out.intra_node_busbw_bytes_per_s = gpu.nvlink_bandwidth_bytes_per_s / 2;
+    out.gpus_per_domain = instance.domain_gpus();  // NVLink reaches across the domain's hosts
   } else if (instance.gpu_interconnect.empty() && instance.gpu_count > 1) {
     // Not sourced for this instance: assume the slower PCIe path rather than NVLink.
     out.link = "pcie";
     out.intra_node_busbw_bytes_per_s = pcie_x16_bytes_per_s(gpu.pcie_gen > 0 ? gpu.pcie_gen : 3);
   }
-  if (nodes > 1 && out.inter_node_bytes_per_s <= 0) {
+  if (out.domains() > 1 && out.inter_node_bytes_per_s <= 0) {
     return invalid("instance '" + instance.id +
-                   "' has no sourced network bandwidth; multi-node runs cannot be timed");
+                   "' has no sourced network bandwidth; runs across NVLink domains (" +
+                   std::to_string(out.domain_gpus()) + " GPUs each) cannot be timed");
   }
   return out;
 }
@@ -84,6 +92,14 @@ Links training::links_for(const Cluster& cluster, const Efficiencies& eff) {
                 : cluster.intra_node_busbw_bytes_per_s * link_eff;
   l.inter = eff.measured_inter_busbw_bytes_per_s > 0 ? eff.measured_inter_busbw_bytes_per_s
                                                      : cluster.inter_node_bytes_per_s * eff.network;
+  // A collective between domains runs each domain's share through every NIC of its hosts (each
+  // GPU's shard over its own NIC), so a domain of h hosts crosses at h hosts' network; the
+  // smallest domain (the last, when the hosts do not fill it) bounds the ring. A measured
+  // cross-node bus bandwidth is already the whole collective's.
+  const int hpd = cluster.hosts_per_domain();
+  const int smallest = cluster.nodes % hpd == 0 ? hpd : std::min(hpd, cluster.nodes % hpd);
+  l.inter_domain =
+      eff.measured_inter_busbw_bytes_per_s > 0 ? l.inter : l.inter * std::max(smallest, 1);
   return l;
 }
 
@@ -96,29 +112,45 @@ double training::allgather_s(double bytes, double n, double busbw) {
   return allreduce_s(bytes, n, busbw) / 2;
 }
 
-// Latency of one ring all-gather or reduce-scatter over `ranks` GPUs on `nodes` nodes, as NCCL's
-// tuner models it (src/graph/tuning.cc): a base, then ranks - 1 ring steps, nodes - 1 of them
-// over the network and the rest over the node's own links.
-double training::ring_latency_s(double ranks, double nodes, const Cluster& cluster,
+// Latency of one ring all-gather or reduce-scatter over `ranks` GPUs in `domains` NVLink domains,
+// as NCCL's tuner models it (src/graph/tuning.cc): a base, then ranks - 1 ring steps, domains - 1
+// of them over the network and the rest over NVLink (or PCIe inside a PCIe host).
+double training::ring_latency_s(double ranks, double domains, const Cluster& cluster,
                                 const Efficiencies& eff) {
   if (ranks <= 1) return 0;
   const Efficiencies::RingLatency& c = eff.nccl_ring;
   const double intra_hop = cluster.link == "pcie" ? c.pcie_hop_s : c.nvlink_hop_s;
-  const double network_steps = std::max(nodes, 1.0) - 1;
+  const double network_steps = std::max(domains, 1.0) - 1;
   return c.base_s + (ranks - 1 - network_steps) * intra_hop + network_steps * c.network_hop_s;
 }
 
-// The nodes a data-parallel group spans: its ranks, each beside its tensor-parallel peers.
-double training::dp_group_nodes(const Setup& setup, const Cluster& cluster) {
-  const int gpus = setup.dp * setup.tp;
-  return gpus > cluster.gpus_per_node ? std::ceil(static_cast<double>(gpus) / cluster.gpus_per_node)
-                                      : 1;
+// Whether every tensor-parallel group lies inside one NVLink domain. Groups are `tp` consecutive
+// ranks and ranks fill domains in order, so a group larger than a domain, or one that straddles a
+// domain boundary (domain size not a multiple of tp, more than one domain), crosses the network.
+bool training::tp_in_domain(const Setup& setup, const Cluster& cluster) {
+  const int domain = cluster.domain_gpus();
+  if (setup.tp > domain) return false;
+  return cluster.domains() == 1 || domain % setup.tp == 0;
 }
 
-// The data-parallel group's bus bandwidth: a group that spans nodes shares each node's network
-// with the tensor-parallel groups.
+// The tensor-parallel all-reduce's bus bandwidth: NVLink inside a domain; a group that crosses the
+// network shares its host's NICs with the host's other tensor-parallel ranks.
+double training::tp_busbw(const Setup& setup, const Cluster& cluster, const Links& l) {
+  return tp_in_domain(setup, cluster) ? l.intra : l.inter / setup.tp;
+}
+
+// The NVLink domains a data-parallel group spans: its ranks, each beside its tensor-parallel peers.
+double training::dp_group_domains(const Setup& setup, const Cluster& cluster) {
+  const int gpus = setup.dp * setup.tp;
+  const int domain = cluster.domain_gpus();
+  return gpus > domain ? std::ceil(static_cast<double>(gpus) / domain) : 1;
+}
+
+// The data-parallel group's bus bandwidth: inside one domain, NVLink; across domains, the smaller
+// of NVLink and the domain's network, which the tp data-parallel groups of the domain share.
 double training::dp_busbw(const Setup& setup, const Cluster& cluster, const Links& l) {
-  return dp_group_nodes(setup, cluster) > 1 ? std::min(l.intra, l.inter / setup.tp) : l.intra;
+  return dp_group_domains(setup, cluster) > 1 ? std::min(l.intra, l.inter_domain / setup.tp)
+                                              : l.intra;
 }
 
 }  // namespace gpuplan

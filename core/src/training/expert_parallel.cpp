@@ -97,17 +97,18 @@ void add_expert_ops(WorkProfile& w, const MoeShape& m, bool gated, double h, dou
 // tp-ep-dp-pp (parallel_state.py: expert_decoder_rank_generator), so a group's ranks sit etp
 // apart on consecutive GPUs.
 double ranks_per_domain(int ep, int etp, const Cluster& cluster) {
-  const int domain = cluster.gpus_per_node;  // the NVLink domain is the node here
+  const int domain = cluster.domain_gpus();  // a host, or several over NVLink (NVL72)
   return std::min<double>(ep, std::max(1, domain / std::max(etp, 1)));
 }
 
 // One all-to-all in which every rank of `ep` sends `bytes` (and receives as many), `per_domain` of
 // them in its NVLink domain: its peers there over NVLink, the others over the network, at once;
 // NCCL's busbw convention for all-to-all counts (n-1)/n of the bytes (nccl-tests
-// doc/PERFORMANCE.md). DeepEP sends a token over the network once per remote node holding any of
-// its k experts: of g nodes, a given remote one holds none of k uniformly routed experts with
-// probability (1 - 1/g)^k. It lands on the GPU of the same local index there, which forwards the
-// copies meant for its (per_domain - 1) of per_domain peers over NVLink.
+// doc/PERFORMANCE.md). DeepEP sends a token over the network once per remote NVLink domain (a node
+// in its README) holding any of its k experts: of g domains, a given remote one holds none of k
+// uniformly routed experts with probability (1 - 1/g)^k. It lands on the GPU of the same local
+// index there, which forwards the copies meant for its (per_domain - 1) of per_domain peers over
+// NVLink.
 double alltoall_s(double bytes, double ep, double per_domain, double top_k, MoeDispatcher d,
                   const Links& l, double network_per_gpu, double latency_s) {
   double nvlink = bytes * (per_domain - 1) / ep;
@@ -169,15 +170,15 @@ GradientShards gradient_shards(const Setup& setup, const Estimate& e) {
   return g;
 }
 
-// The expert-data-parallel ring: its ranks sit ep x etp apart, so it leaves the node once the
-// dp x tp ranks do, and then shares the node's network with the other min(gpus per node, ep x
-// etp) rings of the node.
+// The expert-data-parallel ring: its ranks sit ep x etp apart, so it leaves the NVLink domain once
+// the dp x tp ranks do, and then shares the domain's network (all its hosts' NICs) with the other
+// min(GPUs per domain, ep x etp) rings of the domain.
 double expert_grad_allreduce_s(const GradientShards& g, double bytes_per_param, const Setup& setup,
                                const Cluster& cluster, const Links& l) {
   if (g.experts <= 0 || g.expert_dp <= 1) return 0;
-  const bool spans = int64_t{setup.dp} * setup.tp > cluster.gpus_per_node;
-  const double rings = std::min(cluster.gpus_per_node, g.expert_stride);
-  const double bw = spans ? std::min(l.intra, l.inter / rings) : l.intra;
+  const bool spans = int64_t{setup.dp} * setup.tp > cluster.domain_gpus();
+  const double rings = std::min(cluster.domain_gpus(), g.expert_stride);
+  const double bw = spans ? std::min(l.intra, l.inter_domain / rings) : l.intra;
   return allreduce_s(g.experts * bytes_per_param, g.expert_dp, bw);
 }
 
@@ -195,7 +196,7 @@ void expert_comm(const Setup& setup, const Estimate& e, const WorkProfile& work,
   // The busiest rank receives (and in the combine sends) rank_load times an even share.
   const double a2a = alltoall_s(t.dispatch_bytes_per_sample * mb * t.rank_load, t.ep, per_domain,
                                 t.top_k, t.dispatcher, l, network_per_gpu, latency);
-  const double etp_bw = t.etp <= cluster.gpus_per_node ? l.intra : l.inter / t.etp;
+  const double etp_bw = t.etp <= cluster.domain_gpus() ? l.intra : l.inter / t.etp;
   const double gather =
       allgather_s(t.etp_gather_bytes_per_sample * mb * t.rank_load, t.etp, etp_bw);
   // Per micro-batch on one pipeline stage: dispatch and combine (with the gather and the

@@ -33,10 +33,13 @@ struct Rates {
 Result<Rates> rates_for(const Model& model, const Setup& setup, const Gpu& gpu,
                         const Efficiencies& eff);
 
-// Bus bandwidths a collective reaches inside a node and between nodes.
+// Bus bandwidths a collective reaches inside an NVLink domain, from one host to the network, and
+// from one domain to the network (all its hosts' NICs; equal to `inter` when the host is the
+// domain).
 struct Links {
   double intra = 0;
   double inter = 0;
+  double inter_domain = 0;
 };
 
 Links links_for(const Cluster& cluster, const Efficiencies& eff);
@@ -45,10 +48,15 @@ Links links_for(const Cluster& cluster, const Efficiencies& eff);
 // reduce-scatter) moves half of it.
 double allreduce_s(double bytes, double n, double busbw);
 double allgather_s(double bytes, double n, double busbw);
-// NCCL's ring latency of one all-gather or reduce-scatter over `ranks` GPUs on `nodes` nodes.
-double ring_latency_s(double ranks, double nodes, const Cluster& cluster, const Efficiencies& eff);
-// The nodes a data-parallel group spans, and its bus bandwidth.
-double dp_group_nodes(const Setup& setup, const Cluster& cluster);
+// NCCL's ring latency of one all-gather or reduce-scatter over `ranks` GPUs in `domains` NVLink
+// domains.
+double ring_latency_s(double ranks, double domains, const Cluster& cluster,
+                      const Efficiencies& eff);
+// Whether each tensor-parallel group lies inside one NVLink domain, and its bus bandwidth.
+bool tp_in_domain(const Setup& setup, const Cluster& cluster);
+double tp_busbw(const Setup& setup, const Cluster& cluster, const Links& l);
+// The NVLink domains a data-parallel group spans, and its bus bandwidth.
+double dp_group_domains(const Setup& setup, const Cluster& cluster);
 double dp_busbw(const Setup& setup, const Cluster& cluster, const Links& l);
 
 // Mixture of experts under expert parallelism (expert_parallel.cpp).

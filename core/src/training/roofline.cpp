@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "gpuplan/precision.h"
 #include "gpuplan/timing.h"
 #include "training/internal.h"
 
@@ -13,35 +14,42 @@ using training::invalid;
 using training::Rates;
 using training::rates_for;
 
-// The catalog key of the tensor-core units a precision's matmuls run on.
+// The catalog key of the tensor-core units a precision's matmuls run on (precision.h).
 const char* matmul_precision_key(Precision precision) {
-  switch (precision) {
-    case Precision::fp32:
-      return "fp32";
-    case Precision::tf32:
-      return "tf32";
-    case Precision::fp16:
-    case Precision::amp_fp16:
-    case Precision::mixed_fp16:
-      return "fp16";
-    case Precision::bf16:
-    case Precision::amp_bf16:
-    case Precision::mixed_bf16:
-      return "bf16";
-    case Precision::fp8:
-      return "fp8";
-  }
-  return "fp32";
+  return precision_bytes(precision).rate_key;
 }
+
+// Block-scaled MMA (MXFP8, NVFP4: the scale applied inside the tensor core) is a feature of
+// NVIDIA's fifth-generation tensor cores, Blackwell's (TE docs: MXFP8 and NVFP4 need SM 10.0 /
+// 10.3 for training); a GPU with an FP4 peak has them too.
+bool has_block_scaled_mma(const Gpu& gpu) {
+  return gpu.peak_dense_flops_per_s.count("fp4") > 0 || gpu.architecture.rfind("Blackwell", 0) == 0;
+}
+
+namespace {
+
+Error missing_peak(const Gpu& gpu, Precision precision, const char* key) {
+  const std::string recipe = precision_name(precision);
+  if (precision == Precision::nvfp4 && !has_block_scaled_mma(gpu)) {
+    return invalid("GPU '" + gpu.id +
+                   "' has no FP4 tensor cores; nvfp4 needs Blackwell (sm_100 or later): choose "
+                   "fp8 or another GPU");
+  }
+  return invalid("GPU '" + gpu.id + "' has no sourced dense " + key + " peak (it may not support " +
+                 recipe + "); choose another precision or GPU");
+}
+
+}  // namespace
 
 Result<double> dense_peak_flop_per_s(const Gpu& gpu, Precision precision) {
   const char* key = matmul_precision_key(precision);
-  auto it = gpu.peak_dense_flops_per_s.find(key);
-  if (it == gpu.peak_dense_flops_per_s.end()) {
-    return invalid("GPU '" + gpu.id + "' has no sourced dense " + key +
-                   " peak (it may not support " + precision_name(precision) +
-                   "); choose another precision or GPU");
+  if (precision == Precision::mxfp8 && !has_block_scaled_mma(gpu)) {
+    return invalid("GPU '" + gpu.id +
+                   "' has no block-scaled (MX) FP8 tensor cores; mxfp8 needs Blackwell (sm_100 "
+                   "or later): choose fp8 or fp8-blockwise, or another GPU");
   }
+  auto it = gpu.peak_dense_flops_per_s.find(key);
+  if (it == gpu.peak_dense_flops_per_s.end()) return missing_peak(gpu, precision, key);
   return it->second;
 }
 
@@ -119,7 +127,8 @@ Result<Rates> training::rates_for(const Model& model, const Setup& setup, const 
   r.compiled = setup.compile;
   r.compute16 = r.compute;
   r.peak16 = r.peak;
-  if (setup.precision == Precision::fp8) {
+  // Transformer Engine's recipes leave attention and the LM head in bf16.
+  if (is_low_precision(setup.precision)) {
     auto bf16 = dense_peak_flop_per_s(gpu, Precision::bf16);
     if (!bf16.ok()) return bf16.error();
     r.peak16 = bf16.value();
@@ -144,21 +153,25 @@ double quantisation_efficiency(const OpClass& op, const Rates& r, const Efficien
 
 // GPU time of one class of kernels, forward or backward: the larger of its FLOPs at the rate
 // its units reach and its bytes at memory bandwidth, plus a gap per kernel.
+// `low_share`: the share of an `fp8` class's FLOPs at the low-precision rate (WorkProfile).
 double op_time_s(const OpClass& op, const Rates& r, const Efficiencies& eff, double batch,
-                 bool backward, double model_backward_ratio) {
+                 bool backward, double model_backward_ratio, double low_share) {
+  if (backward && op.forward_only) return 0;
   const double ratio = !backward                     ? 1.0
                        : op.backward_flops_ratio > 0 ? op.backward_flops_ratio
                                                      : model_backward_ratio;
   const double flops = op.flops_per_sample * batch * ratio;
-  const double compute = op.fp8 ? r.compute : r.compute16;
-  double rate = compute;
+  const double share = op.fp8 ? low_share : 0.0;
+  // Seconds per FLOP: the share at the recipe's rate, the rest at the 16-bit one.
+  double per_flop = share / r.compute + (1 - share) / r.compute16;
   if (op.kind == WorkKind::attention) {
-    rate = (op.fp8 ? r.peak : r.peak16) * (backward ? r.attention.backward : r.attention.forward);
+    const double of_peak = backward ? r.attention.backward : r.attention.forward;
+    per_flop = share / (r.peak * of_peak) + (1 - share) / (r.peak16 * of_peak);
   } else if (op.kind == WorkKind::matmul) {
-    rate = compute * quantisation_efficiency(op, r, eff, batch);
+    per_flop /= quantisation_efficiency(op, r, eff, batch);
   }
   const double traffic = backward ? 2.0 : 1.0;  // gradients in and out
-  const double c = flops > 0 ? flops / rate : 0.0;
+  const double c = flops > 0 ? flops * per_flop : 0.0;
   const double bandwidth = op.eager && !r.compiled ? r.eager_memory : r.memory;
   const double m = traffic * (op.bytes_per_sample * batch + op.weight_bytes) / bandwidth;
   return std::max(c, m) + traffic * op.kernels * eff.kernel_overhead_s;
@@ -168,10 +181,17 @@ PassTime roofline(const WorkProfile& work, const Rates& r, const Efficiencies& e
                   double model_backward_ratio) {
   PassTime t;
   double kernels = 0;
+  const double low = work.low_precision_share;
   for (const auto& op : work.ops) {
     if (op.tensor_cores_only && !r.tensor_cores) continue;
-    t.forward_s += op_time_s(op, r, eff, batch, false, model_backward_ratio);
-    t.backward_s += op_time_s(op, r, eff, batch, true, model_backward_ratio);
+    const double fwd = op_time_s(op, r, eff, batch, false, model_backward_ratio, low);
+    const double bwd = op_time_s(op, r, eff, batch, true, model_backward_ratio, low);
+    if (op.once_per_step) {
+      t.per_step_s += fwd + bwd;
+      continue;
+    }
+    t.forward_s += fwd;
+    t.backward_s += bwd;
     kernels += op.kernels;
   }
   // Small batches are bound by the host enqueuing kernels, not by the GPU running them; the

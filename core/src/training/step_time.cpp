@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "gpuplan/precision.h"
 #include "gpuplan/timing.h"
 #include "training/internal.h"
 
@@ -22,23 +23,6 @@ Result<StepTime> estimate_step_time(const Model& model, const Setup& setup, cons
 }
 
 namespace {
-
-// Bytes per element of the weights a forward pass reads and of the gradients reduced.
-double compute_weight_bytes(Precision p) {
-  switch (p) {
-    case Precision::fp32:
-    case Precision::tf32:
-    case Precision::amp_fp16:
-    case Precision::amp_bf16:
-      return 4;
-    default:
-      return 2;
-  }
-}
-double grad_reduce_bytes(const Setup& s) {
-  if (is_mixed(s.precision)) return s.grad_reduce == GradReduce::bf16 ? 2 : 4;
-  return s.precision == Precision::fp16 || s.precision == Precision::bf16 ? 2 : 4;
-}
 
 void infer_time(const Setup& setup, const Estimate& e, const WorkProfile& work, const Rates& r,
                 const Efficiencies& eff, double forward_s, int total_gpus, StepTime& st) {
@@ -59,11 +43,11 @@ void infer_time(const Setup& setup, const Estimate& e, const WorkProfile& work, 
 }
 
 // Megatron tensor parallelism: 2 all-reduces per block forward, 2 backward (+2 when the block
-// is recomputed), inside a node when tp fits there.
+// is recomputed), over NVLink when each group lies inside one NVLink domain.
 double tp_comm_s(const Setup& setup, const Estimate& e, const WorkProfile& work,
                  const Cluster& cluster, const Links& l) {
   if (setup.tp <= 1) return 0;
-  const double tp_bw = setup.tp <= cluster.gpus_per_node ? l.intra : l.inter / setup.tp;
+  const double tp_bw = tp_busbw(setup, cluster, l);
   const double per_fwd =
       allreduce_s(work.tp_allreduce_bytes_per_sample * static_cast<double>(e.micro_batch), setup.tp,
                   tp_bw) /
@@ -80,7 +64,7 @@ double tp_comm_s(const Setup& setup, const Estimate& e, const WorkProfile& work,
 // 2020, "PyTorch Distributed", sec. 3.2.3 and 4.2).
 void ddp_comm(const Setup& setup, const Estimate& e, const Cluster& cluster, const Links& l,
               StepTime& st) {
-  const double grad_bytes = grad_reduce_bytes(setup);
+  const double grad_bytes = gradient_bytes(setup);
   const double split = static_cast<double>(setup.tp * setup.pp);
   // Routed experts' gradients are reduced over their own (expert-data-parallel) group.
   const GradientShards shards = gradient_shards(setup, e);
@@ -113,12 +97,10 @@ void fsdp_comm(const Setup& setup, const Estimate& e, const WorkProfile& work,
   const double bw = dp_busbw(setup, cluster, l);
   const double layers = std::max(work.layers / setup.pp, 1.0);
   const double latency =
-      (layers + 1) * ring_latency_s(setup.dp, dp_group_nodes(setup, cluster), cluster, eff);
-  const double gather =
-      allgather_s(params * compute_weight_bytes(setup.precision), setup.dp, bw) + latency;
+      (layers + 1) * ring_latency_s(setup.dp, dp_group_domains(setup, cluster), cluster, eff);
+  const double gather = allgather_s(params * gather_bytes(setup), setup.dp, bw) + latency;
   const double reduce =
-      allgather_s((shards.dense + shards.experts) * grad_reduce_bytes(setup), setup.dp, bw) +
-      latency;
+      allgather_s((shards.dense + shards.experts) * gradient_bytes(setup), setup.dp, bw) + latency;
   const double rec_ratio =
       e.flops.forward_per_step > 0 ? e.flops.recompute_per_step / e.flops.forward_per_step : 0;
   const double fwd = pass.forward_s / setup.pp;
@@ -165,21 +147,24 @@ double optimizer_s(const Setup& setup, const Estimate& e, const Rates& r, const 
   const bool sharded = setup.zero_stage >= 1;
   const double n =
       shards.dense / (sharded ? setup.dp : 1) + shards.experts / (sharded ? shards.expert_dp : 1);
-  const bool pure16 = setup.precision == Precision::fp16 || setup.precision == Precision::bf16;
-  const double w = pure16 ? 2 : 4;                      // the parameter the optimizer updates
-  double per_param = 2 * w + grad_reduce_bytes(setup);  // read and write it, read its gradient
+  // The parameter the optimizer updates (the master, or the parameter itself) and its states
+  // (precision.h), each read and written; its gradient read.
+  const PrecisionBytes& pb = precision_bytes(setup.precision);
+  const double w = has_master_weights(setup.precision) ? master_bytes(setup) : pb.param;
+  const double state = state_bytes(setup);
+  double per_param = 2 * w + gradient_bytes(setup);
   switch (setup.optimizer) {
     case Optimizer::sgd:
       break;
     case Optimizer::sgd_momentum:
-      per_param += 2 * w;
+      per_param += 2 * state;
       break;
     case Optimizer::adam:
     case Optimizer::adamw:
-      per_param += 4 * w;
+      per_param += 4 * state;
       break;
     case Optimizer::lamb:
-      per_param += 4 * w + 2 * w;  // Adam's states, then the norms read the weight and update
+      per_param += 4 * state + 2 * w;  // Adam's states, then the norms read the weight and update
       break;
     case Optimizer::adam_8bit:
       per_param += 4;
@@ -188,8 +173,9 @@ double optimizer_s(const Setup& setup, const Estimate& e, const Rates& r, const 
       per_param += 0.1 * w;
       break;
   }
-  // fp8 and mixed recipes write the 16-bit compute copy of each updated fp32 master.
-  if (setup.precision == Precision::fp8 || is_mixed(setup.precision)) per_param += 2;
+  // Recipes with masters write the compute copy of each updated master: 16-bit, or under
+  // --quantized-params the quantised weight (Megatron casts the master shard straight to FP8).
+  if (has_master_weights(setup.precision)) per_param += gather_bytes(setup);
   const double gpu_s = n * per_param / r.memory + 4 * eff.kernel_overhead_s;
   if (setup.optimizer_loop != OptimizerLoop::for_loop) return gpu_s;
   const double tensors = static_cast<double>(e.params.tensors) / setup.pp;
@@ -230,6 +216,8 @@ void train_time(const Model& model, const Setup& setup, const Estimate& e, const
   st.forward_s = pass.forward_s / pp * micro_steps;
   st.backward_s = pass.backward_s / pp * micro_steps;
   st.recompute_s = rec_ratio * st.forward_s;
+  // Work done once per step (cached weight quantisation) runs in the first micro-batch's forward.
+  st.forward_s += pass.per_step_s / pp;
   const double compute_s = st.forward_s + st.backward_s + st.recompute_s;
   // 1F1B pipeline bubble: (p - 1) / m of the ideal time (Narayanan et al. 2021, eq. 1).
   st.pp_bubble_s = pp > 1 ? (pp - 1) / micro_steps * compute_s : 0;

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "gpuplan/expert_parallel.h"
+#include "gpuplan/precision.h"
 #include "gpuplan/timing.h"
 #include "gpuplan/transformer.h"
 #include "training/internal.h"
@@ -11,30 +12,20 @@
 namespace gpuplan {
 namespace {
 
-// Bytes per activation element and per weight element as matmuls read them.
+// Bytes per activation element and per weight element as matmuls read them (precision.h).
 struct ElementBytes {
   double activation;
   double residual;  // norm inputs / residual stream (fp32 under autocast)
-  double weight;    // what the GEMM reads: the 16-bit cast under autocast
+  double weight;    // what the GEMM reads: autocast's 16-bit cast, a recipe's quantised weight
 };
 
-ElementBytes element_bytes(Precision p) {
-  switch (p) {
-    case Precision::fp32:
-    case Precision::tf32:
-      return {4, 4, 4};
-    case Precision::fp16:
-    case Precision::bf16:
-    case Precision::mixed_fp16:
-    case Precision::mixed_bf16:
-      return {2, 2, 2};
-    case Precision::amp_fp16:
-    case Precision::amp_bf16:
-      return {2, 4, 2};
-    case Precision::fp8:
-      return {2, 2, 1};
-  }
-  return {4, 4, 4};
+// `low_share`: the share of the blocks a Transformer Engine recipe quantises (the rest read bf16).
+ElementBytes element_bytes(Precision p, double low_share) {
+  const PrecisionBytes& pb = precision_bytes(p);
+  const double weight = is_low_precision(p)
+                            ? low_share * pb.quantized_weight + (1 - low_share) * pb.param
+                            : pb.quantized_weight;
+  return {pb.activation, pb.norm_input, weight};
 }
 
 // Memory-bound kernels (norms, activations, copies, casts).
@@ -123,14 +114,39 @@ void add_head(WorkProfile& w, const TransformerSpec& s, const Setup& setup, cons
   }
 }
 
+// Transformer Engine quantises each linear layer's input before its forward GEMM and each
+// output gradient before its backward GEMMs, writing both usages (row-wise and column-wise) in
+// one fused kernel per tensor with its amax or block scales (fp8_cast_transpose_fused; the block
+// recipes' quantize_transpose kernels), at HBM rate rather than eager PyTorch's. NVFP4 first reads
+// the tensor once more for its per-tensor amax (nvte_hadamard_transform_amax / nvte_compute_amax
+// in pytorch/csrc/quantizer.cpp at NVIDIA/TransformerEngine@d0067d0d); its 16x16 Hadamard
+// transform of the column-wise copy runs inside the quantise kernel (16 multiply-adds per element:
+// memory-bound). Each weight is quantised in the forward pass only (backward reads the saved
+// copies): once per micro-batch, or once per optimizer step when the framework lets TE cache it
+// (Setup::cache_quantized_weights); under --quantized-params the optimizer writes the quantised
+// weights (step_time.cpp) and no cast runs here. Per-tensor FP8 is timed as delayed scaling,
+// whose amax is fused into the cast; current scaling reads each tensor once more for its amax.
+void add_quantization(WorkProfile& w, const Setup& setup, double inputs, double weights, double L) {
+  const PrecisionBytes& pb = precision_bytes(setup.precision);
+  const double amax = pb.scaling == Scaling::nv_16 ? pb.activation : 0.0;
+  const double share = w.low_precision_share;
+  add(w, "quantize.inputs", 0, L * (pb.activation + amax + 2 * pb.matmul_input) * inputs * share, 0,
+      L * 4);
+  if (setup.quantized_params) return;
+  add(w, "quantize.weights", 0, 0, (pb.param + amax + pb.weight_copy) * weights * share, L * 4);
+  w.ops.back().forward_only = true;
+  w.ops.back().once_per_step = setup.cache_quantized_weights && setup.mode == Mode::train;
+}
+
 WorkProfile transformer_work(const Model& model, const Setup& setup, const Estimate& e) {
   const TransformerSpec s = run_spec(model.transformer, setup, e.resolution);
-  const ElementBytes b = element_bytes(setup.precision);
+  const double L = static_cast<double>(s.layers + s.decoder_layers);
+  const double low_share = low_precision_share(setup, L);
+  const ElementBytes b = element_bytes(setup.precision, low_share);
   const double t = setup.tp;
   const TransformerDims d = transformer_dims(s, e.seq_len);
   const double T = d.t, h = d.h, a = d.a, q = d.q, kv = d.kv, f = d.f, routed = d.routed;
   const double in_mats = s.gated_mlp ? 2.0 : 1.0;
-  const double L = static_cast<double>(s.layers + s.decoder_layers);
   const MoeShape moe = moe_shape(s);
   const double Ld = moe.dense_layers;  // blocks with a dense MLP; MoE blocks in add_moe_ops
   const bool flash = e.attention == "flash";
@@ -141,6 +157,7 @@ WorkProfile transformer_work(const Model& model, const Setup& setup, const Estim
   WorkProfile w;
   w.layers = L;
   w.tokens_per_sample = T;
+  if (is_low_precision(setup.precision)) w.low_precision_share = low_share;
   // Keys per query: the segment, plus Transformer-XL's memory (whose Q, K, V are projected too).
   const double K = attention_keys(s, T);
   // Matmuls of one block (Narayanan et al. 2021 for the FLOPs; bytes are inputs + outputs).
@@ -177,15 +194,12 @@ WorkProfile transformer_work(const Model& model, const Setup& setup, const Estim
   for (auto& op : w.ops) op.eager = op.kind == WorkKind::memory;
   // MoE blocks (their memory-bound kernels say which are eager PyTorch's).
   training::add_moe_ops(w, s, setup, e, b.activation, b.weight);
-  if (setup.precision == Precision::fp8) {
-    // Transformer Engine casts each linear layer's input to fp8 before the matmul, and its output
-    // gradient in backward, and each weight once per micro-batch. In training each cast also
-    // writes the transpose the weight-gradient GEMM reads: read 2 bytes, write 1 + 1, in one
-    // fused CUDA kernel with the amax reduction (fp8_cast_transpose_fused), so at HBM rate rather
-    // than eager PyTorch's.
+  if (is_low_precision(setup.precision)) {
+    // The linear layers' inputs per block (QKV, output projection, MLP in and out), and the
+    // weights of the blocks (the LM head stays in 16 bits).
     const double inputs = K * h + T * q / t + T * h + T * f * routed / t;
     const double weights = training::gemm_params_per_gpu(setup, e);
-    add(w, "fp8.casts", 0, L * 4 * inputs, 4 * weights, L * 4);
+    add_quantization(w, setup, inputs, weights, L);
   }
   // Megatron-LM tensor parallelism: two all-reduces of s*b*h per block in the forward pass; an
   // expert-parallel MoE block exchanges its tokens by all-to-all instead of the second
@@ -201,7 +215,7 @@ Result<WorkProfile> graph_work(const Model& model, const Setup& setup, const Est
   auto costs = model_graph_costs(model, e.resolution, storage);
   if (!costs.ok()) return costs.error();
   const GraphCosts& g = *costs.value();
-  const ElementBytes b = element_bytes(setup.precision);
+  const ElementBytes b = element_bytes(setup.precision, 0);
   WorkProfile w;
   w.layers = 1;
   w.tokens_per_sample =
@@ -263,6 +277,12 @@ Result<WorkProfile> graph_work(const Model& model, const Setup& setup, const Est
     // Autocast casts each conv/linear weight to 16 bits once per forward (its cast cache lives
     // for one autocast region): one kernel each, and the input image once.
     add(w, "autocast.weight_casts", 0, 0, 6 * static_cast<double>(g.params), matmuls + 1);
+  }
+  // Transformer Engine's recipes quantise the linear layers of transformer blocks; a layer
+  // graph's convolutions run in bf16 under them.
+  if (is_low_precision(setup.precision)) {
+    w.low_precision_share = 0;
+    for (auto& op : w.ops) op.fp8 = false;
   }
   return w;
 }

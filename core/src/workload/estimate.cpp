@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "gpuplan/expert_parallel.h"
+#include "gpuplan/precision.h"
 #include "gpuplan/transformer.h"
 
 namespace gpuplan {
@@ -30,52 +31,8 @@ int64_t ceil_div(int64_t a, int64_t b) {
   return (a + b - 1) / b;
 }
 
-// Bytes per stored element for each precision (Micikevicius et al. 2018 for mixed precision;
-// Micikevicius et al. 2022 "FP8 Formats for Deep Learning" for fp8 with 16-bit masters).
-struct PrecisionBytes {
-  double weight;       // bytes per parameter as stored for compute
-  double weight_copy;  // extra per matrix parameter: autocast's 16-bit cast cache, fp8 casts
-  double gradient;
-  double master;      // fp32 master copy held by the optimizer (when weights are not fp32)
-  double state;       // bytes per optimizer state element
-  double activation;  // bytes per saved activation element
-  double norm_input;  // bytes per element of norm inputs (fp32 residual stream under AMP)
-};
-
-PrecisionBytes precision_bytes(Precision p) {
-  switch (p) {
-    case Precision::fp32:
-    case Precision::tf32:
-      return {4, 0, 4, 0, 4, 4, 4};
-    // Pure 16-bit training (model.half()/bfloat16()): optimizer states in the parameter dtype.
-    case Precision::fp16:
-    case Precision::bf16:
-      return {2, 0, 2, 0, 2, 2, 2};
-    // torch.autocast: fp32 parameters and gradients, 16-bit copies of the weights cached for
-    // the forward pass, 16-bit activations except where autocast keeps fp32 (norms, softmax).
-    case Precision::amp_fp16:
-    case Precision::amp_bf16:
-      return {4, 2, 4, 0, 4, 2, 4};
-    // 16-bit compute weights, activations and norm inputs; fp32 master weights and states; fp32
-    // gradients unless reduced in bf16 (see gradient_bytes).
-    case Precision::mixed_fp16:
-    case Precision::mixed_bf16:
-      return {2, 0, 4, 4, 4, 2, 2};
-    // Transformer Engine style: bf16 weights with fp8 casts, fp32 main gradients and masters.
-    case Precision::fp8:
-      return {2, 1, 4, 4, 4, 2, 2};
-  }
-  return {4, 0, 4, 0, 4, 4, 4};
-}
-
 bool is_16bit_activations(Precision p) {
   return precision_bytes(p).activation <= 2;
-}
-
-// Bytes per gradient element as kept (and reduced).
-double gradient_bytes(const Setup& s) {
-  if (is_mixed(s.precision) && s.grad_reduce == GradReduce::bf16) return 2;
-  return precision_bytes(s.precision).gradient;
 }
 
 // Optimizer state elements per trainable parameter (Adafactor handled per matrix).
@@ -120,6 +77,36 @@ bool matches_target(const ParamTensor& t, std::string_view target) {
          module[module.size() - target.size() - 1] == '.';
 }
 
+// The fields that refine a precision recipe (precision.h), each checked against the recipe.
+std::optional<Error> validate_precision_fields(const Setup& s) {
+  const char* recipe = precision_name(s.precision);
+  if (s.grad_reduce != GradReduce::automatic && !has_master_weights(s.precision))
+    return invalid(Msg::est_grad_reduce_recipe, {recipe});
+  if (s.quantized_params && !is_low_precision(s.precision)) {
+    return invalid(std::string("--quantized-params applies to Transformer Engine's recipes (fp8, "
+                               "fp8-blockwise, mxfp8, nvfp4), not ") +
+                   recipe);
+  }
+  for (int n : {s.bf16_first_layers, s.bf16_last_layers}) {
+    if (n < 0 || n > 1'000'000)
+      return invalid("--bf16-first-layers and --bf16-last-layers must be between 0 and 1000000");
+  }
+  const bool adam = s.optimizer == Optimizer::adam || s.optimizer == Optimizer::adamw;
+  if (s.optimizer_state_dtype != StoreDtype::automatic && !adam) {
+    return invalid(std::string("--optimizer-state-dtype applies to adam and adamw (Transformer "
+                               "Engine's FusedAdam), not ") +
+                   optimizer_name(s.optimizer));
+  }
+  if (s.master_dtype == StoreDtype::bf16 || s.master_dtype == StoreDtype::fp8)
+    return invalid("--master-dtype must be fp32 or fp16 (Megatron's --main-params-dtype)");
+  if (s.master_dtype != StoreDtype::automatic && !has_master_weights(s.precision)) {
+    return invalid(std::string("--master-dtype applies to recipes with master weights (mixed-*, "
+                               "fp8, fp8-blockwise, mxfp8, nvfp4), not ") +
+                   recipe);
+  }
+  return std::nullopt;
+}
+
 std::optional<Error> validate_setup(const Setup& s) {
   if (s.dp < 1 || s.dp > kMaxParallel)
     return invalid("--dp must be between 1 and 1000000, got " + std::to_string(s.dp));
@@ -162,9 +149,7 @@ std::optional<Error> validate_setup(const Setup& s) {
     return invalid("--generate must be between 0 and 100000000");
   if (s.sequence_parallel && s.tp == 1) return invalid(Msg::est_sp_needs_tp, {});
   if (s.zero_stage > 0 && s.mode == Mode::infer) return invalid(Msg::est_zero_train_only, {});
-  if (s.grad_reduce != GradReduce::automatic && !is_mixed(s.precision)) {
-    return invalid(Msg::est_grad_reduce_recipe, {precision_name(s.precision)});
-  }
+  if (auto err = validate_precision_fields(s)) return err;
   if (!(s.dropout < 1.0) || std::isnan(s.dropout))
     return invalid("--dropout must be a probability in [0, 1), got " + std::to_string(s.dropout));
   if (s.checkpoint_every < 1 || s.checkpoint_every > 1'000'000) {
@@ -256,6 +241,10 @@ namespace {
 struct Stage {
   double weights_numel = 0;  // parameters on the busiest GPU
   double matrix_numel = 0;   // the part matmuls read (autocast copies)
+  // The blocks' linear-layer weights that a Transformer Engine recipe quantises (precision.h:
+  // the share of blocks not kept in bf16), and the share itself.
+  double quantized_numel = 0;
+  double low_precision_share = 0;
   double trainable_numel = 0;
   double adafactor_elements = 0;
   double activation_bytes = 0;  // all in-flight micro-batches
@@ -344,7 +333,8 @@ void stage_parameters(const TransformerSpec& spec, const Setup& setup,
   const int64_t total_layers = spec.layers + spec.decoder_layers;
   const double layer_share =
       static_cast<double>(ceil_div(total_layers, setup.pp)) / static_cast<double>(total_layers);
-  double first = 0, last = 0, first_matrix = 0, last_matrix = 0, experts = 0, expert_matrix = 0;
+  double first = 0, last = 0, first_matrix = 0, last_matrix = 0, block_matrix = 0, experts = 0,
+         expert_matrix = 0;
   for (const auto& t : tensors) {
     double n = static_cast<double>(t.numel());
     if (t.routed_expert) {
@@ -360,6 +350,7 @@ void stage_parameters(const TransformerSpec& spec, const Setup& setup,
       last += n * layer_share;
       first_matrix += matrix * layer_share;
       last_matrix += matrix * layer_share;
+      block_matrix += matrix * layer_share;
     } else if (t.group == ParamGroup::embedding || setup.pp == 1) {
       first += n;
       first_matrix += matrix;
@@ -376,6 +367,8 @@ void stage_parameters(const TransformerSpec& spec, const Setup& setup,
   }
   st.weights_numel = std::max(first, last);
   st.matrix_numel = first >= last ? first_matrix : last_matrix;
+  st.low_precision_share = low_precision_share(setup, static_cast<double>(total_layers));
+  st.quantized_numel = block_matrix * st.low_precision_share;
   st.trainable_numel = setup.lora_rank > 0
                            ? static_cast<double>(lora_params) * layer_share / setup.tp
                            : st.weights_numel;
@@ -449,7 +442,7 @@ void training_activations(const TransformerSpec& spec, const Setup& setup, Layer
                           AttentionImpl impl, Estimate& e, Stage& st) {
   const bool before_1_11 = setup.torch_release == TorchRelease::v1_10_or_earlier;
   if (before_1_11) la.attention_scores_bytes += la.softmax_input_bytes;
-  const PrecisionBytes pb = precision_bytes(setup.precision);
+  const PrecisionBytes& pb = precision_bytes(setup.precision);
   const double h = static_cast<double>(spec.hidden), t = e.flops.tokens_per_sample;
   const double mb = static_cast<double>(e.micro_batch);
   const double layers_stage =
@@ -493,7 +486,7 @@ void training_activations(const TransformerSpec& spec, const Setup& setup, Layer
 // al. 2022, sec. 2; MLA's latent; windowed blocks at most their window).
 void inference_activations(const TransformerSpec& spec, const Setup& setup, AttentionImpl impl,
                            const Estimate& e, Stage& st) {
-  const PrecisionBytes pb = precision_bytes(setup.precision);
+  const PrecisionBytes& pb = precision_bytes(setup.precision);
   const double h = static_cast<double>(spec.hidden), t = e.flops.tokens_per_sample;
   const TransformerDims d = transformer_dims(spec, e.seq_len);
   const double mb = static_cast<double>(e.micro_batch), ffn = d.mlp_active();
@@ -610,10 +603,15 @@ std::optional<Error> transformer_workload(const Model& model, const Setup& setup
     e.notes.push_back("--memory-format applies to convolutions; transformer '" + model.id +
                       "' ignores it");
   }
-  const PrecisionBytes pb = precision_bytes(setup.precision);
+  const PrecisionBytes& pb = precision_bytes(setup.precision);
   if (setup.mode == Mode::train) {
     LayerActivations la =
         transformer_layer_activations(run, e.seq_len, pb.activation, pb.norm_input, impl.value());
+    // Transformer Engine saves each linear layer's input column-wise quantised, in the blocks
+    // it quantises (Setup::bf16_first_layers / bf16_last_layers stay bf16).
+    const double saved = (1 - pb.matmul_input / pb.activation) * st.low_precision_share;
+    la.linear_bytes -= la.matmul_input_bytes * saved;
+    la.replicated_bytes -= la.matmul_input_replicated_bytes * saved;
     if (e.moe) routed_activations(*e.moe, la);
     training_activations(model.transformer, setup, la, impl.value(), e, st);
     if (e.moe) dispatch_buffers(model.transformer, setup, pb.activation, e, st);
@@ -621,7 +619,7 @@ std::optional<Error> transformer_workload(const Model& model, const Setup& setup
     inference_activations(model.transformer, setup, impl.value(), e, st);
   }
   inference_flops(model.transformer, setup, e);
-  st.decode_weight_bytes = st.weights_numel * pb.weight;
+  st.decode_weight_bytes = st.weights_numel * pb.param;
   return std::nullopt;
 }
 
@@ -636,7 +634,12 @@ std::optional<Error> graph_workload(const Model& model, const Setup& setup, Esti
   if (auto err = dense_model_moe_settings(setup, model.id)) return err;
   e.resolution = setup.resolution != 0 ? setup.resolution : model.default_resolution;
   if (e.resolution <= 0) return invalid(Msg::est_resolution_required, {model.id});
-  const PrecisionBytes pb = precision_bytes(setup.precision);
+  const PrecisionBytes& pb = precision_bytes(setup.precision);
+  if (is_low_precision(setup.precision)) {
+    e.notes.push_back(std::string("Transformer Engine's ") + precision_name(setup.precision) +
+                      " quantises the linear layers of transformer blocks; layer-graph model '" +
+                      model.id + "' runs in bf16 under it");
+  }
   e.memory_format = setup.memory_format == MemoryFormat::channels_last ? "channels-last"
                     : setup.memory_format == MemoryFormat::nchw        ? "nchw"
                     : is_16bit_activations(setup.precision)            ? "channels-last"
@@ -673,7 +676,7 @@ std::optional<Error> graph_workload(const Model& model, const Setup& setup, Esti
   }
   st.largest_transient_bytes = 2.0 * largest;
   e.flops.prefill = e.flops.forward_per_sample * static_cast<double>(e.global_batch);
-  st.decode_weight_bytes = st.weights_numel * pb.weight;
+  st.decode_weight_bytes = st.weights_numel * pb.param;
   return std::nullopt;
 }
 
@@ -698,40 +701,74 @@ double optimizer_state_bytes(const Setup& setup, const Stage& st) {
     return (setup.lora_rank > 0 ? trainable : st.adafactor_elements) * 4.0;
   if (setup.optimizer == Optimizer::adam_8bit)
     return trainable * 2.0;  // two uint8 states; block scales negligible
-  return trainable * optimizer_states(setup.optimizer) * precision_bytes(setup.precision).state;
+  return trainable * optimizer_states(setup.optimizer) * state_bytes(setup);
+}
+
+// Transformer Engine's quantised weights (precision.h) in training: both usages of each block
+// weight it quantises. With the weight cache every layer keeps its copy for the whole step.
+// Without it each layer's forward saves its copy for its backward (pytorch/module/linear.py saves
+// weightmat), one per micro-batch in flight (1F1B: up to pp on the first stage), except in blocks
+// whose forward runs under activation checkpointing, which saves nothing: those quantise again
+// when they are recomputed, one block at a time. FSDP reshards the bf16 parameter after the
+// forward, but TE's copy is its own tensor: whole, not sharded. Under --quantized-params the
+// quantised tensor is the parameter itself (model_state_memory).
+double te_weight_copies(const Setup& setup, const Stage& st, double micro_steps, double layers) {
+  if (setup.mode != Mode::train || setup.quantized_params) return 0;
+  const double copies = st.quantized_numel * precision_bytes(setup.precision).weight_copy;
+  if (setup.cache_quantized_weights) return copies;
+  const double in_flight = std::min<double>(setup.pp, std::max(micro_steps, 1.0));
+  const double per_block = copies / std::max(layers, 1.0);
+  if (setup.checkpointing == Checkpointing::full) return per_block;
+  if (setup.checkpointing == Checkpointing::every_k_layers) {
+    const double rebuilt = std::floor(layers / setup.checkpoint_every);
+    return per_block * ((layers - rebuilt) * in_flight + (rebuilt > 0 ? 1 : 0));
+  }
+  return copies * in_flight;
 }
 
 // Weights, gradients and optimizer states of one GPU. ZeRO shards optimizer states (stage 1),
 // gradients (2) and parameters (3) across data-parallel ranks (Rajbhandari et al. 2020, fig. 1).
-void model_state_memory(const Model& model, const Setup& setup, const Stage& st, MemoryBytes& m) {
-  const PrecisionBytes pb = precision_bytes(setup.precision);
+void model_state_memory(const Model& model, const Setup& setup, const Stage& st, double micro_steps,
+                        MemoryBytes& m) {
+  const PrecisionBytes& pb = precision_bytes(setup.precision);
   const double dp = setup.dp;
   // QLoRA: NF4 base weights with double quantisation, 4 + 0.127 bits per parameter (Dettmers et
   // al. 2023, sec. 3); LoRA adapters at the compute precision.
-  const double weight_bytes = setup.qlora ? (4.0 + 0.127) / 8.0 : pb.weight;
-  m.weights = st.weights_numel * weight_bytes + st.matrix_numel * pb.weight_copy;
-  if (setup.lora_rank > 0) m.weights += st.trainable_numel * pb.weight;
+  const double weight_bytes = setup.qlora ? (4.0 + 0.127) / 8.0 : pb.param;
+  m.weights = st.weights_numel * weight_bytes;
+  // Autocast's cast cache: a 16-bit copy of every matmul weight.
+  if (is_autocast(setup.precision)) m.weights += st.matrix_numel * pb.weight_copy;
+  // --quantized-params: the quantised block weights (both usages in training, the row-wise one
+  // in inference) replace their bf16 parameters.
+  if (setup.quantized_params) {
+    const double quantized = setup.mode == Mode::train ? pb.weight_copy : pb.quantized_weight;
+    m.weights += st.quantized_numel * (quantized - weight_bytes);
+  }
+  if (setup.lora_rank > 0) m.weights += st.trainable_numel * pb.param;
   if (setup.mode != Mode::train) return;
   m.gradients = st.trainable_numel * gradient_bytes(setup);
   const double states = optimizer_state_bytes(setup, st);
-  m.optimizer = states + st.trainable_numel * pb.master;
+  m.optimizer = states + st.trainable_numel * master_bytes(setup);
   const bool fsdp = setup.zero_stage >= 3 && dp > 1;
-  if (fsdp && is_mixed(setup.precision) && setup.lora_rank == 0) {
+  if (fsdp && has_master_weights(setup.precision) && setup.lora_rank == 0) {
     // FSDP MixedPrecision keeps only the sharded fp32 parameters (they are the masters) and
     // casts them to 16 bits as it all-gathers (Zhao et al. 2023, "PyTorch FSDP", sec. 4.4).
-    m.weights = st.weights_numel * pb.master;
+    m.weights = st.weights_numel * master_bytes(setup);
     m.optimizer = states;
   }
   if (setup.zero_stage >= 1) m.optimizer /= dp;
   if (setup.zero_stage >= 2) m.gradients /= dp;
   if (setup.zero_stage >= 3) m.weights /= dp;
+  const double layers_stage = static_cast<double>(
+      ceil_div(model.transformer.layers + model.transformer.decoder_layers, setup.pp));
+  m.weights += te_weight_copies(setup, st, micro_steps, layers_stage);
   if (fsdp && model.kind == ModelKind::transformer) {
     // While a block computes, FSDP holds its gathered 16-bit (or fp32) parameters and the next
     // block's, prefetched; in backward also the block's unsharded gradients until they are
     // reduce-scattered (FSDP backward_prefetch BACKWARD_PRE).
     const int64_t total_layers = model.transformer.layers + model.transformer.decoder_layers;
     const double layer = st.weights_numel / static_cast<double>(std::max<int64_t>(total_layers, 1));
-    m.weights += 2 * layer * pb.weight;
+    m.weights += 2 * layer * gather_bytes(setup);
     m.gradients += layer * gradient_bytes(setup);
   }
   // DDP without ZeRO keeps gradient buckets beside the gradients (PyTorch DDP,
@@ -747,6 +784,7 @@ Stage dense_part(const Stage& st) {
   d.weights_numel -= st.expert_numel;
   d.matrix_numel -= st.expert_matrix_numel;
   d.trainable_numel -= st.expert_trainable_numel;
+  d.quantized_numel -= st.expert_matrix_numel * st.low_precision_share;
   d.adafactor_elements *= 1 - share;
   return d;
 }
@@ -758,12 +796,14 @@ void add_expert_states(const Model& model, const Setup& setup, const Stage& st, 
   x.weights_numel = st.expert_numel;
   x.matrix_numel = st.expert_matrix_numel;
   x.trainable_numel = st.expert_trainable_numel;
+  x.quantized_numel = st.expert_matrix_numel * st.low_precision_share;
+  x.low_precision_share = st.low_precision_share;
   x.adafactor_elements =
       st.weights_numel > 0 ? st.adafactor_elements * st.expert_numel / st.weights_numel : 0.0;
   Setup expert_setup = setup;
   expert_setup.dp = st.expert_dp;
   MemoryBytes m;
-  model_state_memory(model, expert_setup, x, m);
+  model_state_memory(model, expert_setup, x, static_cast<double>(e.grad_accum_steps), m);
   e.memory.weights += m.weights;
   e.memory.gradients += m.gradients;
   e.memory.optimizer += m.optimizer;
@@ -785,7 +825,7 @@ Result<Estimate> estimate(const Model& model, const Setup& setup) {
   if (err) return *err;
   step_flops(model, setup, e);
   MemoryBytes& m = e.memory;
-  model_state_memory(model, setup, dense_part(st), m);
+  model_state_memory(model, setup, dense_part(st), static_cast<double>(e.grad_accum_steps), m);
   if (st.expert_numel > 0) add_expert_states(model, setup, st, e);
   const MemoryAssumptions& a = setup.assumptions;
   m.activations = st.activation_bytes;

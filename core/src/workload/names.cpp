@@ -25,7 +25,7 @@ std::optional<E> parse_of(const std::array<std::pair<E, const char*>, N>& table,
   return std::nullopt;
 }
 
-constexpr std::array<std::pair<Precision, const char*>, 9> kPrecisions{{
+constexpr std::array<std::pair<Precision, const char*>, 12> kPrecisions{{
     {Precision::fp32, "fp32"},
     {Precision::tf32, "tf32"},
     {Precision::fp16, "fp16"},
@@ -35,6 +35,16 @@ constexpr std::array<std::pair<Precision, const char*>, 9> kPrecisions{{
     {Precision::fp8, "fp8"},
     {Precision::mixed_fp16, "mixed-fp16"},
     {Precision::mixed_bf16, "mixed-bf16"},
+    {Precision::fp8_blockwise, "fp8-blockwise"},
+    {Precision::mxfp8, "mxfp8"},
+    {Precision::nvfp4, "nvfp4"},
+}};
+constexpr std::array<std::pair<StoreDtype, const char*>, 5> kStoreDtypes{{
+    {StoreDtype::automatic, "auto"},
+    {StoreDtype::fp32, "fp32"},
+    {StoreDtype::bf16, "bf16"},
+    {StoreDtype::fp16, "fp16"},
+    {StoreDtype::fp8, "fp8"},
 }};
 constexpr std::array<std::pair<Optimizer, const char*>, 7> kOptimizers{{
     {Optimizer::sgd, "sgd"},
@@ -171,6 +181,13 @@ const char* moe_dispatcher_name(MoeDispatcher d) {
 }
 std::optional<MoeDispatcher> parse_moe_dispatcher(const std::string& s) {
   return parse_of(kMoeDispatchers, s);
+}
+
+const char* store_dtype_name(StoreDtype d) {
+  return name_of(kStoreDtypes, d);
+}
+std::optional<StoreDtype> parse_store_dtype(const std::string& s) {
+  return parse_of(kStoreDtypes, s);
 }
 
 bool is_autocast(Precision p) {

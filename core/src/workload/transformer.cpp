@@ -550,6 +550,14 @@ LayerActivations transformer_layer_activations(const TransformerSpec& s, int64_t
   // Under tensor parallelism each rank needs the whole input of the QKV and first MLP matmuls,
   // besides the norm inputs and masks: 10*s*b*h of eq. 2 (Korthikanti et al. 2022).
   out.replicated_bytes = norms + masks + 2 * element_bytes * t * h;
+  // QKV input (keys x h), output-projection input, MLP input (t x h) and the MLP's activation
+  // output, the second matmul's input (t x f per active expert); MLA's latents feed q_b and kv_b.
+  out.matmul_input_bytes = element_bytes * (keys * h + t * out_in + t * h + t * f_active);
+  if (s.is_mla()) {
+    out.matmul_input_bytes += element_bytes * (t * static_cast<double>(s.q_lora_rank) +
+                                               keys * static_cast<double>(s.kv_lora_rank));
+  }
+  out.matmul_input_replicated_bytes = 2 * element_bytes * t * h;
   if (attention == AttentionImpl::eager) {
     // Softmax runs at norm_input_bytes (autocast keeps it in fp32); the matmul with V then keeps
     // its own 16-bit copy of the probabilities (after dropout, if any, which keeps a 1-byte mask).

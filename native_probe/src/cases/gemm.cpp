@@ -24,13 +24,20 @@ class Gemm : public Case {
         return "BF16 GEMM, FP32 accumulate (sm_80+)";
       case Precision::fp8:
         return "FP8 E4M3 GEMM, TN layout, BF16 output, FP32 accumulate (sm_89+)";
+      case Precision::mxfp8:
+        return "MXFP8 block-scaled GEMM: E4M3 data, a UE8M0 scale per 32 elements, BF16 output "
+               "(sm_100+, CUDA 12.8+)";
+      case Precision::nvfp4:
+        return "NVFP4 block-scaled GEMM: E2M1 data, an E4M3 scale per 16 elements, BF16 output "
+               "(sm_100+, CUDA 12.8+)";
     }
     return "";
   }
   std::string filter(const Context& ctx, int gpu) const override {
     const GpuInfo& g = ctx.gpus.at(size_t(gpu));
     const int cc = g.cc_major * 10 + g.cc_minor;
-    const int need = p_ == Precision::fp8                               ? 89
+    const int need = block_scaled(p_)                                   ? 100
+                     : p_ == Precision::fp8                             ? 89
                      : (p_ == Precision::tf32 || p_ == Precision::bf16) ? 80
                                                                         : 0;
     if (cc < need) {

@@ -86,7 +86,8 @@ class RealCudaDevice : public Device {
   bool simulated() const override { return false; }
   Outcome<std::vector<GpuInfo>> open() override;
   SoftwareInfo software() override;
-  std::string gemm_unsupported(int, Precision) override { return {}; }
+  // Block-scaled recipes need cuBLASLt 12.8 or newer, at build and at run time (cuda_gemm.cu).
+  std::string gemm_unsupported(int gpu, Precision p) override;
   Outcome<Timings> gemm(int gpu, Precision p, int64_t n, Iterations it) override;  // cuda_gemm.cu
   Outcome<Timings> memory(int gpu, MemOp op, int64_t array_bytes,
                           Iterations it) override;  // cuda_memory.cu

@@ -8,7 +8,7 @@ from ..facts import PRICE_KINDS, STALE_DAYS, parse_date, price_age, price_cny, p
 from ..format import cell, cny, link, sig, usd
 from .method import rules
 
-PRECISIONS = ["fp32", "tf32", "fp16", "bf16", "fp8"]
+PRECISIONS = ["fp32", "tf32", "fp16", "bf16", "fp8", "fp4"]
 
 
 def build(site):
@@ -86,9 +86,10 @@ def instances(site, sources):
             f = s.get(key)
             return cell(f["value"]) if f and f.get("value") is not None else "–"
         gpu = site.cat.gpus_data.get(i["gpu"], {}).get("name", i["gpu"])
+        domain = s.get("nvlink_domain_gpus", {}).get("value", i["gpu_count"])
         rows.append([f"`{iid}`", i["provider"], i.get("instance_type", ""), f"{i['gpu_count']} × {gpu}",
-                     sv("vcpus"), sv("ram_gib"), sv("gpu_interconnect"), sv("network_gbit_per_s"),
-                     sources.ref(i, i.get("gpu_source", ""))])
+                     str(domain), sv("vcpus"), sv("ram_gib"), sv("gpu_interconnect"),
+                     sv("network_gbit_per_s"), sources.ref(i, i.get("gpu_source", ""))])
     site.out.render("data-instances", rows=rows)
 
 
@@ -110,7 +111,9 @@ def prices(site, sources):
         with_cny += any(price_cny(p, k) is not None for k in PRICE_KINDS)
         if d and (oldest is None or d < oldest):
             oldest = d
-        rows.append({"cells": [f"`{iid}`", p.get("region", "")] + price_cells(p), "date": p.get("date"),
+        # What a figure buys when it is not one instance (the loader converts it to one).
+        unit = {"gpu": " (per GPU)", "nvlink-domain": " (per NVLink domain)"}.get(p.get("sold_per"), "")
+        rows.append({"cells": [f"`{iid}`", p.get("region", "") + unit] + price_cells(p), "date": p.get("date"),
                      "dated": d is not None, "retrieved": p.get("retrieved"), "age": "?" if age is None else str(age),
                      "stale": is_stale, "source": sources.ref(inst, p.get("source", ""))})
     site.stale_prices = (stale, len(rows))

@@ -1,9 +1,6 @@
-"""Home and Calculator pages: catalog counts, two CLI outputs, the CLI's help and the URL keys."""
+"""Home and Calculator pages: catalog counts, two CLI outputs, the CLI's help and the URL keys
+(the key table, from `gpuplan keys --json`)."""
 
-import os
-import re
-
-from .. import ROOT
 from ..facts import parse_date
 from ..format import code_block
 
@@ -27,22 +24,24 @@ def build(site):
     calculator_keys(site)
 
 
-def read_matches(rel, pattern):
-    try:
-        with open(os.path.join(ROOT, rel), encoding="utf-8") as f:
-            return re.findall(pattern, f.read(), re.S)
-    except OSError:
-        return []
+def bound(x):
+    """A bound as the tables print it: 100,000,000 and 0.001 whole, 1e+16 short."""
+    return f"{x:,.0f}" if x == int(x) and abs(x) < 1e13 else f"{x:g}"
+
+
+def key_values(k):
+    """A key's accepted values as the tables show them (the same in both languages)."""
+    if k["type"] in ("integer", "number"):
+        return f"{bound(k['min'])} – {bound(k['max'])}"
+    if k["type"] == "choice":
+        return k["choices"]
+    return {"boolean": "0, 1", "list": "a,b,...", "text": "id"}[k["type"]]
 
 
 def calculator_keys(site):
-    """The URL keys the calculator reads, from the sources that parse them."""
-    block = read_matches("core/src/query/request.cpp", r"request_keys\(\)\s*\{.*?\{(.*?)\};")
-    request = re.findall(r'"([a-z0-9-]+)"', block[0]) if block else []
-    page = list(dict.fromkeys(read_matches("web/model/page_state.cpp", r'\bk == "([a-z0-9-]+)"')))
-    custom = [k for k in page if k == "custom" or k.startswith("c-") or k.startswith("cnn")]
-    groups = {"request": request, "custom": custom,
-              "hardware": [k for k in page if k not in custom and k != "tab"],
-              "tab": [k for k in page if k == "tab"]}
-    site.out.render("calculator-keys", known=bool(request and page),
-                    groups={g: ", ".join(f"`{k}`" for k in keys) for g, keys in groups.items() if keys})
+    """The link keys the calculator reads: this build's key table (`gpuplan keys --json`)."""
+    keys = site.cli.json(["keys"])
+    rows = [dict(k, values=key_values(k)) for k in keys]
+    site.out.render("calculator-keys", known=bool(rows),
+                    query=[k for k in rows if k["commands"] != "serve"],
+                    serve=[k for k in rows if k["commands"] == "serve"])

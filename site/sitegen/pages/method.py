@@ -22,7 +22,12 @@ SPOT_ARGS = ["estimate", "--model", "gpt2-small", "--batch", "64", "--seq", "102
 MFU_ARGS = ["estimate", "--model", "resnet50", "--batch", "256", "--gpu", "a100-sxm4-80gb"]
 # Every precision recipe of the Method page's table, with the options that change its bytes.
 RECIPES = [(p, []) for p in ["fp32", "tf32", "fp16", "bf16", "amp-fp16", "amp-bf16", "mixed-fp16", "mixed-bf16"]] + [
-    ("mixed-bf16", ["--grad-reduce", "bf16"]), ("fp8", [])]
+    ("mixed-bf16", ["--grad-reduce", "bf16"])]
+# Transformer Engine's recipes quantise the linear layers of transformer blocks (a layer graph's
+# convolutions stay bf16 under them), so their table is read back from a transformer.
+LLAMA = ["estimate", "--model", "llama-2-7b", "--batch", "1"]
+TE_RECIPES = [("mixed-bf16", [])] + [(p, []) for p in ["fp8", "fp8-blockwise", "mxfp8", "nvfp4"]] + [
+    ("fp8", ["--grad-reduce", "bf16", "--optimizer-state-dtype", "bf16"]), ("nvfp4", ["--quantized-params"])]
 # The development tables scored on the Method page, and the issue-12 targets they are held to.
 DEV_CSV = {k: f"tests/validation/{k}_dev.csv" for k in ("throughput", "llm", "memory")}
 MEMORY_TERMS = ["weights", "gradients", "optimizer", "activations", "kv_cache", "workspace", "context",
@@ -41,19 +46,29 @@ def build(site):
     accuracy(site)
 
 
-def bytes_per_param(site):
-    """Read back from the core: ResNet-50 is a layer graph, so every parameter is a matrix
-    (convolution) parameter and the 16-bit cast copy applies to all."""
+def recipe_rows(site, base, recipes):
+    """Bytes per parameter of each recipe: the memory terms of `base` with SGD (no states) and
+    AdamW (two), divided by the parameter count."""
     rows = []
-    for prec, extra in RECIPES:
-        sgd = site.cli.json(R50 + ["--precision", prec, "--optimizer", "sgd"] + extra)
-        adam = site.cli.json(R50 + ["--precision", prec, "--optimizer", "adamw"] + extra)
+    for prec, extra in recipes:
+        # SGD keeps no states, so --optimizer-state-dtype (Adam's moments) is left out for it.
+        cut = extra.index("--optimizer-state-dtype") if "--optimizer-state-dtype" in extra else len(extra)
+        sgd = site.cli.json(base + ["--precision", prec, "--optimizer", "sgd"] + extra[:cut] + extra[cut + 2:])
+        adam = site.cli.json(base + ["--precision", prec, "--optimizer", "adamw"] + extra)
         n = sgd["params"]
         weights, grads, master = (sgd["memory_bytes"][k] / n for k in ("weights", "gradients", "optimizer"))
         state = (adam["memory_bytes"]["optimizer"] / n - master) / 2
         rows.append([f"`{' '.join([prec] + extra)}`", sig(weights), sig(grads), sig(master), sig(state),
                      f"**{sig(weights + grads + master + 2 * state)}**"])
-    site.out.render("method-bytes-per-param", rows=rows)
+    return rows
+
+
+def bytes_per_param(site):
+    """Read back from the core: ResNet-50 is a layer graph, so every parameter is a matrix
+    (convolution) parameter and the 16-bit cast copy applies to all; Transformer Engine's recipes
+    on LLaMA-2-7B, whose block matrices (96 % of its parameters) they quantise."""
+    site.out.render("method-bytes-per-param", rows=recipe_rows(site, R50, RECIPES))
+    site.out.render("method-bytes-per-param-te", rows=recipe_rows(site, LLAMA, TE_RECIPES))
     context = site.cli.json(R50)["memory_bytes"]["context"]
     site.out.render("method-context", bytes=sig(context, 4), mib=sig(context / 2**20, 4))
 

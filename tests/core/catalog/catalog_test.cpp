@@ -170,6 +170,97 @@ TEST(Catalog, RejectsUnknownSchemaVersionsAndFields) {
             "the schema)");
 }
 
+// Loads the bundled files with one of them replaced by `edit(json)`; the catalog or its error.
+Result<Catalog> catalog_with(const std::string& path,
+                             const std::function<void(nlohmann::json&)>& edit) {
+  std::vector<DataFile> files = embedded_data_files();
+  for (auto& f : files) {
+    if (f.path != path) continue;
+    nlohmann::json j = nlohmann::json::parse(f.text);
+    edit(j);
+    f.text = j.dump();
+  }
+  return load_catalog(files);
+}
+
+TEST(Catalog, BlackwellAndMi3xxPeaksKeepFp4AndFp6ApartFromSparsity) {
+  const Catalog& c = test::catalog();
+  auto dense = [&](const char* gpu, const char* p) {
+    const Gpu* g = c.find_gpu(gpu);
+    EXPECT_NE(g, nullptr) << gpu;
+    return g && g->peak_dense_flops_per_s.count(p) ? g->peak_dense_flops_per_s.at(p) : 0.0;
+  };
+  // NVIDIA's per-GPU tables: GB200 NVL72 '1,440 | 720 PFLOPS' FP4 for 72 GPUs (sparse | dense),
+  // GB300 '20 | 15 PFLOPS', HGX B300 '18 | 14 PFLOPS', HGX B200 '144 | 72' for 8 GPUs.
+  EXPECT_DOUBLE_EQ(dense("gb200", "fp4"), 10000e12);
+  EXPECT_DOUBLE_EQ(c.find_gpu("gb200")->peak_sparse_flops_per_s.at("fp4"), 20000e12);
+  EXPECT_DOUBLE_EQ(dense("gb300", "fp4"), 15000e12);
+  EXPECT_DOUBLE_EQ(dense("b300-sxm", "fp4"), 14000e12);
+  EXPECT_DOUBLE_EQ(dense("b200-sxm", "fp4"), 9000e12);
+  EXPECT_DOUBLE_EQ(dense("b200-sxm", "fp6"), dense("b200-sxm", "fp8"));  // FP6 at the FP8 rate
+  EXPECT_DOUBLE_EQ(dense("mi355x", "fp4"), 10100e12);                    // MXFP4, AMD's dense
+  EXPECT_DOUBLE_EQ(dense("mi325x", "fp4"), 0);  // CDNA3 has no FP4: absent, never 0 in the data
+  EXPECT_DOUBLE_EQ(dense("gb300", "bf16"), 2500e12);
+  EXPECT_EQ(c.find_gpu("NVIDIA B300 SXM6 AC")->id, "b300-sxm");  // the name nvidia-smi prints
+  EXPECT_EQ(c.find_gpu("gb300")->compute_capability, "10.3");
+  EXPECT_EQ(c.find_gpu("gb200")->compute_capability, "10.0");
+  EXPECT_EQ(c.find_gpu("rtx-pro-6000-blackwell-server")->compute_capability, "12.0");
+  // Memory as the driver reports it: 189471 MiB on a GB200.
+  EXPECT_DOUBLE_EQ(c.find_gpu("gb200")->memory_bytes, 189471.0 * 1048576);
+}
+
+TEST(Catalog, AnNvl72HostKnowsItsDomainAndARackPriceIsSharedByItsHosts) {
+  const Instance* cw = test::catalog().find_instance("coreweave-gb200-nvl72");
+  ASSERT_NE(cw, nullptr);
+  EXPECT_EQ(cw->gpu_count, 4);
+  EXPECT_EQ(cw->domain_gpus(), 72);
+  EXPECT_EQ(cw->hosts_per_domain(), 18);
+  EXPECT_EQ(cw->min_hosts, 1);  // CoreWeave prices one 4-GPU tray
+  // Sold only as a whole rack at 756 USD an hour: 42 USD per host hour, rented 18 hosts at a time.
+  auto rack = catalog_with("instances/coreweave-gb200-nvl72.json", [](nlohmann::json& j) {
+    j["prices"][0]["sold_per"] = "nvlink-domain";
+    j["prices"][0]["on_demand_usd_per_hour"] = 756;
+  });
+  ASSERT_TRUE(rack.ok()) << rack.error().message;
+  const Instance* whole = rack.value().find_instance("coreweave-gb200-nvl72");
+  EXPECT_DOUBLE_EQ(*whole->prices[0].on_demand_usd_per_hour, 42);
+  EXPECT_EQ(whole->prices[0].sold_per, "nvlink-domain");
+  EXPECT_EQ(whole->min_hosts, 18);
+  // Quoted per GPU: 10.5 USD a GPU hour is 42 per host.
+  auto per_gpu = catalog_with("instances/coreweave-gb200-nvl72.json", [](nlohmann::json& j) {
+    j["prices"][0]["sold_per"] = "gpu";
+    j["prices"][0]["on_demand_usd_per_hour"] = 10.5;
+  });
+  ASSERT_TRUE(per_gpu.ok()) << per_gpu.error().message;
+  EXPECT_DOUBLE_EQ(
+      *per_gpu.value().find_instance("coreweave-gb200-nvl72")->prices[0].on_demand_usd_per_hour,
+      42);
+  // An 8-GPU server is its own domain.
+  const Instance* p5 = test::catalog().find_instance("aws-p5.48xlarge");
+  ASSERT_NE(p5, nullptr);
+  EXPECT_EQ(p5->domain_gpus(), 8);
+  EXPECT_EQ(p5->hosts_per_domain(), 1);
+}
+
+TEST(Catalog, RejectsADomainThatIsNotWholeHostsOrNotNvlink) {
+  const std::string file = "instances/coreweave-gb200-nvl72.json";
+  EXPECT_EQ(
+      load_with(file, [](nlohmann::json& j) { j["specs"]["nvlink_domain_gpus"]["value"] = 70; }),
+      "instances/coreweave-gb200-nvl72.json: specs.nvlink_domain_gpus.value: 70 is not a "
+      "whole number of hosts of gpu_count 4");
+  EXPECT_EQ(
+      load_with(file, [](nlohmann::json& j) { j["specs"]["gpu_interconnect"]["value"] = "pcie"; }),
+      "instances/coreweave-gb200-nvl72.json: specs.nvlink_domain_gpus: a domain larger than "
+      "the host needs specs.gpu_interconnect nvlink or nvswitch");
+  EXPECT_EQ(load_with("instances/aws-p5.48xlarge.json",
+                      [](nlohmann::json& j) { j["prices"][0]["sold_per"] = "nvlink-domain"; }),
+            "instances/aws-p5.48xlarge.json: prices[0].sold_per: 'nvlink-domain' needs "
+            "specs.nvlink_domain_gpus larger than the host's gpu_count");
+  EXPECT_EQ(load_with(file, [](nlohmann::json& j) { j["prices"][0]["sold_per"] = "rack"; }),
+            "instances/coreweave-gb200-nvl72.json: prices[0].sold_per: unknown value 'rack' "
+            "(expected one of: instance, gpu, nvlink-domain)");
+}
+
 // Efficiencies have no built-in defaults: a catalog whose assumptions leave one out is refused.
 TEST(Catalog, RejectsAssumptionsWithoutAnEfficiency) {
   EXPECT_EQ(

@@ -51,7 +51,8 @@ TEST(HfConfig, ErrorsNameTheField) {
             "config.json: num_hidden_layers: missing required field");
   EXPECT_EQ(err(R"({"model_type": "mamba"})"),
             "config.json: model_type 'mamba' is not supported (supported: llama, mistral, mixtral, "
-            "qwen2, gpt2, bert, vit, mpt)");
+            "qwen2, qwen3, qwen3_moe, deepseek_v2, deepseek_v3, kimi_k2, gpt_oss, llama4, "
+            "llama4_text, glm4_moe, gpt2, bert, vit, mpt)");
   EXPECT_EQ(err(R"({"hidden_size": 4096})"), "config.json: model_type: missing required field");
   EXPECT_EQ(err(R"({"model_type": "gpt2", "n_layer": "12"})"),
             "config.json: n_layer: expected an integer, got a string");
@@ -69,6 +70,124 @@ TEST(HfConfig, ErrorsNameTheField) {
       err(R"({"model_type": "llama", "num_hidden_layers": 2, "hidden_size": 100, "num_attention_heads": 3,
                     "intermediate_size": 10, "vocab_size": 10})"),
       "config.json: heads (3) must divide hidden (100)");
+}
+
+// The decoders of 2024-26: each fixture (tests/fixtures/hf, written from the config.json its
+// comment names) imports to the zoo entry's architecture: the same parameters, forward FLOPs and
+// KV cache, so the two descriptions cannot drift apart.
+Model imported(const std::string& file) {
+  auto m = model_from_hf_config(test::read_repo_file("tests/fixtures/hf/" + file), file);
+  EXPECT_TRUE(m.ok()) << (m.ok() ? "" : m.error().message);
+  return m.ok() ? m.value() : Model{};
+}
+
+void expect_same_architecture(const std::string& file, const std::string& zoo_id) {
+  SCOPED_TRACE(file);
+  const TransformerSpec a = imported(file).transformer;
+  const TransformerSpec& b = test::model(zoo_id).transformer;
+  int64_t na = 0, nb = 0;
+  for (const auto& t : transformer_parameters(a)) na += t.numel();
+  for (const auto& t : transformer_parameters(b)) nb += t.numel();
+  EXPECT_EQ(na, nb);
+  EXPECT_DOUBLE_EQ(transformer_forward_flops(a, 8192).total(),
+                   transformer_forward_flops(b, 8192).total());
+  EXPECT_DOUBLE_EQ(kv_cache_size(a, 2, 65536).total_bytes, kv_cache_size(b, 2, 65536).total_bytes);
+  EXPECT_EQ(a.mtp_layers, b.mtp_layers);
+  EXPECT_EQ(a.rope_scaling, b.rope_scaling);
+}
+
+TEST(HfConfig, DecodersOf2026ImportToTheZoosArchitectures) {
+  // huggingface.co/<repo>/blob/main/config.json of: meta-llama/Llama-3.1-8B,
+  // mistralai/Mistral-Nemo-Base-2407, Qwen/Qwen2.5-7B, Qwen/Qwen3-8B, Qwen/Qwen3-30B-A3B,
+  // Qwen/Qwen3-235B-A22B, deepseek-ai/DeepSeek-V3, moonshotai/Kimi-K2-Instruct,
+  // openai/gpt-oss-120b, zai-org/GLM-4.5, meta-llama/Llama-4-Scout-17B-16E.
+  expect_same_architecture("llama-3.1-8b.json", "llama-3.1-8b");
+  expect_same_architecture("mistral-nemo-base-2407.json", "mistral-nemo-12b");
+  expect_same_architecture("qwen2.5-7b.json", "qwen2.5-7b");
+  expect_same_architecture("qwen3-8b.json", "qwen3-8b");
+  expect_same_architecture("qwen3-30b-a3b.json", "qwen3-30b-a3b");
+  expect_same_architecture("qwen3-235b-a22b.json", "qwen3-235b-a22b");
+  expect_same_architecture("deepseek-v3.json", "deepseek-v3");
+  expect_same_architecture("kimi-k2-instruct.json", "kimi-k2");
+  expect_same_architecture("gpt-oss-120b.json", "gpt-oss-120b");
+  expect_same_architecture("glm-4.5.json", "glm-4.5");
+  expect_same_architecture("llama-4-scout-17b-16e.json", "llama-4-scout");
+}
+
+TEST(HfConfig, ReadsLatentAttentionWindowsSinksAndMultiTokenPrediction) {
+  const TransformerSpec ds = imported("deepseek-v3.json").transformer;
+  EXPECT_EQ(ds.kv_lora_rank, 512);
+  EXPECT_EQ(ds.q_lora_rank, 1536);
+  EXPECT_EQ(ds.first_dense_layers, 3);
+  EXPECT_EQ(ds.shared_experts, 1);
+  EXPECT_EQ(ds.mtp_layers, 1);
+  EXPECT_TRUE(ds.router_bias);  // topk_method noaux_tc
+  // rope_scaling yarn: factor 40 over 4,096 = 163,840 = max_position_embeddings.
+  EXPECT_EQ(ds.rope_scaling, RopeScaling::yarn);
+  EXPECT_EQ(ds.max_positions, 163840);
+  const TransformerSpec oss = imported("gpt-oss-120b.json").transformer;
+  EXPECT_EQ(oss.sliding_window, 128);
+  EXPECT_EQ(oss.full_attention_every, 2);  // layer_types: sliding, full, sliding, ...
+  EXPECT_TRUE(oss.attention_sinks && oss.router_bias && oss.mlp_bias && oss.attn_out_bias);
+  const Model scout = imported("llama-4-scout-17b-16e.json");
+  EXPECT_EQ(scout.transformer.local_attention, LocalAttention::chunked);
+  EXPECT_EQ(scout.transformer.full_attention_every, 4);  // no_rope_layers: 1, 1, 1, 0, ...
+  EXPECT_EQ(scout.transformer.qk_norm, QkNorm::l2);
+  EXPECT_NE(scout.name.find("without the vision encoder"), std::string::npos);
+  // Llama 3.1: rope_type llama3, factor 8 over 8,192 reaches 65,536 < 131,072: kept.
+  const TransformerSpec l31 = imported("llama-3.1-8b.json").transformer;
+  EXPECT_EQ(l31.rope_scaling, RopeScaling::llama3);
+  EXPECT_DOUBLE_EQ(l31.rope_scaling_factor, 8);
+  EXPECT_EQ(l31.max_positions, 131072);
+}
+
+TEST(HfConfig, RopeScalingRaisesMaxPositionsWhereItReachesFurther) {
+  // Qwen3-8B's model card: add rope_scaling {yarn, factor 4, original 32768} for 131,072 tokens.
+  std::string text = test::read_repo_file("tests/fixtures/hf/qwen3-8b.json");
+  const std::string null_scaling = "\"rope_scaling\": null";
+  text.replace(text.find(null_scaling), null_scaling.size(),
+               R"("rope_scaling": {"rope_type": "yarn", "factor": 4.0,
+                  "original_max_position_embeddings": 32768})");
+  auto m = model_from_hf_config(text, "config.json");
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  EXPECT_EQ(m.value().transformer.max_positions, 131072);
+}
+
+TEST(HfConfig, UnknownArchitectureFieldsAreRefusedByName) {
+  auto err = [](const std::string& file, const std::string& from, const std::string& to) {
+    std::string text = test::read_repo_file("tests/fixtures/hf/" + file);
+    const size_t at = text.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    if (at != std::string::npos) text.replace(at, from.size(), to);
+    auto m = model_from_hf_config(text, "config.json");
+    return m.ok() ? std::string("ok") : m.error().message;
+  };
+  EXPECT_EQ(err("qwen3-8b.json", "\"use_cache\"", "\"num_hidden_groups\": 2, \"use_cache\""),
+            "config.json: num_hidden_groups: a field gpuplan does not model for model_type "
+            "'qwen3'; it may change the architecture, so the config is refused (remove it if it "
+            "does not)");
+  EXPECT_EQ(err("qwen3-8b.json", "\"use_sliding_window\": false", "\"use_sliding_window\": true"),
+            "config.json: use_sliding_window: true is not modelled (windows on the blocks from "
+            "max_window_layers on); set it to false or describe the model in data/models");
+  EXPECT_EQ(err("qwen3-30b-a3b.json", "\"mlp_only_layers\": []", "\"mlp_only_layers\": [0, 5]"),
+            "config.json: mlp_only_layers: only [] is modelled (dense blocks by list are not)");
+  EXPECT_EQ(err("deepseek-v3.json", "\"moe_layer_freq\": 1", "\"moe_layer_freq\": 2"),
+            "config.json: moe_layer_freq: only 1 is modelled (every block after the dense ones)");
+  EXPECT_EQ(err("gpt-oss-120b.json", "\"sliding_attention\",\n    \"full_attention\"",
+                "\"full_attention\",\n    \"sliding_attention\""),
+            "config.json: layer_types: a pattern gpuplan cannot express (full attention in every "
+            "n-th block)");
+  EXPECT_EQ(err("llama-4-scout-17b-16e.json", "\"vision_config\"",
+                "\"audio_config\": {}, \"vision_config\""),
+            "config.json: audio_config: a field gpuplan does not model for model_type 'llama4'; it "
+            "may change the architecture, so the config is refused (remove it if it does not)");
+  EXPECT_EQ(err("deepseek-v3.json", "\"type\": \"yarn\"", "\"type\": \"ntk-by-parts\""),
+            "config.json: rope_scaling.rope_type: unknown value 'ntk-by-parts' (expected one of: "
+            "linear, dynamic, yarn, llama3, longrope)");
+  // A Mistral with a window: every block attends to its last 4,096 keys.
+  EXPECT_EQ(
+      err("mistral-nemo-base-2407.json", "\"sliding_window\": null", "\"sliding_window\": 4096"),
+      "ok");
 }
 
 }  // namespace

@@ -43,7 +43,8 @@ TEST(Published, BadInputsNameTheField) {
        "published/t.json: source.date: 'April 2024' is not a date (YYYY-MM-DD)"},
       {table("", "", "2024-04-04", "fp12"),
        "published/t.json: rows[0].precision: unknown value 'fp12' (expected one of: fp32, tf32, "
-       "fp16, bf16, amp-fp16, amp-bf16, mixed-fp16, mixed-bf16, fp8)"},
+       "fp16, bf16, amp-fp16, amp-bf16, mixed-fp16, mixed-bf16, fp8, fp8-blockwise, mxfp8, "
+       "nvfp4)"},
       {table(R"(, "setup": {"compile": 1})"),
        "published/t.json: rows[0].setup.compile: expected text, got a number"},
       {table(R"(, "speed": 1)"),

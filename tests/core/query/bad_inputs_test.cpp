@@ -2,6 +2,7 @@
 // oversized files, deep nesting, wrong types, numbers out of range, JSON's missing NaN and
 // Infinity, unknown schema versions and ids, impossible parallelism, and a batch that fits on no
 // GPU. Each message names the file or option and the field, and the code tells the CLI's exit.
+// Probe files, read through the signing library: tests/signing/probe_file_bad_inputs_test.cpp.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -16,7 +17,6 @@
 #include "gpuplan/probe_file.h"
 #include "gpuplan/report.h"
 #include "gpuplan/request.h"
-#include "gpuplan/signing.h"
 #include "gpuplan/validation.h"
 #include "test_util.h"
 
@@ -53,9 +53,6 @@ Seen pricing_json(const std::string& text) {
 Seen csv(const std::string& text) {
   return seen(parse_measured_csv(text, "runs.csv"));
 }
-Seen probe(const std::string& text) {
-  return seen(signing::read_probe_file(text, {}));
-}
 Seen link(const std::string& query) {
   auto args = query_to_args(query);
   if (!args.ok()) return seen(args);
@@ -86,7 +83,6 @@ TEST(BadInputs, EmptyFilesSayTheyAreEmpty) {
   EXPECT_SEEN(hf(""), Errc::parse_error, "config.json: file is empty");
   EXPECT_SEEN(model_json(""), Errc::parse_error, "models/x.json: file is empty");
   EXPECT_SEEN(gpu_json(""), Errc::parse_error, "gpus/x.json: file is empty");
-  EXPECT_SEEN(probe(""), Errc::parse_error, "probe file: file is empty");
   EXPECT_SEEN(csv(""), Errc::schema_error, "runs.csv: empty file (no header)");
   // Blank is not empty, but holds no JSON value either.
   EXPECT_SEEN(hf(" \n"), Errc::parse_error, "config.json: not valid JSON at line 2, column 1");
@@ -108,8 +104,6 @@ TEST(BadInputs, HundredMegabyteFilesAreRejectedBySizeBeforeParsing) {
   EXPECT_SEEN(seen(parse_assumptions_json(huge, "assumptions.json", c)), Errc::too_large,
               "assumptions.json: " + limit);
   EXPECT_SEEN(csv(huge), Errc::too_large, "runs.csv: " + limit);
-  EXPECT_SEEN(probe(huge), Errc::too_large,
-              "probe file: file is 104857600 bytes; the limit is 8388608 bytes");
   EXPECT_SEEN(link(huge), Errc::too_large, "link state is longer than 8192 characters");
   // One byte over is over.
   EXPECT_SEEN(hf(std::string(kMaxJsonBytes + 1, ' ')), Errc::too_large,
@@ -156,12 +150,6 @@ TEST(BadInputs, WrongTypesNameTheFieldAndTheTypeFound) {
               "runs.csv:2: column num_gpus: 'eight' is not an integer in [1, 100000]");
   EXPECT_SEEN(link("model=gpt2-small&batch=eight"), Errc::invalid_argument,
               "--batch: 'eight' is not an integer");
-  EXPECT_SEEN(probe(R"({"payloadType": "x", "payload": "", "signatures": {}})"), Errc::schema_error,
-              "probe file: signatures: expected an array, got an object");
-  // No signatures field at all reads as an unsigned envelope (it used to dereference null): its
-  // payload, base64 of "{}", is then checked like any other.
-  EXPECT_SEEN(probe(R"({"payloadType": "application/vnd.gpuplan.probe+json", "payload": "e30="})"),
-              Errc::schema_error, "payload: schema_version: missing required field");
 }
 
 TEST(BadInputs, NumbersOutOfRangeNameTheAllowedRange) {
@@ -256,8 +244,6 @@ TEST(BadInputs, UnknownSchemaVersionsAreTypedErrors) {
               "gpus/x.json: schema_version 0" + advice);
   EXPECT_SEEN(pricing_json(R"({"schema_version": 999999})"), Errc::unsupported_version,
               "pricing_rules.json: schema_version 999999" + advice);
-  EXPECT_SEEN(probe(R"({"schema_version": 2, "kind": "gpuplan-probe"})"), Errc::unsupported_version,
-              "payload: schema_version 2" + advice);
   EXPECT_SEEN(model_json(R"({"schema_version": "1"})"), Errc::schema_error,
               "models/x.json: schema_version: expected an integer, got a string");
   EXPECT_SEEN(model_json(R"({"id": "x"})"), Errc::schema_error,
@@ -449,9 +435,8 @@ TEST(BadInputs, ABatchThatFitsNowhereIsAPlannerErrorNamingTheBindingLimit) {
   q.request.setup.seq_len = 4096;
   q.provider = "nowhere";
   EXPECT_SEEN(seen(plan(test::catalog(), test::model("llama-2-7b"), q)), Errc::does_not_fit,
-              "no priced instance matches the filters (provider, region, compliance, minimum GPU "
-              "memory, precision "
-              "support): relax them");
+              "no priced instance matches the filters (provider, GPU, region, compliance, "
+              "minimum GPU memory, precision support): relax them");
   q.provider.clear();
   q.max_nodes = 1;
   q.deadline_hours = 1e-6;

@@ -93,7 +93,7 @@ TEST(QueryParser, ReadsEveryGroupOfKeys) {
   EXPECT_EQ(v.provider, "aws");
   EXPECT_EQ(v.compliance, "hipaa");
   EXPECT_EQ(v.objective, Objective::time);
-  EXPECT_EQ(v.min_gpu_memory_bytes, 80e9);  // decimal GB
+  EXPECT_EQ(v.min_gpu_memory_gb, 80);  // decimal GB
   EXPECT_EQ(v.spot.restart_h, 0.5);
 }
 

@@ -1,6 +1,10 @@
 // Requests from CLI flags and URL queries: one set of keys, strict values, round trips.
 #include <gtest/gtest.h>
 
+#include <string>
+#include <utility>
+#include <vector>
+
 #include "gpuplan/request.h"
 
 namespace gpuplan {
@@ -62,8 +66,8 @@ TEST(Request, MemoryFormatIsAKeyWithNamedValues) {
 
 TEST(Request, ExpertParallelKeysRoundTrip) {
   const std::string link =
-      "model=mixtral-8x7b&ep=8&etp=1&capacity-factor=1.25&moe-imbalance=1&moe-dispatcher=deepep&"
-      "moe-a2a-overlap=1&moe-pad-to-capacity=1";
+      "model=mixtral-8x7b&ep=8&etp=1&capacity-factor=1.25&moe-pad-to-capacity=1&moe-imbalance=1&"
+      "moe-dispatcher=deepep&moe-a2a-overlap=1";
   auto r = parse_request(query_to_args(link).value());
   ASSERT_TRUE(r.ok()) << r.error().message;
   const gpuplan::Setup& s = r.value().setup;
@@ -78,6 +82,16 @@ TEST(Request, ExpertParallelKeysRoundTrip) {
   auto bad = parse_request(query_to_args("model=mixtral-8x7b&moe-dispatcher=nccl").value());
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.error().message, "--moe-dispatcher: 'nccl' is not one of alltoall, deepep");
+  // The table's bounds (core/src/query/keys.cpp) name the key: ep and etp at least 1, the
+  // imbalance at least an even share, the capacity factor not negative.
+  for (const auto& [key, value] : std::vector<std::pair<std::string, std::string>>{
+           {"ep", "0"}, {"etp", "0"}, {"moe-imbalance", "0.5"}, {"capacity-factor", "-1"}}) {
+    auto out = parse_request({{"model", "mixtral-8x7b"}, {key, value}});
+    ASSERT_FALSE(out.ok()) << key;
+    EXPECT_EQ(out.error().key, key);
+    EXPECT_EQ(out.error().message.rfind("--" + key + ": " + value + " is out of range", 0), 0u)
+        << out.error().message;
+  }
 }
 
 TEST(Request, DefaultsAreLeftOutOfLinks) {
@@ -106,7 +120,7 @@ TEST(Request, RejectsMalformedValuesNamingTheKey) {
   EXPECT_EQ(bad("batch=99999999999999999999"), "--batch: '99999999999999999999' is not an integer");
   EXPECT_EQ(bad("precision=fp4"),
             "--precision: 'fp4' is not one of fp32, tf32, fp16, bf16, amp-fp16, amp-bf16, "
-            "mixed-fp16, mixed-bf16, fp8");
+            "mixed-fp16, mixed-bf16, fp8, fp8-blockwise, mxfp8, nvfp4");
   EXPECT_EQ(bad("colour=red"), "--colour: unknown option");
   EXPECT_EQ(bad("model=x&sp=maybe"), "--sp: 'maybe' is not true or false");
   EXPECT_EQ(bad("model=%zz"), "link state: bad escape in 'model'");

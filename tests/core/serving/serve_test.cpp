@@ -7,7 +7,8 @@
 #include "gpuplan/embedded_data.h"
 #include "gpuplan/evaluate.h"
 #include "gpuplan/query.h"
-#include "gpuplan/serve.h"
+#include "gpuplan/serve_plan.h"
+#include "gpuplan/serve_validation.h"
 #include "test_util.h"
 
 namespace gpuplan {
@@ -56,6 +57,79 @@ TEST(ServeCapacity, KvBytesPerTokenMatchHandCountWithGqa) {
   ServeConfig tp2;
   tp2.tp = 2;  // 4 KV heads per GPU
   EXPECT_DOUBLE_EQ(replica("llama-3-8b", "h100-sxm5-80gb", tp2).memory.kv_bytes_per_token, 65536.0);
+}
+
+// A Blackwell GPU for the tests: H100's memory and bandwidth with an FP4 peak (9e15 FLOP/s).
+Gpu blackwell_for_test() {
+  const Gpu* h100 = test::catalog().find_gpu("h100-sxm5-80gb");
+  EXPECT_NE(h100, nullptr);
+  Gpu g = h100 ? *h100 : Gpu{};
+  g.id = "blackwell-test";
+  g.architecture = "Blackwell";
+  g.peak_dense_flops_per_s["fp4"] = 9e15;
+  return g;
+}
+
+Result<ReplicaModel> replica_on(const Gpu& g, const std::string& model, ServeConfig c) {
+  return build_replica(test::model(model), g, c, serving(), test::catalog().efficiencies);
+}
+
+TEST(ServeFormats, Fp4CheckpointsStoreTheirMatmulsInFourBitsWithScales) {
+  // Llama 3 8B's block matmuls: per layer q and o 4096 x 4096, k and v 4096 x 1024, gate, up,
+  // down 3 x 4096 x 14336: 218,103,808 weights, 6,979,321,856 over 32 layers, of which the MLP's
+  // 5,637,144,576. NVFP4 stores them in 0.5 + 1/16 bytes (attention and MLP), MXFP4 in
+  // 0.5 + 1/32 (the MLP only, as the gpt-oss checkpoints do); the rest stays bf16.
+  const Gpu g = blackwell_for_test();
+  ServeConfig c;
+  const double bf16 = replica_on(g, "llama-3-8b", c).value().memory.weight_bytes;
+  c.weights = WeightFormat::nvfp4;
+  auto nv = replica_on(g, "llama-3-8b", c);
+  ASSERT_TRUE(nv.ok()) << nv.error().message;
+  EXPECT_NEAR(bf16 - nv.value().memory.weight_bytes, 6'979'321'856.0 * (2 - 0.5625), 1);
+  EXPECT_EQ(nv.value().compute_precision, "fp4");
+  c.weights = WeightFormat::mxfp4;
+  auto mx = replica_on(g, "llama-3-8b", c);
+  ASSERT_TRUE(mx.ok()) << mx.error().message;
+  EXPECT_NEAR(bf16 - mx.value().memory.weight_bytes, 5'637'144'576.0 * (2 - 0.53125), 1);
+  EXPECT_EQ(mx.value().compute_precision, "fp8");  // MXFP4 weights x MXFP8 activations
+}
+
+TEST(ServeFormats, Fp4WithoutFp4TensorCoresIsWeightOnlyOrAnError) {
+  // vLLM runs NVFP4 weight-only through its Marlin kernel; TensorRT-LLM has no such path.
+  const Gpu* h100 = test::catalog().find_gpu("h100-sxm5-80gb");
+  ASSERT_NE(h100, nullptr);
+  ServeConfig c;
+  c.weights = WeightFormat::nvfp4;
+  auto vllm = replica_on(*h100, "llama-3-8b", c);
+  ASSERT_TRUE(vllm.ok()) << vllm.error().message;
+  EXPECT_EQ(vllm.value().compute_precision, "bf16");
+  ASSERT_FALSE(vllm.value().notes.empty());
+  EXPECT_EQ(vllm.value().notes.back(),
+            "h100-sxm5-80gb has no FP4 tensor cores: vllm runs the nvfp4 weights weight-only, "
+            "matmuls at bf16");
+  c.runtime = Runtime::trtllm;
+  auto trtllm = replica_on(*h100, "llama-3-8b", c);
+  ASSERT_FALSE(trtllm.ok());
+  EXPECT_EQ(trtllm.error().message,
+            "GPU 'h100-sxm5-80gb' has no FP4 tensor cores and trtllm has no weight-only nvfp4 "
+            "kernel for it; serve it on Blackwell, with a runtime that has one, or choose fp8 or "
+            "int4 weights");
+}
+
+TEST(ServeFormats, KvCacheFormatsAreTheRuntimes) {
+  // FP4 KV: 0.5 + 1/16 bytes per element: 2 x 32 layers x 8 heads x 128 x 0.5625 = 36,864.
+  ServeConfig c;
+  c.kv = KvFormat::fp4;
+  EXPECT_DOUBLE_EQ(replica("llama-3-8b", "h100-sxm5-80gb", c).memory.kv_bytes_per_token, 36864.0);
+  // Transformers' own cache has no FP8 format.
+  c.kv = KvFormat::fp8;
+  c.runtime = Runtime::hf;
+  auto hf = replica_on(*test::catalog().find_gpu("h100-sxm5-80gb"), "llama-3-8b", c);
+  ASSERT_FALSE(hf.ok());
+  EXPECT_EQ(hf.error().message,
+            "hf has no fp8 KV cache (it stores bf16); choose another --kv or runtime");
+  EXPECT_EQ(serving().trtllm.kv_formats,
+            (std::vector<KvFormat>{KvFormat::bf16, KvFormat::fp8, KvFormat::fp4}));
 }
 
 TEST(ServeCapacity, KvHeadsAreReplicatedBeyondTheirCount) {

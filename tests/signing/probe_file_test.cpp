@@ -239,6 +239,44 @@ TEST(ProbeFile, BarePayloadIsUnsigned) {
   EXPECT_TRUE(f.value().payload);
 }
 
+// A file from a probe with the block-scaled cases: MXFP8 measured, NVFP4 waived (null).
+std::string blackwell_payload(const json& recipes) {
+  json j = json::parse(payload());
+  j["summary"]["gemm_flop_per_s"]["fp8"] = 3.6e15;
+  j["summary"]["gemm_flop_per_s"]["mxfp8"] = 3.3e15;
+  j["summary"]["gemm_flop_per_s"]["nvfp4"] = nullptr;
+  j["summary"]["gemm_recipes_measured"] = recipes;
+  return j.dump();
+}
+
+TEST(ProbeFile, BlockScaledRecipesAreReadAndOlderFilesLackThem) {
+  auto f = read(blackwell_payload({"fp8", "mxfp8"}));
+  ASSERT_TRUE(f.ok()) << f.error().message;
+  const ProbeSummary& s = f.value().payload->summary;
+  EXPECT_DOUBLE_EQ(s.gemm_flop_per_s.mxfp8.value_or(0), 3.3e15);
+  EXPECT_FALSE(s.gemm_flop_per_s.nvfp4);
+  EXPECT_EQ(s.gemm_recipes_measured, (std::vector<std::string>{"fp8", "mxfp8"}));
+  EXPECT_DOUBLE_EQ(s.gemm_flop_per_s.rate("mxfp8").value_or(0), 3.3e15);
+  EXPECT_FALSE(s.gemm_flop_per_s.rate("fp4-typo"));
+  // A file of a probe that predates the recipes: no block-scaled figures, nothing listed.
+  auto old = read(payload());
+  ASSERT_TRUE(old.ok()) << old.error().message;
+  EXPECT_FALSE(old.value().payload->summary.gemm_flop_per_s.mxfp8);
+  EXPECT_TRUE(old.value().payload->summary.gemm_recipes_measured.empty());
+}
+
+TEST(ProbeFile, ARecipeListedWithoutItsRateIsRefused) {
+  auto f = read(blackwell_payload({"nvfp4"}));
+  ASSERT_FALSE(f.ok());
+  EXPECT_EQ(f.error().message,
+            "payload: summary.gemm_recipes_measured: 'nvfp4' is listed but "
+            "summary.gemm_flop_per_s.nvfp4 is null");
+  auto g = read(blackwell_payload({"fp6"}));
+  ASSERT_FALSE(g.ok());
+  EXPECT_EQ(g.error().message,
+            "payload: summary.gemm_recipes_measured: 'fp6' is not fp8, mxfp8 or nvfp4");
+}
+
 TEST(ProbeFile, UnknownSchemaVersionIsATypedError) {
   auto f = read(signing::sign_probe_payload(payload(2), key('a')));
   ASSERT_FALSE(f.ok());

@@ -19,7 +19,7 @@
 #include <cmath>
 
 #include "gpuplan/estimate.h"
-#include "gpuplan/serve.h"
+#include "gpuplan/serve_replica.h"
 #include "gpuplan/transformer.h"
 
 namespace gpuplan {
@@ -35,60 +35,73 @@ std::string gb(double bytes) {
   return buf;
 }
 
-// Bytes per stored weight of a matmul. int4: 4 bits plus one fp16 scale per group of 128
-// (AWQ/GPTQ default group size, Lin et al. 2023, "AWQ", sec. 5.1).
-double matmul_weight_bytes(WeightFormat w) {
-  switch (w) {
-    case WeightFormat::bf16:
-    case WeightFormat::fp16:
-      return 2.0;
-    case WeightFormat::fp8:
-    case WeightFormat::int8:
-      return 1.0;
-    case WeightFormat::int4:
-      return 0.5 + 2.0 / 128;
-  }
-  return 2.0;
-}
-
 // Weight bytes per GPU, split into what every step reads and the experts of MoE layers.
-// Quantised formats apply to the blocks' matmuls; embeddings, head, norms and biases stay 16-bit.
-// Token embeddings are looked up, not read whole (unless tied to the head).
+// Quantised formats apply to the blocks' matmuls (precision.h: MXFP4 to the MLP's only);
+// embeddings, head, norms and biases stay 16-bit. Token embeddings are looked up, not read whole
+// (unless tied to the head).
 void count_weights(const TransformerSpec& s, const ServeConfig& c, ReplicaModel& r) {
   double total = 0, dense = 0, experts = 0;
-  for (const ParamTensor& t : transformer_parameters(s)) {
-    const bool matmul =
-        (t.group == ParamGroup::attention || t.group == ParamGroup::mlp) && t.rows > 1;
-    const double bytes = static_cast<double>(t.numel()) *
-                         (matmul ? matmul_weight_bytes(c.weights) : 2.0) /
+  // Multi-token prediction modules are not loaded for serving (only as a speculative draft).
+  TransformerSpec served = s;
+  served.mtp_layers = 0;
+  const WeightFormatBytes& format = weight_format_bytes(c.weights);
+  for (const ParamTensor& t : transformer_parameters(served)) {
+    const bool quantised = t.rows > 1 && (t.group == ParamGroup::mlp ||
+                                          (format.attention && t.group == ParamGroup::attention));
+    const double bytes = static_cast<double>(t.numel()) * (quantised ? format.matmul : 2.0) /
                          (t.tensor_parallel ? c.tp : 1);
     total += bytes;
     const bool lookup = t.group == ParamGroup::embedding &&
                         !(s.tied_embeddings && std::string(t.module) == "embed_tokens");
     if (lookup) continue;
-    if (s.is_moe() && t.group == ParamGroup::mlp)
+    if (t.routed_expert)  // shared experts and dense blocks' MLPs are read every step
       experts += bytes;
     else
       dense += bytes;
   }
   r.memory.weight_bytes = total;
   r.dense_weight_bytes = dense;
-  r.moe_layers = s.is_moe() ? static_cast<double>(s.layers) : 0;
-  r.expert_bytes_per_layer = s.is_moe() ? experts / static_cast<double>(s.layers) : 0;
+  r.moe_layers = static_cast<double>(s.moe_layer_count());
+  r.expert_bytes_per_layer = r.moe_layers > 0 ? experts / r.moe_layers : 0;
   r.experts = s.is_moe() ? static_cast<double>(s.experts) : 0;
   r.experts_per_token = s.is_moe() ? static_cast<double>(s.experts_per_token) : 0;
 }
 
 // The precision the matmuls run at: FP8 weights on FP8 tensor cores where the GPU has them
-// (else weight-only, dequantised to 16-bit); integer weight-only formats at 16-bit.
-std::string compute_precision(const Gpu& g, WeightFormat w) {
-  auto has = [&](const char* p) {
-    return g.peak_dense_flops_per_s.count(p) > 0 ||
-           g.matmul_max_achievable_flops_per_s.count(p) > 0;
+// (else weight-only, dequantised to 16-bit); integer weight-only formats at 16-bit; 4-bit floats
+// on Blackwell's block-scaled tensor cores (NVFP4 at the FP4 rate, MXFP4 with MXFP8 activations
+// at the FP8 rate), elsewhere weight-only where the runtime has such a kernel (vLLM's Marlin FP4)
+// and an error where it has none.
+Result<std::string> compute_precision(const Gpu& g, WeightFormat w, const RuntimeProfile& p) {
+  auto has = [&](const char* key) {
+    return g.peak_dense_flops_per_s.count(key) > 0 ||
+           g.matmul_max_achievable_flops_per_s.count(key) > 0;
   };
-  if (w == WeightFormat::fp8 && has("fp8")) return "fp8";
-  if (w == WeightFormat::fp16 && has("fp16")) return "fp16";
-  return has("bf16") ? "bf16" : "fp16";
+  const WeightFormatBytes& f = weight_format_bytes(w);
+  if (f.block_scaled) {
+    if (has_block_scaled_mma(g)) return std::string(f.rate_key);
+    const auto& fallback = p.fp4_weight_only;
+    if (std::find(fallback.begin(), fallback.end(), w) == fallback.end()) {
+      return invalid("GPU '" + g.id + "' has no FP4 tensor cores and " + runtime_name(p.runtime) +
+                     " has no weight-only " + weight_format_name(w) +
+                     " kernel for it; serve it on Blackwell, with a runtime that has one, or "
+                     "choose fp8 or int4 weights");
+    }
+  } else if (w == WeightFormat::fp8 && has("fp8")) {
+    return std::string("fp8");
+  }
+  if (w == WeightFormat::fp16 && has("fp16")) return std::string("fp16");
+  return std::string(has("bf16") ? "bf16" : "fp16");
+}
+
+// The runtime stores the KV cache in `kv` (data/assumptions.json serving.runtimes.*.kv_formats).
+std::optional<Error> check_kv_format(const RuntimeProfile& p, KvFormat kv) {
+  if (std::find(p.kv_formats.begin(), p.kv_formats.end(), kv) != p.kv_formats.end())
+    return std::nullopt;
+  std::string have;
+  for (KvFormat k : p.kv_formats) have += std::string(have.empty() ? "" : ", ") + kv_format_name(k);
+  return invalid(std::string(runtime_name(p.runtime)) + " has no " + kv_format_name(kv) +
+                 " KV cache (it stores " + have + "); choose another --kv or runtime");
 }
 
 // Achievable matmul FLOP/s: the GPU's measured maximum for the precision, else dense peak x
@@ -140,19 +153,30 @@ bool large_gpu(const Gpu& g) {
   return g.memory_bytes >= 70.0 * (1ull << 30) && !a100;
 }
 
+// The share of a sequence's KV token-blocks that are kept (and read) when windowed blocks keep
+// at most their window, against every block keeping every token (kv_cache_size); 1 without
+// windows. vLLM's hybrid KV cache manager frees a sliding window's out-of-window blocks.
+double kv_window_share(const TransformerSpec* spec, double tokens) {
+  if (!spec || spec->sliding_window <= 0 || tokens <= 0) return 1.0;
+  const TransformerSpec& s = *spec;
+  const KvCacheSize k = kv_cache_size(s, 1.0, tokens);
+  const double all = k.bytes_per_token_per_layer * (k.full_layers + k.windowed_layers) * tokens;
+  return all > 0 ? k.total_bytes / all : 1.0;
+}
+
 // Memory per GPU: weights, activations, context, and the KV cache in what is left.
 void fill_memory(const Model& m, const Gpu& g, const ServeConfig& c, const ServingAssumptions& a,
                  ReplicaModel& r) {
   const TransformerSpec& s = m.transformer;
   const TransformerDims d = transformer_dims(s, 1);
   const double tp = c.tp;
-  const double kv_heads =
-      std::ceil(static_cast<double>(s.kv_heads_or_default()) / tp);  // replicated past kv_heads
-  const double kv_elem = c.kv == KvFormat::fp8 ? 1.0 : 2.0;
+  const double kv_elem = kv_format_bytes(c.kv);
   ReplicaMemory& mem = r.memory;
   mem.gpu_bytes = g.memory_bytes;
-  mem.kv_bytes_per_token = 2.0 * static_cast<double>(s.layers) * kv_heads *
-                           static_cast<double>(s.head_dim_or_default()) * kv_elem;
+  // One token in every block on this GPU: K and V of its share of the KV heads (replicated past
+  // kv_heads), or MLA's whole latent (kv_cache_size).
+  const KvCacheSize kv = kv_cache_size(s, kv_elem, 1.0, c.tp);
+  mem.kv_bytes_per_token = kv.bytes_per_token_per_layer * (kv.full_layers + kv.windowed_layers);
   // Live tensors of one step at the token budget: residual and normed input, QKV, the MLP's
   // gate and up outputs (per routed expert), at 16 bits; plus fp32 logits of the sampled rows.
   const double tokens = static_cast<double>(r.max_num_batched_tokens);
@@ -234,6 +258,41 @@ void set_gemm_shapes(const TransformerSpec& s, const TransformerFlops& f, double
   r.tiles.gemm_tile_cols = eff.gemm_tile_cols;
 }
 
+// The rates of the replica's matmuls (its weights' precision), attention (flash attention runs
+// at 16 bits even with FP8 or FP4 weights: low-precision attention kernels are opt-in) and HBM,
+// with a note where the weights are dequantised.
+std::optional<Error> set_rates(const Gpu& gpu, const ServeConfig& config, const Efficiencies& eff,
+                               ReplicaModel& r) {
+  auto precision = compute_precision(gpu, config.weights, r.profile);
+  if (!precision.ok()) return precision.error();
+  r.compute_precision = precision.value();
+  auto rate = matmul_rate(gpu, r.compute_precision, eff);
+  if (!rate.ok()) return rate.error();
+  r.compute_flop_per_s = rate.value();
+  r.hbm_bytes_per_s = eff.measured_hbm_bytes_per_s > 0 ? eff.measured_hbm_bytes_per_s
+                                                       : gpu.memory_bandwidth_bytes_per_s * eff.hbm;
+  if (r.hbm_bytes_per_s <= 0)
+    return make_error(Errc::not_found, "GPU '" + gpu.id + "' has no memory bandwidth");
+  const bool low = r.compute_precision == "fp8" || r.compute_precision == "fp4";
+  auto attention_rate = matmul_rate(
+      gpu,
+      low ? compute_precision(gpu, WeightFormat::bf16, r.profile).value() : r.compute_precision,
+      eff);
+  if (!attention_rate.ok()) return attention_rate.error();
+  r.attention_flop_per_s = attention_rate.value();
+  if (r.compute_precision != "fp8" && config.weights == WeightFormat::fp8) {
+    r.notes.push_back(gpu.id +
+                      " has no FP8 tensor cores: FP8 weights are dequantised, matmuls run at " +
+                      r.compute_precision);
+  }
+  if (weight_format_bytes(config.weights).block_scaled && !has_block_scaled_mma(gpu)) {
+    r.notes.push_back(gpu.id + " has no FP4 tensor cores: " + runtime_name(config.runtime) +
+                      " runs the " + weight_format_name(config.weights) +
+                      " weights weight-only, matmuls at " + r.compute_precision);
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 Result<ReplicaModel> build_replica(const Model& model, const Gpu& gpu, const ServeConfig& config,
@@ -245,6 +304,7 @@ Result<ReplicaModel> build_replica(const Model& model, const Gpu& gpu, const Ser
   r.gpu = &gpu;
   r.config = config;
   r.profile = serving.profile(config.runtime);
+  if (auto err = check_kv_format(r.profile, config.kv)) return *err;
   r.block_tokens = serving.kv_block_tokens;
   const bool large = large_gpu(gpu);
   r.max_num_seqs = config.max_num_seqs > 0
@@ -267,27 +327,13 @@ Result<ReplicaModel> build_replica(const Model& model, const Gpu& gpu, const Ser
             gb(r.memory.context_bytes) + " per GPU leave " + gb(have - need) +
             " for the KV cache of " + gb(have) + "; use more GPUs (--tp) or fewer weight bits");
   }
-  r.compute_precision = compute_precision(gpu, config.weights);
-  auto rate = matmul_rate(gpu, r.compute_precision, eff);
-  if (!rate.ok()) return rate.error();
-  r.compute_flop_per_s = rate.value();
-  r.hbm_bytes_per_s = eff.measured_hbm_bytes_per_s > 0 ? eff.measured_hbm_bytes_per_s
-                                                       : gpu.memory_bandwidth_bytes_per_s * eff.hbm;
-  if (r.hbm_bytes_per_s <= 0)
-    return make_error(Errc::not_found, "GPU '" + gpu.id + "' has no memory bandwidth");
+  if (auto err = set_rates(gpu, config, eff, r)) return *err;
   const TransformerFlops f = transformer_forward_flops(s, 1);  // one token: no attention context
   r.gemm_flops_per_token = (f.total() - f.attention_core - f.head) / config.tp;
   r.head_flops_per_token = f.head / config.tp;
   set_gemm_shapes(s, f, config.tp, eff, gpu, r);
-  // Flash attention runs at 16 bits even with FP8 weights (FP8 attention kernels are opt-in).
-  const std::string attention_precision = r.compute_precision == "fp8"
-                                              ? compute_precision(gpu, WeightFormat::bf16)
-                                              : r.compute_precision;
-  auto attention_rate = matmul_rate(gpu, attention_precision, eff);
-  if (!attention_rate.ok()) return attention_rate.error();
-  r.attention_flop_per_s = attention_rate.value();
-  r.attention_flops_per_pair = 4.0 * static_cast<double>(s.heads * s.head_dim_or_default()) *
-                               static_cast<double>(s.layers) / config.tp;
+  r.attention_flops_per_pair =
+      attention_flops_per_pair(s) * static_cast<double>(s.layers) / config.tp;
   r.layers = static_cast<double>(s.layers);
   {
     // 16-bit activations per token and layer, in two kinds. Element-wise kernels (norms,
@@ -308,18 +354,15 @@ Result<ReplicaModel> build_replica(const Model& model, const Gpu& gpu, const Ser
   if (auto link = set_tp_link(gpu, config, serving, eff, r); !link.ok()) return link.error();
   r.kernel_overhead_s = eff.kernel_overhead_s;
   r.host_overhead_per_kernel_s = r.profile.cuda_graphs ? 0.0 : eff.host_overhead_per_kernel_s;
-  if (r.compute_precision != "fp8" && config.weights == WeightFormat::fp8) {
-    r.notes.push_back(gpu.id +
-                      " has no FP8 tensor cores: FP8 weights are dequantised, matmuls run at " +
-                      r.compute_precision);
-  }
   return r;
 }
 
 int64_t max_concurrent_sequences(const ReplicaModel& r, double prompt_tokens,
                                  double output_tokens) {
   const double tokens = std::max(1.0, prompt_tokens + output_tokens);
-  const double blocks_per_seq = std::ceil(tokens / static_cast<double>(r.block_tokens));
+  // Windowed blocks hold at most their window of a sequence's tokens.
+  const double kept = tokens * kv_window_share(r.model ? &r.model->transformer : nullptr, tokens);
+  const double blocks_per_seq = std::ceil(kept / static_cast<double>(r.block_tokens));
   const auto by_kv =
       static_cast<int64_t>(std::floor(static_cast<double>(r.memory.kv_blocks) / blocks_per_seq));
   return std::min(by_kv, r.max_num_seqs);
@@ -368,8 +411,16 @@ StepBreakdown step_time(const ReplicaModel& r, const StepLoad& load) {
   b.elementwise_s = tokens * r.elementwise_bytes_per_token / r.hbm_bytes_per_s;
   // Decode reads each sequence's keys and values; prefill writes its tokens' and reads the
   // prompt's earlier chunks (flash attention: scores stay on chip, Dao et al. 2022).
-  const double kv_bytes = (load.decode_context + load.prefill_tokens) * r.memory.kv_bytes_per_token;
-  const double pairs = load.decode_context + load.prefill_pairs;
+  // Windowed blocks read at most their window of each sequence (its mean context here).
+  const TransformerSpec* spec = r.model ? &r.model->transformer : nullptr;
+  const double decode_share =
+      load.decode_seqs > 0 ? kv_window_share(spec, load.decode_context / load.decode_seqs) : 1.0;
+  const double prefill_share = load.prefill_tokens > 0
+                                   ? kv_window_share(spec, load.prefill_pairs / load.prefill_tokens)
+                                   : 1.0;
+  const double kv_bytes =
+      (load.decode_context * decode_share + load.prefill_tokens) * r.memory.kv_bytes_per_token;
+  const double pairs = load.decode_context * decode_share + load.prefill_pairs * prefill_share;
   b.attention_s = std::max(kv_bytes / r.hbm_bytes_per_s,
                            pairs * r.attention_flops_per_pair / r.attention_flop_per_s);
   const double tp = r.config.tp, ep = r.config.ep;

@@ -1,0 +1,68 @@
+#pragma once
+// Serving formats and runtimes, and what each runtime does: the "serving" object of
+// data/assumptions.json (memory fractions, batch limits, kernel counts, all-reduce latency),
+// each value with its source. Implemented in core/src/serving/serve_assumptions.cpp.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "gpuplan/catalog.h"
+#include "gpuplan/precision.h"
+#include "gpuplan/result.h"
+
+namespace gpuplan {
+
+// WeightFormat and KvFormat (precision.h): how weights and the KV cache are stored.
+enum class Runtime { vllm, trtllm, sglang, hf };
+const char* weight_format_name(WeightFormat w);
+const char* kv_format_name(KvFormat k);
+const char* runtime_name(Runtime r);
+std::optional<WeightFormat> parse_weight_format(const std::string& s);
+std::optional<KvFormat> parse_kv_format(const std::string& s);
+std::optional<Runtime> parse_runtime(const std::string& s);
+
+// What a serving runtime does, from data/assumptions.json "serving" (each value cited there).
+struct RuntimeProfile {
+  Runtime runtime = Runtime::vllm;
+  double memory_fraction = 0.9;  // share of memory the runtime takes for itself
+  bool fraction_of_free =
+      false;                   // of the memory free after weights (TensorRT-LLM) or of all (vLLM)
+  int64_t max_num_seqs = 256;  // running sequences (GPUs under 70 GiB or A100)
+  int64_t max_num_seqs_large = 256;       // on GPUs of 70 GiB and more, not A100 (vLLM's rule)
+  int64_t max_num_batched_tokens = 2048;  // tokens per step, small GPUs
+  int64_t max_num_batched_tokens_large = 2048;  // tokens per step, large GPUs
+  bool continuous_batching = true;              // false: static batches (a batch runs to its end)
+  bool reserve_full_sequence = false;           // KV for prompt + output reserved at admission
+  double kernels_per_layer = 10;                // GPU kernels per block and step (fusion)
+  bool cuda_graphs = true;             // false: the host issues each kernel (eager PyTorch)
+  double allreduce_latency_s = 10e-6;  // one small tensor-parallel all-reduce
+  std::vector<KvFormat> kv_formats = {KvFormat::bf16};  // KV-cache formats it stores
+  // 4-bit float checkpoints (nvfp4, mxfp4) it runs weight-only, dequantised to 16 bits, on GPUs
+  // without FP4 tensor cores.
+  std::vector<WeightFormat> fp4_weight_only;
+};
+
+// Serving constants and the four runtime profiles.
+struct ServingAssumptions {
+  int64_t kv_block_tokens = 16;  // paged-attention block
+  // Tensor parallelism over PCIe (no NVLink between the group's GPUs): the runtimes' custom
+  // all-reduce kernels need NVLink, so NCCL's ring runs through the PCIe switches and the host.
+  // Its bus bandwidth as a fraction of the PCIe x16 per-direction rate, for groups of 3-4 and of
+  // 5-8 GPUs (two GPUs: the PCIe copy efficiency), and the latency of one small all-reduce.
+  double pcie_allreduce_fraction_4 = 1;
+  double pcie_allreduce_fraction_8 = 1;
+  double pcie_allreduce_latency_s = 0;
+  RuntimeProfile vllm, trtllm, sglang, hf;
+  const RuntimeProfile& profile(Runtime r) const;
+};
+
+// Reads the "serving" object of data/assumptions.json (its text); errors name the field.
+Result<ServingAssumptions> parse_serving_assumptions(std::string_view assumptions_json,
+                                                     const std::string& where);
+// The serving assumptions of the embedded catalog files (data/assumptions.json among `files`).
+Result<ServingAssumptions> serving_assumptions(const std::vector<DataFile>& files);
+
+}  // namespace gpuplan

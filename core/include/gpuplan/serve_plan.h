@@ -1,0 +1,105 @@
+#pragma once
+// Ranking instances for a serving load: for each instance type (or GPU) and tensor-parallel
+// degree, one replica's highest rate within the SLO, the fleet for the day's curve and its cost;
+// at once (plan_serving) or one replica per step (the page's sliced search). Implemented in
+// core/src/serving/serve_plan.cpp.
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "gpuplan/catalog.h"
+#include "gpuplan/cost.h"
+#include "gpuplan/model.h"
+#include "gpuplan/result.h"
+#include "gpuplan/serve_assumptions.h"
+#include "gpuplan/serve_fleet.h"
+#include "gpuplan/serve_replica.h"
+#include "gpuplan/serve_sim.h"
+
+namespace gpuplan {
+
+// What to plan a serving fleet for.
+struct ServeQuery {
+  ServeConfig config;      // tp 0: try 1, 2, 4, 8 up to the instance's GPU count
+  ServeWorkload workload;  // rate_per_s unused here: the curve's peak is the rate
+  Slo slo;
+  LoadCurve curve;  // 24 hourly rates
+  ScalingPolicy policy;
+  std::string gpu;  // filters (catalog ids); empty: any
+  std::string instance;
+  std::string provider;
+  std::string region;
+  int top_k = 10;
+};
+// One ranked option: an instance type, its replica and fleet, and the costs.
+struct ServeOption {
+  std::string instance;  // empty: a GPU with no priced instance (--gpu alone)
+  std::string provider;
+  std::string gpu;
+  int gpus_per_instance = 0;
+  int tp = 1;
+  ReplicaMemory memory;
+  int64_t max_seqs = 0;      // at the mean prompt + output lengths
+  double prefill_s = 0;      // one mean prompt alone
+  double decode_step_s = 0;  // batch of one at the mean context
+  RateSearch rate;
+  FleetPlan fleet;
+  PriceQuote price;              // on-demand, per instance
+  std::vector<FleetCost> costs;  // on-demand first
+  std::vector<std::string> notes;
+};
+struct ServePlan {
+  std::vector<ServeOption> options;  // cheapest autoscaled on-demand fleet first
+  int evaluated = 0;
+  std::vector<std::string> notes;
+};
+// What a serving query names, looked up in the catalog: the model and the GPU's catalog id
+// (aliases resolved; empty when none is named). An unknown model, GPU or instance is an Error
+// with the message id `gpuplan estimate` uses (evaluate.unknown_model[_like],
+// evaluate.unknown_gpu[_like], evaluate.unknown_instance), so the page shows it translated.
+struct ServeTargets {
+  const Model* model = nullptr;
+  std::string gpu;
+};
+Result<ServeTargets> find_serve_targets(const Catalog& catalog, const std::string& model,
+                                        const std::string& gpu, const std::string& instance);
+
+// Evaluates every matching instance (or the GPU alone) and ranks them. An Error when none
+// works, saying why: the model does not fit even at the largest TP tried (by how much), or the
+// latency targets are below what an idle replica achieves (by how much).
+Result<ServePlan> plan_serving(const Catalog& catalog, const ServingAssumptions& serving,
+                               const Model& model, const ServeQuery& query);
+
+// The same ranking in steps, so a page can spread the work over frames: one (GPU, TP) replica
+// evaluated per step (the expensive part: a rate search of simulations), then the ranking.
+// plan_serving() is start, every step, then finish: the results are the same.
+struct ServeEvaluation {
+  std::string gpu;
+  int tp = 1;
+  std::optional<ServeOption> option;  // nullopt: the replica does not fit (see error)
+  Error error = make_error(Errc::invalid_argument, "");  // empty message: none
+};
+struct ServeSearch {
+  std::vector<std::pair<std::string, int>> pending;  // (GPU id, TP) to evaluate, in order
+  size_t next = 0;                                   // the next entry of `pending`
+  std::vector<ServeEvaluation> done;                 // in evaluation order
+  bool finished() const { return next >= pending.size(); }
+  double progress() const {
+    return pending.empty() ? 1.0 : static_cast<double>(next) / static_cast<double>(pending.size());
+  }
+};
+// The replicas the query's instances need, none evaluated yet.
+ServeSearch start_serve_search(const Catalog& catalog, const ServeQuery& query);
+// Evaluates the next replica; false when there was none left.
+bool step_serve_search(const Catalog& catalog, const ServingAssumptions& serving,
+                       const Model& model, const ServeQuery& query, ServeSearch& search);
+// Prices every instance with the replicas evaluated (evaluating any still pending) and ranks
+// them, as plan_serving() does.
+Result<ServePlan> finish_serve_search(const Catalog& catalog, const ServingAssumptions& serving,
+                                      const Model& model, const ServeQuery& query,
+                                      ServeSearch& search);
+
+}  // namespace gpuplan

@@ -1,0 +1,129 @@
+#pragma once
+// One serving replica: a model on `tp` GPUs of one kind, its memory (what is left for the KV
+// cache, concurrent sequences) and the time of one engine step as a function of what the running
+// batch holds. Hardware efficiencies come from the same Efficiencies as the training model.
+// Pure functions: no I/O, no globals. Implemented in core/src/serving/serve_replica.cpp.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "gpuplan/hardware.h"
+#include "gpuplan/model.h"
+#include "gpuplan/result.h"
+#include "gpuplan/serve_assumptions.h"
+#include "gpuplan/timing.h"
+
+namespace gpuplan {
+
+// One replica: a model on `tp` GPUs of one kind.
+struct ServeConfig {
+  WeightFormat weights = WeightFormat::bf16;
+  KvFormat kv = KvFormat::bf16;
+  Runtime runtime = Runtime::vllm;
+  int tp = 1;                          // tensor-parallel GPUs per replica
+  int ep = 1;                          // expert-parallel degree for MoE layers (divides tp)
+  int64_t max_num_seqs = 0;            // 0: the runtime's default for this GPU
+  int64_t max_num_batched_tokens = 0;  // 0: the runtime's default for this GPU
+  double memory_fraction = 0;          // 0: the runtime's default
+  double link_busbw_bytes_per_s = 0;   // 0: NVLink if the GPU has it, else PCIe
+};
+
+// Memory of one GPU of a replica and what is left for the KV cache, by term.
+struct ReplicaMemory {
+  double gpu_bytes = 0;     // as the device reports it
+  double budget_bytes = 0;  // the runtime's share
+  double weight_bytes = 0;
+  double activation_bytes = 0;    // peak intermediate tensors of one step at the token budget
+  double context_bytes = 0;       // CUDA context and kernels
+  double kv_bytes = 0;            // left for the KV cache
+  double kv_bytes_per_token = 0;  // this GPU's share of one token's keys and values
+  int64_t kv_blocks = 0;
+  int64_t kv_tokens = 0;  // kv_blocks x block size
+  bool fits = false;
+};
+
+// The step-time model of one replica, resolved once.
+struct ReplicaModel {
+  const Model* model = nullptr;
+  const Gpu* gpu = nullptr;
+  ServeConfig config;
+  RuntimeProfile profile;
+  ReplicaMemory memory;
+  int64_t max_num_seqs = 0;
+  int64_t max_num_batched_tokens = 0;
+  int64_t block_tokens = 16;
+  // Per GPU and step.
+  double dense_weight_bytes = 0;      // read every step (attention, norms, head, router)
+  double expert_bytes_per_layer = 0;  // all experts of one MoE layer (0 for dense models)
+  double moe_layers = 0;
+  double experts = 0, experts_per_token = 0;
+  double gemm_flops_per_token =
+      0;  // weight matmuls of one token through the blocks (active experts)
+  double head_flops_per_token = 0;  // the LM head, for tokens that are sampled
+  // The weight matmuls of a block for tile and wave quantisation: output columns on this GPU,
+  // share of gemm_flops_per_token, and whether its rows are the tokens routed to one expert.
+  struct Gemm {
+    double cols = 0;
+    double share = 0;
+    bool expert = false;
+  };
+  std::vector<Gemm> gemms;
+  double head_cols = 0;                    // vocabulary columns on this GPU
+  int sms = 0;                             // the GPU's SM count (0: unknown, no quantisation)
+  Efficiencies tiles;                      // the GEMM output tile (gemm_tile_rows x gemm_tile_cols)
+  double activation_bytes_per_token = 0;   // matmul inputs/outputs of one token (with the weights)
+  double elementwise_bytes_per_token = 0;  // norms, residual adds, activation function
+  double attention_flops_per_pair = 0;     // one query against one key, all layers
+  double compute_flop_per_s = 0;           // achievable matmul rate at the weights' precision
+  double attention_flop_per_s = 0;         // achievable 16-bit rate: attention runs at 16 bits
+  double hbm_bytes_per_s = 0;              // achievable
+  double layers = 0;
+  double hidden = 0;
+  double link_busbw_bytes_per_s = 0;
+  bool pcie_allreduce = false;     // the TP group's all-reduce runs through PCIe (NCCL)
+  double allreduce_latency_s = 0;  // one small all-reduce: the runtime's kernel, or NCCL on PCIe
+  double kernel_overhead_s = 0;    // per kernel, GPU side
+  double host_overhead_per_kernel_s = 0;
+  std::string compute_precision;  // "bf16", "fp8", ...
+  std::vector<std::string> notes;
+};
+
+// Resolves the replica model; an Error when the setup is invalid (names the field) or the
+// model does not fit (says by how much).
+Result<ReplicaModel> build_replica(const Model& model, const Gpu& gpu, const ServeConfig& config,
+                                   const ServingAssumptions& serving, const Efficiencies& eff);
+
+// Maximum sequences running at once with prompt + output tokens each (KV and runtime limits).
+int64_t max_concurrent_sequences(const ReplicaModel& r, double prompt_tokens, double output_tokens);
+
+// What one engine step processes.
+struct StepLoad {
+  double decode_seqs = 0;     // sequences generating one token
+  double decode_context = 0;  // sum of their context lengths (keys read)
+  double prefill_tokens = 0;  // prompt tokens processed this step
+  double prefill_last = 0;    // prompts whose last chunk is in this step (sampled)
+  double prefill_pairs = 0;   // query-key pairs of those prompt tokens (causal)
+};
+// Step time by term.
+struct StepBreakdown {
+  double weights_s = 0;      // weight matmuls (roofline of bytes vs FLOPs)
+  double elementwise_s = 0;  // norms, residual adds, activation function (memory-bound)
+  double attention_s = 0;    // attention (KV reads vs FLOPs)
+  double comm_s = 0;         // tensor-parallel all-reduces, expert-parallel all-to-all
+  double overhead_s = 0;     // kernel gaps (or host time when it dominates)
+  double total_s = 0;
+  double experts_touched = 0;  // per MoE layer
+};
+StepBreakdown step_time(const ReplicaModel& r, const StepLoad& load);
+
+// Expected experts a step touches in one MoE layer: E (1 - (1 - k/E)^tokens).
+double experts_touched(double experts, double experts_per_token, double tokens);
+
+// Prefill time of one prompt alone (chunked by the token budget), the zero-load TTFT.
+double prefill_time_s(const ReplicaModel& r, double prompt_tokens);
+
+// Steady-state output tokens/s of a burst (all requests at once, fixed lengths), in closed form.
+double burst_output_tokens_per_s(const ReplicaModel& r, double prompt_tokens, double output_tokens);
+
+}  // namespace gpuplan

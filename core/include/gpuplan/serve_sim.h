@@ -1,0 +1,56 @@
+#pragma once
+// A seeded discrete-event simulation of one replica under continuous batching with chunked
+// prefill (TTFT/TPOT percentiles at a request rate), and the highest rate that meets a latency
+// target. Implemented in core/src/serving/serve_sim.cpp.
+
+#include <cstdint>
+#include <string>
+
+#include "gpuplan/result.h"
+#include "gpuplan/serve_replica.h"
+
+namespace gpuplan {
+
+// Request lengths: fixed, or drawn from a ShareGPT-like distribution with the given means.
+enum class LengthDistribution { fixed, sharegpt };
+struct ServeWorkload {
+  double rate_per_s = 1;        // Poisson arrival rate; <= 0 or infinite: all at time 0 (burst)
+  double prompt_tokens = 1000;  // mean
+  double output_tokens = 200;   // mean
+  LengthDistribution lengths = LengthDistribution::fixed;
+  int requests = 2000;  // simulated requests (bounded for speed)
+  uint64_t seed = 1;
+};
+struct Percentiles {
+  double p50 = 0, p90 = 0, p99 = 0, mean = 0;
+};
+struct SimulationResult {
+  Percentiles ttft_s;
+  Percentiles tpot_s;              // per request: (end - first token) / (output - 1)
+  double output_tokens_per_s = 0;  // over the whole run
+  double requests_per_s = 0;
+  double mean_running = 0;  // sequences in the batch, time-averaged
+  int64_t max_running = 0;
+  bool saturated = false;  // the queue grew through the run (rate above capacity)
+  int64_t steps = 0;
+};
+Result<SimulationResult> simulate(const ReplicaModel& r, const ServeWorkload& w);
+
+// Latency targets (0: none) and the percentile they apply to.
+struct Slo {
+  double ttft_s = 0;
+  double tpot_s = 0;
+  double percentile = 90;  // 50, 90 or 99
+};
+bool meets_slo(const SimulationResult& s, const Slo& slo);
+// The highest request rate one replica sustains within the SLO (bisection over simulations).
+struct RateSearch {
+  double max_rate_per_s = 0;  // 0: not even at a trickle
+  SimulationResult at_max;
+  SimulationResult at_zero_load;  // one request alone
+  std::string limit;              // what binds at the next rate: "ttft", "tpot" or "throughput"
+};
+Result<RateSearch> max_rate_within_slo(const ReplicaModel& r, const ServeWorkload& w,
+                                       const Slo& slo);
+
+}  // namespace gpuplan

@@ -1,0 +1,46 @@
+#pragma once
+// Serving predictions against published serving measurements: a CSV with the columns of
+// measured_serving_dev.csv (found by header name, any order): id, source_kind, model, gpu,
+// num_gpus, tp, precision, framework, input_len, output_len, concurrency_or_batch, request_rate,
+// metric, value, notes. Implemented in core/src/serving/serve_validation.cpp.
+
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "gpuplan/catalog.h"
+#include "gpuplan/result.h"
+#include "gpuplan/serve_assumptions.h"
+
+namespace gpuplan {
+
+bool is_serving_csv(std::string_view text);
+
+struct ServingRow {
+  std::string id, source_kind, model, gpu, precision, framework, metric, notes;
+  std::string input_len, output_len, num_gpus, tp, batch, rate;  // as written
+  double value = 0;
+  int line = 0;
+};
+struct ServingPrediction {
+  ServingRow row;
+  std::string group;  // "output tokens/s", "batch-1 decode tokens/s", "TTFT/TPOT at rate", "other"
+  double predicted = 0;
+  double error = 0;  // (predicted - measured) / measured
+};
+struct ServingReport {
+  std::vector<ServingPrediction> rows;
+  std::vector<std::pair<std::string, std::string>> skipped;  // (id, reason)
+  // Mean absolute percentage error (fraction) and row count by metric, source and group.
+  std::vector<std::tuple<std::string, double, int>> by_metric, by_source, by_group;
+};
+// Predicts what gpuplan can express: max-throughput rows as a burst at the batch the KV cache
+// allows (or the static batch given), online rows by simulation at their request rate, batch-1
+// decode rows; lists the rest with the reason. An Error for a malformed file.
+Result<ServingReport> validate_serving_csv(const Catalog& catalog,
+                                           const ServingAssumptions& serving, std::string_view text,
+                                           const std::string& where);
+
+}  // namespace gpuplan

@@ -1,0 +1,180 @@
+// The planner's search in slices (what the page runs a frame at a time), its GPU filter, the
+// degrees a user fixes (--tp, --pp) and the layouts a launcher can express (plan --emit).
+#include <gtest/gtest.h>
+
+#include "gpuplan/launch_config.h"
+#include "gpuplan/plan.h"
+#include "test_util.h"
+
+namespace gpuplan {
+namespace {
+
+PlanQuery query(const std::string& model, Precision precision, int64_t batch, double tokens) {
+  PlanQuery q;
+  q.request.model = model;
+  q.request.setup.precision = precision;
+  q.request.setup.global_batch = batch;
+  q.run.tokens = tokens;
+  q.efficiencies = test::catalog().efficiencies;
+  return q;
+}
+
+// A search where tensor and pipeline parallelism win: LLaMA-2-70B does not fit one 80 GB GPU's
+// share under data parallelism alone at this batch, so the cheapest plans split the model.
+PlanQuery split_model_query() {
+  PlanQuery q = query("llama-2-70b", Precision::bf16, 64, 1e10);
+  q.request.setup.seq_len = 4096;
+  q.max_nodes = 4;
+  return q;
+}
+
+void expect_same_plans(const std::vector<Plan>& a, const std::vector<Plan>& b) {
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t i = 0; i < a.size(); ++i) {
+    EXPECT_EQ(a[i].instance, b[i].instance) << i;
+    EXPECT_EQ(a[i].nodes, b[i].nodes) << i;
+    EXPECT_EQ(a[i].setup.tp, b[i].setup.tp) << i;
+    EXPECT_EQ(a[i].setup.pp, b[i].setup.pp) << i;
+    EXPECT_EQ(a[i].setup.micro_batch, b[i].setup.micro_batch) << i;
+    EXPECT_EQ(a[i].cost.usd_total, b[i].cost.usd_total) << i;
+    EXPECT_EQ(a[i].pareto, b[i].pareto) << i;
+  }
+}
+
+TEST(PlanSearch, SlicesGiveWhatPlanGivesOneInstanceTypePerSlice) {
+  const PlanQuery q = query("gpt2-medium", Precision::amp_bf16, 64, 5e9);
+  const Model& m = test::model("gpt2-medium");
+  auto whole = plan(test::catalog(), m, q);
+  ASSERT_TRUE(whole.ok()) << whole.error().message;
+
+  auto search = start_plan_search(test::catalog(), m, q);
+  ASSERT_TRUE(search.ok()) << search.error().message;
+  PlanSearch& s = search.value();
+  // Every priced instance type of the catalog passes this query's filters (no provider, region,
+  // compliance or memory filter; amp-bf16 needs a bf16 peak, which some older GPUs lack).
+  ASSERT_GT(s.pending.size(), 10u);
+  ASSERT_LE(s.pending.size(), test::catalog().instances.size());
+  EXPECT_EQ(s.progress(), 0.0);
+  size_t slices = 0;
+  int64_t work = 0;
+  while (step_plan_search(test::catalog(), s)) {
+    ++slices;
+    EXPECT_EQ(s.next, slices);
+    EXPECT_GE(s.candidates, work) << "the work done never goes back";
+    work = s.candidates;
+    EXPECT_DOUBLE_EQ(s.progress(),
+                     static_cast<double>(slices) / static_cast<double>(s.pending.size()));
+  }
+  EXPECT_EQ(slices, s.pending.size());
+  EXPECT_TRUE(s.finished());
+  EXPECT_FALSE(step_plan_search(test::catalog(), s)) << "a finished search has no slice left";
+
+  auto sliced = finish_plan_search(test::catalog(), s);
+  ASSERT_TRUE(sliced.ok()) << sliced.error().message;
+  EXPECT_EQ(sliced.value().candidates, whole.value().candidates);
+  EXPECT_EQ(sliced.value().candidates, work);
+  EXPECT_EQ(sliced.value().fitting, whole.value().fitting);
+  EXPECT_EQ(sliced.value().within_limits, whole.value().within_limits);
+  expect_same_plans(sliced.value().plans, whole.value().plans);
+  expect_same_plans(sliced.value().pareto, whole.value().pareto);
+}
+
+TEST(PlanSearch, ABadQueryFailsAtTheStartAsPlanFails) {
+  PlanQuery q = query("gpt2-small", Precision::amp_bf16, 8, 0);  // no run length
+  auto s = start_plan_search(test::catalog(), test::model("gpt2-small"), q);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error().message, plan(test::catalog(), test::model("gpt2-small"), q).error().message);
+}
+
+TEST(PlanSearch, TheGpuFilterKeepsOnlyThatGpusInstances) {
+  PlanQuery q = query("gpt2-small", Precision::amp_bf16, 64, 1e9);
+  q.gpu = "a100-sxm4-80gb";
+  auto r = plan(test::catalog(), test::model("gpt2-small"), q);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  ASSERT_FALSE(r.value().plans.empty());
+  for (const Plan& p : r.value().plans) EXPECT_EQ(p.gpu, "a100-sxm4-80gb") << p.instance;
+  for (const Plan& p : r.value().pareto) EXPECT_EQ(p.gpu, "a100-sxm4-80gb") << p.instance;
+
+  q.gpu = "no-such-gpu";
+  auto none = plan(test::catalog(), test::model("gpt2-small"), q);
+  ASSERT_FALSE(none.ok());
+  EXPECT_EQ(none.error().id, Msg::plan_no_instance);
+}
+
+TEST(PlanSearch, FixedDegreesAreTheOnlyOnesSearched) {
+  const Model& m = test::model("llama-2-70b");
+  PlanQuery q = split_model_query();
+  auto free = plan(test::catalog(), m, q);
+  ASSERT_TRUE(free.ok()) << free.error().message;
+
+  q.tp = 4;
+  q.pp = 2;
+  auto fixed = plan(test::catalog(), m, q);
+  ASSERT_TRUE(fixed.ok()) << fixed.error().message;
+  ASSERT_FALSE(fixed.value().plans.empty());
+  for (const Plan& p : fixed.value().plans) {
+    EXPECT_EQ(p.setup.tp, 4) << p.instance;
+    EXPECT_EQ(p.setup.pp, 2) << p.instance;
+    EXPECT_EQ(p.setup.dp * 4 * 2, p.gpus) << p.instance;
+  }
+  EXPECT_LT(fixed.value().candidates, free.value().candidates);
+}
+
+TEST(PlanSearch, ADegreeNoInstanceCanLayOutSaysSo) {
+  PlanQuery q = query("gpt2-small", Precision::amp_bf16, 64, 1e9);
+  // GPT-2 small has 12 heads: tensor parallelism of 12 divides them, but no instance has 12 (or
+  // more than 8) GPUs in a node, and the planner keeps tensor parallelism inside a node.
+  q.tp = 12;
+  auto r = plan(test::catalog(), test::model("gpt2-small"), q);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().id, Msg::plan_layout_unavailable);
+  EXPECT_NE(r.error().message.find("--tp 12 --pp 1"), std::string::npos) << r.error().message;
+
+  // A degree the model cannot take is the workload's own error (heads not divisible).
+  q.tp = 5;
+  auto heads = plan(test::catalog(), test::model("gpt2-small"), q);
+  ASSERT_FALSE(heads.ok());
+  EXPECT_NE(heads.error().id, Msg::plan_layout_unavailable) << heads.error().message;
+}
+
+TEST(PlanSearch, ALauncherNarrowsTheSearchToWhatItCanEmit) {
+  const Model& m = test::model("llama-2-70b");
+  PlanQuery q = split_model_query();
+  auto free = plan(test::catalog(), m, q);
+  ASSERT_TRUE(free.ok()) << free.error().message;
+  // Without the launcher the best plan splits the model, which no launcher config expresses.
+  const Plan& best = free.value().plans.front();
+  ASSERT_TRUE(best.setup.tp > 1 || best.setup.pp > 1) << best.instance;
+  EXPECT_FALSE(emit_launch_config(launch_inputs(m.id, best), LaunchFormat::deepspeed).ok());
+
+  for (LaunchFormat f :
+       {LaunchFormat::torchrun, LaunchFormat::accelerate, LaunchFormat::deepspeed}) {
+    PlanQuery narrowed = q;
+    ASSERT_FALSE(restrict_to_launcher(narrowed, f).has_value());
+    EXPECT_EQ(narrowed.tp, 1);
+    EXPECT_EQ(narrowed.pp, 1);
+    auto r = plan(test::catalog(), m, narrowed);
+    ASSERT_TRUE(r.ok()) << r.error().message;
+    for (const Plan& p : r.value().plans) {
+      EXPECT_EQ(p.setup.tp, 1) << p.instance;
+      EXPECT_EQ(p.setup.pp, 1) << p.instance;
+    }
+    auto text = emit_launch_config(launch_inputs(m.id, r.value().plans.front()), f);
+    EXPECT_TRUE(text.ok()) << launch_format_name(f) << ": " << text.error().message;
+  }
+}
+
+TEST(PlanSearch, ALauncherRefusesADegreeTheUserFixedAboveOne) {
+  PlanQuery q = split_model_query();
+  q.tp = 2;
+  auto err = restrict_to_launcher(q, LaunchFormat::deepspeed);
+  ASSERT_TRUE(err.has_value());
+  EXPECT_NE(err->message.find("--emit deepspeed: --tp 2 cannot be expressed"), std::string::npos)
+      << err->message;
+  q.tp = 1;  // stated but expressible
+  q.pp = 0;
+  EXPECT_FALSE(restrict_to_launcher(q, LaunchFormat::torchrun).has_value());
+}
+
+}  // namespace
+}  // namespace gpuplan

@@ -1,0 +1,189 @@
+// core/src/training/roofline.cpp: a kernel class takes the larger of its FLOPs at the rate its
+// units reach and its bytes at memory bandwidth (Williams et al. 2009, "Roofline"), plus a gap
+// per kernel; GEMMs pay for whole waves of output tiles. Checked on a made-up GPU whose figures
+// make the hand arithmetic exact, then on the catalog's H100.
+#include <gtest/gtest.h>
+
+#include "gpuplan/timing.h"
+#include "test_util.h"
+
+namespace gpuplan {
+namespace {
+
+// 1 PFLOP/s dense bf16, 2 TB/s of HBM, no SM count (no tile quantisation).
+Gpu test_gpu() {
+  Gpu g;
+  g.id = "test-gpu";
+  g.architecture = "Test";
+  g.peak_dense_flops_per_s["bf16"] = 1e15;
+  g.memory_bandwidth_bytes_per_s = 2e12;
+  return g;
+}
+
+// GEMMs at 80 % of peak, copies at 90 % of bandwidth, eager element-wise kernels at 45 %; no
+// launch gaps or host time unless a test sets them.
+Efficiencies test_efficiencies() {
+  Efficiencies eff;
+  eff.gemm = 0.8;
+  eff.hbm = 0.9;
+  eff.eager_memory_bound = 0.45;
+  return eff;
+}
+
+gpuplan::Setup bf16_training() {
+  gpuplan::Setup s;
+  s.precision = Precision::bf16;
+  return s;
+}
+
+PassTime time_of(const OpClass& op, const Efficiencies& eff, double batch = 1,
+                 const Gpu& gpu = test_gpu()) {
+  WorkProfile w;
+  w.ops.push_back(op);
+  auto t = pass_time_s(test::model("gpt2-small"), bf16_training(), w, gpu, eff, batch);
+  EXPECT_TRUE(t.ok()) << (t.ok() ? "" : t.error().message);
+  return t.ok() ? t.value() : PassTime{};
+}
+
+TEST(Roofline, AMatmulWithFewBytesRunsAtItsAchievablePeak) {
+  OpClass op;
+  op.kind = WorkKind::matmul;
+  op.flops_per_sample = 1e12;  // 1 TFLOP
+  op.bytes_per_sample = 1e6;   // 1 MB: 0.56 us at bandwidth, far below the compute time
+  // 1e12 / (1e15 x 0.8) = 1.25 ms; backward computes input and weight gradients: twice that.
+  const PassTime t = time_of(op, test_efficiencies());
+  EXPECT_NEAR(t.forward_s, 1.25e-3, 1e-15);
+  EXPECT_NEAR(t.backward_s, 2.5e-3, 1e-15);
+  // Eight samples: eight times the FLOPs, eight times the time.
+  EXPECT_NEAR(time_of(op, test_efficiencies(), 8).forward_s, 10e-3, 1e-14);
+}
+
+TEST(Roofline, AMemoryBoundKernelRunsAtBandwidth) {
+  OpClass op;
+  op.kind = WorkKind::memory;
+  op.bytes_per_sample = 1e9;  // 1 GB read and written, no FLOPs
+  // 1e9 / (2e12 x 0.9) = 0.556 ms; backward moves gradients in and out: twice the bytes.
+  const PassTime t = time_of(op, test_efficiencies());
+  EXPECT_NEAR(t.forward_s, 1e9 / 1.8e12, 1e-15);
+  EXPECT_NEAR(t.backward_s, 2e9 / 1.8e12, 1e-15);
+  // Eager PyTorch's unfused kernel reaches 45 % of the spec bandwidth: 1e9 / 0.9e12 = 1.11 ms.
+  op.eager = true;
+  EXPECT_NEAR(time_of(op, test_efficiencies()).forward_s, 1e9 / 0.9e12, 1e-15);
+  // Weights are read once per pass whatever the batch: 0.5 GB of them plus 4 x 1 GB.
+  op.eager = false;
+  op.weight_bytes = 0.5e9;
+  EXPECT_NEAR(time_of(op, test_efficiencies(), 4).forward_s, 4.5e9 / 1.8e12, 1e-15);
+}
+
+TEST(Roofline, TheLargerOfComputeAndMemoryBindsAtTheRidgePoint) {
+  // The ridge of this GPU: 0.8 PFLOP/s over 1.8 TB/s = 444.4 FLOPs per byte. 1 GB of traffic
+  // takes as long as 444.4 GFLOPs; below that the kernel is memory-bound, above it compute-bound.
+  OpClass op;
+  op.kind = WorkKind::matmul;
+  op.bytes_per_sample = 1e9;
+  op.flops_per_sample = 400e9;
+  EXPECT_NEAR(time_of(op, test_efficiencies()).forward_s, 1e9 / 1.8e12, 1e-15);
+  op.flops_per_sample = 500e9;
+  EXPECT_NEAR(time_of(op, test_efficiencies()).forward_s, 500e9 / 0.8e15, 1e-15);
+}
+
+TEST(Roofline, EachKernelPaysItsGapAndTheHostCanBeTheBound) {
+  OpClass op;
+  op.kind = WorkKind::memory;
+  op.bytes_per_sample = 1.8e6;  // 1 us at 1.8 TB/s
+  op.kernels = 10;
+  Efficiencies eff = test_efficiencies();
+  eff.kernel_overhead_s = 4e-6;
+  // 1 us + 10 x 4 us forward; backward twice the bytes and twice the launches: 2 + 80 us.
+  PassTime t = time_of(op, eff);
+  EXPECT_NEAR(t.forward_s, 41e-6, 1e-15);
+  EXPECT_NEAR(t.backward_s, 82e-6, 1e-15);
+  // A host that needs 10 us per launch runs behind the GPU: the pass takes the host's 100 us,
+  // backward (about twice the kernels) 200 us.
+  eff.host_overhead_per_kernel_s = 10e-6;
+  t = time_of(op, eff);
+  EXPECT_NEAR(t.forward_s, 100e-6, 1e-15);
+  EXPECT_NEAR(t.backward_s, 200e-6, 1e-15);
+}
+
+TEST(Roofline, MeasuredCeilingsReplaceSpecTimesEfficiency) {
+  OpClass op;
+  op.kind = WorkKind::matmul;
+  op.flops_per_sample = 1e12;
+  Gpu g = test_gpu();
+  // The GPU's best measured matmul (a hardware ceiling) replaces 1e15 x 0.8: 1e12 / 7e14.
+  g.matmul_max_achievable_flops_per_s["bf16"] = 7e14;
+  EXPECT_NEAR(time_of(op, test_efficiencies(), 1, g).forward_s, 1e12 / 7e14, 1e-15);
+  // A probe file's measurement replaces both: 1e12 / 5e14 = 2 ms.
+  Efficiencies eff = test_efficiencies();
+  eff.measured_gemm_flop_per_s = 5e14;
+  EXPECT_NEAR(time_of(op, eff, 1, g).forward_s, 2e-3, 1e-15);
+}
+
+TEST(GemmQuantisation, PaysForWholeWavesOfPaddedTiles) {
+  Efficiencies eff;
+  eff.gemm_tile_rows = 128;
+  eff.gemm_tile_cols = 128;
+  // 128 x 384 outputs: 3 tiles on 2 SMs take 2 waves, 3 of 4 tile slots used: 0.75.
+  EXPECT_DOUBLE_EQ(gemm_quantisation_efficiency(128, 384, 2, eff), 0.75);
+  // 129 x 128 on one SM: 2 row tiles (the second holds one row), 2 waves of 1 tile: padding
+  // 129 x 128 / (256 x 128) = 0.50390625, whole waves exactly: 0.50390625.
+  EXPECT_DOUBLE_EQ(gemm_quantisation_efficiency(129, 128, 1, eff), 129.0 / 256.0);
+  // 132 tiles on 132 SMs: one full wave, no padding.
+  EXPECT_DOUBLE_EQ(gemm_quantisation_efficiency(128 * 12, 128 * 11, 132, eff), 1.0);
+  // Unknown SM count or tile: nothing to quantise.
+  EXPECT_EQ(gemm_quantisation_efficiency(129, 128, 0, eff), 1.0);
+  EXPECT_EQ(gemm_quantisation_efficiency(129, 128, 1, Efficiencies{}), 1.0);
+}
+
+TEST(Roofline, AMatmulOnARealGpuPaysForItsLastWave) {
+  // 133 tiles on the H100's 132 SMs: a second wave for one tile; the matmul runs at 133/264 of
+  // the H100's measured bf16 matmul ceiling (794.5 TFLOPS in the catalog, ml-engineering's
+  // "Maximum Achievable Matmul FLOPS"), which replaces spec x efficiency.
+  const Gpu* h100 = test::catalog().find_gpu("h100-sxm5-80gb");
+  ASSERT_NE(h100, nullptr);
+  ASSERT_EQ(h100->sm_count, 132);
+  Efficiencies eff = test_efficiencies();
+  eff.gemm_tile_rows = 128;
+  eff.gemm_tile_cols = 128;
+  OpClass op;
+  op.kind = WorkKind::matmul;
+  op.gemm_rows_per_sample = 128 * 7;
+  op.gemm_cols = 128 * 19;  // 7 x 19 = 133 tiles
+  op.flops_per_sample = 2.0 * op.gemm_rows_per_sample * op.gemm_cols * 4096;
+  ASSERT_DOUBLE_EQ(h100->matmul_max_achievable_flops_per_s.at("bf16"), 794.5e12);
+  const double rate = 794.5e12 * 133.0 / 264.0;
+  EXPECT_NEAR(time_of(op, eff, 1, *h100).forward_s, op.flops_per_sample / rate, 1e-12);
+}
+
+TEST(Roofline, FlashAttentionRunsAtItsPublishedShareOfPeakForwardAndBackward) {
+  // One attention class of 1e15 FLOPs on an H100 (Hopper: FlashAttention-2 at 35 % of 989
+  // TFLOPS); backward does 2.5x the FLOPs (five matmuls for two).
+  WorkProfile w;
+  OpClass op;
+  op.kind = WorkKind::attention;
+  op.flops_per_sample = 1e15;
+  op.backward_flops_ratio = 2.5;
+  w.ops.push_back(op);
+  gpuplan::Setup s;
+  s.precision = Precision::bf16;
+  const Gpu* h100 = test::catalog().find_gpu("h100-sxm5-80gb");
+  ASSERT_NE(h100, nullptr);
+  auto t = pass_time_s(test::model("llama-2-7b"), s, w, *h100, test::catalog().efficiencies, 1);
+  ASSERT_TRUE(t.ok());
+  EXPECT_NEAR(t.value().forward_s, 1e15 / (989e12 * 0.35), 1e-6);
+  EXPECT_NEAR(t.value().backward_s, 2.5e15 / (989e12 * 0.35), 1e-6);
+}
+
+TEST(Roofline, APrecisionTheGpuLacksNamesTheGpuAndTheFigure) {
+  const Gpu g = test_gpu();  // bf16 only
+  auto fp8 = dense_peak_flop_per_s(g, Precision::fp8);
+  ASSERT_FALSE(fp8.ok());
+  EXPECT_EQ(fp8.error().message,
+            "GPU 'test-gpu' has no sourced dense fp8 peak (it may not support fp8); choose another "
+            "precision or GPU");
+  EXPECT_EQ(dense_peak_flop_per_s(g, Precision::amp_bf16).value(), 1e15);
+}
+
+}  // namespace
+}  // namespace gpuplan
