@@ -1,60 +1,83 @@
 #!/usr/bin/env python3
-"""Writes data/accuracy.json: the error bands gpuplan shows beside every predicted time and memory
-figure, from `gpuplan validate --json` over the development data in tests/validation/.
+"""Writes data/accuracy.json: every validated run the error bands are computed from, taken from
+`gpuplan validate --json` over each tests/validation/*.csv whose header has a source column.
 
-For each family of rows (model kind / precision / parallelism, as the core's accuracy_family names
-them) it keeps the 10th and 90th percentile of the signed error (predicted - measured) / measured
-and the mean absolute error; throughput rows (not MFU) give the time bands, peak-memory rows the
-memory bands, and "all" pools every row. With --check it compares instead of writing and exits 1
-when the file is stale (the model changed but the bands were not regenerated).
+For each row it keeps the source (the published document the row came from), the family (model
+kind / precision / parallelism), the ground (model kind, precision, parallel dimensions, GPU
+architecture, GPU count) and the signed error (predicted - measured) / measured. Throughput rows
+(not MFU: each repeats its tokens/s row's run) give the time rows, peak-memory rows of training
+and inference the memory rows. The bands themselves are computed by the core from these rows
+(core/src/evidence/accuracy.cpp): a validation row's band leaves its own source out, a user's
+query gets the band of every row. Serving files are validated apart (their rows are not step
+times) and are not written here.
+
+With --check it compares instead of writing and exits 1 when the file is stale (the model changed
+but the rows were not regenerated).
 
 Usage: tools/accuracy_bands.py GPUPLAN [--check] [--date YYYY-MM-DD]
 """
+import csv
 import datetime
+import glob
 import json
 import os
 import subprocess
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-THROUGHPUT = ["tests/validation/throughput_dev.csv", "tests/validation/llm_dev.csv"]
-MEMORY = ["tests/validation/memory_dev.csv"]
+
+
+def header(path):
+    """The CSV's column names (its first line that is not a # comment)."""
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            if line.strip() and not line.startswith("#"):
+                return next(csv.reader([line]))
+    return []
 
 
 def validate(cli, path):
-    out = subprocess.run([cli, "validate", os.path.join(ROOT, path), "--json"], capture_output=True, text=True)
+    out = subprocess.run([cli, "validate", path, "--json"], capture_output=True, text=True)
     if out.returncode != 0:
         sys.exit("accuracy_bands: gpuplan validate %s failed: %s" % (path, out.stderr.strip()))
-    return json.loads(out.stdout)["rows"]
+    return json.loads(out.stdout)
 
 
-def percentile(values, q):
-    v = sorted(values)
-    if len(v) < 5:  # too few for a percentile: the extremes
-        return v[0] if q < 0.5 else v[-1]
-    x = q * (len(v) - 1)
-    i = int(x)
-    return v[i] if i + 1 >= len(v) else v[i] + (v[i + 1] - v[i]) * (x - i)
+def table_row(r):
+    if not r.get("source"):
+        sys.exit("accuracy_bands: row %s has no source" % r["id"])
+    g = r["ground"]
+    return {"id": r["id"], "source": r["source"], "family": r["family"], "kind": g["kind"],
+            "precision": g["precision"], "parallel": g["parallel"], "arch": g["arch"], "gpus": g["gpus"],
+            "error": round(r["error"], 4)}
 
 
-def bands(errors_by_family):
-    pooled = [e for errors in errors_by_family.values() for e in errors]
-    out = []
-    for family, errors in sorted(errors_by_family.items()) + [("all", pooled)]:
-        if not errors:
+def collect(cli, paths):
+    """(time rows, memory rows, files read, serving files left out)."""
+    time_rows, memory_rows, used, serving = [], [], [], []
+    for path in paths:
+        rel = os.path.relpath(path, ROOT)
+        if "source_kind" in header(path):  # a serving file (gpuplan/serve.h): not step times
+            serving.append(rel)
             continue
-        out.append({"family": family, "rows": len(errors), "error_p10": round(percentile(errors, 0.1), 4),
-                    "error_p90": round(percentile(errors, 0.9), 4),
-                    "mape": round(sum(abs(e) for e in errors) / len(errors), 4)})
-    return out
+        doc = validate(cli, path)
+        used.append(rel)
+        if doc.get("kind") == "memory":
+            memory_rows += [table_row(r) for r in doc["rows"] if r["mode"] in ("train", "infer")]
+        else:
+            time_rows += [table_row(r) for r in doc["rows"] if r["metric"] != "mfu"]
+    key = lambda r: (r["source"], r["id"])  # noqa: E731
+    return sorted(time_rows, key=key), sorted(memory_rows, key=key), used, serving
 
 
-def group(rows, keep):
-    by = {}
-    for r in rows:
-        if keep(r):
-            by.setdefault(r["family"], []).append(r["error"])
-    return by
+def dump(doc):
+    """The document with one row per line, so that a diff shows which runs moved."""
+    head = {k: v for k, v in doc.items() if k not in ("time", "memory")}
+    text = json.dumps(head, indent=2)[:-2] + ",\n"
+    for key in ("time", "memory"):
+        rows = ",\n".join("    " + json.dumps(r) for r in doc[key])
+        text += '  "%s": [\n%s\n  ]%s\n' % (key, rows, "," if key == "time" else "")
+    return text + "}\n"
 
 
 def main(argv):
@@ -62,26 +85,28 @@ def main(argv):
         sys.exit(__doc__)
     cli, check = argv[0], "--check" in argv
     date = argv[argv.index("--date") + 1] if "--date" in argv else datetime.date.today().isoformat()
-    time_rows = [r for p in THROUGHPUT for r in validate(cli, p)]
-    memory_rows = [r for p in MEMORY for r in validate(cli, p)]
+    paths = [p for p in sorted(glob.glob(os.path.join(ROOT, "tests", "validation", "*.csv"))) if "source" in header(p)]
+    time_rows, memory_rows, used, serving = collect(cli, paths)
     path = os.path.join(ROOT, "data", "accuracy.json")
-    doc = {"schema_version": 1, "kind": "accuracy", "generated": date,
-           "source": "gpuplan validate over tests/validation/*.csv (sources per row there); tools/accuracy_bands.py",
-           "note": "Signed errors (predicted - measured) / measured per family of development rows: 10th and 90th "
-                   "percentile (the extremes under 5 rows) and mean absolute error. Time bands come from "
-                   "throughput rows, memory bands from peak-memory rows (training and inference, not the "
-                   "CUDA-context-only rows).",
-           "time": bands(group(time_rows, lambda r: r["metric"] != "mfu")),
-           "memory": bands(group(memory_rows, lambda r: r["mode"] in ("train", "infer")))}
+    doc = {"schema_version": 2, "kind": "accuracy", "generated": date,
+           "source": "gpuplan validate --json over %s (each row's source: the published document it came "
+                     "from); tools/accuracy_bands.py" % ", ".join(used),
+           "note": "One entry per validated run: its source, family, ground (model kind, precision, parallel "
+                   "dimensions, GPU architecture, GPUs) and signed error (predicted - measured) / measured. "
+                   "Time rows are throughput rows (not MFU), memory rows peak memory of training and "
+                   "inference. The core computes the error bands from them (gpuplan/accuracy.h)%s." %
+                   ("; serving files are validated apart: " + ", ".join(serving) if serving else ""),
+           "time": time_rows, "memory": memory_rows}
     if check:
         old = json.load(open(path))
-        same = all(old.get(k) == doc[k] for k in ("time", "memory"))
+        same = all(old.get(k) == doc[k] for k in ("schema_version", "time", "memory"))
         print("accuracy_bands: data/accuracy.json is %s" % ("current" if same else
               "stale: run tools/accuracy_bands.py build/native/tools/cli/gpuplan"))
         return 0 if same else 1
     with open(path, "w") as f:
-        f.write(json.dumps(doc, indent=2) + "\n")
-    print("accuracy_bands: wrote %s (%d time, %d memory families)" % (path, len(doc["time"]), len(doc["memory"])))
+        f.write(dump(doc))
+    print("accuracy_bands: wrote %s (%d time rows, %d memory rows, from %s)" %
+          (path, len(time_rows), len(memory_rows), ", ".join(used)))
     return 0
 
 

@@ -4,7 +4,7 @@ the `gpuplan validate` format, with the optional columns that describe each run'
 
     id,model,gpu,num_gpus,precision,batch_size_per_gpu,seq_len_or_resolution,task,metric,value,
     batch,zero,checkpointing,grad_reduce,attention,dropout,fused_loss,max_positions,gpus_per_node,
-    network_gbps_per_node
+    network_gbps_per_node,source
 
 Each measured row gives two rows, tokens/s per GPU and MFU (as a fraction). How the runs were
 configured is read from the benchmark scripts and Composer (shared/validation/README.md):
@@ -18,6 +18,7 @@ configured is read from the benchmark scripts and Composer (shared/validation/RE
   - 8 GPUs per node. The A100 tables state 1600 Gb/s between nodes (RoCE); the H100 tables state
     none, so the DGX H100 reference design's 8 x 400 Gb/s InfiniBand (3200 Gb/s per node) is
     assumed for them and said so in the output.
+  - source: the published document (tools/validation_source.py): error bands leave it out.
 Rows that cannot be expressed are listed with the reason in comment lines at the top.
 
 Usage: tools/convert_llm_foundry.py SRC.csv OUT.csv
@@ -26,11 +27,13 @@ import csv
 import re
 import sys
 
+from validation_source import source_key
+
 GPUS = {"H100 80GB": "h100-sxm5-80gb", "A100 80GB": "a100-sxm4-80gb", "A100 40GB": "a100-sxm4-40gb"}
 NETWORK_GBPS = {"a100-sxm4-80gb": 1600, "a100-sxm4-40gb": 1600, "h100-sxm5-80gb": 3200}
 COLUMNS = ["id", "model", "gpu", "num_gpus", "precision", "batch_size_per_gpu", "seq_len_or_resolution", "task",
            "metric", "value", "batch", "zero", "checkpointing", "grad_reduce", "attention", "dropout", "fused_loss",
-           "max_positions", "gpus_per_node", "network_gbps_per_node"]
+           "max_positions", "gpus_per_node", "network_gbps_per_node", "source"]
 
 
 def recipe(row):
@@ -62,7 +65,8 @@ def convert(row):
             "batch_size_per_gpu": row["micro_batch"], "seq_len_or_resolution": row["seq_len"], "task": "train",
             "batch": row["global_batch"], "zero": stage, "checkpointing": ckpt, "grad_reduce": r[1],
             "attention": "flash", "dropout": "0", "fused_loss": "1", "max_positions": row["seq_len"], "gpus_per_node": "8",
-            "network_gbps_per_node": str(NETWORK_GBPS[gpu]) if int(row["num_gpus"]) > 8 else ""}
+            "network_gbps_per_node": str(NETWORK_GBPS[gpu]) if int(row["num_gpus"]) > 8 else "",
+            "source": source_key(row["source"])}
     out = [dict(base, id=row["id"] + "-tps", metric="tokens_per_s_per_gpu", value=row["tokens_per_s_per_gpu"])]
     out.append(dict(base, id=row["id"] + "-mfu", metric="mfu", value="%.4f" % (float(row["mfu_percent"]) / 100)))
     return out, None

@@ -30,6 +30,7 @@ copies, NCCL all-reduce) and writes one signed JSON file for gpuplan's calibrati
   --key FILE             signing key (default ~/.config/gpuplan/probe-key; made on first run, mode 0600)
   --no-metadata          do not ask the cloud metadata service for the instance type
   --metadata-url URL     metadata base URL (default http://169.254.169.254; IP literal only)
+  --metadata-timeout S   limit per metadata request in seconds (default 0.3)
   --case-timeout S       fail a case that runs longer than S seconds (default 120, 600 with --full)
   --simulate GPU_ID[:N]  no GPU needed: N simulated GPUs from data/gpus/GPU_ID.json (catalog peak x
                          default efficiency; the file says "simulated": true)
@@ -96,6 +97,10 @@ std::string parse_options(int argc, char** argv, Options& o) {
     } else if (a == "--metadata-url") {
       if (!value(o.metadata_url) || o.metadata_url.rfind("http://", 0) != 0)
         return "--metadata-url needs an http:// URL";
+    } else if (a == "--metadata-timeout") {
+      if (!value(v) || !parse_number(v, o.metadata_timeout_s) || o.metadata_timeout_s <= 0) {
+        return "--metadata-timeout needs a positive number of seconds";
+      }
     } else if (a == "--case-timeout") {
       if (!value(v) || !parse_number(v, o.case_timeout_s) || o.case_timeout_s <= 0) {
         return "--case-timeout needs a positive number of seconds";

@@ -17,12 +17,12 @@ inline constexpr int kExitOutput = 4;  // signing key or output file could not b
 
 struct Options {
   bool help = false, list = false, full = false, no_metadata = false;
-  std::vector<std::string> cases;  // --case, repeatable
-  std::string out;                 // --out; default gpuplan-probe-<UTC>.json
-  std::string key;                 // --key; default ~/.config/gpuplan/probe-key
-  std::string metadata_url;        // --metadata-url (test hook); default 169.254.169.254
-  double metadata_timeout_s = 0.3;
-  std::string simulate;  // --simulate GPU_ID[:COUNT]
+  std::vector<std::string> cases;   // --case, repeatable
+  std::string out;                  // --out; default gpuplan-probe-<UTC>.json
+  std::string key;                  // --key; default ~/.config/gpuplan/probe-key
+  std::string metadata_url;         // --metadata-url (test hook); default 169.254.169.254
+  double metadata_timeout_s = 0.3;  // --metadata-timeout, per request
+  std::string simulate;             // --simulate GPU_ID[:COUNT]
   int simulate_count = 1;
   double case_timeout_s = 0;           // --case-timeout; 0 = 120 s quick, 600 s full
   std::vector<std::string> faults;     // --fault (test hook, --simulate only)

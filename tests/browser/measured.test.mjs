@@ -57,6 +57,18 @@ test('a ResNet-50 query matching a published run shows the measured figure, its 
   await page.waitForFunction(() => window.gpuplanLastOpened !== undefined, null, { timeout: 90000 });
   assert.equal(await page.evaluate(() => window.gpuplanLastOpened), p.source_url);
   await screenshot(page, 'results-published');
+  // Each band's line links the Benchmarks rows of the pool it came from (the CLI's pool).
+  const slug = (pool) => pool.replace(/\*/g, '').replace(/\//g, '-').replace(/-+$/, '');
+  await page.evaluate(() => { window.gpuplanLastOpened = undefined; });
+  await clickWidget(page, 'step-band-link', 20);
+  await page.waitForFunction(() => window.gpuplanLastOpened !== undefined, null, { timeout: 10000 });
+  assert.equal(await page.evaluate(() => window.gpuplanLastOpened),
+               `../benchmarks/#band-time-${slug(cli.accuracy.pool)}`);
+  await page.evaluate(() => { window.gpuplanLastOpened = undefined; });
+  await clickWidget(page, 'memory-band-link', 20);
+  await page.waitForFunction(() => window.gpuplanLastOpened !== undefined, null, { timeout: 10000 });
+  assert.equal(await page.evaluate(() => window.gpuplanLastOpened),
+               `../benchmarks/#band-memory-${slug(cli.fit.band.pool)}`);
   // In Chinese the lines come from the string table.
   await open(RESNET + '&lang=zh');
   const zh = await waitForState(page, 's.lang === "zh" && s.published.length === 1');

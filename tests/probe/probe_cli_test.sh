@@ -12,6 +12,9 @@ failed=0
 tmp=$(mktemp -d)
 pids=()
 cleanup() {
+  # Only the script itself cleans up: a background child killed before it runs its command
+  # would otherwise run this inherited trap and delete the folder under the rest of the test.
+  [ "$BASHPID" = "$$" ] || return 0
   for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
   rm -rf "$tmp"
 }
@@ -136,6 +139,9 @@ until_seen() {
 
 # Signals: no file and no temporary file; exit 128 + signal. The case hangs until cancelled and the
 # file waits before its rename far longer than any test runs, so the signal always lands there.
+# The error file is emptied first: an earlier run's "gemm_bf16" in it must not pass for this
+# probe's (that race signalled the shell before it started the probe).
+: >"$tmp/err"
 "$probe" "${sim[@]}" --fault hang:gemm_bf16 --case-timeout 3600 --out "$tmp/term.json" 2>"$tmp/err" &
 p=$!; pids+=("$p")
 until_seen "$p" grep -q "gemm_bf16" "$tmp/err" || bad "SIGTERM: the probe ended before its hanging case"
@@ -161,13 +167,13 @@ expect key-readable-by-others 4 "run 'chmod 600 $tmp/open-key'" -- "$probe" "${s
 [ ! -e "$tmp/k.json" ] && ok || bad "bad key: wrote a file"
 
 # Cloud metadata from a fake GCP server on 127.0.0.1, and one that never answers (it logs each
-# connection it accepts).
+# connection it accepts). The answering server gets a 30 s limit a loaded machine cannot reach.
 $py "$here/fake_metadata.py" gcp "$tmp/gcp.port" & gcp_pid=$!; pids+=($gcp_pid)
 $py "$here/fake_metadata.py" silent "$tmp/silent.port" "$tmp/silent.log" & silent_pid=$!; pids+=($silent_pid)
 until_seen "$gcp_pid" test -s "$tmp/gcp.port" || bad "the fake GCP server did not start"
 until_seen "$silent_pid" test -s "$tmp/silent.port" || bad "the silent server did not start"
 expect metadata-gcp 0 "" -- "$probe" --simulate h100-sxm5-80gb --case device_properties \
-  --metadata-url "http://127.0.0.1:$(cat "$tmp/gcp.port")" --out "$tmp/gcp.json"
+  --metadata-url "http://127.0.0.1:$(cat "$tmp/gcp.port")" --metadata-timeout 30 --out "$tmp/gcp.json"
 expect metadata-gcp-shown 0 "cloud:      gcp a3-highgpu-8g us-central1" -- "$gpuplan" verify "$tmp/gcp.json"
 # The probe gives up on a server that never answers (each request has a 0.3 s limit; without one
 # it would wait forever and CTest's TIMEOUT would fail the test) and, since AWS, GCP and Azure

@@ -125,8 +125,10 @@ class BuiltSite(unittest.TestCase):
     def test_benchmarks_page_lists_every_published_run_with_the_cli_prediction(self):
         doc = json.loads(cli("published", "--json"))
         self.assertTrue(doc["rows"], "gpuplan published lists no rows")
-        for rel in ("benchmarks/index.html", "zh/benchmarks/index.html"):
+        for rel, bands in (("benchmarks/index.html", "Error bands: held-out coverage"),
+                           ("zh/benchmarks/index.html", "误差区间：留出来源的覆盖率")):
             page = page_text(rel)
+            page = page[:page.rfind(bands)]  # the error-band section after it lists the rows again
             self.assertIn(f"{len(doc['rows'])}", page)
             for r in doc["rows"]:
                 # The row's id (its last mention: the table follows the caveats), then its error or reason.
@@ -168,6 +170,31 @@ class BuiltSite(unittest.TestCase):
             self.assertIn(f"h100-sxm5-80gb {mape(h100_mfu)} {len(h100_mfu)}", page)
             self.assertIn(f"full {mape(full_tps)} {len(full_tps)}", page)
             self.assertIn(fits, page)
+
+    def test_benchmarks_band_coverage_is_the_validate_coverage(self):
+        # Each source's held-out band coverage, as `gpuplan validate --json` counts it, on both pages.
+        for name in ("throughput", "llm"):
+            doc = json.loads(cli("validate", os.path.join(ROOT, "tests", "validation", f"{name}_dev.csv"), "--json"))
+            self.assertTrue(doc["coverage"]["by_source"], name)
+            for c in doc["coverage"]["by_source"]:
+                row = f"{c['key']} {c['rows']} {c['inside']} {sig(100 * c['coverage'])} %"
+                for rel in ("benchmarks/index.html", "zh/benchmarks/index.html"):
+                    self.assertIn(row, page_text(rel), f"{rel}: coverage of {c['key']}")
+
+    def test_every_pool_a_band_can_name_has_its_rows_on_the_benchmarks_page(self):
+        # The calculator links a band to ../benchmarks/#band-{time,memory}-<pool>: every pool of the
+        # validated runs (a family, its kind and precision, its kind, all) must be an anchor there.
+        with open(os.path.join(ROOT, "data", "accuracy.json"), encoding="utf-8") as f:
+            table = json.load(f)
+        for rel in ("benchmarks/index.html", "zh/benchmarks/index.html"):
+            with open(os.path.join(SITE, rel), encoding="utf-8") as f:
+                ids = set(re.findall(r'id="([^"]+)"', f.read()))
+            for kind in ("time", "memory"):
+                self.assertIn(f"band-{kind}-all", ids, rel)
+                for r in table[kind]:
+                    parts = r["family"].split("/")
+                    for level in (parts[:1], parts[:2], parts):
+                        self.assertIn(f"band-{kind}-" + "-".join(level), ids, f"{rel}: {r['family']}")
 
     def test_hand_written_recipe_table_matches_the_core(self):
         # The Method page's recipe table (prose, both languages) against the bytes the core uses.

@@ -203,6 +203,30 @@ TEST(Compute, FitAdviceOverTheCapacityFollowsTheVerdict) {
   EXPECT_TRUE(seen_over);
 }
 
+TEST(Compute, BandLinesStateTheirEvidenceAndLinkTheBenchmarksRows) {
+  // No validated run used a Blackwell GPU: the page says the band was widened, in its language,
+  // and links the rows of the band's pool on the Benchmarks page.
+  const PageState s =
+      page_state_from_query("model=llama-2-7b&gpu=b200-sxm&gpus=8&zero=3&precision=mixed-bf16")
+          .value();
+  const auto computed = compute(catalog(), s, nullptr);
+  ASSERT_TRUE(computed.ok()) << computed.error().message;
+  const Evaluation& c = computed.value();
+  ASSERT_TRUE(c.time) << (c.hardware_error ? c.hardware_error->message : "");
+  ASSERT_GT(c.time_band.rows, 0);
+  EXPECT_NE(band_evidence(c.time_band).find("widened for an unvalidated GPU architecture"),
+            std::string::npos)
+      << band_evidence(c.time_band);
+  const std::string url = benchmarks_rows_url(c.time_band, false);
+  EXPECT_EQ(url.rfind("../benchmarks/#band-time-decoder", 0), 0u) << url;
+  EXPECT_EQ(url.find('*'), std::string::npos);
+  EXPECT_EQ(benchmarks_rows_url(c.verdict.band, true).rfind("../benchmarks/#band-memory-", 0), 0u);
+  set_language(Lang::zh);
+  EXPECT_NE(band_evidence(c.time_band).find("未验证的 GPU 架构"), std::string::npos);
+  EXPECT_EQ(benchmarks_rows_url(c.time_band, false).rfind("../zh/benchmarks/#band-time-", 0), 0u);
+  set_language(Lang::en);
+}
+
 TEST(Compute, PublishedRunOfTheSetupBesideThePrediction) {
   // DeepLearningExamples' ResNet-50 AMP row T002 (2,470 img/s on one A100 80GB at batch 256).
   PageState s =

@@ -73,6 +73,11 @@ int cmd_validate(Args args);
 int cmd_serve(Args args);
 // gpuplan validate on a serving-measurements CSV (cmd_serve.cpp).
 int validate_serving_file(const std::string& path, const std::string& text, bool json);
+// A validation row's band in its own unit (cmd_validate.cpp), and the band coverage, as JSON and
+// as lines; the serving file's rows use them too.
+nlohmann::ordered_json band_row_json(const ErrorBand& b, const Range& measured, bool inside);
+nlohmann::ordered_json band_coverage_json(const BandCoverage& c);
+void print_band_coverage(const BandCoverage& c);
 int cmd_published(Args args);
 int cmd_keys(Args args);
 

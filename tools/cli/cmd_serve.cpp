@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli.h"
+#include "gpuplan/report.h"
 #include "gpuplan/embedded_data.h"
 #include "gpuplan/query.h"
 #include "gpuplan/serve_plan.h"
@@ -176,10 +177,14 @@ int validate_serving_file(const std::string& path, const std::string& text, bool
       out["rows"].push_back({{"id", p.row.id},
                              {"metric", p.row.metric},
                              {"group", p.group},
+                             {"source", p.source},
                              {"measured", p.row.value},
                              {"predicted", p.predicted},
-                             {"error", p.error}});
+                             {"error", p.error},
+                             {"ground", ground_json(p.ground)},
+                             {"band", band_row_json(p.band, p.measured_range, p.in_band)}});
     }
+    out["coverage"] = band_coverage_json(rep.coverage);
     out["skipped"] = json::array();
     for (const auto& [id, why] : rep.skipped)
       out["skipped"].push_back({{"id", id}, {"reason", why}});
@@ -205,6 +210,7 @@ int validate_serving_file(const std::string& path, const std::string& text, bool
   }
   std::printf("%zu rows predicted, %zu skipped (gpuplan cannot express them; reasons above)\n",
               rep.rows.size(), rep.skipped.size());
+  print_band_coverage(rep.coverage);
   return 0;
 }
 

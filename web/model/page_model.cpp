@@ -77,6 +77,46 @@ std::string fit_advice(const Evaluation& ev) {
                 format_bytes(ev.fit.largest_term_bytes).c_str(), tr(advice_for(largest)));
 }
 
+std::string band_evidence(const ErrorBand& b) {
+  std::string out = b.evidence_rows > 0
+                        ? format(tr(S::band_evidence), b.evidence_rows, b.evidence_sources)
+                        : std::string(tr(S::band_no_evidence));
+  std::vector<std::string> why;
+  bool combination = false;
+  for (const auto& f : b.outside) {
+    const bool never =
+        std::find(b.never_validated.begin(), b.never_validated.end(), f) != b.never_validated.end();
+    if (f == "scale") {
+      why.push_back(format(tr(S::outside_scale), b.evidence_max_gpus));
+    } else if (f == "sources") {
+      why.push_back(tr(S::outside_sources));
+    } else if (!never) {
+      combination = true;
+    } else {
+      why.push_back(tr(f == "kind"        ? S::outside_kind
+                       : f == "precision" ? S::outside_precision
+                       : f == "parallel"  ? S::outside_parallel
+                                          : S::outside_arch));
+    }
+  }
+  if (combination) why.insert(why.begin(), tr(S::outside_combination));
+  std::string list;
+  for (const auto& w : why) list += (list.empty() ? "" : tr(S::list_separator)) + w;
+  if (!list.empty()) out += format(tr(S::band_widened), list.c_str());
+  return out;
+}
+
+std::string benchmarks_rows_url(const ErrorBand& b, bool memory) {
+  std::string slug;
+  for (char ch : b.pool) {
+    if (ch == '*') continue;
+    slug += ch == '/' ? '-' : ch;
+  }
+  while (!slug.empty() && slug.back() == '-') slug.pop_back();
+  return std::string(language() == Lang::zh ? "../zh/benchmarks/" : "../benchmarks/") +
+         (memory ? "#band-memory-" : "#band-time-") + slug;
+}
+
 std::vector<std::string> nearest_ids(const std::string& id,
                                      const std::vector<std::string>& candidates, size_t n) {
   auto lower = [](std::string x) {

@@ -34,6 +34,13 @@ S largest_term(const Evaluation& ev);
 // "Does not fit: needs ... The largest term is ...: what to change", in the page's language;
 // "" when it fits or has no GPU.
 std::string fit_advice(const Evaluation& ev);
+// A band's evidence in the page's language: "rests on 60 validated runs of this kind from 1
+// sources; widened for an unvalidated GPU architecture, ...".
+std::string band_evidence(const ErrorBand& band);
+// The Benchmarks page's rows a band rests on (its pool's section of the step-time or memory
+// rows), relative to the calculator in the documentation site:
+// "../benchmarks/#band-time-decoder-16-bit" (the Chinese page under zh/).
+std::string benchmarks_rows_url(const ErrorBand& band, bool memory);
 
 // What the screens read: the state, its results, and the page's transient state.
 struct PageModel {

@@ -118,11 +118,12 @@ void platform_perform(const std::string& action, App& app) {
   } else if (action == "upload") {
     EM_ASM({ document.getElementById("file-input").click(); });
   } else if (action.rfind("open-url/", 0) == 0) {
-    // A published run's source: only https addresses, in a new tab without access to this one.
+    // A published run's source (https addresses only) or a page of the documentation site the
+    // calculator sits in ("../benchmarks/#band-..."), in a new tab without access to this one.
     EM_ASM({
       var url = UTF8ToString($0);
       window.gpuplanLastOpened = url;
-      if (url.indexOf("https:") === 0) window.open(url, "_blank", "noopener");
+      if (url.indexOf("https:") === 0 || url.indexOf("../") === 0) window.open(url, "_blank", "noopener");
     }, action.c_str() + 9);
   }
 }

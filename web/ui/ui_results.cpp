@@ -13,18 +13,32 @@ namespace {
 constexpr ImGuiTableFlags kTableFlags =
     ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersOuter | ImGuiTableFlags_SizingStretchProp;
 
-// The verdict with the memory error band of the workload's family (a "tight" fit is drawn in the
-// caution colour, not "fits" green).
-void band_lines(const Evaluation& c) {
+// Under a band's line: the link to the Benchmarks rows it rests on.
+void rows_link(const ErrorBand& band, bool memory, UiActions& a, const char* id) {
+  ImGui::PushStyleColor(ImGuiCol_Text, color_note());
+  ImGui::TextUnformatted(tr(S::band_rows_link));
+  ImGui::PopStyleColor();
+  if (ImGui::IsItemClicked()) a.platform.push_back("open-url/" + benchmarks_rows_url(band, memory));
+  remember(a, id);
+}
+
+// The verdict with the memory band and the evidence it rests on, in one line under the bar's
+// numbers (a "tight" fit is drawn in the caution colour, not "fits" green).
+void band_lines(const Evaluation& c, UiActions& a) {
   if (!c.gpu) return;
   const FitVerdict& v = c.verdict;
   const S word = v.fit == Fit::fits    ? S::verdict_fits
                  : v.fit == Fit::tight ? S::verdict_tight
                                        : S::verdict_no_fit;
   if (v.fit == Fit::tight) ImGui::PushStyleColor(ImGuiCol_Text, color_assumed());
-  ImGui::TextWrapped(tr(S::memory_band), tr(word), format_bytes(v.memory_bytes.low).c_str(),
-                     format_bytes(v.memory_bytes.high).c_str(), v.band.rows, v.band.family.c_str());
+  if (v.band.rows > 0) {
+    ImGui::TextWrapped(tr(S::memory_band), tr(word), format_bytes(v.memory_bytes.low).c_str(),
+                       format_bytes(v.memory_bytes.high).c_str(), band_evidence(v.band).c_str());
+  } else {
+    ImGui::TextWrapped("%s", tr(S::band_none));
+  }
   if (v.fit == Fit::tight) ImGui::PopStyleColor();
+  if (v.band.rows > 0) rows_link(v.band, true, a, "memory-band-link");
 }
 
 // Without hardware the estimate stands alone: memory per GPU, no capacity to compare with.
@@ -72,7 +86,7 @@ void summary(const PageModel& m, UiActions& a) {
   } else {
     error_text(fit_advice(c));
   }
-  band_lines(c);
+  band_lines(c, a);
   ImGui::Spacing();
   ImGui::TextUnformatted(tr(S::peak_memory));
   std::vector<BarSegment> segments;
@@ -127,7 +141,7 @@ std::string percent(double x) {
   return format_number(100 * x, 3) + " %";
 }
 
-void time_table(const Evaluation& c) {
+void time_table(const Evaluation& c, UiActions& a) {
   if (ImGui::BeginTable("time", c.time_calibrated ? 3 : 2, kTableFlags)) {
     ImGui::TableSetupColumn(tr(S::time_header));
     ImGui::TableSetupColumn(tr(S::spec_x_eff));
@@ -154,7 +168,10 @@ void time_table(const Evaluation& c) {
   if (c.time_band.rows > 0) {
     const Range r = time_range_s(c.time->step_s, c.time_band);
     ImGui::TextWrapped(tr(S::step_band), seconds(r.low).c_str(), seconds(r.high).c_str(),
-                       c.time_band.rows, c.time_band.family.c_str());
+                       band_evidence(c.time_band).c_str());
+    rows_link(c.time_band, false, a, "step-band-link");
+  } else {
+    ImGui::TextWrapped("%s", tr(S::band_none));
   }
   for (const auto& n : c.time->notes) note_text(n);
   if (c.time->input_capacity_samples_per_s > 0) {
@@ -261,7 +278,7 @@ UiActions draw_results(const PageModel& m) {
   summary(m, a);
   flops_table(c.estimate);
   if (c.hardware_error) error_text(page_message(*c.hardware_error));
-  if (c.time) time_table(c);
+  if (c.time) time_table(c, a);
   if (c.cost) cost_lines(m);
   published_lines(c, a);
   measured_run_table(m, a);

@@ -1,8 +1,14 @@
 #pragma once
 // How far gpuplan's predictions are from measured runs: an error band for every predicted time
-// and memory figure, and fit verdicts that allow for it. The bands come from data/accuracy.json,
-// which tools/accuracy_bands.py writes from `gpuplan validate` over the development data
-// (tests/validation/*.csv); a test fails when the file no longer matches the model.
+// and memory figure, the evidence it rests on, and fit verdicts that allow for it.
+//
+// data/accuracy.json (tools/accuracy_bands.py writes it from `gpuplan validate --json` over every
+// tests/validation/*.csv with a source column) holds each validated run: its source (the
+// published document it came from), its family, its ground (model kind, precision, parallel
+// dimensions, GPU architecture, GPUs) and its signed error. The bands are computed here, from
+// those rows, so that a band can leave a source out: a validation row's band comes only from the
+// other sources' rows (held-out error), and a user's query, itself an unseen source, gets the
+// band of every row. A test fails when the file no longer matches the model.
 
 #include <string>
 #include <string_view>
@@ -14,29 +20,83 @@
 
 namespace gpuplan {
 
-// The signed errors of one family of validation rows, (predicted - measured) / measured, for
-// throughput (time bands) or peak memory (memory bands).
-struct ErrorBand {
-  std::string family;  // "decoder/16-bit/sharded", ...; "all" for every row
-  int rows = 0;        // 0: no data (the band is empty and says so)
-  double low = 0;      // 10th percentile of the signed error
-  double high = 0;     // 90th percentile
-  double mape = 0;     // mean absolute error, as a fraction
+struct Gpu;
+
+// What makes two runs "of the same kind": the facets a band's evidence is counted on.
+struct RunGround {
+  std::string kind;       // model kind: cnn, encoder, decoder, moe
+  std::string precision;  // the dtype the matmuls run in: fp32, tf32, fp16, bf16, fp8
+  std::string parallel;   // the parallel dimensions above 1: "single", "dp", "dp+tp+pp", ...
+  std::string arch;       // GPU architecture ("Hopper"); empty: no GPU (not compared)
+  int gpus = 1;
+};
+
+// One validated run of data/accuracy.json.
+struct AccuracyRow {
+  std::string id;
+  std::string source;  // the published document (tools/validation_source.py's key)
+  std::string family;  // accuracy_family of its model and setup
+  RunGround ground;
+  double error = 0;  // (predicted - measured) / measured
 };
 
 struct AccuracyTable {
-  std::vector<ErrorBand> time;    // from throughput rows
-  std::vector<ErrorBand> memory;  // from peak-memory rows
-  std::string generated;          // YYYY-MM-DD the file was written
+  std::vector<AccuracyRow> time;    // throughput rows (not MFU: it repeats its tokens/s row)
+  std::vector<AccuracyRow> memory;  // peak-memory rows of training and inference
+  std::string generated;            // YYYY-MM-DD the file was written
 };
 
-// The family of a workload and setup: model kind (cnn, encoder, decoder), precision (fp32, 16-bit,
-// fp8) and parallelism (single, data-parallel, sharded, model-parallel).
+// The band of a prediction: the 10th-90th percentile range of the signed error that held-out
+// runs like it showed, widened for a small or one-source pool and for a setup outside the
+// validated ground; and the evidence it rests on.
+struct ErrorBand {
+  std::string family;   // the prediction's family: "decoder/16-bit/sharded", ...
+  std::string pool;     // the rows the band came from: that family, "decoder/16-bit/*", "all"
+  int rows = 0;         // rows in the pool; 0: no validated rows at all (no band)
+  int sources = 0;      // distinct sources in the pool
+  double low = 0;       // 10th percentile of the signed error, widened
+  double high = 0;      // 90th percentile, widened
+  double mape = 0;      // mean absolute error of the pool, as a fraction
+  double pool_low = 0;  // the pool's own 10th and 90th percentiles (source-balanced)
+  double pool_high = 0;
+  // Evidence: validated runs of this kind (every facet of RunGround equal, any GPU count).
+  int evidence_rows = 0;
+  int evidence_sources = 0;
+  int evidence_max_gpus = 0;  // the largest of them (or of the nearest kind when none)
+  // Facets outside the validated ground: "kind", "precision", "parallel", "arch", "scale",
+  // "sources" (a pool of one source); each widened the band. `reason` says why in words.
+  std::vector<std::string> outside;
+  std::vector<std::string> never_validated;  // of them, facets whose value no validated run used
+  std::string reason;  // "no validated decoder run used fp8 with dp+pp on Hopper: band widened"
+};
+
+// The family of a workload and setup: model kind (cnn, encoder, decoder, moe: a decoder with
+// routed experts), precision (fp32, 16-bit, fp8) and parallelism (single, data-parallel,
+// sharded, model-parallel).
 std::string accuracy_family(const Model& model, const Setup& setup);
 
-// The band of the nearest family with data: the same family, else the same kind and precision,
-// else the same kind, else "all"; an empty band (rows 0) when the table has none.
-ErrorBand nearest_band(const std::vector<ErrorBand>& bands, const std::string& family);
+// The ground of a run on `gpus` GPUs of `gpu` (null: no GPU named, the architecture not compared).
+RunGround run_ground(const Model& model, const Setup& setup, const Gpu* gpu, int gpus);
+
+// The band for a prediction of `family` on `ground` from `rows`, leaving out every row of
+// `held_out_source` (empty: none left out). The rule (site/docs/method.md, "Error bands"):
+//  1. pool: the family's rows, else its kind and precision, else its kind, else all rows, the
+//     first with at least kMinPoolRows rows from at least kMinPoolSources sources;
+//  2. the pool's source-balanced 10th, 50th and 90th percentiles (each source weighs the same);
+//  3. widened for the pool's size: the normal prediction interval's t_{0.9,n-1} sqrt(1 + 1/n)
+//     over z_{0.9}, n the pool's effective size (Kish);
+//  4. widened, in quadrature, by the spread between sources (a pool of one source: as wide as
+//     its band) and by the spread between the validated values of each facet outside the
+//     ground (a random-effects prediction interval).
+ErrorBand error_band(const std::vector<AccuracyRow>& rows, const std::string& family,
+                     const RunGround& ground, const std::string& held_out_source = "");
+
+constexpr int kMinPoolRows = 20;
+constexpr int kMinPoolSources = 2;
+
+// One line for people: "rests on 60 validated runs of this kind from 1 source (decoder, bf16,
+// dp, Hopper, up to 512 GPUs); band from 273 runs of 5 sources (all)".
+std::string evidence_line(const ErrorBand& band, const RunGround& ground);
 
 // A predicted value with the range measured runs of its family fell in.
 struct Range {
@@ -52,6 +112,30 @@ Range measured_range(double predicted, const ErrorBand& band);
 // A memory figure from a memory band: measured = predicted / (1 + error).
 Range memory_range_bytes(double predicted_bytes, const ErrorBand& band);
 
+// Band coverage: the share of measured values inside their stated band, per source, per family
+// and overall, beside the mean absolute error.
+struct BandedRow {
+  std::string source, family;
+  double measured = 0;
+  double low = 0, high = 0;  // the stated band, in the measured value's unit
+  bool has_band = false;     // false: no band was stated (not counted in the coverage)
+  double error = 0;          // (predicted - measured) / measured
+};
+struct Coverage {
+  std::string key;  // a source, a family, or "all"
+  int rows = 0;     // rows with a band
+  int inside = 0;   // of them, measured within [low, high]
+  double mape = 0;  // over the same rows
+  double share() const { return rows > 0 ? static_cast<double>(inside) / rows : 0; }
+};
+struct BandCoverage {
+  std::vector<Coverage> by_source;  // sorted by key
+  std::vector<Coverage> by_family;
+  Coverage overall;
+  int without_band = 0;  // rows that stated none
+};
+BandCoverage band_coverage(const std::vector<BandedRow>& rows);
+
 enum class Fit { fits, tight, does_not_fit };
 const char* fit_name(Fit fit);  // "fits", "tight", "does not fit"
 
@@ -65,8 +149,14 @@ struct FitVerdict {
 
 // fits: even the band's high end is within capacity; does not fit: even its low end is over;
 // tight: the capacity lies inside the band. A run that ran is never "does not fit" unless the
-// prediction errs by more than its family ever did.
+// prediction errs by more than its band allows.
 FitVerdict fit_verdict(double predicted_bytes, double capacity_bytes, const ErrorBand& memory_band);
+
+// The source key of a citation "owner/repo@commit path/to/FILE.md (...)" (or a URL): the
+// repository's name, a slash, and the document: the file's stem, or its folder for a README
+// ("DeepLearningExamples/BERT", "llm-foundry/benchmarking", "TensorRT-LLM/perf-overview"); a
+// URL's host for a web page. Forks of a repository share its name, so they count as one source.
+std::string source_key(std::string_view citation);
 
 // Parses data/accuracy.json.
 Result<AccuracyTable> parse_accuracy_json(std::string_view text, const std::string& where);

@@ -65,8 +65,10 @@ struct Evaluation {
   // region, an impossible run length); the fields after `fit` that it needed stay empty.
   std::optional<Error> hardware_error;
   // How far predictions of this family were from measured runs (gpuplan/accuracy.h): the fit
-  // verdict allowing for the memory error, and the band around the step time.
+  // verdict allowing for the memory band, and the band around the step time, each with the
+  // evidence it rests on (validated runs on this ground) and why it was widened, if it was.
   std::string family;
+  RunGround ground;
   FitVerdict verdict;
   ErrorBand time_band;
   // Measured beside predicted: the published runs of this setup (catalog.published, matched by

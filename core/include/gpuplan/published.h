@@ -53,6 +53,7 @@ PublishedQuery published_query(const Model& model, const Gpu& gpu, const Setup& 
 struct PublishedRun {
   PublishedRow row;
   std::string table, publisher, url, date;
+  std::string source;  // source_key of the table's document: its band leaves this source out
 };
 // The rows measured under the query's setup: same model, GPU, precision, mode, checkpointing and
 // GPU count, the same sequence length or resolution where the row states one, and a per-GPU

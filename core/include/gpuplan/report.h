@@ -5,6 +5,8 @@
 #include <string>
 #include <string_view>
 
+#include <nlohmann/json.hpp>
+
 #include "gpuplan/cost.h"
 #include "gpuplan/estimate.h"
 #include "gpuplan/evaluate.h"
@@ -38,10 +40,13 @@ std::string evaluation_to_json(const Evaluation& ev, int indent = 2);
 std::string evaluate_link_json(const Catalog& catalog, std::string_view link, int indent = -1);
 // The same as aligned lines: the estimate, the fit advice, step time, price and cost.
 std::string evaluation_to_text(const Evaluation& ev);
-// "fits: needs 41.2 GB per GPU (38.9-43.6 GB within the measured error), <gpu> gives 85.9 GB"
+// "fits: needs 41.2 GB per GPU (likely 38.9-43.6 GB, the 80 % memory band), <gpu> gives 85.9 GB"
 std::string fit_line(const FitVerdict& f, const std::string& gpu_id);
-// "step time 1.71 s, likely 1.45-1.97 s (10th-90th percentile error of N development runs, ...)"
-std::string band_line(double step_s, const ErrorBand& band);
+// "step time 1.71 s, likely 1.45-1.97 s (80 % band of held-out error); rests on N validated runs
+// of this kind (...) from S sources; band from R runs of K sources (pool)"
+std::string band_line(double step_s, const ErrorBand& band, const RunGround& ground);
+// A run's ground as JSON: kind, precision, parallel, arch, gpus.
+nlohmann::ordered_json ground_json(const RunGround& g);
 
 // The same estimate as aligned human-readable lines.
 std::string estimate_to_text(const Model& model, const Estimate& e);

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "gpuplan/accuracy.h"
 #include "gpuplan/catalog.h"
 #include "gpuplan/result.h"
 #include "gpuplan/serve_assumptions.h"
@@ -20,6 +21,7 @@ bool is_serving_csv(std::string_view text);
 
 struct ServingRow {
   std::string id, source_kind, model, gpu, precision, framework, metric, notes;
+  std::string source;  // the citation (optional column): its source_key is the row's source
   std::string input_len, output_len, num_gpus, tp, batch, rate;  // as written
   double value = 0;
   int line = 0;
@@ -29,12 +31,21 @@ struct ServingPrediction {
   std::string group;  // "output tokens/s", "batch-1 decode tokens/s", "TTFT/TPOT at rate", "other"
   double predicted = 0;
   double error = 0;  // (predicted - measured) / measured
+  // The error band, as for training rows (gpuplan/accuracy.h), from the other sources' rows of
+  // the same file: family = group, ground = the serving setup (weights format, tp, GPU
+  // architecture, GPUs); the measured value's range from it, in the row's unit.
+  std::string source;  // source_key of row.source ("" when the file has no source column)
+  RunGround ground;
+  ErrorBand band;
+  Range measured_range;
+  bool in_band = false;
 };
 struct ServingReport {
   std::vector<ServingPrediction> rows;
   std::vector<std::pair<std::string, std::string>> skipped;  // (id, reason)
   // Mean absolute percentage error (fraction) and row count by metric, source and group.
   std::vector<std::tuple<std::string, double, int>> by_metric, by_source, by_group;
+  BandCoverage coverage;  // per source (source_key), per group and overall
 };
 // Predicts what gpuplan can express: max-throughput rows as a burst at the batch the KV cache
 // allows (or the static batch given), online rows by simulation at their request rate, batch-1

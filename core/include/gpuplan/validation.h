@@ -9,7 +9,10 @@
 // checkpointing, checkpoint_every, grad_reduce, attention, dropout, sp, and for mixture-of-experts
 // runs ep, etp, capacity_factor, moe_pad_to_capacity, moe_imbalance, moe_dispatcher,
 // moe_a2a_overlap) describe the rest of the run; max_positions sizes a learned position table to
-// the run; gpus_per_node and network_gbps_per_node describe a multi-node cluster.
+// the run; gpus_per_node and network_gbps_per_node describe a multi-node cluster; source names the
+// published document the row came from (tools/validation_source.py's key, e.g.
+// "DeepLearningExamples/BERT"): a row's error band is computed leaving its source out
+// (gpuplan/accuracy.h).
 
 #include <optional>
 #include <string>
@@ -40,6 +43,7 @@ struct MeasuredRow {
   int64_t max_positions = 0;  // 0: the model's own
   int gpus_per_node = 0;      // 0: all GPUs in one node
   double network_bytes_per_s_per_node = 0;
+  std::string source;   // empty: not stated (the band then leaves nothing out)
   int line = 0;         // 1-based line in the file
   std::string problem;  // RowErrors::skip: why this row could not be read (its other fields unset)
 };
@@ -66,7 +70,13 @@ struct ValidatedRow {
   bool fits = true;  // predicted memory fits the GPU
   double predicted_memory_bytes = 0;
   std::string family;   // accuracy_family of the row's model and setup
+  RunGround ground;     // its kind, precision, parallel dimensions, GPU architecture, GPUs
   Fit fit = Fit::fits;  // the verdict the page and CLI would give, memory band included
+  // The band stated for this row from the other sources' errors (its own source left out), and
+  // the measured value's likely range from it, in the row's unit; in_band: measured inside it.
+  ErrorBand band;
+  Range measured_range;
+  bool in_band = false;
 };
 
 // A row that could not be predicted, and why ("unknown model 'ssd300'").
@@ -79,25 +89,35 @@ struct ValidationReport {
   std::vector<ValidatedRow> rows;   // predicted rows
   std::vector<SkippedRow> skipped;  // rows gpuplan cannot predict (unknown model or GPU, bad setup)
   double mape = 0;  // mean absolute percentage error over the predicted rows, as a fraction
+  // Band coverage per source, per family and overall, over the rows with a band (not MFU
+  // rows: each repeats its tokens/s row's run).
+  BandCoverage coverage;
 };
 
 // --- Peak memory -----------------------------------------------------------------------------
 // A CSV of measured peak GPU memory (what tools/convert_hf_memory.py writes), header:
 //   id,model,gpu,mode,precision,optimizer,micro_batch,global_batch,seq_len,checkpointing,measured_bytes
-// and optionally a last column, pytorch: the release the row ran on (--pytorch; empty: current).
+// and optionally the columns pytorch (the release the row ran on: --pytorch; empty: current) and
+// then source (the published document, as in the throughput CSV).
 // mode: context (the CUDA context alone), weights (the model loaded), train or infer.
 // measured_bytes is what nvidia-smi/NVML calls used memory, CUDA context included.
 bool is_memory_csv(std::string_view text);
 
 struct MemoryValidatedRow {
-  std::string id, model, mode, family;
+  std::string id, model, mode, family, source;
+  RunGround ground;
   double measured_bytes = 0, predicted_bytes = 0;
   double error = 0;  // (predicted - measured) / measured
+  // train and infer rows: the memory band from the other sources' rows, as in ValidatedRow.
+  ErrorBand band;
+  Range measured_range;
+  bool in_band = false;
 };
 struct MemoryReport {
   std::vector<MemoryValidatedRow> rows;
   std::vector<std::pair<std::string, std::string>> skipped;  // (id, reason)
   double mape = 0;
+  BandCoverage coverage;  // over the train and infer rows
 };
 // Predicts every row it can; rows it cannot read or predict are skipped with the reason.
 // An Error for a malformed file (header, size, UTF-8) or when no row could be predicted.

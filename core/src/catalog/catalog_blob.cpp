@@ -128,7 +128,8 @@ GPUPLAN_FIELDS(Efficiencies, s.gemm, s.simt_gemm, s.hbm, s.nvlink, s.pcie, s.net
                s.measured_hbm_bytes_per_s, s.measured_intra_busbw_bytes_per_s,
                s.measured_inter_busbw_bytes_per_s, s.measured_recipe_gemm_flop_per_s)
 GPUPLAN_FIELDS(InputAssumptions, s.image_samples_per_s_per_core)
-GPUPLAN_FIELDS(ErrorBand, s.family, s.rows, s.low, s.high, s.mape)
+GPUPLAN_FIELDS(RunGround, s.kind, s.precision, s.parallel, s.arch, s.gpus)
+GPUPLAN_FIELDS(AccuracyRow, s.id, s.source, s.family, s.ground, s.error)
 GPUPLAN_FIELDS(AccuracyTable, s.time, s.memory, s.generated)
 GPUPLAN_FIELDS(PublishedSource, s.repository, s.commit, s.path, s.section, s.url, s.date)
 GPUPLAN_FIELDS(PublishedRow, s.id, s.model, s.gpu, s.system, s.num_gpus, s.task, s.precision,

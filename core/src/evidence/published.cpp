@@ -219,6 +219,13 @@ PublishedQuery published_query(const Model& model, const Gpu& gpu, const Setup& 
   return q;
 }
 
+namespace {
+// The source key of a table's document (gpuplan/accuracy.h), as the validation CSVs name it.
+std::string table_source(const PublishedTable& t) {
+  return source_key(t.source.repository + " " + t.source.path);
+}
+}  // namespace
+
 std::vector<PublishedRun> match_published(const std::vector<PublishedTable>& tables,
                                           const PublishedQuery& q) {
   std::vector<PublishedRun> out;
@@ -233,7 +240,7 @@ std::vector<PublishedRun> match_published(const std::vector<PublishedTable>& tab
       if (r.model == q.model && r.gpu == q.gpu && r.precision == q.precision && task_ok &&
           shape_ok && r.checkpointing == q.checkpointing && r.num_gpus == q.num_gpus &&
           batch_off <= kPublishedBatchTolerance) {
-        out.push_back({r, t.id, t.publisher, t.source.url, t.source.date});
+        out.push_back({r, t.id, t.publisher, t.source.url, t.source.date, table_source(t)});
       }
     }
   }
@@ -323,6 +330,7 @@ void predict_throughput(const Catalog& catalog, const Model& model, PublishedCom
                "size and network";
     return;
   }
+  m.value().source = c.run.source;
   auto report = validate_measurements(catalog, {m.value()}, catalog.efficiencies);
   if (!report.ok()) {
     c.reason = report.error().message;
@@ -331,8 +339,7 @@ void predict_throughput(const Catalog& catalog, const Model& model, PublishedCom
   const ValidatedRow& v = report.value().rows.front();
   c.predicted = v.predicted;
   c.error = v.error;
-  const ErrorBand band = nearest_band(catalog.accuracy.time, v.family);
-  if (band.rows > 0) c.predicted_range = measured_range(v.predicted, band);
+  if (v.band.rows > 0) c.predicted_range = v.measured_range;
 }
 
 PublishedComparison predict_row(const Catalog& catalog, const PublishedRun& run) {
@@ -360,7 +367,9 @@ PublishedComparison predict_row(const Catalog& catalog, const PublishedRun& run)
     return c;
   }
   c = compare_run(run, *model, e.value(), nullptr);
-  const ErrorBand band = nearest_band(catalog.accuracy.memory, accuracy_family(*model, setup));
+  const ErrorBand band =
+      error_band(catalog.accuracy.memory, accuracy_family(*model, setup),
+                 run_ground(*model, setup, catalog.find_gpu(row.gpu), row.num_gpus), c.run.source);
   if (c.predicted && band.rows > 0) c.predicted_range = memory_range_bytes(*c.predicted, band);
   return c;
 }
@@ -385,7 +394,8 @@ std::vector<PublishedComparison> compare_published(const Catalog& catalog,
   std::vector<PublishedComparison> out;
   for (const auto& t : tables) {
     for (const auto& r : t.rows)
-      out.push_back(predict_row(catalog, {r, t.id, t.publisher, t.source.url, t.source.date}));
+      out.push_back(predict_row(
+          catalog, {r, t.id, t.publisher, t.source.url, t.source.date, table_source(t)}));
   }
   return out;
 }

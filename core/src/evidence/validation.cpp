@@ -93,7 +93,8 @@ const std::vector<std::string>& optional_columns() {
                                                  "moe_a2a_overlap",
                                                  "max_positions",
                                                  "gpus_per_node",
-                                                 "network_gbps_per_node"};
+                                                 "network_gbps_per_node",
+                                                 "source"};
   return names;
 }
 
@@ -112,6 +113,8 @@ std::optional<Error> set_optional_column(MeasuredRow& r, const std::string& colu
                                                 "' is not auto, nchw or channels-last");
     }
     r.memory_format = *format;
+  } else if (column == "source") {
+    r.source = cell;
   } else if (column == "max_positions" || column == "gpus_per_node" ||
              column == "network_gbps_per_node") {
     char* endp = nullptr;
@@ -381,9 +384,15 @@ Result<ValidatedRow> predict_row(const Catalog& catalog, const MeasuredRow& r,
   v.error = (v.predicted - r.value) / r.value;
   v.predicted_memory_bytes = e.value().memory.total();
   v.family = accuracy_family(model, s.value());
+  v.ground = run_ground(model, s.value(), gpu, r.num_gpus);
   v.fit = fit_verdict(v.predicted_memory_bytes, gpu->memory_bytes,
-                      nearest_band(catalog.accuracy.memory, v.family))
+                      error_band(catalog.accuracy.memory, v.family, v.ground, r.source))
               .fit;
+  v.band = error_band(catalog.accuracy.time, v.family, v.ground, r.source);
+  if (v.band.rows > 0) {
+    v.measured_range = measured_range(v.predicted, v.band);
+    v.in_band = r.value >= v.measured_range.low && r.value <= v.measured_range.high;
+  }
   v.fits = v.predicted_memory_bytes <= gpu->memory_bytes;
   return v;
 }
@@ -422,6 +431,13 @@ Result<ValidationReport> validate_measurements(const Catalog& catalog,
     return e;
   }
   report.mape = report.rows.empty() ? 0 : sum / static_cast<double>(report.rows.size());
+  std::vector<BandedRow> banded;
+  for (const auto& v : report.rows) {
+    if (v.row.metric == "mfu") continue;
+    banded.push_back({v.row.source, v.family, v.row.value, v.measured_range.low,
+                      v.measured_range.high, v.band.rows > 0, v.error});
+  }
+  report.coverage = band_coverage(banded);
   return report;
 }
 
@@ -430,103 +446,128 @@ const char* kMemoryHeader =
     "id,model,gpu,mode,precision,optimizer,micro_batch,global_batch,seq_len,checkpointing,measured_"
     "bytes";
 
-}  // namespace
-
-// The optional last column: the PyTorch release the rows ran on (empty: a current one).
-bool is_memory_header(std::string_view line) {
-  return line == kMemoryHeader || line == std::string(kMemoryHeader) + ",pytorch";
+// The columns after the required eleven: none, pytorch, or pytorch and source (0 when the line
+// is not a memory header).
+size_t memory_columns(std::string_view line) {
+  const std::string base(kMemoryHeader);
+  if (line == base) return 11;
+  if (line == base + ",pytorch") return 12;
+  if (line == base + ",pytorch,source") return 13;
+  return 0;
 }
+
+// One data row's prediction (f: its fields, `columns` of them); an Error names why it cannot.
+Result<MemoryValidatedRow> predict_memory_row(const Catalog& catalog,
+                                              const std::vector<std::string>& f, size_t columns,
+                                              const std::string& at) {
+  if (f.size() != columns) {
+    return make_error(Errc::schema_error, at + ": expected " + std::to_string(columns) +
+                                              " columns, got " + std::to_string(f.size()));
+  }
+  const auto release =
+      columns >= 12 && !f[11].empty() ? parse_torch_release(f[11]) : TorchRelease::v1_11_or_later;
+  if (!release) {
+    return make_error(Errc::schema_error, at + ": column pytorch: '" + f[11] +
+                                              "' is not a release number such as 1.10");
+  }
+  const Model* model = catalog.find_model(f[1]);
+  if (!model) return make_error(Errc::not_found, "unknown model '" + f[1] + "'");
+  const auto precision = parse_precision(f[4]);
+  const auto optimizer = parse_optimizer(f[5]);
+  const auto checkpointing = parse_checkpointing(f[9]);
+  auto micro = parse_int(f[6], "micro_batch"), global = parse_int(f[7], "global_batch"),
+       seq = parse_int(f[8], "seq_len");
+  char* endp = nullptr;
+  const double measured = std::strtod(f[10].c_str(), &endp);
+  const bool mode_ok = f[3] == "context" || f[3] == "weights" || f[3] == "train" || f[3] == "infer";
+  if (!precision || !optimizer || !checkpointing || !mode_ok || !micro.ok() || !global.ok() ||
+      !seq.ok() || f[10].empty() || endp != f[10].c_str() + f[10].size() ||
+      !std::isfinite(measured) || measured <= 0) {
+    return make_error(
+        Errc::schema_error,
+        at + ": a value it cannot read (mode context|weights|train|infer, a precision, optimizer "
+             "and checkpointing gpuplan names, integer batches and seq_len, measured_bytes > 0)");
+  }
+  Setup s;
+  s.precision = *precision;
+  s.optimizer = *optimizer;
+  s.checkpointing = *checkpointing;
+  s.micro_batch = micro.value();
+  s.global_batch = global.value();
+  s.seq_len = seq.value();
+  s.torch_release = *release;
+  if (f[3] != "train") s.mode = Mode::infer;
+  MemoryValidatedRow v;
+  v.id = f[0];
+  v.model = model->id;
+  v.mode = f[3];
+  v.source = columns >= 13 ? f[12] : "";
+  v.measured_bytes = measured;
+  v.family = accuracy_family(*model, s);
+  v.ground = run_ground(*model, s, catalog.find_gpu(f[2]), 1);
+  if (f[3] == "context") {
+    v.predicted_bytes = s.assumptions.cuda_context_bytes;
+  } else {
+    auto e = estimate(*model, s);
+    if (!e.ok()) return e.error();
+    const MemoryBytes& m = e.value().memory;
+    v.predicted_bytes = f[3] == "weights" ? m.weights + m.context : m.total();
+  }
+  v.error = (v.predicted_bytes - measured) / measured;
+  return v;
+}
+
+// The band of each train and infer row, its own source left out, and their coverage.
+void memory_bands(const Catalog& catalog, MemoryReport& report) {
+  std::vector<BandedRow> banded;
+  for (auto& v : report.rows) {
+    if (v.mode != "train" && v.mode != "infer") continue;
+    v.band = error_band(catalog.accuracy.memory, v.family, v.ground, v.source);
+    if (v.band.rows > 0) {
+      v.measured_range = memory_range_bytes(v.predicted_bytes, v.band);
+      v.in_band =
+          v.measured_bytes >= v.measured_range.low && v.measured_bytes <= v.measured_range.high;
+    }
+    banded.push_back({v.source, v.family, v.measured_bytes, v.measured_range.low,
+                      v.measured_range.high, v.band.rows > 0, v.error});
+  }
+  report.coverage = band_coverage(banded);
+}
+
+}  // namespace
 
 bool is_memory_csv(std::string_view text) {
   const auto lines = content_lines(text);
-  return !lines.empty() && is_memory_header(lines.front().text);
+  return !lines.empty() && memory_columns(lines.front().text) > 0;
 }
 
 Result<MemoryReport> validate_memory_csv(const Catalog& catalog, std::string_view text,
                                          const std::string& where) {
   if (auto err = check_csv_text(text, where)) return *err;
   const auto lines = content_lines(text);
-  if (lines.empty() || !is_memory_header(lines.front().text)) {
+  const size_t columns = lines.empty() ? 0 : memory_columns(lines.front().text);
+  if (columns == 0) {
     return make_error(Errc::schema_error, where + ": header must be '" +
-                                              std::string(kMemoryHeader) + "' (then ',pytorch')");
+                                              std::string(kMemoryHeader) +
+                                              "' (then ',pytorch' and ',source')");
   }
-  const size_t columns = lines.front().text == kMemoryHeader ? 11 : 12;
   MemoryReport report;
   double sum = 0;
   for (size_t k = 1; k < lines.size(); ++k) {
-    const std::string_view line = lines[k].text;
-    const int line_no = lines[k].number;
-    const std::string at = where + ":" + std::to_string(line_no);
-    auto fields = split_csv(line, at);
-    std::vector<std::string> f = fields.ok() ? fields.value() : std::vector<std::string>{};
-    const std::string id = f.empty() ? first_field(line) : f[0];
-    auto skip = [&](const std::string& why) { report.skipped.emplace_back(id, why); };
+    const std::string at = where + ":" + std::to_string(lines[k].number);
+    auto fields = split_csv(lines[k].text, at);
     if (!fields.ok()) {
-      skip(fields.error().message);
+      report.skipped.emplace_back(first_field(lines[k].text), fields.error().message);
       continue;
     }
-    if (f.size() != columns) {
-      skip(at + ": expected " + std::to_string(columns) + " columns, got " +
-           std::to_string(f.size()));
+    auto v = predict_memory_row(catalog, fields.value(), columns, at);
+    if (!v.ok()) {
+      report.skipped.emplace_back(fields.value().empty() ? "" : fields.value()[0],
+                                  v.error().message);
       continue;
     }
-    const auto release =
-        columns == 12 && !f[11].empty() ? parse_torch_release(f[11]) : TorchRelease::v1_11_or_later;
-    if (!release) {
-      skip(at + ": column pytorch: '" + f[11] + "' is not a release number such as 1.10");
-      continue;
-    }
-    const Model* model = catalog.find_model(f[1]);
-    const auto precision = parse_precision(f[4]);
-    const auto optimizer = parse_optimizer(f[5]);
-    const auto checkpointing = parse_checkpointing(f[9]);
-    auto micro = parse_int(f[6], "micro_batch"), global = parse_int(f[7], "global_batch"),
-         seq = parse_int(f[8], "seq_len");
-    char* endp = nullptr;
-    const double measured = std::strtod(f[10].c_str(), &endp);
-    const bool mode_ok =
-        f[3] == "context" || f[3] == "weights" || f[3] == "train" || f[3] == "infer";
-    if (!model) {
-      skip("unknown model '" + f[1] + "'");
-      continue;
-    }
-    if (!precision || !optimizer || !checkpointing || !mode_ok || !micro.ok() || !global.ok() ||
-        !seq.ok() || f[10].empty() || endp != f[10].c_str() + f[10].size() ||
-        !std::isfinite(measured) || measured <= 0) {
-      skip(at +
-           ": a value it cannot read (mode context|weights|train|infer, a precision, optimizer and "
-           "checkpointing gpuplan names, integer batches and seq_len, measured_bytes > 0)");
-      continue;
-    }
-    Setup s;
-    s.precision = *precision;
-    s.optimizer = *optimizer;
-    s.checkpointing = *checkpointing;
-    s.micro_batch = micro.value();
-    s.global_batch = global.value();
-    s.seq_len = seq.value();
-    s.torch_release = *release;
-    MemoryValidatedRow v;
-    v.id = id;
-    v.model = model->id;
-    v.mode = f[3];
-    v.measured_bytes = measured;
-    v.family = accuracy_family(*model, s);
-    if (f[3] == "context") {
-      v.predicted_bytes = s.assumptions.cuda_context_bytes;
-    } else {
-      if (f[3] != "train") s.mode = Mode::infer;
-      auto e = estimate(*model, s);
-      if (!e.ok()) {
-        skip(e.error().message);
-        continue;
-      }
-      const MemoryBytes& m = e.value().memory;
-      v.predicted_bytes = f[3] == "weights" ? m.weights + m.context : m.total();
-    }
-    v.error = (v.predicted_bytes - measured) / measured;
-    sum += std::fabs(v.error);
-    report.rows.push_back(v);
+    sum += std::fabs(v.value().error);
+    report.rows.push_back(std::move(v).value());
   }
   if (report.rows.empty()) {
     return make_error(Errc::schema_error, report.skipped.empty()
@@ -536,6 +577,7 @@ Result<MemoryReport> validate_memory_csv(const Catalog& catalog, std::string_vie
                                                     report.skipped.front().second + ")");
   }
   report.mape = sum / static_cast<double>(report.rows.size());
+  memory_bands(catalog, report);
   return report;
 }
 

@@ -331,11 +331,12 @@ Result<Evaluation> evaluate_setup(const Catalog& catalog, const Query& query) {
   ev.gpu = hw.value().gpu;
   ev.instance = hw.value().instance;
   ev.family = accuracy_family(ev.model, ev.query.request.setup);
-  ev.time_band = nearest_band(catalog.accuracy.time, ev.family);
+  ev.ground = run_ground(ev.model, ev.query.request.setup, ev.gpu, ev.query.gpus);
+  ev.time_band = error_band(catalog.accuracy.time, ev.family, ev.ground);
   if (!ev.gpu) return ev;
   ev.gpus = ev.query.gpus;
   ev.verdict = fit_verdict(ev.estimate.memory.total(), ev.gpu->memory_bytes,
-                           nearest_band(catalog.accuracy.memory, ev.family));
+                           error_band(catalog.accuracy.memory, ev.family, ev.ground));
   ev.fit = fit_report(ev.estimate.memory, *ev.gpu, ev.verdict.fit);
   ev.hardware_error = time_on_hardware(catalog, ev);
   measured_beside(catalog, ev);

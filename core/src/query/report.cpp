@@ -337,39 +337,62 @@ std::string estimate_to_text(const Model& model, const Estimate& e) {
 namespace gpuplan {
 
 std::string fit_line(const FitVerdict& f, const std::string& gpu_id) {
+  if (f.band.rows == 0) {
+    return std::string(fit_name(f.fit)) + ": needs " + format_bytes(f.memory_bytes.value) +
+           " per GPU (no memory band: " + f.band.reason + "), " + gpu_id + " gives " +
+           format_bytes(f.capacity_bytes);
+  }
   return std::string(fit_name(f.fit)) + ": needs " + format_bytes(f.memory_bytes.value) +
-         " per GPU (" + format_bytes(f.memory_bytes.low) + "-" + format_bytes(f.memory_bytes.high) +
-         " within the measured error), " + gpu_id + " gives " + format_bytes(f.capacity_bytes);
+         " per GPU (likely " + format_bytes(f.memory_bytes.low) + "-" +
+         format_bytes(f.memory_bytes.high) + ", the 80 % memory band), " + gpu_id + " gives " +
+         format_bytes(f.capacity_bytes);
 }
 
-std::string band_line(double step_s, const ErrorBand& band) {
-  if (band.rows == 0) return "step time has no error band: no development runs of a similar family";
+std::string band_line(double step_s, const ErrorBand& band, const RunGround& ground) {
+  if (band.rows == 0) return "step time has no error band: " + band.reason;
   const Range r = time_range_s(step_s, band);
-  char line[256];
+  char line[160];
   std::snprintf(line, sizeof line,
-                "step time %.4g s, likely %.4g-%.4g s (10th-90th percentile error of %d "
-                "development runs, family %s)",
-                r.value, r.low, r.high, band.rows, band.family.c_str());
-  return line;
+                "step time %.4g s, likely %.4g-%.4g s (80 %% band of held-out error); ", r.value,
+                r.low, r.high);
+  return line + evidence_line(band, ground);
 }
 
 namespace {
+
+nlohmann::ordered_json band_json(const ErrorBand& b) {
+  return {{"pool", b.pool},
+          {"rows", b.rows},
+          {"sources", b.sources},
+          {"error_p10", b.low},
+          {"error_p90", b.high},
+          {"pool_error_p10", b.pool_low},
+          {"pool_error_p90", b.pool_high},
+          {"mape", b.mape},
+          {"evidence",
+           {{"runs", b.evidence_rows},
+            {"sources", b.evidence_sources},
+            {"max_gpus", b.evidence_max_gpus}}},
+          {"outside", b.outside},
+          {"never_validated", b.never_validated},
+          {"reason", b.reason}};
+}
 
 nlohmann::ordered_json verdict_json(const FitVerdict& f) {
   return {{"verdict", fit_name(f.fit)},
           {"needed_bytes", f.memory_bytes.value},
           {"needed_bytes_range", {f.memory_bytes.low, f.memory_bytes.high}},
           {"capacity_bytes", f.capacity_bytes},
-          {"margin_bytes", f.margin_bytes}};
+          {"margin_bytes", f.margin_bytes},
+          {"band", band_json(f.band)}};
 }
 
 nlohmann::ordered_json accuracy_json(const Evaluation& ev) {
   nlohmann::ordered_json j = {{"family", ev.family},
-                              {"band_family", ev.time_band.family},
-                              {"rows", ev.time_band.rows},
-                              {"error_p10", ev.time_band.low},
-                              {"error_p90", ev.time_band.high},
-                              {"mape", ev.time_band.mape}};
+                              {"ground", ground_json(ev.ground)},
+                              {"band_family", ev.time_band.pool}};
+  const nlohmann::ordered_json band = band_json(ev.time_band);
+  for (const auto& [k, v] : band.items()) j[k] = v;
   if (ev.time) {
     const Range r = time_range_s(ev.time->step_s, ev.time_band);
     j["step_s_range"] = {r.low, r.high};
@@ -378,6 +401,14 @@ nlohmann::ordered_json accuracy_json(const Evaluation& ev) {
 }
 
 }  // namespace
+
+nlohmann::ordered_json ground_json(const RunGround& g) {
+  return {{"kind", g.kind},
+          {"precision", g.precision},
+          {"parallel", g.parallel},
+          {"arch", g.arch},
+          {"gpus", g.gpus}};
+}
 
 std::string evaluation_to_json(const Evaluation& ev, int indent) {
   nlohmann::ordered_json j = {{"schema_version", kQuerySchemaVersion}};
@@ -417,9 +448,17 @@ std::string evaluate_link_json(const Catalog& catalog, std::string_view link, in
 std::string evaluation_to_text(const Evaluation& ev) {
   std::string out = estimate_to_text(ev.model, ev.estimate);
   if (ev.gpu && !ev.fit.fits) out += ev.fit.advice + "\n";
-  if (ev.gpu) out += "note: " + fit_line(ev.verdict, ev.gpu->id) + "\n";
+  if (ev.gpu) {
+    out += "note: " + fit_line(ev.verdict, ev.gpu->id) + "\n";
+    if (!ev.verdict.band.reason.empty())
+      out += "note: memory band: " + ev.verdict.band.reason + "\n";
+  }
   const PriceQuote* price = ev.price ? &*ev.price : nullptr;
-  if (ev.time) out += "note: " + band_line(ev.time->step_s, ev.time_band) + "\n";
+  if (ev.time) {
+    out += "note: " + band_line(ev.time->step_s, ev.time_band, ev.ground) + "\n";
+    if (ev.time_band.rows > 0 && !ev.time_band.reason.empty())
+      out += "note: " + ev.time_band.reason + "\n";
+  }
   if (ev.time) out += time_to_text(*ev.time, price, ev.cost ? &*ev.cost : nullptr);
   if (ev.time_calibrated) {
     out += "Calibrated with " +

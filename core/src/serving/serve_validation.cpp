@@ -347,7 +347,43 @@ ServingRow to_row(const Record& rec, const std::map<std::string, size_t>& col) {
   r.rate = f("request_rate");
   r.metric = f("metric");
   r.notes = f("notes");
+  if (col.count("source")) r.source = f("source");
   return r;
+}
+
+// The serving setup as a run's ground: an LLM decoder, its weights format, tensor parallelism,
+// the GPU's architecture and count.
+RunGround serving_ground(const Catalog& c, const ServingRow& r, double gpus) {
+  RunGround g;
+  g.kind = "decoder";
+  const auto f = formats(r);
+  g.precision = f ? weight_format_name(f->first) : lower(r.precision);
+  const auto tp = number(r.tp);
+  g.parallel = tp && *tp > 1 ? "tp" : "single";
+  if (const Gpu* gpu = find_gpu(c, r.gpu))
+    g.arch = gpu->architecture.substr(0, gpu->architecture.find(' '));
+  g.gpus = std::max(1, static_cast<int>(gpus));
+  return g;
+}
+
+// Each row's band from the other sources' rows of the file, and the coverage.
+void serving_bands(ServingReport& rep) {
+  std::vector<AccuracyRow> table;
+  for (const auto& p : rep.rows) {
+    if (!p.source.empty()) table.push_back({p.row.id, p.source, p.group, p.ground, p.error});
+  }
+  std::vector<BandedRow> banded;
+  for (auto& p : rep.rows) {
+    if (p.source.empty()) continue;  // no source: nothing to leave out
+    p.band = error_band(table, p.group, p.ground, p.source);
+    if (p.band.rows > 0) {
+      p.measured_range = measured_range(p.predicted, p.band);
+      p.in_band = p.row.value >= p.measured_range.low && p.row.value <= p.measured_range.high;
+    }
+    banded.push_back({p.source, p.group, p.row.value, p.measured_range.low, p.measured_range.high,
+                      p.band.rows > 0, p.error});
+  }
+  rep.coverage = band_coverage(banded);
 }
 
 }  // namespace
@@ -402,8 +438,12 @@ Result<ServingReport> validate_serving_csv(const Catalog& catalog,
       rep.skipped.emplace_back(row.id, why.empty() ? p.reason : why);
       continue;
     }
-    rep.rows.push_back({row, group_of(row), p.value, (p.value - row.value) / row.value});
+    ServingPrediction sp{row, group_of(row), p.value, (p.value - row.value) / row.value};
+    sp.source = row.source.empty() ? "" : source_key(row.source);
+    sp.ground = serving_ground(catalog, row, gpus);
+    rep.rows.push_back(std::move(sp));
   }
+  serving_bands(rep);
   rep.by_metric = mape_by(rep.rows, [](const ServingPrediction& p) { return p.row.metric; });
   rep.by_source = mape_by(rep.rows, [](const ServingPrediction& p) { return p.row.source_kind; });
   rep.by_group = mape_by(rep.rows, [](const ServingPrediction& p) { return p.group; });

@@ -2,6 +2,7 @@
 file's figures are not shown; what verify did not vouch for is marked as such."""
 
 import base64
+import csv
 import glob
 import json
 import os
@@ -18,6 +19,7 @@ def build(site):
     site.out.render("benchmarks", date=site.build_date.isoformat(), verify=has_verify,
                     files=[describe(site, path, has_verify) for path in files])
     published(site)
+    bands(site)
 
 
 def verify(site, path):
@@ -119,3 +121,106 @@ def published_table(t, rows):
     return {"id": t["id"], "title": t["title"], "publisher": t["publisher"], "url": t["url"], "date": t["date"],
             "rows": len(rows), "predicted": len(errors), "mape": sum(errors) / len(errors) if errors else None,
             "caveats": t.get("caveats", [])}
+
+
+def csv_header(path):
+    """The column names of a validation CSV (its first line that is not a # comment)."""
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            if line.strip() and not line.startswith("#"):
+                return next(csv.reader([line]))
+    return []
+
+
+def anchor(table, family):
+    """The id the calculator links to for a band's pool ("decoder/16-bit/*" -> band-time-decoder-16-bit)."""
+    slug = family.replace("*", "").replace("/", "-").strip("-")
+    return f"band-{table}-{slug}"
+
+
+def band_cells(r, unit):
+    b = r["band"]
+    if not b["stated"]:
+        return "no band", "–"
+    return f"{value(b['low'], unit)}–{value(b['high'], unit)}", ("yes" if b["inside"] else "**no**")
+
+
+def coverage_rows(cov):
+    return [{"key": c["key"], "rows": c["rows"], "inside": c["inside"], "coverage": c["coverage"],
+             "mape": c["mape"], "judged": c["rows"] >= 20} for c in cov]
+
+
+METRIC_UNITS = {"samples_per_s_total": "samples/s", "tokens_per_s_per_gpu": "tokens/s/GPU"}
+
+
+def family_sections(table, rows):
+    """The rows grouped by family, sorted, with the anchors of every pool level a band can name:
+    the kind ("decoder/*"), kind and precision ("decoder/16-bit/*") and the family itself."""
+    by = {}
+    for r in rows:
+        by.setdefault(r["family"], []).append(r)
+    sections, seen = [], set()
+    for family in sorted(by):
+        parts = family.split("/")
+        ids = []
+        for level in ("/".join(parts[:1]) + "/*", "/".join(parts[:2]) + "/*", family):
+            if level not in seen:
+                seen.add(level)
+                ids.append(anchor(table, level))
+        cells = []
+        for r in sorted(by[family], key=lambda r: (r.get("source", ""), r["id"])):
+            unit = "bytes" if table == "memory" else METRIC_UNITS.get(r["metric"], r["metric"])
+            band, inside = band_cells(r, unit)
+            measured = r["measured_bytes"] if unit == "bytes" else r["measured"]
+            what = f"`{r['model']}` {r['mode']}" if unit == "bytes" else f"`{r['model']}` on `{r['gpu']}`"
+            cells.append([r["id"], r.get("source") or "–", what, value(measured, unit), band, inside,
+                          f"{'+' if r['error'] >= 0 else ''}{sig(100 * r['error'], 3)} %"])
+        inside = sum(1 for r in by[family] if r["band"]["stated"] and r["band"]["inside"])
+        stated = sum(1 for r in by[family] if r["band"]["stated"])
+        sections.append({"family": family, "ids": ids, "rows": cells, "inside": inside, "stated": stated})
+    return sections
+
+
+def bands(site):
+    """Band coverage (issue 28): every row of each tests/validation CSV with a source column, its
+    80 % band computed from the other sources' runs, and the share of measured values inside it,
+    per source, per family and overall, from `gpuplan validate --json`. Serving rows are summed
+    up per source only (there are thousands)."""
+    paths = [p for p in sorted(glob.glob(os.path.join(ROOT, "tests", "validation", "*.csv")))
+             if "source" in csv_header(p)]
+    if not (site.cli.has_command("validate") and paths):
+        site.out.render("benchmarks-bands", b=None)
+        return
+    time_rows, memory_rows, serving, commands = [], [], None, []
+    for path in paths:
+        rel = os.path.relpath(path, ROOT)
+        doc = site.cli.json(["validate", rel])
+        commands.append(site.cli.display(["validate", rel, "--json"]))
+        if doc.get("kind") == "serving":
+            serving = {"file": rel, "sources": coverage_rows(doc["coverage"]["by_source"]),
+                       "families": coverage_rows(doc["coverage"]["by_family"]),
+                       "overall": coverage_rows([doc["coverage"]["overall"]])[0]}
+        elif doc.get("kind") == "memory":
+            memory_rows += [r for r in doc["rows"] if r["mode"] in ("train", "infer")]
+        else:
+            time_rows += [r for r in doc["rows"] if r["metric"] != "mfu"]
+    b = {"time": summary(time_rows), "memory": summary(memory_rows), "serving": serving,
+         "time_sections": family_sections("time", time_rows),
+         "memory_sections": family_sections("memory", memory_rows),
+         "time_all": anchor("time", "all"), "memory_all": anchor("memory", "all"), "commands": commands}
+    site.out.render("benchmarks-bands", b=b)
+
+
+def summary(rows):
+    """Coverage per source, per family and overall of validation rows with their band."""
+    def one(key, group):
+        stated = [r for r in group if r["band"]["stated"]]
+        inside = sum(1 for r in stated if r["band"]["inside"])
+        return {"key": key, "rows": len(stated), "inside": inside,
+                "coverage": inside / len(stated) if stated else None,
+                "mape": sum(abs(r["error"]) for r in stated) / len(stated) if stated else None,
+                "judged": len(stated) >= 20, "without": len(group) - len(stated)}
+    groups = lambda key: sorted({key(r) for r in rows})  # noqa: E731
+    return {"sources": [one(s, [r for r in rows if r.get("source") == s]) for s in groups(lambda r: r.get("source"))],
+            "families": [one(f, [r for r in rows if r["family"] == f]) for f in groups(lambda r: r["family"])],
+            "overall": one("all", rows)}

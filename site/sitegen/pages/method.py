@@ -192,3 +192,22 @@ def accuracy(site):
          "fit_rows": len(thr) + len(llm), "commands": [site.cli.display(["validate", p, "--json"])
                                                       for p in DEV_CSV.values()]}
     site.out.render("method-accuracy", a=a)
+    band_coverage(site, runs)
+
+
+def band_coverage(site, runs):
+    """The held-out band coverage of the development tables' step-time rows, per source (each
+    row's band computed without its own source; the Benchmarks page has every row)."""
+    rows = [r for k in ("throughput", "llm") for r in runs[k]["rows"]
+            if r["metric"] != "mfu" and r.get("band", {}).get("stated")]
+    sources = {}
+    for r in rows:
+        sources.setdefault(r["source"], []).append(r["band"]["inside"])
+    table = [[f"`{src}`", len(v), sum(v), pct_of(sum(v), len(v))] for src, v in sorted(sources.items())]
+    inside = sum(1 for r in rows if r["band"]["inside"])
+    site.out.render("method-band-coverage", rows=table, total=len(rows), inside=inside,
+                    overall=pct_of(inside, len(rows)))
+
+
+def pct_of(n, d):
+    return f"{sig(100 * n / d, 3)} %" if d else "–"

@@ -201,9 +201,11 @@ TEST(Published, RowsArePredictedAsTheValidationTablePredictsThem) {
   EXPECT_DOUBLE_EQ(*eager.predicted, csv("", ""));
   EXPECT_DOUBLE_EQ(*fused.predicted, csv(",compile", ",1"));
   EXPECT_GT(*fused.predicted, *eager.predicted);  // fused elementwise kernels: a faster step
-  // The measured value's likely range: the family's band around the prediction, as the CLI gives.
+  // The measured value's likely range: the family's band around the prediction, its table's
+  // source left out, as the CLI gives.
   ASSERT_TRUE(fused.predicted_range);
-  const ErrorBand band = nearest_band(test::catalog().accuracy.time, "encoder/16-bit/single");
+  const ErrorBand band = error_band(test::catalog().accuracy.time, "encoder/16-bit/single",
+                                    {"encoder", "16-bit", "single", "Ampere", 1}, fused.run.source);
   ASSERT_GT(band.rows, 0);
   EXPECT_DOUBLE_EQ(fused.predicted_range->low, *fused.predicted / (1 + band.high));
   EXPECT_DOUBLE_EQ(fused.predicted_range->high, *fused.predicted / (1 + band.low));

@@ -355,9 +355,9 @@ TEST(BadInputs, MemoryFilesAreScoredRowByRowAndSayWhatTheySkip) {
               (std::fabs(r.value().rows[0].error) + std::fabs(r.value().rows[1].error)) / 2, 1e-15);
   EXPECT_SEEN(seen(validate_memory_csv(test::catalog(), header, "mem.csv")), Errc::schema_error,
               "mem.csv: no data rows");
-  EXPECT_SEEN(
-      seen(validate_memory_csv(test::catalog(), "id,x\n", "mem.csv")), Errc::schema_error,
-      "mem.csv: header must be '" + header.substr(0, header.size() - 1) + "' (then ',pytorch')");
+  EXPECT_SEEN(seen(validate_memory_csv(test::catalog(), "id,x\n", "mem.csv")), Errc::schema_error,
+              "mem.csv: header must be '" + header.substr(0, header.size() - 1) +
+                  "' (then ',pytorch' and ',source')");
   // The optional release column: read per row, a bad one skipped with its reason.
   const std::string with_release = header.substr(0, header.size() - 1) + ",pytorch\n" +
                                    "m4,bert-large-cls,v100-sxm2-16gb,train,fp32,adamw,4,4,512,none,"
