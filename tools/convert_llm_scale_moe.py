@@ -6,7 +6,7 @@ run alone this script writes them to their own CSV:
 
     id,model,gpu,num_gpus,precision,batch_size_per_gpu,seq_len_or_resolution,task,metric,value,
     batch,dp,tp,sp,pp,vp,ep,etp,zero,checkpointing,attention,dropout,fused_loss,moe_dispatcher,
-    moe_a2a_overlap,moe_imbalance,gpus_per_node,network_gbps_per_node
+    moe_a2a_overlap,moe_imbalance,gpus_per_node,network_gbps_per_node,source
 
 Setup facts, read from the code the rows cite (NVIDIA/Megatron-LM@f13818d69535,
 examples/moe-modelzoo: best_practice/qwen3/readme.md, model_configs/benchmarking/Qwen3-235B-A22B.yaml,
@@ -23,15 +23,18 @@ runtime_configs/benchmarking/runtime.conf, sbatch_benchmarking.sh):
     activation function (--recompute-modules layernorm moe_act): a few memory-bound kernels run again
     in backward. gpuplan has no such mode; those rows are predicted without recomputation (their
     time is short by that recomputation, their memory is not checked here).
+  - source: the published document (tools/validation_source.py): error bands leave it out.
 Usage: tools/convert_llm_scale_moe.py SRC.csv OUT.csv
 """
 import csv
 import sys
 
+from validation_source import source_key
+
 COLUMNS = ["id", "model", "gpu", "num_gpus", "precision", "batch_size_per_gpu", "seq_len_or_resolution", "task",
            "metric", "value", "batch", "dp", "tp", "sp", "pp", "vp", "ep", "etp", "zero", "checkpointing", "attention",
            "dropout", "fused_loss", "moe_dispatcher", "moe_a2a_overlap", "moe_imbalance", "gpus_per_node",
-           "network_gbps_per_node"]
+           "network_gbps_per_node", "source"]
 
 # Why the other MoE rows cannot be expressed, by id prefix.
 NOT_EXPRESSIBLE = [
@@ -89,7 +92,8 @@ def convert(row):
            "pp": row["pp"], "vp": str(vp) if vp > 1 else "", "ep": row["ep"], "etp": row["etp"],
            "zero": "3" if fsdp else "1", "checkpointing": ckpt, "attention": "flash", "dropout": "0",
            "fused_loss": "1", "moe_dispatcher": dispatcher, "moe_a2a_overlap": "1" if overlap else "",
-           "moe_imbalance": "", "gpus_per_node": "8", "network_gbps_per_node": "3200"}
+           "moe_imbalance": "", "gpus_per_node": "8", "network_gbps_per_node": "3200",
+           "source": source_key(row["source"])}
     return [out], None
 
 
