@@ -86,6 +86,7 @@ test('the page and the CLI give the same step time and cost: one evaluate() unde
     'model=gpt2-medium&batch=64&precision=amp-bf16&instance=lambda-gpu-8x-a100-80gb-sxm4&tokens=2e9',
     'model=resnet50&batch=256&precision=amp-fp16&instance=gcp-a2-highgpu-1g&epochs=1&dataset-size=1281167',
     'model=llama-2-7b&batch=16&precision=bf16&lora-rank=16&instance=aws-p4d.24xlarge&tokens=1e8&pricing=spot',
+    'model=mixtral-8x7b&batch=64&micro-batch=1&precision=mixed-bf16&zero=1&ep=8&moe-dispatcher=deepep&instance=aws-p5.48xlarge&tokens=1e9',
   ];
   for (const hash of cases) {
     await page.goto(`${server.url}/index.html#${hash}`);
@@ -101,6 +102,22 @@ test('the page and the CLI give the same step time and cost: one evaluate() unde
     assert.equal(s.cost.expected_hours, cli.cost.expected_hours, `${hash}: hours`);
     assert.equal(s.cost.usd_total, cli.cost.usd_total, `${hash}: cost`);
   }
+});
+
+test('a mixture-of-experts link shows total and active parameters and the experts per GPU, as the CLI', async () => {
+  const hash = 'model=mixtral-8x7b&batch=64&micro-batch=1&precision=mixed-bf16&zero=1&ep=8&gpu=h100-sxm5-80gb&gpus=8';
+  await page.goto(`${server.url}/index.html#${hash}`);
+  const s = await waitForState(page, 's.estimate !== null && s.estimate.model === "mixtral-8x7b"');
+  const args = ['estimate'];
+  for (const [k, v] of new URLSearchParams(hash)) args.push(`--${k}`, v);
+  const cli = await cliJson(args);
+  assert.equal(s.estimate.params, 46702792704);
+  assert.equal(s.estimate.params_active_per_token, 12879925248);
+  assert.deepEqual(s.estimate.moe, cli.moe);
+  assert.equal(s.estimate.moe.ep, 8);
+  assert.equal(s.estimate.moe.local_experts, 1);
+  assert.equal(s.time.ep_comm_s, cli.time.ep_comm_s);
+  await screenshot(page, 'calculator-moe');
 });
 
 test('the page opens the default link written in full, and a link it writes reopens as itself', async () => {

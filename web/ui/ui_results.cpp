@@ -61,6 +61,14 @@ void summary(const PageModel& m, UiActions& a) {
   ImGui::TextWrapped(tr(S::params_line), c.model.name.c_str(),
                      format_count(static_cast<double>(e.params.total)).c_str(),
                      format_count(static_cast<double>(e.params.trainable)).c_str());
+  if (e.moe) {
+    ImGui::TextWrapped(tr(S::moe_params_line),
+                       format_count(static_cast<double>(e.params.active_per_token)).c_str(),
+                       format_count(static_cast<double>(e.params.total)).c_str(),
+                       format_count(static_cast<double>(e.params.experts)).c_str(),
+                       format_count(e.moe->expert_params_per_gpu).c_str(),
+                       format_number(e.moe->local_experts, 4).c_str(), e.moe->ep, e.moe->etp);
+  }
   if (!c.gpu) return summary_without_gpu(c, a);
   ImGui::TextWrapped(tr(S::setup_line), e.num_gpus, c.gpu->name.c_str(),
                      format_count(static_cast<double>(e.global_batch)).c_str(),
@@ -95,6 +103,10 @@ void flops_table(const Estimate& e) {
   ImGui::TableSetupColumn(tr(S::value));
   ImGui::TableHeadersRow();
   table_row(tr(S::fwd_per_sample), format_flops(e.flops.forward_per_sample));
+  if (e.moe) {
+    table_row(tr(S::flops_rule_active), format_flops(e.flops.params_rule_active_per_token));
+    table_row(tr(S::flops_rule_total), format_flops(e.flops.params_rule_per_token));
+  }
   if (e.flops.train_per_step > 0) {
     table_row(tr(S::train_step), format_flops(e.flops.train_per_step));
     table_row(tr(S::recompute), format_flops(e.flops.recompute_per_step));
@@ -148,6 +160,9 @@ void time_table(const Evaluation& c, UiActions& a) {
         c, S::dp_comm, [](const StepTime& t) { return t.dp_comm_exposed_s; }, seconds);
     time_row(
         c, S::pp_bubble, [](const StepTime& t) { return t.pp_bubble_s; }, seconds);
+    if (c.time->ep_comm_s > 0)
+      time_row(
+          c, S::ep_comm, [](const StepTime& t) { return t.ep_comm_exposed_s; }, seconds);
     ImGui::EndTable();
   }
   if (c.time_band.rows > 0) {

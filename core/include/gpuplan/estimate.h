@@ -87,6 +87,13 @@ enum class ContextComm { ring, all_to_all };
 // (framework_preset(), gpuplan/framework.h). none: gpuplan's own defaults (plain PyTorch).
 enum class Framework { none, megatron, torchtitan, fsdp, deepspeed, hf_trainer };
 enum class MemoryFormat { automatic, nchw, channels_last };
+// How tokens reach their experts under expert parallelism (expert_parallel.h):
+//   alltoall  NCCL all-to-all over the expert-parallel group: every (token, expert) pair is sent
+//             on its own (Megatron --moe-token-dispatcher-type alltoall)
+//   deepep    DeepEP's (and HybridEP's) dispatch: a token crosses the network once per remote
+//             node that holds any of its experts and is forwarded inside the node over NVLink
+//             (deepseek-ai/DeepEP README; Megatron --moe-flex-dispatcher-backend deepep|hybridep)
+enum class MoeDispatcher { alltoall, deepep };
 
 // Names as the CLI and URLs spell them ("amp-bf16", "adam-8bit", ...), and back.
 const char* precision_name(Precision p);
@@ -100,7 +107,8 @@ const char* optimizer_loop_name(OptimizerLoop l);
 const char* torch_release_name(TorchRelease r);  // "1.11+", "1.10"
 const char* context_comm_name(ContextComm c);    // "ring", "all-to-all"
 const char* framework_name(Framework f);         // "megatron", "hf-trainer", ...
-const char* store_dtype_name(StoreDtype d);      // "auto", "fp32", "bf16", "fp16", "fp8"
+const char* moe_dispatcher_name(MoeDispatcher d);
+const char* store_dtype_name(StoreDtype d);  // "auto", "fp32", "bf16", "fp16", "fp8"
 std::optional<Precision> parse_precision(const std::string& s);
 std::optional<Optimizer> parse_optimizer(const std::string& s);
 std::optional<Checkpointing> parse_checkpointing(const std::string& s);
@@ -111,6 +119,7 @@ std::optional<GradReduce> parse_grad_reduce(const std::string& s);
 std::optional<OptimizerLoop> parse_optimizer_loop(const std::string& s);
 std::optional<ContextComm> parse_context_comm(const std::string& s);
 std::optional<Framework> parse_framework(const std::string& s);
+std::optional<MoeDispatcher> parse_moe_dispatcher(const std::string& s);
 std::optional<StoreDtype> parse_store_dtype(const std::string& s);
 // A release number ("1.10", "1.13", "2", "2.5") or a name above.
 std::optional<TorchRelease> parse_torch_release(const std::string& s);
@@ -203,8 +212,25 @@ struct Setup {
   // step's forward (Megatron --overlap-param-gather); off: it follows the optimizer step.
   bool overlap_param_gather = false;
   Framework framework = Framework::none;  // as set by framework_preset(); shown in reports
-  int64_t lora_rank = 0;                  // > 0: LoRA adapters on lora_targets, base frozen
-  bool qlora = false;                     // 4-bit NF4 base weights with double quantisation
+  // Mixture of experts (expert_parallel.h): the experts sharded over ep ranks carved out of the
+  // dp x cp x tp ranks, each expert's GEMMs split over etp ranks (0: etp = tp, Megatron's default).
+  int ep = 1;
+  int etp = 0;
+  // An expert takes at most this many times an even share of the tokens and drops the rest
+  // (GShard/Switch capacity factor); 0: dropless, Megatron's default. With moe_pad_to_capacity
+  // every expert's input is padded to that capacity (Megatron's
+  // --moe-pad-expert-input-to-capacity; Megatron-Bridge's token-drop recipes use 1.0 padded).
+  double capacity_factor = 0;
+  bool moe_pad_to_capacity = false;
+  // The busiest expert's tokens relative to an even share; 0: kDefaultBusiestExpertLoad, 1: an
+  // even router (the benchmarks' --moe-router-force-load-balancing).
+  double moe_imbalance = 0;
+  MoeDispatcher moe_dispatcher = MoeDispatcher::alltoall;
+  // Megatron's --overlap-moe-expert-parallel-comm: the all-to-alls of one micro-batch run while
+  // the next micro-batch's forward and this one's backward compute (1F1B A2A overlap).
+  bool moe_a2a_overlap = false;
+  int64_t lora_rank = 0;  // > 0: LoRA adapters on lora_targets, base frozen
+  bool qlora = false;     // 4-bit NF4 base weights with double quantisation
   std::vector<std::string> lora_targets = {"q_proj", "v_proj"};  // PEFT's LLaMA default
   int64_t generate_tokens = 0;  // inference: tokens decoded after the prompt (seq_len)
   TorchRelease torch_release = TorchRelease::v1_11_or_later;
@@ -220,6 +246,7 @@ struct ParamCounts {
   // embedding table counts whole, as Mistral, Meta and Qwen count "active"; DeepSeek and OpenAI
   // leave the input embedding out of theirs).
   int64_t active_per_token = 0;
+  int64_t experts = 0;  // mixture of experts: the routed experts' parameters (in total)
   int64_t mtp = 0;      // multi-token prediction modules (in total when trained; none at inference)
   int64_t tensors = 0;  // parameter tensors (model.parameters()), trainable ones
 };
@@ -234,11 +261,12 @@ struct FlopCounts {
   // The same over every query-key pair, as counted by sources that ignore the mask (llm-foundry's
   // MFU formula); equal to the above for bidirectional attention.
   double forward_attention_unmasked_per_sample = 0;
-  double forward_per_step = 0;       // forward over the global batch
-  double backward_per_step = 0;      // 2x forward, or 1x for frozen (LoRA) weights
-  double recompute_per_step = 0;     // activation checkpointing's extra forward
-  double train_per_step = 0;         // forward + backward + recompute
-  double params_rule_per_token = 0;  // 6 * N (Kaplan et al. 2020), for comparison
+  double forward_per_step = 0;              // forward over the global batch
+  double backward_per_step = 0;             // 2x forward, or 1x for frozen (LoRA) weights
+  double recompute_per_step = 0;            // activation checkpointing's extra forward
+  double train_per_step = 0;                // forward + backward + recompute
+  double params_rule_per_token = 0;         // 6 * N (Kaplan et al. 2020), for comparison
+  double params_rule_active_per_token = 0;  // 6 * N active: what a token of an MoE model costs
   double tokens_per_sample = 0;
   // Inference (mode infer).
   double prefill = 0;                 // forward over the prompt, whole batch
@@ -262,6 +290,18 @@ struct MemoryBytes {
   }
 };
 
+// A mixture-of-experts model under its setup (expert_parallel.h), per GPU.
+struct MoeEstimate {
+  int ep = 1;                           // expert-parallel ranks
+  int etp = 1;                          // expert-tensor-parallel ranks
+  int edp = 1;                          // replicas of each expert shard (its gradient reduction)
+  double local_experts = 0;             // routed experts held by one GPU, per MoE block
+  double rank_load = 1;                 // the busiest rank's routed tokens / an even share
+  double expert_params_per_gpu = 0;     // routed experts' parameters on one GPU (busiest stage)
+  double dispatch_bytes_per_layer = 0;  // one MoE block's dispatch, one micro-batch, one GPU
+  double dispatch_buffer_bytes = 0;     // its send and receive buffers, live together
+};
+
 // The full estimate.
 struct Estimate {
   ParamCounts params;
@@ -275,6 +315,7 @@ struct Estimate {
   int num_gpus = 1;
   std::string attention;      // "eager" or "flash", as resolved
   std::string memory_format;  // "nchw" or "channels-last", as resolved (layer graphs; "" otherwise)
+  std::optional<MoeEstimate> moe;  // models with experts
   std::vector<std::string> notes;  // assumptions that shaped this estimate
 };
 

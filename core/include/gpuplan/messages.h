@@ -93,6 +93,22 @@ namespace gpuplan {
   X(est_resolution_required, "estimate.resolution_required",                                      \
     "--resolution is required for model '{0}'")                                                   \
   X(est_lora_train_only, "estimate.lora_train_only", "LoRA applies to training (--mode train)")   \
+  /* Mixture of experts and expert parallelism (moe_layout.cpp) */                                \
+  X(est_moe_only, "estimate.moe_only",                                                            \
+    "--{0} applies to mixture-of-experts models; model '{1}' has no experts")                     \
+  X(est_ep_experts, "estimate.ep_experts",                                                        \
+    "--ep {0} does not divide the {1} experts of model '{2}'")                                    \
+  X(est_ep_ranks, "estimate.ep_ranks",                                                            \
+    "--ep x --etp = {0} does not divide --dp x --cp x --tp = {1} (experts are sharded over the "  \
+    "data-, context- and tensor-parallel GPUs)")                                                  \
+  X(est_etp_ffn, "estimate.etp_ffn", "--etp {0} does not divide the experts' FFN width {1}")      \
+  X(est_pad_needs_capacity, "estimate.pad_needs_capacity",                                        \
+    "--moe-pad-to-capacity needs --capacity-factor (the capacity experts are padded to)")         \
+  X(est_ep_needs_sp, "estimate.ep_needs_sp",                                                      \
+    "--ep with --tp {0} needs sequence parallelism (--sp), as Megatron-Core's MoE layers do")     \
+  X(est_moe_imbalance, "estimate.moe_imbalance",                                                  \
+    "--moe-imbalance {0} is outside [1, {1}]: the busiest of {2} experts with {3} per token "     \
+    "takes at most every token")                                                                  \
   /* The planner (plan.cpp) */                                                                    \
   X(plan_no_run_length, "plan.no_run_length",                                                     \
     "give a run length: --tokens N, or --epochs N with --dataset-size N")                         \

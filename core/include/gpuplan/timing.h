@@ -39,6 +39,8 @@ struct OpClass {
   // this GPU; 0 where unknown (convolutions).
   double gemm_rows_per_sample = 0;
   double gemm_cols = 0;
+  // GEMMs of that shape one grouped kernel computes together (a rank's local experts).
+  double gemm_groups = 1;
   // Backward FLOPs per forward FLOP: 2 for a matmul (input and weight gradients), 2.5 for flash
   // attention (recomputes Q K^T, then dV, dP, dQ, dK: five matmuls for two; Dao et al. 2022,
   // alg. 4); 0: as the model's (1 for frozen weights under LoRA).
@@ -59,6 +61,24 @@ struct OpClass {
   bool once_per_step = false;
 };
 
+// The expert-parallel traffic of one forward pass of a mixture-of-experts model, per sample on
+// one GPU (expert_parallel.h); all 0 without expert parallelism.
+struct ExpertTraffic {
+  double moe_layers = 0;  // MoE blocks (pipeline stages split these)
+  // One block's dispatch all-to-all: this GPU's tokens x routed experts x hidden x bytes (the
+  // combine returns as many; backward repeats both).
+  double dispatch_bytes_per_sample = 0;
+  // One block's expert-tensor-parallel all-gather of the received tokens (its output on one
+  // GPU), and as much reduce-scattered before the combine; 0 when etp is 1.
+  double etp_gather_bytes_per_sample = 0;
+  double rank_load = 1;  // the busiest rank receives this many times an even share
+  double top_k = 0;
+  int ep = 1;
+  int etp = 1;
+  MoeDispatcher dispatcher = MoeDispatcher::alltoall;
+  bool overlap = false;  // 1F1B A2A overlap
+};
+
 // What one forward pass is made of, for the time model. Built once per model and setup shape;
 // evaluated for any GPU and micro-batch.
 struct WorkProfile {
@@ -74,6 +94,7 @@ struct WorkProfile {
   double kv_bytes_per_sample = 0;
   double qkv_bytes_per_sample = 0;
   double attention_out_bytes_per_sample = 0;
+  ExpertTraffic moe;
   // Share of the `fp8` matmul FLOPs at the recipe's low-precision rate; the rest (blocks kept in
   // bf16, Setup::bf16_first_layers / bf16_last_layers) runs at the 16-bit rate.
   double low_precision_share = 1;
@@ -156,6 +177,10 @@ struct Efficiencies {
 // eff.gemm_tile_rows x eff.gemm_tile_cols on `sms` SMs, one tile per SM at a time (tile and wave
 // quantisation); 1 when the SM count or the tile is unknown.
 double gemm_quantisation_efficiency(double rows, double cols, int sms, const Efficiencies& eff);
+// The same for a grouped GEMM of `groups` GEMMs of that shape, whose tiles share the waves
+// (a mixture-of-experts layer's local experts in one kernel).
+double grouped_gemm_quantisation_efficiency(double rows, double cols, double groups, int sms,
+                                            const Efficiencies& eff);
 
 // The GPUs a run uses and how they are connected. A node is a host (one machine); an NVLink domain
 // is the GPUs that reach each other over NVLink, a whole number of hosts: the host itself for an
@@ -209,6 +234,10 @@ struct StepTime {
       0;                 // all of a stage's sends (the interleaved schedule sends v times more)
   double cp_comm_s = 0;  // context parallelism's K/V exchange (or all-to-alls), whole step
   double cp_comm_exposed_s = 0;  // the part attention does not hide
+  // Expert parallelism: the token all-to-alls (dispatch and combine, forward, backward and
+  // recompute) and expert-tensor-parallel gathers of the whole step, and what of them is exposed.
+  double ep_comm_s = 0;
+  double ep_comm_exposed_s = 0;
   double step_s = 0;
   double samples_per_s = 0;
   double tokens_per_s = 0;

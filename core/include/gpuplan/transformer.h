@@ -137,6 +137,12 @@ struct LayerActivations {
   // before 1.11 saved as well (TorchRelease); not in total().
   double softmax_input_bytes = 0;
   double op_selective_recompute_flops = 0;  // the matmuls whose outputs it drops, per block
+  // Mixture of experts: the part of linear_bytes kept per (token, routed expert) pair, which the
+  // busiest expert-parallel rank holds more of: the experts' inputs (the permuted tokens their
+  // first GEMM keeps) and their inner activations. routed_input_bytes is the inputs' part, which
+  // expert tensor parallelism replicates over its ranks as tensor parallelism does a dense MLP's.
+  double routed_bytes = 0;
+  double routed_input_bytes = 0;
   // The inputs of the block's linear layers (QKV, output projection, MLP in and out) inside
   // linear_bytes, and the part of them in replicated_bytes: what Transformer Engine saves
   // quantised instead (precision.h, matmul_input).

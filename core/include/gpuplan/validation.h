@@ -13,10 +13,10 @@
 // count) or full (the whole square, as llm-foundry's README formula does), so that mfu rows are
 // predicted on the source's count. The parallelism and framework keys of the CLI (vp, cp,
 // cp_comm, framework, tp_comm_overlap, overlap_grad_reduce, overlap_param_gather, fused_kernels)
-// are columns too; ep and etp name expert parallelism (a row with either above 1 is listed as not
-// predictable until it is modelled); config_json names a Hugging Face config.json, relative to
-// the CSV, whose model the row runs (its `model` cell is then a label); source names the
-// published document the row came from (tools/validation_source.py's key, e.g.
+// are columns too, and for mixture-of-experts runs ep, etp, capacity_factor, moe_pad_to_capacity,
+// moe_imbalance, moe_dispatcher, moe_a2a_overlap; config_json names a Hugging Face config.json,
+// relative to the CSV, whose model the row runs (its `model` cell is then a label); source names
+// the published document the row came from (tools/validation_source.py's key, e.g.
 // "DeepLearningExamples/BERT"): a row's error band is computed leaving its source out
 // (gpuplan/accuracy.h).
 
@@ -51,7 +51,6 @@ struct MeasuredRow {
   int gpus_per_node = 0;      // 0: all GPUs in one node
   double network_bytes_per_s_per_node = 0;
   bool mfu_counts_full_attention = false;  // flops_attention = full
-  int ep = 1, etp = 1;                     // expert and expert-tensor parallelism
   std::string config_json;                 // as written in the CSV, relative to it
   std::string source;                      // empty: not stated (the band then leaves nothing out)
   int line = 0;                            // 1-based line in the file

@@ -85,6 +85,13 @@ const std::vector<std::string>& optional_columns() {
                                                  "compile",
                                                  "fused_loss",
                                                  "pytorch",
+                                                 "ep",
+                                                 "etp",
+                                                 "capacity_factor",
+                                                 "moe_pad_to_capacity",
+                                                 "moe_imbalance",
+                                                 "moe_dispatcher",
+                                                 "moe_a2a_overlap",
                                                  "max_positions",
                                                  "gpus_per_node",
                                                  "network_gbps_per_node",
@@ -92,8 +99,6 @@ const std::vector<std::string>& optional_columns() {
                                                  "vp",
                                                  "cp",
                                                  "cp_comm",
-                                                 "ep",
-                                                 "etp",
                                                  "framework",
                                                  "tp_comm_overlap",
                                                  "overlap_grad_reduce",
@@ -127,13 +132,6 @@ std::optional<Error> set_optional_column(MeasuredRow& r, const std::string& colu
     r.mfu_counts_full_attention = cell == "full";
   } else if (column == "config_json") {
     r.config_json = cell;
-  } else if (column == "ep" || column == "etp") {
-    auto n = parse_int(cell, column);
-    if (!n.ok() || n.value() < 1 || n.value() > 1'000'000) {
-      return make_error(Errc::schema_error, at + ": column " + column + ": '" + cell +
-                                                "' is not an integer in [1, 1000000]");
-    }
-    (column == "ep" ? r.ep : r.etp) = static_cast<int>(n.value());
   } else if (column == "source") {
     r.source = cell;
   } else if (column == "max_positions" || column == "gpus_per_node" ||
@@ -402,11 +400,6 @@ Result<Model> row_model(const Catalog& catalog, const MeasuredRow& r,
 Result<ValidatedRow> predict_row(const Catalog& catalog, const MeasuredRow& r,
                                  const Efficiencies& eff,
                                  const std::map<std::string, std::string>& configs) {
-  if (r.ep > 1 || r.etp > 1) {
-    return make_error(Errc::invalid_argument, "needs expert parallelism (ep " +
-                                                  std::to_string(r.ep) + ", etp " +
-                                                  std::to_string(r.etp) + "), not modelled yet");
-  }
   auto loaded = row_model(catalog, r, configs);
   if (!loaded.ok()) return loaded.error();
   const Gpu* gpu = catalog.find_gpu(r.gpu);

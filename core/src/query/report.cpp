@@ -23,6 +23,32 @@ std::string dump(const nlohmann::ordered_json& j, int indent) {
   return j.dump(indent, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
 }
 
+nlohmann::ordered_json moe_json(const MoeEstimate& m) {
+  return {{"ep", m.ep},
+          {"etp", m.etp},
+          {"expert_dp", m.edp},
+          {"local_experts", m.local_experts},
+          {"rank_load", m.rank_load},
+          {"expert_params_per_gpu", m.expert_params_per_gpu},
+          {"dispatch_bytes_per_layer", m.dispatch_bytes_per_layer},
+          {"dispatch_buffer_bytes", m.dispatch_buffer_bytes}};
+}
+
+// How the experts are laid out, for the text report.
+void moe_text(const MoeEstimate& m, std::string& out) {
+  char b[160];
+  out += "Experts per GPU\n";
+  std::snprintf(b, sizeof b, "%g per MoE block (ep %d, etp %d, expert data-parallel %d)",
+                m.local_experts, m.ep, m.etp, m.edp);
+  append_row(out, "routed experts", b);
+  std::snprintf(b, sizeof b, "%.0f", m.expert_params_per_gpu);
+  append_row(out, "expert parameters", b);
+  std::snprintf(b, sizeof b, "%.3g x an even share of the tokens", m.rank_load);
+  append_row(out, "busiest rank", b);
+  if (m.dispatch_bytes_per_layer > 0)
+    append_row(out, "dispatch per MoE block", format_bytes(m.dispatch_bytes_per_layer));
+}
+
 }  // namespace
 
 std::string estimate_to_json(const Model& model, const Request& request, const Estimate& e,
@@ -47,6 +73,8 @@ std::string estimate_to_json(const Model& model, const Request& request, const E
   j["param_tensors_trainable"] = e.params.tensors;
   j["params_embedding"] = e.params.embedding;
   j["params_active_per_token"] = e.params.active_per_token;
+  j["params_experts"] = e.params.experts;
+  if (e.moe) j["moe"] = moe_json(*e.moe);
   const FlopCounts& f = e.flops;
   j["flops"] = {
       {"forward_per_sample", f.forward_per_sample},
@@ -58,6 +86,7 @@ std::string estimate_to_json(const Model& model, const Request& request, const E
       {"recompute_per_step", f.recompute_per_step},
       {"train_per_step", f.train_per_step},
       {"params_rule_per_token", f.params_rule_per_token},
+      {"params_rule_active_per_token", f.params_rule_active_per_token},
       {"prefill", f.prefill},
       {"decode_per_token", f.decode_per_token},
       {"decode_bytes_per_token", f.decode_bytes_per_token},
@@ -92,6 +121,8 @@ nlohmann::ordered_json time_json(const StepTime& t) {
       {"pp_p2p_total_s", t.pp_p2p_total_s},
       {"cp_comm_s", t.cp_comm_s},
       {"cp_comm_exposed_s", t.cp_comm_exposed_s},
+      {"ep_comm_s", t.ep_comm_s},
+      {"ep_comm_exposed_s", t.ep_comm_exposed_s},
       {"prefill_s", t.prefill_s},
       {"decode_token_s", t.decode_token_s},
       {"peak_flop_per_s", t.peak_flop_per_s},
@@ -216,6 +247,9 @@ std::string time_to_text(const StepTime& t, const PriceQuote* price, const RunCo
   row("  optimizer", secs(t.optimizer_s));
   row("  tensor-parallel comm", secs(t.tp_comm_s));
   row("  data-parallel comm exposed", secs(t.dp_comm_exposed_s));
+  if (t.ep_comm_s > 0) {
+    row("  expert all-to-all exposed", secs(t.ep_comm_exposed_s) + " of " + secs(t.ep_comm_s));
+  }
   row("  pipeline bubble", secs(t.pp_bubble_s));
   if (t.pp_p2p_total_s > 0) row("  pipeline sends exposed", secs(t.pp_p2p_s));
   if (t.cp_comm_s > 0) row("  context-parallel comm exposed", secs(t.cp_comm_exposed_s));
@@ -275,6 +309,10 @@ std::string estimate_to_text(const Model& model, const Estimate& e) {
   auto row = [&](const char* label, const std::string& value) { append_row(out, label, value); };
   out += model.name + " (" + model.id + ")\n";
   row("parameters", std::to_string(e.params.total));
+  if (e.params.experts > 0) {
+    row("  active per token", std::to_string(e.params.active_per_token));
+    row("  routed experts", std::to_string(e.params.experts));
+  }
   row("trainable parameters", std::to_string(e.params.trainable));
   row("trainable tensors", std::to_string(e.params.tensors));
   std::string shape = "global batch " + std::to_string(e.global_batch) + ", micro-batch " +
@@ -285,6 +323,10 @@ std::string estimate_to_text(const Model& model, const Estimate& e) {
   if (e.resolution > 0) row("resolution", std::to_string(e.resolution));
   out += "FLOPs\n";
   row("forward per sample", format_flops(e.flops.forward_per_sample));
+  if (e.params.experts > 0) {
+    row("6N per token, active", format_flops(e.flops.params_rule_active_per_token));
+    row("6N per token, total", format_flops(e.flops.params_rule_per_token));
+  }
   row("train per step", format_flops(e.flops.train_per_step));
   row("  forward", format_flops(e.flops.forward_per_step));
   row("  backward", format_flops(e.flops.backward_per_step));
@@ -292,6 +334,7 @@ std::string estimate_to_text(const Model& model, const Estimate& e) {
   out += "Memory per GPU\n";
   for (const MemoryTerm& t : memory_terms(e.memory)) row(t.label, format_bytes(t.bytes));
   row("total", format_bytes(e.memory.total()));
+  if (e.moe) moe_text(*e.moe, out);
   for (const auto& n : e.notes) out += "note: " + n + "\n";
   return out;
 }

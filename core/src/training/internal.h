@@ -96,5 +96,29 @@ TensorParallelTime tensor_parallel_time(const Setup& setup, const Estimate& e,
                                         const WorkProfile& work, const Cluster& cluster,
                                         const Links& l, int sms, const PassTime& pass,
                                         double recomputed);
+// Mixture of experts under expert parallelism (expert_parallel.cpp).
+// The MoE blocks' kernels of one forward pass, per sample on the busiest expert-parallel rank:
+// router, permutations, the experts' grouped GEMMs and activation, shared experts; and the
+// all-to-all traffic in w.moe. `run` is the spec as run (run_spec).
+void add_moe_ops(WorkProfile& w, const TransformerSpec& run, const Setup& setup, const Estimate& e,
+                 double activation_bytes, double weight_bytes);
+// Matrix parameters one GPU's GEMMs read, all layers (tensor- and expert-parallel shares).
+double gemm_params_per_gpu(const Setup& setup, const Estimate& e);
+// Trainable parameters of one GPU of one pipeline stage, apart by the group that reduces their
+// gradients: the dense ones over dp, the routed experts over the expert-data-parallel group.
+struct GradientShards {
+  double dense = 0;
+  double experts = 0;
+  int expert_dp = 1;      // the expert-data-parallel group's ranks
+  int expert_stride = 1;  // ep x etp: how far apart its ranks sit
+};
+GradientShards gradient_shards(const Setup& setup, const Estimate& e);
+// The routed experts' gradient all-reduce over the expert-data-parallel group.
+double expert_grad_allreduce_s(const GradientShards& g, double bytes_per_param, const Setup& setup,
+                               const Cluster& cluster, const Links& l);
+// The token all-to-alls and expert-tensor-parallel gathers of a step (st.ep_comm_s) and what of
+// them compute does not hide (st.ep_comm_exposed_s); st.forward_s, backward_s and recompute_s set.
+void expert_comm(const Setup& setup, const Estimate& e, const WorkProfile& work,
+                 const Cluster& cluster, const Links& l, const Efficiencies& eff, StepTime& st);
 
 }  // namespace gpuplan::training

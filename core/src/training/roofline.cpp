@@ -57,11 +57,20 @@ Result<double> dense_peak_flop_per_s(const Gpu& gpu, Precision precision) {
 // is computed in output tiles, one per SM at a time, so it takes whole waves of tiles; rows and
 // columns not a multiple of the tile are padded. Returns useful work / work paid for.
 double gemm_quantisation_efficiency(double rows, double cols, int sms, const Efficiencies& eff) {
-  if (sms <= 0 || rows <= 0 || cols <= 0 || eff.gemm_tile_rows <= 0 || eff.gemm_tile_cols <= 0)
+  return grouped_gemm_quantisation_efficiency(rows, cols, 1, sms, eff);
+}
+
+// A grouped GEMM (CUTLASS grouped GEMM, Transformer Engine's GroupedLinear) schedules every
+// group's tiles in one launch: each group pads its own rows and columns to whole tiles, and the
+// waves are counted over all groups' tiles together.
+double grouped_gemm_quantisation_efficiency(double rows, double cols, double groups, int sms,
+                                            const Efficiencies& eff) {
+  if (sms <= 0 || rows <= 0 || cols <= 0 || groups < 1 || eff.gemm_tile_rows <= 0 ||
+      eff.gemm_tile_cols <= 0)
     return 1.0;
   const double row_tiles = std::ceil(rows / eff.gemm_tile_rows),
                col_tiles = std::ceil(cols / eff.gemm_tile_cols);
-  const double waves = row_tiles * col_tiles / sms;
+  const double waves = groups * row_tiles * col_tiles / sms;
   const double padding =
       rows * cols / (row_tiles * eff.gemm_tile_rows * col_tiles * eff.gemm_tile_cols);
   return padding * waves / std::ceil(waves);
@@ -154,7 +163,8 @@ namespace {
 double quantisation_efficiency(const OpClass& op, const Rates& r, const Efficiencies& eff,
                                double batch) {
   if (op.gemm_rows_per_sample <= 0) return 1.0;
-  return gemm_quantisation_efficiency(op.gemm_rows_per_sample * batch, op.gemm_cols, r.sms, eff);
+  return grouped_gemm_quantisation_efficiency(op.gemm_rows_per_sample * batch, op.gemm_cols,
+                                              op.gemm_groups, r.sms, eff);
 }
 
 // GPU time of one class of kernels, forward or backward: the larger of its FLOPs at the rate

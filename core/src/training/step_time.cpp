@@ -77,11 +77,15 @@ void ddp_comm(const Setup& setup, const Estimate& e, const Cluster& cluster, con
   const Setup group = reducing_group(setup);
   const double grad_bytes = gradient_bytes(setup);
   const double split = static_cast<double>(setup.tp * setup.pp);
-  const double bytes = static_cast<double>(e.params.trainable) / split * grad_bytes;
+  // Routed experts' gradients are reduced over their own (expert-data-parallel) group, after the
+  // dense ones (gradient_shards: dense and expert shares of this GPU's trainable parameters).
+  const GradientShards shards = gradient_shards(setup, e);
+  const double bytes = shards.dense * grad_bytes;
   const double n = group.dp;
   const double bw = dp_busbw(group, cluster, l);
   const bool sharded = setup.zero_stage >= 1;
-  const double reduce = sharded ? allgather_s(bytes, n, bw) : allreduce_s(bytes, n, bw);
+  const double reduce = (sharded ? allgather_s(bytes, n, bw) : allreduce_s(bytes, n, bw)) +
+                        expert_grad_allreduce_s(shards, grad_bytes, setup, cluster, l);
   const double param_bytes = static_cast<double>(e.params.trainable) / split * gather_bytes(setup);
   const double gather = sharded ? allgather_s(param_bytes, n, bw) : 0.0;
   st.dp_comm_s = reduce + gather;
@@ -109,16 +113,17 @@ void fsdp_comm(const Setup& run, const Estimate& e, const WorkProfile& work, con
                const Links& l, const Efficiencies& eff, const PassTime& pass, StepTime& st) {
   const Setup setup = reducing_group(run);
   const double split = static_cast<double>(setup.tp * setup.pp);
-  const double params = static_cast<double>(e.params.total) / split;
+  // Routed experts are sharded over ep x etp ranks before FSDP shards them again.
+  const GradientShards shards = gradient_shards(setup, e);
+  const double params =
+      static_cast<double>(e.params.total - e.params.experts) / split + shards.experts;
   const double bw = dp_busbw(setup, cluster, l);
   const double layers = std::max(work.layers / setup.pp, 1.0);
   const double latency =
       (layers + 1) * ring_latency_s(setup.dp, dp_group_domains(setup, cluster), cluster, eff);
   const double gather = allgather_s(params * gather_bytes(setup), setup.dp, bw) + latency;
   const double reduce =
-      allgather_s(static_cast<double>(e.params.trainable) / split * gradient_bytes(setup), setup.dp,
-                  bw) +
-      latency;
+      allgather_s((shards.dense + shards.experts) * gradient_bytes(setup), setup.dp, bw) + latency;
   const double rec_ratio =
       e.flops.forward_per_step > 0 ? e.flops.recompute_per_step / e.flops.forward_per_step : 0;
   const double fwd = pass.forward_s / setup.pp;
@@ -161,8 +166,10 @@ double for_loop_host_s(const Setup& setup, double tensors, const Efficiencies& e
 // for-loop step is also bound by the host visiting each tensor; it follows the backward pass
 // (training loops synchronise there: loss.item(), clipping's check), so it is not hidden.
 double optimizer_s(const Setup& setup, const Estimate& e, const Rates& r, const Efficiencies& eff) {
-  const double n = static_cast<double>(e.params.trainable) / (setup.tp * setup.pp) /
-                   (setup.zero_stage >= 1 ? setup.dp * setup.cp : 1);
+  const GradientShards shards = gradient_shards(setup, e);
+  const bool sharded = setup.zero_stage >= 1;
+  const double n = shards.dense / (sharded ? setup.dp * setup.cp : 1) +
+                   shards.experts / (sharded ? shards.expert_dp : 1);
   // The parameter the optimizer updates (the master, or the parameter itself) and its states
   // (precision.h), each read and written; its gradient read.
   const PrecisionBytes& pb = precision_bytes(setup.precision);
@@ -249,6 +256,7 @@ void train_time(const Model& model, const Setup& setup, const Estimate& e, const
       context_parallel_time(setup, e, work, cluster, l, eff, pass, recomputed);
   st.cp_comm_s = cp.comm_s;
   st.cp_comm_exposed_s = cp.exposed_s;
+  expert_comm(setup, e, work, cluster, l, eff, st);
   if (setup.dp * setup.cp > 1 && setup.zero_stage >= 3) {
     fsdp_comm(setup, e, work, cluster, l, eff, pass, st);
   } else if (setup.dp * setup.cp > 1) {
@@ -256,7 +264,7 @@ void train_time(const Model& model, const Setup& setup, const Estimate& e, const
   }
   st.optimizer_s = optimizer_s(setup, e, r, eff);
   st.step_s = compute_s + st.pp_bubble_s + st.pp_p2p_s + st.tp_comm_s + st.cp_comm_exposed_s +
-              st.dp_comm_exposed_s + st.optimizer_s;
+              st.ep_comm_exposed_s + st.dp_comm_exposed_s + st.optimizer_s;
   st.samples_per_s = static_cast<double>(e.global_batch) / st.step_s;
   input_pipeline(model, e, cluster, input, st);
 }

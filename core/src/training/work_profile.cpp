@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <cmath>
 
+#include "gpuplan/expert_parallel.h"
 #include "gpuplan/precision.h"
 #include "gpuplan/timing.h"
 #include "gpuplan/transformer.h"
+#include "training/internal.h"
 
 namespace gpuplan {
 namespace {
@@ -153,7 +155,8 @@ WorkProfile transformer_work(const Model& model, const Setup& setup, const Estim
   const double cp = setup.cp;
   const double T = d.t / cp, h = d.h, a = d.a, q = d.q, kv = d.kv, f = d.f, routed = d.routed;
   const double in_mats = s.gated_mlp ? 2.0 : 1.0;
-  const double experts = s.is_moe() ? static_cast<double>(s.experts) : 1.0;
+  const MoeShape moe = moe_shape(s);
+  const double Ld = moe.dense_layers;  // blocks with a dense MLP; MoE blocks in add_moe_ops
   const bool flash = e.attention == "flash";
   const bool train = setup.mode == Mode::train;
   const double drop = s.dropout && train ? 1.0 : 0.0;
@@ -174,17 +177,15 @@ WorkProfile transformer_work(const Model& model, const Setup& setup, const Estim
   add_attention_core(w, s, b, shape, flash, attn_drop, causal_attention_fraction(model, s, d.t));
   add_gemm(w, "attention.out", L * 2 * T * q * h / t, L * b.activation * T * (q / t + h),
            L * b.weight * q * h / t, L, T, h);
-  // Routed experts each see about T * routed / experts tokens (an even router).
-  const double expert_rows = T * routed / experts;
-  add_gemm(w, "mlp.in", L * 2 * T * h * f * in_mats * routed / t,
-           L * b.activation * T * (h + f * in_mats * routed / t),
-           L * b.weight * h * f * in_mats * experts / t, L * in_mats * experts, expert_rows,
-           f * in_mats / t);
-  add(w, "mlp.activation", 0, L * b.activation * T * f * routed * (in_mats + 1) / t, 0,
-      L * in_mats);
-  add_gemm(w, "mlp.out", L * 2 * T * f * h * routed / t,
-           L * b.activation * T * (f * routed / t + h), L * b.weight * f * h * experts / t,
-           L * experts, expert_rows, h);
+  if (Ld > 0) {
+    const double fd = moe.dense_ffn;
+    add_gemm(w, "mlp.in", Ld * 2 * T * h * fd * in_mats / t,
+             Ld * b.activation * T * (h + fd * in_mats / t), Ld * b.weight * h * fd * in_mats / t,
+             Ld * in_mats, T, fd * in_mats / t);
+    add(w, "mlp.activation", 0, Ld * b.activation * T * fd * (in_mats + 1) / t, 0, Ld * in_mats);
+    add_gemm(w, "mlp.out", Ld * 2 * T * fd * h / t, Ld * b.activation * T * (fd / t + h),
+             Ld * b.weight * fd * h / t, Ld, T, h);
+  }
   // Norms (read residual, write activation), residual adds (read 2, write 1), dropouts, rotary.
   // Sequence parallelism runs the norms, residual adds and dropouts on s / tp tokens per GPU
   // (Korthikanti et al. 2022, sec. 4.2.2): sharded in time as in memory.
@@ -199,21 +200,26 @@ WorkProfile transformer_work(const Model& model, const Setup& setup, const Estim
   add_head(w, s, setup, b, shape, e.seq_len);
   if (is_autocast(setup.precision)) {
     // Autocast casts each fp32 weight to 16 bits once per forward: read 4 + write 2 bytes.
-    const double matrix_params = static_cast<double>(e.params.total - e.params.embedding) / t;
+    const double matrix_params = training::gemm_params_per_gpu(setup, e);
     add(w, "autocast.weight_casts", 0, 0, 6 * matrix_params, L * 6);
   }
   // Norms, activations, residual adds, casts: unfused kernels in eager PyTorch.
   for (auto& op : w.ops) op.eager = op.kind == WorkKind::memory;
+  // MoE blocks (their memory-bound kernels say which are eager PyTorch's).
+  training::add_moe_ops(w, s, setup, e, b.activation, b.weight);
   if (is_low_precision(setup.precision)) {
     // The linear layers' inputs per block (QKV, output projection, MLP in and out), and the
     // weights of the blocks (the LM head stays in 16 bits).
     const double inputs = projected * h + T * q / t + T * h + T * f * routed / t;
-    const double weights = static_cast<double>(e.params.total - e.params.embedding) / t;
+    const double weights = training::gemm_params_per_gpu(setup, e);
     add_quantization(w, setup, inputs, weights, L);
   }
-  // Megatron-LM tensor parallelism: two all-reduces of s*b*h per block in the forward pass.
-  w.tp_allreduces = 2 * L;
-  w.tp_allreduce_bytes_per_sample = 2 * L * T * h * b.activation;
+  // Megatron-LM tensor parallelism: two all-reduces of s*b*h per block in the forward pass; an
+  // expert-parallel MoE block exchanges its tokens by all-to-all instead of the second
+  // (w.moe, expert_parallel.cpp).
+  const double tp_blocks = 2 * L - w.moe.moe_layers;
+  w.tp_allreduces = tp_blocks;
+  w.tp_allreduce_bytes_per_sample = tp_blocks * T * h * b.activation;
   w.boundary_bytes_per_sample = T * h * b.activation;
   w.kv_bytes_per_sample = 2 * T * kv / t * b.activation;
   w.qkv_bytes_per_sample = T * (q + 2 * kv) / t * b.activation;

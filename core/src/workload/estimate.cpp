@@ -5,6 +5,7 @@
 #include <string>
 #include <string_view>
 
+#include "gpuplan/expert_parallel.h"
 #include "gpuplan/precision.h"
 #include "gpuplan/transformer.h"
 
@@ -130,6 +131,15 @@ std::optional<Error> validate_setup(const Setup& s) {
   if (s.tp_comm_overlap && !s.sequence_parallel)
     return invalid("--tp-comm-overlap needs sequence parallelism (--sp) and --tp > 1");
   if (s.cp > 1 && s.mode != Mode::train) return invalid("--cp is modelled for training only");
+  if (s.ep < 1 || s.ep > kMaxParallel)
+    return invalid("--ep must be between 1 and 1000000, got " + std::to_string(s.ep));
+  if (s.etp < 0 || s.etp > kMaxParallel)
+    return invalid("--etp must be between 1 and 1000000, got " + std::to_string(s.etp));
+  if (!(s.capacity_factor >= 0 && s.capacity_factor <= 1e6))
+    return invalid("--capacity-factor must be 0 (dropless) or positive, got " +
+                   std::to_string(s.capacity_factor));
+  if (!(s.moe_imbalance >= 0 && s.moe_imbalance <= 1e6))
+    return invalid("--moe-imbalance must be at least 1, got " + std::to_string(s.moe_imbalance));
   if (s.zero_stage < 0 || s.zero_stage > 3)
     return invalid("--zero must be 0, 1, 2 or 3, got " + std::to_string(s.zero_stage));
   if (s.global_batch < 0 || s.global_batch > kMaxBatch)
@@ -276,6 +286,12 @@ struct Stage {
   double saved_tensor_count = 0;  // live tensors, for allocator rounding
   double kv_cache_bytes = 0;
   double decode_weight_bytes = 0;
+  // Routed experts' share of weights_numel, matrix_numel and trainable_numel: their states are
+  // sharded over the expert-data-parallel group, not the data-parallel one.
+  double expert_numel = 0;
+  double expert_matrix_numel = 0;
+  double expert_trainable_numel = 0;
+  int expert_dp = 1;
 };
 
 // What Megatron's interleaved schedule and the context-parallel attention kernels require.
@@ -350,19 +366,19 @@ std::optional<Error> resolve_transformer_shape(const Model& model, const Setup& 
 Result<int64_t> count_parameters(const Model& model, const Setup& setup,
                                  const std::vector<ParamTensor>& tensors, Estimate& e) {
   const TransformerSpec& spec = model.transformer;
-  int64_t routed = 0;
   for (const auto& t : tensors) {
     e.params.total += t.numel();
     if (!t.fused_into_other) e.params.tensors += t.count;
     if (t.group == ParamGroup::embedding) e.params.embedding += t.numel();
-    if (t.routed_expert) routed += t.numel();
+    if (t.routed_expert) e.params.experts += t.numel();
     if (t.mtp) e.params.mtp += t.numel();
   }
   // A token passes through experts_per_token of each MoE block's routed experts; everything
   // else (attention, dense blocks, shared experts, router, embeddings, head) it passes through.
   e.params.active_per_token = e.params.total;
   if (spec.is_moe())
-    e.params.active_per_token -= routed / spec.experts * (spec.experts - spec.experts_per_token);
+    e.params.active_per_token -=
+        e.params.experts / spec.experts * (spec.experts - spec.experts_per_token);
   int64_t lora_params = 0;
   int64_t lora_tensors = 0;
   for (const auto& target : setup.lora_rank > 0 ? setup.lora_targets : std::vector<std::string>{}) {
@@ -385,13 +401,22 @@ Result<int64_t> count_parameters(const Model& model, const Setup& setup,
 void stage_parameters(const TransformerSpec& spec, const Setup& setup,
                       const std::vector<ParamTensor>& tensors, const Estimate& e,
                       int64_t lora_params, Stage& st) {
+  // Routed experts are sharded over ep x etp ranks rather than split over tp (Megatron-Core).
+  const double expert_split = e.moe ? static_cast<double>(e.moe->ep) * e.moe->etp : 1.0;
   const int64_t total_layers = spec.layers + spec.decoder_layers;
   const double layer_share =
       static_cast<double>(ceil_div(total_layers, setup.pp)) / static_cast<double>(total_layers);
-  double first = 0, last = 0, first_matrix = 0, last_matrix = 0, block_matrix = 0;
+  double first = 0, last = 0, first_matrix = 0, last_matrix = 0, block_matrix = 0, experts = 0,
+         expert_matrix = 0;
   for (const auto& t : tensors) {
     double n = static_cast<double>(t.numel());
-    if (t.tensor_parallel) n /= setup.tp;
+    if (t.routed_expert) {
+      n /= expert_split;
+      experts += n * layer_share;
+      if (t.rows > 1 && t.cols > 1) expert_matrix += n * layer_share;
+    } else if (t.tensor_parallel) {
+      n /= setup.tp;
+    }
     const double matrix = t.rows > 1 && t.cols > 1 ? n : 0.0;
     if (t.in_layers) {
       first += n * layer_share;
@@ -422,6 +447,10 @@ void stage_parameters(const TransformerSpec& spec, const Setup& setup,
                            : st.weights_numel;
   st.adafactor_elements =
       adafactor_state_elements(tensors) * st.weights_numel / static_cast<double>(e.params.total);
+  st.expert_numel = experts;
+  st.expert_matrix_numel = expert_matrix;
+  st.expert_trainable_numel = setup.lora_rank > 0 ? 0.0 : experts;
+  st.expert_dp = e.moe ? e.moe->edp : 1;
 }
 
 // automatic: what the reference implementations do. LLaMA-family models (rotary positions) are
@@ -592,6 +621,46 @@ void inference_flops(const TransformerSpec& spec, const Setup& setup, Estimate& 
       (2.0 * n_active + attention_flops_per_pair(spec) * (full * ctx + windowed * window_keys) +
        tied_head);
   e.flops.params_rule_per_token = 6.0 * static_cast<double>(e.params.total - e.params.embedding);
+  e.flops.params_rule_active_per_token =
+      6.0 * static_cast<double>(e.params.active_per_token - e.params.embedding);
+}
+
+// The experts' layout (expert_parallel.h), or the error for MoE keys on a dense model.
+std::optional<Error> resolve_experts(const Model& model, const Setup& setup, Estimate& e) {
+  auto x = expert_layout(model.transformer, setup, model.id);
+  if (!x.ok()) return x.error();
+  if (!model.transformer.is_moe()) return std::nullopt;
+  MoeEstimate m;
+  m.ep = x.value().ep;
+  m.etp = x.value().etp;
+  m.edp = x.value().edp;
+  m.local_experts = x.value().local_experts;
+  m.rank_load = x.value().rank_load;
+  e.moe = m;
+  return std::nullopt;
+}
+
+// The routed part of a block's activations as the busiest expert-parallel rank keeps them: the
+// generic split (everything but the replicated terms divided by tp) gives tokens / tp x routed
+// experts; that rank holds rank_load times as many, and expert tensor parallelism all-gathers
+// the experts' inputs over its etp ranks (Megatron's MoEAlltoAllTokenDispatcher).
+void routed_activations(const MoeEstimate& m, LayerActivations& la) {
+  la.linear_bytes +=
+      (m.rank_load - 1) * la.routed_bytes + m.rank_load * la.routed_input_bytes * (m.etp - 1);
+}
+
+// One dispatch's buffers, live together while it runs: the permuted tokens this GPU sends and
+// those it receives (rank_load times as many on the busiest rank, and etp times that after the
+// expert-tensor-parallel all-gather).
+void dispatch_buffers(const TransformerSpec& spec, const Setup& setup, double element_bytes,
+                      Estimate& e, Stage& st) {
+  MoeEstimate& m = *e.moe;
+  const double mb = static_cast<double>(e.micro_batch);
+  m.dispatch_bytes_per_layer = dispatch_bytes_per_sample(run_spec(spec, setup, e.resolution),
+                                                         e.seq_len, setup.tp, element_bytes) *
+                               mb;
+  m.dispatch_buffer_bytes = m.dispatch_bytes_per_layer * (1 + m.rank_load * m.etp);
+  st.largest_transient_bytes = std::max(st.largest_transient_bytes, m.dispatch_buffer_bytes);
 }
 
 std::optional<Error> transformer_workload(const Model& model, const Setup& setup, Estimate& e,
@@ -601,6 +670,7 @@ std::optional<Error> transformer_workload(const Model& model, const Setup& setup
     return make_error(err->code, "model '" + model.id + "'" + err->message);
   }
   if (auto err = resolve_transformer_shape(model, setup, e)) return err;
+  if (auto err = resolve_experts(model, setup, e)) return err;
   // Vision: the shape used for compute follows the chosen resolution; parameters do not (the
   // run spec only drops the multi-token prediction modules at inference).
   const TransformerSpec run = run_spec(model.transformer, setup, e.resolution);
@@ -633,7 +703,9 @@ std::optional<Error> transformer_workload(const Model& model, const Setup& setup
     const double saved = (1 - pb.matmul_input / pb.activation) * st.low_precision_share;
     la.linear_bytes -= la.matmul_input_bytes * saved;
     la.replicated_bytes -= la.matmul_input_replicated_bytes * saved;
+    if (e.moe) routed_activations(*e.moe, la);
     training_activations(model.transformer, setup, la, impl.value(), e, st);
+    if (e.moe) dispatch_buffers(model.transformer, setup, pb.activation, e, st);
   } else {
     inference_activations(model.transformer, setup, impl.value(), e, st);
   }
@@ -651,6 +723,7 @@ std::optional<Error> graph_workload(const Model& model, const Setup& setup, Esti
   }
   if (setup.cp > 1) return invalid("--cp: model '" + model.id + "' has no sequence to split");
   if (setup.lora_rank > 0) return invalid(Msg::est_lora_graph, {model.id});
+  if (auto err = dense_model_moe_settings(setup, model.id)) return err;
   e.resolution = setup.resolution != 0 ? setup.resolution : model.default_resolution;
   if (e.resolution <= 0) return invalid(Msg::est_resolution_required, {model.id});
   const PrecisionBytes& pb = precision_bytes(setup.precision);
@@ -799,6 +872,40 @@ void model_state_memory(const Model& model, const Setup& setup, const Stage& st,
   if (dp > 1 && setup.zero_stage == 0 && setup.framework != Framework::megatron) m.gradients *= 2.0;
 }
 
+// The stage without its routed experts, and the experts alone: each part's optimizer states (and
+// with ZeRO-2/3 gradients and weights) are sharded over its own data-parallel group.
+Stage dense_part(const Stage& st) {
+  Stage d = st;
+  const double share = st.weights_numel > 0 ? st.expert_numel / st.weights_numel : 0.0;
+  d.weights_numel -= st.expert_numel;
+  d.matrix_numel -= st.expert_matrix_numel;
+  d.trainable_numel -= st.expert_trainable_numel;
+  d.quantized_numel -= st.expert_matrix_numel * st.low_precision_share;
+  d.adafactor_elements *= 1 - share;
+  return d;
+}
+
+// Routed experts' weights, gradients and optimizer states: Megatron's distributed optimizer
+// shards them over the expert-data-parallel group (ep x etp ranks hold different shards).
+void add_expert_states(const Model& model, const Setup& setup, const Stage& st, Estimate& e) {
+  Stage x;
+  x.weights_numel = st.expert_numel;
+  x.matrix_numel = st.expert_matrix_numel;
+  x.trainable_numel = st.expert_trainable_numel;
+  x.quantized_numel = st.expert_matrix_numel * st.low_precision_share;
+  x.low_precision_share = st.low_precision_share;
+  x.adafactor_elements =
+      st.weights_numel > 0 ? st.adafactor_elements * st.expert_numel / st.weights_numel : 0.0;
+  Setup expert_setup = setup;
+  expert_setup.dp = st.expert_dp;
+  MemoryBytes m;
+  model_state_memory(model, expert_setup, x, static_cast<double>(e.grad_accum_steps), m);
+  e.memory.weights += m.weights;
+  e.memory.gradients += m.gradients;
+  e.memory.optimizer += m.optimizer;
+  if (e.moe) e.moe->expert_params_per_gpu = st.expert_numel;
+}
+
 }  // namespace
 
 Result<Estimate> estimate(const Model& model, const Setup& setup) {
@@ -814,7 +921,8 @@ Result<Estimate> estimate(const Model& model, const Setup& setup) {
   if (err) return *err;
   step_flops(model, setup, e);
   MemoryBytes& m = e.memory;
-  model_state_memory(model, setup, st, static_cast<double>(e.grad_accum_steps), m);
+  model_state_memory(model, setup, dense_part(st), static_cast<double>(e.grad_accum_steps), m);
+  if (st.expert_numel > 0) add_expert_states(model, setup, st, e);
   const MemoryAssumptions& a = setup.assumptions;
   m.activations = st.activation_bytes;
   m.kv_cache = st.kv_cache_bytes;

@@ -100,6 +100,10 @@ constexpr std::array<std::pair<Framework, const char*>, 6> kFrameworks{{
     {Framework::deepspeed, "deepspeed"},
     {Framework::hf_trainer, "hf-trainer"},
 }};
+constexpr std::array<std::pair<MoeDispatcher, const char*>, 2> kMoeDispatchers{{
+    {MoeDispatcher::alltoall, "alltoall"},
+    {MoeDispatcher::deepep, "deepep"},
+}};
 
 }  // namespace
 
@@ -198,6 +202,12 @@ const char* framework_name(Framework f) {
 }
 std::optional<Framework> parse_framework(const std::string& s) {
   return parse_of(kFrameworks, s);
+}
+const char* moe_dispatcher_name(MoeDispatcher d) {
+  return name_of(kMoeDispatchers, d);
+}
+std::optional<MoeDispatcher> parse_moe_dispatcher(const std::string& s) {
+  return parse_of(kMoeDispatchers, s);
 }
 
 const char* store_dtype_name(StoreDtype d) {

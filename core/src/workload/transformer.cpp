@@ -538,7 +538,15 @@ LayerActivations transformer_layer_activations(const TransformerSpec& s, int64_t
   const double mlp_in = element_bytes * t * h;
   const double mlp_inner = element_bytes * t * f_active * (s.gated_mlp ? 4.0 : 2.0);
   const double router = s.is_moe() ? 4.0 * t * static_cast<double>(s.experts) * d.moe_share : 0.0;
-  out.linear_bytes = norms + masks + attn + mlp_in + mlp_inner + router;
+  // Each routed expert's first GEMM keeps its own input, the tokens sent to it: a copy of every
+  // token per routed expert in MoE blocks.
+  const double routed = d.moe_share * static_cast<double>(s.is_moe() ? s.experts_per_token : 0);
+  const double expert_inputs = element_bytes * t * h * routed;
+  out.linear_bytes = norms + masks + attn + mlp_in + mlp_inner + router + expert_inputs;
+  out.routed_input_bytes = expert_inputs;
+  out.routed_bytes = expert_inputs + element_bytes * t * routed *
+                                         static_cast<double>(s.moe_ffn_hidden_or_default()) *
+                                         (s.gated_mlp ? 4.0 : 2.0);
   // Under tensor parallelism each rank needs the whole input of the QKV and first MLP matmuls,
   // besides the norm inputs and masks: 10*s*b*h of eq. 2 (Korthikanti et al. 2022).
   out.replicated_bytes = norms + masks + 2 * element_bytes * t * h;

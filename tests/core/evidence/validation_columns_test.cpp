@@ -1,5 +1,5 @@
 // gpuplan validate's columns for runs at scale: a config.json the row names, the schedule and
-// framework keys, expert parallelism listed until it is modelled, and MFU on the source's count.
+// framework keys, expert parallelism, and MFU on the source's count.
 #include <gtest/gtest.h>
 
 #include "gpuplan/validation.h"
@@ -43,16 +43,19 @@ TEST(ValidationColumns, ARowRunsTheModelOfItsConfigJson) {
   EXPECT_EQ(missing.skipped[0].reason, "config_json 'configs/g.json' was not read");
 }
 
-TEST(ValidationColumns, ExpertParallelRowsAreListedUntilModelled) {
+TEST(ValidationColumns, ExpertParallelRowsArePredicted) {
+  // Mixtral on 64 GPUs, pp 4 (vp 8) leaves dp 16: ep 8 shards its 8 experts one per rank.
   const auto rep = validate(
       "moe,mixtral-8x7b,h100-sxm5-80gb,64,bf16,1,4096,train,tokens_per_s_per_gpu,1e3,256,1,4,8,,8,"
       "1,megatron,,,\nd,llama-2-7b,h100-sxm5-80gb,8,mixed-bf16,1,4096,train,tokens_per_s_per_gpu,"
       "1e3,8,8,1,,,,,megatron,1,,\n",
       {});
-  ASSERT_EQ(rep.skipped.size(), 1u);
-  EXPECT_EQ(rep.skipped[0].reason, "needs expert parallelism (ep 8, etp 1), not modelled yet");
-  ASSERT_EQ(rep.rows.size(), 1u);
-  EXPECT_FALSE(rep.rows[0].moe);
+  EXPECT_TRUE(rep.skipped.empty()) << rep.skipped[0].reason;
+  ASSERT_EQ(rep.rows.size(), 2u);
+  EXPECT_EQ(rep.rows[0].row.id, "moe");
+  EXPECT_TRUE(rep.rows[0].moe);
+  EXPECT_GT(rep.rows[0].predicted, 0);
+  EXPECT_FALSE(rep.rows[1].moe);
 }
 
 TEST(ValidationColumns, ContextParallelRowsFillDataParallelismAfterCp) {

@@ -185,7 +185,8 @@ TEST(KeysTable, SwitchesAreTheBooleanFlagsGivenBare) {
   EXPECT_EQ(switches,
             (std::vector<std::string>{"clip-grad-norm", "cache-quantized-weights",
                                       "quantized-params", "compile", "fused-kernels", "fused-loss",
-                                      "sp", "tp-comm-overlap", "overlap-param-gather", "qlora"}));
+                                      "sp", "tp-comm-overlap", "overlap-param-gather",
+                                      "moe-pad-to-capacity", "moe-a2a-overlap", "qlora"}));
 }
 
 TEST(KeysTable, CliFlagsQueryLinkQueryIsTheIdentityForEveryKey) {
@@ -352,10 +353,10 @@ TEST(KeysTable, FieldListsAreComplete) {
   // The sizes query_fields.h's comparisons were written for (64-bit libstdc++). A new field in
   // one of these structs changes its size: give it a key row (core/src/query/keys.cpp) and a
   // line in query_fields.h, then update the size here.
-  EXPECT_EQ(sizeof(gpuplan::Setup), 232u) << "a Setup field was added or removed";
+  EXPECT_EQ(sizeof(gpuplan::Setup), 272u) << "a Setup field was added or removed";
   EXPECT_EQ(sizeof(TransformerSpec), 384u) << "a TransformerSpec field was added or removed";
   EXPECT_EQ(sizeof(CustomModel), 488u) << "a CustomModel field was added or removed";
-  EXPECT_EQ(sizeof(Query), 2248u) << "a Query field was added or removed";
+  EXPECT_EQ(sizeof(Query), 2288u) << "a Query field was added or removed";
   EXPECT_EQ(sizeof(ServeRequest), 304u) << "a ServeRequest field was added or removed";
 #else
   GTEST_SKIP() << "sizes are checked on 64-bit libstdc++ builds";

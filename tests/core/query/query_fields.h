@@ -101,6 +101,13 @@ inline void compare_setup(FieldDiff& d, const Setup& a, const Setup& b) {
   GPUPLAN_FIELD(d, a, b, overlap_grad_reduce);
   GPUPLAN_FIELD(d, a, b, overlap_param_gather);
   GPUPLAN_FIELD(d, a, b, framework);
+  GPUPLAN_FIELD(d, a, b, ep);
+  GPUPLAN_FIELD(d, a, b, etp);
+  GPUPLAN_FIELD(d, a, b, capacity_factor);
+  GPUPLAN_FIELD(d, a, b, moe_pad_to_capacity);
+  GPUPLAN_FIELD(d, a, b, moe_imbalance);
+  GPUPLAN_FIELD(d, a, b, moe_dispatcher);
+  GPUPLAN_FIELD(d, a, b, moe_a2a_overlap);
   GPUPLAN_FIELD(d, a, b, lora_rank);
   GPUPLAN_FIELD(d, a, b, qlora);
   GPUPLAN_FIELD(d, a, b, lora_targets);

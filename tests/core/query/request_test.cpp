@@ -1,6 +1,10 @@
 // Requests from CLI flags and URL queries: one set of keys, strict values, round trips.
 #include <gtest/gtest.h>
 
+#include <string>
+#include <utility>
+#include <vector>
+
 #include "gpuplan/request.h"
 
 namespace gpuplan {
@@ -58,6 +62,36 @@ TEST(Request, MemoryFormatIsAKeyWithNamedValues) {
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.error().message.find("auto, nchw, channels-last"), std::string::npos)
       << bad.error().message;
+}
+
+TEST(Request, ExpertParallelKeysRoundTrip) {
+  const std::string link =
+      "model=mixtral-8x7b&ep=8&etp=1&capacity-factor=1.25&moe-pad-to-capacity=1&moe-imbalance=1&"
+      "moe-dispatcher=deepep&moe-a2a-overlap=1";
+  auto r = parse_request(query_to_args(link).value());
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  const gpuplan::Setup& s = r.value().setup;
+  EXPECT_EQ(s.ep, 8);
+  EXPECT_EQ(s.etp, 1);
+  EXPECT_EQ(s.capacity_factor, 1.25);
+  EXPECT_EQ(s.moe_imbalance, 1);
+  EXPECT_EQ(s.moe_dispatcher, MoeDispatcher::deepep);
+  EXPECT_TRUE(s.moe_a2a_overlap);
+  EXPECT_TRUE(s.moe_pad_to_capacity);
+  EXPECT_EQ(args_to_query(request_to_args(r.value())), link);
+  auto bad = parse_request(query_to_args("model=mixtral-8x7b&moe-dispatcher=nccl").value());
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().message, "--moe-dispatcher: 'nccl' is not one of alltoall, deepep");
+  // The table's bounds (core/src/query/keys.cpp) name the key: ep and etp at least 1, the
+  // imbalance at least an even share, the capacity factor not negative.
+  for (const auto& [key, value] : std::vector<std::pair<std::string, std::string>>{
+           {"ep", "0"}, {"etp", "0"}, {"moe-imbalance", "0.5"}, {"capacity-factor", "-1"}}) {
+    auto out = parse_request({{"model", "mixtral-8x7b"}, {key, value}});
+    ASSERT_FALSE(out.ok()) << key;
+    EXPECT_EQ(out.error().key, key);
+    EXPECT_EQ(out.error().message.rfind("--" + key + ": " + value + " is out of range", 0), 0u)
+        << out.error().message;
+  }
 }
 
 TEST(Request, DefaultsAreLeftOutOfLinks) {
