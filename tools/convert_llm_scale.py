@@ -8,7 +8,7 @@ and MoE) into the `gpuplan validate` format, and lists every row it cannot expre
 
 Only what a row states is used (shared/validation/README.md, "LLM training at scale"): a row
 whose precision, micro-batch or parallel split the source leaves out is listed, not filled in from
-other rows; rows marked APPROXIMATE or DOUBTFUL are listed; MoE rows wait for expert parallelism.
+other rows; rows marked APPROXIMATE or DOUBTFUL are listed; MoE rows are tools/convert_llm_scale_moe.py's.
 
 The rows it expresses, FlashAttention's `training/README.md` GPT runs (one node of 8 A100 80GB
 SXM4), are set up as their configs at Dao-AILab/flash-attention@0251105a2fb1 run them:
@@ -31,10 +31,14 @@ Usage: tools/convert_llm_scale.py SRC.csv OUT.csv
 import csv
 import sys
 
+import convert_llm_scale_moe
+from validation_source import source_key
+
 COLUMNS = ["id", "model", "gpu", "num_gpus", "precision", "batch_size_per_gpu", "seq_len_or_resolution", "task",
            "metric", "value", "batch", "dp", "tp", "pp", "vp", "cp", "ep", "etp", "zero", "optimizer",
            "clip_grad_norm", "checkpointing", "attention", "fused_loss", "fused_kernels", "framework",
-           "max_positions", "gpus_per_node", "network_gbps_per_node", "config_json"]
+           "max_positions", "gpus_per_node", "network_gbps_per_node", "config_json", "sp", "dropout",
+           "moe_dispatcher", "moe_a2a_overlap", "moe_imbalance", "source"]
 
 # The GPT shapes flash-attn's configs train (layers, hidden, heads); vocab 50257 padded to 50264.
 FLASH_GPT = {
@@ -66,8 +70,6 @@ def why_not(row):
     notes = row["notes"]
     if "APPROXIMATE" in notes or "DOUBTFUL" in notes:
         return "marked %s in the source table's notes" % ("APPROXIMATE" if "APPROXIMATE" in notes else "DOUBTFUL")
-    if moe(row):
-        return "needs expert parallelism (MoE)"
     missing = [name for name, key in (("precision", "precision"), ("micro-batch", "micro_batch"),
                                       ("sequence length", "seq_len"), ("tensor-parallel size", "tp"))
                if not row[key] and (key != "tp" or row["framework"] == "megatron-lm")]
@@ -94,7 +96,18 @@ def precision(row):
 
 
 def convert(row):
-    """(output row, None) or (None, reason)."""
+    """(output row, None) or (None, reason). MoE rows are convert_llm_scale_moe's."""
+    if moe(row) or convert_llm_scale_moe.is_moe(row):
+        notes = row["notes"]
+        if "APPROXIMATE" in notes or "DOUBTFUL" in notes:
+            return None, "marked %s in the source table's notes" % ("APPROXIMATE" if "APPROXIMATE" in notes else "DOUBTFUL")
+        rows, why = convert_llm_scale_moe.convert(row)
+        if not rows:
+            return None, why
+        out = {c: "" for c in COLUMNS}
+        out.update(rows[0])
+        out["framework"] = "megatron"
+        return out, None
     why = why_not(row)
     if why:
         return None, why
@@ -112,7 +125,7 @@ def convert(row):
                 "value": value, "batch": row["global_batch"], "dp": row["dp"], "tp": "1", "pp": "1",
                 "zero": zero, "optimizer": "adamw", "clip_grad_norm": "1", "checkpointing": "none",
                 "attention": "flash", "fused_loss": "1", "fused_kernels": "1",
-                "config_json": "configs/%s.json" % name})
+                "config_json": "configs/%s.json" % name, "source": source_key(row["source"])})
     return out, None
 
 

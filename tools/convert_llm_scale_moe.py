@@ -40,9 +40,10 @@ COLUMNS = ["id", "model", "gpu", "num_gpus", "precision", "batch_size_per_gpu", 
 NOT_EXPRESSIBLE = [
     ("mlm-moe-mixtral8x7b", "the README's headline TFLOPS has no run configuration attached (the reference "
                             "mapping beside it is probably, not stated to be, the run)"),
-    ("mlm-dsv3-gb200", "GB200 NVL72 and MXFP8 (other branches), without the multi-token prediction module the "
-                       "zoo's DeepSeek-V3 trains, and Megatron's selective recompute of mlp/mla_up_proj/moe_act"),
-    ("mlm-qwen3-235b-gb", "GB200/GB300 NVL72 and MXFP8 (other branches)"),
+    ("mlm-dsv3-gb200", "HybridEP dispatch (not modelled), without the multi-token prediction module the zoo's "
+                       "DeepSeek-V3 trains, and Megatron's selective recompute of mlp/mla_up_proj/moe_act"),
+    ("mlm-qwen3-235b-gb", "HybridEP dispatch (not modelled); throughput stated only as Megatron-counted TFLOPS, "
+                          "whose MoE FLOPs formula is not reproduced here"),
     ("mlm-qwen3-next", "Qwen3-Next-80B-A3B (gated DeltaNet linear attention) is not in the zoo"),
     ("mlm-qwen3-235b-h100-lc", "Megatron's selective recompute of whole MoE blocks (--recompute-modules layernorm "
                                "moe) has no gpuplan mode; TFLOPS only"),
