@@ -159,7 +159,8 @@ def write_configs(folder):
 def main(src, dst):
     import os
     write_configs(os.path.join(os.path.dirname(os.path.abspath(dst)), "configs"))
-    rows = list(csv.DictReader(open(src, newline="")))
+    with open(src, newline="") as f:
+        rows = list(csv.DictReader(f))
     converted, skipped = [], []
     for row in rows:
         out, why = convert(row)

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """tools/convert_llm_scale.py: a row is predicted only from what it states (rows without a
-precision, a micro-batch or, for Megatron, a parallel split are listed with the reason, as are MoE
-rows and rows the source marks approximate); FlashAttention's GPT-2 TFLOPs become tokens/s by the
+precision, a micro-batch or, for Megatron, a parallel split are listed with the reason, as are
+rows the source marks approximate; MoE rows go through tools/convert_llm_scale_moe.py); FlashAttention's GPT-2 TFLOPs become tokens/s by the
 README's own count; and the committed tests/validation/llm_scale_dev.csv (with its config.json
 files) is what the converter writes from the shared table when that table is at hand."""
 import filecmp
@@ -23,7 +23,8 @@ def row(**kw):
     base = {"id": "x", "model": "GPT3-1.3B", "gpu": "A100 80GB SXM4 (400 W), 1 node NVLink", "num_gpus": "8",
             "precision": "bf16", "micro_batch": "8", "global_batch": "512", "seq_len": "2048", "dp": "8",
             "tp": "1", "pp": "1", "zero_or_fsdp": "DDP (ZeRO-1 optimizer sharding for >=760M configs)",
-            "framework": "other", "tokens_per_s_per_gpu": "21125", "tflops_per_gpu": "189", "notes": ""}
+            "framework": "other", "tokens_per_s_per_gpu": "21125", "tflops_per_gpu": "189", "notes": "",
+            "ep": "", "source": "Dao-AILab/flash-attention training/README.md"}
     base.update(kw)
     return base
 
@@ -34,8 +35,20 @@ class Reasons(unittest.TestCase):
                                framework="megatron-lm", tp="2"))
         self.assertEqual(why, "not stated: precision, micro-batch (Megatron's --micro-batch-size has no default)")
 
-    def test_moe_rows_need_expert_parallelism(self):
-        self.assertEqual(conv.why_not(row(model="Qwen3-235B-A22B")), "needs expert parallelism (MoE)")
+    def test_moe_rows_go_to_the_moe_converter(self):
+        # The H100 Qwen3 row with EP 32 is expressed (qwen3-235b-a22b, the row's ep, Megatron); a
+        # GB200 row names what is missing.
+        out, why = conv.convert(row(id="mlm-qwen3-235b-h100-3", model="Qwen3-235B-A22B", micro_batch="4",
+                                    global_batch="128", seq_len="4096", dp="128", tp="2", pp="1", vp="1", ep="8",
+                                    etp="1", zero_or_fsdp="Megatron-FSDP on", activation_checkpointing="full",
+                                    tokens_per_s_per_gpu="1862",
+                                    source="NVIDIA/Megatron-LM@f13818d69535 examples/moe-modelzoo/best_practice/"
+                                           "qwen3/readme.md § H100"))
+        self.assertIsNone(why)
+        self.assertEqual((out["model"], out["ep"], out["zero"], out["framework"]),
+                         ("qwen3-235b-a22b", "8", "3", "megatron"))
+        _, why = conv.convert(row(id="mlm-qwen3-235b-gb200-bf16-4k", model="Qwen3-235B-A22B", ep="8"))
+        self.assertIn("HybridEP", why)
 
     def test_approximate_rows_are_not_scored(self):
         self.assertIn("APPROXIMATE", conv.why_not(row(notes="APPROXIMATE: read by eye")))
