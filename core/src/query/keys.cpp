@@ -616,7 +616,7 @@ std::vector<QueryKey> hardware_and_run_rows() {
           "通过网络连接的实例数（合计最多 100,000 块 GPU）"),
       row("tokens", G::run, number<Q>(1, 1e16, FIELD(run.tokens)), "",
           "run length in training tokens (2B, 2e9)",
-          "训练时长，以训练 token 数计（可写 2亿、5千万、2e9）"),
+          "训练时长，以训练 token 数计（可写 2亿、2e9）"),
       row("epochs", G::run, number<Q>(1e-3, 1e6, FIELD(run.epochs)), "",
           "run length in passes over the dataset", "训练时长，以数据集遍数计"),
       row("dataset-size", G::run, number<Q>(1, 1e13, FIELD(run.dataset_size)),
