@@ -57,11 +57,15 @@ ServeEvaluation evaluate(const Model& model, const Gpu& gpu, int tp, const Serve
   return e;
 }
 
-std::vector<int> tp_choices(const ServeQuery& q, int gpus_per_instance) {
-  if (q.config.tp > 0) return {q.config.tp};
+// A tensor-parallel replica lives inside one NVLink domain (one host, or hosts that NVLink joins,
+// as in a GB200 NVL72 rack): its all-reduce runs every layer, and nobody deploys it across
+// single-GPU machines over the network.
+std::vector<int> tp_choices(const ServeQuery& q, int domain) {
+  if (q.config.tp > 0)
+    return q.config.tp <= domain ? std::vector<int>{q.config.tp} : std::vector<int>{};
   std::vector<int> out;
   for (int tp : {1, 2, 4, 8}) {
-    if (tp <= gpus_per_instance) out.push_back(tp);
+    if (tp <= domain) out.push_back(tp);
   }
   return out;
 }
@@ -135,7 +139,7 @@ std::vector<std::pair<const Instance*, const Gpu*>> priced_instances(const Catal
 ServeSearch start_serve_search(const Catalog& catalog, const ServeQuery& q) {
   ServeSearch search;
   for (const auto& [in, g] : priced_instances(catalog, q)) {
-    for (int tp : tp_choices(q, in->gpu_count)) {
+    for (int tp : tp_choices(q, in->domain_gpus())) {
       const auto key = std::make_pair(g->id, tp);
       if (std::find(search.pending.begin(), search.pending.end(), key) == search.pending.end())
         search.pending.push_back(key);
@@ -172,7 +176,7 @@ Result<ServePlan> finish_serve_search(const Catalog& catalog, const ServingAssum
     const Instance& in = *instance;
     auto price = quote_price(in, Pricing::on_demand, catalog.pricing, q.region);
     std::optional<ServeOption> best;
-    for (int tp : tp_choices(q, in.gpu_count)) {
+    for (int tp : tp_choices(q, in.domain_gpus())) {
       const ServeEvaluation& e = eval(*g, tp);
       ++plan.evaluated;
       if (!e.option || e.option->fleet.hours.empty()) continue;
@@ -196,8 +200,21 @@ Result<ServePlan> finish_serve_search(const Catalog& catalog, const ServingAssum
     }
     if (best) plan.options.push_back(*best);
   }
-  if (plan.options.empty() && !q.gpu.empty() && q.instance.empty()) {
-    // A GPU with no priced instance: the replica and fleet without cost.
+  const auto priced = priced_instances(catalog, q);
+  if (plan.options.empty() && q.config.tp > 0 && !priced.empty()) {
+    int largest = 0;
+    for (const auto& [in, g] : priced) largest = std::max(largest, in->domain_gpus());
+    if (q.config.tp > largest) {
+      return make_error(Errc::does_not_fit,
+                        "--tp " + std::to_string(q.config.tp) +
+                            ": no matching instance holds that many GPUs in one NVLink domain "
+                            "(the largest holds " +
+                            std::to_string(largest) +
+                            "); a tensor-parallel replica does not span machines over the network");
+    }
+  }
+  if (plan.options.empty() && !q.gpu.empty() && q.instance.empty() && priced.empty()) {
+    // A GPU with no priced instance: the replica and fleet without cost (on an 8-GPU host).
     if (const Gpu* g = catalog.find_gpu(q.gpu)) {
       for (int tp : tp_choices(q, 8)) {
         const ServeEvaluation& e = eval(*g, tp);

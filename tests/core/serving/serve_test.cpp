@@ -422,6 +422,30 @@ TEST(ServeValidation, AStatedNumberOfRequestsIsSimulatedToTheEnd) {
   EXPECT_LT(rep.value().rows[1].predicted, rep.value().rows[0].predicted / 10);
 }
 
+TEST(ServePlan, ATensorParallelReplicaStaysInsideOneNvlinkDomain) {
+  // TP 2 on H100: never two single-GPU machines joined over the network, only hosts (or NVLink
+  // domains) of at least 2 GPUs; TP 16 fits no H100 host and says so.
+  ServeQuery q = serving_example_query();
+  q.gpu = "h100-sxm5-80gb";
+  q.config.tp = 2;
+  const Model& m = test::model("llama-3-8b");
+  auto plan = plan_serving(test::catalog(), serving(), m, q);
+  ASSERT_TRUE(plan.ok()) << plan.error().message;
+  ASSERT_FALSE(plan.value().options.empty());
+  for (const ServeOption& o : plan.value().options) {
+    const Instance* in = test::catalog().find_instance(o.instance);
+    ASSERT_NE(in, nullptr) << o.instance;
+    EXPECT_GE(in->domain_gpus(), 2) << o.instance;
+  }
+  q.config.tp = 16;
+  auto wide = plan_serving(test::catalog(), serving(), m, q);
+  ASSERT_FALSE(wide.ok());
+  EXPECT_EQ(wide.error().message.rfind(
+                "--tp 16: no matching instance holds that many GPUs in one NVLink domain", 0),
+            0u)
+      << wide.error().message;
+}
+
 TEST(ServeTargets, UnknownModelGpuAndInstanceCarryMessageIds) {
   const Catalog& c = test::catalog();
   auto ok = find_serve_targets(c, "llama-3-8b", "H100 80GB HBM3", "aws-p5.48xlarge");
