@@ -1,6 +1,7 @@
 // The parsers and writers of queries and serve requests: the key table (keys.cpp) read and
 // written as a whole, plus the checks that involve more than one key.
 #include "gpuplan/query.h"
+#include "gpuplan/quantity.h"
 
 #include <algorithm>
 #include <cmath>
@@ -58,11 +59,11 @@ bool region_meets(const Region& region, const std::string& id) {
 
 Result<double> parse_bounded_number(const std::string& key, const std::string& text, double min,
                                     double max) {
-  const char* begin = text.c_str();
-  char* end = nullptr;
-  const double x = std::strtod(begin, &end);
-  if (text.empty() || end != begin + text.size() || !std::isfinite(x))
+  // As people write quantities: "2e9", "2B", "2,000,000", "2亿" (gpuplan/quantity.h).
+  const auto parsed = parse_quantity(text);
+  if (!parsed.ok() || !std::isfinite(parsed.value()))
     return not_a(Msg::query_not_number, key, text);
+  const double x = parsed.value();
   if (x < min || x > max) {
     Error e = make_error(Errc::invalid_argument, Msg::query_out_of_range,
                          {key, text, bound_text(min), bound_text(max)});

@@ -340,6 +340,18 @@ TEST(KeysTable, OldLinksKeepTheEditorsConventions) {
   EXPECT_FALSE(qwen.value().custom.transformer.mlp_bias);
 }
 
+TEST(KeysTable, NumberKeysReadQuantitiesAsPeopleWriteThem) {
+  // 2亿 (two hundred million), 200M, 2e8 and 200,000,000 are one run length.
+  for (const char* text : {"2亿", "200M", "2e8", "200,000,000"}) {
+    auto q = parse_query({{"tokens", text}});
+    ASSERT_TRUE(q.ok()) << text << ": " << q.error().message;
+    EXPECT_EQ(q.value().run.tokens, 2e8) << text;
+  }
+  auto bad = parse_query({{"tokens", "2x"}});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().key, "tokens");
+}
+
 TEST(KeysTable, NumbersAreWrittenExactly) {
   for (double x : {0.1, 1e9, 2.5e-5, 1.0 / 3, 123456789.123, 1e16}) {
     EXPECT_EQ(std::strtod(exact_number(x).c_str(), nullptr), x) << exact_number(x);
