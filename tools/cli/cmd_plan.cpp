@@ -74,6 +74,7 @@ int cmd_plan(Args args) {
   if (!q.provider.empty() && !cat.find_provider(q.provider)) {
     return fail(make_error(Errc::not_found, "--provider: unknown provider '" + q.provider + "'"));
   }
+  if (!q.gpu.empty() && !cat.find_gpu(q.gpu)) return fail(unknown_gpu_error(cat, q.gpu));
   auto model = resolve_model(cat, q);
   if (!model.ok()) return fail(model.error());
   PlanQuery pq = plan_query(cat, model.value(), q);
