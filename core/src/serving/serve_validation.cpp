@@ -115,20 +115,22 @@ const Model* find_model(const Catalog& c, const std::string& name) {
 const Gpu* find_gpu(const Catalog& c, const std::string& label) {
   if (const Gpu* g = c.find_gpu(label)) return g;
   const std::string n = lower(label);
-  const std::vector<std::pair<const char*, const char*>> table = {{"h100 pcie", "h100-pcie-80gb"},
-                                                                  {"h100", "h100-sxm5-80gb"},
-                                                                  {"h200", "h200-sxm-141gb"},
-                                                                  {"a100-pcie", "a100-pcie-80gb"},
-                                                                  {"a100 pcie", "a100-pcie-80gb"},
-                                                                  {"a100", "a100-sxm4-80gb"},
-                                                                  {"l40s", "l40s"},
-                                                                  {"b200", "b200-sxm"},
-                                                                  {"a40", "a40"}};
-  if (n.find("gh200") != std::string::npos || n.find("gb200") != std::string::npos ||
-      n.find("b300") != std::string::npos || n.find("gb300") != std::string::npos ||
-      n.find(" or ") != std::string::npos) {
-    return nullptr;
-  }
+  const std::vector<std::pair<const char*, const char*>> table = {
+      {"h100 pcie", "h100-pcie-80gb"},
+      {"h100", "h100-sxm5-80gb"},
+      {"h200", "h200-sxm-141gb"},
+      {"a100-pcie", "a100-pcie-80gb"},
+      {"a100 pcie", "a100-pcie-80gb"},
+      {"a100", "a100-sxm4-80gb"},
+      {"l40s", "l40s"},
+      {"b200", "b200-sxm"},
+      {"gb200", "gb200"},
+      {"gb300", "gb300"},
+      {"b300", "b300-sxm"},
+      {"rtx 6000 pro blackwell server", "rtx-pro-6000-blackwell-server"},
+      {"a40", "a40"}};
+  // GH200 is not in the catalog; "8xH100 or 8xA100" names no one GPU.
+  if (n.find("gh200") != std::string::npos || n.find(" or ") != std::string::npos) return nullptr;
   for (const auto& [key, id] : table) {
     if (n.rfind(key, 0) == 0) return c.find_gpu(id);
   }
