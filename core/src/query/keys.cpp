@@ -560,6 +560,12 @@ std::vector<QueryKey> parallel_rows() {
           "ZeRO-1 / distributed optimizer: the updated parameters' all-gather overlapped with "
           "the next step's forward",
           "ZeRO-1 / 分布式优化器：更新后参数的 all-gather 与下一步的前向重叠"),
+  };
+}
+
+// Mixture-of-experts parallelism and adapters (LoRA, QLoRA).
+std::vector<QueryKey> expert_and_adapter_rows() {
+  return {
       row("ep", G::parallelism, integer<Q>(1, 1'000'000, FIELD(request.setup.ep)), "1",
           "mixture of experts: expert-parallel ranks, carved out of dp x cp x tp (Megatron-Core)",
           "混合专家：专家并行的秩数，从 dp x cp x tp 中划分（Megatron-Core）"),
@@ -1137,10 +1143,11 @@ const KeyRow<T>* find_in(const std::vector<KeyRow<T>>& rows, std::string_view na
 const std::vector<QueryKey>& query_key_rows() {
   static const std::vector<QueryKey> rows = [] {
     std::vector<QueryKey> all;
-    for (auto group : {setup_rows(), kernel_rows(), recipe_rows(), fusion_rows(), parallel_rows(),
-                       hardware_and_run_rows(), pricing_rows(), planner_rows(), custom_shape_rows(),
-                       custom_convention_rows(), custom_layout_rows(), custom_moe_rows(),
-                       custom_attention_rows(), custom_cnn_rows()}) {
+    for (auto group :
+         {setup_rows(), kernel_rows(), recipe_rows(), fusion_rows(), parallel_rows(),
+          expert_and_adapter_rows(), hardware_and_run_rows(), pricing_rows(), planner_rows(),
+          custom_shape_rows(), custom_convention_rows(), custom_layout_rows(), custom_moe_rows(),
+          custom_attention_rows(), custom_cnn_rows()}) {
       all.insert(all.end(), group.begin(), group.end());
     }
     return all;

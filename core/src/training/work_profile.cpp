@@ -143,6 +143,19 @@ void add_quantization(WorkProfile& w, const Setup& setup, double inputs, double 
   w.ops.back().once_per_step = setup.cache_quantized_weights && setup.mode == Mode::train;
 }
 
+// What the parallel schedules move per sample on one GPU. Megatron-LM tensor parallelism: two
+// all-reduces of s*b*h per block in the forward pass; an expert-parallel MoE block exchanges its
+// tokens by all-to-all instead of the second (w.moe, expert_parallel.cpp).
+void set_schedule_bytes(WorkProfile& w, const BlockShape& x, double act) {
+  const double tp_blocks = 2 * x.L - w.moe.moe_layers;
+  w.tp_allreduces = tp_blocks;
+  w.tp_allreduce_bytes_per_sample = tp_blocks * x.T * x.h * act;
+  w.boundary_bytes_per_sample = x.T * x.h * act;
+  w.kv_bytes_per_sample = 2 * x.T * x.kv / x.tp * act;
+  w.qkv_bytes_per_sample = x.T * (x.q + 2 * x.kv) / x.tp * act;
+  w.attention_out_bytes_per_sample = x.T * x.q / x.tp * act;
+}
+
 WorkProfile transformer_work(const Model& model, const Setup& setup, const Estimate& e) {
   const TransformerSpec s = run_spec(model.transformer, setup, e.resolution);
   const double L = static_cast<double>(s.layers + s.decoder_layers);
@@ -214,16 +227,7 @@ WorkProfile transformer_work(const Model& model, const Setup& setup, const Estim
     const double weights = training::gemm_params_per_gpu(setup, e);
     add_quantization(w, setup, inputs, weights, L);
   }
-  // Megatron-LM tensor parallelism: two all-reduces of s*b*h per block in the forward pass; an
-  // expert-parallel MoE block exchanges its tokens by all-to-all instead of the second
-  // (w.moe, expert_parallel.cpp).
-  const double tp_blocks = 2 * L - w.moe.moe_layers;
-  w.tp_allreduces = tp_blocks;
-  w.tp_allreduce_bytes_per_sample = tp_blocks * T * h * b.activation;
-  w.boundary_bytes_per_sample = T * h * b.activation;
-  w.kv_bytes_per_sample = 2 * T * kv / t * b.activation;
-  w.qkv_bytes_per_sample = T * (q + 2 * kv) / t * b.activation;
-  w.attention_out_bytes_per_sample = T * q / t * b.activation;
+  set_schedule_bytes(w, shape, b.activation);
   return w;
 }
 
