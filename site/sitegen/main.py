@@ -40,8 +40,12 @@ class Site:
         self.validation = None
 
     def generate(self):
-        for page in PAGES:
-            page.build(self)
+        unknown = set(self.args.page) - {name for name, _ in PAGES}
+        if unknown:
+            raise BuildError(f"--page: no page named {', '.join(sorted(unknown))}")
+        for name, build in PAGES:
+            if not self.args.page or name in self.args.page:
+                build(self)
 
 
 def git_revision():
@@ -96,7 +100,11 @@ def parse_args(argv):
     ap.add_argument("--mkdocs", default=shutil.which("mkdocs") or "mkdocs")
     ap.add_argument("--date", default=None, help="build date YYYY-MM-DD (default: SOURCE_DATE_EPOCH or today, UTC)")
     ap.add_argument("--fragments-only", action="store_true", help="write the generated fragments, skip mkdocs")
+    ap.add_argument("--page", action="append", default=[],
+                    help="with --fragments-only: only this page module's fragments (repeatable; e.g. benchmarks)")
     args = ap.parse_args(argv)
+    if args.page and not args.fragments_only:
+        ap.error("--page needs --fragments-only (a site is built from every page)")
     if args.date:
         args.date = dt.date.fromisoformat(args.date)
     elif os.environ.get("SOURCE_DATE_EPOCH"):

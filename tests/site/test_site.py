@@ -406,8 +406,8 @@ class BenchmarksPage(unittest.TestCase):
             with open(os.path.join(bench, "d-garbage.json"), "w", encoding="utf-8") as f:
                 f.write("{not json")
             work = os.path.join(tmp, "work")
-            rc = gen_site.main(["--cli", CLI, "--fragments-only", "--work", work, "--benchmarks", bench,
-                                "--date", "2026-11-30"])
+            rc = gen_site.main(["--cli", CLI, "--fragments-only", "--page", "benchmarks", "--work", work,
+                                "--benchmarks", bench, "--date", "2026-11-30"])
             self.assertEqual(rc, 0)
             with open(os.path.join(work, "snippets", "benchmarks.en.md"), encoding="utf-8") as f:
                 md = f.read()
@@ -424,8 +424,8 @@ class BenchmarksPage(unittest.TestCase):
             empty = os.path.join(tmp, "none")
             os.makedirs(empty)
             work = os.path.join(tmp, "work")
-            self.assertEqual(gen_site.main(["--cli", CLI, "--fragments-only", "--work", work, "--benchmarks", empty,
-                                            "--date", "2026-11-30"]), 0)
+            self.assertEqual(gen_site.main(["--cli", CLI, "--fragments-only", "--page", "benchmarks", "--work", work,
+                                            "--benchmarks", empty, "--date", "2026-11-30"]), 0)
             with open(os.path.join(work, "snippets", "benchmarks.en.md"), encoding="utf-8") as f:
                 self.assertIn("There are no probe files", f.read())
 

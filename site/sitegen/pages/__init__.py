@@ -4,4 +4,15 @@ Order matters where a page uses another's result (guide uses method's validation
 
 from . import benchmarks, data, guide, home, method, probe
 
-PAGES = (home, method, data, probe, benchmarks, guide)
+# (name, builder): a page's fragments, or one section of a page; `gen_site --page NAME` builds
+# only the named ones.
+PAGES = (
+    ("home", home.build),
+    ("method", method.build),
+    ("data", data.build),
+    ("probe", probe.build),
+    ("benchmarks", benchmarks.build),
+    ("benchmarks-published", benchmarks.published),
+    ("benchmarks-bands", benchmarks.bands),
+    ("guide", guide.build),
+)

@@ -18,8 +18,6 @@ def build(site):
     has_verify = site.cli.has_command("verify")
     site.out.render("benchmarks", date=site.build_date.isoformat(), verify=has_verify,
                     files=[describe(site, path, has_verify) for path in files])
-    published(site)
-    bands(site)
 
 
 def verify(site, path):
