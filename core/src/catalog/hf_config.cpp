@@ -76,10 +76,30 @@ const std::set<std::string>& harmless_fields() {
   return fields;
 }
 
+// The fields read_decoder reads, and `more`: what a decoder-only config's reader knows.
+std::vector<const char*> with_decoder_fields(std::initializer_list<const char*> more) {
+  std::vector<const char*> all = {"num_hidden_layers",
+                                  "hidden_size",
+                                  "num_attention_heads",
+                                  "num_key_value_heads",
+                                  "head_dim",
+                                  "intermediate_size",
+                                  "vocab_size",
+                                  "max_position_embeddings",
+                                  "tie_word_embeddings",
+                                  "hidden_act",
+                                  "attention_bias",
+                                  "mlp_bias",
+                                  "rope_scaling",
+                                  "rope_parameters"};
+  all.insert(all.end(), more.begin(), more.end());
+  return all;
+}
+
 // An error naming the first field of `j` that is neither read (`read`) nor harmless.
 std::optional<Error> check_unknown_fields(const nlohmann::json& j, const std::string& where,
                                           const std::string& type,
-                                          std::initializer_list<const char*> read) {
+                                          const std::vector<const char*>& read) {
   for (const auto& item : j.items()) {
     const std::string& key = item.key();
     if (harmless_fields().count(key)) continue;
@@ -198,29 +218,11 @@ std::optional<Error> read_llama_like(JsonReader& r, const nlohmann::json& j, Tra
     if (only && !(only->is_array() && only->empty()))
       r.fail("mlp_only_layers: only [] is modelled (dense blocks by list are not)");
   }
-  return check_unknown_fields(j, where, type,
-                              {"num_hidden_layers",
-                               "hidden_size",
-                               "num_attention_heads",
-                               "num_key_value_heads",
-                               "head_dim",
-                               "intermediate_size",
-                               "vocab_size",
-                               "max_position_embeddings",
-                               "tie_word_embeddings",
-                               "hidden_act",
-                               "attention_bias",
-                               "mlp_bias",
-                               "rope_scaling",
-                               "rope_parameters",
-                               "use_sliding_window",
-                               "sliding_window",
-                               "num_local_experts",
-                               "num_experts",
-                               "num_experts_per_tok",
-                               "moe_intermediate_size",
-                               "decoder_sparse_step",
-                               "mlp_only_layers"});
+  return check_unknown_fields(
+      j, where, type,
+      with_decoder_fields({"use_sliding_window", "sliding_window", "num_local_experts",
+                           "num_experts", "num_experts_per_tok", "moe_intermediate_size",
+                           "decoder_sparse_step", "mlp_only_layers"}));
 }
 
 // DeepSeek-V2/V3 and Kimi K2 (DeepseekV3ForCausalLM): multi-head latent attention, shared and
@@ -244,33 +246,12 @@ std::optional<Error> read_deepseek(JsonReader& r, const nlohmann::json& j, Trans
   s.mtp_layers = r.integer("num_nextn_predict_layers", 0, 0, 64);
   // noaux_tc routing keeps a per-expert correction bias (e_score_correction_bias).
   s.router_bias = r.has("topk_method") && r.string("topk_method", "") == "noaux_tc";
-  return check_unknown_fields(j, where, type,
-                              {"num_hidden_layers",
-                               "hidden_size",
-                               "num_attention_heads",
-                               "num_key_value_heads",
-                               "head_dim",
-                               "intermediate_size",
-                               "vocab_size",
-                               "max_position_embeddings",
-                               "tie_word_embeddings",
-                               "hidden_act",
-                               "attention_bias",
-                               "mlp_bias",
-                               "rope_scaling",
-                               "rope_parameters",
-                               "q_lora_rank",
-                               "kv_lora_rank",
-                               "qk_nope_head_dim",
-                               "qk_rope_head_dim",
-                               "v_head_dim",
-                               "n_routed_experts",
-                               "num_experts_per_tok",
-                               "moe_intermediate_size",
-                               "n_shared_experts",
-                               "moe_layer_freq",
-                               "first_k_dense_replace",
-                               "num_nextn_predict_layers"});
+  return check_unknown_fields(
+      j, where, type,
+      with_decoder_fields({"q_lora_rank", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim",
+                           "v_head_dim", "n_routed_experts", "num_experts_per_tok",
+                           "moe_intermediate_size", "n_shared_experts", "moe_layer_freq",
+                           "first_k_dense_replace", "num_nextn_predict_layers"}));
 }
 
 // A per-block list (layer_types, no_rope_layers) as "every n-th block is global": 0 when no
@@ -340,11 +321,8 @@ std::optional<Error> read_gpt_oss(JsonReader& r, const nlohmann::json& j, Transf
   }
   return check_unknown_fields(
       j, where, "gpt_oss",
-      {"num_hidden_layers", "hidden_size", "num_attention_heads", "num_key_value_heads", "head_dim",
-       "intermediate_size", "vocab_size", "max_position_embeddings", "tie_word_embeddings",
-       "hidden_act", "attention_bias", "mlp_bias", "rope_scaling", "rope_parameters",
-       "num_local_experts", "num_experts_per_tok", "experts_per_token", "sliding_window",
-       "layer_types"});
+      with_decoder_fields({"num_local_experts", "num_experts_per_tok", "experts_per_token",
+                           "sliding_window", "layer_types"}));
 }
 
 // GLM-4.5/4.6 (Glm4MoeConfig): GQA with q, k, v biases and optional QK norm, shared and routed
@@ -360,29 +338,11 @@ std::optional<Error> read_glm4_moe(JsonReader& r, const nlohmann::json& j, Trans
   s.first_dense_layers = r.integer("first_k_dense_replace", 0, 0, kMax);
   s.mtp_layers = r.integer("num_nextn_predict_layers", 0, 0, 64);
   s.router_bias = true;  // Glm4MoeTopkRouter's e_score_correction_bias (noaux_tc routing)
-  return check_unknown_fields(j, where, "glm4_moe",
-                              {"num_hidden_layers",
-                               "hidden_size",
-                               "num_attention_heads",
-                               "num_key_value_heads",
-                               "head_dim",
-                               "intermediate_size",
-                               "vocab_size",
-                               "max_position_embeddings",
-                               "tie_word_embeddings",
-                               "hidden_act",
-                               "attention_bias",
-                               "mlp_bias",
-                               "rope_scaling",
-                               "rope_parameters",
-                               "use_qk_norm",
-                               "n_routed_experts",
-                               "num_experts_per_tok",
-                               "moe_intermediate_size",
-                               "n_shared_experts",
-                               "first_k_dense_replace",
-                               "num_nextn_predict_layers",
-                               "decoder_sparse_step"});
+  return check_unknown_fields(
+      j, where, "glm4_moe",
+      with_decoder_fields({"use_qk_norm", "n_routed_experts", "num_experts_per_tok",
+                           "moe_intermediate_size", "n_shared_experts", "first_k_dense_replace",
+                           "num_nextn_predict_layers", "decoder_sparse_step"}));
 }
 
 // Llama 4's text model (Llama4TextConfig, inside text_config): 3 of 4 blocks attend within
@@ -421,30 +381,11 @@ std::optional<Error> read_llama4_text(JsonReader& r, const nlohmann::json& j, Tr
   }
   r.ignore("no_rope_layer_interval");
   if (s.sliding_window > 0) set_window_pattern(r, s, global, "no_rope_layers");
-  return check_unknown_fields(j, where, "llama4",
-                              {"num_hidden_layers",
-                               "hidden_size",
-                               "num_attention_heads",
-                               "num_key_value_heads",
-                               "head_dim",
-                               "intermediate_size",
-                               "vocab_size",
-                               "max_position_embeddings",
-                               "tie_word_embeddings",
-                               "hidden_act",
-                               "attention_bias",
-                               "mlp_bias",
-                               "rope_scaling",
-                               "rope_parameters",
-                               "intermediate_size_mlp",
-                               "num_local_experts",
-                               "num_experts_per_tok",
-                               "interleave_moe_layer_step",
-                               "moe_layers",
-                               "use_qk_norm",
-                               "attention_chunk_size",
-                               "no_rope_layers",
-                               "no_rope_layer_interval"});
+  return check_unknown_fields(
+      j, where, "llama4",
+      with_decoder_fields({"intermediate_size_mlp", "num_local_experts", "num_experts_per_tok",
+                           "interleave_moe_layer_step", "moe_layers", "use_qk_norm",
+                           "attention_chunk_size", "no_rope_layers", "no_rope_layer_interval"}));
 }
 
 // Dropout as transformers' configs spell it: a probability > 0 keeps a mask per element in
