@@ -46,6 +46,10 @@ struct MoeShape {
 };
 MoeShape moe_shape(const TransformerSpec& spec);
 
+// Expected experts a step touches in one MoE layer when `tokens` tokens each pick
+// `experts_per_token` of `experts` at random: E (1 - (1 - k/E)^tokens). What a decode step reads.
+double experts_touched(double experts, double experts_per_token, double tokens);
+
 // How a setup places the experts of one MoE model.
 struct ExpertLayout {
   int ep = 1;                  // expert-parallel ranks

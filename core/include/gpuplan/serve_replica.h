@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "gpuplan/expert_parallel.h"
 #include "gpuplan/hardware.h"
 #include "gpuplan/model.h"
 #include "gpuplan/result.h"
@@ -116,9 +117,6 @@ struct StepBreakdown {
   double experts_touched = 0;  // per MoE layer
 };
 StepBreakdown step_time(const ReplicaModel& r, const StepLoad& load);
-
-// Expected experts a step touches in one MoE layer: E (1 - (1 - k/E)^tokens).
-double experts_touched(double experts, double experts_per_token, double tokens);
 
 // Prefill time of one prompt alone (chunked by the token budget), the zero-load TTFT.
 double prefill_time_s(const ReplicaModel& r, double prompt_tokens);

@@ -200,11 +200,6 @@ void fill_memory(const Model& m, const Gpu& g, const ServeConfig& c, const Servi
 
 }  // namespace
 
-double experts_touched(double experts, double experts_per_token, double tokens) {
-  if (experts <= 0 || tokens <= 0) return 0;
-  return experts * (1.0 - std::pow(1.0 - experts_per_token / experts, tokens));
-}
-
 namespace {
 
 // The tensor-parallel group's all-reduce: bus bandwidth and small-message latency. Over NVLink

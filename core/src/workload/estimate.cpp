@@ -663,6 +663,17 @@ void dispatch_buffers(const TransformerSpec& spec, const Setup& setup, double el
   st.largest_transient_bytes = std::max(st.largest_transient_bytes, m.dispatch_buffer_bytes);
 }
 
+// Weights one decode step reads on one GPU: the dense ones, and of the routed experts those the
+// step's tokens touch (one per sequence decoding on this replica), as `gpuplan serve` counts them.
+double decode_weight_numel(const TransformerSpec& spec, const Setup& setup, const Estimate& e,
+                           const Stage& st) {
+  if (!spec.is_moe() || st.expert_numel <= 0) return st.weights_numel;
+  const MoeShape m = moe_shape(spec);
+  const double sequences = static_cast<double>(e.global_batch) / std::max(setup.dp, 1);
+  const double touched = experts_touched(m.experts, m.top_k, sequences) / m.experts;
+  return st.weights_numel - st.expert_numel * (1 - touched);
+}
+
 std::optional<Error> transformer_workload(const Model& model, const Setup& setup, Estimate& e,
                                           Stage& st) {
   // Validated without building a message prefix; the prefix is added only on failure.
@@ -710,7 +721,7 @@ std::optional<Error> transformer_workload(const Model& model, const Setup& setup
     inference_activations(model.transformer, setup, impl.value(), e, st);
   }
   inference_flops(model.transformer, setup, e);
-  st.decode_weight_bytes = st.weights_numel * pb.param;
+  st.decode_weight_bytes = decode_weight_numel(model.transformer, setup, e, st) * pb.param;
   return std::nullopt;
 }
 

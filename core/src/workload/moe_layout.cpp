@@ -39,6 +39,11 @@ std::optional<Error> dense_model_moe_settings(const Setup& setup, const std::str
   return std::nullopt;
 }
 
+double experts_touched(double experts, double experts_per_token, double tokens) {
+  if (experts <= 0 || tokens <= 0) return 0;
+  return experts * (1.0 - std::pow(1.0 - experts_per_token / experts, tokens));
+}
+
 MoeShape moe_shape(const TransformerSpec& spec) {
   // Both stacks of an encoder-decoder model; multi-token prediction modules are left out, as the
   // time model's blocks are (work_profile.cpp).

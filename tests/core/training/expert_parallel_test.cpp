@@ -138,6 +138,31 @@ TEST(ExpertParallel, ValidDegreesDivideTheExpertsAndTheDataAndTensorParallelRank
             (std::vector<int>{1}));
 }
 
+TEST(ExpertParallel, ADecodeStepReadsTheExpertsItsTokensTouch) {
+  // Mixtral (8 experts, top 2) decoding one sequence on one GPU reads the dense weights and 2 of
+  // the 8 experts per layer: E (1 - (1 - k/E)^1) = k. bf16: 2 bytes per weight; the KV cache too.
+  gpuplan::Setup s;
+  s.mode = Mode::infer;
+  s.precision = Precision::bf16;
+  s.seq_len = 512;
+  s.generate_tokens = 128;
+  s.global_batch = 1;
+  auto e = estimate(test::model("mixtral-8x7b"), s);
+  ASSERT_TRUE(e.ok()) << e.error().message;
+  const Estimate& x = e.value();
+  const double experts = static_cast<double>(x.params.experts);
+  const double dense = static_cast<double>(x.params.total) - experts;
+  EXPECT_NEAR(x.flops.decode_bytes_per_token - x.memory.kv_cache, 2 * (dense + experts * 2 / 8),
+              1e-6 * x.flops.decode_bytes_per_token);
+  // 64 sequences touch nearly all of them: 8 (1 - (3/4)^64).
+  s.global_batch = 64;
+  auto many = estimate(test::model("mixtral-8x7b"), s);
+  ASSERT_TRUE(many.ok());
+  EXPECT_NEAR(many.value().flops.decode_bytes_per_token - many.value().memory.kv_cache,
+              2 * (dense + experts * (1 - std::pow(0.75, 64))),
+              1e-6 * many.value().flops.decode_bytes_per_token);
+}
+
 TEST(ExpertParallel, ContextParallelRanksHoldExpertsToo) {
   // Megatron-Core carves ep x etp out of dp x cp x tp: 8 GPUs of cp 8 and dp 1 hold 8 experts,
   // one each (expert-data-parallel group of 1).
