@@ -172,7 +172,8 @@ Result<ServePlan> finish_serve_search(const Catalog& catalog, const ServingAssum
     return all.back();
   };
   ServePlan plan;
-  for (const auto& [instance, g] : priced_instances(catalog, q)) {
+  const auto priced = priced_instances(catalog, q);
+  for (const auto& [instance, g] : priced) {
     const Instance& in = *instance;
     auto price = quote_price(in, Pricing::on_demand, catalog.pricing, q.region);
     std::optional<ServeOption> best;
@@ -200,7 +201,6 @@ Result<ServePlan> finish_serve_search(const Catalog& catalog, const ServingAssum
     }
     if (best) plan.options.push_back(*best);
   }
-  const auto priced = priced_instances(catalog, q);
   if (plan.options.empty() && q.config.tp > 0 && !priced.empty()) {
     int largest = 0;
     for (const auto& [in, g] : priced) largest = std::max(largest, in->domain_gpus());
