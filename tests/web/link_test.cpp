@@ -48,7 +48,7 @@ std::vector<std::string> samples(const KeyRow<T>& r) {
     case KeyType::boolean:
       return {"0", "1"};
     case KeyType::choice:
-      if (name == "pytorch") return {"1.10", "1.11+"};
+      if (name == "pytorch") return {"1.10", "1.11-1.13", "2.0+"};
       return split_choices(r.choices);
     case KeyType::list:
       if (name == "c-adaptive-cutoffs") return {"20000,40000,200000"};

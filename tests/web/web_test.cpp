@@ -186,7 +186,8 @@ TEST(Compute, FitAdviceOverTheCapacityFollowsTheVerdict) {
   for (int seq = 1024; seq <= 2048; seq += 16) {
     const PageState s =
         page_state_from_query(
-            "model=mpt-1b&batch=10&micro-batch=10&precision=amp-bf16&gpu=a100-sxm4-80gb&seq=" +
+            "model=mpt-1b&batch=10&micro-batch=10&precision=amp-bf16&attention=eager&gpu=a100-"
+            "sxm4-80gb&seq=" +
             std::to_string(seq))
             .value();
     const auto r = compute(catalog(), s, nullptr);

@@ -90,10 +90,29 @@ const char* tr_checkpointing(Checkpointing c) {
 }
 
 const char* tr_torch_release(TorchRelease r) {
-  return tr(r == TorchRelease::v1_10_or_earlier ? S::release_1_10 : S::release_current);
+  return tr(r == TorchRelease::v1_10_or_earlier ? S::release_1_10
+            : r == TorchRelease::v1_11_to_1_13  ? S::release_1_11
+                                                : S::release_current);
 }
 const char* tr_optimizer_loop(OptimizerLoop l) {
   return tr(l == OptimizerLoop::for_loop ? S::loop_for_loop : S::loop_foreach);
+}
+
+const char* tr_attention_reason(AttentionReason r) {
+  switch (r) {
+    case AttentionReason::given:
+    case AttentionReason::sdpa:
+      return tr(S::attention_why_sdpa);
+    case AttentionReason::not_16bit:
+      return tr(S::attention_why_not_16bit);
+    case AttentionReason::before_torch_2:
+      return tr(S::attention_why_torch);
+    case AttentionReason::relative_positions:
+      return tr(S::attention_why_relative);
+    case AttentionReason::model_default:
+      return tr(S::attention_why_model);
+  }
+  return tr(S::attention_why_sdpa);
 }
 
 const char* tr_attention(Attention a) {

@@ -38,6 +38,7 @@ std::string label(S id);
 const char* tr_mode(Mode m);
 const char* tr_checkpointing(Checkpointing c);
 const char* tr_attention(Attention a);
+const char* tr_attention_reason(AttentionReason r);  // why "auto" resolved as it did
 const char* tr_optimizer_loop(OptimizerLoop l);
 const char* tr_torch_release(TorchRelease r);
 const char* tr_memory_format(MemoryFormat f);

@@ -219,7 +219,12 @@ bool kernel_fields(const PageModel& m, Query& q, UiActions& a) {
       auto_note(e->memory_format);
   } else {
     edited |= key_choice("attention", q, a, words_of<Attention, parse_attention, tr_attention>);
-    if (s.attention == Attention::automatic && e && !e->attention.empty()) auto_note(e->attention);
+    if (s.attention == Attention::automatic && e && !e->attention.empty()) {
+      ImGui::Indent();
+      ImGui::TextDisabled(tr(S::auto_attention), e->attention.c_str(),
+                          tr_attention_reason(e->attention_reason));
+      ImGui::Unindent();
+    }
     edited |= key_checkbox("compile", s.compile, a);
     if (s.mode == Mode::train) edited |= key_checkbox("fused-loss", s.fused_loss, a);
   }

@@ -315,7 +315,8 @@ bool key_choice(const char* key, Query& q, UiActions& a, const char* (*shown)(co
   field_label(id);
   auto words = [shown](const std::string& v) { return shown ? std::string(shown(v)) : v; };
   const std::string current = r.text ? r.text(q) : "";
-  // The choices as messages list them, without a note in parentheses ("1.10, 1.11+ (or ...)").
+  // The choices as messages list them, without a note in parentheses ("1.10, 1.11-1.13, 2.0+ (or
+  // ...)").
   const std::string list = r.choices.substr(0, r.choices.find(" ("));
   bool changed = false;
   if (ImGui::BeginCombo(("##" + label(id)).c_str(), words(current).c_str())) {

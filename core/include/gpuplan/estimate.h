@@ -68,16 +68,30 @@ enum class GradReduce { automatic, fp32, bf16 };
 // optimizer: --exp-avg-dtype / --exp-avg-sq-dtype, --main-params-dtype); automatic: the recipe's.
 enum class StoreDtype { automatic, fp32, bf16, fp16, fp8 };
 enum class Mode { train, infer };
-// The PyTorch release, where it changes what autograd keeps: before 1.11, softmax and
-// log_softmax saved their input for backward as well as their output (pytorch/pytorch#64000,
-// fixed by #65242/#66018 in 1.11; transformers#16043 follows the API change).
-enum class TorchRelease { v1_11_or_later, v1_10_or_earlier };
+// The PyTorch release, where it changes what runs: before 1.11, softmax and log_softmax saved
+// their input for backward as well as their output (pytorch/pytorch#64000, fixed by
+// #65242/#66018 in 1.11; transformers#16043 follows the API change); before 2.0 there is no
+// torch.nn.functional.scaled_dot_product_attention, so "auto" attention is eager.
+enum class TorchRelease { v2_0_or_later, v1_11_to_1_13, v1_10_or_earlier };
 // The attention kernel: eager (scores materialised), flash (FlashAttention-2, also PyTorch SDPA's
 // flash backend), flash3 (FlashAttention-3, Hopper), cudnn (cuDNN's fused attention, what
 // Transformer Engine picks on Hopper and newer), triton (FlashAttention in Triton,
 // flash_attn_triton.py: MPT / llm-foundry's attn_impl "triton"). A causal kernel skips the masked
 // half of the scores; eager computes them all and masks after.
 enum class Attention { automatic, eager, flash, flash3, cudnn, triton };
+// Why the attention kernel is what it is (Estimate::attention_reason): given (--attention),
+// sdpa (auto: PyTorch's scaled_dot_product_attention picks a fused kernel), or why auto is eager:
+// not_16bit (gpuplan models fused kernels at 16 bits only), before_torch_2 (no SDPA),
+// relative_positions (T5 buckets, Transformer-XL: the scores carry a bias the implementation
+// adds itself), model_default (the model's reference implementation computes attention itself).
+enum class AttentionReason {
+  given,
+  sdpa,
+  not_16bit,
+  before_torch_2,
+  relative_positions,
+  model_default
+};
 // How context parallelism exchanges attention's inputs: ring passes K/V chunks around the ring
 // while attention computes on the chunk at hand (Megatron-Core / Transformer Engine
 // cp_comm_type "p2p"); all_to_all swaps sequence shards for head shards around attention
@@ -101,10 +115,13 @@ const char* optimizer_name(Optimizer o);
 const char* checkpointing_name(Checkpointing c);
 const char* mode_name(Mode m);
 const char* attention_name(Attention a);
+// "given", "sdpa", ... and the sentence the CLI prints for it (English; the page has its own).
+const char* attention_reason_name(AttentionReason r);
+const char* attention_reason_text(AttentionReason r);
 const char* memory_format_name(MemoryFormat f);
 const char* grad_reduce_name(GradReduce g);
 const char* optimizer_loop_name(OptimizerLoop l);
-const char* torch_release_name(TorchRelease r);  // "1.11+", "1.10"
+const char* torch_release_name(TorchRelease r);  // "2.0+", "1.11-1.13", "1.10"
 const char* context_comm_name(ContextComm c);    // "ring", "all-to-all"
 const char* framework_name(Framework f);         // "megatron", "hf-trainer", ...
 const char* moe_dispatcher_name(MoeDispatcher d);
@@ -233,7 +250,7 @@ struct Setup {
   bool qlora = false;     // 4-bit NF4 base weights with double quantisation
   std::vector<std::string> lora_targets = {"q_proj", "v_proj"};  // PEFT's LLaMA default
   int64_t generate_tokens = 0;  // inference: tokens decoded after the prompt (seq_len)
-  TorchRelease torch_release = TorchRelease::v1_11_or_later;
+  TorchRelease torch_release = TorchRelease::v2_0_or_later;
   MemoryAssumptions assumptions;
 };
 
@@ -313,7 +330,8 @@ struct Estimate {
   int64_t seq_len = 0;
   int64_t resolution = 0;
   int num_gpus = 1;
-  std::string attention;      // "eager" or "flash", as resolved
+  std::string attention;  // "eager" or "flash", as resolved
+  AttentionReason attention_reason = AttentionReason::given;
   std::string memory_format;  // "nchw" or "channels-last", as resolved (layer graphs; "" otherwise)
   std::optional<MoeEstimate> moe;  // models with experts
   std::vector<std::string> notes;  // assumptions that shaped this estimate

@@ -173,6 +173,11 @@ struct Model {
   int64_t default_resolution = 0;  // image models (CNNs and vision transformers)
   int64_t dataset_size = 0;        // samples per epoch of the dataset named below, 0 if none
   std::string dataset;
+  // The attention kernel the model's reference implementation runs, where "auto" would say
+  // otherwise (defaults.attention in data/models: an --attention value), with where that is read;
+  // "" for none.
+  std::string default_attention;
+  std::string default_attention_source;
   std::vector<std::string> aliases;  // other names users type, e.g. "meta-llama/Llama-2-7b-hf"
   // Layer graphs: costs at default_resolution, computed once when the model is loaded.
   std::optional<GraphCosts> default_graph_costs;

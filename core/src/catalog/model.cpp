@@ -254,6 +254,16 @@ Result<Model> parse_model_json(std::string_view text, const std::string& where) 
     m.default_resolution = dr.integer("resolution", 0, 0, 100'000);
     m.dataset_size = dr.integer("dataset_size", 0, 0, 1'000'000'000'000);
     m.dataset = dr.string("dataset", "");
+    if (dr.has("attention")) {
+      // Only "eager" for now: a fused default would also need its kernel's efficiency in timing.
+      const std::string kernel = dr.string("attention", "");
+      if (kernel != "eager") {
+        dr.fail("attention: '" + kernel + "' is not a model default gpuplan reads (eager)");
+      } else {
+        m.default_attention = kernel;
+      }
+      m.default_attention_source = dr.string("attention_source", std::nullopt);
+    }
     if (auto err = dr.finish()) r.fail_with(*err);
   }
   if (m.kind == ModelKind::transformer) {

@@ -511,7 +511,7 @@ Result<MemoryValidatedRow> predict_memory_row(const Catalog& catalog,
                                               " columns, got " + std::to_string(f.size()));
   }
   const auto release =
-      columns >= 12 && !f[11].empty() ? parse_torch_release(f[11]) : TorchRelease::v1_11_or_later;
+      columns >= 12 && !f[11].empty() ? parse_torch_release(f[11]) : TorchRelease::v2_0_or_later;
   if (!release) {
     return make_error(Errc::schema_error, at + ": column pytorch: '" + f[11] +
                                               "' is not a release number such as 1.10");

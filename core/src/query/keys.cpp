@@ -432,10 +432,12 @@ std::vector<QueryKey> kernel_rows() {
                                  Attention::flash3, Attention::cudnn, Attention::triton},
                                 FIELD(request.setup.attention))),
           "auto",
-          "auto: flash at 16 bits for rotary-position models, else eager; flash: "
+          "auto: what PyTorch's SDPA picks (flash) at 16 bits from PyTorch 2.0, unless the model's "
+          "own attention code adds relative position biases or is eager by reference; flash: "
           "FlashAttention-2 / SDPA; flash3: FlashAttention-3; cudnn: cuDNN's fused attention "
           "(Transformer Engine on Hopper); triton: FlashAttention in Triton (MPT's attn_impl)",
-          "auto：旋转位置编码模型在 16 位时用 flash，否则 eager；flash：FlashAttention-2 / "
+          "auto：PyTorch 2.0 起在 16 位时取 SDPA 所选内核（flash），除非模型自带的注意力代码加入"
+          "相对位置偏置或其参考实现为 eager；flash：FlashAttention-2 / "
           "SDPA；flash3：FlashAttention-3；cudnn：cuDNN 融合注意力（Hopper 上 Transformer "
           "Engine 所用）；triton：Triton 版 FlashAttention（MPT 的 attn_impl）"),
       row("memory-format", G::setup,
@@ -490,10 +492,11 @@ std::vector<QueryKey> recipe_rows() {
 }
 
 std::vector<QueryKey> fusion_rows() {
-  Value<Q> torch = enumeration<Q>(parse_torch_release, torch_release_name,
-                                  {TorchRelease::v1_10_or_earlier, TorchRelease::v1_11_or_later},
-                                  FIELD(request.setup.torch_release));
-  torch.choices = "1.10, 1.11+ (or a release number, e.g. 2.4)";
+  Value<Q> torch = enumeration<Q>(
+      parse_torch_release, torch_release_name,
+      {TorchRelease::v1_10_or_earlier, TorchRelease::v1_11_to_1_13, TorchRelease::v2_0_or_later},
+      FIELD(request.setup.torch_release));
+  torch.choices = "1.10, 1.11-1.13, 2.0+ (or a release number, e.g. 2.4)";
   return {
       row("dropout", G::setup, number<Q>(0, 0.999, FIELD(request.setup.dropout)),
           "auto: the model's", "dropout probability in training (overrides the model's)",
@@ -507,10 +510,11 @@ std::vector<QueryKey> fusion_rows() {
           "部分按显存带宽计"),
       row("fused-loss", G::setup, flag<Q>(FIELD(request.setup.fused_loss)), "0",
           "a fused cross-entropy: no FP32 logits kept", "融合交叉熵：不保留 FP32 logits"),
-      row("pytorch", G::setup, torch, "1.11+",
+      row("pytorch", G::setup, torch, "2.0+",
           "PyTorch release (or its number, e.g. 2.4): before 1.11 softmax and log_softmax also "
-          "keep their input",
-          "PyTorch 版本（或版本号，如 2.4）：1.11 之前 softmax 与 log_softmax 还保留其输入"),
+          "keep their input; before 2.0 auto attention is eager (no SDPA)",
+          "PyTorch 版本（或版本号，如 2.4）：1.11 之前 softmax 与 log_softmax 还保留其输入；2.0 "
+          "之前 auto 注意力为 eager（没有 SDPA）"),
       row("generate", G::setup, integer<Q>(0, 100'000'000, FIELD(request.setup.generate_tokens)),
           "0", "infer: tokens decoded after the prompt (seq)",
           "推理：提示（seq）之后解码的 token 数"),

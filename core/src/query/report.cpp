@@ -67,7 +67,10 @@ std::string estimate_to_json(const Model& model, const Request& request, const E
   if (e.seq_len > 0) j["seq_len"] = e.seq_len;
   if (e.resolution > 0) j["resolution"] = e.resolution;
   j["num_gpus"] = e.num_gpus;
-  if (!e.attention.empty()) j["attention"] = e.attention;
+  if (!e.attention.empty()) {
+    j["attention"] = e.attention;
+    j["attention_reason"] = attention_reason_name(e.attention_reason);
+  }
   j["params"] = e.params.total;
   j["params_trainable"] = e.params.trainable;
   j["param_tensors_trainable"] = e.params.tensors;
@@ -321,6 +324,8 @@ std::string estimate_to_text(const Model& model, const Estimate& e) {
   row("batch", shape);
   if (e.seq_len > 0) row("sequence length", std::to_string(e.seq_len));
   if (e.resolution > 0) row("resolution", std::to_string(e.resolution));
+  if (!e.attention.empty())
+    row("attention", e.attention + ": " + attention_reason_text(e.attention_reason));
   out += "FLOPs\n";
   row("forward per sample", format_flops(e.flops.forward_per_sample));
   if (e.params.experts > 0) {

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <string>
 #include <string_view>
+#include <tuple>
+#include <utility>
 
 #include "gpuplan/expert_parallel.h"
 #include "gpuplan/precision.h"
@@ -453,19 +455,34 @@ void stage_parameters(const TransformerSpec& spec, const Setup& setup,
   st.expert_dp = e.moe ? e.moe->edp : 1;
 }
 
-// automatic: what the reference implementations do. LLaMA-family models (rotary positions) are
-// trained with FlashAttention at 16 bits; the classic BERT/GPT-2/T5/ViT implementations compute
-// attention eagerly, as in the published measurements.
-Result<AttentionImpl> resolve_attention(const TransformerSpec& spec, const Setup& setup) {
+// The kernel "auto" resolves to, and why. From PyTorch 2.0 the usual implementations call
+// torch.nn.functional.scaled_dot_product_attention (Hugging Face transformers by default where a
+// model supports it, nn.MultiheadAttention / nn.TransformerEncoderLayer when no weights are
+// returned, timm, torchtitan, nanoGPT; llm-foundry's attn_impl defaults to "flash"), and at 16 bits
+// SDPA runs FlashAttention-2 or, where that is unavailable, its memory-efficient kernel: neither
+// keeps the seq x seq scores (PyTorch docs, torch.nn.functional.scaled_dot_product_attention).
+std::pair<Attention, AttentionReason> auto_attention(const Model& model, const Setup& setup) {
+  if (!is_16bit_activations(setup.precision)) return {Attention::eager, AttentionReason::not_16bit};
+  if (setup.torch_release != TorchRelease::v2_0_or_later)
+    return {Attention::eager, AttentionReason::before_torch_2};
+  const PositionKind p = model.transformer.positions;
+  if (p == PositionKind::relative || p == PositionKind::xl_relative)
+    return {Attention::eager, AttentionReason::relative_positions};
+  if (!model.default_attention.empty()) {
+    if (auto a = parse_attention(model.default_attention))
+      return {*a, AttentionReason::model_default};
+  }
+  return {Attention::flash, AttentionReason::sdpa};
+}
+
+Result<AttentionImpl> resolve_attention(const Model& model, const Setup& setup,
+                                        AttentionReason& reason) {
   const bool sixteen = is_16bit_activations(setup.precision);
-  const bool fused_kernel =
-      setup.attention == Attention::flash || setup.attention == Attention::flash3 ||
-      setup.attention == Attention::cudnn || setup.attention == Attention::triton;
-  const AttentionImpl impl = setup.attention == Attention::eager ? AttentionImpl::eager
-                             : fused_kernel                      ? AttentionImpl::flash
-                             : sixteen && spec.positions == PositionKind::rotary
-                                 ? AttentionImpl::flash
-                                 : AttentionImpl::eager;
+  Attention kernel = setup.attention;
+  reason = AttentionReason::given;
+  if (kernel == Attention::automatic) std::tie(kernel, reason) = auto_attention(model, setup);
+  const AttentionImpl impl =
+      kernel == Attention::eager ? AttentionImpl::eager : AttentionImpl::flash;
   if (impl == AttentionImpl::flash && !sixteen) {
     return invalid("--attention " + std::string(attention_name(setup.attention)) +
                    " needs 16-bit activations (fp16, bf16, amp-*, mixed-*, fp8), not " +
@@ -698,7 +715,7 @@ std::optional<Error> transformer_workload(const Model& model, const Setup& setup
   e.flops.forward_attention_unmasked_per_sample =
       transformer_forward_flops(run, e.seq_len).attention_core;
   stage_parameters(model.transformer, setup, tensors, e, lora_params.value(), st);
-  auto impl = resolve_attention(model.transformer, setup);
+  auto impl = resolve_attention(model, setup, e.attention_reason);
   if (!impl.ok()) return impl.error();
   e.attention = impl.value() == AttentionImpl::flash ? "flash" : "eager";
   if (setup.memory_format != MemoryFormat::automatic) {

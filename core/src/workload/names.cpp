@@ -172,18 +172,59 @@ std::optional<GradReduce> parse_grad_reduce(const std::string& s) {
   return parse_of(kGradReduce, s);
 }
 const char* torch_release_name(TorchRelease r) {
-  return r == TorchRelease::v1_10_or_earlier ? "1.10" : "1.11+";
+  return r == TorchRelease::v1_10_or_earlier ? "1.10"
+         : r == TorchRelease::v1_11_to_1_13  ? "1.11-1.13"
+                                             : "2.0+";
 }
 std::optional<TorchRelease> parse_torch_release(const std::string& s) {
-  if (s == "1.11+") return TorchRelease::v1_11_or_later;
-  // MAJOR or MAJOR.MINOR[.PATCH]: 1.0-1.10 kept softmax inputs, 1.11 and every 2.x do not.
+  if (s == "2.0+") return TorchRelease::v2_0_or_later;
+  if (s == "1.11-1.13") return TorchRelease::v1_11_to_1_13;
+  // MAJOR or MAJOR.MINOR[.PATCH]: 1.0-1.10 kept softmax inputs, 1.11 and later do not; 2.0 added
+  // scaled_dot_product_attention.
   int major = 0, minor = 0;
   char tail = 0;
   const int n = std::sscanf(s.c_str(), "%d.%d%c", &major, &minor, &tail);
   if (n < 1 || major < 1 || major > 99 || minor < 0 || minor > 99) return std::nullopt;
   if (n == 3 && tail != '.') return std::nullopt;
   if (n == 1 && s.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
-  return major == 1 && minor <= 10 ? TorchRelease::v1_10_or_earlier : TorchRelease::v1_11_or_later;
+  if (major >= 2) return TorchRelease::v2_0_or_later;
+  return minor <= 10 ? TorchRelease::v1_10_or_earlier : TorchRelease::v1_11_to_1_13;
+}
+const char* attention_reason_name(AttentionReason r) {
+  switch (r) {
+    case AttentionReason::given:
+      return "given";
+    case AttentionReason::sdpa:
+      return "sdpa";
+    case AttentionReason::not_16bit:
+      return "not-16-bit";
+    case AttentionReason::before_torch_2:
+      return "before-pytorch-2";
+    case AttentionReason::relative_positions:
+      return "relative-positions";
+    case AttentionReason::model_default:
+      return "model-default";
+  }
+  return "given";
+}
+const char* attention_reason_text(AttentionReason r) {
+  switch (r) {
+    case AttentionReason::given:
+      return "as given (--attention)";
+    case AttentionReason::sdpa:
+      return "PyTorch's scaled_dot_product_attention picks a fused kernel (FlashAttention-2 on "
+             "Ampere and newer, its memory-efficient kernel before)";
+    case AttentionReason::not_16bit:
+      return "fused attention is modelled at 16-bit activations only";
+    case AttentionReason::before_torch_2:
+      return "PyTorch before 2.0 has no scaled_dot_product_attention";
+    case AttentionReason::relative_positions:
+      return "relative position biases are added to the scores by the model's own attention code";
+    case AttentionReason::model_default:
+      return "the model's reference implementation computes attention itself (--attention flash "
+             "for an SDPA or FlashAttention build)";
+  }
+  return "";
 }
 const char* optimizer_loop_name(OptimizerLoop l) {
   return name_of(kOptimizerLoops, l);

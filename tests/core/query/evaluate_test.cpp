@@ -120,7 +120,8 @@ TEST(Evaluate, OverTheCapacityButWithinTheMemoryErrorIsTightNotDoesNotFit) {
   bool seen_tight_over = false, seen_over = false;
   for (int seq = 1024; seq <= 2048; seq += 16) {
     const Evaluation ev = evaluated(
-        "model=mpt-1b&batch=10&micro-batch=10&precision=amp-bf16&gpu=a100-sxm4-80gb&seq=" +
+        "model=mpt-1b&batch=10&micro-batch=10&precision=amp-bf16&attention=eager&gpu=a100-sxm4-"
+        "80gb&seq=" +
         std::to_string(seq));
     if (ev.fit.fits) continue;
     const bool tight = ev.verdict.fit == Fit::tight;

@@ -49,7 +49,7 @@ std::vector<std::string> samples(const KeyRow<T>& r) {
       if (r.is_switch) return {"0", "1", ""};
       return {"0", "1"};
     case KeyType::choice:
-      if (name == "pytorch") return {"1.10", "1.11+", "2.4", "1.9"};
+      if (name == "pytorch") return {"1.10", "1.11-1.13", "2.0+", "2.4", "1.9", "1.12"};
       return split_choices(r.choices);
     case KeyType::list:
       if (name == "c-adaptive-cutoffs") return {"20000,40000,200000", "7"};

@@ -164,9 +164,10 @@ TEST(TransformerActivations, MatchKorthikantiPerLayerAt16Bit) {
   EXPECT_DOUBLE_EQ(la.replicated_bytes, 10 * seq * h);
 }
 
-// What a model's activations grow by when the run is on PyTorch 1.10 rather than a later one.
+// What a model's activations grow by when the run is on PyTorch 1.10 rather than 1.11-1.13 (both
+// before SDPA, so "auto" attention is eager in both).
 double activation_bytes_added_by_1_10(const std::string& model, gpuplan::Setup s) {
-  s.torch_release = TorchRelease::v1_11_or_later;
+  s.torch_release = TorchRelease::v1_11_to_1_13;
   auto now = estimate(test::model(model), s);
   s.torch_release = TorchRelease::v1_10_or_earlier;
   auto old = estimate(test::model(model), s);
@@ -202,14 +203,53 @@ TEST(TransformerActivations, PyTorchBefore1_11AlsoKeepsSoftmaxInputs) {
 TEST(TorchRelease, ReadsReleaseNumbersAndNames) {
   EXPECT_EQ(parse_torch_release("1.10"), TorchRelease::v1_10_or_earlier);
   EXPECT_EQ(parse_torch_release("1.9.1"), TorchRelease::v1_10_or_earlier);
-  EXPECT_EQ(parse_torch_release("1.11"), TorchRelease::v1_11_or_later);
-  EXPECT_EQ(parse_torch_release("2"), TorchRelease::v1_11_or_later);
-  EXPECT_EQ(parse_torch_release("2.4.0"), TorchRelease::v1_11_or_later);
-  EXPECT_EQ(parse_torch_release("1.11+"), TorchRelease::v1_11_or_later);
-  for (const char* bad : {"", "x", "1.x", "1.10a", "0.4", "-1.10", "1..2"})
+  EXPECT_EQ(parse_torch_release("1.11"), TorchRelease::v1_11_to_1_13);
+  EXPECT_EQ(parse_torch_release("1.13.1"), TorchRelease::v1_11_to_1_13);
+  EXPECT_EQ(parse_torch_release("2"), TorchRelease::v2_0_or_later);
+  EXPECT_EQ(parse_torch_release("2.4.0"), TorchRelease::v2_0_or_later);
+  for (const char* bad : {"", "x", "1.x", "1.10a", "0.4", "-1.10", "1..2", "1.11+"})
     EXPECT_EQ(parse_torch_release(bad), std::nullopt) << bad;
-  for (auto r : {TorchRelease::v1_11_or_later, TorchRelease::v1_10_or_earlier})
+  for (auto r :
+       {TorchRelease::v2_0_or_later, TorchRelease::v1_11_to_1_13, TorchRelease::v1_10_or_earlier})
     EXPECT_EQ(parse_torch_release(torch_release_name(r)), r);
+}
+
+// "auto" attention is the kernel PyTorch's SDPA picks at 16 bits from PyTorch 2.0, unless the
+// model computes attention itself; the reason comes with it.
+TEST(AutoAttention, ResolvesAsPyTorchDoesAndSaysWhy) {
+  gpuplan::Setup s;
+  s.precision = Precision::amp_bf16;
+  s.global_batch = 1;
+  s.seq_len = 512;
+  auto resolved = [&](const std::string& model) {
+    auto e = estimate(test::model(model), s);
+    EXPECT_TRUE(e.ok()) << model;
+    return e.ok() ? std::pair(e.value().attention, e.value().attention_reason)
+                  : std::pair(std::string("error"), AttentionReason::given);
+  };
+  using P = std::pair<std::string, AttentionReason>;
+  // Learned positions (GPT-2, MPT's llm-foundry configs) and rotary ones alike: SDPA.
+  EXPECT_EQ(resolved("mpt-1b"), P("flash", AttentionReason::sdpa));
+  EXPECT_EQ(resolved("gpt2-small"), P("flash", AttentionReason::sdpa));
+  EXPECT_EQ(resolved("llama-2-7b"), P("flash", AttentionReason::sdpa));
+  EXPECT_EQ(resolved("bert-large"), P("eager", AttentionReason::model_default));
+  EXPECT_EQ(resolved("t5-base"), P("eager", AttentionReason::relative_positions));
+  s.torch_release = TorchRelease::v1_11_to_1_13;
+  EXPECT_EQ(resolved("mpt-1b"), P("eager", AttentionReason::before_torch_2));
+  s.torch_release = TorchRelease::v2_0_or_later;
+  s.precision = Precision::fp32;
+  EXPECT_EQ(resolved("mpt-1b"), P("eager", AttentionReason::not_16bit));
+  s.precision = Precision::bf16;
+  s.attention = Attention::eager;
+  EXPECT_EQ(resolved("mpt-1b"), P("eager", AttentionReason::given));
+  // SDPA's fused kernel keeps no seq x seq scores: eager keeps 12 heads x 512^2 per layer more.
+  s.attention = Attention::automatic;
+  const auto sdpa = estimate(test::model("gpt2-small"), s);
+  s.attention = Attention::eager;
+  const auto eager = estimate(test::model("gpt2-small"), s);
+  ASSERT_TRUE(sdpa.ok() && eager.ok());
+  EXPECT_GT(eager.value().memory.activations - sdpa.value().memory.activations,
+            12.0 * 12 * 512 * 512 * 2);
 }
 
 TEST(TransformerActivations, SequenceParallelAndSelectiveRecomputeFollowKorthikanti) {
