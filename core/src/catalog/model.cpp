@@ -212,6 +212,26 @@ void read_transformer(JsonReader& r, TransformerSpec& s) {
   s.class_token = r.boolean("class_token", false);
 }
 
+// The model's "defaults": what it is usually run with.
+void read_defaults(const nlohmann::json& d, const std::string& where, JsonReader& r, Model& m) {
+  JsonReader dr(d, where, "defaults");
+  m.default_seq_len = dr.integer("seq_len", 0, 0, 100'000'000);
+  m.default_resolution = dr.integer("resolution", 0, 0, 100'000);
+  m.dataset_size = dr.integer("dataset_size", 0, 0, 1'000'000'000'000);
+  m.dataset = dr.string("dataset", "");
+  if (dr.has("attention")) {
+    // Only "eager" for now: a fused default would also need its kernel's efficiency in timing.
+    const std::string kernel = dr.string("attention", "");
+    if (kernel != "eager") {
+      dr.fail("defaults.attention: '" + kernel + "' is not a model default gpuplan reads (eager)");
+    } else {
+      m.default_attention = kernel;
+    }
+    m.default_attention_source = dr.string("attention_source", std::nullopt);
+  }
+  if (auto err = dr.finish()) r.fail_with(*err);
+}
+
 }  // namespace
 
 Result<Model> parse_model_json(std::string_view text, const std::string& where) {
@@ -248,24 +268,7 @@ Result<Model> parse_model_json(std::string_view text, const std::string& where) 
       }
     }
   }
-  if (const auto* d = r.object("defaults", false)) {
-    JsonReader dr(*d, where, "defaults");
-    m.default_seq_len = dr.integer("seq_len", 0, 0, 100'000'000);
-    m.default_resolution = dr.integer("resolution", 0, 0, 100'000);
-    m.dataset_size = dr.integer("dataset_size", 0, 0, 1'000'000'000'000);
-    m.dataset = dr.string("dataset", "");
-    if (dr.has("attention")) {
-      // Only "eager" for now: a fused default would also need its kernel's efficiency in timing.
-      const std::string kernel = dr.string("attention", "");
-      if (kernel != "eager") {
-        dr.fail("attention: '" + kernel + "' is not a model default gpuplan reads (eager)");
-      } else {
-        m.default_attention = kernel;
-      }
-      m.default_attention_source = dr.string("attention_source", std::nullopt);
-    }
-    if (auto err = dr.finish()) r.fail_with(*err);
-  }
+  if (const auto* d = r.object("defaults", false)) read_defaults(*d, where, r, m);
   if (m.kind == ModelKind::transformer) {
     if (const auto* t = r.object("transformer", true)) {
       JsonReader tr(*t, where, "transformer");

@@ -10,6 +10,7 @@
 #include <optional>
 #include <regex>
 #include <string>
+#include <nlohmann/json.hpp>
 
 #include "gpuplan/catalog.h"
 #include "gpuplan/hf_config.h"
@@ -139,6 +140,19 @@ TEST(BadInputs, WrongTypesNameTheFieldAndTheTypeFound) {
               "config.json: tie_word_embeddings: expected true or false, got a string");
   EXPECT_SEEN(model_json(R"({"schema_version": 1, "id": ["x"]})"), Errc::schema_error,
               "models/x.json: id: expected a string, got an array");
+  {
+    // A model's default attention is eager (its reference code's) and says where that is read.
+    auto gpt2 = nlohmann::json::parse(test::read_repo_file("data/models/gpt2-small.json"));
+    gpt2["defaults"]["attention"] = "flash";
+    gpt2["defaults"]["attention_source"] = "somewhere";
+    EXPECT_SEEN(model_json(gpt2.dump()), Errc::schema_error,
+                "models/x.json: defaults.attention: 'flash' is not a model default gpuplan reads "
+                "(eager)");
+    gpt2["defaults"]["attention"] = "eager";
+    gpt2["defaults"].erase("attention_source");
+    EXPECT_SEEN(model_json(gpt2.dump()), Errc::schema_error,
+                "models/x.json: defaults.attention_source: missing required field");
+  }
   EXPECT_SEEN(
       pricing_json(
           R"({"schema_version": 1, "kind": "assumptions", "source": {"title": "t", "date": "2024-01-01"},
