@@ -1,7 +1,8 @@
 // The calculator in headless Chromium: page weight per language (issue goal: <= 800 KB gzip in
 // English, <= 1.5 MB in Chinese), time to first frame and what it waits on (goal: median <= 1 s),
 // and the core's speed inside the page against the native build (goal: <= 2x), for one estimate
-// and a planner search of >= 1e5 candidates (goal: <= 100 ms).
+// and a planner search of >= 1e5 candidates (goal: <= 100 ms); frames drawn and CPU while idle
+// (goal: no frame).
 // The time to the first published results is printed beside the first frame's (they are the
 // same frame unless a build draws a placeholder first).
 // Usage: node bench/bench_web.mjs [build/wasm/site] [build/native] [--loads N] [--compare OTHER_SITE]
@@ -136,6 +137,60 @@ for (const [name, url] of [['', server.url], ...(other ? [[` of ${compareDir}`, 
   console.log(`  traced load${name}: compiling WebAssembly on first call took ${t.ms.toFixed(0)} ms of the page ` +
               `thread before the first frame (${t.n} functions, ${t.kb.toFixed(0)} KiB of code); then software ` +
               `WebGL drew that frame in ${t.readbackMs.toFixed(0)} ms (not in the first-frame time)`);
+}
+
+// At rest (issue 31: the page redrew every animation frame, and with four tabs open a machine
+// fell to 6.5 frames per second): frames drawn and the page thread's busy time over 2 s without
+// input, once the page has settled, with one page open and with four. The busy time is Chromium's
+// TaskDuration (CDP Performance.getMetrics), the page's main thread only (not the GPU process).
+// A build without window.gpuplanFrames drew every animation frame: its animation frames count.
+async function idle(url, nPages) {
+  const ctx = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  const pages = [];
+  for (let i = 0; i < nPages; ++i) {
+    const p = await ctx.newPage();
+    await p.goto(`${url}/index.html#model=gpt2-small`);
+    await p.waitForFunction(() => window.gpuplanState && window.gpuplanState.estimate, null, { timeout: 30000 });
+    pages.push(p);
+  }
+  await pages[0].waitForTimeout(1500);  // the catalog's instances arrive, the layout settles
+  const sessions = await Promise.all(pages.map(async (p) => {
+    const c = await ctx.newCDPSession(p);
+    await c.send('Performance.enable');
+    return c;
+  }));
+  const busy = async (c) => (await c.send('Performance.getMetrics')).metrics.find((m) => m.name === 'TaskDuration').value;
+  const busy0 = await Promise.all(sessions.map(busy));
+  const t0 = Date.now();
+  // Counted without animation frames of its own (asking for them keeps Chromium drawing the
+  // page), except for a build without window.gpuplanFrames, which asks for every one anyway.
+  const counts = await Promise.all(pages.map((p) => p.evaluate(() => new Promise((resolve) => {
+    const f0 = window.gpuplanFrames, s0 = performance.now();
+    if (f0 !== undefined) {
+      setTimeout(() => resolve({ s: (performance.now() - s0) / 1000, frames: window.gpuplanFrames - f0 }), 2000);
+      return;
+    }
+    let frames = 0;
+    const tick = () => {
+      ++frames;
+      const s = (performance.now() - s0) / 1000;
+      if (s < 2) requestAnimationFrame(tick); else resolve({ s, frames });
+    };
+    requestAnimationFrame(tick);
+  }))));
+  const wall = (Date.now() - t0) / 1000;
+  const busy1 = await Promise.all(sessions.map(busy));
+  await ctx.close();
+  const fps = counts.reduce((a, c) => a + c.frames / c.s, 0) / nPages;
+  const cpu = busy1.reduce((a, b, i) => a + (b - busy0[i]), 0) / wall;
+  return { fps, cpu };
+}
+for (const [name, url] of [['', server.url], ...(other ? [[` of ${compareDir}`, other.url]] : [])]) {
+  for (const n of [1, 4]) {
+    const r = await idle(url, n);
+    console.log(`idle${name}, ${n} page${n > 1 ? 's' : ''} open, 2 s without input: ${r.fps.toFixed(1)} frames drawn ` +
+                `per second a page, page threads busy ${(r.cpu * 100).toFixed(1)}% of one core in all (goal: 0 frames)`);
+  }
 }
 
 // The core inside the page vs natively (bench/bench_estimate.cpp, bench/bench_planner.cpp).

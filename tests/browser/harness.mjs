@@ -71,14 +71,33 @@ export async function waitForState(page, predicate = 'true', timeout = 90000) {
   return page.evaluate(() => window.gpuplanState);
 }
 
-// Waits until the page has drawn `n` more frames (the app draws one per animation frame), so a
-// test waits for frames, not for milliseconds that a loaded machine may fill with fewer frames.
+// Waits for `n` more animation frames. The app draws in those that follow input or a change and
+// while work is in flight (window.gpuplanFrames counts them), and rests otherwise. A test waits
+// for frames, not for milliseconds that a loaded machine may fill with fewer.
 export async function frames(page, n = 3) {
   await page.evaluate((count) => new Promise((resolve) => {
     let k = 0;
     const tick = () => (++k >= count ? resolve() : requestAnimationFrame(tick));
     requestAnimationFrame(tick);
   }), n);
+}
+
+// How many frames the page has drawn since it loaded (it draws only on input, a change or work
+// in flight, issue 31).
+export async function framesDrawn(page) {
+  return page.evaluate(() => window.gpuplanFrames ?? 0);
+}
+
+// Waits until the page rests: `n` animation frames in a row without a frame drawn.
+// Returns the frames drawn so far. The limit only turns a page that never rests into a failure.
+export async function settled(page, n = 10) {
+  for (let i = 0; i < 300; ++i) {
+    const before = await framesDrawn(page);
+    await frames(page, n);
+    const after = await framesDrawn(page);
+    if (after === before) return after;
+  }
+  throw new Error(`the page never rested: it drew within every ${n} animation frames, 300 times in a row`);
 }
 
 // The screen rectangle (CSS px) of a named widget, once the layout has settled (ImGui sizes

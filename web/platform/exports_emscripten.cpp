@@ -1,5 +1,7 @@
 // Functions the page's JavaScript calls (Module.ccall): URL changes, uploads, exports, and a
-// direct query of the core for tests.
+// direct query of the core for tests. Those that change what the page shows wake it (it draws
+// only then: main.cpp); the queries (exports, estimates, benches) draw nothing, unless they load
+// the catalog's instances (complete_catalog wakes it then).
 #include <emscripten.h>
 #include <imgui.h>
 
@@ -16,6 +18,7 @@ extern "C" {
 EMSCRIPTEN_KEEPALIVE void gpuplan_set_state(const char* query) {
   gpuplan::web::complete_catalog();  // the link may name an instance
   if (auto* app = gpuplan::web::app_instance()) app->load_query(query ? query : "");
+  gpuplan::web::wake_page();
 }
 
 // A file the user chose or dropped: `size` bytes at `data`. Returns the error shown ("" if none).
@@ -25,6 +28,7 @@ EMSCRIPTEN_KEEPALIVE const char* gpuplan_load_file(const char* name, const char*
   error = app && size >= 0
               ? app->load_file(name ? name : "upload", std::string(data, static_cast<size_t>(size)))
               : std::string("not loaded");
+  gpuplan::web::wake_page();  // the results, or the error shown
   return error.c_str();
 }
 
@@ -75,6 +79,7 @@ EMSCRIPTEN_KEEPALIVE void gpuplan_wheel(double dx, double dy) {
   ImGuiIO& io = ImGui::GetIO();
   io.MouseWheelH += static_cast<float>(dx);
   io.MouseWheel += static_cast<float>(dy);
+  gpuplan::web::wake_page();
 }
 
 }  // extern "C"

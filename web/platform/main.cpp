@@ -5,8 +5,10 @@
 #include <imgui_impl_glfw.h>
 #include <imgui_impl_opengl3.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <iterator>
 #include <memory>
 #include <utility>
 #include <nlohmann/json.hpp>
@@ -26,6 +28,40 @@ bool g_catalog_complete = false;  // false while the instances wait for the firs
 std::string g_cjk_font;           // the Chinese subset's bytes, owned here for the atlas
 bool g_cjk_requested = false;
 bool g_cjk_arrived = false;
+
+// The page draws only when something may have changed (issue 31: redrawing every animation
+// frame while idle kept a core busy per open tab): input, a call from outside the frame (the
+// link, an upload, the font, the catalog), or work the last frame left in flight. After the last
+// wake it draws a few more frames for Dear ImGui to settle: hover states follow the mouse a frame
+// late, a popup is measured in a hidden first frame, tables size their columns over two.
+constexpr int kSettleFrames = 3;
+int g_frames_due = kSettleFrames;  // the first frames draw
+long g_frames_drawn = 0;
+
+// Every input Dear ImGui's GLFW backend sees wakes the page. Installed before the backend's own
+// callbacks, which call these after theirs (it chains to callbacks set before it); the cursor,
+// size and refresh callbacks are ours alone (1.86's backend polls the cursor in NewFrame).
+void install_wake_callbacks(GLFWwindow* window) {
+  glfwSetCursorPosCallback(window, [](GLFWwindow*, double, double) { wake_page(); });
+  glfwSetMouseButtonCallback(window, [](GLFWwindow*, int, int, int) { wake_page(); });
+  glfwSetScrollCallback(window, [](GLFWwindow*, double, double) { wake_page(); });
+  glfwSetKeyCallback(window, [](GLFWwindow*, int, int, int, int) { wake_page(); });
+  glfwSetCharCallback(window, [](GLFWwindow*, unsigned int) { wake_page(); });
+  glfwSetWindowFocusCallback(window, [](GLFWwindow*, int) { wake_page(); });
+  glfwSetCursorEnterCallback(window, [](GLFWwindow*, int) { wake_page(); });
+  glfwSetWindowSizeCallback(window, [](GLFWwindow*, int, int) { wake_page(); });
+  glfwSetFramebufferSizeCallback(window, [](GLFWwindow*, int, int) { wake_page(); });
+  // The desktop's window was uncovered or restored: its pixels must be drawn again.
+  glfwSetWindowRefreshCallback(window, [](GLFWwindow*) { wake_page(); });
+}
+
+// Whether a mouse button or key is held: Dear ImGui repeats held keys and +/- buttons, and
+// drags, by frames, with no new event to wake the page.
+bool input_held() {
+  const ImGuiIO& io = ImGui::GetIO();
+  if (ImGui::IsAnyMouseDown()) return true;
+  return std::any_of(std::begin(io.KeysDown), std::end(io.KeysDown), [](bool d) { return d; });
+}
 
 // The keys the user trusts (none until a probe file's key is trusted: then no JSON is parsed,
 // which keeps the parser's code, compiled on its first call in the browser, off the first frame).
@@ -52,9 +88,15 @@ bool link_needs_instances(const std::string& link) {
 }
 }  // namespace
 
+void wake_page() {
+  g_frames_due = std::max(g_frames_due, kSettleFrames);
+  platform_wake();
+}
+
 void complete_catalog() {
   if (g_catalog_complete || !g_catalog) return;
   g_catalog_complete = true;
+  wake_page();
   auto full = load_page_catalog(true);
   if (!full.ok()) {
     std::fprintf(stderr, "gpuplan: bundled catalog is invalid: %s\n", full.error().message.c_str());
@@ -67,6 +109,7 @@ void complete_catalog() {
 void deliver_cjk_font(std::string bytes) {
   g_cjk_font = std::move(bytes);
   g_cjk_arrived = true;
+  wake_page();  // the atlas is rebuilt between frames
 }
 
 // Loads the Chinese font the first time Chinese is shown, and rebuilds the atlas once it is
@@ -85,14 +128,19 @@ void update_fonts(float ratio) {
   g_app->set_cjk_font_loaded();
 }
 
-// Out of frame(): called only when the user trusts or forgets a key.
+// Out of tick(): called only when the user trusts or forgets a key.
 [[gnu::noinline]] void save_trusted_keys() {
   platform_save_setting("trusted_keys", nlohmann::json(g_app->trusted_keys()).dump());
 }
 
-// One frame: events, fonts, the App's drawing, and what it asks of the platform.
-void frame(GLFWwindow* window) {
+// One tick of the loop: events, then, if the page is due a frame, the fonts, the App's drawing,
+// and what it asks of the platform. A tick that does not draw returns before Dear ImGui's frame
+// and any GL call: the canvas keeps its last image (the browser shows the last frame presented
+// while nothing draws into a new one). Returns whether it drew.
+bool tick(GLFWwindow* window) {
   glfwPollEvents();
+  if (g_frames_due == 0) return false;
+  --g_frames_due;
   const float r = platform_pixel_ratio(window);
   update_fonts(r);
   ImGui_ImplOpenGL3_NewFrame();
@@ -107,10 +155,26 @@ void frame(GLFWwindow* window) {
   glClear(GL_COLOR_BUFFER_BIT);
   ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
   glfwSwapBuffers(window);
-  for (const auto& action : g_app->take_actions()) platform_perform(action, *g_app);
-  if (g_app->take_keys_changed()) save_trusted_keys();
-  if (g_app->take_request_changed()) platform_store_state(g_app->query());
-  if (g_app->take_results_changed()) platform_publish_results(g_app->results_json());
+  platform_frame_drawn(++g_frames_drawn);
+  // Whatever this frame changed is drawn again (a new state settles over frames), as are work
+  // in flight (the planner's or the serving plan's slices, one share a frame) and held input.
+  auto actions = g_app->take_actions();
+  bool changed = !actions.empty();
+  for (const auto& action : actions) platform_perform(action, *g_app);
+  if (g_app->take_keys_changed()) {
+    save_trusted_keys();
+    changed = true;
+  }
+  if (g_app->take_request_changed()) {
+    platform_store_state(g_app->query());
+    changed = true;
+  }
+  if (g_app->take_results_changed()) {
+    platform_publish_results(g_app->results_json());
+    changed = true;
+  }
+  if (changed || g_app->wants_frames() || input_held()) wake_page();
+  return true;
 }
 
 App* app_instance() {
@@ -188,20 +252,23 @@ int main(int argc, char** argv) {
   build_font_atlas(13.0f * ratio, nullptr, *g_catalog);
   t.atlas_ms = ms_since(t0);
   ImGui::GetStyle().ScaleAllSizes(ratio);
+  // A steady caret: a blinking one would redraw the page twice a second for as long as a field
+  // keeps the focus (it does after Enter), and some find blinking distracting anyway.
+  io.ConfigInputTextCursorBlink = false;
+  install_wake_callbacks(window);  // before the backend's, which chain to them
   ImGui_ImplGlfw_InitForOpenGL(window, true);
   ImGui_ImplOpenGL3_Init(platform_glsl_version());
 
   const auto t_loop = std::chrono::steady_clock::now();
   platform_run_loop(window, [window, t_loop, t]() mutable {
-    static int frames = 0;
-    frame(window);
-    if (frames == 0) {
+    if (!tick(window)) return false;
+    if (g_frames_drawn == 1) {
       t.frame_ms = ms_since(t_loop);
       platform_first_frame(t);
-    } else if (frames == 2) {
+    } else if (g_frames_drawn == 3) {
       complete_catalog();  // once the first frame is on screen
     }
-    ++frames;
+    return true;
   });
 
   ImGui_ImplOpenGL3_Shutdown();

@@ -10,6 +10,9 @@ const Catalog* catalog_instance();  // null before main() has loaded it; complet
 // Loads the catalog's instances if they are not yet (main() leaves them for after the first
 // frame) and tells the App.
 void complete_catalog();
+// Asks the loop to draw: something outside the frame changed what the page shows (the link, an
+// upload, the wheel, the font, the catalog) or input arrived. The page draws nothing otherwise.
+void wake_page();
 // The Chinese font subset's bytes (empty when it could not be loaded); the next frame uses it.
 void deliver_cjk_font(std::string bytes);
 

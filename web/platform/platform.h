@@ -25,8 +25,19 @@ void platform_store_state(const std::string& query);
 // window.gpuplanState in the browser; the file named by GPUPLAN_STATE_FILE natively).
 void platform_publish_results(const std::string& json);
 
-// Runs `frame` until the window closes (or, natively, GPUPLAN_MAX_FRAMES frames have run).
-void platform_run_loop(GLFWwindow* window, const std::function<void()>& frame);
+// Runs `tick` until the window closes; it returns whether it drew a frame. While ticks draw,
+// the loop runs at the display's rate; after one that draws nothing it waits (the browser asks
+// for no animation frame, the desktop waits for events) until platform_wake(). Natively,
+// GPUPLAN_MAX_FRAMES=N stops after N frames drawn or at the first tick that draws none (the
+// page has come to rest: it prints "gpuplan: at rest after K frames"), whichever is first.
+void platform_run_loop(GLFWwindow* window, const std::function<bool()>& tick);
+
+// The page has something to draw (main.cpp's wake_page): a loop at rest ticks again.
+void platform_wake();
+
+// Called after each frame drawn with the count so far (window.gpuplanFrames in the browser, read
+// by tests and bench/bench_web.mjs: an idle page draws none).
+void platform_frame_drawn(long frames);
 
 // How long the start took, in ms: the catalog (without instances), the App with the link, the
 // window and GL context, the font atlas, and the first frame after the loop started.

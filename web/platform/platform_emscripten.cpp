@@ -10,6 +10,7 @@
 #include <string>
 
 #include "ui/app.h"
+#include "platform/main_app.h"
 #include "platform/platform.h"
 
 // EM_ASM bodies are JavaScript, which clang-format would rewrite as C++ (it splits "!=="):
@@ -17,8 +18,25 @@
 // clang-format off
 namespace gpuplan::web {
 namespace {
-std::function<void()> g_frame;
-void frame_trampoline() { g_frame(); }
+std::function<bool()> g_tick;
+bool g_paused = false;
+// A tick that draws nothing also stops asking for animation frames: a page that asks for them
+// has Chromium run a frame for each, 4-5% of a core per page in headless Chromium even with
+// nothing drawn (0.2% paused; bench/bench_web.mjs). The loop waits for platform_wake().
+void tick_trampoline() {
+  if (!g_tick()) {
+    g_paused = true;
+    emscripten_pause_main_loop();
+  }
+}
+
+// Wakes for what GLFW's callbacks do not report here: the window resized (the canvas follows
+// its box, platform_pixel_ratio), the focus moving, the tab shown again. They consume nothing
+// (false: no preventDefault). Input wakes the page through GLFW (main.cpp), the wheel through
+// gpuplan_wheel, the page's JavaScript through the exports (exports_emscripten.cpp).
+EM_BOOL wake_on_ui(int, const EmscriptenUiEvent*, void*) { wake_page(); return EM_FALSE; }
+EM_BOOL wake_on_focus(int, const EmscriptenFocusEvent*, void*) { wake_page(); return EM_FALSE; }
+EM_BOOL wake_on_visibility(int, const EmscriptenVisibilityChangeEvent*, void*) { wake_page(); return EM_FALSE; }
 }  // namespace
 
 const char* platform_glsl_version() { return "#version 300 es"; }
@@ -72,9 +90,24 @@ void platform_first_frame(const StartupTimes& t) {
   }, t.catalog_ms, t.app_ms, t.context_ms, t.atlas_ms, t.frame_ms);
 }
 
-void platform_run_loop(GLFWwindow*, const std::function<void()>& frame) {
-  g_frame = frame;
-  emscripten_set_main_loop(frame_trampoline, 0, true);
+void platform_run_loop(GLFWwindow*, const std::function<bool()>& tick) {
+  g_tick = tick;
+  emscripten_set_resize_callback(EMSCRIPTEN_EVENT_TARGET_WINDOW, nullptr, EM_FALSE, wake_on_ui);
+  emscripten_set_focus_callback(EMSCRIPTEN_EVENT_TARGET_WINDOW, nullptr, EM_FALSE, wake_on_focus);
+  emscripten_set_blur_callback(EMSCRIPTEN_EVENT_TARGET_WINDOW, nullptr, EM_FALSE, wake_on_focus);
+  emscripten_set_visibilitychange_callback(nullptr, EM_FALSE, wake_on_visibility);
+  // Ticks every animation frame while the page draws.
+  emscripten_set_main_loop(tick_trampoline, 0, true);
+}
+
+void platform_wake() {
+  if (!g_paused) return;
+  g_paused = false;
+  emscripten_resume_main_loop();  // the next animation frame ticks
+}
+
+void platform_frame_drawn(long frames) {
+  EM_ASM({ window.gpuplanFrames = $0; }, frames);
 }
 
 float platform_pixel_ratio(GLFWwindow* window) {

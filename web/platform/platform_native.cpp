@@ -31,6 +31,7 @@ void on_drop(GLFWwindow*, int count, const char** paths) {
     const std::string path = paths[i];
     g_drop_target->load_file(path.substr(path.find_last_of('/') + 1), ss.str());
   }
+  wake_page();
 }
 
 }  // namespace
@@ -64,12 +65,30 @@ void platform_first_frame(const StartupTimes& t) {
       t.catalog_ms, t.app_ms, t.context_ms, t.atlas_ms, t.frame_ms);
 }
 
-void platform_run_loop(GLFWwindow* window, const std::function<void()>& frame) {
+void platform_run_loop(GLFWwindow* window, const std::function<bool()>& tick) {
   const char* max_env = std::getenv("GPUPLAN_MAX_FRAMES");
   const long max_frames = max_env ? std::strtol(max_env, nullptr, 10) : -1;
-  for (long n = 0; !glfwWindowShouldClose(window) && (max_frames < 0 || n < max_frames); ++n)
-    frame();
+  long drawn = 0;
+  while (!glfwWindowShouldClose(window) && (max_frames < 0 || drawn < max_frames)) {
+    if (tick()) {
+      ++drawn;
+      continue;
+    }
+    if (max_frames >= 0) {
+      std::printf("gpuplan: at rest after %ld frames\n", drawn);
+      break;
+    }
+    // At rest: sleep until an event (input, resize, the window uncovered) wakes the page. Every
+    // wake comes through GLFW's queue here; the timeout is a safety net that costs nothing.
+    glfwWaitEventsTimeout(0.5);
+  }
 }
+
+// Every wake comes from GLFW's callbacks, run inside glfwWaitEventsTimeout or glfwPollEvents:
+// the loop ticks right after them.
+void platform_wake() {}
+
+void platform_frame_drawn(long) {}
 
 float platform_pixel_ratio(GLFWwindow*) {
   return 1.0f;

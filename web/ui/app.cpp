@@ -253,6 +253,7 @@ void App::draw_plans_tab(UiActions& a) {
     m_.plan_progress = search_->progress();
     results_changed_ = true;
     if (!search_->finished()) {
+      work_in_flight_ = true;
       ImGui::TextUnformatted(tr(S::searching));
       ImGui::ProgressBar(static_cast<float>(m_.plan_progress));
       remember(a, "plan-progress");
@@ -308,6 +309,7 @@ void App::draw_serving_tab(UiActions& a) {
         [&] { return m_.serve.slices.slices; }, [&] { return serve_job_->done; }, 1,
         kSliceTimePerFrame, m_.serve.slices);
     results_changed_ = true;
+    work_in_flight_ = !serve_job_->done;
   }
   a.merge(draw_serving(m_));
 }
@@ -354,6 +356,7 @@ void App::draw_tabs(UiActions& a, float panel_height) {
 
 void App::draw(float pixel_ratio) {
   m_.ratio = pixel_ratio;
+  work_in_flight_ = false;  // the tab drawn below says whether its work goes on
   if (!m_.ev && m_.error.message.empty()) recompute();
   set_language(lang_);
   mark_fields(m_.link_problems);

@@ -52,6 +52,11 @@ class App {
   void set_trusted_keys(std::vector<std::string> keys);
   const std::vector<std::string>& trusted_keys() const { return trusted_keys_; }
 
+  // Whether the last frame left work the next frames carry on (a planner search or a serving
+  // plan under way, a slice a frame; the "Link copied" confirmation counting down): the page
+  // keeps drawing while it does, and rests otherwise.
+  bool wants_frames() const { return work_in_flight_ || m_.copied_frames > 0; }
+
   bool take_request_changed();  // once after each state change (update the URL)
   bool take_results_changed();  // once after each change of results_json()
   bool take_keys_changed();     // once after the trusted keys changed
@@ -91,7 +96,8 @@ class App {
   bool request_changed_ = false;
   bool results_changed_ = true;
   bool keys_changed_ = false;
-  bool force_tab_ = true;  // select m_.state.tab in the next frame (state set from outside)
+  bool work_in_flight_ = false;  // see wants_frames()
+  bool force_tab_ = true;        // select m_.state.tab in the next frame (state set from outside)
   std::string rects_json_;
   Lang default_lang_ = Lang::en;
   Lang lang_ = Lang::en;
