@@ -131,9 +131,12 @@ test('exports and the copy-link button carry the current results', async () => {
             `CSV ${total} vs page ${s.estimate.memory_bytes.total}`);
   // The JSON export is `gpuplan estimate --json` for the same keys.
   const json = JSON.parse(await page.evaluate(() => Module.ccall('gpuplan_export', 'string', ['string'], ['json'])));
-  const cli = await cliJson(['estimate', '--model', 'llama-2-7b', '--batch', '16', '--precision', 'bf16', '--gpu',
-                             'h100-sxm5-80gb', '--gpus', '8', '--checkpointing', 'full', '--zero', '3']);
-  assert.deepEqual(json, cli);
+  const args = ['estimate', '--model', 'llama-2-7b', '--batch', '16', '--precision', 'bf16', '--gpu', 'h100-sxm5-80gb',
+                '--gpus', '8', '--checkpointing', 'full', '--zero', '3'];
+  assert.deepEqual(json, await cliJson(args));
+  // The Results tab's launch config (torchrun until one is picked) is `estimate --emit`'s.
+  assert.equal(s.launch.format, 'torchrun');
+  assert.equal(s.launch.results.text, (await run(cliPath, [...args, '--emit', 'torchrun'])).stdout);
   const download = page.waitForEvent('download');
   await clickWidget(page, 'export-csv', 10);
   assert.equal((await download).suggestedFilename(), 'gpuplan-results.csv');
@@ -147,7 +150,8 @@ const planKeys = ['--model', 'gpt2-medium', '--batch', '64', '--precision', 'amp
 
 test('Export on the Plans tab downloads the plans table and the JSON of gpuplan plan', async () => {
   await open('model=gpt2-medium&batch=64&precision=amp-bf16&tokens=2000000000&tab=plans&provider=aws');
-  const s = await waitForState(page, 's.plans && s.plans.top && s.plans.top.length > 0');
+  // "Link copied" (an earlier test's click) reverting to "Copy link" moves the layout: let it.
+  const s = await waitForState(page, 's.plans && s.plans.top && s.plans.top.length > 0 && !s.link_copied');
   const download = page.waitForEvent('download');
   await clickWidget(page, 'export-csv', 10);
   const file = await download;
@@ -163,21 +167,24 @@ test('Export on the Plans tab downloads the plans table and the JSON of gpuplan 
 
 test('the Plans tab shows the launch config gpuplan plan --emit prints for the chosen plan', async () => {
   await open('model=gpt2-medium&batch=64&precision=amp-bf16&tokens=2000000000&tab=plans&provider=aws');
-  let s = await waitForState(page, 's.plans && s.plans.top && s.plans.top.length > 0 && s.launch.plans !== null');
+  let s = await waitForState(page, 's.plans && s.plans.top && s.plans.top.length > 0 && s.launch.plans !== null && !s.link_copied');
   await clickWidget(page, 'launch-deepspeed', 6);
   s = await waitForState(page, 's.launch.format === "deepspeed"');
   const emit = async (extra) => (await run(cliPath, ['plan', ...planKeys, ...extra, '--emit', 'deepspeed'])).stdout;
   assert.equal(s.launch.plans.plan, 0);
   assert.equal(s.launch.plans.error, '');
   assert.equal(s.launch.plans.text, await emit([]));
-  // Another GPU's first plan: the top plan of `gpuplan plan --gpu G`.
+  const first = s.launch.plans.text;
+  // The first plan of another GPU with another data-parallel degree (so another config): the top
+  // plan of `gpuplan plan --gpu G`.
   const top = s.plans.top;
-  const i = top.findIndex((p) => p.gpu !== top[0].gpu && p.tp === 1 && p.pp === 1 &&
+  const i = top.findIndex((p) => p.gpu !== top[0].gpu && p.dp !== top[0].dp && p.tp === 1 && p.pp === 1 &&
                                  top.findIndex((q) => q.gpu === p.gpu) === top.indexOf(p));
-  assert.ok(i > 0, 'the plans include another GPU');
+  assert.ok(i > 0, 'the plans include another GPU with another layout');
   await clickWidget(page, 'launch-plan', 10);
   await clickWidget(page, `launch-plan-${i}`, 10);
   s = await waitForState(page, `s.launch.plans.plan === ${i}`);
+  assert.notEqual(s.launch.plans.text, first);
   assert.equal(s.launch.plans.text, await emit(['--gpu', top[i].gpu]));
   assert.match(s.launch.plans.fill_in, /ds_config\.json/);
   await clickWidget(page, 'launch-copy', 6);
