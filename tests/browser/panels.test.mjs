@@ -8,7 +8,7 @@ import { promisify } from 'node:util';
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { useBrowser, waitForState, cliJson, screenshot, widget, clickWidget } from './harness.mjs';
+import { useBrowser, waitForState, cliJson, cliPath, screenshot, widget, clickWidget } from './harness.mjs';
 
 const run = promisify(execFile);
 const probeBin = process.env.GPUPLAN_PROBE;
@@ -129,14 +129,67 @@ test('exports and the copy-link button carry the current results', async () => {
   const total = csv.split('\n').find((l) => l.startsWith('memory_total,')).split(',')[1];
   assert.ok(Math.abs(Number(total) - s.estimate.memory_bytes.total) <= 1e-9 * s.estimate.memory_bytes.total,
             `CSV ${total} vs page ${s.estimate.memory_bytes.total}`);
+  // The JSON export is `gpuplan estimate --json` for the same keys.
   const json = JSON.parse(await page.evaluate(() => Module.ccall('gpuplan_export', 'string', ['string'], ['json'])));
-  assert.equal(json.estimate.params, s.estimate.params);
+  const args = ['estimate', '--model', 'llama-2-7b', '--batch', '16', '--precision', 'bf16', '--gpu', 'h100-sxm5-80gb',
+                '--gpus', '8', '--checkpointing', 'full', '--zero', '3'];
+  assert.deepEqual(json, await cliJson(args));
+  // The Results tab's launch config (torchrun until one is picked) is `estimate --emit`'s.
+  assert.equal(s.launch.format, 'torchrun');
+  assert.equal(s.launch.results.text, (await run(cliPath, [...args, '--emit', 'torchrun'])).stdout);
   const download = page.waitForEvent('download');
   await clickWidget(page, 'export-csv', 10);
   assert.equal((await download).suggestedFilename(), 'gpuplan-results.csv');
   await clickWidget(page, 'copy-link', 10);
   await page.waitForFunction(() => window.gpuplanLastCopied !== undefined);
   assert.equal(await page.evaluate(() => window.gpuplanLastCopied), await page.evaluate(() => location.href));
+});
+
+const planKeys = ['--model', 'gpt2-medium', '--batch', '64', '--precision', 'amp-bf16', '--tokens', '2000000000',
+                  '--provider', 'aws'];
+
+test('Export on the Plans tab downloads the plans table and the JSON of gpuplan plan', async () => {
+  await open('model=gpt2-medium&batch=64&precision=amp-bf16&tokens=2000000000&tab=plans&provider=aws');
+  // "Link copied" (an earlier test's click) reverting to "Copy link" moves the layout: let it.
+  const s = await waitForState(page, 's.plans && s.plans.top && s.plans.top.length > 0 && !s.link_copied');
+  const download = page.waitForEvent('download');
+  await clickWidget(page, 'export-csv', 10);
+  const file = await download;
+  assert.equal(file.suggestedFilename(), 'gpuplan-plans.csv');
+  const lines = (await readFile(await file.path(), 'utf8')).trim().split('\n');
+  assert.match(lines[0], /^rank,instance,gpu,nodes,.*time_h,cost_usd,/, 'the plans header');
+  assert.ok(!lines.some((l) => l.startsWith('quantity,') || l.startsWith('memory_')), 'not the training quantities');
+  assert.equal(lines.length, s.plans.top.length + 1);
+  assert.equal(lines[1].split(',')[1], s.plans.top[0].instance);
+  const json = JSON.parse(await page.evaluate(() => Module.ccall('gpuplan_export', 'string', ['string'], ['json'])));
+  assert.deepEqual(json, await cliJson(['plan', ...planKeys]));
+});
+
+test('the Plans tab shows the launch config gpuplan plan --emit prints for the chosen plan', async () => {
+  await open('model=gpt2-medium&batch=64&precision=amp-bf16&tokens=2000000000&tab=plans&provider=aws');
+  let s = await waitForState(page, 's.plans && s.plans.top && s.plans.top.length > 0 && s.launch.plans !== null && !s.link_copied');
+  await clickWidget(page, 'launch-deepspeed', 6);
+  s = await waitForState(page, 's.launch.format === "deepspeed"');
+  const emit = async (extra) => (await run(cliPath, ['plan', ...planKeys, ...extra, '--emit', 'deepspeed'])).stdout;
+  assert.equal(s.launch.plans.plan, 0);
+  assert.equal(s.launch.plans.error, '');
+  assert.equal(s.launch.plans.text, await emit([]));
+  const first = s.launch.plans.text;
+  // The first plan of another GPU with another data-parallel degree (so another config): the top
+  // plan of `gpuplan plan --gpu G`.
+  const top = s.plans.top;
+  const i = top.findIndex((p) => p.gpu !== top[0].gpu && p.dp !== top[0].dp && p.tp === 1 && p.pp === 1 &&
+                                 top.findIndex((q) => q.gpu === p.gpu) === top.indexOf(p));
+  assert.ok(i > 0, 'the plans include another GPU with another layout');
+  await clickWidget(page, 'launch-plan', 10);
+  await clickWidget(page, `launch-plan-${i}`, 10);
+  s = await waitForState(page, `s.launch.plans.plan === ${i}`);
+  assert.notEqual(s.launch.plans.text, first);
+  assert.equal(s.launch.plans.text, await emit(['--gpu', top[i].gpu]));
+  assert.match(s.launch.plans.fill_in, /ds_config\.json/);
+  await clickWidget(page, 'launch-copy', 6);
+  await page.waitForFunction((t) => window.gpuplanLastCopied === t, s.launch.plans.text);
+  await screenshot(page, 'panel-plans-launch');
 });
 
 test('high-DPI screens get a sharp canvas and widgets stay clickable', async () => {

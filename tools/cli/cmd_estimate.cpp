@@ -5,30 +5,12 @@
 // published runs of the same setup and a measured run of the user's own model (--probe FILE).
 #include <cstdio>
 
-#include <nlohmann/json.hpp>
-
 #include "cli.h"
 #include "gpuplan/evaluate.h"
 #include "gpuplan/report.h"
 
 namespace gpuplan::cli {
 namespace {
-
-void print_json(const Catalog& cat, const Evaluation& e) {
-  auto j = nlohmann::ordered_json::parse(evaluation_to_json(e));
-  if (e.measured_run)
-    j["measured_run"] = nlohmann::ordered_json::parse(measured_comparison_to_json(*e.measured_run));
-  if (e.gpu) j["published"] = nlohmann::ordered_json::array();
-  for (const auto& c : e.published)
-    j["published"].push_back(nlohmann::ordered_json::parse(published_comparison_json(c)));
-  if (e.price && e.cost && j.contains("cost")) {
-    if (auto rate = usd_per_currency_unit(e.query.currency, *e.price, cat.pricing); rate.ok()) {
-      j["cost"]["shown_currency"] = e.query.currency;
-      j["cost"]["total_in_shown_currency"] = e.cost->usd_total / rate.value();
-    }
-  }
-  std::printf("%s\n", j.dump(2).c_str());
-}
 
 void print_text(const Catalog& cat, const Evaluation& e, const std::string& probe_path) {
   std::printf("%s", evaluation_to_text(e).c_str());
@@ -80,7 +62,7 @@ int cmd_estimate(Args args) {
                             e.gpu ? e.gpus : e.query.request.setup.dp, e.query.nodes));
   }
   if (json)
-    print_json(cat, e);
+    std::printf("%s\n", evaluation_report_json(e, cat.pricing).c_str());
   else
     print_text(cat, e, probe_path);
   return 0;

@@ -35,42 +35,6 @@ Result<LoadCurve> read_curve(const std::string& spec, double rate) {
   return parse_load_curve(text, spec);
 }
 
-json option_json(const ServeOption& o) {
-  json j;
-  j["instance"] = o.instance;
-  j["provider"] = o.provider;
-  j["gpu"] = o.gpu;
-  j["tp"] = o.tp;
-  j["kv_cache_bytes_per_gpu"] = o.memory.kv_bytes;
-  j["kv_cache_tokens"] = o.memory.kv_tokens;
-  j["weight_bytes_per_gpu"] = o.memory.weight_bytes;
-  j["max_concurrent_sequences"] = o.max_seqs;
-  j["prefill_s"] = o.prefill_s;
-  j["decode_step_s"] = o.decode_step_s;
-  const auto& s = o.rate.at_max;
-  j["replica_max_rate_per_s"] = o.rate.max_rate_per_s;
-  j["at_max_rate"] = {
-      {"ttft_s", {{"p50", s.ttft_s.p50}, {"p90", s.ttft_s.p90}, {"p99", s.ttft_s.p99}}},
-      {"tpot_s", {{"p50", s.tpot_s.p50}, {"p90", s.tpot_s.p90}, {"p99", s.tpot_s.p99}}},
-      {"output_tokens_per_s", s.output_tokens_per_s}};
-  j["limit"] = o.rate.limit;
-  j["fixed_replicas"] = o.fleet.fixed_replicas;
-  j["replicas_per_hour"] = json::array();
-  for (const auto& h : o.fleet.hours) j["replicas_per_hour"].push_back(h.replicas);
-  j["scale_up_delay_s"] = o.fleet.scale_up_delay_s;
-  j["price_usd_per_hour"] = o.price.usd_per_hour;
-  j["costs"] = json::array();
-  for (const auto& c : o.costs) {
-    j["costs"].push_back({{"pricing", c.pricing},
-                          {"usd_per_month_fixed", c.usd_per_month_fixed},
-                          {"usd_per_month_autoscaled", c.usd_per_month_autoscaled},
-                          {"usd_per_million_output_tokens", c.usd_per_million_output_tokens},
-                          {"note", c.note}});
-  }
-  j["notes"] = o.notes;
-  return j;
-}
-
 void print_text(const ServePlan& p, const ServeQuery& q) {
   std::printf("%-4s %-36s %-16s %3s %9s %9s %9s %5s %12s %12s %9s\n", "rank", "instance", "gpu",
               "tp", "rate/rep", "TTFTp90", "TPOTp90", "fixed", "$/mo fixed", "$/mo auto", "$/Mtok");
@@ -140,13 +104,7 @@ int cmd_serve(Args args) {
   auto plan = plan_serving(cat, serving.value(), *model, q);
   if (!plan.ok()) return fail(plan.error());
   if (json_out) {
-    json out;
-    out["model"] = model->id;
-    out["load_curve_per_s"] = q.curve;
-    out["options"] = json::array();
-    for (const auto& o : plan.value().options) out["options"].push_back(option_json(o));
-    out["notes"] = plan.value().notes;
-    std::printf("%s\n", out.dump(2).c_str());
+    std::printf("%s\n", serve_plan_to_json(model->id, q.curve, plan.value()).c_str());
   } else {
     print_text(plan.value(), q);
   }

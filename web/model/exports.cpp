@@ -12,6 +12,7 @@
 #include "gpuplan/query.h"
 #include "gpuplan/report.h"
 #include "gpuplan/serve_plan.h"
+#include "model/launch.h"
 
 namespace gpuplan::web {
 namespace {
@@ -62,6 +63,9 @@ Json plans_json(const PageModel& m) {
     top.push_back({{"instance", p.instance},
                    {"gpu", p.gpu},
                    {"nodes", p.nodes},
+                   {"dp", p.setup.dp},
+                   {"tp", p.setup.tp},
+                   {"pp", p.setup.pp},
                    {"hours", p.cost.expected_hours},
                    {"usd_total", p.cost.usd_total},
                    {"price_assumed", p.price.assumption},
@@ -167,6 +171,31 @@ Json serving_json(const PageModel& m) {
           {"latency", latency}};
 }
 
+// A launch config as shown: its text, or the core's error and the text null.
+Json launch_shown(const Result<std::string>& config) {
+  if (!config.ok()) return {{"text", nullptr}, {"error", config.error().message}};
+  return {{"text", config.value()}, {"error", ""}};
+}
+
+// The launch configs of the Results and Plans tabs for the launcher chosen, with the notes shown.
+Json launch_json(const PageModel& m) {
+  Json j = {{"format", launch_format_name(m.launch_format)},
+            {"copied", m.launch_copied_frames > 0},
+            {"results", nullptr},
+            {"plans", nullptr}};
+  if (m.ev) {
+    j["results"] = launch_shown(estimate_launch_config(*m.ev, m.launch_format));
+    j["results"]["fill_in"] = tr(launch_fill_in(m.launch_format, m.ev->query.nodes));
+  }
+  const Plan* p = m.plans && m.ev ? launch_plan(*m.plans, m.launch_plan) : nullptr;
+  if (p) {
+    j["plans"] = launch_shown(plan_launch_config(m.ev->model.id, *p, m.launch_format));
+    j["plans"]["plan"] = p - m.plans->plans.data();
+    j["plans"]["fill_in"] = tr(launch_fill_in(m.launch_format, p->nodes));
+  }
+  return j;
+}
+
 }  // namespace
 
 std::string results_json(const PageModel& m, const std::string& widgets_json) {
@@ -195,6 +224,7 @@ std::string results_json(const PageModel& m, const std::string& widgets_json) {
   put_time_and_cost(m, j);
   j["plans"] = plans_json(m);
   j["serving"] = serving_json(m);
+  j["launch"] = launch_json(m);
   j["upload"] = upload_json(m);
   j["published"] = published_json(m);
   j["measured_run"] = measured_run_json(m);
@@ -203,18 +233,42 @@ std::string results_json(const PageModel& m, const std::string& widgets_json) {
   return j.dump();
 }
 
-std::string export_json(const PageModel& m) {
-  auto j = Json::parse(results_json(m, ""));
-  j.erase("widgets");
+namespace {
+
+// A number as the CSV writes it: 10 significant digits, "" for none.
+std::string csv_number(double v) {
+  char b[64];
+  std::snprintf(b, sizeof b, "%.10g", v);
+  return b;
+}
+
+// A text cell, quoted when it holds a comma, a quote or a line break (RFC 4180).
+std::string csv_text(const std::string& s) {
+  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+std::string csv_line(const std::vector<std::string>& cells) {
+  std::string out;
+  for (const auto& c : cells) out += (out.empty() ? "" : ",") + c;
+  return out + "\n";
+}
+
+std::string error_json(const std::string& message, bool versioned) {
+  Json j;
+  if (versioned) j["schema_version"] = kQuerySchemaVersion;
+  j["error"] = message;
   return j.dump(2);
 }
 
-std::string export_csv(const PageModel& m) {
+}  // namespace
+
+std::string results_csv(const PageModel& m) {
   std::string out = "quantity,value,unit\n";
   auto row = [&](const std::string& q, double v, const char* unit) {
-    char b[64];
-    std::snprintf(b, sizeof b, "%.10g", v);
-    out += q + "," + b + "," + unit + "\n";
+    out += csv_line({q, csv_number(v), unit});
   };
   if (!m.ev) return out;
   const Evaluation& c = *m.ev;
@@ -247,6 +301,93 @@ std::string export_csv(const PageModel& m) {
     row("usd_total", c.cost->usd_total, "USD");
   }
   return out;
+}
+
+std::string results_export_json(const PageModel& m) {
+  if (!m.ev) return error_json(m.error.message, true);
+  return evaluation_report_json(*m.ev, m.catalog->pricing);
+}
+
+std::string plans_csv(const PlanResult& plans) {
+  // The Plans table's columns, its "ZeRO, micro-batch, checkpointing" and "dp/tp/pp" cells split.
+  std::string out = csv_line({"rank", "instance", "gpu", "nodes", "gpus", "dp", "tp", "pp",
+                              "zero_stage", "micro_batch", "checkpointing", "time_h", "cost_usd",
+                              "price_assumed", "mfu_percent", "pareto"});
+  int rank = 0;
+  for (const auto& p : plans.plans) {
+    out += csv_line({std::to_string(++rank), csv_text(p.instance), csv_text(p.gpu),
+                     std::to_string(p.nodes), std::to_string(p.gpus), std::to_string(p.setup.dp),
+                     std::to_string(p.setup.tp), std::to_string(p.setup.pp),
+                     std::to_string(p.setup.zero_stage), std::to_string(p.setup.micro_batch),
+                     checkpointing_name(p.setup.checkpointing), csv_number(p.cost.expected_hours),
+                     csv_number(p.cost.usd_total), p.price.assumption ? "true" : "false",
+                     csv_number(100 * p.time.mfu), p.pareto ? "true" : "false"});
+  }
+  return out;
+}
+
+std::string plans_export_json(const PageModel& m) {
+  if (m.plans) return plan_to_json(*m.plans);
+  return error_json(m.plan_error.message.empty()
+                        ? "the planner has not run yet (open the Plans tab)"
+                        : m.plan_error.message,
+                    false);
+}
+
+std::string serving_csv(const ServePlan& plan, double percentile) {
+  const std::string p = "p" + csv_number(percentile);
+  std::string out = csv_line({"rank", "instance", "gpu", "tp", "replica_max_rate_per_s",
+                              "ttft_" + p + "_ms", "tpot_" + p + "_ms", "fixed_replicas",
+                              "fixed_gpus", "peak_replicas", "usd_per_month_fixed",
+                              "usd_per_month_autoscaled", "usd_per_million_output_tokens"});
+  int rank = 0;
+  for (const auto& o : plan.options) {
+    int peak = 0;
+    for (const auto& h : o.fleet.hours) peak = std::max(peak, h.replicas);
+    // The on-demand cost, as the table shows; "" where the option has no priced instance.
+    auto usd = [&](double FleetCost::*field) {
+      return o.costs.empty() ? std::string() : csv_number(o.costs.front().*field);
+    };
+    const auto& at = o.rate.at_max;
+    out +=
+        csv_line({std::to_string(++rank), csv_text(o.instance.empty() ? o.gpu : o.instance),
+                  csv_text(o.gpu), std::to_string(o.tp), csv_number(o.rate.max_rate_per_s),
+                  csv_number(at_percentile(at.ttft_s, percentile) * 1000),
+                  csv_number(at_percentile(at.tpot_s, percentile) * 1000),
+                  std::to_string(o.fleet.fixed_replicas),
+                  std::to_string(o.fleet.fixed_replicas * o.tp), std::to_string(peak),
+                  usd(&FleetCost::usd_per_month_fixed), usd(&FleetCost::usd_per_month_autoscaled),
+                  usd(&FleetCost::usd_per_million_output_tokens)});
+  }
+  return out;
+}
+
+std::string serving_export_json(const PageModel& m) {
+  const ServeResults& r = m.serve;
+  if (r.plan) return serve_plan_to_json(r.model, r.curve, *r.plan);
+  return error_json(r.error.message.empty() ? "the serving plan has not finished (open the "
+                                              "Serving tab)"
+                                            : r.error.message,
+                    false);
+}
+
+ExportFile export_file(const PageModel& m, ExportKind kind) {
+  const bool csv = kind == ExportKind::csv;
+  ExportFile f;
+  f.mime = csv ? "text/csv" : "application/json";
+  std::string tab = "results";
+  if (m.state.tab == Tab::plans) {
+    tab = "plans";
+    f.text = csv ? plans_csv(m.plans ? *m.plans : PlanResult{}) : plans_export_json(m);
+  } else if (m.state.tab == Tab::serving) {
+    tab = "serving";
+    f.text = csv ? serving_csv(m.serve.plan ? *m.serve.plan : ServePlan{}, m.state.serve.percentile)
+                 : serving_export_json(m);
+  } else {
+    f.text = csv ? results_csv(m) : results_export_json(m);
+  }
+  f.name = "gpuplan-" + tab + (csv ? ".csv" : ".json");
+  return f;
 }
 
 namespace {

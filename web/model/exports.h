@@ -11,10 +11,32 @@ namespace gpuplan::web {
 // The results mirror: state, estimate, time, cost, plans, upload, and `widgets_json` (an
 // object of widget rectangles, or "" for none).
 std::string results_json(const PageModel& m, const std::string& widgets_json);
-// The JSON export (the mirror without widget rectangles, indented).
-std::string export_json(const PageModel& m);
-// The CSV export: one quantity per line with its unit.
-std::string export_csv(const PageModel& m);
+
+// A file Export CSV or Export JSON offers: its name, MIME type and text.
+struct ExportFile {
+  std::string name;  // "gpuplan-plans.csv": the tab whose table it holds
+  std::string mime;  // "text/csv", "application/json"
+  std::string text;
+};
+enum class ExportKind { csv, json };
+// What the tab on screen shows, as a file: Plans its plans, Serving its ranking, the other tabs
+// the calculator's results (Results, and Hardware and Benchmarks, which show no result table of
+// their own). The JSON is the CLI's for the same question (`gpuplan estimate|plan|serve --json`),
+// written by the same core writers.
+ExportFile export_file(const PageModel& m, ExportKind kind);
+
+// Results: one quantity per line with its unit (CSV), and `gpuplan estimate --json`
+// (evaluation_report_json), or {"schema_version": 1, "error": MESSAGE} when there is no estimate.
+std::string results_csv(const PageModel& m);
+std::string results_export_json(const PageModel& m);
+// Plans: one row per plan with the table's columns, units in the headers (CSV), and
+// `gpuplan plan --json` (plan_to_json), or {"error": MESSAGE} when there are no plans.
+std::string plans_csv(const PlanResult& plans);
+std::string plans_export_json(const PageModel& m);
+// Serving: the ranking table, one row per option, the latencies at the SLO's `percentile` (CSV),
+// and `gpuplan serve --json` (serve_plan_to_json), or {"error": MESSAGE} without a plan.
+std::string serving_csv(const ServePlan& plan, double percentile);
+std::string serving_export_json(const PageModel& m);
 
 // The estimate JSON for a CLI-style query computed by the core without any UI (exported to
 // JavaScript so tests can compare the page's core with the native CLI).

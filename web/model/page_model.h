@@ -15,6 +15,7 @@
 #include "gpuplan/cost.h"
 #include "gpuplan/estimate.h"
 #include "gpuplan/evaluate.h"
+#include "gpuplan/launch_config.h"
 #include "gpuplan/measured_run.h"
 #include "gpuplan/plan.h"
 #include "gpuplan/probe_file.h"
@@ -68,6 +69,9 @@ struct PageModel {
   double plan_progress = 1;                // share of the planner search done (1: none under way)
   SliceStats plan_slices;                  // how the last planner search spread over frames
   ServeResults serve;                      // the Serving tab's plan, curve and latency curve
+  LaunchFormat launch_format = LaunchFormat::torchrun;  // the launch config Results and Plans show
+  int launch_plan = 0;                                  // Plans: the plan it is for (index)
+  int launch_copied_frames = 0;                         // "Copy" shows "Copied" while > 0
 };
 
 // What the user asked for in one frame. Empty fields mean "no change".
@@ -80,8 +84,10 @@ struct UiActions {
   std::optional<std::string> trust_key;  // pin this public key
   std::optional<std::string> model_filter;
   std::optional<int> instance_sort;
-  std::vector<std::string>
-      platform;  // "copy-link", "export-csv", "export-json", "upload", "language", "open-url/URL"
+  std::optional<LaunchFormat> launch_format;
+  std::optional<int> launch_plan;
+  std::vector<std::string> platform;  // "copy-link", "copy-launch", "export-csv", "export-json",
+                                      // "upload", "language", "open-url/URL"
   std::vector<std::pair<std::string, std::array<float, 4>>> rects;  // CSS px: x0, y0, x1, y1
 
   explicit UiActions(float r = 1.0f) : ratio(r) {}

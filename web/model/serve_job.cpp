@@ -84,6 +84,7 @@ std::unique_ptr<ServeJob> start_serve_job(const Catalog& catalog, const PageStat
   job->query = serve_query(r, curve.value());
   job->query.gpu = targets.value().gpu;
   job->search = start_serve_search(catalog, job->query);
+  out.model = model->id;
   out.curve = curve.value();
   out.progress = 0;
   return job;

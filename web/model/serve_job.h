@@ -27,7 +27,8 @@ struct LatencyPoint {
 
 // What the Serving tab shows.
 struct ServeResults {
-  LoadCurve curve;  // 24 hourly rates
+  std::string model;  // the model's catalog id (an alias resolved), as `gpuplan serve` names it
+  LoadCurve curve;    // 24 hourly rates
   std::optional<ServePlan> plan;
   std::vector<LatencyPoint> latency;  // the first option's replica, rising rates
   Error error;                        // the core's (with its message id) or the page's

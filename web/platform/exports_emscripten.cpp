@@ -32,12 +32,13 @@ EMSCRIPTEN_KEEPALIVE const char* gpuplan_load_file(const char* name, const char*
   return error.c_str();
 }
 
-// "csv" or "json" export of the current results.
+// "csv" or "json" export of the tab on screen (what Export CSV / Export JSON download).
 EMSCRIPTEN_KEEPALIVE const char* gpuplan_export(const char* kind) {
   static std::string out;
   auto* app = gpuplan::web::app_instance();
   if (!app) return "";
-  out = std::string(kind ? kind : "") == "csv" ? app->export_csv() : app->export_json();
+  const bool csv = std::string(kind ? kind : "") == "csv";
+  out = app->export_file(csv ? gpuplan::web::ExportKind::csv : gpuplan::web::ExportKind::json).text;
   return out.c_str();
 }
 

@@ -55,7 +55,7 @@ float platform_pixel_ratio(GLFWwindow* window);
 // Files dropped on the window (natively; the browser page handles drops in JavaScript).
 void platform_install_drop(GLFWwindow* window, App* app);
 
-// Carries out a UI action: "copy-link", "export-csv", "export-json", "upload".
+// Carries out a UI action: "copy-link", "copy-launch", "export-csv", "export-json", "upload".
 void platform_perform(const std::string& action, App& app);
 
 // The user's preferred language ("zh-CN", "en-US", ...): navigator.language in the browser,

@@ -136,9 +136,15 @@ void platform_perform(const std::string& action, App& app) {
       if (navigator.clipboard) navigator.clipboard.writeText(location.href).catch(function() {});
       window.gpuplanLastCopied = location.href;
     });
+  } else if (action == "copy-launch") {
+    EM_ASM({
+      var text = UTF8ToString($0);
+      if (navigator.clipboard) navigator.clipboard.writeText(text).catch(function() {});
+      window.gpuplanLastCopied = text;
+    }, app.launch_text().c_str());
   } else if (action == "export-csv" || action == "export-json") {
-    const bool csv = action == "export-csv";
-    const std::string text = csv ? app.export_csv() : app.export_json();
+    const ExportFile f =
+        app.export_file(action == "export-csv" ? ExportKind::csv : ExportKind::json);
     EM_ASM({
       var blob = new Blob([UTF8ToString($0)], {type: UTF8ToString($1)});
       var a = document.createElement("a");
@@ -147,7 +153,7 @@ void platform_perform(const std::string& action, App& app) {
       document.body.appendChild(a);
       a.click();
       setTimeout(function() { URL.revokeObjectURL(a.href); a.remove(); }, 0);
-    }, text.c_str(), csv ? "text/csv" : "application/json", csv ? "gpuplan-results.csv" : "gpuplan-results.json");
+    }, f.text.c_str(), f.mime.c_str(), f.name.c_str());
   } else if (action == "upload") {
     EM_ASM({ document.getElementById("file-input").click(); });
   } else if (action.rfind("open-url/", 0) == 0) {

@@ -1,6 +1,7 @@
 // Desktop platform: state from argv, results to a file for tests, settings in
 // ~/.config/gpuplan, files dropped on the window, a plain GLFW loop.
 #include <GLFW/glfw3.h>
+#include <imgui.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -102,10 +103,12 @@ void platform_install_drop(GLFWwindow* window, App* app) {
 void platform_perform(const std::string& action, App& app) {
   // The desktop app writes exports next to where it runs and prints where.
   if (action == "export-csv" || action == "export-json") {
-    const std::string path =
-        action == "export-csv" ? "gpuplan-results.csv" : "gpuplan-results.json";
-    std::ofstream(path) << (action == "export-csv" ? app.export_csv() : app.export_json());
-    std::printf("gpuplan: wrote %s\n", path.c_str());
+    const ExportFile f =
+        app.export_file(action == "export-csv" ? ExportKind::csv : ExportKind::json);
+    std::ofstream(f.name) << f.text;
+    std::printf("gpuplan: wrote %s\n", f.name.c_str());
+  } else if (action == "copy-launch") {
+    ImGui::SetClipboardText(app.launch_text().c_str());
   } else if (action == "copy-link") {
     std::printf("gpuplan: #%s\n", app.query().c_str());
   } else if (action == "upload") {

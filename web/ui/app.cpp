@@ -10,6 +10,7 @@
 
 #include "catalog_files.h"
 #include "model/exports.h"
+#include "model/launch.h"
 #include "gpuplan/hf_config.h"
 #include "ui/screens.h"
 #include "ui/widgets.h"
@@ -194,10 +195,19 @@ void App::apply(UiActions&& a) {
       m_.copied_frames = 120;
       results_changed_ = true;
     }
+    if (p == "copy-launch") {
+      m_.launch_copied_frames = 120;
+      results_changed_ = true;
+    }
     actions_.push_back(std::move(p));
   }
   if (a.model_filter) m_.model_filter = *a.model_filter;
   if (a.instance_sort) m_.instance_sort = *a.instance_sort;
+  if (a.launch_format || a.launch_plan) {
+    m_.launch_format = a.launch_format.value_or(m_.launch_format);
+    m_.launch_plan = a.launch_plan.value_or(m_.launch_plan);
+    results_changed_ = true;
+  }
   if (a.tab && *a.tab != m_.state.tab) {
     m_.state.tab = *a.tab;
     request_changed_ = true;
@@ -361,6 +371,7 @@ void App::draw(float pixel_ratio) {
   set_language(lang_);
   mark_fields(m_.link_problems);
   if (m_.copied_frames > 0 && --m_.copied_frames == 0) results_changed_ = true;
+  if (m_.launch_copied_frames > 0 && --m_.launch_copied_frames == 0) results_changed_ = true;
   // Escape closes an open combo or popup (Dear ImGui 1.86 leaves that to the application).
   const bool popup = ImGui::IsPopupOpen("", ImGuiPopupFlags_AnyPopupId);
   if (popup && ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape)))
@@ -428,11 +439,19 @@ std::string App::results_json() const {
   set_language(lang_);
   return gpuplan::web::results_json(m_, rects_json_);
 }
-std::string App::export_json() const {
-  return gpuplan::web::export_json(m_);
+ExportFile App::export_file(ExportKind kind) const {
+  return gpuplan::web::export_file(m_, kind);
 }
-std::string App::export_csv() const {
-  return gpuplan::web::export_csv(m_);
+
+std::string App::launch_text() const {
+  if (!m_.ev) return "";
+  Result<std::string> config = estimate_launch_config(*m_.ev, m_.launch_format);
+  if (m_.state.tab == Tab::plans) {
+    const Plan* p = m_.plans ? launch_plan(*m_.plans, m_.launch_plan) : nullptr;
+    if (!p) return "";
+    config = plan_launch_config(m_.ev->model.id, *p, m_.launch_format);
+  }
+  return config.ok() ? config.value() : "";
 }
 
 }  // namespace gpuplan::web

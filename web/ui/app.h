@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "model/exports.h"
 #include "model/page_model.h"
 
 namespace gpuplan::web {
@@ -44,9 +45,11 @@ class App {
   // Returns the error shown to the user, or "" on success. Nothing else changes on error.
   std::string load_file(const std::string& name, const std::string& bytes);
 
-  // Exports of the current results.
-  std::string export_csv() const;
-  std::string export_json() const;
+  // Export CSV / Export JSON of the tab on screen (model/exports.h).
+  ExportFile export_file(ExportKind kind) const;
+  // The launch config the tab on screen shows (Results: the estimate's, Plans: the chosen
+  // plan's), for "copy-launch"; "" when it shows an error instead.
+  std::string launch_text() const;
 
   // Keys the user pinned (base64 Ed25519 public keys), remembered by the platform.
   void set_trusted_keys(std::vector<std::string> keys);
@@ -61,7 +64,8 @@ class App {
   bool take_results_changed();  // once after each change of results_json()
   bool take_keys_changed();     // once after the trusted keys changed
   std::string results_json() const;
-  // Pending UI requests for the platform: "copy-link", "export-csv", "export-json", "upload".
+  // Pending UI requests for the platform: "copy-link", "copy-launch", "export-csv",
+  // "export-json", "upload".
   std::vector<std::string> take_actions();
 
   // data/assumptions.json's serving constants, parsed on first use (the Serving tab, the page's

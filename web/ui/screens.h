@@ -14,4 +14,8 @@ UiActions draw_hardware(const PageModel& m);  // instances with prices, GPUs
 UiActions draw_benchmarks(const PageModel& m);  // an uploaded probe file, calibration
 UiActions draw_serving(const PageModel& m);     // serving inputs, ranked fleets, charts
 
+// The launch config box Results (the estimate) and Plans (a chosen plan) share, for a run on
+// `nodes` nodes (ui_launch.cpp).
+void draw_launch(const PageModel& m, const Result<std::string>& config, int nodes, UiActions& a);
+
 }  // namespace gpuplan::web

@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "gpuplan/report.h"
+#include "model/launch.h"
 
 #include "ui/charts.h"
 #include "ui/screens.h"
@@ -188,6 +189,31 @@ void compare_view(const PageModel& m, const PlanResult& plans) {
   ImGui::EndTable();
 }
 
+// The launch config of a chosen plan (the first by default), with the plan picker before it.
+void plan_launch(const PageModel& m, const PlanResult& plans, UiActions& a) {
+  const Plan* chosen = launch_plan(plans, m.launch_plan);
+  if (!chosen || !m.ev) return;
+  auto name = [&](size_t i) {
+    const Plan& p = plans.plans[i];
+    return std::to_string(i + 1) + "  " + p.instance + " x" + std::to_string(p.nodes);
+  };
+  const size_t shown = static_cast<size_t>(chosen - plans.plans.data());
+  ImGui::Spacing();
+  ImGui::TextUnformatted(tr(S::launch_plan));
+  ImGui::SameLine();
+  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 24);
+  if (ImGui::BeginCombo("##launch-plan", name(shown).c_str(), ImGuiComboFlags_HeightLargest)) {
+    for (size_t i = 0; i < plans.plans.size(); ++i) {
+      if (ImGui::Selectable((name(i) + "##launch-plan-" + std::to_string(i)).c_str(), i == shown))
+        a.launch_plan = static_cast<int>(i);
+      remember(a, "launch-plan-" + std::to_string(i));
+    }
+    ImGui::EndCombo();
+  }
+  remember(a, "launch-plan");
+  draw_launch(m, plan_launch_config(m.ev->model.id, *chosen, m.launch_format), chosen->nodes, a);
+}
+
 // The state with a plan's instance and setup, on the Results tab.
 PageState with_plan(PageState s, const Plan& plan) {
   Query& q = s.query;
@@ -223,6 +249,7 @@ UiActions draw_plans(const PageModel& m) {
                      format_count(static_cast<double>(plans.within_limits)).c_str());
   for (const auto& n : plans.notes) note_text(n);
   int load = plan_table(m, plans, a);
+  plan_launch(m, plans, a);
   compare_view(m, plans);
   ImGui::TextDisabled("%s", tr(S::pareto_note));
   if (any_assumed(plans)) {

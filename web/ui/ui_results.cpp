@@ -4,6 +4,7 @@
 #include "ui/charts.h"
 #include "gpuplan/evaluate.h"
 #include "gpuplan/report.h"
+#include "model/launch.h"
 #include "ui/screens.h"
 #include "ui/widgets.h"
 
@@ -283,6 +284,7 @@ UiActions draw_results(const PageModel& m) {
   published_lines(c, a);
   measured_run_table(m, a);
   for (const auto& n : c.estimate.notes) note_text(n);
+  draw_launch(m, estimate_launch_config(c, m.launch_format), c.query.nodes, a);
   return a;
 }
 

@@ -14,6 +14,7 @@
 #include "gpuplan/timing.h"
 #include "gpuplan/model.h"
 #include "gpuplan/request.h"
+#include "gpuplan/serve_plan.h"
 
 namespace gpuplan {
 
@@ -34,6 +35,15 @@ std::string time_to_text(const StepTime& t, const PriceQuote* price, const RunCo
 // `gpuplan estimate --json`: schema_version, the estimate, and with hardware the fit, step time
 // (spec and calibrated) and cost. The page's exports carry the same fields.
 std::string evaluation_to_json(const Evaluation& ev, int indent = 2);
+// `gpuplan estimate --json` in full: evaluation_to_json with the measured-run comparison, the
+// published runs of the setup (an array whenever a GPU is set) and, with a price, the total in the
+// query's currency (`rules` convert it). The CLI prints it; the page's Results export writes it.
+std::string evaluation_report_json(const Evaluation& ev, const PricingRules& rules, int indent = 2);
+// `gpuplan serve --json`: the model, the 24 hourly rates, every ranked option (replica, rate,
+// latency at the highest rate, fleet, costs, notes) and the plan's notes. The CLI prints it; the
+// page's Serving export writes it.
+std::string serve_plan_to_json(const std::string& model, const LoadCurve& curve,
+                               const ServePlan& plan, int indent = 2);
 // evaluation_to_json of a share link's query ("model=gpt2-small&gpu=a100-sxm4-80gb&tokens=1e9"),
 // or {"schema_version": 1, "error": MESSAGE}: what the page hands to JavaScript, so a test can
 // compare the page's time and cost with `gpuplan estimate --json` for the same keys.

@@ -5,7 +5,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "gpuplan/cost.h"
 #include "gpuplan/evaluate.h"
+#include "gpuplan/measured_run.h"
+#include "gpuplan/published.h"
 
 namespace gpuplan {
 namespace {
@@ -446,6 +449,75 @@ std::string evaluation_to_json(const Evaluation& ev, int indent) {
   if (ev.price || ev.cost) j["cost"] = cost(ev.cost);
   if (ev.cost_calibrated) j["cost_calibrated"] = cost(ev.cost_calibrated);
   return dump(j, indent);
+}
+
+std::string evaluation_report_json(const Evaluation& ev, const PricingRules& rules, int indent) {
+  auto j = nlohmann::ordered_json::parse(evaluation_to_json(ev, -1));
+  if (ev.measured_run)
+    j["measured_run"] =
+        nlohmann::ordered_json::parse(measured_comparison_to_json(*ev.measured_run));
+  if (ev.gpu) j["published"] = nlohmann::ordered_json::array();
+  for (const auto& c : ev.published)
+    j["published"].push_back(nlohmann::ordered_json::parse(published_comparison_json(c)));
+  if (ev.price && ev.cost && j.contains("cost")) {
+    if (auto rate = usd_per_currency_unit(ev.query.currency, *ev.price, rules); rate.ok()) {
+      j["cost"]["shown_currency"] = ev.query.currency;
+      j["cost"]["total_in_shown_currency"] = ev.cost->usd_total / rate.value();
+    }
+  }
+  return dump(j, indent);
+}
+
+namespace {
+
+nlohmann::ordered_json serve_option_json(const ServeOption& o) {
+  using json = nlohmann::ordered_json;
+  json j;
+  j["instance"] = o.instance;
+  j["provider"] = o.provider;
+  j["gpu"] = o.gpu;
+  j["tp"] = o.tp;
+  j["kv_cache_bytes_per_gpu"] = o.memory.kv_bytes;
+  j["kv_cache_tokens"] = o.memory.kv_tokens;
+  j["weight_bytes_per_gpu"] = o.memory.weight_bytes;
+  j["max_concurrent_sequences"] = o.max_seqs;
+  j["prefill_s"] = o.prefill_s;
+  j["decode_step_s"] = o.decode_step_s;
+  const auto& s = o.rate.at_max;
+  j["replica_max_rate_per_s"] = o.rate.max_rate_per_s;
+  j["at_max_rate"] = {
+      {"ttft_s", {{"p50", s.ttft_s.p50}, {"p90", s.ttft_s.p90}, {"p99", s.ttft_s.p99}}},
+      {"tpot_s", {{"p50", s.tpot_s.p50}, {"p90", s.tpot_s.p90}, {"p99", s.tpot_s.p99}}},
+      {"output_tokens_per_s", s.output_tokens_per_s}};
+  j["limit"] = o.rate.limit;
+  j["fixed_replicas"] = o.fleet.fixed_replicas;
+  j["replicas_per_hour"] = json::array();
+  for (const auto& h : o.fleet.hours) j["replicas_per_hour"].push_back(h.replicas);
+  j["scale_up_delay_s"] = o.fleet.scale_up_delay_s;
+  j["price_usd_per_hour"] = o.price.usd_per_hour;
+  j["costs"] = json::array();
+  for (const auto& c : o.costs) {
+    j["costs"].push_back({{"pricing", c.pricing},
+                          {"usd_per_month_fixed", c.usd_per_month_fixed},
+                          {"usd_per_month_autoscaled", c.usd_per_month_autoscaled},
+                          {"usd_per_million_output_tokens", c.usd_per_million_output_tokens},
+                          {"note", c.note}});
+  }
+  j["notes"] = o.notes;
+  return j;
+}
+
+}  // namespace
+
+std::string serve_plan_to_json(const std::string& model, const LoadCurve& curve,
+                               const ServePlan& plan, int indent) {
+  nlohmann::ordered_json out;
+  out["model"] = model;
+  out["load_curve_per_s"] = curve;
+  out["options"] = nlohmann::ordered_json::array();
+  for (const auto& o : plan.options) out["options"].push_back(serve_option_json(o));
+  out["notes"] = plan.notes;
+  return dump(out, indent);
 }
 
 std::string evaluate_link_json(const Catalog& catalog, std::string_view link, int indent) {

@@ -1,0 +1,40 @@
+#include "model/launch.h"
+
+#include <algorithm>
+#include <string>
+
+namespace gpuplan::web {
+
+Result<std::string> estimate_launch_config(const Evaluation& ev, LaunchFormat format) {
+  // As cmd_estimate.cpp does: the estimate's resolved batches on its GPUs and nodes.
+  const Setup& setup = ev.query.request.setup;
+  return emit_launch_config(
+      launch_inputs(ev.model.id, setup, ev.estimate, ev.gpu ? ev.gpus : setup.dp, ev.query.nodes),
+      format);
+}
+
+Result<std::string> plan_launch_config(const std::string& model, const Plan& plan,
+                                       LaunchFormat format) {
+  return emit_launch_config(launch_inputs(model, plan), format);
+}
+
+const Plan* launch_plan(const PlanResult& plans, int index) {
+  if (plans.plans.empty()) return nullptr;
+  const size_t i = index < 0 ? 0 : static_cast<size_t>(index);
+  return &plans.plans[std::min(i, plans.plans.size() - 1)];
+}
+
+S launch_fill_in(LaunchFormat format, int nodes) {
+  const bool many = nodes > 1;
+  switch (format) {
+    case LaunchFormat::torchrun:
+      return many ? S::launch_fill_torchrun_nodes : S::launch_fill_torchrun;
+    case LaunchFormat::accelerate:
+      return many ? S::launch_fill_accelerate_nodes : S::launch_fill_accelerate;
+    case LaunchFormat::deepspeed:
+      return many ? S::launch_fill_deepspeed_nodes : S::launch_fill_deepspeed;
+  }
+  return S::launch_fill_torchrun;
+}
+
+}  // namespace gpuplan::web
