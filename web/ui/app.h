@@ -56,9 +56,11 @@ class App {
   const std::vector<std::string>& trusted_keys() const { return trusted_keys_; }
 
   // Whether the last frame left work the next frames carry on (a planner search or a serving
-  // plan under way, a slice a frame; the "Link copied" confirmation counting down): the page
-  // keeps drawing while it does, and rests otherwise.
-  bool wants_frames() const { return work_in_flight_ || m_.copied_frames > 0; }
+  // plan under way, a slice a frame; a "Link copied" or "Copied" confirmation counting down): the
+  // page keeps drawing while it does, and rests otherwise.
+  bool wants_frames() const {
+    return work_in_flight_ || m_.copied_frames > 0 || m_.launch_copied_frames > 0;
+  }
 
   bool take_request_changed();  // once after each state change (update the URL)
   bool take_results_changed();  // once after each change of results_json()
