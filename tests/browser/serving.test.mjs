@@ -76,6 +76,41 @@ test('the Serving tab in Chinese, and a bad serve key named in page words', asyn
   assert.ok(!new URLSearchParams(s.query).has('tp'));
 });
 
+test('prefix caching and speculative decoding from a link: their fields are drawn and the plan is gpuplan serve\'s', async () => {
+  const keys = {
+    model: 'llama-3.1-8b', rate: '2', gpu: 'h100-sxm5-80gb', tp: '1', 'prefix-hit-rate': '0.5',
+    'spec-method': 'eagle', 'spec-tokens': '4', 'spec-acceptance': '0.8',
+  };
+  await page.goto(`${server.url}/index.html#${new URLSearchParams(keys).toString()}`);
+  const s = await waitForState(page, 's.tab === "serving" && s.serving.progress === 1 && s.serving.options.length > 0', 120000);
+  assert.equal(s.serving.error, '');
+  for (const w of ['serve-prefix-hit', 'serve-spec-method', 'serve-spec-tokens', 'serve-spec-acceptance']) {
+    const [x0, y0, x1, y1] = await widget(page, w);
+    assert.ok(x1 > x0 && y1 > y0, w);
+  }
+  const args = ['serve'];
+  for (const [k, v] of Object.entries(keys)) args.push(`--${k}`, v);
+  const cli = await cliJson(args);
+  assert.equal(cli.speculative_decoding.tokens_per_step, 3.3616);
+  assert.equal(s.serving.options.length, cli.options.length);
+  const [p, c] = [s.serving.options[0], cli.options[0]];
+  assert.equal(p.replica_max_rate_per_s, c.replica_max_rate_per_s);
+  assert.equal(p.costs[0].usd_per_month_fixed, c.costs[0].usd_per_month_fixed);
+  const written = new URLSearchParams(s.query);
+  for (const [k, v] of Object.entries(keys)) assert.equal(written.get(k), v, k);
+});
+
+test('a speculative method without its measured acceptance rate is named, in page words', async () => {
+  await page.goto(`${server.url}/index.html#model=llama-3.1-8b&rate=2&gpu=h100-sxm5-80gb&spec-method=eagle&spec-tokens=4&lang=zh`);
+  const s = await waitForState(page, 's.tab === "serving" && s.serving.error !== ""', 60000);
+  assert.match(s.serving.error, /^--spec-acceptance: --spec-method eagle needs the measured per-token acceptance rate/);
+  assert.match(s.serving.error_shown, /--spec-acceptance：--spec-method eagle 需要实测的逐 token 接受率/);
+  // The link keeps what was written: the page shows the fields to fill in.
+  assert.equal(new URLSearchParams(s.query).get('spec-tokens'), '4');
+  const [x0, , x1] = await widget(page, 'serve-spec-acceptance');
+  assert.ok(x1 > x0);
+});
+
 // The labels the page cut with an ellipsis: it names each in the mirror as "cut-label-ID".
 const cutLabels = (s) => Object.keys(s.widgets).filter((k) => k.startsWith('cut-label-'));
 

@@ -53,6 +53,25 @@ grep -q '^best: ' "$tmp/out" || { echo "FAIL serve-gpu-auto: no best option"; fa
 expect serve-unknown-gpu 1 "--gpu: unknown GPU 'z100'" -- "${ex[@]}" --gpu z100
 expect serve-unknown-model 1 "--model: unknown model 'zzqq-9b' (run 'gpuplan models' for the list)" -- serve --model zzqq-9b --rate 3 --prompt-tokens 100 --output-tokens 10
 expect serve-unknown-instance 1 "--instance: unknown instance 'aws-zz' (run 'gpuplan instances')" -- "${ex[@]}" --instance aws-zz
+# Serving features: the inputs and what they do, in --json; bad values name their key.
+expect serve-features-json 0 "" -- "${ex[@]}" --gpu h100-sxm5-80gb --tp 1 --json --prefix-hit-rate 0.5 \
+  --spec-method eagle --spec-tokens 4 --spec-acceptance 0.8
+/usr/bin/python3 - "$tmp/out" <<'PY' && passed=$((passed + 1)) || failed=$((failed + 1))
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["prefix_caching"] == {"prefix_hit_rate": 0.5, "prefill_computed_share": 0.5}, d["prefix_caching"]
+s = d["speculative_decoding"]
+assert (s["method"], s["tokens"], s["acceptance"]) == ("eagle", 4, 0.8), s
+assert abs(s["tokens_per_step"] - 3.3616) < 1e-12, s  # (1 - 0.8^5) / (1 - 0.8)
+o = d["options"][0]
+assert abs(o["itl_s"] - o["decode_step_s"] / 3.3616) < 1e-12 and o["spec_weight_bytes_per_gpu"] > 0
+PY
+expect serve-spec-acceptance-range 1 "--spec-acceptance: 1.5 is out of range [0.001, 1]" -- "${ex[@]}" \
+  --spec-method eagle --spec-tokens 4 --spec-acceptance 1.5
+expect serve-spec-acceptance-missing 1 "--spec-acceptance: --spec-method eagle needs the measured per-token acceptance rate" \
+  -- "${ex[@]}" --spec-method eagle --spec-tokens 4
+expect serve-spec-unknown-draft 1 "--spec-draft-model: unknown model 'zzqq-1b'" -- "${ex[@]}" \
+  --spec-method draft --spec-tokens 4 --spec-acceptance 0.7 --spec-draft-model zzqq-1b
 
 table=$root/tests/validation/serving_dev.csv
 every=${SERVE_VALIDATE_EVERY:-1}

@@ -148,6 +148,15 @@ TEST(LinkState, EveryCoreKeyRoundTripsThroughThePage) {
   EXPECT_GT(checked, 250);
 }
 
+// The speculative-decoding keys a serve key needs beside it: a method goes with its draft
+// tokens and acceptance, a draft model with the method draft (check_serve_spec).
+void spec_context(ServeRequest& r, const std::string& name) {
+  if (name.rfind("spec-", 0) != 0) return;
+  r.spec_method = name == "spec-draft-model" ? SpecMethod::draft : SpecMethod::eagle;
+  r.spec_tokens = 4;
+  r.spec_acceptance = 0.8;
+}
+
 TEST(LinkState, EveryServeKeyRoundTripsThroughTheServingTab) {
   int checked = 0;
   for (const ServeKey& r : serve_key_rows()) {
@@ -158,14 +167,34 @@ TEST(LinkState, EveryServeKeyRoundTripsThroughTheServingTab) {
       if (std::string(r.name) == "model") {
         s.query.request.model = value;  // the Serving tab's model is the calculator's
       } else {
+        spec_context(s.serve, r.name);
         auto err = r.read(s.serve, value);
         ASSERT_FALSE(err) << err->message;
+        if (s.serve.spec_method == SpecMethod::draft && s.serve.spec_draft_model.empty())
+          s.serve.spec_draft_model = "llama-3.1-8b";
+        if (s.serve.spec_method == SpecMethod::none) {  // "none": no keys of a method beside it
+          s.serve.spec_tokens = 0;
+          s.serve.spec_acceptance = 0;
+        }
       }
       expect_identity(s);
       ++checked;
     }
   }
   EXPECT_GT(checked, 60);
+}
+
+TEST(LinkState, AnIncompleteSpeculativeSetupKeepsItsKeysForThePageToMark) {
+  // No acceptance rate: the link opens as written; the plan's check names the missing field.
+  const ParsedLink link = page_state_from_link(
+      "tab=serving&rate=3&spec-method=eagle&spec-tokens=4&prefix-hit-rate=0.5");
+  ASSERT_TRUE(link.problems.empty()) << link.problems.front().error.message;
+  EXPECT_EQ(link.state.serve.spec_method, SpecMethod::eagle);
+  EXPECT_EQ(link.state.serve.spec_tokens, 4);
+  EXPECT_EQ(link.state.serve.prefix_hit_rate, 0.5);
+  auto err = check_serve_spec(link.state.serve);
+  ASSERT_TRUE(err);
+  EXPECT_EQ(err->key, "spec-acceptance");
 }
 
 TEST(LinkState, ThePagesOwnKeysRoundTrip) {

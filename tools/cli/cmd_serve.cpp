@@ -1,6 +1,8 @@
 // gpuplan serve --model M --rate R --prompt-tokens P --output-tokens O [--ttft-ms X] [--tpot-ms Y]
 //   [--load-curve FILE|R0,R1,...,R23|flat|business-hours|diurnal] [--gpu G | --instance I] [--tp N]
-//   [--runtime vllm|trtllm|sglang|hf] [--weights bf16|fp16|fp8|int8|int4] [--kv bf16|fp8] [--json]
+//   [--runtime vllm|trtllm|sglang|hf] [--weights bf16|fp16|fp8|int8|int4] [--kv bf16|fp8]
+//   [--prefix-hit-rate H] [--spec-method draft|eagle|mtp --spec-tokens K --spec-acceptance A
+//   [--spec-draft-model M]] [--json]
 // Ranks instances for a serving load: replicas for the peak, replicas per hour, cost per month.
 #include <algorithm>
 #include <cmath>
@@ -33,6 +35,24 @@ Result<LoadCurve> read_curve(const std::string& spec, double rate) {
                                                   error + ")");
   }
   return parse_load_curve(text, spec);
+}
+
+// The serving features turned on, as given, with what they do to the best option.
+void print_features(const ServeOption& b, const ServeQuery& q) {
+  if (q.workload.prefix_hit_rate > 0) {
+    std::printf(
+        "prefix caching: %.0f %% of prompt tokens cached; prefill computes %.1f %% of each "
+        "prompt (%.0f ms alone)\n",
+        q.workload.prefix_hit_rate * 100, b.prefill_computed_share * 100, b.prefill_s * 1000);
+  }
+  const SpecDecoding& s = q.config.spec;
+  if (s.method == SpecMethod::none) return;
+  std::printf(
+      "speculative decoding: %s%s%s, %d draft tokens at acceptance %.3g: %.4g tokens per "
+      "step; step %.2f ms alone, ITL %.2f ms (%.0f tokens/s); drafter %.2f GB per GPU\n",
+      spec_method_name(s.method), s.draft_model.empty() ? "" : " ", s.draft_model.c_str(), s.tokens,
+      s.acceptance, b.tokens_per_step, b.decode_step_s * 1000, b.itl_s * 1000, 1 / b.itl_s,
+      b.memory.spec_weight_bytes / 1e9);
 }
 
 void print_text(const ServePlan& p, const ServeQuery& q) {
@@ -70,6 +90,7 @@ void print_text(const ServePlan& p, const ServeQuery& q) {
         c.pricing.c_str(), c.usd_per_month_fixed, c.usd_per_month_autoscaled,
         c.usd_per_million_output_tokens);
   }
+  print_features(b, q);
   for (const auto& n : b.notes) std::printf("note: %s\n", n.c_str());
   for (const auto& n : p.notes) std::printf("note: %s\n", n.c_str());
 }
@@ -87,6 +108,7 @@ int cmd_serve(Args args) {
   auto request = parse_serve_request(args);
   if (!request.ok()) return fail(request.error());
   const ServeRequest& r = request.value();
+  if (auto err = check_serve_spec(r)) return fail(*err);
   if (r.model.empty()) return usage_error("serve: --model is required");
   if (r.rate_per_s <= 0) return usage_error("serve: --rate (peak requests/s) is required");
   auto curve = read_curve(r.load_curve, r.rate_per_s);
@@ -95,7 +117,7 @@ int cmd_serve(Args args) {
   auto catalog = load_embedded_catalog();
   if (!catalog.ok()) return fail(catalog.error());
   const Catalog& cat = catalog.value();
-  auto targets = find_serve_targets(cat, r.model, q.gpu, q.instance);
+  auto targets = find_serve_targets(cat, r.model, q.gpu, q.instance, r.spec_draft_model);
   if (!targets.ok()) return fail(targets.error());
   const Model* model = targets.value().model;
   q.gpu = targets.value().gpu;

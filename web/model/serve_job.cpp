@@ -74,7 +74,9 @@ std::unique_ptr<ServeJob> start_serve_job(const Catalog& catalog, const PageStat
   if (state.query.custom.kind != CustomModel::Kind::none)
     return failed(out, make_error(Errc::invalid_argument, tr(S::serve_zoo_only)));
   // The CLI's checks and messages (find_serve_targets: message ids the page shows translated).
-  auto targets = find_serve_targets(catalog, state.query.request.model, r.gpu, r.instance);
+  if (auto err = check_serve_spec(r)) return failed(out, *err);
+  auto targets =
+      find_serve_targets(catalog, state.query.request.model, r.gpu, r.instance, r.spec_draft_model);
   if (!targets.ok()) return failed(out, targets.error());
   const Model* model = targets.value().model;
   auto curve = load_curve_from_key(r.load_curve, r.rate_per_s);

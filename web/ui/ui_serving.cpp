@@ -103,6 +103,45 @@ bool percentile_combo(ServeRequest& r) {
   return changed;
 }
 
+// The zoo's language models (a speculative draft model must be one).
+std::vector<IdName> language_model_items(const Catalog& catalog) {
+  std::vector<IdName> out;
+  for (const auto& zoo : catalog.models) {
+    if (zoo.task == "causal-lm") out.push_back({zoo.id, zoo.name});
+  }
+  return out;
+}
+
+// Serving features a user turns on: prefix caching, and speculative decoding with its draft
+// tokens, the acceptance rate the user measured and (for a draft model) the model.
+bool feature_inputs(const PageModel& m, ServeRequest& r, UiActions& a) {
+  bool edited = serve_quantity(S::serve_prefix_hit, "prefix-hit-rate", r.prefix_hit_rate, a,
+                               "serve-prefix-hit");
+  edited |= enum_combo(S::serve_spec_method, r.spec_method,
+                       {SpecMethod::none, SpecMethod::draft, SpecMethod::eagle, SpecMethod::mtp},
+                       spec_method_name);
+  remember(a, "serve-spec-method");
+  if (r.spec_method == SpecMethod::none) {
+    // Its keys go with a method: switching it off drops them (a link would refuse them).
+    const bool had = r.spec_tokens > 0 || r.spec_acceptance > 0 || !r.spec_draft_model.empty();
+    r.spec_tokens = 0;
+    r.spec_acceptance = 0;
+    r.spec_draft_model.clear();
+    return edited || had;
+  }
+  edited |= serve_int(S::serve_spec_tokens, "spec-tokens", r.spec_tokens, a, "serve-spec-tokens");
+  edited |= serve_quantity(S::serve_spec_acceptance, "spec-acceptance", r.spec_acceptance, a,
+                           "serve-spec-acceptance");
+  if (r.spec_method != SpecMethod::draft) {
+    edited |= !r.spec_draft_model.empty();  // the key goes with the method draft only
+    r.spec_draft_model.clear();
+    return edited;
+  }
+  edited |= id_combo(S::serve_spec_draft, r.spec_draft_model, language_model_items(*m.catalog));
+  remember(a, "serve-spec-draft");
+  return edited;
+}
+
 std::vector<IdName> instance_items(const Catalog& catalog) {
   std::vector<IdName> out;
   for (const auto& in : catalog.instances) out.push_back({in.id, in.id});
@@ -115,7 +154,8 @@ void inputs(const PageModel& m, UiActions& a) {
   const LabelColumnFit fit({S::key_model, S::serve_rate, S::serve_prompt, S::serve_output,
                             S::serve_ttft, S::serve_tpot, S::serve_percentile, S::serve_runtime,
                             S::serve_weights, S::serve_kv, S::serve_gpu, S::serve_instance,
-                            S::serve_curve});
+                            S::serve_curve, S::serve_prefix_hit, S::serve_spec_method,
+                            S::serve_spec_tokens, S::serve_spec_acceptance, S::serve_spec_draft});
   PageState s = m.state;
   ServeRequest& r = s.serve;
   bool edited = false;
@@ -143,6 +183,7 @@ void inputs(const PageModel& m, UiActions& a) {
   remember(a, "serve-instance");
   edited |= curve_inputs(m, r, a);
   edited |= policy_inputs(r, a);
+  edited |= feature_inputs(m, r, a);
   if (edited) a.state = s;
 }
 

@@ -36,6 +36,20 @@ namespace gpuplan {
   X(link_unknown_id, "link.unknown_id", "--{0}: unknown id '{1}'. Did you mean: {2}?")            \
   X(link_rate_required, "link.rate_required",                                                     \
     "--rate: a serving link needs the peak request rate")                                         \
+  /* Serving features (query.cpp, serve_replica.cpp, serve_plan.cpp) */                           \
+  X(serve_spec_needs_method, "serve.spec_needs_method",                                           \
+    "--{0}: set --spec-method (draft, eagle or mtp) to use speculative decoding")                 \
+  X(serve_spec_tokens_required, "serve.spec_tokens_required",                                     \
+    "--spec-tokens: --spec-method {0} needs the number of draft tokens per step (1-16)")          \
+  X(serve_spec_acceptance_required, "serve.spec_acceptance_required",                             \
+    "--spec-acceptance: --spec-method {0} needs the measured per-token acceptance rate in (0, "   \
+    "1]; gpuplan has no default for it")                                                          \
+  X(serve_spec_draft_required, "serve.spec_draft_required",                                       \
+    "--spec-draft-model: --spec-method draft needs a draft model of the zoo")                     \
+  X(serve_spec_draft_only, "serve.spec_draft_only",                                               \
+    "--spec-draft-model applies to --spec-method draft, not {0}")                                 \
+  X(serve_unknown_draft, "serve.unknown_draft",                                                   \
+    "--spec-draft-model: unknown model '{0}' (run 'gpuplan models' for the list)")                \
   /* Hardware and model lookups, parallelism (evaluate.cpp) */                                    \
   X(eval_unknown_instance, "evaluate.unknown_instance",                                           \
     "--instance: unknown instance '{0}' (run 'gpuplan instances')")                               \

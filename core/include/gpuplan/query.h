@@ -150,12 +150,23 @@ struct ServeRequest {
   double load_gb_per_s = 0;  // model load bandwidth; 0: not counted
   int top = 10;
   std::string gpu, instance, provider, region;  // filters; empty: any ("auto")
+  double prefix_hit_rate = 0;                   // share of prompt tokens found in the prefix cache
+  SpecMethod spec_method = SpecMethod::none;    // speculative decoding
+  int spec_tokens = 0;                          // draft tokens per step; required with a method
+  double spec_acceptance = 0;    // per-token acceptance rate; required with a method (no default)
+  std::string spec_draft_model;  // the draft model (--spec-method draft)
 };
 
 // The serve keys (the CLI's `serve` options but --json), in display order.
 const std::vector<std::string>& serve_keys();
 // Reads a ServeRequest from key/value pairs, with the same messages as parse_query.
 Result<ServeRequest> parse_serve_request(const Args& args);
+// Speculative decoding's keys together, checked before planning (the CLI after reading its
+// options, the page before each plan; a link keeps them as they are, so the page can show the
+// error on the field): a method needs --spec-tokens and the user's measured --spec-acceptance
+// (gpuplan has no default for it), --spec-method draft a --spec-draft-model, and none of them
+// goes without a method.
+std::optional<Error> check_serve_spec(const ServeRequest& r);
 // The keys that reproduce `r` (what differs from a default ServeRequest).
 Args serve_request_to_key_values(const ServeRequest& r);
 // The planner's query for a request and its day's load curve.

@@ -42,9 +42,12 @@ struct ServeOption {
   int gpus_per_instance = 0;
   int tp = 1;
   ReplicaMemory memory;
-  int64_t max_seqs = 0;      // at the mean prompt + output lengths
-  double prefill_s = 0;      // one mean prompt alone
-  double decode_step_s = 0;  // batch of one at the mean context
+  int64_t max_seqs = 0;               // at the mean prompt + output lengths
+  double prefill_s = 0;               // one mean prompt alone (its cached prefix not computed)
+  double prefill_computed_share = 1;  // of a prompt's tokens: those not in the prefix cache
+  double decode_step_s = 0;           // batch of one at the mean context (with the drafter's steps)
+  double tokens_per_step = 1;         // a sequence's tokens per decode step (speculative decoding)
+  double itl_s = 0;                   // decode_step_s / tokens_per_step: one token, alone
   RateSearch rate;
   FleetPlan fleet;
   PriceQuote price;              // on-demand, per instance
@@ -55,6 +58,9 @@ struct ServePlan {
   std::vector<ServeOption> options;  // cheapest autoscaled on-demand fleet first
   int evaluated = 0;
   std::vector<std::string> notes;
+  // The serving features the query turned on, as given (for reports of the plan).
+  double prefix_hit_rate = 0;
+  SpecDecoding spec;
 };
 // What a serving query names, looked up in the catalog: the model and the GPU's catalog id
 // (aliases resolved; empty when none is named). An unknown model, GPU or instance is an Error
@@ -63,9 +69,11 @@ struct ServePlan {
 struct ServeTargets {
   const Model* model = nullptr;
   std::string gpu;
+  const Model* draft = nullptr;  // the speculative draft model (--spec-draft-model), if named
 };
 Result<ServeTargets> find_serve_targets(const Catalog& catalog, const std::string& model,
-                                        const std::string& gpu, const std::string& instance);
+                                        const std::string& gpu, const std::string& instance,
+                                        const std::string& draft_model = "");
 
 // Evaluates every matching instance (or the GPU alone) and ranks them. An Error when none
 // works, saying why: the model does not fit even at the largest TP tried (by how much), or the

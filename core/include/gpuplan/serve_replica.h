@@ -5,6 +5,8 @@
 // Pure functions: no I/O, no globals. Implemented in core/src/serving/serve_replica.cpp.
 
 #include <cstdint>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,6 +19,27 @@
 
 namespace gpuplan {
 
+// Speculative decoding: a cheap drafter proposes `tokens` tokens, the model verifies them in one
+// pass over tokens + 1 positions per sequence and keeps the accepted prefix plus one token of
+// its own (Leviathan et al. 2023, "Fast Inference from Transformers via Speculative Decoding";
+// Chen et al. 2023, "Accelerating Large Language Model Decoding with Speculative Sampling").
+// The drafter: a smaller model of the zoo (draft), one decoder block of the model's width on
+// its features (EAGLE: Li et al. 2024, "EAGLE: Speculative Sampling Requires Rethinking Feature
+// Uncertainty", sec. 3.1), or the model's own multi-token prediction modules (mtp: DeepSeek-V3).
+enum class SpecMethod { none, draft, eagle, mtp };
+const char* spec_method_name(SpecMethod m);
+std::optional<SpecMethod> parse_spec_method(const std::string& s);
+struct SpecDecoding {
+  SpecMethod method = SpecMethod::none;
+  int tokens = 0;                // draft tokens proposed per step (k)
+  double acceptance = 0;         // per-token acceptance rate (a), stated by the user: no default
+  std::string draft_model;       // the zoo model that drafts (method draft)
+  const Model* draft = nullptr;  // draft_model looked up in the catalog (the planner does it)
+};
+// Tokens a sequence gains per verify step when each draft token is accepted with probability a,
+// independently: (1 - a^(k+1)) / (1 - a) (Leviathan et al. 2023, eq. 1); k + 1 at a = 1.
+double spec_expected_tokens(double acceptance, int tokens);
+
 // One replica: a model on `tp` GPUs of one kind.
 struct ServeConfig {
   WeightFormat weights = WeightFormat::bf16;
@@ -28,20 +51,34 @@ struct ServeConfig {
   int64_t max_num_batched_tokens = 0;  // 0: the runtime's default for this GPU
   double memory_fraction = 0;          // 0: the runtime's default
   double link_busbw_bytes_per_s = 0;   // 0: NVLink if the GPU has it, else PCIe
+  SpecDecoding spec;
 };
 
 // Memory of one GPU of a replica and what is left for the KV cache, by term.
 struct ReplicaMemory {
-  double gpu_bytes = 0;     // as the device reports it
-  double budget_bytes = 0;  // the runtime's share
-  double weight_bytes = 0;
-  double activation_bytes = 0;    // peak intermediate tensors of one step at the token budget
-  double context_bytes = 0;       // CUDA context and kernels
-  double kv_bytes = 0;            // left for the KV cache
-  double kv_bytes_per_token = 0;  // this GPU's share of one token's keys and values
+  double gpu_bytes = 0;                // as the device reports it
+  double budget_bytes = 0;             // the runtime's share
+  double weight_bytes = 0;             // the drafter's included
+  double spec_weight_bytes = 0;        // the drafter's weights (speculative decoding; 0 without)
+  double activation_bytes = 0;         // peak intermediate tensors of one step at the token budget
+  double context_bytes = 0;            // CUDA context and kernels
+  double kv_bytes = 0;                 // left for the KV cache
+  double kv_bytes_per_token = 0;       // this GPU's share of one token's keys and values
+  double spec_kv_bytes_per_token = 0;  // the drafter's, held beside the model's in every block
   int64_t kv_blocks = 0;
   int64_t kv_tokens = 0;  // kv_blocks x block size
   bool fits = false;
+};
+
+struct ReplicaModel;
+// Speculative decoding as the step model uses it (ServeConfig::spec, resolved).
+struct SpecModel {
+  SpecMethod method = SpecMethod::none;
+  int tokens = 0;                       // k: a decode step verifies k + 1 positions per sequence
+  double acceptance = 0;                // a
+  double expected_tokens = 1;           // tokens per sequence and step (spec_expected_tokens)
+  std::shared_ptr<const Model> module;  // the EAGLE or MTP drafter as a one-block model
+  std::shared_ptr<const ReplicaModel> draft;  // times one draft step (null: no drafter)
 };
 
 // The step-time model of one replica, resolved once.
@@ -87,6 +124,7 @@ struct ReplicaModel {
   double kernel_overhead_s = 0;    // per kernel, GPU side
   double host_overhead_per_kernel_s = 0;
   std::string compute_precision;  // "bf16", "fp8", ...
+  SpecModel spec;
   std::vector<std::string> notes;
 };
 
@@ -100,11 +138,12 @@ int64_t max_concurrent_sequences(const ReplicaModel& r, double prompt_tokens, do
 
 // What one engine step processes.
 struct StepLoad {
-  double decode_seqs = 0;     // sequences generating one token
-  double decode_context = 0;  // sum of their context lengths (keys read)
-  double prefill_tokens = 0;  // prompt tokens processed this step
-  double prefill_last = 0;    // prompts whose last chunk is in this step (sampled)
-  double prefill_pairs = 0;   // query-key pairs of those prompt tokens (causal)
+  double decode_seqs = 0;      // sequences generating one token
+  double decode_context = 0;   // sum of their context lengths (keys read)
+  double prefill_tokens = 0;   // prompt tokens processed this step
+  double prefill_last = 0;     // prompts whose last chunk is in this step (sampled)
+  double prefill_pairs = 0;    // query-key pairs of those prompt tokens (causal)
+  double prefill_context = 0;  // tokens before those chunks (cached or earlier), their KV read
 };
 // Step time by term.
 struct StepBreakdown {
@@ -113,15 +152,19 @@ struct StepBreakdown {
   double attention_s = 0;    // attention (KV reads vs FLOPs)
   double comm_s = 0;         // tensor-parallel all-reduces, expert-parallel all-to-all
   double overhead_s = 0;     // kernel gaps (or host time when it dominates)
+  double draft_s = 0;        // speculative decoding: the drafter's steps (in total_s)
   double total_s = 0;
   double experts_touched = 0;  // per MoE layer
 };
 StepBreakdown step_time(const ReplicaModel& r, const StepLoad& load);
 
-// Prefill time of one prompt alone (chunked by the token budget), the zero-load TTFT.
-double prefill_time_s(const ReplicaModel& r, double prompt_tokens);
+// Prefill time of one prompt alone (chunked by the token budget), the zero-load TTFT; the first
+// `cached_tokens` are in the prefix cache: not computed, their keys and values read.
+double prefill_time_s(const ReplicaModel& r, double prompt_tokens, double cached_tokens = 0);
 
-// Steady-state output tokens/s of a burst (all requests at once, fixed lengths), in closed form.
-double burst_output_tokens_per_s(const ReplicaModel& r, double prompt_tokens, double output_tokens);
+// Steady-state output tokens/s of a burst (all requests at once, fixed lengths), in closed form;
+// the first `cached_tokens` of each prompt are in the prefix cache.
+double burst_output_tokens_per_s(const ReplicaModel& r, double prompt_tokens, double output_tokens,
+                                 double cached_tokens = 0);
 
 }  // namespace gpuplan

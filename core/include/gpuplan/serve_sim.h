@@ -20,7 +20,14 @@ struct ServeWorkload {
   LengthDistribution lengths = LengthDistribution::fixed;
   int requests = 2000;  // simulated requests (bounded for speed)
   uint64_t seed = 1;
+  // Automatic prefix caching (vLLM) / RadixAttention (SGLang): the share of each prompt's tokens
+  // whose keys and values are found in the cache. Those are not computed again; the prompt's
+  // other tokens still attend to them.
+  double prefix_hit_rate = 0;
 };
+// The prompt tokens found in the prefix cache: hit_rate x prompt, rounded, at most prompt - 1
+// (the last prompt token is always computed: it samples the first output token, as vLLM does).
+double cached_prompt_tokens(double prompt_tokens, double hit_rate);
 struct Percentiles {
   double p50 = 0, p90 = 0, p99 = 0, mean = 0;
 };

@@ -1086,6 +1086,33 @@ std::vector<ServeKey> serve_load_rows() {
   };
 }
 
+// Serving features a user turns on: prefix caching and speculative decoding (the Method page,
+// "Serving", says what each does to a step).
+std::vector<ServeKey> serve_feature_rows() {
+  const G g = G::serve;
+  return {
+      row("prefix-hit-rate", g, number<R>(0, 1, FIELD(prefix_hit_rate)), "0",
+          "share of prompt tokens found in the prefix cache (0-1); they are not computed again",
+          "在前缀缓存中命中的提示 token 占比（0-1）；命中部分不再计算"),
+      row("spec-method", g,
+          enumeration<R>(parse_spec_method, spec_method_name,
+                         {SpecMethod::none, SpecMethod::draft, SpecMethod::eagle, SpecMethod::mtp},
+                         FIELD(spec_method)),
+          "none", "speculative decoding: a draft model, an EAGLE head or the model's MTP modules",
+          "投机解码：草稿模型、EAGLE 头或模型自带的 MTP 模块"),
+      row("spec-tokens", g, integer<R>(1, 16, FIELD(spec_tokens)), "",
+          "draft tokens proposed per step (required with --spec-method)",
+          "每步提出的草稿 token 数（使用 --spec-method 时必填）"),
+      // The lower bound keeps 0 free to mean "not given" (required with a method).
+      row("spec-acceptance", g, number<R>(0.001, 1, FIELD(spec_acceptance)), "",
+          "measured per-token acceptance rate of the drafts, (0-1] (required with --spec-method)",
+          "实测的草稿逐 token 接受率，(0-1]（使用 --spec-method 时必填）"),
+      row("spec-draft-model", g, text<R>(FIELD(spec_draft_model)), "",
+          "the draft model of the zoo (--spec-method draft)",
+          "模型库中的草稿模型（--spec-method draft）"),
+  };
+}
+
 std::vector<ServeKey> serve_fleet_rows() {
   const G g = G::serve;
   return {
@@ -1163,6 +1190,7 @@ const std::vector<ServeKey>& serve_key_rows() {
   static const std::vector<ServeKey> rows = [] {
     std::vector<ServeKey> all = serve_load_rows();
     for (auto& r : serve_fleet_rows()) all.push_back(std::move(r));
+    for (auto& r : serve_feature_rows()) all.push_back(std::move(r));
     return all;
   }();
   return rows;

@@ -174,6 +174,29 @@ const std::vector<std::string>& serve_keys() {
   return keys;
 }
 
+std::optional<Error> check_serve_spec(const ServeRequest& r) {
+  auto err = [](Msg id, const std::string& arg, const char* key) {
+    return about_key(make_error(Errc::invalid_argument, id, {arg}), key);
+  };
+  const std::string method = spec_method_name(r.spec_method);
+  if (r.spec_method == SpecMethod::none) {
+    if (r.spec_tokens > 0) return err(Msg::serve_spec_needs_method, "spec-tokens", "spec-tokens");
+    if (r.spec_acceptance > 0)
+      return err(Msg::serve_spec_needs_method, "spec-acceptance", "spec-acceptance");
+    if (!r.spec_draft_model.empty())
+      return err(Msg::serve_spec_needs_method, "spec-draft-model", "spec-draft-model");
+    return std::nullopt;
+  }
+  if (r.spec_tokens < 1) return err(Msg::serve_spec_tokens_required, method, "spec-tokens");
+  if (!(r.spec_acceptance > 0))
+    return err(Msg::serve_spec_acceptance_required, method, "spec-acceptance");
+  if (r.spec_method == SpecMethod::draft && r.spec_draft_model.empty())
+    return err(Msg::serve_spec_draft_required, "", "spec-draft-model");
+  if (r.spec_method != SpecMethod::draft && !r.spec_draft_model.empty())
+    return err(Msg::serve_spec_draft_only, method, "spec-draft-model");
+  return std::nullopt;
+}
+
 Result<ServeRequest> parse_serve_request(const Args& args) {
   ServeRequest r;
   if (auto err = read_keys<ServeRequest>(serve_key_rows(), args, r)) return *err;
@@ -194,6 +217,11 @@ ServeQuery serve_query(const ServeRequest& r, LoadCurve curve) {
   q.workload.output_tokens = r.output_tokens;
   q.workload.lengths = r.lengths;
   q.workload.requests = r.requests;
+  q.workload.prefix_hit_rate = r.prefix_hit_rate;
+  q.config.spec.method = r.spec_method;
+  q.config.spec.tokens = r.spec_tokens;
+  q.config.spec.acceptance = r.spec_acceptance;
+  q.config.spec.draft_model = r.spec_draft_model;
   q.slo = {r.ttft_ms / 1000, r.tpot_ms / 1000, static_cast<double>(r.percentile)};
   q.curve = std::move(curve);
   q.policy.target_utilisation = r.target_utilisation;

@@ -483,6 +483,10 @@ nlohmann::ordered_json serve_option_json(const ServeOption& o) {
   j["max_concurrent_sequences"] = o.max_seqs;
   j["prefill_s"] = o.prefill_s;
   j["decode_step_s"] = o.decode_step_s;
+  j["tokens_per_step"] = o.tokens_per_step;
+  j["itl_s"] = o.itl_s;
+  j["prefill_computed_share"] = o.prefill_computed_share;
+  j["spec_weight_bytes_per_gpu"] = o.memory.spec_weight_bytes;
   const auto& s = o.rate.at_max;
   j["replica_max_rate_per_s"] = o.rate.max_rate_per_s;
   j["at_max_rate"] = {
@@ -514,6 +518,15 @@ std::string serve_plan_to_json(const std::string& model, const LoadCurve& curve,
   nlohmann::ordered_json out;
   out["model"] = model;
   out["load_curve_per_s"] = curve;
+  // The serving features as given, with what they do to the best option.
+  const ServeOption* best = plan.options.empty() ? nullptr : &plan.options.front();
+  out["prefix_caching"] = {{"prefix_hit_rate", plan.prefix_hit_rate},
+                           {"prefill_computed_share", best ? best->prefill_computed_share : 1.0}};
+  out["speculative_decoding"] = {{"method", spec_method_name(plan.spec.method)},
+                                 {"tokens", plan.spec.tokens},
+                                 {"acceptance", plan.spec.acceptance},
+                                 {"draft_model", plan.spec.draft_model},
+                                 {"tokens_per_step", best ? best->tokens_per_step : 1.0}};
   out["options"] = nlohmann::ordered_json::array();
   for (const auto& o : plan.options) out["options"].push_back(serve_option_json(o));
   out["notes"] = plan.notes;

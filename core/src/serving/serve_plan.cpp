@@ -19,14 +19,16 @@ double lone_decode_step_s(const ReplicaModel& r, const ServeWorkload& w) {
   return step_time(r, load).total_s;
 }
 
-ServeEvaluation evaluate(const Model& model, const Gpu& gpu, int tp, const ServeQuery& q,
-                         const ServingAssumptions& a, const Efficiencies& eff) {
+ServeEvaluation evaluate(const Catalog& catalog, const Model& model, const Gpu& gpu, int tp,
+                         const ServeQuery& q, const ServingAssumptions& a) {
   ServeEvaluation e;
   e.gpu = gpu.id;
   e.tp = tp;
   ServeConfig c = q.config;
   c.tp = tp;
-  auto r = build_replica(model, gpu, c, a, eff);
+  if (c.spec.method == SpecMethod::draft && !c.spec.draft && !c.spec.draft_model.empty())
+    c.spec.draft = catalog.find_model(c.spec.draft_model);
+  auto r = build_replica(model, gpu, c, a, catalog.efficiencies);
   if (!r.ok()) {
     e.error = r.error();
     return e;
@@ -38,8 +40,12 @@ ServeEvaluation evaluate(const Model& model, const Gpu& gpu, int tp, const Serve
   o.notes = r.value().notes;
   o.max_seqs =
       max_concurrent_sequences(r.value(), q.workload.prompt_tokens, q.workload.output_tokens);
-  o.prefill_s = prefill_time_s(r.value(), q.workload.prompt_tokens);
+  const double cached = cached_prompt_tokens(q.workload.prompt_tokens, q.workload.prefix_hit_rate);
+  o.prefill_s = prefill_time_s(r.value(), q.workload.prompt_tokens, cached);
+  o.prefill_computed_share = (q.workload.prompt_tokens - cached) / q.workload.prompt_tokens;
   o.decode_step_s = lone_decode_step_s(r.value(), q.workload);
+  o.tokens_per_step = r.value().spec.expected_tokens;
+  o.itl_s = o.decode_step_s / o.tokens_per_step;
   auto rate = max_rate_within_slo(r.value(), q.workload, q.slo);
   if (!rate.ok()) {
     e.error = rate.error();
@@ -89,7 +95,7 @@ Error explain_failure(const std::vector<ServeEvaluation>& all, const Slo& slo) {
     if (!fastest_ttft ||
         o.rate.at_zero_load.ttft_s.p50 < fastest_ttft->rate.at_zero_load.ttft_s.p50)
       fastest_ttft = &o;
-    if (!fastest_tpot || o.decode_step_s < fastest_tpot->decode_step_s) fastest_tpot = &o;
+    if (!fastest_tpot || o.itl_s < fastest_tpot->itl_s) fastest_tpot = &o;
   }
   if (!fastest_ttft) {
     for (auto it = all.rbegin(); it != all.rend(); ++it) {
@@ -109,7 +115,7 @@ Error explain_failure(const std::vector<ServeEvaluation>& all, const Slo& slo) {
                           ms(ttft - slo.ttft_s) +
                           " over --ttft-ms; raise it, shorten prompts or use more GPUs");
   }
-  const double tpot = fastest_tpot->decode_step_s;
+  const double tpot = fastest_tpot->itl_s;
   if (slo.tpot_s > 0 && tpot > slo.tpot_s) {
     return make_error(Errc::does_not_fit,
                       "SLO unreachable: a token takes " + ms(tpot) +
@@ -153,7 +159,7 @@ bool step_serve_search(const Catalog& catalog, const ServingAssumptions& serving
   if (search.finished()) return false;
   const auto& [gpu, tp] = search.pending[search.next++];
   if (const Gpu* g = catalog.find_gpu(gpu))
-    search.done.push_back(evaluate(model, *g, tp, q, serving, catalog.efficiencies));
+    search.done.push_back(evaluate(catalog, model, *g, tp, q, serving));
   return true;
 }
 
@@ -168,10 +174,12 @@ Result<ServePlan> finish_serve_search(const Catalog& catalog, const ServingAssum
     for (const auto& e : all) {
       if (e.gpu == g.id && e.tp == tp) return e;
     }
-    all.push_back(evaluate(model, g, tp, q, serving, catalog.efficiencies));
+    all.push_back(evaluate(catalog, model, g, tp, q, serving));
     return all.back();
   };
   ServePlan plan;
+  plan.prefix_hit_rate = q.workload.prefix_hit_rate;
+  plan.spec = q.config.spec;
   const auto priced = priced_instances(catalog, q);
   for (const auto& [instance, g] : priced) {
     const Instance& in = *instance;
@@ -241,10 +249,18 @@ Result<ServePlan> finish_serve_search(const Catalog& catalog, const ServingAssum
 }
 
 Result<ServeTargets> find_serve_targets(const Catalog& catalog, const std::string& model,
-                                        const std::string& gpu, const std::string& instance) {
+                                        const std::string& gpu, const std::string& instance,
+                                        const std::string& draft_model) {
   ServeTargets t;
   t.model = catalog.find_model(model);
   if (!t.model) return unknown_model_error(catalog, model);
+  if (!draft_model.empty()) {
+    t.draft = catalog.find_model(draft_model);
+    if (!t.draft) {
+      return about_key(make_error(Errc::not_found, Msg::serve_unknown_draft, {draft_model}),
+                       "spec-draft-model");
+    }
+  }
   if (!gpu.empty()) {
     const Gpu* g = catalog.find_gpu(gpu);
     if (!g) return unknown_gpu_error(catalog, gpu);

@@ -35,10 +35,17 @@ std::string gb(double bytes) {
   return buf;
 }
 
+// Bytes of one tensor on one GPU. Quantised formats apply to the blocks' matmuls (precision.h:
+// MXFP4 to the MLP's only); embeddings, head, norms and biases stay 16-bit.
+double tensor_bytes(const ParamTensor& t, const WeightFormatBytes& format, int tp) {
+  const bool quantised = t.rows > 1 && (t.group == ParamGroup::mlp ||
+                                        (format.attention && t.group == ParamGroup::attention));
+  return static_cast<double>(t.numel()) * (quantised ? format.matmul : 2.0) /
+         (t.tensor_parallel ? tp : 1);
+}
+
 // Weight bytes per GPU, split into what every step reads and the experts of MoE layers.
-// Quantised formats apply to the blocks' matmuls (precision.h: MXFP4 to the MLP's only);
-// embeddings, head, norms and biases stay 16-bit. Token embeddings are looked up, not read whole
-// (unless tied to the head).
+// Token embeddings are looked up, not read whole (unless tied to the head).
 void count_weights(const TransformerSpec& s, const ServeConfig& c, ReplicaModel& r) {
   double total = 0, dense = 0, experts = 0;
   // Multi-token prediction modules are not loaded for serving (only as a speculative draft).
@@ -46,10 +53,7 @@ void count_weights(const TransformerSpec& s, const ServeConfig& c, ReplicaModel&
   served.mtp_layers = 0;
   const WeightFormatBytes& format = weight_format_bytes(c.weights);
   for (const ParamTensor& t : transformer_parameters(served)) {
-    const bool quantised = t.rows > 1 && (t.group == ParamGroup::mlp ||
-                                          (format.attention && t.group == ParamGroup::attention));
-    const double bytes = static_cast<double>(t.numel()) * (quantised ? format.matmul : 2.0) /
-                         (t.tensor_parallel ? c.tp : 1);
+    const double bytes = tensor_bytes(t, format, c.tp);
     total += bytes;
     const bool lookup = t.group == ParamGroup::embedding &&
                         !(s.tied_embeddings && std::string(t.module) == "embed_tokens");
@@ -191,7 +195,9 @@ void fill_memory(const Model& m, const Gpu& g, const ServeConfig& c, const Servi
   const double left =
       r.profile.fraction_of_free ? (g.memory_bytes - used) * fraction : mem.budget_bytes - used;
   mem.kv_bytes = std::max(0.0, left);
-  const double block_bytes = mem.kv_bytes_per_token * static_cast<double>(a.kv_block_tokens);
+  // A speculative drafter's keys and values sit beside the model's, token for token.
+  const double block_bytes = (mem.kv_bytes_per_token + mem.spec_kv_bytes_per_token) *
+                             static_cast<double>(a.kv_block_tokens);
   mem.kv_blocks =
       block_bytes > 0 ? static_cast<int64_t>(std::floor(mem.kv_bytes / block_bytes)) : 0;
   mem.kv_tokens = mem.kv_blocks * a.kv_block_tokens;
@@ -288,7 +294,144 @@ std::optional<Error> set_rates(const Gpu& gpu, const ServeConfig& config, const 
   return std::nullopt;
 }
 
+// The one-block model that times an EAGLE or MTP draft step: the model's embedding and head
+// around one block. MTP: a block like the model's last MoE block (DeepSeek-V3 report, sec. 2.2);
+// EAGLE: one dense decoder block of the model's width and MLP (EAGLE, sec. 3.1 and 4).
+std::shared_ptr<Model> drafter_module(const Model& model, SpecMethod method) {
+  auto m = std::make_shared<Model>(model);
+  m->id = model.id + " (" + spec_method_name(method) + " drafter)";
+  TransformerSpec& s = m->transformer;
+  s.layers = 1;
+  s.first_dense_layers = 0;
+  s.moe_layer_step = 1;
+  s.mtp_layers = 0;
+  s.sliding_window = 0;
+  s.full_attention_every = 0;
+  if (method == SpecMethod::eagle) {
+    s.experts = s.experts_per_token = s.shared_experts = 0;
+    s.moe_ffn_hidden = s.shared_expert_ffn_hidden = 0;
+    s.router_bias = false;
+  }
+  return m;
+}
+
+// The bytes of the drafter's own weights on one GPU: the MTP modules (their norms, 2h -> h
+// projection and block; embedding and head are the model's), or EAGLE's projection and block.
+double module_weight_bytes(const Model& module, const ServeConfig& c, int64_t modules) {
+  TransformerSpec s = module.transformer;
+  s.mtp_layers = modules;
+  double bytes = 0;
+  const WeightFormatBytes& format = weight_format_bytes(c.weights);
+  for (const ParamTensor& t : transformer_parameters(s)) {
+    if (t.mtp) bytes += tensor_bytes(t, format, c.tp);
+  }
+  return bytes;
+}
+
+Error spec_error(const std::string& key, const std::string& message) {
+  return about_key(invalid("--" + key + ": " + message), key);
+}
+
+// The same checks as parse_serve_request's, for callers that fill ServeConfig themselves.
+std::optional<Error> check_spec(const Model& model, const SpecDecoding& spec) {
+  const std::string method = spec_method_name(spec.method);
+  auto msg = [](Msg id, const std::string& arg, const char* key) {
+    return about_key(make_error(Errc::invalid_argument, id, {arg}), key);
+  };
+  if (spec.tokens < 1 || spec.tokens > 16)
+    return msg(Msg::serve_spec_tokens_required, method, "spec-tokens");
+  if (!(spec.acceptance > 0 && spec.acceptance <= 1))
+    return msg(Msg::serve_spec_acceptance_required, method, "spec-acceptance");
+  if (spec.method == SpecMethod::mtp && model.transformer.mtp_layers < 1) {
+    return spec_error("spec-method", "mtp: " + model.id +
+                                         " has no multi-token prediction modules "
+                                         "(num_nextn_predict_layers); use eagle or a draft model");
+  }
+  if (spec.method != SpecMethod::draft) return std::nullopt;
+  if (!spec.draft) {
+    return spec.draft_model.empty()
+               ? msg(Msg::serve_spec_draft_required, "", "spec-draft-model")
+               : msg(Msg::serve_unknown_draft, spec.draft_model, "spec-draft-model");
+  }
+  if (spec.draft->transformer.vocab != model.transformer.vocab) {
+    return spec_error("spec-draft-model", spec.draft->id + " has a vocabulary of " +
+                                              std::to_string(spec.draft->transformer.vocab) +
+                                              " tokens, " + model.id + " one of " +
+                                              std::to_string(model.transformer.vocab) +
+                                              ": a draft model must share the target's tokenizer");
+  }
+  return std::nullopt;
+}
+
+// Resolves the drafter: its step-time model, its weights and its KV per token on one GPU. A
+// draft model runs at the replica's TP, weights and KV format (vLLM's default); EAGLE and MTP
+// add their 16-bit 2h -> h projection of the hidden state and the token's embedding to each step.
+std::optional<Error> resolve_spec(const Model& model, const Gpu& gpu, const ServeConfig& config,
+                                  const ServingAssumptions& serving, const Efficiencies& eff,
+                                  ReplicaModel& r) {
+  const SpecDecoding& spec = config.spec;
+  if (spec.method == SpecMethod::none) return std::nullopt;
+  if (auto err = check_spec(model, spec)) return err;
+  ServeConfig dc = config;
+  dc.spec = SpecDecoding{};
+  const bool own = spec.method != SpecMethod::draft;
+  if (own) r.spec.module = drafter_module(model, spec.method);
+  const Model& drafter = own ? *r.spec.module : *spec.draft;
+  auto draft = build_replica(drafter, gpu, dc, serving, eff);
+  if (!draft.ok()) {
+    return spec_error(own ? "spec-method" : "spec-draft-model",
+                      "the drafter cannot run: " + draft.error().message);
+  }
+  ReplicaModel d = std::move(draft).value();
+  const double modules =
+      spec.method == SpecMethod::mtp ? static_cast<double>(model.transformer.mtp_layers) : 1.0;
+  if (own) {
+    const double h = static_cast<double>(model.transformer.hidden);
+    d.dense_weight_bytes += 2.0 * (2 * h * h);  // the projection, 16-bit, on every GPU
+    d.gemm_flops_per_token += 2.0 * (2 * h * h);
+    r.memory.spec_weight_bytes = module_weight_bytes(
+        *r.spec.module, config, spec.method == SpecMethod::mtp ? model.transformer.mtp_layers : 1);
+  } else {
+    r.memory.spec_weight_bytes = d.memory.weight_bytes;
+  }
+  r.memory.spec_kv_bytes_per_token = d.memory.kv_bytes_per_token * modules;
+  r.memory.weight_bytes += r.memory.spec_weight_bytes;
+  r.spec.method = spec.method;
+  r.spec.tokens = spec.tokens;
+  r.spec.acceptance = spec.acceptance;
+  r.spec.expected_tokens = spec_expected_tokens(spec.acceptance, spec.tokens);
+  r.spec.draft = std::make_shared<const ReplicaModel>(std::move(d));
+  return std::nullopt;
+}
+
 }  // namespace
+
+const char* spec_method_name(SpecMethod m) {
+  switch (m) {
+    case SpecMethod::none:
+      return "none";
+    case SpecMethod::draft:
+      return "draft";
+    case SpecMethod::eagle:
+      return "eagle";
+    case SpecMethod::mtp:
+      return "mtp";
+  }
+  return "none";
+}
+
+std::optional<SpecMethod> parse_spec_method(const std::string& s) {
+  for (SpecMethod m : {SpecMethod::none, SpecMethod::draft, SpecMethod::eagle, SpecMethod::mtp}) {
+    if (s == spec_method_name(m)) return m;
+  }
+  return std::nullopt;
+}
+
+double spec_expected_tokens(double acceptance, int tokens) {
+  const double a = acceptance, k = tokens;
+  if (a >= 1) return k + 1;
+  return (1 - std::pow(a, k + 1)) / (1 - a);
+}
 
 Result<ReplicaModel> build_replica(const Model& model, const Gpu& gpu, const ServeConfig& config,
                                    const ServingAssumptions& serving, const Efficiencies& eff) {
@@ -310,6 +453,7 @@ Result<ReplicaModel> build_replica(const Model& model, const Gpu& gpu, const Ser
           ? config.max_num_batched_tokens
           : (large ? r.profile.max_num_batched_tokens_large : r.profile.max_num_batched_tokens);
   count_weights(s, config, r);
+  if (auto err = resolve_spec(model, gpu, config, serving, eff, r)) return *err;
   fill_memory(model, gpu, config, serving, r);
   if (!r.memory.fits) {
     const double need = r.memory.weight_bytes + r.memory.activation_bytes + r.memory.context_bytes;
@@ -389,9 +533,51 @@ double matmul_compute_s(const ReplicaModel& r, double tokens, double sampled, do
 
 }  // namespace
 
+namespace {
+
+// Attention of one step: decodes read each sequence's keys and values (every verified position
+// of a speculative step attends to them); prefill writes its tokens' and reads the keys and values
+// of the tokens before its chunks, cached or computed earlier (flash attention: scores stay on
+// chip, Dao et al. 2022). Windowed blocks read at most their window of each sequence (its mean
+// context here).
+double attention_s(const ReplicaModel& r, const StepLoad& load, double positions_per_seq) {
+  const TransformerSpec* spec = r.model ? &r.model->transformer : nullptr;
+  const double decode_share =
+      load.decode_seqs > 0 ? kv_window_share(spec, load.decode_context / load.decode_seqs) : 1.0;
+  const double prefill_share = load.prefill_tokens > 0
+                                   ? kv_window_share(spec, load.prefill_pairs / load.prefill_tokens)
+                                   : 1.0;
+  const double decode_keys = load.decode_context * decode_share;
+  const double kv_bytes =
+      (decode_keys + load.prefill_tokens + load.prefill_context * prefill_share) *
+      r.memory.kv_bytes_per_token;
+  const double pairs = decode_keys * positions_per_seq + load.prefill_pairs * prefill_share;
+  return std::max(kv_bytes / r.hbm_bytes_per_s,
+                  pairs * r.attention_flops_per_pair / r.attention_flop_per_s);
+}
+
+// The drafter's part of a speculative step: its first step takes the decodes and the prompt
+// chunks (a draft keeps its own keys and values of every token), the k - 1 after it the decodes.
+double draft_s(const ReplicaModel& r, const StepLoad& load) {
+  if (!r.spec.draft) return 0;
+  double t = step_time(*r.spec.draft, load).total_s;
+  if (load.decode_seqs > 0 && r.spec.tokens > 1) {
+    StepLoad next;
+    next.decode_seqs = load.decode_seqs;
+    next.decode_context = load.decode_context;
+    t += (r.spec.tokens - 1) * step_time(*r.spec.draft, next).total_s;
+  }
+  return t;
+}
+
+}  // namespace
+
 StepBreakdown step_time(const ReplicaModel& r, const StepLoad& load) {
   StepBreakdown b;
-  const double tokens = load.decode_seqs + load.prefill_tokens;
+  // Speculative decoding verifies k drafted tokens and samples one more per sequence.
+  const double positions = r.spec.draft ? r.spec.tokens + 1.0 : 1.0;
+  const double decode_tokens = load.decode_seqs * positions;
+  const double tokens = decode_tokens + load.prefill_tokens;
   if (tokens <= 0) return b;
   b.experts_touched = experts_touched(r.experts, r.experts_per_token, tokens);
   const double expert_share = r.experts > 0 ? b.experts_touched / r.experts : 0;
@@ -401,23 +587,10 @@ StepBreakdown step_time(const ReplicaModel& r, const StepLoad& load) {
   const double bytes = weight_bytes + tokens * r.activation_bytes_per_token;
   // Logits only for the rows that sample a token: decodes and prompts that end this step.
   const double compute_s =
-      matmul_compute_s(r, tokens, load.decode_seqs + load.prefill_last, b.experts_touched);
+      matmul_compute_s(r, tokens, decode_tokens + load.prefill_last, b.experts_touched);
   b.weights_s = std::max(bytes / r.hbm_bytes_per_s, compute_s);
   b.elementwise_s = tokens * r.elementwise_bytes_per_token / r.hbm_bytes_per_s;
-  // Decode reads each sequence's keys and values; prefill writes its tokens' and reads the
-  // prompt's earlier chunks (flash attention: scores stay on chip, Dao et al. 2022).
-  // Windowed blocks read at most their window of each sequence (its mean context here).
-  const TransformerSpec* spec = r.model ? &r.model->transformer : nullptr;
-  const double decode_share =
-      load.decode_seqs > 0 ? kv_window_share(spec, load.decode_context / load.decode_seqs) : 1.0;
-  const double prefill_share = load.prefill_tokens > 0
-                                   ? kv_window_share(spec, load.prefill_pairs / load.prefill_tokens)
-                                   : 1.0;
-  const double kv_bytes =
-      (load.decode_context * decode_share + load.prefill_tokens) * r.memory.kv_bytes_per_token;
-  const double pairs = load.decode_context * decode_share + load.prefill_pairs * prefill_share;
-  b.attention_s = std::max(kv_bytes / r.hbm_bytes_per_s,
-                           pairs * r.attention_flops_per_pair / r.attention_flop_per_s);
+  b.attention_s = attention_s(r, load, positions);
   const double tp = r.config.tp, ep = r.config.ep;
   if (tp > 1) {
     // Ring all-reduce moves 2(n-1)/n of the tensor per GPU (nccl-tests doc/PERFORMANCE.md).
@@ -437,19 +610,21 @@ StepBreakdown step_time(const ReplicaModel& r, const StepLoad& load) {
       b.weights_s + b.elementwise_s + b.attention_s + b.comm_s + kernels * r.kernel_overhead_s;
   // Eager PyTorch: the host issues every kernel; it runs ahead, so the step takes the longer.
   const double host_s = kernels * r.host_overhead_per_kernel_s;
-  b.total_s = std::max(gpu_s, host_s);
-  b.overhead_s = b.total_s - (b.weights_s + b.elementwise_s + b.attention_s + b.comm_s);
+  b.draft_s = draft_s(r, load);
+  b.total_s = std::max(gpu_s, host_s) + b.draft_s;
+  b.overhead_s = b.total_s - (b.weights_s + b.elementwise_s + b.attention_s + b.comm_s + b.draft_s);
   return b;
 }
 
-double prefill_time_s(const ReplicaModel& r, double prompt_tokens) {
+double prefill_time_s(const ReplicaModel& r, double prompt_tokens, double cached_tokens) {
   const double chunk = static_cast<double>(std::max<int64_t>(1, r.max_num_batched_tokens));
-  double done = 0, total = 0;
+  double done = std::clamp(cached_tokens, 0.0, std::max(0.0, prompt_tokens - 1)), total = 0;
   while (done < prompt_tokens) {
     const double c = std::min(chunk, prompt_tokens - done);
     StepLoad load;
     load.prefill_tokens = c;
     load.prefill_pairs = c * done + c * (c + 1) / 2;  // causal: each token sees the ones before
+    load.prefill_context = done;
     load.prefill_last = done + c >= prompt_tokens ? 1 : 0;
     total += step_time(r, load).total_s;
     done += c;
@@ -457,25 +632,33 @@ double prefill_time_s(const ReplicaModel& r, double prompt_tokens) {
   return total;
 }
 
-double burst_output_tokens_per_s(const ReplicaModel& r, double prompt_tokens,
-                                 double output_tokens) {
-  // All requests at once: the batch holds B sequences; over a request's life it needs O decode
-  // slots and P + O tokens of step budget, so per step x = min(B/O, T/(P+O)) requests advance.
+double burst_output_tokens_per_s(const ReplicaModel& r, double prompt_tokens, double output_tokens,
+                                 double cached_tokens) {
+  // All requests at once: the batch holds B sequences; over a request's life it needs d decode
+  // steps (O over the tokens a step yields) and P' + d·v tokens of step budget (P' the uncached
+  // prompt, v the positions a decode step takes), so per step x = min(B/d, T/(P' + d·v))
+  // requests advance.
   const double p = prompt_tokens, o = std::max(1.0, output_tokens);
+  const double cached = std::clamp(cached_tokens, 0.0, std::max(0.0, p - 1));
+  const double computed = p - cached;
   const double batch = static_cast<double>(max_concurrent_sequences(r, p, o));
   if (batch < 1) return 0;
+  const double d = o / r.spec.expected_tokens;
+  const double positions = r.spec.draft ? r.spec.tokens + 1.0 : 1.0;
   const double budget = static_cast<double>(r.max_num_batched_tokens);
-  const double x =
-      r.profile.continuous_batching ? std::min(batch / o, budget / (p + o)) : batch / o;
+  const double x = r.profile.continuous_batching
+                       ? std::min(batch / d, budget / (computed + d * positions))
+                       : batch / d;
   StepLoad load;
-  load.decode_seqs = x * o;
-  load.decode_context = x * o * (p + o / 2);
-  load.prefill_tokens = x * p;
-  load.prefill_pairs = x * p * (p + 1) / 2;
+  load.decode_seqs = x * d;
+  load.decode_context = x * d * (p + o / 2);
+  load.prefill_tokens = x * computed;
+  load.prefill_pairs = x * (computed * cached + computed * (computed + 1) / 2);
+  load.prefill_context = x * cached;
   load.prefill_last = x;
   const StepBreakdown bd = step_time(r, load);
   const double t = bd.total_s;
-  return t > 0 ? load.decode_seqs / t : 0;
+  return t > 0 ? load.decode_seqs * r.spec.expected_tokens / t : 0;
 }
 
 }  // namespace gpuplan

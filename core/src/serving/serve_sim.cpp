@@ -19,6 +19,7 @@ namespace {
 struct Req {
   double arrival_s = 0;
   double prompt = 0, output = 0;
+  double cached = 0;  // prompt tokens found in the prefix cache
   double prefilled = 0, generated = 0;
   double first_token_s = -1;
   int64_t blocks = 0;
@@ -82,6 +83,8 @@ class Scheduler {
   std::vector<double> chunk_;  // this step's prompt tokens per running sequence
 
   const ReplicaModel& r_;
+  // Positions a decode step takes per sequence: one, or k + 1 verified by speculative decoding.
+  const double positions_ = r_.spec.draft ? r_.spec.tokens + 1.0 : 1.0;
   std::vector<Req> reqs_;
   size_t next_arrival_ = 0;
   std::deque<size_t> waiting_;
@@ -118,7 +121,7 @@ bool Scheduler::grow_or_preempt() {
   if (r_.profile.reserve_full_sequence) return true;
   for (size_t i = 0; i < running_.size(); ++i) {
     Req& q = reqs_[running_[i]];
-    const int64_t need = blocks_for(q.prefilled + q.generated + 1);
+    const int64_t need = blocks_for(q.prefilled + q.generated + positions_);
     while (need > q.blocks) {
       if (free_blocks_ > 0) {
         --free_blocks_;
@@ -129,7 +132,8 @@ bool Scheduler::grow_or_preempt() {
       Req& v = reqs_[victim];
       free_blocks_ += v.blocks;
       v.blocks = 0;
-      v.prefilled = v.generated = 0;
+      v.prefilled = v.cached;  // its prefix is still in the cache (its blocks are only freed)
+      v.generated = 0;
       v.first_token_s = -1;
       running_.pop_back();
       waiting_.push_front(victim);
@@ -154,7 +158,7 @@ void Scheduler::finish_step(double end_s, const std::vector<double>& chunk) {
       q.first_token_s = end_s;
       ttft_.push_back(end_s - q.arrival_s);
     } else {
-      q.generated += 1;
+      q.generated += r_.spec.expected_tokens;  // 1, or the accepted drafts and one more
     }
     if (q.generated >= q.output) {
       if (q.output > 1) tpot_.push_back((end_s - q.first_token_s) / (q.output - 1));
@@ -188,7 +192,7 @@ SimulationResult Scheduler::run() {
       if (q.prefilled >= q.prompt) {
         load.decode_seqs += 1;
         load.decode_context += q.prompt + q.generated;
-        budget -= 1;
+        budget -= positions_;
       }
     }
     for (size_t i = 0; i < running_.size() && budget > 0; ++i) {
@@ -198,6 +202,7 @@ SimulationResult Scheduler::run() {
       budget -= chunk[i];
       load.prefill_tokens += chunk[i];
       load.prefill_pairs += chunk[i] * q.prefilled + chunk[i] * (chunk[i] + 1) / 2;
+      load.prefill_context += q.prefilled;
       if (q.prefilled + chunk[i] >= q.prompt) load.prefill_last += 1;
     }
     const double dt = step_time(r_, load).total_s;
@@ -228,11 +233,21 @@ SimulationResult Scheduler::run() {
 
 }  // namespace
 
+double cached_prompt_tokens(double prompt_tokens, double hit_rate) {
+  return std::clamp(std::round(hit_rate * prompt_tokens), 0.0, std::max(0.0, prompt_tokens - 1));
+}
+
 Result<SimulationResult> simulate(const ReplicaModel& r, const ServeWorkload& w) {
   if (w.requests < 1 || w.requests > 100000)
     return make_error(Errc::invalid_argument, "simulated requests must be 1-100000");
   if (!(w.prompt_tokens >= 1) || !(w.output_tokens >= 1)) {
     return make_error(Errc::invalid_argument, "prompt and output tokens must be >= 1");
+  }
+  if (!(w.prefix_hit_rate >= 0 && w.prefix_hit_rate <= 1)) {
+    return about_key(make_error(Errc::invalid_argument,
+                                "--prefix-hit-rate: the share of prompt tokens found in the "
+                                "prefix cache must be in [0, 1]"),
+                     "prefix-hit-rate");
   }
   if (max_concurrent_sequences(r, w.prompt_tokens, w.output_tokens) < 1) {
     return make_error(Errc::does_not_fit,
@@ -247,6 +262,7 @@ Result<SimulationResult> simulate(const ReplicaModel& r, const ServeWorkload& w)
   for (Req& q : reqs) {
     q.prompt = std::min(q.prompt, cap - 1);
     q.output = std::max(1.0, std::min(q.output, cap - q.prompt));
+    q.cached = q.prefilled = cached_prompt_tokens(q.prompt, w.prefix_hit_rate);
   }
   Scheduler s(r, std::move(reqs));
   return s.run();
@@ -272,7 +288,9 @@ Result<RateSearch> max_rate_within_slo(const ReplicaModel& r, const ServeWorkloa
   out.at_zero_load = alone.value();
   // The rate cannot exceed the burst throughput; bisect between a trickle and that ceiling.
   const double ceiling =
-      burst_output_tokens_per_s(r, w.prompt_tokens, w.output_tokens) / w.output_tokens;
+      burst_output_tokens_per_s(r, w.prompt_tokens, w.output_tokens,
+                                cached_prompt_tokens(w.prompt_tokens, w.prefix_hit_rate)) /
+      w.output_tokens;
   double lo = 0, hi = std::max(ceiling * 1.05, 1e-3);
   SimulationResult best, failed;
   bool have_failed = false;

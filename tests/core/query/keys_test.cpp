@@ -72,6 +72,22 @@ Args context_of(const QueryKey& r) {
   return {};
 }
 
+// The speculative-decoding keys a serve key needs beside it (a method goes with its draft
+// tokens and acceptance, a draft model with the method draft), without the key itself.
+Args serve_context_of(const ServeKey& r, const std::string& value) {
+  const std::string name = r.name;
+  if (name.rfind("spec-", 0) != 0 || (name == "spec-method" && value == "none")) return {};
+  const bool draft = name == "spec-draft-model" || value == "draft";
+  Args out;
+  for (const auto& [k, v] : Args{{"spec-method", draft ? "draft" : "eagle"},
+                                 {"spec-tokens", "4"},
+                                 {"spec-acceptance", "0.8"},
+                                 {"spec-draft-model", draft ? "llama-3.1-8b" : ""}}) {
+    if (k != name && !v.empty()) out.emplace_back(k, v);
+  }
+  return out;
+}
+
 // Reads `args` as the CLI would, writes the query as a link, reads the link: the same query.
 void expect_round_trip(const Args& args) {
   std::string where;
@@ -128,7 +144,9 @@ TEST(KeysTable, EachDocumentedDefaultReadsBackAsAnAbsentKey) {
   }
   for (const auto& r : serve_key_rows()) {
     if (r.default_text.empty() || r.default_text.rfind("auto", 0) == 0) continue;
-    auto given = parse_serve_request({{r.name, r.default_text}});
+    Args args = serve_context_of(r, r.default_text);
+    args.emplace_back(r.name, r.default_text);
+    auto given = parse_serve_request(args);
     ASSERT_TRUE(given.ok()) << r.name << ": " << given.error().message;
     EXPECT_TRUE(serve_request_to_key_values(given.value()).empty()) << r.name;
     ++checked;
@@ -239,7 +257,9 @@ TEST(KeysTable, EveryServeKeyRoundTrips) {
   for (const auto& r : serve_key_rows()) {
     for (const std::string& value : samples(r)) {
       SCOPED_TRACE(std::string(r.name) + "=" + value);
-      auto a = parse_serve_request({{r.name, value}});
+      Args args = serve_context_of(r, value);
+      args.emplace_back(r.name, value);
+      auto a = parse_serve_request(args);
       ASSERT_TRUE(a.ok()) << a.error().message;
       const std::string link = args_to_query(serve_request_to_key_values(a.value()));
       auto b = parse_serve_request(query_to_args(link).value());
@@ -369,7 +389,7 @@ TEST(KeysTable, FieldListsAreComplete) {
   EXPECT_EQ(sizeof(TransformerSpec), 384u) << "a TransformerSpec field was added or removed";
   EXPECT_EQ(sizeof(CustomModel), 488u) << "a CustomModel field was added or removed";
   EXPECT_EQ(sizeof(Query), 2288u) << "a Query field was added or removed";
-  EXPECT_EQ(sizeof(ServeRequest), 304u) << "a ServeRequest field was added or removed";
+  EXPECT_EQ(sizeof(ServeRequest), 360u) << "a ServeRequest field was added or removed";
 #else
   GTEST_SKIP() << "sizes are checked on 64-bit libstdc++ builds";
 #endif

@@ -246,6 +246,11 @@ inline void compare_serve(FieldDiff& d, const ServeRequest& a, const ServeReques
   GPUPLAN_FIELD(d, a, b, instance);
   GPUPLAN_FIELD(d, a, b, provider);
   GPUPLAN_FIELD(d, a, b, region);
+  GPUPLAN_FIELD(d, a, b, prefix_hit_rate);
+  GPUPLAN_FIELD(d, a, b, spec_method);
+  GPUPLAN_FIELD(d, a, b, spec_tokens);
+  GPUPLAN_FIELD(d, a, b, spec_acceptance);
+  GPUPLAN_FIELD(d, a, b, spec_draft_model);
 }
 
 #undef GPUPLAN_FIELD

@@ -204,7 +204,12 @@ TEST(ServeKeys, EveryServeOptionIsALinkKeyAndRoundTrips) {
                      {"gpu", "h100-sxm5-80gb"},
                      {"instance", "aws-p5.48xlarge"},
                      {"provider", "aws"},
-                     {"region", "us-east-1"}};
+                     {"region", "us-east-1"},
+                     {"prefix-hit-rate", "0.4"},
+                     {"spec-method", "draft"},
+                     {"spec-tokens", "3"},
+                     {"spec-acceptance", "0.7"},
+                     {"spec-draft-model", "mistral-7b"}};
   ASSERT_EQ(args.size(), serve_keys().size());
   auto r = parse_serve_request(args);
   ASSERT_TRUE(r.ok()) << r.error().message;
@@ -219,6 +224,11 @@ TEST(ServeKeys, EveryServeOptionIsALinkKeyAndRoundTrips) {
   EXPECT_EQ(q.workload.lengths, LengthDistribution::sharegpt);
   EXPECT_DOUBLE_EQ(q.policy.model_load_bytes_per_s, 2e9);
   EXPECT_EQ(q.top_k, 5);
+  EXPECT_DOUBLE_EQ(q.workload.prefix_hit_rate, 0.4);
+  EXPECT_EQ(q.config.spec.method, SpecMethod::draft);
+  EXPECT_EQ(q.config.spec.tokens, 3);
+  EXPECT_DOUBLE_EQ(q.config.spec.acceptance, 0.7);
+  EXPECT_EQ(q.config.spec.draft_model, "mistral-7b");
 }
 
 TEST(ServeKeys, DefaultsAreTheCliDefaultsAndBadValuesNameTheKey) {
