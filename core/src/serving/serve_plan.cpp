@@ -19,6 +19,26 @@ double lone_decode_step_s(const ReplicaModel& r, const ServeWorkload& w) {
   return step_time(r, load).total_s;
 }
 
+// A replica that the interconnect, not its GPUs' math, holds back says so: when the first prefill
+// chunk of a mean prompt spends longer in tensor- or expert-parallel communication than in its
+// matmuls (tensor parallelism over PCIe is the usual case), a note names the link and the shares.
+void bottleneck_note(const ReplicaModel& r, const ServeWorkload& w, ServeOption& o) {
+  StepLoad load;
+  load.prefill_tokens = std::min(
+      w.prompt_tokens, static_cast<double>(std::max<int64_t>(1, r.max_num_batched_tokens)));
+  load.prefill_pairs = load.prefill_tokens * (load.prefill_tokens + 1) / 2;
+  load.prefill_last = 1;
+  const StepBreakdown b = step_time(r, load);
+  if (b.total_s <= 0 || b.comm_s <= b.weights_s) return;
+  const auto pct = [&](double x) { return std::to_string(std::lround(100 * x / b.total_s)); };
+  o.notes.push_back("prefill is bound by the interconnect: the tp " + std::to_string(o.tp) +
+                    " all-reduces over " + (r.pcie_allreduce ? "PCIe" : "NVLink") + " take " +
+                    pct(b.comm_s) + " % of a " + std::to_string(std::lround(load.prefill_tokens)) +
+                    "-token step, the matmuls " + pct(b.weights_s) +
+                    " %; GPUs joined by NVLink, or a replica on fewer GPUs where the model "
+                    "fits them, spend less of it");
+}
+
 ServeEvaluation evaluate(const Catalog& catalog, const Model& model, const Gpu& gpu, int tp,
                          const ServeQuery& q, const ServingAssumptions& a) {
   ServeEvaluation e;
@@ -46,6 +66,7 @@ ServeEvaluation evaluate(const Catalog& catalog, const Model& model, const Gpu& 
   o.decode_step_s = lone_decode_step_s(r.value(), q.workload);
   o.tokens_per_step = r.value().spec.expected_tokens;
   o.itl_s = o.decode_step_s / o.tokens_per_step;
+  bottleneck_note(r.value(), q.workload, o);
   auto rate = max_rate_within_slo(r.value(), q.workload, q.slo);
   if (!rate.ok()) {
     e.error = rate.error();

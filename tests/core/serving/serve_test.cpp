@@ -446,6 +446,32 @@ TEST(ServePlan, ATensorParallelReplicaStaysInsideOneNvlinkDomain) {
       << wide.error().message;
 }
 
+TEST(ServePlan, AReplicaHeldBackByItsInterconnectSaysSo) {
+  // Llama-3-70B with 2,000-token prompts: on L40S (PCIe only) the tp 4 all-reduces take longer
+  // than the matmuls of a prefill step, and the option says so; on H100 over NVLink they do not.
+  ServeQuery q = serving_example_query();
+  q.workload.prompt_tokens = 2000;
+  q.config.tp = 4;
+  q.slo.ttft_s = 5;  // within reach of both: the note is about why, not whether
+  q.slo.tpot_s = 0.2;
+  const Model& m = test::model("llama-3-70b");
+  auto note_of = [&](const std::string& gpu) {
+    q.gpu = gpu;
+    auto plan = plan_serving(test::catalog(), serving(), m, q);
+    EXPECT_TRUE(plan.ok() && !plan.value().options.empty())
+        << gpu << ": " << (plan.ok() ? "no option" : plan.error().message);
+    if (!plan.ok() || plan.value().options.empty()) return std::string("no plan");
+    for (const std::string& n : plan.value().options.front().notes) {
+      if (n.rfind("prefill is bound by the interconnect", 0) == 0) return n;
+    }
+    return std::string();
+  };
+  const std::string l40s = note_of("l40s");
+  EXPECT_NE(l40s.find("the tp 4 all-reduces over PCIe take"), std::string::npos) << l40s;
+  EXPECT_NE(l40s.find("GPUs joined by NVLink"), std::string::npos) << l40s;
+  EXPECT_EQ(note_of("h100-sxm5-80gb"), "");
+}
+
 TEST(ServeTargets, UnknownModelGpuAndInstanceCarryMessageIds) {
   const Catalog& c = test::catalog();
   auto ok = find_serve_targets(c, "llama-3-8b", "H100 80GB HBM3", "aws-p5.48xlarge");
