@@ -49,6 +49,7 @@ void App::set_state(const PageState& s) {
   force_tab_ = true;
   m_.link_error.clear();
   m_.link_problems.clear();
+  forget_refused_numbers();
   recompute();
 }
 

@@ -170,6 +170,10 @@ void field_label(S id) {
   ImGui::SetNextItemWidth(-1.0f);
 }
 
+void forget_refused_numbers() {
+  field_errors().clear();
+}
+
 bool input_quantity(S id, double& value, double min, double max, UiActions* a, const char* name) {
   field_label(id);
   const std::string imgui_id = "##" + label(id);

@@ -77,10 +77,13 @@ bool enum_combo(S id, E& value, std::initializer_list<E> values, const char* (*n
   return changed;
 }
 
-// A number field that reads what people type (50M, 2e9, 1.5k, 2,000,000: parse_quantity) and
-// shows the value with thousands separators. Commits on Enter or when it loses focus, clamped
-// to [min, max]. Text that is not a number keeps the value and shows why under the field.
-// With `a` and `name`, the field's rectangle is remembered under `name`.
+// Forgets what number fields refused (their messages): a new state from a link, an upload or
+// the back button replaces the values they were about.
+void forget_refused_numbers();
+// A number field that reads what people type (50M, 2e9, 1.5k, 2亿, 2,000,000: parse_quantity) and
+// shows the value with thousands separators. Commits on Enter, Tab or when it loses focus. Text
+// that is not a number, or a number outside [min, max], keeps the last good value and says why
+// under the field. With `a` and `name`, the field's rectangle is remembered under `name`.
 bool input_quantity(S id, double& value, double min, double max, UiActions* a = nullptr,
                     const char* name = nullptr);
 bool input_count(S id, int64_t& value, int64_t min, int64_t max, UiActions* a = nullptr,
