@@ -9,6 +9,7 @@
 
 #include "gpuplan/catalog.h"
 #include "gpuplan/embedded_data.h"
+#include "gpuplan/serve_assumptions.h"
 
 namespace gpuplan::test {
 
@@ -23,6 +24,16 @@ inline const Catalog& catalog() {
     return loaded.value();
   }();
   return c;
+}
+
+// The serving assumptions compiled into the binary (loaded once).
+inline const ServingAssumptions& serving() {
+  static const ServingAssumptions a = [] {
+    auto s = serving_assumptions(embedded_data_files());
+    if (!s.ok()) ADD_FAILURE() << s.error().message;
+    return s.ok() ? s.value() : ServingAssumptions{};
+  }();
+  return a;
 }
 
 // A zoo model by id; fails the test when missing.

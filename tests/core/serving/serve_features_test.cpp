@@ -13,19 +13,10 @@
 namespace gpuplan {
 namespace {
 
-const ServingAssumptions& serving() {
-  static const ServingAssumptions a = [] {
-    auto s = serving_assumptions(embedded_data_files());
-    if (!s.ok()) ADD_FAILURE() << s.error().message;
-    return s.ok() ? s.value() : ServingAssumptions{};
-  }();
-  return a;
-}
-
 Result<ReplicaModel> build(const std::string& model, const std::string& gpu, ServeConfig c = {}) {
   const Gpu* g = test::catalog().find_gpu(gpu);
   EXPECT_NE(g, nullptr);
-  return build_replica(test::model(model), *g, c, serving(), test::catalog().efficiencies);
+  return build_replica(test::model(model), *g, c, test::serving(), test::catalog().efficiencies);
 }
 
 ReplicaModel replica(const std::string& model, const std::string& gpu, ServeConfig c = {}) {
@@ -254,7 +245,7 @@ TEST(ServeFeatures, ThePlanReportsTheSharesAndTokensPerStep) {
   req.requests = 50;
   ServeQuery q = serve_query(req, LoadCurve(24, 2));
   q.instance = "aws-p5.48xlarge";
-  auto plan = plan_serving(test::catalog(), serving(), test::model("llama-3.1-8b"), q);
+  auto plan = plan_serving(test::catalog(), test::serving(), test::model("llama-3.1-8b"), q);
   ASSERT_TRUE(plan.ok()) << plan.error().message;
   const ServeOption& o = plan.value().options.front();
   EXPECT_DOUBLE_EQ(o.prefill_computed_share, 0.5);

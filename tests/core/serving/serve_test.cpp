@@ -14,28 +14,19 @@
 namespace gpuplan {
 namespace {
 
-const ServingAssumptions& serving() {
-  static const ServingAssumptions a = [] {
-    auto s = serving_assumptions(embedded_data_files());
-    if (!s.ok()) ADD_FAILURE() << s.error().message;
-    return s.ok() ? s.value() : ServingAssumptions{};
-  }();
-  return a;
-}
-
 ReplicaModel replica(const std::string& model, const std::string& gpu, ServeConfig c = {}) {
   const Gpu* g = test::catalog().find_gpu(gpu);
   EXPECT_NE(g, nullptr);
-  auto r = build_replica(test::model(model), *g, c, serving(), test::catalog().efficiencies);
+  auto r = build_replica(test::model(model), *g, c, test::serving(), test::catalog().efficiencies);
   EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().message);
   return r.ok() ? r.value() : ReplicaModel{};
 }
 
 TEST(ServeAssumptions, RuntimeProfilesComeFromTheCatalog) {
-  EXPECT_EQ(serving().kv_block_tokens, 16);
-  EXPECT_DOUBLE_EQ(serving().vllm.memory_fraction, 0.9);
-  EXPECT_TRUE(serving().trtllm.reserve_full_sequence);
-  EXPECT_FALSE(serving().hf.continuous_batching);
+  EXPECT_EQ(test::serving().kv_block_tokens, 16);
+  EXPECT_DOUBLE_EQ(test::serving().vllm.memory_fraction, 0.9);
+  EXPECT_TRUE(test::serving().trtllm.reserve_full_sequence);
+  EXPECT_FALSE(test::serving().hf.continuous_batching);
 }
 
 TEST(ServeAssumptions, AnUnknownSourceIsNamed) {
@@ -71,7 +62,7 @@ Gpu blackwell_for_test() {
 }
 
 Result<ReplicaModel> replica_on(const Gpu& g, const std::string& model, ServeConfig c) {
-  return build_replica(test::model(model), g, c, serving(), test::catalog().efficiencies);
+  return build_replica(test::model(model), g, c, test::serving(), test::catalog().efficiencies);
 }
 
 TEST(ServeFormats, Fp4CheckpointsStoreTheirMatmulsInFourBitsWithScales) {
@@ -128,7 +119,7 @@ TEST(ServeFormats, KvCacheFormatsAreTheRuntimes) {
   ASSERT_FALSE(hf.ok());
   EXPECT_EQ(hf.error().message,
             "hf has no fp8 KV cache (it stores bf16); choose another --kv or runtime");
-  EXPECT_EQ(serving().trtllm.kv_formats,
+  EXPECT_EQ(test::serving().trtllm.kv_formats,
             (std::vector<KvFormat>{KvFormat::bf16, KvFormat::fp8, KvFormat::fp4}));
 }
 
@@ -152,8 +143,8 @@ TEST(ServeCapacity, BlocksAreWhatTheBudgetLeaves) {
 }
 
 TEST(ServeCapacity, ModelThatDoesNotFitSaysByHowMuch) {
-  auto r = build_replica(test::model("llama-3-70b"), *test::catalog().find_gpu("l4"), {}, serving(),
-                         test::catalog().efficiencies);
+  auto r = build_replica(test::model("llama-3-70b"), *test::catalog().find_gpu("l4"), {},
+                         test::serving(), test::catalog().efficiencies);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().code, Errc::does_not_fit);
   EXPECT_NE(r.error().message.find("does not fit on l4 at TP 1: weights 141.1 GB"),
@@ -222,7 +213,7 @@ TEST(ServeComm, APcieCardsNvlinkBridgeJoinsTwoGpusOnly) {
   c.tp = 2;
   const ReplicaModel two = replica("llama-3-8b", "a100-pcie-80gb", c);
   EXPECT_FALSE(two.pcie_allreduce);
-  EXPECT_DOUBLE_EQ(two.allreduce_latency_s, serving().trtllm.allreduce_latency_s);
+  EXPECT_DOUBLE_EQ(two.allreduce_latency_s, test::serving().trtllm.allreduce_latency_s);
   c.tp = 4;
   const ReplicaModel four = replica("llama-3-8b", "a100-pcie-80gb", c);
   EXPECT_TRUE(four.pcie_allreduce);
@@ -383,13 +374,14 @@ TEST(ServeValidation, ReadsTheColumnsByNameAndSkipsWithAReason) {
       "native),5,,,1,,decode_tokens_per_s_batch1,104.9,x,\"a, b\"\n"
       "A2,other,Falcon-180B,H100,8,8,FP8,TensorRT-LLM "
       "v0.14.0,128,128,,,inf,output_tokens_per_s_total,1000,x,\n";
-  auto rep = validate_serving_csv(test::catalog(), serving(), text, "s.csv");
+  auto rep = validate_serving_csv(test::catalog(), test::serving(), text, "s.csv");
   ASSERT_TRUE(rep.ok()) << rep.error().message;
   ASSERT_EQ(rep.value().rows.size(), 1u);
   EXPECT_EQ(rep.value().rows[0].group, "batch-1 decode tokens/s");
   ASSERT_EQ(rep.value().skipped.size(), 1u);
   EXPECT_EQ(rep.value().skipped[0].second, "model 'Falcon-180B' is not in the zoo");
-  auto bad = validate_serving_csv(test::catalog(), serving(), "id,source_kind,metric\n", "s.csv");
+  auto bad =
+      validate_serving_csv(test::catalog(), test::serving(), "id,source_kind,metric\n", "s.csv");
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.error().message, "s.csv:1: header lacks the column 'model'");
 }
@@ -404,7 +396,7 @@ TEST(ServeValidation, AStatedNumberOfRequestsIsSimulatedToTheEnd) {
       ",trtllm,Llama-3.1-8B,H100 80GB HBM3,1,1,BF16,TensorRT-LLM v0.17,128,256,,,inf,"
       "output_tokens_per_s_total,1000,x,";
   auto rep =
-      validate_serving_csv(test::catalog(), serving(),
+      validate_serving_csv(test::catalog(), test::serving(),
                            head + "B1" + row + "\n" + "B2" + row + "num_requests=1\n", "s.csv");
   ASSERT_TRUE(rep.ok()) << rep.error().message;
   ASSERT_EQ(rep.value().rows.size(), 2u);
@@ -429,7 +421,7 @@ TEST(ServePlan, ATensorParallelReplicaStaysInsideOneNvlinkDomain) {
   q.gpu = "h100-sxm5-80gb";
   q.config.tp = 2;
   const Model& m = test::model("llama-3-8b");
-  auto plan = plan_serving(test::catalog(), serving(), m, q);
+  auto plan = plan_serving(test::catalog(), test::serving(), m, q);
   ASSERT_TRUE(plan.ok()) << plan.error().message;
   ASSERT_FALSE(plan.value().options.empty());
   for (const ServeOption& o : plan.value().options) {
@@ -438,7 +430,7 @@ TEST(ServePlan, ATensorParallelReplicaStaysInsideOneNvlinkDomain) {
     EXPECT_GE(in->domain_gpus(), 2) << o.instance;
   }
   q.config.tp = 16;
-  auto wide = plan_serving(test::catalog(), serving(), m, q);
+  auto wide = plan_serving(test::catalog(), test::serving(), m, q);
   ASSERT_FALSE(wide.ok());
   EXPECT_EQ(wide.error().message.rfind(
                 "--tp 16: no matching instance holds that many GPUs in one NVLink domain", 0),
@@ -457,7 +449,7 @@ TEST(ServePlan, AReplicaHeldBackByItsInterconnectSaysSo) {
   const Model& m = test::model("llama-3-70b");
   auto note_of = [&](const std::string& gpu) {
     q.gpu = gpu;
-    auto plan = plan_serving(test::catalog(), serving(), m, q);
+    auto plan = plan_serving(test::catalog(), test::serving(), m, q);
     EXPECT_TRUE(plan.ok() && !plan.value().options.empty())
         << gpu << ": " << (plan.ok() ? "no option" : plan.error().message);
     if (!plan.ok() || plan.value().options.empty()) return std::string("no plan");

@@ -73,23 +73,14 @@ TEST(KvCache, InferenceEstimateHoldsTheArchitecturesCache) {
   EXPECT_DOUBLE_EQ(oss.value().memory.kv_cache, 2048.0 * (18 * 8192 + 18 * 128));
 }
 
-const ServingAssumptions& serving() {
-  static const ServingAssumptions a = [] {
-    auto s = serving_assumptions(embedded_data_files());
-    if (!s.ok()) ADD_FAILURE() << s.error().message;
-    return s.ok() ? s.value() : ServingAssumptions{};
-  }();
-  return a;
-}
-
 TEST(KvCache, ServingReplicaSizesItsCacheByArchitecture) {
   const Gpu* h200 = test::catalog().find_gpu("h200-sxm-141gb");
   ASSERT_NE(h200, nullptr);
   ServeConfig c;
   c.tp = 8;
   c.weights = WeightFormat::fp8;
-  auto ds =
-      build_replica(test::model("deepseek-v3"), *h200, c, serving(), test::catalog().efficiencies);
+  auto ds = build_replica(test::model("deepseek-v3"), *h200, c, test::serving(),
+                          test::catalog().efficiencies);
   ASSERT_TRUE(ds.ok()) << ds.error().message;
   // The latent on every rank: 70,272 bytes per token whatever the TP degree.
   EXPECT_DOUBLE_EQ(ds.value().memory.kv_bytes_per_token, 70272);
@@ -98,7 +89,7 @@ TEST(KvCache, ServingReplicaSizesItsCacheByArchitecture) {
   // (18 x 8,192 + 18 x 128) / 36 = 4,160 token-blocks' worth, 260 blocks of 16.
   ServeConfig two;
   two.tp = 2;
-  auto oss = build_replica(test::model("gpt-oss-120b"), *h200, two, serving(),
+  auto oss = build_replica(test::model("gpt-oss-120b"), *h200, two, test::serving(),
                            test::catalog().efficiencies);
   ASSERT_TRUE(oss.ok()) << oss.error().message;
   const ReplicaModel& r = oss.value();
