@@ -30,6 +30,8 @@ TEST(ModelNames, RealHuggingFaceIdsResolveToTheirZooEntry) {
   EXPECT_EQ(resolved("meta-llama/Llama-4-Scout-17B-16E-Instruct"), "llama-4-scout");
   EXPECT_EQ(resolved("meta-llama/Llama-2-7b-chat-hf"), "llama-2-7b");
   EXPECT_EQ(resolved("mistralai/Mistral-Nemo-Instruct-2407"), "mistral-nemo-12b");
+  EXPECT_EQ(resolved("EleutherAI/gpt-j-6b"), "gpt-j-6b");
+  EXPECT_EQ(resolved("GPT-J-6B"), "gpt-j-6b");
   // Names as benchmark tables print them (vendor prefix dropped, other case).
   EXPECT_EQ(resolved("Meta-Llama-3.1-70B-Instruct"), "llama-3.1-70b");
   EXPECT_EQ(resolved("LLAMA-3.1-405B-INSTRUCT"), "llama-3-405b");

@@ -136,6 +136,12 @@ TEST(ZooParams, DenseModelsEqualTheirModelCards) {
   expect_near(counts("llama-3.1-70b").total, 70.6e9, 0.002, "Llama-3.1-70B");
   EXPECT_EQ(counts("llama-3.3-70b").total, counts("llama-3.1-70b").total);
   expect_near(counts("mistral-nemo-12b").total, 12.2e9, 0.005, "Mistral NeMo");
+  // GPT-J-6B by hand from its configuration: embeddings and LM head (with bias) of 50,400 x 4096,
+  // 28 blocks of four bias-free 4096^2 attention matrices, a 4096 x 16384 MLP with biases and
+  // two LayerNorms (gpuplan's two pre-norms where GPT-J shares one), and the final LayerNorm.
+  const double j = 4096, f = 16384, v = 50400;
+  EXPECT_EQ(counts("gpt-j-6b").total,
+            v * j + 28 * (4 * j * j + 2 * j * f + f + j + 2 * 2 * j) + 2 * j + v * j + v);
   // Qwen3 adds q_norm and k_norm of 128 per block: Qwen3-8B by hand.
   const double h = 4096;
   const double block = h * 4096 + 2 * h * 1024 + 4096 * h + 2 * 128 + 3 * h * 12288 + 2 * h;
