@@ -184,6 +184,26 @@ bool step_serve_search(const Catalog& catalog, const ServingAssumptions& serving
   return true;
 }
 
+namespace {
+
+// --tp larger than every priced instance's NVLink domain: a tensor-parallel replica does not
+// span machines over the network.
+std::optional<Error> tp_beyond_every_domain(
+    const std::vector<std::pair<const Instance*, const Gpu*>>& priced, const ServeQuery& q) {
+  if (q.config.tp == 0 || priced.empty()) return std::nullopt;
+  int largest = 0;
+  for (const auto& [in, g] : priced) largest = std::max(largest, in->domain_gpus());
+  if (q.config.tp <= largest) return std::nullopt;
+  return make_error(Errc::does_not_fit,
+                    "--tp " + std::to_string(q.config.tp) +
+                        ": no matching instance holds that many GPUs in one NVLink domain "
+                        "(the largest holds " +
+                        std::to_string(largest) +
+                        "); a tensor-parallel replica does not span machines over the network");
+}
+
+}  // namespace
+
 Result<ServePlan> finish_serve_search(const Catalog& catalog, const ServingAssumptions& serving,
                                       const Model& model, const ServeQuery& q,
                                       ServeSearch& search) {
@@ -230,17 +250,8 @@ Result<ServePlan> finish_serve_search(const Catalog& catalog, const ServingAssum
     }
     if (best) plan.options.push_back(*best);
   }
-  if (plan.options.empty() && q.config.tp > 0 && !priced.empty()) {
-    int largest = 0;
-    for (const auto& [in, g] : priced) largest = std::max(largest, in->domain_gpus());
-    if (q.config.tp > largest) {
-      return make_error(Errc::does_not_fit,
-                        "--tp " + std::to_string(q.config.tp) +
-                            ": no matching instance holds that many GPUs in one NVLink domain "
-                            "(the largest holds " +
-                            std::to_string(largest) +
-                            "); a tensor-parallel replica does not span machines over the network");
-    }
+  if (plan.options.empty()) {
+    if (auto err = tp_beyond_every_domain(priced, q)) return *err;
   }
   if (plan.options.empty() && !q.gpu.empty() && q.instance.empty() && priced.empty()) {
     // A GPU with no priced instance: the replica and fleet without cost (on an 8-GPU host).
