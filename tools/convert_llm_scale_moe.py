@@ -5,8 +5,10 @@ expressed; tools/convert_llm_scale.py (the whole file's converter) can call it f
 run alone this script writes them to their own CSV:
 
     id,model,gpu,num_gpus,precision,batch_size_per_gpu,seq_len_or_resolution,task,metric,value,
-    batch,dp,tp,sp,pp,vp,ep,etp,zero,checkpointing,attention,dropout,fused_loss,moe_dispatcher,
-    moe_a2a_overlap,moe_imbalance,gpus_per_node,network_gbps_per_node,source
+    batch,dp,tp,sp,pp,vp,cp,ep,etp,zero,checkpointing,attention,dropout,fused_loss,clip_grad_norm,
+    overlap_grad_reduce,overlap_param_gather,tp_comm_overlap,quantized_params,optimizer_state_dtype,
+    mtp_layers,moe_dispatcher,moe_a2a_overlap,moe_imbalance,gpus_per_node,nvlink_domain_gpus,
+    network_gbps_per_node,source
 
 Setup facts, read from the code the rows cite (NVIDIA/Megatron-LM@f13818d69535,
 examples/moe-modelzoo: best_practice/qwen3/readme.md, model_configs/benchmarking/Qwen3-235B-A22B.yaml,
@@ -23,31 +25,56 @@ runtime_configs/benchmarking/runtime.conf, sbatch_benchmarking.sh):
     activation function (--recompute-modules layernorm moe_act): a few memory-bound kernels run again
     in backward. gpuplan has no such mode; those rows are predicted without recomputation (their
     time is short by that recomputation, their memory is not checked here).
+  - the model config (Qwen3-235B-A22B.yaml) turns on --use-distributed-optimizer,
+    --overlap-grad-reduce, --overlap-param-gather and --clip-grad 1.0 for every row, and
+    sbatch_benchmarking.sh adds --tp-comm-overlap at bf16; "mxfp8" adds --fp8-recipe mxfp8
+    --fp8-param-gather and the precision-aware optimizer with bf16 Adam moments (fp32 masters and
+    main gradients).
+  - GB200 / GB300 rows (run_gb200_235b.sh, run_gb300_235b.sh): 4 GPUs per compute tray
+    (N_TASKS_PER_NODE=4); Slurm places each --segment of SEGMENT trays in one NVL72 rack, so the
+    NVLink domain a row's groups can count on is SEGMENT x 4 GPUs (nvlink_domain_gpus); the
+    network between racks is not stated: 400 Gb/s per GPU (1600 per tray) is the GB200 NVL72
+    compute tray's four ConnectX-7 (MLPerf Inference v6.1 Crusoe GB200-NVL72 system description:
+    "4x ... ConnectX-7" per 4-GPU node; AWS p6e-gb200: 1600 Gbps per 4-GPU host), and 800 Gb/s
+    per GPU on GB300 (NVIDIA GB300 NVL72 enterprise reference architecture: 4 ConnectX-8 per
+    tray). HybridEP is DeepEP's dispatch for NVLink domains (moe_dispatcher deepep).
+  - TFLOPS-only rows: tokens/s per GPU = TFLOPS x 1e12 / Megatron's own FLOPs per token
+    (tools/megatron_flops.py), with the make-vocab-size-divisible-by the run sets (Qwen3 1187,
+    DeepSeek-V3 3232: neither pads the vocabulary).
+  - DeepSeek-V3 on GB200 (docs/discussions/deepseek-v3-gb200-optimization at
+    NVIDIA/Megatron-LM@eb0783b6d356, the reproduce guide's launch script): no --mtp-num-layers
+    (mtp_layers 0), mxfp8 with --fp8-param-gather and bf16 Adam moments, distributed optimizer
+    with both overlaps, --clip-grad 1.0, --cross-entropy-loss-fusion, --segment 8 (32 GPUs per
+    NVLink domain), the pipeline layout "Et|(tt|)*30L" (61 layers over 32 virtual stages);
+    its selective recompute of moe_act and the 3 dense layers' mlp is predicted without, like
+    the "norm, act" rows above. Of its 13 cumulative optimisation steps only the last is scored:
+    the others differ by kernel fusions, CUDA graphs and host-side fixes gpuplan does not model.
   - source: the published document (tools/validation_source.py): error bands leave it out.
 Usage: tools/convert_llm_scale_moe.py SRC.csv OUT.csv
 """
 import csv
 import sys
 
+import megatron_flops
 from validation_csv import convert_rows, write_csv
 from validation_source import source_key
 
 COLUMNS = ["id", "model", "gpu", "num_gpus", "precision", "batch_size_per_gpu", "seq_len_or_resolution", "task",
-           "metric", "value", "batch", "dp", "tp", "sp", "pp", "vp", "ep", "etp", "zero", "checkpointing", "attention",
-           "dropout", "fused_loss", "moe_dispatcher", "moe_a2a_overlap", "moe_imbalance", "gpus_per_node",
-           "network_gbps_per_node", "source"]
+           "metric", "value", "batch", "dp", "tp", "sp", "pp", "vp", "cp", "ep", "etp", "zero", "checkpointing",
+           "attention", "dropout", "fused_loss", "clip_grad_norm", "overlap_grad_reduce", "overlap_param_gather",
+           "tp_comm_overlap", "quantized_params", "optimizer_state_dtype", "mtp_layers", "moe_dispatcher",
+           "moe_a2a_overlap", "moe_imbalance", "gpus_per_node", "nvlink_domain_gpus", "network_gbps_per_node",
+           "source"]
 
 # Why the other MoE rows cannot be expressed, by id prefix.
 NOT_EXPRESSIBLE = [
     ("mlm-moe-mixtral8x7b", "the README's headline TFLOPS has no run configuration attached (the reference "
                             "mapping beside it is probably, not stated to be, the run)"),
-    ("mlm-dsv3-gb200", "HybridEP dispatch (not modelled), without the multi-token prediction module the zoo's "
-                       "DeepSeek-V3 trains, and Megatron's selective recompute of mlp/mla_up_proj/moe_act"),
-    ("mlm-qwen3-235b-gb", "HybridEP dispatch (not modelled); throughput stated only as Megatron-counted TFLOPS, "
-                          "whose MoE FLOPs formula is not reproduced here"),
+    ("mlm-qwen3-235b-gb200-mxfp8-4k", "fine-grained activation offloading of expert_fc1 and moe_act to the host "
+                                      "(--fine-grained-activation-offloading) is not modelled"),
     ("mlm-qwen3-next", "Qwen3-Next-80B-A3B (gated DeltaNet linear attention) is not in the zoo"),
-    ("mlm-qwen3-235b-h100-lc", "Megatron's selective recompute of whole MoE blocks (--recompute-modules layernorm "
-                               "moe) has no gpuplan mode; TFLOPS only"),
+    ("mlm-qwen3-235b-h100-lc", "micro-batch not stated, and Megatron's selective recompute of whole MoE blocks "
+                               "(--recompute-modules layernorm moe) has no gpuplan mode"),
     ("tt-llama4-scout", "DOUBTFUL GPU count (not for scoring); GB200"),
     ("ds-moe-nlg", "sequence length, batch, precision and expert-parallel degree not stated"),
 ]
@@ -74,11 +101,47 @@ def checkpointing(cell):
     return None
 
 
+# Blackwell rows: (model, gpu, SEGMENT trays per rack, network Gb/s per tray, dispatcher, 1F1B overlap) from
+# run_gb200_235b.sh / run_gb300_235b.sh and the DeepSeek-V3 reproduce guide (module docstring).
+BLACKWELL = {
+    "mlm-qwen3-235b-gb200-bf16-4k": ("qwen3-235b-a22b", "gb200", 2, 1600, False),
+    "mlm-qwen3-235b-gb200-mxfp8-128k": ("qwen3-235b-a22b", "gb200", 8, 1600, False),
+    "mlm-qwen3-235b-gb300-mxfp8-4k": ("qwen3-235b-a22b", "gb300", 16, 3200, True),
+    "mlm-dsv3-gb200-step13": ("deepseek-v3", "gb200", 8, 1600, False),
+}
+
+
+def blackwell(row):
+    """The GB200 / GB300 rows: tokens/s from Megatron's TFLOPS, the rack's NVLink segment."""
+    model, gpu, segment, network, overlap = BLACKWELL[row["id"]]
+    tp, vp, seq = int(row["tp"]), int(row["vp"] or "1"), int(row["seq_len"])
+    mxfp8 = row["precision"] == "mxfp8"
+    tokens = megatron_flops.tokens_per_s_per_gpu(float(row["tflops_per_gpu"]), model, seq, tp)
+    return {"id": row["id"], "model": model, "gpu": gpu, "num_gpus": row["num_gpus"],
+            "precision": "mxfp8" if mxfp8 else "mixed-bf16", "batch_size_per_gpu": row["micro_batch"],
+            "seq_len_or_resolution": row["seq_len"], "task": "train", "metric": "tokens_per_s_per_gpu",
+            "value": "%.1f" % tokens, "batch": row["global_batch"], "dp": row["dp"], "tp": row["tp"],
+            "sp": "1" if tp > 1 else "", "pp": row["pp"], "vp": str(vp) if vp > 1 else "",
+            "cp": row["cp"] if int(row["cp"] or "1") > 1 else "", "ep": row["ep"], "etp": row["etp"] or "1",
+            "zero": "1", "checkpointing": "none", "attention": "cudnn", "dropout": "0", "fused_loss": "1",
+            "clip_grad_norm": "1", "overlap_grad_reduce": "1", "overlap_param_gather": "1",
+            "tp_comm_overlap": "1" if tp > 1 and not mxfp8 else "", "quantized_params": "1" if mxfp8 else "",
+            "optimizer_state_dtype": "bf16" if mxfp8 else "", "mtp_layers": "0" if model == "deepseek-v3" else "",
+            "moe_dispatcher": "deepep", "moe_a2a_overlap": "1" if overlap else "", "moe_imbalance": "1",
+            "gpus_per_node": "4", "nvlink_domain_gpus": str(4 * segment), "network_gbps_per_node": str(network),
+            "source": source_key(row["source"])}
+
+
 def convert(row):
     """Output rows for one measured MoE row, or (None, reason)."""
     for prefix, why in NOT_EXPRESSIBLE:
         if row["id"].startswith(prefix):
             return None, why
+    if row["id"] in BLACKWELL:
+        return [blackwell(row)], None
+    if row["id"].startswith("mlm-dsv3-gb200"):
+        return None, ("an intermediate step of NVIDIA's DeepSeek-V3 optimisation history (kernel fusions, CUDA "
+                      "graphs, host-side fixes gpuplan does not model); step 13 is scored")
     if row["id"] not in QWEN3_H100:
         return None, "not a mixture-of-experts row this converter knows"
     dispatcher, overlap = QWEN3_H100[row["id"]]
@@ -93,7 +156,8 @@ def convert(row):
            "batch": row["global_batch"], "dp": row["dp"], "tp": row["tp"], "sp": "1" if tp > 1 else "",
            "pp": row["pp"], "vp": str(vp) if vp > 1 else "", "ep": row["ep"], "etp": row["etp"],
            "zero": "3" if fsdp else "1", "checkpointing": ckpt, "attention": "flash", "dropout": "0",
-           "fused_loss": "1", "moe_dispatcher": dispatcher, "moe_a2a_overlap": "1" if overlap else "",
+           "fused_loss": "1", "clip_grad_norm": "1", "overlap_grad_reduce": "1", "overlap_param_gather": "1",
+           "tp_comm_overlap": "1" if tp > 1 else "", "moe_dispatcher": dispatcher, "moe_a2a_overlap": "1" if overlap else "",
            "moe_imbalance": "", "gpus_per_node": "8", "network_gbps_per_node": "3200",
            "source": source_key(row["source"])}
     return [out], None

@@ -13,6 +13,7 @@ import unittest
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 import convert_llm_scale as conv  # noqa: E402
+import megatron_flops as mf  # noqa: E402
 
 # The shared folder beside the checkout (or beside the folder of worktrees).
 SHARED = next((p for p in (os.path.join(ROOT, *[".."] * k, "shared", "validation", "measured_llm_scale_dev.csv")
@@ -47,8 +48,20 @@ class Reasons(unittest.TestCase):
         self.assertIsNone(why)
         self.assertEqual((out["model"], out["ep"], out["zero"], out["framework"]),
                          ("qwen3-235b-a22b", "8", "3", "megatron"))
-        _, why = conv.convert(row(id="mlm-qwen3-235b-gb200-bf16-4k", model="Qwen3-235B-A22B", ep="8"))
-        self.assertIn("HybridEP", why)
+        # A GB200 row published as Megatron's TFLOPS: tokens/s by Megatron's count, trays of 4 in
+        # the Slurm segment's NVLink domain (SEGMENT=2: 8 GPUs), HybridEP as DeepEP's dispatch.
+        out, why = conv.convert(row(id="mlm-qwen3-235b-gb200-bf16-4k", model="Qwen3-235B-A22B", micro_batch="1",
+                                    global_batch="8192", seq_len="4096", dp="32", tp="1", pp="8", vp="1", cp="1",
+                                    ep="8", etp="", tokens_per_s_per_gpu="", tflops_per_gpu="750",
+                                    source="NVIDIA/Megatron-LM@f13818d69535 examples/moe-modelzoo/best_practice/"
+                                           "qwen3/readme.md § GB200"))
+        self.assertIsNone(why)
+        self.assertEqual((out["gpu"], out["gpus_per_node"], out["nvlink_domain_gpus"], out["moe_dispatcher"]),
+                         ("gb200", "4", "8", "deepep"))
+        per_token = mf.flops_per_token(mf.zoo_model("qwen3-235b-a22b"), 4096)
+        self.assertAlmostEqual(float(out["value"]), 750e12 / per_token, delta=0.1)
+        _, why = conv.convert(row(id="mlm-dsv3-gb200-step05", model="DeepSeek-V3", ep="32"))
+        self.assertIn("intermediate step", why)
 
     def test_approximate_rows_are_not_scored(self):
         self.assertIn("APPROXIMATE", conv.why_not(row(notes="APPROXIMATE: read by eye")))
@@ -75,6 +88,34 @@ class Tflops(unittest.TestCase):
         self.assertAlmostEqual(conv.megatron_tokens_per_s(159, 24, 1024, 1024, 50257), 159e12 / per_token, places=6)
         self.assertAlmostEqual(per_token / 1e9, 2.4227, places=3)
         self.assertAlmostEqual(conv.megatron_tokens_per_s(159, 24, 1024, 1024, 50257), 65629, delta=1)
+
+
+class MegatronCount(unittest.TestCase):
+    """tools/megatron_flops.py against Megatron's transformer_flops, term by term, by hand."""
+
+    def test_a_dense_gqa_model(self):
+        # 2 layers, h 8, 4 heads of 2 (q 8), 2 kv heads (kv 4), ffn 16 gated, vocab 100 (padded to
+        # 128 at tp 1, 512 at tp 4), s 10. Per token: MLP 6 x 8 x 16 x 3 x 2 = 4608; attention
+        # 6 x (8 x (8 + 2 x 4) + 8 x 8) x 2 = 2304 linear, 6 x 8 x 10 x 2 = 960 core; logits
+        # 6 x 8 x 128 = 6144.
+        m = {"layers": 2, "hidden": 8, "heads": 4, "kv_heads": 2, "head_dim": 2, "ffn_hidden": 16,
+             "gated_mlp": True, "vocab": 100}
+        self.assertEqual(mf.flops_per_token(m, 10), 4608 + 2304 + 960 + 6144)
+        self.assertEqual(mf.flops_per_token(m, 10, tp=4) - mf.flops_per_token(m, 10), 6 * 8 * (512 - 128))
+
+    def test_an_mla_moe_model_with_mtp(self):
+        # 3 layers (1 dense), h 8, 2 heads, q_lora 4, kv_lora 2, qk 3 + rope 1, v 2; ffn 16, 4 experts
+        # top-2 of 4 with 1 shared, gated; vocab 128; s 4; one MTP layer (MoE, the last layer's kind).
+        m = {"layers": 3, "hidden": 8, "heads": 2, "ffn_hidden": 16, "gated_mlp": True, "vocab": 128,
+             "experts": 4, "experts_per_token": 2, "moe_ffn_hidden": 4, "shared_experts": 1,
+             "first_dense_layers": 1, "q_lora_rank": 4, "kv_lora_rank": 2, "qk_nope_head_dim": 3,
+             "qk_rope_head_dim": 1, "v_head_dim": 2}
+        mlp = 6 * 8 * (16 * 3 * 1 + (4 * 2 * 3 + 4 * 3) * 3)  # 1 dense, 2 + 1 (MTP) MoE layers
+        linear = 6 * (4 * (8 + 2 * 4 + 1) + 2 * (8 + 2 * (3 + 2) + 1) + 8 * 1 + 2 * 2 * 8)
+        core = 6 * 4 * (2 * 4 / 2 + 2 * 2 / 2)
+        mtp = 6 * (3 * 8 + 2 * 8 * 8)
+        logits = 6 * 8 * 128 * 2
+        self.assertEqual(mf.flops_per_token(m, 4, mtp_layers=1), mlp + (linear + core) * 4 + mtp + logits)
 
 
 @unittest.skipUnless(os.path.exists(SHARED), "shared validation table not at hand")

@@ -203,6 +203,9 @@ struct Setup {
   // Dropout probability for the attention probabilities and the residual stream in training;
   // < 0: the model's own (its config's attn/resid/hidden dropout).
   double dropout = -1;
+  // Multi-token prediction modules trained with the model (DeepSeek-V3's MTP; Megatron
+  // --mtp-num-layers); < 0: the model's own count. Inference never runs them.
+  int mtp_layers = -1;
   // automatic: flash at 16-bit for rotary-position (LLaMA-family) models, else eager.
   Attention attention = Attention::automatic;
   // Convolution activations in memory: NCHW is PyTorch's default; channels_last (NHWC) is what

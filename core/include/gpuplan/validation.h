@@ -49,6 +49,9 @@ struct MeasuredRow {
   Args options;               // setup keys from the optional columns, CLI spelling
   int64_t max_positions = 0;  // 0: the model's own
   int gpus_per_node = 0;      // 0: all GPUs in one node
+  // GPUs of one NVLink domain spanning several nodes (a GB200 NVL72 rack: 72 over 18 trays of 4);
+  // 0: each node is its own domain.
+  int nvlink_domain_gpus = 0;
   double network_bytes_per_s_per_node = 0;
   bool mfu_counts_full_attention = false;  // flops_attention = full
   std::string config_json;                 // as written in the CSV, relative to it

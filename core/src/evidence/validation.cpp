@@ -104,6 +104,12 @@ const std::vector<std::string>& optional_columns() {
                                                  "overlap_grad_reduce",
                                                  "overlap_param_gather",
                                                  "fused_kernels",
+                                                 "cache_quantized_weights",
+                                                 "quantized_params",
+                                                 "optimizer_state_dtype",
+                                                 "master_dtype",
+                                                 "mtp_layers",
+                                                 "nvlink_domain_gpus",
                                                  "config_json",
                                                  "source"};
   return names;
@@ -135,7 +141,7 @@ std::optional<Error> set_optional_column(MeasuredRow& r, const std::string& colu
   } else if (column == "source") {
     r.source = cell;
   } else if (column == "max_positions" || column == "gpus_per_node" ||
-             column == "network_gbps_per_node") {
+             column == "nvlink_domain_gpus" || column == "network_gbps_per_node") {
     char* endp = nullptr;
     const double v = std::strtod(cell.c_str(), &endp);
     if (endp != cell.c_str() + cell.size() || !std::isfinite(v) || v <= 0 || v > 1e9) {
@@ -146,6 +152,8 @@ std::optional<Error> set_optional_column(MeasuredRow& r, const std::string& colu
       r.max_positions = static_cast<int64_t>(v);
     else if (column == "gpus_per_node")
       r.gpus_per_node = static_cast<int>(v);
+    else if (column == "nvlink_domain_gpus")
+      r.nvlink_domain_gpus = static_cast<int>(v);
     else
       r.network_bytes_per_s_per_node = v * 1e9 / 8;
   } else {
@@ -366,8 +374,18 @@ Result<Cluster> row_cluster(const MeasuredRow& r, const Gpu& gpu) {
   Cluster out = c.value();
   out.nodes = r.num_gpus / r.gpus_per_node;
   out.inter_node_bytes_per_s = r.network_bytes_per_s_per_node;
-  if (out.inter_node_bytes_per_s <= 0) {
-    return make_error(Errc::invalid_argument, "a multi-node row needs network_gbps_per_node");
+  if (r.nvlink_domain_gpus > 0) {
+    if (r.nvlink_domain_gpus % r.gpus_per_node != 0 || gpu.nvlink_bandwidth_bytes_per_s <= 0) {
+      return make_error(Errc::invalid_argument,
+                        "nvlink_domain_gpus " + std::to_string(r.nvlink_domain_gpus) +
+                            " is not a whole number of NVLink-connected nodes of " +
+                            std::to_string(r.gpus_per_node));
+    }
+    out.gpus_per_domain = r.nvlink_domain_gpus;
+  }
+  if (out.domains() > 1 && out.inter_node_bytes_per_s <= 0) {
+    return make_error(Errc::invalid_argument,
+                      "a row across nodes or NVLink domains needs network_gbps_per_node");
   }
   return out;
 }

@@ -501,6 +501,12 @@ std::vector<QueryKey> fusion_rows() {
       row("dropout", G::setup, number<Q>(0, 0.999, FIELD(request.setup.dropout)),
           "auto: the model's", "dropout probability in training (overrides the model's)",
           "训练时的 dropout 概率（覆盖模型自带的）"),
+      row("mtp-layers", G::setup, integer<Q>(0, 64, FIELD(request.setup.mtp_layers)),
+          "auto: the model's",
+          "multi-token prediction modules trained with a language model (DeepSeek-V3's MTP; "
+          "Megatron --mtp-num-layers; 0: none)",
+          "与语言模型一同训练的多 token 预测模块数（DeepSeek-V3 的 MTP；Megatron "
+          "--mtp-num-layers；0：不训练）"),
       row("compile", G::setup, flag<Q>(FIELD(request.setup.compile)), "0",
           "torch.compile: non-matmul kernels fused", "torch.compile：融合非矩阵乘内核"),
       row("fused-kernels", G::setup, preset(flag<Q>(FIELD(request.setup.fused_kernels))), "0",

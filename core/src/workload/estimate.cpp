@@ -301,13 +301,14 @@ std::optional<Error> check_schedule(const Model& model, const Setup& setup, cons
   const TransformerSpec& spec = model.transformer;
   const int64_t total_layers = spec.layers + spec.decoder_layers;
   if (setup.vp > 1) {
-    // Each virtual stage holds whole layers (arguments.py: layers per pipeline stage divisible by
-    // layers per virtual stage), and micro-batches run in groups of pp (schedules.py,
-    // microbatch_group_size_per_vp_stage = pp: the remainder of m / pp must be 0).
-    if (total_layers % (int64_t{setup.pp} * setup.vp) != 0) {
+    // Each virtual stage holds whole layers; layers that do not split evenly are laid out by hand
+    // (Megatron --pipeline-model-parallel-layout, e.g. DeepSeek-V3's 61 layers as "Et|(tt|)*30L"
+    // over 32 virtual stages), so a virtual stage needs at least one layer. Micro-batches run in
+    // groups of pp (schedules.py, microbatch_group_size_per_vp_stage = pp: m / pp leaves none).
+    if (total_layers < int64_t{setup.pp} * setup.vp) {
       return invalid("--vp " + str(setup.vp) + ": the " + str(total_layers) + " layers of '" +
-                     model.id + "' do not split into --pp x --vp = " +
-                     str(int64_t{setup.pp} * setup.vp) + " equal virtual stages");
+                     model.id + "' are fewer than --pp x --vp = " +
+                     str(int64_t{setup.pp} * setup.vp) + " virtual stages");
     }
     if (e.grad_accum_steps % setup.pp != 0) {
       return invalid("--vp " + str(setup.vp) + ": the interleaved schedule needs the " +
@@ -934,10 +935,23 @@ void add_expert_states(const Model& model, const Setup& setup, const Stage& st, 
   if (e.moe) e.moe->expert_params_per_gpu = st.expert_numel;
 }
 
+// The model with the run's multi-token prediction modules (Setup::mtp_layers), when it sets them.
+Result<Model> model_with_mtp(const Model& model, const Setup& setup) {
+  if (setup.mtp_layers < 0) return model;
+  if (model.kind != ModelKind::transformer)
+    return invalid("--mtp-layers applies to transformer language models, not '" + model.id + "'");
+  Model run = model;
+  run.transformer.mtp_layers = setup.mtp_layers;
+  return run;
+}
+
 }  // namespace
 
-Result<Estimate> estimate(const Model& model, const Setup& setup) {
+Result<Estimate> estimate(const Model& given, const Setup& setup) {
   if (auto err = validate_setup(setup)) return *err;
+  auto with_mtp = model_with_mtp(given, setup);
+  if (!with_mtp.ok()) return with_mtp.error();
+  const Model& model = with_mtp.value();
   Estimate e;
   if (auto err = resolve_batch(setup, e)) return *err;
   e.num_gpus = setup.dp * setup.tp * setup.pp * setup.cp;

@@ -89,5 +89,40 @@ TEST(ValidationColumns, MfuIsPredictedOnTheSourcesAttentionCount) {
               1 + f.forward_attention_unmasked_per_sample / 2 / f.forward_per_sample, 1e-12);
 }
 
+// Rows on racks whose NVLink domain spans hosts (GB200 NVL72: trays of 4 GPUs in one domain).
+Result<ValidationReport> validate_rack(const std::string& domain, const std::string& network) {
+  const std::string csv =
+      "id,model,gpu,num_gpus,precision,batch_size_per_gpu,seq_len_or_resolution,task,metric,value,"
+      "batch,tp,ep,moe_imbalance,gpus_per_node,nvlink_domain_gpus,network_gbps_per_node,mtp_"
+      "layers\n"
+      "r,deepseek-v3,gb200,64,mxfp8,1,4096,train,tokens_per_s_per_gpu,1e3,64,1,32,1,4," +
+      domain + "," + network + ",0\n";
+  auto parsed = parse_measured_csv(csv, "t.csv");
+  if (!parsed.ok()) return parsed.error();
+  return validate_measurements(test::catalog(), parsed.value(), test::catalog().efficiencies, {});
+}
+
+TEST(ValidationColumns, AnNvlinkDomainAcrossTraysNeedsNoNetworkInside) {
+  // 64 GPUs as 16 trays of 4 in one 64-GPU domain: no network needed; ep 32 stays on NVLink.
+  const auto one = validate_rack("64", "");
+  ASSERT_TRUE(one.ok()) << one.error().message;
+  ASSERT_EQ(one.value().rows.size(), 1u);
+  // Domains of 16 GPUs: the run spans four, so it needs the network between them ...
+  const auto unstated = validate_rack("16", "");
+  ASSERT_FALSE(unstated.ok());
+  EXPECT_NE(unstated.error().message.find("needs network_gbps_per_node"), std::string::npos)
+      << unstated.error().message;
+  // ... and with 1600 Gb/s per tray (four 400 Gb/s NICs) ep 32 crosses domains: slower.
+  const auto split = validate_rack("16", "1600");
+  ASSERT_TRUE(split.ok()) << split.error().message;
+  ASSERT_EQ(split.value().rows.size(), 1u);
+  EXPECT_LT(split.value().rows[0].predicted, one.value().rows[0].predicted);
+  // A domain that is not a whole number of trays is refused, naming the column.
+  const auto odd = validate_rack("6", "1600");
+  ASSERT_FALSE(odd.ok());
+  EXPECT_NE(odd.error().message.find("nvlink_domain_gpus 6"), std::string::npos)
+      << odd.error().message;
+}
+
 }  // namespace
 }  // namespace gpuplan

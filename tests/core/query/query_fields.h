@@ -87,6 +87,7 @@ inline void compare_setup(FieldDiff& d, const Setup& a, const Setup& b) {
   GPUPLAN_FIELD(d, a, b, fused_kernels);
   GPUPLAN_FIELD(d, a, b, fused_loss);
   GPUPLAN_FIELD(d, a, b, dropout);
+  GPUPLAN_FIELD(d, a, b, mtp_layers);
   GPUPLAN_FIELD(d, a, b, attention);
   GPUPLAN_FIELD(d, a, b, memory_format);
   GPUPLAN_FIELD(d, a, b, dp);

@@ -143,15 +143,34 @@ TEST(Pipeline, MegatronsInterleavingConstraintsNameTheKey) {
   EXPECT_NE(e.error().message.find("--vp 2"), std::string::npos) << e.error().message;
   EXPECT_NE(e.error().message.find("multiple of --pp 4"), std::string::npos);
   s.global_batch = 8;
-  s.vp = 3;  // 32 layers do not split into 4 x 3 virtual stages
+  s.vp = 9;  // 36 virtual stages for 32 layers: one would be empty
   e = estimate(test::model("llama-2-7b"), s);
   ASSERT_FALSE(e.ok());
-  EXPECT_NE(e.error().message.find("--pp x --vp = 12"), std::string::npos) << e.error().message;
+  EXPECT_NE(e.error().message.find("fewer than --pp x --vp = 36"), std::string::npos)
+      << e.error().message;
   s.pp = 1;
   s.vp = 2;
   e = estimate(test::model("llama-2-7b"), s);
   ASSERT_FALSE(e.ok());
   EXPECT_NE(e.error().message.find("--vp 2 needs --pp 2 or more"), std::string::npos);
+}
+
+TEST(Pipeline, LayersThatDoNotSplitEvenlyOverVirtualStagesAreLaidOutByHand) {
+  // 32 layers over pp 4 x vp 3 = 12 virtual stages: Megatron runs it with a hand layout
+  // (--pipeline-model-parallel-layout, 3 + 3 + 2 layers per rank); the busiest rank holds
+  // ceil(32 / 4) = 8 layers either way, so the activations match the even vp 2 split's.
+  gpuplan::Setup s = llama_setup();
+  s.pp = 4;
+  s.global_batch = 8;
+  s.vp = 2;
+  auto even = estimate(test::model("llama-2-7b"), s);
+  ASSERT_TRUE(even.ok()) << even.error().message;
+  s.vp = 3;
+  auto uneven = estimate(test::model("llama-2-7b"), s);
+  ASSERT_TRUE(uneven.ok()) << uneven.error().message;
+  EXPECT_DOUBLE_EQ(uneven.value().memory.weights, even.value().memory.weights);
+  // More virtual stages hold fewer micro-batches' activations in flight: p (1 + (p - 1) / (p v)).
+  EXPECT_LT(uneven.value().memory.activations, even.value().memory.activations);
 }
 
 TEST(ContextParallel, RingPassesKeyValueChunksAroundAndBackwardDoublesThem) {

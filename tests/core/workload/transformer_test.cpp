@@ -449,6 +449,38 @@ TEST(TransformerFlops, LatentAttentionCountsItsDownAndUpProjections) {
   EXPECT_DOUBLE_EQ(with_mtp.mlp - f.mlp, t * 2 * h * 3 * 9 * 2048);
 }
 
+TEST(TransformerFlops, ARunCanTrainWithoutTheModelsMtpModules) {
+  // Megatron trains DeepSeek-V3 without --mtp-num-layers in NVIDIA's GB200 runs: --mtp-layers 0
+  // drops the module's parameters and its forward FLOPs (the block above).
+  gpuplan::Setup s;
+  s.precision = Precision::mixed_bf16;
+  s.seq_len = 1024;
+  const Model& m = test::model("deepseek-v3");
+  auto with = estimate(m, s);
+  ASSERT_TRUE(with.ok()) << with.error().message;
+  s.mtp_layers = 0;
+  auto without = estimate(m, s);
+  ASSERT_TRUE(without.ok()) << without.error().message;
+  EXPECT_GT(with.value().params.mtp, 0);
+  EXPECT_EQ(without.value().params.mtp, 0);
+  EXPECT_EQ(with.value().params.total - without.value().params.total, with.value().params.mtp);
+  // The forward FLOPs drop by the module's: all of its non-attention work, and at most its whole
+  // score square (the causal mask counts about half).
+  TransformerSpec no_mtp = m.transformer;
+  no_mtp.mtp_layers = 0;
+  const TransformerFlops f = transformer_forward_flops(no_mtp, 1024);
+  const TransformerFlops g = transformer_forward_flops(m.transformer, 1024);
+  const double drop =
+      with.value().flops.forward_per_sample - without.value().flops.forward_per_sample;
+  EXPECT_GE(drop, (g.total() - g.attention_core) - (f.total() - f.attention_core));
+  EXPECT_LE(drop, g.total() - f.total());
+  // A vision model has no MTP modules to set.
+  s.seq_len = 0;
+  auto cnn = estimate(test::model("resnet50"), s);
+  ASSERT_FALSE(cnn.ok());
+  EXPECT_NE(cnn.error().message.find("--mtp-layers"), std::string::npos);
+}
+
 TEST(TransformerFlops, WindowedBlocksAttendToAtMostTheirWindow) {
   // GPT-OSS: blocks 0, 2, ... slide over 128 keys, blocks 1, 3, ... see all (layer_types).
   const TransformerSpec& s = test::model("gpt-oss-120b").transformer;
