@@ -205,11 +205,10 @@ TEST(Compute, FitAdviceOverTheCapacityFollowsTheVerdict) {
 }
 
 TEST(Compute, BandLinesStateTheirEvidenceAndLinkTheBenchmarksRows) {
-  // No validated run used a Blackwell GPU: the page says the band was widened, in its language,
-  // and links the rows of the band's pool on the Benchmarks page.
+  // No validated run used an Ada GPU: the page says the band was widened, in its language, and
+  // links the rows of the band's pool on the Benchmarks page.
   const PageState s =
-      page_state_from_query("model=llama-2-7b&gpu=b200-sxm&gpus=8&zero=3&precision=mixed-bf16")
-          .value();
+      page_state_from_query("model=llama-2-7b&gpu=l40s&gpus=8&zero=3&precision=mixed-bf16").value();
   const auto computed = compute(catalog(), s, nullptr);
   ASSERT_TRUE(computed.ok()) << computed.error().message;
   const Evaluation& c = computed.value();

@@ -65,6 +65,7 @@ int cmd_plan(Args args) {
   }
   // Read before the parser takes them: a degree the user states is fixed, not searched.
   const bool tp_given = given(args, "tp"), pp_given = given(args, "pp");
+  const bool ep_given = given(args, "ep"), vp_given = given(args, "vp");
   auto query = take_query(args);
   if (!query.ok()) return fail(query.error());
   auto catalog = load_embedded_catalog();
@@ -80,6 +81,8 @@ int cmd_plan(Args args) {
   PlanQuery pq = plan_query(cat, model.value(), q);
   if (tp_given) pq.tp = q.request.setup.tp;
   if (pp_given) pq.pp = q.request.setup.pp;
+  if (ep_given) pq.ep = q.request.setup.ep;
+  if (vp_given) pq.vp = q.request.setup.vp;
   if (launcher) {
     if (auto err = restrict_to_launcher(pq, *launcher)) return fail(*err);
   }

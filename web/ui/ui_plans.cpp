@@ -129,7 +129,7 @@ int plan_table(const PageModel& m, const PlanResult& plans, UiActions& a) {
     ImGui::TableNextColumn();
     ImGui::Text("%d", p.nodes);
     ImGui::TableNextColumn();
-    ImGui::Text("%d/%d/%d", p.setup.dp, p.setup.tp, p.setup.pp);
+    ImGui::Text("%d/%d/%d%s", p.setup.dp, p.setup.tp, p.setup.pp, extra_degrees(p.setup).c_str());
     ImGui::TableNextColumn();
     ImGui::TextUnformatted((std::to_string(p.setup.zero_stage) + ", " +
                             format_count(static_cast<double>(p.setup.micro_batch)) + ", " +
@@ -224,6 +224,8 @@ PageState with_plan(PageState s, const Plan& plan) {
   Setup& setup = q.request.setup;
   setup.tp = plan.setup.tp;
   setup.pp = plan.setup.pp;
+  setup.ep = plan.setup.ep;
+  setup.vp = plan.setup.vp;
   setup.zero_stage = plan.setup.zero_stage;
   setup.micro_batch = plan.setup.micro_batch;
   setup.checkpointing = plan.setup.checkpointing;

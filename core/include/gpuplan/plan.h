@@ -39,6 +39,8 @@ struct PlanQuery {
   // planner tries every degree the model and the instance allow.
   int tp = 0;
   int pp = 0;
+  int ep = 0;  // mixture-of-experts models: expert-parallel ranks
+  int vp = 0;  // virtual pipeline stages per rank (with pp > 1)
   int max_nodes = kDefaultMaxNodes;
   int top_k = kDefaultTopK;
   Efficiencies efficiencies;

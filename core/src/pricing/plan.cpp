@@ -33,9 +33,11 @@ struct Layout {
   int dp, tp, pp, zero;
   int64_t micro;
   Checkpointing ckpt;
+  int ep = 1;  // expert-parallel ranks (mixture-of-experts models)
+  int vp = 1;  // virtual pipeline stages per rank (interleaved 1F1B)
   bool operator<(const Layout& o) const {
-    return std::tie(dp, tp, pp, zero, micro, ckpt) <
-           std::tie(o.dp, o.tp, o.pp, o.zero, o.micro, o.ckpt);
+    return std::tie(dp, tp, pp, zero, micro, ckpt, ep, vp) <
+           std::tie(o.dp, o.tp, o.pp, o.zero, o.micro, o.ckpt, o.ep, o.vp);
   }
 };
 
@@ -43,11 +45,13 @@ struct Layout {
 struct ModelShape {
   bool transformer;
   int64_t heads, kv_heads, layers;
+  int64_t experts;  // routed experts per MoE block; 0: a dense model
   explicit ModelShape(const Model& m)
       : transformer(m.kind == ModelKind::transformer),
         heads(transformer ? m.transformer.heads : 1),
         kv_heads(transformer ? m.transformer.kv_heads_or_default() : 1),
-        layers(transformer ? m.transformer.layers + m.transformer.decoder_layers : 1) {}
+        layers(transformer ? m.transformer.layers + m.transformer.decoder_layers : 1),
+        experts(transformer && m.transformer.is_moe() ? m.transformer.experts : 0) {}
 };
 
 // The degrees to try: the fixed one, or powers of two up to `most`.
@@ -56,10 +60,38 @@ std::vector<int> degrees(int fixed, int most) {
   return powers_of_two(most);
 }
 
+// Expert-parallel degrees for `dp` data-parallel ranks of `tp`: the fixed one, else powers of two
+// that divide the experts and fit the ranks Megatron carves them from (ep x etp divides
+// dp x cp x tp; moe_layout.cpp checks the rest); a dense model has none but 1.
+std::vector<int> expert_degrees(const ModelShape& shape, const Setup& base, int dp, int tp,
+                                const PlanQuery& q) {
+  if (shape.experts == 0) return {1};
+  const int64_t etp = base.etp > 0 ? base.etp : tp;
+  const int64_t ranks = int64_t{dp} * base.cp * tp;
+  std::vector<int> out;
+  for (int ep : degrees(q.ep, static_cast<int>(std::min<int64_t>(shape.experts, ranks)))) {
+    if (shape.experts % ep == 0 && ranks % (ep * etp) == 0) out.push_back(ep);
+  }
+  return out;
+}
+
+// Virtual pipeline stages: the fixed number, else 1, 2 and 4 where every virtual stage keeps a
+// layer and the micro-batches run in groups of pp (estimate.cpp's check_schedule).
+std::vector<int> virtual_stages(const ModelShape& shape, int pp, int64_t micro_steps,
+                                const PlanQuery& q) {
+  if (pp <= 1) return {1};
+  std::vector<int> out;
+  for (int vp : degrees(q.vp, 4)) {
+    if (vp == 1 || (shape.layers >= int64_t{pp} * vp && micro_steps % pp == 0)) out.push_back(vp);
+  }
+  return out;
+}
+
 // Every layout of `global_batch` over n GPUs with at most `max_tp`-way tensor parallelism (the
 // GPUs one NVLink domain holds; only the degrees the query fixes, when it fixes them).
-std::vector<Layout> layouts(const ModelShape& shape, int n, int max_tp, int64_t global_batch,
+std::vector<Layout> layouts(const ModelShape& shape, const Setup& base, int n, int max_tp,
                             const PlanQuery& q) {
+  const int64_t global_batch = base.global_batch;
   const std::vector<Checkpointing> ckpts =
       shape.transformer ? std::vector<Checkpointing>{Checkpointing::none, Checkpointing::selective,
                                                      Checkpointing::full}
@@ -77,7 +109,12 @@ std::vector<Layout> layouts(const ModelShape& shape, int n, int max_tp, int64_t 
            powers_of_two(static_cast<int>(std::min<int64_t>(global_batch / dp, 1 << 20)))) {
         if (global_batch % (dp * micro) != 0) continue;
         for (int zero = 0; zero <= (dp > 1 ? 3 : 0); ++zero) {
-          for (Checkpointing ckpt : ckpts) out.push_back({dp, tp, pp, zero, micro, ckpt});
+          for (Checkpointing ckpt : ckpts) {
+            for (int ep : expert_degrees(shape, base, dp, tp, q)) {
+              for (int vp : virtual_stages(shape, pp, global_batch / (dp * micro), q))
+                out.push_back({dp, tp, pp, zero, micro, ckpt, ep, vp});
+            }
+          }
         }
       }
     }
@@ -112,7 +149,8 @@ std::optional<Error> check_plan_query(const PlanQuery& q) {
   if (q.request.setup.mode != Mode::train)
     return make_error(Errc::invalid_argument, Msg::plan_train_only, {});
   // Fixed degrees: 0 is "any"; the workload check (estimate) bounds the rest.
-  for (const auto& [key, degree] : {std::pair<const char*, int>{"tp", q.tp}, {"pp", q.pp}}) {
+  for (const auto& [key, degree] :
+       {std::pair<const char*, int>{"tp", q.tp}, {"pp", q.pp}, {"ep", q.ep}, {"vp", q.vp}}) {
     if (degree < 0) {
       return make_error(Errc::invalid_argument, Msg::query_out_of_range,
                         {key, std::to_string(degree), "1", "1000000"});
@@ -186,7 +224,7 @@ class Search {
     Result<Estimate> estimate;
   };
   const Candidate& estimate_of(const Layout& layout);
-  const Result<WorkProfile>& work_of(const Candidate& c, int tp);
+  const Result<WorkProfile>& work_of(const Candidate& c, const Layout& layout);
   const Result<PassTime>& forward_of(const Candidate& c, const WorkProfile& w, const Gpu* gpu,
                                      const Layout& layout);
   void keep(const Offer& offer, const Candidate& c, const StepTime& t, const RunCost& cost);
@@ -194,9 +232,10 @@ class Search {
   const Model& model_;
   const PlanQuery& q_;
   const Setup& base_;
-  std::map<Layout, Candidate> estimates_;                                      // hardware-free
-  std::map<int, Result<WorkProfile>> works_;                                   // by tp
-  std::map<std::tuple<const Gpu*, int, int64_t>, Result<PassTime>> forwards_;  // (gpu, tp, micro)
+  std::map<Layout, Candidate> estimates_;                     // hardware-free
+  std::map<std::pair<int, int>, Result<WorkProfile>> works_;  // by (tp, ep)
+  // By (gpu, tp, ep, micro).
+  std::map<std::tuple<const Gpu*, int, int, int64_t>, Result<PassTime>> forwards_;
 };
 
 const Search::Candidate& Search::estimate_of(const Layout& layout) {
@@ -209,22 +248,25 @@ const Search::Candidate& Search::estimate_of(const Layout& layout) {
     s.zero_stage = layout.zero;
     s.micro_batch = layout.micro;
     s.checkpointing = layout.ckpt;
+    s.ep = layout.ep;
+    s.vp = layout.vp;
     auto e = estimate(model_, s);
     it = estimates_.emplace(layout, Candidate{std::move(s), std::move(e)}).first;
   }
   return it->second;
 }
 
-const Result<WorkProfile>& Search::work_of(const Candidate& c, int tp) {
-  auto w = works_.find(tp);
+const Result<WorkProfile>& Search::work_of(const Candidate& c, const Layout& layout) {
+  const auto key = std::make_pair(layout.tp, layout.ep);
+  auto w = works_.find(key);
   if (w == works_.end())
-    w = works_.emplace(tp, build_work_profile(model_, c.setup, c.estimate.value())).first;
+    w = works_.emplace(key, build_work_profile(model_, c.setup, c.estimate.value())).first;
   return w->second;
 }
 
 const Result<PassTime>& Search::forward_of(const Candidate& c, const WorkProfile& w, const Gpu* gpu,
                                            const Layout& layout) {
-  const auto key = std::make_tuple(gpu, layout.tp, layout.micro);
+  const auto key = std::make_tuple(gpu, layout.tp, layout.ep, layout.micro);
   auto f = forwards_.find(key);
   if (f == forwards_.end()) {
     f = forwards_
@@ -272,7 +314,7 @@ std::optional<Error> Search::try_layout(const Offer& offer, const Layout& layout
     return std::nullopt;
   }
   ++result.fitting;
-  const Result<WorkProfile>& w = work_of(c, layout.tp);
+  const Result<WorkProfile>& w = work_of(c, layout);
   if (!w.ok()) return std::nullopt;
   const Result<PassTime>& f = forward_of(c, w.value(), offer.gpu, layout);
   if (!f.ok()) return std::nullopt;
@@ -390,6 +432,8 @@ Result<PlanSearch> start_plan_search(const Catalog& catalog, const Model& model,
   }
   if (q.tp > 0) base.tp = q.tp;
   if (q.pp > 0) base.pp = q.pp;
+  if (q.ep > 0) base.ep = q.ep;
+  if (q.vp > 0) base.vp = q.vp;
   // Checks the workload once, so a bad request reports its own error, not "nothing fits".
   if (auto probe = estimate(model, base); !probe.ok()) return probe.error();
   PlanSearch out;
@@ -411,7 +455,7 @@ bool step_plan_search(const Catalog& catalog, PlanSearch& ps) {
     const Offer offer{&inst, gpu, price, nodes, cluster.value()};
     const int gpus = inst.gpu_count * nodes;
     const int max_tp = std::min(cluster.value().domain_gpus(), gpus);
-    for (const Layout& layout : layouts(st.shape, gpus, max_tp, st.base.global_batch, q)) {
+    for (const Layout& layout : layouts(st.shape, st.base, gpus, max_tp, q)) {
       if (auto err = st.search.try_layout(offer, layout)) {
         st.error = *err;
         break;

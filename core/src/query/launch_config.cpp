@@ -230,7 +230,11 @@ std::optional<Error> restrict_to_launcher(PlanQuery& query, LaunchFormat format)
   // All three configure PyTorch data parallelism (DDP, FSDP or DeepSpeed ZeRO); tensor and
   // pipeline parallelism need Megatron-LM-style model code (see emit_launch_config).
   constexpr int kMostDegree = 1;
-  for (auto [key, degree] : {std::pair<const char*, int*>{"tp", &query.tp}, {"pp", &query.pp}}) {
+  // Expert parallelism is Megatron-Core's too (the configs keep every expert on every GPU).
+  for (auto [key, degree] : {std::pair<const char*, int*>{"tp", &query.tp},
+                             {"pp", &query.pp},
+                             {"ep", &query.ep},
+                             {"vp", &query.vp}}) {
     if (*degree > kMostDegree) {
       return make_error(Errc::invalid_argument,
                         std::string("--emit ") + launch_format_name(format) + ": --" + key + " " +
@@ -255,6 +259,12 @@ Result<std::string> emit_launch_config(const LaunchInputs& in, LaunchFormat form
                           " and pipeline " + std::to_string(s.pp) +
                           "; torchrun/accelerate/DeepSpeed configs express data parallelism "
                           "with ZeRO/FSDP only (use --tp 1 --pp 1, or Megatron-LM for this plan)");
+  }
+  if (s.ep > 1) {
+    return make_error(Errc::invalid_argument,
+                      "--emit: this plan shards the experts over " + std::to_string(s.ep) +
+                          " expert-parallel ranks; torchrun/accelerate/DeepSpeed configs keep "
+                          "every expert on every GPU (use --ep 1, or Megatron-LM for this plan)");
   }
   if (in.micro_batch < 1 || in.grad_accum_steps < 1 ||
       in.micro_batch * in.grad_accum_steps * s.dp != in.global_batch ||

@@ -207,6 +207,14 @@ std::string plan_to_json(const PlanResult& r, int indent) {
   return dump(j, indent);
 }
 
+// The expert-parallel and virtual-stage degrees of a plan, when it uses them (" ep8 vp2").
+std::string extra_degrees(const Setup& s) {
+  std::string out;
+  if (s.ep > 1) out += " ep" + std::to_string(s.ep);
+  if (s.vp > 1) out += " vp" + std::to_string(s.vp);
+  return out;
+}
+
 std::string plan_to_text(const PlanResult& r) {
   std::string out;
   char line[400];
@@ -220,9 +228,10 @@ std::string plan_to_text(const PlanResult& r) {
   out += line;
   int rank = 1;
   for (const auto& p : r.plans) {
-    char par[64];
-    std::snprintf(par, sizeof par, "%d/%d/%d z%d mb%lld %s", p.setup.dp, p.setup.tp, p.setup.pp,
-                  p.setup.zero_stage, static_cast<long long>(p.setup.micro_batch),
+    char par[96];
+    std::snprintf(par, sizeof par, "%d/%d/%d%s z%d mb%lld %s", p.setup.dp, p.setup.tp, p.setup.pp,
+                  extra_degrees(p.setup).c_str(), p.setup.zero_stage,
+                  static_cast<long long>(p.setup.micro_batch),
                   checkpointing_name(p.setup.checkpointing));
     std::snprintf(line, sizeof line, "%-3d %-40s %5d %5d %-24s %10.4g %12.4g %12.4g %5.1f%%%s\n",
                   rank++, p.instance.c_str(), p.nodes, p.gpus, par, p.cost.expected_hours,

@@ -120,6 +120,37 @@ TEST(PlanSearch, FixedDegreesAreTheOnlyOnesSearched) {
   EXPECT_LT(fixed.value().candidates, free.value().candidates);
 }
 
+TEST(PlanSearch, ExpertAndVirtualStageDegreesAreSearchedUnlessFixed) {
+  // Mixtral's 8 experts: the planner tries ep 1, 2, 4, 8 (each dividing the experts and the data-
+  // parallel ranks) and, with pipeline stages, 1, 2 or 4 virtual stages per rank.
+  const Model& m = test::model("mixtral-8x7b");
+  PlanQuery q = query("mixtral-8x7b", Precision::mixed_bf16, 256, 1e10);
+  q.request.setup.seq_len = 4096;
+  q.max_nodes = 2;
+  auto free = plan(test::catalog(), m, q);
+  ASSERT_TRUE(free.ok()) << free.error().message;
+  for (const Plan& p : free.value().plans) {
+    EXPECT_EQ(8 % p.setup.ep, 0) << p.instance;
+    EXPECT_EQ((p.setup.dp * p.setup.tp) % (p.setup.ep * p.setup.tp), 0) << p.instance;
+    if (p.setup.vp > 1) EXPECT_GT(p.setup.pp, 1) << p.instance;
+  }
+  // Fixed: only that degree, and fewer candidates.
+  q.ep = 1;
+  q.vp = 1;
+  auto fixed = plan(test::catalog(), m, q);
+  ASSERT_TRUE(fixed.ok()) << fixed.error().message;
+  for (const Plan& p : fixed.value().plans) {
+    EXPECT_EQ(p.setup.ep, 1) << p.instance;
+    EXPECT_EQ(p.setup.vp, 1) << p.instance;
+  }
+  EXPECT_LT(fixed.value().candidates, free.value().candidates);
+  // A dense model has no expert degree to search: ep stays 1 and costs no extra candidates.
+  PlanQuery dense = split_model_query();
+  auto d = plan(test::catalog(), test::model("llama-2-70b"), dense);
+  ASSERT_TRUE(d.ok()) << d.error().message;
+  for (const Plan& p : d.value().plans) EXPECT_EQ(p.setup.ep, 1) << p.instance;
+}
+
 TEST(PlanSearch, ADegreeNoInstanceCanLayOutSaysSo) {
   PlanQuery q = query("gpt2-small", Precision::amp_bf16, 64, 1e9);
   // GPT-2 small has 12 heads: tensor parallelism of 12 divides them, but no instance has 12 (or
