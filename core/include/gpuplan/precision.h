@@ -76,8 +76,10 @@ double store_dtype_bytes(StoreDtype d);
 // Serving: how a checkpoint stores its matmul weights (16-bit; FP8 W8A8 where the GPU has FP8
 // tensor cores; integer weight-only formats, dequantised to 16 bits for the matmul; NVIDIA's
 // NVFP4 W4A4 and OCP's MXFP4, 4-bit floats that Blackwell's tensor cores read directly), and
-// how the KV cache stores its elements.
-enum class WeightFormat { bf16, fp16, fp8, int8, int4, nvfp4, mxfp4 };
+// how the KV cache stores its elements. q4_0, q8_0 and q4_k_m are llama.cpp's GGUF block formats
+// (ggml-common.h), which quantise every matrix, token embedding and output head included, and
+// which llama.cpp's kernels dequantise on the fly (16/32-bit arithmetic).
+enum class WeightFormat { bf16, fp16, fp8, int8, int4, nvfp4, mxfp4, q4_0, q8_0, q4_k_m };
 enum class KvFormat { bf16, fp8, fp4 };
 
 struct WeightFormatBytes {
@@ -86,6 +88,7 @@ struct WeightFormatBytes {
   const char* rate_key = "";  // the tensor-core peak its matmuls use where the GPU has those
                               // units; "" for weight-only formats (16-bit matmuls)
   bool block_scaled = false;  // its matmuls need block-scaled MMA (Blackwell)
+  bool embeddings = false;    // it stores the token embedding and output head at `matmul` too
 };
 const WeightFormatBytes& weight_format_bytes(WeightFormat w);
 double kv_format_bytes(KvFormat k);  // bytes per cached key or value element, scales included

@@ -16,7 +16,7 @@
 namespace gpuplan {
 
 // WeightFormat and KvFormat (precision.h): how weights and the KV cache are stored.
-enum class Runtime { vllm, trtllm, sglang, hf };
+enum class Runtime { vllm, trtllm, sglang, hf, llamacpp };
 const char* weight_format_name(WeightFormat w);
 const char* kv_format_name(KvFormat k);
 const char* runtime_name(Runtime r);
@@ -43,9 +43,12 @@ struct RuntimeProfile {
   // 4-bit float checkpoints (nvfp4, mxfp4) it runs weight-only, dequantised to 16 bits, on GPUs
   // without FP4 tensor cores.
   std::vector<WeightFormat> fp4_weight_only;
+  // The GPUs of a replica each hold a contiguous share of the layers and run one after another
+  // (llama.cpp's default split mode), instead of splitting every layer (tensor parallelism).
+  bool layer_split = false;
 };
 
-// Serving constants and the four runtime profiles.
+// Serving constants and the runtime profiles.
 struct ServingAssumptions {
   int64_t kv_block_tokens = 16;  // paged-attention block
   // Tensor parallelism over PCIe (no NVLink between the group's GPUs): the runtimes' custom
@@ -55,7 +58,7 @@ struct ServingAssumptions {
   double pcie_allreduce_fraction_4 = 1;
   double pcie_allreduce_fraction_8 = 1;
   double pcie_allreduce_latency_s = 0;
-  RuntimeProfile vllm, trtllm, sglang, hf;
+  RuntimeProfile vllm, trtllm, sglang, hf, llamacpp;
   const RuntimeProfile& profile(Runtime r) const;
 };
 

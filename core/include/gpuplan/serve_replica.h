@@ -119,6 +119,13 @@ struct ReplicaModel {
   double layers = 0;
   double hidden = 0;
   double link_busbw_bytes_per_s = 0;
+  // Layer split (RuntimeProfile::layer_split): the replica's GPUs each hold 1/stages of the
+  // layers and run one after another; memory is per GPU, the step's bytes and times the whole
+  // model's, and each of the stages - 1 hand-overs pays a hop.
+  double stages = 1;
+  double stage_hop_latency_s = 0;
+  double stage_hop_bytes_per_token = 0;  // the hidden state one token hands to the next GPU
+  double stage_link_bytes_per_s = 0;
   bool pcie_allreduce = false;     // the TP group's all-reduce runs through PCIe (NCCL)
   double allreduce_latency_s = 0;  // one small all-reduce: the runtime's kernel, or NCCL on PCIe
   double kernel_overhead_s = 0;    // per kernel, GPU side

@@ -1123,15 +1123,17 @@ std::vector<ServeKey> serve_fleet_rows() {
   const G g = G::serve;
   return {
       row("runtime", g,
-          enumeration<R>(parse_runtime, runtime_name,
-                         {Runtime::vllm, Runtime::trtllm, Runtime::sglang, Runtime::hf},
-                         FIELD(runtime)),
+          enumeration<R>(
+              parse_runtime, runtime_name,
+              {Runtime::vllm, Runtime::trtllm, Runtime::sglang, Runtime::hf, Runtime::llamacpp},
+              FIELD(runtime)),
           "vllm", "the serving engine", "推理服务引擎"),
       row("weights", g,
           enumeration<R>(
               parse_weight_format, weight_format_name,
               {WeightFormat::bf16, WeightFormat::fp16, WeightFormat::fp8, WeightFormat::int8,
-               WeightFormat::int4, WeightFormat::nvfp4, WeightFormat::mxfp4},
+               WeightFormat::int4, WeightFormat::nvfp4, WeightFormat::mxfp4, WeightFormat::q4_0,
+               WeightFormat::q8_0, WeightFormat::q4_k_m},
               FIELD(weights)),
           "bf16", "weight format", "权重格式"),
       row("kv", g,

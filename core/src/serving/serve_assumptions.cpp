@@ -24,6 +24,12 @@ const char* weight_format_name(WeightFormat w) {
       return "nvfp4";
     case WeightFormat::mxfp4:
       return "mxfp4";
+    case WeightFormat::q4_0:
+      return "q4_0";
+    case WeightFormat::q8_0:
+      return "q8_0";
+    case WeightFormat::q4_k_m:
+      return "q4_k_m";
   }
   return "?";
 }
@@ -50,6 +56,8 @@ const char* runtime_name(Runtime r) {
       return "sglang";
     case Runtime::hf:
       return "hf";
+    case Runtime::llamacpp:
+      return "llamacpp";
   }
   return "?";
 }
@@ -57,9 +65,11 @@ const char* runtime_name(Runtime r) {
 std::optional<WeightFormat> parse_weight_format(const std::string& s) {
   for (WeightFormat w :
        {WeightFormat::bf16, WeightFormat::fp16, WeightFormat::fp8, WeightFormat::int8,
-        WeightFormat::int4, WeightFormat::nvfp4, WeightFormat::mxfp4}) {
+        WeightFormat::int4, WeightFormat::nvfp4, WeightFormat::mxfp4, WeightFormat::q4_0,
+        WeightFormat::q8_0, WeightFormat::q4_k_m}) {
     if (s == weight_format_name(w)) return w;
   }
+  if (s == "f16") return WeightFormat::fp16;  // GGUF's name for 16-bit: the same 2 bytes
   return std::nullopt;
 }
 
@@ -71,9 +81,11 @@ std::optional<KvFormat> parse_kv_format(const std::string& s) {
 }
 
 std::optional<Runtime> parse_runtime(const std::string& s) {
-  for (Runtime r : {Runtime::vllm, Runtime::trtllm, Runtime::sglang, Runtime::hf}) {
+  for (Runtime r :
+       {Runtime::vllm, Runtime::trtllm, Runtime::sglang, Runtime::hf, Runtime::llamacpp}) {
     if (s == runtime_name(r)) return r;
   }
+  if (s == "llama.cpp") return Runtime::llamacpp;
   return std::nullopt;
 }
 
@@ -85,6 +97,8 @@ const RuntimeProfile& ServingAssumptions::profile(Runtime r) const {
       return sglang;
     case Runtime::hf:
       return hf;
+    case Runtime::llamacpp:
+      return llamacpp;
     case Runtime::vllm:
       break;
   }
@@ -180,6 +194,7 @@ RuntimeProfile read_profile(JsonReader& parent, const char* name, Runtime runtim
   p.kv_formats = fact_formats<KvFormat>(r, "kv_formats", s, parse_kv_format, true);
   p.fp4_weight_only =
       fact_formats<WeightFormat>(r, "fp4_weight_only", s, parse_weight_format, false);
+  p.layer_split = r.has("layer_split") && fact_bool(r, "layer_split", s);
   if (auto err = r.finish()) parent.fail_with(*err);
   return p;
 }
@@ -210,6 +225,7 @@ Result<ServingAssumptions> parse_serving_assumptions(std::string_view text,
     out.trtllm = read_profile(rr, "trtllm", Runtime::trtllm, sources);
     out.sglang = read_profile(rr, "sglang", Runtime::sglang, sources);
     out.hf = read_profile(rr, "hf", Runtime::hf, sources);
+    out.llamacpp = read_profile(rr, "llamacpp", Runtime::llamacpp, sources);
     if (auto err = rr.finish()) r.fail_with(*err);
   }
   if (auto err = r.finish()) return *err;

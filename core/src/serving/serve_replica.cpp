@@ -36,10 +36,13 @@ std::string gb(double bytes) {
 }
 
 // Bytes of one tensor on one GPU. Quantised formats apply to the blocks' matmuls (precision.h:
-// MXFP4 to the MLP's only); embeddings, head, norms and biases stay 16-bit.
+// MXFP4 to the MLP's only); embeddings, head, norms and biases stay 16-bit, except in GGUF
+// formats, which store the embedding and head matrices quantised too.
 double tensor_bytes(const ParamTensor& t, const WeightFormatBytes& format, int tp) {
+  const bool outer = t.group == ParamGroup::embedding || t.group == ParamGroup::head;
   const bool quantised = t.rows > 1 && (t.group == ParamGroup::mlp ||
-                                        (format.attention && t.group == ParamGroup::attention));
+                                        (format.attention && t.group == ParamGroup::attention) ||
+                                        (format.embeddings && outer));
   return static_cast<double>(t.numel()) * (quantised ? format.matmul : 2.0) /
          (t.tensor_parallel ? tp : 1);
 }
@@ -121,7 +124,7 @@ Result<double> matmul_rate(const Gpu& g, const std::string& precision, const Eff
                         " tensor-core figure; serving on it cannot be timed (choose another GPU)");
 }
 
-std::optional<Error> check_config(const Model& m, const ServeConfig& c) {
+std::optional<Error> check_config(const Model& m, const ServeConfig& c, bool layer_split) {
   const TransformerSpec& s = m.transformer;
   if (m.kind != ModelKind::transformer || m.task != "causal-lm" || s.decoder_layers > 0 ||
       s.is_vision()) {
@@ -130,11 +133,13 @@ std::optional<Error> check_config(const Model& m, const ServeConfig& c) {
   }
   if (c.tp < 1 || c.tp > 64)
     return invalid("--tp must be between 1 and 64, got " + std::to_string(c.tp));
-  if (s.heads % c.tp != 0) {
+  if (s.heads % c.tp != 0 && !layer_split) {
     return invalid("--tp " + std::to_string(c.tp) + ": the model's " + std::to_string(s.heads) +
                    " attention heads do not split evenly");
   }
   if (c.ep < 1 || c.tp % c.ep != 0) return invalid("--ep must divide --tp");
+  if (layer_split && c.ep > 1)
+    return invalid("--ep: the runtime splits layers across GPUs, not experts; leave --ep at 1");
   if (c.ep > 1 && !s.is_moe()) return invalid("--ep applies to mixture-of-experts models only");
   if (c.max_num_seqs < 0 || c.max_num_batched_tokens < 0)
     return invalid("batch limits must be >= 0");
@@ -180,7 +185,8 @@ void fill_memory(const Model& m, const Gpu& g, const ServeConfig& c, const Servi
   // One token in every block on this GPU: K and V of its share of the KV heads (replicated past
   // kv_heads), or MLA's whole latent (kv_cache_size).
   const KvCacheSize kv = kv_cache_size(s, kv_elem, 1.0, c.tp);
-  mem.kv_bytes_per_token = kv.bytes_per_token_per_layer * (kv.full_layers + kv.windowed_layers);
+  mem.kv_bytes_per_token =
+      kv.bytes_per_token_per_layer * (kv.full_layers + kv.windowed_layers) / r.stages;
   // Live tensors of one step at the token budget: residual and normed input, QKV, the MLP's
   // gate and up outputs (per routed expert), at 16 bits; plus fp32 logits of the sampled rows.
   const double tokens = static_cast<double>(r.max_num_batched_tokens);
@@ -237,6 +243,15 @@ Result<bool> set_tp_link(const Gpu& gpu, const ServeConfig& config, const Servin
   r.link_busbw_bytes_per_s = x16 * fraction;
   if (config.tp > 1) r.allreduce_latency_s = a.pcie_allreduce_latency_s;
   return true;
+}
+
+// Layer split: between consecutive GPUs a token's hidden state, ggml's f32 activations (4 bytes
+// per element), crosses PCIe (the PCIe copy efficiency) after one hop of NCCL's PCIe latency.
+void set_stage_hop(const Gpu& gpu, const Efficiencies& eff, ReplicaModel& r) {
+  const double pcie_bytes_per_s = single_node_cluster_pcie_bytes_per_s(gpu) * eff.pcie;
+  r.stage_hop_latency_s = eff.nccl_ring.pcie_hop_s;
+  r.stage_hop_bytes_per_token = 4.0 * r.hidden;
+  r.stage_link_bytes_per_s = pcie_bytes_per_s;
 }
 
 // The block's weight matmuls as the kernels see them (QKV, O projection, the MLP's gate-up and
@@ -433,14 +448,20 @@ double spec_expected_tokens(double acceptance, int tokens) {
   return (1 - std::pow(a, k + 1)) / (1 - a);
 }
 
-Result<ReplicaModel> build_replica(const Model& model, const Gpu& gpu, const ServeConfig& config,
+Result<ReplicaModel> build_replica(const Model& model, const Gpu& gpu, const ServeConfig& asked,
                                    const ServingAssumptions& serving, const Efficiencies& eff) {
-  if (auto err = check_config(model, config)) return *err;
+  const bool split = serving.profile(asked.runtime).layer_split;
+  if (auto err = check_config(model, asked, split)) return *err;
+  // A layer-split replica is timed as the whole model on one GPU (its GPUs run one after
+  // another) and holds 1/stages of the weights and KV cache on each GPU.
+  ServeConfig config = asked;
+  if (split) config.tp = 1;
   const TransformerSpec& s = model.transformer;
   ReplicaModel r;
   r.model = &model;
   r.gpu = &gpu;
-  r.config = config;
+  r.config = asked;
+  r.stages = split ? asked.tp : 1;
   r.profile = serving.profile(config.runtime);
   if (auto err = check_kv_format(r.profile, config.kv)) return *err;
   r.block_tokens = serving.kv_block_tokens;
@@ -453,6 +474,7 @@ Result<ReplicaModel> build_replica(const Model& model, const Gpu& gpu, const Ser
           ? config.max_num_batched_tokens
           : (large ? r.profile.max_num_batched_tokens_large : r.profile.max_num_batched_tokens);
   count_weights(s, config, r);
+  r.memory.weight_bytes /= r.stages;
   if (auto err = resolve_spec(model, gpu, config, serving, eff, r)) return *err;
   fill_memory(model, gpu, config, serving, r);
   if (!r.memory.fits) {
@@ -461,7 +483,7 @@ Result<ReplicaModel> build_replica(const Model& model, const Gpu& gpu, const Ser
     return make_error(
         Errc::does_not_fit,
         model.id + " (" + weight_format_name(config.weights) + ") does not fit on " + gpu.id +
-            " at TP " + std::to_string(config.tp) + ": weights " + gb(r.memory.weight_bytes) +
+            " at TP " + std::to_string(asked.tp) + ": weights " + gb(r.memory.weight_bytes) +
             " + activations " + gb(r.memory.activation_bytes) + " + context " +
             gb(r.memory.context_bytes) + " per GPU leave " + gb(have - need) +
             " for the KV cache of " + gb(have) + "; use more GPUs (--tp) or fewer weight bits");
@@ -491,6 +513,7 @@ Result<ReplicaModel> build_replica(const Model& model, const Gpu& gpu, const Ser
   }
   r.hidden = static_cast<double>(s.hidden);
   if (auto link = set_tp_link(gpu, config, serving, eff, r); !link.ok()) return link.error();
+  if (r.stages > 1) set_stage_hop(gpu, eff, r);
   r.kernel_overhead_s = eff.kernel_overhead_s;
   r.host_overhead_per_kernel_s = r.profile.cuda_graphs ? 0.0 : eff.host_overhead_per_kernel_s;
   return r;
@@ -550,7 +573,7 @@ double attention_s(const ReplicaModel& r, const StepLoad& load, double positions
   const double decode_keys = load.decode_context * decode_share;
   const double kv_bytes =
       (decode_keys + load.prefill_tokens + load.prefill_context * prefill_share) *
-      r.memory.kv_bytes_per_token;
+      r.memory.kv_bytes_per_token * r.stages;
   const double pairs = decode_keys * positions_per_seq + load.prefill_pairs * prefill_share;
   return std::max(kv_bytes / r.hbm_bytes_per_s,
                   pairs * r.attention_flops_per_pair / r.attention_flop_per_s);
@@ -591,7 +614,11 @@ StepBreakdown step_time(const ReplicaModel& r, const StepLoad& load) {
   b.weights_s = std::max(bytes / r.hbm_bytes_per_s, compute_s);
   b.elementwise_s = tokens * r.elementwise_bytes_per_token / r.hbm_bytes_per_s;
   b.attention_s = attention_s(r, load, positions);
-  const double tp = r.config.tp, ep = r.config.ep;
+  const double tp = r.stages > 1 ? 1.0 : r.config.tp, ep = r.config.ep;
+  if (r.stages > 1 && r.stage_link_bytes_per_s > 0) {
+    b.comm_s += (r.stages - 1) * (r.stage_hop_latency_s +
+                                  tokens * r.stage_hop_bytes_per_token / r.stage_link_bytes_per_s);
+  }
   if (tp > 1) {
     // Ring all-reduce moves 2(n-1)/n of the tensor per GPU (nccl-tests doc/PERFORMANCE.md).
     const double allreduce_bytes = tokens * r.hidden * 2.0;

@@ -111,11 +111,22 @@ const Model* find_model(const Catalog& c, const std::string& name) {
   return nullptr;
 }
 
-// Published GPU labels onto catalog ids (TensorRT-LLM's tables print nvidia-smi names).
+// Published GPU labels onto catalog ids (TensorRT-LLM's tables print nvidia-smi names; the
+// llama.cpp benchmark README writes "3090 24GB", "RTX A6000 48GB", "RTX 6000 Ada 48GB").
 const Gpu* find_gpu(const Catalog& c, const std::string& label) {
-  if (const Gpu* g = c.find_gpu(label)) return g;
   const std::string n = lower(label);
+  // "A100 80GB" alone is the SXM or the PCIe card: the row does not say which.
+  if (n.rfind("a100 80gb", 0) == 0 && n.find("pcie") == std::string::npos &&
+      n.find("sxm") == std::string::npos)
+    return nullptr;
+  if (const Gpu* g = c.find_gpu(label)) return g;
   const std::vector<std::pair<const char*, const char*>> table = {
+      {"3090", "rtx-3090"},
+      {"rtx 3090", "rtx-3090"},
+      {"4090", "rtx-4090"},
+      {"rtx 4090", "rtx-4090"},
+      {"rtx a6000", "rtx-a6000"},
+      {"rtx 6000 ada", "rtx-6000-ada"},
       {"h100 pcie", "h100-pcie-80gb"},
       {"h100", "h100-sxm5-80gb"},
       {"h200", "h200-sxm-141gb"},
@@ -137,11 +148,33 @@ const Gpu* find_gpu(const Catalog& c, const std::string& label) {
   return nullptr;
 }
 
+// Whether `text` names multi-token prediction as used: "mtp" not right after "no " or
+// "without " ("no MTP", "without MTP" say the run did not use it).
+bool uses_mtp(const std::string& text) {
+  for (size_t at = text.find("mtp"); at != std::string::npos; at = text.find("mtp", at + 3)) {
+    const std::string before = text.substr(0, at);
+    auto ends = [&](const std::string& w) {
+      return before.size() >= w.size() &&
+             before.compare(before.size() - w.size(), w.size(), w) == 0;
+    };
+    if (!ends("no ") && !ends("without ")) return true;
+  }
+  return false;
+}
+
+// Apple silicon ("M2 Ultra 76-Core GPU 192GB"): llama.cpp's Metal backend, not a CUDA GPU.
+bool apple_gpu(const std::string& label) {
+  const std::string n = lower(label);
+  return n.size() > 2 && n[0] == 'm' && std::isdigit(static_cast<unsigned char>(n[1])) &&
+         (n.find(" gpu") != std::string::npos || n.find("-core") != std::string::npos);
+}
+
 // Why a row cannot be predicted, or "" when it can.
 std::string unsupported(const ServingRow& r) {
   const std::string both = lower(r.framework + " " + r.notes + " " + r.model);
+  if (uses_mtp(both)) return "flagged in its notes or framework (mtp): not for scoring";
   for (const char* flag :
-       {"speculative", "mtp", "eagle", "dspark", "diffusion", "typo", "doubtful", "flag)"}) {
+       {"speculative", "eagle", "dspark", "diffusion", "typo", "doubtful", "flag)"}) {
     if (both.find(flag) != std::string::npos)
       return std::string("flagged in its notes or framework (") + flag + "): not for scoring";
   }
@@ -151,9 +184,20 @@ std::string unsupported(const ServingRow& r) {
   }
   const std::string fw = lower(r.framework);
   if (fw.find("tensorrt-llm") == std::string::npos && fw.find("vllm") == std::string::npos &&
-      fw.find("gpt-fast") == std::string::npos && fw.find("sglang") == std::string::npos) {
-    return "runtime '" + r.framework + "' has no gpuplan profile (vllm, trtllm, sglang, hf)";
+      fw.find("gpt-fast") == std::string::npos && fw.find("sglang") == std::string::npos &&
+      fw.find("llama.cpp") == std::string::npos) {
+    return "runtime '" + r.framework +
+           "' has no gpuplan profile (vllm, trtllm, sglang, hf, llamacpp)";
   }
+  if (apple_gpu(r.gpu)) return "GPU '" + r.gpu + "' is Apple silicon (Metal): not a CUDA GPU";
+  // llama.cpp made layer split its multi-GPU default in January 2024 (ggml-org/llama.cpp PR
+  // #4766, slaren 2024-01-07: "I have made the layer split mode the default ... (slower tg than
+  // row split)"); a 2023 build split every matrix by rows across the GPUs.
+  const auto gpus = number(r.num_gpus);
+  if (fw.find("llama.cpp") != std::string::npos && fw.find("2023") != std::string::npos && gpus &&
+      *gpus > 1)
+    return "a deployment gpuplan does not model (llama.cpp before 2024 split every matrix by rows "
+           "across GPUs, not layers)";
   if (fw.find("intel") != std::string::npos || fw.find("rocm") != std::string::npos)
     return "not a CUDA GPU runtime";
   return "";
@@ -168,6 +212,10 @@ std::optional<std::pair<WeightFormat, KvFormat>> formats(const ServingRow& r) {
                       (p == "fp8" && contains(r.notes, "modelopt"));
   KvFormat kv = fp8_kv || contains(p, "fp8 kv cache") ? KvFormat::fp8 : KvFormat::bf16;
   if (p == "fp16" || p == "f16") return std::make_pair(WeightFormat::fp16, kv);
+  // llama.cpp's GGUF files ("GGUF Q4_K_M"; llama.cpp keeps an F16 KV cache).
+  if (p.rfind("gguf ", 0) == 0) {
+    if (auto w = parse_weight_format(p.substr(5))) return std::make_pair(*w, KvFormat::bf16);
+  }
   if (p == "bf16") return std::make_pair(WeightFormat::bf16, kv);
   if (p == "fp8") return std::make_pair(WeightFormat::fp8, kv);
   // NVIDIA's FP4 checkpoints (TensorRT-LLM's perf tables' "FP4" column, nvidia/*-FP4 ModelOpt
@@ -184,6 +232,7 @@ Runtime runtime_of(const ServingRow& r) {
   const std::string fw = lower(r.framework);
   if (fw.find("tensorrt-llm") != std::string::npos) return Runtime::trtllm;
   if (fw.find("sglang") != std::string::npos) return Runtime::sglang;
+  if (fw.find("llama.cpp") != std::string::npos) return Runtime::llamacpp;
   return Runtime::vllm;  // vLLM, and gpt-fast (torch.compile + CUDA graphs): the vLLM profile
 }
 
@@ -279,11 +328,14 @@ std::string resolve(const Catalog& c, const ServingAssumptions& a, const Serving
   auto f = formats(r);
   if (!f)
     return "precision '" + r.precision +
-           "' is not a gpuplan weight format (bf16, fp16, fp8, int8, int4, nvfp4, mxfp4)";
-  const auto i = number(r.input_len);
+           "' is not a gpuplan weight format (bf16, fp16, fp8, int8, int4, nvfp4, mxfp4, q4_0, "
+           "q8_0, q4_k_m)";
+  auto i = number(r.input_len);
   auto o = number(r.output_len);
-  if (!o && r.metric == "decode_tokens_per_s_batch1")
-    o = 1.0;  // single-stream rate: the prompt is the context
+  const bool decode = r.metric == "decode_tokens_per_s_batch1";
+  if (!o && decode) o = 1.0;  // single-stream rate: the prompt is the context
+  // A generation run without a prompt (llama-bench tg: input 0) or with none stated.
+  if (!i && decode && (r.input_len.empty() || r.input_len == "0")) i = 0.0;
   if (!i || !o)
     return "input/output length '" + r.input_len + "'/'" + r.output_len + "' is not a plain number";
   in = *i;

@@ -129,6 +129,17 @@ const WeightFormatBytes& weight_format_bytes(WeightFormat w) {
   static const WeightFormatBytes bf16{2, true, "bf16", false}, fp16{2, true, "fp16", false},
       fp8{1, true, "fp8", false}, int8{1, true, "", false}, int4{0.5 + 2.0 / 128, true, "", false},
       nvfp4{kNvfp4, true, "fp4", true}, mxfp4{0.5 + 1.0 / 32, false, "fp8", true};
+  // GGUF (llama.cpp's ggml/src/ggml-common.h): block_q4_0 is one fp16 scale and 16 bytes of
+  // 4-bit weights per 32 weights, 18 bytes = 4.5 bits per weight; block_q8_0 one fp16 scale and
+  // 32 int8 weights, 34 bytes = 8.5 bits. Q4_K_M is a per-tensor mix (Q4_K, 4.5 bits, with Q6_K,
+  // 6.5625 bits, for the output head and some layers' attn_v and ffn_down): its bytes are the
+  // published size of Llama-3-8B, 4.58 GiB against 14.96 GiB at F16 (XiongjieDai/
+  // GPU-Benchmarks-on-LLM-Inference@aa72e0ec README "Total VRAM Requirements", llama.cpp's
+  // sizes; 14.96 GiB = 8.03e9 params x 2 bytes), 2 x 4.58 / 14.96 bytes = 4.90 bits per weight
+  // (Llama-3-70B's 39.59 / 131.42 gives 4.82). GGUF quantises all of a model's matrices,
+  // embedding and head included; norms stay f32 (small, counted at 2 bytes here).
+  static const WeightFormatBytes q4_0{18.0 / 32, true, "", false, true},
+      q8_0{34.0 / 32, true, "", false, true}, q4_k_m{2.0 * 4.58 / 14.96, true, "", false, true};
   switch (w) {
     case WeightFormat::bf16:
       return bf16;
@@ -144,6 +155,12 @@ const WeightFormatBytes& weight_format_bytes(WeightFormat w) {
       return nvfp4;
     case WeightFormat::mxfp4:
       return mxfp4;
+    case WeightFormat::q4_0:
+      return q4_0;
+    case WeightFormat::q8_0:
+      return q8_0;
+    case WeightFormat::q4_k_m:
+      return q4_k_m;
   }
   return bf16;
 }

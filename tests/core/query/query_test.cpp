@@ -240,7 +240,7 @@ TEST(ServeKeys, DefaultsAreTheCliDefaultsAndBadValuesNameTheKey) {
   EXPECT_EQ(q.workload.requests, 400);
   EXPECT_EQ(q.slo.percentile, 90);
   EXPECT_EQ(parse_serve_request({{"runtime", "tgi"}}).error().message,
-            "--runtime: 'tgi' is not one of vllm, trtllm, sglang, hf");
+            "--runtime: 'tgi' is not one of vllm, trtllm, sglang, hf, llamacpp");
   EXPECT_EQ(parse_serve_request({{"percentile", "95"}}).error().message,
             "--percentile: '95' is not one of 50, 90, 99");
   EXPECT_EQ(parse_serve_request({{"tp", "65"}}).error().message,
