@@ -47,8 +47,9 @@ Told g_told;
 // Scrolls the window under the finger, or the first of its parents that can still move that
 // way (a table at its end hands the rest to the panel holding it), by `d` pixels on `axis`.
 // Only windows that show a scrollbar on that axis move: content a window merely clips (a long
-// line in a panel) stays put, as it does under the mouse.
-void scroll_under_finger(ImGuiAxis axis, float d) {
+// line in a panel) stays put, as it does under the mouse. Returns the distance left over (all
+// of `d` when nothing under the finger can move that way).
+float scroll_under_finger(ImGuiAxis axis, float d) {
   for (ImGuiWindow* w = GImGui->HoveredWindow; w && d != 0.0f; w = w->ParentWindow) {
     const bool bar = axis == ImGuiAxis_X ? w->ScrollbarX : w->ScrollbarY;
     const float max = bar ? w->ScrollMax[axis] : 0.0f;
@@ -63,6 +64,7 @@ void scroll_under_finger(ImGuiAxis axis, float d) {
     }
     if (!(w->Flags & ImGuiWindowFlags_ChildWindow)) break;
   }
+  return d;
 }
 
 // What a touch at the mouse position would do: 2 a text field (a tap focuses it: the page opens
@@ -102,9 +104,11 @@ void platform_input_before_frame() {
 
 void platform_input_in_frame() {
   if (g_scroll.x == 0.0f && g_scroll.y == 0.0f) return;
-  scroll_under_finger(ImGuiAxis_X, g_scroll.x);
-  scroll_under_finger(ImGuiAxis_Y, g_scroll.y);
+  const bool stuck = scroll_under_finger(ImGuiAxis_X, g_scroll.x) == g_scroll.x &&
+                     scroll_under_finger(ImGuiAxis_Y, g_scroll.y) == g_scroll.y;
   g_scroll = ImVec2(0, 0);
+  // A fling that has reached the end stops (the page can rest sooner).
+  EM_ASM({ window.gpuplanScrollStuck = $0; }, stuck);
 }
 
 void platform_input_after_frame() {
