@@ -140,11 +140,16 @@ test('engineer: 8xA100 and 8xH100 on AWS and Lambda, loading a plan switches to 
   assert.ok(totals.aws > 0 && totals.lambda > 0);
 });
 
-test('below 900 px the panels stack: the tabs come under the inputs', async () => {
+test('below 900 px the inputs are the first tab: the tabs stay at the top of a phone', async () => {
   const { ctx, page } = await open('model=gpt2-small&batch=8', 390, 844);
-  const batch = await widget(page, 'batch');
+  // Stacked above the tabs, the inputs put them 1,070 px down (issue 31).
   const tab = await widget(page, 'tab-results');
-  assert.ok(tab[1] > batch[3], `tabs (y=${tab[1]}) must be below the inputs (y=${batch[3]})`);
+  const inputs = await widget(page, 'tab-inputs');
+  assert.ok(tab[3] < 844 / 4, `tabs (y=${tab[1]}) must be at the top of the screen`);
+  assert.ok(inputs[2] <= tab[0], 'the inputs come first');
+  await clickWidget(page, 'tab-inputs', 10);
+  const batch = await widget(page, 'batch');
+  assert.ok(batch[1] > tab[3], 'the inputs are under the tabs');
   assert.ok(batch[2] <= 390, 'fields fit the phone width');
   await screenshot(page, 'firstuse-phone-390x844');
   await ctx.close();

@@ -143,11 +143,14 @@ bool tick(GLFWwindow* window) {
   --g_frames_due;
   const float r = platform_pixel_ratio(window);
   update_fonts(r);
+  platform_input_before_frame();
   ImGui_ImplOpenGL3_NewFrame();
   ImGui_ImplGlfw_NewFrame();
   ImGui::NewFrame();
+  platform_input_in_frame();
   g_app->draw(r);
   ImGui::Render();
+  platform_input_after_frame();
   int w = 0, h = 0;
   glfwGetFramebufferSize(window, &w, &h);
   glViewport(0, 0, w, h);

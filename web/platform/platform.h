@@ -66,6 +66,14 @@ std::string platform_language();
 // deliver_cjk_font() (main_app.h), at once on the desktop, after a fetch in the browser.
 void platform_request_cjk_font();
 
+// Input the browser feeds Dear ImGui itself, for phones (touch_emscripten.cpp): text from the
+// page's hidden <input> (soft keyboards, IMEs) and swipe scrolling; Emscripten's GLFW reports
+// neither. Called before ImGui::NewFrame (keys), between it and the App's drawing (scrolling),
+// and after the frame (the page learns where the active text field is). Nothing natively.
+void platform_input_before_frame();
+void platform_input_in_frame();
+void platform_input_after_frame();
+
 // A small persistent setting (localStorage in the browser, a file natively); "" when unset.
 std::string platform_load_setting(const std::string& key);
 void platform_save_setting(const std::string& key, const std::string& value);

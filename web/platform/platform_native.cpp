@@ -89,6 +89,11 @@ void platform_run_loop(GLFWwindow* window, const std::function<bool()>& tick) {
 // the loop ticks right after them.
 void platform_wake() {}
 
+// GLFW reads the desktop's keyboard, IME and wheel itself.
+void platform_input_before_frame() {}
+void platform_input_in_frame() {}
+void platform_input_after_frame() {}
+
 void platform_frame_drawn(long) {}
 
 float platform_pixel_ratio(GLFWwindow*) {

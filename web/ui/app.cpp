@@ -325,8 +325,44 @@ void App::draw_serving_tab(UiActions& a) {
   a.merge(draw_serving(m_));
 }
 
-void App::draw_tabs(UiActions& a, float panel_height) {
+// The tab on screen, in a child window filling the panel (it scrolls, the tabs stay put).
+void App::draw_tab(UiActions& a, Tab tab) {
+  ImGui::BeginChild("panel", ImVec2(0, 0), false);
+  switch (tab) {
+    case Tab::results:
+      a.merge(draw_results(m_));
+      break;
+    case Tab::plans:
+      draw_plans_tab(a);
+      break;
+    case Tab::hardware:
+      a.merge(draw_hardware(m_));
+      break;
+    case Tab::benchmarks:
+      a.merge(draw_benchmarks(m_));
+      break;
+    case Tab::serving:
+      draw_serving_tab(a);
+      break;
+  }
+  ImGui::EndChild();
+}
+
+void App::draw_tabs(UiActions& a, bool narrow) {
   if (!ImGui::BeginTabBar("tabs")) return;
+  // On a phone the inputs are the first tab (issue 31: stacked above the tabs, they put the
+  // tabs 1,070 px down a 390 px wide page). Which tab shows them is the page's view, not the
+  // link's state: the state keeps naming the last results tab.
+  if (narrow) {
+    const bool open = ImGui::BeginTabItem(label(S::tab_inputs).c_str());
+    remember(a, "tab-inputs");
+    if (open) {
+      ImGui::BeginChild("panel", ImVec2(0, 0), false);
+      a.merge(draw_sidebar(m_));
+      ImGui::EndChild();
+      ImGui::EndTabItem();
+    }
+  }
   const std::pair<Tab, S> tabs[] = {{Tab::results, S::tab_results},
                                     {Tab::plans, S::tab_plans},
                                     {Tab::serving, S::tab_serving},
@@ -341,25 +377,7 @@ void App::draw_tabs(UiActions& a, float panel_height) {
     remember(a, std::string("tab-") + tab_name(tab));
     if (!open) continue;
     if (m_.state.tab != tab && !force_tab_) a.tab = tab;
-    ImGui::BeginChild("panel", ImVec2(0, panel_height), false);
-    switch (tab) {
-      case Tab::results:
-        a.merge(draw_results(m_));
-        break;
-      case Tab::plans:
-        draw_plans_tab(a);
-        break;
-      case Tab::hardware:
-        a.merge(draw_hardware(m_));
-        break;
-      case Tab::benchmarks:
-        a.merge(draw_benchmarks(m_));
-        break;
-      case Tab::serving:
-        draw_serving_tab(a);
-        break;
-    }
-    ImGui::EndChild();
+    draw_tab(a, tab);
     ImGui::EndTabItem();
   }
   ImGui::EndTabBar();
@@ -385,20 +403,22 @@ void App::draw(float pixel_ratio) {
   const ImGuiViewport* vp = ImGui::GetMainViewport();
   ImGui::SetNextWindowPos(vp->WorkPos);
   ImGui::SetNextWindowSize(vp->WorkSize);
-  // Below 900 CSS pixels (phones, narrow windows) the panels stack: inputs, then the tabs, in
-  // one scrolling page; wider, the inputs sit in a column beside the tabs.
+  // Below 900 CSS pixels (phones, narrow windows) the inputs become the first tab; wider, they
+  // sit in a column beside the tabs. Either way the tabs stay at the top and each panel scrolls.
   const bool narrow = vp->WorkSize.x / pixel_ratio < 900;
+  if (narrow != narrow_) {
+    narrow_ = narrow;
+    force_tab_ = true;  // the inputs' tab comes or goes: show the state's tab again
+  }
   ImGui::Begin("gpuplan", nullptr,
                ImGuiWindowFlags_NoTitleBar | ImGuiWindowFlags_NoResize |
-                   ImGuiWindowFlags_NoCollapse | (narrow ? 0 : ImGuiWindowFlags_NoScrollbar) |
+                   ImGuiWindowFlags_NoCollapse | ImGuiWindowFlags_NoScrollbar |
                    ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoSavedSettings |
                    ImGuiWindowFlags_NoBringToFrontOnFocus);
   a.merge(draw_toolbar(m_));
   ImGui::Separator();
   if (narrow) {
-    a.merge(draw_sidebar(m_));
-    ImGui::Separator();
-    draw_tabs(a, vp->WorkSize.y * 0.9f);
+    draw_tabs(a, true);
   } else if (ImGui::BeginTable("layout", 2,
                                ImGuiTableFlags_Resizable | ImGuiTableFlags_BordersInnerV)) {
     ImGui::TableSetupColumn("inputs", ImGuiTableColumnFlags_WidthFixed, 390.0f * pixel_ratio);
@@ -408,7 +428,7 @@ void App::draw(float pixel_ratio) {
     a.merge(draw_sidebar(m_));
     ImGui::EndChild();
     ImGui::TableNextColumn();
-    draw_tabs(a, 0);
+    draw_tabs(a, false);
     ImGui::EndTable();
   }
   force_tab_ = false;

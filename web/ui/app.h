@@ -80,7 +80,8 @@ class App {
   void reread_probe();
   std::string load_probe(const std::string& name, const std::string& bytes);
   void toggle_language();
-  void draw_tabs(UiActions& a, float panel_height);
+  void draw_tabs(UiActions& a, bool narrow);
+  void draw_tab(UiActions& a, Tab tab);
   void draw_plans_tab(UiActions& a);
   void draw_serving_tab(UiActions& a);
   void apply(UiActions&& a);
@@ -104,6 +105,7 @@ class App {
   bool keys_changed_ = false;
   bool work_in_flight_ = false;  // see wants_frames()
   bool force_tab_ = true;        // select m_.state.tab in the next frame (state set from outside)
+  bool narrow_ = false;          // the last frame laid out for a phone (the inputs a tab)
   std::string rects_json_;
   Lang default_lang_ = Lang::en;
   Lang lang_ = Lang::en;

@@ -95,20 +95,21 @@ void compare_tick(const PageModel& m, const Plan& p, int i, UiActions& a) {
 
 int plan_table(const PageModel& m, const PlanResult& plans, UiActions& a) {
   int clicked = -1;
-  // Columns fit their content; the instance column takes the rest and cuts long names with an
-  // ellipsis and a tooltip.
+  // Columns fit their content and the table scrolls sideways when they do not fit (a phone),
+  // the rank and instance columns pinned at the left: squeezed to the panel's width, the
+  // columns were cut to "..." and the instance names to nothing on a 390 px screen (issue 31).
   if (!ImGui::BeginTable("plans", 10,
                          ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersOuter |
-                             ImGuiTableFlags_ScrollY | ImGuiTableFlags_SizingFixedFit |
-                             ImGuiTableFlags_Resizable,
+                             ImGuiTableFlags_ScrollX | ImGuiTableFlags_ScrollY |
+                             ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_Resizable,
                          ImVec2(0, ImGui::GetTextLineHeightWithSpacing() * 12))) {
     return clicked;
   }
   for (S h : {S::col_rank, S::key_instance, S::col_gpu, S::col_nodes, S::col_parallel,
               S::col_zero_mb, S::col_time, S::col_usd, S::col_mfu, S::col_compare}) {
-    ImGui::TableSetupColumn(tr(h), h == S::key_instance ? ImGuiTableColumnFlags_WidthStretch : 0);
+    ImGui::TableSetupColumn(tr(h));
   }
-  ImGui::TableSetupScrollFreeze(0, 1);
+  ImGui::TableSetupScrollFreeze(2, 1);
   ImGui::TableHeadersRow();
   int i = 0;
   for (const auto& p : plans.plans) {
@@ -123,7 +124,8 @@ int plan_table(const PageModel& m, const PlanResult& plans, UiActions& a) {
     }
     remember(a, "plan-" + std::to_string(i));
     ImGui::TableNextColumn();
-    cell_text(p.instance);
+    ImGui::TextUnformatted(p.instance.c_str());
+    if (i == 0) remember(a, "plan-instance-0");  // tests: shown whole, inside the table
     ImGui::TableNextColumn();
     ImGui::TextUnformatted(p.gpu.c_str());
     ImGui::TableNextColumn();
@@ -146,6 +148,7 @@ int plan_table(const PageModel& m, const PlanResult& plans, UiActions& a) {
     ++i;
   }
   ImGui::EndTable();
+  remember(a, "plans-table");
   return clicked;
 }
 
