@@ -274,4 +274,10 @@ PlanQuery plan_query(const Catalog& catalog, const PageState& state, const Model
   return q;
 }
 
+Money page_money(const PageModel& m) {
+  if (!m.catalog) return Money{};
+  auto money = money_for(m.state.query.currency, m.catalog->pricing);
+  return money.ok() ? money.value() : Money{};
+}
+
 }  // namespace gpuplan::web

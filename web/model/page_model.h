@@ -126,6 +126,10 @@ std::vector<MeasuredRow> measured_rows(const Evaluation& ev, const MeasuredRun& 
 // "Intel Xeon (cpu x 1), 20 timed steps after 5 warm-up; signature valid".
 std::string measured_run_line(const ProbeFile& f);
 
+// The Money the page shows for its state's currency (money_for with the catalog's rate); USD
+// when the catalog has no rate (the currency switch's tooltip says why).
+Money page_money(const PageModel& m);
+
 // The planner's query for a state (the setup's parallelism is left to the planner).
 PlanQuery plan_query(const Catalog& catalog, const PageState& state, const Model& model);
 

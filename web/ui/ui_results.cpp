@@ -59,7 +59,7 @@ void summary(const PageModel& m, UiActions& a) {
   const Evaluation& c = *m.ev;
   const Estimate& e = c.estimate;
   const MemoryBytes& mem = e.memory;
-  ImGui::TextWrapped(tr(S::params_line), c.model.name.c_str(),
+  ImGui::TextWrapped(tr(S::params_line), model_name(c.model.name).c_str(),
                      format_count(static_cast<double>(e.params.total)).c_str(),
                      format_count(static_cast<double>(e.params.trainable)).c_str());
   if (e.moe) {
@@ -200,9 +200,9 @@ void cost_lines(const PageModel& m) {
   const std::string total = (assumed ? "≈ " : "") + format_price(c.cost->usd_total, *c.price);
   ImGui::PushStyleColor(ImGuiCol_Text,
                         assumed ? color_assumed() : ImGui::GetStyleColorVec4(ImGuiCol_Text));
-  ImGui::TextWrapped(tr(S::cost_line), total.c_str(),
-                     format_price(c.cost->usd_per_hour, *c.price).c_str(),
-                     tr_pricing(c.query.pricing), c.price->region.c_str(), c.price->date.c_str());
+  ImGui::TextWrapped(
+      tr(S::cost_line), total.c_str(), format_price(c.cost->usd_per_hour, *c.price).c_str(),
+      tr_pricing(c.query.pricing), c.price->region.c_str(), price_date(*c.price).c_str());
   ImGui::PopStyleColor();
   if (c.price->commitment_h > 0 && c.price->break_even_utilisation) {
     note_text(format(tr(S::break_even), format_duration(c.price->commitment_h).c_str(),
@@ -210,7 +210,10 @@ void cost_lines(const PageModel& m) {
   }
   if (assumed) {
     note_text(tr(S::assumed_mark));
-    note_text(format(tr(S::price_basis), c.price->basis.c_str()));
+    note_text(format(
+        tr(S::price_basis),
+        price_basis(*c.price, c.query.pricing, c.instance ? c.instance->provider : std::string())
+            .c_str()));
   }
 }
 

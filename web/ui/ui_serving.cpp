@@ -188,7 +188,7 @@ void inputs(const PageModel& m, UiActions& a) {
 }
 
 std::string usd_or_none(const ServeOption& o, double FleetCost::*field) {
-  return o.costs.empty() ? tr(S::no_price) : format_usd(o.costs.front().*field);
+  return o.costs.empty() ? tr(S::no_price) : format_money(o.costs.front().*field);
 }
 
 int peak_replicas(const FleetPlan& f) {
@@ -232,7 +232,7 @@ void ranking(const PageModel& m, UiActions& a) {
   const float height = ImGui::GetTextLineHeightWithSpacing() *
                        (static_cast<float>(std::min<size_t>(p.options.size(), 10)) + 2.5f);
   if (!ImGui::BeginTable("serve-ranking", 13, kTableFlags, ImVec2(0, height))) return;
-  for (S c : cols) ImGui::TableSetupColumn(tr(c));
+  for (S c : cols) ImGui::TableSetupColumn(tr(money_label(c)));
   ImGui::TableHeadersRow();
   int rank = 0;
   for (const auto& o : p.options) option_row(o, ++rank, m.state.serve.percentile);
@@ -313,7 +313,8 @@ void cost_chart(const PageModel& m, const ServeOption& b, UiActions& a) {
   std::vector<BarGroup> groups;
   for (const auto& c : b.costs) {
     groups.push_back(
-        {tr(fleet_pricing_string(c.pricing)), {c.usd_per_month_fixed, c.usd_per_month_autoscaled}});
+        {tr(fleet_pricing_string(c.pricing)),
+         {usd_to_shown(c.usd_per_month_fixed), usd_to_shown(c.usd_per_month_autoscaled)}});
   }
   ImGui::TextUnformatted(tr(S::chart_cost));
   bar_groups("serve-cost", groups, {tr(S::series_fixed), tr(S::series_autoscaled)},
