@@ -183,6 +183,22 @@ TEST(PageWords, UndatedPricesUploadedConfigsAndPlannerNotesInChinese) {
   EXPECT_NE(basis.find("acme"), std::string::npos) << basis;
   for (const char* english : {"on-demand", "seed", "published", "whether", "spot"})
     EXPECT_EQ(basis.find(english), std::string::npos) << basis;
+  // Every region the catalog prices in reads as Chinese or as a cloud's region id (a two-letter
+  // area and '-', "cn-hangzhou", or a number, "FIN-03"); the catalog's words ("various") do not
+  // stay English.
+  for (const Instance& in : catalog().instances) {
+    for (const Price& p : in.prices) {
+      const std::string shown = region_text(p.region);
+      const bool cloud_id = (p.region.size() > 3 && p.region[2] == '-') ||
+                            p.region.find_first_of("0123456789") != std::string::npos;
+      if (cloud_id) {
+        EXPECT_EQ(shown, p.region) << in.id;
+      } else {
+        EXPECT_EQ(shown.find_first_of("abcdefghijklmnopqrstuvwxyz"), std::string::npos)
+            << in.id << ": region '" << p.region << "' shown as '" << shown << "'";
+      }
+    }
+  }
   set_language(Lang::en);
   EXPECT_EQ(price_basis(ruled, Pricing::spot, "acme"), ruled.basis);
   EXPECT_EQ(price_date(q), "date unknown, retrieved 2026-12-01");

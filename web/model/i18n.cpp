@@ -311,6 +311,13 @@ std::string price_basis(const PriceQuote& q, Pricing pricing, const std::string&
   return out;
 }
 
+std::string region_text(const std::string& region) {
+  for (S word :
+       {S::region_various, S::region_unspecified, S::region_north_america, S::region_europe})
+    if (region == tr(word, Lang::en)) return tr(word);
+  return region;
+}
+
 std::string model_name(const std::string& core_name) {
   // hf_config.cpp names an uploaded model "<model_type>, uploaded config" (llama4: its own words).
   const std::string suffix = ", uploaded config";

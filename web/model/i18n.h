@@ -90,6 +90,9 @@ std::string price_date(const PriceQuote& q);
 // or the seed guide's rule applied to the on-demand price, and whether `provider` sells `pricing`
 // is unknown.
 std::string price_basis(const PriceQuote& q, Pricing pricing, const std::string& provider);
+// A price's region in the page's language: the catalog's words for no one region ("various",
+// "unspecified", "north-america", "europe") translated, a provider's region id as it is.
+std::string region_text(const std::string& region);
 // A model's name in the page's language: an uploaded config's suffix (", uploaded config", the
 // core's English) in the page's words.
 std::string model_name(const std::string& core_name);

@@ -117,6 +117,11 @@ std::string benchmarks_rows_url(const ErrorBand& b, bool memory) {
          (memory ? "#band-memory-" : "#band-time-") + slug;
 }
 
+std::string help_url() {
+  // site/mkdocs.yml: calculator-help.md and zh/calculator-help.md, beside calculator/.
+  return language() == Lang::zh ? "../zh/calculator-help/" : "../calculator-help/";
+}
+
 std::vector<std::string> nearest_ids(const std::string& id,
                                      const std::vector<std::string>& candidates, size_t n) {
   auto lower = [](std::string x) {

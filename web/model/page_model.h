@@ -95,6 +95,10 @@ struct UiActions {
   void merge(UiActions&& later);
 };
 
+// The calculator's help page in the page's language, relative to the calculator in the
+// documentation site: "../calculator-help/" (the Chinese page under zh/).
+std::string help_url();
+
 // Up to `n` ids from `candidates` nearest to `id` (edit distance, ignoring case), nearest first.
 std::vector<std::string> nearest_ids(const std::string& id,
                                      const std::vector<std::string>& candidates, size_t n = 3);

@@ -145,7 +145,7 @@ void instance_table(const PageModel& m, UiActions& a) {
     ImGui::TableNextColumn();
     price_text(r.q);
     ImGui::TableNextColumn();
-    ImGui::TextUnformatted(r.q ? r.q->region.c_str() : "-");
+    ImGui::TextUnformatted(r.q ? region_text(r.q->region).c_str() : "-");
     ImGui::TableNextColumn();
     ImGui::TextUnformatted(r.q ? tr(r.q->assumption ? S::basis_rule : S::basis_published) : "-");
   }

@@ -200,9 +200,10 @@ void cost_lines(const PageModel& m) {
   const std::string total = (assumed ? "≈ " : "") + format_price(c.cost->usd_total, *c.price);
   ImGui::PushStyleColor(ImGuiCol_Text,
                         assumed ? color_assumed() : ImGui::GetStyleColorVec4(ImGuiCol_Text));
-  ImGui::TextWrapped(
-      tr(S::cost_line), total.c_str(), format_price(c.cost->usd_per_hour, *c.price).c_str(),
-      tr_pricing(c.query.pricing), c.price->region.c_str(), price_date(*c.price).c_str());
+  ImGui::TextWrapped(tr(S::cost_line), total.c_str(),
+                     format_price(c.cost->usd_per_hour, *c.price).c_str(),
+                     tr_pricing(c.query.pricing), region_text(c.price->region).c_str(),
+                     price_date(*c.price).c_str());
   ImGui::PopStyleColor();
   if (c.price->commitment_h > 0 && c.price->break_even_utilisation) {
     note_text(format(tr(S::break_even), format_duration(c.price->commitment_h).c_str(),

@@ -385,6 +385,7 @@ UiActions draw_toolbar(const PageModel& m) {
                                                {S::export_csv, "export-csv"},
                                                {S::export_json, "export-json"},
                                                {S::upload_file, "upload"},
+                                               {S::help, "help"},
                                                {S::key_lang, "language"}};
   float width = 0;
   for (const auto& [id, action] : buttons)
@@ -406,7 +407,7 @@ UiActions draw_toolbar(const PageModel& m) {
     first = false;
     const bool copied = id == S::copy_link && m.copied_frames > 0;
     if (ImGui::SmallButton(label(copied ? S::link_copied : id).c_str()))
-      a.platform.push_back(action);
+      a.platform.push_back(id == S::help ? "open-url/" + help_url() : std::string(action));
     remember(a, action);
   }
   currency_switch(m, a);
