@@ -5,7 +5,8 @@
    placeholders in the same order, and ids are unique.
 2. The UI code (web/ui/ui_*.cpp, widgets.cpp, charts.cpp, app.cpp) has no prose string literal:
    a literal with two words, or a capitalised word, that is not a technical token below.
-3. No Chinese text has English left in it: every Latin-script word of a Chinese text is a name or
+3. Each note_* entry's English is a note the core writes (core/src), so its translation is used.
+4. No Chinese text has English left in it: every Latin-script word of a Chinese text is a name or
    a unit of ZH_LATIN, or code (a --flag and its value, a 'quoted' command, a word with a digit,
    '_', '.' or '/', a placeholder).
 Exit 0 when clean; otherwise one line per problem and exit 1.
@@ -105,6 +106,20 @@ def check_zh_sources(problems):
                                         f"\"{lit}\" (translate it, or add a name or unit to ZH_LATIN)")
 
 
+CORE_SRC = WEB.parent / "core" / "src"
+ADJACENT = re.compile(r'"\s*\n\s*"')
+
+
+def check_core_notes(problems):
+    """A note_* entry translates a note of the core by its English text: that text must still be
+    one the core writes (adjacent string literals joined), or the page would show the English."""
+    core = "".join(ADJACENT.sub("", f.read_text(encoding="utf-8")) for f in CORE_SRC.rglob("*.cpp"))
+    for n, line in enumerate(TABLE.read_text(encoding="utf-8").splitlines(), 1):
+        m = ENTRY.match(line)
+        if m and m.group(1).startswith("note_") and f'"{m.group(2)}"' not in core:
+            problems.append(f"strings.inc:{n}: {m.group(1)}: the core writes no note \"{m.group(2)}\"")
+
+
 def check_checker(problems):
     """The zh check must flag English prose and pass names, units and code (or it proves nothing)."""
     if zh_latin_words("日期 unknown，retrieved %s") != ["unknown", "retrieved"]:
@@ -139,6 +154,7 @@ def main():
     check_checker(problems)
     check_table(problems)
     check_zh_sources(problems)
+    check_core_notes(problems)
     check_ui(problems)
     for p in problems:
         print(p)

@@ -164,7 +164,7 @@ TEST(PageWords, UndatedPricesUploadedConfigsAndPlannerNotesInChinese) {
   EXPECT_EQ(name.find("qwen2"), 0u) << name;
   EXPECT_EQ(name.find("uploaded"), std::string::npos) << name;
   // The planner's spot note names the page's control, not the CLI flag, in Chinese.
-  const std::string note = plan_note(
+  const std::string note = core_note(
       "spot times assume no interruptions; set "
       "--spot-interruptions-per-hour");
   EXPECT_EQ(note.find("--"), std::string::npos) << note;
@@ -202,6 +202,26 @@ TEST(PageWords, UndatedPricesUploadedConfigsAndPlannerNotesInChinese) {
   set_language(Lang::en);
   EXPECT_EQ(price_basis(ruled, Pricing::spot, "acme"), ruled.basis);
   EXPECT_EQ(price_date(q), "date unknown, retrieved 2026-12-01");
+}
+
+TEST(PageWords, TheCoresKnownNotesInChinese) {
+  // ResNet-50 in fp32 on an A100: the step time's notes on TF32 convolutions and NCHW tensors.
+  const PageState s =
+      page_state_from_query("model=resnet50&batch=64&precision=fp32&gpu=a100-sxm4-80gb").value();
+  auto ev = compute(catalog(), s, nullptr);
+  ASSERT_TRUE(ev.ok()) << ev.error().message;
+  ASSERT_TRUE(ev.value().time);
+  const std::vector<std::string>& notes = ev.value().time->notes;
+  ASSERT_GE(notes.size(), 2u);
+  set_language(Lang::zh);
+  for (const std::string& n : notes) {
+    const std::string shown = core_note(n);
+    EXPECT_NE(shown, n) << "a step-time note left in English: " << n;
+    EXPECT_EQ(shown.find("cuDNN default"), std::string::npos) << shown;
+    EXPECT_EQ(shown.find("transposes"), std::string::npos) << shown;
+  }
+  set_language(Lang::en);
+  for (const std::string& n : notes) EXPECT_EQ(core_note(n), page_message(n));
 }
 
 }  // namespace

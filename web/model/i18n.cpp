@@ -329,12 +329,12 @@ std::string model_name(const std::string& core_name) {
   return format(tr(S::uploaded_config), type.c_str());
 }
 
-std::string plan_note(const std::string& core_note) {
-  // The notes finish_plan_search writes (plan.cpp), by their English text.
-  for (S known : {S::note_spot_no_interruptions}) {
-    if (core_note == tr(known, Lang::en)) return page_message(std::string(tr(known)));
+std::string core_note(const std::string& note) {
+  for (int i = 0; i < static_cast<int>(S::count_); ++i) {
+    if (std::strncmp(kTable[i].id, "note_", 5) == 0 && note == kTable[i].text[0])
+      return page_message(std::string(tr(static_cast<S>(i))));
   }
-  return page_message(core_note);
+  return page_message(note);
 }
 
 std::string format_rate_bytes(double bytes_per_s) {

@@ -96,8 +96,10 @@ std::string region_text(const std::string& region);
 // A model's name in the page's language: an uploaded config's suffix (", uploaded config", the
 // core's English) in the page's words.
 std::string model_name(const std::string& core_name);
-// A planner note in the page's words (the core's English; flags become control names).
-std::string plan_note(const std::string& core_note);
+// A note of the core (estimate, step time, planner, calibration) in the page's words: a note the
+// table knows by its English text (note_* entries, which check_strings.py finds in core/src) in
+// the page's language, any other as the core wrote it; then flags become control names.
+std::string core_note(const std::string& note);
 
 // Bandwidth in GB/s and power in W, with separators.
 std::string format_rate_bytes(double bytes_per_s);

@@ -261,7 +261,7 @@ UiActions draw_plans(const PageModel& m) {
                      format_count(static_cast<double>(plans.candidates)).c_str(),
                      format_count(static_cast<double>(plans.fitting)).c_str(),
                      format_count(static_cast<double>(plans.within_limits)).c_str());
-  for (const auto& n : plans.notes) note_text(plan_note(n));
+  for (const auto& n : plans.notes) note_text(core_note(n));
   int load = plan_table(m, plans, a);
   plan_launch(m, plans, a);
   compare_view(m, plans);

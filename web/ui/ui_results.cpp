@@ -174,7 +174,7 @@ void time_table(const Evaluation& c, UiActions& a) {
   } else {
     ImGui::TextWrapped("%s", tr(S::band_none));
   }
-  for (const auto& n : c.time->notes) note_text(n);
+  for (const auto& n : c.time->notes) note_text(core_note(n));
   if (c.time->input_capacity_samples_per_s > 0) {
     ImGui::TextWrapped(tr(S::input_line),
                        format_number(c.time->input_needed_samples_per_s, 3).c_str(),
@@ -267,7 +267,7 @@ void measured_run_table(const PageModel& m, UiActions& a) {
   remember(a, "measured-run");
   if (run.memory_absent_reason)
     note_text(format(tr(S::memory_absent), run.memory_absent_reason->c_str()));
-  for (const auto& n : m.ev->measured_run->notes) note_text(n);
+  for (const auto& n : m.ev->measured_run->notes) note_text(core_note(n));
 }
 
 }  // namespace
@@ -287,7 +287,7 @@ UiActions draw_results(const PageModel& m) {
   if (c.cost) cost_lines(m);
   published_lines(c, a);
   measured_run_table(m, a);
-  for (const auto& n : c.estimate.notes) note_text(n);
+  for (const auto& n : c.estimate.notes) note_text(core_note(n));
   draw_launch(m, estimate_launch_config(c, m.launch_format), c.query.nodes, a);
   return a;
 }

@@ -238,7 +238,7 @@ void ranking(const PageModel& m, UiActions& a) {
   for (const auto& o : p.options) option_row(o, ++rank, m.state.serve.percentile);
   ImGui::EndTable();
   remember(a, "serve-ranking");
-  for (const auto& n : p.notes) note_text(n);
+  for (const auto& n : p.notes) note_text(core_note(n));
 }
 
 void best_line(const ServeOption& b) {
@@ -248,7 +248,7 @@ void best_line(const ServeOption& b) {
                      format_count(static_cast<double>(b.max_seqs)).c_str(),
                      format_number(b.prefill_s * 1000, 3).c_str(),
                      format_number(b.decode_step_s * 1000, 3).c_str());
-  for (const auto& n : b.notes) note_text(n);
+  for (const auto& n : b.notes) note_text(core_note(n));
 }
 
 // The day: the load curve as bars, and the replicas per hour as steps with the fixed fleet.
