@@ -81,3 +81,14 @@ test('a bad link in Chinese shows the core\'s error in Chinese (the CLI keeps En
   assert.equal(t.error_shown, '张量并行 x 流水线并行 x --cp = 3，不能整除 4 块 GPU');
   await ctx.close();
 });
+
+test('the toolbar\'s Help opens the calculator\'s help page in the page\'s language', async () => {
+  for (const [lang, want] of [['zh', '../zh/calculator-help/'], ['en', '../calculator-help/']]) {
+    const { ctx, page } = await open(`?lang=${lang}`, 'en-US');
+    await waitForState(page, `s.lang === "${lang}" && s.estimate !== null`);
+    await clickWidget(page, 'help', 6);
+    await page.waitForFunction(() => window.gpuplanLastOpened !== undefined);
+    assert.equal(await page.evaluate(() => window.gpuplanLastOpened), want);
+    await ctx.close();
+  }
+});

@@ -224,7 +224,9 @@ TEST(Compute, BandLinesStateTheirEvidenceAndLinkTheBenchmarksRows) {
   set_language(Lang::zh);
   EXPECT_NE(band_evidence(c.time_band).find("未验证的 GPU 架构"), std::string::npos);
   EXPECT_EQ(benchmarks_rows_url(c.time_band, false).rfind("../zh/benchmarks/#band-time-", 0), 0u);
+  EXPECT_EQ(help_url(), "../zh/calculator-help/");
   set_language(Lang::en);
+  EXPECT_EQ(help_url(), "../calculator-help/");
 }
 
 TEST(Compute, PublishedRunOfTheSetupBesideThePrediction) {

@@ -19,6 +19,18 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
+// "usd" or "cny": a CSV header's currency.
+std::string lower_code(const Money& money) {
+  return money.currency == "CNY" ? "cny" : "usd";
+}
+
+// The page's one rate, beside amounts converted with it.
+void put_rate(const Money& money, Json& j) {
+  j["shown_currency"] = {{"currency", money.currency},
+                         {"usd_per_unit", money.usd_per_unit},
+                         {"rate_source", money.rate_source}};
+}
+
 Json json_or_null(const std::optional<std::string>& s) {
   return s ? Json(*s) : Json();
 }
@@ -68,6 +80,7 @@ Json plans_json(const PageModel& m) {
                    {"pp", p.setup.pp},
                    {"hours", p.cost.expected_hours},
                    {"usd_total", p.cost.usd_total},
+                   {"cost_shown", format_money(p.cost.usd_total)},  // as the table shows it
                    {"price_assumed", p.price.assumption},
                    {"memory_headroom_bytes", p.gpu_memory_bytes - p.memory.total()},
                    {"pareto", p.pareto}});
@@ -223,6 +236,13 @@ std::string results_json(const PageModel& m, const std::string& widgets_json) {
   put_estimate(m, j);
   put_time_and_cost(m, j);
   j["plans"] = plans_json(m);
+  // The page's currency (money(), set by the App), as the Plans tab shows it.
+  j["money"] = {{"currency", money().currency},
+                {"usd_per_unit", money().usd_per_unit},
+                {"rate_source", money().rate_source},
+                {"cost_header", tr(money_label(S::col_usd))},
+                {"budget_label", tr(money_label(S::key_budget_usd))},
+                {"budget_shown", usd_to_shown(m.state.query.budget_usd)}};
   j["serving"] = serving_json(m);
   j["launch"] = launch_json(m);
   j["upload"] = upload_json(m);
@@ -299,6 +319,9 @@ std::string results_csv(const PageModel& m) {
     row("steps", c.cost->steps, "count");
     row("hours", c.cost->expected_hours, "h");
     row("usd_total", c.cost->usd_total, "USD");
+    const Money money = page_money(m);
+    if (money.currency != "USD")  // the total as the page shows it, at the page's one rate
+      row("cny_total", c.cost->usd_total / money.usd_per_unit, money.currency.c_str());
   }
   return out;
 }
@@ -308,11 +331,13 @@ std::string results_export_json(const PageModel& m) {
   return evaluation_report_json(*m.ev, m.catalog->pricing);
 }
 
-std::string plans_csv(const PlanResult& plans) {
-  // The Plans table's columns, its "ZeRO, micro-batch, checkpointing" and "dp/tp/pp" cells split.
-  std::string out = csv_line({"rank", "instance", "gpu", "nodes", "gpus", "dp", "tp", "pp",
-                              "zero_stage", "micro_batch", "checkpointing", "time_h", "cost_usd",
-                              "price_assumed", "mfu_percent", "pareto"});
+std::string plans_csv(const PlanResult& plans, const Money& money) {
+  // The Plans table's columns, its "ZeRO, micro-batch, checkpointing" and "dp/tp/pp" cells split;
+  // the cost in the page's currency, named in the header.
+  std::string out =
+      csv_line({"rank", "instance", "gpu", "nodes", "gpus", "dp", "tp", "pp", "zero_stage",
+                "micro_batch", "checkpointing", "time_h", "cost_" + lower_code(money),
+                "price_assumed", "mfu_percent", "pareto"});
   int rank = 0;
   for (const auto& p : plans.plans) {
     out += csv_line({std::to_string(++rank), csv_text(p.instance), csv_text(p.gpu),
@@ -320,33 +345,48 @@ std::string plans_csv(const PlanResult& plans) {
                      std::to_string(p.setup.tp), std::to_string(p.setup.pp),
                      std::to_string(p.setup.zero_stage), std::to_string(p.setup.micro_batch),
                      checkpointing_name(p.setup.checkpointing), csv_number(p.cost.expected_hours),
-                     csv_number(p.cost.usd_total), p.price.assumption ? "true" : "false",
-                     csv_number(100 * p.time.mfu), p.pareto ? "true" : "false"});
+                     csv_number(p.cost.usd_total / money.usd_per_unit),
+                     p.price.assumption ? "true" : "false", csv_number(100 * p.time.mfu),
+                     p.pareto ? "true" : "false"});
   }
   return out;
 }
 
 std::string plans_export_json(const PageModel& m) {
-  if (m.plans) return plan_to_json(*m.plans);
+  if (m.plans) {
+    const Money money = page_money(m);
+    if (money.currency == "USD") return plan_to_json(*m.plans);
+    Json j = Json::parse(plan_to_json(*m.plans));
+    for (const char* list : {"plans", "pareto"}) {
+      for (Json& p : j[list]) {
+        p["cost"]["shown_currency"] = money.currency;
+        p["cost"]["total_in_shown_currency"] =
+            p["cost"]["usd_total"].get<double>() / money.usd_per_unit;
+      }
+    }
+    put_rate(money, j);
+    return j.dump(2);
+  }
   return error_json(m.plan_error.message.empty()
                         ? "the planner has not run yet (open the Plans tab)"
                         : m.plan_error.message,
                     false);
 }
 
-std::string serving_csv(const ServePlan& plan, double percentile) {
-  const std::string p = "p" + csv_number(percentile);
+std::string serving_csv(const ServePlan& plan, double percentile, const Money& money) {
+  const std::string p = "p" + csv_number(percentile), c = lower_code(money);
   std::string out = csv_line({"rank", "instance", "gpu", "tp", "replica_max_rate_per_s",
                               "ttft_" + p + "_ms", "tpot_" + p + "_ms", "fixed_replicas",
-                              "fixed_gpus", "peak_replicas", "usd_per_month_fixed",
-                              "usd_per_month_autoscaled", "usd_per_million_output_tokens"});
+                              "fixed_gpus", "peak_replicas", c + "_per_month_fixed",
+                              c + "_per_month_autoscaled", c + "_per_million_output_tokens"});
   int rank = 0;
   for (const auto& o : plan.options) {
     int peak = 0;
     for (const auto& h : o.fleet.hours) peak = std::max(peak, h.replicas);
     // The on-demand cost, as the table shows; "" where the option has no priced instance.
     auto usd = [&](double FleetCost::*field) {
-      return o.costs.empty() ? std::string() : csv_number(o.costs.front().*field);
+      return o.costs.empty() ? std::string()
+                             : csv_number(o.costs.front().*field / money.usd_per_unit);
     };
     const auto& at = o.rate.at_max;
     out +=
@@ -364,7 +404,23 @@ std::string serving_csv(const ServePlan& plan, double percentile) {
 
 std::string serving_export_json(const PageModel& m) {
   const ServeResults& r = m.serve;
-  if (r.plan) return serve_plan_to_json(r.model, r.curve, *r.plan);
+  if (r.plan) {
+    const Money money = page_money(m);
+    if (money.currency == "USD") return serve_plan_to_json(r.model, r.curve, *r.plan);
+    Json j = Json::parse(serve_plan_to_json(r.model, r.curve, *r.plan));
+    for (Json& o : j["options"]) {
+      for (Json& c : o["costs"]) {
+        for (const char* f :
+             {"per_month_fixed", "per_month_autoscaled", "per_million_output_tokens"}) {
+          c[std::string("shown_") + f] =
+              c[std::string("usd_") + f].get<double>() / money.usd_per_unit;
+        }
+        c["shown_currency"] = money.currency;
+      }
+    }
+    put_rate(money, j);
+    return j.dump(2);
+  }
   return error_json(r.error.message.empty() ? "the serving plan has not finished (open the "
                                               "Serving tab)"
                                             : r.error.message,
@@ -378,10 +434,12 @@ ExportFile export_file(const PageModel& m, ExportKind kind) {
   std::string tab = "results";
   if (m.state.tab == Tab::plans) {
     tab = "plans";
-    f.text = csv ? plans_csv(m.plans ? *m.plans : PlanResult{}) : plans_export_json(m);
+    f.text =
+        csv ? plans_csv(m.plans ? *m.plans : PlanResult{}, page_money(m)) : plans_export_json(m);
   } else if (m.state.tab == Tab::serving) {
     tab = "serving";
-    f.text = csv ? serving_csv(m.serve.plan ? *m.serve.plan : ServePlan{}, m.state.serve.percentile)
+    f.text = csv ? serving_csv(m.serve.plan ? *m.serve.plan : ServePlan{}, m.state.serve.percentile,
+                               page_money(m))
                  : serving_export_json(m);
   } else {
     f.text = csv ? results_csv(m) : results_export_json(m);

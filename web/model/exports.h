@@ -29,13 +29,16 @@ ExportFile export_file(const PageModel& m, ExportKind kind);
 // (evaluation_report_json), or {"schema_version": 1, "error": MESSAGE} when there is no estimate.
 std::string results_csv(const PageModel& m);
 std::string results_export_json(const PageModel& m);
-// Plans: one row per plan with the table's columns, units in the headers (CSV), and
-// `gpuplan plan --json` (plan_to_json), or {"error": MESSAGE} when there are no plans.
-std::string plans_csv(const PlanResult& plans);
+// Plans: one row per plan with the table's columns, units in the headers (CSV; the cost in
+// `money`'s currency, "cost_usd" or "cost_cny"), and `gpuplan plan --json` (plan_to_json; in CNY
+// each cost adds shown_currency and total_in_shown_currency, the file the rate and its source), or
+// {"error": MESSAGE} when there are no plans.
+std::string plans_csv(const PlanResult& plans, const Money& money = {});
 std::string plans_export_json(const PageModel& m);
 // Serving: the ranking table, one row per option, the latencies at the SLO's `percentile` (CSV),
-// and `gpuplan serve --json` (serve_plan_to_json), or {"error": MESSAGE} without a plan.
-std::string serving_csv(const ServePlan& plan, double percentile);
+// and `gpuplan serve --json` (serve_plan_to_json; in CNY each cost adds its amounts in CNY as
+// shown_*), or {"error": MESSAGE} without a plan. The CSV's money is in `money`'s currency.
+std::string serving_csv(const ServePlan& plan, double percentile, const Money& money = {});
 std::string serving_export_json(const PageModel& m);
 
 // The estimate JSON for a CLI-style query computed by the core without any UI (exported to

@@ -204,19 +204,137 @@ std::string format_duration(double hours) {
   return format_number(hours / 24, 3) + " " + tr(S::unit_days);
 }
 
-std::string format_usd(double usd) {
+namespace {
+
+Money g_money;
+
+// "1234.5" -> "1,235", "12.345" -> "12.35": whole units from 100 up, cents below.
+std::string amount_text(double amount) {
   char buf[64];
-  std::snprintf(buf, sizeof buf, usd >= 100 ? "%.0f" : "%.2f", usd);
-  const std::string s = buf;
+  std::snprintf(buf, sizeof buf, std::fabs(amount) >= 100 ? "%.0f" : "%.2f", amount);
+  std::string s = buf;
+  const bool negative = !s.empty() && s[0] == '-';
+  if (negative) s.erase(0, 1);
   const size_t dot = s.find('.');
-  return group_digits(s.substr(0, dot)) + (dot == std::string::npos ? "" : s.substr(dot)) + " " +
-         tr(S::unit_usd);
+  return (negative ? "-" : "") + group_digits(s.substr(0, dot)) +
+         (dot == std::string::npos ? "" : s.substr(dot));
+}
+
+}  // namespace
+
+std::string format_usd(double usd) {
+  return amount_text(usd) + " " + tr(S::unit_usd);
+}
+
+Result<Money> money_for(const std::string& currency, const PricingRules& rules) {
+  // The catalog's rate alone (an empty quote has no rate of its own): one factor for the page.
+  auto rate = usd_per_currency_unit(currency, PriceQuote{}, rules);
+  if (!rate.ok()) return rate.error();
+  Money m;
+  m.currency = currency == "CNY" || currency == "cny" ? "CNY" : "USD";
+  m.usd_per_unit = rate.value();
+  if (m.currency == "CNY") m.rate_source = rules.usd_per_cny_source.title;
+  return m;
+}
+
+void set_money(const Money& money) {
+  g_money = money;
+}
+const Money& money() {
+  return g_money;
+}
+
+double usd_to_shown(double usd) {
+  return usd / g_money.usd_per_unit;
+}
+double shown_to_usd(double amount) {
+  return amount * g_money.usd_per_unit;
+}
+
+std::string format_shown(double amount) {
+  return amount_text(amount) + " " + tr(g_money.currency == "CNY" ? S::unit_cny : S::unit_usd);
+}
+
+std::string format_money(double usd) {
+  return format_shown(usd_to_shown(usd));
 }
 
 std::string format_price(double usd, const PriceQuote& q) {
-  if (q.currency != "CNY" || q.usd_per_cny <= 0) return format_usd(usd);
+  if (g_money.currency != "USD" || q.currency != "CNY" || q.usd_per_cny <= 0)
+    return format_money(usd);
   return format_usd(usd) + " (" + format_number(usd / q.usd_per_cny, 4) + " " + tr(S::unit_cny) +
          ")";
+}
+
+S money_label(S usd_label) {
+  if (g_money.currency != "CNY") return usd_label;
+  switch (usd_label) {
+    case S::col_usd:
+      return S::col_cny;
+    case S::col_usd_h:
+      return S::col_cny_h;
+    case S::axis_cost:
+      return S::axis_cost_cny;
+    case S::key_budget_usd:
+      return S::key_budget_cny;
+    case S::col_month_fixed:
+      return S::col_month_fixed_cny;
+    case S::col_month_auto:
+      return S::col_month_auto_cny;
+    case S::col_per_mtok:
+      return S::col_per_mtok_cny;
+    default:
+      return usd_label;
+  }
+}
+
+std::string price_date(const PriceQuote& q) {
+  if (q.date_known) return q.date;
+  // PriceQuote::date is "date unknown" or "date unknown, retrieved YYYY-MM-DD" (Price::date_label).
+  const std::string marker = "retrieved ";
+  const size_t at = q.date.find(marker);
+  if (at == std::string::npos) return tr(S::date_unknown);
+  return format(tr(S::date_unknown_retrieved), q.date.substr(at + marker.size()).c_str());
+}
+
+std::string price_basis(const PriceQuote& q, Pricing pricing, const std::string& provider) {
+  if (g_lang == Lang::en) return q.basis;
+  // quote_price (cost.cpp) writes "published <kind> price", or for rule "seed-guide-<kind>-<pct>"
+  // "on-demand - <pct> % (...)", then "; whether <provider> sells <kind> is not known" when the
+  // provider's offer is not in the catalog.
+  const char* kind = tr_pricing(pricing);
+  if (!q.assumption) return format(tr(S::basis_published_kind), kind);
+  const std::string pct = q.rule.substr(q.rule.rfind('-') + 1);
+  std::string out = format(tr(S::basis_rule_kind), pct.c_str(), kind);
+  if (q.basis.find("; whether ") != std::string::npos)
+    out += format(tr(S::basis_offer_unknown), provider.c_str(), kind);
+  return out;
+}
+
+std::string region_text(const std::string& region) {
+  for (S word :
+       {S::region_various, S::region_unspecified, S::region_north_america, S::region_europe})
+    if (region == tr(word, Lang::en)) return tr(word);
+  return region;
+}
+
+std::string model_name(const std::string& core_name) {
+  // hf_config.cpp names an uploaded model "<model_type>, uploaded config" (llama4: its own words).
+  const std::string suffix = ", uploaded config";
+  if (core_name.size() <= suffix.size() ||
+      core_name.compare(core_name.size() - suffix.size(), suffix.size(), suffix) != 0)
+    return core_name;
+  std::string type = core_name.substr(0, core_name.size() - suffix.size());
+  if (type == tr(S::llama4_text_model, Lang::en)) type = tr(S::llama4_text_model);
+  return format(tr(S::uploaded_config), type.c_str());
+}
+
+std::string core_note(const std::string& note) {
+  for (int i = 0; i < static_cast<int>(S::count_); ++i) {
+    if (std::strncmp(kTable[i].id, "note_", 5) == 0 && note == kTable[i].text[0])
+      return page_message(std::string(tr(static_cast<S>(i))));
+  }
+  return page_message(note);
 }
 
 std::string format_rate_bytes(double bytes_per_s) {

@@ -52,10 +52,54 @@ std::string format_count(double n);
 std::string format_number(double x, int digits = 4);
 // A duration in hours as seconds, minutes, hours or days (tables and charts agree).
 std::string format_duration(double hours);
-// Money: "12.34 USD" ("1,234 USD" from 100 up).
+// Money: "12.34 USD" ("1,234 USD" from 100 up), always in USD.
 std::string format_usd(double usd);
-// A price in USD with the provider's CNY beside it when it sells in CNY ("12.34 USD (88.6 CNY)").
+
+// The currency the page shows money in (the link's `currency`, the CLI's --currency) and the one
+// rate that converts every amount of the page: USD per unit (1 for USD; for CNY
+// pricing_rules.json's sourced usd_per_cny, the rate `gpuplan --currency cny` uses where a price
+// has none of its own). The core computes and ranks in USD; amounts are converted only when shown,
+// by this one factor, so an order never changes with the currency.
+struct Money {
+  std::string currency = "USD";  // "USD" or "CNY"
+  double usd_per_unit = 1;
+  std::string rate_source;  // the rate's source title ("" for USD)
+};
+// The Money of `currency` ("USD"/"usd" or "CNY"/"cny") with the catalog's rate; an error naming
+// pricing_rules.json when CNY has no rate, or for another currency.
+Result<Money> money_for(const std::string& currency, const PricingRules& rules);
+// The page's Money (set by the App before each frame, as the language).
+void set_money(const Money& money);
+const Money& money();
+// An amount in USD in the page's currency, and back (a budget typed in CNY).
+double usd_to_shown(double usd);
+double shown_to_usd(double amount);
+// An amount already in the page's currency: "88.60 CNY" ("1,235 CNY" from 100 up).
+std::string format_shown(double amount);
+// An amount in USD shown in the page's currency: format_shown(usd_to_shown(usd)).
+std::string format_money(double usd);
+// A price in USD in the page's currency; in USD, with the provider's CNY beside it when it sells
+// in CNY ("12.34 USD (88.6 CNY)").
 std::string format_price(double usd, const PriceQuote& q);
+// A label that names USD ("USD/h", "Budget in USD") as its twin in the page's currency.
+S money_label(S usd_label);
+// The date of a price in the page's language: its date, or "date unknown, retrieved ..." (the
+// core writes PriceQuote::date in English) in the page's words.
+std::string price_date(const PriceQuote& q);
+// How a price was found (PriceQuote::basis, the core's English) in the page's language: published,
+// or the seed guide's rule applied to the on-demand price, and whether `provider` sells `pricing`
+// is unknown.
+std::string price_basis(const PriceQuote& q, Pricing pricing, const std::string& provider);
+// A price's region in the page's language: the catalog's words for no one region ("various",
+// "unspecified", "north-america", "europe") translated, a provider's region id as it is.
+std::string region_text(const std::string& region);
+// A model's name in the page's language: an uploaded config's suffix (", uploaded config", the
+// core's English) in the page's words.
+std::string model_name(const std::string& core_name);
+// A note of the core (estimate, step time, planner, calibration) in the page's words: a note the
+// table knows by its English text (note_* entries, which check_strings.py finds in core/src) in
+// the page's language, any other as the core wrote it; then flags become control names.
+std::string core_note(const std::string& note);
 
 // Bandwidth in GB/s and power in W, with separators.
 std::string format_rate_bytes(double bytes_per_s);

@@ -117,6 +117,11 @@ std::string benchmarks_rows_url(const ErrorBand& b, bool memory) {
          (memory ? "#band-memory-" : "#band-time-") + slug;
 }
 
+std::string help_url() {
+  // site/mkdocs.yml: calculator-help.md and zh/calculator-help.md, beside calculator/.
+  return language() == Lang::zh ? "../zh/calculator-help/" : "../calculator-help/";
+}
+
 std::vector<std::string> nearest_ids(const std::string& id,
                                      const std::vector<std::string>& candidates, size_t n) {
   auto lower = [](std::string x) {
@@ -272,6 +277,12 @@ PlanQuery plan_query(const Catalog& catalog, const PageState& state, const Model
   s.micro_batch = 0;
   q.gpu = state.plan_gpu;
   return q;
+}
+
+Money page_money(const PageModel& m) {
+  if (!m.catalog) return Money{};
+  auto money = money_for(m.state.query.currency, m.catalog->pricing);
+  return money.ok() ? money.value() : Money{};
 }
 
 }  // namespace gpuplan::web

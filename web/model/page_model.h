@@ -95,6 +95,10 @@ struct UiActions {
   void merge(UiActions&& later);
 };
 
+// The calculator's help page in the page's language, relative to the calculator in the
+// documentation site: "../calculator-help/" (the Chinese page under zh/).
+std::string help_url();
+
 // Up to `n` ids from `candidates` nearest to `id` (edit distance, ignoring case), nearest first.
 std::vector<std::string> nearest_ids(const std::string& id,
                                      const std::vector<std::string>& candidates, size_t n = 3);
@@ -125,6 +129,10 @@ struct MeasuredRow {
 std::vector<MeasuredRow> measured_rows(const Evaluation& ev, const MeasuredRun& run);
 // "Intel Xeon (cpu x 1), 20 timed steps after 5 warm-up; signature valid".
 std::string measured_run_line(const ProbeFile& f);
+
+// The Money the page shows for its state's currency (money_for with the catalog's rate); USD
+// when the catalog has no rate (the currency switch's tooltip says why).
+Money page_money(const PageModel& m);
 
 // The planner's query for a state (the setup's parallelism is left to the planner).
 PlanQuery plan_query(const Catalog& catalog, const PageState& state, const Model& model);

@@ -212,12 +212,38 @@ ParsedLink page_state_from_link(const std::string& query) {
       out.problems.push_back({kv.first, *err, ""});
   }
   if (is_serving_link(args.value())) {
+    // `gpuplan serve` shows no money in another currency: the page carries the calculator's
+    // `currency` on a serving link too, read by the key table's row.
+    const QueryKey* currency = find_query_key("currency");
+    const auto c = std::find_if(core_args.begin(), core_args.end(),
+                                [](const auto& kv) { return kv.first == "currency"; });
+    std::string currency_value;
+    if (c != core_args.end()) {
+      currency_value = c->second;
+      core_args.erase(c);
+    }
     read_serving_link(core_args, out);
+    if (!currency_value.empty()) {
+      if (auto err = currency->read(out.state.query, currency_value))
+        out.problems.push_back({"currency", *err, ""});
+    }
   } else if (!core_args.empty()) {
     // Keys the link leaves out are the core's defaults, as on the command line.
     out.state.query = lenient<Query>(core_args, parse_query, out.problems);
   }
   return out;
+}
+
+std::string page_link(const PageState& s, bool chinese) {
+  std::string link = page_state_to_query(s);
+  if (chinese && s.query.currency == "USD" && !link_states_currency(link)) link += "&currency=usd";
+  return link;
+}
+
+bool link_states_currency(const std::string& query) {
+  auto args = query_to_args(query);
+  return args.ok() && std::any_of(args.value().begin(), args.value().end(),
+                                  [](const auto& kv) { return kv.first == "currency"; });
 }
 
 Result<PageState> page_state_from_query(const std::string& query) {
@@ -234,6 +260,8 @@ std::string page_state_to_query(const PageState& s) {
     ServeRequest r = s.serve;
     r.model = s.query.request.model;
     for (auto& kv : serve_request_to_key_values(r)) a.push_back(std::move(kv));
+    if (auto currency = find_query_key("currency")->write(s.query))
+      a.emplace_back("currency", std::move(*currency));
   } else {
     for (auto& kv : query_to_key_values(s.query)) a.push_back(std::move(kv));
   }

@@ -62,6 +62,14 @@ struct ParsedLink {
 };
 ParsedLink page_state_from_link(const std::string& query);
 
+// The link of a state on a page shown in Chinese or not: a Chinese page reads a link that names
+// no currency as CNY (App::load_query), so there a state in USD writes `currency=usd`.
+std::string page_link(const PageState& s, bool chinese);
+
+// Whether a link names its currency (`currency=usd|cny`); a Chinese page shows CNY when it does
+// not (App::load_query).
+bool link_states_currency(const std::string& query);
+
 // URL query <-> state, strictly: the first bad key gives an Error naming it.
 Result<PageState> page_state_from_query(const std::string& query);
 std::string page_state_to_query(const PageState& s);

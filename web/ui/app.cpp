@@ -57,13 +57,16 @@ void App::load_query(const std::string& query) {
   // Every good key of the link is kept; each bad one falls back and is marked where it lives.
   ParsedLink link = page_state_from_link(query);
   check_link_ids(catalog_, link);
+  // The Chinese page shows CNY unless the link names a currency.
+  const Lang lang = link.state.lang.empty() ? default_lang_ : lang_from_code(link.state.lang);
+  if (lang == Lang::zh && !link_states_currency(query)) link.state.query.currency = "CNY";
   set_state(link.state);
   m_.link_problems = std::move(link.problems);
   if (!m_.link_problems.empty()) m_.link_error = m_.link_problems.front().error.message;
 }
 
 std::string App::query() const {
-  return page_state_to_query(m_.state);
+  return page_link(m_.state, lang_ == Lang::zh);
 }
 
 void App::recompute() {
@@ -388,6 +391,7 @@ void App::draw(float pixel_ratio) {
   work_in_flight_ = false;  // the tab drawn below says whether its work goes on
   if (!m_.ev && m_.error.message.empty()) recompute();
   set_language(lang_);
+  set_money(page_money(m_));
   mark_fields(m_.link_problems);
   if (m_.copied_frames > 0 && --m_.copied_frames == 0) results_changed_ = true;
   if (m_.launch_copied_frames > 0 && --m_.launch_copied_frames == 0) results_changed_ = true;
@@ -458,9 +462,11 @@ void App::publish_rects(const UiActions& a) {
 
 std::string App::results_json() const {
   set_language(lang_);
+  set_money(page_money(m_));
   return gpuplan::web::results_json(m_, rects_json_);
 }
 ExportFile App::export_file(ExportKind kind) const {
+  set_money(page_money(m_));
   return gpuplan::web::export_file(m_, kind);
 }
 

@@ -143,8 +143,8 @@ void draw_axes(ImDrawList* dl, const Frame& f, const ImVec2& p0) {
       [](double v) { return format_duration(v); });
   draw_ticks(
       dl, f.a, f.b, Axis::y, log_ticks(f.ly0, f.ly1), [&f](double v) { return f.py(v); },
-      [](double v) { return format_usd(v); });
-  draw_axis_titles(dl, f.a, f.b, p0, tr(S::axis_time), tr(S::axis_cost));
+      [](double v) { return format_shown(v); });
+  draw_axis_titles(dl, f.a, f.b, p0, tr(S::axis_time), tr(money_label(S::axis_cost)));
 }
 
 // Draws the points (the Pareto front joined by a line) and returns the one nearest the mouse.
@@ -203,7 +203,7 @@ int scatter(const char* id, const std::vector<ScatterPoint>& points, float heigh
   if (hovered >= 0 && ImGui::IsItemHovered()) {
     const auto& p = points[static_cast<size_t>(hovered)];
     ImGui::SetTooltip("%s\n%s, %s%s\n%s", p.label.c_str(), format_duration(p.x).c_str(),
-                      p.assumed ? "≈ " : "", format_usd(p.y).c_str(), tr(S::click_to_load));
+                      p.assumed ? "≈ " : "", format_shown(p.y).c_str(), tr(S::click_to_load));
     if (ImGui::IsItemClicked()) clicked = hovered;
   }
   ImGui::PopID();

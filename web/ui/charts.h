@@ -23,13 +23,14 @@ void stacked_bar(const char* id, const std::vector<BarSegment>& segments, double
 
 struct ScatterPoint {
   double x = 0;            // hours
-  double y = 0;            // USD
+  double y = 0;            // cost in the page's currency (usd_to_shown)
   bool highlight = false;  // on the Pareto front
   bool assumed = false;    // the price is assumed (drawn hollow, in the "assumed" colour)
   std::string label;
 };
 
-// A log-log scatter of time (x, hours, ticks written as durations) against cost (y, USD) with
+// A log-log scatter of time (x, hours, ticks written as durations) against cost (y, in the page's
+// currency) with
 // 1-2-5 ticks and axis titles; returns the index of a clicked point, or -1.
 int scatter(const char* id, const std::vector<ScatterPoint>& points, float height);
 
@@ -59,7 +60,8 @@ struct LineChart {
 };
 void line_chart(const char* id, const LineChart& chart, float height);
 
-// Groups of horizontal bars (one bar per series in each group), values in USD, with a legend.
+// Groups of horizontal bars (one bar per series in each group), values in the page's currency
+// (usd_to_shown), with a legend.
 struct BarGroup {
   std::string label;
   std::vector<double> values;  // one per series

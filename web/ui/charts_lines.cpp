@@ -137,7 +137,7 @@ void bar_groups(const char* id, const std::vector<BarGroup>& groups,
       const float w = vmax > 0 ? static_cast<float>(g.values[i] / vmax) * bar_w : 0;
       dl->AddRectFilled(ImVec2(x0, y), ImVec2(x0 + w, y + bar_height),
                         series_color(static_cast<int>(i)));
-      const std::string t = format_usd(g.values[i]);
+      const std::string t = format_shown(g.values[i]);
       dl->AddText(ImVec2(x0 + w + 6, y + (bar_height - ImGui::GetTextLineHeight()) / 2),
                   IM_COL32(220, 220, 220, 255), t.c_str());
     }

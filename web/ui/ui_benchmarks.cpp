@@ -94,7 +94,7 @@ UiActions draw_benchmarks(const PageModel& m) {
   if (checkbox(S::calibrate, calibrate)) a.calibrate = calibrate;
   remember(a, "calibrate");
   if (m.ev) {
-    for (const auto& n : m.ev->calibration_notes) note_text(n);
+    for (const auto& n : m.ev->calibration_notes) note_text(core_note(n));
   }
   for (const auto& w : p.warnings) note_text(format(tr(S::probe_warning), w.c_str()));
   return a;

@@ -82,8 +82,9 @@ void price_text(const std::optional<PriceQuote>& q) {
     return;
   }
   if (q->assumption) ImGui::PushStyleColor(ImGuiCol_Text, color_assumed());
-  std::string text = (q->assumption ? "≈ " : "") + format_number(q->usd_per_hour, 4);
-  if (q->currency == "CNY")
+  // In the page's currency; in USD, a provider's own CNY price beside it.
+  std::string text = (q->assumption ? "≈ " : "") + format_number(usd_to_shown(q->usd_per_hour), 4);
+  if (money().currency == "USD" && q->currency == "CNY")
     text += " (" + format_number(q->native_per_hour, 4) + " " + tr(S::unit_cny) + ")";
   ImGui::TextUnformatted(text.c_str());
   if (q->assumption) ImGui::PopStyleColor();
@@ -112,7 +113,8 @@ void instance_table(const PageModel& m, UiActions& a) {
   }
   for (S h : {S::key_instance, S::col_gpu, S::col_gpus, S::col_domain, S::col_vcpus, S::col_usd_h,
               S::col_region, S::col_basis}) {
-    ImGui::TableSetupColumn(tr(h), h == S::key_instance ? ImGuiTableColumnFlags_WidthStretch : 0);
+    ImGui::TableSetupColumn(tr(money_label(h)),
+                            h == S::key_instance ? ImGuiTableColumnFlags_WidthStretch : 0);
   }
   ImGui::TableSetupScrollFreeze(0, 1);
   ImGui::TableHeadersRow();
@@ -143,7 +145,7 @@ void instance_table(const PageModel& m, UiActions& a) {
     ImGui::TableNextColumn();
     price_text(r.q);
     ImGui::TableNextColumn();
-    ImGui::TextUnformatted(r.q ? r.q->region.c_str() : "-");
+    ImGui::TextUnformatted(r.q ? region_text(r.q->region).c_str() : "-");
     ImGui::TableNextColumn();
     ImGui::TextUnformatted(r.q ? tr(r.q->assumption ? S::basis_rule : S::basis_published) : "-");
   }

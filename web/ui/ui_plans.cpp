@@ -21,9 +21,22 @@ bool resolved_limit(const char* key, int& field, int resolved, UiActions& a) {
   return true;
 }
 
+// The budget in the page's currency: the link keeps budget-usd (the CLI's --budget-usd), typed
+// in CNY it is converted with the page's one rate; its bounds are the key's, converted too.
+bool budget(Query& q, UiActions& a) {
+  const QueryKey& r = *find_query_key("budget-usd");
+  double shown = usd_to_shown(q.budget_usd);
+  next_label_tip(language() == Lang::zh ? r.help_zh : r.help_en);
+  if (!input_quantity(money_label(S::key_budget_usd), shown, usd_to_shown(r.min),
+                      usd_to_shown(r.max), &a, "budget-usd"))
+    return false;
+  q.budget_usd = shown_to_usd(shown);
+  return true;
+}
+
 // The planner's limits, in a label column as wide as their longest label (the tab has room).
 void limits(const PageModel& m, UiActions& a) {
-  const LabelColumnFit fit({S::key_objective, S::key_deadline_hours, S::key_budget_usd,
+  const LabelColumnFit fit({S::key_objective, S::key_deadline_hours, money_label(S::key_budget_usd),
                             S::key_max_nodes, S::key_top, S::key_min_gpu_memory_gb, S::key_plan_gpu,
                             S::key_provider, S::key_pricing});
   PageState s = m.state;
@@ -33,7 +46,7 @@ void limits(const PageModel& m, UiActions& a) {
       "objective", q, a,
       +[](const std::string& v) { return tr(v == "time" ? S::by_time : S::by_cost); });
   edited |= key_quantity("deadline-hours", q.deadline_hours, a);
-  edited |= key_quantity("budget-usd", q.budget_usd, a);
+  edited |= budget(q, a);
   edited |= resolved_limit("max-nodes", q.max_nodes, resolved ? resolved->max_nodes : 0, a);
   edited |= resolved_limit("top", q.top_k, resolved ? resolved->top_k : 0, a);
   edited |= key_quantity("min-gpu-memory-gb", q.min_gpu_memory_gb, a);
@@ -107,7 +120,7 @@ int plan_table(const PageModel& m, const PlanResult& plans, UiActions& a) {
   }
   for (S h : {S::col_rank, S::key_instance, S::col_gpu, S::col_nodes, S::col_parallel,
               S::col_zero_mb, S::col_time, S::col_usd, S::col_mfu, S::col_compare}) {
-    ImGui::TableSetupColumn(tr(h));
+    ImGui::TableSetupColumn(tr(money_label(h)));  // the cost column in the page's currency
   }
   ImGui::TableSetupScrollFreeze(2, 1);
   ImGui::TableHeadersRow();
@@ -180,12 +193,12 @@ void compare_view(const PageModel& m, const PlanResult& plans) {
   };
   row(S::cmp_time, [](const Plan& p) { return format_duration(p.cost.expected_hours); });
   row(S::cmp_cost, [](const Plan& p) {
-    return (p.price.assumption ? "≈ " : "") + format_usd(p.cost.usd_total);
+    return (p.price.assumption ? "≈ " : "") + format_money(p.cost.usd_total);
   });
   const double tokens = m.state.query.run.tokens;
   if (tokens > 0) {
     row(S::cmp_per_million,
-        [&](const Plan& p) { return format_usd(p.cost.usd_total / (tokens / 1e6)); });
+        [&](const Plan& p) { return format_money(p.cost.usd_total / (tokens / 1e6)); });
   }
   row(S::cmp_headroom,
       [](const Plan& p) { return format_bytes(p.gpu_memory_bytes - p.memory.total()); });
@@ -252,7 +265,7 @@ UiActions draw_plans(const PageModel& m) {
                      format_count(static_cast<double>(plans.candidates)).c_str(),
                      format_count(static_cast<double>(plans.fitting)).c_str(),
                      format_count(static_cast<double>(plans.within_limits)).c_str());
-  for (const auto& n : plans.notes) note_text(n);
+  for (const auto& n : plans.notes) note_text(core_note(n));
   int load = plan_table(m, plans, a);
   plan_launch(m, plans, a);
   compare_view(m, plans);
@@ -264,8 +277,8 @@ UiActions draw_plans(const PageModel& m) {
   }
   std::vector<ScatterPoint> pts;
   for (const auto& p : plans.plans) {
-    pts.push_back({p.cost.expected_hours, p.cost.usd_total, p.pareto, p.price.assumption,
-                   p.instance + " x" + std::to_string(p.nodes)});
+    pts.push_back({p.cost.expected_hours, usd_to_shown(p.cost.usd_total), p.pareto,
+                   p.price.assumption, p.instance + " x" + std::to_string(p.nodes)});
   }
   const int clicked = scatter("pareto", pts, 260.0f * m.ratio);
   remember(a, "pareto");

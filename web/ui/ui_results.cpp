@@ -59,7 +59,7 @@ void summary(const PageModel& m, UiActions& a) {
   const Evaluation& c = *m.ev;
   const Estimate& e = c.estimate;
   const MemoryBytes& mem = e.memory;
-  ImGui::TextWrapped(tr(S::params_line), c.model.name.c_str(),
+  ImGui::TextWrapped(tr(S::params_line), model_name(c.model.name).c_str(),
                      format_count(static_cast<double>(e.params.total)).c_str(),
                      format_count(static_cast<double>(e.params.trainable)).c_str());
   if (e.moe) {
@@ -174,7 +174,7 @@ void time_table(const Evaluation& c, UiActions& a) {
   } else {
     ImGui::TextWrapped("%s", tr(S::band_none));
   }
-  for (const auto& n : c.time->notes) note_text(n);
+  for (const auto& n : c.time->notes) note_text(core_note(n));
   if (c.time->input_capacity_samples_per_s > 0) {
     ImGui::TextWrapped(tr(S::input_line),
                        format_number(c.time->input_needed_samples_per_s, 3).c_str(),
@@ -202,7 +202,8 @@ void cost_lines(const PageModel& m) {
                         assumed ? color_assumed() : ImGui::GetStyleColorVec4(ImGuiCol_Text));
   ImGui::TextWrapped(tr(S::cost_line), total.c_str(),
                      format_price(c.cost->usd_per_hour, *c.price).c_str(),
-                     tr_pricing(c.query.pricing), c.price->region.c_str(), c.price->date.c_str());
+                     tr_pricing(c.query.pricing), region_text(c.price->region).c_str(),
+                     price_date(*c.price).c_str());
   ImGui::PopStyleColor();
   if (c.price->commitment_h > 0 && c.price->break_even_utilisation) {
     note_text(format(tr(S::break_even), format_duration(c.price->commitment_h).c_str(),
@@ -210,7 +211,10 @@ void cost_lines(const PageModel& m) {
   }
   if (assumed) {
     note_text(tr(S::assumed_mark));
-    note_text(format(tr(S::price_basis), c.price->basis.c_str()));
+    note_text(format(
+        tr(S::price_basis),
+        price_basis(*c.price, c.query.pricing, c.instance ? c.instance->provider : std::string())
+            .c_str()));
   }
 }
 
@@ -263,7 +267,7 @@ void measured_run_table(const PageModel& m, UiActions& a) {
   remember(a, "measured-run");
   if (run.memory_absent_reason)
     note_text(format(tr(S::memory_absent), run.memory_absent_reason->c_str()));
-  for (const auto& n : m.ev->measured_run->notes) note_text(n);
+  for (const auto& n : m.ev->measured_run->notes) note_text(core_note(n));
 }
 
 }  // namespace
@@ -283,7 +287,7 @@ UiActions draw_results(const PageModel& m) {
   if (c.cost) cost_lines(m);
   published_lines(c, a);
   measured_run_table(m, a);
-  for (const auto& n : c.estimate.notes) note_text(n);
+  for (const auto& n : c.estimate.notes) note_text(core_note(n));
   draw_launch(m, estimate_launch_config(c, m.launch_format), c.query.nodes, a);
   return a;
 }

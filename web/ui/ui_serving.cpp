@@ -190,7 +190,7 @@ void inputs(const PageModel& m, UiActions& a) {
 }
 
 std::string usd_or_none(const ServeOption& o, double FleetCost::*field) {
-  return o.costs.empty() ? tr(S::no_price) : format_usd(o.costs.front().*field);
+  return o.costs.empty() ? tr(S::no_price) : format_money(o.costs.front().*field);
 }
 
 int peak_replicas(const FleetPlan& f) {
@@ -234,13 +234,13 @@ void ranking(const PageModel& m, UiActions& a) {
   const float height = ImGui::GetTextLineHeightWithSpacing() *
                        (static_cast<float>(std::min<size_t>(p.options.size(), 10)) + 2.5f);
   if (!ImGui::BeginTable("serve-ranking", 13, kTableFlags, ImVec2(0, height))) return;
-  for (S c : cols) ImGui::TableSetupColumn(tr(c));
+  for (S c : cols) ImGui::TableSetupColumn(tr(money_label(c)));
   ImGui::TableHeadersRow();
   int rank = 0;
   for (const auto& o : p.options) option_row(o, ++rank, m.state.serve.percentile);
   ImGui::EndTable();
   remember(a, "serve-ranking");
-  for (const auto& n : p.notes) note_text(n);
+  for (const auto& n : p.notes) note_text(core_note(n));
 }
 
 void best_line(const ServeOption& b) {
@@ -250,7 +250,7 @@ void best_line(const ServeOption& b) {
                      format_count(static_cast<double>(b.max_seqs)).c_str(),
                      format_number(b.prefill_s * 1000, 3).c_str(),
                      format_number(b.decode_step_s * 1000, 3).c_str());
-  for (const auto& n : b.notes) note_text(n);
+  for (const auto& n : b.notes) note_text(core_note(n));
 }
 
 // The day: the load curve as bars, and the replicas per hour as steps with the fixed fleet.
@@ -315,7 +315,8 @@ void cost_chart(const PageModel& m, const ServeOption& b, UiActions& a) {
   std::vector<BarGroup> groups;
   for (const auto& c : b.costs) {
     groups.push_back(
-        {tr(fleet_pricing_string(c.pricing)), {c.usd_per_month_fixed, c.usd_per_month_autoscaled}});
+        {tr(fleet_pricing_string(c.pricing)),
+         {usd_to_shown(c.usd_per_month_fixed), usd_to_shown(c.usd_per_month_autoscaled)}});
   }
   ImGui::TextUnformatted(tr(S::chart_cost));
   bar_groups("serve-cost", groups, {tr(S::series_fixed), tr(S::series_autoscaled)},

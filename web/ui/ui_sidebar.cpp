@@ -33,7 +33,7 @@ void model_picker(const PageModel& m, UiActions& a) {
   remember(a, "model-filter");
   const Query& q = m.state.query;
   const std::string current =
-      m.ev ? m.ev->model.name
+      m.ev ? model_name(m.ev->model.name)
            : (q.custom.kind != CustomModel::Kind::none ? std::string(tr(S::custom))
                                                        : q.request.model);
   key_tip("model");
@@ -344,6 +344,40 @@ void run_section(const PageModel& m, UiActions& a) {
 
 }  // namespace
 
+namespace {
+
+// The currency switch: USD and CNY side by side, the page's one lit; a click sets the link's
+// `currency` (the CLI's --currency). Its tooltip gives the one rate and its source.
+void currency_switch(const PageModel& m, UiActions& a) {
+  const std::pair<S, const char*> choices[] = {{S::currency_usd, "USD"}, {S::currency_cny, "CNY"}};
+  for (const auto& [id, code] : choices) {
+    ImGui::SameLine(0, id == S::currency_usd ? -1.0f : 0.0f);
+    const float w = ImGui::CalcTextSize(tr(id)).x + ImGui::GetStyle().FramePadding.x * 2;
+    if (ImGui::GetContentRegionAvail().x < w) ImGui::NewLine();  // wraps as the buttons do
+    const bool on = m.state.query.currency == code;
+    if (on) ImGui::PushStyleColor(ImGuiCol_Button, ImGui::GetStyleColorVec4(ImGuiCol_ButtonActive));
+    if (ImGui::SmallButton(label(id).c_str()) && !on) {
+      PageState s = m.state;
+      s.query.currency = code;
+      a.state = s;
+    }
+    if (on) ImGui::PopStyleColor();
+    if (ImGui::IsItemHovered()) {
+      const Result<Money> cny = money_for("CNY", m.catalog->pricing);
+      ImGui::SetTooltip(
+          "%s",
+          cny.ok()
+              ? format(tr(S::currency_rate), format_number(cny.value().usd_per_unit, 4).c_str(),
+                       cny.value().rate_source.c_str())
+                    .c_str()
+              : format(tr(S::currency_no_rate), page_message(cny.error()).c_str()).c_str());
+    }
+    remember(a, id == S::currency_usd ? "currency-usd" : "currency-cny");
+  }
+}
+
+}  // namespace
+
 UiActions draw_toolbar(const PageModel& m) {
   UiActions a(m.ratio);
   ImGui::TextUnformatted(tr(S::app_title));
@@ -351,10 +385,13 @@ UiActions draw_toolbar(const PageModel& m) {
                                                {S::export_csv, "export-csv"},
                                                {S::export_json, "export-json"},
                                                {S::upload_file, "upload"},
+                                               {S::help, "help"},
                                                {S::key_lang, "language"}};
   float width = 0;
   for (const auto& [id, action] : buttons)
     width += ImGui::CalcTextSize(tr(id)).x + ImGui::GetStyle().ItemSpacing.x * 2;
+  for (S id : {S::currency_usd, S::currency_cny})
+    width += ImGui::CalcTextSize(tr(id)).x + ImGui::GetStyle().FramePadding.x * 2;
   // Right-aligned when there is room; on narrow screens the buttons wrap under the title.
   if (ImGui::GetContentRegionAvail().x > width + ImGui::CalcTextSize(tr(S::app_title)).x) {
     ImGui::SameLine(ImGui::GetWindowContentRegionMax().x - width);
@@ -370,9 +407,10 @@ UiActions draw_toolbar(const PageModel& m) {
     first = false;
     const bool copied = id == S::copy_link && m.copied_frames > 0;
     if (ImGui::SmallButton(label(copied ? S::link_copied : id).c_str()))
-      a.platform.push_back(action);
+      a.platform.push_back(id == S::help ? "open-url/" + help_url() : std::string(action));
     remember(a, action);
   }
+  currency_switch(m, a);
   for (const LinkProblem& p : m.link_problems) {
     const std::string text = p.used.empty() ? page_message(p.error)
                                             : format(tr(S::err_fell_back),
