@@ -42,6 +42,9 @@ struct PlanQuery {
   int ep = 0;  // mixture-of-experts models: expert-parallel ranks
   int vp = 0;  // virtual pipeline stages per rank (with pp > 1)
   int max_nodes = kDefaultMaxNodes;
+  // The limit is the default: an NVLink domain sold only whole (an NVL72 rack's 18 hosts) is
+  // still tried once.
+  bool max_nodes_auto = false;
   int top_k = kDefaultTopK;
   Efficiencies efficiencies;
   InputAssumptions input;

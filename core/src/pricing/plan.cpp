@@ -176,13 +176,15 @@ std::optional<PriceQuote> cheapest_price(const Catalog& catalog, const Instance&
 
 // The host counts to try for `inst`, up to `max_nodes`: powers of two, and whole NVLink domains
 // (1, 2, 4, ... domains) where a domain spans several hosts; only whole domains where the provider
-// sells nothing smaller.
-std::vector<int> host_counts(const Instance& inst, int max_nodes) {
+// sells nothing smaller. With the default limit (`whole_domain`), a rack sold only whole (18 hosts
+// of an NVL72) is tried once even when it has more hosts than the limit.
+std::vector<int> host_counts(const Instance& inst, int max_nodes, bool whole_domain) {
   std::vector<int> out;
   const int domain = inst.hosts_per_domain();
   if (inst.min_hosts == 1) out = powers_of_two(max_nodes);
   if (domain > 1) {
-    for (int k : powers_of_two(max_nodes / domain)) out.push_back(k * domain);
+    const int domains = std::max(max_nodes / domain, whole_domain && inst.min_hosts > 1 ? 1 : 0);
+    for (int k : powers_of_two(domains)) out.push_back(k * domain);
   }
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());
@@ -449,7 +451,7 @@ bool step_plan_search(const Catalog& catalog, PlanSearch& ps) {
   const Instance& inst = catalog.instances[ps.pending[ps.next++]];
   const Gpu* gpu = catalog.find_gpu(inst.gpu);
   const PriceQuote price = *cheapest_price(catalog, inst, q);
-  for (int nodes : host_counts(inst, q.max_nodes)) {
+  for (int nodes : host_counts(inst, q.max_nodes, q.max_nodes_auto)) {
     auto cluster = instance_cluster(inst, *gpu, nodes);
     if (!cluster.ok()) break;  // more domains than the network data allows
     const Offer offer{&inst, gpu, price, nodes, cluster.value()};

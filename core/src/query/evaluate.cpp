@@ -400,6 +400,7 @@ PlanQuery plan_query(const Catalog& catalog, const Model& model, const Query& qu
   p.compliance = q.compliance;
   p.min_gpu_memory_bytes = q.min_gpu_memory_gb * 1e9;
   p.max_nodes = q.max_nodes;
+  p.max_nodes_auto = query.max_nodes == 0;
   p.top_k = q.top_k;
   p.efficiencies = catalog.efficiencies;
   p.input = catalog.input;

@@ -730,8 +730,11 @@ std::vector<QueryKey> planner_rows() {
       row("min-gpu-memory-gb", G::planner, number<Q>(0, 1e4, FIELD(min_gpu_memory_gb)), "",
           "only GPUs with at least this much memory (GB)", "只考虑显存不少于该值的 GPU（GB）"),
       row("max-nodes", G::planner, integer<Q>(1, kMaxPlanNodes, FIELD(max_nodes)),
-          "auto: " + std::to_string(kDefaultMaxNodes), "the most instances a plan joins",
-          "一个方案最多连接的实例数"),
+          "auto: " + std::to_string(kDefaultMaxNodes),
+          "the most instances a plan joins (auto also tries one whole rack that is sold only "
+          "whole, e.g. 18 hosts of an NVL72)",
+          "一个方案最多连接的实例数（自动时也会尝试一个只整柜出售的机柜，例如 NVL72 的 18 "
+          "台主机）"),
       row("top", G::planner, integer<Q>(1, kMaxTopK, FIELD(top_k)),
           "auto: " + std::to_string(kDefaultTopK), "plans shown", "显示的方案数"),
   };

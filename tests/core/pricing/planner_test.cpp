@@ -145,6 +145,29 @@ TEST(Planner, AnNvl72RackRunsTensorParallelismAcrossItsTraysOverNvlink) {
   EXPECT_LT(in_rack->time.step_s, without->time.step_s);
 }
 
+TEST(Planner, ARackSoldOnlyWholeIsTriedOnceUnderTheDefaultNodeLimit) {
+  // A rack of 18 trays sold only whole: the default limit (16 hosts) still tries the one rack;
+  // a limit the user sets is kept.
+  Catalog c = test::catalog();
+  const Instance* found = c.find_instance("coreweave-gb200-nvl72");
+  ASSERT_NE(found, nullptr);
+  Instance rack = *found;
+  rack.min_hosts = rack.hosts_per_domain();
+  ASSERT_EQ(rack.min_hosts, 18);
+  c.instances = {rack};
+  PlanQuery q = query("mpt-70b", Precision::bf16, 72);
+  q.request.setup.seq_len = 2048;
+  q.run.tokens = 1e8;
+  q.max_nodes = 16;
+  q.max_nodes_auto = true;
+  auto r = plan(c, test::model("mpt-70b"), q);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  ASSERT_FALSE(r.value().plans.empty());
+  for (const Plan& p : r.value().plans) EXPECT_EQ(p.nodes, 18) << p.instance;
+  q.max_nodes_auto = false;
+  EXPECT_FALSE(plan(c, test::model("mpt-70b"), q).ok());
+}
+
 TEST(Planner, ParetoFrontIsMonotone) {
   PlanQuery q = query("gpt2-medium", Precision::amp_bf16, 64);
   q.run.tokens = 5e9;
