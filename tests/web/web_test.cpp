@@ -469,6 +469,32 @@ TEST(Serving, ACustomModelOrUnknownGpuIsAnErrorNotACrash) {
   EXPECT_NE(out.error.message, "");
 }
 
+// A link with lengths=sharegpt plans with ShareGPT's own lengths (the plan's note says so); with
+// a prompt length as well it is the CLI's error, which the page shows in Chinese too.
+TEST(Serving, AShareGptLinkPlansWithTheDatasetsLengths) {
+  ServeResults out;
+  PageState s =
+      page_state_from_query(
+          "model=llama-3-8b&rate=30&ttft-ms=1000&tpot-ms=50&gpu=h100-sxm5-80gb&lengths=sharegpt")
+          .value();
+  auto job = start_serve_job(catalog(), s, out);
+  ASSERT_TRUE(out.error.message.empty()) << out.error.message;
+  const ServingAssumptions serving = serving_assumptions(embedded_data_files()).value();
+  while (!job->done) step_serve_job(catalog(), serving, *job, out);
+  ASSERT_TRUE(out.plan) << out.error.message;
+  ASSERT_FALSE(out.plan->notes.empty());
+  EXPECT_NE(out.plan->notes.front().find("ShareGPT"), std::string::npos);
+  s.serve.prompt_tokens = 1500;
+  EXPECT_TRUE(start_serve_job(catalog(), s, out)->done);
+  EXPECT_EQ(out.error.message,
+            "--prompt-tokens: --lengths sharegpt draws ShareGPT's own prompt and output lengths; "
+            "drop --prompt-tokens or use --lengths fixed");
+  set_language(Lang::zh);
+  const std::string zh = page_message(out.error);
+  set_language(Lang::en);
+  EXPECT_NE(zh.find("ShareGPT 自身"), std::string::npos) << zh;
+}
+
 TEST(Serving, PickingTypedInAnErrorStartsFromThePresetsDay) {
   ServeResults out;
   PageState s = page_state_from_query(kServeLink).value();

@@ -109,6 +109,7 @@ int cmd_serve(Args args) {
   if (!request.ok()) return fail(request.error());
   const ServeRequest& r = request.value();
   if (auto err = check_serve_spec(r)) return fail(*err);
+  if (auto err = check_serve_lengths(r)) return fail(*err);
   if (r.model.empty()) return usage_error("serve: --model is required");
   if (r.rate_per_s <= 0) return usage_error("serve: --rate (peak requests/s) is required");
   auto curve = read_curve(r.load_curve, r.rate_per_s);

@@ -75,6 +75,7 @@ std::unique_ptr<ServeJob> start_serve_job(const Catalog& catalog, const PageStat
     return failed(out, make_error(Errc::invalid_argument, tr(S::serve_zoo_only)));
   // The CLI's checks and messages (find_serve_targets: message ids the page shows translated).
   if (auto err = check_serve_spec(r)) return failed(out, *err);
+  if (auto err = check_serve_lengths(r)) return failed(out, *err);
   auto targets =
       find_serve_targets(catalog, state.query.request.model, r.gpu, r.instance, r.spec_draft_model);
   if (!targets.ok()) return failed(out, targets.error());

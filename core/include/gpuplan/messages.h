@@ -48,6 +48,9 @@ namespace gpuplan {
     "--spec-draft-model: --spec-method draft needs a draft model of the zoo")                     \
   X(serve_spec_draft_only, "serve.spec_draft_only",                                               \
     "--spec-draft-model applies to --spec-method draft, not {0}")                                 \
+  X(serve_lengths_fixed_only, "serve.lengths_fixed_only",                                         \
+    "--{0}: --lengths sharegpt draws ShareGPT's own prompt and output lengths; drop --{0} or "    \
+    "use --lengths fixed")                                                                        \
   X(serve_unknown_draft, "serve.unknown_draft",                                                   \
     "--spec-draft-model: unknown model '{0}' (run 'gpuplan models' for the list)")                \
   /* Hardware and model lookups, parallelism (evaluate.cpp) */                                    \

@@ -167,6 +167,10 @@ Result<ServeRequest> parse_serve_request(const Args& args);
 // (gpuplan has no default for it), --spec-method draft a --spec-draft-model, and none of them
 // goes without a method.
 std::optional<Error> check_serve_spec(const ServeRequest& r);
+// --lengths sharegpt takes ShareGPT's own lengths: a --prompt-tokens or --output-tokens other
+// than its default (one a link would carry) is refused rather than ignored or rescaled. The
+// CLI and the page call it with check_serve_spec.
+std::optional<Error> check_serve_lengths(const ServeRequest& r);
 // The keys that reproduce `r` (what differs from a default ServeRequest).
 Args serve_request_to_key_values(const ServeRequest& r);
 // The planner's query for a request and its day's load curve.

@@ -12,6 +12,7 @@
 #include "gpuplan/catalog.h"
 #include "gpuplan/precision.h"
 #include "gpuplan/result.h"
+#include "gpuplan/sharegpt.h"
 
 namespace gpuplan {
 
@@ -59,6 +60,8 @@ struct ServingAssumptions {
   double pcie_allreduce_fraction_8 = 1;
   double pcie_allreduce_latency_s = 0;
   RuntimeProfile vllm, trtllm, sglang, hf, llamacpp;
+  // ShareGPT's lengths as vLLM's benchmark samples them ("serving.sharegpt"), scales solved.
+  LengthSampler sharegpt;
   const RuntimeProfile& profile(Runtime r) const;
 };
 

@@ -8,16 +8,19 @@
 
 #include "gpuplan/result.h"
 #include "gpuplan/serve_replica.h"
+#include "gpuplan/sharegpt.h"
 
 namespace gpuplan {
 
-// Request lengths: fixed, or drawn from a ShareGPT-like distribution with the given means.
+// Request lengths: fixed, or drawn as vLLM's benchmark samples ShareGPT (gpuplan/sharegpt.h).
 enum class LengthDistribution { fixed, sharegpt };
 struct ServeWorkload {
   double rate_per_s = 1;        // Poisson arrival rate; <= 0 or infinite: all at time 0 (burst)
   double prompt_tokens = 1000;  // mean
   double output_tokens = 200;   // mean
   LengthDistribution lengths = LengthDistribution::fixed;
+  // With lengths sharegpt: the solved distribution (use_dataset_lengths sets it and the means).
+  LengthSampler sampler;
   int requests = 2000;  // simulated requests (bounded for speed)
   uint64_t seed = 1;
   // Automatic prefix caching (vLLM) / RadixAttention (SGLang): the share of each prompt's tokens
@@ -25,6 +28,10 @@ struct ServeWorkload {
   // other tokens still attend to them.
   double prefix_hit_rate = 0;
 };
+// Draws the workload's lengths from `sampler` (ShareGPT's, from ServingAssumptions::sharegpt):
+// lengths becomes sharegpt and prompt_tokens / output_tokens the kept pairs' means, which the
+// plan's per-request figures (prefill of a mean prompt, cost per output token) use.
+void use_dataset_lengths(ServeWorkload& w, const LengthSampler& sampler);
 // The prompt tokens found in the prefix cache: hit_rate x prompt, rounded, at most prompt - 1
 // (the last prompt token is always computed: it samples the first output token, as vLLM does).
 double cached_prompt_tokens(double prompt_tokens, double hit_rate);

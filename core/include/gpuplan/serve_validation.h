@@ -2,7 +2,8 @@
 // Serving predictions against published serving measurements: a CSV with the columns of
 // measured_serving_dev.csv (found by header name, any order): id, source_kind, model, gpu,
 // num_gpus, tp, precision, framework, input_len, output_len, concurrency_or_batch, request_rate,
-// metric, value, notes. Implemented in core/src/serving/serve_validation.cpp.
+// metric, value, notes; optional: source, dataset. Implemented in
+// core/src/serving/serve_validation.cpp.
 
 #include <string>
 #include <string_view>
@@ -23,6 +24,10 @@ struct ServingRow {
   std::string id, source_kind, model, gpu, precision, framework, metric, notes;
   std::string source;  // the citation (optional column): its source_key is the row's source
   std::string input_len, output_len, num_gpus, tp, batch, rate;  // as written
+  // The dataset (optional column): "ShareGPT" (any case) with both lengths empty is drawn as
+  // vLLM's benchmark samples ShareGPT (gpuplan/sharegpt.h); another dataset without lengths is
+  // skipped, named.
+  std::string dataset;
   double value = 0;
   int line = 0;
 };

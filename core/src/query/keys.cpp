@@ -1148,8 +1148,11 @@ std::vector<ServeKey> serve_fleet_rows() {
       row("lengths", g,
           enumeration<R>(parse_lengths, lengths_name,
                          {LengthDistribution::fixed, LengthDistribution::sharegpt}, FIELD(lengths)),
-          "fixed", "prompt and answer lengths: fixed, or ShareGPT-like spread",
-          "提示与回答长度：固定，或类似 ShareGPT 的分布"),
+          "fixed",
+          "prompt and answer lengths: fixed (--prompt-tokens, --output-tokens), or sharegpt: "
+          "ShareGPT's own, as vLLM's benchmark samples it",
+          "提示与回答长度：fixed（--prompt-tokens、--output-tokens），或 sharegpt：ShareGPT "
+          "自身的长度，按 vLLM 基准的方式抽样"),
       row("requests", g, integer<R>(1, 20000, FIELD(requests)), "400",
           "simulated requests per rate", "每个速率模拟的请求数"),
       row("min-replicas", g, integer<R>(0, 10000, FIELD(min_replicas)), "1",

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
+#include <tuple>
 
 #include "gpuplan/framework.h"
 #include "gpuplan/keys.h"
@@ -194,6 +195,21 @@ std::optional<Error> check_serve_spec(const ServeRequest& r) {
     return err(Msg::serve_spec_draft_required, "", "spec-draft-model");
   if (r.spec_method != SpecMethod::draft && !r.spec_draft_model.empty())
     return err(Msg::serve_spec_draft_only, method, "spec-draft-model");
+  return std::nullopt;
+}
+
+std::optional<Error> check_serve_lengths(const ServeRequest& r) {
+  if (r.lengths != LengthDistribution::sharegpt) return std::nullopt;
+  const ServeRequest defaults;
+  for (const auto& [value, fallback, key] :
+       {std::make_tuple(r.prompt_tokens, defaults.prompt_tokens, "prompt-tokens"),
+        std::make_tuple(r.output_tokens, defaults.output_tokens, "output-tokens")}) {
+    if (value != fallback) {
+      return about_key(
+          make_error(Errc::invalid_argument, Msg::serve_lengths_fixed_only, {std::string(key)}),
+          key);
+    }
+  }
   return std::nullopt;
 }
 

@@ -199,6 +199,30 @@ RuntimeProfile read_profile(JsonReader& parent, const char* name, Runtime runtim
   return p;
 }
 
+// "serving.sharegpt": the published means and vLLM's filter, then the scales solved for them.
+LengthSampler read_sharegpt(JsonReader& parent, const std::set<std::string>& s) {
+  const nlohmann::json* j = parent.object("sharegpt", true);
+  if (!j) return {};
+  JsonReader r(*j, parent.where(), parent.name("sharegpt"));
+  r.ignore("note");
+  DatasetLengths d;
+  d.prompt_mean_tokens = fact_number(r, "prompt_mean_tokens", s, 1, 1e6);
+  d.output_mean_tokens = fact_number(r, "output_mean_tokens", s, 1, 1e6);
+  d.min_tokens = static_cast<int64_t>(fact_number(r, "min_tokens", s, 1, 1e6));
+  d.max_prompt_tokens = static_cast<int64_t>(fact_number(r, "max_prompt_tokens", s, 1, 1e6));
+  d.max_total_tokens = static_cast<int64_t>(fact_number(r, "max_total_tokens", s, 2, 1e6));
+  if (auto err = r.finish()) {
+    parent.fail_with(*err);
+    return {};
+  }
+  auto sampler = make_length_sampler(d);
+  if (!sampler.ok()) {
+    parent.fail_with(sampler.error());
+    return {};
+  }
+  return sampler.value();
+}
+
 }  // namespace
 
 Result<ServingAssumptions> parse_serving_assumptions(std::string_view text,
@@ -228,6 +252,7 @@ Result<ServingAssumptions> parse_serving_assumptions(std::string_view text,
     out.llamacpp = read_profile(rr, "llamacpp", Runtime::llamacpp, sources);
     if (auto err = rr.finish()) r.fail_with(*err);
   }
+  out.sharegpt = read_sharegpt(r, sources);
   if (auto err = r.finish()) return *err;
   return out;
 }

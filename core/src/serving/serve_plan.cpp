@@ -39,8 +39,18 @@ void bottleneck_note(const ReplicaModel& r, const ServeWorkload& w, ServeOption&
                     "fits them, spend less of it");
 }
 
+// The workload with a dataset's own lengths resolved (--lengths sharegpt: ShareGPT's, whose
+// means the per-request figures use).
+ServeWorkload resolved(const ServeWorkload& w, const ServingAssumptions& a) {
+  ServeWorkload out = w;
+  if (w.lengths == LengthDistribution::sharegpt) use_dataset_lengths(out, a.sharegpt);
+  return out;
+}
+
 ServeEvaluation evaluate(const Catalog& catalog, const Model& model, const Gpu& gpu, int tp,
-                         const ServeQuery& q, const ServingAssumptions& a) {
+                         const ServeQuery& query, const ServingAssumptions& a) {
+  ServeQuery q = query;
+  q.workload = resolved(query.workload, a);
   ServeEvaluation e;
   e.gpu = gpu.id;
   e.tp = tp;
@@ -186,6 +196,19 @@ bool step_serve_search(const Catalog& catalog, const ServingAssumptions& serving
 
 namespace {
 
+// What --lengths sharegpt drew, for the plan's notes.
+std::string lengths_note(const LengthSampler& s) {
+  const LengthStats st = length_stats(s);
+  const DatasetLengths& d = s.dataset;
+  auto n = [](double x) { return std::to_string(std::lround(x)); };
+  return "lengths: ShareGPT as vLLM's benchmark samples it: prompt mean " + n(st.prompt_mean) +
+         " (median " + n(static_cast<double>(st.prompt_median)) + ") tokens, output mean " +
+         n(st.output_mean) + " (median " + n(static_cast<double>(st.output_median)) +
+         "); prompts of " + n(static_cast<double>(d.min_tokens)) + "-" +
+         n(static_cast<double>(d.max_prompt_tokens)) + " tokens, prompt + output at most " +
+         n(static_cast<double>(d.max_total_tokens));
+}
+
 // --tp larger than every priced instance's NVLink domain: a tensor-parallel replica does not
 // span machines over the network.
 std::optional<Error> tp_beyond_every_domain(
@@ -219,6 +242,8 @@ Result<ServePlan> finish_serve_search(const Catalog& catalog, const ServingAssum
     return all.back();
   };
   ServePlan plan;
+  const ServeWorkload w = resolved(q.workload, serving);
+  if (w.lengths == LengthDistribution::sharegpt) plan.notes.push_back(lengths_note(w.sampler));
   plan.prefix_hit_rate = q.workload.prefix_hit_rate;
   plan.spec = q.config.spec;
   const auto priced = priced_instances(catalog, q);
@@ -243,7 +268,7 @@ Result<ServePlan> finish_serve_search(const Catalog& catalog, const ServingAssum
         fp.spot_usd_per_hour = s.value().usd_per_hour;
       fp.gpus_per_replica = tp;
       fp.gpus_per_instance = in.gpu_count;
-      o.costs = fleet_costs(o.fleet, fp, q.workload.output_tokens);
+      o.costs = fleet_costs(o.fleet, fp, w.output_tokens);
       if (!best ||
           o.costs.front().usd_per_day_autoscaled < best->costs.front().usd_per_day_autoscaled)
         best = o;

@@ -25,14 +25,6 @@ struct Req {
   int64_t blocks = 0;
 };
 
-// Request lengths: fixed, or exponential with the given mean (a long-tailed spread standing in
-// for ShareGPT-like chat lengths; not fitted), clamped to [1, 8 x mean].
-double draw_length(std::mt19937_64& rng, double mean, LengthDistribution d) {
-  if (d == LengthDistribution::fixed) return std::max(1.0, std::round(mean));
-  std::exponential_distribution<double> e(1.0 / mean);
-  return std::clamp(std::round(e(rng)), 1.0, std::round(8 * mean));
-}
-
 std::vector<Req> make_requests(const ServeWorkload& w) {
   std::mt19937_64 rng(w.seed);
   std::exponential_distribution<double> gap(
@@ -43,8 +35,14 @@ std::vector<Req> make_requests(const ServeWorkload& w) {
   for (Req& q : out) {
     if (!burst) t += gap(rng);
     q.arrival_s = t;
-    q.prompt = draw_length(rng, w.prompt_tokens, w.lengths);
-    q.output = draw_length(rng, w.output_tokens, w.lengths);
+    if (w.lengths == LengthDistribution::sharegpt) {
+      const auto [p, o] = draw_lengths(w.sampler, rng);
+      q.prompt = static_cast<double>(p);
+      q.output = static_cast<double>(o);
+    } else {
+      q.prompt = std::max(1.0, std::round(w.prompt_tokens));
+      q.output = std::max(1.0, std::round(w.output_tokens));
+    }
   }
   return out;
 }
@@ -237,9 +235,21 @@ double cached_prompt_tokens(double prompt_tokens, double hit_rate) {
   return std::clamp(std::round(hit_rate * prompt_tokens), 0.0, std::max(0.0, prompt_tokens - 1));
 }
 
+void use_dataset_lengths(ServeWorkload& w, const LengthSampler& sampler) {
+  w.lengths = LengthDistribution::sharegpt;
+  w.sampler = sampler;
+  w.prompt_tokens = sampler.dataset.prompt_mean_tokens;
+  w.output_tokens = sampler.dataset.output_mean_tokens;
+}
+
 Result<SimulationResult> simulate(const ReplicaModel& r, const ServeWorkload& w) {
   if (w.requests < 1 || w.requests > 100000)
     return make_error(Errc::invalid_argument, "simulated requests must be 1-100000");
+  if (w.lengths == LengthDistribution::sharegpt && !w.sampler.ready()) {
+    return make_error(Errc::invalid_argument,
+                      "--lengths sharegpt: the ShareGPT distribution is not set (the caller "
+                      "passes ServingAssumptions::sharegpt to use_dataset_lengths)");
+  }
   if (!(w.prompt_tokens >= 1) || !(w.output_tokens >= 1)) {
     return make_error(Errc::invalid_argument, "prompt and output tokens must be >= 1");
   }

@@ -11,6 +11,7 @@
 #include "gpuplan/serve_validation.h"
 #include "gpuplan/serve_replica.h"
 #include "gpuplan/serve_sim.h"
+#include "gpuplan/sharegpt.h"
 
 namespace gpuplan {
 namespace {
@@ -242,22 +243,62 @@ struct Predicted {
   std::string reason;
 };
 
-double simulate_metric(const ReplicaModel& rep, const ServingRow& r, double in, double out,
-                       double rate, bool& ok) {
+// The row's lengths: fixed (in, out), or a dataset's drawn by `dataset` (ShareGPT's).
+struct RowLengths {
+  double in = 0, out = 0;
+  const LengthSampler* dataset = nullptr;
+};
+
+ServeWorkload workload_for(const RowLengths& l) {
   ServeWorkload w;
-  w.rate_per_s = rate;
-  w.prompt_tokens = in;
-  w.output_tokens = out;
-  w.requests = 500;  // the online table's 500 requests
-  auto s = simulate(rep, w);
-  ok = s.ok();
-  if (!ok) return 0;
-  const SimulationResult& v = s.value();
+  w.prompt_tokens = l.in;
+  w.output_tokens = l.out;
+  if (l.dataset) use_dataset_lengths(w, *l.dataset);
+  return w;
+}
+
+// A simulated run's figure in the row's metric, for one replica.
+double metric_of(const SimulationResult& v, const ServingRow& r) {
   if (r.metric == "ttft_ms_mean") return v.ttft_s.mean * 1000;
   if (r.metric == "ttft_ms_median") return v.ttft_s.p50 * 1000;
   if (r.metric == "itl_ms" || r.metric == "tpot_ms_mean") return v.tpot_s.mean * 1000;
   if (r.metric == "req_per_s") return v.requests_per_s;
   return v.output_tokens_per_s;
+}
+
+double simulate_metric(const ReplicaModel& rep, const ServingRow& r, const RowLengths& l,
+                       double rate, bool& ok) {
+  ServeWorkload w = workload_for(l);
+  w.rate_per_s = rate;
+  w.requests = 500;  // the online table's 500 requests
+  auto s = simulate(rep, w);
+  ok = s.ok();
+  return ok ? metric_of(s.value(), r) : 0;
+}
+
+// One replica's figure scaled to the row's unit: totals over the replicas, per GPU, or as is.
+double in_row_unit(double v, const ServingRow& r, double replicas, double gpus) {
+  if (r.metric == "req_per_s" || r.metric == "output_tokens_per_s_total") return v * replicas;
+  if (r.metric == "output_tokens_per_s_per_gpu") return v * replicas / gpus;
+  return v;
+}
+
+// A dataset's row without a request rate, as vLLM's benchmark_serving.py runs it by default
+// (vllm-project/vllm@0049e29c benchmarks/benchmark_serving.py: "--request-rate ... By default
+// <request_rate> is inf", "--num-prompts ... By default <num_prompts> is 1000"): every request
+// at once, num_requests=N of the notes or 1000 of them, at most the stated concurrency running.
+double dataset_burst_metric(ReplicaModel rep, const ServingRow& r, const RowLengths& l, bool& ok) {
+  if (auto b = number(r.batch))
+    rep.max_num_seqs = std::min<int64_t>(rep.max_num_seqs, static_cast<int64_t>(*b));
+  ServeWorkload w = workload_for(l);
+  w.rate_per_s = 0;
+  w.requests = 1000;
+  const size_t at = lower(r.notes).find("num_requests=");
+  const auto n = at == std::string::npos ? std::nullopt : leading_number(r.notes.substr(at + 13));
+  if (n && *n <= 100000) w.requests = static_cast<int>(*n);
+  auto s = simulate(rep, w);
+  ok = s.ok();
+  return ok ? metric_of(s.value(), r) : 0;
 }
 
 // Output tokens/s of one replica with all requests at once: at the batch the KV cache allows,
@@ -283,8 +324,8 @@ double burst_metric(ReplicaModel rep, const ServingRow& r, double in, double out
   return burst_output_tokens_per_s(rep, in, out);
 }
 
-Predicted predict(const ReplicaModel& rep, const ServingRow& r, double in, double out,
-                  double gpus) {
+Predicted predict(const ReplicaModel& rep, const ServingRow& r, const RowLengths& l, double gpus) {
+  const double in = l.in, out = l.out;
   const double replicas = gpus / rep.config.tp;
   const auto rate = number(r.rate);
   const bool online = rate.has_value() && r.rate != "inf";
@@ -296,13 +337,15 @@ Predicted predict(const ReplicaModel& rep, const ServingRow& r, double in, doubl
   }
   if (online) {
     bool ok = false;
-    const double v = simulate_metric(rep, r, in, out, *rate / replicas, ok);
+    const double v = simulate_metric(rep, r, l, *rate / replicas, ok);
     if (!ok) return {0, "the simulation could not run (a sequence does not fit)"};
-    const bool total = r.metric == "req_per_s" || r.metric == "output_tokens_per_s_total";
-    return {total                                       ? v * replicas
-            : r.metric == "output_tokens_per_s_per_gpu" ? v * replicas / gpus
-                                                        : v,
-            ""};
+    return {in_row_unit(v, r, replicas, gpus), ""};
+  }
+  if (l.dataset) {
+    bool ok = false;
+    const double v = dataset_burst_metric(rep, r, l, ok);
+    if (!ok) return {0, "the simulation could not run (a sequence does not fit)"};
+    return {in_row_unit(v, r, replicas, gpus), ""};
   }
   const double tput = burst_metric(rep, r, in, out) * replicas;
   if (tput <= 0) return {0, "not even one sequence fits the KV cache"};
@@ -317,9 +360,25 @@ Predicted predict(const ReplicaModel& rep, const ServingRow& r, double in, doubl
   return {0, "metric '" + r.metric + "' without a request rate or concurrency gpuplan can use"};
 }
 
+// A row that names its dataset instead of its lengths (both empty): ShareGPT's lengths as vLLM's
+// benchmark samples them; another dataset is skipped, named.
+std::string dataset_lengths(const ServingAssumptions& a, const ServingRow& r, RowLengths& l) {
+  if (!r.input_len.empty() || !r.output_len.empty() || r.dataset.empty()) return "";
+  if (r.metric == "decode_tokens_per_s_batch1") return "";
+  if (!names_sharegpt(r.dataset))
+    return "dataset '" + r.dataset +
+           "' states no input/output lengths and gpuplan has no length distribution for it "
+           "(ShareGPT only)";
+  if (!a.sharegpt.ready()) return "dataset ShareGPT: no ShareGPT lengths in the assumptions";
+  l.dataset = &a.sharegpt;
+  l.in = a.sharegpt.dataset.prompt_mean_tokens;
+  l.out = a.sharegpt.dataset.output_mean_tokens;
+  return "";
+}
+
 // Resolves a row to a replica, or says why it cannot.
 std::string resolve(const Catalog& c, const ServingAssumptions& a, const ServingRow& r,
-                    std::optional<ReplicaModel>& rep, double& in, double& out, double& gpus) {
+                    std::optional<ReplicaModel>& rep, RowLengths& lengths, double& gpus) {
   if (auto why = unsupported(r); !why.empty()) return why;
   const Model* m = find_model(c, r.model);
   if (!m) return "model '" + r.model + "' is not in the zoo";
@@ -330,16 +389,21 @@ std::string resolve(const Catalog& c, const ServingAssumptions& a, const Serving
     return "precision '" + r.precision +
            "' is not a gpuplan weight format (bf16, fp16, fp8, int8, int4, nvfp4, mxfp4, q4_0, "
            "q8_0, q4_k_m)";
+  if (auto why = dataset_lengths(a, r, lengths); !why.empty()) return why;
   auto i = number(r.input_len);
   auto o = number(r.output_len);
   const bool decode = r.metric == "decode_tokens_per_s_batch1";
+  if (lengths.dataset) {
+    i = lengths.in;
+    o = lengths.out;
+  }
   if (!o && decode) o = 1.0;  // single-stream rate: the prompt is the context
   // A generation run without a prompt (llama-bench tg: input 0) or with none stated.
   if (!i && decode && (r.input_len.empty() || r.input_len == "0")) i = 0.0;
   if (!i || !o)
     return "input/output length '" + r.input_len + "'/'" + r.output_len + "' is not a plain number";
-  in = *i;
-  out = *o;
+  lengths.in = *i;
+  lengths.out = *o;
   const auto n = number(r.num_gpus), t = number(r.tp);
   if (!n && !t) return "neither num_gpus nor tp is given";
   gpus = n ? *n : *t;
@@ -397,6 +461,7 @@ ServingRow to_row(const Record& rec, const std::map<std::string, size_t>& col) {
   r.framework = f("framework");
   r.input_len = f("input_len");
   r.output_len = f("output_len");
+  if (col.count("dataset")) r.dataset = f("dataset");
   r.batch = f("concurrency_or_batch");
   r.rate = f("request_rate");
   r.metric = f("metric");
@@ -484,10 +549,11 @@ Result<ServingReport> validate_serving_csv(const Catalog& catalog,
     }
     row.value = *value;
     std::optional<ReplicaModel> replica;
-    double in = 0, out = 0, gpus = 0;
-    std::string why = resolve(catalog, serving, row, replica, in, out, gpus);
+    RowLengths lengths;
+    double gpus = 0;
+    std::string why = resolve(catalog, serving, row, replica, lengths, gpus);
     Predicted p;
-    if (why.empty()) p = predict(*replica, row, in, out, gpus);
+    if (why.empty()) p = predict(*replica, row, lengths, gpus);
     if (!why.empty() || !p.reason.empty()) {
       rep.skipped.emplace_back(row.id, why.empty() ? p.reason : why);
       continue;
