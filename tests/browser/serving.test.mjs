@@ -78,8 +78,17 @@ test('comparing two GPUs side by side: each row is gpuplan serve --gpu ID, and a
     await page.goto(`${server.url}/index.html#${new URLSearchParams(keys).toString()}`);
     await waitForState(page, 's.tab === "serving" && s.serving.progress === 1 && s.serving.options.length > 0', 120000);
     await clickWidget(page, 'serve-compare');
-    for (const id of picked) await clickWidget(page, `serve-compare-item-${id}`);
+    // Each pick once the page has taken the last and compared it: a second pick clicked while
+    // the first one's run was busy in its frames was seen lost (the link kept only the first).
+    const picks = [];
+    for (const id of picked) {
+      await clickWidget(page, `serve-compare-item-${id}`);
+      picks.push(id);
+      await waitForState(page, `new URLSearchParams(s.query).get("serve-compare") === "${picks.join(',')}" && ` +
+                               `s.serving.compare.rows.length === ${picks.length} && s.serving.compare.progress === 1`, 120000);
+    }
     await page.keyboard.press('Escape');
+    await waitForState(page, '!s.popup_open');
     let s = await waitForState(page, `s.serving.compare.rows.length === ${picked.length} && s.serving.compare.progress === 1`, 120000);
     // The set is the link's: reopening it is the same comparison.
     const written = new URLSearchParams(s.query);
