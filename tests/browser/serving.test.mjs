@@ -87,7 +87,7 @@ test('comparing two GPUs side by side: each row is gpuplan serve --gpu ID, and a
       await waitForState(page, `new URLSearchParams(s.query).get("serve-compare") === "${picks.join(',')}" && ` +
                                `s.serving.compare.rows.length === ${picks.length} && s.serving.compare.progress === 1`, 120000);
     }
-    await page.keyboard.press('Escape');
+    await page.keyboard.press('Escape', { delay: 100 });  // held over a frame, as a hand does
     await waitForState(page, '!s.popup_open');
     let s = await waitForState(page, `s.serving.compare.rows.length === ${picked.length} && s.serving.compare.progress === 1`, 120000);
     // The set is the link's: reopening it is the same comparison.
