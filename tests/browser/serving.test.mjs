@@ -3,7 +3,7 @@
 // costs it shows equal the native CLI's for the same options.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { useBrowser, waitForState, cliJson, screenshot, widget, clickWidget } from './harness.mjs';
+import { useBrowser, waitForState, cliJson, screenshot, widget, clickWidget, settled } from './harness.mjs';
 
 let server, page;
 
@@ -98,6 +98,8 @@ test('comparing two GPUs side by side: each row is gpuplan serve --gpu ID, and a
     const run = s.serving.compare.search;
     assert.equal(run.largest_frame, 1, 'no frame ran more than one slice');
     assert.ok(run.slices > picked.length, `only ${run.slices} slices`);
+    // The run over, the page rests (draws no frame until something changes).
+    await settled(page);
     const base = ['serve'];
     for (const [k, v] of Object.entries(example)) base.push(`--${k}`, v);
     const byGpu = {};
