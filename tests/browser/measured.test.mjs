@@ -26,7 +26,7 @@ async function open(hash) {
 }
 
 // Link keys of the page's own (not CLI options).
-const pageOnly = new Set(['tab', 'lang', 'plan-gpu', 'compare', 'v']);
+const pageOnly = new Set(['tab', 'lang', 'plan-gpu', 'compare', 'serve-compare', 'v']);
 const RESNET = 'model=resnet50&batch=256&precision=amp-fp16&gpu=a100-sxm4-80gb';
 
 test('a ResNet-50 query matching a published run shows the measured figure, its source and the difference', async () => {

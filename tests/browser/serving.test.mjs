@@ -3,7 +3,7 @@
 // costs it shows equal the native CLI's for the same options.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { useBrowser, waitForState, cliJson, screenshot, widget, clickWidget } from './harness.mjs';
+import { useBrowser, waitForState, cliJson, screenshot, widget, clickWidget, settled } from './harness.mjs';
 
 let server, page;
 
@@ -65,6 +65,84 @@ for (const [name, extra] of [['every instance', {}], ['one GPU', { gpu: 'h100-sx
     assert.ok(drawn > 0.01, 'the Serving tab is not blank');
   });
 }
+
+// The comparison: two GPUs picked in the Serving tab's multi-select, one run, one table whose
+// rows are `gpuplan serve --gpu ID`'s first option each (run here), sorted by a header's click.
+test('comparing two GPUs side by side: each row is gpuplan serve --gpu ID, and a header click sorts', async () => {
+  const picked = ['a100-sxm4-80gb', 'h100-sxm5-80gb'];
+  const keys = { ...example, gpu: 'h100-sxm5-80gb' };
+  // Tall enough that the comparison below the ranking is on screen without scrolling.
+  await page.setViewportSize({ width: 1280, height: 1800 });
+  try {
+    await page.goto('about:blank');
+    await page.goto(`${server.url}/index.html#${new URLSearchParams(keys).toString()}`);
+    await waitForState(page, 's.tab === "serving" && s.serving.progress === 1 && s.serving.options.length > 0', 120000);
+    await clickWidget(page, 'serve-compare');
+    // Each pick once the page has taken the last and compared it: a second pick clicked while
+    // the first one's run was busy in its frames was seen lost (the link kept only the first).
+    const picks = [];
+    for (const id of picked) {
+      await clickWidget(page, `serve-compare-item-${id}`);
+      picks.push(id);
+      await waitForState(page, `new URLSearchParams(s.query).get("serve-compare") === "${picks.join(',')}" && ` +
+                               `s.serving.compare.rows.length === ${picks.length} && s.serving.compare.progress === 1`, 120000);
+    }
+    await page.keyboard.press('Escape', { delay: 100 });  // held over a frame, as a hand does
+    await waitForState(page, '!s.popup_open');
+    let s = await waitForState(page, `s.serving.compare.rows.length === ${picked.length} && s.serving.compare.progress === 1`, 120000);
+    // The set is the link's: reopening it is the same comparison.
+    const written = new URLSearchParams(s.query);
+    assert.equal(written.get('serve-compare'), picked.join(','));
+    for (const [k, v] of Object.entries(keys)) assert.equal(written.get(k), v, k);
+    // Run in slices as the tab's own plan (one replica search a frame), so the page stayed live.
+    const run = s.serving.compare.search;
+    assert.equal(run.largest_frame, 1, 'no frame ran more than one slice');
+    assert.ok(run.slices > picked.length, `only ${run.slices} slices`);
+    // The run over, the page rests (draws no frame until something changes).
+    await settled(page);
+    const base = ['serve'];
+    for (const [k, v] of Object.entries(example)) base.push(`--${k}`, v);
+    const byGpu = {};
+    for (const row of s.serving.compare.rows) byGpu[row.target] = row;
+    assert.deepEqual(Object.keys(byGpu).sort(), [...picked].sort());
+    for (const id of picked) {
+      const [p, c] = [byGpu[id], (await cliJson([...base, '--gpu', id])).options[0]];
+      console.log(`compare ${id}: page ${p.instance} tp ${p.tp} x${p.fixed_replicas} ` +
+                  `${p.usd_per_month_autoscaled} USD/month; cli ${c.instance} tp ${c.tp} x${c.fixed_replicas} ` +
+                  `${c.costs[0].usd_per_month_autoscaled} USD/month`);
+      assert.equal(p.error, '', id);
+      assert.equal(p.gpu, id);
+      assert.equal(p.instance, c.instance, id);
+      assert.equal(p.tp, c.tp, id);
+      assert.equal(p.fixed_replicas, c.fixed_replicas, id);
+      assert.equal(p.replica_max_rate_per_s, c.replica_max_rate_per_s, id);
+      assert.equal(p.ttft_s, c.at_max_rate.ttft_s.p90, id);
+      assert.equal(p.tpot_s, c.at_max_rate.tpot_s.p90, id);
+      assert.equal(p.usd_per_month_fixed, c.costs[0].usd_per_month_fixed, id);
+      assert.equal(p.usd_per_month_autoscaled, c.costs[0].usd_per_month_autoscaled, id);
+      assert.equal(p.usd_per_million_output_tokens, c.costs[0].usd_per_million_output_tokens, id);
+      // The targets of `example`: 1,000 ms to the first token, 50 ms per token after (p90).
+      assert.equal(p.meets_targets, c.at_max_rate.ttft_s.p90 <= 1 && c.at_max_rate.tpot_s.p90 <= 0.05, id);
+    }
+    const costs = (st) => st.serving.compare.rows.map((r) => r.usd_per_month_autoscaled);
+    assert.notEqual(costs(s)[0], costs(s)[1], 'two GPUs at the same cost cannot show an order');
+    // By GPU, then by cost (a new column sorts ascending), then by cost again (descending).
+    await clickWidget(page, 'serve-compare-col-gpu', 10);
+    s = await waitForState(page, 's.serving.compare.sort.column === "gpu"');
+    assert.deepEqual(s.serving.compare.rows.map((r) => r.gpu), [...picked].sort());
+    await clickWidget(page, 'serve-compare-col-month', 10);
+    s = await waitForState(page, 's.serving.compare.sort.column === "month" && !s.serving.compare.sort.descending');
+    assert.deepEqual(costs(s), [...costs(s)].sort((a, b) => a - b));
+    await clickWidget(page, 'serve-compare-col-month', 10);
+    s = await waitForState(page, 's.serving.compare.sort.column === "month" && s.serving.compare.sort.descending');
+    assert.deepEqual(costs(s), [...costs(s)].sort((a, b) => b - a));
+    const [x0, y0, x1, y1] = await widget(page, 'serve-compare-table');
+    assert.ok(x1 > x0 && y1 > y0, 'the comparison table is drawn');
+    await screenshot(page, 'serving-compare');
+  } finally {
+    await page.setViewportSize({ width: 1280, height: 900 });
+  }
+});
 
 test('the Serving tab in Chinese, and a bad serve key named in page words', async () => {
   await page.goto(`${server.url}/index.html#model=llama-3-8b&rate=5&tp=99&gpu=h100-sxm5-80gb&lang=zh`);

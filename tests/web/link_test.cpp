@@ -53,6 +53,7 @@ std::vector<std::string> samples(const KeyRow<T>& r) {
     case KeyType::list:
       if (name == "c-adaptive-cutoffs") return {"20000,40000,200000"};
       if (name == "compare") return {"aws-p5.48xlarge*2,lambda-gpu-8x-h100*1"};
+      if (name == "serve-compare") return {"h100-sxm5-80gb,aws-p4d.24xlarge", "l40s"};
       return {"q_proj,k_proj,v_proj,o_proj"};
     case KeyType::text:
       if (name == "load-curve") return {"diurnal", "business-hours"};
@@ -69,6 +70,7 @@ std::string state_differences(const PageState& a, const PageState& b) {
   if (a.lang != b.lang) d += "; lang";
   if (a.plan_gpu != b.plan_gpu) d += "; plan_gpu";
   if (a.compare != b.compare) d += "; compare";
+  if (a.serve_compare != b.serve_compare) d += "; serve_compare";
   return d;
 }
 

@@ -152,6 +152,73 @@ Json slices_json(const SliceStats& s) {
           {"work_per_frame", s.work_per_frame}};
 }
 
+const char* compare_column_name(CompareColumn c) {
+  switch (c) {
+    case CompareColumn::gpu:
+      return "gpu";
+    case CompareColumn::instance:
+      return "instance";
+    case CompareColumn::tp:
+      return "tp";
+    case CompareColumn::replicas:
+      return "replicas";
+    case CompareColumn::rate:
+      return "rate";
+    case CompareColumn::ttft:
+      return "ttft";
+    case CompareColumn::tpot:
+      return "tpot";
+    case CompareColumn::month:
+      return "month";
+    case CompareColumn::per_mtok:
+      return "per-mtok";
+    case CompareColumn::meets:
+      return "meets";
+  }
+  return "";
+}
+
+Json compare_row_json(const CompareRow& row, double percentile) {
+  Json j = {{"target", row.target},
+            {"is_instance", row.is_instance},
+            {"error", row.error.message},
+            {"error_shown", page_message(row.error)},
+            {"meets_targets", row.meets_targets}};
+  if (!row.option) return j;
+  const ServeOption& o = *row.option;
+  j["gpu"] = o.gpu;
+  j["instance"] = o.instance;
+  j["tp"] = o.tp;
+  j["fixed_replicas"] = o.fleet.fixed_replicas;
+  j["replica_max_rate_per_s"] = o.rate.max_rate_per_s;
+  j["ttft_s"] = at_percentile(o.rate.at_max.ttft_s, percentile);
+  j["tpot_s"] = at_percentile(o.rate.at_max.tpot_s, percentile);
+  if (!o.costs.empty()) {
+    const FleetCost& c = o.costs.front();
+    j["usd_per_month_fixed"] = c.usd_per_month_fixed;
+    j["usd_per_month_autoscaled"] = c.usd_per_month_autoscaled;
+    j["usd_per_million_output_tokens"] = c.usd_per_million_output_tokens;
+    j["month_shown"] = format_money(c.usd_per_month_autoscaled);
+  }
+  return j;
+}
+
+// The Serving tab's comparison: its rows in the order the table shows them.
+Json serve_compare_json(const PageModel& m) {
+  const CompareResults& r = m.serve_compare;
+  const double percentile = m.state.serve.percentile;
+  Json rows = Json::array();
+  for (size_t i : compare_order(r, m.serve_compare_sort, percentile))
+    rows.push_back(compare_row_json(r.rows[i], percentile));
+  return {{"progress", r.progress},
+          {"search", slices_json(r.slices)},
+          {"error", r.error.message},
+          {"sort",
+           {{"column", compare_column_name(m.serve_compare_sort.column)},
+            {"descending", m.serve_compare_sort.descending}}},
+          {"rows", rows}};
+}
+
 Json serving_json(const PageModel& m) {
   const ServeResults& r = m.serve;
   Json options = Json::array();
@@ -181,7 +248,7 @@ Json serving_json(const PageModel& m) {
   return {{"progress", r.progress},      {"search", slices_json(r.slices)},
           {"error", r.error.message},    {"error_shown", page_message(r.error)},
           {"load_curve_per_s", r.curve}, {"options", options},
-          {"latency", latency}};
+          {"latency", latency},          {"compare", serve_compare_json(m)}};
 }
 
 // A launch config as shown: its text, or the core's error and the text null.

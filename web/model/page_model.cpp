@@ -202,6 +202,7 @@ void UiActions::merge(UiActions&& later) {
   if (later.trust_key) trust_key = std::move(later.trust_key);
   if (later.model_filter) model_filter = std::move(later.model_filter);
   if (later.instance_sort) instance_sort = later.instance_sort;
+  if (later.serve_compare_sort) serve_compare_sort = later.serve_compare_sort;
   if (later.launch_format) launch_format = later.launch_format;
   if (later.launch_plan) launch_plan = later.launch_plan;
   for (auto& p : later.platform) platform.push_back(std::move(p));

@@ -23,6 +23,7 @@
 #include "gpuplan/timing.h"
 #include "model/i18n.h"
 #include "model/page_state.h"
+#include "model/serve_compare.h"
 #include "model/serve_job.h"
 #include "model/slices.h"
 
@@ -69,6 +70,8 @@ struct PageModel {
   double plan_progress = 1;                // share of the planner search done (1: none under way)
   SliceStats plan_slices;                  // how the last planner search spread over frames
   ServeResults serve;                      // the Serving tab's plan, curve and latency curve
+  CompareResults serve_compare;            // the Serving tab's GPUs or instances side by side
+  CompareSort serve_compare_sort;          // the order of their table (a header clicked)
   LaunchFormat launch_format = LaunchFormat::torchrun;  // the launch config Results and Plans show
   int launch_plan = 0;                                  // Plans: the plan it is for (index)
   int launch_copied_frames = 0;                         // "Copy" shows "Copied" while > 0
@@ -84,6 +87,7 @@ struct UiActions {
   std::optional<std::string> trust_key;  // pin this public key
   std::optional<std::string> model_filter;
   std::optional<int> instance_sort;
+  std::optional<CompareSort> serve_compare_sort;
   std::optional<LaunchFormat> launch_format;
   std::optional<int> launch_plan;
   std::vector<std::string> platform;  // "copy-link", "copy-launch", "export-csv", "export-json",

@@ -66,16 +66,22 @@ KeyRow<PageState> lang_row() {
   return r;
 }
 
-// "a,b,c" -> {"a", "b", "c"} (at most 4: the compare view's limit).
-std::vector<std::string> split_list(const std::string& v) {
+// "a,b,c" -> {"a", "b", "c"} (at most `most`: 4, the compare view's limit).
+std::vector<std::string> split_list(const std::string& v, size_t most = 4) {
   std::vector<std::string> out;
   size_t start = 0;
-  while (start <= v.size() && out.size() < 4) {
+  while (start <= v.size() && out.size() < most) {
     const size_t comma = std::min(v.find(',', start), v.size());
     if (comma > start) out.push_back(v.substr(start, comma - start));
     start = comma + 1;
   }
   return out;
+}
+
+std::string join_list(const std::vector<std::string>& items) {
+  std::string list;
+  for (const auto& c : items) list += (list.empty() ? "" : ",") + c;
+  return list;
 }
 
 std::vector<KeyRow<PageState>> plan_view_rows() {
@@ -98,11 +104,26 @@ std::vector<KeyRow<PageState>> plan_view_rows() {
   };
   compare.write = [](const PageState& s) -> std::optional<std::string> {
     if (s.compare.empty()) return std::nullopt;
-    std::string list;
-    for (const auto& c : s.compare) list += (list.empty() ? "" : ",") + c;
-    return list;
+    return join_list(s.compare);
   };
   return {gpu, compare};
+}
+
+// The Serving tab's comparison: `gpuplan serve` takes one --gpu, so the list is the page's own.
+KeyRow<PageState> serve_compare_row() {
+  KeyRow<PageState> r =
+      page_row("serve-compare", KeyType::list, "",
+               "Serving: up to 6 GPUs or instances compared side by side (catalog ids)",
+               "推理服务：并排比较的 GPU 或实例，最多 6 个（目录中的标识）");
+  r.read = [](PageState& s, const std::string& v) -> std::optional<Error> {
+    s.serve_compare = split_list(v, kServeCompareMax);
+    return std::nullopt;
+  };
+  r.write = [](const PageState& s) -> std::optional<std::string> {
+    if (s.serve_compare.empty()) return std::nullopt;
+    return join_list(s.serve_compare);
+  };
+  return r;
 }
 
 bool is_page_key(const std::string& key) {
@@ -176,6 +197,7 @@ const std::vector<KeyRow<PageState>>& page_key_rows() {
   static const std::vector<KeyRow<PageState>> rows = [] {
     std::vector<KeyRow<PageState>> all = {tab_row(), lang_row()};
     for (auto& r : plan_view_rows()) all.push_back(std::move(r));
+    all.push_back(serve_compare_row());
     return all;
   }();
   return rows;

@@ -2,9 +2,9 @@
 // The page's state is its link. The calculator's question is the core's Query (the keys of
 // `gpuplan estimate` and `plan`), the Serving tab's is `gpuplan serve`'s ServeRequest, both read
 // and written by the core's key table (gpuplan/keys.h); the page adds its own keys (the open tab,
-// the language, the Plans GPU filter and the plans compared) as rows of the same kind. A key a
-// link leaves out means the core's default, as it does on the command line; a page with no link
-// opens the default link, written in full.
+// the language, the Plans GPU filter, the plans compared and the Serving tab's GPUs compared) as
+// rows of the same kind. A key a link leaves out means the core's default, as it does on the
+// command line; a page with no link opens the default link, written in full.
 
 #include <string>
 #include <vector>
@@ -26,9 +26,14 @@ struct PageState {
   std::string lang;      // "en" or "zh" when the link names a language; "" = the browser's
   std::string plan_gpu;  // Plans: only this GPU; "" = any
   std::vector<std::string> compare;  // Plans: up to 4 plans side by side, "instance*nodes"
+  // Serving: GPUs or instances (catalog ids) compared side by side, at most kServeCompareMax.
+  std::vector<std::string> serve_compare;
 };
 
-// The page's own keys: tab, lang, plan-gpu, compare.
+// The most GPUs or instances the Serving tab compares in one run.
+inline constexpr size_t kServeCompareMax = 6;
+
+// The page's own keys: tab, lang, plan-gpu, compare, serve-compare.
 const std::vector<KeyRow<PageState>>& page_key_rows();
 
 // What the page opens when the URL carries no state (GPT-2 small, AMP bf16, batch 8 on one A100

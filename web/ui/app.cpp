@@ -27,6 +27,7 @@ App::App(const Catalog& catalog, ProbeCrypto crypto) : catalog_(catalog), crypto
 void App::catalog_changed() {
   if (m_.ev || !m_.error.message.empty()) recompute();
   serve_key_.clear();  // a serving plan made before the instances arrived starts again
+  compare_key_.clear();
 }
 
 void App::set_default_language(const std::string& code) {
@@ -207,6 +208,10 @@ void App::apply(UiActions&& a) {
   }
   if (a.model_filter) m_.model_filter = *a.model_filter;
   if (a.instance_sort) m_.instance_sort = *a.instance_sort;
+  if (a.serve_compare_sort) {
+    m_.serve_compare_sort = *a.serve_compare_sort;
+    results_changed_ = true;
+  }
   if (a.launch_format || a.launch_plan) {
     m_.launch_format = a.launch_format.value_or(m_.launch_format);
     m_.launch_plan = a.launch_plan.value_or(m_.launch_plan);
@@ -231,6 +236,7 @@ void App::apply(UiActions&& a) {
     // Ticking plans to compare changes the view, not the question: no new search.
     PageState same = *a.state;
     same.compare = m_.state.compare;
+    same.serve_compare = m_.state.serve_compare;  // its own job (run_serve_compare)
     const bool view_only = same_question(same, m_.state);
     m_.state = *a.state;
     m_.link_error.clear();  // the user has taken over from the link
@@ -301,6 +307,7 @@ void App::draw_serving_tab(UiActions& a) {
   PageState s = m_.state;
   s.tab = Tab::serving;
   s.lang.clear();
+  s.serve_compare.clear();  // the comparison is its own job: picking GPUs keeps the plan
   const std::string key =
       page_state_to_query(s) + "#" + std::to_string(static_cast<int>(s.query.custom.kind));
   if (key != serve_key_) {
@@ -325,7 +332,34 @@ void App::draw_serving_tab(UiActions& a) {
     results_changed_ = true;
     work_in_flight_ = !serve_job_->done;
   }
+  if (!serve_job_ || serve_job_->done) run_serve_compare(key);
   a.merge(draw_serving(m_));
+}
+
+// The comparison runs after the tab's own plan, one slice per frame as that does: the same
+// question (serve_key) on each GPU or instance of the set.
+void App::run_serve_compare(const std::string& serve_key) {
+  std::string key = serve_key + "|";
+  for (const auto& id : m_.state.serve_compare) key += id + ",";
+  if (key != compare_key_) {
+    compare_key_ = key;
+    compare_job_ = start_compare_job(catalog_, m_.state, m_.serve_compare);
+    if (!serving()) {
+      m_.serve_compare.error = serving_error_;
+      compare_job_->done = true;
+    }
+    results_changed_ = true;
+  }
+  if (!compare_job_ || compare_job_->done) return;
+  run_slices_for_a_frame(
+      [&] {
+        step_compare_job(catalog_, *serving_, *compare_job_, m_.serve_compare);
+        return true;
+      },
+      [&] { return m_.serve_compare.slices.slices; }, [&] { return compare_job_->done; }, 1,
+      kSliceTimePerFrame, m_.serve_compare.slices);
+  results_changed_ = true;
+  work_in_flight_ = !compare_job_->done;
 }
 
 // The tab on screen, in a child window filling the panel (it scrolls, the tabs stay put).

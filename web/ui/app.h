@@ -84,6 +84,7 @@ class App {
   void draw_tab(UiActions& a, Tab tab);
   void draw_plans_tab(UiActions& a);
   void draw_serving_tab(UiActions& a);
+  void run_serve_compare(const std::string& serve_key);
   void apply(UiActions&& a);
   void publish_rects(const UiActions& a);
 
@@ -96,6 +97,8 @@ class App {
   Error serving_error_;                        // why serving_ is empty
   std::unique_ptr<ServeJob> serve_job_;        // a serving plan under way, slices per frame
   std::string serve_key_;                      // the serving question serve_job_ answers
+  std::unique_ptr<CompareJob> compare_job_;    // the Serving tab's comparison under way
+  std::string compare_key_;                    // the question and set compare_job_ answers
   std::string probe_text_;
   std::string measured_text_;  // the loaded gpuplan-measure file (read again with new keys)
   std::vector<std::string> trusted_keys_;

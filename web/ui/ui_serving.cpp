@@ -3,6 +3,7 @@
 // against the request rate with the targets, and the monthly cost, fixed vs autoscaled.
 #include <algorithm>
 #include <cstdio>
+#include <iterator>
 #include <string>
 
 #include "gpuplan/report.h"
@@ -243,6 +244,158 @@ void ranking(const PageModel& m, UiActions& a) {
   for (const auto& n : p.notes) note_text(core_note(n));
 }
 
+// One GPU or instance of the compare popup: ticked when in the set; at most kServeCompareMax.
+void compare_item(const PageModel& m, const std::string& id, const std::string& name,
+                  UiActions& a) {
+  const auto& set = m.state.serve_compare;
+  const bool on = std::find(set.begin(), set.end(), id) != set.end();
+  const bool full = !on && set.size() >= kServeCompareMax;
+  if (full) ImGui::BeginDisabled();
+  if (ImGui::Selectable((name + "##compare-" + id).c_str(), on,
+                        ImGuiSelectableFlags_DontClosePopups)) {
+    PageState s = a.state ? *a.state : m.state;
+    auto& list = s.serve_compare;
+    if (on)
+      list.erase(std::remove(list.begin(), list.end(), id), list.end());
+    else
+      list.push_back(id);
+    a.state = s;
+  }
+  if (full) ImGui::EndDisabled();
+  remember(a, "serve-compare-item-" + id);
+}
+
+// The compare set: a multi-select of the catalog's GPUs and instances, the ranking's top GPUs
+// as a start, and a way to clear it.
+void compare_picker(const PageModel& m, UiActions& a) {
+  const auto& set = m.state.serve_compare;
+  std::string preview = set.empty() ? tr(S::serve_compare_none) : "";
+  for (const auto& id : set) preview += (preview.empty() ? "" : ", ") + id;
+  ImGui::TextUnformatted(tr(S::serve_compare_pick));
+  ImGui::SetNextItemWidth(std::min(ImGui::GetContentRegionAvail().x, 520.0f * m.ratio));
+  if (ImGui::BeginCombo("##serve-compare", preview.c_str(), ImGuiComboFlags_HeightLarge)) {
+    ImGui::TextDisabled("%s", tr(S::heading_gpus));
+    for (const auto& g : m.catalog->gpus) compare_item(m, g.id, g.name, a);
+    ImGui::Separator();
+    ImGui::TextDisabled("%s", tr(S::heading_instances));
+    for (const auto& in : m.catalog->instances) compare_item(m, in.id, in.id, a);
+    ImGui::EndCombo();
+  }
+  remember(a, "serve-compare");
+  if (m.serve.plan && !m.serve.plan->options.empty()) {
+    constexpr size_t kTop = 3;
+    if (ImGui::Button(format(tr(S::serve_compare_top), static_cast<int>(kTop)).c_str())) {
+      PageState s = m.state;
+      s.serve_compare = top_gpus(*m.serve.plan, kTop);
+      a.state = s;
+    }
+    remember(a, "serve-compare-top");
+    ImGui::SameLine();
+  }
+  if (!set.empty() && ImGui::Button(tr(S::serve_compare_clear))) {
+    PageState s = m.state;
+    s.serve_compare.clear();
+    a.state = s;
+  }
+  ImGui::TextDisabled(tr(S::serve_compare_limit), static_cast<int>(kServeCompareMax));
+}
+
+constexpr struct {
+  S label;
+  CompareColumn column;
+  const char* id;
+} kCompareColumns[] = {
+    {S::col_gpu, CompareColumn::gpu, "gpu"},
+    {S::key_instance, CompareColumn::instance, "instance"},
+    {S::col_tp, CompareColumn::tp, "tp"},
+    {S::col_replicas_fixed, CompareColumn::replicas, "replicas"},
+    {S::col_rate_replica, CompareColumn::rate, "rate"},
+    {S::col_ttft, CompareColumn::ttft, "ttft"},
+    {S::col_tpot, CompareColumn::tpot, "tpot"},
+    {S::col_month_auto, CompareColumn::month, "month"},
+    {S::col_per_mtok, CompareColumn::per_mtok, "per-mtok"},
+    {S::col_meets_targets, CompareColumn::meets, "meets"},
+};
+
+// A row's cells, in kCompareColumns' order; a row without an option shows its error.
+std::vector<std::string> compare_cells(const CompareRow& row, double percentile) {
+  if (!row.option)
+    return {row.target, page_message(row.error), "", "", "", "", "", "", "", tr(S::answer_no)};
+  const ServeOption& o = *row.option;
+  const auto& at = o.rate.at_max;
+  return {o.gpu,
+          o.instance.empty() ? tr(S::no_price) : o.instance,
+          std::to_string(o.tp),
+          std::to_string(o.fleet.fixed_replicas),
+          format_number(o.rate.max_rate_per_s, 3),
+          format_number(at_percentile(at.ttft_s, percentile) * 1000, 3) + " ms",
+          format_number(at_percentile(at.tpot_s, percentile) * 1000, 3) + " ms",
+          usd_or_none(o, &FleetCost::usd_per_month_autoscaled),
+          usd_or_none(o, &FleetCost::usd_per_million_output_tokens),
+          tr(row.meets_targets ? S::answer_yes : S::answer_no)};
+}
+
+// The table's headers, each named for tests ("serve-compare-col-month"); a click sorts by it.
+void compare_headers(const PageModel& m, UiActions& a) {
+  int c = 0;
+  for (const auto& col : kCompareColumns) {
+    ImGuiTableColumnFlags flags = ImGuiTableColumnFlags_None;
+    if (col.column == m.serve_compare_sort.column) flags |= ImGuiTableColumnFlags_DefaultSort;
+    if (c == 0) flags |= ImGuiTableColumnFlags_NoHide;
+    ImGui::TableSetupColumn(tr(money_label(col.label)), flags, 0.0f,
+                            static_cast<ImGuiID>(col.column));
+    ++c;
+  }
+  ImGui::TableSetupScrollFreeze(1, 1);  // the GPU pinned when the table scrolls sideways
+  ImGui::TableNextRow(ImGuiTableRowFlags_Headers);
+  for (int i = 0; i < c; ++i) {
+    ImGui::TableSetColumnIndex(i);
+    ImGui::TableHeader(ImGui::TableGetColumnName(i));
+    remember(a, std::string("serve-compare-col-") + kCompareColumns[i].id);
+  }
+  ImGuiTableSortSpecs* specs = ImGui::TableGetSortSpecs();
+  if (specs && specs->SpecsDirty && specs->SpecsCount > 0) {
+    const ImGuiTableColumnSortSpecs& spec = specs->Specs[0];
+    CompareSort sort{static_cast<CompareColumn>(spec.ColumnUserID),
+                     spec.SortDirection == ImGuiSortDirection_Descending};
+    if (sort.column != m.serve_compare_sort.column ||
+        sort.descending != m.serve_compare_sort.descending)
+      a.serve_compare_sort = sort;
+    specs->SpecsDirty = false;
+  }
+}
+
+// The comparison: the picker, its progress, and one table with a row per GPU or instance.
+void comparison(const PageModel& m, UiActions& a) {
+  ImGui::Spacing();
+  ImGui::TextWrapped("%s", tr(S::serve_compare_title));
+  compare_picker(m, a);
+  const CompareResults& r = m.serve_compare;
+  if (r.progress < 1) {
+    ImGui::TextUnformatted(tr(S::serve_compare_running));
+    ImGui::ProgressBar(static_cast<float>(r.progress));
+    remember(a, "serve-compare-progress");
+  }
+  if (!r.error.message.empty()) error_text(page_message(r.error));
+  if (r.rows.empty()) return;
+  const double percentile = m.state.serve.percentile;
+  const float height =
+      ImGui::GetTextLineHeightWithSpacing() * (static_cast<float>(r.rows.size()) + 2.5f);
+  if (!ImGui::BeginTable("serve-compare-table", static_cast<int>(std::size(kCompareColumns)),
+                         kTableFlags | ImGuiTableFlags_Sortable, ImVec2(0, height)))
+    return;
+  compare_headers(m, a);
+  for (size_t i : compare_order(r, m.serve_compare_sort, percentile)) {
+    ImGui::TableNextRow();
+    for (const auto& cell : compare_cells(r.rows[i], percentile)) {
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(cell.c_str());
+    }
+  }
+  ImGui::EndTable();
+  remember(a, "serve-compare-table");
+}
+
 void best_line(const ServeOption& b) {
   ImGui::TextWrapped(tr(S::serve_best), b.instance.empty() ? b.gpu.c_str() : b.instance.c_str(),
                      b.tp, format_bytes(b.memory.kv_bytes).c_str(),
@@ -338,8 +491,11 @@ UiActions draw_serving(const PageModel& m) {
     remember(a, "serve-progress");
   }
   if (!r.error.message.empty()) error_text(page_message(r.error));
-  if (!r.plan || r.plan->options.empty()) return a;
-  ranking(m, a);
+  const bool ranked = r.plan && !r.plan->options.empty();
+  if (ranked) ranking(m, a);
+  // After the tab's own plan, which it runs after (its top GPUs are the picker's start).
+  if (r.progress >= 1) comparison(m, a);
+  if (!ranked) return a;
   const ServeOption& best = r.plan->options.front();
   best_line(best);
   ImGui::Spacing();
