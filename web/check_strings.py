@@ -51,7 +51,10 @@ ZH_LATIN = {
     "eager", "flash", "draft", "eagle", "mtp", "mixed", "full", "foreach", "for", "true", "false",
     "double", "id", "schema", "payload", "payloadType", "keyid", "sig", "NaN", "Infinity", "null",
     "base64", "alg", "signatures", "auto", "for-loop", "every-k-layers", "flat", "business-hours",
-    "diurnal", "cudnn", "triton", "seq", "c-ffn", "c-moe-ffn", "resnet", "vgg",
+    "diurnal", "cudnn", "triton", "seq", "c-ffn", "c-moe-ffn", "resnet", "vgg", "fixed",
+    "sharegpt",
+    # serving runtimes
+    "vLLM", "SGLang",
 }
 ZH_CODE = re.compile(r"--[\w-]+(?: [\w.*{}-]+)?|'[^']*'|\{\d+\}|#|gpuplan [a-z]+|[\w-]+-\*")
 LATIN_WORD = re.compile(r"[A-Za-z][\w.\-/]*[\w]|[A-Za-z]")
