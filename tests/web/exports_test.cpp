@@ -17,32 +17,14 @@
 #include "gpuplan/serve_plan.h"
 #include "model/exports.h"
 #include "model/page_model.h"
+#include "web_test_util.h"
 
 namespace gpuplan::web {
 namespace {
 
-const Catalog& catalog() {
-  static const Catalog c = load_catalog(embedded_data_files()).value();
-  return c;
-}
-
-const ServingAssumptions& serving() {
-  static const ServingAssumptions s = serving_assumptions(embedded_data_files()).value();
-  return s;
-}
-
-std::vector<std::vector<std::string>> csv_rows(const std::string& text) {
-  std::vector<std::vector<std::string>> rows;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) {
-    std::vector<std::string> cells;
-    std::istringstream l(line);
-    for (std::string cell; std::getline(l, cell, ',');) cells.push_back(cell);
-    if (!line.empty() && line.back() == ',') cells.push_back("");
-    rows.push_back(cells);
-  }
-  return rows;
-}
+using page_test::catalog;
+using page_test::csv_rows;
+using page_test::serving;
 
 // A number written with 10 significant digits reads back within that precision.
 void expect_number(const std::string& cell, double want, const std::string& what) {

@@ -7,14 +7,12 @@
 #include "gpuplan/embedded_data.h"
 #include "model/launch.h"
 #include "model/page_model.h"
+#include "web_test_util.h"
 
 namespace gpuplan::web {
 namespace {
 
-const Catalog& catalog() {
-  static const Catalog c = load_catalog(embedded_data_files()).value();
-  return c;
-}
+using page_test::catalog;
 
 Evaluation evaluation(const std::string& link) {
   auto s = page_state_from_query(link);

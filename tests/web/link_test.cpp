@@ -12,14 +12,12 @@
 #include "gpuplan/evaluate.h"
 #include "gpuplan/hf_config.h"
 #include "model/page_model.h"
+#include "web_test_util.h"
 
 namespace gpuplan::web {
 namespace {
 
-const Catalog& catalog() {
-  static const Catalog c = load_catalog(embedded_data_files()).value();
-  return c;
-}
+using page_test::catalog;
 
 std::vector<std::string> split_choices(const std::string& choices) {
   std::vector<std::string> out;

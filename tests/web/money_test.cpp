@@ -14,14 +14,13 @@
 #include "model/exports.h"
 #include "model/i18n.h"
 #include "model/page_model.h"
+#include "web_test_util.h"
 
 namespace gpuplan::web {
 namespace {
 
-const Catalog& catalog() {
-  static const Catalog c = load_catalog(embedded_data_files()).value();
-  return c;
-}
+using page_test::catalog;
+using page_test::csv_rows;
 
 // A page on `link` with its estimate and plans, as the page computes them.
 PageModel plans_page(const std::string& link) {
@@ -39,18 +38,6 @@ PageModel plans_page(const std::string& link) {
   EXPECT_TRUE(p.ok()) << p.error().message;
   if (p.ok()) m.plans = p.value();
   return m;
-}
-
-std::vector<std::vector<std::string>> csv_rows(const std::string& text) {
-  std::vector<std::vector<std::string>> rows;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) {
-    std::vector<std::string> cells;
-    std::istringstream l(line);
-    for (std::string cell; std::getline(l, cell, ',');) cells.push_back(cell);
-    rows.push_back(cells);
-  }
-  return rows;
 }
 
 constexpr const char* kPlansLink =

@@ -12,19 +12,13 @@
 #include "gpuplan/serve_plan.h"
 #include "model/page_model.h"
 #include "model/serve_compare.h"
+#include "web_test_util.h"
 
 namespace gpuplan::web {
 namespace {
 
-const Catalog& catalog() {
-  static const Catalog c = load_catalog(embedded_data_files()).value();
-  return c;
-}
-
-const ServingAssumptions& serving() {
-  static const ServingAssumptions s = serving_assumptions(embedded_data_files()).value();
-  return s;
-}
+using page_test::catalog;
+using page_test::serving;
 
 constexpr const char* kLoad =
     "model=llama-3-8b&rate=30&load-curve=diurnal&prompt-tokens=1500&output-tokens=300&"

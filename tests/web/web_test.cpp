@@ -12,14 +12,12 @@
 #include "gpuplan/embedded_data.h"
 #include "model/i18n.h"
 #include "model/page_model.h"
+#include "web_test_util.h"
 
 namespace gpuplan::web {
 namespace {
 
-const Catalog& catalog() {
-  static const Catalog c = load_catalog(embedded_data_files()).value();
-  return c;
-}
+using page_test::catalog;
 
 TEST(Bench, ServeTimesTheServingIssuesExampleOverTheWholeCatalog) {
   // bench_web's "serve" case plans what bench_serve plans natively: the same options.
