@@ -81,7 +81,7 @@ std::vector<int> virtual_stages(const ModelShape& shape, int pp, int64_t micro_s
                                 const PlanQuery& q) {
   if (pp <= 1) return {1};
   std::vector<int> out;
-  for (int vp : degrees(q.vp, 4)) {
+  for (int vp : degrees(q.vp, std::max(q.vp, 4))) {  // a fixed --vp above 4 is kept
     if (vp == 1 || (shape.layers >= int64_t{pp} * vp && micro_steps % pp == 0)) out.push_back(vp);
   }
   return out;

@@ -144,6 +144,13 @@ TEST(PlanSearch, ExpertAndVirtualStageDegreesAreSearchedUnlessFixed) {
     EXPECT_EQ(p.setup.vp, 1) << p.instance;
   }
   EXPECT_LT(fixed.value().candidates, free.value().candidates);
+  // A fixed degree beyond the searched ones (1, 2, 4) is kept, not dropped.
+  q.pp = 2;
+  q.vp = 8;
+  q.request.setup.micro_batch = 1;  // the start's workload check: 256 micro-batches, groups of 2
+  auto eight = plan(test::catalog(), m, q);
+  ASSERT_TRUE(eight.ok()) << eight.error().message;
+  for (const Plan& p : eight.value().plans) EXPECT_EQ(p.setup.vp, 8) << p.instance;
   // A dense model has no expert degree to search: ep stays 1 and costs no extra candidates.
   PlanQuery dense = split_model_query();
   auto d = plan(test::catalog(), test::model("llama-2-70b"), dense);
