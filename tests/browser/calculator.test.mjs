@@ -2,16 +2,15 @@
 // follows the URL, takes typed input, and supports back/forward.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { useBrowser, waitForState, cliJson, screenshot, clickWidget, frames } from './harness.mjs';
+import { useBrowser, waitForState, openLink, cliJson, screenshot, clickWidget, frames, settled } from './harness.mjs';
 
 let server, page;
 
 useBrowser({ width: 1100, height: 720 }, (s) => ({ server, page } = s));
 
 test('page renders the ImGui UI (screenshot is not blank)', async () => {
-  await page.goto(`${server.url}/index.html#model=gpt2-small&batch=8&precision=amp-bf16`);
-  await waitForState(page, 's.estimate !== null');
-  await page.waitForTimeout(300);
+  await openLink(page, `${server.url}/index.html#model=gpt2-small&batch=8&precision=amp-bf16`, 's.estimate !== null');
+  await settled(page);
   const nonBackground = await screenshot(page, 'calculator-gpt2-small');
   assert.ok(nonBackground > 0.01, `only ${(nonBackground * 100).toFixed(2)}% of pixels differ from the background`);
 });
@@ -53,8 +52,8 @@ test('typing a batch size into the canvas updates results and the URL; back rest
 });
 
 test('Tab commits a typed value; an out-of-range one is refused and the last good value kept', async () => {
-  await page.goto(`${server.url}/index.html#model=gpt2-small&batch=8&precision=amp-bf16`);
-  await waitForState(page, 's.estimate && s.estimate.global_batch === 8');
+  await openLink(page, `${server.url}/index.html#model=gpt2-small&batch=8&precision=amp-bf16`,
+                 's.estimate && s.estimate.global_batch === 8');
   await clickWidget(page, 'batch');
   await page.keyboard.type('32', { delay: 50 });
   await page.keyboard.press('Tab', { delay: 100 });
@@ -71,8 +70,7 @@ test('Tab commits a typed value; an out-of-range one is refused and the last goo
 });
 
 test('a bad link names the field in page words and keeps the rest of the link', async () => {
-  await page.goto(`${server.url}/index.html#model=gpt2-medium&batch=0`);
-  const state = await waitForState(page, 's.error !== ""');
+  const state = await openLink(page, `${server.url}/index.html#model=gpt2-medium&batch=0`, 's.error !== ""');
   assert.match(state.error, /--batch: 0 is out of range/);
   assert.match(state.error_shown, /^Global batch: 0 is out of range/);
   assert.equal(state.estimate.model, 'gpt2-medium');
@@ -92,8 +90,8 @@ test('the page and the CLI give the same step time and cost: one evaluate() unde
     'custom=transformer&c-layers=24&c-hidden=2048&c-heads=16&c-ffn=8192&c-vocab=50257&c-max-positions=2048&seq=2048&batch=64&precision=amp-bf16&instance=aws-p4d.24xlarge&tokens=1e9',
   ];
   for (const hash of cases) {
-    await page.goto(`${server.url}/index.html#${hash}`);
-    const s = await waitForState(page, 's.estimate !== null && (s.cost !== null || s.time_error !== "")');
+    const s = await openLink(page, `${server.url}/index.html#${hash}`,
+                             's.estimate !== null && (s.cost !== null || s.time_error !== "")');
     const args = ['estimate'];
     for (const [k, v] of new URLSearchParams(hash)) args.push(`--${k}`, v);
     // The page's micro-batch "auto" takes the largest that fits (the CLI the whole batch per
@@ -114,8 +112,7 @@ test('the page and the CLI give the same step time and cost: one evaluate() unde
 
 test('a mixture-of-experts link shows total and active parameters and the experts per GPU, as the CLI', async () => {
   const hash = 'model=mixtral-8x7b&batch=64&micro-batch=1&precision=mixed-bf16&zero=1&ep=8&gpu=h100-sxm5-80gb&gpus=8';
-  await page.goto(`${server.url}/index.html#${hash}`);
-  const s = await waitForState(page, 's.estimate !== null && s.estimate.model === "mixtral-8x7b"');
+  const s = await openLink(page, `${server.url}/index.html#${hash}`, 's.estimate !== null');
   const args = ['estimate'];
   for (const [k, v] of new URLSearchParams(hash)) args.push(`--${k}`, v);
   const cli = await cliJson(args);
@@ -129,14 +126,12 @@ test('a mixture-of-experts link shows total and active parameters and the expert
 });
 
 test('the page opens the default link written in full, and a link it writes reopens as itself', async () => {
-  await page.goto(`${server.url}/index.html`);
-  const d = await waitForState(page, 's.estimate !== null && s.cost !== null');
+  const d = await openLink(page, `${server.url}/index.html`, 's.estimate !== null && s.cost !== null');
   assert.equal(d.query, 'v=1&model=gpt2-small&batch=8&precision=amp-bf16&gpu=a100-sxm4-80gb&tokens=1000000000&max-nodes=8&top=20');
   // fp32 is the core's default, so the link leaves precision out; reopened, it is fp32 again
   // (the page used to fill in its own amp-bf16 and show another cost).
   const link = 'model=gpt2-small&batch=8&instance=aws-p4d.24xlarge&tokens=1e9&pricing=spot&currency=cny&reservation-utilisation=0.5&top=5&min-gpu-memory-gb=40';
-  await page.goto(`${server.url}/index.html#${link}`);
-  const first = await waitForState(page, 's.estimate !== null && s.cost !== null');
+  const first = await openLink(page, `${server.url}/index.html#${link}`, 's.estimate !== null && s.cost !== null');
   assert.equal(first.estimate.setup.precision, undefined, 'fp32: the core default, left out');
   const written = await page.evaluate(() => location.hash);
   for (const key of ['currency=cny', 'reservation-utilisation=0.5', 'top=5', 'min-gpu-memory-gb=40', 'pricing=spot']) {

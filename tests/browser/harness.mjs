@@ -71,6 +71,17 @@ export async function waitForState(page, predicate = 'true', timeout = 90000) {
   return page.evaluate(() => window.gpuplanState);
 }
 
+// Opens `url` and waits for the state of its link, for which `predicate(state)` holds too. A
+// link that differs from the open page's only after '#' keeps the page, and its last published
+// state, until the hashchange event applies the new link, after goto returns: waiting for "an
+// estimate" alone could read the previous link's (issue 30: a step time compared with another
+// model's). The page publishes the link it last opened as `opened_link`.
+export async function openLink(page, url, predicate = 'true', timeout = undefined) {
+  const fragment = new URL(url).hash.slice(1);
+  await page.goto(url);
+  return waitForState(page, `s.opened_link === ${JSON.stringify(fragment)} && (${predicate})`, timeout);
+}
+
 // Waits for `n` more animation frames. The app draws in those that follow input or a change and
 // while work is in flight (window.gpuplanFrames counts them), and rests otherwise. A test waits
 // for frames, not for milliseconds that a loaded machine may fill with fewer.

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { useBrowser, waitForState, cliJson, screenshot, widget, clickWidget } from './harness.mjs';
+import { useBrowser, waitForState, openLink, cliJson, screenshot, widget, clickWidget } from './harness.mjs';
 
 const repo = new URL('../..', import.meta.url).pathname;
 // gpuplan-measure timing a tiny MLP on the CPU, signed with the test key (tests/measure/make_fixture.sh).
@@ -21,8 +21,7 @@ before(async () => {
 });
 
 async function open(hash) {
-  await page.goto(`${server.url}/index.html#${hash}`);
-  return waitForState(page, 's.estimate !== null || s.error !== ""');
+  return openLink(page, `${server.url}/index.html#${hash}`, 's.estimate !== null || s.error !== ""');
 }
 
 // Link keys of the page's own (not CLI options).

@@ -8,7 +8,7 @@ import { promisify } from 'node:util';
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { useBrowser, waitForState, cliJson, cliPath, screenshot, widget, clickWidget } from './harness.mjs';
+import { useBrowser, waitForState, openLink, cliJson, cliPath, screenshot, widget, clickWidget } from './harness.mjs';
 
 const run = promisify(execFile);
 const probeBin = process.env.GPUPLAN_PROBE;
@@ -21,8 +21,7 @@ before(async () => {
 });
 
 async function open(hash) {
-  await page.goto(`${server.url}/index.html#${hash}`);
-  return waitForState(page, 's.estimate !== null || s.error !== ""');
+  return openLink(page, `${server.url}/index.html#${hash}`, 's.estimate !== null || s.error !== ""');
 }
 
 async function upload(path) {

@@ -3,7 +3,7 @@
 // costs it shows equal the native CLI's for the same options.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { useBrowser, waitForState, cliJson, screenshot, widget, clickWidget, settled } from './harness.mjs';
+import { useBrowser, waitForState, openLink, cliJson, screenshot, widget, clickWidget, settled } from './harness.mjs';
 
 let server, page;
 
@@ -18,8 +18,7 @@ for (const [name, extra] of [['every instance', {}], ['one GPU', { gpu: 'h100-sx
   test(`a serving link (${name}) shows the replicas and monthly costs of gpuplan serve --json, without freezing`, async () => {
     const keys = { ...example, ...extra };
     const hash = new URLSearchParams(keys).toString();
-    await page.goto(`${server.url}/index.html#${hash}`);
-    await waitForState(page, 's.tab === "serving"');
+    await openLink(page, `${server.url}/index.html#${hash}`, 's.tab === "serving"');
     const t0 = Date.now();
     // Every instance is seconds of simulation on a 2-core machine with software WebGL.
     const s = await waitForState(page, 's.serving.progress === 1 && s.serving.latency.length > 0', 120000);
@@ -145,8 +144,8 @@ test('comparing two GPUs side by side: each row is gpuplan serve --gpu ID, and a
 });
 
 test('the Serving tab in Chinese, and a bad serve key named in page words', async () => {
-  await page.goto(`${server.url}/index.html#model=llama-3-8b&rate=5&tp=99&gpu=h100-sxm5-80gb&lang=zh`);
-  const s = await waitForState(page, 's.tab === "serving" && s.serving.progress === 1 && s.serving.options.length > 0');
+  const s = await openLink(page, `${server.url}/index.html#model=llama-3-8b&rate=5&tp=99&gpu=h100-sxm5-80gb&lang=zh`,
+                           's.tab === "serving" && s.serving.progress === 1 && s.serving.options.length > 0');
   assert.equal(s.lang, 'zh');
   assert.equal(s.link_problems.length, 1);
   assert.equal(s.link_problems[0].key, 'tp');
@@ -159,8 +158,8 @@ test('prefix caching and speculative decoding from a link: their fields are draw
     model: 'llama-3.1-8b', rate: '2', gpu: 'h100-sxm5-80gb', tp: '1', 'prefix-hit-rate': '0.5',
     'spec-method': 'eagle', 'spec-tokens': '4', 'spec-acceptance': '0.8',
   };
-  await page.goto(`${server.url}/index.html#${new URLSearchParams(keys).toString()}`);
-  const s = await waitForState(page, 's.tab === "serving" && s.serving.progress === 1 && s.serving.options.length > 0', 120000);
+  const s = await openLink(page, `${server.url}/index.html#${new URLSearchParams(keys).toString()}`,
+                           's.tab === "serving" && s.serving.progress === 1 && s.serving.options.length > 0', 120000);
   assert.equal(s.serving.error, '');
   for (const w of ['serve-prefix-hit', 'serve-spec-method', 'serve-spec-tokens', 'serve-spec-acceptance']) {
     const [x0, y0, x1, y1] = await widget(page, w);
@@ -179,8 +178,8 @@ test('prefix caching and speculative decoding from a link: their fields are draw
 });
 
 test('a speculative method without its measured acceptance rate is named, in page words', async () => {
-  await page.goto(`${server.url}/index.html#model=llama-3.1-8b&rate=2&gpu=h100-sxm5-80gb&spec-method=eagle&spec-tokens=4&lang=zh`);
-  const s = await waitForState(page, 's.tab === "serving" && s.serving.error !== ""', 60000);
+  const s = await openLink(page, `${server.url}/index.html#model=llama-3.1-8b&rate=2&gpu=h100-sxm5-80gb&spec-method=eagle&spec-tokens=4&lang=zh`,
+                           's.tab === "serving" && s.serving.error !== ""', 60000);
   assert.match(s.serving.error, /^--spec-acceptance: --spec-method eagle needs the measured per-token acceptance rate/);
   assert.match(s.serving.error_shown, /--spec-acceptance：--spec-method eagle 需要实测的逐 token 接受率/);
   // The link keeps what was written: the page shows the fields to fill in.

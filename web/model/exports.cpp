@@ -292,6 +292,7 @@ std::string results_json(const PageModel& m, const std::string& widgets_json) {
                         {"used", p.used}});
   }
   j["link_problems"] = problems;
+  j["opened_link"] = m.opened_link;
   j["link_copied"] = m.copied_frames > 0;
   j["popup_open"] = m.popup_open;
   j["plan_progress"] = m.plan_progress;

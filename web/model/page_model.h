@@ -75,6 +75,8 @@ struct PageModel {
   LaunchFormat launch_format = LaunchFormat::torchrun;  // the launch config Results and Plans show
   int launch_plan = 0;                                  // Plans: the plan it is for (index)
   int launch_copied_frames = 0;                         // "Copy" shows "Copied" while > 0
+  // The last link opened: its fragment, without '#' (a test waits for the state of its link).
+  std::string opened_link;
 };
 
 // What the user asked for in one frame. Empty fields mean "no change".

@@ -62,6 +62,7 @@ void App::load_query(const std::string& query) {
   const Lang lang = link.state.lang.empty() ? default_lang_ : lang_from_code(link.state.lang);
   if (lang == Lang::zh && !link_states_currency(query)) link.state.query.currency = "CNY";
   set_state(link.state);
+  m_.opened_link = query.rfind('#', 0) == 0 ? query.substr(1) : query;
   m_.link_problems = std::move(link.problems);
   if (!m_.link_problems.empty()) m_.link_error = m_.link_problems.front().error.message;
 }
