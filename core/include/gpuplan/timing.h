@@ -268,10 +268,12 @@ Result<StepTime> estimate_step_time(const Model& model, const Setup& setup, cons
 struct PassTime {
   double forward_s = 0;
   double backward_s = 0;
-  // The parts tensor and context parallelism overlap their communication with: the four GEMM
-  // classes tensor parallelism splits, and fused attention, forward and backward, all layers.
+  // The parts tensor, context and expert parallelism overlap their communication with: the four
+  // GEMM classes tensor parallelism splits, fused attention, and the MoE blocks' routed and
+  // shared experts (what Megatron's EP overlap schedules as the "mlp" node), forward and
+  // backward, all layers.
   struct Split {
-    double qkv = 0, out = 0, mlp_in = 0, mlp_out = 0, attention = 0;
+    double qkv = 0, out = 0, mlp_in = 0, mlp_out = 0, attention = 0, experts = 0;
   } forward_parts, backward_parts;
   double per_step_s = 0;  // work done once per optimizer step (OpClass::once_per_step)
 };

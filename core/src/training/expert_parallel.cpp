@@ -16,7 +16,9 @@
 //                   of it to other ranks: inside the NVLink domain over NVLink, the rest over
 //                   the network at once; backward repeats both, and so does recomputation
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <vector>
 
 #include "gpuplan/expert_parallel.h"
 #include "training/internal.h"
@@ -184,8 +186,114 @@ double expert_grad_allreduce_s(const GradientShards& g, double bytes_per_param, 
   return allreduce_s(g.experts * bytes_per_param, g.expert_dp, bw);
 }
 
+namespace {
+
+// Megatron-Core's EP all-to-all overlap (--overlap-moe-expert-parallel-comm) runs a layer's
+// forward of one micro-batch beside a layer's backward of another, on a compute and a
+// communication stream (TransformerLayerSchedulePlan.run, megatron/core/models/common/
+// model_chunk_schedule_plan.py at 01cf4fb), each node after the node whose output it takes:
+//   comm: combine_bwd, dispatch_fwd, dispatch_bwd, combine_fwd
+//   comp: attn_fwd, mlp_bwd (dgrad, then wgrad), mlp_fwd, attn_bwd
+// "attn" is everything of the layer but the experts (attention, norms, router, permutations).
+// A communication kernel holds SMs while it runs; the compute beside it runs on the rest.
+struct MergedLayer {
+  double a2a_s = 0;  // one dispatch or combine, with its expert-tensor-parallel gather
+  double attn_fwd_s = 0, mlp_fwd_s = 0, attn_bwd_s = 0, mlp_bwd_s = 0;
+  double shared_rate = 1;  // compute's speed while a communication kernel runs
+};
+
+enum class Stream { comm, comp };
+struct Node {
+  Stream stream;
+  double work_s;
+  int dep;  // the node (this layer's, or the previous one's when negative) it waits for; 9: none
+};
+
+// One layer's nodes in program order; deps index this list (-1: the previous layer's node 8).
+constexpr int kNodes = 9;
+std::array<Node, kNodes> layer_nodes(const MergedLayer& x) {
+  const double dgrad = x.mlp_bwd_s / 2;       // a GEMM's backward: input and weight gradients alike
+  return {{{Stream::comm, x.a2a_s, -1},       // combine_bwd, after the last attn_bwd
+           {Stream::comp, x.attn_fwd_s, -2},  // attn_fwd, after the last combine_fwd
+           {Stream::comp, dgrad, 0},          // mlp_bwd (dgrad)
+           {Stream::comm, x.a2a_s, 1},        // dispatch_fwd
+           {Stream::comp, x.mlp_bwd_s - dgrad, kNodes},  // mlp_bwd (wgrad)
+           {Stream::comm, x.a2a_s, 2},                   // dispatch_bwd
+           {Stream::comp, x.mlp_fwd_s, 3},               // mlp_fwd
+           {Stream::comm, x.a2a_s, 6},                   // combine_fwd
+           {Stream::comp, x.attn_bwd_s, 5}}};            // attn_bwd
+}
+
+// Seconds `layers` merged layers take: both streams in program order, a node starting once its
+// stream is free and its input is done.
+double merged_layers_s(const MergedLayer& x, int layers) {
+  const auto nodes = layer_nodes(x);
+  const int total = layers * kNodes;
+  std::vector<double> end(static_cast<size_t>(total), -1);  // -1: not done
+  auto dep_of = [&](int i) {
+    const int d = nodes[i % kNodes].dep, base = i / kNodes * kNodes;
+    if (d == kNodes) return -1;
+    if (d == -1) return base - kNodes + 8;
+    if (d == -2) return base - kNodes + 7;
+    return base + d;
+  };
+  auto next_of = [&](int from, Stream s) {
+    while (from < total && nodes[from % kNodes].stream != s) ++from;
+    return from;
+  };
+  int next[2] = {next_of(0, Stream::comm), next_of(0, Stream::comp)};
+  int running[2] = {-1, -1};
+  double left[2] = {0, 0}, t = 0;
+  while (next[0] < total || next[1] < total || running[0] >= 0 || running[1] >= 0) {
+    for (int k = 0; k < 2; ++k) {
+      if (running[k] >= 0 || next[k] >= total) continue;
+      const int d = dep_of(next[k]);
+      if (d >= 0 && end[d] < 0) continue;
+      running[k] = next[k];
+      left[k] = nodes[next[k] % kNodes].work_s;
+      next[k] = next_of(next[k] + 1, k == 0 ? Stream::comm : Stream::comp);
+    }
+    if (running[0] < 0 && running[1] < 0) break;  // cannot happen: the program order is causal
+    const double comp_rate = running[0] >= 0 ? x.shared_rate : 1.0;
+    const double dt = std::min(running[0] >= 0 ? left[0] : HUGE_VAL,
+                               running[1] >= 0 ? left[1] / comp_rate : HUGE_VAL);
+    t += dt;
+    left[0] -= dt;
+    left[1] -= dt * comp_rate;
+    for (int k = 0; k < 2; ++k) {
+      if (running[k] >= 0 && left[k] <= 1e-15 * t) {
+        end[running[k]] = t;
+        running[k] = -1;
+      }
+    }
+  }
+  return t;
+}
+
+// The SMs a dispatcher's kernels hold while they run: DeepEP's Buffer.num_sms default, which
+// Megatron keeps (moe_deepep_num_sms = 20, transformer_config.py). NCCL's all-to-all channels
+// vary with the topology and are not charged.
+constexpr double kDeepEpSms = 20;
+
+double shared_compute_rate(MoeDispatcher d, int sms) {
+  if (d != MoeDispatcher::deepep || sms <= kDeepEpSms) return 1.0;
+  return (sms - kDeepEpSms) / sms;
+}
+
+// Micro-batches whose forward has no backward beside it (and as many backwards in the
+// cool-down): the first alone without a pipeline; else the warm-up of the first stage, in model
+// chunks (Megatron's interleaved schedule: 2 (pp - 1) + (vp - 1) pp; 1F1B: pp - 1).
+double unpaired_micro_batches(const Setup& setup, double micro_steps) {
+  const double p = setup.pp, v = std::max(setup.vp, 1);
+  const double warmup = p <= 1 ? 1.0 : v > 1 ? 2 * (p - 1) + (v - 1) * p : p - 1;
+  return std::min(micro_steps * v, warmup) / v;
+}
+
+}  // namespace
+
 void expert_comm(const Setup& setup, const Estimate& e, const WorkProfile& work,
-                 const Cluster& cluster, const Links& l, const Efficiencies& eff, StepTime& st) {
+                 const Cluster& cluster, const Links& l, const Efficiencies& eff,
+                 const PassTime& pass, int sms, StepTime& st) {
   const ExpertTraffic& t = work.moe;
   if (t.ep <= 1 || t.moe_layers <= 0) return;
   const double mb = static_cast<double>(e.micro_batch);
@@ -210,15 +318,23 @@ void expert_comm(const Setup& setup, const Estimate& e, const WorkProfile& work,
       : setup.checkpointing == Checkpointing::every_k_layers
           ? std::floor(std::max(layers, 1.0) / setup.checkpoint_every) / std::max(layers, 1.0)
           : 0.0;
-  const double comm = forward * (2 + recomputed);
-  st.ep_comm_s = micro_steps * comm;
+  st.ep_comm_s = micro_steps * forward * (2 + recomputed);
   st.ep_comm_exposed_s = st.ep_comm_s;
   if (!t.overlap || micro_steps < 2) return;
-  // 1F1B A2A overlap merges one micro-batch's forward with the previous one's backward, each
-  // one's all-to-alls running under the other's compute; the first forward and the last backward
-  // have no partner (Megatron-Core, overlap_moe_expert_parallel_comm).
-  const double compute = (st.forward_s + st.backward_s + st.recompute_s) / micro_steps;
-  st.ep_comm_exposed_s = comm + (micro_steps - 1) * std::max(0.0, comm - compute);
+  // The stage's forward and backward of one micro-batch, spread over its MoE layers; what a
+  // merged pair takes beyond them is exposed. Unpaired passes and the recomputed forward (which
+  // Megatron runs alone before the stage's backward) expose all of theirs.
+  const double fwd = pass.forward_s / setup.pp, bwd = pass.backward_s / setup.pp;
+  const double mlp_f = pass.forward_parts.experts / t.moe_layers;
+  const double mlp_b = pass.backward_parts.experts / t.moe_layers;
+  const MergedLayer x{a2a + gather, std::max(0.0, fwd / layers - mlp_f),
+                      mlp_f,        std::max(0.0, bwd / layers - mlp_b),
+                      mlp_b,        shared_compute_rate(t.dispatcher, sms)};
+  const int whole = std::max(1, static_cast<int>(std::lround(layers)));
+  const double merged = merged_layers_s(x, whole) * layers / whole;
+  const double unpaired = unpaired_micro_batches(setup, micro_steps);
+  st.ep_comm_exposed_s = unpaired * 2 * forward + micro_steps * forward * recomputed +
+                         (micro_steps - unpaired) * std::max(0.0, merged - (fwd + bwd));
 }
 
 }  // namespace gpuplan::training

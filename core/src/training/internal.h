@@ -117,8 +117,10 @@ GradientShards gradient_shards(const Setup& setup, const Estimate& e);
 double expert_grad_allreduce_s(const GradientShards& g, double bytes_per_param, const Setup& setup,
                                const Cluster& cluster, const Links& l);
 // The token all-to-alls and expert-tensor-parallel gathers of a step (st.ep_comm_s) and what of
-// them compute does not hide (st.ep_comm_exposed_s); st.forward_s, backward_s and recompute_s set.
+// them compute does not hide (st.ep_comm_exposed_s). `pass`: one micro-batch's kernels; `sms`:
+// the GPU's (0: unknown).
 void expert_comm(const Setup& setup, const Estimate& e, const WorkProfile& work,
-                 const Cluster& cluster, const Links& l, const Efficiencies& eff, StepTime& st);
+                 const Cluster& cluster, const Links& l, const Efficiencies& eff,
+                 const PassTime& pass, int sms, StepTime& st);
 
 }  // namespace gpuplan::training

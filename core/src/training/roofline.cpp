@@ -203,6 +203,8 @@ double* split_slot(PassTime::Split& split, const OpClass& op) {
   if (op.name == "attention.out") return &split.out;
   if (op.name == "mlp.in") return &split.mlp_in;
   if (op.name == "mlp.out") return &split.mlp_out;
+  if (op.name.rfind("moe.experts.", 0) == 0 || op.name.rfind("moe.shared.", 0) == 0)
+    return &split.experts;
   return nullptr;
 }
 
