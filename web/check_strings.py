@@ -10,6 +10,10 @@
    a unit of ZH_LATIN, or code (a --flag and its value, a 'quoted' command, a word with a digit,
    '_', '.' or '/', a placeholder).
 Exit 0 when clean; otherwise one line per problem and exit 1.
+
+`check_strings.py --shown FILE` applies check 4 to what the Chinese page showed instead: FILE
+holds one text per line (a note or message with its values filled in, as tests/web's
+zh_shown_dump prints them); each line with English prose is a problem.
 """
 import pathlib
 import re
@@ -34,7 +38,7 @@ ZH_LATIN = {
     "CUDA", "NVLink", "JSON", "CSV", "RFC", "English", "Adafactor", "SwiGLU", "deepspeed",
     "hostfile", "Megatron", "TE", "Engine", "cuDNN", "Hopper", "Triton", "FlashAttention", "MPT",
     "BERT", "MLM", "DeepEP", "NCCL", "ShareGPT", "EAGLE", "MTP", "Adam", "LayerNorm", "Linear",
-    "GEMM", "Transformer-XL",
+    "GEMM", "Transformer-XL", "NVIDIA", "AMD",
     # methods and their abbreviations
     "LoRA", "QLoRA", "ZeRO", "FSDP", "MoE", "SDPA", "FFN", "MLP", "CNN", "KV", "TP", "NCHW",
     "tp", "pp", "ep", "etp", "dp", "cp", "sp",  # parallel degrees, as the link keys name them
@@ -43,7 +47,7 @@ ZH_LATIN = {
     "dropout", "softmax", "logits", "logit", "sink", "rank", "ring", "dense", "tanh",
     "userbuffers", "Q", "K", "V", "n",
     # units and metrics
-    "GPU", "vCPU", "GB", "TFLOPS", "MFU", "TTFT", "TPOT", "TDP", "HBM", "USD", "CNY", "token",
+    "GPU", "vCPU", "CPU", "PCIe", "DALI", "GB", "TB", "MB", "TFLOPS", "MFU", "TTFT", "TPOT", "TDP", "HBM", "USD", "CNY", "token",
     "Token",
     # one-letter symbols: multiplication, k-th, N, M, p (percentile)
     "x", "k", "N", "M", "p",
@@ -113,14 +117,27 @@ CORE_SRC = WEB.parent / "core" / "src"
 ADJACENT = re.compile(r'"\s*\n\s*"')
 
 
+NOTE_VALUE = re.compile(r"\{\d+\}")
+
+
 def check_core_notes(problems):
     """A note_* entry translates a note of the core by its English text: that text must still be
-    one the core writes (adjacent string literals joined), or the page would show the English."""
+    one the core writes (adjacent string literals joined), or the page would show the English.
+    An entry with {0}, {1}, ... (the values the core writes in) is checked by its fixed parts,
+    each of which the core's source must hold."""
     core = "".join(ADJACENT.sub("", f.read_text(encoding="utf-8")) for f in CORE_SRC.rglob("*.cpp"))
     for n, line in enumerate(TABLE.read_text(encoding="utf-8").splitlines(), 1):
         m = ENTRY.match(line)
-        if m and m.group(1).startswith("note_") and f'"{m.group(2)}"' not in core:
-            problems.append(f"strings.inc:{n}: {m.group(1)}: the core writes no note \"{m.group(2)}\"")
+        if not m or not m.group(1).startswith("note_"):
+            continue
+        en = m.group(2)
+        parts = NOTE_VALUE.split(en)
+        if len(parts) == 1:
+            missing = [en] if f'"{en}"' not in core else []
+        else:
+            missing = [p for p in parts if p.strip() and p.strip() not in core]
+        for part in missing:
+            problems.append(f"strings.inc:{n}: {m.group(1)}: the core writes no note \"{part}\"")
 
 
 def check_checker(problems):
@@ -152,13 +169,26 @@ def check_ui(problems):
                     problems.append(f"{path.name}:{n}: text \"{lit}\" belongs in strings.inc")
 
 
-def main():
+def check_shown(path):
+    """What the Chinese page showed (one text per line): English prose left in it."""
     problems = []
-    check_checker(problems)
-    check_table(problems)
-    check_zh_sources(problems)
-    check_core_notes(problems)
-    check_ui(problems)
+    for n, line in enumerate(pathlib.Path(path).read_text(encoding="utf-8").splitlines(), 1):
+        words = zh_latin_words(line)
+        if words or (line.strip() and not CJK.search(line)):
+            problems.append(f"{path}:{n}: English on the Chinese page {words}: {line}")
+    return problems
+
+
+def main():
+    if len(sys.argv) == 3 and sys.argv[1] == "--shown":
+        problems = check_shown(sys.argv[2])
+    else:
+        problems = []
+        check_checker(problems)
+        check_table(problems)
+        check_zh_sources(problems)
+        check_core_notes(problems)
+        check_ui(problems)
     for p in problems:
         print(p)
     return 1 if problems else 0

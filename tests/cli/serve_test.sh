@@ -25,6 +25,37 @@ assert all(r >= 1 for r in o["replicas_per_hour"])
 assert o["costs"][0]["pricing"] == "on-demand"
 assert o["costs"][0]["usd_per_month_autoscaled"] <= o["costs"][0]["usd_per_month_fixed"]
 PY
+# --currency cny: the same plan, each cost also in CNY at pricing_rules.json's one rate, stated with
+# its source and date; the default stays USD (no shown_* fields); a third currency is refused.
+expect serve-json-cny 0 "" -- "${ex[@]}" --gpu h100-sxm5-80gb --load-curve diurnal --json --currency cny
+/usr/bin/python3 - "$tmp/out" "$root/data/pricing_rules.json" <<'PY' && passed=$((passed + 1)) || failed=$((failed + 1))
+import json, sys
+d = json.load(open(sys.argv[1]))
+rules = json.load(open(sys.argv[2]))
+rate = rules["usd_per_cny"]["value"]
+source = rules["sources"][rules["usd_per_cny"]["source"]]
+s = d["shown_currency"]
+assert s["currency"] == "CNY" and s["usd_per_unit"] == rate, s
+assert s["rate_source"] == source["title"] and s["rate_date"] == source["date"] and s["rate_url"] == source["url"], s
+c = d["options"][0]["costs"][0]
+assert c["shown_currency"] == "CNY", c
+for f in ("per_month_fixed", "per_month_autoscaled", "per_million_output_tokens"):
+    assert abs(c["shown_" + f] - c["usd_" + f] / rate) <= 1e-9 * c["shown_" + f], (f, c)
+PY
+cp "$tmp/out" "$tmp/cny.json"
+expect serve-json-usd 0 "" -- "${ex[@]}" --gpu h100-sxm5-80gb --load-curve diurnal --json
+/usr/bin/python3 - "$tmp/out" "$tmp/cny.json" <<'PY' && passed=$((passed + 1)) || failed=$((failed + 1))
+import json, sys
+usd, cny = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+assert "shown_currency" not in usd and "shown_currency" not in usd["options"][0]["costs"][0], usd.keys()
+# The currency changes how costs are shown, never the plan: same options, same USD amounts.
+strip = lambda d: [{k: v for k, v in c.items() if not k.startswith("shown_")} for o in d["options"] for c in o["costs"]]
+assert strip(usd) == strip(cny)
+PY
+expect serve-text-cny 0 "" -- "${ex[@]}" --instance aws-p5.48xlarge --currency cny
+grep -q 'CNY /mo fixed' "$tmp/out" && grep -q '^amounts in CNY at 0.138 USD/CNY (.*, 20[0-9-]*)$' "$tmp/out" \
+  && passed=$((passed + 1)) || { echo "FAIL serve-text-cny: $(head -2 "$tmp/out"; tail -3 "$tmp/out")"; failed=$((failed + 1)); }
+expect serve-bad-currency 1 "--currency: 'eur' is not one of usd, cny" -- "${ex[@]}" --currency eur
 expect serve-no-model 2 "--model is required" -- serve --rate 3 --prompt-tokens 100 --output-tokens 10
 expect serve-bad-runtime 1 "--runtime: 'tgi' is not one of vllm, trtllm, sglang, hf" -- "${ex[@]}" --runtime tgi
 expect serve-bad-weights 1 "--weights: 'fp4' is not one of" -- "${ex[@]}" --weights fp4

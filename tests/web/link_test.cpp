@@ -166,6 +166,8 @@ TEST(LinkState, EveryServeKeyRoundTripsThroughTheServingTab) {
       s.tab = Tab::serving;
       if (std::string(r.name) == "model") {
         s.query.request.model = value;  // the Serving tab's model is the calculator's
+      } else if (std::string(r.name) == "currency") {
+        ASSERT_FALSE(find_query_key("currency")->read(s.query, value));  // and its currency
       } else {
         spec_context(s.serve, r.name);
         auto err = r.read(s.serve, value);

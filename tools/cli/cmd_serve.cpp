@@ -2,8 +2,9 @@
 //   [--load-curve FILE|R0,R1,...,R23|flat|business-hours|diurnal] [--gpu G | --instance I] [--tp N]
 //   [--runtime vllm|trtllm|sglang|hf] [--weights bf16|fp16|fp8|int8|int4] [--kv bf16|fp8]
 //   [--prefix-hit-rate H] [--spec-method draft|eagle|mtp --spec-tokens K --spec-acceptance A
-//   [--spec-draft-model M]] [--json]
-// Ranks instances for a serving load: replicas for the peak, replicas per hour, cost per month.
+//   [--spec-draft-model M]] [--currency usd|cny] [--json]
+// Ranks instances for a serving load: replicas for the peak, replicas per hour, cost per month
+// (in CNY, with --currency cny, at pricing_rules.json's sourced rate, as the page shows it).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -55,15 +56,20 @@ void print_features(const ServeOption& b, const ServeQuery& q) {
       b.memory.spec_weight_bytes / 1e9);
 }
 
-void print_text(const ServePlan& p, const ServeQuery& q) {
+void print_text(const ServePlan& p, const ServeQuery& q, const ShownCurrency& money) {
+  // "$" for USD, as before --currency; else the currency's code.
+  const std::string unit = money.currency == "USD" ? "$" : money.currency + " ";
+  const double per_usd = 1 / money.usd_per_unit;
   std::printf("%-4s %-36s %-16s %3s %9s %9s %9s %5s %12s %12s %9s\n", "rank", "instance", "gpu",
-              "tp", "rate/rep", "TTFTp90", "TPOTp90", "fixed", "$/mo fixed", "$/mo auto", "$/Mtok");
+              "tp", "rate/rep", "TTFTp90", "TPOTp90", "fixed", (unit + "/mo fixed").c_str(),
+              (unit + "/mo auto").c_str(), (unit + "/Mtok").c_str());
   int rank = 0;
   for (const auto& o : p.options) {
     const auto& s = o.rate.at_max;
-    const double fixed = o.costs.empty() ? 0 : o.costs.front().usd_per_month_fixed;
-    const double autos = o.costs.empty() ? 0 : o.costs.front().usd_per_month_autoscaled;
-    const double per_m = o.costs.empty() ? 0 : o.costs.front().usd_per_million_output_tokens;
+    const double fixed = o.costs.empty() ? 0 : o.costs.front().usd_per_month_fixed * per_usd;
+    const double autos = o.costs.empty() ? 0 : o.costs.front().usd_per_month_autoscaled * per_usd;
+    const double per_m =
+        o.costs.empty() ? 0 : o.costs.front().usd_per_million_output_tokens * per_usd;
     std::printf("%-4d %-36s %-16s %3d %9.2f %8.0fms %8.1fms %5d %12.0f %12.0f %9.3f\n", ++rank,
                 o.instance.empty() ? "(no priced instance)" : o.instance.c_str(), o.gpu.c_str(),
                 o.tp, o.rate.max_rate_per_s, s.ttft_s.p90 * 1000, s.tpot_s.p90 * 1000,
@@ -86,9 +92,16 @@ void print_text(const ServePlan& p, const ServeQuery& q) {
       q.policy.headroom * 100, b.fleet.scale_up_delay_s);
   for (const auto& c : b.costs) {
     std::printf(
-        "  %-34s $%10.0f/month fixed  $%10.0f/month autoscaled  $%.3f per million output tokens\n",
-        c.pricing.c_str(), c.usd_per_month_fixed, c.usd_per_month_autoscaled,
-        c.usd_per_million_output_tokens);
+        "  %-34s %s%10.0f/month fixed  %s%10.0f/month autoscaled  %s%.3f per million "
+        "output tokens\n",
+        c.pricing.c_str(), unit.c_str(), c.usd_per_month_fixed * per_usd, unit.c_str(),
+        c.usd_per_month_autoscaled * per_usd, unit.c_str(),
+        c.usd_per_million_output_tokens * per_usd);
+  }
+  if (money.currency != "USD") {
+    std::printf("amounts in %s at %.4g USD/%s (%s, %s)\n", money.currency.c_str(),
+                money.usd_per_unit, money.currency.c_str(), money.rate_source.title.c_str(),
+                money.rate_source.date.c_str());
   }
   print_features(b, q);
   for (const auto& n : b.notes) std::printf("note: %s\n", n.c_str());
@@ -124,12 +137,15 @@ int cmd_serve(Args args) {
   q.gpu = targets.value().gpu;
   auto serving = serving_assumptions(embedded_data_files());
   if (!serving.ok()) return fail(serving.error());
+  auto money = shown_currency(r.currency, cat.pricing);
+  if (!money.ok()) return fail(money.error());
   auto plan = plan_serving(cat, serving.value(), *model, q);
   if (!plan.ok()) return fail(plan.error());
   if (json_out) {
-    std::printf("%s\n", serve_plan_to_json(model->id, q.curve, plan.value()).c_str());
+    std::printf("%s\n",
+                serve_plan_to_json(model->id, q.curve, plan.value(), money.value()).c_str());
   } else {
-    print_text(plan.value(), q);
+    print_text(plan.value(), q, money.value());
   }
   return 0;
 }

@@ -276,6 +276,36 @@ Json launch_json(const PageModel& m) {
   return j;
 }
 
+// The core's notes and errors as the tabs show them (core_note, page_message: the page's language,
+// the values kept), so a test can read what a Chinese page says in words.
+Json notes_shown_json(const PageModel& m) {
+  Json results = Json::array(), plans = Json::array(), serving = Json::array();
+  auto notes = [](Json& out, const std::vector<std::string>& v) {
+    for (const auto& n : v) out.push_back(core_note(n));
+  };
+  auto error = [](Json& out, const Error& e) {
+    if (!e.message.empty()) out.push_back(page_message(e));
+  };
+  error(results, m.error);
+  if (m.ev) {
+    const Evaluation& c = *m.ev;
+    if (c.hardware_error) error(results, *c.hardware_error);
+    if (!fit_advice(c).empty()) results.push_back(fit_advice(c));
+    notes(results, c.estimate.notes);
+    if (c.time) notes(results, c.time->notes);
+    notes(results, c.calibration_notes);
+    if (c.measured_run) notes(results, c.measured_run->notes);
+  }
+  error(plans, m.plan_error);
+  if (m.plans) notes(plans, m.plans->notes);
+  error(serving, m.serve.error);
+  if (m.serve.plan) {
+    notes(serving, m.serve.plan->notes);
+    if (!m.serve.plan->options.empty()) notes(serving, m.serve.plan->options.front().notes);
+  }
+  return {{"results", results}, {"plans", plans}, {"serving", serving}};
+}
+
 }  // namespace
 
 std::string results_json(const PageModel& m, const std::string& widgets_json) {
@@ -312,6 +342,7 @@ std::string results_json(const PageModel& m, const std::string& widgets_json) {
                 {"budget_label", tr(money_label(S::key_budget_usd))},
                 {"budget_shown", usd_to_shown(m.state.query.budget_usd)}};
   j["serving"] = serving_json(m);
+  j["notes_shown"] = notes_shown_json(m);
   j["launch"] = launch_json(m);
   j["upload"] = upload_json(m);
   j["published"] = published_json(m);
@@ -473,21 +504,10 @@ std::string serving_csv(const ServePlan& plan, double percentile, const Money& m
 std::string serving_export_json(const PageModel& m) {
   const ServeResults& r = m.serve;
   if (r.plan) {
-    const Money money = page_money(m);
-    if (money.currency == "USD") return serve_plan_to_json(r.model, r.curve, *r.plan);
-    Json j = Json::parse(serve_plan_to_json(r.model, r.curve, *r.plan));
-    for (Json& o : j["options"]) {
-      for (Json& c : o["costs"]) {
-        for (const char* f :
-             {"per_month_fixed", "per_month_autoscaled", "per_million_output_tokens"}) {
-          c[std::string("shown_") + f] =
-              c[std::string("usd_") + f].get<double>() / money.usd_per_unit;
-        }
-        c["shown_currency"] = money.currency;
-      }
-    }
-    put_rate(money, j);
-    return j.dump(2);
+    // `gpuplan serve --currency`'s JSON, at the page's rate (page_money: the catalog's, or USD).
+    auto shown = shown_currency(page_money(m).currency, m.catalog->pricing);
+    return serve_plan_to_json(r.model, r.curve, *r.plan,
+                              shown.ok() ? shown.value() : ShownCurrency{});
   }
   return error_json(r.error.message.empty() ? "the serving plan has not finished (open the "
                                               "Serving tab)"

@@ -8,8 +8,9 @@
 
 namespace gpuplan::web {
 
-// The results mirror: state, estimate, time, cost, plans, upload, and `widgets_json` (an
-// object of widget rectangles, or "" for none).
+// The results mirror: state, estimate, time, cost, plans, upload, the core's notes and errors as
+// the Results, Plans and Serving tabs show them (notes_shown), and `widgets_json` (an object of
+// widget rectangles, or "" for none).
 std::string results_json(const PageModel& m, const std::string& widgets_json);
 
 // A file Export CSV or Export JSON offers: its name, MIME type and text.

@@ -4,6 +4,7 @@
 #include <cstdarg>
 #include <cctype>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <utility>
 #include <vector>
@@ -329,10 +330,44 @@ std::string model_name(const std::string& core_name) {
   return format(tr(S::uploaded_config), type.c_str());
 }
 
+namespace {
+
+// Whether `text` reads as the English template `templ` from templ[t] and text[x] on, each {N}
+// standing for a non-empty value (the shortest that lets the rest match); the values land in
+// `args`. Notes are one line of a few placeholders, so trying each length is cheap.
+bool match_from(const std::string& templ, size_t t, const std::string& text, size_t x,
+                std::vector<std::string>& args) {
+  while (t < templ.size()) {
+    size_t end = t + 1;
+    while (end < templ.size() && std::isdigit(static_cast<unsigned char>(templ[end]))) ++end;
+    if (templ[t] == '{' && end > t + 1 && end < templ.size() && templ[end] == '}') {
+      const auto slot = static_cast<size_t>(std::stoi(templ.substr(t + 1, end - t - 1)));
+      if (args.size() <= slot) args.resize(slot + 1);
+      for (size_t len = 1; x + len <= text.size(); ++len) {
+        args[slot] = text.substr(x, len);
+        if (match_from(templ, end + 1, text, x + len, args)) return true;
+      }
+      return false;
+    }
+    if (x >= text.size() || templ[t] != text[x]) return false;
+    ++t;
+    ++x;
+  }
+  return x == text.size();
+}
+
+}  // namespace
+
+bool match_note(const std::string& templ, const std::string& text, std::vector<std::string>& args) {
+  args.clear();
+  return match_from(templ, 0, text, 0, args);
+}
+
 std::string core_note(const std::string& note) {
+  std::vector<std::string> args;
   for (int i = 0; i < static_cast<int>(S::count_); ++i) {
-    if (std::strncmp(kTable[i].id, "note_", 5) == 0 && note == kTable[i].text[0])
-      return page_message(std::string(tr(static_cast<S>(i))));
+    if (std::strncmp(kTable[i].id, "note_", 5) == 0 && match_note(kTable[i].text[0], note, args))
+      return page_message(render_message(tr(static_cast<S>(i)), args));
   }
   return page_message(note);
 }
@@ -372,7 +407,7 @@ std::string page_message(const std::string& core_message) {
         ++end;
       S control{};
       if (end > i + 2 && control_of(core_message.substr(i + 2, end - i - 2), control)) {
-        out += tr(control);
+        out += tr(money_label(control));  // --budget-usd: the budget in the page's currency
         i = end;
         continue;
       }
@@ -403,6 +438,11 @@ bool core_message_string(Msg id, S& out) {
 }
 
 std::string page_message(const Error& error) {
+  // The planner's cheapest cost is in USD, the core's currency: the page states it in its own.
+  if (error.id == Msg::plan_budget_binds && error.args.size() == 1) {
+    const double usd = std::strtod(error.args[0].c_str(), nullptr);
+    return page_message(render_message(tr(S::budget_binds_shown), {format_money(usd)}));
+  }
   S entry{};
   if (g_lang == Lang::zh && core_message_string(error.id, entry))
     return page_message(render_message(tr(entry, Lang::zh), error.args));

@@ -4,6 +4,7 @@
 // (the core and the CLI keep English; the page maps messages it knows to ids). No ImGui here.
 
 #include <string>
+#include <vector>
 
 #include "gpuplan/cost.h"
 #include "gpuplan/estimate.h"
@@ -96,10 +97,15 @@ std::string region_text(const std::string& region);
 // A model's name in the page's language: an uploaded config's suffix (", uploaded config", the
 // core's English) in the page's words.
 std::string model_name(const std::string& core_name);
-// A note of the core (estimate, step time, planner, calibration) in the page's words: a note the
-// table knows by its English text (note_* entries, which check_strings.py finds in core/src) in
-// the page's language, any other as the core wrote it; then flags become control names.
+// A note of the core (estimate, step time, planner, serving, calibration) in the page's words: a
+// note the table knows by its English text (note_* entries, which check_strings.py finds in
+// core/src) in the page's language, any other as the core wrote it; then flags become control
+// names. An entry's {0}, {1}, ... stand for the values the core writes into a note (a GPU, a
+// count), kept as they are in the translation.
 std::string core_note(const std::string& note);
+// Whether `text` reads as the English template `templ` ({N} matching any non-empty value, the
+// shortest that lets the rest match); `args` gets the values by N.
+bool match_note(const std::string& templ, const std::string& text, std::vector<std::string>& args);
 
 // Bandwidth in GB/s and power in W, with separators.
 std::string format_rate_bytes(double bytes_per_s);

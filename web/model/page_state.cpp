@@ -234,8 +234,8 @@ ParsedLink page_state_from_link(const std::string& query) {
       out.problems.push_back({kv.first, *err, ""});
   }
   if (is_serving_link(args.value())) {
-    // `gpuplan serve` shows no money in another currency: the page carries the calculator's
-    // `currency` on a serving link too, read by the key table's row.
+    // The page has one currency, the calculator's: a serving link's `currency` (gpuplan serve
+    // --currency) is read into it, as the serving link's model is.
     const QueryKey* currency = find_query_key("currency");
     const auto c = std::find_if(core_args.begin(), core_args.end(),
                                 [](const auto& kv) { return kv.first == "currency"; });
@@ -281,9 +281,8 @@ std::string page_state_to_query(const PageState& s) {
     // `gpuplan serve`'s options and the page's own keys (is_serving_link).
     ServeRequest r = s.serve;
     r.model = s.query.request.model;
+    r.currency = s.query.currency;
     for (auto& kv : serve_request_to_key_values(r)) a.push_back(std::move(kv));
-    if (auto currency = find_query_key("currency")->write(s.query))
-      a.emplace_back("currency", std::move(*currency));
   } else {
     for (auto& kv : query_to_key_values(s.query)) a.push_back(std::move(kv));
   }

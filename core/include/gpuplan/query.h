@@ -155,6 +155,7 @@ struct ServeRequest {
   int spec_tokens = 0;                          // draft tokens per step; required with a method
   double spec_acceptance = 0;    // per-token acceptance rate; required with a method (no default)
   std::string spec_draft_model;  // the draft model (--spec-method draft)
+  std::string currency = "USD";  // the currency costs are shown in: USD or CNY (--currency)
 };
 
 // The serve keys (the CLI's `serve` options but --json), in display order.

@@ -47,6 +47,21 @@ std::string evaluation_report_json(const Evaluation& ev, const PricingRules& rul
 // page's Serving export writes it.
 std::string serve_plan_to_json(const std::string& model, const LoadCurve& curve,
                                const ServePlan& plan, int indent = 2);
+// A currency amounts are shown in beside USD: USD per unit and where that rate comes from.
+struct ShownCurrency {
+  std::string currency = "USD";  // "USD" or "CNY"
+  double usd_per_unit = 1;
+  FactSource rate_source;  // empty for USD
+};
+// `currency` ("usd"/"USD" or "cny"/"CNY") at pricing_rules.json's one sourced rate (usd_per_cny),
+// the rate the page converts every amount by; an error without a rate or for another currency.
+Result<ShownCurrency> shown_currency(const std::string& currency, const PricingRules& rules);
+// serve_plan_to_json with, in another currency than USD, each cost's amounts in it
+// (shown_per_month_fixed, shown_per_month_autoscaled, shown_per_million_output_tokens,
+// shown_currency) and the rate with its source and date (shown_currency at the top): what
+// `gpuplan serve --currency cny --json` prints and the page's Serving export writes in CNY.
+std::string serve_plan_to_json(const std::string& model, const LoadCurve& curve,
+                               const ServePlan& plan, const ShownCurrency& shown, int indent = 2);
 // evaluation_to_json of a share link's query ("model=gpt2-small&gpu=a100-sxm4-80gb&tokens=1e9"),
 // or {"schema_version": 1, "error": MESSAGE}: what the page hands to JavaScript, so a test can
 // compare the page's time and cost with `gpuplan estimate --json` for the same keys.

@@ -31,9 +31,12 @@ std::optional<double> gemm_for(const ProbeGemm& g, Precision p) {
   return std::nullopt;
 }
 
+// "<what> 1.2e+14, 40 % of the spec 3e+14"; `what` ends in "measured" ("HBM copy bytes/s:
+// measured") so each note's fixed words stand in this file, where the page's string table
+// (note_* entries, web/check_strings.py) finds the notes it translates.
 std::string ratio(const char* what, double measured, double spec) {
   char b[160];
-  std::snprintf(b, sizeof b, "%s: measured %.4g, %.0f %% of the spec %.4g", what, measured,
+  std::snprintf(b, sizeof b, "%s %.4g, %.0f %% of the spec %.4g", what, measured,
                 spec > 0 ? 100 * measured / spec : 0.0, spec);
   return b;
 }
@@ -53,8 +56,9 @@ Calibrated calibrate(const Efficiencies& base, const ProbeSummary& s, const Gpu&
   if (auto g = gemm_for(s.gemm_flop_per_s, precision)) {
     c.efficiencies.measured_gemm_flop_per_s = *g;
     auto peak = dense_peak_flop_per_s(gpu, precision);
-    c.notes.push_back(ratio(("GEMM " + std::string(precision_name(precision)) + " FLOP/s").c_str(),
-                            *g, peak.ok() ? peak.value() : 0));
+    c.notes.push_back(
+        ratio(("GEMM " + std::string(precision_name(precision)) + " FLOP/s: measured").c_str(), *g,
+              peak.ok() ? peak.value() : 0));
   } else {
     c.notes.push_back(std::string("no measured GEMM for ") + precision_name(precision) +
                       "; spec x efficiency kept");
@@ -67,7 +71,7 @@ Calibrated calibrate(const Efficiencies& base, const ProbeSummary& s, const Gpu&
     c.efficiencies.measured_recipe_gemm_flop_per_s[recipe] = *rate;
     const char* peak_key = std::string(recipe) == "nvfp4" ? "fp4" : "fp8";
     auto peak = gpu.peak_dense_flops_per_s.find(peak_key);
-    c.notes.push_back(ratio(("GEMM " + std::string(recipe) + " FLOP/s").c_str(), *rate,
+    c.notes.push_back(ratio(("GEMM " + std::string(recipe) + " FLOP/s: measured").c_str(), *rate,
                             peak == gpu.peak_dense_flops_per_s.end() ? 0 : peak->second));
   }
   if (precision == Precision::fp32 && s.gemm_flop_per_s.tf32) {
@@ -76,8 +80,8 @@ Calibrated calibrate(const Efficiencies& base, const ProbeSummary& s, const Gpu&
   }
   if (s.hbm_copy_bytes_per_s) {
     c.efficiencies.measured_hbm_bytes_per_s = *s.hbm_copy_bytes_per_s;
-    c.notes.push_back(
-        ratio("HBM copy bytes/s", *s.hbm_copy_bytes_per_s, gpu.memory_bandwidth_bytes_per_s));
+    c.notes.push_back(ratio("HBM copy bytes/s: measured", *s.hbm_copy_bytes_per_s,
+                            gpu.memory_bandwidth_bytes_per_s));
   }
   if (s.allreduce_busbw_bytes_per_s && s.node_count > 1) {
     // A ring across nodes runs at the pace of the network between them.
@@ -89,7 +93,7 @@ Calibrated calibrate(const Efficiencies& base, const ProbeSummary& s, const Gpu&
     c.notes.push_back(b);
   } else if (s.allreduce_busbw_bytes_per_s) {
     c.efficiencies.measured_intra_busbw_bytes_per_s = *s.allreduce_busbw_bytes_per_s;
-    c.notes.push_back(ratio("all-reduce bus bytes/s", *s.allreduce_busbw_bytes_per_s,
+    c.notes.push_back(ratio("all-reduce bus bytes/s: measured", *s.allreduce_busbw_bytes_per_s,
                             gpu.nvlink_bandwidth_bytes_per_s / 2));
   }
   return c;

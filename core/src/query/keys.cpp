@@ -640,16 +640,18 @@ std::vector<QueryKey> hardware_and_run_rows() {
   };
 }
 
-Value<Q> currency() {
-  Value<Q> v = text<Q>(FIELD(currency));
+// --currency of estimate, plan and serve (Query::currency, ServeRequest::currency alike).
+template <class T>
+Value<T> currency() {
+  Value<T> v = text<T>(FIELD(currency));
   v.type = KeyType::choice;
   v.choices = "usd, cny";
-  v.read = [](Q& q, const std::string& k, const std::string& s) -> std::optional<Error> {
+  v.read = [](T& q, const std::string& k, const std::string& s) -> std::optional<Error> {
     if (s != "usd" && s != "cny") return not_a(Msg::query_not_one_of, k, s, "usd, cny");
     q.currency = s == "usd" ? "USD" : "CNY";
     return std::nullopt;
   };
-  v.text = [](const Q& q) { return std::string(q.currency == "CNY" ? "cny" : "usd"); };
+  v.text = [](const T& q) { return std::string(q.currency == "CNY" ? "cny" : "usd"); };
   return v;
 }
 
@@ -663,7 +665,7 @@ std::vector<QueryKey> pricing_rows() {
           "on-demand", "how the instance is paid for", "实例的计费方式"),
       row("region", G::pricing, text<Q>(FIELD(region)), "", "a region of the provider",
           "云厂商的区域"),
-      row("currency", G::pricing, currency(), "usd", "the currency prices are shown in",
+      row("currency", G::pricing, currency<Q>(), "usd", "the currency prices are shown in",
           "显示价格所用的货币"),
       row("reservation-utilisation", G::pricing, number<Q>(1e-3, 1, FIELD(commitment.utilisation)),
           "", "the share of a reserved term the run uses (absent: the whole term is charged)",
@@ -1172,6 +1174,10 @@ std::vector<ServeKey> serve_fleet_rows() {
           "only this instance type (auto: any)", "只考虑该实例类型（auto：任意）"),
       row("provider", g, text<R>(FIELD(provider)), "", "only this provider", "只考虑该云厂商"),
       row("region", g, text<R>(FIELD(region)), "", "only this region", "只考虑该区域"),
+      row("currency", g, currency<R>(), "usd",
+          "the currency the monthly bill and prices are shown in (CNY at pricing_rules.json's "
+          "sourced rate)",
+          "月度账单和价格所用的货币（人民币按 pricing_rules.json 中注明来源的汇率换算）"),
   };
 }
 

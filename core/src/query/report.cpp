@@ -542,6 +542,37 @@ std::string serve_plan_to_json(const std::string& model, const LoadCurve& curve,
   return dump(out, indent);
 }
 
+Result<ShownCurrency> shown_currency(const std::string& currency, const PricingRules& rules) {
+  // An empty quote has no rate of its own: the catalog's, one factor for every amount.
+  auto rate = usd_per_currency_unit(currency, PriceQuote{}, rules);
+  if (!rate.ok()) return rate.error();
+  ShownCurrency s;
+  s.currency = currency == "CNY" || currency == "cny" ? "CNY" : "USD";
+  s.usd_per_unit = rate.value();
+  if (s.currency == "CNY") s.rate_source = rules.usd_per_cny_source;
+  return s;
+}
+
+std::string serve_plan_to_json(const std::string& model, const LoadCurve& curve,
+                               const ServePlan& plan, const ShownCurrency& shown, int indent) {
+  if (shown.currency == "USD") return serve_plan_to_json(model, curve, plan, indent);
+  auto j = nlohmann::ordered_json::parse(serve_plan_to_json(model, curve, plan, -1));
+  for (auto& o : j["options"]) {
+    for (auto& c : o["costs"]) {
+      for (const char* f : {"per_month_fixed", "per_month_autoscaled", "per_million_output_tokens"})
+        c[std::string("shown_") + f] =
+            c[std::string("usd_") + f].get<double>() / shown.usd_per_unit;
+      c["shown_currency"] = shown.currency;
+    }
+  }
+  j["shown_currency"] = {{"currency", shown.currency},
+                         {"usd_per_unit", shown.usd_per_unit},
+                         {"rate_source", shown.rate_source.title},
+                         {"rate_url", shown.rate_source.url},
+                         {"rate_date", shown.rate_source.date}};
+  return dump(j, indent);
+}
+
 std::string evaluate_link_json(const Catalog& catalog, std::string_view link, int indent) {
   auto query = parse_query_string(link);
   auto ev = query.ok() ? evaluate(catalog, query.value()) : Result<Evaluation>(query.error());

@@ -252,6 +252,7 @@ inline void compare_serve(FieldDiff& d, const ServeRequest& a, const ServeReques
   GPUPLAN_FIELD(d, a, b, spec_tokens);
   GPUPLAN_FIELD(d, a, b, spec_acceptance);
   GPUPLAN_FIELD(d, a, b, spec_draft_model);
+  GPUPLAN_FIELD(d, a, b, currency);
 }
 
 #undef GPUPLAN_FIELD

@@ -205,6 +205,7 @@ TEST(ServeKeys, EveryServeOptionIsALinkKeyAndRoundTrips) {
                      {"instance", "aws-p5.48xlarge"},
                      {"provider", "aws"},
                      {"region", "us-east-1"},
+                     {"currency", "cny"},
                      {"prefix-hit-rate", "0.4"},
                      {"spec-method", "draft"},
                      {"spec-tokens", "3"},

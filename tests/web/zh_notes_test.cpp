@@ -1,0 +1,193 @@
+// The core's notes and errors on the Chinese page (issue 29): every line the Results, Plans and
+// Serving tabs show for a spread of links (LoRA, MoE with expert parallelism, a layer graph in
+// FP8, spot pricing, a budget that binds, serving with ShareGPT lengths, FP8 weights on a GPU
+// without FP8, a PCIe interconnect, a bad link) is in Chinese with its values kept, and the
+// planner's budget is stated in the page's currency. The lines are also handed to
+// web/check_strings.py --shown, whose ZH_LATIN allow-list says which Latin words a Chinese text
+// may keep.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "gpuplan/plan.h"
+#include "model/exports.h"
+#include "model/page_model.h"
+#include "web_test_util.h"
+
+namespace gpuplan::web {
+namespace {
+
+using page_test::catalog;
+using page_test::serving;
+
+// A page on `link` computed as the App computes it: the link read leniently with its problems,
+// the estimate, the planner on the Plans tab, the serving job to its end on the Serving tab.
+PageModel page(const std::string& link) {
+  PageModel m;
+  m.catalog = &catalog();
+  ParsedLink parsed = page_state_from_link(link);
+  check_link_ids(catalog(), parsed);
+  m.state = parsed.state;
+  m.link_problems = parsed.problems;
+  auto ev = compute(catalog(), m.state, nullptr);
+  if (ev.ok())
+    m.ev = std::move(ev).value();
+  else
+    m.error = ev.error();
+  if (m.state.tab == Tab::plans && m.ev) {
+    auto plans = plan(catalog(), m.ev->model, plan_query(catalog(), m.state, m.ev->model));
+    if (plans.ok())
+      m.plans = std::move(plans).value();
+    else
+      m.plan_error = plans.error();
+  }
+  if (m.state.tab == Tab::serving) {
+    auto job = start_serve_job(catalog(), m.state, m.serve);
+    while (job && !job->done) step_serve_job(catalog(), serving(), *job, m.serve);
+  }
+  return m;
+}
+
+// The lines of the page's DOM mirror that carry the core's words: its notes and errors by tab,
+// and each problem of the link.
+std::vector<std::string> shown_lines(const PageModel& m) {
+  set_money(page_money(m));
+  const auto j = nlohmann::json::parse(results_json(m, ""));
+  std::vector<std::string> out;
+  for (const char* tab : {"results", "plans", "serving"})
+    for (const auto& line : j["notes_shown"][tab]) out.push_back(line.get<std::string>());
+  for (const auto& p : j["link_problems"]) out.push_back(p["shown"].get<std::string>());
+  return out;
+}
+
+// Each link, words of what the English page says on it (flags as control names), so the test
+// fails when a link stops producing the line it is here for rather than passing on nothing.
+struct Case {
+  const char* link;
+  const char* english;
+};
+const Case kCases[] = {
+    {"model=llama-2-7b&lora-rank=16&batch=8&gpu=a100-sxm4-80gb&memory-format=nchw&tokens=1e8",
+     "applies to convolutions"},
+    {"model=mixtral-8x7b&batch=64&precision=bf16&instance=aws-p5.48xlarge&nodes=2&ep=8&sp=true&"
+     "tp=2&checkpointing=selective&tokens=1e9",
+     "selective checkpointing (attention core) saves nothing"},
+    {"model=resnet50&batch=256&precision=fp8&gpu=h100-sxm5-80gb&checkpointing=full",
+     "Transformer Engine's fp8 quantises"},
+    {"model=gpt2-small&batch=8&tokens=1e8&pricing=spot&provider=runpod&tab=plans",
+     "spot times assume no interruptions"},
+    {"model=llama-2-7b&batch=512&seq=4096&tokens=1e11&budget-usd=1&tab=plans",
+     "budget binds: the cheapest plan costs"},
+    {"model=llama-3-8b&rate=5&lengths=sharegpt&gpu=h100-sxm5-80gb&tab=serving",
+     "lengths: ShareGPT as vLLM's benchmark samples it"},
+    {"model=llama-3-8b&rate=5&prompt-tokens=500&output-tokens=100&weights=fp8&gpu=a100-sxm4-80gb&"
+     "tab=serving",
+     "has no FP8 tensor cores"},
+    {"model=llama-3-70b&rate=1&prompt-tokens=2000&output-tokens=200&tp=4&ttft-ms=5000&tpot-ms=200&"
+     "gpu=l40s&tab=serving",
+     "prefill is bound by the interconnect"},
+    {"model=gpt2-small&batch=-5", "-5 is out of range"},
+};
+
+// Whether a line holds a CJK ideograph (the page's Chinese is written in them).
+bool has_chinese(const std::string& s) {
+  static const std::regex cjk("[\xe4-\xe9][\x80-\xbf][\x80-\xbf]");
+  return std::regex_search(s, cjk);
+}
+
+class ZhNotes : public ::testing::Test {
+ protected:
+  void TearDown() override {
+    set_language(Lang::en);
+    set_money(Money{});
+  }
+};
+
+TEST_F(ZhNotes, EveryNoteAndErrorOfTheTabsIsChineseWithItsValues) {
+  std::vector<std::string> all;
+  for (const Case& c : kCases) {
+    SCOPED_TRACE(c.link);
+    set_language(Lang::en);
+    const PageModel m = page(c.link);
+    const std::vector<std::string> en = shown_lines(m);
+    bool found = false;
+    for (const auto& line : en) found = found || line.find(c.english) != std::string::npos;
+    EXPECT_TRUE(found) << "the link no longer produces \"" << c.english << "\"";
+    set_language(Lang::zh);
+    PageModel zh = page(std::string(c.link) + "&lang=zh");
+    zh.state.query.currency = "CNY";  // the Chinese page's default (app.cpp)
+    const std::vector<std::string> lines = shown_lines(zh);
+    EXPECT_EQ(lines.size(), en.size());
+    for (const auto& line : lines) {
+      EXPECT_TRUE(has_chinese(line)) << "English on the Chinese page: " << line;
+      EXPECT_EQ(line.find(c.english), std::string::npos) << line;
+      all.push_back(line);
+    }
+  }
+#ifdef GPUPLAN_CHECK_STRINGS
+  // The allow-list check of web/check_strings.py over every line: no English prose left.
+  const std::string path = ::testing::TempDir() + "zh_shown.txt";
+  {
+    std::ofstream out(path);
+    for (const auto& line : all) out << line << "\n";
+  }
+  const std::string cmd =
+      std::string(GPUPLAN_PYTHON3) + " " + GPUPLAN_CHECK_STRINGS + " --shown " + path + " 2>&1";
+  FILE* pipe = popen(cmd.c_str(), "r");
+  ASSERT_NE(pipe, nullptr);
+  std::string report;
+  char buf[512];
+  while (std::fgets(buf, sizeof buf, pipe)) report += buf;
+  EXPECT_EQ(pclose(pipe), 0) << report;
+#endif
+}
+
+TEST_F(ZhNotes, NoteValuesAreKeptInTheTranslation) {
+  set_language(Lang::zh);
+  const std::string note = core_note(
+      "input pipeline bound: the GPUs could take 5200 images/s but 8 vCPUs decode about 1600 "
+      "(use DALI/GPU decoding, pre-resized data, or more vCPUs)");
+  for (const char* value : {"5200", "8 个 vCPU", "1600"})
+    EXPECT_NE(note.find(value), std::string::npos) << note;
+  // A note the table does not know stays as the core wrote it.
+  EXPECT_EQ(core_note("something new: 42"), "something new: 42");
+  std::vector<std::string> args;
+  EXPECT_TRUE(match_note("measured batch {0} per step, predicted {1}",
+                         "measured batch 64 per step, predicted 128", args));
+  EXPECT_EQ(args, (std::vector<std::string>{"64", "128"}));
+  EXPECT_FALSE(match_note("measured batch {0} per step", "measured batch  per step", args));
+  EXPECT_FALSE(match_note("measured batch {0} per step", "measured batch 64 per hour", args));
+}
+
+TEST_F(ZhNotes, TheBudgetThatBindsIsInThePagesCurrency) {
+  const char* link = "model=llama-2-7b&batch=512&seq=4096&tokens=1e11&budget-usd=1&tab=plans";
+  PageModel m = page(link);
+  ASSERT_EQ(m.plan_error.id, Msg::plan_budget_binds) << m.plan_error.message;
+  const double usd = std::stod(m.plan_error.args.at(0));
+  auto cny = money_for("CNY", catalog().pricing);
+  ASSERT_TRUE(cny.ok());
+  for (Lang lang : {Lang::en, Lang::zh}) {
+    set_language(lang);
+    set_money(cny.value());
+    const std::string shown = page_message(m.plan_error);
+    EXPECT_NE(shown.find(format_money(usd)), std::string::npos) << shown;
+    EXPECT_NE(shown.find(tr(S::unit_cny)), std::string::npos) << shown;
+    EXPECT_EQ(shown.find("USD"), std::string::npos) << shown;
+    EXPECT_EQ(shown.find(tr(S::unit_usd)), std::string::npos) << shown;
+    set_money(Money{});
+    const std::string in_usd = page_message(m.plan_error);
+    EXPECT_NE(in_usd.find(format_money(usd)), std::string::npos) << in_usd;
+    EXPECT_NE(in_usd.find(tr(S::unit_usd)), std::string::npos) << in_usd;
+  }
+  // The CLI keeps the core's English, in USD.
+  EXPECT_NE(m.plan_error.message.find(" USD (relax"), std::string::npos) << m.plan_error.message;
+}
+
+}  // namespace
+}  // namespace gpuplan::web
