@@ -5,6 +5,7 @@
 #include "gpuplan/plan.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cmath>
 #include <map>
 #include <tuple>
@@ -348,12 +349,18 @@ Error nothing_qualifies(const Search& s, int64_t matched_filters, const PlanQuer
     return make_error(Errc::does_not_fit, Msg::plan_memory_binds,
                       {s.closest_gpu, format_bytes(s.best_fit_gap)});
   }
+  // Every digit before the point kept (cutting the text at a width once turned 11,124,842,470
+  // USD into 1112484247).
+  auto fixed = [](double v, int decimals) {
+    char text[64];
+    std::snprintf(text, sizeof text, "%.*f", decimals, v);
+    return std::string(text);
+  };
   if (q.deadline_hours > 0 && s.fastest_hours > q.deadline_hours) {
     return make_error(Errc::does_not_fit, Msg::plan_deadline_binds,
-                      {std::to_string(s.fastest_hours).substr(0, 8)});
+                      {fixed(s.fastest_hours, s.fastest_hours < 10 ? 2 : 1)});
   }
-  return make_error(Errc::does_not_fit, Msg::plan_budget_binds,
-                    {std::to_string(s.cheapest_usd).substr(0, 10)});
+  return make_error(Errc::does_not_fit, Msg::plan_budget_binds, {fixed(s.cheapest_usd, 2)});
 }
 
 // Ranks the best plans by the objective, marks the Pareto front of time against cost (sorted by

@@ -2,7 +2,9 @@
 // of the ranking rather than being written into it.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <string>
 
 #include "gpuplan/plan.h"
 #include "gpuplan/timing.h"
@@ -214,6 +216,23 @@ TEST(Planner, SaysWhichLimitBinds) {
   auto none = plan(test::catalog(), test::model("gpt2-small"), d);
   ASSERT_FALSE(none.ok());
   EXPECT_NE(none.error().message.find("no priced instance matches the filters"), std::string::npos);
+}
+
+// The binding budget's message states the cheapest plan's cost in full: eleven digits of USD
+// were once cut to ten, a tenth of the cost with no warning.
+TEST(Planner, ABindingBudgetStatesTheCheapestCostInFull) {
+  PlanQuery q = query("llama-3.1-405b", Precision::amp_bf16, 512);
+  q.run.tokens = 1e16;
+  auto all = plan(test::catalog(), test::model("llama-3.1-405b"), q);
+  ASSERT_TRUE(all.ok()) << all.error().message;
+  double cheapest = 1e300;
+  for (const Plan& p : all.value().plans) cheapest = std::min(cheapest, p.cost.usd_total);
+  ASSERT_GT(cheapest, 1e10);  // the case this test is about
+  q.budget_usd = 1;
+  auto poor = plan(test::catalog(), test::model("llama-3.1-405b"), q);
+  ASSERT_FALSE(poor.ok());
+  ASSERT_EQ(poor.error().id, Msg::plan_budget_binds);
+  EXPECT_NEAR(std::stod(poor.error().args.at(0)), cheapest, 0.01) << poor.error().message;
 }
 
 }  // namespace
