@@ -164,3 +164,63 @@ export async function screenshot(page, name) {
     return 1 - top / (d.length / 4);
   }, png.toString('base64'));
 }
+
+// A phone as Chromium emulates one: 390x844 CSS px, touch, a mobile viewport, 2 device pixels a
+// CSS pixel.
+export const PHONE = { viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true, deviceScaleFactor: 2 };
+
+// Taps the middle of a named widget (or `dx` CSS px into it) with one finger.
+export async function tapWidget(page, name, dx = null) {
+  const [x0, y0, x1, y1] = await widget(page, name);
+  await page.touchscreen.tap(dx === null ? (x0 + x1) / 2 : x0 + dx, (y0 + y1) / 2);
+}
+
+// A one-finger swipe from (x, y) by (dx, dy) CSS px in `steps` moves 16 ms apart (event
+// timestamps, not waits), lifted 16 ms after the last move, or `hold_ms` later: a finger that
+// stops before lifting throws nothing. `cdp` is the page's CDP session.
+export async function swipe(cdp, x, y, dx, dy, { steps = 10, hold_ms = 16 } = {}) {
+  const t0 = Date.now() / 1000;
+  const at = (i) => [{ x: x + (dx * i) / steps, y: y + (dy * i) / steps }];
+  await cdp.send('Input.dispatchTouchEvent', { type: 'touchStart', touchPoints: at(0), timestamp: t0 });
+  for (let i = 1; i <= steps; ++i) {
+    await cdp.send('Input.dispatchTouchEvent', { type: 'touchMove', touchPoints: at(i), timestamp: t0 + 0.016 * i });
+  }
+  await cdp.send('Input.dispatchTouchEvent', { type: 'touchEnd', touchPoints: [],
+                                               timestamp: t0 + 0.016 * steps + hold_ms / 1000 });
+}
+
+// Scrolls the panel under a named widget until the widget lies on screen below the tabs, as a
+// user does: one wheel notch at a time over it (mouse), or with `cdp` slow swipes on the labels'
+// edge that throw nothing (touch). Returns its rectangle; fails if the panel stops moving first.
+export async function reveal(page, name, cdp = null) {
+  const { height } = page.viewportSize();
+  const top = (await widget(page, 'tab-results'))[3];
+  for (let i = 0; i < 60; ++i) {
+    const r = await widget(page, name);
+    if (r[1] >= top && r[3] <= height) return r;
+    const down = r[3] > height;  // the widget is below the screen: the content moves up
+    if (cdp) {
+      const dy = down ? -Math.min(300, r[3] - height + 40) : Math.min(300, top - r[1] + 40);
+      const y = down ? height - 40 : top + 40;
+      await swipe(cdp, 12, y, 0, dy, { hold_ms: 200 });
+    } else {
+      await page.mouse.move(r[0] + 5, Math.min(Math.max((r[1] + r[3]) / 2, top + 10), height - 10));
+      await page.mouse.wheel(0, down ? 100 : -100);
+    }
+    await settled(page);
+    if (JSON.stringify(await widget(page, name)) === JSON.stringify(r)) {
+      throw new Error(`${name} at ${JSON.stringify(r)} is off the screen (0-${height}) and the panel no longer scrolls`);
+    }
+  }
+  throw new Error(`${name} is still off the screen after 60 scrolls`);
+}
+
+// Link keys of the page's own (not CLI options).
+export const pageOnlyKeys = new Set(['tab', 'lang', 'plan-gpu', 'compare', 'serve-compare', 'v']);
+
+// The CLI options of a page link (its query string): `--key value` for each key the CLI reads.
+export function cliArgsOf(query) {
+  const args = [];
+  for (const [k, v] of new URLSearchParams(query)) if (!pageOnlyKeys.has(k)) args.push('--' + k, v);
+  return args;
+}

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { useBrowser, waitForState, openLink, cliJson, screenshot, widget, clickWidget } from './harness.mjs';
+import { useBrowser, waitForState, openLink, cliJson, cliArgsOf, screenshot, widget, clickWidget } from './harness.mjs';
 
 const repo = new URL('../..', import.meta.url).pathname;
 // gpuplan-measure timing a tiny MLP on the CPU, signed with the test key (tests/measure/make_fixture.sh).
@@ -24,8 +24,6 @@ async function open(hash) {
   return openLink(page, `${server.url}/index.html#${hash}`, 's.estimate !== null || s.error !== ""');
 }
 
-// Link keys of the page's own (not CLI options).
-const pageOnly = new Set(['tab', 'lang', 'plan-gpu', 'compare', 'serve-compare', 'v']);
 const RESNET = 'model=resnet50&batch=256&precision=amp-fp16&gpu=a100-sxm4-80gb';
 
 test('a ResNet-50 query matching a published run shows the measured figure, its source and the difference', async () => {
@@ -103,9 +101,7 @@ test('a signed measured-run file made on the CPU shows measured vs predicted; a 
   assert.notEqual(rows['step'].measured, 'absent');
   assert.match(rows['step'].difference, /^[+-]\d/);
   // The CLI reads the same file the same way, for the page's query (its defaults spelled out).
-  const args = ['estimate', '--probe', measuredFile];
-  for (const [k, v] of new URLSearchParams(s.query)) if (!pageOnly.has(k)) args.push('--' + k, v);
-  const cli = await cliJson(args);
+  const cli = await cliJson(['estimate', '--probe', measuredFile, ...cliArgsOf(s.query)]);
   assert.deepEqual(m.comparison, cli.measured_run);
   await widget(page, 'measured-run');
   await screenshot(page, 'results-measured-run');

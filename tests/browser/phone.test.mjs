@@ -7,12 +7,11 @@
 // carry their own event timestamps).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { useBrowser, waitForState, widget, settled, screenshot } from './harness.mjs';
+import { useBrowser, waitForState, widget, settled, screenshot, PHONE, tapWidget, swipe } from './harness.mjs';
 
 let server, browser;
 useBrowser(null, (s) => ({ server, browser } = s));
 
-const PHONE = { viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true, deviceScaleFactor: 2 };
 const LINK = 'model=gpt2-small&batch=8&precision=amp-bf16&tokens=1e9';
 
 async function phone(query = '') {
@@ -21,25 +20,6 @@ async function phone(query = '') {
   await page.goto(`${server.url}/index.html${query}#${LINK}`);
   await waitForState(page, 's.estimate !== null');
   return { ctx, page, cdp: await ctx.newCDPSession(page) };
-}
-
-async function tap(page, name, dx = null) {
-  const [x0, y0, x1, y1] = await widget(page, name);
-  await page.touchscreen.tap(dx === null ? (x0 + x1) / 2 : x0 + dx, (y0 + y1) / 2);
-}
-
-// A one-finger swipe from (x, y) by (dx, dy) CSS px in `steps` moves 16 ms apart (event
-// timestamps, not waits), lifted 16 ms after the last move, or `hold_ms` later: a finger that
-// stops before lifting throws nothing.
-async function swipe(cdp, x, y, dx, dy, { steps = 10, hold_ms = 16 } = {}) {
-  const t0 = Date.now() / 1000;
-  const at = (i) => [{ x: x + (dx * i) / steps, y: y + (dy * i) / steps }];
-  await cdp.send('Input.dispatchTouchEvent', { type: 'touchStart', touchPoints: at(0), timestamp: t0 });
-  for (let i = 1; i <= steps; ++i) {
-    await cdp.send('Input.dispatchTouchEvent', { type: 'touchMove', touchPoints: at(i), timestamp: t0 + 0.016 * i });
-  }
-  await cdp.send('Input.dispatchTouchEvent', { type: 'touchEnd', touchPoints: [],
-                                               timestamp: t0 + 0.016 * steps + hold_ms / 1000 });
 }
 
 async function rect(page, name) {
@@ -55,9 +35,9 @@ test('phone: tabs at the top; a tapped field takes keys and an IME through a rea
   assert.ok(tabs[3] < 844 / 4, `the Results tab ends at y ${tabs[3]}`);
   assert.equal(inputsTab[1], tabs[1], 'the inputs are a tab beside the results');
 
-  await tap(page, 'tab-inputs');
-  await tap(page, 'custom-transformer', 10);  // a tap opens the editor: more inputs than the screen holds
-  await tap(page, 'batch', 40);
+  await tapWidget(page, 'tab-inputs');
+  await tapWidget(page, 'custom-transformer', 10);  // a tap opens the editor: more inputs than the screen holds
+  await tapWidget(page, 'batch', 40);
   await page.waitForFunction(() => document.activeElement && document.activeElement.id === 'text-input');
   // Placed at the field's caret (the page moves it there; a phone scrolls the field into view).
   const [bx0, by0, bx1, by1] = await widget(page, 'batch');
@@ -69,7 +49,7 @@ test('phone: tabs at the top; a tapped field takes keys and an IME through a rea
   assert.equal(s.estimate.global_batch, 16, 'each typed digit arrives once');
   // Enter ended the editing (the <input> let go); a tap edits again, the text selected.
   await page.waitForFunction(() => document.activeElement.id !== 'text-input');
-  await tap(page, 'batch', 40);
+  await tapWidget(page, 'batch', 40);
   await page.waitForFunction(() => document.activeElement && document.activeElement.id === 'text-input');
   // An IME composes in the <input> and commits: the composed text arrives once, at the end.
   await cdp.send('Input.imeSetComposition', { text: '32', selectionStart: 2, selectionEnd: 2 });
@@ -78,7 +58,7 @@ test('phone: tabs at the top; a tapped field takes keys and an IME through a rea
   s = await waitForState(page, 's.estimate && s.estimate.global_batch !== 16');
   assert.equal(s.estimate.global_batch, 32, 'the composition arrives once');
   // A tap on a label ends the editing too: the <input> lets go (the keyboard closes).
-  await tap(page, 'batch', 40);
+  await tapWidget(page, 'batch', 40);
   await page.waitForFunction(() => document.activeElement && document.activeElement.id === 'text-input');
   await page.touchscreen.tap(20, (by0 + by1) / 2);
   await page.waitForFunction(() => document.activeElement.id !== 'text-input');
@@ -89,7 +69,7 @@ test('phone: tabs at the top; a tapped field takes keys and an IME through a rea
 
 test('phone: the Plans tab is a tap away; its table scrolls sideways with the instance column pinned; swipes scroll with momentum', async () => {
   const { ctx, page, cdp } = await phone();
-  await tap(page, 'tab-plans');
+  await tapWidget(page, 'tab-plans');
   const s = await waitForState(page, 's.tab === "plans" && s.plans && s.plans.top && s.plan_progress === 1');
   assert.ok(s.plans.top.length > 0 && s.plans.top[0].instance.length > 0, JSON.stringify(s.plans).slice(0, 300));
   const table = await widget(page, 'plans-table');
@@ -134,11 +114,11 @@ test('phone: the Chinese page at 390x844', async () => {
   await waitForState(page, 's.lang === "zh" && s.cjk_font === true');
   await settled(page);
   assert.ok(await screenshot(page, 'phone-zh-results') > 0.01, 'the results are drawn');
-  await tap(page, 'tab-inputs');
+  await tapWidget(page, 'tab-inputs');
   await widget(page, 'batch');
   await settled(page);
   assert.ok(await screenshot(page, 'phone-zh-inputs') > 0.01, 'the inputs are drawn');
-  await tap(page, 'tab-plans');
+  await tapWidget(page, 'tab-plans');
   await waitForState(page, 's.tab === "plans" && s.plans && s.plans.top && s.plan_progress === 1');
   await settled(page);
   assert.ok(await screenshot(page, 'phone-zh-plans') > 0.01, 'the plans are drawn');

@@ -109,6 +109,30 @@ TEST(Money, PlansExportInCnyKeepsTheOrderAndConvertsEveryCost) {
   }
 }
 
+TEST(Money, TheRunTotalIsShownAndPublishedInThePagesCurrency) {
+  PageModel m = plans_page(
+      "model=mpt-1b&batch=256&precision=amp-bf16&instance=lambda-gpu-1x-h100-sxm5&tokens=2.6e10");
+  ASSERT_TRUE(m.ev && m.ev->cost && m.ev->price);
+  const double usd = m.ev->cost->usd_total;
+  const Money cny = money_for("cny", catalog().pricing).value();
+  set_money(cny);
+  set_language(Lang::zh);
+  const std::string shown = run_total_text(*m.ev);
+  EXPECT_EQ(shown, format_money(usd));
+  EXPECT_NE(shown.find("人民币"), std::string::npos) << shown;
+  // The state the page publishes (window.gpuplanState) carries the same text beside the USD.
+  const auto j = nlohmann::json::parse(results_json(m, ""));
+  EXPECT_EQ(j.at("cost").at("total_shown"), shown);
+  EXPECT_EQ(j.at("cost").at("usd_total").get<double>(), usd);
+  set_money(Money{});
+  set_language(Lang::en);
+  EXPECT_EQ(run_total_text(*m.ev), format_usd(usd));
+  // Without a price (a bare GPU) there is no total to show.
+  PageModel bare = plans_page("model=mpt-1b&batch=256&gpu=h100-sxm5-80gb&tokens=2.6e10");
+  ASSERT_TRUE(bare.ev);
+  EXPECT_EQ(run_total_text(*bare.ev), "");
+}
+
 TEST(Money, ALinkCarriesTheCurrencyOnEveryTab) {
   for (const char* link :
        {"model=gpt2-small&currency=cny", "model=gpt2-small&currency=cny&tab=plans",

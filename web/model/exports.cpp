@@ -58,6 +58,7 @@ void put_time_and_cost(const PageModel& m, Json& j) {
       c.time_calibrated ? Json::parse(step_time_to_json(*c.time_calibrated)) : Json();
   if (c.price) {
     j["cost"] = Json::parse(run_cost_to_json(*c.price, c.cost ? &*c.cost : nullptr, c.query.nodes));
+    if (c.cost) j["cost"]["total_shown"] = run_total_text(c);  // as the Results tab shows it
   } else if (c.cost) {
     j["cost"] = {{"steps", c.cost->steps},
                  {"hours", c.cost->hours},

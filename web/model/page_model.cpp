@@ -216,6 +216,11 @@ Result<Evaluation> compute(const Catalog& catalog, const PageState& state, const
   return evaluate(catalog, query_for(state, probe, measured));
 }
 
+std::string run_total_text(const Evaluation& ev) {
+  if (!ev.price || !ev.cost) return "";
+  return (ev.price->assumption ? "≈ " : "") + format_price(ev.cost->usd_total, *ev.price);
+}
+
 std::string published_measured_text(const PublishedComparison& c) {
   const PublishedRun& r = c.run;
   return format(tr(S::published_measured), format_published_value(c, r.row.value).c_str(),

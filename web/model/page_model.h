@@ -124,6 +124,9 @@ Result<Evaluation> compute(const Catalog& catalog, const PageState& state, const
 // and "predicted 2,301 img/s, -6.8 % from the measurement", in the page's language.
 std::string published_measured_text(const PublishedComparison& c);
 std::string published_predicted_text(const PublishedComparison& c);
+// The run's total as the Results tab shows it, in the page's currency (money()): "≈ " before an
+// assumed price (a rule, not a published one); empty without a price or a run length.
+std::string run_total_text(const Evaluation& ev);
 // A fraction as a signed percentage: "+5.5 %", "-6.8 %".
 std::string signed_percent(double fraction);
 // One row of the measured-run table; "absent" where the file has no value (memory on a CPU).

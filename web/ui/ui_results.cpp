@@ -197,7 +197,7 @@ void cost_lines(const PageModel& m) {
     return;
   }
   const bool assumed = c.price->assumption;
-  const std::string total = (assumed ? "≈ " : "") + format_price(c.cost->usd_total, *c.price);
+  const std::string total = run_total_text(c);
   ImGui::PushStyleColor(ImGuiCol_Text,
                         assumed ? color_assumed() : ImGui::GetStyleColorVec4(ImGuiCol_Text));
   ImGui::TextWrapped(tr(S::cost_line), total.c_str(),

@@ -381,9 +381,17 @@ void comparison(const PageModel& m, UiActions& a) {
   const double percentile = m.state.serve.percentile;
   const float height =
       ImGui::GetTextLineHeightWithSpacing() * (static_cast<float>(r.rows.size()) + 2.5f);
+  const ImVec2 at = ImGui::GetCursorScreenPos();
+  const float width = ImGui::GetContentRegionAvail().x;
   if (!ImGui::BeginTable("serve-compare-table", static_cast<int>(std::size(kCompareColumns)),
-                         kTableFlags | ImGuiTableFlags_Sortable, ImVec2(0, height)))
+                         kTableFlags | ImGuiTableFlags_Sortable, ImVec2(0, height))) {
+    // Scrolled out of the panel, Dear ImGui skips the table and names no item: its place is
+    // still published, so a test can scroll to it as a user does.
+    a.rects.push_back(
+        {"serve-compare-table",
+         {at.x / a.ratio, at.y / a.ratio, (at.x + width) / a.ratio, (at.y + height) / a.ratio}});
     return;
+  }
   compare_headers(m, a);
   for (size_t i : compare_order(r, m.serve_compare_sort, percentile)) {
     ImGui::TableNextRow();

@@ -57,6 +57,7 @@ void model_picker(const PageModel& m, UiActions& a) {
         s.query.request.setup.resolution = 0;
         a.state = s;
       }
+      remember(a, "model-item-" + zoo.id);  // tests pick a model as a hand does
     }
     ImGui::EndCombo();
   }
