@@ -38,7 +38,7 @@ ZH_LATIN = {
     "CUDA", "NVLink", "JSON", "CSV", "RFC", "English", "Adafactor", "SwiGLU", "deepspeed",
     "hostfile", "Megatron", "TE", "Engine", "cuDNN", "Hopper", "Triton", "FlashAttention", "MPT",
     "BERT", "MLM", "DeepEP", "NCCL", "ShareGPT", "EAGLE", "MTP", "Adam", "LayerNorm", "Linear",
-    "GEMM", "Transformer-XL", "NVIDIA", "AMD",
+    "GEMM", "Transformer-XL", "NVIDIA", "AMD", "Blackwell",
     # methods and their abbreviations
     "LoRA", "QLoRA", "ZeRO", "FSDP", "MoE", "SDPA", "FFN", "MLP", "CNN", "KV", "TP", "NCHW",
     "tp", "pp", "ep", "etp", "dp", "cp", "sp",  # parallel degrees, as the link keys name them
@@ -48,6 +48,7 @@ ZH_LATIN = {
     "userbuffers", "Q", "K", "V", "n",
     # units and metrics
     "GPU", "vCPU", "CPU", "PCIe", "DALI", "GB", "TB", "MB", "TFLOPS", "MFU", "TTFT", "TPOT", "TDP", "HBM", "USD", "CNY", "token",
+    "SLO", "KiB",
     "Token",
     # one-letter symbols: multiplication, k-th, N, M, p (percentile)
     "x", "k", "N", "M", "p",
@@ -57,8 +58,8 @@ ZH_LATIN = {
     "base64", "alg", "signatures", "auto", "for-loop", "every-k-layers", "flat", "business-hours",
     "diurnal", "cudnn", "triton", "seq", "c-ffn", "c-moe-ffn", "resnet", "vgg", "fixed",
     "sharegpt",
-    # serving runtimes
-    "vLLM", "SGLang",
+    # serving runtimes, and their combo values
+    "vLLM", "SGLang", "vllm", "sglang", "trtllm", "hf", "llamacpp",
 }
 ZH_CODE = re.compile(r"--[\w-]+(?: [\w.*{}-]+)?|'[^']*'|\{\d+\}|#|gpuplan [a-z]+|[\w-]+-\*")
 LATIN_WORD = re.compile(r"[A-Za-z][\w.\-/]*[\w]|[A-Za-z]")

@@ -7,6 +7,7 @@
 // may keep.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <regex>
@@ -101,6 +102,27 @@ bool has_chinese(const std::string& s) {
   return std::regex_search(s, cjk);
 }
 
+// The allow-list check of web/check_strings.py over every line: no English prose left.
+void check_shown_with_script(const std::vector<std::string>& all) {
+#ifdef GPUPLAN_CHECK_STRINGS
+  const std::string path = ::testing::TempDir() + "zh_shown.txt";
+  {
+    std::ofstream out(path);
+    for (const auto& line : all) out << line << "\n";
+  }
+  const std::string cmd =
+      std::string(GPUPLAN_PYTHON3) + " " + GPUPLAN_CHECK_STRINGS + " --shown " + path + " 2>&1";
+  FILE* pipe = popen(cmd.c_str(), "r");
+  ASSERT_NE(pipe, nullptr);
+  std::string report;
+  char buf[512];
+  while (std::fgets(buf, sizeof buf, pipe)) report += buf;
+  EXPECT_EQ(pclose(pipe), 0) << report;
+#else
+  (void)all;
+#endif
+}
+
 class ZhNotes : public ::testing::Test {
  protected:
   void TearDown() override {
@@ -130,22 +152,89 @@ TEST_F(ZhNotes, EveryNoteAndErrorOfTheTabsIsChineseWithItsValues) {
       all.push_back(line);
     }
   }
-#ifdef GPUPLAN_CHECK_STRINGS
-  // The allow-list check of web/check_strings.py over every line: no English prose left.
-  const std::string path = ::testing::TempDir() + "zh_shown.txt";
-  {
-    std::ofstream out(path);
-    for (const auto& line : all) out << line << "\n";
+  check_shown_with_script(all);
+}
+
+// Serving links the search refuses, each with the message id it ends on and words of its English
+// text (flags left out: the English page names them by their controls).
+struct ServeCase {
+  const char* link;
+  Msg id;
+  const char* english;
+};
+const ServeCase kServeCases[] = {
+    {"model=llama-3-70b&rate=1&prompt-tokens=100000&output-tokens=10&ttft-ms=10&"
+     "gpu=h100-sxm5-80gb&tp=8&tab=serving",
+     Msg::serve_slo_ttft, "SLO unreachable: the first token takes"},
+    {"model=llama-3-8b&rate=1&prompt-tokens=100&output-tokens=10&tpot-ms=1&gpu=h100-sxm5-80gb&"
+     "tab=serving",
+     Msg::serve_slo_tpot, "SLO unreachable: a token takes"},
+    {"model=llama-3-8b&rate=1&tp=16&gpu=h100-sxm5-80gb&tab=serving", Msg::serve_tp_domain,
+     "no matching instance holds that many GPUs in one NVLink domain"},
+    {"model=llama-3-8b&rate=1&provider=nosuch&tab=serving", Msg::serve_no_match,
+     "no GPU or instance matches the filters"},
+    {"model=llama-3-70b&rate=1&prompt-tokens=100&output-tokens=10&gpu=l4&tp=1&tab=serving",
+     Msg::serve_does_not_fit, "does not fit on l4 at TP 1"},
+    {"model=llama-3-8b&rate=1&gpu=h100-sxm5-80gb&tp=3&tab=serving", Msg::serve_tp_heads,
+     "attention heads do not split evenly"},
+    {"model=llama-3-8b&rate=1&gpu=h100-sxm5-80gb&runtime=hf&kv=fp8&tab=serving",
+     Msg::serve_kv_format, "hf has no fp8 KV cache"},
+    {"model=resnet50&rate=1&tab=serving", Msg::serve_not_causal_lm,
+     "is not a decoder-only language model"},
+    {"model=llama-3-8b&rate=1&gpu=a100-sxm4-80gb&weights=nvfp4&runtime=sglang&tab=serving",
+     Msg::serve_no_fp4_kernel, "has no FP4 tensor cores and sglang has no weight-only nvfp4"},
+};
+
+TEST_F(ZhNotes, ServingErrorsAreChineseWithTheirValues) {
+  std::vector<std::string> all;
+  for (const ServeCase& c : kServeCases) {
+    SCOPED_TRACE(c.link);
+    set_language(Lang::en);
+    const PageModel en = page(c.link);
+    const Error& error = en.serve.error;
+    ASSERT_EQ(error.id, c.id) << error.message;
+    ASSERT_FALSE(error.args.empty() && c.id != Msg::serve_no_match) << error.message;
+    const std::vector<std::string> en_lines = shown_lines(en);
+    bool english = false;
+    for (const auto& line : en_lines)
+      english = english || line.find(c.english) != std::string::npos;
+    EXPECT_TRUE(english) << "the English page no longer shows \"" << c.english << "\"";
+    set_language(Lang::zh);
+    PageModel zh = page(std::string(c.link) + "&lang=zh");
+    zh.state.query.currency = "CNY";
+    const std::vector<std::string> lines = shown_lines(zh);
+    ASSERT_EQ(lines.size(), en_lines.size());
+    const std::string shown = page_message(zh.serve.error);
+    EXPECT_NE(std::find(lines.begin(), lines.end(), shown), lines.end()) << shown;
+    EXPECT_TRUE(has_chinese(shown)) << "English on the Chinese page: " << shown;
+    EXPECT_EQ(shown.find(c.english), std::string::npos) << shown;
+    for (const auto& value : error.args) EXPECT_NE(shown.find(value), std::string::npos) << value;
+    for (const auto& line : lines) {
+      EXPECT_TRUE(has_chinese(line)) << "English on the Chinese page: " << line;
+      all.push_back(line);
+    }
   }
-  const std::string cmd =
-      std::string(GPUPLAN_PYTHON3) + " " + GPUPLAN_CHECK_STRINGS + " --shown " + path + " 2>&1";
-  FILE* pipe = popen(cmd.c_str(), "r");
-  ASSERT_NE(pipe, nullptr);
-  std::string report;
-  char buf[512];
-  while (std::fgets(buf, sizeof buf, pipe)) report += buf;
-  EXPECT_EQ(pclose(pipe), 0) << report;
-#endif
+  check_shown_with_script(all);
+}
+
+TEST_F(ZhNotes, AnErrorInsideANoteOrErrorIsChineseToo) {
+  const std::string heads = render_message(message_english(Msg::serve_tp_heads), {"3", "32"});
+  const std::string calibrated = "calibrated time: " + heads;
+  const Error drafter = make_error(Errc::invalid_argument, Msg::serve_drafter_cannot_run,
+                                   {"spec-draft-model", heads});
+  set_language(Lang::en);
+  EXPECT_EQ(core_note(calibrated), page_message(calibrated));
+  EXPECT_NE(page_message(drafter).find("attention heads do not split evenly"), std::string::npos);
+  set_language(Lang::zh);
+  for (const std::string& shown : {core_note(calibrated), page_message(drafter)}) {
+    EXPECT_TRUE(has_chinese(shown)) << shown;
+    EXPECT_EQ(shown.find("attention heads"), std::string::npos) << shown;
+    EXPECT_EQ(shown.find("calibrated"), std::string::npos) << shown;
+    EXPECT_EQ(shown.find("drafter"), std::string::npos) << shown;
+    for (const char* value : {"3", "32"}) EXPECT_NE(shown.find(value), std::string::npos) << shown;
+  }
+  // An inner message the table does not know stays as the core wrote it.
+  EXPECT_NE(core_note("calibrated time: something new").find("something new"), std::string::npos);
 }
 
 TEST_F(ZhNotes, NoteValuesAreKeptInTheTranslation) {

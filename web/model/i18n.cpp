@@ -363,11 +363,30 @@ bool match_note(const std::string& templ, const std::string& text, std::vector<s
   return match_from(templ, 0, text, 0, args);
 }
 
+namespace {
+
+// A core error's English message kept inside a note or another error (the calibrated time's
+// failure, the drafter's): the table's Chinese for the core message it reads as, its values
+// kept; else as it is.
+std::string nested_message(const std::string& english) {
+  if (g_lang != Lang::zh) return english;
+  std::vector<std::string> args;
+  for (int i = 0; i < static_cast<int>(S::count_); ++i) {
+    if (std::strncmp(kTable[i].id, "core_", 5) == 0 && match_note(kTable[i].text[0], english, args))
+      return render_message(tr(static_cast<S>(i), Lang::zh), args);
+  }
+  return english;
+}
+
+}  // namespace
+
 std::string core_note(const std::string& note) {
   std::vector<std::string> args;
   for (int i = 0; i < static_cast<int>(S::count_); ++i) {
-    if (std::strncmp(kTable[i].id, "note_", 5) == 0 && match_note(kTable[i].text[0], note, args))
-      return page_message(render_message(tr(static_cast<S>(i)), args));
+    if (std::strncmp(kTable[i].id, "note_", 5) != 0 || !match_note(kTable[i].text[0], note, args))
+      continue;
+    if (static_cast<S>(i) == S::note_calibrated_time) args[0] = nested_message(args[0]);
+    return page_message(render_message(tr(static_cast<S>(i)), args));
   }
   return page_message(note);
 }
@@ -444,8 +463,12 @@ std::string page_message(const Error& error) {
     return page_message(render_message(tr(S::budget_binds_shown), {format_money(usd)}));
   }
   S entry{};
-  if (g_lang == Lang::zh && core_message_string(error.id, entry))
-    return page_message(render_message(tr(entry, Lang::zh), error.args));
+  if (g_lang == Lang::zh && core_message_string(error.id, entry)) {
+    std::vector<std::string> args = error.args;
+    if (error.id == Msg::serve_drafter_cannot_run && args.size() == 2)
+      args[1] = nested_message(args[1]);
+    return page_message(render_message(tr(entry, Lang::zh), args));
+  }
   return page_message(error.message);
 }
 

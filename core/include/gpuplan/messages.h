@@ -53,6 +53,80 @@ namespace gpuplan {
     "use --lengths fixed")                                                                        \
   X(serve_unknown_draft, "serve.unknown_draft",                                                   \
     "--spec-draft-model: unknown model '{0}' (run 'gpuplan models' for the list)")                \
+  /* Serving search (serve_plan.cpp) */                                                           \
+  X(serve_no_match, "serve.no_match", "no GPU or instance matches the filters")                   \
+  X(serve_slo_ttft, "serve.slo_ttft",                                                             \
+    "SLO unreachable: the first token takes {0} ms for one request alone on the fastest "         \
+    "option ({1}, TP {2}), {3} ms over --ttft-ms; raise it, shorten prompts or use more GPUs")    \
+  X(serve_slo_tpot, "serve.slo_tpot",                                                             \
+    "SLO unreachable: a token takes {0} ms per step with one request on the fastest option "      \
+    "({1}, TP {2}), {3} ms over --tpot-ms; raise it or use more GPUs")                            \
+  X(serve_slo_both, "serve.slo_both",                                                             \
+    "SLO unreachable: no option meets both latency targets at any request rate")                  \
+  X(serve_tp_domain, "serve.tp_domain",                                                           \
+    "--tp {0}: no matching instance holds that many GPUs in one NVLink domain (the largest "      \
+    "holds {1}); a tensor-parallel replica does not span machines over the network")              \
+  /* One replica (serve_replica.cpp) */                                                           \
+  X(serve_not_causal_lm, "serve.not_causal_lm",                                                   \
+    "model '{0}' is not a decoder-only language model; serve times causal LMs only")              \
+  X(serve_tp_range, "serve.tp_range", "--tp must be between 1 and 64, got {0}")                   \
+  X(serve_tp_heads, "serve.tp_heads",                                                             \
+    "--tp {0}: the model's {1} attention heads do not split evenly")                              \
+  X(serve_ep_divide, "serve.ep_divide", "--ep must divide --tp")                                  \
+  X(serve_ep_layer_split, "serve.ep_layer_split",                                                 \
+    "--ep: the runtime splits layers across GPUs, not experts; leave --ep at 1")                  \
+  X(serve_ep_moe_only, "serve.ep_moe_only", "--ep applies to mixture-of-experts models only")     \
+  X(serve_batch_limits, "serve.batch_limits", "batch limits must be >= 0")                        \
+  X(serve_memory_fraction, "serve.memory_fraction", "memory fraction must be in (0, 1]")          \
+  X(serve_no_fp4_kernel, "serve.no_fp4_kernel",                                                   \
+    "GPU '{0}' has no FP4 tensor cores and {1} has no weight-only {2} kernel for it; serve it "   \
+    "on Blackwell, with a runtime that has one, or choose fp8 or int4 weights")                   \
+  X(serve_kv_format, "serve.kv_format",                                                           \
+    "{0} has no {1} KV cache (it stores {2}); choose another --kv or runtime")                    \
+  X(serve_no_tensor_rate, "serve.no_tensor_rate",                                                 \
+    "GPU '{0}' has no sourced {1} tensor-core figure; serving on it cannot be timed (choose "     \
+    "another GPU)")                                                                               \
+  X(serve_no_memory_bandwidth, "serve.no_memory_bandwidth", "GPU '{0}' has no memory bandwidth")  \
+  X(serve_does_not_fit, "serve.does_not_fit",                                                     \
+    "{0} ({1}) does not fit on {2} at TP {3}: weights {4} GB + activations {5} GB + context "     \
+    "{6} GB per GPU leave {7} GB for the KV cache of {8} GB; use more GPUs (--tp) or fewer "      \
+    "weight bits")                                                                                \
+  X(serve_spec_no_mtp, "serve.spec_no_mtp",                                                       \
+    "--spec-method: mtp: {0} has no multi-token prediction modules "                              \
+    "(num_nextn_predict_layers); use eagle or a draft model")                                     \
+  X(serve_spec_vocab, "serve.spec_vocab",                                                         \
+    "--spec-draft-model: {0} has a vocabulary of {1} tokens, {2} one of {3}: a draft model "      \
+    "must share the target's tokenizer")                                                          \
+  X(serve_drafter_cannot_run, "serve.drafter_cannot_run", "--{0}: the drafter cannot run: {1}")   \
+  /* Fleet and simulation (serve_fleet.cpp, serve_sim.cpp) */                                     \
+  X(serve_rate_positive, "serve.rate_positive", "--rate must be a positive number of requests/s") \
+  X(serve_curve_preset, "serve.curve_preset",                                                     \
+    "--load-curve: '{0}' is not flat, business-hours, diurnal or a file")                         \
+  X(serve_curve_key, "serve.curve_key",                                                           \
+    "--load-curve: '{0}' is not flat, business-hours, diurnal or 24 rates (4,3,3,...)")           \
+  X(serve_curve_too_large, "serve.curve_too_large",                                               \
+    "{0}: a load curve is 24 numbers; the file is over 64 KiB")                                   \
+  X(serve_curve_not_rate, "serve.curve_not_rate",                                                 \
+    "{0}:{1}: '{2}' is not a request rate (a number >= 0)")                                       \
+  X(serve_curve_size, "serve.curve_size", "{0}: expected 24 hourly rates (requests/s), got {1}")  \
+  X(serve_curve_all_zero, "serve.curve_all_zero", "{0}: every hour is 0")                         \
+  X(serve_curve_hours, "serve.curve_hours", "a load curve has 24 hourly rates")                   \
+  X(serve_target_utilisation, "serve.target_utilisation", "target utilisation must be in (0, 1]") \
+  X(serve_scaling_negative, "serve.scaling_negative", "scaling policy values must be >= 0")       \
+  X(serve_fleet_no_rate, "serve.fleet_no_rate",                                                   \
+    "one replica meets the latency targets at no request rate; no fleet can")                     \
+  X(serve_fleet_too_many, "serve.fleet_too_many",                                                 \
+    "the peak rate needs more than a million replicas; check --rate")                             \
+  X(serve_sim_requests, "serve.sim_requests", "simulated requests must be 1-100000")              \
+  X(serve_sim_sharegpt_unset, "serve.sim_sharegpt_unset",                                         \
+    "--lengths sharegpt: the ShareGPT distribution is not set (the caller passes "                \
+    "ServingAssumptions::sharegpt to use_dataset_lengths)")                                       \
+  X(serve_sim_tokens, "serve.sim_tokens", "prompt and output tokens must be >= 1")                \
+  X(serve_prefix_hit_rate, "serve.prefix_hit_rate",                                               \
+    "--prefix-hit-rate: the share of prompt tokens found in the prefix cache must be in [0, "     \
+    "1]")                                                                                         \
+  X(serve_sequence_too_long, "serve.sequence_too_long",                                           \
+    "one sequence of {0} tokens does not fit the KV cache of {1} tokens")                         \
   /* Hardware and model lookups, parallelism (evaluate.cpp) */                                    \
   X(eval_unknown_instance, "evaluate.unknown_instance",                                           \
     "--instance: unknown instance '{0}' (run 'gpuplan instances')")                               \

@@ -15,15 +15,14 @@ namespace {
 
 constexpr double kHoursPerMonth = 730.0;  // 8760 h / 12
 
-Error invalid(const std::string& m) {
-  return make_error(Errc::invalid_argument, m);
+Error invalid(Msg id, std::vector<std::string> args = {}) {
+  return make_error(Errc::invalid_argument, id, std::move(args));
 }
 
 }  // namespace
 
 Result<LoadCurve> preset_load_curve(const std::string& name, double peak_rate) {
-  if (!(peak_rate > 0) || !std::isfinite(peak_rate))
-    return invalid("--rate must be a positive number of requests/s");
+  if (!(peak_rate > 0) || !std::isfinite(peak_rate)) return invalid(Msg::serve_rate_positive);
   LoadCurve c(24, peak_rate);
   if (name == "flat") return c;
   const double pi = std::acos(-1.0);
@@ -33,7 +32,7 @@ Result<LoadCurve> preset_load_curve(const std::string& name, double peak_rate) {
     } else if (name == "diurnal") {
       c[static_cast<size_t>(h)] = peak_rate * (0.6 + 0.4 * std::cos(2 * pi * (h - 14) / 24.0));
     } else {
-      return invalid("--load-curve: '" + name + "' is not flat, business-hours, diurnal or a file");
+      return invalid(Msg::serve_curve_preset, {name});
     }
   }
   return c;
@@ -41,8 +40,7 @@ Result<LoadCurve> preset_load_curve(const std::string& name, double peak_rate) {
 
 Result<LoadCurve> parse_load_curve(std::string_view text, const std::string& where) {
   if (text.size() > 64 * 1024)
-    return make_error(Errc::too_large,
-                      where + ": a load curve is 24 numbers; the file is over 64 KiB");
+    return make_error(Errc::too_large, Msg::serve_curve_too_large, {where});
   LoadCurve c;
   size_t line = 1;
   for (size_t i = 0; i < text.size();) {
@@ -63,19 +61,18 @@ Result<LoadCurve> parse_load_curve(std::string_view text, const std::string& whe
       char* stop = nullptr;
       const double v = std::strtod(token.c_str(), &stop);
       if (stop != token.c_str() + token.size() || !std::isfinite(v) || v < 0) {
-        return make_error(Errc::parse_error, where + ":" + std::to_string(line) + ": '" + token +
-                                                 "' is not a request rate (a number >= 0)");
+        return make_error(Errc::parse_error, Msg::serve_curve_not_rate,
+                          {where, std::to_string(line), token});
       }
       c.push_back(v);
       i = end;
     }
   }
   if (c.size() != 24) {
-    return make_error(Errc::schema_error, where + ": expected 24 hourly rates (requests/s), got " +
-                                              std::to_string(c.size()));
+    return make_error(Errc::schema_error, Msg::serve_curve_size, {where, std::to_string(c.size())});
   }
   if (*std::max_element(c.begin(), c.end()) <= 0)
-    return make_error(Errc::schema_error, where + ": every hour is 0");
+    return make_error(Errc::schema_error, Msg::serve_curve_all_zero, {where});
   return c;
 }
 
@@ -83,9 +80,7 @@ Result<LoadCurve> load_curve_from_key(const std::string& value, double peak_rate
   if (value.empty() || value == "flat" || value == "business-hours" || value == "diurnal")
     return preset_load_curve(value.empty() ? "flat" : value, peak_rate);
   if (value.find(',') == std::string::npos) {
-    return make_error(Errc::invalid_argument,
-                      "--load-curve: '" + value +
-                          "' is not flat, business-hours, diurnal or 24 rates (4,3,3,...)");
+    return make_error(Errc::invalid_argument, Msg::serve_curve_key, {value});
   }
   return parse_load_curve(value, "--load-curve");
 }
@@ -103,24 +98,22 @@ std::string load_curve_key(const LoadCurve& curve) {
 
 Result<FleetPlan> plan_fleet(const LoadCurve& curve, double replica_max_rate, double model_bytes,
                              const ScalingPolicy& policy) {
-  if (curve.size() != 24) return invalid("a load curve has 24 hourly rates");
+  if (curve.size() != 24) return invalid(Msg::serve_curve_hours);
   if (!(policy.target_utilisation > 0 && policy.target_utilisation <= 1)) {
-    return invalid("target utilisation must be in (0, 1]");
+    return invalid(Msg::serve_target_utilisation);
   }
   if (policy.min_replicas < 0 || policy.headroom < 0 || policy.instance_start_s < 0 ||
       policy.model_load_bytes_per_s < 0) {
-    return invalid("scaling policy values must be >= 0");
+    return invalid(Msg::serve_scaling_negative);
   }
   if (!(replica_max_rate > 0)) {
-    return make_error(Errc::does_not_fit,
-                      "one replica meets the latency targets at no request rate; no fleet can");
+    return make_error(Errc::does_not_fit, Msg::serve_fleet_no_rate, {});
   }
   FleetPlan p;
   p.replica_rate_per_s = replica_max_rate * policy.target_utilisation;
   const double peak = *std::max_element(curve.begin(), curve.end());
   if (!(peak * (1 + policy.headroom) / p.replica_rate_per_s < 1e6)) {
-    return make_error(Errc::does_not_fit,
-                      "the peak rate needs more than a million replicas; check --rate");
+    return make_error(Errc::does_not_fit, Msg::serve_fleet_too_many, {});
   }
   auto replicas_for = [&](double rate) {
     return std::max(policy.min_replicas,

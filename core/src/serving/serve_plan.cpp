@@ -132,30 +132,23 @@ Error explain_failure(const std::vector<ServeEvaluation>& all, const Slo& slo) {
     for (auto it = all.rbegin(); it != all.rend(); ++it) {
       if (!it->error.message.empty()) return it->error;
     }
-    return make_error(Errc::not_found, "no GPU or instance matches the filters");
+    return make_error(Errc::not_found, Msg::serve_no_match, {});
   }
-  auto ms = [](double s) {
-    return std::to_string(static_cast<int>(std::lround(s * 1000))) + " ms";
-  };
+  // Whole milliseconds: the templates add " ms".
+  auto ms = [](double s) { return std::to_string(static_cast<int>(std::lround(s * 1000))); };
   const double ttft = fastest_ttft->rate.at_zero_load.ttft_s.p50;
   if (slo.ttft_s > 0 && ttft > slo.ttft_s) {
-    return make_error(Errc::does_not_fit,
-                      "SLO unreachable: the first token takes " + ms(ttft) +
-                          " for one request alone on the fastest option (" + fastest_ttft->gpu +
-                          ", TP " + std::to_string(fastest_ttft->tp) + "), " +
-                          ms(ttft - slo.ttft_s) +
-                          " over --ttft-ms; raise it, shorten prompts or use more GPUs");
+    return make_error(
+        Errc::does_not_fit, Msg::serve_slo_ttft,
+        {ms(ttft), fastest_ttft->gpu, std::to_string(fastest_ttft->tp), ms(ttft - slo.ttft_s)});
   }
   const double tpot = fastest_tpot->itl_s;
   if (slo.tpot_s > 0 && tpot > slo.tpot_s) {
-    return make_error(Errc::does_not_fit,
-                      "SLO unreachable: a token takes " + ms(tpot) +
-                          " per step with one request on the fastest option (" + fastest_tpot->gpu +
-                          ", TP " + std::to_string(fastest_tpot->tp) + "), " +
-                          ms(tpot - slo.tpot_s) + " over --tpot-ms; raise it or use more GPUs");
+    return make_error(
+        Errc::does_not_fit, Msg::serve_slo_tpot,
+        {ms(tpot), fastest_tpot->gpu, std::to_string(fastest_tpot->tp), ms(tpot - slo.tpot_s)});
   }
-  return make_error(Errc::does_not_fit,
-                    "SLO unreachable: no option meets both latency targets at any request rate");
+  return make_error(Errc::does_not_fit, Msg::serve_slo_both, {});
 }
 
 // The instances the query can price, with their GPU.
@@ -217,12 +210,8 @@ std::optional<Error> tp_beyond_every_domain(
   int largest = 0;
   for (const auto& [in, g] : priced) largest = std::max(largest, in->domain_gpus());
   if (q.config.tp <= largest) return std::nullopt;
-  return make_error(Errc::does_not_fit,
-                    "--tp " + std::to_string(q.config.tp) +
-                        ": no matching instance holds that many GPUs in one NVLink domain "
-                        "(the largest holds " +
-                        std::to_string(largest) +
-                        "); a tensor-parallel replica does not span machines over the network");
+  return make_error(Errc::does_not_fit, Msg::serve_tp_domain,
+                    {std::to_string(q.config.tp), std::to_string(largest)});
 }
 
 }  // namespace

@@ -25,13 +25,14 @@
 namespace gpuplan {
 namespace {
 
-Error invalid(const std::string& m) {
-  return make_error(Errc::invalid_argument, m);
+Error invalid(Msg id, std::vector<std::string> args = {}) {
+  return make_error(Errc::invalid_argument, id, std::move(args));
 }
 
+// Gigabytes with one decimal (the templates add " GB").
 std::string gb(double bytes) {
   char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f GB", bytes / 1e9);
+  std::snprintf(buf, sizeof buf, "%.1f", bytes / 1e9);
   return buf;
 }
 
@@ -89,10 +90,8 @@ Result<std::string> compute_precision(const Gpu& g, WeightFormat w, const Runtim
     if (has_block_scaled_mma(g)) return std::string(f.rate_key);
     const auto& fallback = p.fp4_weight_only;
     if (std::find(fallback.begin(), fallback.end(), w) == fallback.end()) {
-      return invalid("GPU '" + g.id + "' has no FP4 tensor cores and " + runtime_name(p.runtime) +
-                     " has no weight-only " + weight_format_name(w) +
-                     " kernel for it; serve it on Blackwell, with a runtime that has one, or "
-                     "choose fp8 or int4 weights");
+      return invalid(Msg::serve_no_fp4_kernel,
+                     {g.id, runtime_name(p.runtime), weight_format_name(w)});
     }
   } else if (w == WeightFormat::fp8 && has("fp8")) {
     return std::string("fp8");
@@ -107,8 +106,7 @@ std::optional<Error> check_kv_format(const RuntimeProfile& p, KvFormat kv) {
     return std::nullopt;
   std::string have;
   for (KvFormat k : p.kv_formats) have += std::string(have.empty() ? "" : ", ") + kv_format_name(k);
-  return invalid(std::string(runtime_name(p.runtime)) + " has no " + kv_format_name(kv) +
-                 " KV cache (it stores " + have + "); choose another --kv or runtime");
+  return invalid(Msg::serve_kv_format, {runtime_name(p.runtime), kv_format_name(kv), have});
 }
 
 // Achievable matmul FLOP/s: the GPU's measured maximum for the precision, else dense peak x
@@ -119,32 +117,23 @@ Result<double> matmul_rate(const Gpu& g, const std::string& precision, const Eff
   if (m != g.matmul_max_achievable_flops_per_s.end()) return m->second;
   auto p = g.peak_dense_flops_per_s.find(precision);
   if (p != g.peak_dense_flops_per_s.end()) return p->second * eff.gemm;
-  return make_error(Errc::not_found,
-                    "GPU '" + g.id + "' has no sourced " + precision +
-                        " tensor-core figure; serving on it cannot be timed (choose another GPU)");
+  return make_error(Errc::not_found, Msg::serve_no_tensor_rate, {g.id, precision});
 }
 
 std::optional<Error> check_config(const Model& m, const ServeConfig& c, bool layer_split) {
   const TransformerSpec& s = m.transformer;
   if (m.kind != ModelKind::transformer || m.task != "causal-lm" || s.decoder_layers > 0 ||
       s.is_vision()) {
-    return invalid("model '" + m.id +
-                   "' is not a decoder-only language model; serve times causal LMs only");
+    return invalid(Msg::serve_not_causal_lm, {m.id});
   }
-  if (c.tp < 1 || c.tp > 64)
-    return invalid("--tp must be between 1 and 64, got " + std::to_string(c.tp));
-  if (s.heads % c.tp != 0 && !layer_split) {
-    return invalid("--tp " + std::to_string(c.tp) + ": the model's " + std::to_string(s.heads) +
-                   " attention heads do not split evenly");
-  }
-  if (c.ep < 1 || c.tp % c.ep != 0) return invalid("--ep must divide --tp");
-  if (layer_split && c.ep > 1)
-    return invalid("--ep: the runtime splits layers across GPUs, not experts; leave --ep at 1");
-  if (c.ep > 1 && !s.is_moe()) return invalid("--ep applies to mixture-of-experts models only");
-  if (c.max_num_seqs < 0 || c.max_num_batched_tokens < 0)
-    return invalid("batch limits must be >= 0");
-  if (c.memory_fraction < 0 || c.memory_fraction > 1)
-    return invalid("memory fraction must be in (0, 1]");
+  if (c.tp < 1 || c.tp > 64) return invalid(Msg::serve_tp_range, {std::to_string(c.tp)});
+  if (s.heads % c.tp != 0 && !layer_split)
+    return invalid(Msg::serve_tp_heads, {std::to_string(c.tp), std::to_string(s.heads)});
+  if (c.ep < 1 || c.tp % c.ep != 0) return invalid(Msg::serve_ep_divide);
+  if (layer_split && c.ep > 1) return invalid(Msg::serve_ep_layer_split);
+  if (c.ep > 1 && !s.is_moe()) return invalid(Msg::serve_ep_moe_only);
+  if (c.max_num_seqs < 0 || c.max_num_batched_tokens < 0) return invalid(Msg::serve_batch_limits);
+  if (c.memory_fraction < 0 || c.memory_fraction > 1) return invalid(Msg::serve_memory_fraction);
   return std::nullopt;
 }
 
@@ -288,7 +277,7 @@ std::optional<Error> set_rates(const Gpu& gpu, const ServeConfig& config, const 
   r.hbm_bytes_per_s = eff.measured_hbm_bytes_per_s > 0 ? eff.measured_hbm_bytes_per_s
                                                        : gpu.memory_bandwidth_bytes_per_s * eff.hbm;
   if (r.hbm_bytes_per_s <= 0)
-    return make_error(Errc::not_found, "GPU '" + gpu.id + "' has no memory bandwidth");
+    return make_error(Errc::not_found, Msg::serve_no_memory_bandwidth, {gpu.id});
   const bool low = r.compute_precision == "fp8" || r.compute_precision == "fp4";
   auto attention_rate = matmul_rate(
       gpu,
@@ -343,8 +332,8 @@ double module_weight_bytes(const Model& module, const ServeConfig& c, int64_t mo
   return bytes;
 }
 
-Error spec_error(const std::string& key, const std::string& message) {
-  return about_key(invalid("--" + key + ": " + message), key);
+Error spec_error(const std::string& key, Msg id, std::vector<std::string> args) {
+  return about_key(invalid(id, std::move(args)), key);
 }
 
 // The same checks as parse_serve_request's, for callers that fill ServeConfig themselves.
@@ -358,9 +347,7 @@ std::optional<Error> check_spec(const Model& model, const SpecDecoding& spec) {
   if (!(spec.acceptance > 0 && spec.acceptance <= 1))
     return msg(Msg::serve_spec_acceptance_required, method, "spec-acceptance");
   if (spec.method == SpecMethod::mtp && model.transformer.mtp_layers < 1) {
-    return spec_error("spec-method", "mtp: " + model.id +
-                                         " has no multi-token prediction modules "
-                                         "(num_nextn_predict_layers); use eagle or a draft model");
+    return spec_error("spec-method", Msg::serve_spec_no_mtp, {model.id});
   }
   if (spec.method != SpecMethod::draft) return std::nullopt;
   if (!spec.draft) {
@@ -369,11 +356,9 @@ std::optional<Error> check_spec(const Model& model, const SpecDecoding& spec) {
                : msg(Msg::serve_unknown_draft, spec.draft_model, "spec-draft-model");
   }
   if (spec.draft->transformer.vocab != model.transformer.vocab) {
-    return spec_error("spec-draft-model", spec.draft->id + " has a vocabulary of " +
-                                              std::to_string(spec.draft->transformer.vocab) +
-                                              " tokens, " + model.id + " one of " +
-                                              std::to_string(model.transformer.vocab) +
-                                              ": a draft model must share the target's tokenizer");
+    return spec_error("spec-draft-model", Msg::serve_spec_vocab,
+                      {spec.draft->id, std::to_string(spec.draft->transformer.vocab), model.id,
+                       std::to_string(model.transformer.vocab)});
   }
   return std::nullopt;
 }
@@ -394,8 +379,8 @@ std::optional<Error> resolve_spec(const Model& model, const Gpu& gpu, const Serv
   const Model& drafter = own ? *r.spec.module : *spec.draft;
   auto draft = build_replica(drafter, gpu, dc, serving, eff);
   if (!draft.ok()) {
-    return spec_error(own ? "spec-method" : "spec-draft-model",
-                      "the drafter cannot run: " + draft.error().message);
+    const char* key = own ? "spec-method" : "spec-draft-model";
+    return spec_error(key, Msg::serve_drafter_cannot_run, {key, draft.error().message});
   }
   ReplicaModel d = std::move(draft).value();
   const double modules =
@@ -481,12 +466,10 @@ Result<ReplicaModel> build_replica(const Model& model, const Gpu& gpu, const Ser
     const double need = r.memory.weight_bytes + r.memory.activation_bytes + r.memory.context_bytes;
     const double have = r.profile.fraction_of_free ? gpu.memory_bytes : r.memory.budget_bytes;
     return make_error(
-        Errc::does_not_fit,
-        model.id + " (" + weight_format_name(config.weights) + ") does not fit on " + gpu.id +
-            " at TP " + std::to_string(asked.tp) + ": weights " + gb(r.memory.weight_bytes) +
-            " + activations " + gb(r.memory.activation_bytes) + " + context " +
-            gb(r.memory.context_bytes) + " per GPU leave " + gb(have - need) +
-            " for the KV cache of " + gb(have) + "; use more GPUs (--tp) or fewer weight bits");
+        Errc::does_not_fit, Msg::serve_does_not_fit,
+        {model.id, weight_format_name(config.weights), gpu.id, std::to_string(asked.tp),
+         gb(r.memory.weight_bytes), gb(r.memory.activation_bytes), gb(r.memory.context_bytes),
+         gb(have - need), gb(have)});
   }
   if (auto err = set_rates(gpu, config, eff, r)) return *err;
   const TransformerFlops f = transformer_forward_flops(s, 1);  // one token: no attention context

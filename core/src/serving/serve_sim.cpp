@@ -244,27 +244,21 @@ void use_dataset_lengths(ServeWorkload& w, const LengthSampler& sampler) {
 
 Result<SimulationResult> simulate(const ReplicaModel& r, const ServeWorkload& w) {
   if (w.requests < 1 || w.requests > 100000)
-    return make_error(Errc::invalid_argument, "simulated requests must be 1-100000");
+    return make_error(Errc::invalid_argument, Msg::serve_sim_requests, {});
   if (w.lengths == LengthDistribution::sharegpt && !w.sampler.ready()) {
-    return make_error(Errc::invalid_argument,
-                      "--lengths sharegpt: the ShareGPT distribution is not set (the caller "
-                      "passes ServingAssumptions::sharegpt to use_dataset_lengths)");
+    return make_error(Errc::invalid_argument, Msg::serve_sim_sharegpt_unset, {});
   }
   if (!(w.prompt_tokens >= 1) || !(w.output_tokens >= 1)) {
-    return make_error(Errc::invalid_argument, "prompt and output tokens must be >= 1");
+    return make_error(Errc::invalid_argument, Msg::serve_sim_tokens, {});
   }
   if (!(w.prefix_hit_rate >= 0 && w.prefix_hit_rate <= 1)) {
-    return about_key(make_error(Errc::invalid_argument,
-                                "--prefix-hit-rate: the share of prompt tokens found in the "
-                                "prefix cache must be in [0, 1]"),
+    return about_key(make_error(Errc::invalid_argument, Msg::serve_prefix_hit_rate, {}),
                      "prefix-hit-rate");
   }
   if (max_concurrent_sequences(r, w.prompt_tokens, w.output_tokens) < 1) {
-    return make_error(Errc::does_not_fit,
-                      "one sequence of " +
-                          std::to_string(static_cast<int64_t>(w.prompt_tokens + w.output_tokens)) +
-                          " tokens does not fit the KV cache of " +
-                          std::to_string(r.memory.kv_tokens) + " tokens");
+    return make_error(Errc::does_not_fit, Msg::serve_sequence_too_long,
+                      {std::to_string(static_cast<int64_t>(w.prompt_tokens + w.output_tokens)),
+                       std::to_string(r.memory.kv_tokens)});
   }
   // A drawn length longer than the whole cache is cut to fit (else it could never run).
   std::vector<Req> reqs = make_requests(w);
