@@ -32,20 +32,10 @@ void expect_number(const std::string& cell, double want, const std::string& what
   EXPECT_NEAR(std::stod(cell), want, 1e-9 * std::abs(want)) << what << ": " << cell;
 }
 
-// A page on `link` with the estimate computed as the page computes it.
+// A page on `link` before its tab's work runs (each test runs the planner or the serving job
+// itself).
 PageModel page(const std::string& link) {
-  PageModel m;
-  m.catalog = &catalog();
-  auto state = page_state_from_query(link);
-  EXPECT_TRUE(state.ok()) << state.error().message;
-  if (!state.ok()) return m;
-  m.state = state.value();
-  auto ev = compute(catalog(), m.state, nullptr);
-  if (ev.ok())
-    m.ev = std::move(ev).value();
-  else
-    m.error = ev.error();
-  return m;
+  return page_test::computed_page(link, false);
 }
 
 constexpr const char* kEstimateLink =

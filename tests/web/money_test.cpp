@@ -22,23 +22,7 @@ namespace {
 using page_test::catalog;
 using page_test::csv_rows;
 
-// A page on `link` with its estimate and plans, as the page computes them.
-PageModel plans_page(const std::string& link) {
-  PageModel m;
-  m.catalog = &catalog();
-  auto state = page_state_from_query(link);
-  EXPECT_TRUE(state.ok()) << state.error().message;
-  if (!state.ok()) return m;
-  m.state = state.value();
-  auto ev = compute(catalog(), m.state, nullptr);
-  EXPECT_TRUE(ev.ok()) << ev.error().message;
-  if (!ev.ok()) return m;
-  m.ev = std::move(ev).value();
-  auto p = plan(catalog(), m.ev->model, plan_query(catalog(), m.state, m.ev->model));
-  EXPECT_TRUE(p.ok()) << p.error().message;
-  if (p.ok()) m.plans = p.value();
-  return m;
-}
+using page_test::computed_page;
 
 constexpr const char* kPlansLink =
     "model=gpt2-medium&batch=64&precision=amp-bf16&tokens=2000000000&provider=aws&tab=plans";
@@ -83,7 +67,7 @@ TEST(Money, AmountsConvertByTheOneRateBothWays) {
 }
 
 TEST(Money, PlansExportInCnyKeepsTheOrderAndConvertsEveryCost) {
-  PageModel m = plans_page(kPlansLink);
+  PageModel m = computed_page(kPlansLink);
   ASSERT_TRUE(m.plans);
   ASSERT_GT(m.plans->plans.size(), 2u);
   const Money cny = money_for("cny", catalog().pricing).value();
@@ -110,7 +94,7 @@ TEST(Money, PlansExportInCnyKeepsTheOrderAndConvertsEveryCost) {
 }
 
 TEST(Money, TheRunTotalIsShownAndPublishedInThePagesCurrency) {
-  PageModel m = plans_page(
+  PageModel m = computed_page(
       "model=mpt-1b&batch=256&precision=amp-bf16&instance=lambda-gpu-1x-h100-sxm5&tokens=2.6e10");
   ASSERT_TRUE(m.ev && m.ev->cost && m.ev->price);
   const double usd = m.ev->cost->usd_total;
@@ -128,7 +112,7 @@ TEST(Money, TheRunTotalIsShownAndPublishedInThePagesCurrency) {
   set_language(Lang::en);
   EXPECT_EQ(run_total_text(*m.ev), format_usd(usd));
   // Without a price (a bare GPU) there is no total to show.
-  PageModel bare = plans_page("model=mpt-1b&batch=256&gpu=h100-sxm5-80gb&tokens=2.6e10");
+  PageModel bare = computed_page("model=mpt-1b&batch=256&gpu=h100-sxm5-80gb&tokens=2.6e10");
   ASSERT_TRUE(bare.ev);
   EXPECT_EQ(run_total_text(*bare.ev), "");
 }

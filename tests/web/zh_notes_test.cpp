@@ -27,32 +27,8 @@ namespace {
 using page_test::catalog;
 using page_test::serving;
 
-// A page on `link` computed as the App computes it: the link read leniently with its problems,
-// the estimate, the planner on the Plans tab, the serving job to its end on the Serving tab.
 PageModel page(const std::string& link) {
-  PageModel m;
-  m.catalog = &catalog();
-  ParsedLink parsed = page_state_from_link(link);
-  check_link_ids(catalog(), parsed);
-  m.state = parsed.state;
-  m.link_problems = parsed.problems;
-  auto ev = compute(catalog(), m.state, nullptr);
-  if (ev.ok())
-    m.ev = std::move(ev).value();
-  else
-    m.error = ev.error();
-  if (m.state.tab == Tab::plans && m.ev) {
-    auto plans = plan(catalog(), m.ev->model, plan_query(catalog(), m.state, m.ev->model));
-    if (plans.ok())
-      m.plans = std::move(plans).value();
-    else
-      m.plan_error = plans.error();
-  }
-  if (m.state.tab == Tab::serving) {
-    auto job = start_serve_job(catalog(), m.state, m.serve);
-    while (job && !job->done) step_serve_job(catalog(), serving(), *job, m.serve);
-  }
-  return m;
+  return page_test::computed_page(link);
 }
 
 // The lines of the page's DOM mirror that carry the core's words: its notes and errors by tab,
