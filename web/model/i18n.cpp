@@ -9,6 +9,8 @@
 #include <utility>
 #include <vector>
 
+#include "gpuplan/report.h"
+
 namespace gpuplan::web {
 namespace {
 
@@ -228,13 +230,13 @@ std::string format_usd(double usd) {
 }
 
 Result<Money> money_for(const std::string& currency, const PricingRules& rules) {
-  // The catalog's rate alone (an empty quote has no rate of its own): one factor for the page.
-  auto rate = usd_per_currency_unit(currency, PriceQuote{}, rules);
-  if (!rate.ok()) return rate.error();
+  // The CLI's shown currency (serve --currency): one rate for every amount on the page.
+  auto shown = shown_currency(currency, rules);
+  if (!shown.ok()) return shown.error();
   Money m;
-  m.currency = currency == "CNY" || currency == "cny" ? "CNY" : "USD";
-  m.usd_per_unit = rate.value();
-  if (m.currency == "CNY") m.rate_source = rules.usd_per_cny_source.title;
+  m.currency = shown.value().currency;
+  m.usd_per_unit = shown.value().usd_per_unit;
+  m.rate_source = shown.value().rate_source.title;
   return m;
 }
 
