@@ -216,7 +216,7 @@ export async function reveal(page, name, cdp = null) {
 }
 
 // Link keys of the page's own (not CLI options).
-export const pageOnlyKeys = new Set(['tab', 'lang', 'plan-gpu', 'compare', 'serve-compare', 'v']);
+export const pageOnlyKeys = new Set(['tab', 'lang', 'compare', 'serve-compare', 'v']);
 
 // The CLI options of a page link (its query string): `--key value` for each key the CLI reads.
 export function cliArgsOf(query) {

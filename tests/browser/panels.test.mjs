@@ -175,7 +175,7 @@ test('the Plans tab shows the launch config gpuplan plan --emit prints for the c
   assert.equal(s.launch.plans.text, await emit([]));
   const first = s.launch.plans.text;
   // The first plan of another GPU with another data-parallel degree (so another config): the top
-  // plan of `gpuplan plan --gpu G`.
+  // plan of `gpuplan plan --plan-gpu G`.
   const top = s.plans.top;
   const i = top.findIndex((p) => p.gpu !== top[0].gpu && p.dp !== top[0].dp && p.tp === 1 && p.pp === 1 &&
                                  top.findIndex((q) => q.gpu === p.gpu) === top.indexOf(p));
@@ -184,7 +184,7 @@ test('the Plans tab shows the launch config gpuplan plan --emit prints for the c
   await clickWidget(page, `launch-plan-${i}`, 10);
   s = await waitForState(page, `s.launch.plans.plan === ${i}`);
   assert.notEqual(s.launch.plans.text, first);
-  assert.equal(s.launch.plans.text, await emit(['--gpu', top[i].gpu]));
+  assert.equal(s.launch.plans.text, await emit(['--plan-gpu', top[i].gpu]));
   assert.match(s.launch.plans.fill_in, /ds_config\.json/);
   await clickWidget(page, 'launch-copy', 6);
   await page.waitForFunction((t) => window.gpuplanLastCopied === t, s.launch.plans.text);

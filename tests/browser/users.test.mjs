@@ -74,14 +74,12 @@ async function cliEstimate(s) {
 }
 
 // `gpuplan plan`'s options for the Plans tab of a page link. The tab searches every GPU (or the
-// one its own filter, plan-gpu, names) and chooses the layout itself (web/model/page_model.cpp
-// plan_query): the sidebar's hardware and layout are not the search's.
+// one plan-gpu names) and chooses the layout itself (web/model/page_model.cpp plan_query): the
+// sidebar's hardware and layout are the estimate's, which `gpuplan plan` refuses or would fix.
 function planArgsOf(link) {
   const q = new URLSearchParams(link);
   for (const k of ['gpu', 'gpus', 'instance', 'nodes', 'dp', 'tp', 'pp', 'zero', 'micro-batch']) q.delete(k);
-  const args = cliArgsOf(q.toString());
-  const gpu = new URLSearchParams(link).get('plan-gpu');
-  return gpu ? [...args, '--gpu', gpu] : args;
+  return cliArgsOf(q.toString());
 }
 
 // The plans shown are `gpuplan plan`'s for the page's link, in the same order, each cost in CNY at

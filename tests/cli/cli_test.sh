@@ -69,6 +69,9 @@ expect json-report-not-utf8 0 "" -- estimate --model gpt2-small --lora-targets $
 expect nodes-out-of-range 1 "gpuplan: error: --nodes: 0 is out of range [1, 100000]" -- estimate --model gpt2-small --instance aws-p4d.24xlarge --nodes 0
 expect max-nodes-out-of-range 1 "gpuplan: error: --max-nodes: 2000 is out of range [1, 1024]" -- plan --model gpt2-small --tokens 1e9 --max-nodes 2000
 expect tokens-not-a-number 1 "gpuplan: error: --tokens: 'lots' is not a number" -- estimate --model gpt2-small --tokens lots
+expect plan-refuses-gpu 1 "gpuplan: error: --gpu is the estimate's hardware: plan chooses the GPU, instance and nodes itself (--plan-gpu ID keeps one GPU's instances" -- plan --model gpt2-small --tokens 1e9 --gpu a100-sxm4-80gb
+expect plan-refuses-nodes 1 "gpuplan: error: --nodes is the estimate's hardware" -- plan --model gpt2-small --tokens 1e9 --nodes 2
+expect plan-gpu-unknown 1 "gpuplan: error: --plan-gpu: unknown GPU 'h9000' (run 'gpuplan gpus')" -- plan --model gpt2-small --tokens 1e9 --plan-gpu h9000
 expect objective-unknown 1 "gpuplan: error: --objective: 'speed' is not one of cost, time" -- plan --model gpt2-small --tokens 1e9 --objective speed
 expect probe-needs-hardware 2 "estimate: --probe needs --gpu or --instance" -- estimate --model gpt2-small --probe x.json
 expect estimate-json-versioned 0 "" -- estimate --model gpt2-small --gpu a100-sxm4-80gb --tokens 1e9 --json

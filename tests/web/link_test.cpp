@@ -66,7 +66,6 @@ std::string state_differences(const PageState& a, const PageState& b) {
   if (!serve.empty()) d += (d.empty() ? "" : "; ") + serve;
   if (a.tab != b.tab) d += "; tab";
   if (a.lang != b.lang) d += "; lang";
-  if (a.plan_gpu != b.plan_gpu) d += "; plan_gpu";
   if (a.compare != b.compare) d += "; compare";
   if (a.serve_compare != b.serve_compare) d += "; serve_compare";
   return d;

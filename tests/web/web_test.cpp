@@ -334,8 +334,8 @@ TEST(Plans, ALongSearchSpreadsOverFramesByWorkAndRanksAsOneSearch) {
       EXPECT_EQ(sliced.value().plans[i].instance, whole.value().plans[i].instance)
           << link << " #" << i;
       EXPECT_EQ(sliced.value().plans[i].cost.usd_total, whole.value().plans[i].cost.usd_total);
-      if (!s.plan_gpu.empty()) {
-        EXPECT_EQ(sliced.value().plans[i].gpu, s.plan_gpu) << link;
+      if (!s.query.plan_gpu.empty()) {
+        EXPECT_EQ(sliced.value().plans[i].gpu, s.query.plan_gpu) << link;
       }
     }
     ASSERT_EQ(sliced.value().pareto.size(), whole.value().pareto.size()) << link;

@@ -1,10 +1,13 @@
 // gpuplan plan (--model ID | --hf-config FILE) [setup] (--tokens N | --epochs N --dataset-size N)
 //   [--deadline-hours H] [--budget-usd B] [--objective cost|time] [--pricing P] [--provider P]
-//   [--region R] [--compliance hipaa|gdpr|gov] [--min-gpu-memory-gb G] [--max-nodes N] [--top K]
-//   [--currency usd|cny] [--tp N] [--pp N] [--emit torchrun|accelerate|deepspeed] [--json]
+//   [--region R] [--compliance hipaa|gdpr|gov] [--plan-gpu ID] [--min-gpu-memory-gb G]
+//   [--max-nodes N] [--top K] [--currency usd|cny] [--tp N] [--pp N]
+//   [--emit torchrun|accelerate|deepspeed] [--json]
 // A thin face over plan(): the query parser and plan_query() decide keys, bounds and defaults.
-// --tp and --pp, when given, fix the planner's degrees; --emit narrows the search to the layouts
-// the launcher can express (restrict_to_launcher), so the top plan is one it can emit.
+// The planner chooses the hardware: --gpu, --gpus, --instance and --nodes (the estimate's) are
+// refused, --plan-gpu narrows. --tp and --pp, when given, fix the planner's degrees; --emit
+// narrows the search to the layouts the launcher can express (restrict_to_launcher), so the top
+// plan is one it can emit.
 #include <cstdio>
 #include <optional>
 #include <string>
@@ -66,6 +69,12 @@ int cmd_plan(Args args) {
   // Read before the parser takes them: a degree the user states is fixed, not searched.
   const bool tp_given = given(args, "tp"), pp_given = given(args, "pp");
   const bool ep_given = given(args, "ep"), vp_given = given(args, "vp");
+  // The estimate's hardware is not the plan's (a link's gpu= is the Results tab's GPU).
+  for (const char* key : {"gpu", "gpus", "instance", "nodes"}) {
+    if (given(args, key)) {
+      return fail(make_error(Errc::invalid_argument, Msg::plan_estimate_hardware, {key}));
+    }
+  }
   auto query = take_query(args);
   if (!query.ok()) return fail(query.error());
   auto catalog = load_embedded_catalog();
@@ -75,7 +84,6 @@ int cmd_plan(Args args) {
   if (!q.provider.empty() && !cat.find_provider(q.provider)) {
     return fail(make_error(Errc::not_found, "--provider: unknown provider '" + q.provider + "'"));
   }
-  if (!q.gpu.empty() && !cat.find_gpu(q.gpu)) return fail(unknown_gpu_error(cat, q.gpu));
   auto model = resolve_model(cat, q);
   if (!model.ok()) return fail(model.error());
   PlanQuery pq = plan_query(cat, model.value(), q);

@@ -281,7 +281,6 @@ PlanQuery plan_query(const Catalog& catalog, const PageState& state, const Model
   s.dp = s.tp = s.pp = 1;
   s.zero_stage = 0;
   s.micro_batch = 0;
-  q.gpu = state.plan_gpu;
   return q;
 }
 

@@ -84,17 +84,7 @@ std::string join_list(const std::vector<std::string>& items) {
   return list;
 }
 
-std::vector<KeyRow<PageState>> plan_view_rows() {
-  KeyRow<PageState> gpu = page_row("plan-gpu", KeyType::text, "", "Plans: only this GPU's plans",
-                                   "方案：只显示该 GPU 的方案");
-  gpu.read = [](PageState& s, const std::string& v) -> std::optional<Error> {
-    s.plan_gpu = v;
-    return std::nullopt;
-  };
-  gpu.write = [](const PageState& s) -> std::optional<std::string> {
-    if (s.plan_gpu.empty()) return std::nullopt;
-    return s.plan_gpu;
-  };
+KeyRow<PageState> compare_row() {
   KeyRow<PageState> compare =
       page_row("compare", KeyType::list, "", "Plans: up to 4 plans side by side (instance*nodes)",
                "方案：并排比较的方案，最多 4 个（实例*节点数）");
@@ -106,7 +96,7 @@ std::vector<KeyRow<PageState>> plan_view_rows() {
     if (s.compare.empty()) return std::nullopt;
     return join_list(s.compare);
   };
-  return {gpu, compare};
+  return compare;
 }
 
 // The Serving tab's comparison: `gpuplan serve` takes one --gpu, so the list is the page's own.
@@ -196,7 +186,7 @@ const char* tab_name(Tab t) {
 const std::vector<KeyRow<PageState>>& page_key_rows() {
   static const std::vector<KeyRow<PageState>> rows = [] {
     std::vector<KeyRow<PageState>> all = {tab_row(), lang_row()};
-    for (auto& r : plan_view_rows()) all.push_back(std::move(r));
+    all.push_back(compare_row());
     all.push_back(serve_compare_row());
     return all;
   }();

@@ -23,8 +23,7 @@ struct PageState {
   ServeRequest serve;  // the Serving tab's keys; its model is query.request.model
   // The page's own keys (page_key_rows).
   Tab tab = Tab::results;
-  std::string lang;      // "en" or "zh" when the link names a language; "" = the browser's
-  std::string plan_gpu;  // Plans: only this GPU; "" = any
+  std::string lang;  // "en" or "zh" when the link names a language; "" = the browser's
   std::vector<std::string> compare;  // Plans: up to 4 plans side by side, "instance*nodes"
   // Serving: GPUs or instances (catalog ids) compared side by side, at most kServeCompareMax.
   std::vector<std::string> serve_compare;
@@ -33,7 +32,7 @@ struct PageState {
 // The most GPUs or instances the Serving tab compares in one run.
 inline constexpr size_t kServeCompareMax = 6;
 
-// The page's own keys: tab, lang, plan-gpu, compare, serve-compare.
+// The page's own keys: tab, lang, compare, serve-compare.
 const std::vector<KeyRow<PageState>>& page_key_rows();
 
 // What the page opens when the URL carries no state (GPT-2 small, AMP bf16, batch 8 on one A100

@@ -50,7 +50,7 @@ void limits(const PageModel& m, UiActions& a) {
   edited |= resolved_limit("max-nodes", q.max_nodes, resolved ? resolved->max_nodes : 0, a);
   edited |= resolved_limit("top", q.top_k, resolved ? resolved->top_k : 0, a);
   edited |= key_quantity("min-gpu-memory-gb", q.min_gpu_memory_gb, a);
-  edited |= id_combo(S::key_plan_gpu, s.plan_gpu, gpu_items(*m.catalog));
+  edited |= id_combo(S::key_plan_gpu, q.plan_gpu, gpu_items(*m.catalog));
   remember(a, "plan-gpu");
   edited |= id_combo(S::key_provider, q.provider, provider_items(*m.catalog));
   remember(a, "plan-provider");

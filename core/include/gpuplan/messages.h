@@ -206,6 +206,11 @@ namespace gpuplan {
   X(plan_limits_negative, "plan.limits_negative",                                                 \
     "--deadline-hours and --budget-usd must be positive numbers")                                 \
   X(plan_train_only, "plan.train_only", "plan supports --mode train")                             \
+  X(plan_unknown_gpu, "plan.unknown_gpu", "--plan-gpu: unknown GPU '{0}' (run 'gpuplan gpus')")   \
+  X(plan_estimate_hardware, "plan.estimate_hardware",                                             \
+    "--{0} is the estimate's hardware: plan chooses the GPU, instance and nodes itself "          \
+    "(--plan-gpu ID keeps one GPU's instances; --provider and --min-gpu-memory-gb narrow the "    \
+    "search)")                                                                                    \
   X(plan_no_instance, "plan.no_instance",                                                         \
     "no priced instance matches the filters (provider, GPU, region, compliance, minimum GPU "     \
     "memory, precision support): relax them")                                                     \

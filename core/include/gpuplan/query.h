@@ -104,6 +104,7 @@ struct Query {
   double deadline_hours = 0;     // 0: none
   double budget_usd = 0;         // 0: none
   double min_gpu_memory_gb = 0;  // decimal GB, as GPU makers count; 0: any
+  std::string plan_gpu;          // only this GPU's instances (catalog id or alias); empty: any
   int max_nodes = 0;             // 0: kDefaultMaxNodes
   int top_k = 0;                 // 0: kDefaultTopK
   // Calibration: not a key (the CLI reads --probe FILE, the page an upload).

@@ -123,7 +123,7 @@ std::vector<Layout> layouts(const ModelShape& shape, const Setup& base, int n, i
   return out;
 }
 
-std::optional<Error> check_plan_query(const PlanQuery& q) {
+std::optional<Error> check_plan_query(const Catalog& catalog, const PlanQuery& q) {
   if (q.run.empty()) {
     return make_error(Errc::invalid_argument, Msg::plan_no_run_length, {});
   }
@@ -149,6 +149,8 @@ std::optional<Error> check_plan_query(const PlanQuery& q) {
   }
   if (q.request.setup.mode != Mode::train)
     return make_error(Errc::invalid_argument, Msg::plan_train_only, {});
+  if (!q.gpu.empty() && !catalog.find_gpu(q.gpu))
+    return make_error(Errc::not_found, Msg::plan_unknown_gpu, {q.gpu});
   // Fixed degrees: 0 is "any"; the workload check (estimate) bounds the rest.
   for (const auto& [key, degree] :
        {std::pair<const char*, int>{"tp", q.tp}, {"pp", q.pp}, {"ep", q.ep}, {"vp", q.vp}}) {
@@ -432,7 +434,7 @@ bool PlanSearch::finished() const {
 
 Result<PlanSearch> start_plan_search(const Catalog& catalog, const Model& model,
                                      const PlanQuery& q) {
-  if (auto err = check_plan_query(q)) return *err;
+  if (auto err = check_plan_query(catalog, q)) return *err;
   Setup base = q.request.setup;
   // The batch is the query's (resolve_defaults gives one): the planner varies its split only.
   if (base.global_batch <= 0) {

@@ -384,10 +384,10 @@ PlanQuery plan_query(const Catalog& catalog, const Model& model, const Query& qu
   q.gpus = q.nodes = 0;
   auto resolved = resolve_defaults(catalog, model, q, DefaultsFor::plan);
   if (resolved.ok()) q = std::move(resolved).value();
-  // --gpu narrows the search to that GPU's instances (the page's plan filter does the same).
-  if (!query.gpu.empty()) {
-    const Gpu* g = catalog.find_gpu(query.gpu);
-    p.gpu = g ? g->id : query.gpu;
+  // --plan-gpu narrows the search to that GPU's instances; --gpu is the estimate's, not the plan's.
+  if (!query.plan_gpu.empty()) {
+    const Gpu* g = catalog.find_gpu(query.plan_gpu);
+    p.gpu = g ? g->id : query.plan_gpu;
   }
   p.request = q.request;
   p.run = q.run;

@@ -729,6 +729,11 @@ std::vector<QueryKey> planner_rows() {
           "only plans that finish within this many hours", "只保留在该小时数内完成的方案"),
       row("budget-usd", G::planner, number<Q>(0, 1e12, FIELD(budget_usd)), "",
           "only plans that cost at most this", "只保留花费不超过该金额的方案"),
+      row("plan-gpu", G::planner, text<Q>(FIELD(plan_gpu)), "",
+          "only this GPU's instances (gpuplan gpus); the planner searches every GPU, whatever "
+          "--gpu says (that is the estimate's GPU)",
+          "只考虑该 GPU 的实例（gpuplan gpus）；规划器搜索所有 GPU，与 --gpu（估算所用的 "
+          "GPU）无关"),
       row("min-gpu-memory-gb", G::planner, number<Q>(0, 1e4, FIELD(min_gpu_memory_gb)), "",
           "only GPUs with at least this much memory (GB)", "只考虑显存不少于该值的 GPU（GB）"),
       row("max-nodes", G::planner, integer<Q>(1, kMaxPlanNodes, FIELD(max_nodes)),

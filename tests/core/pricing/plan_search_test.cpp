@@ -98,7 +98,8 @@ TEST(PlanSearch, TheGpuFilterKeepsOnlyThatGpusInstances) {
   q.gpu = "no-such-gpu";
   auto none = plan(test::catalog(), test::model("gpt2-small"), q);
   ASSERT_FALSE(none.ok());
-  EXPECT_EQ(none.error().id, Msg::plan_no_instance);
+  EXPECT_EQ(none.error().id, Msg::plan_unknown_gpu);
+  EXPECT_EQ(none.error().message, "--plan-gpu: unknown GPU 'no-such-gpu' (run 'gpuplan gpus')");
 }
 
 TEST(PlanSearch, FixedDegreesAreTheOnlyOnesSearched) {

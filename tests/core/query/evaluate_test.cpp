@@ -108,9 +108,13 @@ TEST(Evaluate, ResolvesSpotAndPlannerDefaultsFromTheCatalog) {
   EXPECT_EQ(p.max_nodes, 4);
   EXPECT_EQ(p.efficiencies.gemm, cat.efficiencies.gemm);
   EXPECT_DOUBLE_EQ(p.spot.restart_h, cat.restart_s / 3600.0);
-  // --gpu (an alias too) narrows the planner to that GPU's instances; no GPU: any.
+  // --plan-gpu (an alias too) narrows the planner to that GPU's instances; --gpu is the
+  // estimate's GPU and narrows nothing; no GPU: any.
+  EXPECT_EQ(
+      plan_query(cat, test::model("gpt2-small"), query_of("model=gpt2-small&plan-gpu=gb200")).gpu,
+      "gb200");
   EXPECT_EQ(plan_query(cat, test::model("gpt2-small"), query_of("model=gpt2-small&gpu=gb200")).gpu,
-            "gb200");
+            "");
   EXPECT_EQ(p.gpu, "");
 }
 

@@ -217,6 +217,7 @@ inline void compare_query(FieldDiff& d, const Query& a, const Query& b) {
   GPUPLAN_FIELD(d, a, b, deadline_hours);
   GPUPLAN_FIELD(d, a, b, budget_usd);
   GPUPLAN_FIELD(d, a, b, min_gpu_memory_gb);
+  GPUPLAN_FIELD(d, a, b, plan_gpu);
   GPUPLAN_FIELD(d, a, b, max_nodes);
   GPUPLAN_FIELD(d, a, b, top_k);
   // probe and measured are files the face reads, never keys.
