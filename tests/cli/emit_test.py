@@ -131,6 +131,19 @@ check("--tp 4 --pp 2: every plan has them", all(p["setup"].get("tp") == "4" and 
 bad = gpuplan("plan", *SPLIT, "--tp", "2", "--emit", "deepspeed")
 check("--tp 2 with --emit is refused, naming the key", bad.returncode == 1
       and "--emit deepspeed: --tp 2 cannot be expressed" in bad.stderr, bad.stderr)
+# A long sequence: the free search splits it over context-parallel ranks; --emit keeps whole
+# sequences per GPU (cp 1), and a fixed --cp with --emit is refused.
+LONG = ["--model", "llama-3-8b", "--seq", "131072", "--precision", "amp-bf16", "--batch", "64", "--tokens", "1e9",
+        "--max-nodes", "2", "--top", "3"]
+long_free = json.loads(gpuplan("plan", *LONG, "--json").stdout)
+check("a 128k-token plan splits the sequence (cp > 1)", any(p["setup"].get("cp", "1") != "1" for p in long_free["plans"]),
+      [p["setup"] for p in long_free["plans"]])
+long_ds = gpuplan("plan", *LONG, "--emit", "deepspeed")
+check("plan --emit deepspeed searches whole sequences per GPU only: none fits 128k tokens here", long_ds.returncode == 1
+      and "memory binds: no configuration fits in GPU memory" in long_ds.stderr, long_ds.stderr)
+bad_cp = gpuplan("plan", *LONG, "--cp", "2", "--emit", "deepspeed")
+check("--cp 2 with --emit is refused, naming the key", bad_cp.returncode == 1
+      and "--emit deepspeed: --cp 2 cannot be expressed" in bad_cp.stderr, bad_cp.stderr)
 wide = gpuplan("plan", "--model", "gpt2-small", "--tokens", "1e9", "--batch", "64", "--tp", "12")
 check("a degree no instance can lay out says so", wide.returncode == 1
       and "no instance can run --tp 12 --pp 1" in wide.stderr, wide.stderr)

@@ -69,6 +69,7 @@ int cmd_plan(Args args) {
   // Read before the parser takes them: a degree the user states is fixed, not searched.
   const bool tp_given = given(args, "tp"), pp_given = given(args, "pp");
   const bool ep_given = given(args, "ep"), vp_given = given(args, "vp");
+  const bool cp_given = given(args, "cp");
   // The estimate's hardware is not the plan's (a link's gpu= is the Results tab's GPU).
   for (const char* key : {"gpu", "gpus", "instance", "nodes"}) {
     if (given(args, key)) {
@@ -91,6 +92,7 @@ int cmd_plan(Args args) {
   if (pp_given) pq.pp = q.request.setup.pp;
   if (ep_given) pq.ep = q.request.setup.ep;
   if (vp_given) pq.vp = q.request.setup.vp;
+  if (cp_given) pq.cp = q.request.setup.cp;
   if (launcher) {
     if (auto err = restrict_to_launcher(pq, *launcher)) return fail(*err);
   }

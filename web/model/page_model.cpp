@@ -278,7 +278,7 @@ PlanQuery plan_query(const Catalog& catalog, const PageState& state, const Model
   // chooses the parallelism, ZeRO stage and micro-batch.
   PlanQuery q = gpuplan::plan_query(catalog, model, state.query);
   Setup& s = q.request.setup;
-  s.dp = s.tp = s.pp = 1;
+  s.dp = s.tp = s.pp = s.cp = 1;
   s.zero_stage = 0;
   s.micro_batch = 0;
   return q;

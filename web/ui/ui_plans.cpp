@@ -242,6 +242,7 @@ PageState with_plan(PageState s, const Plan& plan) {
   setup.pp = plan.setup.pp;
   setup.ep = plan.setup.ep;
   setup.vp = plan.setup.vp;
+  setup.cp = plan.setup.cp;
   setup.zero_stage = plan.setup.zero_stage;
   setup.micro_batch = plan.setup.micro_batch;
   setup.checkpointing = plan.setup.checkpointing;

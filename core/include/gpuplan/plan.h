@@ -41,6 +41,7 @@ struct PlanQuery {
   int pp = 0;
   int ep = 0;  // mixture-of-experts models: expert-parallel ranks
   int vp = 0;  // virtual pipeline stages per rank (with pp > 1)
+  int cp = 0;  // context-parallel ranks; searched for sequences long enough to split
   int max_nodes = kDefaultMaxNodes;
   // The limit is the default: an NVLink domain sold only whole (an NVL72 rack's 18 hosts) is
   // still tried once.

@@ -36,9 +36,10 @@ struct Layout {
   Checkpointing ckpt;
   int ep = 1;  // expert-parallel ranks (mixture-of-experts models)
   int vp = 1;  // virtual pipeline stages per rank (interleaved 1F1B)
+  int cp = 1;  // context-parallel ranks (each keeps seq / cp tokens)
   bool operator<(const Layout& o) const {
-    return std::tie(dp, tp, pp, zero, micro, ckpt, ep, vp) <
-           std::tie(o.dp, o.tp, o.pp, o.zero, o.micro, o.ckpt, o.ep, o.vp);
+    return std::tie(dp, tp, pp, zero, micro, ckpt, ep, vp, cp) <
+           std::tie(o.dp, o.tp, o.pp, o.zero, o.micro, o.ckpt, o.ep, o.vp, o.cp);
   }
 };
 
@@ -47,12 +48,14 @@ struct ModelShape {
   bool transformer;
   int64_t heads, kv_heads, layers;
   int64_t experts;  // routed experts per MoE block; 0: a dense model
+  bool sequence;    // a token sequence context parallelism can split (not a vision transformer)
   explicit ModelShape(const Model& m)
       : transformer(m.kind == ModelKind::transformer),
         heads(transformer ? m.transformer.heads : 1),
         kv_heads(transformer ? m.transformer.kv_heads_or_default() : 1),
         layers(transformer ? m.transformer.layers + m.transformer.decoder_layers : 1),
-        experts(transformer && m.transformer.is_moe() ? m.transformer.experts : 0) {}
+        experts(transformer && m.transformer.is_moe() ? m.transformer.experts : 0),
+        sequence(transformer && !m.transformer.is_vision()) {}
 };
 
 // The degrees to try: the fixed one, or powers of two up to `most`.
@@ -64,11 +67,11 @@ std::vector<int> degrees(int fixed, int most) {
 // Expert-parallel degrees for `dp` data-parallel ranks of `tp`: the fixed one, else powers of two
 // that divide the experts and fit the ranks Megatron carves them from (ep x etp divides
 // dp x cp x tp; moe_layout.cpp checks the rest); a dense model has none but 1.
-std::vector<int> expert_degrees(const ModelShape& shape, const Setup& base, int dp, int tp,
+std::vector<int> expert_degrees(const ModelShape& shape, const Setup& base, int dp, int tp, int cp,
                                 const PlanQuery& q) {
   if (shape.experts == 0) return {1};
   const int64_t etp = base.etp > 0 ? base.etp : tp;
-  const int64_t ranks = int64_t{dp} * base.cp * tp;
+  const int64_t ranks = int64_t{dp} * cp * tp;
   std::vector<int> out;
   for (int ep : degrees(q.ep, static_cast<int>(std::min<int64_t>(shape.experts, ranks)))) {
     if (shape.experts % ep == 0 && ranks % (ep * etp) == 0) out.push_back(ep);
@@ -88,15 +91,55 @@ std::vector<int> virtual_stages(const ModelShape& shape, int pp, int64_t micro_s
   return out;
 }
 
-// Every layout of `global_batch` over n GPUs with at most `max_tp`-way tensor parallelism (the
-// GPUs one NVLink domain holds; only the degrees the query fixes, when it fixes them).
-std::vector<Layout> layouts(const ModelShape& shape, const Setup& base, int n, int max_tp,
-                            const PlanQuery& q) {
+// The ways to split `global_batch` over dp data-parallel ranks of a (tp, pp, cp) grid: micro-batch,
+// ZeRO stage, checkpointing, expert-parallel and virtual-stage degrees.
+void add_splits(std::vector<Layout>& out, const ModelShape& shape, const Setup& base,
+                const PlanQuery& q, int dp, int tp, int pp, int cp) {
   const int64_t global_batch = base.global_batch;
+  if (global_batch % dp != 0) return;
   const std::vector<Checkpointing> ckpts =
       shape.transformer ? std::vector<Checkpointing>{Checkpointing::none, Checkpointing::selective,
                                                      Checkpointing::full}
                         : std::vector<Checkpointing>{Checkpointing::none};
+  for (int64_t micro :
+       powers_of_two(static_cast<int>(std::min<int64_t>(global_batch / dp, 1 << 20)))) {
+    if (global_batch % (dp * micro) != 0) continue;
+    for (int zero = 0; zero <= (dp > 1 ? 3 : 0); ++zero) {
+      for (Checkpointing ckpt : ckpts) {
+        for (int ep : expert_degrees(shape, base, dp, tp, cp, q)) {
+          for (int vp : virtual_stages(shape, pp, global_batch / (dp * micro), q))
+            out.push_back({dp, tp, pp, zero, micro, ckpt, ep, vp, cp});
+        }
+      }
+    }
+  }
+}
+
+// The shortest slice of the sequence the search gives one context-parallel rank. A search-space
+// bound, not a measured threshold: below it a rank's attention and matmuls shrink while the K/V
+// exchange stays, and activation checkpointing or pipelining usually fits such a sequence
+// cheaper; a --cp the user fixes is tried whatever the sequence.
+constexpr int64_t kMinTokensPerContextRank = 4096;
+
+// Context-parallel degrees: the fixed one, else 1 and the powers of two whose ranks keep at
+// least kMinTokensPerContextRank tokens of a sequence split into 2 cp load-balanced chunks
+// (Megatron-Core's causal layout; estimate.cpp checks the rest).
+std::vector<int> context_degrees(const ModelShape& shape, int64_t seq_len, int most,
+                                 const PlanQuery& q) {
+  if (q.cp > 0) return q.cp <= most ? std::vector<int>{q.cp} : std::vector<int>{};
+  std::vector<int> out = {1};
+  if (!shape.sequence) return out;
+  for (int cp = 2; cp <= most; cp *= 2) {
+    if (seq_len % (2 * cp) != 0 || seq_len / cp < kMinTokensPerContextRank) break;
+    out.push_back(cp);
+  }
+  return out;
+}
+
+// Every layout of `global_batch` over n GPUs with at most `max_tp`-way tensor parallelism (the
+// GPUs one NVLink domain holds; only the degrees the query fixes, when it fixes them).
+std::vector<Layout> layouts(const ModelShape& shape, const Setup& base, int n, int max_tp,
+                            const PlanQuery& q) {
   std::vector<Layout> out;
   for (int tp : degrees(q.tp, std::min(max_tp, shape.transformer ? 64 : 1))) {
     if (shape.heads % tp != 0 || shape.kv_heads % tp != 0) continue;
@@ -104,19 +147,9 @@ std::vector<Layout> layouts(const ModelShape& shape, const Setup& base, int n, i
          degrees(q.pp, shape.transformer ? static_cast<int>(std::min<int64_t>(n / tp, shape.layers))
                                          : 1)) {
       if (n % (tp * pp) != 0) continue;
-      const int dp = n / (tp * pp);
-      if (global_batch % dp != 0) continue;
-      for (int64_t micro :
-           powers_of_two(static_cast<int>(std::min<int64_t>(global_batch / dp, 1 << 20)))) {
-        if (global_batch % (dp * micro) != 0) continue;
-        for (int zero = 0; zero <= (dp > 1 ? 3 : 0); ++zero) {
-          for (Checkpointing ckpt : ckpts) {
-            for (int ep : expert_degrees(shape, base, dp, tp, q)) {
-              for (int vp : virtual_stages(shape, pp, global_batch / (dp * micro), q))
-                out.push_back({dp, tp, pp, zero, micro, ckpt, ep, vp});
-            }
-          }
-        }
+      for (int cp : context_degrees(shape, base.seq_len, n / (tp * pp), q)) {
+        if (n % (tp * pp * cp) == 0)
+          add_splits(out, shape, base, q, n / (tp * pp * cp), tp, pp, cp);
       }
     }
   }
@@ -152,8 +185,11 @@ std::optional<Error> check_plan_query(const Catalog& catalog, const PlanQuery& q
   if (!q.gpu.empty() && !catalog.find_gpu(q.gpu))
     return make_error(Errc::not_found, Msg::plan_unknown_gpu, {q.gpu});
   // Fixed degrees: 0 is "any"; the workload check (estimate) bounds the rest.
-  for (const auto& [key, degree] :
-       {std::pair<const char*, int>{"tp", q.tp}, {"pp", q.pp}, {"ep", q.ep}, {"vp", q.vp}}) {
+  for (const auto& [key, degree] : {std::pair<const char*, int>{"tp", q.tp},
+                                    {"pp", q.pp},
+                                    {"ep", q.ep},
+                                    {"vp", q.vp},
+                                    {"cp", q.cp}}) {
     if (degree < 0) {
       return make_error(Errc::invalid_argument, Msg::query_out_of_range,
                         {key, std::to_string(degree), "1", "1000000"});
@@ -237,10 +273,10 @@ class Search {
   const Model& model_;
   const PlanQuery& q_;
   const Setup& base_;
-  std::map<Layout, Candidate> estimates_;                     // hardware-free
-  std::map<std::pair<int, int>, Result<WorkProfile>> works_;  // by (tp, ep)
-  // By (gpu, tp, ep, micro).
-  std::map<std::tuple<const Gpu*, int, int, int64_t>, Result<PassTime>> forwards_;
+  std::map<Layout, Candidate> estimates_;                           // hardware-free
+  std::map<std::tuple<int, int, int>, Result<WorkProfile>> works_;  // by (tp, ep, cp)
+  // By (gpu, tp, ep, cp, micro).
+  std::map<std::tuple<const Gpu*, int, int, int, int64_t>, Result<PassTime>> forwards_;
 };
 
 const Search::Candidate& Search::estimate_of(const Layout& layout) {
@@ -255,6 +291,7 @@ const Search::Candidate& Search::estimate_of(const Layout& layout) {
     s.checkpointing = layout.ckpt;
     s.ep = layout.ep;
     s.vp = layout.vp;
+    s.cp = layout.cp;
     auto e = estimate(model_, s);
     it = estimates_.emplace(layout, Candidate{std::move(s), std::move(e)}).first;
   }
@@ -262,7 +299,7 @@ const Search::Candidate& Search::estimate_of(const Layout& layout) {
 }
 
 const Result<WorkProfile>& Search::work_of(const Candidate& c, const Layout& layout) {
-  const auto key = std::make_pair(layout.tp, layout.ep);
+  const auto key = std::make_tuple(layout.tp, layout.ep, layout.cp);
   auto w = works_.find(key);
   if (w == works_.end())
     w = works_.emplace(key, build_work_profile(model_, c.setup, c.estimate.value())).first;
@@ -271,7 +308,7 @@ const Result<WorkProfile>& Search::work_of(const Candidate& c, const Layout& lay
 
 const Result<PassTime>& Search::forward_of(const Candidate& c, const WorkProfile& w, const Gpu* gpu,
                                            const Layout& layout) {
-  const auto key = std::make_tuple(gpu, layout.tp, layout.ep, layout.micro);
+  const auto key = std::make_tuple(gpu, layout.tp, layout.ep, layout.cp, layout.micro);
   auto f = forwards_.find(key);
   if (f == forwards_.end()) {
     f = forwards_
@@ -445,8 +482,11 @@ Result<PlanSearch> start_plan_search(const Catalog& catalog, const Model& model,
   if (q.pp > 0) base.pp = q.pp;
   if (q.ep > 0) base.ep = q.ep;
   if (q.vp > 0) base.vp = q.vp;
+  if (q.cp > 0) base.cp = q.cp;
   // Checks the workload once, so a bad request reports its own error, not "nothing fits".
-  if (auto probe = estimate(model, base); !probe.ok()) return probe.error();
+  auto probe = estimate(model, base);
+  if (!probe.ok()) return probe.error();
+  if (base.seq_len == 0) base.seq_len = probe.value().seq_len;  // the model's, for the cp search
   PlanSearch out;
   out.pending = matching_instances(catalog, q, base.precision);
   out.state = std::make_shared<PlanSearchState>(model, q, base);

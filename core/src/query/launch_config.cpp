@@ -234,7 +234,8 @@ std::optional<Error> restrict_to_launcher(PlanQuery& query, LaunchFormat format)
   for (auto [key, degree] : {std::pair<const char*, int*>{"tp", &query.tp},
                              {"pp", &query.pp},
                              {"ep", &query.ep},
-                             {"vp", &query.vp}}) {
+                             {"vp", &query.vp},
+                             {"cp", &query.cp}}) {
     if (*degree > kMostDegree) {
       return make_error(Errc::invalid_argument,
                         std::string("--emit ") + launch_format_name(format) + ": --" + key + " " +
@@ -265,6 +266,12 @@ Result<std::string> emit_launch_config(const LaunchInputs& in, LaunchFormat form
                       "--emit: this plan shards the experts over " + std::to_string(s.ep) +
                           " expert-parallel ranks; torchrun/accelerate/DeepSpeed configs keep "
                           "every expert on every GPU (use --ep 1, or Megatron-LM for this plan)");
+  }
+  if (s.cp > 1) {
+    return make_error(Errc::invalid_argument,
+                      "--emit: this plan splits each sequence over " + std::to_string(s.cp) +
+                          " context-parallel ranks; torchrun/accelerate/DeepSpeed configs give "
+                          "every GPU whole sequences (use --cp 1, or Megatron-LM for this plan)");
   }
   if (in.micro_batch < 1 || in.grad_accum_steps < 1 ||
       in.micro_batch * in.grad_accum_steps * s.dp != in.global_batch ||

@@ -207,11 +207,13 @@ std::string plan_to_json(const PlanResult& r, int indent) {
   return dump(j, indent);
 }
 
-// The expert-parallel and virtual-stage degrees of a plan, when it uses them (" ep8 vp2").
+// The expert-parallel, virtual-stage and context-parallel degrees of a plan, when it uses them
+// (" ep8 vp2 cp2").
 std::string extra_degrees(const Setup& s) {
   std::string out;
   if (s.ep > 1) out += " ep" + std::to_string(s.ep);
   if (s.vp > 1) out += " vp" + std::to_string(s.vp);
+  if (s.cp > 1) out += " cp" + std::to_string(s.cp);
   return out;
 }
 

@@ -121,6 +121,37 @@ TEST(PlanSearch, FixedDegreesAreTheOnlyOnesSearched) {
   EXPECT_LT(fixed.value().candidates, free.value().candidates);
 }
 
+TEST(PlanSearch, ContextParallelismIsSearchedForLongSequencesOnly) {
+  // Llama-3-8B on 128k-token samples: each context-parallel rank keeps seq / cp tokens, so the
+  // search tries cp 2, 4, ... while a rank keeps at least 4096 tokens; at 4096 tokens none.
+  const Model& m = test::model("llama-3-8b");
+  PlanQuery q = query("llama-3-8b", Precision::amp_bf16, 64, 1e9);
+  q.request.setup.seq_len = 131072;
+  q.max_nodes = 2;
+  auto long_seq = plan(test::catalog(), m, q);
+  ASSERT_TRUE(long_seq.ok()) << long_seq.error().message;
+  ASSERT_FALSE(long_seq.value().plans.empty());
+  bool any_cp = false;
+  for (const Plan& p : long_seq.value().plans) {
+    EXPECT_EQ(p.setup.dp * p.setup.tp * p.setup.pp * p.setup.cp, p.gpus) << p.instance;
+    any_cp |= p.setup.cp > 1;
+  }
+  EXPECT_TRUE(any_cp) << "no ranked plan splits a 128k-token sequence";
+
+  // A fixed degree is the only one tried; the search without it tries more.
+  q.cp = 2;
+  auto fixed = plan(test::catalog(), m, q);
+  ASSERT_TRUE(fixed.ok()) << fixed.error().message;
+  for (const Plan& p : fixed.value().plans) EXPECT_EQ(p.setup.cp, 2) << p.instance;
+  EXPECT_LT(fixed.value().candidates, long_seq.value().candidates);
+
+  q.cp = 0;
+  q.request.setup.seq_len = 4096;
+  auto short_seq = plan(test::catalog(), m, q);
+  ASSERT_TRUE(short_seq.ok()) << short_seq.error().message;
+  for (const Plan& p : short_seq.value().plans) EXPECT_EQ(p.setup.cp, 1) << p.instance;
+}
+
 TEST(PlanSearch, ExpertAndVirtualStageDegreesAreSearchedUnlessFixed) {
   // Mixtral's 8 experts: the planner tries ep 1, 2, 4, 8 (each dividing the experts and the data-
   // parallel ranks) and, with pipeline stages, 1, 2 or 4 virtual stages per rank.
