@@ -171,6 +171,7 @@ assert estimate["batch"]["min"] == 1 and estimate["batch"]["max"] == 100000000, 
 assert estimate["precision"]["default"] == "fp32", estimate["precision"]
 assert "amp-bf16" in estimate["precision"]["choices"]
 assert estimate["sp"]["switch"] and not estimate["tp"]["switch"]
+assert estimate["gpu"]["commands"] == "estimate" and estimate["plan-gpu"]["commands"] == "plan", (estimate["gpu"], estimate["plan-gpu"])
 assert all(k["help"] and k["help_zh"] for k in keys)
 assert serve["prompt-tokens"]["default"] == "1000", serve["prompt-tokens"]
 PY

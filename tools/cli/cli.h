@@ -26,6 +26,10 @@ int fail(const Error& e);
 // Prints a usage problem and returns kExitUsage.
 int usage_error(const std::string& message);
 
+// The estimate's hardware keys, which `plan` refuses: the planner chooses the hardware itself
+// (--plan-gpu narrows it).
+inline constexpr const char* kEstimateHardwareKeys[] = {"gpu", "gpus", "instance", "nodes"};
+
 // Removes every occurrence of --key from args and returns its last value ("" when absent).
 std::string take(Args& args, const std::string& key);
 // Removes a boolean --flag; true when present.

@@ -2,6 +2,7 @@
 // serve with its type, bounds, default and help in English and Chinese; the docs site lists the
 // share-link keys from it.
 #include <cstdio>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
@@ -48,13 +49,23 @@ nlohmann::ordered_json row_json(const KeyRow<T>& r, const char* commands) {
   return j;
 }
 
+// The commands that read a key of the query table: the planner's filters are plan's, the
+// estimate's hardware is estimate's (plan refuses it), the rest both.
+const char* query_key_commands(const QueryKey& r) {
+  if (r.group == KeyGroup::planner) return "plan";
+  for (const char* key : kEstimateHardwareKeys) {
+    if (std::string_view(r.name) == key) return "estimate";
+  }
+  return "estimate, plan";
+}
+
 }  // namespace
 
 int cmd_keys(Args args) {
   const bool json = take_flag(args, "json");
   if (!args.empty()) return usage_error("keys: unknown option --" + args.front().first);
   nlohmann::ordered_json out = nlohmann::ordered_json::array();
-  for (const auto& r : query_key_rows()) out.push_back(row_json(r, "estimate, plan"));
+  for (const auto& r : query_key_rows()) out.push_back(row_json(r, query_key_commands(r)));
   for (const auto& r : serve_key_rows()) out.push_back(row_json(r, "serve"));
   if (json) {
     std::printf("%s\n", out.dump(2).c_str());

@@ -71,7 +71,7 @@ int cmd_plan(Args args) {
   const bool ep_given = given(args, "ep"), vp_given = given(args, "vp");
   const bool cp_given = given(args, "cp");
   // The estimate's hardware is not the plan's (a link's gpu= is the Results tab's GPU).
-  for (const char* key : {"gpu", "gpus", "instance", "nodes"}) {
+  for (const char* key : kEstimateHardwareKeys) {
     if (given(args, key)) {
       return fail(make_error(Errc::invalid_argument, Msg::plan_estimate_hardware, {key}));
     }
