@@ -7,8 +7,10 @@
 #include <algorithm>
 #include <cstdio>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <tuple>
+#include <unordered_map>
 
 #include "gpuplan/report.h"
 
@@ -37,9 +39,21 @@ struct Layout {
   int ep = 1;  // expert-parallel ranks (mixture-of-experts models)
   int vp = 1;  // virtual pipeline stages per rank (interleaved 1F1B)
   int cp = 1;  // context-parallel ranks (each keeps seq / cp tokens)
-  bool operator<(const Layout& o) const {
-    return std::tie(dp, tp, pp, zero, micro, ckpt, ep, vp, cp) <
+  bool operator==(const Layout& o) const {
+    return std::tie(dp, tp, pp, zero, micro, ckpt, ep, vp, cp) ==
            std::tie(o.dp, o.tp, o.pp, o.zero, o.micro, o.ckpt, o.ep, o.vp, o.cp);
+  }
+};
+
+// The search looks a layout up once per instance and node count that offers its GPU count: a
+// hash table, not a tree walk (which took a fifth of the planner's time).
+struct LayoutHash {
+  size_t operator()(const Layout& l) const {
+    size_t h = 0;
+    for (int64_t x : {int64_t{l.dp}, int64_t{l.tp}, int64_t{l.pp}, int64_t{l.zero}, l.micro,
+                      static_cast<int64_t>(l.ckpt), int64_t{l.ep}, int64_t{l.vp}, int64_t{l.cp}})
+      h = h * 1000003u ^ std::hash<int64_t>{}(x);
+    return h;
   }
 };
 
@@ -245,8 +259,23 @@ class Search {
   Search(const Model& model, const PlanQuery& q, const Setup& base)
       : model_(model), q_(q), base_(base) {}
 
-  // Times and costs `layout` on `offer`; keeps it when it is the best for that offer so far.
-  std::optional<Error> try_layout(const Offer& offer, const Layout& layout);
+  struct Candidate {
+    Setup setup;
+    Result<Estimate> estimate;
+  };
+  // A layout with its hardware-free estimate and the memory it needs per GPU (infinite when
+  // the estimate failed): what the search reads for each offer, in one compact list.
+  struct Entry {
+    Layout layout;
+    const Candidate* candidate;
+    double need_bytes;
+  };
+  // The layouts of `gpus` GPUs with at most `max_tp`-way tensor parallelism, estimated once:
+  // every instance and node count with that many GPUs shares the list.
+  const std::vector<Entry>& entries(const ModelShape& shape, int gpus, int max_tp);
+
+  // Times and costs a layout on `offer`; keeps it when it is the best for that offer so far.
+  std::optional<Error> try_layout(const Offer& offer, const Entry& entry);
 
   PlanResult result;
   std::map<std::pair<const Instance*, int>, Plan> best;
@@ -260,10 +289,6 @@ class Search {
   }
 
  private:
-  struct Candidate {
-    Setup setup;
-    Result<Estimate> estimate;
-  };
   const Candidate& estimate_of(const Layout& layout);
   const Result<WorkProfile>& work_of(const Candidate& c, const Layout& layout);
   const Result<PassTime>& forward_of(const Candidate& c, const WorkProfile& w, const Gpu* gpu,
@@ -273,7 +298,8 @@ class Search {
   const Model& model_;
   const PlanQuery& q_;
   const Setup& base_;
-  std::map<Layout, Candidate> estimates_;                           // hardware-free
+  std::unordered_map<Layout, Candidate, LayoutHash> estimates_;     // hardware-free
+  std::map<std::pair<int, int>, std::vector<Entry>> entries_;       // by (gpus, max_tp)
   std::map<std::tuple<int, int, int>, Result<WorkProfile>> works_;  // by (tp, ep, cp)
   // By (gpu, tp, ep, cp, micro).
   std::map<std::tuple<const Gpu*, int, int, int, int64_t>, Result<PassTime>> forwards_;
@@ -342,12 +368,26 @@ void Search::keep(const Offer& offer, const Candidate& c, const StepTime& t, con
   best[slot_key] = std::move(p);
 }
 
-std::optional<Error> Search::try_layout(const Offer& offer, const Layout& layout) {
+const std::vector<Search::Entry>& Search::entries(const ModelShape& shape, int gpus, int max_tp) {
+  auto it = entries_.find({gpus, max_tp});
+  if (it != entries_.end()) return it->second;
+  std::vector<Entry> list;
+  for (const Layout& layout : layouts(shape, base_, gpus, max_tp, q_)) {
+    const Candidate& c = estimate_of(layout);
+    const double need = c.estimate.ok() ? c.estimate.value().memory.total()
+                                        : std::numeric_limits<double>::infinity();
+    list.push_back({layout, &c, need});
+  }
+  return entries_.emplace(std::make_pair(gpus, max_tp), std::move(list)).first->second;
+}
+
+std::optional<Error> Search::try_layout(const Offer& offer, const Entry& entry) {
   ++result.candidates;
-  const Candidate& c = estimate_of(layout);
-  if (!c.estimate.ok()) return std::nullopt;
+  if (!std::isfinite(entry.need_bytes)) return std::nullopt;
+  const Layout& layout = entry.layout;
+  const Candidate& c = *entry.candidate;
   const Estimate& e = c.estimate.value();
-  const double need = e.memory.total();
+  const double need = entry.need_bytes;
   if (need > offer.gpu->memory_bytes) {
     if (need - offer.gpu->memory_bytes < best_fit_gap) {
       best_fit_gap = need - offer.gpu->memory_bytes;
@@ -506,8 +546,8 @@ bool step_plan_search(const Catalog& catalog, PlanSearch& ps) {
     const Offer offer{&inst, gpu, price, nodes, cluster.value()};
     const int gpus = inst.gpu_count * nodes;
     const int max_tp = std::min(cluster.value().domain_gpus(), gpus);
-    for (const Layout& layout : layouts(st.shape, st.base, gpus, max_tp, q)) {
-      if (auto err = st.search.try_layout(offer, layout)) {
+    for (const Search::Entry& entry : st.search.entries(st.shape, gpus, max_tp)) {
+      if (auto err = st.search.try_layout(offer, entry)) {
         st.error = *err;
         break;
       }
