@@ -153,6 +153,9 @@ namespace gpuplan {
     "--model: unknown model '{0}'; did you mean one of: {1}")                                     \
   X(eval_spot_both, "evaluate.spot_both",                                                         \
     "give --spot-interruption-bucket or --spot-interruptions-per-hour, not both")                 \
+  X(eval_spot_bucket, "evaluate.spot_bucket",                                                     \
+    "--spot-interruption-bucket: spot interruption bucket '{0}' is not in pricing_rules.json "    \
+    "(known: {1})")                                                                               \
   /* Configurations the estimate refuses (estimate.cpp) */                                        \
   X(est_qlora_needs_rank, "estimate.qlora_needs_rank", "QLoRA needs --lora-rank > 0")             \
   X(est_sp_needs_tp, "estimate.sp_needs_tp", "sequence parallelism needs --tp > 1")               \
@@ -262,6 +265,19 @@ namespace gpuplan {
     "each) cannot be timed")                                                                      \
   X(time_gpus_mismatch, "time.gpus_mismatch",                                                     \
     "--dp x --tp x --pp x --cp = {0} GPUs, but the cluster has {1}")                              \
+  /* Prices and run cost (cost.cpp) */                                                            \
+  X(price_none, "price.none", "instance '{0}' has no published price")                            \
+  X(price_none_in_region, "price.none_in_region",                                                 \
+    "instance '{0}' has no published price in region '{1}'")                                      \
+  X(price_not_sold, "price.not_sold",                                                             \
+    "{0} does not sell {1} capacity (instance '{2}'; data/providers/{3}.json)")                   \
+  X(price_spot_bucket, "price.spot_bucket",                                                       \
+    "spot interruption bucket '{0}' is not in pricing_rules.json (known: {1})")                   \
+  X(cost_epochs_need_dataset, "cost.epochs_need_dataset",                                         \
+    "--epochs needs --dataset-size (samples per epoch)")                                          \
+  X(cost_spot_too_frequent, "cost.spot_too_frequent",                                             \
+    "spot interruptions are too frequent for the checkpoint interval: the run would never "       \
+    "finish (checkpoint more often)")                                                             \
   /* The planner (plan.cpp) */                                                                    \
   X(plan_no_run_length, "plan.no_run_length",                                                     \
     "give a run length: --tokens N, or --epochs N with --dataset-size N")                         \

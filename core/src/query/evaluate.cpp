@@ -275,9 +275,8 @@ std::optional<Error> resolve_spot(const Catalog& catalog, Query& q) {
     }
     auto rate = interruptions_per_hour_from_bucket(catalog.pricing, q.spot_bucket);
     if (!rate.ok()) {
-      return about_key(
-          make_error(rate.error().code, "--spot-interruption-bucket: " + rate.error().message),
-          "spot-interruption-bucket");
+      return about_key(make_error(rate.error().code, Msg::eval_spot_bucket, rate.error().args),
+                       "spot-interruption-bucket");
     }
     q.spot.interruptions_per_hour = rate.value();
   }
