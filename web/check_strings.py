@@ -38,7 +38,7 @@ ZH_LATIN = {
     "CUDA", "NVLink", "JSON", "CSV", "RFC", "English", "Adafactor", "SwiGLU", "deepspeed",
     "hostfile", "Megatron", "TE", "Engine", "cuDNN", "Hopper", "Triton", "FlashAttention", "MPT",
     "BERT", "MLM", "DeepEP", "NCCL", "ShareGPT", "EAGLE", "MTP", "Adam", "LayerNorm", "Linear",
-    "GEMM", "Transformer-XL", "NVIDIA", "AMD", "Blackwell",
+    "GEMM", "Transformer-XL", "NVIDIA", "AMD", "Blackwell", "FusedAdam", "MX",
     # methods and their abbreviations
     "LoRA", "QLoRA", "ZeRO", "FSDP", "MoE", "SDPA", "FFN", "MLP", "CNN", "KV", "TP", "NCHW",
     "tp", "pp", "ep", "etp", "dp", "cp", "sp",  # parallel degrees, as the link keys name them
@@ -57,7 +57,7 @@ ZH_LATIN = {
     "double", "id", "schema", "payload", "payloadType", "keyid", "sig", "NaN", "Infinity", "null",
     "base64", "alg", "signatures", "auto", "for-loop", "every-k-layers", "flat", "business-hours",
     "diurnal", "cudnn", "triton", "seq", "c-ffn", "c-moe-ffn", "resnet", "vgg", "fixed",
-    "sharegpt",
+    "sharegpt", "adam", "adamw",
     # serving runtimes, and their combo values
     "vLLM", "SGLang", "vllm", "sglang", "trtllm", "hf", "llamacpp",
 }

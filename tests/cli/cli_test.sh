@@ -140,6 +140,41 @@ grep -q 'per instance .* CNY/h (.* USD/h at 0.138 USD/CNY) published' "$tmp/out"
 expect plan-alibaba-cny 0 "" -- plan --model gpt2-small --batch 8 --tokens 1e8 --provider alibaba --currency cny --top 3
 grep -q '^1 *alibaba-' "$tmp/out" && grep -q 'CNY total' "$tmp/out" \
   && passed=$((passed + 1)) || { echo "FAIL plan --provider alibaba --currency cny: $(head -3 "$tmp/out")"; failed=$((failed + 1)); }
+# plan --json states its currency as serve and estimate do: in CNY each cost also in CNY at
+# pricing_rules.json's one rate, stated with its source and date; in USD the block says USD. The
+# USD fields stay the same in both, and the CNY totals are the text table's.
+cp "$tmp/out" "$tmp/plan-cny.txt"
+expect plan-json-cny 0 "" -- plan --model gpt2-small --batch 8 --tokens 1e8 --provider alibaba --currency cny --top 3 --json
+cp "$tmp/out" "$tmp/plan-cny.json"
+expect plan-json-usd 0 "" -- plan --model gpt2-small --batch 8 --tokens 1e8 --provider alibaba --top 3 --json
+/usr/bin/python3 - "$tmp/plan-cny.json" "$tmp/out" "$tmp/plan-cny.txt" "$(dirname "$0")/../../data/pricing_rules.json" <<'PY' && passed=$((passed + 1)) || failed=$((failed + 1))
+import json, sys
+cny, usd = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+text = open(sys.argv[3]).read().splitlines()
+rules = json.load(open(sys.argv[4]))
+rate = rules["usd_per_cny"]["value"]
+source = rules["sources"][rules["usd_per_cny"]["source"]]
+s = cny["shown_currency"]
+assert s["currency"] == "CNY" and s["usd_per_unit"] == rate, s
+assert s["rate_source"] == source["title"] and s["rate_url"] == source["url"] and s["rate_date"] == source["date"], s
+assert usd["shown_currency"] == {"currency": "USD", "usd_per_unit": 1, "rate_source": None, "rate_url": None, "rate_date": None}, usd["shown_currency"]
+assert len(cny["plans"]) == 3 and cny["pareto"], (len(cny["plans"]), len(cny["pareto"]))
+for p in cny["plans"] + cny["pareto"]:
+    c = p["cost"]
+    assert c["shown_currency"] == "CNY", c
+    assert abs(c["total_in_shown_currency"] - c["usd_total"] / rate) <= 1e-9 * c["total_in_shown_currency"], c
+for p in usd["plans"] + usd["pareto"]:
+    assert p["cost"]["shown_currency"] == "USD" and p["cost"]["total_in_shown_currency"] == p["cost"]["usd_total"], p["cost"]
+# The currency changes how costs are shown, never the plans: same plans, same USD amounts.
+strip = lambda d: [{k: v for k, v in p["cost"].items() if k not in ("shown_currency", "total_in_shown_currency")} | {"instance": p["instance"]} for p in d["plans"] + d["pareto"]]
+assert strip(usd) == strip(cny)
+# `plan --currency cny`'s table (rank, instance, GPUs, hours, CNY total): the same totals.
+rows = [l.split() for l in text if l[:1].isdigit()]
+assert [r[1] for r in rows] == [p["instance"] for p in cny["plans"]], rows
+for r, p in zip(rows, cny["plans"]):
+    t = p["cost"]["total_in_shown_currency"]
+    assert abs(float(r[4]) - t) <= 1e-5 * t, (r, t)
+PY
 expect plan-marks-assumed 0 "" -- plan --model gpt2-small --batch 8 --tokens 1e8 --pricing spot --provider runpod --top 2
 grep -q '^1 .* ~$' "$tmp/out" && grep -q '~ assumed price (a pricing rule, not a published price)' "$tmp/out" \
   && passed=$((passed + 1)) || { echo "FAIL plan text does not mark assumed prices: $(head -4 "$tmp/out")"; failed=$((failed + 1)); }

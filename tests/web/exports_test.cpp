@@ -124,7 +124,8 @@ TEST(Exports, ThePlansTabExportsOneRowPerPlanAndThePlanJsonOfTheCli) {
   ASSERT_TRUE(cli.ok()) << cli.error().message;
   const ExportFile json = export_file(m, ExportKind::json);
   EXPECT_EQ(json.name, "gpuplan-plans.json");
-  EXPECT_EQ(nlohmann::json::parse(json.text), nlohmann::json::parse(plan_to_json(cli.value())));
+  EXPECT_EQ(nlohmann::json::parse(json.text),
+            nlohmann::json::parse(plan_to_json(cli.value(), ShownCurrency{})));
 }
 
 TEST(Exports, ThePlansExportBeforeTheSearchSaysSo) {

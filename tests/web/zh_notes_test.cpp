@@ -193,6 +193,69 @@ TEST_F(ZhNotes, ServingErrorsAreChineseWithTheirValues) {
   check_shown_with_script(all);
 }
 
+// Links the estimate, the training time model (the step time on the link's GPU) or the price and
+// run cost refuse, each with the message id it ends on and words of its English text (flags left
+// out: the English page names them by their controls).
+const ServeCase kEstimateCases[] = {
+    {"model=gpt2-small&batch=8&precision=nvfp4&gpu=h100-sxm5-80gb", Msg::time_no_fp4,
+     "has no FP4 tensor cores"},
+    {"model=gpt2-small&batch=8&precision=mxfp8&gpu=h100-sxm5-80gb", Msg::time_no_mx_fp8,
+     "has no block-scaled (MX) FP8 tensor cores"},
+    {"model=gpt2-small&batch=8&precision=bf16&gpu=v100-sxm2-32gb", Msg::time_no_peak,
+     "has no sourced dense bf16 peak"},
+    {"model=gpt2-small&batch=8&vp=2", Msg::est_vp_needs_pp, "2 or more"},
+    {"model=resnet50&batch=8&cp=2", Msg::est_cp_graph, "has no sequence to split"},
+    {"model=gpt2-small&batch=8&instance=lambda-gpu-1x-h100-sxm5&pricing=spot&tokens=1e8",
+     Msg::price_not_sold, "does not sell spot capacity"},
+    {"model=gpt2-small&batch=8&instance=aws-g4dn.xlarge&pricing=spot&"
+     "spot-interruptions-per-hour=5&tokens=1e8",
+     Msg::cost_spot_too_frequent, "the run would never finish"},
+};
+
+// The error a Results tab shows: the estimate's, else the step time's on the link's hardware.
+const Error& results_error(const PageModel& m) {
+  return m.ev && m.ev->hardware_error ? *m.ev->hardware_error : m.error;
+}
+
+TEST_F(ZhNotes, EstimateAndTimeModelErrorsAreChineseWithTheirValues) {
+  std::vector<std::string> all;
+  for (const ServeCase& c : kEstimateCases) {
+    SCOPED_TRACE(c.link);
+    set_language(Lang::en);
+    const PageModel en = page(c.link);
+    const Error& error = results_error(en);
+    ASSERT_EQ(error.id, c.id) << error.message;
+    ASSERT_FALSE(error.args.empty() && c.id != Msg::cost_spot_too_frequent) << error.message;
+    const std::vector<std::string> en_lines = shown_lines(en);
+    bool english = false;
+    for (const auto& line : en_lines)
+      english = english || line.find(c.english) != std::string::npos;
+    EXPECT_TRUE(english) << "the English page no longer shows \"" << c.english << "\"";
+    set_language(Lang::zh);
+    PageModel zh = page(std::string(c.link) + "&lang=zh");
+    zh.state.query.currency = "CNY";
+    const std::vector<std::string> lines = shown_lines(zh);
+    ASSERT_EQ(lines.size(), en_lines.size());
+    // The error itself and, kept inside the calibrated time's note, its English as the core
+    // writes it: both in Chinese with the error's values.
+    const std::string shown = page_message(results_error(zh));
+    EXPECT_NE(std::find(lines.begin(), lines.end(), shown), lines.end()) << shown;
+    const std::string note = core_note("calibrated time: " + error.message);
+    for (const std::string& text : {shown, note}) {
+      EXPECT_TRUE(has_chinese(text)) << "English on the Chinese page: " << text;
+      EXPECT_EQ(text.find(c.english), std::string::npos) << text;
+      EXPECT_EQ(text.find("calibrated"), std::string::npos) << text;
+      for (const auto& value : error.args) EXPECT_NE(text.find(value), std::string::npos) << value;
+      all.push_back(text);
+    }
+    for (const auto& line : lines) {
+      EXPECT_TRUE(has_chinese(line)) << "English on the Chinese page: " << line;
+      all.push_back(line);
+    }
+  }
+  check_shown_with_script(all);
+}
+
 TEST_F(ZhNotes, AnErrorInsideANoteOrErrorIsChineseToo) {
   const std::string heads = render_message(message_english(Msg::serve_tp_heads), {"3", "32"});
   const std::string calibrated = "calibrated time: " + heads;

@@ -3,6 +3,7 @@
 //   [--region R] [--compliance hipaa|gdpr|gov] [--plan-gpu ID] [--min-gpu-memory-gb G]
 //   [--max-nodes N] [--top K] [--currency usd|cny] [--tp N] [--pp N]
 //   [--emit torchrun|accelerate|deepspeed] [--json]
+// --json states the currency and its rate (shown_currency) and each cost also in it.
 // A thin face over plan(): the query parser and plan_query() decide keys, bounds and defaults.
 // The planner chooses the hardware: --gpu, --gpus, --instance and --nodes (the estimate's) are
 // refused, --plan-gpu narrows. --tp and --pp, when given, fix the planner's degrees; --emit
@@ -105,8 +106,14 @@ int cmd_plan(Args args) {
     std::printf("%s", plans_in_currency(r.value(), q.currency, cat.pricing).c_str());
     return 0;
   }
-  std::printf("%s",
-              json ? (plan_to_json(r.value()) + "\n").c_str() : plan_to_text(r.value()).c_str());
+  if (json) {
+    // Each cost also in the shown currency, at the one rate serve --currency states (USD too).
+    auto shown = shown_currency(q.currency, cat.pricing);
+    if (!shown.ok()) return fail(shown.error());
+    std::printf("%s\n", plan_to_json(r.value(), shown.value()).c_str());
+    return 0;
+  }
+  std::printf("%s", plan_to_text(r.value()).c_str());
   return 0;
 }
 

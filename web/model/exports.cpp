@@ -24,13 +24,6 @@ std::string lower_code(const Money& money) {
   return money.currency == "CNY" ? "cny" : "usd";
 }
 
-// The page's one rate, beside amounts converted with it.
-void put_rate(const Money& money, Json& j) {
-  j["shown_currency"] = {{"currency", money.currency},
-                         {"usd_per_unit", money.usd_per_unit},
-                         {"rate_source", money.rate_source}};
-}
-
 Json json_or_null(const std::optional<std::string>& s) {
   return s ? Json(*s) : Json();
 }
@@ -454,18 +447,9 @@ std::string plans_csv(const PlanResult& plans, const Money& money) {
 
 std::string plans_export_json(const PageModel& m) {
   if (m.plans) {
-    const Money money = page_money(m);
-    if (money.currency == "USD") return plan_to_json(*m.plans);
-    Json j = Json::parse(plan_to_json(*m.plans));
-    for (const char* list : {"plans", "pareto"}) {
-      for (Json& p : j[list]) {
-        p["cost"]["shown_currency"] = money.currency;
-        p["cost"]["total_in_shown_currency"] =
-            p["cost"]["usd_total"].get<double>() / money.usd_per_unit;
-      }
-    }
-    put_rate(money, j);
-    return j.dump(2);
+    // `gpuplan plan --currency --json`, at the page's rate (page_money: the catalog's, or USD).
+    auto shown = shown_currency(page_money(m).currency, m.catalog->pricing);
+    return plan_to_json(*m.plans, shown.ok() ? shown.value() : ShownCurrency{});
   }
   return error_json(m.plan_error.message.empty()
                         ? "the planner has not run yet (open the Plans tab)"

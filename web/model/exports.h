@@ -31,9 +31,10 @@ ExportFile export_file(const PageModel& m, ExportKind kind);
 std::string results_csv(const PageModel& m);
 std::string results_export_json(const PageModel& m);
 // Plans: one row per plan with the table's columns, units in the headers (CSV; the cost in
-// `money`'s currency, "cost_usd" or "cost_cny"), and `gpuplan plan --json` (plan_to_json; in CNY
-// each cost adds shown_currency and total_in_shown_currency, the file the rate and its source), or
-// {"error": MESSAGE} when there are no plans.
+// `money`'s currency, "cost_usd" or "cost_cny"), and `gpuplan plan --currency C --json`
+// (plan_to_json with the page's shown currency: each cost adds shown_currency and
+// total_in_shown_currency, the file the rate and its source), or {"error": MESSAGE} when there are
+// no plans.
 std::string plans_csv(const PlanResult& plans, const Money& money = {});
 std::string plans_export_json(const PageModel& m);
 // Serving: the ranking table, one row per option, the latencies at the SLO's `percentile` (CSV),

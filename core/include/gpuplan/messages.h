@@ -151,6 +151,11 @@ namespace gpuplan {
     "--model: unknown model '{0}' (run 'gpuplan models' for the list)")                           \
   X(eval_unknown_model_like, "evaluate.unknown_model_like",                                       \
     "--model: unknown model '{0}'; did you mean one of: {1}")                                     \
+  X(eval_spot_both, "evaluate.spot_both",                                                         \
+    "give --spot-interruption-bucket or --spot-interruptions-per-hour, not both")                 \
+  X(eval_spot_bucket, "evaluate.spot_bucket",                                                     \
+    "--spot-interruption-bucket: spot interruption bucket '{0}' is not in pricing_rules.json "    \
+    "(known: {1})")                                                                               \
   /* Configurations the estimate refuses (estimate.cpp) */                                        \
   X(est_qlora_needs_rank, "estimate.qlora_needs_rank", "QLoRA needs --lora-rank > 0")             \
   X(est_sp_needs_tp, "estimate.sp_needs_tp", "sequence parallelism needs --tp > 1")               \
@@ -184,6 +189,44 @@ namespace gpuplan {
   X(est_resolution_required, "estimate.resolution_required",                                      \
     "--resolution is required for model '{0}'")                                                   \
   X(est_lora_train_only, "estimate.lora_train_only", "LoRA applies to training (--mode train)")   \
+  X(est_quantized_params_recipe, "estimate.quantized_params_recipe",                              \
+    "--quantized-params applies to Transformer Engine's recipes (fp8, fp8-blockwise, mxfp8, "     \
+    "nvfp4), not {0}")                                                                            \
+  X(est_optimizer_state_dtype, "estimate.optimizer_state_dtype",                                  \
+    "--optimizer-state-dtype applies to adam and adamw (Transformer Engine's FusedAdam), not "    \
+    "{0}")                                                                                        \
+  X(est_master_dtype_kind, "estimate.master_dtype_kind",                                          \
+    "--master-dtype must be fp32 or fp16 (Megatron's --main-params-dtype)")                       \
+  X(est_master_dtype_recipe, "estimate.master_dtype_recipe",                                      \
+    "--master-dtype applies to recipes with master weights (mixed-*, fp8, fp8-blockwise, "        \
+    "mxfp8, nvfp4), not {0}")                                                                     \
+  X(est_too_many_gpus, "estimate.too_many_gpus",                                                  \
+    "--dp x --tp x --pp x --cp = {0} GPUs; at most 1000000 are modelled (lower --dp, --tp, "      \
+    "--pp or --cp)")                                                                              \
+  X(est_vp_needs_pp, "estimate.vp_needs_pp", "--vp {0} needs --pp 2 or more")                     \
+  X(est_tp_overlap_needs_sp, "estimate.tp_overlap_needs_sp",                                      \
+    "--tp-comm-overlap needs sequence parallelism (--sp) and --tp > 1")                           \
+  X(est_cp_train_only, "estimate.cp_train_only", "--cp is modelled for training only")            \
+  X(est_vp_layers, "estimate.vp_layers",                                                          \
+    "--vp {0}: the {1} layers of '{2}' are fewer than --pp x --vp = {3} virtual stages")          \
+  X(est_vp_micro_batches, "estimate.vp_micro_batches",                                            \
+    "--vp {0}: the interleaved schedule needs the {1} micro-batches per step to be a multiple "   \
+    "of --pp {2} (raise --batch or lower --micro-batch)")                                         \
+  X(est_cp_vision, "estimate.cp_vision", "--cp: vision transformers are not context-parallel")    \
+  X(est_cp_chunks, "estimate.cp_chunks",                                                          \
+    "--cp {0}: --seq {1} must split into 2 x cp = {2} equal chunks")                              \
+  X(est_cp_heads, "estimate.cp_heads",                                                            \
+    "--cp-comm all-to-all: the {0} heads ({1} key/value) of '{2}' do not split over --tp x "      \
+    "--cp = {3} GPUs")                                                                            \
+  X(est_attention_16bit, "estimate.attention_16bit",                                              \
+    "--attention {0} needs 16-bit activations (fp16, bf16, amp-*, mixed-*, fp8), not {1}")        \
+  X(est_cp_eager, "estimate.cp_eager",                                                            \
+    "--cp needs a fused attention kernel (--attention flash, flash3, cudnn or triton)")           \
+  X(est_cp_graph, "estimate.cp_graph", "--cp: model '{0}' has no sequence to split")              \
+  X(est_mtp_transformer, "estimate.mtp_transformer",                                              \
+    "--mtp-layers applies to transformer language models, not '{0}'")                             \
+  X(est_overflow, "estimate.overflow",                                                            \
+    "the estimate overflowed for model '{0}': reduce --batch or --seq")                           \
   /* Mixture of experts and expert parallelism (moe_layout.cpp) */                                \
   X(est_moe_only, "estimate.moe_only",                                                            \
     "--{0} applies to mixture-of-experts models; model '{1}' has no experts")                     \
@@ -200,6 +243,41 @@ namespace gpuplan {
   X(est_moe_imbalance, "estimate.moe_imbalance",                                                  \
     "--moe-imbalance {0} is outside [1, {1}]: the busiest of {2} experts with {3} per token "     \
     "takes at most every token")                                                                  \
+  /* The training time model (roofline.cpp, collectives.cpp, step_time.cpp) */                    \
+  X(time_no_fp4, "time.no_fp4",                                                                   \
+    "GPU '{0}' has no FP4 tensor cores; nvfp4 needs Blackwell (sm_100 or later): choose fp8 "     \
+    "or another GPU")                                                                             \
+  X(time_no_mx_fp8, "time.no_mx_fp8",                                                             \
+    "GPU '{0}' has no block-scaled (MX) FP8 tensor cores; mxfp8 needs Blackwell (sm_100 or "      \
+    "later): choose fp8 or fp8-blockwise, or another GPU")                                        \
+  X(time_no_peak, "time.no_peak",                                                                 \
+    "GPU '{0}' has no sourced dense {1} peak (it may not support {2}); choose another "           \
+    "precision or GPU")                                                                           \
+  X(time_no_memory_bandwidth, "time.no_memory_bandwidth", "GPU '{0}' has no memory bandwidth")    \
+  X(time_gpus_range, "time.gpus_range", "--gpus must be between 1 and {0}")                       \
+  X(time_nodes_range, "time.nodes_range",                                                         \
+    "node count must be between 1 and {0} (at most {1} GPUs of {2} per node)")                    \
+  X(time_whole_domains, "time.whole_domains",                                                     \
+    "instance '{0}' is sold only as whole NVLink domains of {1} hosts ({2} GPUs): use {3} "       \
+    "nodes or a multiple")                                                                        \
+  X(time_no_network, "time.no_network",                                                           \
+    "instance '{0}' has no sourced network bandwidth; runs across NVLink domains ({1} GPUs "      \
+    "each) cannot be timed")                                                                      \
+  X(time_gpus_mismatch, "time.gpus_mismatch",                                                     \
+    "--dp x --tp x --pp x --cp = {0} GPUs, but the cluster has {1}")                              \
+  /* Prices and run cost (cost.cpp) */                                                            \
+  X(price_none, "price.none", "instance '{0}' has no published price")                            \
+  X(price_none_in_region, "price.none_in_region",                                                 \
+    "instance '{0}' has no published price in region '{1}'")                                      \
+  X(price_not_sold, "price.not_sold",                                                             \
+    "{0} does not sell {1} capacity (instance '{2}'; data/providers/{3}.json)")                   \
+  X(price_spot_bucket, "price.spot_bucket",                                                       \
+    "spot interruption bucket '{0}' is not in pricing_rules.json (known: {1})")                   \
+  X(cost_epochs_need_dataset, "cost.epochs_need_dataset",                                         \
+    "--epochs needs --dataset-size (samples per epoch)")                                          \
+  X(cost_spot_too_frequent, "cost.spot_too_frequent",                                             \
+    "spot interruptions are too frequent for the checkpoint interval: the run would never "       \
+    "finish (checkpoint more often)")                                                             \
   /* The planner (plan.cpp) */                                                                    \
   X(plan_no_run_length, "plan.no_run_length",                                                     \
     "give a run length: --tokens N, or --epochs N with --dataset-size N")                         \

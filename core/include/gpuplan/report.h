@@ -62,6 +62,11 @@ Result<ShownCurrency> shown_currency(const std::string& currency, const PricingR
 // `gpuplan serve --currency cny --json` prints and the page's Serving export writes in CNY.
 std::string serve_plan_to_json(const std::string& model, const LoadCurve& curve,
                                const ServePlan& plan, const ShownCurrency& shown, int indent = 2);
+// `gpuplan plan --json` (and the page's Plans export): plan_to_json with each plan's cost (plans
+// and pareto) also in the shown currency (shown_currency, total_in_shown_currency: usd_total at
+// shown.usd_per_unit, USD included) and the rate stated at the top as serve_plan_to_json states it
+// (shown_currency; its source, URL and date null for USD). The USD fields are plan_to_json's.
+std::string plan_to_json(const PlanResult& r, const ShownCurrency& shown, int indent = 2);
 // evaluation_to_json of a share link's query ("model=gpt2-small&gpu=a100-sxm4-80gb&tokens=1e9"),
 // or {"schema_version": 1, "error": MESSAGE}: what the page hands to JavaScript, so a test can
 // compare the page's time and cost with `gpuplan estimate --json` for the same keys.

@@ -144,23 +144,20 @@ Result<PriceQuote> quote_price(const Instance& instance, Pricing pricing, const 
       if (!ruled || q.usd_per_hour < ruled->usd_per_hour) ruled = q;
     }
   }
-  const std::string where = region.empty() ? std::string() : " in region '" + region + "'";
-  if (!any)
-    return make_error(Errc::not_found,
-                      "instance '" + instance.id + "' has no published price" + where);
+  const Error none = region.empty() ? make_error(Errc::not_found, Msg::price_none, {instance.id})
+                                    : make_error(Errc::not_found, Msg::price_none_in_region,
+                                                 {instance.id, region});
+  if (!any) return none;
   auto offer = instance.offered.find(kind);
   if (!published && ruled && offer != instance.offered.end() && !offer->second) {
-    return make_error(Errc::not_found, instance.provider + " does not sell " + kind +
-                                           " capacity (instance '" + instance.id +
-                                           "'; data/providers/" + instance.provider + ".json)");
+    return make_error(Errc::not_found, Msg::price_not_sold,
+                      {instance.provider, kind, instance.id, instance.provider});
   }
   if (!published && ruled && offer == instance.offered.end()) {
     ruled->basis += "; whether " + instance.provider + " sells " + kind + " is not known";
   }
   std::optional<PriceQuote> best = published ? published : ruled;
-  if (!best)
-    return make_error(Errc::not_found,
-                      "instance '" + instance.id + "' has no published price" + where);
+  if (!best) return none;
   best->commitment_h = commitment_hours(pricing);
   if (best->commitment_h > 0) {
     if (auto od = on_demand_in(instance, best->region); od && *od > 0)
@@ -233,9 +230,8 @@ Result<double> interruptions_per_hour_from_bucket(const PricingRules& rules,
     }
     ids += (ids.empty() ? "" : ", ") + b.id;
   }
-  return make_error(Errc::not_found, "spot interruption bucket '" + bucket_id +
-                                         "' is not in pricing_rules.json (known: " +
-                                         (ids.empty() ? std::string("none") : ids) + ")");
+  return make_error(Errc::not_found, Msg::price_spot_bucket,
+                    {bucket_id, ids.empty() ? std::string("none") : ids});
 }
 
 Result<RunCost> run_cost(const Estimate& e, const StepTime& t, const RunLength& run,
@@ -251,13 +247,11 @@ Result<RunCost> run_cost(const Estimate& e, const StepTime& t, const RunLength& 
     c.steps = std::ceil(run.tokens / tokens_per_step);
   } else if (run.epochs > 0) {
     if (run.dataset_size <= 0) {
-      return make_error(Errc::invalid_argument,
-                        "--epochs needs --dataset-size (samples per epoch)");
+      return make_error(Errc::invalid_argument, Msg::cost_epochs_need_dataset, {});
     }
     c.steps = std::ceil(run.epochs * run.dataset_size / samples_per_step);
   } else {
-    return make_error(Errc::invalid_argument,
-                      "give a run length: --tokens N, or --epochs N with --dataset-size N");
+    return make_error(Errc::invalid_argument, Msg::plan_no_run_length, {});
   }
   c.hours = c.steps * t.step_s / 3600.0;
   c.expected_hours = c.hours;
@@ -266,10 +260,7 @@ Result<RunCost> run_cost(const Estimate& e, const StepTime& t, const RunLength& 
     const double loss_per_hour =
         spot.interruptions_per_hour * (spot.checkpoint_interval_h / 2 + spot.restart_h);
     if (loss_per_hour >= 1) {
-      return make_error(Errc::invalid_argument,
-                        "spot interruptions are too frequent for the checkpoint interval: the run "
-                        "would never finish "
-                        "(checkpoint more often)");
+      return make_error(Errc::invalid_argument, Msg::cost_spot_too_frequent, {});
     }
     c.expected_hours = c.hours / (1 - loss_per_hour);
   }

@@ -270,16 +270,13 @@ std::optional<Error> resolve_spot(const Catalog& catalog, Query& q) {
   if (q.spot.restart_h == 0) q.spot.restart_h = catalog.restart_s / 3600.0;
   if (!q.spot_bucket.empty()) {
     if (q.spot.interruptions_per_hour > 0) {
-      return about_key(
-          make_error(Errc::invalid_argument,
-                     "give --spot-interruption-bucket or --spot-interruptions-per-hour, not both"),
-          "spot-interruption-bucket");
+      return about_key(make_error(Errc::invalid_argument, Msg::eval_spot_both, {}),
+                       "spot-interruption-bucket");
     }
     auto rate = interruptions_per_hour_from_bucket(catalog.pricing, q.spot_bucket);
     if (!rate.ok()) {
-      return about_key(
-          make_error(rate.error().code, "--spot-interruption-bucket: " + rate.error().message),
-          "spot-interruption-bucket");
+      return about_key(make_error(rate.error().code, Msg::eval_spot_bucket, rate.error().args),
+                       "spot-interruption-bucket");
     }
     q.spot.interruptions_per_hour = rate.value();
   }

@@ -555,6 +555,36 @@ Result<ShownCurrency> shown_currency(const std::string& currency, const PricingR
   return s;
 }
 
+namespace {
+
+// The currency amounts are also shown in, its rate and where the rate comes from (null for USD,
+// which needs no rate).
+nlohmann::ordered_json shown_currency_json(const ShownCurrency& shown) {
+  auto text = [](const std::string& s) {
+    return s.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(s);
+  };
+  return {{"currency", shown.currency},
+          {"usd_per_unit", shown.usd_per_unit},
+          {"rate_source", text(shown.rate_source.title)},
+          {"rate_url", text(shown.rate_source.url)},
+          {"rate_date", text(shown.rate_source.date)}};
+}
+
+}  // namespace
+
+std::string plan_to_json(const PlanResult& r, const ShownCurrency& shown, int indent) {
+  auto j = nlohmann::ordered_json::parse(plan_to_json(r, -1));
+  for (const char* list : {"plans", "pareto"}) {
+    for (auto& p : j[list]) {
+      p["cost"]["shown_currency"] = shown.currency;
+      p["cost"]["total_in_shown_currency"] =
+          p["cost"]["usd_total"].get<double>() / shown.usd_per_unit;
+    }
+  }
+  j["shown_currency"] = shown_currency_json(shown);
+  return dump(j, indent);
+}
+
 std::string serve_plan_to_json(const std::string& model, const LoadCurve& curve,
                                const ServePlan& plan, const ShownCurrency& shown, int indent) {
   if (shown.currency == "USD") return serve_plan_to_json(model, curve, plan, indent);
@@ -567,11 +597,7 @@ std::string serve_plan_to_json(const std::string& model, const LoadCurve& curve,
       c["shown_currency"] = shown.currency;
     }
   }
-  j["shown_currency"] = {{"currency", shown.currency},
-                         {"usd_per_unit", shown.usd_per_unit},
-                         {"rate_source", shown.rate_source.title},
-                         {"rate_url", shown.rate_source.url},
-                         {"rate_date", shown.rate_source.date}};
+  j["shown_currency"] = shown_currency_json(shown);
   return dump(j, indent);
 }
 

@@ -37,7 +37,7 @@ double pcie_x16_bytes_per_s(int gen) {
 
 Result<Cluster> single_node_cluster(const Gpu& gpu, int count) {
   if (count < 1 || count > kMaxClusterGpus)
-    return invalid("--gpus must be between 1 and " + std::to_string(kMaxClusterGpus));
+    return invalid(Msg::time_gpus_range, {std::to_string(kMaxClusterGpus)});
   Cluster c;
   c.gpu = &gpu;
   c.gpus_per_node = count;
@@ -54,16 +54,14 @@ Result<Cluster> single_node_cluster(const Gpu& gpu, int count) {
 Result<Cluster> instance_cluster(const Instance& instance, const Gpu& gpu, int nodes) {
   const int per_node = std::max(instance.gpu_count, 1);
   if (nodes < 1 || nodes > kMaxClusterGpus / per_node) {
-    return invalid("node count must be between 1 and " +
-                   std::to_string(kMaxClusterGpus / per_node) + " (at most " +
-                   std::to_string(kMaxClusterGpus) + " GPUs of " + std::to_string(per_node) +
-                   " per node)");
+    return invalid(Msg::time_nodes_range,
+                   {std::to_string(kMaxClusterGpus / per_node), std::to_string(kMaxClusterGpus),
+                    std::to_string(per_node)});
   }
   if (nodes % instance.min_hosts != 0) {
-    return invalid("instance '" + instance.id + "' is sold only as whole NVLink domains of " +
-                   std::to_string(instance.min_hosts) + " hosts (" +
-                   std::to_string(instance.domain_gpus()) + " GPUs): use " +
-                   std::to_string(instance.min_hosts) + " nodes or a multiple");
+    const std::string hosts = std::to_string(instance.min_hosts);
+    return invalid(Msg::time_whole_domains,
+                   {instance.id, hosts, std::to_string(instance.domain_gpus()), hosts});
   }
   auto c = single_node_cluster(gpu, instance.gpu_count);
   if (!c.ok()) return c;
@@ -84,9 +82,7 @@ Result<Cluster> instance_cluster(const Instance& instance, const Gpu& gpu, int n
     out.intra_node_busbw_bytes_per_s = pcie_x16_bytes_per_s(gpu.pcie_gen > 0 ? gpu.pcie_gen : 3);
   }
   if (out.domains() > 1 && out.inter_node_bytes_per_s <= 0) {
-    return invalid("instance '" + instance.id +
-                   "' has no sourced network bandwidth; runs across NVLink domains (" +
-                   std::to_string(out.domain_gpus()) + " GPUs each) cannot be timed");
+    return invalid(Msg::time_no_network, {instance.id, std::to_string(out.domain_gpus())});
   }
   return out;
 }

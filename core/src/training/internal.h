@@ -4,6 +4,8 @@
 // core/src/training.
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "gpuplan/timing.h"
 
@@ -11,6 +13,9 @@ namespace gpuplan::training {
 
 inline Error invalid(const std::string& m) {
   return make_error(Errc::invalid_argument, m);
+}
+inline Error invalid(Msg id, std::vector<std::string> args) {
+  return make_error(Errc::invalid_argument, id, std::move(args));
 }
 
 // What one GPU reaches for a setup's precision.

@@ -31,12 +31,9 @@ namespace {
 Error missing_peak(const Gpu& gpu, Precision precision, const char* key) {
   const std::string recipe = precision_name(precision);
   if (precision == Precision::nvfp4 && !has_block_scaled_mma(gpu)) {
-    return invalid("GPU '" + gpu.id +
-                   "' has no FP4 tensor cores; nvfp4 needs Blackwell (sm_100 or later): choose "
-                   "fp8 or another GPU");
+    return invalid(Msg::time_no_fp4, {gpu.id});
   }
-  return invalid("GPU '" + gpu.id + "' has no sourced dense " + key + " peak (it may not support " +
-                 recipe + "); choose another precision or GPU");
+  return invalid(Msg::time_no_peak, {gpu.id, key, recipe});
 }
 
 }  // namespace
@@ -44,9 +41,7 @@ Error missing_peak(const Gpu& gpu, Precision precision, const char* key) {
 Result<double> dense_peak_flop_per_s(const Gpu& gpu, Precision precision) {
   const char* key = matmul_precision_key(precision);
   if (precision == Precision::mxfp8 && !has_block_scaled_mma(gpu)) {
-    return invalid("GPU '" + gpu.id +
-                   "' has no block-scaled (MX) FP8 tensor cores; mxfp8 needs Blackwell (sm_100 "
-                   "or later): choose fp8 or fp8-blockwise, or another GPU");
+    return invalid(Msg::time_no_mx_fp8, {gpu.id});
   }
   auto it = gpu.peak_dense_flops_per_s.find(key);
   if (it == gpu.peak_dense_flops_per_s.end()) return missing_peak(gpu, precision, key);
@@ -139,7 +134,7 @@ Result<Rates> training::rates_for(const Model& model, const Setup& setup, const 
   r.compute = probe > 0 ? probe : ceiling > 0 ? ceiling : conv_peak * gemm_eff;
   r.memory = eff.measured_hbm_bytes_per_s > 0 ? eff.measured_hbm_bytes_per_s
                                               : gpu.memory_bandwidth_bytes_per_s * eff.hbm;
-  if (r.memory <= 0) return invalid("GPU '" + gpu.id + "' has no memory bandwidth");
+  if (r.memory <= 0) return invalid(Msg::time_no_memory_bandwidth, {gpu.id});
   r.eager_memory = r.memory * eff.eager_memory_bound / eff.hbm;
   r.compiled = setup.compile || setup.fused_kernels;
   r.compute16 = r.compute;

@@ -278,8 +278,8 @@ Result<StepTime> estimate_step_time_with(const Model& model, const Setup& setup,
   if (!cluster.gpu) return invalid("no GPU given");
   const int total_gpus = cluster.gpus_per_node * cluster.nodes;
   if (e.num_gpus != total_gpus) {
-    return invalid("--dp x --tp x --pp x --cp = " + std::to_string(e.num_gpus) +
-                   " GPUs, but the cluster has " + std::to_string(total_gpus));
+    return invalid(Msg::time_gpus_mismatch,
+                   {std::to_string(e.num_gpus), std::to_string(total_gpus)});
   }
   auto rates = rates_for(model, setup, *cluster.gpu, eff);
   if (!rates.ok()) return rates.error();

@@ -85,9 +85,7 @@ std::optional<Error> validate_precision_fields(const Setup& s) {
   if (s.grad_reduce != GradReduce::automatic && !has_master_weights(s.precision))
     return invalid(Msg::est_grad_reduce_recipe, {recipe});
   if (s.quantized_params && !is_low_precision(s.precision)) {
-    return invalid(std::string("--quantized-params applies to Transformer Engine's recipes (fp8, "
-                               "fp8-blockwise, mxfp8, nvfp4), not ") +
-                   recipe);
+    return invalid(Msg::est_quantized_params_recipe, {recipe});
   }
   for (int n : {s.bf16_first_layers, s.bf16_last_layers}) {
     if (n < 0 || n > 1'000'000)
@@ -95,16 +93,12 @@ std::optional<Error> validate_precision_fields(const Setup& s) {
   }
   const bool adam = s.optimizer == Optimizer::adam || s.optimizer == Optimizer::adamw;
   if (s.optimizer_state_dtype != StoreDtype::automatic && !adam) {
-    return invalid(std::string("--optimizer-state-dtype applies to adam and adamw (Transformer "
-                               "Engine's FusedAdam), not ") +
-                   optimizer_name(s.optimizer));
+    return invalid(Msg::est_optimizer_state_dtype, {optimizer_name(s.optimizer)});
   }
   if (s.master_dtype == StoreDtype::bf16 || s.master_dtype == StoreDtype::fp8)
-    return invalid("--master-dtype must be fp32 or fp16 (Megatron's --main-params-dtype)");
+    return invalid(Msg::est_master_dtype_kind, {});
   if (s.master_dtype != StoreDtype::automatic && !has_master_weights(s.precision)) {
-    return invalid(std::string("--master-dtype applies to recipes with master weights (mixed-*, "
-                               "fp8, fp8-blockwise, mxfp8, nvfp4), not ") +
-                   recipe);
+    return invalid(Msg::est_master_dtype_recipe, {recipe});
   }
   return std::nullopt;
 }
@@ -122,17 +116,13 @@ std::optional<Error> validate_setup(const Setup& s) {
     return invalid("--vp must be between 1 and 1000000, got " + std::to_string(s.vp));
   // Each degree alone is bounded; their product (the GPU count, an int) must be too.
   const int64_t gpus = int64_t{s.dp} * s.tp * s.pp * s.cp;
-  if (gpus > kMaxParallel) {
-    return invalid("--dp x --tp x --pp x --cp = " + std::to_string(gpus) +
-                   " GPUs; at most 1000000 are modelled (lower --dp, --tp, --pp or --cp)");
-  }
+  if (gpus > kMaxParallel) return invalid(Msg::est_too_many_gpus, {std::to_string(gpus)});
   // Megatron's interleaved schedule runs over two or more pipeline ranks (arguments.py).
-  if (s.vp > 1 && s.pp < 2) return invalid("--vp " + str(s.vp) + " needs --pp 2 or more");
+  if (s.vp > 1 && s.pp < 2) return invalid(Msg::est_vp_needs_pp, {str(s.vp)});
   // Transformer Engine's userbuffer overlap splits the sequence-parallel all-gather and
   // reduce-scatter (Megatron asserts --tp-comm-overlap needs --sequence-parallel).
-  if (s.tp_comm_overlap && !s.sequence_parallel)
-    return invalid("--tp-comm-overlap needs sequence parallelism (--sp) and --tp > 1");
-  if (s.cp > 1 && s.mode != Mode::train) return invalid("--cp is modelled for training only");
+  if (s.tp_comm_overlap && !s.sequence_parallel) return invalid(Msg::est_tp_overlap_needs_sp, {});
+  if (s.cp > 1 && s.mode != Mode::train) return invalid(Msg::est_cp_train_only, {});
   if (s.ep < 1 || s.ep > kMaxParallel)
     return invalid("--ep must be between 1 and 1000000, got " + std::to_string(s.ep));
   if (s.etp < 0 || s.etp > kMaxParallel)
@@ -306,31 +296,27 @@ std::optional<Error> check_schedule(const Model& model, const Setup& setup, cons
     // over 32 virtual stages), so a virtual stage needs at least one layer. Micro-batches run in
     // groups of pp (schedules.py, microbatch_group_size_per_vp_stage = pp: m / pp leaves none).
     if (total_layers < int64_t{setup.pp} * setup.vp) {
-      return invalid("--vp " + str(setup.vp) + ": the " + str(total_layers) + " layers of '" +
-                     model.id + "' are fewer than --pp x --vp = " +
-                     str(int64_t{setup.pp} * setup.vp) + " virtual stages");
+      return invalid(Msg::est_vp_layers, {str(setup.vp), str(total_layers), model.id,
+                                          str(int64_t{setup.pp} * setup.vp)});
     }
     if (e.grad_accum_steps % setup.pp != 0) {
-      return invalid("--vp " + str(setup.vp) + ": the interleaved schedule needs the " +
-                     str(e.grad_accum_steps) + " micro-batches per step to be a multiple of --pp " +
-                     str(setup.pp) + " (raise --batch or lower --micro-batch)");
+      return invalid(Msg::est_vp_micro_batches,
+                     {str(setup.vp), str(e.grad_accum_steps), str(setup.pp)});
     }
   }
   if (setup.cp > 1) {
-    if (spec.is_vision()) return invalid("--cp: vision transformers are not context-parallel");
+    if (spec.is_vision()) return invalid(Msg::est_cp_vision, {});
     // Causal load balancing cuts the sequence into 2 x cp chunks (Megatron's
     // get_batch_on_this_cp_rank); all-to-all splits the heads over tp x cp ranks (TE's a2a).
     const int64_t chunks = 2 * int64_t{setup.cp};
     if (e.seq_len % chunks != 0) {
-      return invalid("--cp " + str(setup.cp) + ": --seq " + str(e.seq_len) +
-                     " must split into 2 x cp = " + str(chunks) + " equal chunks");
+      return invalid(Msg::est_cp_chunks, {str(setup.cp), str(e.seq_len), str(chunks)});
     }
     const int64_t ranks = int64_t{setup.cp} * setup.tp;
     if (setup.cp_comm == ContextComm::all_to_all &&
         (spec.heads % ranks != 0 || spec.kv_heads_or_default() % ranks != 0)) {
-      return invalid("--cp-comm all-to-all: the " + str(spec.heads) + " heads (" +
-                     str(spec.kv_heads_or_default()) + " key/value) of '" + model.id +
-                     "' do not split over --tp x --cp = " + str(ranks) + " GPUs");
+      return invalid(Msg::est_cp_heads,
+                     {str(spec.heads), str(spec.kv_heads_or_default()), model.id, str(ranks)});
     }
   }
   return std::nullopt;
@@ -485,15 +471,12 @@ Result<AttentionImpl> resolve_attention(const Model& model, const Setup& setup,
   const AttentionImpl impl =
       kernel == Attention::eager ? AttentionImpl::eager : AttentionImpl::flash;
   if (impl == AttentionImpl::flash && !sixteen) {
-    return invalid("--attention " + std::string(attention_name(setup.attention)) +
-                   " needs 16-bit activations (fp16, bf16, amp-*, mixed-*, fp8), not " +
-                   std::string(precision_name(setup.precision)));
+    return invalid(Msg::est_attention_16bit,
+                   {attention_name(setup.attention), precision_name(setup.precision)});
   }
   // Context parallelism runs inside the fused kernels (Transformer Engine's
   // AttnFuncWithCPAndKVP2P over FlashAttention or cuDNN); eager attention has none.
-  if (setup.cp > 1 && impl == AttentionImpl::eager)
-    return invalid(
-        "--cp needs a fused attention kernel (--attention flash, flash3, cudnn or triton)");
+  if (setup.cp > 1 && impl == AttentionImpl::eager) return invalid(Msg::est_cp_eager, {});
   return impl;
 }
 
@@ -750,7 +733,7 @@ std::optional<Error> graph_workload(const Model& model, const Setup& setup, Esti
   if (setup.tp > 1 || setup.pp > 1) {
     return invalid(Msg::est_parallel_graph, {model.id});
   }
-  if (setup.cp > 1) return invalid("--cp: model '" + model.id + "' has no sequence to split");
+  if (setup.cp > 1) return invalid(Msg::est_cp_graph, {model.id});
   if (setup.lora_rank > 0) return invalid(Msg::est_lora_graph, {model.id});
   if (auto err = dense_model_moe_settings(setup, model.id)) return err;
   e.resolution = setup.resolution != 0 ? setup.resolution : model.default_resolution;
@@ -938,8 +921,7 @@ void add_expert_states(const Model& model, const Setup& setup, const Stage& st, 
 // The model with the run's multi-token prediction modules (Setup::mtp_layers), when it sets them.
 Result<Model> model_with_mtp(const Model& model, const Setup& setup) {
   if (setup.mtp_layers < 0) return model;
-  if (model.kind != ModelKind::transformer)
-    return invalid("--mtp-layers applies to transformer language models, not '" + model.id + "'");
+  if (model.kind != ModelKind::transformer) return invalid(Msg::est_mtp_transformer, {model.id});
   Model run = model;
   run.transformer.mtp_layers = setup.mtp_layers;
   return run;
@@ -974,8 +956,7 @@ Result<Estimate> estimate(const Model& given, const Setup& setup) {
   e.flops.decode_bytes_per_token = st.decode_weight_bytes + st.kv_cache_bytes;
   for (double v : {m.total(), e.flops.train_per_step, e.flops.forward_per_sample}) {
     if (!std::isfinite(v) || v < 0) {
-      return invalid("the estimate overflowed for model '" + model.id +
-                     "': reduce --batch or --seq");
+      return invalid(Msg::est_overflow, {model.id});
     }
   }
   return e;
