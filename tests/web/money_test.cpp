@@ -59,10 +59,15 @@ TEST(Money, AmountsConvertByTheOneRateBothWays) {
   set_language(Lang::en);
   EXPECT_EQ(format_money(cny.usd_per_unit * 1234), "1,234 CNY");
   EXPECT_EQ(format_money(cny.usd_per_unit * 12.5), "12.50 CNY");
+  // The Chinese page writes a CNY amount with the yen sign, as Chinese prices are written.
   set_language(Lang::zh);
-  EXPECT_EQ(format_money(cny.usd_per_unit * 1234), "1,234 人民币");
-  set_money(Money{});
+  EXPECT_EQ(format_money(cny.usd_per_unit * 1234), "¥1,234");
+  EXPECT_EQ(format_money(cny.usd_per_unit * 12.5), "¥12.50");
+  EXPECT_EQ(format_money(-cny.usd_per_unit * 12.5), "-¥12.50");
+  EXPECT_EQ(format_cny("0.1234"), "¥0.1234");
   set_language(Lang::en);
+  EXPECT_EQ(format_cny("0.1234"), "0.1234 CNY");
+  set_money(Money{});
   EXPECT_EQ(format_money(1234), "1,234 USD");
 }
 
@@ -103,7 +108,7 @@ TEST(Money, TheRunTotalIsShownAndPublishedInThePagesCurrency) {
   set_language(Lang::zh);
   const std::string shown = run_total_text(*m.ev);
   EXPECT_EQ(shown, format_money(usd));
-  EXPECT_NE(shown.find("人民币"), std::string::npos) << shown;
+  EXPECT_EQ(shown.rfind("¥", 0), 0u) << shown;
   // The state the page publishes (window.gpuplanState) carries the same text beside the USD.
   const auto j = nlohmann::json::parse(results_json(m, ""));
   EXPECT_EQ(j.at("cost").at("total_shown"), shown);

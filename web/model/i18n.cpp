@@ -254,8 +254,15 @@ double shown_to_usd(double amount) {
   return amount * g_money.usd_per_unit;
 }
 
+std::string format_cny(const std::string& number) {
+  // A minus sign goes before the yen sign: "-¥12.50".
+  const bool negative = !number.empty() && number[0] == '-';
+  return (negative ? "-" : "") + format(tr(S::amount_cny), number.c_str() + (negative ? 1 : 0));
+}
+
 std::string format_shown(double amount) {
-  return amount_text(amount) + " " + tr(g_money.currency == "CNY" ? S::unit_cny : S::unit_usd);
+  if (g_money.currency == "CNY") return format_cny(amount_text(amount));
+  return amount_text(amount) + " " + tr(S::unit_usd);
 }
 
 std::string format_money(double usd) {
@@ -265,8 +272,7 @@ std::string format_money(double usd) {
 std::string format_price(double usd, const PriceQuote& q) {
   if (g_money.currency != "USD" || q.currency != "CNY" || q.usd_per_cny <= 0)
     return format_money(usd);
-  return format_usd(usd) + " (" + format_number(usd / q.usd_per_cny, 4) + " " + tr(S::unit_cny) +
-         ")";
+  return format_usd(usd) + " (" + format_cny(format_number(usd / q.usd_per_cny, 4)) + ")";
 }
 
 S money_label(S usd_label) {

@@ -75,7 +75,11 @@ const Money& money();
 // An amount in USD in the page's currency, and back (a budget typed in CNY).
 double usd_to_shown(double usd);
 double shown_to_usd(double amount);
-// An amount already in the page's currency: "88.60 CNY" ("1,235 CNY" from 100 up).
+// A number (already written with its separators) as an amount in CNY in the page's language:
+// "1,234.5 CNY" in English, "¥1,234.5" in Chinese.
+std::string format_cny(const std::string& number);
+// An amount already in the page's currency: "88.60 CNY" ("1,235 CNY" from 100 up; "¥88.60" on
+// the Chinese page).
 std::string format_shown(double amount);
 // An amount in USD shown in the page's currency: format_shown(usd_to_shown(usd)).
 std::string format_money(double usd);
