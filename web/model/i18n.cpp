@@ -338,6 +338,11 @@ std::string model_name(const std::string& core_name) {
   return format(tr(S::uploaded_config), type.c_str());
 }
 
+std::string model_name(const Model& model) {
+  if (g_lang == Lang::zh && !model.name_zh.empty()) return model.name_zh;
+  return model_name(model.name);
+}
+
 namespace {
 
 // Whether `text` reads as the English template `templ` from templ[t] and text[x] on, each {N}

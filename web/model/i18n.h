@@ -101,6 +101,9 @@ std::string region_text(const std::string& region);
 // A model's name in the page's language: an uploaded config's suffix (", uploaded config", the
 // core's English) in the page's words.
 std::string model_name(const std::string& core_name);
+// A model's name in the page's language: a zoo model's name_zh on the Chinese page (its remark in
+// Chinese: "GLM-4.5（MoE 模型）"), otherwise model_name(model.name).
+std::string model_name(const Model& model);
 // A note of the core (estimate, step time, planner, serving, calibration) in the page's words: a
 // note the table knows by its English text (note_* entries, which check_strings.py finds in
 // core/src) in the page's language, any other as the core wrote it; then flags become control

@@ -26,11 +26,11 @@ bool model_combo(const PageModel& m, PageState& s) {
   Query& q = s.query;
   const Model* cur = m.catalog->find_model(q.request.model);
   bool changed = false;
-  if (ImGui::BeginCombo("##serve-model", cur ? cur->name.c_str() : q.request.model.c_str(),
+  if (ImGui::BeginCombo("##serve-model", cur ? model_name(*cur).c_str() : q.request.model.c_str(),
                         ImGuiComboFlags_HeightLarge)) {
     for (const auto& zoo : m.catalog->models) {
       if (zoo.task != "causal-lm") continue;  // serving generates tokens
-      if (ImGui::Selectable((zoo.name + "##" + zoo.id).c_str(), zoo.id == q.request.model)) {
+      if (ImGui::Selectable((model_name(zoo) + "##" + zoo.id).c_str(), zoo.id == q.request.model)) {
         changed = zoo.id != q.request.model || q.custom.kind != CustomModel::Kind::none;
         q.request.model = zoo.id;
         q.custom.kind = CustomModel::Kind::none;
@@ -108,7 +108,7 @@ bool percentile_combo(ServeRequest& r) {
 std::vector<IdName> language_model_items(const Catalog& catalog) {
   std::vector<IdName> out;
   for (const auto& zoo : catalog.models) {
-    if (zoo.task == "causal-lm") out.push_back({zoo.id, zoo.name});
+    if (zoo.task == "causal-lm") out.push_back({zoo.id, model_name(zoo)});
   }
   return out;
 }
