@@ -328,14 +328,17 @@ std::string region_text(const std::string& region) {
 }
 
 std::string model_name(const std::string& core_name) {
-  // hf_config.cpp names an uploaded model "<model_type>, uploaded config" (llama4: its own words).
-  const std::string suffix = ", uploaded config";
-  if (core_name.size() <= suffix.size() ||
+  // hf_config.cpp names an uploaded model "<name> (<model_type>, uploaded config)" (llama4: its
+  // own words for the type); <model_type> has no " (".
+  const std::string suffix = ", uploaded config)";
+  const size_t open = core_name.rfind(" (");
+  if (open == std::string::npos || core_name.size() < open + 2 + suffix.size() ||
       core_name.compare(core_name.size() - suffix.size(), suffix.size(), suffix) != 0)
     return core_name;
-  std::string type = core_name.substr(0, core_name.size() - suffix.size());
+  std::string type = core_name.substr(open + 2, core_name.size() - suffix.size() - open - 2);
   if (type == tr(S::llama4_text_model, Lang::en)) type = tr(S::llama4_text_model);
-  return format(tr(S::uploaded_config), type.c_str());
+  return format(tr(S::model_remark), core_name.substr(0, open).c_str(),
+                format(tr(S::uploaded_config), type.c_str()).c_str());
 }
 
 std::string model_name(const Model& model) {

@@ -98,8 +98,8 @@ std::string price_basis(const PriceQuote& q, Pricing pricing, const std::string&
 // A price's region in the page's language: the catalog's words for no one region ("various",
 // "unspecified", "north-america", "europe") translated, a provider's region id as it is.
 std::string region_text(const std::string& region);
-// A model's name in the page's language: an uploaded config's suffix (", uploaded config", the
-// core's English) in the page's words.
+// A model's name in the page's language: an uploaded config's remark ("<name> (qwen2, uploaded
+// config)", the core's English) in the page's words.
 std::string model_name(const std::string& core_name);
 // A model's name in the page's language: a zoo model's name_zh on the Chinese page (its remark in
 // Chinese: "GLM-4.5（MoE 模型）"), otherwise model_name(model.name).
