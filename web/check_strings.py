@@ -38,9 +38,10 @@ ZH_LATIN = {
     "CUDA", "NVLink", "JSON", "CSV", "RFC", "English", "Adafactor", "SwiGLU", "deepspeed",
     "hostfile", "Megatron", "TE", "Engine", "cuDNN", "Hopper", "Triton", "FlashAttention", "MPT",
     "BERT", "MLM", "DeepEP", "NCCL", "ShareGPT", "EAGLE", "MTP", "Adam", "LayerNorm", "Linear",
-    "GEMM", "Transformer-XL", "NVIDIA", "AMD", "Blackwell", "FusedAdam", "MX",
+    "GEMM", "Transformer-XL", "NVIDIA", "AMD", "Blackwell", "FusedAdam", "MX", "llm-foundry",
+    "SQuAD",
     # methods and their abbreviations
-    "LoRA", "QLoRA", "ZeRO", "FSDP", "MoE", "SDPA", "FFN", "MLP", "CNN", "KV", "TP", "NCHW",
+    "LoRA", "QLoRA", "ZeRO", "FSDP", "MoE", "MLA", "SDPA", "FFN", "MLP", "CNN", "KV", "TP", "NCHW",
     "tp", "pp", "ep", "etp", "dp", "cp", "sp",  # parallel degrees, as the link keys name them
     "all-to-all", "all-reduce", "all-gather", "channels-last",
     # terms Chinese ML writing keeps in Latin

@@ -24,14 +24,16 @@ async function open(search, hash) {
 }
 
 const plansReady = 's.plans && s.plans.top && s.plans.top.length > 0 && s.plan_progress === 1';
-// "1,234 人民币" -> 1234
+// "¥1,234", "1,234 CNY" -> 1234
 const amount = (text) => Number(text.replace(/[^\d.]/g, ''));
 const order = (s) => s.plans.top.map((p) => `${p.instance}*${p.nodes}`);
 
 // Each shown cost is its USD total at the one rate, rounded as shown (whole units from 100 up).
+// `unit` is the currency's sign before the number ("¥") or its word after it ("CNY", "美元").
 function assertShownIn(s, unit, perUnit) {
   for (const p of s.plans.top) {
-    assert.ok(p.cost_shown.endsWith(unit), `${p.instance}: ${p.cost_shown} is not in ${unit}`);
+    const inUnit = unit === '¥' ? p.cost_shown.startsWith(unit) : p.cost_shown.endsWith(` ${unit}`);
+    assert.ok(inUnit, `${p.instance}: ${p.cost_shown} is not in ${unit}`);
     const want = p.usd_total / perUnit;
     assert.ok(Math.abs(amount(p.cost_shown) - want) <= (want >= 100 ? 0.5 : 0.005) + 1e-9,
               `${p.instance}: shown ${p.cost_shown}, ${p.usd_total} USD / ${perUnit} = ${want}`);
@@ -44,9 +46,10 @@ test('the Chinese page without a currency key shows CNY in the Plans table and i
   assert.equal(s.money.currency, 'CNY');
   assert.equal(s.money.usd_per_unit, usdPerCny, 'the rate is data/pricing_rules.json usd_per_cny');
   assert.ok(s.money.rate_source.length > 0, 'the rate names its source');
-  assert.match(s.money.cost_header, /人民币/);
-  assert.match(s.money.budget_label, /人民币/);
-  assertShownIn(s, '人民币', usdPerCny);
+  // Chinese writes an amount in CNY as ¥1,234 and the unit of a column or a field as 元.
+  assert.equal(s.money.cost_header, '元');
+  assert.match(s.money.budget_label, /（元，/);
+  assertShownIn(s, '¥', usdPerCny);
   await page.waitForTimeout(300);
   await screenshot(page, 'currency-zh-plans-cny');
   // A Chinese link that states USD stays USD.
@@ -105,7 +108,7 @@ test('the currency switch round-trips through the link', async () => {
   await page.reload();
   await frames(page, 3);
   const back = await waitForState(page, `s.money.currency === "CNY" && ${plansReady}`);
-  assertShownIn(back, '人民币', usdPerCny);
+  assertShownIn(back, '¥', usdPerCny);
   // On the English page the link's CNY holds too.
   const en = await open('?lang=en', `${plansLink}&currency=cny`);
   const e = await waitForState(en.page, `s.money.currency === "CNY" && ${plansReady}`);

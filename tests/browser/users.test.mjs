@@ -6,14 +6,15 @@
 //   config.json, in CNY (1366x800);
 // - a platform engineer sizes Llama-3-70B serving for a rate and latency targets and compares two
 //   GPUs (1366x800);
-// - a founder on a phone pretrains a 1.3B model on a budget: the cheapest plan under it (390x844).
+// - a founder on a phone pretrains a 1.3B model on a budget: the cheapest plan under it, and its
+//   launch config (390x844).
 // Screenshots of each (and of the founder's plan in the other language) go to test-artifacts/.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { useBrowser, waitForState, openLink, clickWidget, tapWidget, reveal, settled, screenshot, cliJson,
-         cliArgsOf, PHONE } from './harness.mjs';
+         cliArgsOf, widget, swipe, PHONE } from './harness.mjs';
 
 let server, browser;
 useBrowser(null, (s) => ({ server, browser } = s));
@@ -24,7 +25,7 @@ const qwenConfig = repoFile('tests/fixtures/hf/qwen2.5-7b.json');
 const usdPerCny = JSON.parse(readFileSync(repoFile('data/pricing_rules.json'))).usd_per_cny.value;
 
 const plansReady = 's.plans && s.plans.top && s.plans.top.length > 0 && s.plan_progress === 1';
-// "1,234 人民币" -> 1234
+// "¥1,234" -> 1234
 const amount = (text) => Number(text.replace(/[^\d.]/g, ''));
 const query = (s) => new URLSearchParams(s.query);
 
@@ -89,7 +90,7 @@ async function assertPlansAreTheClis(s) {
   assert.deepEqual(s.plans.top.map((p) => `${p.instance}*${p.nodes}`), cli.plans.map((p) => `${p.instance}*${p.nodes}`));
   s.plans.top.forEach((p, i) => {
     assert.equal(p.usd_total, cli.plans[i].cost.usd_total, `#${i} ${p.instance}`);
-    assert.ok(p.cost_shown.endsWith('人民币'), `${p.instance}: ${p.cost_shown}`);
+    assert.ok(p.cost_shown.startsWith('¥'), `${p.instance}: ${p.cost_shown}`);
     const want = p.usd_total / usdPerCny;
     assert.ok(Math.abs(amount(p.cost_shown) - want) <= (want >= 100 ? 0.5 : 0.005) + 1e-9,
               `${p.instance}: shown ${p.cost_shown}, ${p.usd_total} USD at ${usdPerCny} USD/CNY is ${want}`);
@@ -109,11 +110,40 @@ async function loadPlan(u, i, touch = false) {
   assert.equal(s.cost.usd_total, plan.usd_total, 'the loaded plan costs what the Plans tab said');
   const cli = await cliEstimate(s);
   assert.equal(s.cost.usd_total, cli.cost.usd_total);
-  assert.match(s.cost.total_shown, /人民币$/);
+  assert.match(s.cost.total_shown, /^¥[\d,.]+$/);
   const cny = cli.cost.total_in_shown_currency;
   assert.ok(Math.abs(amount(s.cost.total_shown) - cny) <= (cny >= 100 ? 0.5 : 0.005) + 1e-9,
             `shown ${s.cost.total_shown}, the CLI's ${cny} CNY`);
   return s;
+}
+
+// The Results tab's launch config on a phone: the box and its Copy button lie within the screen,
+// and swipes along the box (its longest torchrun line is wider than a phone) bring the end of
+// that line into view.
+async function launchOnThePhone(u) {
+  const { page, cdp } = u;
+  const width = page.viewportSize().width;
+  await reveal(page, 'launch-text', cdp);
+  await settled(page);
+  assert.ok(await screenshot(page, 'users-founder-zh-launch-390x844') > 0.01);
+  const box = await widget(page, 'launch-text');
+  for (const name of ['launch-text', 'launch-copy']) {
+    const r = await widget(page, name);
+    assert.ok(r[0] >= 0 && r[2] <= width, `${name} at ${r} is not within the phone's ${width} px`);
+  }
+  let lines = await widget(page, 'launch-lines');
+  assert.ok(lines[2] > box[2], `the config's lines (${lines}) are wider than its box (${box}) on a phone`);
+  const start = lines[0];
+  for (let i = 0; i < 20 && lines[2] > box[2]; ++i) {
+    await swipe(cdp, box[2] - 20, (box[1] + box[3]) / 2, -200, 0, { hold_ms: 200 });
+    await settled(page);
+    const next = await widget(page, 'launch-lines');
+    if (next[0] === lines[0]) break;  // it no longer moves
+    lines = next;
+  }
+  assert.ok(lines[0] < start, 'a swipe along the box scrolls it');
+  assert.ok(lines[2] <= box[2], `the end of the longest line (${lines}) comes into the box (${box})`);
+  assert.ok(await screenshot(page, 'users-founder-zh-launch-end-390x844') > 0.01);
 }
 
 test('a Chinese-only student fine-tunes Qwen2.5-7B with LoRA from its config.json, in CNY', async () => {
@@ -143,7 +173,7 @@ test('a Chinese-only student fine-tunes Qwen2.5-7B with LoRA from its config.jso
   await clickWidget(page, 'tab-plans', 20);
   s = await waitForState(page, `s.tab === "plans" && ${plansReady}`);
   assert.equal(s.money.currency, 'CNY', 'the Chinese page shows CNY');
-  assert.match(s.money.cost_header, /人民币/);
+  assert.equal(s.money.cost_header, '元');
   await assertPlansAreTheClis(s);
   await settled(page);
   assert.ok(await screenshot(page, 'users-student-zh-plans-1366x800') > 0.01);
@@ -249,6 +279,7 @@ test('a founder on a phone finds the cheapest plan to pretrain a 1.3B model unde
   console.log(`founder: ${s.instance}, ${s.cost.total_shown} (${s.cost.usd_total} USD), budget ${budgetUsd} USD`);
   await settled(page);
   assert.ok(await screenshot(page, 'users-founder-zh-results-390x844') > 0.01);
+  await launchOnThePhone(u);
   // The same link in English, as a cofounder opens it.
   const en = await openLink(page, `${server.url}/index.html?lang=en#${s.query}`,
                             `s.lang === "en" && s.cost && s.cost.usd_total === ${s.cost.usd_total}`);

@@ -3,6 +3,8 @@
 // words for the core's English price dates, uploaded-config names and planner notes.
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <iterator>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -10,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "gpuplan/embedded_data.h"
+#include "gpuplan/hf_config.h"
 #include "gpuplan/plan.h"
 #include "model/exports.h"
 #include "model/i18n.h"
@@ -59,10 +62,15 @@ TEST(Money, AmountsConvertByTheOneRateBothWays) {
   set_language(Lang::en);
   EXPECT_EQ(format_money(cny.usd_per_unit * 1234), "1,234 CNY");
   EXPECT_EQ(format_money(cny.usd_per_unit * 12.5), "12.50 CNY");
+  // The Chinese page writes a CNY amount with the yen sign, as Chinese prices are written.
   set_language(Lang::zh);
-  EXPECT_EQ(format_money(cny.usd_per_unit * 1234), "1,234 人民币");
-  set_money(Money{});
+  EXPECT_EQ(format_money(cny.usd_per_unit * 1234), "¥1,234");
+  EXPECT_EQ(format_money(cny.usd_per_unit * 12.5), "¥12.50");
+  EXPECT_EQ(format_money(-cny.usd_per_unit * 12.5), "-¥12.50");
+  EXPECT_EQ(format_cny("0.1234"), "¥0.1234");
   set_language(Lang::en);
+  EXPECT_EQ(format_cny("0.1234"), "0.1234 CNY");
+  set_money(Money{});
   EXPECT_EQ(format_money(1234), "1,234 USD");
 }
 
@@ -103,7 +111,7 @@ TEST(Money, TheRunTotalIsShownAndPublishedInThePagesCurrency) {
   set_language(Lang::zh);
   const std::string shown = run_total_text(*m.ev);
   EXPECT_EQ(shown, format_money(usd));
-  EXPECT_NE(shown.find("人民币"), std::string::npos) << shown;
+  EXPECT_EQ(shown.rfind("¥", 0), 0u) << shown;
   // The state the page publishes (window.gpuplanState) carries the same text beside the USD.
   const auto j = nlohmann::json::parse(results_json(m, ""));
   EXPECT_EQ(j.at("cost").at("total_shown"), shown);
@@ -155,9 +163,19 @@ TEST(PageWords, UndatedPricesUploadedConfigsAndPlannerNotesInChinese) {
   EXPECT_NE(date.find("2026-12-01"), std::string::npos) << date;
   EXPECT_EQ(date.find("retrieved"), std::string::npos) << date;
   EXPECT_EQ(date.find("unknown"), std::string::npos) << date;
-  const std::string name = model_name("qwen2, uploaded config");  // hf_config.cpp's name
-  EXPECT_EQ(name.find("qwen2"), 0u) << name;
-  EXPECT_EQ(name.find("uploaded"), std::string::npos) << name;
+  // An uploaded config.json's name as the core writes it: "<its _name_or_path or file name>
+  // (<model_type>, uploaded config)".
+  std::ifstream in(std::string(GPUPLAN_SOURCE_DIR) + "/tests/fixtures/hf/llama-2-7b.json");
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  auto uploaded = model_from_hf_config(text, "config.json");
+  ASSERT_TRUE(uploaded.ok()) << uploaded.error().message;
+  EXPECT_EQ(uploaded.value().name, "meta-llama/Llama-2-7b-hf (llama, uploaded config)");
+  EXPECT_EQ(model_name(uploaded.value()), "meta-llama/Llama-2-7b-hf（llama，上传的配置）");
+  EXPECT_EQ(model_name("config (1).json (qwen2, uploaded config)"),
+            "config (1).json（qwen2，上传的配置）");
+  EXPECT_EQ(model_name("x (llama4 text model without the vision encoder, uploaded config)"),
+            "x（llama4 文本模型（不含视觉编码器），上传的配置）");
+  EXPECT_EQ(model_name("GPT-2 small"), "GPT-2 small");
   // The planner's spot note names the page's control, not the CLI flag, in Chinese.
   const std::string note = core_note(
       "spot times assume no interruptions; set "

@@ -4,7 +4,7 @@
 // without FP8, a PCIe interconnect, a bad link) is in Chinese with its values kept, and the
 // planner's budget is stated in the page's currency. The lines are also handed to
 // web/check_strings.py --shown, whose ZH_LATIN allow-list says which Latin words a Chinese text
-// may keep.
+// may keep. So are the remarks of the zoo's model names (data/models name_zh).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -293,6 +293,37 @@ TEST_F(ZhNotes, NoteValuesAreKeptInTheTranslation) {
   EXPECT_FALSE(match_note("measured batch {0} per step", "measured batch 64 per hour", args));
 }
 
+// Every zoo model on the Chinese page (the sidebar's and the Serving tab's lists, the Results
+// line): its own name as the English page writes it, and its remark ("(MoE)", ", span prediction
+// (SQuAD)", "(llm-foundry benchmark configuration)") in Chinese, in full-width parentheses.
+TEST_F(ZhNotes, EveryZooModelsRemarkIsChinese) {
+  std::vector<std::string> remarks;
+  int with_remark = 0;
+  for (const Model& model : catalog().models) {
+    SCOPED_TRACE(model.id);
+    set_language(Lang::en);
+    EXPECT_EQ(model_name(model), model.name);
+    set_language(Lang::zh);
+    const std::string shown = model_name(model);
+    // The English remark follows the model's own name after " (" or ", ".
+    const size_t cut = std::min(model.name.find(" ("), model.name.find(", "));
+    if (cut == std::string::npos) {
+      EXPECT_EQ(shown, model.name) << "a name without a remark is the same in both languages";
+      continue;
+    }
+    ++with_remark;
+    const std::string own = model.name.substr(0, cut) + "（", close = "）";
+    ASSERT_EQ(shown.rfind(own, 0), 0u) << shown << " does not start with " << own;
+    ASSERT_GT(shown.size(), own.size() + close.size()) << shown;
+    ASSERT_EQ(shown.compare(shown.size() - close.size(), close.size(), close), 0) << shown;
+    const std::string remark = shown.substr(own.size(), shown.size() - own.size() - close.size());
+    EXPECT_TRUE(has_chinese(remark)) << "English on the Chinese page: " << shown;
+    remarks.push_back(remark);
+  }
+  EXPECT_GT(with_remark, 30) << "the zoo's remarks were not found";
+  check_shown_with_script(remarks);
+}
+
 TEST_F(ZhNotes, TheBudgetThatBindsIsInThePagesCurrency) {
   const char* link = "model=llama-2-7b&batch=512&seq=4096&tokens=1e11&budget-usd=1&tab=plans";
   PageModel m = page(link);
@@ -305,7 +336,7 @@ TEST_F(ZhNotes, TheBudgetThatBindsIsInThePagesCurrency) {
     set_money(cny.value());
     const std::string shown = page_message(m.plan_error);
     EXPECT_NE(shown.find(format_money(usd)), std::string::npos) << shown;
-    EXPECT_NE(shown.find(tr(S::unit_cny)), std::string::npos) << shown;
+    EXPECT_NE(shown.find(lang == Lang::zh ? "¥" : " CNY"), std::string::npos) << shown;
     EXPECT_EQ(shown.find("USD"), std::string::npos) << shown;
     EXPECT_EQ(shown.find(tr(S::unit_usd)), std::string::npos) << shown;
     set_money(Money{});

@@ -254,8 +254,15 @@ double shown_to_usd(double amount) {
   return amount * g_money.usd_per_unit;
 }
 
+std::string format_cny(const std::string& number) {
+  // A minus sign goes before the yen sign: "-¥12.50".
+  const bool negative = !number.empty() && number[0] == '-';
+  return (negative ? "-" : "") + format(tr(S::amount_cny), number.c_str() + (negative ? 1 : 0));
+}
+
 std::string format_shown(double amount) {
-  return amount_text(amount) + " " + tr(g_money.currency == "CNY" ? S::unit_cny : S::unit_usd);
+  if (g_money.currency == "CNY") return format_cny(amount_text(amount));
+  return amount_text(amount) + " " + tr(S::unit_usd);
 }
 
 std::string format_money(double usd) {
@@ -265,8 +272,7 @@ std::string format_money(double usd) {
 std::string format_price(double usd, const PriceQuote& q) {
   if (g_money.currency != "USD" || q.currency != "CNY" || q.usd_per_cny <= 0)
     return format_money(usd);
-  return format_usd(usd) + " (" + format_number(usd / q.usd_per_cny, 4) + " " + tr(S::unit_cny) +
-         ")";
+  return format_usd(usd) + " (" + format_cny(format_number(usd / q.usd_per_cny, 4)) + ")";
 }
 
 S money_label(S usd_label) {
@@ -322,14 +328,22 @@ std::string region_text(const std::string& region) {
 }
 
 std::string model_name(const std::string& core_name) {
-  // hf_config.cpp names an uploaded model "<model_type>, uploaded config" (llama4: its own words).
-  const std::string suffix = ", uploaded config";
-  if (core_name.size() <= suffix.size() ||
+  // hf_config.cpp names an uploaded model "<name> (<model_type>, uploaded config)" (llama4: its
+  // own words for the type); <model_type> has no " (".
+  const std::string suffix = ", uploaded config)";
+  const size_t open = core_name.rfind(" (");
+  if (open == std::string::npos || core_name.size() < open + 2 + suffix.size() ||
       core_name.compare(core_name.size() - suffix.size(), suffix.size(), suffix) != 0)
     return core_name;
-  std::string type = core_name.substr(0, core_name.size() - suffix.size());
+  std::string type = core_name.substr(open + 2, core_name.size() - suffix.size() - open - 2);
   if (type == tr(S::llama4_text_model, Lang::en)) type = tr(S::llama4_text_model);
-  return format(tr(S::uploaded_config), type.c_str());
+  return format(tr(S::model_remark), core_name.substr(0, open).c_str(),
+                format(tr(S::uploaded_config), type.c_str()).c_str());
+}
+
+std::string model_name(const Model& model) {
+  if (g_lang == Lang::zh && !model.name_zh.empty()) return model.name_zh;
+  return model_name(model.name);
 }
 
 namespace {

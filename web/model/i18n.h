@@ -75,7 +75,11 @@ const Money& money();
 // An amount in USD in the page's currency, and back (a budget typed in CNY).
 double usd_to_shown(double usd);
 double shown_to_usd(double amount);
-// An amount already in the page's currency: "88.60 CNY" ("1,235 CNY" from 100 up).
+// A number (already written with its separators) as an amount in CNY in the page's language:
+// "1,234.5 CNY" in English, "¥1,234.5" in Chinese.
+std::string format_cny(const std::string& number);
+// An amount already in the page's currency: "88.60 CNY" ("1,235 CNY" from 100 up; "¥88.60" on
+// the Chinese page).
 std::string format_shown(double amount);
 // An amount in USD shown in the page's currency: format_shown(usd_to_shown(usd)).
 std::string format_money(double usd);
@@ -94,9 +98,12 @@ std::string price_basis(const PriceQuote& q, Pricing pricing, const std::string&
 // A price's region in the page's language: the catalog's words for no one region ("various",
 // "unspecified", "north-america", "europe") translated, a provider's region id as it is.
 std::string region_text(const std::string& region);
-// A model's name in the page's language: an uploaded config's suffix (", uploaded config", the
-// core's English) in the page's words.
+// A model's name in the page's language: an uploaded config's remark ("<name> (qwen2, uploaded
+// config)", the core's English) in the page's words.
 std::string model_name(const std::string& core_name);
+// A model's name in the page's language: a zoo model's name_zh on the Chinese page (its remark in
+// Chinese: "GLM-4.5（MoE 模型）"), otherwise model_name(model.name).
+std::string model_name(const Model& model);
 // A note of the core (estimate, step time, planner, serving, calibration) in the page's words: a
 // note the table knows by its English text (note_* entries, which check_strings.py finds in
 // core/src) in the page's language, any other as the core wrote it; then flags become control

@@ -170,7 +170,7 @@ std::string App::load_file(const std::string& name, const std::string& bytes) {
   q.request.setup.resolution = 0;
   auto resolved = gpuplan::resolve_model(catalog_, q);
   if (!resolved.ok()) return m_.upload_error = name + ": " + page_message(resolved.error());
-  m_.upload_status = format(tr(S::upload_config), name.c_str(), model.value().name.c_str());
+  m_.upload_status = format(tr(S::upload_config), name.c_str(), model_name(model.value()).c_str());
   set_state(s);
   request_changed_ = true;
   return "";

@@ -12,7 +12,7 @@ extern const size_t kSymbolFontSize;
 namespace {
 
 // Every character the page may show in Chinese: the table's Chinese column and the catalog's
-// names (regions of Chinese clouds are named in Chinese).
+// names (regions of Chinese clouds are named in Chinese, models have a Chinese name).
 std::string chinese_text(const Catalog& catalog) {
   std::string text;
   for (int i = 0; i < static_cast<int>(S::count_); ++i) text += tr(static_cast<S>(i), Lang::zh);
@@ -20,7 +20,7 @@ std::string chinese_text(const Catalog& catalog) {
     text += p.name;
     for (const auto& r : p.regions) text += r.name;
   }
-  for (const auto& m : catalog.models) text += m.name;
+  for (const auto& m : catalog.models) text += m.name + m.name_zh;
   return text;
 }
 

@@ -85,7 +85,7 @@ void price_text(const std::optional<PriceQuote>& q) {
   // In the page's currency; in USD, a provider's own CNY price beside it.
   std::string text = (q->assumption ? "≈ " : "") + format_number(usd_to_shown(q->usd_per_hour), 4);
   if (money().currency == "USD" && q->currency == "CNY")
-    text += " (" + format_number(q->native_per_hour, 4) + " " + tr(S::unit_cny) + ")";
+    text += " (" + format_cny(format_number(q->native_per_hour, 4)) + ")";
   ImGui::TextUnformatted(text.c_str());
   if (q->assumption) ImGui::PopStyleColor();
 }

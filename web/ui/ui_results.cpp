@@ -59,7 +59,7 @@ void summary(const PageModel& m, UiActions& a) {
   const Evaluation& c = *m.ev;
   const Estimate& e = c.estimate;
   const MemoryBytes& mem = e.memory;
-  ImGui::TextWrapped(tr(S::params_line), model_name(c.model.name).c_str(),
+  ImGui::TextWrapped(tr(S::params_line), model_name(c.model).c_str(),
                      format_count(static_cast<double>(e.params.total)).c_str(),
                      format_count(static_cast<double>(e.params.trainable)).c_str());
   if (e.moe) {

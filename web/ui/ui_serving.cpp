@@ -26,11 +26,11 @@ bool model_combo(const PageModel& m, PageState& s) {
   Query& q = s.query;
   const Model* cur = m.catalog->find_model(q.request.model);
   bool changed = false;
-  if (ImGui::BeginCombo("##serve-model", cur ? cur->name.c_str() : q.request.model.c_str(),
+  if (ImGui::BeginCombo("##serve-model", cur ? model_name(*cur).c_str() : q.request.model.c_str(),
                         ImGuiComboFlags_HeightLarge)) {
     for (const auto& zoo : m.catalog->models) {
       if (zoo.task != "causal-lm") continue;  // serving generates tokens
-      if (ImGui::Selectable((zoo.name + "##" + zoo.id).c_str(), zoo.id == q.request.model)) {
+      if (ImGui::Selectable((model_name(zoo) + "##" + zoo.id).c_str(), zoo.id == q.request.model)) {
         changed = zoo.id != q.request.model || q.custom.kind != CustomModel::Kind::none;
         q.request.model = zoo.id;
         q.custom.kind = CustomModel::Kind::none;
@@ -108,7 +108,7 @@ bool percentile_combo(ServeRequest& r) {
 std::vector<IdName> language_model_items(const Catalog& catalog) {
   std::vector<IdName> out;
   for (const auto& zoo : catalog.models) {
-    if (zoo.task == "causal-lm") out.push_back({zoo.id, zoo.name});
+    if (zoo.task == "causal-lm") out.push_back({zoo.id, model_name(zoo)});
   }
   return out;
 }
@@ -365,18 +365,25 @@ void compare_headers(const PageModel& m, UiActions& a) {
   }
 }
 
+// A job's state: while it runs, what it does and a progress bar (published as `bar`); then its
+// error, if any.
+void progress_and_error(S doing, double progress, const Error& error, const char* bar,
+                        UiActions& a) {
+  if (progress < 1) {
+    ImGui::TextUnformatted(tr(doing));
+    ImGui::ProgressBar(static_cast<float>(progress));
+    remember(a, bar);
+  }
+  if (!error.message.empty()) error_text(page_message(error));
+}
+
 // The comparison: the picker, its progress, and one table with a row per GPU or instance.
 void comparison(const PageModel& m, UiActions& a) {
   ImGui::Spacing();
   ImGui::TextWrapped("%s", tr(S::serve_compare_title));
   compare_picker(m, a);
   const CompareResults& r = m.serve_compare;
-  if (r.progress < 1) {
-    ImGui::TextUnformatted(tr(S::serve_compare_running));
-    ImGui::ProgressBar(static_cast<float>(r.progress));
-    remember(a, "serve-compare-progress");
-  }
-  if (!r.error.message.empty()) error_text(page_message(r.error));
+  progress_and_error(S::serve_compare_running, r.progress, r.error, "serve-compare-progress", a);
   if (r.rows.empty()) return;
   const double percentile = m.state.serve.percentile;
   const float height =
@@ -493,12 +500,7 @@ UiActions draw_serving(const PageModel& m) {
   inputs(m, a);
   ImGui::Separator();
   const ServeResults& r = m.serve;
-  if (r.progress < 1) {
-    ImGui::TextUnformatted(tr(S::serve_simulating));
-    ImGui::ProgressBar(static_cast<float>(r.progress));
-    remember(a, "serve-progress");
-  }
-  if (!r.error.message.empty()) error_text(page_message(r.error));
+  progress_and_error(S::serve_simulating, r.progress, r.error, "serve-progress", a);
   const bool ranked = r.plan && !r.plan->options.empty();
   if (ranked) ranking(m, a);
   // After the tab's own plan, which it runs after (its top GPUs are the picker's start).

@@ -33,7 +33,7 @@ void model_picker(const PageModel& m, UiActions& a) {
   remember(a, "model-filter");
   const Query& q = m.state.query;
   const std::string current =
-      m.ev ? model_name(m.ev->model.name)
+      m.ev ? model_name(m.ev->model)
            : (q.custom.kind != CustomModel::Kind::none ? std::string(tr(S::custom))
                                                        : q.request.model);
   key_tip("model");
@@ -46,10 +46,11 @@ void model_picker(const PageModel& m, UiActions& a) {
     const Model* named = needle.empty() ? nullptr : m.catalog->find_model(m.model_filter);
     for (const auto& zoo : m.catalog->models) {
       if (!needle.empty() && &zoo != named &&
-          lower(zoo.id + " " + zoo.name + " " + zoo.task).find(needle) == std::string::npos)
+          lower(zoo.id + " " + zoo.name + " " + zoo.name_zh + " " + zoo.task).find(needle) ==
+              std::string::npos)
         continue;
       const bool selected = q.custom.kind == CustomModel::Kind::none && zoo.id == q.request.model;
-      if (ImGui::Selectable((zoo.name + "##m-" + zoo.id).c_str(), selected)) {
+      if (ImGui::Selectable((model_name(zoo) + "##m-" + zoo.id).c_str(), selected)) {
         PageState s = m.state;
         s.query.custom.kind = CustomModel::Kind::none;
         s.query.request.model = zoo.id;

@@ -73,6 +73,21 @@ void remember(UiActions& a, const std::string& name) {
   a.rects.push_back({name, {p.x / a.ratio, p.y / a.ratio, q.x / a.ratio, q.y / a.ratio}});
 }
 
+void same_line_if_fits(float width) {
+  const float right = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
+  if (ImGui::GetItemRectMax().x + ImGui::GetStyle().ItemSpacing.x + width <= right)
+    ImGui::SameLine();
+}
+
+float radio_width(const std::string& label) {
+  return ImGui::GetFrameHeight() + ImGui::GetStyle().ItemInnerSpacing.x +
+         ImGui::CalcTextSize(label.c_str(), nullptr, true).x;
+}
+
+float small_button_width(const std::string& label) {
+  return ImGui::CalcTextSize(label.c_str(), nullptr, true).x + ImGui::GetStyle().FramePadding.x * 2;
+}
+
 void error_text(const std::string& text) {
   ImGui::PushStyleColor(ImGuiCol_Text, color_error());
   ImGui::TextWrapped("%s", text.c_str());

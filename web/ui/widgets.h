@@ -28,6 +28,13 @@ long today_days();
 // Records the last widget's rectangle under `name` (published for tests and clicks).
 void remember(UiActions& a, const std::string& name);
 
+// Keeps the next item on the line of the last one when `width` px of it still fit in the pane;
+// otherwise it starts the next line (a phone's narrow pane).
+void same_line_if_fits(float width);
+// The width of a radio button and of a small button labelled `label` ("text##id").
+float radio_width(const std::string& label);
+float small_button_width(const std::string& label);
+
 void error_text(const std::string& text);
 void note_text(const std::string& text);
 void table_row(const char* label, const std::string& value);

@@ -17,7 +17,7 @@
 namespace gpuplan {
 
 // The blob format's version (its first bytes are "gpuplan-catalog" and this number).
-inline constexpr int kCatalogBlobVersion = 2;
+inline constexpr int kCatalogBlobVersion = 3;
 
 // The catalog as a blob.
 std::string catalog_to_blob(const Catalog& catalog);

@@ -164,6 +164,9 @@ enum class ModelKind { transformer, graph };
 struct Model {
   std::string id;    // file name in data/models, e.g. "gpt2-small"
   std::string name;  // e.g. "GPT-2 small"
+  // The name on the Chinese page: the same model name, its remark in Chinese, e.g. "GLM-4.5（MoE
+  // 模型）" for "GLM-4.5 (MoE)". Every zoo entry has one (load_catalog); "" for a custom model.
+  std::string name_zh;
   std::string task;  // "causal-lm", "masked-lm", "seq2seq", "image-classification", ...
   ModelKind kind = ModelKind::transformer;
   TransformerSpec transformer;  // kind == transformer

@@ -114,7 +114,7 @@ GPUPLAN_FIELDS(NodeCost, s.out, s.params, s.forward_flops_matmul, s.forward_flop
 GPUPLAN_FIELDS(GraphCosts, s.params, s.param_tensors, s.forward_flops_matmul, s.forward_flops_other,
                s.saved_activation_bytes_fp32, s.saved_activation_elements, s.saved_fixed_bytes,
                s.saved_batch_stats_bytes, s.largest_output_elements, s.nodes)
-GPUPLAN_FIELDS(Model, s.id, s.name, s.task, s.kind, s.transformer, s.graph, s.source,
+GPUPLAN_FIELDS(Model, s.id, s.name, s.name_zh, s.task, s.kind, s.transformer, s.graph, s.source,
                s.default_seq_len, s.default_resolution, s.dataset_size, s.dataset,
                s.default_attention, s.default_attention_source, s.aliases, s.default_graph_costs)
 GPUPLAN_FIELDS(AttentionEfficiency, s.forward, s.backward, s.causal_forward, s.causal_backward)

@@ -243,6 +243,7 @@ Result<Model> parse_model_json(std::string_view text, const std::string& where) 
   Model m;
   m.id = r.string("id", std::nullopt);
   m.name = r.string("name", std::nullopt);
+  m.name_zh = r.string("name_zh", std::string());  // optional here: a custom model has none
   m.task = r.string("task", std::nullopt);
   const size_t kind = r.choice("kind", {"transformer", "graph"}, std::nullopt);
   m.kind = kind == 0 ? ModelKind::transformer : ModelKind::graph;
@@ -520,6 +521,23 @@ std::optional<Error> check_instance_references(Catalog& c) {
   return std::nullopt;
 }
 
+namespace {
+
+// Every zoo model has its name on the Chinese page (a custom model, read by parse_model_json
+// alone, needs none).
+std::optional<Error> check_zoo_names(const Catalog& c) {
+  for (const auto& m : c.models) {
+    if (m.name_zh.empty()) {
+      return make_error(Errc::schema_error, "models/" + m.id +
+                                                ".json: name_zh: missing required field (the "
+                                                "model's name on the Chinese page)");
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 Result<Catalog> load_catalog(const std::vector<DataFile>& files) {
   Catalog c;
   bool have_rules = false;
@@ -563,6 +581,7 @@ Result<Catalog> load_catalog(const std::vector<DataFile>& files) {
     if (err) return *err;
   }
   if (auto err = check_instance_references(c)) return *err;
+  if (auto err = check_zoo_names(c)) return *err;
   // After the pricing rules, which it may complete with a spot interruption rate.
   if (assumptions) {
     if (auto err = parse_assumptions_json(assumptions->text, assumptions->path, c)) return *err;

@@ -71,7 +71,7 @@ TEST(CatalogBlob, ForeignBlobOrOtherVersionIsRefused) {
   ASSERT_FALSE(other.ok());
   EXPECT_EQ(other.error().code, Errc::unsupported_version);
   EXPECT_EQ(other.error().message,
-            "catalog blob: version 9 (this build reads 2); rebuild it from data/");
+            "catalog blob: version 9 (this build reads 3); rebuild it from data/");
 }
 
 TEST(CatalogBlob, HugeCountIsRefusedNotAllocated) {

@@ -116,6 +116,23 @@ TEST(Catalog, RejectsAnUnknownSourceKey) {
             "gpus/t4.json: specs.tdp_w.source: 'my-guess' is not in sources");
 }
 
+TEST(Catalog, RejectsAZooModelWithoutItsChineseName) {
+  EXPECT_EQ(load_with("models/glm-4.5.json", [](nlohmann::json& j) { j.erase("name_zh"); }),
+            "models/glm-4.5.json: name_zh: missing required field (the model's name on the "
+            "Chinese page)");
+  EXPECT_EQ(load_with("models/glm-4.5.json", [](nlohmann::json& j) { j["name_zh"] = 4.5; }),
+            "models/glm-4.5.json: name_zh: expected a string, got a number");
+  // A custom model (an upload, read by parse_model_json alone) needs none.
+  nlohmann::json custom;
+  for (const auto& f : embedded_data_files())
+    if (f.path == "models/glm-4.5.json") custom = nlohmann::json::parse(f.text);
+  ASSERT_TRUE(custom.is_object());
+  custom.erase("name_zh");
+  auto m = parse_model_json(custom.dump(), "custom");
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  EXPECT_EQ(m.value().name_zh, "");
+}
+
 TEST(Catalog, RejectsADuplicateId) {
   std::vector<DataFile> files = embedded_data_files();
   DataFile copy;
