@@ -164,7 +164,9 @@ TEST(PlanSearch, ExpertAndVirtualStageDegreesAreSearchedUnlessFixed) {
   for (const Plan& p : free.value().plans) {
     EXPECT_EQ(8 % p.setup.ep, 0) << p.instance;
     EXPECT_EQ((p.setup.dp * p.setup.tp) % (p.setup.ep * p.setup.tp), 0) << p.instance;
-    if (p.setup.vp > 1) EXPECT_GT(p.setup.pp, 1) << p.instance;
+    if (p.setup.vp > 1) {
+      EXPECT_GT(p.setup.pp, 1) << p.instance;
+    }
   }
   // Fixed: only that degree, and fewer candidates.
   q.ep = 1;
