@@ -124,3 +124,28 @@ test('phone: the Chinese page at 390x844', async () => {
   assert.ok(await screenshot(page, 'phone-zh-plans') > 0.01, 'the plans are drawn');
   await ctx.close();
 });
+
+test('phone: the instance table of the Hardware tab scrolls sideways with the instance column pinned', async () => {
+  const { ctx, page, cdp } = await phone('?lang=zh');
+  await waitForState(page, 's.lang === "zh" && s.cjk_font === true');
+  await tapWidget(page, 'tab-hardware');
+  await waitForState(page, 's.tab === "hardware"');
+  const table = await widget(page, 'instances-table');
+  const name = await widget(page, 'hw-instance-0');
+  console.log(`instances table ${JSON.stringify(table)}, first instance ${JSON.stringify(name)}`);
+  // Drawn whole and inside the table: a squeezed column cut every id to '...' (3 glyphs, about
+  // 20 CSS px); the shortest instance id of the catalog has 9 characters.
+  assert.ok(name[2] - name[0] > 40 && name[0] >= table[0] && name[2] <= table[2], 'the instance name fits');
+  await settled(page);
+  assert.ok(await screenshot(page, 'phone-zh-hardware') > 0.01, 'the hardware tab is drawn');
+  const basis = await widget(page, 'hw-basis-0');
+  const query = (await waitForState(page)).query;
+  await swipe(cdp, 300, (name[1] + name[3]) / 2, -200, 0);
+  await settled(page);
+  const moved = await widget(page, 'hw-basis-0');
+  console.log(`last column at x ${basis[0]}, ${moved[0]} after a swipe left`);
+  assert.ok(moved[0] < basis[0], 'the table scrolled sideways');
+  assert.deepEqual(await widget(page, 'hw-instance-0'), name, 'the instance column is pinned');
+  assert.equal((await waitForState(page)).query, query, 'the swipe chose no instance');
+  await ctx.close();
+});

@@ -106,17 +106,18 @@ void instance_table(const PageModel& m, UiActions& a) {
   ImGui::Text(tr(S::instances_line), tr_pricing(m.state.query.pricing));
   if (!ImGui::BeginTable("instances", 8,
                          ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersOuter |
-                             ImGuiTableFlags_ScrollY | ImGuiTableFlags_Resizable |
-                             ImGuiTableFlags_SizingFixedFit,
+                             ImGuiTableFlags_ScrollX | ImGuiTableFlags_ScrollY |
+                             ImGuiTableFlags_Resizable | ImGuiTableFlags_SizingFixedFit,
                          ImVec2(0, ImGui::GetTextLineHeightWithSpacing() * 14))) {
     return;
   }
   for (S h : {S::key_instance, S::col_gpu, S::col_gpus, S::col_domain, S::col_vcpus, S::col_usd_h,
               S::col_region, S::col_basis}) {
-    ImGui::TableSetupColumn(tr(money_label(h)),
-                            h == S::key_instance ? ImGuiTableColumnFlags_WidthStretch : 0);
+    ImGui::TableSetupColumn(tr(money_label(h)));
   }
-  ImGui::TableSetupScrollFreeze(0, 1);
+  // Columns fit their content; on a narrow screen (a phone) the table scrolls sideways with
+  // the instance column pinned, as the Plans table does.
+  ImGui::TableSetupScrollFreeze(1, 1);
   ImGui::TableHeadersRow();
   for (const auto& r : rows) {
     ImGui::TableNextRow();
@@ -133,7 +134,9 @@ void instance_table(const PageModel& m, UiActions& a) {
       a.state = s;
     }
     ImGui::SameLine(0, 0);
-    cell_text(r.in->id);
+    ImGui::TextUnformatted(r.in->id.c_str());  // whole: the column fits it, the table scrolls
+    const bool first = &r == &rows.front();
+    if (first) remember(a, "hw-instance-0");  // tests: pinned when the table scrolls sideways
     ImGui::TableNextColumn();
     ImGui::TextUnformatted(r.in->gpu.c_str());
     ImGui::TableNextColumn();
@@ -148,8 +151,10 @@ void instance_table(const PageModel& m, UiActions& a) {
     ImGui::TextUnformatted(r.q ? region_text(r.q->region).c_str() : "-");
     ImGui::TableNextColumn();
     ImGui::TextUnformatted(r.q ? tr(r.q->assumption ? S::basis_rule : S::basis_published) : "-");
+    if (first) remember(a, "hw-basis-0");
   }
   ImGui::EndTable();
+  remember(a, "instances-table");
 }
 
 void gpu_row(const PageModel& m, const Gpu& g, UiActions& a) {
@@ -189,15 +194,17 @@ void gpu_row(const PageModel& m, const Gpu& g, UiActions& a) {
 
 void gpu_table(const PageModel& m, UiActions& a) {
   ImGui::TextUnformatted(tr(S::gpus_line));
-  if (!ImGui::BeginTable(
-          "gpus", 6, ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersOuter | ImGuiTableFlags_ScrollY,
-          ImVec2(0, ImGui::GetTextLineHeightWithSpacing() * 10))) {
+  if (!ImGui::BeginTable("gpus", 6,
+                         ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersOuter |
+                             ImGuiTableFlags_ScrollX | ImGuiTableFlags_ScrollY |
+                             ImGuiTableFlags_SizingFixedFit,
+                         ImVec2(0, ImGui::GetTextLineHeightWithSpacing() * 10))) {
     return;
   }
   for (S h : {S::col_gpu, S::col_memory, S::col_bandwidth, S::col_bf16, S::col_fp32, S::col_tdp}) {
     ImGui::TableSetupColumn(tr(h));
   }
-  ImGui::TableSetupScrollFreeze(0, 1);
+  ImGui::TableSetupScrollFreeze(1, 1);  // the GPU pinned when the table scrolls sideways
   ImGui::TableHeadersRow();
   for (const auto& g : m.catalog->gpus) gpu_row(m, g, a);
   ImGui::EndTable();
