@@ -161,25 +161,46 @@ const ServeCase kServeCases[] = {
      Msg::serve_no_fp4_kernel, "has no FP4 tensor cores and sglang has no weight-only nvfp4"},
 };
 
+// One refused link on both pages: the English page's error (`error_of`) has the case's id, its
+// values (unless it is `may_lack_args`) and the case's words; the Chinese page, in CNY, shows as
+// many lines. A fatal failure ends the caller's case (HasFatalFailure).
+struct BothPages {
+  Error error;  // the English page's
+  PageModel zh;
+  std::vector<std::string> lines;  // the Chinese page's
+};
+void open_both(const ServeCase& c, const Error& (*error_of)(const PageModel&), Msg may_lack_args,
+               BothPages& out) {
+  set_language(Lang::en);
+  const PageModel en = page(c.link);
+  out.error = error_of(en);
+  ASSERT_EQ(out.error.id, c.id) << out.error.message;
+  ASSERT_FALSE(out.error.args.empty() && c.id != may_lack_args) << out.error.message;
+  const std::vector<std::string> en_lines = shown_lines(en);
+  bool english = false;
+  for (const auto& line : en_lines) english = english || line.find(c.english) != std::string::npos;
+  EXPECT_TRUE(english) << "the English page no longer shows \"" << c.english << "\"";
+  set_language(Lang::zh);
+  out.zh = page(std::string(c.link) + "&lang=zh");
+  out.zh.state.query.currency = "CNY";
+  out.lines = shown_lines(out.zh);
+  ASSERT_EQ(out.lines.size(), en_lines.size());
+}
+
+const Error& serve_error(const PageModel& m) {
+  return m.serve.error;
+}
+
 TEST_F(ZhNotes, ServingErrorsAreChineseWithTheirValues) {
   std::vector<std::string> all;
   for (const ServeCase& c : kServeCases) {
     SCOPED_TRACE(c.link);
-    set_language(Lang::en);
-    const PageModel en = page(c.link);
-    const Error& error = en.serve.error;
-    ASSERT_EQ(error.id, c.id) << error.message;
-    ASSERT_FALSE(error.args.empty() && c.id != Msg::serve_no_match) << error.message;
-    const std::vector<std::string> en_lines = shown_lines(en);
-    bool english = false;
-    for (const auto& line : en_lines)
-      english = english || line.find(c.english) != std::string::npos;
-    EXPECT_TRUE(english) << "the English page no longer shows \"" << c.english << "\"";
-    set_language(Lang::zh);
-    PageModel zh = page(std::string(c.link) + "&lang=zh");
-    zh.state.query.currency = "CNY";
-    const std::vector<std::string> lines = shown_lines(zh);
-    ASSERT_EQ(lines.size(), en_lines.size());
+    BothPages both;
+    open_both(c, serve_error, Msg::serve_no_match, both);
+    if (HasFatalFailure()) return;
+    const Error& error = both.error;
+    const PageModel& zh = both.zh;
+    const std::vector<std::string>& lines = both.lines;
     const std::string shown = page_message(zh.serve.error);
     EXPECT_NE(std::find(lines.begin(), lines.end(), shown), lines.end()) << shown;
     EXPECT_TRUE(has_chinese(shown)) << "English on the Chinese page: " << shown;
@@ -221,21 +242,12 @@ TEST_F(ZhNotes, EstimateAndTimeModelErrorsAreChineseWithTheirValues) {
   std::vector<std::string> all;
   for (const ServeCase& c : kEstimateCases) {
     SCOPED_TRACE(c.link);
-    set_language(Lang::en);
-    const PageModel en = page(c.link);
-    const Error& error = results_error(en);
-    ASSERT_EQ(error.id, c.id) << error.message;
-    ASSERT_FALSE(error.args.empty() && c.id != Msg::cost_spot_too_frequent) << error.message;
-    const std::vector<std::string> en_lines = shown_lines(en);
-    bool english = false;
-    for (const auto& line : en_lines)
-      english = english || line.find(c.english) != std::string::npos;
-    EXPECT_TRUE(english) << "the English page no longer shows \"" << c.english << "\"";
-    set_language(Lang::zh);
-    PageModel zh = page(std::string(c.link) + "&lang=zh");
-    zh.state.query.currency = "CNY";
-    const std::vector<std::string> lines = shown_lines(zh);
-    ASSERT_EQ(lines.size(), en_lines.size());
+    BothPages both;
+    open_both(c, results_error, Msg::cost_spot_too_frequent, both);
+    if (HasFatalFailure()) return;
+    const Error& error = both.error;
+    const PageModel& zh = both.zh;
+    const std::vector<std::string>& lines = both.lines;
     // The error itself and, kept inside the calibrated time's note, its English as the core
     // writes it: both in Chinese with the error's values.
     const std::string shown = page_message(results_error(zh));

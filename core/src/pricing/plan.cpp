@@ -257,7 +257,7 @@ struct Offer {
 class Search {
  public:
   Search(const Model& model, const PlanQuery& q, const Setup& base)
-      : model_(model), q_(q), base_(base) {}
+      : model_(model), q_(q), base_(base), shape_(model) {}
 
   struct Candidate {
     Setup setup;
@@ -272,7 +272,7 @@ class Search {
   };
   // The layouts of `gpus` GPUs with at most `max_tp`-way tensor parallelism, estimated once:
   // every instance and node count with that many GPUs shares the list.
-  const std::vector<Entry>& entries(const ModelShape& shape, int gpus, int max_tp);
+  const std::vector<Entry>& entries(int gpus, int max_tp);
 
   // Times and costs a layout on `offer`; keeps it when it is the best for that offer so far.
   std::optional<Error> try_layout(const Offer& offer, const Entry& entry);
@@ -298,6 +298,7 @@ class Search {
   const Model& model_;
   const PlanQuery& q_;
   const Setup& base_;
+  const ModelShape shape_;
   std::unordered_map<Layout, Candidate, LayoutHash> estimates_;     // hardware-free
   std::map<std::pair<int, int>, std::vector<Entry>> entries_;       // by (gpus, max_tp)
   std::map<std::tuple<int, int, int>, Result<WorkProfile>> works_;  // by (tp, ep, cp)
@@ -368,11 +369,11 @@ void Search::keep(const Offer& offer, const Candidate& c, const StepTime& t, con
   best[slot_key] = std::move(p);
 }
 
-const std::vector<Search::Entry>& Search::entries(const ModelShape& shape, int gpus, int max_tp) {
+const std::vector<Search::Entry>& Search::entries(int gpus, int max_tp) {
   auto it = entries_.find({gpus, max_tp});
   if (it != entries_.end()) return it->second;
   std::vector<Entry> list;
-  for (const Layout& layout : layouts(shape, base_, gpus, max_tp, q_)) {
+  for (const Layout& layout : layouts(shape_, base_, gpus, max_tp, q_)) {
     const Candidate& c = estimate_of(layout);
     const double need = c.estimate.ok() ? c.estimate.value().memory.total()
                                         : std::numeric_limits<double>::infinity();
@@ -496,11 +497,10 @@ std::vector<size_t> matching_instances(const Catalog& catalog, const PlanQuery& 
 // The search's own copies of the model and the query, and what it has found so far.
 struct PlanSearchState {
   PlanSearchState(const Model& m, const PlanQuery& q, const Setup& b)
-      : model(m), query(q), base(b), shape(model), search(model, query, base) {}
+      : model(m), query(q), base(b), search(model, query, base) {}
   const Model model;
   const PlanQuery query;
   const Setup base;
-  const ModelShape shape;
   Search search;
   std::optional<Error> error;  // a slice that failed (a price that cannot be costed)
 };
@@ -546,7 +546,7 @@ bool step_plan_search(const Catalog& catalog, PlanSearch& ps) {
     const Offer offer{&inst, gpu, price, nodes, cluster.value()};
     const int gpus = inst.gpu_count * nodes;
     const int max_tp = std::min(cluster.value().domain_gpus(), gpus);
-    for (const Search::Entry& entry : st.search.entries(st.shape, gpus, max_tp)) {
+    for (const Search::Entry& entry : st.search.entries(gpus, max_tp)) {
       if (auto err = st.search.try_layout(offer, entry)) {
         st.error = *err;
         break;
