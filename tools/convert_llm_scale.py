@@ -3,7 +3,7 @@
 and MoE) into the `gpuplan validate` format, and lists every row it cannot express with the reason.
 
     id,model,gpu,num_gpus,precision,batch_size_per_gpu,seq_len_or_resolution,task,metric,value,
-    batch,dp,tp,pp,vp,cp,ep,etp,zero,optimizer,clip_grad_norm,checkpointing,attention,fused_loss,
+    batch,dp,tp,pp,vp,cp,ep,etp,zero,optimizer,clip_grad_norm,checkpointing,recompute_modules,attention,fused_loss,
     fused_kernels,framework,max_positions,gpus_per_node,network_gbps_per_node,config_json
 
 Only what a row states is used (shared/validation/README.md, "LLM training at scale"): a row
@@ -37,7 +37,7 @@ from validation_source import source_key
 
 COLUMNS = ["id", "model", "gpu", "num_gpus", "precision", "batch_size_per_gpu", "seq_len_or_resolution", "task",
            "metric", "value", "batch", "dp", "tp", "pp", "vp", "cp", "ep", "etp", "zero", "optimizer",
-           "clip_grad_norm", "checkpointing", "attention", "fused_loss", "fused_kernels", "framework",
+           "clip_grad_norm", "checkpointing", "recompute_modules", "attention", "fused_loss", "fused_kernels", "framework",
            "max_positions", "gpus_per_node", "network_gbps_per_node", "config_json", "sp", "dropout",
            "moe_dispatcher", "moe_a2a_overlap", "moe_imbalance", "overlap_grad_reduce", "overlap_param_gather",
            "tp_comm_overlap", "quantized_params", "optimizer_state_dtype", "mtp_layers", "nvlink_domain_gpus",

@@ -5,7 +5,7 @@ expressed; tools/convert_llm_scale.py (the whole file's converter) can call it f
 run alone this script writes them to their own CSV:
 
     id,model,gpu,num_gpus,precision,batch_size_per_gpu,seq_len_or_resolution,task,metric,value,
-    batch,dp,tp,sp,pp,vp,cp,ep,etp,zero,checkpointing,attention,dropout,fused_loss,clip_grad_norm,
+    batch,dp,tp,sp,pp,vp,cp,ep,etp,zero,checkpointing,recompute_modules,attention,dropout,fused_loss,clip_grad_norm,
     overlap_grad_reduce,overlap_param_gather,tp_comm_overlap,quantized_params,optimizer_state_dtype,
     mtp_layers,moe_dispatcher,moe_a2a_overlap,moe_imbalance,gpus_per_node,nvlink_domain_gpus,
     network_gbps_per_node,source
@@ -22,9 +22,9 @@ runtime_configs/benchmarking/runtime.conf, sbatch_benchmarking.sh):
   - "DeepEP" is --moe-token-dispatcher-type flex with DeepEP, "A2A" NCCL's all-to-all; "+1f1b overlap"
     is --overlap-moe-expert-parallel-comm --delay-wgrad-compute.
   - recompute "norm, act" is Megatron's selective recompute of the layer norms and the experts'
-    activation function (--recompute-modules layernorm moe_act): a few memory-bound kernels run again
-    in backward. gpuplan has no such mode; those rows are predicted without recomputation (their
-    time is short by that recomputation, their memory is not checked here).
+    activation function (--recompute-granularity selective --recompute-modules layernorm moe_act):
+    gpuplan's --checkpointing selective --recompute-modules layernorm,moe_act; the table's other
+    module lists map the same way, by Megatron's module names.
   - the model config (Qwen3-235B-A22B.yaml) turns on --use-distributed-optimizer,
     --overlap-grad-reduce, --overlap-param-gather and --clip-grad 1.0 for every row, and
     sbatch_benchmarking.sh adds --tp-comm-overlap at bf16; "mxfp8" adds --fp8-recipe mxfp8
@@ -45,9 +45,9 @@ runtime_configs/benchmarking/runtime.conf, sbatch_benchmarking.sh):
     NVIDIA/Megatron-LM@eb0783b6d356, the reproduce guide's launch script): no --mtp-num-layers
     (mtp_layers 0), mxfp8 with --fp8-param-gather and bf16 Adam moments, distributed optimizer
     with both overlaps, --clip-grad 1.0, --cross-entropy-loss-fusion, --segment 8 (32 GPUs per
-    NVLink domain), the pipeline layout "Et|(tt|)*30L" (61 layers over 32 virtual stages);
-    its selective recompute of moe_act and the 3 dense layers' mlp is predicted without, like
-    the "norm, act" rows above. Of its 13 cumulative optimisation steps only the last is scored:
+    NVLink domain), the pipeline layout "Et|(tt|)*30L" (61 layers over 32 virtual stages), the
+    selective recompute of moe_act and the 3 dense layers' mlp. Of its 13 cumulative optimisation
+    steps only the last is scored:
     the others differ by kernel fusions, CUDA graphs and host-side fixes gpuplan does not model.
   - source: the published document (tools/validation_source.py): error bands leave it out.
 Usage: tools/convert_llm_scale_moe.py SRC.csv OUT.csv
@@ -61,7 +61,7 @@ from validation_source import source_key
 
 COLUMNS = ["id", "model", "gpu", "num_gpus", "precision", "batch_size_per_gpu", "seq_len_or_resolution", "task",
            "metric", "value", "batch", "dp", "tp", "sp", "pp", "vp", "cp", "ep", "etp", "zero", "checkpointing",
-           "attention", "dropout", "fused_loss", "clip_grad_norm", "overlap_grad_reduce", "overlap_param_gather",
+           "recompute_modules", "attention", "dropout", "fused_loss", "clip_grad_norm", "overlap_grad_reduce", "overlap_param_gather",
            "tp_comm_overlap", "quantized_params", "optimizer_state_dtype", "mtp_layers", "moe_dispatcher",
            "moe_a2a_overlap", "moe_imbalance", "gpus_per_node", "nvlink_domain_gpus", "network_gbps_per_node",
            "source"]
@@ -73,8 +73,7 @@ NOT_EXPRESSIBLE = [
     ("mlm-qwen3-235b-gb200-mxfp8-4k", "fine-grained activation offloading of expert_fc1 and moe_act to the host "
                                       "(--fine-grained-activation-offloading) is not modelled"),
     ("mlm-qwen3-next", "Qwen3-Next-80B-A3B (gated DeltaNet linear attention) is not in the zoo"),
-    ("mlm-qwen3-235b-h100-lc", "micro-batch not stated, and Megatron's selective recompute of whole MoE blocks "
-                               "(--recompute-modules layernorm moe) has no gpuplan mode"),
+    ("mlm-qwen3-235b-h100-lc", "micro-batch not stated"),
     ("tt-llama4-scout", "DOUBTFUL GPU count (not for scoring); GB200"),
     ("ds-moe-nlg", "sequence length, batch, precision and expert-parallel degree not stated"),
 ]
@@ -89,16 +88,25 @@ QWEN3_H100 = {
 }
 
 
+# The table's names for Megatron's --recompute-modules.
+RECOMPUTE_MODULES = {"norm": "layernorm", "layernorm": "layernorm", "act": "moe_act", "moe_act": "moe_act",
+                     "mlp": "mlp", "moe": "moe", "mla_up_proj": "mla_up_proj", "shared_expert": "shared_experts",
+                     "core_attn": "core_attn"}
+
+
 def checkpointing(cell):
-    """gpuplan's mode for the row's recompute, or None."""
+    """gpuplan's (checkpointing, recompute_modules) for the row's recompute, or None."""
     cell = cell.strip()
     if cell in ("", "none listed", "none"):
-        return "none"
+        return "none", ""
     if cell == "full":
-        return "full"
-    if cell == "selective: norm, act":
-        return "none"  # layer norms and the experts' activation recomputed: see the module docstring
-    return None
+        return "full", ""
+    if not cell.startswith("selective:"):
+        return None
+    names = [n.strip() for n in cell[len("selective:"):].split(",")]
+    if any(n not in RECOMPUTE_MODULES for n in names):
+        return None
+    return "selective", ",".join(RECOMPUTE_MODULES[n] for n in names)
 
 
 # Blackwell rows: (model, gpu, SEGMENT trays per rack, network Gb/s per tray, dispatcher, 1F1B overlap) from
@@ -117,13 +125,14 @@ def blackwell(row):
     tp, vp, seq = int(row["tp"]), int(row["vp"] or "1"), int(row["seq_len"])
     mxfp8 = row["precision"] == "mxfp8"
     tokens = megatron_flops.tokens_per_s_per_gpu(float(row["tflops_per_gpu"]), model, seq, tp)
+    ckpt, modules = checkpointing(row.get("activation_checkpointing", ""))
     return {"id": row["id"], "model": model, "gpu": gpu, "num_gpus": row["num_gpus"],
             "precision": "mxfp8" if mxfp8 else "mixed-bf16", "batch_size_per_gpu": row["micro_batch"],
             "seq_len_or_resolution": row["seq_len"], "task": "train", "metric": "tokens_per_s_per_gpu",
             "value": "%.1f" % tokens, "batch": row["global_batch"], "dp": row["dp"], "tp": row["tp"],
             "sp": "1" if tp > 1 else "", "pp": row["pp"], "vp": str(vp) if vp > 1 else "",
             "cp": row["cp"] if int(row["cp"] or "1") > 1 else "", "ep": row["ep"], "etp": row["etp"] or "1",
-            "zero": "1", "checkpointing": "none", "attention": "cudnn", "dropout": "0", "fused_loss": "1",
+            "zero": "1", "checkpointing": ckpt, "recompute_modules": modules, "attention": "cudnn", "dropout": "0", "fused_loss": "1",
             "clip_grad_norm": "1", "overlap_grad_reduce": "1", "overlap_param_gather": "1",
             "tp_comm_overlap": "1" if tp > 1 and not mxfp8 else "", "quantized_params": "1" if mxfp8 else "",
             "optimizer_state_dtype": "bf16" if mxfp8 else "", "mtp_layers": "0" if model == "deepseek-v3" else "",
@@ -145,9 +154,10 @@ def convert(row):
     if row["id"] not in QWEN3_H100:
         return None, "not a mixture-of-experts row this converter knows"
     dispatcher, overlap = QWEN3_H100[row["id"]]
-    ckpt = checkpointing(row["activation_checkpointing"])
-    if ckpt is None:
+    recompute = checkpointing(row["activation_checkpointing"])
+    if recompute is None:
         return None, "recompute '%s' not expressible" % row["activation_checkpointing"]
+    ckpt, modules = recompute
     fsdp = row["zero_or_fsdp"].startswith("Megatron-FSDP")
     tp, vp = int(row["tp"]), int(row["vp"] or "1")
     out = {"id": row["id"], "model": "qwen3-235b-a22b", "gpu": "h100-sxm5-80gb", "num_gpus": row["num_gpus"],
@@ -155,7 +165,8 @@ def convert(row):
            "task": "train", "metric": "tokens_per_s_per_gpu", "value": row["tokens_per_s_per_gpu"],
            "batch": row["global_batch"], "dp": row["dp"], "tp": row["tp"], "sp": "1" if tp > 1 else "",
            "pp": row["pp"], "vp": str(vp) if vp > 1 else "", "ep": row["ep"], "etp": row["etp"],
-           "zero": "3" if fsdp else "1", "checkpointing": ckpt, "attention": "flash", "dropout": "0",
+           "zero": "3" if fsdp else "1", "checkpointing": ckpt, "recompute_modules": modules,
+           "attention": "flash", "dropout": "0",
            "fused_loss": "1", "clip_grad_norm": "1", "overlap_grad_reduce": "1", "overlap_param_gather": "1",
            "tp_comm_overlap": "1" if tp > 1 else "", "moe_dispatcher": dispatcher, "moe_a2a_overlap": "1" if overlap else "",
            "moe_imbalance": "", "gpus_per_node": "8", "network_gbps_per_node": "3200",
@@ -174,7 +185,6 @@ def main(src, dst):
     write_csv(dst, [
         "Generated by tools/convert_llm_scale_moe.py from shared/validation/measured_llm_scale_dev.csv",
         "(the mixture-of-experts rows; sources per row in the original).",
-        "Rows with a recompute of layer norms and activations ('norm, act') are predicted without it.",
     ], skipped, COLUMNS, converted, listed_as="not expressible:")
     print("%d MoE rows: %d converted, %d not expressible" % (len(rows), len(converted), len(skipped)))
 

@@ -63,6 +63,14 @@ class Reasons(unittest.TestCase):
         _, why = conv.convert(row(id="mlm-dsv3-gb200-step05", model="DeepSeek-V3", ep="32"))
         self.assertIn("intermediate step", why)
 
+    def test_megatron_recompute_lists_map_to_recompute_modules(self):
+        import convert_llm_scale_moe as moe
+        self.assertEqual(moe.checkpointing("selective: norm, act"), ("selective", "layernorm,moe_act"))
+        self.assertEqual(moe.checkpointing("selective: mlp, moe_act"), ("selective", "mlp,moe_act"))
+        self.assertEqual(moe.checkpointing("none listed"), ("none", ""))
+        self.assertIsNone(moe.checkpointing("selective: mlp (dense layers), mla_up_proj"))
+        self.assertIsNone(moe.checkpointing("offloaded"))
+
     def test_approximate_rows_are_not_scored(self):
         self.assertIn("APPROXIMATE", conv.why_not(row(notes="APPROXIMATE: read by eye")))
 

@@ -193,6 +193,30 @@ bool shape_fields(const PageModel& m, Query& q, UiActions& a) {
   return edited;
 }
 
+// Selective checkpointing's modules (Megatron's --recompute-modules), a box each under Megatron's
+// names; the last ticked box stays ticked, as the key takes no empty list.
+bool recompute_module_boxes(Setup& s, UiActions& a) {
+  ImGui::Indent();
+  ImGui::TextUnformatted(tr(S::key_recompute_modules));
+  bool edited = false;
+  const std::string names = recompute_modules_name(~0u);
+  for (size_t start = 0; start < names.size();) {
+    const size_t comma = std::min(names.find(',', start), names.size());
+    const std::string name = names.substr(start, comma - start);
+    start = comma + 1;
+    const unsigned bit = parse_recompute_modules(name).value_or(0);
+    bool on = (s.recompute_modules & bit) != 0;
+    if (ImGui::Checkbox(name.c_str(), &on)) {
+      const unsigned next = on ? s.recompute_modules | bit : s.recompute_modules & ~bit;
+      edited |= next != 0;
+      if (next != 0) s.recompute_modules = next;
+    }
+    remember(a, "recompute-modules-" + name);
+  }
+  ImGui::Unindent();
+  return edited;
+}
+
 bool training_fields(Query& q, UiActions& a) {
   Setup& s = q.request.setup;
   bool edited = key_choice("optimizer", q, a);
@@ -200,8 +224,14 @@ bool training_fields(Query& q, UiActions& a) {
                        words_of<OptimizerLoop, parse_optimizer_loop, tr_optimizer_loop>);
   edited |= key_checkbox("clip-grad-norm", s.clip_grad_norm, a);
   if (is_mixed(s.precision)) edited |= key_choice("grad-reduce", q, a);
-  edited |= key_choice("checkpointing", q, a,
-                       words_of<Checkpointing, parse_checkpointing, tr_checkpointing>);
+  if (key_choice("checkpointing", q, a,
+                 words_of<Checkpointing, parse_checkpointing, tr_checkpointing>)) {
+    edited = true;
+    // The module list belongs to selective checkpointing: leaving it drops the list.
+    if (s.checkpointing != Checkpointing::selective) s.recompute_modules = kRecomputeCoreAttn;
+  }
+  if (s.checkpointing == Checkpointing::selective || s.recompute_modules != kRecomputeCoreAttn)
+    edited |= recompute_module_boxes(s, a);
   if (s.checkpointing == Checkpointing::every_k_layers)
     edited |= key_int("checkpoint-every", s.checkpoint_every, a);
   edited |=

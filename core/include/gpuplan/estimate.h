@@ -54,13 +54,35 @@ enum class Optimizer { sgd, sgd_momentum, adam, adamw, adam_8bit, adafactor, lam
 //             host pays a measured time per tensor (data/assumptions.json)
 enum class OptimizerLoop { foreach, for_loop };
 // Activation checkpointing as the frameworks implement it:
-//   selective       Megatron-LM's selective recompute of the attention core (Korthikanti et al.
-//                   2022, sec. 5): drops the a*s^2 terms; nothing to drop once attention is flash
+//   selective       Megatron-LM's selective recompute (--recompute-granularity selective) of the
+//                   modules in Setup::recompute_modules; by default the attention core (Korthikanti
+//                   et al. 2022, sec. 5): drops the a*s^2 terms, nothing to drop once it is flash
 //   full            every block recomputed from its input (Chen et al. 2016; FSDP/Megatron "full")
 //   op_selective    torchtitan's op-level SAC (ac_mode selective, op): keeps the outputs of
 //                   attention and of every second matmul of a block, recomputes the rest
 //   every_k_layers  torchtitan's layer-level SAC: full recompute of every k-th block
 enum class Checkpointing { none, selective, full, op_selective, every_k_layers };
+// The parts of a block Megatron-Core's selective recompute can rebuild in backward
+// (--recompute-modules; TransformerConfig.recompute_modules in megatron/core/transformer/
+// transformer_config.py), as bits of Setup::recompute_modules. Each drops what its module keeps
+// for backward and runs its forward again before the block's backward:
+//   core_attn       the attention core (the default)
+//   layernorm       the two norms before attention and MLP: their outputs, the inputs of QKV and
+//                   of the MLP (or router and dispatch), are not kept
+//   mla_up_proj     multi-latent attention's up projections: Q, K and V rebuilt from the latents
+//   mlp             a dense block's MLP (MoE blocks: moe)
+//   moe             a whole MoE layer: router, dispatch and combine, experts, shared experts
+//   moe_act         the routed experts' activation function: its output, fc2's input
+//   shared_experts  the shared experts
+enum RecomputeModule : unsigned {
+  kRecomputeCoreAttn = 1u << 0,
+  kRecomputeLayernorm = 1u << 1,
+  kRecomputeMlaUpProj = 1u << 2,
+  kRecomputeMlp = 1u << 3,
+  kRecomputeMoe = 1u << 4,
+  kRecomputeMoeAct = 1u << 5,
+  kRecomputeSharedExperts = 1u << 6,
+};
 // The dtype gradients are reduced and kept in under a mixed recipe (FSDP reduce_dtype,
 // Megatron's fp32 main_grad); automatic: fp32.
 enum class GradReduce { automatic, fp32, bf16 };
@@ -126,6 +148,10 @@ const char* context_comm_name(ContextComm c);    // "ring", "all-to-all"
 const char* framework_name(Framework f);         // "megatron", "hf-trainer", ...
 const char* moe_dispatcher_name(MoeDispatcher d);
 const char* store_dtype_name(StoreDtype d);  // "auto", "fp32", "bf16", "fp16", "fp8"
+// RecomputeModule bits as Megatron spells them, comma-separated ("layernorm,moe_act"), and back;
+// parse_recompute_modules takes Megatron's names, with '-' for '_' too, and refuses an empty list.
+std::string recompute_modules_name(unsigned modules);
+std::optional<unsigned> parse_recompute_modules(const std::string& s);
 std::optional<Precision> parse_precision(const std::string& s);
 std::optional<Optimizer> parse_optimizer(const std::string& s);
 std::optional<Checkpointing> parse_checkpointing(const std::string& s);
@@ -173,7 +199,8 @@ struct Setup {
   // (a norm and a scale per tensor), the multi-tensor version is a few kernels.
   bool clip_grad_norm = false;
   Checkpointing checkpointing = Checkpointing::none;
-  int checkpoint_every = 2;  // every_k_layers: one block in k is recomputed
+  int checkpoint_every = 2;                         // every_k_layers: one block in k is recomputed
+  unsigned recompute_modules = kRecomputeCoreAttn;  // selective: RecomputeModule bits
   GradReduce grad_reduce = GradReduce::automatic;
   // Transformer Engine's recipes (fp8, fp8-blockwise, mxfp8, nvfp4), as the framework drives them:
   // - cache_quantized_weights: the framework passes is_first_microbatch to TE's modules
@@ -281,9 +308,12 @@ struct FlopCounts {
   // The same over every query-key pair, as counted by sources that ignore the mask (llm-foundry's
   // MFU formula); equal to the above for bidirectional attention.
   double forward_attention_unmasked_per_sample = 0;
-  double forward_per_step = 0;              // forward over the global batch
-  double backward_per_step = 0;             // 2x forward, or 1x for frozen (LoRA) weights
-  double recompute_per_step = 0;            // activation checkpointing's extra forward
+  double forward_per_step = 0;    // forward over the global batch
+  double backward_per_step = 0;   // 2x forward, or 1x for frozen (LoRA) weights
+  double recompute_per_step = 0;  // activation checkpointing's extra forward
+  // The part of it in the recompute modules' matmuls (Setup::recompute_modules other than the
+  // attention core), which the time model takes from the recomputed kernels themselves.
+  double recompute_modules_per_step = 0;
   double train_per_step = 0;                // forward + backward + recompute
   double params_rule_per_token = 0;         // 6 * N (Kaplan et al. 2020), for comparison
   double params_rule_active_per_token = 0;  // 6 * N active: what a token of an MoE model costs

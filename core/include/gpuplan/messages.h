@@ -159,6 +159,8 @@ namespace gpuplan {
   /* Configurations the estimate refuses (estimate.cpp) */                                        \
   X(est_qlora_needs_rank, "estimate.qlora_needs_rank", "QLoRA needs --lora-rank > 0")             \
   X(est_sp_needs_tp, "estimate.sp_needs_tp", "sequence parallelism needs --tp > 1")               \
+  X(est_recompute_modules_mode, "estimate.recompute_modules_mode",                                \
+    "--recompute-modules {0} applies to --checkpointing selective, not {1}")                      \
   X(est_zero_train_only, "estimate.zero_train_only",                                              \
     "--zero applies to training only (--mode train)")                                             \
   X(est_grad_reduce_recipe, "estimate.grad_reduce_recipe",                                        \

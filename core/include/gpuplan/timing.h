@@ -59,6 +59,11 @@ struct OpClass {
   // Done once per optimizer step, not per micro-batch (Transformer Engine's cached weight casts,
   // Setup::cache_quantized_weights): timed into PassTime::per_step_s.
   bool once_per_step = false;
+  // The recompute modules (RecomputeModule bits) whose selective recompute runs this kernel
+  // class's forward again, and the share of it they run (the norms of the element-wise class,
+  // MLA's up projections of the QKV class).
+  unsigned rerun_by = 0;
+  double rerun_share = 1;
 };
 
 // The expert-parallel traffic of one forward pass of a mixture-of-experts model, per sample on
@@ -276,6 +281,9 @@ struct PassTime {
     double qkv = 0, out = 0, mlp_in = 0, mlp_out = 0, attention = 0, experts = 0;
   } forward_parts, backward_parts;
   double per_step_s = 0;  // work done once per optimizer step (OpClass::once_per_step)
+  // The forward kernels Megatron's selective recompute runs again (Setup::recompute_modules
+  // under Checkpointing::selective, other than the attention core).
+  double recompute_modules_s = 0;
 };
 
 // The roofline times of `micro_batch` samples. estimate_step_time uses it; the planner caches it.

@@ -99,6 +99,9 @@ struct TransformerDims {
   double mlp_active() const { return f * routed; }
 };
 TransformerDims transformer_dims(const TransformerSpec& spec, int64_t seq_len);
+// Multi-latent attention: the share of a block's Q, K, V projection FLOPs in its up projections
+// (q_b_proj and kv_b_proj, from the latents to the heads); 0 without MLA.
+double mla_up_projection_share(const TransformerSpec& spec);
 
 // Forward FLOPs of one sample, by term; multiply-add = 2 FLOPs. Attention is computed over the
 // full seq x seq score matrix, as implementations do (Narayanan et al. 2021, sec. 3 and app.),
@@ -148,6 +151,19 @@ struct LayerActivations {
   // quantised instead (precision.h, matmul_input).
   double matmul_input_bytes = 0;
   double matmul_input_replicated_bytes = 0;
+  // What Megatron's selective recompute of each module (RecomputeModule, estimate.h) leaves
+  // out of linear_bytes, per block, and the part of it that is matmul inputs.
+  struct Part {
+    double bytes = 0, matmul_input_bytes = 0;
+  };
+  struct Recomputable {
+    Part norm_outputs;    // layernorm: the QKV and MLP inputs (inside replicated_bytes)
+    Part mla_up;          // mla_up_proj: Q, K, V and the latents' norm outputs
+    Part dense_mlp;       // mlp: the dense blocks' MLP inner activations
+    Part expert_act_out;  // moe_act: the routed experts' activation output (in routed_bytes)
+    Part shared_experts;  // shared_experts: their inner activations
+    Part moe_layer;       // moe: router logits, routed_bytes and the shared experts' part
+  } recomputable;
   double total() const { return linear_bytes + attention_scores_bytes; }
 };
 // element_bytes: bytes per saved activation element (2 at 16-bit, 4 at fp32); norm_input_bytes:

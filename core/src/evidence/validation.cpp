@@ -78,6 +78,7 @@ const std::vector<std::string>& optional_columns() {
                                                  "clip_grad_norm",
                                                  "checkpointing",
                                                  "checkpoint_every",
+                                                 "recompute_modules",
                                                  "grad_reduce",
                                                  "attention",
                                                  "dropout",

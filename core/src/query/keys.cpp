@@ -323,6 +323,21 @@ Value<Q> module_list() {
   return v;
 }
 
+// Megatron's --recompute-modules: "layernorm,moe_act" (recompute_modules_name's spelling).
+Value<Q> recompute_module_list() {
+  Value<Q> v;
+  v.type = KeyType::list;
+  v.choices = recompute_modules_name(~0u);
+  v.read = [](Q& q, const std::string& k, const std::string& s) -> std::optional<Error> {
+    const std::optional<unsigned> modules = parse_recompute_modules(s);
+    if (!modules) return not_a(Msg::query_not_one_of, k, s, recompute_modules_name(~0u));
+    q.request.setup.recompute_modules = *modules;
+    return std::nullopt;
+  };
+  v.text = [](const Q& q) { return recompute_modules_name(q.request.setup.recompute_modules); };
+  return v;
+}
+
 // The setup --framework's preset gives (framework.h) beside the precision `q` runs at, or, for
 // the precision row itself, at the default precision.
 Q preset_setup(const Q& q, bool precision_row) {
@@ -423,6 +438,12 @@ std::vector<QueryKey> kernel_rows() {
                          FIELD(request.setup.checkpointing)),
           "none", "activation checkpointing: what the backward pass recomputes",
           "激活检查点：反向传播时重算的部分"),
+      row("recompute-modules", G::setup, recompute_module_list(), "core_attn",
+          "selective checkpointing: the parts of each block recomputed (Megatron's "
+          "--recompute-modules: core_attn, moe_act, layernorm, mla_up_proj, mlp, moe, "
+          "shared_experts)",
+          "选择性检查点：每个块中重算的部分（Megatron 的 --recompute-modules：core_attn、moe_act、"
+          "layernorm、mla_up_proj、mlp、moe、shared_experts）"),
       row("checkpoint-every", G::setup,
           integer<Q>(1, 1'000'000, FIELD(request.setup.checkpoint_every)), "2",
           "every-k-layers: one block in K is recomputed", "every-k-layers：每 K 个块重算一个"),

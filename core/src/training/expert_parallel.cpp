@@ -35,6 +35,9 @@ OpClass& push(WorkProfile& w, const char* name, double flops, double bytes, doub
   op.weight_bytes = weight_bytes;
   op.kernels = kernels;
   op.kind = kind;
+  // All of an MoE layer's kernels run again when Megatron recomputes the layer (moe); the
+  // experts' activation and the shared experts also under their own modules (see add_expert_ops).
+  op.rerun_by = kRecomputeMoe;
   w.ops.push_back(op);
   return w.ops.back();
 }
@@ -74,8 +77,10 @@ void add_expert_ops(WorkProfile& w, const MoeShape& m, bool gated, double h, dou
   fc1.gemm_cols = f * mats;
   fc1.gemm_groups = local_experts;
   // Eager PyTorch's activation kernels, as the dense MLP's (work_profile.cpp).
-  push(w, "moe.experts.activation", 0, L * act * received * f * (mats + 1), 0, L, WorkKind::memory)
-      .eager = true;
+  OpClass& activation = push(w, "moe.experts.activation", 0, L * act * received * f * (mats + 1), 0,
+                             L, WorkKind::memory);
+  activation.eager = true;
+  activation.rerun_by |= kRecomputeMoeAct;
   OpClass& fc2 = push(w, "moe.experts.fc2", L * 2 * received * f * h, L * act * received * (f + h),
                       L * weight * local_experts * f * h, L, WorkKind::matmul);
   fc2.gemm_rows_per_sample = rows;
@@ -93,6 +98,8 @@ void add_expert_ops(WorkProfile& w, const MoeShape& m, bool gated, double h, dou
                       L * weight * fs * h, L, WorkKind::matmul);
   out.gemm_rows_per_sample = T;
   out.gemm_cols = h;
+  for (size_t i = w.ops.size() - 3; i < w.ops.size(); ++i)
+    w.ops[i].rerun_by |= kRecomputeSharedExperts;
 }
 
 // Ranks of one expert-parallel group inside one NVLink domain. Megatron orders the expert grid
@@ -313,8 +320,10 @@ void expert_comm(const Setup& setup, const Estimate& e, const WorkProfile& work,
   // reduce-scatter) in forward, their gradients in backward, again when the block is recomputed.
   const double layers = t.moe_layers / setup.pp;
   const double forward = layers * 2 * (a2a + gather);
+  const bool moe_recomputed =
+      setup.checkpointing == Checkpointing::selective && (setup.recompute_modules & kRecomputeMoe);
   const double recomputed =
-      setup.checkpointing == Checkpointing::full ? 1.0
+      setup.checkpointing == Checkpointing::full || moe_recomputed ? 1.0
       : setup.checkpointing == Checkpointing::every_k_layers
           ? std::floor(std::max(layers, 1.0) / setup.checkpoint_every) / std::max(layers, 1.0)
           : 0.0;

@@ -204,7 +204,7 @@ double* split_slot(PassTime::Split& split, const OpClass& op) {
 }
 
 PassTime roofline(const WorkProfile& work, const Rates& r, const Efficiencies& eff, double batch,
-                  double model_backward_ratio) {
+                  double model_backward_ratio, unsigned recompute_modules) {
   PassTime t;
   double kernels = 0;
   const double low = work.low_precision_share;
@@ -218,6 +218,7 @@ PassTime roofline(const WorkProfile& work, const Rates& r, const Efficiencies& e
     }
     t.forward_s += forward;
     t.backward_s += backward;
+    if (op.rerun_by & recompute_modules) t.recompute_modules_s += forward * op.rerun_share;
     if (double* slot = split_slot(t.forward_parts, op)) *slot += forward;
     if (double* slot = split_slot(t.backward_parts, op)) *slot += backward;
     kernels += op.kernels;
@@ -238,7 +239,11 @@ Result<PassTime> pass_time_s(const Model& model, const Setup& setup, const WorkP
   if (!r.ok()) return r.error();
   // LoRA freezes the base weights: their matmuls compute input gradients only.
   const double ratio = setup.mode == Mode::train && setup.lora_rank > 0 ? 1.0 : 2.0;
-  return roofline(work, r.value(), eff, micro_batch, ratio);
+  const unsigned modules =
+      setup.mode == Mode::train && setup.checkpointing == Checkpointing::selective
+          ? setup.recompute_modules
+          : 0u;
+  return roofline(work, r.value(), eff, micro_batch, ratio, modules);
 }
 
 Result<double> forward_time_s(const Model& model, const Setup& setup, const WorkProfile& work,

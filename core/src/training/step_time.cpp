@@ -234,11 +234,15 @@ void train_time(const Model& model, const Setup& setup, const Estimate& e, const
                 const Rates& r, const PassTime& pass, StepTime& st) {
   const double micro_steps = static_cast<double>(e.grad_accum_steps);
   const double pp = setup.pp;
-  const double rec_ratio =
-      e.flops.forward_per_step > 0 ? e.flops.recompute_per_step / e.flops.forward_per_step : 0;
+  // Recomputation at the forward pass's pace, except the selective recompute modules' kernels,
+  // timed themselves (PassTime::recompute_modules_s).
+  const double rec_ratio = e.flops.forward_per_step > 0
+                               ? (e.flops.recompute_per_step - e.flops.recompute_modules_per_step) /
+                                     e.flops.forward_per_step
+                               : 0;
   st.forward_s = pass.forward_s / pp * micro_steps;
   st.backward_s = pass.backward_s / pp * micro_steps;
-  st.recompute_s = rec_ratio * st.forward_s;
+  st.recompute_s = rec_ratio * st.forward_s + pass.recompute_modules_s / pp * micro_steps;
   // Work done once per step (cached weight quantisation) runs in the first micro-batch's forward.
   st.forward_s += pass.per_step_s / pp;
   const double compute_s = st.forward_s + st.backward_s + st.recompute_s;

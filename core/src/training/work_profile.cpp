@@ -41,6 +41,12 @@ void add(WorkProfile& w, const std::string& name, double flops, double bytes, do
   w.ops.push_back(op);
 }
 
+// Marks `op` as run again, `share` of it, by the selective recompute of `modules`.
+void rerun_by(OpClass& op, unsigned modules, double share = 1) {
+  op.rerun_by = modules;
+  op.rerun_share = share;
+}
+
 // A GEMM class of `rows` x `cols` outputs per sample (for tile and wave quantisation).
 void add_gemm(WorkProfile& w, const std::string& name, double flops, double bytes,
               double weight_bytes, double kernels, double rows, double cols) {
@@ -186,6 +192,7 @@ WorkProfile transformer_work(const Model& model, const Setup& setup, const Estim
   add_gemm(w, "attention.qkv", L * 2 * projected * h * (q + 2 * kv) / t,
            L * b.activation * projected * (h + (q + 2 * kv) / t),
            L * b.weight * h * (q + 2 * kv) / t, L * 3, projected, (q + 2 * kv) / t);
+  rerun_by(w.ops.back(), kRecomputeMlaUpProj, mla_up_projection_share(s));
   const BlockShape shape{T, K, h, a, q, kv, f, routed, L, t};
   add_attention_core(w, s, b, shape, flash, attn_drop, causal_attention_fraction(model, s, d.t));
   add_gemm(w, "attention.out", L * 2 * T * q * h / t, L * b.activation * T * (q / t + h),
@@ -198,18 +205,19 @@ WorkProfile transformer_work(const Model& model, const Setup& setup, const Estim
     add(w, "mlp.activation", 0, Ld * b.activation * T * fd * (in_mats + 1) / t, 0, Ld * in_mats);
     add_gemm(w, "mlp.out", Ld * 2 * T * fd * h / t, Ld * b.activation * T * (fd / t + h),
              Ld * b.weight * fd * h / t, Ld, T, h);
+    for (size_t i = w.ops.size() - 3; i < w.ops.size(); ++i) rerun_by(w.ops[i], kRecomputeMlp);
   }
   // Norms (read residual, write activation), residual adds (read 2, write 1), dropouts, rotary.
   // Sequence parallelism runs the norms, residual adds and dropouts on s / tp tokens per GPU
   // (Korthikanti et al. 2022, sec. 4.2.2): sharded in time as in memory.
   const double sp = setup.sequence_parallel ? t : 1.0;
+  const double norms = 2 * (b.residual + b.activation) * T * h / sp;
   const double elementwise =
-      (2 * (b.residual + b.activation) * T * h + 2 * 3 * b.residual * T * h +
-       drop * 2 * (2 * b.activation + 1) * T * h) /
-          sp +
+      norms + (2 * 3 * b.residual * T * h + drop * 2 * (2 * b.activation + 1) * T * h) / sp +
       (s.positions == PositionKind::rotary ? 2 * b.activation * T * (q + kv) / t : 0);
   add(w, "elementwise", 0, L * elementwise, 0,
       L * (4 + 2 * drop + (s.positions == PositionKind::rotary ? 2 : 0)));
+  rerun_by(w.ops.back(), kRecomputeLayernorm, norms / elementwise);
   add_head(w, s, setup, b, shape, e.seq_len);
   if (is_autocast(setup.precision)) {
     // Autocast casts each fp32 weight to 16 bits once per forward: read 4 + write 2 bytes.

@@ -155,6 +155,10 @@ std::optional<Error> validate_setup(const Setup& s) {
   if (auto err = validate_precision_fields(s)) return err;
   if (!(s.dropout < 1.0) || std::isnan(s.dropout))
     return invalid("--dropout must be a probability in [0, 1), got " + std::to_string(s.dropout));
+  if (s.recompute_modules != kRecomputeCoreAttn && s.checkpointing != Checkpointing::selective) {
+    return invalid(Msg::est_recompute_modules_mode, {recompute_modules_name(s.recompute_modules),
+                                                     checkpointing_name(s.checkpointing)});
+  }
   if (s.checkpoint_every < 1 || s.checkpoint_every > 1'000'000) {
     return invalid("--checkpoint-every must be between 1 and 1000000, got " +
                    std::to_string(s.checkpoint_every));
@@ -197,6 +201,25 @@ struct StageParams {
 
 namespace {
 
+// Forward FLOPs per sample of the matmuls Megatron's recompute modules run again: the dense
+// MLPs, a whole MoE layer (router, routed and shared experts), the shared experts alone, MLA's up
+// projections. The norms and activations are memory-bound kernels: timed, not counted.
+double recompute_module_flops(const TransformerSpec& s, const TransformerFlops& f, double t,
+                              unsigned modules) {
+  const MoeShape m = moe_shape(s);
+  const double h = static_cast<double>(s.hidden), mats = s.gated_mlp ? 3.0 : 2.0;
+  double flops = 0;
+  if (modules & kRecomputeMlp) flops += m.dense_layers * 2 * t * h * m.dense_ffn * mats;
+  const double shared = m.moe_layers * 2 * t * h * m.shared_ffn * mats;
+  if (modules & kRecomputeMoe) {
+    flops += m.moe_layers * 2 * t * h * (m.experts + m.top_k * m.expert_ffn * mats) + shared;
+  } else if (modules & kRecomputeSharedExperts) {
+    flops += shared;
+  }
+  if (modules & kRecomputeMlaUpProj) flops += f.qkv_proj * mla_up_projection_share(s);
+  return flops;
+}
+
 // FLOPs recomputed per sample by activation checkpointing (Korthikanti et al. 2022, sec. 5).
 double transformer_recompute_flops(const Model& model, const Setup& setup, const Estimate& e) {
   const TransformerSpec run = run_spec(model.transformer, setup, e.resolution);
@@ -208,8 +231,11 @@ double transformer_recompute_flops(const Model& model, const Setup& setup, const
       return 0;
     case Checkpointing::full:
       return blocks;
-    case Checkpointing::selective:
-      return e.attention == "flash" ? 0.0 : e.flops.forward_attention_per_sample;
+    case Checkpointing::selective: {
+      const bool core = setup.recompute_modules & kRecomputeCoreAttn;
+      return (core && e.attention != "flash" ? e.flops.forward_attention_per_sample : 0.0) +
+             recompute_module_flops(run, f, e.flops.tokens_per_sample, setup.recompute_modules);
+    }
     case Checkpointing::op_selective: {
       const bool flash = e.attention == "flash";
       const LayerActivations la = transformer_layer_activations(
@@ -494,9 +520,11 @@ double stored_activation_bytes(const Setup& setup, const LayerActivations& la, d
     case Checkpointing::none:
       return per_layer * layers_stage;
     case Checkpointing::selective:
-      // Megatron's selective recompute drops the a*s^2 terms (Korthikanti et al. 2022, sec. 5);
-      // flash attention keeps none to drop.
-      if (impl == AttentionImpl::flash) {
+      // Megatron's selective recompute of the attention core drops the a*s^2 terms (Korthikanti
+      // et al. 2022, sec. 5); flash attention keeps none to drop. The other modules' parts are
+      // out of `la` already (drop_recomputed_modules).
+      if (!(setup.recompute_modules & kRecomputeCoreAttn)) return per_layer * layers_stage;
+      if (impl == AttentionImpl::flash && setup.recompute_modules == kRecomputeCoreAttn) {
         e.notes.push_back(
             "selective checkpointing (attention core) saves nothing with flash attention, "
             "which keeps no seq x seq scores; op-selective or full checkpointing saves memory");
@@ -641,6 +669,34 @@ std::optional<Error> resolve_experts(const Model& model, const Setup& setup, Est
   return std::nullopt;
 }
 
+// What Megatron's selective recompute of `modules` (RecomputeModule) does not keep for backward:
+// each module's saved activations, rebuilt one block at a time before that block's backward.
+// The attention core's part is stored_activation_bytes' (the a*s^2 scores). A whole MoE layer
+// includes its routed experts' activation and its shared experts.
+void drop_recomputed_modules(unsigned modules, LayerActivations& la) {
+  const LayerActivations::Recomputable& r = la.recomputable;
+  auto drop = [&la](const LayerActivations::Part& p, bool replicated) {
+    la.linear_bytes -= p.bytes;
+    la.matmul_input_bytes -= p.matmul_input_bytes;
+    if (!replicated) return;
+    la.replicated_bytes -= p.bytes;
+    la.matmul_input_replicated_bytes -= p.matmul_input_bytes;
+  };
+  if (modules & kRecomputeLayernorm) drop(r.norm_outputs, true);
+  if (modules & kRecomputeMlaUpProj) drop(r.mla_up, false);
+  if (modules & kRecomputeMlp) drop(r.dense_mlp, false);
+  if (modules & kRecomputeMoe) {
+    drop(r.moe_layer, false);
+    la.routed_bytes = la.routed_input_bytes = 0;
+    return;
+  }
+  if (modules & kRecomputeMoeAct) {
+    drop(r.expert_act_out, false);
+    la.routed_bytes -= r.expert_act_out.bytes;
+  }
+  if (modules & kRecomputeSharedExperts) drop(r.shared_experts, false);
+}
+
 // The routed part of a block's activations as the busiest expert-parallel rank keeps them: the
 // generic split (everything but the replicated terms divided by tp) gives tokens / tp x routed
 // experts; that rank holds rank_load times as many, and expert tensor parallelism all-gathers
@@ -710,6 +766,8 @@ std::optional<Error> transformer_workload(const Model& model, const Setup& setup
   if (setup.mode == Mode::train) {
     LayerActivations la =
         transformer_layer_activations(run, e.seq_len, pb.activation, pb.norm_input, impl.value());
+    if (setup.checkpointing == Checkpointing::selective)
+      drop_recomputed_modules(setup.recompute_modules, la);
     // Transformer Engine saves each linear layer's input column-wise quantised, in the blocks
     // it quantises (Setup::bf16_first_layers / bf16_last_layers stay bf16).
     const double saved = (1 - pb.matmul_input / pb.activation) * st.low_precision_share;
@@ -792,8 +850,16 @@ void step_flops(const Model& model, const Setup& setup, Estimate& e) {
   e.flops.forward_per_step = e.flops.forward_per_sample * batch;
   if (setup.mode != Mode::train) return;
   e.flops.backward_per_step = (setup.lora_rank > 0 ? 1.0 : 2.0) * e.flops.forward_per_step;
-  if (model.kind == ModelKind::transformer)
+  if (model.kind == ModelKind::transformer) {
     e.flops.recompute_per_step = transformer_recompute_flops(model, setup, e) * batch;
+    if (setup.checkpointing == Checkpointing::selective) {
+      const TransformerSpec run = run_spec(model.transformer, setup, e.resolution);
+      e.flops.recompute_modules_per_step =
+          recompute_module_flops(run, model_forward_flops(model, run, e.seq_len),
+                                 e.flops.tokens_per_sample, setup.recompute_modules) *
+          batch;
+    }
+  }
   e.flops.train_per_step =
       e.flops.forward_per_step + e.flops.backward_per_step + e.flops.recompute_per_step;
 }

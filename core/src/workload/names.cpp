@@ -1,4 +1,5 @@
 // Spellings of setup enums, shared by the CLI, URLs and JSON output.
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <utility>
@@ -103,6 +104,16 @@ constexpr std::array<std::pair<Framework, const char*>, 6> kFrameworks{{
 constexpr std::array<std::pair<MoeDispatcher, const char*>, 2> kMoeDispatchers{{
     {MoeDispatcher::alltoall, "alltoall"},
     {MoeDispatcher::deepep, "deepep"},
+}};
+// Megatron-Core's spellings (transformer_config.py), in its documentation's order.
+constexpr std::array<std::pair<unsigned, const char*>, 7> kRecomputeModules{{
+    {kRecomputeCoreAttn, "core_attn"},
+    {kRecomputeMoeAct, "moe_act"},
+    {kRecomputeLayernorm, "layernorm"},
+    {kRecomputeMlaUpProj, "mla_up_proj"},
+    {kRecomputeMlp, "mlp"},
+    {kRecomputeMoe, "moe"},
+    {kRecomputeSharedExperts, "shared_experts"},
 }};
 
 }  // namespace
@@ -256,6 +267,30 @@ const char* store_dtype_name(StoreDtype d) {
 }
 std::optional<StoreDtype> parse_store_dtype(const std::string& s) {
   return parse_of(kStoreDtypes, s);
+}
+
+std::string recompute_modules_name(unsigned modules) {
+  std::string list;
+  for (const auto& [bit, name] : kRecomputeModules) {
+    if (modules & bit) list += (list.empty() ? "" : ",") + std::string(name);
+  }
+  return list;
+}
+
+std::optional<unsigned> parse_recompute_modules(const std::string& s) {
+  unsigned modules = 0;
+  for (size_t start = 0; start <= s.size();) {
+    const size_t comma = std::min(s.find(',', start), s.size());
+    std::string item = s.substr(start, comma - start);
+    start = comma + 1;
+    for (char& c : item) c = c == '-' ? '_' : c;
+    if (item.empty()) continue;
+    const auto bit = parse_of(kRecomputeModules, item);
+    if (!bit) return std::nullopt;
+    modules |= *bit;
+  }
+  if (modules == 0) return std::nullopt;
+  return modules;
 }
 
 bool is_autocast(Precision p) {

@@ -325,6 +325,15 @@ double qkv_flops_per_token(const TransformerSpec& s) {
 
 }  // namespace
 
+double mla_up_projection_share(const TransformerSpec& s) {
+  if (!s.is_mla()) return 0;
+  const double heads = static_cast<double>(s.heads);
+  const double ql = static_cast<double>(s.q_lora_rank), kvl = static_cast<double>(s.kv_lora_rank);
+  const double q_up = ql > 0 ? 2 * ql * heads * static_cast<double>(s.qk_head_dim()) : 0.0;
+  const double kv_up = 2 * kvl * heads * static_cast<double>(s.qk_nope_head_dim + s.v_head_dim);
+  return (q_up + kv_up) / qkv_flops_per_token(s);
+}
+
 TransformerDims transformer_dims(const TransformerSpec& s, int64_t seq_len) {
   const double f = static_cast<double>(s.is_moe() ? s.moe_ffn_hidden_or_default() : s.ffn_hidden);
   const double layers = static_cast<double>(std::max<int64_t>(s.layers, 1));
@@ -498,6 +507,38 @@ std::vector<std::pair<double, double>> block_matmuls(const TransformerSpec& s,
 
 }  // namespace
 
+namespace {
+
+// The parts of a block's saved activations (transformer_layer_activations' terms) that each of
+// Megatron's recompute modules drops, averaged over the blocks as the MLP terms are.
+void recomputable_parts(const TransformerSpec& s, const TransformerDims& d, double keys, double e,
+                        LayerActivations& out) {
+  LayerActivations::Recomputable& r = out.recomputable;
+  const double t = d.t, h = d.h, layers = static_cast<double>(std::max<int64_t>(s.layers, 1));
+  const double moe_blocks = static_cast<double>(s.moe_layer_count()) / layers;
+  const double inner = s.gated_mlp ? 4.0 : 2.0;  // MLP terms per width (activation output: 1)
+  r.norm_outputs = {2 * e * t * h, 2 * e * t * h};
+  if (s.is_mla()) {
+    const double ql = static_cast<double>(s.q_lora_rank), kvl = static_cast<double>(s.kv_lora_rank);
+    const double latents = e * (t * ql + keys * kvl);
+    r.mla_up = {e * (t * d.q + keys * (d.q + d.kv)) + latents, latents};
+  }
+  const double dense_f = (1 - moe_blocks) * static_cast<double>(s.ffn_hidden);
+  r.dense_mlp = {e * t * dense_f * inner, e * t * dense_f};
+  if (!s.is_moe()) return;
+  const double routed_f = moe_blocks * static_cast<double>(s.experts_per_token) *
+                          static_cast<double>(s.moe_ffn_hidden_or_default());
+  const double shared_f = moe_blocks * static_cast<double>(s.shared_experts) *
+                          static_cast<double>(s.shared_expert_ffn_hidden_or_default());
+  r.expert_act_out = {e * t * routed_f, e * t * routed_f};
+  r.shared_experts = {e * t * shared_f * inner, e * t * shared_f};
+  const double router = 4.0 * t * static_cast<double>(s.experts) * moe_blocks;
+  r.moe_layer = {router + out.routed_bytes + r.shared_experts.bytes,
+                 e * t * routed_f + r.shared_experts.matmul_input_bytes};
+}
+
+}  // namespace
+
 LayerActivations transformer_layer_activations(const TransformerSpec& s, int64_t seq_len,
                                                double element_bytes, double norm_input_bytes,
                                                AttentionImpl attention, double mask_bytes) {
@@ -569,6 +610,7 @@ LayerActivations transformer_layer_activations(const TransformerSpec& s, int64_t
   } else {
     out.linear_bytes += 4.0 * a * t;  // log-sum-exp per query
   }
+  recomputable_parts(s, d, keys, element_bytes, out);
   const std::vector<std::pair<double, double>> mms = block_matmuls(s, d);
   out.op_selective_bytes = norm_input_bytes * t * h + element_bytes * t * out_in + 4.0 * a * t;
   for (size_t i = 0; i < mms.size(); ++i) {

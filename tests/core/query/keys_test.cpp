@@ -54,6 +54,7 @@ std::vector<std::string> samples(const KeyRow<T>& r) {
     case KeyType::list:
       if (name == "c-adaptive-cutoffs") return {"20000,40000,200000", "7"};
       if (name == "compare") return {"aws-p5.48xlarge*2,lambda-gpu-8x-h100*1"};
+      if (name == "recompute-modules") return {"layernorm,moe_act", "core_attn,mlp,moe"};
       return {"q_proj,k_proj,v_proj,o_proj", "c_attn"};
     case KeyType::text:
       if (name == "model") return {"gpt2-medium", "meta-llama/Llama-2-7b-hf"};

@@ -241,6 +241,32 @@ TEST(ExpertParallel, TheBusiestRankKeepsMoreRoutedActivationsAndDispatchBuffers)
   EXPECT_DOUBLE_EQ(b.moe->dispatch_buffer_bytes, 3 * 67'108'864.0);
 }
 
+TEST(ExpertParallel, RecomputedMoeModulesDropTheirActivationsAndRepeatTheAllToAll) {
+  // Mixtral, ep 8 on one node, an even router. moe_act drops the experts' activation output
+  // (fc2's input, k x s x ffn x 2 bytes); moe drops the whole layer's: the router's fp32 logits
+  // (4 x s x E), the experts' inputs (k x s x h x 2) and inner terms (4 x k x s x ffn x 2), and
+  // runs router and experts again, with the dispatch and combine: three passes of them, not two.
+  gpuplan::Setup s = mixtral_setup(8, 8);
+  s.moe_imbalance = 1;
+  const Cluster node = single_node_cluster(h100(), 8).value();
+  const Timed none = timed(s, node);
+  s.checkpointing = Checkpointing::selective;
+  s.recompute_modules = kRecomputeMoeAct;
+  const Timed act = timed(s, node);
+  const double t = 4096, h = 4096, k = 2, f = 14336, E = 8, L = 32;
+  EXPECT_NEAR(none.e.memory.activations - act.e.memory.activations, L * k * t * f * 2, 1);
+  EXPECT_GT(act.t.recompute_s, 0);
+  EXPECT_DOUBLE_EQ(act.t.ep_comm_s, none.t.ep_comm_s);
+  s.recompute_modules = kRecomputeMoe;
+  const Timed moe = timed(s, node);
+  EXPECT_NEAR(none.e.memory.activations - moe.e.memory.activations,
+              L * (4 * t * E + k * t * h * 2 + 4 * k * t * f * 2), 1);
+  const double batch = 8;  // dp 8 x micro-batch 1
+  EXPECT_NEAR(moe.e.flops.recompute_per_step, batch * L * 2 * t * h * (E + k * f * 3), 1e4);
+  EXPECT_NEAR(moe.t.ep_comm_s, 1.5 * none.t.ep_comm_s, 1e-12);
+  EXPECT_GT(moe.t.recompute_s, act.t.recompute_s);
+}
+
 TEST(ExpertParallel, TheBusiestRanksGroupedGemmsTakeItsShareOfTheTokens) {
   gpuplan::Setup s = mixtral_setup(8, 8);
   s.moe_imbalance = 1.5;

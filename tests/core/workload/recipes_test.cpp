@@ -152,6 +152,33 @@ TEST(Checkpointing, SelectiveSavesNothingOnceAttentionIsFlash) {
   EXPECT_NE(sel.notes.back().find("saves nothing with flash attention"), std::string::npos);
 }
 
+TEST(Checkpointing, RecomputeModulesDropTheirOwnActivationsAndRunTheirMatmulsAgain) {
+  // Megatron's --recompute-modules on a LLaMA-2-7B block at bf16, tp 1: layernorm drops the two
+  // norm outputs (QKV and MLP inputs, 2 x 2th bytes); mlp drops the gated MLP's inner terms
+  // (gate, up, activation output, product: 4 x 2tf) and runs its three matmuls again.
+  const double t = 4096, h = 4096, f = 11008, L = 32;
+  const Estimate none = must("llama-2-7b", llama_block_setup(Checkpointing::none));
+  gpuplan::Setup s = llama_block_setup(Checkpointing::selective);
+  s.recompute_modules = kRecomputeLayernorm;
+  const Estimate norms = must("llama-2-7b", s);
+  EXPECT_NEAR(none.memory.activations - norms.memory.activations, L * 2 * 2 * t * h, 1);
+  EXPECT_DOUBLE_EQ(norms.flops.recompute_per_step, 0);  // memory-bound kernels: timed, no FLOPs
+  s.recompute_modules = kRecomputeMlp | kRecomputeCoreAttn;  // flash: the core drops nothing
+  const Estimate mlp = must("llama-2-7b", s);
+  EXPECT_NEAR(none.memory.activations - mlp.memory.activations, L * 4 * 2 * t * f, 1);
+  EXPECT_NEAR(mlp.flops.recompute_per_step, L * 2 * t * h * f * 3, 1e3);
+  EXPECT_DOUBLE_EQ(mlp.flops.recompute_modules_per_step, mlp.flops.recompute_per_step);
+  // Only selective checkpointing takes a module list.
+  s.checkpointing = Checkpointing::full;
+  auto refused = estimate(test::model("llama-2-7b"), s);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().message,
+            "--recompute-modules core_attn,mlp applies to --checkpointing selective, not full");
+  EXPECT_EQ(parse_recompute_modules("moe-act,layernorm"), kRecomputeMoeAct | kRecomputeLayernorm);
+  EXPECT_FALSE(parse_recompute_modules("layernorm,attention").has_value());
+  EXPECT_FALSE(parse_recompute_modules(",").has_value());
+}
+
 TEST(FusedLoss, KeepsBf16LogitsAndALogSumExpInsteadOfFp32LogProbabilities) {
   gpuplan::Setup s = llama_block_setup(Checkpointing::full);
   const Estimate plain = must("llama-2-7b", s);
