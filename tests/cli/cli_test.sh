@@ -175,6 +175,17 @@ for r, p in zip(rows, cny["plans"]):
     t = p["cost"]["total_in_shown_currency"]
     assert abs(float(r[4]) - t) <= 1e-5 * t, (r, t)
 PY
+# serve --json states its currency in the same place and the same way as plan --json, USD included.
+cp "$tmp/out" "$tmp/plan-usd.json"
+expect serve-json-usd 0 "" -- serve --model gpt2-small --rate 1 --gpu a10 --json
+/usr/bin/python3 - "$tmp/plan-usd.json" "$tmp/out" <<'PY' && passed=$((passed + 1)) || failed=$((failed + 1))
+import json, sys
+plan, serve = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+usd = {"currency": "USD", "usd_per_unit": 1, "rate_source": None, "rate_url": None, "rate_date": None}
+assert serve["options"], "serve found no option"
+assert plan.get("shown_currency") == usd, plan.get("shown_currency")
+assert serve.get("shown_currency") == usd, serve.get("shown_currency")
+PY
 expect plan-marks-assumed 0 "" -- plan --model gpt2-small --batch 8 --tokens 1e8 --pricing spot --provider runpod --top 2
 grep -q '^1 .* ~$' "$tmp/out" && grep -q '~ assumed price (a pricing rule, not a published price)' "$tmp/out" \
   && passed=$((passed + 1)) || { echo "FAIL plan text does not mark assumed prices: $(head -4 "$tmp/out")"; failed=$((failed + 1)); }

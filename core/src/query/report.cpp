@@ -603,8 +603,11 @@ std::string plan_to_json(const PlanResult& r, const ShownCurrency& shown, int in
 
 std::string serve_plan_to_json(const std::string& model, const LoadCurve& curve,
                                const ServePlan& plan, const ShownCurrency& shown, int indent) {
-  if (shown.currency == "USD") return serve_plan_to_json(model, curve, plan, indent);
   auto j = serve_plan_json(model, curve, plan);
+  // USD amounts are already there as usd_*: only the top-level block says so, as plan --json's
+  // does, so a reader finds the currency in the same place whatever it is.
+  j["shown_currency"] = shown_currency_json(shown);
+  if (shown.currency == "USD") return dump(j, indent);
   for (auto& o : j["options"]) {
     for (auto& c : o["costs"]) {
       for (const char* f : {"per_month_fixed", "per_month_autoscaled", "per_million_output_tokens"})
@@ -613,7 +616,6 @@ std::string serve_plan_to_json(const std::string& model, const LoadCurve& curve,
       c["shown_currency"] = shown.currency;
     }
   }
-  j["shown_currency"] = shown_currency_json(shown);
   return dump(j, indent);
 }
 
