@@ -72,6 +72,11 @@ expect tokens-not-a-number 1 "gpuplan: error: --tokens: 'lots' is not a number" 
 expect plan-refuses-gpu 1 "gpuplan: error: --gpu is the estimate's hardware: plan chooses the GPU, instance and nodes itself (--plan-gpu ID keeps one GPU's instances" -- plan --model gpt2-small --tokens 1e9 --gpu a100-sxm4-80gb
 expect plan-refuses-nodes 1 "gpuplan: error: --nodes is the estimate's hardware" -- plan --model gpt2-small --tokens 1e9 --nodes 2
 expect plan-gpu-unknown 1 "gpuplan: error: --plan-gpu: unknown GPU 'h9000' (run 'gpuplan gpus')" -- plan --model gpt2-small --tokens 1e9 --plan-gpu h9000
+# A near miss gets the suggestions --gpu gives; each one a GPU that --plan-gpu then takes.
+expect plan-gpu-near-miss 1 "gpuplan: error: --plan-gpu: unknown GPU 'h100'; did you mean one of: " -- plan --model gpt2-small --tokens 1e9 --plan-gpu h100
+like=$(sed -n "s/.*did you mean one of: //p" "$tmp/err")
+grep -qw 'h100-sxm5-80gb' <<<"$like" && "$bin" plan --model gpt2-small --tokens 1e9 --plan-gpu "${like%%,*}" --top 1 >/dev/null 2>&1 \
+  && passed=$((passed + 1)) || { echo "FAIL plan-gpu-near-miss: suggestions '$like' lack h100-sxm5-80gb or the first is refused"; failed=$((failed + 1)); }
 expect objective-unknown 1 "gpuplan: error: --objective: 'speed' is not one of cost, time" -- plan --model gpt2-small --tokens 1e9 --objective speed
 expect probe-needs-hardware 2 "estimate: --probe needs --gpu or --instance" -- estimate --model gpt2-small --probe x.json
 expect estimate-json-versioned 0 "" -- estimate --model gpt2-small --gpu a100-sxm4-80gb --tokens 1e9 --json
@@ -174,6 +179,17 @@ assert [r[1] for r in rows] == [p["instance"] for p in cny["plans"]], rows
 for r, p in zip(rows, cny["plans"]):
     t = p["cost"]["total_in_shown_currency"]
     assert abs(float(r[4]) - t) <= 1e-5 * t, (r, t)
+PY
+# serve --json states its currency in the same place and the same way as plan --json, USD included.
+cp "$tmp/out" "$tmp/plan-usd.json"
+expect serve-json-usd 0 "" -- serve --model gpt2-small --rate 1 --gpu a10 --json
+/usr/bin/python3 - "$tmp/plan-usd.json" "$tmp/out" <<'PY' && passed=$((passed + 1)) || failed=$((failed + 1))
+import json, sys
+plan, serve = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+usd = {"currency": "USD", "usd_per_unit": 1, "rate_source": None, "rate_url": None, "rate_date": None}
+assert serve["options"], "serve found no option"
+assert plan.get("shown_currency") == usd, plan.get("shown_currency")
+assert serve.get("shown_currency") == usd, serve.get("shown_currency")
 PY
 expect plan-marks-assumed 0 "" -- plan --model gpt2-small --batch 8 --tokens 1e8 --pricing spot --provider runpod --top 2
 grep -q '^1 .* ~$' "$tmp/out" && grep -q '~ assumed price (a pricing rule, not a published price)' "$tmp/out" \

@@ -26,7 +26,8 @@ assert o["costs"][0]["pricing"] == "on-demand"
 assert o["costs"][0]["usd_per_month_autoscaled"] <= o["costs"][0]["usd_per_month_fixed"]
 PY
 # --currency cny: the same plan, each cost also in CNY at pricing_rules.json's one rate, stated with
-# its source and date; the default stays USD (no shown_* fields); a third currency is refused.
+# its source and date; the default stays USD (no shown_* cost fields, the currency block says USD);
+# a third currency is refused.
 expect serve-json-cny 0 "" -- "${ex[@]}" --gpu h100-sxm5-80gb --load-curve diurnal --json --currency cny
 /usr/bin/python3 - "$tmp/out" "$root/data/pricing_rules.json" <<'PY' && passed=$((passed + 1)) || failed=$((failed + 1))
 import json, sys
@@ -47,10 +48,13 @@ expect serve-json-usd 0 "" -- "${ex[@]}" --gpu h100-sxm5-80gb --load-curve diurn
 /usr/bin/python3 - "$tmp/out" "$tmp/cny.json" <<'PY' && passed=$((passed + 1)) || failed=$((failed + 1))
 import json, sys
 usd, cny = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
-assert "shown_currency" not in usd and "shown_currency" not in usd["options"][0]["costs"][0], usd.keys()
-# The currency changes how costs are shown, never the plan: same options, same USD amounts.
+assert usd["shown_currency"] == {"currency": "USD", "usd_per_unit": 1, "rate_source": None, "rate_url": None, "rate_date": None}, usd["shown_currency"]
+assert not any(k.startswith("shown_") for o in usd["options"] for c in o["costs"] for k in c), usd["options"][0]["costs"]
+# The currency changes how costs are shown, never the plan: same options, same USD amounts, and
+# the same fields besides the currency block.
 strip = lambda d: [{k: v for k, v in c.items() if not k.startswith("shown_")} for o in d["options"] for c in o["costs"]]
 assert strip(usd) == strip(cny)
+assert list(usd) == list(cny), (list(usd), list(cny))
 PY
 expect serve-text-cny 0 "" -- "${ex[@]}" --instance aws-p5.48xlarge --currency cny
 grep -q 'CNY /mo fixed' "$tmp/out" && grep -q '^amounts in CNY at 0.138 USD/CNY (.*, 20[0-9-]*)$' "$tmp/out" \

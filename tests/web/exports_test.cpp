@@ -189,7 +189,17 @@ TEST(Exports, TheServingTabExportsItsRankingAndTheServeJsonOfTheCli) {
   }
   const ExportFile json = export_file(m, ExportKind::json);
   EXPECT_EQ(json.name, "gpuplan-serving.json");
-  EXPECT_EQ(nlohmann::json::parse(json.text),
+  // `gpuplan serve --json` in USD: the plan with its currency stated, as the Plans export does.
+  const auto page_json = nlohmann::json::parse(json.text);
+  EXPECT_EQ(page_json, nlohmann::json::parse(serve_plan_to_json(targets.model->id, q.curve,
+                                                                cli.value(), ShownCurrency{})));
+  EXPECT_EQ(page_json.at("shown_currency").at("currency"), "USD");
+  EXPECT_EQ(page_json.at("shown_currency").at("usd_per_unit"), 1.0);
+  EXPECT_TRUE(page_json.at("shown_currency").at("rate_source").is_null());
+  // Stating USD adds that block only: every other field is the plain writer's.
+  auto without_block = page_json;
+  without_block.erase("shown_currency");
+  EXPECT_EQ(without_block,
             nlohmann::json::parse(serve_plan_to_json(targets.model->id, q.curve, cli.value())));
 }
 

@@ -5,6 +5,7 @@
 //   [--spec-draft-model M]] [--currency usd|cny] [--json]
 // Ranks instances for a serving load: replicas for the peak, replicas per hour, cost per month
 // (in CNY, with --currency cny, at pricing_rules.json's sourced rate, as the page shows it).
+// --json states the currency and its rate (shown_currency), USD included, as plan --json does.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>

@@ -38,8 +38,9 @@ std::string results_export_json(const PageModel& m);
 std::string plans_csv(const PlanResult& plans, const Money& money = {});
 std::string plans_export_json(const PageModel& m);
 // Serving: the ranking table, one row per option, the latencies at the SLO's `percentile` (CSV),
-// and `gpuplan serve --json` (serve_plan_to_json; in CNY each cost adds its amounts in CNY as
-// shown_*), or {"error": MESSAGE} without a plan. The CSV's money is in `money`'s currency.
+// and `gpuplan serve --json` (serve_plan_to_json with the page's shown currency: the rate stated at
+// the top as shown_currency, USD included; in CNY each cost adds its amounts in CNY as shown_*), or
+// {"error": MESSAGE} without a plan. The CSV's money is in `money`'s currency.
 std::string serving_csv(const ServePlan& plan, double percentile, const Money& money = {});
 std::string serving_export_json(const PageModel& m);
 

@@ -287,6 +287,8 @@ namespace gpuplan {
     "--deadline-hours and --budget-usd must be positive numbers")                                 \
   X(plan_train_only, "plan.train_only", "plan supports --mode train")                             \
   X(plan_unknown_gpu, "plan.unknown_gpu", "--plan-gpu: unknown GPU '{0}' (run 'gpuplan gpus')")   \
+  X(plan_unknown_gpu_like, "plan.unknown_gpu_like",                                               \
+    "--plan-gpu: unknown GPU '{0}'; did you mean one of: {1}")                                    \
   X(plan_estimate_hardware, "plan.estimate_hardware",                                             \
     "--{0} is the estimate's hardware: plan chooses the GPU, instance and nodes itself "          \
     "(--plan-gpu ID keeps one GPU's instances; --provider and --min-gpu-memory-gb narrow the "    \

@@ -56,10 +56,11 @@ struct ShownCurrency {
 // `currency` ("usd"/"USD" or "cny"/"CNY") at pricing_rules.json's one sourced rate (usd_per_cny),
 // the rate the page converts every amount by; an error without a rate or for another currency.
 Result<ShownCurrency> shown_currency(const std::string& currency, const PricingRules& rules);
-// serve_plan_to_json with, in another currency than USD, each cost's amounts in it
+// `gpuplan serve --json` and the page's Serving export: serve_plan_to_json with the currency and
+// its rate stated at the top as plan_to_json states it (shown_currency; its source, URL and date
+// null for USD) and, in another currency than USD, each cost's amounts in it
 // (shown_per_month_fixed, shown_per_month_autoscaled, shown_per_million_output_tokens,
-// shown_currency) and the rate with its source and date (shown_currency at the top): what
-// `gpuplan serve --currency cny --json` prints and the page's Serving export writes in CNY.
+// shown_currency).
 std::string serve_plan_to_json(const std::string& model, const LoadCurve& curve,
                                const ServePlan& plan, const ShownCurrency& shown, int indent = 2);
 // `gpuplan plan --json` (and the page's Plans export): plan_to_json with each plan's cost (plans

@@ -170,6 +170,16 @@ std::vector<Layout> layouts(const ModelShape& shape, const Setup& base, int n, i
   return out;
 }
 
+// --plan-gpu names a GPU as --gpu does, so a near miss ("h100") gets the estimate's suggestions,
+// under its own key.
+Error unknown_plan_gpu_error(const Catalog& catalog, const std::string& name) {
+  const std::string like = catalog.similar_gpus(name);
+  if (like.empty())
+    return about_key(make_error(Errc::not_found, Msg::plan_unknown_gpu, {name}), "plan-gpu");
+  return about_key(make_error(Errc::not_found, Msg::plan_unknown_gpu_like, {name, like}),
+                   "plan-gpu");
+}
+
 std::optional<Error> check_plan_query(const Catalog& catalog, const PlanQuery& q) {
   if (q.run.empty()) {
     return make_error(Errc::invalid_argument, Msg::plan_no_run_length, {});
@@ -196,8 +206,7 @@ std::optional<Error> check_plan_query(const Catalog& catalog, const PlanQuery& q
   }
   if (q.request.setup.mode != Mode::train)
     return make_error(Errc::invalid_argument, Msg::plan_train_only, {});
-  if (!q.gpu.empty() && !catalog.find_gpu(q.gpu))
-    return make_error(Errc::not_found, Msg::plan_unknown_gpu, {q.gpu});
+  if (!q.gpu.empty() && !catalog.find_gpu(q.gpu)) return unknown_plan_gpu_error(catalog, q.gpu);
   // Fixed degrees: 0 is "any"; the workload check (estimate) bounds the rest.
   for (const auto& [key, degree] : {std::pair<const char*, int>{"tp", q.tp},
                                     {"pp", q.pp},

@@ -193,7 +193,11 @@ std::string run_cost_to_json(const PriceQuote& price, const RunCost* cost, int i
   return dump(cost_json(price, cost, instances), indent);
 }
 
-std::string plan_to_json(const PlanResult& r, int indent) {
+namespace {
+
+// plan_to_json's object, built once: the shown-currency overload adds to it rather than parsing
+// the text back.
+nlohmann::ordered_json plan_result_json(const PlanResult& r) {
   nlohmann::ordered_json j;
   j["schema_version"] = kQuerySchemaVersion;
   j["candidates"] = r.candidates;
@@ -204,7 +208,13 @@ std::string plan_to_json(const PlanResult& r, int indent) {
   j["pareto"] = nlohmann::ordered_json::array();
   for (const auto& p : r.pareto) j["pareto"].push_back(plan_json(p));
   j["notes"] = r.notes;
-  return dump(j, indent);
+  return j;
+}
+
+}  // namespace
+
+std::string plan_to_json(const PlanResult& r, int indent) {
+  return dump(plan_result_json(r), indent);
 }
 
 // The expert-parallel, virtual-stage and context-parallel degrees of a plan, when it uses them
@@ -522,10 +532,9 @@ nlohmann::ordered_json serve_option_json(const ServeOption& o) {
   return j;
 }
 
-}  // namespace
-
-std::string serve_plan_to_json(const std::string& model, const LoadCurve& curve,
-                               const ServePlan& plan, int indent) {
+// serve_plan_to_json's object, built once for both overloads.
+nlohmann::ordered_json serve_plan_json(const std::string& model, const LoadCurve& curve,
+                                       const ServePlan& plan) {
   nlohmann::ordered_json out;
   out["model"] = model;
   out["load_curve_per_s"] = curve;
@@ -541,7 +550,14 @@ std::string serve_plan_to_json(const std::string& model, const LoadCurve& curve,
   out["options"] = nlohmann::ordered_json::array();
   for (const auto& o : plan.options) out["options"].push_back(serve_option_json(o));
   out["notes"] = plan.notes;
-  return dump(out, indent);
+  return out;
+}
+
+}  // namespace
+
+std::string serve_plan_to_json(const std::string& model, const LoadCurve& curve,
+                               const ServePlan& plan, int indent) {
+  return dump(serve_plan_json(model, curve, plan), indent);
 }
 
 Result<ShownCurrency> shown_currency(const std::string& currency, const PricingRules& rules) {
@@ -573,7 +589,7 @@ nlohmann::ordered_json shown_currency_json(const ShownCurrency& shown) {
 }  // namespace
 
 std::string plan_to_json(const PlanResult& r, const ShownCurrency& shown, int indent) {
-  auto j = nlohmann::ordered_json::parse(plan_to_json(r, -1));
+  auto j = plan_result_json(r);
   for (const char* list : {"plans", "pareto"}) {
     for (auto& p : j[list]) {
       p["cost"]["shown_currency"] = shown.currency;
@@ -587,8 +603,11 @@ std::string plan_to_json(const PlanResult& r, const ShownCurrency& shown, int in
 
 std::string serve_plan_to_json(const std::string& model, const LoadCurve& curve,
                                const ServePlan& plan, const ShownCurrency& shown, int indent) {
-  if (shown.currency == "USD") return serve_plan_to_json(model, curve, plan, indent);
-  auto j = nlohmann::ordered_json::parse(serve_plan_to_json(model, curve, plan, -1));
+  auto j = serve_plan_json(model, curve, plan);
+  // USD amounts are already there as usd_*: only the top-level block says so, as plan --json's
+  // does, so a reader finds the currency in the same place whatever it is.
+  j["shown_currency"] = shown_currency_json(shown);
+  if (shown.currency == "USD") return dump(j, indent);
   for (auto& o : j["options"]) {
     for (auto& c : o["costs"]) {
       for (const char* f : {"per_month_fixed", "per_month_autoscaled", "per_million_output_tokens"})
@@ -597,7 +616,6 @@ std::string serve_plan_to_json(const std::string& model, const LoadCurve& curve,
       c["shown_currency"] = shown.currency;
     }
   }
-  j["shown_currency"] = shown_currency_json(shown);
   return dump(j, indent);
 }
 

@@ -100,6 +100,18 @@ TEST(PlanSearch, TheGpuFilterKeepsOnlyThatGpusInstances) {
   ASSERT_FALSE(none.ok());
   EXPECT_EQ(none.error().id, Msg::plan_unknown_gpu);
   EXPECT_EQ(none.error().message, "--plan-gpu: unknown GPU 'no-such-gpu' (run 'gpuplan gpus')");
+  EXPECT_EQ(none.error().key, "plan-gpu");
+
+  // A near miss gets the suggestions --gpu gives (unknown_gpu_error), under the planner's key.
+  q.gpu = "h100";
+  auto near = plan(test::catalog(), test::model("gpt2-small"), q);
+  ASSERT_FALSE(near.ok());
+  EXPECT_EQ(near.error().id, Msg::plan_unknown_gpu_like);
+  EXPECT_EQ(near.error().key, "plan-gpu");
+  EXPECT_EQ(near.error().message,
+            "--plan-gpu: unknown GPU 'h100'; did you mean one of: h100-nvl-94gb, h100-pcie-80gb, "
+            "h100-sxm5-80gb");
+  EXPECT_EQ(near.error().args.at(1), unknown_gpu_error(test::catalog(), "h100").args.at(1));
 }
 
 TEST(PlanSearch, FixedDegreesAreTheOnlyOnesSearched) {
