@@ -7,10 +7,10 @@
 #include <algorithm>
 #include <cstdio>
 #include <cmath>
+#include <deque>
 #include <limits>
 #include <map>
 #include <tuple>
-#include <unordered_map>
 
 #include "gpuplan/report.h"
 
@@ -39,22 +39,6 @@ struct Layout {
   int ep = 1;  // expert-parallel ranks (mixture-of-experts models)
   int vp = 1;  // virtual pipeline stages per rank (interleaved 1F1B)
   int cp = 1;  // context-parallel ranks (each keeps seq / cp tokens)
-  bool operator==(const Layout& o) const {
-    return std::tie(dp, tp, pp, zero, micro, ckpt, ep, vp, cp) ==
-           std::tie(o.dp, o.tp, o.pp, o.zero, o.micro, o.ckpt, o.ep, o.vp, o.cp);
-  }
-};
-
-// The search looks a layout up once per instance and node count that offers its GPU count: a
-// hash table, not a tree walk (which took a fifth of the planner's time).
-struct LayoutHash {
-  size_t operator()(const Layout& l) const {
-    size_t h = 0;
-    for (int64_t x : {int64_t{l.dp}, int64_t{l.tp}, int64_t{l.pp}, int64_t{l.zero}, l.micro,
-                      static_cast<int64_t>(l.ckpt), int64_t{l.ep}, int64_t{l.vp}, int64_t{l.cp}})
-      h = h * 1000003u ^ std::hash<int64_t>{}(x);
-    return h;
-  }
 };
 
 // What the model allows: tensor parallelism must divide the heads, pipeline stages the layers.
@@ -150,12 +134,15 @@ std::vector<int> context_degrees(const ModelShape& shape, int64_t seq_len, int m
   return out;
 }
 
-// Every layout of `global_batch` over n GPUs with at most `max_tp`-way tensor parallelism (the
-// GPUs one NVLink domain holds; only the degrees the query fixes, when it fixes them).
-std::vector<Layout> layouts(const ModelShape& shape, const Setup& base, int n, int max_tp,
-                            const PlanQuery& q) {
+// Every layout of `global_batch` over n GPUs with more than `above_tp`- and at most `max_tp`-way
+// tensor parallelism (max_tp: the GPUs one NVLink domain holds; only the degrees the query fixes,
+// when it fixes them), in ascending tensor parallelism: the layouts up to a smaller max_tp are a
+// prefix of the list.
+std::vector<Layout> layouts(const ModelShape& shape, const Setup& base, int n, int above_tp,
+                            int max_tp, const PlanQuery& q) {
   std::vector<Layout> out;
   for (int tp : degrees(q.tp, std::min(max_tp, shape.transformer ? 64 : 1))) {
+    if (tp <= above_tp) continue;
     if (shape.heads % tp != 0 || shape.kv_heads % tp != 0) continue;
     for (int pp :
          degrees(q.pp, shape.transformer ? static_cast<int>(std::min<int64_t>(n / tp, shape.layers))
@@ -270,9 +257,15 @@ class Search {
     const Candidate* candidate;
     double need_bytes;
   };
+  struct Entries {  // a slice of a list, valid until the list grows
+    const Entry* first;
+    const Entry* last;
+    const Entry* begin() const { return first; }
+    const Entry* end() const { return last; }
+  };
   // The layouts of `gpus` GPUs with at most `max_tp`-way tensor parallelism, estimated once:
-  // every instance and node count with that many GPUs shares the list.
-  const std::vector<Entry>& entries(int gpus, int max_tp);
+  // every instance and node count with that many GPUs shares them. Valid until the next call.
+  Entries entries(int gpus, int max_tp);
 
   // Times and costs a layout on `offer`; keeps it when it is the best for that offer so far.
   std::optional<Error> try_layout(const Offer& offer, const Entry& entry);
@@ -289,7 +282,14 @@ class Search {
   }
 
  private:
-  const Candidate& estimate_of(const Layout& layout);
+  const Candidate& add_estimate(const Layout& layout);
+  // The layouts of one GPU count, estimated up to the largest max_tp asked for so far. A layout
+  // fixes its GPU count (dp x tp x pp x cp), so no other list holds it, and a smaller max_tp
+  // takes a prefix of this list: each layout is estimated once, with no lookup by layout.
+  struct GpuCountLayouts {
+    int max_tp = 0;
+    std::vector<Entry> entries;  // ascending tensor parallelism (layouts())
+  };
   const Result<WorkProfile>& work_of(const Candidate& c, const Layout& layout);
   const Result<PassTime>& forward_of(const Candidate& c, const WorkProfile& w, const Gpu* gpu,
                                      const Layout& layout);
@@ -299,30 +299,26 @@ class Search {
   const PlanQuery& q_;
   const Setup& base_;
   const ModelShape shape_;
-  std::unordered_map<Layout, Candidate, LayoutHash> estimates_;     // hardware-free
-  std::map<std::pair<int, int>, std::vector<Entry>> entries_;       // by (gpus, max_tp)
+  std::deque<Candidate> estimates_;  // hardware-free; a deque, so Entry's pointers stay valid
+  std::map<int, GpuCountLayouts> layouts_;                          // by GPU count
   std::map<std::tuple<int, int, int>, Result<WorkProfile>> works_;  // by (tp, ep, cp)
   // By (gpu, tp, ep, cp, micro).
   std::map<std::tuple<const Gpu*, int, int, int, int64_t>, Result<PassTime>> forwards_;
 };
 
-const Search::Candidate& Search::estimate_of(const Layout& layout) {
-  auto it = estimates_.find(layout);
-  if (it == estimates_.end()) {
-    Setup s = base_;
-    s.dp = layout.dp;
-    s.tp = layout.tp;
-    s.pp = layout.pp;
-    s.zero_stage = layout.zero;
-    s.micro_batch = layout.micro;
-    s.checkpointing = layout.ckpt;
-    s.ep = layout.ep;
-    s.vp = layout.vp;
-    s.cp = layout.cp;
-    auto e = estimate(model_, s);
-    it = estimates_.emplace(layout, Candidate{std::move(s), std::move(e)}).first;
-  }
-  return it->second;
+const Search::Candidate& Search::add_estimate(const Layout& layout) {
+  Setup s = base_;
+  s.dp = layout.dp;
+  s.tp = layout.tp;
+  s.pp = layout.pp;
+  s.zero_stage = layout.zero;
+  s.micro_batch = layout.micro;
+  s.checkpointing = layout.ckpt;
+  s.ep = layout.ep;
+  s.vp = layout.vp;
+  s.cp = layout.cp;
+  auto e = estimate(model_, s);
+  return estimates_.emplace_back(Candidate{std::move(s), std::move(e)});
 }
 
 const Result<WorkProfile>& Search::work_of(const Candidate& c, const Layout& layout) {
@@ -369,17 +365,20 @@ void Search::keep(const Offer& offer, const Candidate& c, const StepTime& t, con
   best[slot_key] = std::move(p);
 }
 
-const std::vector<Search::Entry>& Search::entries(int gpus, int max_tp) {
-  auto it = entries_.find({gpus, max_tp});
-  if (it != entries_.end()) return it->second;
-  std::vector<Entry> list;
-  for (const Layout& layout : layouts(shape_, base_, gpus, max_tp, q_)) {
-    const Candidate& c = estimate_of(layout);
-    const double need = c.estimate.ok() ? c.estimate.value().memory.total()
-                                        : std::numeric_limits<double>::infinity();
-    list.push_back({layout, &c, need});
+Search::Entries Search::entries(int gpus, int max_tp) {
+  GpuCountLayouts& list = layouts_[gpus];
+  if (max_tp > list.max_tp) {
+    for (const Layout& layout : layouts(shape_, base_, gpus, list.max_tp, max_tp, q_)) {
+      const Candidate& c = add_estimate(layout);
+      const double need = c.estimate.ok() ? c.estimate.value().memory.total()
+                                          : std::numeric_limits<double>::infinity();
+      list.entries.push_back({layout, &c, need});
+    }
+    list.max_tp = max_tp;
   }
-  return entries_.emplace(std::make_pair(gpus, max_tp), std::move(list)).first->second;
+  const auto end = std::partition_point(list.entries.begin(), list.entries.end(),
+                                        [&](const Entry& e) { return e.layout.tp <= max_tp; });
+  return {list.entries.data(), list.entries.data() + (end - list.entries.begin())};
 }
 
 std::optional<Error> Search::try_layout(const Offer& offer, const Entry& entry) {
