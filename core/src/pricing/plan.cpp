@@ -244,7 +244,7 @@ struct Offer {
 class Search {
  public:
   Search(const Model& model, const PlanQuery& q, const Setup& base)
-      : model_(model), q_(q), base_(base), shape_(model) {}
+      : model_(model), q_(q), base_(base), shape_(model), estimator_(model, base) {}
 
   struct Candidate {
     Setup setup;
@@ -299,6 +299,9 @@ class Search {
   const PlanQuery& q_;
   const Setup& base_;
   const ModelShape shape_;
+  // Every layout shares the base setup's mode and multi-token prediction layers: the model's own
+  // validation and parameter tensors are worked out once.
+  const Estimator estimator_;
   std::deque<Candidate> estimates_;  // hardware-free; a deque, so Entry's pointers stay valid
   std::map<int, GpuCountLayouts> layouts_;                          // by GPU count
   std::map<std::tuple<int, int, int>, Result<WorkProfile>> works_;  // by (tp, ep, cp)
@@ -317,7 +320,7 @@ const Search::Candidate& Search::add_estimate(const Layout& layout) {
   s.ep = layout.ep;
   s.vp = layout.vp;
   s.cp = layout.cp;
-  auto e = estimate(model_, s);
+  auto e = estimator_(s);
   return estimates_.emplace_back(Candidate{std::move(s), std::move(e)});
 }
 
