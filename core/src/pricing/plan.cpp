@@ -244,17 +244,14 @@ struct Offer {
 class Search {
  public:
   Search(const Model& model, const PlanQuery& q, const Setup& base)
-      : model_(model), q_(q), base_(base), shape_(model), estimator_(model, base) {}
+      : model_(model), q_(q), base_(base), shape_(model), estimator_(model, base), setup_(base) {}
 
-  struct Candidate {
-    Setup setup;
-    Result<Estimate> estimate;
-  };
-  // A layout with its hardware-free estimate and the memory it needs per GPU (infinite when
-  // the estimate failed): what the search reads for each offer, in one compact list.
+  // A layout with its hardware-free estimate and the memory it needs per GPU (no estimate and
+  // infinite memory when the layout is refused): what the search reads for each offer, in one
+  // compact list.
   struct Entry {
     Layout layout;
-    const Candidate* candidate;
+    const Estimate* estimate;
     double need_bytes;
   };
   struct Entries {  // a slice of a list, valid until the list grows
@@ -282,7 +279,8 @@ class Search {
   }
 
  private:
-  const Candidate& add_estimate(const Layout& layout);
+  const Setup& setup_for(const Layout& layout);
+  Entry add_estimate(const Layout& layout);
   // The layouts of one GPU count, estimated up to the largest max_tp asked for so far. A layout
   // fixes its GPU count (dp x tp x pp x cp), so no other list holds it, and a smaller max_tp
   // takes a prefix of this list: each layout is estimated once, with no lookup by layout.
@@ -290,10 +288,11 @@ class Search {
     int max_tp = 0;
     std::vector<Entry> entries;  // ascending tensor parallelism (layouts())
   };
-  const Result<WorkProfile>& work_of(const Candidate& c, const Layout& layout);
-  const Result<PassTime>& forward_of(const Candidate& c, const WorkProfile& w, const Gpu* gpu,
+  const Result<WorkProfile>& work_of(const Setup& s, const Estimate& e, const Layout& layout);
+  const Result<PassTime>& forward_of(const Setup& s, const WorkProfile& w, const Gpu* gpu,
                                      const Layout& layout);
-  void keep(const Offer& offer, const Candidate& c, const StepTime& t, const RunCost& cost);
+  void keep(const Offer& offer, const Setup& s, const Estimate& e, const StepTime& t,
+            const RunCost& cost);
 
   const Model& model_;
   const PlanQuery& q_;
@@ -302,15 +301,17 @@ class Search {
   // Every layout shares the base setup's mode and multi-token prediction layers: the model's own
   // validation and parameter tensors are worked out once.
   const Estimator estimator_;
-  std::deque<Candidate> estimates_;  // hardware-free; a deque, so Entry's pointers stay valid
+  // The base setup with the last layout's degrees (setup_for): no Setup is copied per layout.
+  Setup setup_;
+  std::deque<Estimate> estimates_;  // hardware-free; a deque, so Entry's pointers stay valid
   std::map<int, GpuCountLayouts> layouts_;                          // by GPU count
   std::map<std::tuple<int, int, int>, Result<WorkProfile>> works_;  // by (tp, ep, cp)
   // By (gpu, tp, ep, cp, micro).
   std::map<std::tuple<const Gpu*, int, int, int, int64_t>, Result<PassTime>> forwards_;
 };
 
-const Search::Candidate& Search::add_estimate(const Layout& layout) {
-  Setup s = base_;
+const Setup& Search::setup_for(const Layout& layout) {
+  Setup& s = setup_;
   s.dp = layout.dp;
   s.tp = layout.tp;
   s.pp = layout.pp;
@@ -320,32 +321,40 @@ const Search::Candidate& Search::add_estimate(const Layout& layout) {
   s.ep = layout.ep;
   s.vp = layout.vp;
   s.cp = layout.cp;
-  auto e = estimator_(s);
-  return estimates_.emplace_back(Candidate{std::move(s), std::move(e)});
+  return s;
 }
 
-const Result<WorkProfile>& Search::work_of(const Candidate& c, const Layout& layout) {
+Search::Entry Search::add_estimate(const Layout& layout) {
+  auto e = estimator_(setup_for(layout));
+  // The search reads no refusal's message: only that the layout has no estimate.
+  if (!e.ok()) return {layout, nullptr, std::numeric_limits<double>::infinity()};
+  const Estimate& kept = estimates_.emplace_back(std::move(e).value());
+  return {layout, &kept, kept.memory.total()};
+}
+
+const Result<WorkProfile>& Search::work_of(const Setup& s, const Estimate& e,
+                                           const Layout& layout) {
   const auto key = std::make_tuple(layout.tp, layout.ep, layout.cp);
   auto w = works_.find(key);
-  if (w == works_.end())
-    w = works_.emplace(key, build_work_profile(model_, c.setup, c.estimate.value())).first;
+  if (w == works_.end()) w = works_.emplace(key, build_work_profile(model_, s, e)).first;
   return w->second;
 }
 
-const Result<PassTime>& Search::forward_of(const Candidate& c, const WorkProfile& w, const Gpu* gpu,
+const Result<PassTime>& Search::forward_of(const Setup& s, const WorkProfile& w, const Gpu* gpu,
                                            const Layout& layout) {
   const auto key = std::make_tuple(gpu, layout.tp, layout.ep, layout.cp, layout.micro);
   auto f = forwards_.find(key);
   if (f == forwards_.end()) {
     f = forwards_
-            .emplace(key, pass_time_s(model_, c.setup, w, *gpu, q_.efficiencies,
+            .emplace(key, pass_time_s(model_, s, w, *gpu, q_.efficiencies,
                                       static_cast<double>(layout.micro)))
             .first;
   }
   return f->second;
 }
 
-void Search::keep(const Offer& offer, const Candidate& c, const StepTime& t, const RunCost& cost) {
+void Search::keep(const Offer& offer, const Setup& s, const Estimate& e, const StepTime& t,
+                  const RunCost& cost) {
   const auto slot_key = std::make_pair(offer.instance, offer.nodes);
   auto slot = best.find(slot_key);
   if (slot != best.end() &&
@@ -359,8 +368,8 @@ void Search::keep(const Offer& offer, const Candidate& c, const StepTime& t, con
   p.gpu = offer.gpu->id;
   p.nodes = offer.nodes;
   p.gpus = offer.instance->gpu_count * offer.nodes;
-  p.setup = c.setup;
-  p.memory = c.estimate.value().memory;
+  p.setup = s;
+  p.memory = e.memory;
   p.gpu_memory_bytes = offer.gpu->memory_bytes;
   p.time = t;
   p.price = offer.price;
@@ -371,12 +380,8 @@ void Search::keep(const Offer& offer, const Candidate& c, const StepTime& t, con
 Search::Entries Search::entries(int gpus, int max_tp) {
   GpuCountLayouts& list = layouts_[gpus];
   if (max_tp > list.max_tp) {
-    for (const Layout& layout : layouts(shape_, base_, gpus, list.max_tp, max_tp, q_)) {
-      const Candidate& c = add_estimate(layout);
-      const double need = c.estimate.ok() ? c.estimate.value().memory.total()
-                                          : std::numeric_limits<double>::infinity();
-      list.entries.push_back({layout, &c, need});
-    }
+    for (const Layout& layout : layouts(shape_, base_, gpus, list.max_tp, max_tp, q_))
+      list.entries.push_back(add_estimate(layout));
     list.max_tp = max_tp;
   }
   const auto end = std::partition_point(list.entries.begin(), list.entries.end(),
@@ -386,10 +391,9 @@ Search::Entries Search::entries(int gpus, int max_tp) {
 
 std::optional<Error> Search::try_layout(const Offer& offer, const Entry& entry) {
   ++result.candidates;
-  if (!std::isfinite(entry.need_bytes)) return std::nullopt;
+  if (!entry.estimate) return std::nullopt;
   const Layout& layout = entry.layout;
-  const Candidate& c = *entry.candidate;
-  const Estimate& e = c.estimate.value();
+  const Estimate& e = *entry.estimate;
   const double need = entry.need_bytes;
   if (need > offer.gpu->memory_bytes) {
     if (need - offer.gpu->memory_bytes < best_fit_gap) {
@@ -399,11 +403,12 @@ std::optional<Error> Search::try_layout(const Offer& offer, const Entry& entry) 
     return std::nullopt;
   }
   ++result.fitting;
-  const Result<WorkProfile>& w = work_of(c, layout);
+  const Setup& s = setup_for(layout);
+  const Result<WorkProfile>& w = work_of(s, e, layout);
   if (!w.ok()) return std::nullopt;
-  const Result<PassTime>& f = forward_of(c, w.value(), offer.gpu, layout);
+  const Result<PassTime>& f = forward_of(s, w.value(), offer.gpu, layout);
   if (!f.ok()) return std::nullopt;
-  auto t = estimate_step_time_with(model_, c.setup, e, w.value(), offer.cluster, q_.efficiencies,
+  auto t = estimate_step_time_with(model_, s, e, w.value(), offer.cluster, q_.efficiencies,
                                    q_.input, f.value());
   if (!t.ok()) return std::nullopt;
   auto cost =
@@ -414,7 +419,7 @@ std::optional<Error> Search::try_layout(const Offer& offer, const Entry& entry) 
   if (q_.deadline_hours > 0 && cost.value().expected_hours > q_.deadline_hours) return std::nullopt;
   if (q_.budget_usd > 0 && cost.value().usd_total > q_.budget_usd) return std::nullopt;
   ++result.within_limits;
-  keep(offer, c, t.value(), cost.value());
+  keep(offer, s, e, t.value(), cost.value());
   return std::nullopt;
 }
 
