@@ -384,4 +384,24 @@ TransformerFlops model_forward_flops(const Model& model, const TransformerSpec& 
 // Computes the estimate; an inconsistent setup gives an Error naming the field.
 Result<Estimate> estimate(const Model& model, const Setup& setup);
 
+// estimate() over many setups of one model, as the planner runs it: what depends only on the
+// model and on the setup's mode and multi-token prediction layers is worked out once, not per
+// setup. Each call returns what estimate(model, setup) returns.
+class Estimator {
+ public:
+  // `model` must outlive the Estimator; `setup` gives the mode and mtp_layers the work is for.
+  Estimator(const Model& model, const Setup& setup);
+  // A setup with another mode or mtp_layers is estimated from scratch.
+  Result<Estimate> operator()(const Setup& setup) const;
+
+ private:
+  const Model& given_;
+  Mode mode_;
+  int mtp_layers_;
+  Result<Model> model_;                // with the setup's multi-token prediction layers
+  std::optional<Error> invalid_spec_;  // validate_transformer's verdict (transformer models)
+  // The parameter tensors as stored, without the MTP modules at inference (a valid transformer).
+  std::vector<ParamTensor> tensors_;
+};
+
 }  // namespace gpuplan

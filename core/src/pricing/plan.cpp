@@ -7,10 +7,10 @@
 #include <algorithm>
 #include <cstdio>
 #include <cmath>
+#include <deque>
 #include <limits>
 #include <map>
 #include <tuple>
-#include <unordered_map>
 
 #include "gpuplan/report.h"
 
@@ -39,22 +39,6 @@ struct Layout {
   int ep = 1;  // expert-parallel ranks (mixture-of-experts models)
   int vp = 1;  // virtual pipeline stages per rank (interleaved 1F1B)
   int cp = 1;  // context-parallel ranks (each keeps seq / cp tokens)
-  bool operator==(const Layout& o) const {
-    return std::tie(dp, tp, pp, zero, micro, ckpt, ep, vp, cp) ==
-           std::tie(o.dp, o.tp, o.pp, o.zero, o.micro, o.ckpt, o.ep, o.vp, o.cp);
-  }
-};
-
-// The search looks a layout up once per instance and node count that offers its GPU count: a
-// hash table, not a tree walk (which took a fifth of the planner's time).
-struct LayoutHash {
-  size_t operator()(const Layout& l) const {
-    size_t h = 0;
-    for (int64_t x : {int64_t{l.dp}, int64_t{l.tp}, int64_t{l.pp}, int64_t{l.zero}, l.micro,
-                      static_cast<int64_t>(l.ckpt), int64_t{l.ep}, int64_t{l.vp}, int64_t{l.cp}})
-      h = h * 1000003u ^ std::hash<int64_t>{}(x);
-    return h;
-  }
 };
 
 // What the model allows: tensor parallelism must divide the heads, pipeline stages the layers.
@@ -150,12 +134,15 @@ std::vector<int> context_degrees(const ModelShape& shape, int64_t seq_len, int m
   return out;
 }
 
-// Every layout of `global_batch` over n GPUs with at most `max_tp`-way tensor parallelism (the
-// GPUs one NVLink domain holds; only the degrees the query fixes, when it fixes them).
-std::vector<Layout> layouts(const ModelShape& shape, const Setup& base, int n, int max_tp,
-                            const PlanQuery& q) {
+// Every layout of `global_batch` over n GPUs with more than `above_tp`- and at most `max_tp`-way
+// tensor parallelism (max_tp: the GPUs one NVLink domain holds; only the degrees the query fixes,
+// when it fixes them), in ascending tensor parallelism: the layouts up to a smaller max_tp are a
+// prefix of the list.
+std::vector<Layout> layouts(const ModelShape& shape, const Setup& base, int n, int above_tp,
+                            int max_tp, const PlanQuery& q) {
   std::vector<Layout> out;
   for (int tp : degrees(q.tp, std::min(max_tp, shape.transformer ? 64 : 1))) {
+    if (tp <= above_tp) continue;
     if (shape.heads % tp != 0 || shape.kv_heads % tp != 0) continue;
     for (int pp :
          degrees(q.pp, shape.transformer ? static_cast<int>(std::min<int64_t>(n / tp, shape.layers))
@@ -266,22 +253,25 @@ struct Offer {
 class Search {
  public:
   Search(const Model& model, const PlanQuery& q, const Setup& base)
-      : model_(model), q_(q), base_(base), shape_(model) {}
+      : model_(model), q_(q), base_(base), shape_(model), estimator_(model, base), setup_(base) {}
 
-  struct Candidate {
-    Setup setup;
-    Result<Estimate> estimate;
-  };
-  // A layout with its hardware-free estimate and the memory it needs per GPU (infinite when
-  // the estimate failed): what the search reads for each offer, in one compact list.
+  // A layout with its hardware-free estimate and the memory it needs per GPU (no estimate and
+  // infinite memory when the layout is refused): what the search reads for each offer, in one
+  // compact list.
   struct Entry {
     Layout layout;
-    const Candidate* candidate;
+    const Estimate* estimate;
     double need_bytes;
   };
+  struct Entries {  // a slice of a list, valid until the list grows
+    const Entry* first;
+    const Entry* last;
+    const Entry* begin() const { return first; }
+    const Entry* end() const { return last; }
+  };
   // The layouts of `gpus` GPUs with at most `max_tp`-way tensor parallelism, estimated once:
-  // every instance and node count with that many GPUs shares the list.
-  const std::vector<Entry>& entries(int gpus, int max_tp);
+  // every instance and node count with that many GPUs shares them. Valid until the next call.
+  Entries entries(int gpus, int max_tp);
 
   // Times and costs a layout on `offer`; keeps it when it is the best for that offer so far.
   std::optional<Error> try_layout(const Offer& offer, const Entry& entry);
@@ -298,64 +288,82 @@ class Search {
   }
 
  private:
-  const Candidate& estimate_of(const Layout& layout);
-  const Result<WorkProfile>& work_of(const Candidate& c, const Layout& layout);
-  const Result<PassTime>& forward_of(const Candidate& c, const WorkProfile& w, const Gpu* gpu,
+  const Setup& setup_for(const Layout& layout);
+  Entry add_estimate(const Layout& layout);
+  // The layouts of one GPU count, estimated up to the largest max_tp asked for so far. A layout
+  // fixes its GPU count (dp x tp x pp x cp), so no other list holds it, and a smaller max_tp
+  // takes a prefix of this list: each layout is estimated once, with no lookup by layout.
+  struct GpuCountLayouts {
+    int max_tp = 0;
+    std::vector<Entry> entries;  // ascending tensor parallelism (layouts())
+  };
+  const Result<WorkProfile>& work_of(const Setup& s, const Estimate& e, const Layout& layout);
+  const Result<PassTime>& forward_of(const Setup& s, const WorkProfile& w, const Gpu* gpu,
                                      const Layout& layout);
-  void keep(const Offer& offer, const Candidate& c, const StepTime& t, const RunCost& cost);
+  void keep(const Offer& offer, const Setup& s, const Estimate& e, const StepTime& t,
+            const RunCost& cost);
 
   const Model& model_;
   const PlanQuery& q_;
   const Setup& base_;
   const ModelShape shape_;
-  std::unordered_map<Layout, Candidate, LayoutHash> estimates_;     // hardware-free
-  std::map<std::pair<int, int>, std::vector<Entry>> entries_;       // by (gpus, max_tp)
+  // Every layout shares the base setup's mode and multi-token prediction layers: the model's own
+  // validation and parameter tensors are worked out once.
+  const Estimator estimator_;
+  // The base setup with the last layout's degrees (setup_for): no Setup is copied per layout.
+  Setup setup_;
+  std::deque<Estimate> estimates_;  // hardware-free; a deque, so Entry's pointers stay valid
+  std::map<int, GpuCountLayouts> layouts_;                          // by GPU count
   std::map<std::tuple<int, int, int>, Result<WorkProfile>> works_;  // by (tp, ep, cp)
   // By (gpu, tp, ep, cp, micro).
   std::map<std::tuple<const Gpu*, int, int, int, int64_t>, Result<PassTime>> forwards_;
 };
 
-const Search::Candidate& Search::estimate_of(const Layout& layout) {
-  auto it = estimates_.find(layout);
-  if (it == estimates_.end()) {
-    Setup s = base_;
-    s.dp = layout.dp;
-    s.tp = layout.tp;
-    s.pp = layout.pp;
-    s.zero_stage = layout.zero;
-    s.micro_batch = layout.micro;
-    s.checkpointing = layout.ckpt;
-    s.ep = layout.ep;
-    s.vp = layout.vp;
-    s.cp = layout.cp;
-    auto e = estimate(model_, s);
-    it = estimates_.emplace(layout, Candidate{std::move(s), std::move(e)}).first;
-  }
-  return it->second;
+const Setup& Search::setup_for(const Layout& layout) {
+  Setup& s = setup_;
+  s.dp = layout.dp;
+  s.tp = layout.tp;
+  s.pp = layout.pp;
+  s.zero_stage = layout.zero;
+  s.micro_batch = layout.micro;
+  s.checkpointing = layout.ckpt;
+  s.ep = layout.ep;
+  s.vp = layout.vp;
+  s.cp = layout.cp;
+  return s;
 }
 
-const Result<WorkProfile>& Search::work_of(const Candidate& c, const Layout& layout) {
+Search::Entry Search::add_estimate(const Layout& layout) {
+  auto e = estimator_(setup_for(layout));
+  // The search reads no refusal's message: only that the layout has no estimate.
+  if (!e.ok()) return {layout, nullptr, std::numeric_limits<double>::infinity()};
+  const Estimate& kept = estimates_.emplace_back(std::move(e).value());
+  return {layout, &kept, kept.memory.total()};
+}
+
+const Result<WorkProfile>& Search::work_of(const Setup& s, const Estimate& e,
+                                           const Layout& layout) {
   const auto key = std::make_tuple(layout.tp, layout.ep, layout.cp);
   auto w = works_.find(key);
-  if (w == works_.end())
-    w = works_.emplace(key, build_work_profile(model_, c.setup, c.estimate.value())).first;
+  if (w == works_.end()) w = works_.emplace(key, build_work_profile(model_, s, e)).first;
   return w->second;
 }
 
-const Result<PassTime>& Search::forward_of(const Candidate& c, const WorkProfile& w, const Gpu* gpu,
+const Result<PassTime>& Search::forward_of(const Setup& s, const WorkProfile& w, const Gpu* gpu,
                                            const Layout& layout) {
   const auto key = std::make_tuple(gpu, layout.tp, layout.ep, layout.cp, layout.micro);
   auto f = forwards_.find(key);
   if (f == forwards_.end()) {
     f = forwards_
-            .emplace(key, pass_time_s(model_, c.setup, w, *gpu, q_.efficiencies,
+            .emplace(key, pass_time_s(model_, s, w, *gpu, q_.efficiencies,
                                       static_cast<double>(layout.micro)))
             .first;
   }
   return f->second;
 }
 
-void Search::keep(const Offer& offer, const Candidate& c, const StepTime& t, const RunCost& cost) {
+void Search::keep(const Offer& offer, const Setup& s, const Estimate& e, const StepTime& t,
+                  const RunCost& cost) {
   const auto slot_key = std::make_pair(offer.instance, offer.nodes);
   auto slot = best.find(slot_key);
   if (slot != best.end() &&
@@ -369,8 +377,8 @@ void Search::keep(const Offer& offer, const Candidate& c, const StepTime& t, con
   p.gpu = offer.gpu->id;
   p.nodes = offer.nodes;
   p.gpus = offer.instance->gpu_count * offer.nodes;
-  p.setup = c.setup;
-  p.memory = c.estimate.value().memory;
+  p.setup = s;
+  p.memory = e.memory;
   p.gpu_memory_bytes = offer.gpu->memory_bytes;
   p.time = t;
   p.price = offer.price;
@@ -378,25 +386,23 @@ void Search::keep(const Offer& offer, const Candidate& c, const StepTime& t, con
   best[slot_key] = std::move(p);
 }
 
-const std::vector<Search::Entry>& Search::entries(int gpus, int max_tp) {
-  auto it = entries_.find({gpus, max_tp});
-  if (it != entries_.end()) return it->second;
-  std::vector<Entry> list;
-  for (const Layout& layout : layouts(shape_, base_, gpus, max_tp, q_)) {
-    const Candidate& c = estimate_of(layout);
-    const double need = c.estimate.ok() ? c.estimate.value().memory.total()
-                                        : std::numeric_limits<double>::infinity();
-    list.push_back({layout, &c, need});
+Search::Entries Search::entries(int gpus, int max_tp) {
+  GpuCountLayouts& list = layouts_[gpus];
+  if (max_tp > list.max_tp) {
+    for (const Layout& layout : layouts(shape_, base_, gpus, list.max_tp, max_tp, q_))
+      list.entries.push_back(add_estimate(layout));
+    list.max_tp = max_tp;
   }
-  return entries_.emplace(std::make_pair(gpus, max_tp), std::move(list)).first->second;
+  const auto end = std::partition_point(list.entries.begin(), list.entries.end(),
+                                        [&](const Entry& e) { return e.layout.tp <= max_tp; });
+  return {list.entries.data(), list.entries.data() + (end - list.entries.begin())};
 }
 
 std::optional<Error> Search::try_layout(const Offer& offer, const Entry& entry) {
   ++result.candidates;
-  if (!std::isfinite(entry.need_bytes)) return std::nullopt;
+  if (!entry.estimate) return std::nullopt;
   const Layout& layout = entry.layout;
-  const Candidate& c = *entry.candidate;
-  const Estimate& e = c.estimate.value();
+  const Estimate& e = *entry.estimate;
   const double need = entry.need_bytes;
   if (need > offer.gpu->memory_bytes) {
     if (need - offer.gpu->memory_bytes < best_fit_gap) {
@@ -406,11 +412,12 @@ std::optional<Error> Search::try_layout(const Offer& offer, const Entry& entry) 
     return std::nullopt;
   }
   ++result.fitting;
-  const Result<WorkProfile>& w = work_of(c, layout);
+  const Setup& s = setup_for(layout);
+  const Result<WorkProfile>& w = work_of(s, e, layout);
   if (!w.ok()) return std::nullopt;
-  const Result<PassTime>& f = forward_of(c, w.value(), offer.gpu, layout);
+  const Result<PassTime>& f = forward_of(s, w.value(), offer.gpu, layout);
   if (!f.ok()) return std::nullopt;
-  auto t = estimate_step_time_with(model_, c.setup, e, w.value(), offer.cluster, q_.efficiencies,
+  auto t = estimate_step_time_with(model_, s, e, w.value(), offer.cluster, q_.efficiencies,
                                    q_.input, f.value());
   if (!t.ok()) return std::nullopt;
   auto cost =
@@ -421,7 +428,7 @@ std::optional<Error> Search::try_layout(const Offer& offer, const Entry& entry) 
   if (q_.deadline_hours > 0 && cost.value().expected_hours > q_.deadline_hours) return std::nullopt;
   if (q_.budget_usd > 0 && cost.value().usd_total > q_.budget_usd) return std::nullopt;
   ++result.within_limits;
-  keep(offer, c, t.value(), cost.value());
+  keep(offer, s, e, t.value(), cost.value());
   return std::nullopt;
 }
 

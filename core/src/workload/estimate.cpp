@@ -731,20 +731,17 @@ double decode_weight_numel(const TransformerSpec& spec, const Setup& setup, cons
   return st.weights_numel - st.expert_numel * (1 - touched);
 }
 
-std::optional<Error> transformer_workload(const Model& model, const Setup& setup, Estimate& e,
+// `invalid_spec` and `tensors`: validate_transformer's verdict on the model's spec and its
+// stored_parameters(), when the spec is valid (Estimator).
+std::optional<Error> transformer_workload(const Model& model, const Setup& setup,
+                                          const std::optional<Error>& invalid_spec,
+                                          const std::vector<ParamTensor>& tensors, Estimate& e,
                                           Stage& st) {
-  // Validated without building a message prefix; the prefix is added only on failure.
-  if (auto err = validate_transformer(model.transformer, "")) {
-    return make_error(err->code, "model '" + model.id + "'" + err->message);
-  }
+  if (invalid_spec) return invalid_spec;
   if (auto err = resolve_transformer_shape(model, setup, e)) return err;
   if (auto err = resolve_experts(model, setup, e)) return err;
-  // Vision: the shape used for compute follows the chosen resolution; parameters do not (the
-  // run spec only drops the multi-token prediction modules at inference).
+  // Vision: the shape used for compute follows the chosen resolution; parameters do not.
   const TransformerSpec run = run_spec(model.transformer, setup, e.resolution);
-  TransformerSpec stored = model.transformer;
-  stored.mtp_layers = run.mtp_layers;
-  const std::vector<ParamTensor> tensors = transformer_parameters(stored);
   e.flops.tokens_per_sample = static_cast<double>(transformer_tokens(run, e.seq_len));
   auto lora_params = count_parameters(model, setup, tensors, e);
   if (!lora_params.ok()) return lora_params.error();
@@ -993,21 +990,49 @@ Result<Model> model_with_mtp(const Model& model, const Setup& setup) {
   return run;
 }
 
+// The parameter tensors a run keeps: the run spec only drops the multi-token prediction modules
+// at inference (run_spec).
+std::vector<ParamTensor> stored_parameters(const TransformerSpec& spec, Mode mode) {
+  TransformerSpec stored = spec;
+  if (mode != Mode::train) stored.mtp_layers = 0;
+  return transformer_parameters(stored);
+}
+
 }  // namespace
 
-Result<Estimate> estimate(const Model& given, const Setup& setup) {
+Estimator::Estimator(const Model& model, const Setup& setup)
+    : given_(model),
+      mode_(setup.mode),
+      mtp_layers_(setup.mtp_layers),
+      model_(model_with_mtp(model, setup)) {
+  if (!model_.ok() || model_.value().kind != ModelKind::transformer) return;
+  const Model& m = model_.value();
+  // Validated without building a message prefix; the prefix is added only on failure.
+  if (auto err = validate_transformer(m.transformer, "")) {
+    invalid_spec_ = make_error(err->code, "model '" + m.id + "'" + err->message);
+    return;
+  }
+  tensors_ = stored_parameters(m.transformer, mode_);
+}
+
+Result<Estimate> estimate(const Model& model, const Setup& setup) {
+  return Estimator(model, setup)(setup);
+}
+
+Result<Estimate> Estimator::operator()(const Setup& setup) const {
+  if (setup.mode != mode_ || setup.mtp_layers != mtp_layers_) return estimate(given_, setup);
   if (auto err = validate_setup(setup)) return *err;
-  auto with_mtp = model_with_mtp(given, setup);
-  if (!with_mtp.ok()) return with_mtp.error();
-  const Model& model = with_mtp.value();
+  if (!model_.ok()) return model_.error();
+  const Model& model = model_.value();
   Estimate e;
   if (auto err = resolve_batch(setup, e)) return *err;
   e.num_gpus = setup.dp * setup.tp * setup.pp * setup.cp;
   if (setup.lora_rank > 0 && setup.mode != Mode::train)
     return invalid(Msg::est_lora_train_only, {});
   Stage st;
-  auto err = model.kind == ModelKind::transformer ? transformer_workload(model, setup, e, st)
-                                                  : graph_workload(model, setup, e, st);
+  auto err = model.kind == ModelKind::transformer
+                 ? transformer_workload(model, setup, invalid_spec_, tensors_, e, st)
+                 : graph_workload(model, setup, e, st);
   if (err) return *err;
   step_flops(model, setup, e);
   MemoryBytes& m = e.memory;
