@@ -281,8 +281,8 @@ struct PassTime {
     double qkv = 0, out = 0, mlp_in = 0, mlp_out = 0, attention = 0, experts = 0;
   } forward_parts, backward_parts;
   double per_step_s = 0;  // work done once per optimizer step (OpClass::once_per_step)
-  // The forward kernels Megatron's selective recompute runs again (Setup::recompute_modules
-  // under Checkpointing::selective, other than the attention core).
+  // The forward kernels Megatron's selective recompute of Setup::recompute_modules runs again
+  // (other than the attention core), whatever the checkpointing: counted under selective only.
   double recompute_modules_s = 0;
 };
 

@@ -95,10 +95,13 @@ void add_splits(std::vector<Layout>& out, const ModelShape& shape, const Setup& 
                 const PlanQuery& q, int dp, int tp, int pp, int cp) {
   const int64_t global_batch = base.global_batch;
   if (global_batch % dp != 0) return;
+  // A recompute module list (--recompute-modules) names the checkpointing: selective alone.
   const std::vector<Checkpointing> ckpts =
-      shape.transformer ? std::vector<Checkpointing>{Checkpointing::none, Checkpointing::selective,
-                                                     Checkpointing::full}
-                        : std::vector<Checkpointing>{Checkpointing::none};
+      !shape.transformer ? std::vector<Checkpointing>{Checkpointing::none}
+      : base.recompute_modules != kRecomputeCoreAttn
+          ? std::vector<Checkpointing>{Checkpointing::selective}
+          : std::vector<Checkpointing>{Checkpointing::none, Checkpointing::selective,
+                                       Checkpointing::full};
   for (int64_t micro :
        powers_of_two(static_cast<int>(std::min<int64_t>(global_batch / dp, 1 << 20)))) {
     if (global_batch % (dp * micro) != 0) continue;

@@ -239,11 +239,9 @@ Result<PassTime> pass_time_s(const Model& model, const Setup& setup, const WorkP
   if (!r.ok()) return r.error();
   // LoRA freezes the base weights: their matmuls compute input gradients only.
   const double ratio = setup.mode == Mode::train && setup.lora_rank > 0 ? 1.0 : 2.0;
-  const unsigned modules =
-      setup.mode == Mode::train && setup.checkpointing == Checkpointing::selective
-          ? setup.recompute_modules
-          : 0u;
-  return roofline(work, r.value(), eff, micro_batch, ratio, modules);
+  // Timed whatever the checkpointing (the planner shares a pass between checkpointing modes);
+  // train_time counts them under selective checkpointing only.
+  return roofline(work, r.value(), eff, micro_batch, ratio, setup.recompute_modules);
 }
 
 Result<double> forward_time_s(const Model& model, const Setup& setup, const WorkProfile& work,

@@ -242,7 +242,9 @@ void train_time(const Model& model, const Setup& setup, const Estimate& e, const
                                : 0;
   st.forward_s = pass.forward_s / pp * micro_steps;
   st.backward_s = pass.backward_s / pp * micro_steps;
-  st.recompute_s = rec_ratio * st.forward_s + pass.recompute_modules_s / pp * micro_steps;
+  const double modules_s =
+      setup.checkpointing == Checkpointing::selective ? pass.recompute_modules_s : 0.0;
+  st.recompute_s = rec_ratio * st.forward_s + modules_s / pp * micro_steps;
   // Work done once per step (cached weight quantisation) runs in the first micro-batch's forward.
   st.forward_s += pass.per_step_s / pp;
   const double compute_s = st.forward_s + st.backward_s + st.recompute_s;

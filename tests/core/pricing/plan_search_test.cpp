@@ -133,6 +133,23 @@ TEST(PlanSearch, FixedDegreesAreTheOnlyOnesSearched) {
   EXPECT_LT(fixed.value().candidates, free.value().candidates);
 }
 
+TEST(PlanSearch, ARecomputeModuleListFixesSelectiveCheckpointing) {
+  // --checkpointing selective --recompute-modules layernorm,mlp: the user named the recompute,
+  // so no plan drops it for none or full; each plan's time counts the recomputed kernels.
+  const Model& m = test::model("llama-2-70b");
+  PlanQuery q = split_model_query();
+  q.request.setup.checkpointing = Checkpointing::selective;
+  q.request.setup.recompute_modules = kRecomputeLayernorm | kRecomputeMlp;
+  auto r = plan(test::catalog(), m, q);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  ASSERT_FALSE(r.value().plans.empty());
+  for (const Plan& p : r.value().plans) {
+    EXPECT_EQ(p.setup.checkpointing, Checkpointing::selective) << p.instance;
+    EXPECT_EQ(p.setup.recompute_modules, kRecomputeLayernorm | kRecomputeMlp) << p.instance;
+    EXPECT_GT(p.time.recompute_s, 0) << p.instance;
+  }
+}
+
 TEST(PlanSearch, ContextParallelismIsSearchedForLongSequencesOnly) {
   // Llama-3-8B on 128k-token samples: each context-parallel rank keeps seq / cp tokens, so the
   // search tries cp 2, 4, ... while a rank keeps at least 4096 tokens; at 4096 tokens none.
