@@ -199,16 +199,16 @@ TEST(PageWords, UndatedPricesUploadedConfigsAndPlannerNotesInChinese) {
   // Every region the catalog prices in reads as Chinese or as a cloud's region id (a two-letter
   // area and '-', "cn-hangzhou", or a number, "FIN-03"); the catalog's words ("various") do not
   // stay English.
-  for (const Instance& in : catalog().instances) {
-    for (const Price& p : in.prices) {
+  for (const Instance& instance : catalog().instances) {
+    for (const Price& p : instance.prices) {
       const std::string shown = region_text(p.region);
       const bool cloud_id = (p.region.size() > 3 && p.region[2] == '-') ||
                             p.region.find_first_of("0123456789") != std::string::npos;
       if (cloud_id) {
-        EXPECT_EQ(shown, p.region) << in.id;
+        EXPECT_EQ(shown, p.region) << instance.id;
       } else {
         EXPECT_EQ(shown.find_first_of("abcdefghijklmnopqrstuvwxyz"), std::string::npos)
-            << in.id << ": region '" << p.region << "' shown as '" << shown << "'";
+            << instance.id << ": region '" << p.region << "' shown as '" << shown << "'";
       }
     }
   }

@@ -558,7 +558,11 @@ Result<ServingReport> validate_serving_csv(const Catalog& catalog,
       rep.skipped.emplace_back(row.id, why.empty() ? p.reason : why);
       continue;
     }
-    ServingPrediction sp{row, group_of(row), p.value, (p.value - row.value) / row.value};
+    ServingPrediction sp;
+    sp.row = row;
+    sp.group = group_of(row);
+    sp.predicted = p.value;
+    sp.error = (p.value - row.value) / row.value;
     sp.source = row.source.empty() ? "" : source_key(row.source);
     sp.ground = serving_ground(catalog, row, gpus);
     rep.rows.push_back(std::move(sp));
