@@ -569,8 +569,12 @@ std::string bench_json(const Catalog& catalog, const std::string& kind,
     if (!serving) return nlohmann::json{{"error", "no serving assumptions"}}.dump();
     return bench_serve_json(catalog, *serving);
   }
-  const Model* m = catalog.find_model("llama-2-7b");
-  if (!m) return nlohmann::json{{"error", "llama-2-7b is not in the catalog"}}.dump();
+  // "plan-moe": issue 26's search of >= 1,000,000 candidates (DeepSeek-V3, expert parallelism
+  // searched too, up to 64 nodes), as bench_planner's last case.
+  const bool moe = kind == "plan-moe";
+  const std::string id = moe ? "deepseek-v3" : "llama-2-7b";
+  const Model* m = catalog.find_model(id);
+  if (!m) return nlohmann::json{{"error", id + " is not in the catalog"}}.dump();
   int64_t candidates = 0;
   double s = 0;
   if (kind == "estimate") {
@@ -586,8 +590,8 @@ std::string bench_json(const Catalog& catalog, const std::string& kind,
   } else {
     PlanQuery q;
     q.request.model = m->id;
-    q.request.setup.precision = Precision::amp_bf16;
-    q.request.setup.global_batch = 512;
+    q.request.setup.precision = moe ? Precision::mixed_bf16 : Precision::amp_bf16;
+    q.request.setup.global_batch = moe ? 1024 : 512;
     q.request.setup.seq_len = 4096;
     q.run.tokens = 1e11;
     q.max_nodes = 64;
