@@ -17,7 +17,8 @@ namespace gpuplan {
 enum class NormKind { layernorm, rmsnorm };
 enum class PositionKind { learned, rotary, relative, none, xl_relative };
 enum class HeadKind { lm, classifier, none };
-enum class MlpActivation { gelu, relu, silu };
+// relu2: squared ReLU (Nemotron-4); like ReLU, one element-wise kernel with no matmul FLOPs.
+enum class MlpActivation { gelu, relu, silu, relu2 };
 // Local attention layers: a sliding window of the last `sliding_window` tokens (Mistral 7B v0.1,
 // GPT-OSS, Gemma 3), or chunks of `sliding_window` tokens, each query seeing the keys of its own
 // chunk up to itself (Llama 4's attention_chunk_size).

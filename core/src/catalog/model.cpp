@@ -169,7 +169,8 @@ void read_transformer(JsonReader& r, TransformerSpec& s) {
   s.head_dim = r.integer("head_dim", 0, 0, kMaxDim);
   s.ffn_hidden = r.integer("ffn_hidden", std::nullopt, 1, kMaxDim);
   s.gated_mlp = r.boolean("gated_mlp", false);
-  s.activation = static_cast<MlpActivation>(r.choice("activation", {"gelu", "relu", "silu"}, 0));
+  s.activation =
+      static_cast<MlpActivation>(r.choice("activation", {"gelu", "relu", "silu", "relu2"}, 0));
   s.vocab = r.integer("vocab", 0, 0, kMaxVocab);
   s.max_positions = r.integer("max_positions", 0, 0, kMaxDim * 1000);
   s.positions = static_cast<PositionKind>(

@@ -860,7 +860,7 @@ std::vector<QueryKey> custom_convention_rows() {
   const G g = G::custom_model;
   return {
       derived(row("c-activation", g,
-                  conventional(indexed<Q>({"gelu", "relu", "silu"}, SPEC(activation))),
+                  conventional(indexed<Q>({"gelu", "relu", "silu", "relu2"}, SPEC(activation))),
                   "auto: silu when gated, else gelu", "the MLP's activation", "MLP 的激活函数")),
       derived(row("c-positions", g,
                   conventional(indexed<Q>({"learned", "rotary", "relative", "none", "xl-relative"},

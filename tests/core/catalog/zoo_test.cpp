@@ -136,6 +136,12 @@ TEST(ZooParams, DenseModelsEqualTheirModelCards) {
   expect_near(counts("llama-3.1-70b").total, 70.6e9, 0.002, "Llama-3.1-70B");
   EXPECT_EQ(counts("llama-3.3-70b").total, counts("llama-3.1-70b").total);
   expect_near(counts("mistral-nemo-12b").total, 12.2e9, 0.005, "Mistral NeMo");
+  // Nemotron-4 technical reports: 15B has 3.2B embedding (input and untied output, 256,000 x
+  // 6144 each) and 12.5B non-embedding parameters; 340B has 9.4B and 331.6B (18432 wide).
+  const double vocab = 256000;
+  expect_near(counts("nemotron-4-15b").total - 2 * vocab * 6144, 12.5e9, 0.005, "Nemotron-4 15B");
+  expect_near(counts("nemotron-4-340b").total - 2 * vocab * 18432, 331.6e9, 0.001,
+              "Nemotron-4 340B");
   // GPT-J-6B by hand from its configuration: embeddings and LM head (with bias) of 50,400 x 4096,
   // 28 blocks of four bias-free 4096^2 attention matrices, a 4096 x 16384 MLP with biases and
   // two LayerNorms (gpuplan's two pre-norms where GPT-J shares one), and the final LayerNorm.
