@@ -210,7 +210,8 @@ namespace gpuplan {
     "--tp-comm-overlap needs sequence parallelism (--sp) and --tp > 1")                           \
   X(est_cp_train_only, "estimate.cp_train_only", "--cp is modelled for training only")            \
   X(est_vp_layers, "estimate.vp_layers",                                                          \
-    "--vp {0}: the {1} layers of '{2}' are fewer than --pp x --vp = {3} virtual stages")          \
+    "--vp {0}: the {1} layers of '{2}' cannot fill --pp x --vp = {3} virtual stages (the "        \
+    "embedding and the loss take at most one of their own each)")                                 \
   X(est_vp_micro_batches, "estimate.vp_micro_batches",                                            \
     "--vp {0}: the interleaved schedule needs the {1} micro-batches per step to be a multiple "   \
     "of --pp {2} (raise --batch or lower --micro-batch)")                                         \

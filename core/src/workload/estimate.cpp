@@ -319,9 +319,10 @@ std::optional<Error> check_schedule(const Model& model, const Setup& setup, cons
   if (setup.vp > 1) {
     // Each virtual stage holds whole layers; layers that do not split evenly are laid out by hand
     // (Megatron --pipeline-model-parallel-layout, e.g. DeepSeek-V3's 61 layers as "Et|(tt|)*30L"
-    // over 32 virtual stages), so a virtual stage needs at least one layer. Micro-batches run in
+    // over 32 virtual stages, the last holding the loss alone), so every virtual stage holds a
+    // layer except at most one for the embedding and one for the loss. Micro-batches run in
     // groups of pp (schedules.py, microbatch_group_size_per_vp_stage = pp: m / pp leaves none).
-    if (total_layers < int64_t{setup.pp} * setup.vp) {
+    if (total_layers + 2 < int64_t{setup.pp} * setup.vp) {
       return invalid(Msg::est_vp_layers, {str(setup.vp), str(total_layers), model.id,
                                           str(int64_t{setup.pp} * setup.vp)});
     }
