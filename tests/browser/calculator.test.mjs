@@ -123,6 +123,22 @@ test('a mixture-of-experts link shows total and active parameters and the expert
   assert.equal(s.estimate.moe.local_experts, 1);
   assert.equal(s.time.ep_comm_s, cli.time.ep_comm_s);
   await screenshot(page, 'calculator-moe');
+  // Megatron's recompute modules: as the CLI, then one more ticked on the page (a whole MoE
+  // layer recomputed repeats its all-to-alls: three passes of them, not two).
+  const rec = `${hash}&checkpointing=selective&recompute-modules=layernorm,moe_act`;
+  const r = await openLink(page, `${server.url}/index.html#${rec}`, 's.estimate !== null && s.time !== null');
+  const recArgs = ['estimate'];
+  for (const [k, v] of new URLSearchParams(rec)) recArgs.push(`--${k}`, v);
+  const recCli = await cliJson(recArgs);
+  assert.equal(r.time.recompute_s, recCli.time.recompute_s);
+  assert.equal(r.estimate.memory_bytes.activations, recCli.memory_bytes.activations);
+  assert.ok(r.time.recompute_s > 0);
+  await clickWidget(page, 'recompute-modules-moe', 6);
+  const moe = await waitForState(page, 's.estimate !== null && s.time !== null && ' +
+                                 'decodeURIComponent(s.query).includes("recompute-modules=moe_act,layernorm,moe")');
+  assert.ok(Math.abs(moe.time.ep_comm_s - 1.5 * cli.time.ep_comm_s) < 1e-9 * cli.time.ep_comm_s, `${moe.time.ep_comm_s}`);
+  assert.ok(moe.estimate.memory_bytes.activations < r.estimate.memory_bytes.activations);
+  await screenshot(page, 'calculator-recompute-modules');
 });
 
 test('the page opens the default link written in full, and a link it writes reopens as itself', async () => {
