@@ -537,6 +537,23 @@ void recomputable_parts(const TransformerSpec& s, const TransformerDims& d, doub
                  e * t * routed_f + r.shared_experts.matmul_input_bytes};
 }
 
+// What torchtitan's op-level selective checkpointing keeps of a block (LayerActivations): its
+// input, the attention output with the log-sum-exp, every second matmul's output; and the FLOPs
+// of the matmuls whose outputs it drops. `out_in`: the output projection's input width.
+void op_selective_parts(const TransformerSpec& s, const TransformerDims& d, double out_in,
+                        double element_bytes, double norm_input_bytes, LayerActivations& out) {
+  const double t = d.t;
+  const std::vector<std::pair<double, double>> mms = block_matmuls(s, d);
+  out.op_selective_bytes = norm_input_bytes * t * d.h + element_bytes * t * out_in + 4.0 * d.a * t;
+  for (size_t i = 0; i < mms.size(); ++i) {
+    if (i % 2 == 0) {
+      out.op_selective_bytes += element_bytes * t * mms[i].first;
+    } else {
+      out.op_selective_recompute_flops += 2 * t * mms[i].first * mms[i].second;
+    }
+  }
+}
+
 }  // namespace
 
 LayerActivations transformer_layer_activations(const TransformerSpec& s, int64_t seq_len,
@@ -611,15 +628,7 @@ LayerActivations transformer_layer_activations(const TransformerSpec& s, int64_t
     out.linear_bytes += 4.0 * a * t;  // log-sum-exp per query
   }
   recomputable_parts(s, d, keys, element_bytes, out);
-  const std::vector<std::pair<double, double>> mms = block_matmuls(s, d);
-  out.op_selective_bytes = norm_input_bytes * t * h + element_bytes * t * out_in + 4.0 * a * t;
-  for (size_t i = 0; i < mms.size(); ++i) {
-    if (i % 2 == 0) {
-      out.op_selective_bytes += element_bytes * t * mms[i].first;
-    } else {
-      out.op_selective_recompute_flops += 2 * t * mms[i].first * mms[i].second;
-    }
-  }
+  op_selective_parts(s, d, out_in, element_bytes, norm_input_bytes, out);
   return out;
 }
 
