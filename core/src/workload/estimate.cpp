@@ -220,33 +220,41 @@ double recompute_module_flops(const TransformerSpec& s, const TransformerFlops& 
   return flops;
 }
 
-// FLOPs recomputed per sample by activation checkpointing (Korthikanti et al. 2022, sec. 5).
-double transformer_recompute_flops(const Model& model, const Setup& setup, const Estimate& e) {
+// FLOPs recomputed per sample by activation checkpointing (Korthikanti et al. 2022, sec. 5), and
+// the part of them in Megatron's recompute modules (FlopCounts::recompute_modules_per_step).
+struct RecomputeFlops {
+  double total = 0, modules = 0;
+};
+RecomputeFlops transformer_recompute_flops(const Model& model, const Setup& setup,
+                                           const Estimate& e) {
   const TransformerSpec run = run_spec(model.transformer, setup, e.resolution);
   const TransformerFlops f = model_forward_flops(model, run, e.seq_len);
   const double blocks = f.total() - f.head - f.embedding;  // everything but the head
   const double layers = static_cast<double>(run.layers + run.decoder_layers);
   switch (setup.checkpointing) {
     case Checkpointing::none:
-      return 0;
+      return {};
     case Checkpointing::full:
-      return blocks;
+      return {blocks};
     case Checkpointing::selective: {
       const bool core = setup.recompute_modules & kRecomputeCoreAttn;
-      return (core && e.attention != "flash" ? e.flops.forward_attention_per_sample : 0.0) +
-             recompute_module_flops(run, f, e.flops.tokens_per_sample, setup.recompute_modules);
+      const double modules =
+          recompute_module_flops(run, f, e.flops.tokens_per_sample, setup.recompute_modules);
+      return {
+          (core && e.attention != "flash" ? e.flops.forward_attention_per_sample : 0.0) + modules,
+          modules};
     }
     case Checkpointing::op_selective: {
       const bool flash = e.attention == "flash";
       const LayerActivations la = transformer_layer_activations(
           run, e.seq_len, 2, 2, flash ? AttentionImpl::flash : AttentionImpl::eager);
       // Eager attention's score matmuls are not on the save list: recomputed too.
-      return la.op_selective_recompute_flops * layers + (flash ? 0.0 : f.attention_core);
+      return {la.op_selective_recompute_flops * layers + (flash ? 0.0 : f.attention_core)};
     }
     case Checkpointing::every_k_layers:
-      return blocks * std::floor(layers / setup.checkpoint_every) / std::max(layers, 1.0);
+      return {blocks * std::floor(layers / setup.checkpoint_every) / std::max(layers, 1.0)};
   }
-  return 0;
+  return {};
 }
 
 }  // namespace
@@ -849,14 +857,9 @@ void step_flops(const Model& model, const Setup& setup, Estimate& e) {
   if (setup.mode != Mode::train) return;
   e.flops.backward_per_step = (setup.lora_rank > 0 ? 1.0 : 2.0) * e.flops.forward_per_step;
   if (model.kind == ModelKind::transformer) {
-    e.flops.recompute_per_step = transformer_recompute_flops(model, setup, e) * batch;
-    if (setup.checkpointing == Checkpointing::selective) {
-      const TransformerSpec run = run_spec(model.transformer, setup, e.resolution);
-      e.flops.recompute_modules_per_step =
-          recompute_module_flops(run, model_forward_flops(model, run, e.seq_len),
-                                 e.flops.tokens_per_sample, setup.recompute_modules) *
-          batch;
-    }
+    const RecomputeFlops r = transformer_recompute_flops(model, setup, e);
+    e.flops.recompute_per_step = r.total * batch;
+    e.flops.recompute_modules_per_step = r.modules * batch;
   }
   e.flops.train_per_step =
       e.flops.forward_per_step + e.flops.backward_per_step + e.flops.recompute_per_step;
