@@ -155,7 +155,8 @@ ojson throughput_json(const ValidationReport& rep) {
                            {"fit", fit_name(v.fit)},
                            {"family", v.family},
                            {"ground", ground_json(v.ground)},
-                           {"band", band_row_json(v.band, v.measured_range, v.in_band)}});
+                           {"band", band_row_json(v.band, v.measured_range, v.in_band)},
+                           {"time", ojson::parse(step_time_to_json(v.time))}});
   }
   out["coverage"] = band_coverage_json(rep.coverage);
   out["skipped"] = ojson::array();

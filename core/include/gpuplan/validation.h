@@ -81,6 +81,7 @@ struct ValidatedRow {
   double error = 0;  // (predicted - measured) / measured
   bool fits = true;  // predicted memory fits the GPU
   double predicted_memory_bytes = 0;
+  StepTime time;        // the predicted step, part by part (why a row is off)
   std::string family;   // accuracy_family of the row's model and setup
   bool moe = false;     // the model is a mixture of experts
   RunGround ground;     // its kind, precision, parallel dimensions, GPU architecture, GPUs

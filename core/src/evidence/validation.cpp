@@ -446,6 +446,7 @@ Result<ValidatedRow> predict_row(const Catalog& catalog, const MeasuredRow& r,
     v.predicted = t.value().mfu * mfu_count_ratio(r, e.value());
   v.error = (v.predicted - r.value) / r.value;
   v.predicted_memory_bytes = e.value().memory.total();
+  v.time = t.value();
   v.family = accuracy_family(model, s.value());
   v.moe = model.kind == ModelKind::transformer && model.transformer.is_moe();
   v.ground = run_ground(model, s.value(), gpu, r.num_gpus);
