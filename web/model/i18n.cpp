@@ -129,6 +129,7 @@ const char* tr_attention(Attention a) {
     case Attention::flash3:
     case Attention::cudnn:
     case Attention::triton:
+    case Attention::flash1:
       return attention_name(a);  // kernel names, the same in every language
   }
   return tr(S::auto_choice);

@@ -100,7 +100,7 @@ enum class TorchRelease { v2_0_or_later, v1_11_to_1_13, v1_10_or_earlier };
 // Transformer Engine picks on Hopper and newer), triton (FlashAttention in Triton,
 // flash_attn_triton.py: MPT / llm-foundry's attn_impl "triton"). A causal kernel skips the masked
 // half of the scores; eager computes them all and masks after.
-enum class Attention { automatic, eager, flash, flash3, cudnn, triton };
+enum class Attention { automatic, eager, flash, flash3, cudnn, triton, flash1 };
 // Why the attention kernel is what it is (Estimate::attention_reason): given (--attention),
 // sdpa (auto: PyTorch's scaled_dot_product_attention picks a fused kernel), or why auto is eager:
 // not_16bit (gpuplan models fused kernels at 16 bits only), before_torch_2 (no SDPA),

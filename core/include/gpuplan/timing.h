@@ -146,6 +146,8 @@ struct Efficiencies {
   std::map<std::string, AttentionEfficiency> cudnn_attention;
   // FlashAttention in Triton (flash_attn_triton.py, MPT's attn_impl "triton"), by architecture.
   std::map<std::string, AttentionEfficiency> triton_attention;
+  // The first FlashAttention (flash-attn 0.x/1.x, 2022), by architecture.
+  std::map<std::string, AttentionEfficiency> flash1_attention;
   // Output tile of the GEMM kernels, for tile and wave quantisation (rows x columns).
   double gemm_tile_rows = 0;
   double gemm_tile_cols = 0;

@@ -85,6 +85,19 @@ inline constexpr AssumptionKey kAssumptionKeys[] = {
      GPUPLAN_FIELD(triton_attention["Hopper"].backward), 0.05, 1.0, false},
     {"triton_attention_causal_forward_efficiency_hopper",
      GPUPLAN_FIELD(triton_attention["Hopper"].causal_forward), 0.05, 1.0, false},
+    // The first FlashAttention (flash-attn before 2.0).
+    {"flash1_attention_forward_efficiency_ampere",
+     GPUPLAN_FIELD(flash1_attention["Ampere"].forward), 0.05, 1.0, false},
+    {"flash1_attention_backward_efficiency_ampere",
+     GPUPLAN_FIELD(flash1_attention["Ampere"].backward), 0.05, 1.0, false},
+    {"flash1_attention_causal_forward_efficiency_ampere",
+     GPUPLAN_FIELD(flash1_attention["Ampere"].causal_forward), 0.05, 1.0, false},
+    {"flash1_attention_forward_efficiency_hopper",
+     GPUPLAN_FIELD(flash1_attention["Hopper"].forward), 0.05, 1.0, false},
+    {"flash1_attention_backward_efficiency_hopper",
+     GPUPLAN_FIELD(flash1_attention["Hopper"].backward), 0.05, 1.0, false},
+    {"flash1_attention_causal_forward_efficiency_hopper",
+     GPUPLAN_FIELD(flash1_attention["Hopper"].causal_forward), 0.05, 1.0, false},
 };
 #undef GPUPLAN_FIELD
 

@@ -448,19 +448,22 @@ std::vector<QueryKey> kernel_rows() {
           integer<Q>(1, 1'000'000, FIELD(request.setup.checkpoint_every)), "2",
           "every-k-layers: one block in K is recomputed", "every-k-layers：每 K 个块重算一个"),
       row("attention", G::setup,
-          preset(enumeration<Q>(parse_attention, attention_name,
-                                {Attention::automatic, Attention::eager, Attention::flash,
-                                 Attention::flash3, Attention::cudnn, Attention::triton},
-                                FIELD(request.setup.attention))),
+          preset(enumeration<Q>(
+              parse_attention, attention_name,
+              {Attention::automatic, Attention::eager, Attention::flash, Attention::flash3,
+               Attention::cudnn, Attention::triton, Attention::flash1},
+              FIELD(request.setup.attention))),
           "auto",
           "auto: what PyTorch's SDPA picks (flash) at 16 bits from PyTorch 2.0, unless the model's "
           "own attention code adds relative position biases or is eager by reference; flash: "
           "FlashAttention-2 / SDPA; flash3: FlashAttention-3; cudnn: cuDNN's fused attention "
-          "(Transformer Engine on Hopper); triton: FlashAttention in Triton (MPT's attn_impl)",
+          "(Transformer Engine on Hopper); triton: FlashAttention in Triton (MPT's attn_impl); "
+          "flash1: the first FlashAttention (before FlashAttention-2, 2022)",
           "auto：PyTorch 2.0 起在 16 位时取 SDPA 所选内核（flash），除非模型自带的注意力代码加入"
           "相对位置偏置或其参考实现为 eager；flash：FlashAttention-2 / "
           "SDPA；flash3：FlashAttention-3；cudnn：cuDNN 融合注意力（Hopper 上 Transformer "
-          "Engine 所用）；triton：Triton 版 FlashAttention（MPT 的 attn_impl）"),
+          "Engine 所用）；triton：Triton 版 FlashAttention（MPT 的 attn_impl）；flash1：第一版 "
+          "FlashAttention（FlashAttention-2 之前，2022 年）"),
       row("memory-format", G::setup,
           enumeration<Q>(parse_memory_format, memory_format_name,
                          {MemoryFormat::automatic, MemoryFormat::nchw, MemoryFormat::channels_last},

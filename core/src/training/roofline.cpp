@@ -98,6 +98,7 @@ AttentionEfficiency training::attention_efficiency(Attention kernel,
       kernel == Attention::flash3   ? &eff.flash3_attention
       : kernel == Attention::cudnn  ? &eff.cudnn_attention
       : kernel == Attention::triton ? &eff.triton_attention
+      : kernel == Attention::flash1 ? &eff.flash1_attention
                                     : nullptr;
   if (own) {
     if (auto it = own->find(architecture); it != own->end()) return it->second;

@@ -81,13 +81,14 @@ constexpr std::array<std::pair<MemoryFormat, const char*>, 3> kMemoryFormats{{
     {MemoryFormat::nchw, "nchw"},
     {MemoryFormat::channels_last, "channels-last"},
 }};
-constexpr std::array<std::pair<Attention, const char*>, 6> kAttention{{
+constexpr std::array<std::pair<Attention, const char*>, 7> kAttention{{
     {Attention::automatic, "auto"},
     {Attention::eager, "eager"},
     {Attention::flash, "flash"},
     {Attention::flash3, "flash3"},
     {Attention::cudnn, "cudnn"},
     {Attention::triton, "triton"},
+    {Attention::flash1, "flash1"},
 }};
 constexpr std::array<std::pair<ContextComm, const char*>, 2> kContextComm{{
     {ContextComm::ring, "ring"},
