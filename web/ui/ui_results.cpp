@@ -164,6 +164,9 @@ void time_table(const Evaluation& c, UiActions& a) {
     if (c.time->ep_comm_s > 0)
       time_row(
           c, S::ep_comm, [](const StepTime& t) { return t.ep_comm_exposed_s; }, seconds);
+    if (c.time->offload_s > 0)
+      time_row(
+          c, S::offload_comm, [](const StepTime& t) { return t.offload_exposed_s; }, seconds);
     ImGui::EndTable();
   }
   if (c.time_band.rows > 0) {

@@ -201,6 +201,12 @@ struct Setup {
   Checkpointing checkpointing = Checkpointing::none;
   int checkpoint_every = 2;                         // every_k_layers: one block in k is recomputed
   unsigned recompute_modules = kRecomputeCoreAttn;  // selective: RecomputeModule bits
+  // Activation offloading to host memory (Megatron --cpu-offloading with
+  // --cpu-offloading-num-layers N, activations only: Transformer Engine's get_cpu_offload_context).
+  // The saved activations of the first N blocks are copied to host memory during the forward
+  // pass and back during the backward, so the GPU keeps L - N blocks' worth (TE's docstring).
+  // Megatron allows it without pipeline parallelism and without recomputation, N < L.
+  int offload_activation_layers = 0;
   GradReduce grad_reduce = GradReduce::automatic;
   // Transformer Engine's recipes (fp8, fp8-blockwise, mxfp8, nvfp4), as the framework drives them:
   // - cache_quantized_weights: the framework passes is_first_microbatch to TE's modules
@@ -367,6 +373,9 @@ struct Estimate {
   AttentionReason attention_reason = AttentionReason::given;
   std::string memory_format;  // "nchw" or "channels-last", as resolved (layer graphs; "" otherwise)
   std::optional<MoeEstimate> moe;  // models with experts
+  // Activation offloading (Setup::offload_activation_layers): one offloaded block's saved
+  // activations for one micro-batch on one GPU, what each copy to host memory and back moves.
+  double offload_bytes_per_layer = 0;
   std::vector<std::string> notes;  // assumptions that shaped this estimate
 };
 

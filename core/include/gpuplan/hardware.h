@@ -34,12 +34,16 @@ struct Gpu {
   // The best dense GEMM throughput measured on this GPU by precision (best shape, a hardware
   // ceiling, e.g. stas00/ml-engineering's "Maximum Achievable Matmul FLOPS"); absent: unknown.
   std::map<std::string, double> matmul_max_achievable_flops_per_s;
-  int sm_count = 0;                                // streaming multiprocessors; 0: unknown
-  double tdp_w = 0;                                // 0: unknown
-  std::string compute_capability;                  // "8.0"; empty: unknown
-  std::string interconnect;                        // "pcie", "nvlink3", ..., "none"; empty: unknown
-  double nvlink_bandwidth_bytes_per_s = 0;         // bidirectional total per GPU; 0: none/unknown
-  int pcie_gen = 0;                                // 0: unknown
+  int sm_count = 0;                         // streaming multiprocessors; 0: unknown
+  double tdp_w = 0;                         // 0: unknown
+  std::string compute_capability;           // "8.0"; empty: unknown
+  std::string interconnect;                 // "pcie", "nvlink3", ..., "none"; empty: unknown
+  double nvlink_bandwidth_bytes_per_s = 0;  // bidirectional total per GPU; 0: none/unknown
+  int pcie_gen = 0;                         // 0: unknown
+  // The GPU's path to host memory: "pcie" (x16 of pcie_gen), "nvlink-c2c" (a Grace superchip);
+  // empty: PCIe where pcie_gen is known. host_link_bytes_per_s: per direction, where sourced.
+  std::string host_link;
+  double host_link_bytes_per_s = 0;
   std::map<std::string, FactSource> fact_sources;  // spec name -> its source
 };
 

@@ -226,6 +226,17 @@ namespace gpuplan {
   X(est_cp_eager, "estimate.cp_eager",                                                            \
     "--cp needs a fused attention kernel (--attention flash, flash3, cudnn or triton)")           \
   X(est_cp_graph, "estimate.cp_graph", "--cp: model '{0}' has no sequence to split")              \
+  X(est_offload_train_only, "estimate.offload_train_only",                                        \
+    "--offload-activation-layers applies to training (--mode train)")                             \
+  X(est_offload_pp, "estimate.offload_pp",                                                        \
+    "--offload-activation-layers needs --pp 1 (Megatron offloads no pipeline-parallel run)")      \
+  X(est_offload_recompute, "estimate.offload_recompute",                                          \
+    "--offload-activation-layers needs --checkpointing none, not {0} (Megatron offloads "         \
+    "instead of recomputing)")                                                                    \
+  X(est_offload_layers, "estimate.offload_layers",                                                \
+    "--offload-activation-layers {0} must be fewer than the model's {1} blocks")                  \
+  X(est_offload_transformer, "estimate.offload_transformer",                                      \
+    "--offload-activation-layers applies to transformer models, not '{0}'")                       \
   X(est_mtp_transformer, "estimate.mtp_transformer",                                              \
     "--mtp-layers applies to transformer language models, not '{0}'")                             \
   X(est_overflow, "estimate.overflow",                                                            \

@@ -189,6 +189,10 @@ double gemm_quantisation_efficiency(double rows, double cols, int sms, const Eff
 double grouped_gemm_quantisation_efficiency(double rows, double cols, double groups, int sms,
                                             const Efficiencies& eff);
 
+// Per-direction bandwidth between a GPU and host memory: its sourced host link (NVLink-C2C on a
+// Grace superchip), else PCIe x16 of its generation; 0 when neither is known.
+double host_link_bytes_per_s(const Gpu& gpu);
+
 // The GPUs a run uses and how they are connected. A node is a host (one machine); an NVLink domain
 // is the GPUs that reach each other over NVLink, a whole number of hosts: the host itself for an
 // 8-GPU server, 72 GPUs over 18 hosts for an NVL72 rack. Ranks fill hosts, and hosts fill
@@ -245,6 +249,10 @@ struct StepTime {
   // recompute) and expert-tensor-parallel gathers of the whole step, and what of them is exposed.
   double ep_comm_s = 0;
   double ep_comm_exposed_s = 0;
+  // Activation offloading's copies to host memory and back (Setup::offload_activation_layers),
+  // whole step, and the part compute does not hide.
+  double offload_s = 0;
+  double offload_exposed_s = 0;
   double step_s = 0;
   double samples_per_s = 0;
   double tokens_per_s = 0;

@@ -401,10 +401,11 @@ Result<Gpu> parse_gpu_json(std::string_view text, const std::string& where) {
   g.aliases = string_list(r, "aliases");
   read_sources(r, sources);
   const nlohmann::json* specs = r.object("specs", true);
-  only_keys(r, specs, "specs",
-            {"memory_bytes", "memory_bandwidth_gb_per_s", "peak_dense_tflops", "peak_sparse_tflops",
-             "matmul_max_achievable_tflops", "sm_count", "tdp_w", "compute_capability",
-             "interconnect", "nvlink_bandwidth_gb_per_s", "pcie_gen"});
+  only_keys(
+      r, specs, "specs",
+      {"memory_bytes", "memory_bandwidth_gb_per_s", "peak_dense_tflops", "peak_sparse_tflops",
+       "matmul_max_achievable_tflops", "sm_count", "tdp_w", "compute_capability", "interconnect",
+       "nvlink_bandwidth_gb_per_s", "pcie_gen", "host_link", "host_link_gb_per_s"});
   auto& rec = g.fact_sources;
   if (auto v = number_fact(r, specs, "specs", "memory_bytes", sources, &rec, 1e9, 2e12))
     g.memory_bytes = *v;
@@ -448,6 +449,13 @@ Result<Gpu> parse_gpu_json(std::string_view text, const std::string& where) {
   }
   if (auto v = number_fact(r, specs, "specs", "pcie_gen", sources, &rec, 1, 7))
     g.pcie_gen = static_cast<int>(*v);
+  if (auto v = string_fact(r, specs, "specs", "host_link", sources, &rec)) {
+    if (*v != "pcie" && *v != "nvlink-c2c")
+      r.fail("specs.host_link.value: '" + *v + "' is not pcie or nvlink-c2c");
+    g.host_link = *v;
+  }
+  if (auto v = number_fact(r, specs, "specs", "host_link_gb_per_s", sources, &rec, 1, 10'000))
+    g.host_link_bytes_per_s = *v * 1e9;
   if (auto err = r.finish()) return *err;
   return g;
 }

@@ -110,6 +110,7 @@ const std::vector<std::string>& optional_columns() {
                                                  "optimizer_state_dtype",
                                                  "master_dtype",
                                                  "mtp_layers",
+                                                 "offload_activation_layers",
                                                  "nvlink_domain_gpus",
                                                  "config_json",
                                                  "source"};

@@ -447,6 +447,12 @@ std::vector<QueryKey> kernel_rows() {
       row("checkpoint-every", G::setup,
           integer<Q>(1, 1'000'000, FIELD(request.setup.checkpoint_every)), "2",
           "every-k-layers: one block in K is recomputed", "every-k-layers：每 K 个块重算一个"),
+      row("offload-activation-layers", G::setup,
+          integer<Q>(0, 1'000'000, FIELD(request.setup.offload_activation_layers)), "0",
+          "the saved activations of the first N blocks wait in host memory between the forward and "
+          "backward pass (Megatron --cpu-offloading-num-layers; no recompute, --pp 1)",
+          "前 N 个块保存的激活在前向与反向之间存放在主机内存中（Megatron "
+          "--cpu-offloading-num-layers；不重算，--pp 1）"),
       row("attention", G::setup,
           preset(enumeration<Q>(
               parse_attention, attention_name,

@@ -129,6 +129,8 @@ nlohmann::ordered_json time_json(const StepTime& t) {
       {"cp_comm_exposed_s", t.cp_comm_exposed_s},
       {"ep_comm_s", t.ep_comm_s},
       {"ep_comm_exposed_s", t.ep_comm_exposed_s},
+      {"offload_s", t.offload_s},
+      {"offload_exposed_s", t.offload_exposed_s},
       {"prefill_s", t.prefill_s},
       {"decode_token_s", t.decode_token_s},
       {"peak_flop_per_s", t.peak_flop_per_s},
@@ -280,6 +282,9 @@ std::string time_to_text(const StepTime& t, const PriceQuote* price, const RunCo
   row("  pipeline bubble", secs(t.pp_bubble_s));
   if (t.pp_p2p_total_s > 0) row("  pipeline sends exposed", secs(t.pp_p2p_s));
   if (t.cp_comm_s > 0) row("  context-parallel comm exposed", secs(t.cp_comm_exposed_s));
+  if (t.offload_s > 0) {
+    row("  activation offload exposed", secs(t.offload_exposed_s) + " of " + secs(t.offload_s));
+  }
   char b[64];
   std::snprintf(b, sizeof b, "%.1f", t.samples_per_s);
   row("samples/s", b);

@@ -35,6 +35,12 @@ double pcie_x16_bytes_per_s(int gen) {
 
 }  // namespace
 
+double host_link_bytes_per_s(const Gpu& gpu) {
+  if (gpu.host_link_bytes_per_s > 0) return gpu.host_link_bytes_per_s;
+  if (gpu.host_link == "nvlink-c2c" || gpu.pcie_gen <= 0) return 0;
+  return pcie_x16_bytes_per_s(gpu.pcie_gen);
+}
+
 Result<Cluster> single_node_cluster(const Gpu& gpu, int count) {
   if (count < 1 || count > kMaxClusterGpus)
     return invalid(Msg::time_gpus_range, {std::to_string(kMaxClusterGpus)});

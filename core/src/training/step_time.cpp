@@ -229,6 +229,34 @@ void input_pipeline(const Model& model, const Estimate& e, const Cluster& cluste
   st.samples_per_s = static_cast<double>(e.global_batch) / st.step_s;
 }
 
+// Activation offloading (Setup::offload_activation_layers = N of L blocks, one stage). Transformer
+// Engine's DefaultOffloadSynchronizer (pytorch/cpu_offload.py at NVIDIA/TransformerEngine@d0067d0d)
+// copies block i's saved activations to the host on one stream from block i + 1's forward on and
+// must finish by block L - N + i's; in the backward it starts reloading block i before block
+// L - 1 - N + i's backward. With the copies in series (t each) and f per block's forward, the
+// forward takes max(L f, N t + 2 f); the backward likewise with b per block. The PCIe link runs at
+// the measured PCIe share; NVLink-C2C, with no measured copy rate here, at its spec rate.
+void offload_time(const Setup& setup, const Estimate& e, const WorkProfile& work,
+                  const Cluster& cluster, const Efficiencies& eff, const PassTime& pass,
+                  double micro_steps, StepTime& st) {
+  const double n = setup.offload_activation_layers, layers = work.layers;
+  if (n <= 0 || e.offload_bytes_per_layer <= 0 || layers <= 0) return;
+  const Gpu& gpu = *cluster.gpu;
+  const double link = host_link_bytes_per_s(gpu) * (gpu.host_link_bytes_per_s > 0 ? 1.0 : eff.pcie);
+  if (link <= 0) {
+    st.notes.push_back("activation offloading: " + gpu.id +
+                       " has no sourced host-link bandwidth, so its copies are taken as hidden "
+                       "behind compute");
+    return;
+  }
+  const double t = e.offload_bytes_per_layer / link;
+  const double f = pass.forward_s / layers, b = pass.backward_s / layers;
+  st.offload_s = 2 * n * t * micro_steps;
+  st.offload_exposed_s =
+      (std::max(0.0, n * t + 2 * f - layers * f) + std::max(0.0, n * t + 2 * b - layers * b)) *
+      micro_steps;
+}
+
 void train_time(const Model& model, const Setup& setup, const Estimate& e, const WorkProfile& work,
                 const Cluster& cluster, const Efficiencies& eff, const InputAssumptions& input,
                 const Rates& r, const PassTime& pass, StepTime& st) {
@@ -269,8 +297,9 @@ void train_time(const Model& model, const Setup& setup, const Estimate& e, const
     ddp_comm(setup, e, cluster, l, pass, st);
   }
   st.optimizer_s = optimizer_s(setup, e, r, eff);
+  offload_time(setup, e, work, cluster, eff, pass, micro_steps, st);
   st.step_s = compute_s + st.pp_bubble_s + st.pp_p2p_s + st.tp_comm_s + st.cp_comm_exposed_s +
-              st.ep_comm_exposed_s + st.dp_comm_exposed_s + st.optimizer_s;
+              st.ep_comm_exposed_s + st.dp_comm_exposed_s + st.optimizer_s + st.offload_exposed_s;
   st.samples_per_s = static_cast<double>(e.global_batch) / st.step_s;
   input_pipeline(model, e, cluster, input, st);
 }

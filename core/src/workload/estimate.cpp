@@ -1,6 +1,7 @@
 #include "gpuplan/estimate.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cmath>
 #include <string>
 #include <string_view>
@@ -103,6 +104,23 @@ std::optional<Error> validate_precision_fields(const Setup& s) {
   return std::nullopt;
 }
 
+// Activation offloading as Megatron allows it (transformer_config.py at
+// NVIDIA/Megatron-LM@d98e8a64: "no support for Pipeline parallelism with CPU offloading", "CPU
+// offloading does not work when activation recomputation is enabled"); the block count is checked
+// against the model.
+std::optional<Error> validate_offload(const Setup& s) {
+  if (s.offload_activation_layers < 0 || s.offload_activation_layers > 1'000'000) {
+    return invalid("--offload-activation-layers must be between 0 and 1000000, got " +
+                   std::to_string(s.offload_activation_layers));
+  }
+  if (s.offload_activation_layers == 0) return std::nullopt;
+  if (s.mode != Mode::train) return invalid(Msg::est_offload_train_only, {});
+  if (s.pp > 1) return invalid(Msg::est_offload_pp, {});
+  if (s.checkpointing != Checkpointing::none)
+    return invalid(Msg::est_offload_recompute, {checkpointing_name(s.checkpointing)});
+  return std::nullopt;
+}
+
 std::optional<Error> validate_setup(const Setup& s) {
   if (s.dp < 1 || s.dp > kMaxParallel)
     return invalid("--dp must be between 1 and 1000000, got " + std::to_string(s.dp));
@@ -163,6 +181,7 @@ std::optional<Error> validate_setup(const Setup& s) {
     return invalid("--checkpoint-every must be between 1 and 1000000, got " +
                    std::to_string(s.checkpoint_every));
   }
+  if (auto err = validate_offload(s)) return err;
   for (double v : {s.assumptions.cuda_context_bytes, s.assumptions.cublas_workspace_bytes,
                    s.assumptions.allocator_round_bytes}) {
     if (!std::isfinite(v) || v < 0) return invalid("memory assumptions must be finite and >= 0");
@@ -554,6 +573,24 @@ double stored_activation_bytes(const Setup& setup, const LayerActivations& la, d
   return per_layer * layers_stage;
 }
 
+// Activation offloading (Setup::offload_activation_layers; one stage, no recompute, one micro-batch
+// in flight): the first N blocks' saved activations go to host memory, so the GPU keeps the other
+// L - N blocks' (Transformer Engine's get_cpu_offload_context docstring at
+// NVIDIA/TransformerEngine@d0067d0d: "activation memory usage is equal to (num_layers -
+// num_offloaded_layers) * T").
+void offload_activations(const Setup& setup, double layers, Estimate& e, Stage& st) {
+  const double n = setup.offload_activation_layers;
+  if (n <= 0 || layers <= 0) return;
+  e.offload_bytes_per_layer = st.activation_bytes / layers;
+  st.activation_bytes -= e.offload_bytes_per_layer * n;
+  char host[32];
+  std::snprintf(host, sizeof host, "%.1f GB", e.offload_bytes_per_layer * n / 1e9);
+  e.notes.push_back(
+      "activation offloading: " + std::to_string(setup.offload_activation_layers) +
+      " blocks' saved activations (" + host +
+      " per GPU) wait in pinned host memory between the forward and the backward pass");
+}
+
 // Training: the blocks' saved activations, the output head's, and the largest transient buffer.
 // Before PyTorch 1.11, softmax and log_softmax also kept their inputs (TorchRelease): eager
 // attention's scores before the softmax, and the fp32 copy of 16-bit logits.
@@ -579,6 +616,7 @@ void training_activations(const TransformerSpec& spec, const Setup& setup, Layer
   const double cp = setup.cp;
   st.activation_bytes =
       stored_activation_bytes(setup, la, input, layers_stage, impl, e) * mb * in_flight / cp;
+  offload_activations(setup, layers_stage, e, st);
   if (spec.head == HeadKind::lm) {
     // Output head on the last stage: final-norm input, head input and the logits. A fused
     // cross-entropy (flash-attn's, Liger's) keeps the 16-bit logits, writes their gradient in
@@ -747,6 +785,11 @@ std::optional<Error> transformer_workload(const Model& model, const Setup& setup
                                           const std::vector<ParamTensor>& tensors, Estimate& e,
                                           Stage& st) {
   if (invalid_spec) return invalid_spec;
+  const int64_t blocks = model.transformer.layers + model.transformer.decoder_layers;
+  if (setup.offload_activation_layers >= blocks && setup.offload_activation_layers > 0) {
+    return invalid(Msg::est_offload_layers,
+                   {std::to_string(setup.offload_activation_layers), std::to_string(blocks)});
+  }
   if (auto err = resolve_transformer_shape(model, setup, e)) return err;
   if (auto err = resolve_experts(model, setup, e)) return err;
   // Vision: the shape used for compute follows the chosen resolution; parameters do not.
@@ -1034,6 +1077,8 @@ Result<Estimate> Estimator::operator()(const Setup& setup) const {
   if (setup.lora_rank > 0 && setup.mode != Mode::train)
     return invalid(Msg::est_lora_train_only, {});
   Stage st;
+  if (setup.offload_activation_layers > 0 && model.kind != ModelKind::transformer)
+    return invalid(Msg::est_offload_transformer, {model.id});
   auto err = model.kind == ModelKind::transformer
                  ? transformer_workload(model, setup, invalid_spec_, tensors_, e, st)
                  : graph_workload(model, setup, e, st);

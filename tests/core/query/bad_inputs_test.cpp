@@ -264,6 +264,17 @@ TEST(BadInputs, UnknownSchemaVersionsAreTypedErrors) {
               "models/x.json: schema_version: missing required field");
 }
 
+TEST(BadInputs, AGpusHostLinkIsPcieOrNvlinkC2c) {
+  const std::string gpu =
+      R"({"schema_version": 1, "id": "x", "name": "X", "vendor": "v",
+          "sources": {"s": {"title": "t", "url": null, "date": "2026-01-01"}},
+          "specs": {"memory_bytes": {"value": 8e10, "source": "s"},
+                    "memory_bandwidth_gb_per_s": {"value": 2000, "source": "s"},
+                    "host_link": {"value": "cxl", "source": "s"}}})";
+  EXPECT_SEEN(gpu_json(gpu), Errc::schema_error,
+              "gpus/x.json: specs.host_link.value: 'cxl' is not pcie or nvlink-c2c");
+}
+
 TEST(BadInputs, UnknownModelAndGpuIdsAreNotFound) {
   auto validate = [](const std::string& row) {
     auto rows = parse_measured_csv(std::string(kCsvHeader) + row + "\n", "runs.csv");
