@@ -2,7 +2,7 @@
 // follows the URL, takes typed input, and supports back/forward.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { useBrowser, waitForState, openLink, cliJson, screenshot, clickWidget, frames, settled } from './harness.mjs';
+import { useBrowser, waitForState, openLink, cliJson, screenshot, clickWidget, frames, settled, widget } from './harness.mjs';
 
 let server, page;
 
@@ -139,6 +139,23 @@ test('a mixture-of-experts link shows total and active parameters and the expert
   assert.ok(Math.abs(moe.time.ep_comm_s - 1.5 * cli.time.ep_comm_s) < 1e-9 * cli.time.ep_comm_s, `${moe.time.ep_comm_s}`);
   assert.ok(moe.estimate.memory_bytes.activations < r.estimate.memory_bytes.activations);
   await screenshot(page, 'calculator-recompute-modules');
+});
+
+test('an activation-offloading link keeps the offloaded blocks off the GPU and times their copies, as the CLI', async () => {
+  // Llama-3-70B on GB200 NVL72 trays (Megatron-Bridge's recipe shape: FSDP, 8k tokens, 20 of 80
+  // blocks offloaded over NVLink-C2C).
+  const hash = 'model=llama-3-70b&batch=256&micro-batch=1&seq=8192&precision=mixed-bf16&zero=3' +
+               '&offload-activation-layers=20&instance=coreweave-gb200-nvl72&nodes=16&tokens=1e9';
+  const s = await openLink(page, `${server.url}/index.html#${hash}`, 's.estimate !== null && s.time !== null');
+  const args = ['estimate'];
+  for (const [k, v] of new URLSearchParams(hash)) args.push(`--${k}`, v);
+  const cli = await cliJson(args);
+  assert.equal(s.estimate.memory_bytes.activations, cli.memory_bytes.activations);
+  assert.equal(s.time.offload_s, cli.time.offload_s);
+  assert.equal(s.time.offload_exposed_s, cli.time.offload_exposed_s);
+  assert.ok(s.time.offload_s > 0);
+  await widget(page, 'offload-activation-layers');
+  await screenshot(page, 'calculator-offload');
 });
 
 test('the page opens the default link written in full, and a link it writes reopens as itself', async () => {
