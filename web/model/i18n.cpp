@@ -88,6 +88,8 @@ const char* tr_checkpointing(Checkpointing c) {
       return tr(S::ckpt_op_selective);
     case Checkpointing::every_k_layers:
       return tr(S::ckpt_every_k);
+    case Checkpointing::block:
+      return tr(S::ckpt_block);
   }
   return tr(S::ckpt_none);
 }

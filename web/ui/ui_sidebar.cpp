@@ -234,6 +234,8 @@ bool training_fields(Query& q, UiActions& a) {
     edited |= recompute_module_boxes(s, a);
   if (s.checkpointing == Checkpointing::every_k_layers)
     edited |= key_int("checkpoint-every", s.checkpoint_every, a);
+  if (s.checkpointing == Checkpointing::block)
+    edited |= key_int("recompute-num-layers", s.recompute_num_layers, a);
   // Megatron offloads activations only without recompute (and without pipeline stages).
   if (s.checkpointing == Checkpointing::none || s.offload_activation_layers > 0)
     edited |= key_int("offload-activation-layers", s.offload_activation_layers, a);
@@ -467,6 +469,7 @@ UiActions draw_sidebar(const PageModel& m) {
                             S::key_optimizer, S::key_optimizer_loop, S::key_checkpointing,
                             S::key_memory_format, S::key_attention, S::key_grad_reduce,
                             S::key_checkpoint_every, S::key_offload_activation_layers,
+                            S::key_recompute_num_layers,
                             S::key_pytorch,
                             S::key_tp, S::key_pp, S::key_zero, S::key_lora_rank,  // parallelism
                             S::key_gpu, S::key_gpus, S::key_nodes,                // hardware

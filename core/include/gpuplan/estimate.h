@@ -61,7 +61,10 @@ enum class OptimizerLoop { foreach, for_loop };
 //   op_selective    torchtitan's op-level SAC (ac_mode selective, op): keeps the outputs of
 //                   attention and of every second matmul of a block, recomputes the rest
 //   every_k_layers  torchtitan's layer-level SAC: full recompute of every k-th block
-enum class Checkpointing { none, selective, full, op_selective, every_k_layers };
+//   block           Megatron's --recompute-granularity full --recompute-method block: the first
+//                   Setup::recompute_num_layers blocks of each model chunk (a pipeline stage, or
+//                   each of its virtual stages) recomputed in full, the others keep everything
+enum class Checkpointing { none, selective, full, op_selective, every_k_layers, block };
 // The parts of a block Megatron-Core's selective recompute can rebuild in backward
 // (--recompute-modules; TransformerConfig.recompute_modules in megatron/core/transformer/
 // transformer_config.py), as bits of Setup::recompute_modules. Each drops what its module keeps
@@ -199,7 +202,9 @@ struct Setup {
   // (a norm and a scale per tensor), the multi-tensor version is a few kernels.
   bool clip_grad_norm = false;
   Checkpointing checkpointing = Checkpointing::none;
-  int checkpoint_every = 2;                         // every_k_layers: one block in k is recomputed
+  int checkpoint_every = 2;  // every_k_layers: one block in k is recomputed
+  int recompute_num_layers =
+      1;  // block: blocks recomputed per model chunk (--recompute-num-layers)
   unsigned recompute_modules = kRecomputeCoreAttn;  // selective: RecomputeModule bits
   // Activation offloading to host memory (Megatron --cpu-offloading with
   // --cpu-offloading-num-layers N, activations only: Transformer Engine's get_cpu_offload_context).
@@ -357,6 +362,11 @@ struct MoeEstimate {
   double dispatch_bytes_per_layer = 0;  // one MoE block's dispatch, one micro-batch, one GPU
   double dispatch_buffer_bytes = 0;     // its send and receive buffers, live together
 };
+
+// The share of a pipeline stage's blocks that block recomputation (Checkpointing::block) rebuilds:
+// the first recompute_num_layers of each of its vp model chunks of layers / (pp x vp) blocks
+// (megatron/core/transformer/transformer_block.py, _checkpointed_forward, method "block").
+double block_recompute_share(const Setup& setup, double layers);
 
 // The full estimate.
 struct Estimate {

@@ -432,10 +432,11 @@ std::vector<QueryKey> setup_rows() {
 std::vector<QueryKey> kernel_rows() {
   return {
       row("checkpointing", G::setup,
-          enumeration<Q>(parse_checkpointing, checkpointing_name,
-                         {Checkpointing::none, Checkpointing::selective, Checkpointing::full,
-                          Checkpointing::op_selective, Checkpointing::every_k_layers},
-                         FIELD(request.setup.checkpointing)),
+          enumeration<Q>(
+              parse_checkpointing, checkpointing_name,
+              {Checkpointing::none, Checkpointing::selective, Checkpointing::full,
+               Checkpointing::op_selective, Checkpointing::every_k_layers, Checkpointing::block},
+              FIELD(request.setup.checkpointing)),
           "none", "activation checkpointing: what the backward pass recomputes",
           "激活检查点：反向传播时重算的部分"),
       row("recompute-modules", G::setup, recompute_module_list(), "core_attn",
@@ -447,6 +448,13 @@ std::vector<QueryKey> kernel_rows() {
       row("checkpoint-every", G::setup,
           integer<Q>(1, 1'000'000, FIELD(request.setup.checkpoint_every)), "2",
           "every-k-layers: one block in K is recomputed", "every-k-layers：每 K 个块重算一个"),
+      row("recompute-num-layers", G::setup,
+          integer<Q>(1, 1'000'000, FIELD(request.setup.recompute_num_layers)), "1",
+          "--checkpointing block: the first N blocks of each pipeline stage (or virtual stage) are "
+          "recomputed "
+          "(Megatron --recompute-method block --recompute-num-layers)",
+          "--checkpointing block 时：每个流水线阶段（或虚拟阶段）的前 N 个块重算（Megatron "
+          "--recompute-method block --recompute-num-layers）"),
       row("offload-activation-layers", G::setup,
           integer<Q>(0, 1'000'000, FIELD(request.setup.offload_activation_layers)), "0",
           "the saved activations of the first N blocks wait in host memory between the forward and "

@@ -326,7 +326,8 @@ void expert_comm(const Setup& setup, const Estimate& e, const WorkProfile& work,
       setup.checkpointing == Checkpointing::full || moe_recomputed ? 1.0
       : setup.checkpointing == Checkpointing::every_k_layers
           ? std::floor(std::max(layers, 1.0) / setup.checkpoint_every) / std::max(layers, 1.0)
-          : 0.0;
+      : setup.checkpointing == Checkpointing::block ? block_recompute_share(setup, t.moe_layers)
+                                                    : 0.0;
   st.ep_comm_s = micro_steps * forward * (2 + recomputed);
   st.ep_comm_exposed_s = st.ep_comm_s;
   if (!t.overlap || micro_steps < 2) return;

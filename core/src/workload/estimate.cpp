@@ -181,6 +181,10 @@ std::optional<Error> validate_setup(const Setup& s) {
     return invalid("--checkpoint-every must be between 1 and 1000000, got " +
                    std::to_string(s.checkpoint_every));
   }
+  if (s.recompute_num_layers < 1 || s.recompute_num_layers > 1'000'000) {
+    return invalid("--recompute-num-layers must be between 1 and 1000000, got " +
+                   std::to_string(s.recompute_num_layers));
+  }
   if (auto err = validate_offload(s)) return err;
   for (double v : {s.assumptions.cuda_context_bytes, s.assumptions.cublas_workspace_bytes,
                    s.assumptions.allocator_round_bytes}) {
@@ -272,6 +276,8 @@ RecomputeFlops transformer_recompute_flops(const Model& model, const Setup& setu
     }
     case Checkpointing::every_k_layers:
       return {blocks * std::floor(layers / setup.checkpoint_every) / std::max(layers, 1.0)};
+    case Checkpointing::block:
+      return {blocks * block_recompute_share(setup, layers)};
   }
   return {};
 }
@@ -568,6 +574,10 @@ double stored_activation_bytes(const Setup& setup, const LayerActivations& la, d
       const double rebuilt = std::floor(layers_stage / setup.checkpoint_every);
       return (layers_stage - rebuilt) * per_layer + rebuilt * input_bytes +
              (rebuilt > 0 ? per_layer : 0.0);
+    }
+    case Checkpointing::block: {
+      const double rebuilt = layers_stage * block_recompute_share(setup, layers_stage * setup.pp);
+      return (layers_stage - rebuilt) * per_layer + rebuilt * input_bytes + per_layer;
     }
   }
   return per_layer * layers_stage;
@@ -937,6 +947,10 @@ double te_weight_copies(const Setup& setup, const Stage& st, double micro_steps,
     const double rebuilt = std::floor(layers / setup.checkpoint_every);
     return per_block * ((layers - rebuilt) * in_flight + (rebuilt > 0 ? 1 : 0));
   }
+  if (setup.checkpointing == Checkpointing::block) {
+    const double rebuilt = layers * block_recompute_share(setup, layers * setup.pp);
+    return per_block * ((layers - rebuilt) * in_flight + 1);
+  }
   return copies * in_flight;
 }
 
@@ -1046,6 +1060,12 @@ std::vector<ParamTensor> stored_parameters(const TransformerSpec& spec, Mode mod
 }
 
 }  // namespace
+
+double block_recompute_share(const Setup& setup, double layers) {
+  const double chunk = layers / std::max(1, setup.pp * setup.vp);
+  if (chunk <= 0) return 0;
+  return std::min<double>(setup.recompute_num_layers, chunk) / chunk;
+}
 
 Estimator::Estimator(const Model& model, const Setup& setup)
     : given_(model),

@@ -60,12 +60,13 @@ constexpr std::array<std::pair<OptimizerLoop, const char*>, 2> kOptimizerLoops{{
     {OptimizerLoop::foreach, "foreach"},
     {OptimizerLoop::for_loop, "for-loop"},
 }};
-constexpr std::array<std::pair<Checkpointing, const char*>, 5> kCheckpointing{{
+constexpr std::array<std::pair<Checkpointing, const char*>, 6> kCheckpointing{{
     {Checkpointing::none, "none"},
     {Checkpointing::selective, "selective"},
     {Checkpointing::full, "full"},
     {Checkpointing::op_selective, "op-selective"},
     {Checkpointing::every_k_layers, "every-k-layers"},
+    {Checkpointing::block, "block"},
 }};
 constexpr std::array<std::pair<GradReduce, const char*>, 3> kGradReduce{{
     {GradReduce::automatic, "auto"},
