@@ -32,6 +32,7 @@ const std::set<std::string>& harmless_fields() {
                                                "initializer_range",
                                                "rms_norm_eps",
                                                "layer_norm_eps",
+                                               "norm_eps",
                                                "rope_theta",
                                                "use_cache",
                                                "attention_dropout",
@@ -162,8 +163,9 @@ void read_activation(JsonReader& r, TransformerSpec& s) {
   }
 }
 
-// The fields every decoder below shares (transformers' LlamaConfig and its descendants).
-void read_decoder(JsonReader& r, TransformerSpec& s) {
+// The fields every decoder below shares (transformers' LlamaConfig and its descendants);
+// `gated`: the MLP is gated, its activation read by read_activation (else the caller reads it).
+void read_decoder(JsonReader& r, TransformerSpec& s, bool gated = true) {
   s.layers = r.integer("num_hidden_layers", std::nullopt, 1, kMax);
   s.hidden = r.integer("hidden_size", std::nullopt, 1, kMax);
   s.heads = r.integer("num_attention_heads", std::nullopt, 1, kMax);
@@ -173,7 +175,7 @@ void read_decoder(JsonReader& r, TransformerSpec& s) {
   s.vocab = r.integer("vocab_size", std::nullopt, 1, kMax);
   s.max_positions = r.integer("max_position_embeddings", 4096, 1, 1'000'000'000);
   s.tied_embeddings = r.boolean("tie_word_embeddings", false);
-  read_activation(r, s);
+  if (gated) read_activation(r, s);
   s.positions = PositionKind::rotary;
   s.norm = NormKind::rmsnorm;
   s.norm_bias = false;
@@ -223,6 +225,31 @@ std::optional<Error> read_llama_like(JsonReader& r, const nlohmann::json& j, Tra
       with_decoder_fields({"use_sliding_window", "sliding_window", "num_local_experts",
                            "num_experts", "num_experts_per_tok", "moe_intermediate_size",
                            "decoder_sparse_step", "mlp_only_layers"}));
+}
+
+// Nemotron (transformers' NemotronConfig, Nemotron-4): LlamaConfig's fields, but an ungated MLP
+// (up_proj, the activation, down_proj: NemotronMLP) of squared ReLU by default, and LayerNorm1P
+// (a LayerNorm with bias whose weight is stored zero-centred) in place of RMSNorm. Rotary runs on
+// partial_rotary_factor of each head, which changes no FLOP or byte gpuplan counts.
+std::optional<Error> read_nemotron(JsonReader& r, const nlohmann::json& j, TransformerSpec& s,
+                                   const std::string& where) {
+  read_decoder(r, s, false);
+  // Configs converted from NeMo (Minitron, Nemotron-Mini) name the head width kv_channels.
+  if (s.head_dim == 0) s.head_dim = nullable_integer(r, "kv_channels", 0, kMax);
+  const std::string act = r.string("hidden_act", "relu2");
+  s.gated_mlp = false;
+  if (act == "relu2") {
+    s.activation = MlpActivation::relu2;
+  } else if (act == "relu") {
+    s.activation = MlpActivation::relu;
+  } else if (act.rfind("gelu", 0) == 0) {
+    s.activation = MlpActivation::gelu;
+  } else {
+    r.fail("hidden_act: '" + act + "' is not modelled for nemotron (relu2, relu or gelu)");
+  }
+  s.norm = NormKind::layernorm;
+  s.norm_bias = true;
+  return check_unknown_fields(j, where, "nemotron", with_decoder_fields({"kv_channels"}));
 }
 
 // DeepSeek-V2/V3 and Kimi K2 (DeepseekV3ForCausalLM): multi-head latent attention, shared and
@@ -514,7 +541,7 @@ namespace {
 
 constexpr const char* kSupported =
     "llama, mistral, mixtral, qwen2, qwen3, qwen3_moe, deepseek_v2, deepseek_v3, kimi_k2, gpt_oss, "
-    "llama4, llama4_text, glm4_moe, gpt2, bert, vit, mpt";
+    "llama4, llama4_text, glm4_moe, nemotron, gpt2, bert, vit, mpt";
 
 // The decoders of 2024-26 (strict: an unknown field is refused); `j` is the object `r` reads.
 std::optional<Error> read_modern_decoder(JsonReader& r, const nlohmann::json& j, Model& m,
@@ -530,6 +557,8 @@ std::optional<Error> read_modern_decoder(JsonReader& r, const nlohmann::json& j,
     unknown = read_gpt_oss(r, j, s, where);
   } else if (type == "glm4_moe") {
     unknown = read_glm4_moe(r, j, s, where);
+  } else if (type == "nemotron") {
+    unknown = read_nemotron(r, j, s, where);
   } else {
     unknown = read_llama4_text(r, j, s, where);
   }
@@ -541,8 +570,9 @@ std::optional<Error> read_modern_decoder(JsonReader& r, const nlohmann::json& j,
 }
 
 bool is_modern_decoder(const std::string& type) {
-  for (const char* t : {"llama", "mistral", "mixtral", "qwen2", "qwen3", "qwen3_moe", "deepseek_v2",
-                        "deepseek_v3", "kimi_k2", "gpt_oss", "glm4_moe", "llama4_text"}) {
+  for (const char* t :
+       {"llama", "mistral", "mixtral", "qwen2", "qwen3", "qwen3_moe", "deepseek_v2", "deepseek_v3",
+        "kimi_k2", "gpt_oss", "glm4_moe", "llama4_text", "nemotron"}) {
     if (type == t) return true;
   }
   return false;

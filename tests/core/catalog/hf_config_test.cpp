@@ -52,7 +52,7 @@ TEST(HfConfig, ErrorsNameTheField) {
   EXPECT_EQ(err(R"({"model_type": "mamba"})"),
             "config.json: model_type 'mamba' is not supported (supported: llama, mistral, mixtral, "
             "qwen2, qwen3, qwen3_moe, deepseek_v2, deepseek_v3, kimi_k2, gpt_oss, llama4, "
-            "llama4_text, glm4_moe, gpt2, bert, vit, mpt)");
+            "llama4_text, glm4_moe, nemotron, gpt2, bert, vit, mpt)");
   EXPECT_EQ(err(R"({"hidden_size": 4096})"), "config.json: model_type: missing required field");
   EXPECT_EQ(err(R"({"model_type": "gpt2", "n_layer": "12"})"),
             "config.json: n_layer: expected an integer, got a string");
@@ -112,6 +112,38 @@ TEST(HfConfig, DecodersOf2026ImportToTheZoosArchitectures) {
   expect_same_architecture("gpt-oss-120b.json", "gpt-oss-120b");
   expect_same_architecture("glm-4.5.json", "glm-4.5");
   expect_same_architecture("llama-4-scout-17b-16e.json", "llama-4-scout");
+}
+
+TEST(HfConfig, NemotronImportsAsTheZoosNemotron4) {
+  // transformers' NemotronConfig fields with Nemotron-4 15B's shape (its technical report's
+  // Table 1, NeMo's FFN width): an ungated squared-ReLU MLP and LayerNorm1P (with bias), as the
+  // zoo entry, so the same 15,628,775,424 parameters. NeMo-converted configs name the head width
+  // kv_channels.
+  const std::string config = R"({"architectures": ["NemotronForCausalLM"], "model_type": "nemotron",
+      "hidden_act": "relu2", "hidden_size": 6144, "intermediate_size": 24576,
+      "num_hidden_layers": 32, "num_attention_heads": 48, "num_key_value_heads": 8,
+      "max_position_embeddings": 4096, "norm_eps": 1e-05, "partial_rotary_factor": 0.5,
+      "rope_theta": 10000, "tie_word_embeddings": false, "vocab_size": 256000,
+      "kv_channels": 128, "torch_dtype": "bfloat16"})";
+  auto m = model_from_hf_config(config, "config.json");
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  const TransformerSpec& s = m.value().transformer;
+  EXPECT_FALSE(s.gated_mlp);
+  EXPECT_EQ(s.activation, MlpActivation::relu2);
+  EXPECT_EQ(s.norm, NormKind::layernorm);
+  EXPECT_EQ(s.head_dim, 128);
+  int64_t n = 0, zoo = 0;
+  for (const auto& t : transformer_parameters(s)) n += t.numel();
+  for (const auto& t : transformer_parameters(test::model("nemotron-4-15b").transformer))
+    zoo += t.numel();
+  EXPECT_EQ(n, zoo);
+  EXPECT_EQ(n, 15'628'775'424);
+  std::string gated = config;
+  gated.replace(gated.find("relu2"), 5, "silu");
+  auto refused = model_from_hf_config(gated, "config.json");
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().message,
+            "config.json: hidden_act: 'silu' is not modelled for nemotron (relu2, relu or gelu)");
 }
 
 TEST(HfConfig, ReadsLatentAttentionWindowsSinksAndMultiTokenPrediction) {
