@@ -95,13 +95,20 @@ void add_splits(std::vector<Layout>& out, const ModelShape& shape, const Setup& 
                 const PlanQuery& q, int dp, int tp, int pp, int cp) {
   const int64_t global_batch = base.global_batch;
   if (global_batch % dp != 0) return;
-  // A recompute module list (--recompute-modules) names the checkpointing: selective alone.
+  // The search tries none, selective and full. A recompute module list (--recompute-modules)
+  // names the checkpointing: selective alone; a mode the search does not try (block,
+  // every-k-layers, op-selective) is kept as given; activation offloading runs without any.
+  const Checkpointing given = base.checkpointing;
+  const bool searched = given == Checkpointing::none || given == Checkpointing::selective ||
+                        given == Checkpointing::full;
   const std::vector<Checkpointing> ckpts =
-      !shape.transformer ? std::vector<Checkpointing>{Checkpointing::none}
+      !shape.transformer || base.offload_activation_layers > 0
+          ? std::vector<Checkpointing>{Checkpointing::none}
       : base.recompute_modules != kRecomputeCoreAttn
           ? std::vector<Checkpointing>{Checkpointing::selective}
-          : std::vector<Checkpointing>{Checkpointing::none, Checkpointing::selective,
-                                       Checkpointing::full};
+      : !searched ? std::vector<Checkpointing>{given}
+                  : std::vector<Checkpointing>{Checkpointing::none, Checkpointing::selective,
+                                               Checkpointing::full};
   for (int64_t micro :
        powers_of_two(static_cast<int>(std::min<int64_t>(global_batch / dp, 1 << 20)))) {
     if (global_batch % (dp * micro) != 0) continue;

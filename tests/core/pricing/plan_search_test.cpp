@@ -150,6 +150,32 @@ TEST(PlanSearch, ARecomputeModuleListFixesSelectiveCheckpointing) {
   }
 }
 
+TEST(PlanSearch, AModeTheSearchDoesNotTryIsKeptAndOffloadingRunsWithoutRecompute) {
+  // --checkpointing block --recompute-num-layers 5 (Megatron's block method): every plan keeps it.
+  const Model& m = test::model("llama-2-70b");
+  PlanQuery q = split_model_query();
+  q.request.setup.checkpointing = Checkpointing::block;
+  q.request.setup.recompute_num_layers = 5;
+  auto r = plan(test::catalog(), m, q);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  ASSERT_FALSE(r.value().plans.empty());
+  for (const Plan& p : r.value().plans) {
+    EXPECT_EQ(p.setup.checkpointing, Checkpointing::block) << p.instance;
+    EXPECT_GT(p.time.recompute_s, 0) << p.instance;
+  }
+  // Offloading activations (Megatron: no recompute, no pipeline stages): plans of one stage
+  // without checkpointing only.
+  q = split_model_query();
+  q.request.setup.offload_activation_layers = 20;
+  r = plan(test::catalog(), m, q);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  ASSERT_FALSE(r.value().plans.empty());
+  for (const Plan& p : r.value().plans) {
+    EXPECT_EQ(p.setup.checkpointing, Checkpointing::none) << p.instance;
+    EXPECT_EQ(p.setup.pp, 1) << p.instance;
+  }
+}
+
 TEST(PlanSearch, ContextParallelismIsSearchedForLongSequencesOnly) {
   // Llama-3-8B on 128k-token samples: each context-parallel rank keeps seq / cp tokens, so the
   // search tries cp 2, 4, ... while a rank keeps at least 4096 tokens; at 4096 tokens none.
