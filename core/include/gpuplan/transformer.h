@@ -170,8 +170,13 @@ struct LayerActivations {
 // bytes per element of norm inputs (4 under autocast, where the residual stream stays fp32).
 // mask_bytes: bytes per dropout-mask element; CUDA's fused dropout keeps a 1-byte mask, the CPU
 // keeps it in the input's dtype (tests compare with PyTorch on the CPU).
+// fused_swiglu: a fused SwiGLU kernel saves only its input and recomputes the gate's activation in
+// backward (Megatron's SwiGLUFunction, megatron/core/fusions/fused_bias_swiglu.py at
+// NVIDIA/Megatron-LM@d98e8a64: ctx.save_for_backward(input)), so a gated MLP keeps its first
+// matmul's output and the product, 3 terms per width, where eager PyTorch keeps 4.
 LayerActivations transformer_layer_activations(const TransformerSpec& spec, int64_t seq_len,
                                                double element_bytes, double norm_input_bytes,
-                                               AttentionImpl attention, double mask_bytes = 1.0);
+                                               AttentionImpl attention, double mask_bytes = 1.0,
+                                               bool fused_swiglu = false);
 
 }  // namespace gpuplan

@@ -823,8 +823,8 @@ std::optional<Error> transformer_workload(const Model& model, const Setup& setup
   }
   const PrecisionBytes& pb = precision_bytes(setup.precision);
   if (setup.mode == Mode::train) {
-    LayerActivations la =
-        transformer_layer_activations(run, e.seq_len, pb.activation, pb.norm_input, impl.value());
+    LayerActivations la = transformer_layer_activations(
+        run, e.seq_len, pb.activation, pb.norm_input, impl.value(), 1.0, setup.fused_kernels);
     if (setup.checkpointing == Checkpointing::selective)
       drop_recomputed_modules(setup.recompute_modules, la);
     // Transformer Engine saves each linear layer's input column-wise quantised, in the blocks

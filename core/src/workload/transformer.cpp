@@ -512,11 +512,11 @@ namespace {
 // The parts of a block's saved activations (transformer_layer_activations' terms) that each of
 // Megatron's recompute modules drops, averaged over the blocks as the MLP terms are.
 void recomputable_parts(const TransformerSpec& s, const TransformerDims& d, double keys, double e,
-                        LayerActivations& out) {
+                        double inner, LayerActivations& out) {
   LayerActivations::Recomputable& r = out.recomputable;
   const double t = d.t, h = d.h, layers = static_cast<double>(std::max<int64_t>(s.layers, 1));
   const double moe_blocks = static_cast<double>(s.moe_layer_count()) / layers;
-  const double inner = s.gated_mlp ? 4.0 : 2.0;  // MLP terms per width (activation output: 1)
+  // inner: MLP terms per width (the activation output: 1).
   r.norm_outputs = {2 * e * t * h, 2 * e * t * h};
   if (s.is_mla()) {
     const double ql = static_cast<double>(s.q_lora_rank), kvl = static_cast<double>(s.kv_lora_rank);
@@ -558,7 +558,8 @@ void op_selective_parts(const TransformerSpec& s, const TransformerDims& d, doub
 
 LayerActivations transformer_layer_activations(const TransformerSpec& s, int64_t seq_len,
                                                double element_bytes, double norm_input_bytes,
-                                               AttentionImpl attention, double mask_bytes) {
+                                               AttentionImpl attention, double mask_bytes,
+                                               bool fused_swiglu) {
   // Korthikanti et al. 2022, "Reducing Activation Recomputation in Large Transformer Models",
   // sec. 4.1: per layer 34*s*b*h + 5*a*s^2*b bytes at 16-bit with dropout. Term by term, with
   // e = element_bytes, n = norm_input_bytes, q/kv the query and key/value widths:
@@ -567,7 +568,8 @@ LayerActivations transformer_layer_activations(const TransformerSpec& s, int64_t
   //              MLA also keeps its latents: the query latent (norm input and q_b input) and
   //              the KV latent (norm input and kv_b input);
   //   MLP:       norm input n*s*h, first matmul input e*s*h, activation input and output
-  //              2*e*s*f (gated: gate, up, activation output, product = 4*e*s*f) per active
+  //              2*e*s*f (gated: gate, up, activation output, product = 4*e*s*f; a fused
+  //              SwiGLU keeps gate and up as one input, and the product: 3*e*s*f) per active
   //              expert or dense MLP, averaged over the blocks; router logits in MoE blocks;
   //              dropout mask m*s*h;
   //   scores:    softmax output e*a*s^2, with dropout its mask m*a*s^2 and output e*a*s^2.
@@ -594,7 +596,8 @@ LayerActivations transformer_layer_activations(const TransformerSpec& s, int64_t
     attn += (norm_input_bytes + element_bytes) * (t * ql + keys * kvl);
   }
   const double mlp_in = element_bytes * t * h;
-  const double mlp_inner = element_bytes * t * f_active * (s.gated_mlp ? 4.0 : 2.0);
+  const double inner = !s.gated_mlp ? 2.0 : fused_swiglu ? 3.0 : 4.0;
+  const double mlp_inner = element_bytes * t * f_active * inner;
   const double router = s.is_moe() ? 4.0 * t * static_cast<double>(s.experts) * d.moe_share : 0.0;
   // Each routed expert's first GEMM keeps its own input, the tokens sent to it: a copy of every
   // token per routed expert in MoE blocks.
@@ -603,8 +606,7 @@ LayerActivations transformer_layer_activations(const TransformerSpec& s, int64_t
   out.linear_bytes = norms + masks + attn + mlp_in + mlp_inner + router + expert_inputs;
   out.routed_input_bytes = expert_inputs;
   out.routed_bytes = expert_inputs + element_bytes * t * routed *
-                                         static_cast<double>(s.moe_ffn_hidden_or_default()) *
-                                         (s.gated_mlp ? 4.0 : 2.0);
+                                         static_cast<double>(s.moe_ffn_hidden_or_default()) * inner;
   // Under tensor parallelism each rank needs the whole input of the QKV and first MLP matmuls,
   // besides the norm inputs and masks: 10*s*b*h of eq. 2 (Korthikanti et al. 2022).
   out.replicated_bytes = norms + masks + 2 * element_bytes * t * h;
@@ -627,7 +629,7 @@ LayerActivations transformer_layer_activations(const TransformerSpec& s, int64_t
   } else {
     out.linear_bytes += 4.0 * a * t;  // log-sum-exp per query
   }
-  recomputable_parts(s, d, keys, element_bytes, out);
+  recomputable_parts(s, d, keys, element_bytes, inner, out);
   op_selective_parts(s, d, out_in, element_bytes, norm_input_bytes, out);
   return out;
 }

@@ -284,6 +284,23 @@ TEST(TransformerActivations, FlashAttentionKeepsNoSquareTerms) {
   EXPECT_DOUBLE_EQ(eager.attention_scores_bytes, 2.0 * 32 * 4096 * 4096);
 }
 
+TEST(TransformerActivations, AFusedSwigluKeepsOnlyItsInputAndTheProduct) {
+  // Megatron's fused SwiGLU saves its input (gate and up, 2f wide) and recomputes silu(gate) in
+  // backward; the second matmul keeps the product (f): 3 terms per width where eager keeps 4
+  // (gate, up, silu(gate), product). LLaMA-2-7B, 4096 tokens, 16-bit: one fewer 2 x s x 11008.
+  const TransformerSpec& s = test::model("llama-2-7b").transformer;
+  const LayerActivations eager = transformer_layer_activations(s, 4096, 2, 2, AttentionImpl::flash);
+  const LayerActivations fused =
+      transformer_layer_activations(s, 4096, 2, 2, AttentionImpl::flash, 1.0, true);
+  EXPECT_DOUBLE_EQ(eager.linear_bytes - fused.linear_bytes, 2.0 * 4096 * 11008);
+  EXPECT_DOUBLE_EQ(fused.recomputable.dense_mlp.bytes, 3 * 2.0 * 4096 * 11008);
+  // GPT-2's ungated GELU MLP keeps its input and output either way.
+  const TransformerSpec& g = test::model("gpt2-small").transformer;
+  EXPECT_DOUBLE_EQ(
+      transformer_layer_activations(g, 1024, 2, 2, AttentionImpl::flash).linear_bytes,
+      transformer_layer_activations(g, 1024, 2, 2, AttentionImpl::flash, 1.0, true).linear_bytes);
+}
+
 }  // namespace
 }  // namespace gpuplan
 
