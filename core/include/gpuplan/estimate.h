@@ -202,9 +202,8 @@ struct Setup {
   // (a norm and a scale per tensor), the multi-tensor version is a few kernels.
   bool clip_grad_norm = false;
   Checkpointing checkpointing = Checkpointing::none;
-  int checkpoint_every = 2;  // every_k_layers: one block in k is recomputed
-  int recompute_num_layers =
-      1;  // block: blocks recomputed per model chunk (--recompute-num-layers)
+  int checkpoint_every = 2;                         // every_k_layers: one block in k is recomputed
+  int recompute_num_layers = 1;                     // block: blocks recomputed per model chunk
   unsigned recompute_modules = kRecomputeCoreAttn;  // selective: RecomputeModule bits
   // Activation offloading to host memory (Megatron --cpu-offloading with
   // --cpu-offloading-num-layers N, activations only: Transformer Engine's get_cpu_offload_context).

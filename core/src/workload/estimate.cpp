@@ -104,6 +104,17 @@ std::optional<Error> validate_precision_fields(const Setup& s) {
   return std::nullopt;
 }
 
+// The blocks of a `layers_stage`-block pipeline stage rebuilt in full in backward by the
+// layer-level modes: one in checkpoint_every (every-k-layers), the first recompute_num_layers of
+// each model chunk (block).
+double rebuilt_blocks(const Setup& setup, double layers_stage) {
+  if (setup.checkpointing == Checkpointing::every_k_layers)
+    return std::floor(layers_stage / setup.checkpoint_every);
+  if (setup.checkpointing == Checkpointing::block)
+    return layers_stage * block_recompute_share(setup, layers_stage * setup.pp);
+  return 0;
+}
+
 // Activation offloading as Megatron allows it (transformer_config.py at
 // NVIDIA/Megatron-LM@d98e8a64: "no support for Pipeline parallelism with CPU offloading", "CPU
 // offloading does not work when activation recomputation is enabled"); the block count is checked
@@ -570,14 +581,11 @@ double stored_activation_bytes(const Setup& setup, const LayerActivations& la, d
       return input_bytes * layers_stage + per_layer;
     case Checkpointing::op_selective:
       return la.op_selective_bytes / tp * layers_stage + per_layer;
-    case Checkpointing::every_k_layers: {
-      const double rebuilt = std::floor(layers_stage / setup.checkpoint_every);
+    case Checkpointing::every_k_layers:
+    case Checkpointing::block: {
+      const double rebuilt = rebuilt_blocks(setup, layers_stage);
       return (layers_stage - rebuilt) * per_layer + rebuilt * input_bytes +
              (rebuilt > 0 ? per_layer : 0.0);
-    }
-    case Checkpointing::block: {
-      const double rebuilt = layers_stage * block_recompute_share(setup, layers_stage * setup.pp);
-      return (layers_stage - rebuilt) * per_layer + rebuilt * input_bytes + per_layer;
     }
   }
   return per_layer * layers_stage;
@@ -943,13 +951,10 @@ double te_weight_copies(const Setup& setup, const Stage& st, double micro_steps,
   const double in_flight = std::min<double>(setup.pp, std::max(micro_steps, 1.0));
   const double per_block = copies / std::max(layers, 1.0);
   if (setup.checkpointing == Checkpointing::full) return per_block;
-  if (setup.checkpointing == Checkpointing::every_k_layers) {
-    const double rebuilt = std::floor(layers / setup.checkpoint_every);
+  if (setup.checkpointing == Checkpointing::every_k_layers ||
+      setup.checkpointing == Checkpointing::block) {
+    const double rebuilt = rebuilt_blocks(setup, layers);
     return per_block * ((layers - rebuilt) * in_flight + (rebuilt > 0 ? 1 : 0));
-  }
-  if (setup.checkpointing == Checkpointing::block) {
-    const double rebuilt = layers * block_recompute_share(setup, layers * setup.pp);
-    return per_block * ((layers - rebuilt) * in_flight + 1);
   }
   return copies * in_flight;
 }
