@@ -462,6 +462,47 @@ void read_mpt(JsonReader& r, TransformerSpec& s) {
   s.attention_dropout = attn_pdrop > 0;
 }
 
+// Falcon (transformers' FalconConfig; TII's first RW configs spell the sizes n_layer, n_head,
+// n_head_kv and n_embed, which FalconConfig maps). Attention and MLP run in parallel from the
+// block's input; gpuplan counts a LayerNorm for each, which is the new decoder architecture
+// (Falcon-40B/180B: ln_attn and ln_mlp) and one norm per block too many for Falcon-7B. The old
+// architecture has one key/value head with multi_query, else as many as queries (FalconAttention).
+void read_falcon(JsonReader& r, TransformerSpec& s) {
+  auto spelled = [&](const char* name, const char* rw_name) {
+    return r.has(name) || !r.has(rw_name) ? name : rw_name;
+  };
+  s.layers = r.integer(spelled("num_hidden_layers", "n_layer"), std::nullopt, 1, kMax);
+  s.hidden = r.integer(spelled("hidden_size", "n_embed"), std::nullopt, 1, kMax);
+  s.heads = r.integer(spelled("num_attention_heads", "n_head"), std::nullopt, 1, kMax);
+  const int64_t kv_heads = nullable_integer(r, spelled("num_kv_heads", "n_head_kv"), 0, kMax);
+  const bool new_architecture = r.boolean("new_decoder_architecture", false);
+  if (new_architecture || !r.boolean("multi_query", true)) {
+    s.kv_heads = kv_heads > 0 ? kv_heads : s.heads;
+  } else {
+    s.kv_heads = 1;
+  }
+  const int64_t ffn = nullable_integer(r, "ffn_hidden_size", 0, kMax);
+  s.ffn_hidden = ffn > 0 ? ffn : 4 * s.hidden;
+  const std::string act = r.string("activation", "gelu");
+  if (act.rfind("gelu", 0) == 0) {
+    s.activation = MlpActivation::gelu;
+  } else if (act == "relu") {
+    s.activation = MlpActivation::relu;
+  } else {
+    r.fail("activation: '" + act + "' is not modelled for falcon (gelu or relu)");
+  }
+  s.vocab = r.integer("vocab_size", 65024, 1, kMax);
+  s.max_positions = r.integer("max_position_embeddings", 2048, 1, 1'000'000'000);
+  const bool bias = r.boolean("bias", false);
+  s.qkv_bias = s.attn_out_bias = s.mlp_bias = bias;
+  s.tied_embeddings = r.boolean("tie_word_embeddings", true);
+  s.positions = r.boolean("alibi", false) ? PositionKind::none : PositionKind::rotary;
+  read_rope(r, s);
+  s.norm = NormKind::layernorm;
+  s.head = HeadKind::lm;
+  read_dropout(r, s, {"hidden_dropout"}, {"attention_dropout"}, 0.0);
+}
+
 // GPT-2 (transformers' GPT2Config).
 void read_gpt2(JsonReader& r, Model& m) {
   TransformerSpec& s = m.transformer;
@@ -541,7 +582,7 @@ namespace {
 
 constexpr const char* kSupported =
     "llama, mistral, mixtral, qwen2, qwen3, qwen3_moe, deepseek_v2, deepseek_v3, kimi_k2, gpt_oss, "
-    "llama4, llama4_text, glm4_moe, nemotron, gpt2, bert, vit, mpt";
+    "llama4, llama4_text, glm4_moe, nemotron, falcon, gpt2, bert, vit, mpt";
 
 // The decoders of 2024-26 (strict: an unknown field is refused); `j` is the object `r` reads.
 std::optional<Error> read_modern_decoder(JsonReader& r, const nlohmann::json& j, Model& m,
@@ -618,6 +659,10 @@ Result<Model> model_from_hf_config(std::string_view text, const std::string& whe
     read_bert(r, m);
   } else if (type == "vit") {
     read_vit(r, m);
+  } else if (type == "falcon" || type == "RefinedWeb" || type == "RefinedWebModel") {
+    read_falcon(r, s);
+    m.task = "causal-lm";
+    m.default_seq_len = std::min<int64_t>(s.max_positions, 2048);
   } else if (type == "mpt") {
     read_mpt(r, s);
     m.task = "causal-lm";

@@ -52,7 +52,7 @@ TEST(HfConfig, ErrorsNameTheField) {
   EXPECT_EQ(err(R"({"model_type": "mamba"})"),
             "config.json: model_type 'mamba' is not supported (supported: llama, mistral, mixtral, "
             "qwen2, qwen3, qwen3_moe, deepseek_v2, deepseek_v3, kimi_k2, gpt_oss, llama4, "
-            "llama4_text, glm4_moe, nemotron, gpt2, bert, vit, mpt)");
+            "llama4_text, glm4_moe, nemotron, falcon, gpt2, bert, vit, mpt)");
   EXPECT_EQ(err(R"({"hidden_size": 4096})"), "config.json: model_type: missing required field");
   EXPECT_EQ(err(R"({"model_type": "gpt2", "n_layer": "12"})"),
             "config.json: n_layer: expected an integer, got a string");
@@ -144,6 +144,45 @@ TEST(HfConfig, NemotronImportsAsTheZoosNemotron4) {
   ASSERT_FALSE(refused.ok());
   EXPECT_EQ(refused.error().message,
             "config.json: hidden_act: 'silu' is not modelled for nemotron (relu2, relu or gelu)");
+}
+
+// Falcon: the new decoder architecture (180B, as TensorRT-LLM's benchmark configures it) is the
+// zoo entry; TII's first configs (RW field names, one multi-query key/value head) import too.
+TEST(HfConfig, ReadsFalconOfBothArchitectures) {
+  auto big =
+      model_from_hf_config(R"({"architectures": ["FalconForCausalLM"], "model_type": "falcon",
+      "hidden_size": 14848, "num_attention_heads": 232, "num_hidden_layers": 80,
+      "num_kv_heads": 8, "new_decoder_architecture": true, "parallel_attn": true, "bias": false,
+      "alibi": false, "vocab_size": 65024, "layer_norm_epsilon": 1e-05,
+      "tie_word_embeddings": false, "torch_dtype": "bfloat16"})",
+                           "config.json");
+  ASSERT_TRUE(big.ok()) << big.error().message;
+  const TransformerSpec& s = big.value().transformer;
+  EXPECT_EQ(s.kv_heads, 8);
+  EXPECT_EQ(s.ffn_hidden, 4 * 14848);
+  int64_t n = 0, zoo = 0;
+  for (const auto& t : transformer_parameters(s)) n += t.numel();
+  for (const auto& t : transformer_parameters(test::model("falcon-180b").transformer))
+    zoo += t.numel();
+  EXPECT_EQ(n, zoo);
+  // Per block: QKV 14848 x (14848 + 2 x 8 x 64), dense 14848^2, MLP 2 x 14848 x 59392, two
+  // LayerNorms of 2 x 14848; 80 blocks, embedding and output table 65024 x 14848, final norm.
+  EXPECT_EQ(n, 80 * (14848LL * 15872 + 14848LL * 14848 + 2 * 14848LL * 59392 + 4 * 14848) +
+                   2 * 65024LL * 14848 + 2 * 14848);
+
+  const std::string rw = R"({"model_type": "RefinedWebModel", "n_layer": 32, "n_head": 71,
+      "hidden_size": 4544, "multi_query": true, "parallel_attn": true, "bias": false,
+      "vocab_size": 65024, "hidden_dropout": 0.0, "attention_dropout": 0.0})";
+  auto small = model_from_hf_config(rw, "config.json");
+  ASSERT_TRUE(small.ok()) << small.error().message;
+  EXPECT_EQ(small.value().transformer.kv_heads, 1);
+  EXPECT_TRUE(small.value().transformer.tied_embeddings);
+  std::string relu6 = rw;
+  relu6.replace(relu6.find("\"bias\""), 0, "\"activation\": \"relu6\", ");
+  auto refused = model_from_hf_config(relu6, "config.json");
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().message,
+            "config.json: activation: 'relu6' is not modelled for falcon (gelu or relu)");
 }
 
 TEST(HfConfig, ReadsLatentAttentionWindowsSinksAndMultiTokenPrediction) {

@@ -372,14 +372,14 @@ TEST(ServeValidation, ReadsTheColumnsByNameAndSkipsWithAReason) {
       "concurrency_or_batch,request_rate,metric,value,source,notes\n"
       "A1,gpt-fast,Llama-2-7B,A100-SXM 80GB,1,1,BF16,gpt-fast (PyTorch "
       "native),5,,,1,,decode_tokens_per_s_batch1,104.9,x,\"a, b\"\n"
-      "A2,other,Falcon-180B,H100,8,8,FP8,TensorRT-LLM "
+      "A2,other,Falcon-40B,H100,8,8,FP8,TensorRT-LLM "
       "v0.14.0,128,128,,,inf,output_tokens_per_s_total,1000,x,\n";
   auto rep = validate_serving_csv(test::catalog(), test::serving(), text, "s.csv");
   ASSERT_TRUE(rep.ok()) << rep.error().message;
   ASSERT_EQ(rep.value().rows.size(), 1u);
   EXPECT_EQ(rep.value().rows[0].group, "batch-1 decode tokens/s");
   ASSERT_EQ(rep.value().skipped.size(), 1u);
-  EXPECT_EQ(rep.value().skipped[0].second, "model 'Falcon-180B' is not in the zoo");
+  EXPECT_EQ(rep.value().skipped[0].second, "model 'Falcon-40B' is not in the zoo");
   auto bad =
       validate_serving_csv(test::catalog(), test::serving(), "id,source_kind,metric\n", "s.csv");
   ASSERT_FALSE(bad.ok());
