@@ -141,7 +141,9 @@ TEST(Gguf, ValidationReadsLlamaCppRowsAsPublished) {
   EXPECT_EQ(skipped[0].second, "GPU 'A100 80GB' is not in the catalog");
   EXPECT_EQ(skipped[1].second,
             "GPU 'M2 Ultra 76-Core GPU 192GB' is Apple silicon (Metal): not a CUDA GPU");
-  EXPECT_EQ(skipped[2].second, "GPU 'RTX 4000 Ada 20GB' is not in the catalog");
+  EXPECT_EQ(skipped[2].second,
+            "GPU 'rtx-4000-ada' has no sourced fp16 tensor-core figure; serving on it cannot be "
+            "timed (choose another GPU)");
   EXPECT_EQ(skipped[3].second,
             "a deployment gpuplan does not model (llama.cpp before 2024 split every matrix by "
             "rows across GPUs, not layers)");
