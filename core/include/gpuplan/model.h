@@ -106,6 +106,16 @@ struct TransformerSpec {
   int64_t full_attention_every = 0;
   LocalAttention local_attention = LocalAttention::sliding;
   bool attention_sinks = false;  // a learned sink logit per head and block (GPT-OSS)
+  // DeepSeek Sparse Attention (DeepSeek-V3.2, on when index_topk > 0; MLA with a query latent):
+  // in every block a lightning indexer of index_heads heads of index_head_dim scores each query
+  // against all keys before it, and the block's attention reads only the index_topk best keys.
+  // Its tensors per block (DeepSeek-V3.2-Exp inference/model.py, class Indexer): wq_b from the
+  // query latent to the index heads, wk from the hidden state to one index key, a LayerNorm of
+  // the key, weights_proj to a weight per head; the cache keeps every token's index key in fp8
+  // with an fp32 scale per 128 channels beside the latent.
+  int64_t index_heads = 0;
+  int64_t index_head_dim = 0;
+  int64_t index_topk = 0;
   QkNorm qk_norm = QkNorm::none;
   // Multi-token prediction modules after the last block (DeepSeek-V3's num_nextn_predict_layers):
   // each an embedding norm, hidden norm, a 2h -> h projection and one block like the last MoE
@@ -137,8 +147,14 @@ struct TransformerSpec {
     const int64_t step = moe_layer_step > 0 ? moe_layer_step : 1;
     return layers / step - std::min(first_dense_layers, layers) / step;
   }
-  // Blocks of the (first) stack that attend to a local window; the rest attend to all keys.
+  bool is_sparse_attention() const { return index_topk > 0; }
+  // Keys a windowed block's query attends to at most: the window, or sparse attention's top-k
+  // (whose count, min(keys before the query, k), is a sliding window's).
+  int64_t attention_window() const { return sliding_window > 0 ? sliding_window : index_topk; }
+  // Blocks of the (first) stack that attend to at most attention_window() keys; the rest attend
+  // to all keys. Every block of a sparse-attention model selects its keys.
   int64_t windowed_layer_count() const {
+    if (is_sparse_attention()) return layers;
     if (sliding_window <= 0) return 0;
     return full_attention_every > 0 ? layers - layers / full_attention_every : layers;
   }
@@ -183,6 +199,11 @@ struct Model {
   std::string default_attention;
   std::string default_attention_source;
   std::vector<std::string> aliases;  // other names users type, e.g. "meta-llama/Llama-2-7b-hf"
+  // The weight format its published checkpoint ships in, where not 16-bit (defaults.weights, as
+  // its config.json's quantization_config says): "fp8" (DeepSeek-V3's block-scaled e4m3),
+  // "mxfp4" (GPT-OSS's experts); "" for a 16-bit checkpoint. A serving row that states no
+  // precision runs the checkpoint as published.
+  std::string checkpoint_weights;
   // Layer graphs: costs at default_resolution, computed once when the model is loaded.
   std::optional<GraphCosts> default_graph_costs;
 };

@@ -113,9 +113,14 @@ struct ReplicaModel {
   double activation_bytes_per_token = 0;   // matmul inputs/outputs of one token (with the weights)
   double elementwise_bytes_per_token = 0;  // norms, residual adds, activation function
   double attention_flops_per_pair = 0;     // one query against one key, all layers
-  double compute_flop_per_s = 0;           // achievable matmul rate at the weights' precision
-  double attention_flop_per_s = 0;         // achievable 16-bit rate: attention runs at 16 bits
-  double hbm_bytes_per_s = 0;              // achievable
+  // Sparse attention (model.h): its indexer scoring one key for one query, all layers (on every
+  // tensor-parallel rank), and the index keys of one token inside memory.kv_bytes_per_token.
+  double indexer_flops_per_pair = 0;
+  double index_bytes_per_token = 0;
+  double compute_flop_per_s = 0;    // achievable matmul rate at the weights' precision
+  double attention_flop_per_s = 0;  // achievable 16-bit rate: attention runs at 16 bits
+  double indexer_flop_per_s = 0;    // sparse attention's indexer: fp8 where the GPU has it
+  double hbm_bytes_per_s = 0;       // achievable
   double layers = 0;
   double hidden = 0;
   double link_busbw_bytes_per_s = 0;

@@ -57,6 +57,12 @@ double attention_keys_per_query(const TransformerSpec& spec, double tokens, bool
 // FLOPs of one query-key pair in one block, all heads: Q K^T over the query/key channels and
 // P V over the value channels (Transformer-XL adds Q R^T), 2 FLOPs per multiply-add.
 double attention_flops_per_pair(const TransformerSpec& spec);
+// Sparse attention's lightning indexer: FLOPs of one query scoring one key (all index heads), and
+// of one sample of t tokens in all blocks: its projections per token plus each query scoring
+// every key up to itself (the DeepSeek-V3.2-Exp report: the indexer is O(L^2), the attention it
+// selects for O(L k)). 0 without sparse attention.
+double indexer_flops_per_pair(const TransformerSpec& spec);
+double indexer_flops(const TransformerSpec& spec, double tokens);
 // Query-key pairs of one sample summed over the first stack's self-attention blocks, full and
 // windowed blocks each with their keys per query.
 double attention_pairs(const TransformerSpec& spec, double tokens, bool causal = false);
@@ -74,8 +80,13 @@ struct KvCacheSize {
   // (kv_lora_rank + qk_rope_head_dim, DeepSeek-V3: 512 + 64; DeepSeek-V2 paper, sec. 2.1.2).
   // Attention sinks (GPT-OSS) are a learned logit per head, not cached tokens: no bytes.
   double bytes_per_token_per_layer = 0;
+  // Sparse attention's index key per token of each block, kept beside the latent.
+  double index_bytes_per_token_per_layer = 0;
   double context_tokens = 0;
   double total_bytes = 0;  // one sequence of context_tokens, all blocks of the stack
+  // What one new token's attention reads of it: total_bytes, except that sparse attention reads
+  // the latent of its top-k keys only (and every index key).
+  double read_bytes = 0;
   // Average over the context: total_bytes / context_tokens.
   double bytes_per_token() const { return context_tokens > 0 ? total_bytes / context_tokens : 0; }
 };
@@ -115,8 +126,9 @@ struct TransformerFlops {
   double router = 0;     // mixture-of-experts gate
   double embedding = 0;  // patch embedding of vision models (token lookups are free)
   double head = 0;       // LM logits, classifier, pooler
+  double indexer = 0;    // sparse attention's indexer: its projections and scores (indexer_flops)
   double total() const {
-    return qkv_proj + attention_core + attn_out_proj + mlp + router + embedding + head;
+    return qkv_proj + attention_core + attn_out_proj + mlp + router + embedding + head + indexer;
   }
 };
 TransformerFlops transformer_forward_flops(const TransformerSpec& spec, int64_t seq_len);

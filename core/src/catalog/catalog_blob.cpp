@@ -103,8 +103,9 @@ GPUPLAN_FIELDS(TransformerSpec, s.layers, s.decoder_layers, s.hidden, s.heads, s
                s.shared_experts, s.shared_expert_ffn_hidden, s.first_dense_layers, s.moe_layer_step,
                s.router_bias, s.q_lora_rank, s.kv_lora_rank, s.qk_nope_head_dim, s.qk_rope_head_dim,
                s.v_head_dim, s.sliding_window, s.full_attention_every, s.local_attention,
-               s.attention_sinks, s.qk_norm, s.mtp_layers, s.rope_scaling, s.rope_scaling_factor,
-               s.rope_original_max_positions, s.image_size, s.patch_size, s.channels, s.class_token)
+               s.attention_sinks, s.index_heads, s.index_head_dim, s.index_topk, s.qk_norm,
+               s.mtp_layers, s.rope_scaling, s.rope_scaling_factor, s.rope_original_max_positions,
+               s.image_size, s.patch_size, s.channels, s.class_token)
 GPUPLAN_FIELDS(GraphNode, s.name, s.op, s.inputs, s.out_channels, s.kernel_h, s.kernel_w, s.stride,
                s.padding, s.dilation, s.groups, s.bias, s.affine, s.inplace, s.out_h, s.out_w,
                s.scale, s.p)
@@ -117,7 +118,8 @@ GPUPLAN_FIELDS(GraphCosts, s.params, s.param_tensors, s.forward_flops_matmul, s.
                s.saved_batch_stats_bytes, s.largest_output_elements, s.nodes)
 GPUPLAN_FIELDS(Model, s.id, s.name, s.name_zh, s.task, s.kind, s.transformer, s.graph, s.source,
                s.default_seq_len, s.default_resolution, s.dataset_size, s.dataset,
-               s.default_attention, s.default_attention_source, s.aliases, s.default_graph_costs)
+               s.default_attention, s.default_attention_source, s.aliases, s.checkpoint_weights,
+               s.default_graph_costs)
 GPUPLAN_FIELDS(AttentionEfficiency, s.forward, s.backward, s.causal_forward, s.causal_backward)
 GPUPLAN_FIELDS(Efficiencies::ForLoop, s.sgd_s, s.adam_s, s.adamw_s)
 GPUPLAN_FIELDS(Efficiencies::RingLatency, s.base_s, s.nvlink_hop_s, s.pcie_hop_s, s.network_hop_s)

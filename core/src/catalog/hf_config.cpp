@@ -273,12 +273,18 @@ std::optional<Error> read_deepseek(JsonReader& r, const nlohmann::json& j, Trans
   s.mtp_layers = r.integer("num_nextn_predict_layers", 0, 0, 64);
   // noaux_tc routing keeps a per-expert correction bias (e_score_correction_bias).
   s.router_bias = r.has("topk_method") && r.string("topk_method", "") == "noaux_tc";
+  if (type == "deepseek_v32") {  // DeepSeek Sparse Attention's lightning indexer (model.h)
+    s.index_heads = r.integer("index_n_heads", std::nullopt, 1, kMax);
+    s.index_head_dim = r.integer("index_head_dim", std::nullopt, 1, kMax);
+    s.index_topk = r.integer("index_topk", std::nullopt, 1, 1'000'000'000);
+  }
   return check_unknown_fields(
       j, where, type,
       with_decoder_fields({"q_lora_rank", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim",
                            "v_head_dim", "n_routed_experts", "num_experts_per_tok",
                            "moe_intermediate_size", "n_shared_experts", "moe_layer_freq",
-                           "first_k_dense_replace", "num_nextn_predict_layers"}));
+                           "first_k_dense_replace", "num_nextn_predict_layers", "index_n_heads",
+                           "index_head_dim", "index_topk"}));
 }
 
 // A per-block list (layer_types, no_rope_layers) as "every n-th block is global": 0 when no
@@ -581,7 +587,8 @@ void read_vit(JsonReader& r, Model& m) {
 namespace {
 
 constexpr const char* kSupported =
-    "llama, mistral, mixtral, qwen2, qwen3, qwen3_moe, deepseek_v2, deepseek_v3, kimi_k2, gpt_oss, "
+    "llama, mistral, mixtral, qwen2, qwen3, qwen3_moe, deepseek_v2, deepseek_v3, deepseek_v32, "
+    "kimi_k2, gpt_oss, "
     "llama4, llama4_text, glm4_moe, nemotron, falcon, gpt2, bert, vit, mpt";
 
 // The decoders of 2024-26 (strict: an unknown field is refused); `j` is the object `r` reads.
@@ -592,7 +599,8 @@ std::optional<Error> read_modern_decoder(JsonReader& r, const nlohmann::json& j,
   if (type == "llama" || type == "mistral" || type == "mixtral" || type == "qwen2" ||
       type == "qwen3" || type == "qwen3_moe") {
     unknown = read_llama_like(r, j, s, type, where);
-  } else if (type == "deepseek_v3" || type == "deepseek_v2" || type == "kimi_k2") {
+  } else if (type == "deepseek_v3" || type == "deepseek_v2" || type == "kimi_k2" ||
+             type == "deepseek_v32") {
     unknown = read_deepseek(r, j, s, type, where);
   } else if (type == "gpt_oss") {
     unknown = read_gpt_oss(r, j, s, where);
@@ -613,7 +621,7 @@ std::optional<Error> read_modern_decoder(JsonReader& r, const nlohmann::json& j,
 bool is_modern_decoder(const std::string& type) {
   for (const char* t :
        {"llama", "mistral", "mixtral", "qwen2", "qwen3", "qwen3_moe", "deepseek_v2", "deepseek_v3",
-        "kimi_k2", "gpt_oss", "glm4_moe", "llama4_text", "nemotron"}) {
+        "deepseek_v32", "kimi_k2", "gpt_oss", "glm4_moe", "llama4_text", "nemotron"}) {
     if (type == t) return true;
   }
   return false;
@@ -673,6 +681,13 @@ Result<Model> model_from_hf_config(std::string_view text, const std::string& whe
   if (r.error()) return *r.error();
   if (auto err = validate_transformer(s, where)) return *err;
 
+  // The published checkpoint's weight format (quantization_config.quant_method), which serving
+  // runs where no other is asked for: DeepSeek's block-scaled fp8, GPT-OSS's MXFP4 experts.
+  if (const nlohmann::json* q = r.value("quantization_config", false); q && q->is_object()) {
+    const auto method = q->find("quant_method");
+    if (method != q->end() && method->is_string() && (*method == "fp8" || *method == "mxfp4"))
+      m.checkpoint_weights = method->get<std::string>();
+  }
   std::string name = r.has("_name_or_path") ? r.string("_name_or_path", "") : "";
   if (name.empty()) name = where;
   m.id = "hf:" + name;

@@ -67,6 +67,15 @@ std::optional<Error> check_attention(const TransformerSpec& s, const Bad& bad) {
     return bad("full_attention_every", "needs a sliding_window");
   if (s.full_attention_every < 0 || s.full_attention_every > s.layers)
     return bad("full_attention_every", "must be between 0 and layers");
+  if (s.is_sparse_attention()) {
+    if (s.q_lora_rank <= 0)
+      return bad("index_topk", "needs latent attention with a q_lora_rank (the indexer reads it)");
+    if (s.index_heads <= 0 || s.index_head_dim <= 0)
+      return bad("index_topk", "needs index_heads and index_head_dim > 0");
+    if (s.sliding_window > 0) return bad("index_topk", "does not combine with a sliding_window");
+  } else if (s.index_heads > 0 || s.index_head_dim > 0) {
+    return bad("index_topk", "must be > 0 when index_heads or index_head_dim are set");
+  }
   if (s.mtp_layers > 0 && (s.head != HeadKind::lm || s.decoder_layers > 0))
     return bad("mtp_layers", "applies to decoder-only language models");
   if (s.rope_scaling != RopeScaling::none && !(s.rope_scaling_factor >= 1.0))
@@ -152,6 +161,9 @@ void read_moe_and_attention(JsonReader& r, TransformerSpec& s) {
   s.local_attention =
       static_cast<LocalAttention>(r.choice("local_attention", {"sliding", "chunked"}, 0));
   s.attention_sinks = r.boolean("attention_sinks", false);
+  s.index_heads = r.integer("index_heads", 0, 0, kMaxDim);
+  s.index_head_dim = r.integer("index_head_dim", 0, 0, kMaxDim);
+  s.index_topk = r.integer("index_topk", 0, 0, kMaxDim * 1000);
   s.qk_norm = static_cast<QkNorm>(r.choice("qk_norm", {"none", "rmsnorm", "l2"}, 0));
   s.mtp_layers = r.integer("mtp_layers", 0, 0, 64);
   s.rope_scaling = static_cast<RopeScaling>(
@@ -213,6 +225,13 @@ void read_transformer(JsonReader& r, TransformerSpec& s) {
   s.class_token = r.boolean("class_token", false);
 }
 
+bool is_checkpoint_weight_format(const std::string& f) {
+  for (const char* known : {"fp8", "mxfp4", "nvfp4", "int8", "int4"}) {
+    if (f == known) return true;
+  }
+  return false;
+}
+
 // The model's "defaults": what it is usually run with.
 void read_defaults(const nlohmann::json& d, const std::string& where, JsonReader& r, Model& m) {
   JsonReader dr(d, where, "defaults");
@@ -220,6 +239,11 @@ void read_defaults(const nlohmann::json& d, const std::string& where, JsonReader
   m.default_resolution = dr.integer("resolution", 0, 0, 100'000);
   m.dataset_size = dr.integer("dataset_size", 0, 0, 1'000'000'000'000);
   m.dataset = dr.string("dataset", "");
+  m.checkpoint_weights = dr.string("weights", "");
+  if (!m.checkpoint_weights.empty() && !is_checkpoint_weight_format(m.checkpoint_weights)) {
+    dr.fail("defaults.weights: '" + m.checkpoint_weights +
+            "' is not a checkpoint format gpuplan reads (fp8, mxfp4, nvfp4, int8, int4)");
+  }
   if (dr.has("attention")) {
     // Only "eager" for now: a fused default would also need its kernel's efficiency in timing.
     const std::string kernel = dr.string("attention", "");

@@ -174,8 +174,11 @@ void fill_memory(const Model& m, const Gpu& g, const ServeConfig& c, const Servi
   // One token in every block on this GPU: K and V of its share of the KV heads (replicated past
   // kv_heads), or MLA's whole latent (kv_cache_size).
   const KvCacheSize kv = kv_cache_size(s, kv_elem, 1.0, c.tp);
+  r.index_bytes_per_token =
+      kv.index_bytes_per_token_per_layer * static_cast<double>(s.layers) / r.stages;
   mem.kv_bytes_per_token =
-      kv.bytes_per_token_per_layer * (kv.full_layers + kv.windowed_layers) / r.stages;
+      kv.bytes_per_token_per_layer * (kv.full_layers + kv.windowed_layers) / r.stages +
+      r.index_bytes_per_token;
   // Live tensors of one step at the token budget: residual and normed input, QKV, the MLP's
   // gate and up outputs (per routed expert), at 16 bits; plus fp32 logits of the sampled rows.
   const double tokens = static_cast<double>(r.max_num_batched_tokens);
@@ -285,6 +288,10 @@ std::optional<Error> set_rates(const Gpu& gpu, const ServeConfig& config, const 
       eff);
   if (!attention_rate.ok()) return attention_rate.error();
   r.attention_flop_per_s = attention_rate.value();
+  // Sparse attention's indexer scores in fp8 (DeepSeek-V3.2-Exp inference/model.py, fp8_index),
+  // where the GPU has fp8 tensor cores.
+  auto fp8_rate = matmul_rate(gpu, "fp8", eff);
+  r.indexer_flop_per_s = fp8_rate.ok() ? fp8_rate.value() : r.attention_flop_per_s;
   if (r.compute_precision != "fp8" && config.weights == WeightFormat::fp8) {
     r.notes.push_back(gpu.id +
                       " has no FP8 tensor cores: FP8 weights are dequantised, matmuls run at " +
@@ -478,6 +485,7 @@ Result<ReplicaModel> build_replica(const Model& model, const Gpu& gpu, const Ser
   set_gemm_shapes(s, f, config.tp, eff, gpu, r);
   r.attention_flops_per_pair =
       attention_flops_per_pair(s) * static_cast<double>(s.layers) / config.tp;
+  r.indexer_flops_per_pair = indexer_flops_per_pair(s) * static_cast<double>(s.layers);
   r.layers = static_cast<double>(s.layers);
   {
     // 16-bit activations per token and layer, in two kinds. Element-wise kernels (norms,
@@ -554,12 +562,26 @@ double attention_s(const ReplicaModel& r, const StepLoad& load, double positions
                                    ? kv_window_share(spec, load.prefill_pairs / load.prefill_tokens)
                                    : 1.0;
   const double decode_keys = load.decode_context * decode_share;
+  const double prefill_keys = load.prefill_context * prefill_share;
+  // Sparse attention: each query reads the latent of at most top-k keys, its indexer every key.
+  const bool sparse = spec && spec->is_sparse_attention();
+  const double topk = sparse ? static_cast<double>(spec->index_topk) : 0.0;
+  auto selected = [&](double keys, double queries) {
+    return sparse ? std::min(keys, queries * topk) : keys;
+  };
+  const double latent_bytes = r.memory.kv_bytes_per_token - r.index_bytes_per_token;
   const double kv_bytes =
-      (decode_keys + load.prefill_tokens + load.prefill_context * prefill_share) *
-      r.memory.kv_bytes_per_token * r.stages;
-  const double pairs = decode_keys * positions_per_seq + load.prefill_pairs * prefill_share;
+      ((selected(decode_keys, load.decode_seqs) + load.prefill_tokens +
+        selected(prefill_keys, load.prefill_tokens)) *
+           latent_bytes +
+       (decode_keys + load.prefill_tokens + prefill_keys) * r.index_bytes_per_token) *
+      r.stages;
+  const double pairs = selected(decode_keys, load.decode_seqs) * positions_per_seq +
+                       selected(load.prefill_pairs * prefill_share, load.prefill_tokens);
+  const double index_pairs = decode_keys * positions_per_seq + load.prefill_pairs;
   return std::max(kv_bytes / r.hbm_bytes_per_s,
-                  pairs * r.attention_flops_per_pair / r.attention_flop_per_s);
+                  pairs * r.attention_flops_per_pair / r.attention_flop_per_s +
+                      index_pairs * r.indexer_flops_per_pair / r.indexer_flop_per_s);
 }
 
 // The drafter's part of a speculative step: its first step takes the decodes and the prompt

@@ -92,6 +92,13 @@ std::optional<double> number(const std::string& s) {
   return v;
 }
 
+// A length as posts state it: a number, or "~20000 (+-15%)", lengths drawn evenly around their
+// mean, which is what a step of the run sees on average: 20000.
+std::optional<double> length_tokens(std::string s) {
+  if (!s.empty() && s[0] == '~') s.erase(0, 1);
+  return number(s.substr(0, s.find(" (")));
+}
+
 // The digits at the start of `s` ("1500; ..." -> 1500), if any.
 std::optional<double> leading_number(const std::string& s) {
   size_t end = 0;
@@ -204,14 +211,57 @@ std::string unsupported(const ServingRow& r) {
   return "";
 }
 
-// Weight and KV formats from the precision column and the notes.
-std::optional<std::pair<WeightFormat, KvFormat>> formats(const ServingRow& r) {
-  const std::string p = lower(r.precision);
+// The weights a row runs when its precision does not say: those its model name's checkpoint
+// suffix states (-FP8, -AWQ), else the zoo entry's published checkpoint (defaults.weights:
+// DeepSeek's fp8, GPT-OSS's MXFP4), else 16-bit. nullopt for bitsandbytes' NF4 (not modelled).
+std::optional<WeightFormat> checkpoint_weights(const Catalog& c, const ServingRow& r) {
+  const auto match = resolve_model(c, r.model);
+  if (!match) return WeightFormat::bf16;
+  switch (match->format) {
+    case CheckpointFormat::unstated:
+      break;
+    case CheckpointFormat::fp8:
+      return WeightFormat::fp8;
+    case CheckpointFormat::int8:
+    case CheckpointFormat::int8_gptq:
+      return WeightFormat::int8;
+    case CheckpointFormat::int4:
+    case CheckpointFormat::int4_awq:
+    case CheckpointFormat::int4_gptq:
+      return WeightFormat::int4;
+    case CheckpointFormat::fp4:
+    case CheckpointFormat::nvfp4:
+      return WeightFormat::nvfp4;
+    case CheckpointFormat::mxfp4:
+      return WeightFormat::mxfp4;
+    case CheckpointFormat::bnb_4bit:
+      return std::nullopt;
+  }
+  if (!match->model->checkpoint_weights.empty())
+    return parse_weight_format(match->model->checkpoint_weights);
+  return WeightFormat::bf16;
+}
+
+// The weight and KV formats of a row, from its precision as publishers write it: "FP8", "GGUF
+// Q4_K_M", a remark in parentheses ("BF16 (HF checkpoint, no quantization flag)"), the KV cache's
+// format alone ("KV cache FP8 (weights: model default, not restated)"), or nothing; weights it
+// does not state are the checkpoint's (checkpoint_weights).
+std::optional<std::pair<WeightFormat, KvFormat>> formats(const Catalog& c, const ServingRow& r) {
+  std::string p = lower(r.precision);
   // FP8 KV where the notes say so, and for NVIDIA ModelOpt FP8 checkpoints, which quantise the
   // KV cache too (their hf_quant_config.json sets kv_cache_quant_algo FP8).
   const bool fp8_kv = contains(r.notes, "kv cache fp8") || contains(r.notes, "fp8 kv cache") ||
                       (p == "fp8" && contains(r.notes, "modelopt"));
   KvFormat kv = fp8_kv || contains(p, "fp8 kv cache") ? KvFormat::fp8 : KvFormat::bf16;
+  if (p.rfind("kv cache ", 0) == 0) {
+    if (p.rfind("kv cache fp8", 0) == 0) kv = KvFormat::fp8;
+    p.clear();
+  }
+  p = p.substr(0, p.find(" ("));
+  if (p.empty() || p == "not stated") {
+    if (auto w = checkpoint_weights(c, r)) return std::make_pair(*w, kv);
+    return std::nullopt;
+  }
   if (p == "fp16" || p == "f16") return std::make_pair(WeightFormat::fp16, kv);
   // llama.cpp's GGUF files ("GGUF Q4_K_M"; llama.cpp keeps an F16 KV cache).
   if (p.rfind("gguf ", 0) == 0) {
@@ -384,14 +434,14 @@ std::string resolve(const Catalog& c, const ServingAssumptions& a, const Serving
   if (!m) return "model '" + r.model + "' is not in the zoo";
   const Gpu* g = find_gpu(c, r.gpu);
   if (!g) return "GPU '" + r.gpu + "' is not in the catalog";
-  auto f = formats(r);
+  auto f = formats(c, r);
   if (!f)
     return "precision '" + r.precision +
            "' is not a gpuplan weight format (bf16, fp16, fp8, int8, int4, nvfp4, mxfp4, q4_0, "
            "q8_0, q4_k_m)";
   if (auto why = dataset_lengths(a, r, lengths); !why.empty()) return why;
-  auto i = number(r.input_len);
-  auto o = number(r.output_len);
+  auto i = length_tokens(r.input_len);
+  auto o = length_tokens(r.output_len);
   const bool decode = r.metric == "decode_tokens_per_s_batch1";
   if (lengths.dataset) {
     i = lengths.in;
@@ -475,7 +525,7 @@ ServingRow to_row(const Record& rec, const std::map<std::string, size_t>& col) {
 RunGround serving_ground(const Catalog& c, const ServingRow& r, double gpus) {
   RunGround g;
   g.kind = "decoder";
-  const auto f = formats(r);
+  const auto f = formats(c, r);
   g.precision = f ? weight_format_name(f->first) : lower(r.precision);
   const auto tp = number(r.tp);
   g.parallel = tp && *tp > 1 ? "tp" : "single";

@@ -60,6 +60,7 @@ void add_gemm(WorkProfile& w, const std::string& name, double flops, double byte
 // divided by tp).
 struct BlockShape {
   double T, K, h, a, q, kv, f, routed, L, tp;
+  double cp = 1;  // context-parallel ranks: the sample has T x cp tokens
 };
 
 // Q K^T and P V of every block; Transformer-XL adds Q R^T against the projected positions.
@@ -70,7 +71,14 @@ void add_attention_core(WorkProfile& w, const TransformerSpec& s, const ElementB
                         const BlockShape& d, bool flash, double attn_drop, double causal) {
   const double T = d.T, K = d.K, a = d.a, q = d.q, kv = d.kv, L = d.L, t = d.tp;
   const bool xl = s.positions == PositionKind::xl_relative;
-  const double core_flops = L * (xl ? 6 : 4) * T * K * q / t;
+  // Keys per query, averaged over the blocks: windowed blocks (and sparse attention's top-k)
+  // attend to at most their window, the rest to all K. `causal` is the share of these pairs the
+  // mask keeps (causal_attention_fraction counts both kinds of block alike).
+  const double tokens = T * d.cp;
+  const double keys = s.decoder_layers == 0 && s.windowed_layer_count() > 0 && tokens > 0
+                          ? attention_pairs(s, tokens) / (static_cast<double>(s.layers) * tokens)
+                          : K;
+  const double core_flops = L * (xl ? 6 : 4) * T * keys * q / t;
   if (flash) {
     // Flash attention reads Q, K, V and writes O once (Dao et al. 2022).
     add(w, "attention.core", core_flops * causal, L * b.activation * (T * 2 * q + K * 2 * kv) / t,
@@ -101,6 +109,19 @@ void add_attention_core(WorkProfile& w, const TransformerSpec& s, const ElementB
         L * (act * (T * q + K * (q + 2 * kv)) / t + copies / t + per_score * a * T * K / t), 0,
         L * (4 + 4 + score_passes + attn_drop + (r != act ? 1 : 0) + (xl ? 7 : 0)));
   }
+}
+
+// Sparse attention's lightning indexer: its projections and scores (indexer_flops), on every
+// tensor-parallel rank; it reads the query latent and hidden state and writes its keys and the
+// top-k indices (int32).
+void add_indexer(WorkProfile& w, const TransformerSpec& s, const ElementBytes& b,
+                 const BlockShape& d, double tokens) {
+  const double ql = static_cast<double>(s.q_lora_rank), h = d.h, T = d.T, L = d.L;
+  const double width = static_cast<double>(s.index_heads * s.index_head_dim);
+  add_gemm(w, "attention.indexer", indexer_flops(s, tokens) / d.cp,
+           L * T * (b.activation * (ql + h + width) + 4.0 * static_cast<double>(s.index_topk)),
+           L * b.weight * (ql * width + h * static_cast<double>(s.index_head_dim + s.index_heads)),
+           L * 4, T, width);
 }
 
 // Embeddings, and the output head with its loss.
@@ -193,8 +214,9 @@ WorkProfile transformer_work(const Model& model, const Setup& setup, const Estim
            L * b.activation * projected * (h + (q + 2 * kv) / t),
            L * b.weight * h * (q + 2 * kv) / t, L * 3, projected, (q + 2 * kv) / t);
   rerun_by(w.ops.back(), kRecomputeMlaUpProj, mla_up_projection_share(s));
-  const BlockShape shape{T, K, h, a, q, kv, f, routed, L, t};
+  const BlockShape shape{T, K, h, a, q, kv, f, routed, L, t, cp};
   add_attention_core(w, s, b, shape, flash, attn_drop, causal_attention_fraction(model, s, d.t));
+  if (s.is_sparse_attention()) add_indexer(w, s, b, shape, d.t);
   add_gemm(w, "attention.out", L * 2 * T * q * h / t, L * b.activation * T * (q / t + h),
            L * b.weight * q * h / t, L, T, h);
   if (Ld > 0) {

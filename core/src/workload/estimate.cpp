@@ -347,6 +347,7 @@ struct Stage {
   double largest_transient_bytes = 0;
   double saved_tensor_count = 0;  // live tensors, for allocator rounding
   double kv_cache_bytes = 0;
+  double kv_read_bytes = 0;  // what one decode step reads of it (kv_cache_size's read_bytes)
   double decode_weight_bytes = 0;
   // Routed experts' share of weights_numel, matrix_numel and trainable_numel: their states are
   // sharded over the expert-data-parallel group, not the data-parallel one.
@@ -678,8 +679,10 @@ void inference_activations(const TransformerSpec& spec, const Setup& setup, Atte
   const double kv = d.kv;
   const KvCacheSize cache =
       kv_cache_size(spec, pb.activation, t + static_cast<double>(setup.generate_tokens), setup.tp);
-  st.kv_cache_bytes = cache.total_bytes * layers_stage /
-                      static_cast<double>(std::max<int64_t>(total_layers, 1)) * mb;
+  const double stage_share =
+      layers_stage / static_cast<double>(std::max<int64_t>(total_layers, 1)) * mb;
+  st.kv_cache_bytes = cache.total_bytes * stage_share;
+  st.kv_read_bytes = cache.read_bytes * stage_share;
   st.activation_bytes =
       mb * pb.activation * t * (2.0 * h + 3.0 * kv + ffn * (spec.gated_mlp ? 3.0 : 2.0)) / setup.tp;
   if (impl == AttentionImpl::eager) {
@@ -707,13 +710,14 @@ void inference_flops(const TransformerSpec& spec, const Setup& setup, Estimate& 
   // windowed ones (a sliding window keeps the last W keys; a chunk at most W).
   const double windowed = static_cast<double>(spec.windowed_layer_count());
   const double full = static_cast<double>(spec.layers + spec.decoder_layers) - windowed;
-  const double window_keys =
-      spec.sliding_window > 0 ? std::min(ctx, static_cast<double>(spec.sliding_window)) : ctx;
+  const double window_keys = spec.attention_window() > 0
+                                 ? std::min(ctx, static_cast<double>(spec.attention_window()))
+                                 : ctx;
   e.flops.prefill = e.flops.forward_per_sample * static_cast<double>(e.global_batch);
   e.flops.decode_per_token =
       static_cast<double>(e.global_batch) *
       (2.0 * n_active + attention_flops_per_pair(spec) * (full * ctx + windowed * window_keys) +
-       tied_head);
+       indexer_flops_per_pair(spec) * static_cast<double>(spec.layers) * ctx + tied_head);
   e.flops.params_rule_per_token = 6.0 * static_cast<double>(e.params.total - e.params.embedding);
   e.flops.params_rule_active_per_token =
       6.0 * static_cast<double>(e.params.active_per_token - e.params.embedding);
@@ -1118,7 +1122,7 @@ Result<Estimate> Estimator::operator()(const Setup& setup) const {
   m.workspace = a.cublas_workspace_bytes + st.largest_transient_bytes;
   m.context = a.cuda_context_bytes;
   m.fragmentation = st.saved_tensor_count * a.allocator_round_bytes / 2.0;
-  e.flops.decode_bytes_per_token = st.decode_weight_bytes + st.kv_cache_bytes;
+  e.flops.decode_bytes_per_token = st.decode_weight_bytes + st.kv_read_bytes;
   for (double v : {m.total(), e.flops.train_per_step, e.flops.forward_per_sample}) {
     if (!std::isfinite(v) || v < 0) {
       return invalid(Msg::est_overflow, {model.id});

@@ -59,6 +59,21 @@ void add_latent_attention(std::vector<ParamTensor>& out, const TransformerSpec& 
              false);
   add_linear(out, ParamGroup::attention, prefix, "o_proj", s.hidden, s.heads * s.v_head_dim,
              s.attn_out_bias, count, false, true);
+  if (s.is_sparse_attention()) {
+    // The lightning indexer (model.h), replicated across tensor-parallel ranks as the reference
+    // code builds it (plain Linear layers); its key norm is a LayerNorm with a bias.
+    const int64_t index_width = s.index_heads * s.index_head_dim;
+    add_linear(out, ParamGroup::attention, prefix, "indexer.wq_b", index_width, s.q_lora_rank,
+               false, count, false, false);
+    add_linear(out, ParamGroup::attention, prefix, "indexer.wk", s.index_head_dim, s.hidden, false,
+               count, false, false);
+    for (const char* param : {"weight", "bias"}) {
+      out.push_back({prefix, "indexer.k_norm", param, ParamGroup::norm, 1, s.index_head_dim, count,
+                     false, true});
+    }
+    add_linear(out, ParamGroup::attention, prefix, "indexer.weights_proj", s.index_heads, s.hidden,
+               false, count, false, false);
+  }
 }
 
 void add_attention(std::vector<ParamTensor>& out, const TransformerSpec& s, const char* prefix,
@@ -323,6 +338,15 @@ double qkv_flops_per_token(const TransformerSpec& s) {
          2 * kvl * heads * static_cast<double>(s.qk_nope_head_dim + s.v_head_dim);
 }
 
+// Sparse attention's indexer projections per token and block: its queries from the query latent,
+// its key and the per-head weights from the hidden state.
+double indexer_projection_flops_per_token(const TransformerSpec& s) {
+  if (!s.is_sparse_attention()) return 0;
+  const double n = static_cast<double>(s.index_heads), dk = static_cast<double>(s.index_head_dim);
+  const double h = static_cast<double>(s.hidden), ql = static_cast<double>(s.q_lora_rank);
+  return 2 * ql * n * dk + 2 * h * dk + 2 * h * n;
+}
+
 }  // namespace
 
 double mla_up_projection_share(const TransformerSpec& s) {
@@ -352,11 +376,11 @@ TransformerDims transformer_dims(const TransformerSpec& s, int64_t seq_len) {
 
 double attention_keys_per_query(const TransformerSpec& s, double t, bool windowed, bool causal) {
   if (t <= 0) return 0;
-  if (!windowed || s.sliding_window <= 0) {
+  if (!windowed || s.attention_window() <= 0) {
     const double memory = static_cast<double>(s.memory_len);
     return causal ? memory + (t + 1) / 2 : memory + t;
   }
-  const double w = static_cast<double>(s.sliding_window);
+  const double w = static_cast<double>(s.attention_window());
   if (s.local_attention == LocalAttention::chunked) {
     // Whole chunks of w, then a last one of r tokens: each query sees its chunk (up to itself).
     const double chunks = std::floor(t / w), r = t - chunks * w;
@@ -372,6 +396,19 @@ double attention_flops_per_pair(const TransformerSpec& s) {
   const double scores = s.positions == PositionKind::xl_relative ? 2.0 : 1.0;  // + Q R^T
   return 2 * heads * static_cast<double>(s.qk_head_dim()) * scores +
          2 * heads * static_cast<double>(s.v_head_dim_or_default());
+}
+
+double indexer_flops_per_pair(const TransformerSpec& s) {
+  return s.is_sparse_attention()
+             ? 2 * static_cast<double>(s.index_heads) * static_cast<double>(s.index_head_dim)
+             : 0.0;
+}
+
+double indexer_flops(const TransformerSpec& s, double t) {
+  if (!s.is_sparse_attention() || t <= 0) return 0;
+  // Each query scores every key up to itself: (t + 1) / 2 keys on average.
+  return static_cast<double>(s.layers) * t *
+         (indexer_projection_flops_per_token(s) + (t + 1) / 2 * indexer_flops_per_pair(s));
 }
 
 double attention_pairs(const TransformerSpec& s, double t, bool causal) {
@@ -396,12 +433,26 @@ KvCacheSize kv_cache_size(const TransformerSpec& s, double element_bytes, double
     k.bytes_per_token_per_layer =
         2.0 * heads * static_cast<double>(s.head_dim_or_default()) * element_bytes;
   }
-  // Sliding blocks keep the last W tokens; chunked blocks the current chunk, at most W.
+  // Sliding blocks keep the last W tokens; chunked blocks the current chunk, at most W. Sparse
+  // attention selects from every token, so it keeps them all, each with its fp8 index key and an
+  // fp32 scale per 128 channels (DeepSeek-V3.2-Exp inference/model.py: k_cache, k_scale_cache).
   k.window_tokens = s.sliding_window > 0
                         ? std::min(k.context_tokens, static_cast<double>(s.sliding_window))
                         : k.context_tokens;
+  if (s.is_sparse_attention()) {
+    const double dk = static_cast<double>(s.index_head_dim);
+    k.index_bytes_per_token_per_layer = dk + 4.0 * std::ceil(dk / 128.0);
+  }
+  const double index_bytes =
+      k.index_bytes_per_token_per_layer * static_cast<double>(s.layers) * k.context_tokens;
   k.total_bytes = k.bytes_per_token_per_layer *
-                  (k.full_layers * k.context_tokens + k.windowed_layers * k.window_tokens);
+                      (k.full_layers * k.context_tokens + k.windowed_layers * k.window_tokens) +
+                  index_bytes;
+  k.read_bytes = s.is_sparse_attention()
+                     ? k.bytes_per_token_per_layer * k.windowed_layers *
+                               std::min(k.context_tokens, static_cast<double>(s.index_topk)) +
+                           index_bytes
+                     : k.total_bytes;
   return k;
 }
 
@@ -434,6 +485,7 @@ TransformerFlops transformer_forward_flops(const TransformerSpec& s, int64_t seq
   TransformerFlops out;
   const double moe_blocks = static_cast<double>(s.moe_layer_count());
   block(out, layers, t, attention_pairs(s, t), mlp_width_sum(s), s.is_moe() ? moe_blocks : 0.0);
+  out.indexer = indexer_flops(s, t);
   if (s.decoder_layers > 0) {
     // Decoder self-attention and MLP over the target tokens (taken as long as the input), plus
     // cross-attention: queries from the target, keys and values from the encoder output.
@@ -455,8 +507,10 @@ TransformerFlops transformer_forward_flops(const TransformerSpec& s, int64_t seq
     one.first_dense_layers = 0;
     one.moe_layer_step = 1;
     one.sliding_window = 0;
-    block(out, n, t, n * t * attention_keys_per_query(s, t, false), n * mlp_width_sum(one),
-          s.is_moe() ? n : 0.0);
+    // A sparse-attention model's MTP block selects its keys as the others do.
+    block(out, n, t, n * t * attention_keys_per_query(s, t, s.is_sparse_attention()),
+          n * mlp_width_sum(one), s.is_moe() ? n : 0.0);
+    out.indexer += n * indexer_flops(one, t);
     out.head += n * t * (2 * (2 * h) * h + 2 * h * head_logits(s));
   }
   if (s.is_vision()) {

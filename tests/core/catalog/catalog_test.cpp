@@ -133,6 +133,13 @@ TEST(Catalog, RejectsAZooModelWithoutItsChineseName) {
   EXPECT_EQ(m.value().name_zh, "");
 }
 
+TEST(Catalog, RejectsACheckpointWeightFormatItCannotRun) {
+  EXPECT_EQ(load_with("models/gpt-oss-20b.json",
+                      [](nlohmann::json& j) { j["defaults"]["weights"] = "fp6"; }),
+            "models/gpt-oss-20b.json: defaults.weights: 'fp6' is not a checkpoint format gpuplan "
+            "reads (fp8, mxfp4, nvfp4, int8, int4)");
+}
+
 TEST(Catalog, RejectsADuplicateId) {
   std::vector<DataFile> files = embedded_data_files();
   DataFile copy;

@@ -51,8 +51,8 @@ TEST(HfConfig, ErrorsNameTheField) {
             "config.json: num_hidden_layers: missing required field");
   EXPECT_EQ(err(R"({"model_type": "mamba"})"),
             "config.json: model_type 'mamba' is not supported (supported: llama, mistral, mixtral, "
-            "qwen2, qwen3, qwen3_moe, deepseek_v2, deepseek_v3, kimi_k2, gpt_oss, llama4, "
-            "llama4_text, glm4_moe, nemotron, falcon, gpt2, bert, vit, mpt)");
+            "qwen2, qwen3, qwen3_moe, deepseek_v2, deepseek_v3, deepseek_v32, kimi_k2, gpt_oss, "
+            "llama4, llama4_text, glm4_moe, nemotron, falcon, gpt2, bert, vit, mpt)");
   EXPECT_EQ(err(R"({"hidden_size": 4096})"), "config.json: model_type: missing required field");
   EXPECT_EQ(err(R"({"model_type": "gpt2", "n_layer": "12"})"),
             "config.json: n_layer: expected an integer, got a string");
@@ -144,6 +144,16 @@ TEST(HfConfig, NemotronImportsAsTheZoosNemotron4) {
   ASSERT_FALSE(refused.ok());
   EXPECT_EQ(refused.error().message,
             "config.json: hidden_act: 'silu' is not modelled for nemotron (relu2, relu or gelu)");
+}
+
+// The checkpoint's weight format (quantization_config.quant_method) is the zoo entry's
+// defaults.weights: serving rows that state no precision run it.
+TEST(HfConfig, ReadsTheCheckpointsWeightFormat) {
+  EXPECT_EQ(imported("deepseek-v3.json").checkpoint_weights, "fp8");
+  EXPECT_EQ(test::model("deepseek-v3").checkpoint_weights, "fp8");
+  EXPECT_EQ(imported("gpt-oss-120b.json").checkpoint_weights, "mxfp4");
+  EXPECT_EQ(test::model("gpt-oss-120b").checkpoint_weights, "mxfp4");
+  EXPECT_EQ(imported("llama-3.1-8b.json").checkpoint_weights, "");
 }
 
 // Falcon: the new decoder architecture (180B, as TensorRT-LLM's benchmark configures it) is the

@@ -173,6 +173,9 @@ inline void compare_transformer(FieldDiff& d, const TransformerSpec& a, const Tr
   GPUPLAN_FIELD(d, a, b, full_attention_every);
   GPUPLAN_FIELD(d, a, b, local_attention);
   GPUPLAN_FIELD(d, a, b, attention_sinks);
+  GPUPLAN_FIELD(d, a, b, index_heads);
+  GPUPLAN_FIELD(d, a, b, index_head_dim);
+  GPUPLAN_FIELD(d, a, b, index_topk);
   GPUPLAN_FIELD(d, a, b, qk_norm);
   GPUPLAN_FIELD(d, a, b, mtp_layers);
   GPUPLAN_FIELD(d, a, b, rope_scaling);

@@ -386,6 +386,41 @@ TEST(ServeValidation, ReadsTheColumnsByNameAndSkipsWithAReason) {
   EXPECT_EQ(bad.error().message, "s.csv:1: header lacks the column 'model'");
 }
 
+// Precision as posts write it: a remark in parentheses, the KV cache's format alone, or nothing,
+// where the weights are the checkpoint's (its name's suffix, else the zoo entry's published
+// format); lengths as "~N (+-15%)".
+TEST(ServeValidation, ReadsPrecisionAndLengthsAsWritten) {
+  const std::string head =
+      "id,source_kind,model,gpu,num_gpus,tp,precision,framework,input_len,output_len,dataset,"
+      "concurrency_or_batch,request_rate,metric,value,source,notes\n";
+  auto row = [](const std::string& id, const std::string& model, const std::string& gpu,
+                const std::string& tp, const std::string& precision, const std::string& in) {
+    return id + ",vllm," + model + "," + gpu + "," + tp + "," + tp + ",\"" + precision +
+           "\",vLLM," + in + ",,,1,,decode_tokens_per_s_batch1,100,x,\n";
+  };
+  const std::string text =
+      head +
+      row("P1", "Llama-3.1-8B", "H100", "1", "BF16 (HF checkpoint, no quantization flag)", "128") +
+      row("P2", "Llama-3.1-8B", "H100", "1", "KV cache FP8 (weights: model default, not restated)",
+          "~20000 (+-15%)") +
+      row("P3", "DeepSeek-V3", "H200", "8", "", "128") +
+      row("P4", "meta-llama/Llama-3.1-8B-Instruct-FP8", "H100", "1", "", "128") +
+      row("P5", "gpt-oss-120b", "H100", "1", "not stated", "128") +
+      row("P6", "Llama-3.1-8B", "H100", "1", "FP6 (experimental)", "128");
+  auto rep = validate_serving_csv(test::catalog(), test::serving(), text, "s.csv");
+  ASSERT_TRUE(rep.ok()) << rep.error().message;
+  const auto& rows = rep.value().rows;
+  ASSERT_EQ(rows.size(), 5u);
+  const std::vector<std::string> weights = {"bf16", "bf16", "fp8", "fp8", "mxfp4"};
+  for (size_t i = 0; i < rows.size(); ++i) EXPECT_EQ(rows[i].ground.precision, weights[i]) << i;
+  ASSERT_EQ(rep.value().skipped.size(), 1u);
+  EXPECT_EQ(rep.value().skipped[0].second,
+            "precision 'FP6 (experimental)' is not a gpuplan weight format (bf16, fp16, fp8, int8, "
+            "int4, nvfp4, mxfp4, q4_0, q8_0, q4_k_m)");
+  // "~20000 (+-15%)" is a 20000-token context: slower than 128 tokens' decode.
+  EXPECT_LT(rows[1].predicted, rows[0].predicted);
+}
+
 TEST(ServeValidation, AStatedNumberOfRequestsIsSimulatedToTheEnd) {
   // The same max-throughput row, once as a steady state and once as a run of one request:
   // one request alone generates at the batch-1 rate, far below the steady state.
