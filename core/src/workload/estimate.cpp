@@ -412,7 +412,13 @@ std::optional<Error> resolve_transformer_shape(const Model& model, const Setup& 
       return invalid(Msg::est_seq_too_long, {str(e.seq_len), model.id, str(spec.max_positions)});
     }
   }
-  if (spec.heads % setup.tp != 0 || spec.kv_heads_or_default() % setup.tp != 0) {
+  // Training splits whole key/value heads (Megatron: num_query_groups divisible by tp); serving
+  // engines replicate each past tp = kv_heads (vLLM: tp a multiple of kv_heads), as
+  // kv_cache_size counts.
+  const int64_t kv_heads = spec.kv_heads_or_default();
+  const bool kv_split =
+      kv_heads % setup.tp == 0 || (setup.mode == Mode::infer && setup.tp % kv_heads == 0);
+  if (spec.heads % setup.tp != 0 || !kv_split) {
     return invalid(Msg::est_tp_heads,
                    {str(setup.tp), str(spec.heads), str(spec.kv_heads_or_default())});
   }

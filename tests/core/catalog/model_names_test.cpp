@@ -24,6 +24,10 @@ TEST(ModelNames, RealHuggingFaceIdsResolveToTheirZooEntry) {
   EXPECT_EQ(resolved("mistralai/Mixtral-8x7B-Instruct-v0.1"), "mixtral-8x7b");
   EXPECT_EQ(resolved("deepseek-ai/DeepSeek-R1"), "deepseek-r1");
   EXPECT_EQ(resolved("deepseek-ai/DeepSeek-V3-0324"), "deepseek-v3");
+  EXPECT_EQ(resolved("deepseek-ai/DeepSeek-V3.1-Terminus"), "deepseek-v3");
+  EXPECT_EQ(resolved("deepseek-ai/DeepSeek-V3.2-Exp"), "deepseek-v3.2");
+  EXPECT_EQ(resolved("DeepSeek-V3.2"), "deepseek-v3.2");
+  EXPECT_EQ(resolved("tiiuae/falcon-180B-chat"), "falcon-180b");
   EXPECT_EQ(resolved("openai/gpt-oss-120b"), "gpt-oss-120b");
   EXPECT_EQ(resolved("moonshotai/Kimi-K2-Instruct-0905"), "kimi-k2");
   EXPECT_EQ(resolved("Qwen/Qwen3-30B-A3B-Instruct-2507"), "qwen3-30b-a3b");

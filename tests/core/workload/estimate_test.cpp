@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "gpuplan/estimate.h"
+#include "gpuplan/transformer.h"
 #include "test_util.h"
 
 namespace gpuplan {
@@ -144,6 +145,28 @@ TEST(EstimatePipeline, SplitsLayersAcrossStages) {
   const Estimate four = must("llama-2-13b", s);
   EXPECT_LT(four.memory.weights, one.memory.weights / 3);
   EXPECT_EQ(four.num_gpus, 4);
+}
+
+// Serving replicates a key/value head past tp = kv_heads (Qwen3-30B-A3B's 4 over 8 GPUs: one per
+// GPU, as vLLM does); training splits whole heads only.
+TEST(Estimate, InferenceReplicatesKeyValueHeadsPastTheirCount) {
+  gpuplan::Setup s;
+  s.mode = Mode::infer;
+  s.precision = Precision::bf16;
+  s.tp = 8;
+  s.seq_len = 4096;
+  const Estimate e = must("qwen3-30b-a3b", s);
+  const TransformerSpec& spec = test::model("qwen3-30b-a3b").transformer;
+  // 48 blocks x K and V x 1 head x 128 channels x 2 bytes x 4096 tokens.
+  EXPECT_DOUBLE_EQ(e.memory.kv_cache, 48.0 * 2 * 128 * 2 * 4096);
+  EXPECT_DOUBLE_EQ(e.memory.kv_cache, kv_cache_size(spec, 2, 4096, 8).total_bytes);
+  s.mode = Mode::train;
+  EXPECT_EQ(error_of("qwen3-30b-a3b", s),
+            "--tp 8 does not divide the attention heads (32 query, 4 key/value heads)");
+  s.mode = Mode::infer;
+  s.tp = 6;
+  EXPECT_EQ(error_of("qwen3-30b-a3b", s),
+            "--tp 6 does not divide the attention heads (32 query, 4 key/value heads)");
 }
 
 TEST(EstimateErrors, NameTheFieldAndTheProblem) {
