@@ -27,6 +27,10 @@ struct ServeWorkload {
   // whose keys and values are found in the cache. Those are not computed again; the prompt's
   // other tokens still attend to them.
   double prefix_hit_rate = 0;
+  // Clients that keep at most `concurrency` requests in flight (vLLM's `bench serve
+  // --max-concurrency`): a request is sent at its arrival or, when `concurrency` are in flight,
+  // as soon as one of them finishes, and its TTFT counts from then. 0: no limit.
+  int concurrency = 0;
 };
 // Draws the workload's lengths from `sampler` (ShareGPT's, from ServingAssumptions::sharegpt):
 // lengths becomes sharegpt and prompt_tokens / output_tokens the kept pairs' means, which the

@@ -65,8 +65,19 @@ Percentiles percentiles(std::vector<double> v) {
 
 class Scheduler {
  public:
-  Scheduler(const ReplicaModel& r, std::vector<Req> reqs) : r_(r), reqs_(std::move(reqs)) {
+  Scheduler(const ReplicaModel& r, std::vector<Req> reqs, int concurrency)
+      : r_(r), reqs_(std::move(reqs)) {
     free_blocks_ = r.memory.kv_blocks;
+    if (concurrency > 0) {
+      // Closed loop: the first `concurrency` are sent at the start, each other one when a
+      // request finishes (release_next).
+      sent_ = std::min(reqs_.size(), static_cast<size_t>(concurrency));
+      for (size_t i = sent_; i < reqs_.size(); ++i) {
+        planned_.push_back(reqs_[i].arrival_s);
+        reqs_[i].arrival_s = std::numeric_limits<double>::infinity();
+      }
+      closed_loop_ = true;
+    }
   }
   SimulationResult run();
 
@@ -94,6 +105,9 @@ class Scheduler {
   int64_t max_running_ = 0;
   int64_t steps_ = 0;
   size_t done_ = 0;
+  bool closed_loop_ = false;
+  size_t sent_ = 0;              // closed loop: requests sent so far
+  std::vector<double> planned_;  // closed loop: the unsent requests' own arrival times
 };
 
 void Scheduler::admit() {
@@ -163,6 +177,10 @@ void Scheduler::finish_step(double end_s, const std::vector<double>& chunk) {
       free_blocks_ += q.blocks;
       q.blocks = 0;
       ++done_;
+      if (closed_loop_ && sent_ < reqs_.size()) {
+        const double planned = planned_[sent_ - (reqs_.size() - planned_.size())];
+        reqs_[sent_++].arrival_s = std::max(planned, end_s);
+      }
     } else {
       still.push_back(running_[i]);
     }
@@ -268,7 +286,7 @@ Result<SimulationResult> simulate(const ReplicaModel& r, const ServeWorkload& w)
     q.output = std::max(1.0, std::min(q.output, cap - q.prompt));
     q.cached = q.prefilled = cached_prompt_tokens(q.prompt, w.prefix_hit_rate);
   }
-  Scheduler s(r, std::move(reqs));
+  Scheduler s(r, std::move(reqs), w.concurrency);
   return s.run();
 }
 

@@ -333,19 +333,33 @@ double in_row_unit(double v, const ServingRow& r, double replicas, double gpus) 
   return v;
 }
 
-// A dataset's row without a request rate, as vLLM's benchmark_serving.py runs it by default
+// The requests a run states: num_requests=N in the notes (trtllm-bench), or "N requests" in the
+// dataset column ("synthetic, 150 requests"); nullopt when neither says.
+std::optional<int> stated_requests(const ServingRow& r) {
+  const size_t at = lower(r.notes).find("num_requests=");
+  auto n = at == std::string::npos ? std::nullopt : leading_number(r.notes.substr(at + 13));
+  const std::string d = lower(r.dataset);
+  const size_t word = d.find(" requests");
+  if (!n && word != std::string::npos) {
+    size_t start = word;
+    while (start > 0 && std::isdigit(static_cast<unsigned char>(d[start - 1]))) --start;
+    n = leading_number(d.substr(start, word - start));
+  }
+  if (!n || *n > 100000) return std::nullopt;
+  return static_cast<int>(*n);
+}
+
+// A row without a request rate, as vLLM's benchmark_serving.py runs it by default
 // (vllm-project/vllm@0049e29c benchmarks/benchmark_serving.py: "--request-rate ... By default
 // <request_rate> is inf", "--num-prompts ... By default <num_prompts> is 1000"): every request
-// at once, num_requests=N of the notes or 1000 of them, at most the stated concurrency running.
-double dataset_burst_metric(ReplicaModel rep, const ServingRow& r, const RowLengths& l, bool& ok) {
-  if (auto b = number(r.batch))
-    rep.max_num_seqs = std::min<int64_t>(rep.max_num_seqs, static_cast<int64_t>(*b));
+// ready at once, the stated number or 1000 of them, at most the stated concurrency in flight
+// (--max-concurrency: the client holds the rest, so their TTFT starts when they are sent).
+double burst_run_metric(const ReplicaModel& rep, const ServingRow& r, const RowLengths& l,
+                        bool& ok) {
   ServeWorkload w = workload_for(l);
   w.rate_per_s = 0;
-  w.requests = 1000;
-  const size_t at = lower(r.notes).find("num_requests=");
-  const auto n = at == std::string::npos ? std::nullopt : leading_number(r.notes.substr(at + 13));
-  if (n && *n <= 100000) w.requests = static_cast<int>(*n);
+  w.requests = stated_requests(r).value_or(1000);
+  if (auto b = number(r.batch)) w.concurrency = static_cast<int>(std::min(*b, 1e6));
   auto s = simulate(rep, w);
   ok = s.ok();
   return ok ? metric_of(s.value(), r) : 0;
@@ -393,7 +407,7 @@ Predicted predict(const ReplicaModel& rep, const ServingRow& r, const RowLengths
   }
   if (l.dataset) {
     bool ok = false;
-    const double v = dataset_burst_metric(rep, r, l, ok);
+    const double v = burst_run_metric(rep, r, l, ok);
     if (!ok) return {0, "the simulation could not run (a sequence does not fit)"};
     return {in_row_unit(v, r, replicas, gpus), ""};
   }
@@ -406,6 +420,14 @@ Predicted predict(const ReplicaModel& rep, const ServingRow& r, const RowLengths
     return {*number(r.batch) / tput * replicas * 1000, ""};
   if (r.metric == "ttft_ms_mean" && contains(r.notes, "1st token latency")) {
     return {prefill_time_s(rep, in * number(r.batch).value_or(1)) * 1000, ""};
+  }
+  // Latencies of a burst (rate inf) or of a fixed concurrency over a run of requests.
+  if (r.metric == "ttft_ms_mean" || r.metric == "ttft_ms_median" || r.metric == "itl_ms" ||
+      r.metric == "tpot_ms_mean") {
+    bool ok = false;
+    const double v = burst_run_metric(rep, r, l, ok);
+    if (!ok) return {0, "the simulation could not run (a sequence does not fit)"};
+    return {v, ""};
   }
   return {0, "metric '" + r.metric + "' without a request rate or concurrency gpuplan can use"};
 }

@@ -300,6 +300,31 @@ TEST(ServeSimulation, TtftAtZeroLoadIsThePrefillTime) {
   EXPECT_NEAR(s.value().ttft_s.p50, prefill_time_s(r, 20000), 1e-12);
 }
 
+// A client concurrency (vllm bench serve --max-concurrency) sends a request when an earlier one
+// finishes: with one in flight every request runs alone, its TTFT the prefill of its prompt and
+// the run as long as the requests one after another; all at once, they queue for the batch.
+TEST(ServeSimulation, AClientConcurrencySendsARequestWhenOneFinishes) {
+  const ReplicaModel r = replica("llama-3-8b", "h100-sxm5-80gb");
+  ServeWorkload w;
+  w.rate_per_s = 0;
+  w.prompt_tokens = 3000;
+  w.output_tokens = 50;
+  w.requests = 1;
+  auto alone = simulate(r, w);
+  w.requests = 6;
+  w.concurrency = 1;
+  auto serial = simulate(r, w);
+  ASSERT_TRUE(alone.ok() && serial.ok());
+  EXPECT_NEAR(serial.value().ttft_s.p90, prefill_time_s(r, 3000), 1e-12);
+  EXPECT_NEAR(serial.value().output_tokens_per_s, alone.value().output_tokens_per_s, 1e-9);
+  EXPECT_EQ(serial.value().max_running, 1);
+  w.concurrency = 0;
+  auto burst = simulate(r, w);
+  ASSERT_TRUE(burst.ok());
+  EXPECT_GT(burst.value().ttft_s.p90, serial.value().ttft_s.p90);
+  EXPECT_EQ(burst.value().max_running, 6);
+}
+
 TEST(ServeSimulation, HigherRateNeverLowersTtft) {
   const ReplicaModel r = replica("llama-3-8b", "h100-sxm5-80gb");
   ServeWorkload w;
@@ -419,6 +444,33 @@ TEST(ServeValidation, ReadsPrecisionAndLengthsAsWritten) {
             "int4, nvfp4, mxfp4, q4_0, q8_0, q4_k_m)");
   // "~20000 (+-15%)" is a 20000-token context: slower than 128 tokens' decode.
   EXPECT_LT(rows[1].predicted, rows[0].predicted);
+}
+
+// TTFT of a run without a request rate: the stated requests ("150 requests" in the dataset
+// column) at the stated client concurrency, simulated to the end.
+TEST(ServeValidation, LatencyOfAConcurrencyRunIsSimulated) {
+  const std::string text =
+      "id,source_kind,model,gpu,num_gpus,tp,precision,framework,input_len,output_len,dataset,"
+      "concurrency_or_batch,request_rate,metric,value,source,notes\n"
+      "C1,vllm,Llama-3.1-8B,H100,1,1,BF16,vLLM bench serve,2000,200,\"synthetic, 150 requests\","
+      "8,,ttft_ms_median,100,x,\n";
+  auto rep = validate_serving_csv(test::catalog(), test::serving(), text, "s.csv");
+  ASSERT_TRUE(rep.ok()) << rep.error().message;
+  ASSERT_EQ(rep.value().rows.size(), 1u);
+  const Gpu* h100 = test::catalog().find_gpu("h100-sxm5-80gb");
+  ASSERT_NE(h100, nullptr);
+  auto r = build_replica(test::model("llama-3.1-8b"), *h100, {}, test::serving(),
+                         test::catalog().efficiencies);
+  ASSERT_TRUE(r.ok());
+  ServeWorkload w;
+  w.rate_per_s = 0;
+  w.prompt_tokens = 2000;
+  w.output_tokens = 200;
+  w.requests = 150;
+  w.concurrency = 8;
+  auto s = simulate(r.value(), w);
+  ASSERT_TRUE(s.ok());
+  EXPECT_DOUBLE_EQ(rep.value().rows[0].predicted, s.value().ttft_s.p50 * 1000);
 }
 
 TEST(ServeValidation, AStatedNumberOfRequestsIsSimulatedToTheEnd) {
