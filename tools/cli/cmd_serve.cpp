@@ -1,6 +1,6 @@
 // gpuplan serve --model M --rate R --prompt-tokens P --output-tokens O [--ttft-ms X] [--tpot-ms Y]
 //   [--load-curve FILE|R0,R1,...,R23|flat|business-hours|diurnal] [--gpu G | --instance I] [--tp N]
-//   [--runtime vllm|trtllm|sglang|hf] [--weights bf16|fp16|fp8|int8|int4] [--kv bf16|fp8]
+//   [--runtime vllm|trtllm|sglang|hf] [--weights auto|bf16|fp16|fp8|int8|int4|...] [--kv bf16|fp8]
 //   [--prefix-hit-rate H] [--spec-method draft|eagle|mtp --spec-tokens K --spec-acceptance A
 //   [--spec-draft-model M]] [--currency usd|cny] [--json]
 // Ranks instances for a serving load: replicas for the peak, replicas per hour, cost per month

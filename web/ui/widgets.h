@@ -84,6 +84,28 @@ bool enum_combo(S id, E& value, std::initializer_list<E> values, const char* (*n
   return changed;
 }
 
+// As enum_combo, with an automatic choice first (std::nullopt), shown as `automatic`.
+template <class E>
+bool optional_enum_combo(S id, std::optional<E>& value, const char* automatic,
+                         std::initializer_list<E> values, const char* (*name)(E)) {
+  field_label(id);
+  bool changed = false;
+  if (ImGui::BeginCombo(("##" + label(id)).c_str(), value ? name(*value) : automatic)) {
+    if (ImGui::Selectable(automatic, !value)) {
+      changed = value.has_value();
+      value.reset();
+    }
+    for (E v : values) {
+      if (ImGui::Selectable(name(v), value == v)) {
+        changed = value != v;
+        value = v;
+      }
+    }
+    ImGui::EndCombo();
+  }
+  return changed;
+}
+
 // Forgets what number fields refused (their messages): a new state from a link, an upload or
 // the back button replaces the values they were about.
 void forget_refused_numbers();

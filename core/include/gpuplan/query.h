@@ -139,7 +139,8 @@ struct ServeRequest {
   double tpot_ms = 0;
   int percentile = 90;  // 50, 90 or 99
   Runtime runtime = Runtime::vllm;
-  WeightFormat weights = WeightFormat::bf16;
+  // nullopt: the checkpoint's own (ServeConfig::checkpoint_weights).
+  std::optional<WeightFormat> weights;
   KvFormat kv = KvFormat::bf16;
   int tp = 0;  // 0: try 1, 2, 4, 8
   LengthDistribution lengths = LengthDistribution::fixed;

@@ -43,6 +43,9 @@ double spec_expected_tokens(double acceptance, int tokens);
 // One replica: a model on `tp` GPUs of one kind.
 struct ServeConfig {
   WeightFormat weights = WeightFormat::bf16;
+  // Run the model's checkpoint as published instead of `weights`: Model::checkpoint_weights
+  // (fp8 for DeepSeek-V3, MXFP4 for GPT-OSS), 16-bit where it names none.
+  bool checkpoint_weights = false;
   KvFormat kv = KvFormat::bf16;
   Runtime runtime = Runtime::vllm;
   int tp = 1;                          // tensor-parallel GPUs per replica

@@ -196,6 +196,27 @@ Value<T> enumeration(std::optional<E> (*parse)(const std::string&), const char* 
           {}};
 }
 
+// As enumeration, with "auto" first: the field left unset (std::nullopt) for the caller to choose.
+template <class T, class E, class Get>
+Value<T> enumeration_or_auto(std::optional<E> (*parse)(const std::string&), const char* (*name)(E),
+                             std::initializer_list<E> values, Get get) {
+  const std::string choices = "auto, " + names_of(values, name);
+  Read<T> read = [=](T& q, const std::string& key, const std::string& v) -> std::optional<Error> {
+    const std::optional<E> e = parse(v);
+    if (!e && v != "auto") return not_a(Msg::query_not_one_of, key, v, choices);
+    get(q) = e;
+    return std::nullopt;
+  };
+  return {KeyType::choice,
+          0,
+          0,
+          choices,
+          false,
+          read,
+          [=](const T& q) { return get(q) ? std::string(name(*get(q))) : std::string("auto"); },
+          {}};
+}
+
 // One of `names`, the enum's values in declaration order (as the catalog's files spell them).
 template <class T, class Get>
 Value<T> indexed(std::vector<const char*> names, Get get) {
@@ -1184,13 +1205,14 @@ std::vector<ServeKey> serve_fleet_rows() {
               FIELD(runtime)),
           "vllm", "the serving engine", "推理服务引擎"),
       row("weights", g,
-          enumeration<R>(
+          enumeration_or_auto<R>(
               parse_weight_format, weight_format_name,
               {WeightFormat::bf16, WeightFormat::fp16, WeightFormat::fp8, WeightFormat::int8,
                WeightFormat::int4, WeightFormat::nvfp4, WeightFormat::mxfp4, WeightFormat::q4_0,
                WeightFormat::q8_0, WeightFormat::q4_k_m},
               FIELD(weights)),
-          "bf16", "weight format", "权重格式"),
+          "auto: the checkpoint's (fp8 for DeepSeek, mxfp4 for gpt-oss, else bf16)",
+          "weight format", "权重格式"),
       row("kv", g,
           enumeration<R>(parse_kv_format, kv_format_name,
                          {KvFormat::bf16, KvFormat::fp8, KvFormat::fp4}, FIELD(kv)),

@@ -226,7 +226,8 @@ Args serve_request_to_key_values(const ServeRequest& r) {
 ServeQuery serve_query(const ServeRequest& r, LoadCurve curve) {
   ServeQuery q;
   q.config.runtime = r.runtime;
-  q.config.weights = r.weights;
+  q.config.weights = r.weights.value_or(WeightFormat::bf16);
+  q.config.checkpoint_weights = !r.weights.has_value();
   q.config.kv = r.kv;
   q.config.tp = r.tp;
   q.workload.prompt_tokens = r.prompt_tokens;

@@ -440,8 +440,13 @@ double spec_expected_tokens(double acceptance, int tokens) {
   return (1 - std::pow(a, k + 1)) / (1 - a);
 }
 
-Result<ReplicaModel> build_replica(const Model& model, const Gpu& gpu, const ServeConfig& asked,
+Result<ReplicaModel> build_replica(const Model& model, const Gpu& gpu, const ServeConfig& requested,
                                    const ServingAssumptions& serving, const Efficiencies& eff) {
+  ServeConfig asked = requested;
+  if (asked.checkpoint_weights) {
+    asked.weights = parse_weight_format(model.checkpoint_weights).value_or(WeightFormat::bf16);
+    asked.checkpoint_weights = false;
+  }
   const bool split = serving.profile(asked.runtime).layer_split;
   if (auto err = check_config(model, asked, split)) return *err;
   // A layer-split replica is timed as the whole model on one GPU (its GPUs run one after
@@ -453,6 +458,10 @@ Result<ReplicaModel> build_replica(const Model& model, const Gpu& gpu, const Ser
   r.model = &model;
   r.gpu = &gpu;
   r.config = asked;
+  if (requested.checkpoint_weights && !model.checkpoint_weights.empty()) {
+    r.notes.push_back(std::string("weights: ") + weight_format_name(asked.weights) + ", as the " +
+                      model.id + " checkpoint ships them (--weights sets another)");
+  }
   r.stages = split ? asked.tp : 1;
   r.profile = serving.profile(config.runtime);
   if (auto err = check_kv_format(r.profile, config.kv)) return *err;

@@ -220,6 +220,10 @@ std::optional<WeightFormat> checkpoint_weights(const Catalog& c, const ServingRo
   switch (match->format) {
     case CheckpointFormat::unstated:
       break;
+    case CheckpointFormat::bf16:
+      return WeightFormat::bf16;
+    case CheckpointFormat::fp16:
+      return WeightFormat::fp16;
     case CheckpointFormat::fp8:
       return WeightFormat::fp8;
     case CheckpointFormat::int8:

@@ -53,6 +53,8 @@ class FieldDiff {
       for (const auto& x : v) o << x << ",";
     } else if constexpr (std::is_same_v<V, std::optional<bool>>) {
       o << (v ? (*v ? "1" : "0") : "unset");
+    } else if constexpr (std::is_same_v<V, std::optional<WeightFormat>>) {
+      o << (v ? std::to_string(static_cast<int>(*v)) : "unset");
     } else {
       o.precision(17);
       o << v;

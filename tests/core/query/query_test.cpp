@@ -217,6 +217,8 @@ TEST(ServeKeys, EveryServeOptionIsALinkKeyAndRoundTrips) {
   EXPECT_EQ(serve_request_to_key_values(r.value()), args);
   const ServeQuery q = serve_query(r.value(), LoadCurve(24, 12.5));
   EXPECT_EQ(q.config.runtime, Runtime::trtllm);
+  EXPECT_EQ(q.config.weights, WeightFormat::fp8);
+  EXPECT_FALSE(q.config.checkpoint_weights);
   EXPECT_EQ(q.config.kv, KvFormat::fp8);
   EXPECT_EQ(q.config.tp, 2);
   EXPECT_DOUBLE_EQ(q.slo.ttft_s, 0.8);
@@ -237,8 +239,15 @@ TEST(ServeKeys, DefaultsAreTheCliDefaultsAndBadValuesNameTheKey) {
   ASSERT_TRUE(r.ok());
   EXPECT_TRUE(serve_request_to_key_values(r.value()).empty());
   const ServeQuery q = serve_query(r.value(), LoadCurve(24, 1));
-  EXPECT_EQ(q.config.tp, 0);  // the planner tries 1, 2, 4, 8
+  EXPECT_EQ(q.config.tp, 0);                 // the planner tries 1, 2, 4, 8
+  EXPECT_TRUE(q.config.checkpoint_weights);  // the checkpoint's weights
   EXPECT_EQ(q.workload.requests, 400);
+  auto automatic = parse_serve_request({{"weights", "auto"}});
+  ASSERT_TRUE(automatic.ok());
+  EXPECT_TRUE(serve_request_to_key_values(automatic.value()).empty());
+  EXPECT_EQ(parse_serve_request({{"weights", "fp5"}}).error().message,
+            "--weights: 'fp5' is not one of auto, bf16, fp16, fp8, int8, int4, nvfp4, mxfp4, q4_0, "
+            "q8_0, q4_k_m");
   EXPECT_EQ(q.slo.percentile, 90);
   EXPECT_EQ(parse_serve_request({{"runtime", "tgi"}}).error().message,
             "--runtime: 'tgi' is not one of vllm, trtllm, sglang, hf, llamacpp");

@@ -325,6 +325,25 @@ TEST(ServeSimulation, AClientConcurrencySendsARequestWhenOneFinishes) {
   EXPECT_EQ(burst.value().max_running, 6);
 }
 
+// Unless asked otherwise, a replica runs the checkpoint as published: GPT-OSS's MXFP4 experts
+// (one H100 holds gpt-oss-120b), 16-bit for a model whose checkpoint names no format.
+TEST(ServeReplica, RunsTheCheckpointsWeightsUnlessAsked) {
+  ServeConfig c;
+  c.checkpoint_weights = true;
+  const ReplicaModel oss = replica("gpt-oss-120b", "h100-sxm5-80gb", c);
+  EXPECT_EQ(oss.config.weights, WeightFormat::mxfp4);
+  ASSERT_FALSE(oss.notes.empty());
+  EXPECT_EQ(oss.notes[0],
+            "weights: mxfp4, as the gpt-oss-120b checkpoint ships them (--weights sets another)");
+  EXPECT_EQ(replica("llama-3-8b", "h100-sxm5-80gb", c).config.weights, WeightFormat::bf16);
+  ServeConfig bf16;
+  const Gpu* h100 = test::catalog().find_gpu("h100-sxm5-80gb");
+  ASSERT_NE(h100, nullptr);
+  EXPECT_FALSE(build_replica(test::model("gpt-oss-120b"), *h100, bf16, test::serving(),
+                             test::catalog().efficiencies)
+                   .ok());  // 120 B parameters at 16 bits do not fit 80 GB
+}
+
 TEST(ServeSimulation, HigherRateNeverLowersTtft) {
   const ReplicaModel r = replica("llama-3-8b", "h100-sxm5-80gb");
   ServeWorkload w;
