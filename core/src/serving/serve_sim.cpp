@@ -70,7 +70,7 @@ class Scheduler {
     free_blocks_ = r.memory.kv_blocks;
     if (concurrency > 0) {
       // Closed loop: the first `concurrency` are sent at the start, each other one when a
-      // request finishes (release_next).
+      // request finishes (finish_step).
       sent_ = std::min(reqs_.size(), static_cast<size_t>(concurrency));
       for (size_t i = sent_; i < reqs_.size(); ++i) {
         planned_.push_back(reqs_[i].arrival_s);
