@@ -143,6 +143,10 @@ struct ReplicaModel {
   std::vector<std::string> notes;
 };
 
+// The weight format the model's published checkpoint ships in (Model::checkpoint_weights), bf16
+// where it names none.
+WeightFormat checkpoint_weight_format(const Model& model);
+
 // Resolves the replica model; an Error when the setup is invalid (names the field) or the
 // model does not fit (says by how much).
 Result<ReplicaModel> build_replica(const Model& model, const Gpu& gpu, const ServeConfig& config,

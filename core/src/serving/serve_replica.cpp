@@ -440,11 +440,15 @@ double spec_expected_tokens(double acceptance, int tokens) {
   return (1 - std::pow(a, k + 1)) / (1 - a);
 }
 
+WeightFormat checkpoint_weight_format(const Model& model) {
+  return parse_weight_format(model.checkpoint_weights).value_or(WeightFormat::bf16);
+}
+
 Result<ReplicaModel> build_replica(const Model& model, const Gpu& gpu, const ServeConfig& requested,
                                    const ServingAssumptions& serving, const Efficiencies& eff) {
   ServeConfig asked = requested;
   if (asked.checkpoint_weights) {
-    asked.weights = parse_weight_format(model.checkpoint_weights).value_or(WeightFormat::bf16);
+    asked.weights = checkpoint_weight_format(model);
     asked.checkpoint_weights = false;
   }
   const bool split = serving.profile(asked.runtime).layer_split;
@@ -578,14 +582,14 @@ double attention_s(const ReplicaModel& r, const StepLoad& load, double positions
   auto selected = [&](double keys, double queries) {
     return sparse ? std::min(keys, queries * topk) : keys;
   };
+  const double decode_read = selected(decode_keys, load.decode_seqs);
   const double latent_bytes = r.memory.kv_bytes_per_token - r.index_bytes_per_token;
   const double kv_bytes =
-      ((selected(decode_keys, load.decode_seqs) + load.prefill_tokens +
-        selected(prefill_keys, load.prefill_tokens)) *
+      ((decode_read + load.prefill_tokens + selected(prefill_keys, load.prefill_tokens)) *
            latent_bytes +
        (decode_keys + load.prefill_tokens + prefill_keys) * r.index_bytes_per_token) *
       r.stages;
-  const double pairs = selected(decode_keys, load.decode_seqs) * positions_per_seq +
+  const double pairs = decode_read * positions_per_seq +
                        selected(load.prefill_pairs * prefill_share, load.prefill_tokens);
   const double index_pairs = decode_keys * positions_per_seq + load.prefill_pairs;
   return std::max(kv_bytes / r.hbm_bytes_per_s,

@@ -241,9 +241,7 @@ std::optional<WeightFormat> checkpoint_weights(const Catalog& c, const ServingRo
     case CheckpointFormat::bnb_4bit:
       return std::nullopt;
   }
-  if (!match->model->checkpoint_weights.empty())
-    return parse_weight_format(match->model->checkpoint_weights);
-  return WeightFormat::bf16;
+  return checkpoint_weight_format(*match->model);
 }
 
 // The weight and KV formats of a row, from its precision as publishers write it: "FP8", "GGUF

@@ -476,18 +476,14 @@ TEST(ServeValidation, LatencyOfAConcurrencyRunIsSimulated) {
   auto rep = validate_serving_csv(test::catalog(), test::serving(), text, "s.csv");
   ASSERT_TRUE(rep.ok()) << rep.error().message;
   ASSERT_EQ(rep.value().rows.size(), 1u);
-  const Gpu* h100 = test::catalog().find_gpu("h100-sxm5-80gb");
-  ASSERT_NE(h100, nullptr);
-  auto r = build_replica(test::model("llama-3.1-8b"), *h100, {}, test::serving(),
-                         test::catalog().efficiencies);
-  ASSERT_TRUE(r.ok());
+  const ReplicaModel r = replica("llama-3.1-8b", "h100-sxm5-80gb");
   ServeWorkload w;
   w.rate_per_s = 0;
   w.prompt_tokens = 2000;
   w.output_tokens = 200;
   w.requests = 150;
   w.concurrency = 8;
-  auto s = simulate(r.value(), w);
+  auto s = simulate(r, w);
   ASSERT_TRUE(s.ok());
   EXPECT_DOUBLE_EQ(rep.value().rows[0].predicted, s.value().ttft_s.p50 * 1000);
 }
