@@ -22,6 +22,7 @@ struct Req {
   double cached = 0;  // prompt tokens found in the prefix cache
   double prefilled = 0, generated = 0;
   double first_token_s = -1;
+  double finish_s = -1;
   int64_t blocks = 0;
 };
 
@@ -88,6 +89,7 @@ class Scheduler {
   void admit();
   bool grow_or_preempt();
   void finish_step(double end_s, const std::vector<double>& chunk);
+  bool overloaded() const;
   std::vector<size_t> still_;  // finish_step's scratch, kept to avoid an allocation per step
   std::vector<double> chunk_;  // this step's prompt tokens per running sequence
 
@@ -155,6 +157,32 @@ bool Scheduler::grow_or_preempt() {
   return true;
 }
 
+// Above capacity the queue grows for the whole run: the last arrival is served long after it came
+// (more than a quarter of the arrival span later). That tells only when the span is long against
+// what one request takes (the first tenth's median arrival-to-finish time, at light load); a
+// shorter run (long answers, few requests) cannot show it, so there the requests' mean output
+// tokens at the arrival rate are held against what the replica yields with its batch full
+// (burst_output_tokens_per_s). A closed loop sends no faster than requests finish.
+bool Scheduler::overloaded() const {
+  const double span = reqs_.back().arrival_s - reqs_.front().arrival_s;
+  if (closed_loop_ || !(span > 0) || !std::isfinite(span)) return false;
+  const size_t first = std::max<size_t>(1, reqs_.size() / 10);
+  std::vector<double> took;
+  double prompt = 0, output = 0, cached = 0;
+  for (size_t i = 0; i < reqs_.size(); ++i) {
+    const Req& q = reqs_[i];
+    if (i < first) took.push_back(q.finish_s - q.arrival_s);
+    prompt += q.prompt;
+    output += q.output;
+    cached += q.cached;
+  }
+  const double lag = now_s_ - reqs_.back().arrival_s;
+  if (span >= 4 * percentiles(took).p50) return lag > 0.25 * span;
+  const double n = static_cast<double>(reqs_.size());
+  const double demand = (n - 1) / span * output / n;
+  return demand > burst_output_tokens_per_s(r_, prompt / n, output / n, cached / n);
+}
+
 void Scheduler::finish_step(double end_s, const std::vector<double>& chunk) {
   std::vector<size_t>& still = still_;
   still.clear();
@@ -176,6 +204,7 @@ void Scheduler::finish_step(double end_s, const std::vector<double>& chunk) {
       if (q.output > 1) tpot_.push_back((end_s - q.first_token_s) / (q.output - 1));
       free_blocks_ += q.blocks;
       q.blocks = 0;
+      q.finish_s = end_s;
       ++done_;
       if (closed_loop_ && sent_ < reqs_.size()) {
         const double planned = planned_[sent_ - (reqs_.size() - planned_.size())];
@@ -239,11 +268,7 @@ SimulationResult Scheduler::run() {
   s.output_tokens_per_s = span > 0 ? outputs / span : 0;
   s.requests_per_s = span > 0 ? static_cast<double>(done_) / span : 0;
   s.mean_running = now_s_ > 0 ? running_time_ / now_s_ : 0;
-  // Above capacity the queue grows for the whole run: the last arrival is served long after it
-  // came (more than a quarter of the arrival span later), or requests were never served.
-  const double arrivals_span = reqs_.back().arrival_s - reqs_.front().arrival_s;
-  s.saturated = done_ < reqs_.size() ||
-                (arrivals_span > 0 && now_s_ - reqs_.back().arrival_s > 0.25 * arrivals_span);
+  s.saturated = done_ < reqs_.size() || overloaded();
   return s;
 }
 

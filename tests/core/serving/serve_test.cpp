@@ -359,6 +359,27 @@ TEST(ServeSimulation, HigherRateNeverLowersTtft) {
   EXPECT_GT(high.value().mean_running, low.value().mean_running);
 }
 
+// Long answers: at half the replica's full-batch throughput each request takes about a minute,
+// longer than a quarter of 60 requests' arrival span, with no queue; the run is not saturated
+// for that. At twice that throughput it is.
+TEST(ServeSimulation, LongAnswersAtHalfCapacityAreNotSaturation) {
+  const ReplicaModel r = replica("llama-3-8b", "h100-sxm5-80gb");
+  ServeWorkload w;
+  w.requests = 60;
+  w.prompt_tokens = 1000;
+  w.output_tokens = 4000;
+  const double capacity_per_s = burst_output_tokens_per_s(r, 1000, 4000) / 4000;
+  w.rate_per_s = 0.5 * capacity_per_s;
+  auto half = simulate(r, w);
+  ASSERT_TRUE(half.ok());
+  EXPECT_GT(half.value().ttft_s.p50 + 3999 * half.value().tpot_s.p50, 0.25 * 59 / w.rate_per_s);
+  EXPECT_FALSE(half.value().saturated);
+  w.rate_per_s = 2 * capacity_per_s;
+  auto twice = simulate(r, w);
+  ASSERT_TRUE(twice.ok());
+  EXPECT_TRUE(twice.value().saturated);
+}
+
 TEST(ServeFleet, AutoscalingNeverLeavesTheSloUnmetOnAPreset) {
   for (const char* preset : {"flat", "business-hours", "diurnal"}) {
     auto curve = preset_load_curve(preset, 30);
