@@ -152,11 +152,11 @@ std::vector<IdName> instance_items(const Catalog& catalog) {
 // The inputs: the load and targets, then the replica and the hardware (one column, its labels
 // as wide as the longest: the tab has the room the sidebar lacks).
 void inputs(const PageModel& m, UiActions& a) {
-  const LabelColumnFit fit({S::key_model, S::serve_rate, S::serve_prompt, S::serve_output,
-                            S::serve_ttft, S::serve_tpot, S::serve_percentile, S::serve_runtime,
-                            S::serve_weights, S::serve_kv, S::serve_gpu, S::serve_instance,
-                            S::serve_curve, S::serve_prefix_hit, S::serve_spec_method,
-                            S::serve_spec_tokens, S::serve_spec_acceptance, S::serve_spec_draft});
+  const LabelColumnFit fit(
+      {S::key_model, S::serve_rate, S::serve_prompt, S::serve_output, S::serve_ttft, S::serve_tpot,
+       S::serve_percentile, S::serve_runtime, S::serve_weights, S::serve_kv, S::serve_ep,
+       S::serve_gpu, S::serve_instance, S::serve_curve, S::serve_prefix_hit, S::serve_spec_method,
+       S::serve_spec_tokens, S::serve_spec_acceptance, S::serve_spec_draft});
   PageState s = m.state;
   ServeRequest& r = s.serve;
   bool edited = false;
@@ -180,6 +180,9 @@ void inputs(const PageModel& m, UiActions& a) {
       weight_format_name);
   edited |=
       enum_combo(S::serve_kv, r.kv, {KvFormat::bf16, KvFormat::fp8, KvFormat::fp4}, kv_format_name);
+  edited |= serve_int(S::serve_ep, "ep", r.ep, a, "serve-ep");
+  edited |= checkbox(S::serve_attention_dp, r.attention_dp);
+  remember(a, "serve-attention-dp");
   edited |= id_combo(S::serve_gpu, r.gpu, gpu_items(*m.catalog));
   remember(a, "serve-gpu");
   edited |= id_combo(S::serve_instance, r.instance, instance_items(*m.catalog));

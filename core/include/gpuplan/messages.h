@@ -76,6 +76,11 @@ namespace gpuplan {
   X(serve_ep_layer_split, "serve.ep_layer_split",                                                 \
     "--ep: the runtime splits layers across GPUs, not experts; leave --ep at 1")                  \
   X(serve_ep_moe_only, "serve.ep_moe_only", "--ep applies to mixture-of-experts models only")     \
+  X(serve_attention_dp_moe_only, "serve.attention_dp_moe_only",                                   \
+    "--attention-dp applies to mixture-of-experts models only; a dense model runs more "          \
+    "replicas instead")                                                                           \
+  X(serve_attention_dp_layer_split, "serve.attention_dp_layer_split",                             \
+    "--attention-dp: the runtime splits layers across GPUs; leave --attention-dp off")            \
   X(serve_batch_limits, "serve.batch_limits", "batch limits must be >= 0")                        \
   X(serve_memory_fraction, "serve.memory_fraction", "memory fraction must be in (0, 1]")          \
   X(serve_no_fp4_kernel, "serve.no_fp4_kernel",                                                   \

@@ -142,7 +142,9 @@ struct ServeRequest {
   // nullopt: the checkpoint's own (ServeConfig::checkpoint_weights).
   std::optional<WeightFormat> weights;
   KvFormat kv = KvFormat::bf16;
-  int tp = 0;  // 0: try 1, 2, 4, 8
+  int tp = 0;                 // 0: try 1, 2, 4, 8
+  int ep = 1;                 // expert-parallel GPUs per replica (MoE); 0: all of the replica's
+  bool attention_dp = false;  // attention data parallel over the replica's GPUs (MoE)
   LengthDistribution lengths = LengthDistribution::fixed;
   int requests = 400;  // simulated requests per rate
   int min_replicas = 1;

@@ -48,8 +48,14 @@ struct ServeConfig {
   bool checkpoint_weights = false;
   KvFormat kv = KvFormat::bf16;
   Runtime runtime = Runtime::vllm;
-  int tp = 1;                          // tensor-parallel GPUs per replica
-  int ep = 1;                          // expert-parallel degree for MoE layers (divides tp)
+  int tp = 1;  // tensor-parallel GPUs per replica
+  int ep = 1;  // expert-parallel degree for MoE layers (divides tp); 0: tp (every GPU of it)
+  // Attention data parallelism (MoE models): each GPU of the replica runs attention and the
+  // layers outside the routed experts whole, for its own share of the sequences and their KV
+  // cache; only the routed experts are split (by ep, else tensor parallel). TensorRT-LLM's
+  // enable_attention_dp, SGLang's --enable-dp-attention, vLLM's --data-parallel-size with
+  // --enable-expert-parallel. The batch limits become per GPU.
+  bool attention_dp = false;
   int64_t max_num_seqs = 0;            // 0: the runtime's default for this GPU
   int64_t max_num_batched_tokens = 0;  // 0: the runtime's default for this GPU
   double memory_fraction = 0;          // 0: the runtime's default
@@ -68,6 +74,8 @@ struct ReplicaMemory {
   double kv_bytes = 0;                 // left for the KV cache
   double kv_bytes_per_token = 0;       // this GPU's share of one token's keys and values
   double spec_kv_bytes_per_token = 0;  // the drafter's, held beside the model's in every block
+  // The replica's blocks: each of its GPUs holds a share of every block (tensor parallel), or
+  // whole blocks of its own sequences (attention data parallel: the GPUs' blocks together).
   int64_t kv_blocks = 0;
   int64_t kv_tokens = 0;  // kv_blocks x block size
   bool fits = false;
@@ -91,31 +99,42 @@ struct ReplicaModel {
   ServeConfig config;
   RuntimeProfile profile;
   ReplicaMemory memory;
-  int64_t max_num_seqs = 0;
+  int64_t max_num_seqs = 0;  // the replica's (the runtime's per-GPU limit x attention_dp)
   int64_t max_num_batched_tokens = 0;
   int64_t block_tokens = 16;
-  // Per GPU and step.
+  // Attention data-parallel ranks (ServeConfig::attention_dp): 1, or tp. A step's sequences and
+  // prompt tokens spread evenly over them (StepLoad::one_rank: all on one); each rank's own
+  // work is timed from the "rank" fields below, the routed experts' from all the step's tokens.
+  double attention_dp = 1;
+  // Per GPU and step. Per token: a token of the GPU's own (its rank's) share of the step.
   double dense_weight_bytes = 0;      // read every step (attention, norms, head, router)
   double expert_bytes_per_layer = 0;  // all experts of one MoE layer (0 for dense models)
   double moe_layers = 0;
   double experts = 0, experts_per_token = 0;
-  double gemm_flops_per_token =
-      0;  // weight matmuls of one token through the blocks (active experts)
+  // Weight matmuls of one token through the blocks (active experts), without attention DP.
+  double gemm_flops_per_token = 0;
   double head_flops_per_token = 0;  // the LM head, for tokens that are sampled
   // The weight matmuls of a block for tile and wave quantisation: output columns on this GPU,
-  // share of gemm_flops_per_token, and whether its rows are the tokens routed to one expert.
+  // FLOPs on this GPU per token that passes it, and whether its rows are the tokens routed to
+  // one expert (the step's, from every rank) or the rank's own tokens.
   struct Gemm {
     double cols = 0;
-    double share = 0;
+    double flops_per_token = 0;
     bool expert = false;
   };
   std::vector<Gemm> gemms;
-  double head_cols = 0;                    // vocabulary columns on this GPU
-  int sms = 0;                             // the GPU's SM count (0: unknown, no quantisation)
-  Efficiencies tiles;                      // the GEMM output tile (gemm_tile_rows x gemm_tile_cols)
-  double activation_bytes_per_token = 0;   // matmul inputs/outputs of one token (with the weights)
-  double elementwise_bytes_per_token = 0;  // norms, residual adds, activation function
-  double attention_flops_per_pair = 0;     // one query against one key, all layers
+  double head_cols = 0;  // vocabulary columns on this GPU
+  int sms = 0;           // the GPU's SM count (0: unknown, no quantisation)
+  Efficiencies tiles;    // the GEMM output tile (gemm_tile_rows x gemm_tile_cols)
+  // Matmul inputs and outputs of one token (they move with the weights): attention's and the
+  // hidden state's (rank), the MLP's (routed experts in MoE layers: every token of the step).
+  double activation_bytes_per_token = 0;
+  double mlp_activation_bytes_per_token = 0;
+  // Element-wise kernels: norms and residual adds (rank), the MLP's activation function.
+  double elementwise_bytes_per_token = 0;
+  double mlp_elementwise_bytes_per_token = 0;
+  double attention_flops_per_pair = 0;         // one query against one key, all layers (prefill)
+  double decode_attention_flops_per_pair = 0;  // the same in decode (MLA: over the latent)
   // Sparse attention (model.h): its indexer scoring one key for one query, all layers (on every
   // tensor-parallel rank), and the index keys of one token inside memory.kv_bytes_per_token.
   double indexer_flops_per_pair = 0;
@@ -163,6 +182,7 @@ struct StepLoad {
   double prefill_last = 0;     // prompts whose last chunk is in this step (sampled)
   double prefill_pairs = 0;    // query-key pairs of those prompt tokens (causal)
   double prefill_context = 0;  // tokens before those chunks (cached or earlier), their KV read
+  bool one_rank = false;       // attention DP: all of it on one rank (a lone request)
 };
 // Step time by term.
 struct StepBreakdown {

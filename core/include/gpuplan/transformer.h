@@ -57,6 +57,11 @@ double attention_keys_per_query(const TransformerSpec& spec, double tokens, bool
 // FLOPs of one query-key pair in one block, all heads: Q K^T over the query/key channels and
 // P V over the value channels (Transformer-XL adds Q R^T), 2 FLOPs per multiply-add.
 double attention_flops_per_pair(const TransformerSpec& spec);
+// The same pair when MLA attends over its cached latent directly, W_UK folded into the query and
+// W_UV into the output (DeepSeek-V2 report, arXiv 2405.04434, sec. 2.1.3), as decode kernels run
+// it (FlashMLA; vLLM's and TensorRT-LLM's MLA decode): every head scores the kv_lora_rank latent
+// plus the shared rotary key and sums the latent, 2 H (d_c + d_r) + 2 H d_c. Not MLA: as above.
+double absorbed_attention_flops_per_pair(const TransformerSpec& spec);
 // Sparse attention's lightning indexer: FLOPs of one query scoring one key (all index heads), and
 // of one sample of t tokens in all blocks: its projections per token plus each query scoring
 // every key up to itself (the DeepSeek-V3.2-Exp report: the indexer is O(L^2), the attention it

@@ -16,6 +16,7 @@ double lone_decode_step_s(const ReplicaModel& r, const ServeWorkload& w) {
   StepLoad load;
   load.decode_seqs = 1;
   load.decode_context = w.prompt_tokens + w.output_tokens / 2;
+  load.one_rank = true;
   return step_time(r, load).total_s;
 }
 
@@ -23,11 +24,13 @@ double lone_decode_step_s(const ReplicaModel& r, const ServeWorkload& w) {
 // chunk of a mean prompt spends longer in tensor- or expert-parallel communication than in its
 // matmuls (tensor parallelism over PCIe is the usual case), a note names the link and the shares.
 void bottleneck_note(const ReplicaModel& r, const ServeWorkload& w, ServeOption& o) {
+  if (r.attention_dp > 1) return;  // no tensor-parallel all-reduce to blame
   StepLoad load;
   load.prefill_tokens = std::min(
       w.prompt_tokens, static_cast<double>(std::max<int64_t>(1, r.max_num_batched_tokens)));
   load.prefill_pairs = load.prefill_tokens * (load.prefill_tokens + 1) / 2;
   load.prefill_last = 1;
+  load.one_rank = true;
   const StepBreakdown b = step_time(r, load);
   if (b.total_s <= 0 || b.comm_s <= b.weights_s) return;
   const auto pct = [&](double x) { return std::to_string(std::lround(100 * x / b.total_s)); };
@@ -101,8 +104,8 @@ std::vector<int> tp_choices(const ServeQuery& q, int domain) {
   if (q.config.tp > 0)
     return q.config.tp <= domain ? std::vector<int>{q.config.tp} : std::vector<int>{};
   std::vector<int> out;
-  for (int tp : {1, 2, 4, 8}) {
-    if (tp <= domain) out.push_back(tp);
+  for (int tp : {1, 2, 4, 8}) {  // the expert-parallel GPUs divide the replica's
+    if (tp <= domain && (q.config.ep <= 1 || tp % q.config.ep == 0)) out.push_back(tp);
   }
   return out;
 }

@@ -48,6 +48,19 @@ double tensor_bytes(const ParamTensor& t, const WeightFormatBytes& format, int t
          (t.tensor_parallel ? tp : 1);
 }
 
+// The GPUs that split the tensors outside the routed experts: all of the replica's, or none
+// under attention data parallelism (each GPU holds them whole).
+int dense_tp(const ServeConfig& c) {
+  return c.attention_dp ? 1 : c.tp;
+}
+
+// Bytes of one tensor on one GPU of the replica: routed experts split over all its GPUs (by
+// expert or tensor parallelism), the rest by dense_tp.
+double replica_tensor_bytes(const ParamTensor& t, const WeightFormatBytes& format,
+                            const ServeConfig& c) {
+  return tensor_bytes(t, format, t.routed_expert ? c.tp : dense_tp(c));
+}
+
 // Weight bytes per GPU, split into what every step reads and the experts of MoE layers.
 // Token embeddings are looked up, not read whole (unless tied to the head).
 void count_weights(const TransformerSpec& s, const ServeConfig& c, ReplicaModel& r) {
@@ -57,7 +70,7 @@ void count_weights(const TransformerSpec& s, const ServeConfig& c, ReplicaModel&
   served.mtp_layers = 0;
   const WeightFormatBytes& format = weight_format_bytes(c.weights);
   for (const ParamTensor& t : transformer_parameters(served)) {
-    const double bytes = tensor_bytes(t, format, c.tp);
+    const double bytes = replica_tensor_bytes(t, format, c);
     total += bytes;
     const bool lookup = t.group == ParamGroup::embedding &&
                         !(s.tied_embeddings && std::string(t.module) == "embed_tokens");
@@ -132,6 +145,8 @@ std::optional<Error> check_config(const Model& m, const ServeConfig& c, bool lay
   if (c.ep < 1 || c.tp % c.ep != 0) return invalid(Msg::serve_ep_divide);
   if (layer_split && c.ep > 1) return invalid(Msg::serve_ep_layer_split);
   if (c.ep > 1 && !s.is_moe()) return invalid(Msg::serve_ep_moe_only);
+  if (c.attention_dp && !s.is_moe()) return invalid(Msg::serve_attention_dp_moe_only);
+  if (c.attention_dp && layer_split) return invalid(Msg::serve_attention_dp_layer_split);
   if (c.max_num_seqs < 0 || c.max_num_batched_tokens < 0) return invalid(Msg::serve_batch_limits);
   if (c.memory_fraction < 0 || c.memory_fraction > 1) return invalid(Msg::serve_memory_fraction);
   return std::nullopt;
@@ -167,13 +182,13 @@ void fill_memory(const Model& m, const Gpu& g, const ServeConfig& c, const Servi
                  ReplicaModel& r) {
   const TransformerSpec& s = m.transformer;
   const TransformerDims d = transformer_dims(s, 1);
-  const double tp = c.tp;
+  const double tp = c.tp, attention_tp = dense_tp(c);
   const double kv_elem = kv_format_bytes(c.kv);
   ReplicaMemory& mem = r.memory;
   mem.gpu_bytes = g.memory_bytes;
   // One token in every block on this GPU: K and V of its share of the KV heads (replicated past
-  // kv_heads), or MLA's whole latent (kv_cache_size).
-  const KvCacheSize kv = kv_cache_size(s, kv_elem, 1.0, c.tp);
+  // kv_heads), or MLA's whole latent (kv_cache_size); all of them under attention DP.
+  const KvCacheSize kv = kv_cache_size(s, kv_elem, 1.0, dense_tp(c));
   r.index_bytes_per_token =
       kv.index_bytes_per_token_per_layer * static_cast<double>(s.layers) / r.stages;
   mem.kv_bytes_per_token =
@@ -181,11 +196,13 @@ void fill_memory(const Model& m, const Gpu& g, const ServeConfig& c, const Servi
       r.index_bytes_per_token;
   // Live tensors of one step at the token budget: residual and normed input, QKV, the MLP's
   // gate and up outputs (per routed expert), at 16 bits; plus fp32 logits of the sampled rows.
-  const double tokens = static_cast<double>(r.max_num_batched_tokens);
-  mem.activation_bytes =
-      2.0 * tokens * (2 * d.h + (d.q + 2 * d.kv) / tp + 2 * d.f * d.routed / tp) +
-      4.0 * static_cast<double>(std::min<int64_t>(r.max_num_seqs, r.max_num_batched_tokens)) *
-          static_cast<double>(s.vocab);
+  // Under attention DP a GPU holds its rank's share of the budget, its experts all ranks'.
+  const double all_tokens = static_cast<double>(r.max_num_batched_tokens);
+  const double tokens = all_tokens / r.attention_dp;
+  const double seqs = static_cast<double>(std::min(r.max_num_seqs, r.max_num_batched_tokens));
+  mem.activation_bytes = 2.0 * (tokens * (2 * d.h + (d.q + 2 * d.kv) / attention_tp) +
+                                all_tokens * 2 * d.f * d.routed / tp) +
+                         4.0 * seqs / r.attention_dp * static_cast<double>(s.vocab);
   mem.context_bytes = MemoryAssumptions{}.cuda_context_bytes;
   const double fraction = c.memory_fraction > 0 ? c.memory_fraction : r.profile.memory_fraction;
   const double used = mem.weight_bytes + mem.activation_bytes + mem.context_bytes;
@@ -196,8 +213,9 @@ void fill_memory(const Model& m, const Gpu& g, const ServeConfig& c, const Servi
   // A speculative drafter's keys and values sit beside the model's, token for token.
   const double block_bytes = (mem.kv_bytes_per_token + mem.spec_kv_bytes_per_token) *
                              static_cast<double>(a.kv_block_tokens);
-  mem.kv_blocks =
+  const auto gpu_blocks =
       block_bytes > 0 ? static_cast<int64_t>(std::floor(mem.kv_bytes / block_bytes)) : 0;
+  mem.kv_blocks = gpu_blocks * static_cast<int64_t>(r.attention_dp);
   mem.kv_tokens = mem.kv_blocks * a.kv_block_tokens;
   mem.fits = left > 0 && mem.kv_blocks > 0;
 }
@@ -247,20 +265,24 @@ void set_stage_hop(const Gpu& gpu, const Efficiencies& eff, ReplicaModel& r) {
 }
 
 // The block's weight matmuls as the kernels see them (QKV, O projection, the MLP's gate-up and
-// down, the MoE router), each with its output columns on one GPU and its share of the FLOPs.
+// down, the MoE router), each with its output columns and its FLOPs per token on one GPU:
+// attention's split over `attention_tp` GPUs, the MLP's over `tp`.
 void set_gemm_shapes(const TransformerSpec& s, const TransformerFlops& f, double tp,
-                     const Efficiencies& eff, const Gpu& gpu, ReplicaModel& r) {
+                     double attention_tp, const Efficiencies& eff, const Gpu& gpu,
+                     ReplicaModel& r) {
   const TransformerDims d = transformer_dims(s, 1);
   const double total = f.total() - f.attention_core - f.head;
   if (total <= 0) return;
   const double up = s.gated_mlp ? 2.0 / 3.0 : 0.5;  // gate and up fused in one matmul
   const bool moe = s.is_moe();
-  r.gemms = {{(d.q + 2 * d.kv) / tp, f.qkv_proj / total, false},
-             {d.h, f.attn_out_proj / total, false},
-             {(s.gated_mlp ? 2 : 1) * d.f / tp, f.mlp * up / total, moe},
-             {d.h, f.mlp * (1 - up) / total, moe}};
-  if (f.router > 0) r.gemms.push_back({static_cast<double>(s.experts), f.router / total, false});
-  r.head_cols = static_cast<double>(s.vocab) / tp;
+  const double mlp_tp = moe ? tp : attention_tp;
+  r.gemms = {{(d.q + 2 * d.kv) / attention_tp, f.qkv_proj / attention_tp, false},
+             {d.h, f.attn_out_proj / attention_tp, false},
+             {(s.gated_mlp ? 2 : 1) * d.f / mlp_tp, f.mlp * up / mlp_tp, moe},
+             {d.h, f.mlp * (1 - up) / mlp_tp, moe}};
+  if (f.router > 0)
+    r.gemms.push_back({static_cast<double>(s.experts), f.router / attention_tp, false});
+  r.head_cols = static_cast<double>(s.vocab) / attention_tp;
   r.sms = gpu.sm_count;
   r.tiles.gemm_tile_rows = eff.gemm_tile_rows;
   r.tiles.gemm_tile_cols = eff.gemm_tile_cols;
@@ -334,7 +356,7 @@ double module_weight_bytes(const Model& module, const ServeConfig& c, int64_t mo
   double bytes = 0;
   const WeightFormatBytes& format = weight_format_bytes(c.weights);
   for (const ParamTensor& t : transformer_parameters(s)) {
-    if (t.mtp) bytes += tensor_bytes(t, format, c.tp);
+    if (t.mtp) bytes += replica_tensor_bytes(t, format, c);
   }
   return bytes;
 }
@@ -384,6 +406,10 @@ std::optional<Error> resolve_spec(const Model& model, const Gpu& gpu, const Serv
   const bool own = spec.method != SpecMethod::draft;
   if (own) r.spec.module = drafter_module(model, spec.method);
   const Model& drafter = own ? *r.spec.module : *spec.draft;
+  if (!drafter.transformer.is_moe()) {  // a dense drafter is tensor parallel on the replica
+    dc.ep = 1;
+    dc.attention_dp = false;
+  }
   auto draft = build_replica(drafter, gpu, dc, serving, eff);
   if (!draft.ok()) {
     const char* key = own ? "spec-method" : "spec-draft-model";
@@ -396,6 +422,7 @@ std::optional<Error> resolve_spec(const Model& model, const Gpu& gpu, const Serv
     const double h = static_cast<double>(model.transformer.hidden);
     d.dense_weight_bytes += 2.0 * (2 * h * h);  // the projection, 16-bit, on every GPU
     d.gemm_flops_per_token += 2.0 * (2 * h * h);
+    d.gemms.push_back({h, 2.0 * (2 * h * h), false});
     r.memory.spec_weight_bytes = module_weight_bytes(
         *r.spec.module, config, spec.method == SpecMethod::mtp ? model.transformer.mtp_layers : 1);
   } else {
@@ -451,6 +478,7 @@ Result<ReplicaModel> build_replica(const Model& model, const Gpu& gpu, const Ser
     asked.weights = checkpoint_weight_format(model);
     asked.checkpoint_weights = false;
   }
+  if (asked.ep == 0) asked.ep = asked.tp;
   const bool split = serving.profile(asked.runtime).layer_split;
   if (auto err = check_config(model, asked, split)) return *err;
   // A layer-split replica is timed as the whole model on one GPU (its GPUs run one after
@@ -478,6 +506,11 @@ Result<ReplicaModel> build_replica(const Model& model, const Gpu& gpu, const Ser
       config.max_num_batched_tokens > 0
           ? config.max_num_batched_tokens
           : (large ? r.profile.max_num_batched_tokens_large : r.profile.max_num_batched_tokens);
+  if (config.attention_dp) {
+    r.attention_dp = config.tp;
+    r.max_num_seqs *= config.tp;
+    r.max_num_batched_tokens *= config.tp;
+  }
   count_weights(s, config, r);
   r.memory.weight_bytes /= r.stages;
   if (auto err = resolve_spec(model, gpu, config, serving, eff, r)) return *err;
@@ -493,11 +526,14 @@ Result<ReplicaModel> build_replica(const Model& model, const Gpu& gpu, const Ser
   }
   if (auto err = set_rates(gpu, config, eff, r)) return *err;
   const TransformerFlops f = transformer_forward_flops(s, 1);  // one token: no attention context
+  const double attention_tp = dense_tp(config);
   r.gemm_flops_per_token = (f.total() - f.attention_core - f.head) / config.tp;
-  r.head_flops_per_token = f.head / config.tp;
-  set_gemm_shapes(s, f, config.tp, eff, gpu, r);
+  r.head_flops_per_token = f.head / attention_tp;
+  set_gemm_shapes(s, f, config.tp, attention_tp, eff, gpu, r);
   r.attention_flops_per_pair =
-      attention_flops_per_pair(s) * static_cast<double>(s.layers) / config.tp;
+      attention_flops_per_pair(s) * static_cast<double>(s.layers) / attention_tp;
+  r.decode_attention_flops_per_pair =
+      absorbed_attention_flops_per_pair(s) * static_cast<double>(s.layers) / attention_tp;
   r.indexer_flops_per_pair = indexer_flops_per_pair(s) * static_cast<double>(s.layers);
   r.layers = static_cast<double>(s.layers);
   {
@@ -509,11 +545,15 @@ Result<ReplicaModel> build_replica(const Model& model, const Gpu& gpu, const Ser
     // activation's read-read-write 3f per routed expert on this GPU's share of the MLP. The
     // matmuls' own inputs and outputs (QKV out q+2kv, attention out q, O-projection out h,
     // gate/up out 2f, down out h) move with their weights in the matmul's roofline.
+    // Under attention DP the rank's own tokens hold the full hidden state and attention's
+    // tensors; the MLP's belong to every token the GPU's experts see.
     const TransformerDims d = transformer_dims(s, 1);
     const double tp = config.tp;
-    r.elementwise_bytes_per_token = 2.0 * r.layers * (10 * d.h + 3 * d.f * d.routed / tp);
+    r.elementwise_bytes_per_token = 2.0 * r.layers * 10 * d.h;
+    r.mlp_elementwise_bytes_per_token = 2.0 * r.layers * 3 * d.f * d.routed / tp;
     r.activation_bytes_per_token =
-        2.0 * r.layers * ((d.q + 2 * d.kv + d.q + 2 * d.f * d.routed) / tp + 2 * d.h);
+        2.0 * r.layers * ((d.q + 2 * d.kv + d.q) / attention_tp + 2 * d.h);
+    r.mlp_activation_bytes_per_token = 2.0 * r.layers * 2 * d.f * d.routed / tp;
   }
   r.hidden = static_cast<double>(s.hidden);
   if (auto link = set_tp_link(gpu, config, serving, eff, r); !link.ok()) return link.error();
@@ -544,14 +584,17 @@ double quantised(const ReplicaModel& r, double rows, double cols) {
   return gemm_quantisation_efficiency(rows, cols, r.sms, r.tiles);
 }
 
-// Compute time of the weight matmuls of one step: each matmul at the achievable rate times its
-// quantisation efficiency; expert matmuls see the tokens routed to each touched expert.
-double matmul_compute_s(const ReplicaModel& r, double tokens, double sampled, double touched) {
+// Compute time of the weight matmuls of one step on one GPU: each matmul at the achievable rate
+// times its quantisation efficiency; expert matmuls see the tokens routed to each touched expert
+// (from the whole step), the others the GPU's rank's share of the step (rank_tokens, of which
+// `sampled` are sampled).
+double matmul_compute_s(const ReplicaModel& r, double tokens, double rank_tokens, double sampled,
+                        double touched) {
   double t = 0;
   for (const ReplicaModel::Gemm& g : r.gemms) {
-    const double rows = g.expert ? tokens * r.experts_per_token / std::max(1.0, touched) : tokens;
-    t += tokens * r.gemm_flops_per_token * g.share /
-         (r.compute_flop_per_s * quantised(r, rows, g.cols));
+    const double passing = g.expert ? tokens : rank_tokens;
+    const double rows = g.expert ? tokens * r.experts_per_token / std::max(1.0, touched) : passing;
+    t += passing * g.flops_per_token / (r.compute_flop_per_s * quantised(r, rows, g.cols));
   }
   if (r.gemms.empty()) t = tokens * r.gemm_flops_per_token / r.compute_flop_per_s;
   return t + sampled * r.head_flops_per_token /
@@ -565,9 +608,11 @@ namespace {
 // Attention of one step: decodes read each sequence's keys and values (every verified position
 // of a speculative step attends to them); prefill writes its tokens' and reads the keys and values
 // of the tokens before its chunks, cached or computed earlier (flash attention: scores stay on
-// chip, Dao et al. 2022). Windowed blocks read at most their window of each sequence (its mean
-// context here).
-double attention_s(const ReplicaModel& r, const StepLoad& load, double positions_per_seq) {
+// chip, Dao et al. 2022); MLA decodes over the latent (absorbed_attention_flops_per_pair), its
+// prefill over per-head keys and values. Windowed blocks read at most their window of each sequence
+// (its mean context here). One GPU reads its rank's share of the step (rank_share).
+double attention_s(const ReplicaModel& r, const StepLoad& load, double positions_per_seq,
+                   double rank_share) {
   const TransformerSpec* spec = r.model ? &r.model->transformer : nullptr;
   const double decode_share =
       load.decode_seqs > 0 ? kv_window_share(spec, load.decode_context / load.decode_seqs) : 1.0;
@@ -589,12 +634,13 @@ double attention_s(const ReplicaModel& r, const StepLoad& load, double positions
            latent_bytes +
        (decode_keys + load.prefill_tokens + prefill_keys) * r.index_bytes_per_token) *
       r.stages;
-  const double pairs = decode_read * positions_per_seq +
-                       selected(load.prefill_pairs * prefill_share, load.prefill_tokens);
+  const double decode_flops = decode_read * positions_per_seq * r.decode_attention_flops_per_pair;
+  const double prefill_flops = selected(load.prefill_pairs * prefill_share, load.prefill_tokens) *
+                               r.attention_flops_per_pair;
   const double index_pairs = decode_keys * positions_per_seq + load.prefill_pairs;
-  return std::max(kv_bytes / r.hbm_bytes_per_s,
-                  pairs * r.attention_flops_per_pair / r.attention_flop_per_s +
-                      index_pairs * r.indexer_flops_per_pair / r.indexer_flop_per_s);
+  return rank_share * std::max(kv_bytes / r.hbm_bytes_per_s,
+                               (decode_flops + prefill_flops) / r.attention_flop_per_s +
+                                   index_pairs * r.indexer_flops_per_pair / r.indexer_flop_per_s);
 }
 
 // The drafter's part of a speculative step: its first step takes the decodes and the prompt
@@ -613,6 +659,42 @@ double draft_s(const ReplicaModel& r, const StepLoad& load) {
 
 }  // namespace
 
+namespace {
+
+// Communication of one step on one GPU. Tensor parallel: two all-reduces of the hidden state per
+// layer. Expert parallel: each token's dispatch to its k experts and the combine back, (ep-1)/ep
+// of them remote. Attention DP (no all-reduce): the GPU dispatches its rank's tokens (expert
+// parallel over all the GPUs), or all-gathers the step's tokens before the tensor-parallel
+// experts and reduce-scatters their outputs.
+double comm_s(const ReplicaModel& r, double tokens, double rank_tokens) {
+  double t = 0;
+  if (r.stages > 1 && r.stage_link_bytes_per_s > 0) {
+    t += (r.stages - 1) *
+         (r.stage_hop_latency_s + tokens * r.stage_hop_bytes_per_token / r.stage_link_bytes_per_s);
+  }
+  const double tp = r.stages > 1 ? 1.0 : r.config.tp, ep = r.config.ep;
+  const double hidden_bytes = r.hidden * 2.0;
+  if (r.attention_dp > 1) {
+    const double moved =
+        ep > 1 ? rank_tokens * r.experts_per_token * (ep - 1) / ep : tokens * (tp - 1) / tp;
+    return t + 2 * r.moe_layers *
+                   (r.allreduce_latency_s + moved * hidden_bytes / r.link_busbw_bytes_per_s);
+  }
+  if (tp > 1) {
+    // Ring all-reduce moves 2(n-1)/n of the tensor per GPU (nccl-tests doc/PERFORMANCE.md).
+    t += 2 * r.layers *
+         (r.allreduce_latency_s +
+          2 * (tp - 1) / tp * tokens * hidden_bytes / r.link_busbw_bytes_per_s);
+  }
+  if (ep > 1) {
+    const double dispatch_bytes = tokens * r.experts_per_token * hidden_bytes * (ep - 1) / ep;
+    t += 2 * r.moe_layers * (r.allreduce_latency_s + dispatch_bytes / r.link_busbw_bytes_per_s);
+  }
+  return t;
+}
+
+}  // namespace
+
 StepBreakdown step_time(const ReplicaModel& r, const StepLoad& load) {
   StepBreakdown b;
   // Speculative decoding verifies k drafted tokens and samples one more per sequence.
@@ -624,32 +706,21 @@ StepBreakdown step_time(const ReplicaModel& r, const StepLoad& load) {
   const double expert_share = r.experts > 0 ? b.experts_touched / r.experts : 0;
   const double weight_bytes =
       r.dense_weight_bytes + r.moe_layers * r.expert_bytes_per_layer * expert_share;
+  // Attention DP: a GPU runs attention and the dense layers for its rank's share of the step.
+  const double rank_share = load.one_rank ? 1.0 : 1.0 / r.attention_dp;
+  const double rank_tokens = tokens * rank_share;
   // The matmuls' activations move with their weights; element-wise kernels run between them.
-  const double bytes = weight_bytes + tokens * r.activation_bytes_per_token;
+  const double bytes = weight_bytes + rank_tokens * r.activation_bytes_per_token +
+                       tokens * r.mlp_activation_bytes_per_token;
   // Logits only for the rows that sample a token: decodes and prompts that end this step.
-  const double compute_s =
-      matmul_compute_s(r, tokens, decode_tokens + load.prefill_last, b.experts_touched);
+  const double compute_s = matmul_compute_s(
+      r, tokens, rank_tokens, (decode_tokens + load.prefill_last) * rank_share, b.experts_touched);
   b.weights_s = std::max(bytes / r.hbm_bytes_per_s, compute_s);
-  b.elementwise_s = tokens * r.elementwise_bytes_per_token / r.hbm_bytes_per_s;
-  b.attention_s = attention_s(r, load, positions);
-  const double tp = r.stages > 1 ? 1.0 : r.config.tp, ep = r.config.ep;
-  if (r.stages > 1 && r.stage_link_bytes_per_s > 0) {
-    b.comm_s += (r.stages - 1) * (r.stage_hop_latency_s +
-                                  tokens * r.stage_hop_bytes_per_token / r.stage_link_bytes_per_s);
-  }
-  if (tp > 1) {
-    // Ring all-reduce moves 2(n-1)/n of the tensor per GPU (nccl-tests doc/PERFORMANCE.md).
-    const double allreduce_bytes = tokens * r.hidden * 2.0;
-    b.comm_s +=
-        2 * r.layers *
-        (r.allreduce_latency_s + 2 * (tp - 1) / tp * allreduce_bytes / r.link_busbw_bytes_per_s);
-  }
-  if (ep > 1) {
-    // Dispatch and combine: each token's hidden state to its k experts, (ep-1)/ep of them remote.
-    const double dispatch_bytes = tokens * r.experts_per_token * r.hidden * 2.0 * (ep - 1) / ep;
-    b.comm_s +=
-        2 * r.moe_layers * (r.allreduce_latency_s + dispatch_bytes / r.link_busbw_bytes_per_s);
-  }
+  b.elementwise_s =
+      (rank_tokens * r.elementwise_bytes_per_token + tokens * r.mlp_elementwise_bytes_per_token) /
+      r.hbm_bytes_per_s;
+  b.attention_s = attention_s(r, load, positions, rank_share);
+  b.comm_s = comm_s(r, tokens, rank_tokens);
   const double kernels = r.layers * r.profile.kernels_per_layer;
   const double gpu_s =
       b.weights_s + b.elementwise_s + b.attention_s + b.comm_s + kernels * r.kernel_overhead_s;
@@ -662,7 +733,9 @@ StepBreakdown step_time(const ReplicaModel& r, const StepLoad& load) {
 }
 
 double prefill_time_s(const ReplicaModel& r, double prompt_tokens, double cached_tokens) {
-  const double chunk = static_cast<double>(std::max<int64_t>(1, r.max_num_batched_tokens));
+  // Alone, a prompt runs on one attention-DP rank, in chunks of that rank's budget.
+  const double chunk =
+      std::max(1.0, static_cast<double>(r.max_num_batched_tokens) / r.attention_dp);
   double done = std::clamp(cached_tokens, 0.0, std::max(0.0, prompt_tokens - 1)), total = 0;
   while (done < prompt_tokens) {
     const double c = std::min(chunk, prompt_tokens - done);
@@ -671,6 +744,7 @@ double prefill_time_s(const ReplicaModel& r, double prompt_tokens, double cached
     load.prefill_pairs = c * done + c * (c + 1) / 2;  // causal: each token sees the ones before
     load.prefill_context = done;
     load.prefill_last = done + c >= prompt_tokens ? 1 : 0;
+    load.one_rank = true;
     total += step_time(r, load).total_s;
     done += c;
   }

@@ -107,9 +107,14 @@ std::optional<double> leading_number(const std::string& s) {
 }
 
 // Published model names through the catalog's one resolver (resolve_model: vendor prefixes,
-// -Instruct, checkpoint suffixes); the first Llama's 7B and 13B onto Llama 2's shapes.
+// -Instruct, checkpoint suffixes); the first Llama's 7B and 13B onto Llama 2's shapes. A remark
+// in parentheses after the name ("DeepSeek-R1 (671B MoE)") is not part of it.
 const Model* find_model(const Catalog& c, const std::string& name) {
   if (auto m = resolve_model(c, name)) return m->model;
+  const size_t remark = name.find(" (");
+  if (remark != std::string::npos && remark > 0) {
+    if (auto m = resolve_model(c, name.substr(0, remark))) return m->model;
+  }
   const std::string n = lower(name);
   const std::vector<std::pair<const char*, const char*>> table = {{"llama 7b", "llama-2-7b"},
                                                                   {"llama 13b", "llama-2-13b"}};
@@ -186,7 +191,7 @@ std::string unsupported(const ServingRow& r) {
     if (both.find(flag) != std::string::npos)
       return std::string("flagged in its notes or framework (") + flag + "): not for scoring";
   }
-  for (const char* f : {"disaggregat", "attention dp", "wide-ep", " ep", "tep="}) {
+  for (const char* f : {"disaggregat", "wide-ep"}) {
     if (both.find(f) != std::string::npos)
       return std::string("a deployment gpuplan does not model (") + f + ")";
   }
@@ -270,7 +275,7 @@ std::optional<std::pair<WeightFormat, KvFormat>> formats(const Catalog& c, const
     if (auto w = parse_weight_format(p.substr(5))) return std::make_pair(*w, KvFormat::bf16);
   }
   if (p == "bf16") return std::make_pair(WeightFormat::bf16, kv);
-  if (p == "fp8") return std::make_pair(WeightFormat::fp8, kv);
+  if (p == "fp8" || p == "fp8 weights") return std::make_pair(WeightFormat::fp8, kv);
   // NVIDIA's FP4 checkpoints (TensorRT-LLM's perf tables' "FP4" column, nvidia/*-FP4 ModelOpt
   // checkpoints) are NVFP4; their KV cache is FP8 where the row says so.
   if (p == "fp4" || p == "nvfp4" || p.rfind("fp4 weights", 0) == 0)
@@ -279,6 +284,25 @@ std::optional<std::pair<WeightFormat, KvFormat>> formats(const Catalog& c, const
   if (p.rfind("int8 weight-only", 0) == 0) return std::make_pair(WeightFormat::int8, kv);
   if (p.rfind("int4 weight-only", 0) == 0) return std::make_pair(WeightFormat::int4, kv);
   return std::nullopt;
+}
+
+// The replica's parallel layout as the framework column writes it: "TP8 EP8, attention DP"
+// (TensorRT-LLM's blog), "TEP=8" (vLLM: tensor parallel with expert parallel over the same GPUs),
+// and the per-GPU batch limit "max_batch_size N" that TensorRT-LLM applies per attention-DP rank.
+void read_layout(const ServingRow& r, ServeConfig& cfg) {
+  const std::string fw = lower(r.framework + " " + r.notes);
+  auto after = [&](const std::string& word) -> std::optional<double> {
+    const size_t at = fw.find(word);
+    return at == std::string::npos ? std::nullopt : leading_number(fw.substr(at + word.size()));
+  };
+  if (auto tep = after("tep=")) {
+    cfg.tp = static_cast<int>(*tep);
+    cfg.ep = cfg.tp;
+  } else if (auto ep = after(" ep")) {
+    cfg.ep = static_cast<int>(*ep);
+  }
+  cfg.attention_dp = fw.find("attention dp") != std::string::npos;
+  if (auto b = after("max_batch_size ")) cfg.max_num_seqs = static_cast<int64_t>(*b);
 }
 
 Runtime runtime_of(const ServingRow& r) {
@@ -399,6 +423,7 @@ Predicted predict(const ReplicaModel& rep, const ServingRow& r, const RowLengths
     StepLoad load;
     load.decode_seqs = 1;
     load.decode_context = in + out / 2;
+    load.one_rank = true;
     return {1.0 / step_time(rep, load).total_s, ""};
   }
   if (online) {
@@ -487,6 +512,7 @@ std::string resolve(const Catalog& c, const ServingAssumptions& a, const Serving
   cfg.weights = f->first;
   cfg.kv = f->second;
   cfg.runtime = runtime_of(r);
+  read_layout(r, cfg);
   // The KV-cache memory fraction the run states (TensorRT-LLM's kv_cache_free_gpu_mem_fraction).
   const size_t at = lower(r.notes).find("kv_cache_free_gpu_mem_fraction ");
   if (at != std::string::npos && cfg.runtime == Runtime::trtllm) {

@@ -398,6 +398,13 @@ double attention_flops_per_pair(const TransformerSpec& s) {
          2 * heads * static_cast<double>(s.v_head_dim_or_default());
 }
 
+double absorbed_attention_flops_per_pair(const TransformerSpec& s) {
+  if (!s.is_mla()) return attention_flops_per_pair(s);
+  const double heads = static_cast<double>(s.heads);
+  const double latent = static_cast<double>(s.kv_lora_rank);
+  return 2 * heads * (latent + static_cast<double>(s.qk_rope_head_dim)) + 2 * heads * latent;
+}
+
 double indexer_flops_per_pair(const TransformerSpec& s) {
   return s.is_sparse_attention()
              ? 2 * static_cast<double>(s.index_heads) * static_cast<double>(s.index_head_dim)

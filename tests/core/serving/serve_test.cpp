@@ -168,17 +168,19 @@ TEST(ServeStep, DecodeTimeGrowsWithTheBatch) {
 // Llama 3 8B: hidden 4096, MLP 14336 (gated), 32 layers.
 TEST(ServeStep, ElementwiseTrafficOfTheHiddenStateIsReplicatedUnderTensorParallelism) {
   // 16-bit: 32 layers x (10 x 4096 on the full hidden state + 3 x 14336 / tp of the activation).
-  EXPECT_DOUBLE_EQ(replica("llama-3-8b", "h100-sxm5-80gb").elementwise_bytes_per_token,
-                   2.0 * 32 * (10 * 4096 + 3 * 14336));
+  const ReplicaModel r1 = replica("llama-3-8b", "h100-sxm5-80gb");
+  EXPECT_DOUBLE_EQ(r1.elementwise_bytes_per_token, 2.0 * 32 * 10 * 4096);
+  EXPECT_DOUBLE_EQ(r1.mlp_elementwise_bytes_per_token, 2.0 * 32 * 3 * 14336);
   ServeConfig tp2;
   tp2.tp = 2;
   const ReplicaModel r2 = replica("llama-3-8b", "h100-sxm5-80gb", tp2);
-  EXPECT_DOUBLE_EQ(r2.elementwise_bytes_per_token, 2.0 * 32 * (10 * 4096 + 3 * 14336 / 2.0));
+  EXPECT_DOUBLE_EQ(r2.elementwise_bytes_per_token, 2.0 * 32 * 10 * 4096);
+  EXPECT_DOUBLE_EQ(r2.mlp_elementwise_bytes_per_token, 2.0 * 32 * 3 * 14336 / 2.0);
   StepLoad load;
   load.decode_seqs = 100;
   load.decode_context = 100 * 500;
   EXPECT_DOUBLE_EQ(step_time(r2, load).elementwise_s,
-                   100 * r2.elementwise_bytes_per_token / r2.hbm_bytes_per_s);
+                   100 * 2.0 * 32 * (10 * 4096 + 3 * 14336 / 2.0) / r2.hbm_bytes_per_s);
 }
 
 // Llama 3 8B (32 layers, hidden 4096), 256 sequences decoding: each layer all-reduces twice a
@@ -263,8 +265,7 @@ TEST(ServeStep, L40sPrefillMatmulsPayForWholeWavesOf142Sms) {
   const double efficiency[] = {384.0 / 426, 256.0 / 284, 1792.0 / 1846, 256.0 / 284};
   double expected = r.head_flops_per_token / r.compute_flop_per_s;
   for (size_t i = 0; i < 4; ++i) {
-    expected +=
-        2048 * r.gemm_flops_per_token * r.gemms[i].share / (r.compute_flop_per_s * efficiency[i]);
+    expected += 2048 * r.gemms[i].flops_per_token / (r.compute_flop_per_s * efficiency[i]);
   }
   StepLoad load;
   load.prefill_tokens = 2048;
