@@ -73,6 +73,8 @@ namespace gpuplan {
   X(serve_tp_heads, "serve.tp_heads",                                                             \
     "--tp {0}: the model's {1} attention heads do not split evenly")                              \
   X(serve_ep_divide, "serve.ep_divide", "--ep must divide --tp")                                  \
+  X(serve_ep_experts, "serve.ep_experts",                                                         \
+    "--ep {0}: the model's {1} routed experts do not split evenly over {0} GPUs")                 \
   X(serve_ep_layer_split, "serve.ep_layer_split",                                                 \
     "--ep: the runtime splits layers across GPUs, not experts; leave --ep at 1")                  \
   X(serve_ep_moe_only, "serve.ep_moe_only", "--ep applies to mixture-of-experts models only")     \

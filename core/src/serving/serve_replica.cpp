@@ -140,11 +140,14 @@ std::optional<Error> check_config(const Model& m, const ServeConfig& c, bool lay
     return invalid(Msg::serve_not_causal_lm, {m.id});
   }
   if (c.tp < 1 || c.tp > 64) return invalid(Msg::serve_tp_range, {std::to_string(c.tp)});
-  if (s.heads % c.tp != 0 && !layer_split)
+  // Attention DP runs every head on every GPU.
+  if (s.heads % c.tp != 0 && !layer_split && !c.attention_dp)
     return invalid(Msg::serve_tp_heads, {std::to_string(c.tp), std::to_string(s.heads)});
   if (c.ep < 1 || c.tp % c.ep != 0) return invalid(Msg::serve_ep_divide);
   if (layer_split && c.ep > 1) return invalid(Msg::serve_ep_layer_split);
   if (c.ep > 1 && !s.is_moe()) return invalid(Msg::serve_ep_moe_only);
+  if (c.ep > 1 && s.experts % c.ep != 0)
+    return invalid(Msg::serve_ep_experts, {std::to_string(c.ep), std::to_string(s.experts)});
   if (c.attention_dp && !s.is_moe()) return invalid(Msg::serve_attention_dp_moe_only);
   if (c.attention_dp && layer_split) return invalid(Msg::serve_attention_dp_layer_split);
   if (c.max_num_seqs < 0 || c.max_num_batched_tokens < 0) return invalid(Msg::serve_batch_limits);

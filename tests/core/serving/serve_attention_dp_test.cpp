@@ -112,6 +112,13 @@ TEST(ServeAttentionDp, RefusesWhatItCannotRun) {
   ASSERT_FALSE(layers.ok());
   EXPECT_EQ(layers.error().message,
             "--attention-dp: the runtime splits layers across GPUs; leave --attention-dp off");
+  // Mixtral's 8 experts do not split over 16 GPUs; its 32 heads need not split under attention DP.
+  auto uneven = build("mixtral-8x7b", "gb200", layout(16, 16, true));
+  ASSERT_FALSE(uneven.ok());
+  EXPECT_EQ(uneven.error().message,
+            "--ep 16: the model's 8 routed experts do not split evenly over 16 GPUs");
+  EXPECT_TRUE(build("deepseek-v3", "gb200", layout(24, 8, true)).ok());
+  EXPECT_FALSE(build("deepseek-v3", "gb200", layout(24, 8, false)).ok());  // 128 heads over 24
   // --ep 0: the experts over all of the replica's GPUs.
   const ReplicaModel all = replica("mixtral-8x7b", "h100-sxm5-80gb", layout(2, 0, false));
   EXPECT_EQ(all.config.ep, 2);
