@@ -286,23 +286,40 @@ std::optional<std::pair<WeightFormat, KvFormat>> formats(const Catalog& c, const
   return std::nullopt;
 }
 
-// The replica's parallel layout as the framework column writes it: "TP8 EP8, attention DP"
-// (TensorRT-LLM's blog), "TEP=8" (vLLM: tensor parallel with expert parallel over the same GPUs),
-// and the per-GPU batch limit "max_batch_size N" that TensorRT-LLM applies per attention-DP rank.
+// The replica's parallel layout as the framework column or notes write it: "TP8 EP8, attention
+// DP" (TensorRT-LLM's blog), "TEP=8" (vLLM: expert parallel over the tensor-parallel GPUs), "EP=8",
+// "--ep-size 8", "enable-expert-parallel" (vLLM: every GPU of the replica), SGLang's "dp
+// attention"; expert parallelism over more GPUs than the tensor-parallel group ("DP8 EP8") is
+// attention DP over them. TensorRT-LLM's "max_batch_size N" is its per-GPU batch limit.
 void read_layout(const ServingRow& r, ServeConfig& cfg) {
   const std::string fw = lower(r.framework + " " + r.notes);
-  auto after = [&](const std::string& word) -> std::optional<double> {
-    const size_t at = fw.find(word);
-    return at == std::string::npos ? std::nullopt : leading_number(fw.substr(at + word.size()));
+  auto has = [&](std::initializer_list<const char*> words) {
+    return std::any_of(words.begin(), words.end(),
+                       [&](const char* w) { return fw.find(w) != std::string::npos; });
   };
-  if (auto tep = after("tep=")) {
+  auto after = [&](std::initializer_list<const char*> words) -> std::optional<double> {
+    for (const char* w : words) {
+      for (size_t at = fw.find(w); at != std::string::npos; at = fw.find(w, at + 1)) {
+        if (auto n = leading_number(fw.substr(at + std::string(w).size()))) return n;
+      }
+    }
+    return std::nullopt;
+  };
+  cfg.attention_dp = has(
+      {"attention dp", "dp attention", "dp-attention", "attention_dp", "attention data parallel"});
+  if (auto tep = after({"tep=", "tep "})) {
     cfg.tp = static_cast<int>(*tep);
     cfg.ep = cfg.tp;
-  } else if (auto ep = after(" ep")) {
+  } else if (auto ep = after({" ep=", " ep ", " ep", "(ep", "ep-size ", "ep_size ", "ep_size="})) {
     cfg.ep = static_cast<int>(*ep);
+  } else if (has({"expert-parallel", "expert parallel"})) {
+    cfg.ep = 0;  // all of the replica's GPUs
   }
-  cfg.attention_dp = fw.find("attention dp") != std::string::npos;
-  if (auto b = after("max_batch_size ")) cfg.max_num_seqs = static_cast<int64_t>(*b);
+  if (cfg.ep > cfg.tp) {
+    cfg.tp = cfg.ep;
+    cfg.attention_dp = true;
+  }
+  if (auto b = after({"max_batch_size "})) cfg.max_num_seqs = static_cast<int64_t>(*b);
 }
 
 Runtime runtime_of(const ServingRow& r) {
@@ -508,11 +525,12 @@ std::string resolve(const Catalog& c, const ServingAssumptions& a, const Serving
   gpus = n ? *n : *t;
   ServeConfig cfg;
   cfg.tp = static_cast<int>(t ? *t : gpus);
-  if (static_cast<int>(gpus) % cfg.tp != 0) return "num_gpus is not a multiple of tp";
   cfg.weights = f->first;
   cfg.kv = f->second;
   cfg.runtime = runtime_of(r);
   read_layout(r, cfg);
+  if (static_cast<int>(gpus) % cfg.tp != 0)
+    return "num_gpus is not a multiple of the replica's GPUs (tp, or ep under attention DP)";
   // The KV-cache memory fraction the run states (TensorRT-LLM's kv_cache_free_gpu_mem_fraction).
   const size_t at = lower(r.notes).find("kv_cache_free_gpu_mem_fraction ");
   if (at != std::string::npos && cfg.runtime == Runtime::trtllm) {

@@ -153,13 +153,25 @@ TEST(ServeAttentionDp, ReadsTheLayoutARowStates) {
       "D2,trtllm,DeepSeek-R1 (671B MoE),H200,8,8,FP8 weights (deepseek-ai/DeepSeek-R1),"
       "\"TensorRT-LLM PyTorch backend (TP8 EP8)\",1024,2048,"
       "\"synthetic fixed 1024/2048, 5120 requests\",1024,,output_tokens_per_s_total,11489,x,\n";
-  auto rep = validate_serving_csv(test::catalog(), test::serving(), text, "s.csv");
+  auto row = [](const std::string& id, const std::string& tp, const std::string& framework) {
+    return id + ",trtllm,DeepSeek-R1 (671B MoE),H200,8," + tp +
+           ",FP8 weights (deepseek-ai/DeepSeek-R1),\"TensorRT-LLM " + framework +
+           " max_batch_size 128\",1024,2048,\"synthetic fixed 1024/2048, 5120 requests\",1024,,"
+           "output_tokens_per_s_total,11489,x,\n";
+  };
+  const std::string spellings = row("D3", "8", "--ep-size 8 --enable-dp-attention") +
+                                row("D4", "1", "DP8 EP8") +
+                                row("D5", "8", "enable-expert-parallel, attention data parallel");
+  auto rep = validate_serving_csv(test::catalog(), test::serving(), text + spellings, "s.csv");
   ASSERT_TRUE(rep.ok()) << rep.error().message;
-  ASSERT_EQ(rep.value().rows.size(), 2u)
+  ASSERT_EQ(rep.value().rows.size(), 5u)
       << (rep.value().skipped.empty() ? "" : rep.value().skipped[0].second);
   EXPECT_EQ(rep.value().rows[0].ground.precision, "fp8");
   // Attention DP holds 8 times the sequences: more of them decode in each step.
-  EXPECT_GT(rep.value().rows[0].predicted, rep.value().rows[1].predicted);
+  const auto& rows = rep.value().rows;
+  EXPECT_GT(rows[0].predicted, rows[1].predicted);
+  // SGLang's and vLLM's spellings of the same layout read the same.
+  for (size_t i = 2; i < 5; ++i) EXPECT_DOUBLE_EQ(rows[i].predicted, rows[0].predicted) << i;
 }
 
 }  // namespace
