@@ -1,9 +1,9 @@
 // The core's notes and errors on the Chinese page (issue 29): every line the Results, Plans and
 // Serving tabs show for a spread of links (LoRA, MoE with expert parallelism, a layer graph in
 // FP8, spot pricing, a budget that binds, serving with ShareGPT lengths, FP8 weights on a GPU
-// without FP8, a PCIe interconnect, a bad link) is in Chinese with its values kept, and the
-// planner's budget is stated in the page's currency. The lines are also handed to
-// web/check_strings.py --shown, whose ZH_LATIN allow-list says which Latin words a Chinese text
+// without FP8, a PCIe interconnect, attention data parallelism, a bad link) is in Chinese with its
+// values kept, and the planner's budget is stated in the page's currency. The lines are also handed
+// to web/check_strings.py --shown, whose ZH_LATIN allow-list says which Latin words a Chinese text
 // may keep. So are the remarks of the zoo's model names (data/models name_zh).
 #include <gtest/gtest.h>
 
@@ -69,6 +69,8 @@ const Case kCases[] = {
     {"model=llama-3-70b&rate=1&prompt-tokens=2000&output-tokens=200&tp=4&ttft-ms=5000&tpot-ms=200&"
      "gpu=l40s&tab=serving",
      "prefill is bound by the interconnect"},
+    {"model=mixtral-8x7b&rate=5&tp=2&ep=2&attention-dp=1&gpu=h100-sxm5-80gb&tab=serving",
+     "attention data parallel: each of the 2 GPUs"},
     {"model=gpt2-small&batch=-5", "-5 is out of range"},
 };
 

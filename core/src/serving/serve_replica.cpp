@@ -513,6 +513,14 @@ Result<ReplicaModel> build_replica(const Model& model, const Gpu& gpu, const Ser
     r.attention_dp = config.tp;
     r.max_num_seqs *= config.tp;
     r.max_num_batched_tokens *= config.tp;
+    const std::string gpus = std::to_string(config.tp);
+    r.notes.push_back(asked.ep > 1 ? "attention data parallel: each of the " + gpus +
+                                         " GPUs runs attention for its own requests; the routed "
+                                         "experts are split by expert over " +
+                                         std::to_string(asked.ep) + " GPUs"
+                                   : "attention data parallel: each of the " + gpus +
+                                         " GPUs runs attention for its own requests; the routed "
+                                         "experts are split by tensor parallelism");
   }
   count_weights(s, config, r);
   r.memory.weight_bytes /= r.stages;
