@@ -441,6 +441,52 @@ std::optional<Error> resolve_spec(const Model& model, const Gpu& gpu, const Serv
   return std::nullopt;
 }
 
+// The runtime's batch limits for the replica: the configured ones, else the runtime's defaults
+// for this GPU; per GPU under attention DP (TensorRT-LLM's max_batch_size and max_num_tokens), so
+// the replica's are tp times larger.
+void set_batch_limits(const Gpu& gpu, const ServeConfig& config, ReplicaModel& r) {
+  const bool large = large_gpu(gpu);
+  r.max_num_seqs = config.max_num_seqs > 0
+                       ? config.max_num_seqs
+                       : (large ? r.profile.max_num_seqs_large : r.profile.max_num_seqs);
+  r.max_num_batched_tokens =
+      config.max_num_batched_tokens > 0
+          ? config.max_num_batched_tokens
+          : (large ? r.profile.max_num_batched_tokens_large : r.profile.max_num_batched_tokens);
+  if (!config.attention_dp) return;
+  r.attention_dp = config.tp;
+  r.max_num_seqs *= config.tp;
+  r.max_num_batched_tokens *= config.tp;
+  const std::string gpus = std::to_string(config.tp);
+  r.notes.push_back(config.ep > 1 ? "attention data parallel: each of the " + gpus +
+                                        " GPUs runs attention for its own requests; the routed "
+                                        "experts are split by expert over " +
+                                        std::to_string(config.ep) + " GPUs"
+                                  : "attention data parallel: each of the " + gpus +
+                                        " GPUs runs attention for its own requests; the routed "
+                                        "experts are split by tensor parallelism");
+}
+
+// 16-bit activations per token and layer on one GPU, in two kinds. Element-wise kernels (norms,
+// residual adds, the MLP's activation function) are separate, memory-bound kernels that run
+// between the matmuls: norm in/out 2x(2h) and residual adds 2x(3h) on the full hidden state,
+// which tensor parallelism replicates on every GPU (Megatron-LM: Shoeybi et al. 2019, sec. 3,
+// "we duplicate [layer normalization, residual connections] across GPUs"), and the gated
+// activation's read-read-write 3f per routed expert on this GPU's share of the MLP. The
+// matmuls' own inputs and outputs (QKV out q+2kv, attention out q, O-projection out h,
+// gate/up out 2f, down out h) move with their weights in the matmul's roofline.
+// Under attention DP the rank's own tokens hold the full hidden state and attention's
+// tensors; the MLP's belong to every token the GPU's experts see.
+void set_activation_traffic(const TransformerSpec& s, const ServeConfig& config, ReplicaModel& r) {
+  const double attention_tp = dense_tp(config);
+  const TransformerDims d = transformer_dims(s, 1);
+  const double tp = config.tp;
+  r.elementwise_bytes_per_token = 2.0 * r.layers * 10 * d.h;
+  r.mlp_elementwise_bytes_per_token = 2.0 * r.layers * 3 * d.f * d.routed / tp;
+  r.activation_bytes_per_token = 2.0 * r.layers * ((d.q + 2 * d.kv + d.q) / attention_tp + 2 * d.h);
+  r.mlp_activation_bytes_per_token = 2.0 * r.layers * 2 * d.f * d.routed / tp;
+}
+
 }  // namespace
 
 const char* spec_method_name(SpecMethod m) {
@@ -501,27 +547,7 @@ Result<ReplicaModel> build_replica(const Model& model, const Gpu& gpu, const Ser
   r.profile = serving.profile(config.runtime);
   if (auto err = check_kv_format(r.profile, config.kv)) return *err;
   r.block_tokens = serving.kv_block_tokens;
-  const bool large = large_gpu(gpu);
-  r.max_num_seqs = config.max_num_seqs > 0
-                       ? config.max_num_seqs
-                       : (large ? r.profile.max_num_seqs_large : r.profile.max_num_seqs);
-  r.max_num_batched_tokens =
-      config.max_num_batched_tokens > 0
-          ? config.max_num_batched_tokens
-          : (large ? r.profile.max_num_batched_tokens_large : r.profile.max_num_batched_tokens);
-  if (config.attention_dp) {
-    r.attention_dp = config.tp;
-    r.max_num_seqs *= config.tp;
-    r.max_num_batched_tokens *= config.tp;
-    const std::string gpus = std::to_string(config.tp);
-    r.notes.push_back(asked.ep > 1 ? "attention data parallel: each of the " + gpus +
-                                         " GPUs runs attention for its own requests; the routed "
-                                         "experts are split by expert over " +
-                                         std::to_string(asked.ep) + " GPUs"
-                                   : "attention data parallel: each of the " + gpus +
-                                         " GPUs runs attention for its own requests; the routed "
-                                         "experts are split by tensor parallelism");
-  }
+  set_batch_limits(gpu, config, r);
   count_weights(s, config, r);
   r.memory.weight_bytes /= r.stages;
   if (auto err = resolve_spec(model, gpu, config, serving, eff, r)) return *err;
@@ -547,25 +573,7 @@ Result<ReplicaModel> build_replica(const Model& model, const Gpu& gpu, const Ser
       absorbed_attention_flops_per_pair(s) * static_cast<double>(s.layers) / attention_tp;
   r.indexer_flops_per_pair = indexer_flops_per_pair(s) * static_cast<double>(s.layers);
   r.layers = static_cast<double>(s.layers);
-  {
-    // 16-bit activations per token and layer, in two kinds. Element-wise kernels (norms,
-    // residual adds, the MLP's activation function) are separate, memory-bound kernels that run
-    // between the matmuls: norm in/out 2x(2h) and residual adds 2x(3h) on the full hidden state,
-    // which tensor parallelism replicates on every GPU (Megatron-LM: Shoeybi et al. 2019, sec. 3,
-    // "we duplicate [layer normalization, residual connections] across GPUs"), and the gated
-    // activation's read-read-write 3f per routed expert on this GPU's share of the MLP. The
-    // matmuls' own inputs and outputs (QKV out q+2kv, attention out q, O-projection out h,
-    // gate/up out 2f, down out h) move with their weights in the matmul's roofline.
-    // Under attention DP the rank's own tokens hold the full hidden state and attention's
-    // tensors; the MLP's belong to every token the GPU's experts see.
-    const TransformerDims d = transformer_dims(s, 1);
-    const double tp = config.tp;
-    r.elementwise_bytes_per_token = 2.0 * r.layers * 10 * d.h;
-    r.mlp_elementwise_bytes_per_token = 2.0 * r.layers * 3 * d.f * d.routed / tp;
-    r.activation_bytes_per_token =
-        2.0 * r.layers * ((d.q + 2 * d.kv + d.q) / attention_tp + 2 * d.h);
-    r.mlp_activation_bytes_per_token = 2.0 * r.layers * 2 * d.f * d.routed / tp;
-  }
+  set_activation_traffic(s, config, r);
   r.hidden = static_cast<double>(s.hidden);
   if (auto link = set_tp_link(gpu, config, serving, eff, r); !link.ok()) return link.error();
   if (r.stages > 1) set_stage_hop(gpu, eff, r);
