@@ -170,6 +170,9 @@ TEST(ServeAttentionDp, ReadsTheLayoutARowStates) {
   // Attention DP holds 8 times the sequences: more of them decode in each step.
   const auto& rows = rep.value().rows;
   EXPECT_GT(rows[0].predicted, rows[1].predicted);
+  // Its error band pools rows of its own layout, not every tensor-parallel row's.
+  EXPECT_EQ(rows[0].band.family, "output tokens/s, attention DP");
+  EXPECT_EQ(rows[1].band.family, "output tokens/s");
   // SGLang's and vLLM's spellings of the same layout read the same.
   for (size_t i = 2; i < 5; ++i) EXPECT_DOUBLE_EQ(rows[i].predicted, rows[0].predicted) << i;
 }
