@@ -37,8 +37,10 @@ struct ServingPrediction {
   double predicted = 0;
   double error = 0;  // (predicted - measured) / measured
   // The error band, as for training rows (gpuplan/accuracy.h), from the other sources' rows of
-  // the same file: family = group, ground = the serving setup (weights format, tp, GPU
-  // architecture, GPUs); the measured value's range from it, in the row's unit.
+  // the same file: family = group (attention-DP replicas a family of their own, as their step is
+  // timed differently), ground = the serving setup (weights format, tp, GPU architecture,
+  // GPUs); the measured value's range from it, in the row's unit.
+  std::string family;
   std::string source;  // source_key of row.source ("" when the file has no source column)
   RunGround ground;
   ErrorBand band;

@@ -603,27 +603,16 @@ RunGround serving_ground(const Catalog& c, const ServingRow& r, double gpus) {
   return g;
 }
 
-// The family a row's band pools: its metric group, and for attention-DP replicas a family of
-// their own (a layout whose step the model times differently, as training's families split by
-// parallelism), so their errors widen their own bands, not every tensor-parallel row's.
-std::string band_family(const ServingPrediction& p) {
-  ServeConfig layout;
-  const auto tp = number(p.row.tp), gpus = number(p.row.num_gpus);
-  layout.tp = static_cast<int>(tp ? *tp : gpus.value_or(1));
-  read_layout(p.row, layout);
-  return layout.attention_dp ? p.group + ", attention DP" : p.group;
-}
-
 // Each row's band from the other sources' rows of the file, and the coverage.
 void serving_bands(ServingReport& rep) {
   std::vector<AccuracyRow> table;
   for (const auto& p : rep.rows) {
-    if (!p.source.empty()) table.push_back({p.row.id, p.source, band_family(p), p.ground, p.error});
+    if (!p.source.empty()) table.push_back({p.row.id, p.source, p.family, p.ground, p.error});
   }
   std::vector<BandedRow> banded;
   for (auto& p : rep.rows) {
     if (p.source.empty()) continue;  // no source: nothing to leave out
-    p.band = error_band(table, band_family(p), p.ground, p.source);
+    p.band = error_band(table, p.family, p.ground, p.source);
     if (p.band.rows > 0) {
       p.measured_range = measured_range(p.predicted, p.band);
       p.in_band = p.row.value >= p.measured_range.low && p.row.value <= p.measured_range.high;
@@ -690,6 +679,7 @@ Result<ServingReport> validate_serving_csv(const Catalog& catalog,
     ServingPrediction sp;
     sp.row = row;
     sp.group = group_of(row);
+    sp.family = replica->attention_dp > 1 ? sp.group + ", attention DP" : sp.group;
     sp.predicted = p.value;
     sp.error = (p.value - row.value) / row.value;
     sp.source = row.source.empty() ? "" : source_key(row.source);
