@@ -151,6 +151,9 @@ struct Efficiencies {
   // Output tile of the GEMM kernels, for tile and wave quantisation (rows x columns).
   double gemm_tile_rows = 0;
   double gemm_tile_cols = 0;
+  // A grouped GEMM (a rank's local experts, OpClass::gemm_groups > 1) against one GEMM of the
+  // same FLOPs at the GPU's best dense rate: what Transformer Engine's grouped kernels reach.
+  double grouped_gemm = 0;
   // Host time per kernel in eager PyTorch (Python, dispatcher, launch); the host runs ahead of
   // the GPU asynchronously, so a pass takes the larger of the two.
   double host_overhead_per_kernel_s = 0;

@@ -44,6 +44,7 @@ inline constexpr AssumptionKey kAssumptionKeys[] = {
     {"nccl_ring_hop_latency_network_s", GPUPLAN_FIELD(nccl_ring.network_hop_s), 1e-8, 1e-3, true},
     {"gemm_tile_rows", GPUPLAN_FIELD(gemm_tile_rows), 8, 1024, true},
     {"gemm_tile_cols", GPUPLAN_FIELD(gemm_tile_cols), 8, 1024, true},
+    {"grouped_gemm_efficiency", GPUPLAN_FIELD(grouped_gemm), 0.05, 1.0, true},
     // Flash attention per architecture. Ampere's (FlashAttention-2's reference GPU) is required:
     // architectures without figures of their own take it.
     {"flash_attention_forward_efficiency_ampere", GPUPLAN_FIELD(flash_attention["Ampere"].forward),

@@ -126,11 +126,11 @@ GPUPLAN_FIELDS(Efficiencies::RingLatency, s.base_s, s.nvlink_hop_s, s.pcie_hop_s
 GPUPLAN_FIELDS(Efficiencies, s.gemm, s.simt_gemm, s.hbm, s.nvlink, s.pcie, s.network,
                s.kernel_overhead_s, s.eager_memory_bound, s.flash_attention,
                s.flash_attention_default, s.flash3_attention, s.cudnn_attention, s.triton_attention,
-               s.flash1_attention, s.gemm_tile_rows, s.gemm_tile_cols, s.host_overhead_per_kernel_s,
-               s.optimizer_for_loop_per_tensor, s.nccl_ring, s.measured_gemm_flop_per_s,
-               s.measured_tf32_gemm_flop_per_s, s.measured_hbm_bytes_per_s,
-               s.measured_intra_busbw_bytes_per_s, s.measured_inter_busbw_bytes_per_s,
-               s.measured_recipe_gemm_flop_per_s)
+               s.flash1_attention, s.gemm_tile_rows, s.gemm_tile_cols, s.grouped_gemm,
+               s.host_overhead_per_kernel_s, s.optimizer_for_loop_per_tensor, s.nccl_ring,
+               s.measured_gemm_flop_per_s, s.measured_tf32_gemm_flop_per_s,
+               s.measured_hbm_bytes_per_s, s.measured_intra_busbw_bytes_per_s,
+               s.measured_inter_busbw_bytes_per_s, s.measured_recipe_gemm_flop_per_s)
 GPUPLAN_FIELDS(InputAssumptions, s.image_samples_per_s_per_core)
 GPUPLAN_FIELDS(RunGround, s.kind, s.precision, s.parallel, s.arch, s.gpus)
 GPUPLAN_FIELDS(AccuracyRow, s.id, s.source, s.family, s.ground, s.error)

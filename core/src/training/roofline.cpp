@@ -184,6 +184,7 @@ double op_time_s(const OpClass& op, const Rates& r, const Efficiencies& eff, dou
     per_flop = share / (r.peak * of_peak) + (1 - share) / (r.peak16 * of_peak);
   } else if (op.kind == WorkKind::matmul) {
     per_flop /= quantisation_efficiency(op, r, eff, batch);
+    if (op.gemm_groups > 1 && eff.grouped_gemm > 0) per_flop /= eff.grouped_gemm;
   }
   const double traffic = backward ? 2.0 : 1.0;  // gradients in and out
   const double c = flops > 0 ? flops * per_flop : 0.0;

@@ -156,6 +156,26 @@ TEST(Roofline, AMatmulOnARealGpuPaysForItsLastWave) {
   EXPECT_NEAR(time_of(op, eff, 1, *h100).forward_s, op.flops_per_sample / rate, 1e-12);
 }
 
+TEST(Roofline, AGroupedGemmRunsAtItsMeasuredShareOfTheDenseRate) {
+  // The local experts' grouped GEMM: 1e12 FLOPs at 1e15 x 0.8 as one GEMM (1.25 ms), and at
+  // 0.739 of that as a grouped one (NVIDIA's MXFP8 grouped GEMM on a GB200, 2,672 of the GPU's
+  // 3,615.6 TFLOP/s dense best): 1.25 ms / 0.739.
+  Efficiencies eff = test_efficiencies();
+  eff.grouped_gemm = 0.739;
+  OpClass op;
+  op.kind = WorkKind::matmul;
+  op.flops_per_sample = 1e12;
+  op.gemm_rows_per_sample = 4096;
+  op.gemm_cols = 2048;
+  EXPECT_NEAR(time_of(op, eff).forward_s, 1.25e-3, 1e-15);
+  op.gemm_groups = 8;
+  EXPECT_NEAR(time_of(op, eff).forward_s, 1.25e-3 / 0.739, 1e-12);
+  // Backward: both gradients' GEMMs are grouped too.
+  EXPECT_NEAR(time_of(op, eff).backward_s, 2 * 1.25e-3 / 0.739, 1e-12);
+  // The catalog's figure is the one cited in data/assumptions.json.
+  EXPECT_DOUBLE_EQ(test::catalog().efficiencies.grouped_gemm, 0.739);
+}
+
 TEST(Roofline, FlashAttentionRunsAtItsPublishedShareOfPeakForwardAndBackward) {
   // One attention class of 1e15 FLOPs on an H100. FlashAttention-2 without a mask, head dim 128,
   // sequence 4k (FA3 paper, Figures 5 and 6): forward 368 and backward 310 TFLOPS/s of the
