@@ -204,6 +204,34 @@ TEST(Roofline, FlashAttentionRunsAtItsPublishedShareOfPeakForwardAndBackward) {
   EXPECT_NEAR(t.value().backward_s, 2.5e15 / (989e12 * 0.313), 1e-6);
 }
 
+TEST(Roofline, CudnnAttentionOnAGb200RunsAtNvidiasPublishedRates) {
+  // cuDNN 9.22 on a GB200 (cudnn-frontend's training SDPA benchmark, Llama-3.1 shapes, 8k): 1,771
+  // forward and 1,404 backward TFLOP/s without a mask, 1,574 and 1,332 under a causal mask (on
+  // FlashAttention's halved count), of the GB200's 2,500 dense BF16 peak.
+  WorkProfile w;
+  OpClass op;
+  op.kind = WorkKind::attention;
+  op.flops_per_sample = 1e15;
+  op.backward_flops_ratio = 2.5;
+  w.ops.push_back(op);
+  gpuplan::Setup s;
+  s.precision = Precision::bf16;
+  s.attention = Attention::cudnn;
+  const Gpu* gb200 = test::catalog().find_gpu("gb200");
+  ASSERT_NE(gb200, nullptr);
+  ASSERT_DOUBLE_EQ(gb200->peak_dense_flops_per_s.at("bf16"), 2500e12);
+  const Efficiencies& eff = test::catalog().efficiencies;
+  auto t = pass_time_s(test::model("llama-3-8b"), s, w, *gb200, eff, 1);
+  ASSERT_TRUE(t.ok());
+  EXPECT_NEAR(t.value().forward_s, 1e15 / 1770e12, 1e-3 * t.value().forward_s);
+  EXPECT_NEAR(t.value().backward_s, 2.5e15 / 1405e12, 1e-3 * t.value().backward_s);
+  w.ops[0].causal = true;
+  t = pass_time_s(test::model("llama-3-8b"), s, w, *gb200, eff, 1);
+  ASSERT_TRUE(t.ok());
+  EXPECT_NEAR(t.value().forward_s, 1e15 / 1575e12, 1e-3 * t.value().forward_s);
+  EXPECT_NEAR(t.value().backward_s, 2.5e15 / 1332.5e12, 1e-3 * t.value().backward_s);
+}
+
 // One pass of 1e15 forward FLOPs of fused attention (causal or not) with `kernel`, on an A100
 // (312 TFLOPS BF16).
 PassTime a100_attention_pass(Attention kernel, bool causal) {
