@@ -46,6 +46,7 @@ void put_time_and_cost(const PageModel& m, Json& j) {
   const Evaluation empty;
   const Evaluation& c = m.ev ? *m.ev : empty;
   j["time_error"] = c.hardware_error ? c.hardware_error->message : "";
+  j["price_error"] = c.price_error ? c.price_error->message : "";
   j["time"] = c.time ? Json::parse(step_time_to_json(*c.time)) : Json();
   j["time_calibrated"] =
       c.time_calibrated ? Json::parse(step_time_to_json(*c.time_calibrated)) : Json();

@@ -195,6 +195,10 @@ void cost_lines(const PageModel& m) {
     run +=
         format(tr(S::calibrated_dur), format_duration(c.cost_calibrated->expected_hours).c_str());
   ImGui::TextWrapped("%s", run.c_str());
+  if (c.price_error) {
+    error_text(page_message(*c.price_error));
+    return;
+  }
   if (!c.price) {
     ImGui::TextDisabled("%s", tr(S::pick_instance));
     return;
@@ -287,7 +291,11 @@ UiActions draw_results(const PageModel& m) {
   flops_table(c.estimate);
   if (c.hardware_error) error_text(page_message(*c.hardware_error));
   if (c.time) time_table(c, a);
-  if (c.cost) cost_lines(m);
+  if (c.cost) {
+    cost_lines(m);
+  } else if (c.price_error) {
+    error_text(page_message(*c.price_error));
+  }
   published_lines(c, a);
   measured_run_table(m, a);
   for (const auto& n : c.estimate.notes) note_text(core_note(n));

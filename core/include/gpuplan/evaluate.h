@@ -64,6 +64,10 @@ struct Evaluation {
   // The estimate stands but the hardware part failed (unsupported precision, no price in the
   // region, an impossible run length); the fields after `fit` that it needed stay empty.
   std::optional<Error> hardware_error;
+  // The instance has no published price at all: the run is timed, not costed (`price` stays
+  // empty and `cost` counts steps and hours only). A region or pricing kind without a price is
+  // `hardware_error` instead: the user asked for it and can change it.
+  std::optional<Error> price_error;
   // How far predictions of this family were from measured runs (gpuplan/accuracy.h): the fit
   // verdict allowing for the memory band, and the band around the step time, each with the
   // evidence it rests on (validated runs on this ground) and why it was widened, if it was.

@@ -172,9 +172,14 @@ std::optional<Error> time_on_hardware(const Catalog& catalog, Evaluation& ev) {
   double usd_per_hour_total = 0;  // no instance: time to train without a price
   if (ev.instance) {
     auto price = quote_price(*ev.instance, q.pricing, catalog.pricing, q.region);
-    if (!price.ok()) return price.error();
-    ev.price = price.value();
-    usd_per_hour_total = ev.price->usd_per_hour * q.nodes;
+    if (price.ok()) {
+      ev.price = price.value();
+      usd_per_hour_total = ev.price->usd_per_hour * q.nodes;
+    } else if (price.error().id == Msg::price_none) {
+      ev.price_error = price.error();  // nothing to pick instead: timed, not costed
+    } else {
+      return price.error();  // the region or the pricing asked for: the user can change it
+    }
   }
   const Chain chain{catalog, ev, work.value(), cluster.value(), usd_per_hour_total};
   auto timed = time_and_cost(chain, catalog.efficiencies);

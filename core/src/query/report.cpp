@@ -311,8 +311,10 @@ std::string time_to_text(const StepTime& t, const PriceQuote* price, const RunCo
     row("steps", b);
     std::snprintf(b, sizeof b, "%.2f h (expected %.2f h)", cost->hours, cost->expected_hours);
     row("time to train", b);
-    std::snprintf(b, sizeof b, "%.2f USD", cost->usd_total);
-    row("total", b);
+    if (price) {
+      std::snprintf(b, sizeof b, "%.2f USD", cost->usd_total);
+      row("total", b);
+    }
   }
   for (const auto& n : t.notes) out += "note: " + n + "\n";
   return out;
@@ -473,6 +475,7 @@ std::string evaluation_to_json(const Evaluation& ev, int indent) {
     return {{"steps", c->steps}, {"hours", c->hours}, {"expected_hours", c->expected_hours}};
   };
   if (ev.price || ev.cost) j["cost"] = cost(ev.cost);
+  if (ev.price_error) j["price_error"] = ev.price_error->message;
   if (ev.cost_calibrated) j["cost_calibrated"] = cost(ev.cost_calibrated);
   return dump(j, indent);
 }
@@ -648,6 +651,7 @@ std::string evaluation_to_text(const Evaluation& ev) {
       out += "note: " + ev.time_band.reason + "\n";
   }
   if (ev.time) out += time_to_text(*ev.time, price, ev.cost ? &*ev.cost : nullptr);
+  if (ev.time && ev.price_error) out += "note: not costed: " + ev.price_error->message + "\n";
   if (ev.time_calibrated) {
     out += "Calibrated with " +
            (ev.query.probe ? ev.query.probe->name : std::string("a probe file")) + "\n";

@@ -90,6 +90,29 @@ TEST(Evaluate, PricesAnInstanceAndCostsTheRun) {
   EXPECT_DOUBLE_EQ(ev.cost->usd_total, ev.cost->expected_hours * ev.cost->usd_per_hour);
 }
 
+TEST(Evaluate, AnInstanceWithoutAPriceIsTimedButNotCosted) {
+  // AWS publishes no price for a p6e-gb200 UltraServer; its step time needs none. The run's
+  // hours are there, its dollars are not, and the reason is kept.
+  const Evaluation ev = evaluated(
+      "model=llama-3-8b&precision=bf16&batch=16&seq=4096&instance=aws-u-p6e-gb200x72&tokens=1e9");
+  ASSERT_TRUE(ev.time && ev.cost && ev.price_error);
+  EXPECT_FALSE(ev.price);
+  EXPECT_GT(ev.time->step_s, 0);
+  EXPECT_GT(ev.cost->expected_hours, 0);
+  EXPECT_EQ(ev.price_error->message, "instance 'aws-u-p6e-gb200x72' has no published price");
+  const std::string text = evaluation_to_text(ev);
+  EXPECT_NE(text.find("note: not costed: instance 'aws-u-p6e-gb200x72' has no published price"),
+            std::string::npos);
+  EXPECT_EQ(text.find(" USD"), std::string::npos) << text;  // no "0.00 USD" total
+  // A region without a price is the user's choice to change: an error, and no time.
+  const Evaluation mars =
+      evaluated("model=resnet50&batch=256&instance=aws-p4d.24xlarge&region=mars-1");
+  ASSERT_TRUE(mars.hardware_error);
+  EXPECT_FALSE(mars.time || mars.price_error);
+  EXPECT_EQ(mars.hardware_error->message,
+            "instance 'aws-p4d.24xlarge' has no published price in region 'mars-1'");
+}
+
 TEST(Evaluate, ResolvesSpotAndPlannerDefaultsFromTheCatalog) {
   const Catalog& cat = test::catalog();
   auto q =
