@@ -324,8 +324,8 @@ std::string price_basis(const PriceQuote& q, Pricing pricing, const std::string&
 }
 
 std::string region_text(const std::string& region) {
-  for (S word :
-       {S::region_various, S::region_unspecified, S::region_north_america, S::region_europe})
+  for (S word : {S::region_various, S::region_unspecified, S::region_north_america,
+                 S::region_europe, S::region_global})
     if (region == tr(word, Lang::en)) return tr(word);
   return region;
 }
