@@ -37,7 +37,7 @@ runtime_configs/benchmarking/runtime.conf, sbatch_benchmarking.sh):
     compute tray's four ConnectX-7 (MLPerf Inference v6.1 Crusoe GB200-NVL72 system description:
     "4x ... ConnectX-7" per 4-GPU node; AWS p6e-gb200: 1600 Gbps per 4-GPU host), and 800 Gb/s
     per GPU on GB300 (NVIDIA GB300 NVL72 enterprise reference architecture: 4 ConnectX-8 per
-    tray). HybridEP is DeepEP's dispatch for NVLink domains (moe_dispatcher deepep).
+    tray). HybridEP rows keep their dispatcher (moe_dispatcher hybridep: DeepEP's routing, 32 SMs).
   - TFLOPS-only rows: tokens/s per GPU = TFLOPS x 1e12 / Megatron's own FLOPs per token
     (tools/megatron_flops.py), with the make-vocab-size-divisible-by the run sets (Qwen3 1187,
     DeepSeek-V3 3232: neither pads the vocabulary).
@@ -109,8 +109,9 @@ def checkpointing(cell):
     return "selective", ",".join(RECOMPUTE_MODULES[n] for n in names)
 
 
-# Blackwell rows: (model, gpu, SEGMENT trays per rack, network Gb/s per tray, dispatcher, 1F1B overlap) from
-# run_gb200_235b.sh / run_gb300_235b.sh and the DeepSeek-V3 reproduce guide (module docstring).
+# Blackwell rows: (model, gpu, SEGMENT trays per rack, network Gb/s per tray, 1F1B overlap) from
+# run_gb200_235b.sh / run_gb300_235b.sh and the DeepSeek-V3 reproduce guide (module docstring); all
+# four ran HybridEP (the readme tables' 'Dispatcher: HybridEP', the optimisation table's last rows).
 BLACKWELL = {
     "mlm-qwen3-235b-gb200-bf16-4k": ("qwen3-235b-a22b", "gb200", 2, 1600, False),
     "mlm-qwen3-235b-gb200-mxfp8-128k": ("qwen3-235b-a22b", "gb200", 8, 1600, False),
@@ -122,6 +123,7 @@ BLACKWELL = {
 def blackwell(row):
     """The GB200 / GB300 rows: tokens/s from Megatron's TFLOPS, the rack's NVLink segment."""
     model, gpu, segment, network, overlap = BLACKWELL[row["id"]]
+    dispatcher = "hybridep"
     tp, vp, seq = int(row["tp"]), int(row["vp"] or "1"), int(row["seq_len"])
     mxfp8 = row["precision"] == "mxfp8"
     tokens = megatron_flops.tokens_per_s_per_gpu(float(row["tflops_per_gpu"]), model, seq, tp)
@@ -136,7 +138,7 @@ def blackwell(row):
             "clip_grad_norm": "1", "overlap_grad_reduce": "1", "overlap_param_gather": "1",
             "tp_comm_overlap": "1" if tp > 1 and not mxfp8 else "", "quantized_params": "1" if mxfp8 else "",
             "optimizer_state_dtype": "bf16" if mxfp8 else "", "mtp_layers": "0" if model == "deepseek-v3" else "",
-            "moe_dispatcher": "deepep", "moe_a2a_overlap": "1" if overlap else "", "moe_imbalance": "1",
+            "moe_dispatcher": dispatcher, "moe_a2a_overlap": "1" if overlap else "", "moe_imbalance": "1",
             "gpus_per_node": "4", "nvlink_domain_gpus": str(4 * segment), "network_gbps_per_node": str(network),
             "source": source_key(row["source"])}
 

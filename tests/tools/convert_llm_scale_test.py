@@ -57,7 +57,7 @@ class Reasons(unittest.TestCase):
                                            "qwen3/readme.md § GB200"))
         self.assertIsNone(why)
         self.assertEqual((out["gpu"], out["gpus_per_node"], out["nvlink_domain_gpus"], out["moe_dispatcher"]),
-                         ("gb200", "4", "8", "deepep"))
+                         ("gb200", "4", "8", "hybridep"))
         per_token = mf.flops_per_token(mf.zoo_model("qwen3-235b-a22b"), 4096)
         self.assertAlmostEqual(float(out["value"]), 750e12 / per_token, delta=0.1)
         _, why = conv.convert(row(id="mlm-dsv3-gb200-step05", model="DeepSeek-V3", ep="32"))

@@ -129,10 +129,13 @@ enum class MemoryFormat { automatic, nchw, channels_last };
 // How tokens reach their experts under expert parallelism (expert_parallel.h):
 //   alltoall  NCCL all-to-all over the expert-parallel group: every (token, expert) pair is sent
 //             on its own (Megatron --moe-token-dispatcher-type alltoall)
-//   deepep    DeepEP's (and HybridEP's) dispatch: a token crosses the network once per remote
-//             node that holds any of its experts and is forwarded inside the node over NVLink
-//             (deepseek-ai/DeepEP README; Megatron --moe-flex-dispatcher-backend deepep|hybridep)
-enum class MoeDispatcher { alltoall, deepep };
+//   deepep    DeepEP's dispatch: a token crosses the network once per remote node that holds
+//             any of its experts and is forwarded inside the node over NVLink (deepseek-ai/DeepEP
+//             README; Megatron --moe-token-dispatcher-type flex --moe-flex-dispatcher-backend
+//             deepep)
+//   hybridep  HybridEP (--moe-flex-dispatcher-backend hybridep): DeepEP's routing, for NVLink
+//             domains larger than a host (NVL72) too, its kernels on the SMs Megatron gives them
+enum class MoeDispatcher { alltoall, deepep, hybridep };
 
 // Names as the CLI and URLs spell them ("amp-bf16", "adam-8bit", ...), and back.
 const char* precision_name(Precision p);

@@ -656,12 +656,14 @@ std::vector<QueryKey> expert_and_adapter_rows() {
           "混合专家：最忙专家的 token 数 / 均分份额（1：强制均衡）"),
       row("moe-dispatcher", G::parallelism,
           enumeration<Q>(parse_moe_dispatcher, moe_dispatcher_name,
-                         {MoeDispatcher::alltoall, MoeDispatcher::deepep},
+                         {MoeDispatcher::alltoall, MoeDispatcher::deepep, MoeDispatcher::hybridep},
                          FIELD(request.setup.moe_dispatcher)),
           "alltoall",
-          "mixture of experts: how tokens reach their experts (NCCL all-to-all, or DeepEP's "
-          "node-aware dispatch)",
-          "混合专家：token 到达专家的方式（NCCL all-to-all，或 DeepEP 按节点的分发）"),
+          "mixture of experts: how tokens reach their experts (NCCL all-to-all, DeepEP's "
+          "node-aware dispatch, or HybridEP's, which spans an NVL72 rack)",
+          "混合专家：token 到达专家的方式（NCCL all-to-all、DeepEP 按节点的分发，或可跨整个 NVL72 "
+          "机架的 "
+          "HybridEP）"),
       row("moe-a2a-overlap", G::parallelism, flag<Q>(FIELD(request.setup.moe_a2a_overlap)), "0",
           "mixture of experts: Megatron's 1F1B all-to-all overlap with the other micro-batch's "
           "compute",

@@ -57,9 +57,9 @@ void add_routing_ops(WorkProfile& w, const MoeShape& m, double h, double t, doub
   // copied to t x k before the dispatch and summed back after the combine, and with several local
   // experts the received tokens sorted by expert and back. DeepEP takes the tokens as they are and
   // returns them token-major, so only the received ones are permuted by expert and back.
-  const double copies = d == MoeDispatcher::deepep ? 4 * received
-                        : local_experts > 1        ? 2 * t + 2 * t * k + 4 * received
-                                                   : 2 * t + 2 * t * k;
+  const double copies = d != MoeDispatcher::alltoall ? 4 * received
+                        : local_experts > 1          ? 2 * t + 2 * t * k + 4 * received
+                                                     : 2 * t + 2 * t * k;
   push(w, "moe.permute", 0, L * act * h * copies, 0, L * (local_experts > 1 ? 4 : 2),
        WorkKind::memory);
 }
@@ -123,7 +123,7 @@ double alltoall_s(double bytes, double ep, double per_domain, double top_k, MoeD
   double nvlink = bytes * (per_domain - 1) / ep;
   double network = bytes * (ep - per_domain) / ep;
   const double nodes = ep / per_domain;
-  if (d == MoeDispatcher::deepep && nodes > 1) {
+  if (d != MoeDispatcher::alltoall && nodes > 1) {
     nvlink += network * (per_domain - 1) / per_domain;
     network = bytes / top_k * (nodes - 1) * (1 - std::pow(1 - 1 / nodes, top_k));
   }
@@ -278,13 +278,19 @@ double merged_layers_s(const MergedLayer& x, int layers) {
 }
 
 // The SMs a dispatcher's kernels hold while they run: DeepEP's Buffer.num_sms default, which
-// Megatron keeps (moe_deepep_num_sms = 20, transformer_config.py). NCCL's all-to-all channels
-// vary with the topology and are not charged.
+// Megatron kept (moe_deepep_num_sms, "historical default 20", transformer_config.py at
+// NVIDIA/Megatron-LM@d98e8a64); HybridEP's as Megatron's MoE model-zoo benchmarks run it
+// (examples/moe-modelzoo/sbatch_benchmarking.sh at f13818d6: --moe-hybridep-num-sms 32). NCCL's
+// all-to-all channels vary with the topology and are not charged.
 constexpr double kDeepEpSms = 20;
+constexpr double kHybridEpSms = 32;
 
 double shared_compute_rate(MoeDispatcher d, int sms) {
-  if (d != MoeDispatcher::deepep || sms <= kDeepEpSms) return 1.0;
-  return (sms - kDeepEpSms) / sms;
+  const double held = d == MoeDispatcher::deepep     ? kDeepEpSms
+                      : d == MoeDispatcher::hybridep ? kHybridEpSms
+                                                     : 0.0;
+  if (held <= 0 || sms <= held) return 1.0;
+  return (sms - held) / sms;
 }
 
 // Micro-batches whose forward has no backward beside it (and as many backwards in the

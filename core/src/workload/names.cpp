@@ -103,9 +103,10 @@ constexpr std::array<std::pair<Framework, const char*>, 6> kFrameworks{{
     {Framework::deepspeed, "deepspeed"},
     {Framework::hf_trainer, "hf-trainer"},
 }};
-constexpr std::array<std::pair<MoeDispatcher, const char*>, 2> kMoeDispatchers{{
+constexpr std::array<std::pair<MoeDispatcher, const char*>, 3> kMoeDispatchers{{
     {MoeDispatcher::alltoall, "alltoall"},
     {MoeDispatcher::deepep, "deepep"},
+    {MoeDispatcher::hybridep, "hybridep"},
 }};
 // Megatron-Core's spellings (transformer_config.py), in its documentation's order.
 constexpr std::array<std::pair<unsigned, const char*>, 7> kRecomputeModules{{

@@ -432,6 +432,25 @@ TEST(ExpertParallel, DeepEpOverlapSlowsTheKernelsBesideIt) {
   EXPECT_NEAR(x.t.ep_comm_exposed_s, comm + (m - 1) * comm * 20 / 132, 1e-9 * comm);
 }
 
+// HybridEP routes as DeepEP does (the same bytes over the same links) but Megatron's model-zoo
+// scripts give its kernels 32 SMs: the kernels beside each all-to-all run on 100 of 132.
+TEST(ExpertParallel, HybridEpRoutesAsDeepEpAndHoldsThirtyTwoSms) {
+  gpuplan::Setup s = mixtral_setup(8, 8);
+  s.moe_imbalance = 1;
+  s.moe_dispatcher = MoeDispatcher::deepep;
+  const Timed deepep = timed(s, two_nodes_of_four());
+  s.moe_dispatcher = MoeDispatcher::hybridep;
+  const Timed hybridep = timed(s, two_nodes_of_four());
+  EXPECT_DOUBLE_EQ(hybridep.t.ep_comm_s, deepep.t.ep_comm_s);
+  s = mixtral_setup(8, 8);
+  s.global_batch = 64;
+  s.moe_dispatcher = MoeDispatcher::hybridep;
+  s.moe_a2a_overlap = true;
+  const Timed x = timed(s, single_node_cluster(h100(), 8).value());
+  const double m = 8, comm = x.t.ep_comm_s / m;
+  EXPECT_NEAR(x.t.ep_comm_exposed_s, comm + (m - 1) * comm * 32 / 132, 1e-9 * comm);
+}
+
 // With pipeline stages, the warm-up's forwards have no backward beside them, nor the cool-down's
 // backwards a forward: Megatron's interleaved schedule warms up the first stage with
 // 2 (pp - 1) + (vp - 1) pp model chunks, here 4 chunks of 2, two micro-batches.
