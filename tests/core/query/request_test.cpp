@@ -81,7 +81,8 @@ TEST(Request, ExpertParallelKeysRoundTrip) {
   EXPECT_EQ(args_to_query(request_to_args(r.value())), link);
   auto bad = parse_request(query_to_args("model=mixtral-8x7b&moe-dispatcher=nccl").value());
   ASSERT_FALSE(bad.ok());
-  EXPECT_EQ(bad.error().message, "--moe-dispatcher: 'nccl' is not one of alltoall, deepep");
+  EXPECT_EQ(bad.error().message,
+            "--moe-dispatcher: 'nccl' is not one of alltoall, deepep, hybridep");
   // The table's bounds (core/src/query/keys.cpp) name the key: ep and etp at least 1, the
   // imbalance at least an even share, the capacity factor not negative.
   for (const auto& [key, value] : std::vector<std::pair<std::string, std::string>>{
