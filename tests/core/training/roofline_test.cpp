@@ -176,65 +176,9 @@ TEST(Roofline, AGroupedGemmRunsAtItsMeasuredShareOfTheDenseRate) {
   EXPECT_DOUBLE_EQ(test::catalog().efficiencies.grouped_gemm, 0.739);
 }
 
-TEST(Roofline, FlashAttentionRunsAtItsPublishedShareOfPeakForwardAndBackward) {
-  // One attention class of 1e15 FLOPs on an H100. FlashAttention-2 without a mask, head dim 128,
-  // sequence 4k (FA3 paper, Figures 5 and 6): forward 368 and backward 310 TFLOPS/s of the
-  // 989 dense BF16 peak, i.e. 0.372 and 0.313 as data/assumptions.json rounds them; backward
-  // does 2.5x the FLOPs (five matmuls for two).
-  WorkProfile w;
-  OpClass op;
-  op.kind = WorkKind::attention;
-  op.flops_per_sample = 1e15;
-  op.backward_flops_ratio = 2.5;
-  w.ops.push_back(op);
-  gpuplan::Setup s;
-  s.precision = Precision::bf16;
-  const Gpu* h100 = test::catalog().find_gpu("h100-sxm5-80gb");
-  ASSERT_NE(h100, nullptr);
-  auto t = pass_time_s(test::model("llama-2-7b"), s, w, *h100, test::catalog().efficiencies, 1);
-  ASSERT_TRUE(t.ok());
-  EXPECT_NEAR(t.value().forward_s, 1e15 / (989e12 * 0.372), 1e-6);
-  EXPECT_NEAR(t.value().backward_s, 2.5e15 / (989e12 * 0.313), 1e-6);
-  // Under a causal mask the forward runs at the causal bar on the halved count: 319 / 989 =
-  // 0.323; the figure has no causal backward, so backward stays at 0.313.
-  w.ops[0].causal = true;
-  t = pass_time_s(test::model("llama-2-7b"), s, w, *h100, test::catalog().efficiencies, 1);
-  ASSERT_TRUE(t.ok());
-  EXPECT_NEAR(t.value().forward_s, 1e15 / (989e12 * 0.323), 1e-6);
-  EXPECT_NEAR(t.value().backward_s, 2.5e15 / (989e12 * 0.313), 1e-6);
-}
-
-TEST(Roofline, CudnnAttentionOnAGb200RunsAtNvidiasPublishedRates) {
-  // cuDNN 9.22 on a GB200 (cudnn-frontend's training SDPA benchmark, Llama-3.1 shapes, 8k): 1,771
-  // forward and 1,404 backward TFLOP/s without a mask, 1,574 and 1,332 under a causal mask (on
-  // FlashAttention's halved count), of the GB200's 2,500 dense BF16 peak.
-  WorkProfile w;
-  OpClass op;
-  op.kind = WorkKind::attention;
-  op.flops_per_sample = 1e15;
-  op.backward_flops_ratio = 2.5;
-  w.ops.push_back(op);
-  gpuplan::Setup s;
-  s.precision = Precision::bf16;
-  s.attention = Attention::cudnn;
-  const Gpu* gb200 = test::catalog().find_gpu("gb200");
-  ASSERT_NE(gb200, nullptr);
-  ASSERT_DOUBLE_EQ(gb200->peak_dense_flops_per_s.at("bf16"), 2500e12);
-  const Efficiencies& eff = test::catalog().efficiencies;
-  auto t = pass_time_s(test::model("llama-3-8b"), s, w, *gb200, eff, 1);
-  ASSERT_TRUE(t.ok());
-  EXPECT_NEAR(t.value().forward_s, 1e15 / 1770e12, 1e-3 * t.value().forward_s);
-  EXPECT_NEAR(t.value().backward_s, 2.5e15 / 1405e12, 1e-3 * t.value().backward_s);
-  w.ops[0].causal = true;
-  t = pass_time_s(test::model("llama-3-8b"), s, w, *gb200, eff, 1);
-  ASSERT_TRUE(t.ok());
-  EXPECT_NEAR(t.value().forward_s, 1e15 / 1575e12, 1e-3 * t.value().forward_s);
-  EXPECT_NEAR(t.value().backward_s, 2.5e15 / 1332.5e12, 1e-3 * t.value().backward_s);
-}
-
-// One pass of 1e15 forward FLOPs of fused attention (causal or not) with `kernel`, on an A100
-// (312 TFLOPS BF16).
-PassTime a100_attention_pass(Attention kernel, bool causal) {
+// One pass of 1e15 forward FLOPs of fused attention (causal or not) with `kernel` on `gpu_id`, at
+// the catalog's efficiencies.
+PassTime attention_pass(const std::string& gpu_id, Attention kernel, bool causal) {
   WorkProfile w;
   OpClass op;
   op.kind = WorkKind::attention;
@@ -245,12 +189,46 @@ PassTime a100_attention_pass(Attention kernel, bool causal) {
   gpuplan::Setup s;
   s.precision = Precision::bf16;
   s.attention = kernel;
-  const Gpu* a100 = test::catalog().find_gpu("a100-sxm4-80gb");
-  EXPECT_NE(a100, nullptr);
-  if (!a100) return {};
-  auto t = pass_time_s(test::model("llama-2-7b"), s, w, *a100, test::catalog().efficiencies, 1);
+  const Gpu* gpu = test::catalog().find_gpu(gpu_id);
+  EXPECT_NE(gpu, nullptr) << gpu_id;
+  if (!gpu) return {};
+  auto t = pass_time_s(test::model("llama-2-7b"), s, w, *gpu, test::catalog().efficiencies, 1);
   EXPECT_TRUE(t.ok());
   return t.ok() ? t.value() : PassTime{};
+}
+
+TEST(Roofline, FlashAttentionRunsAtItsPublishedShareOfPeakForwardAndBackward) {
+  // One attention class of 1e15 FLOPs on an H100. FlashAttention-2 without a mask, head dim 128,
+  // sequence 4k (FA3 paper, Figures 5 and 6): forward 368 and backward 310 TFLOPS/s of the
+  // 989 dense BF16 peak, i.e. 0.372 and 0.313 as data/assumptions.json rounds them; backward
+  // does 2.5x the FLOPs (five matmuls for two).
+  PassTime t = attention_pass("h100-sxm5-80gb", Attention::flash, false);
+  EXPECT_NEAR(t.forward_s, 1e15 / (989e12 * 0.372), 1e-6);
+  EXPECT_NEAR(t.backward_s, 2.5e15 / (989e12 * 0.313), 1e-6);
+  // Under a causal mask the forward runs at the causal bar on the halved count: 319 / 989 =
+  // 0.323; the figure has no causal backward, so backward stays at 0.313.
+  t = attention_pass("h100-sxm5-80gb", Attention::flash, true);
+  EXPECT_NEAR(t.forward_s, 1e15 / (989e12 * 0.323), 1e-6);
+  EXPECT_NEAR(t.backward_s, 2.5e15 / (989e12 * 0.313), 1e-6);
+}
+
+TEST(Roofline, CudnnAttentionOnAGb200RunsAtNvidiasPublishedRates) {
+  // cuDNN 9.22 on a GB200 (cudnn-frontend's training SDPA benchmark, Llama-3.1 shapes, 8k): 1,771
+  // forward and 1,404 backward TFLOP/s without a mask, 1,574 and 1,332 under a causal mask (on
+  // FlashAttention's halved count), of the GB200's 2,500 dense BF16 peak.
+  ASSERT_DOUBLE_EQ(test::catalog().find_gpu("gb200")->peak_dense_flops_per_s.at("bf16"), 2500e12);
+  PassTime t = attention_pass("gb200", Attention::cudnn, false);
+  EXPECT_NEAR(t.forward_s, 1e15 / 1770e12, 1e-3 * t.forward_s);
+  EXPECT_NEAR(t.backward_s, 2.5e15 / 1405e12, 1e-3 * t.backward_s);
+  t = attention_pass("gb200", Attention::cudnn, true);
+  EXPECT_NEAR(t.forward_s, 1e15 / 1575e12, 1e-3 * t.forward_s);
+  EXPECT_NEAR(t.backward_s, 2.5e15 / 1332.5e12, 1e-3 * t.backward_s);
+}
+
+// One pass of 1e15 forward FLOPs of fused attention (causal or not) with `kernel`, on an A100
+// (312 TFLOPS BF16).
+PassTime a100_attention_pass(Attention kernel, bool causal) {
+  return attention_pass("a100-sxm4-80gb", kernel, causal);
 }
 
 TEST(Roofline, TritonAttentionRunsAtFlashAttention2sShareOverThePapersRatios) {
