@@ -63,15 +63,13 @@ COLUMNS = ["id", "model", "gpu", "num_gpus", "precision", "batch_size_per_gpu", 
            "metric", "value", "batch", "dp", "tp", "sp", "pp", "vp", "cp", "ep", "etp", "zero", "checkpointing",
            "recompute_modules", "attention", "dropout", "fused_loss", "clip_grad_norm", "overlap_grad_reduce", "overlap_param_gather",
            "tp_comm_overlap", "quantized_params", "optimizer_state_dtype", "mtp_layers", "moe_dispatcher",
-           "moe_a2a_overlap", "moe_imbalance", "gpus_per_node", "nvlink_domain_gpus", "network_gbps_per_node",
-           "source"]
+           "moe_a2a_overlap", "moe_imbalance", "offload_modules", "gpus_per_node", "nvlink_domain_gpus",
+           "network_gbps_per_node", "source"]
 
 # Why the other MoE rows cannot be expressed, by id prefix.
 NOT_EXPRESSIBLE = [
     ("mlm-moe-mixtral8x7b", "the README's headline TFLOPS has no run configuration attached (the reference "
                             "mapping beside it is probably, not stated to be, the run)"),
-    ("mlm-qwen3-235b-gb200-mxfp8-4k", "fine-grained activation offloading of expert_fc1 and moe_act to the host "
-                                      "(--fine-grained-activation-offloading) is not modelled"),
     ("mlm-qwen3-next", "Qwen3-Next-80B-A3B (gated DeltaNet linear attention) is not in the zoo"),
     ("mlm-qwen3-235b-h100-lc", "micro-batch not stated"),
     ("tt-llama4-scout", "DOUBTFUL GPU count (not for scoring); GB200"),
@@ -94,9 +92,22 @@ RECOMPUTE_MODULES = {"norm": "layernorm", "layernorm": "layernorm", "act": "moe_
                      "core_attn": "core_attn"}
 
 
+# The table's words for Megatron's --fine-grained-activation-offloading --offload-modules.
+OFFLOAD_PREFIX = "fine-grained activation offloading of "
+
+
+def offloading(cell):
+    """The offload_modules of a recompute cell's '; fine-grained activation offloading of A and B'."""
+    for part in cell.split(";")[1:]:
+        part = part.strip()
+        if part.startswith(OFFLOAD_PREFIX):
+            return ",".join(n.strip() for n in part[len(OFFLOAD_PREFIX):].replace(" and ", ",").split(","))
+    return ""
+
+
 def checkpointing(cell):
     """gpuplan's (checkpointing, recompute_modules) for the row's recompute, or None."""
-    cell = cell.strip()
+    cell = cell.split(";")[0].strip()
     if cell in ("", "none listed", "none"):
         return "none", ""
     if cell == "full":
@@ -116,6 +127,7 @@ BLACKWELL = {
     "mlm-qwen3-235b-gb200-bf16-4k": ("qwen3-235b-a22b", "gb200", 2, 1600, False),
     "mlm-qwen3-235b-gb200-mxfp8-128k": ("qwen3-235b-a22b", "gb200", 8, 1600, False),
     "mlm-qwen3-235b-gb300-mxfp8-4k": ("qwen3-235b-a22b", "gb300", 16, 3200, True),
+    "mlm-qwen3-235b-gb200-mxfp8-4k": ("qwen3-235b-a22b", "gb200", 16, 1600, True),
     "mlm-dsv3-gb200-step13": ("deepseek-v3", "gb200", 8, 1600, False),
 }
 
@@ -128,6 +140,7 @@ def blackwell(row):
     mxfp8 = row["precision"] == "mxfp8"
     tokens = megatron_flops.tokens_per_s_per_gpu(float(row["tflops_per_gpu"]), model, seq, tp)
     ckpt, modules = checkpointing(row.get("activation_checkpointing", ""))
+    offload = offloading(row.get("activation_checkpointing", ""))
     return {"id": row["id"], "model": model, "gpu": gpu, "num_gpus": row["num_gpus"],
             "precision": "mxfp8" if mxfp8 else "mixed-bf16", "batch_size_per_gpu": row["micro_batch"],
             "seq_len_or_resolution": row["seq_len"], "task": "train", "metric": "tokens_per_s_per_gpu",
@@ -139,6 +152,7 @@ def blackwell(row):
             "tp_comm_overlap": "1" if tp > 1 and not mxfp8 else "", "quantized_params": "1" if mxfp8 else "",
             "optimizer_state_dtype": "bf16" if mxfp8 else "", "mtp_layers": "0" if model == "deepseek-v3" else "",
             "moe_dispatcher": dispatcher, "moe_a2a_overlap": "1" if overlap else "", "moe_imbalance": "1",
+            "offload_modules": offload,
             "gpus_per_node": "4", "nvlink_domain_gpus": str(4 * segment), "network_gbps_per_node": str(network),
             "source": source_key(row["source"])}
 

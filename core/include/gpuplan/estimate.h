@@ -86,6 +86,19 @@ enum RecomputeModule : unsigned {
   kRecomputeMoeAct = 1u << 5,
   kRecomputeSharedExperts = 1u << 6,
 };
+// The modules whose inputs Megatron-Core's fine-grained activation offloading sends to host memory
+// (--fine-grained-activation-offloading --offload-modules; TransformerConfig.offload_modules in
+// transformer_config.py at NVIDIA/Megatron-LM@d98e8a64), as bits of Setup::offload_modules. Each
+// module's saved input is copied to the host after its block's forward pass and back before the
+// block's backward, on a stream beside the compute:
+//   expert_fc1  the routed experts' first GEMM: its input, the tokens each expert received
+//   moe_act     the routed experts' activation function: its input, the first GEMM's output
+// Megatron's other modules (attn_norm, qkv_linear, core_attn, attn_proj, mlp_norm,
+// fused_group_mlp, gdp_qkv) are not modelled.
+enum OffloadModule : unsigned {
+  kOffloadExpertFc1 = 1u << 0,
+  kOffloadMoeAct = 1u << 1,
+};
 // The dtype gradients are reduced and kept in under a mixed recipe (FSDP reduce_dtype,
 // Megatron's fp32 main_grad); automatic: fp32.
 enum class GradReduce { automatic, fp32, bf16 };
@@ -158,6 +171,9 @@ const char* store_dtype_name(StoreDtype d);  // "auto", "fp32", "bf16", "fp16", 
 // parse_recompute_modules takes Megatron's names, with '-' for '_' too, and refuses an empty list.
 std::string recompute_modules_name(unsigned modules);
 std::optional<unsigned> parse_recompute_modules(const std::string& s);
+// OffloadModule bits as Megatron spells them ("expert_fc1,moe_act"), and back; "" is no module.
+std::string offload_modules_name(unsigned modules);
+std::optional<unsigned> parse_offload_modules(const std::string& s);
 std::optional<Precision> parse_precision(const std::string& s);
 std::optional<Optimizer> parse_optimizer(const std::string& s);
 std::optional<Checkpointing> parse_checkpointing(const std::string& s);
@@ -214,6 +230,10 @@ struct Setup {
   // pass and back during the backward, so the GPU keeps L - N blocks' worth (TE's docstring).
   // Megatron allows it without pipeline parallelism and without recomputation, N < L.
   int offload_activation_layers = 0;
+  // Fine-grained activation offloading (OffloadModule bits; 0: off): the named modules' inputs
+  // wait in host memory between each block's forward and backward. Megatron refuses it beside
+  // --cpu-offloading and beside recomputing the whole MoE layer the modules are in.
+  unsigned offload_modules = 0;
   GradReduce grad_reduce = GradReduce::automatic;
   // Transformer Engine's recipes (fp8, fp8-blockwise, mxfp8, nvfp4), as the framework drives them:
   // - cache_quantized_weights: the framework passes is_first_microbatch to TE's modules
@@ -388,7 +408,11 @@ struct Estimate {
   // Activation offloading (Setup::offload_activation_layers): one offloaded block's saved
   // activations for one micro-batch on one GPU, what each copy to host memory and back moves.
   double offload_bytes_per_layer = 0;
-  std::vector<std::string> notes;  // assumptions that shaped this estimate
+  // Fine-grained activation offloading (Setup::offload_modules): the offloaded inputs of one MoE
+  // block for one micro-batch on the busiest GPU, what each copy to host memory and back moves.
+  double offload_module_bytes_per_layer = 0;
+  double offload_module_layers = 0;  // the MoE blocks whose inputs it offloads (all stages)
+  std::vector<std::string> notes;    // assumptions that shaped this estimate
 };
 
 // The transformer as a setup runs it: a vision model at `resolution` (0: its own), dropout as

@@ -244,6 +244,14 @@ namespace gpuplan {
     "--offload-activation-layers {0} must be fewer than the model's {1} blocks")                  \
   X(est_offload_transformer, "estimate.offload_transformer",                                      \
     "--offload-activation-layers applies to transformer models, not '{0}'")                       \
+  X(est_offload_modules_train_only, "estimate.offload_modules_train_only",                        \
+    "--offload-modules applies to training (--mode train)")                                       \
+  X(est_offload_modules_layers, "estimate.offload_modules_layers",                                \
+    "--offload-modules and --offload-activation-layers cannot be combined (Megatron refuses "     \
+    "fine-grained activation offloading beside --cpu-offloading)")                                \
+  X(est_offload_modules_recompute, "estimate.offload_modules_recompute",                          \
+    "--offload-modules {0}: --checkpointing {1} keeps none of the MoE layer's activations to "    \
+    "offload (Megatron refuses offloading inside a recomputed MoE layer)")                        \
   X(est_mtp_transformer, "estimate.mtp_transformer",                                              \
     "--mtp-layers applies to transformer language models, not '{0}'")                             \
   X(est_overflow, "estimate.overflow",                                                            \

@@ -178,6 +178,9 @@ struct LayerActivations {
     Part mla_up;          // mla_up_proj: Q, K, V and the latents' norm outputs
     Part dense_mlp;       // mlp: the dense blocks' MLP inner activations
     Part expert_act_out;  // moe_act: the routed experts' activation output (in routed_bytes)
+    // Not recomputable: the routed experts' activation input (their first GEMM's output, in
+    // routed_bytes), which fine-grained activation offloading's moe_act sends to the host.
+    Part expert_act_in;
     Part shared_experts;  // shared_experts: their inner activations
     Part moe_layer;       // moe: router logits, routed_bytes and the shared experts' part
   } recomputable;

@@ -111,6 +111,7 @@ const std::vector<std::string>& optional_columns() {
                                                  "master_dtype",
                                                  "mtp_layers",
                                                  "offload_activation_layers",
+                                                 "offload_modules",
                                                  "recompute_num_layers",
                                                  "nvlink_domain_gpus",
                                                  "config_json",

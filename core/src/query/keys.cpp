@@ -359,6 +359,22 @@ Value<Q> recompute_module_list() {
   return v;
 }
 
+// Megatron's --offload-modules (with --fine-grained-activation-offloading): "expert_fc1,moe_act";
+// empty: off.
+Value<Q> offload_module_list() {
+  Value<Q> v;
+  v.type = KeyType::list;
+  v.choices = offload_modules_name(~0u);
+  v.read = [](Q& q, const std::string& k, const std::string& s) -> std::optional<Error> {
+    const std::optional<unsigned> modules = parse_offload_modules(s);
+    if (!modules) return not_a(Msg::query_not_one_of, k, s, offload_modules_name(~0u));
+    q.request.setup.offload_modules = *modules;
+    return std::nullopt;
+  };
+  v.text = [](const Q& q) { return offload_modules_name(q.request.setup.offload_modules); };
+  return v;
+}
+
 // The setup --framework's preset gives (framework.h) beside the precision `q` runs at, or, for
 // the precision row itself, at the default precision.
 Q preset_setup(const Q& q, bool precision_row) {
@@ -482,6 +498,12 @@ std::vector<QueryKey> kernel_rows() {
           "backward pass (Megatron --cpu-offloading-num-layers; no recompute, --pp 1)",
           "前 N 个块保存的激活在前向与反向之间存放在主机内存中（Megatron "
           "--cpu-offloading-num-layers；不重算，--pp 1）"),
+      row("offload-modules", G::setup, offload_module_list(), "",
+          "mixture of experts: the modules whose inputs wait in host memory between each block's "
+          "forward and backward pass (Megatron --fine-grained-activation-offloading "
+          "--offload-modules: expert_fc1, moe_act)",
+          "混合专家：这些模块的输入在每个块的前向与反向之间存放在主机内存中（Megatron "
+          "--fine-grained-activation-offloading --offload-modules：expert_fc1、moe_act）"),
       row("attention", G::setup,
           preset(enumeration<Q>(
               parse_attention, attention_name,

@@ -229,26 +229,50 @@ void input_pipeline(const Model& model, const Estimate& e, const Cluster& cluste
   st.samples_per_s = static_cast<double>(e.global_batch) / st.step_s;
 }
 
-// Activation offloading (Setup::offload_activation_layers = N of L blocks, one stage). Transformer
-// Engine's DefaultOffloadSynchronizer (pytorch/cpu_offload.py at NVIDIA/TransformerEngine@d0067d0d)
-// copies block i's saved activations to the host on one stream from block i + 1's forward on and
-// must finish by block L - N + i's; in the backward it starts reloading block i before block
-// L - 1 - N + i's backward. With the copies in series (t each) and f per block's forward, the
-// forward takes max(L f, N t + 2 f); the backward likewise with b per block. The PCIe link runs at
-// the measured PCIe share; NVLink-C2C, with no measured copy rate here, at its spec rate.
-void offload_time(const Setup& setup, const Estimate& e, const WorkProfile& work,
-                  const Cluster& cluster, const Efficiencies& eff, const PassTime& pass,
-                  double micro_steps, StepTime& st) {
-  const double n = setup.offload_activation_layers, layers = work.layers;
-  if (n <= 0 || e.offload_bytes_per_layer <= 0 || layers <= 0) return;
-  const Gpu& gpu = *cluster.gpu;
+// The rate a copy to host memory and back runs at: the PCIe link at the measured PCIe share;
+// NVLink-C2C, with no measured copy rate here, at its spec rate. 0 (with a note): not sourced.
+double offload_link_bytes_per_s(const Gpu& gpu, const Efficiencies& eff, StepTime& st) {
   const double link = host_link_bytes_per_s(gpu) * (gpu.host_link_bytes_per_s > 0 ? 1.0 : eff.pcie);
   if (link <= 0) {
     st.notes.push_back("activation offloading: " + gpu.id +
                        " has no sourced host-link bandwidth, so its copies are taken as hidden "
                        "behind compute");
-    return;
   }
+  return link;
+}
+
+// Fine-grained activation offloading (Setup::offload_modules): each MoE block of the stage sends
+// its modules' inputs to the host on a stream beside the compute after its forward, and loads
+// them back before its backward; a copy longer than a block's forward (or backward) shows by the
+// difference, the next block waiting for the copy engine.
+void module_offload_time(const Setup& setup, const Estimate& e, const WorkProfile& work,
+                         const Cluster& cluster, const Efficiencies& eff, const PassTime& pass,
+                         double micro_steps, StepTime& st) {
+  const double bytes = e.offload_module_bytes_per_layer, layers = work.layers;
+  if (bytes <= 0 || layers <= 0) return;
+  const double link = offload_link_bytes_per_s(*cluster.gpu, eff, st);
+  if (link <= 0) return;
+  const double t = bytes / link, blocks = e.offload_module_layers / setup.pp;
+  const double f = pass.forward_s / layers, b = pass.backward_s / layers;
+  st.offload_s += 2 * blocks * t * micro_steps;
+  st.offload_exposed_s += blocks * (std::max(0.0, t - f) + std::max(0.0, t - b)) * micro_steps;
+}
+
+// Activation offloading (Setup::offload_activation_layers = N of L blocks, one stage). Transformer
+// Engine's DefaultOffloadSynchronizer (pytorch/cpu_offload.py at NVIDIA/TransformerEngine@d0067d0d)
+// copies block i's saved activations to the host on one stream from block i + 1's forward on and
+// must finish by block L - N + i's; in the backward it starts reloading block i before block
+// L - 1 - N + i's backward. With the copies in series (t each) and f per block's forward, the
+// forward takes max(L f, N t + 2 f); the backward likewise with b per block, the copies at
+// offload_link_bytes_per_s's rate. Fine-grained offloading's copies come first.
+void offload_time(const Setup& setup, const Estimate& e, const WorkProfile& work,
+                  const Cluster& cluster, const Efficiencies& eff, const PassTime& pass,
+                  double micro_steps, StepTime& st) {
+  module_offload_time(setup, e, work, cluster, eff, pass, micro_steps, st);
+  const double n = setup.offload_activation_layers, layers = work.layers;
+  if (n <= 0 || e.offload_bytes_per_layer <= 0 || layers <= 0) return;
+  const double link = offload_link_bytes_per_s(*cluster.gpu, eff, st);
+  if (link <= 0) return;
   const double t = e.offload_bytes_per_layer / link;
   const double f = pass.forward_s / layers, b = pass.backward_s / layers;
   st.offload_s = 2 * n * t * micro_steps;

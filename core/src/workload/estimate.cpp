@@ -124,6 +124,20 @@ std::optional<Error> validate_offload(const Setup& s) {
     return invalid("--offload-activation-layers must be between 0 and 1000000, got " +
                    std::to_string(s.offload_activation_layers));
   }
+  if (s.offload_modules != 0) {
+    if (s.mode != Mode::train) return invalid(Msg::est_offload_modules_train_only, {});
+    if (s.offload_activation_layers > 0) return invalid(Msg::est_offload_modules_layers, {});
+    const bool whole_moe = s.checkpointing == Checkpointing::selective
+                               ? (s.recompute_modules & kRecomputeMoe) != 0
+                               : s.checkpointing != Checkpointing::none;
+    if (whole_moe) {
+      const std::string how = s.checkpointing == Checkpointing::selective
+                                  ? "selective --recompute-modules moe"
+                                  : checkpointing_name(s.checkpointing);
+      return invalid(Msg::est_offload_modules_recompute,
+                     {offload_modules_name(s.offload_modules), how});
+    }
+  }
   if (s.offload_activation_layers == 0) return std::nullopt;
   if (s.mode != Mode::train) return invalid(Msg::est_offload_train_only, {});
   if (s.pp > 1) return invalid(Msg::est_offload_pp, {});
@@ -616,6 +630,30 @@ void offload_activations(const Setup& setup, double layers, Estimate& e, Stage& 
       " per GPU) wait in pinned host memory between the forward and the backward pass");
 }
 
+// Fine-grained activation offloading: what one MoE block sends per micro-batch (the average
+// block's bytes over the MoE blocks' share), which the GPU holds while the copy runs (one block's
+// worth: Megatron offloads a block's inputs as its forward ends and reloads them one block ahead
+// of its backward); the rest waits in host memory.
+void module_offload(const TransformerSpec& run, const Setup& setup, double per_average_block,
+                    Estimate& e, Stage& st) {
+  const double blocks = static_cast<double>(run.layers + run.decoder_layers);
+  const double moe_blocks = static_cast<double>(run.moe_layer_count());
+  if (moe_blocks <= 0) return;
+  const double mb = static_cast<double>(e.micro_batch);
+  e.offload_module_bytes_per_layer = per_average_block * blocks / moe_blocks * mb;
+  e.offload_module_layers = moe_blocks;
+  st.largest_transient_bytes =
+      std::max(st.largest_transient_bytes, e.offload_module_bytes_per_layer);
+  char host[32];
+  const double stage_blocks = std::ceil(moe_blocks / setup.pp);
+  std::snprintf(host, sizeof host, "%.1f GB",
+                e.offload_module_bytes_per_layer * stage_blocks / 1e9);
+  e.notes.push_back("fine-grained activation offloading: the inputs of " +
+                    offload_modules_name(setup.offload_modules) + " (" + host +
+                    " per GPU and micro-batch in flight) wait in pinned host memory between each "
+                    "MoE block's forward and backward pass");
+}
+
 // Training: the blocks' saved activations, the output head's, and the largest transient buffer.
 // Before PyTorch 1.11, softmax and log_softmax also kept their inputs (TorchRelease): eager
 // attention's scores before the softmax, and the fp32 copy of 16-bit logits.
@@ -772,6 +810,26 @@ void drop_recomputed_modules(unsigned modules, LayerActivations& la) {
   if (modules & kRecomputeSharedExperts) drop(r.shared_experts, false);
 }
 
+// Fine-grained activation offloading (Setup::offload_modules): the named modules' inputs leave
+// the GPU's saved activations for host memory; the busiest rank sends rank_load times an even
+// share, and each expert-tensor-parallel rank its own copy of the gathered inputs. Returns the
+// bytes one average block sends per sample on the busiest rank (0 without offloading).
+double offload_modules(unsigned modules, const MoeEstimate& m, LayerActivations& la) {
+  double even = 0, gathered = 0;
+  if (modules & kOffloadExpertFc1) {
+    gathered = la.routed_input_bytes;
+    la.linear_bytes -= la.routed_input_bytes;
+    la.routed_bytes -= la.routed_input_bytes;
+    la.routed_input_bytes = 0;
+  }
+  if (modules & kOffloadMoeAct) {
+    even = la.recomputable.expert_act_in.bytes;
+    la.linear_bytes -= even;
+    la.routed_bytes -= even;
+  }
+  return m.rank_load * (even + gathered * m.etp);
+}
+
 // The routed part of a block's activations as the busiest expert-parallel rank keeps them: the
 // generic split (everything but the replicated terms divided by tp) gives tokens / tp x routed
 // experts; that rank holds rank_load times as many, and expert tensor parallelism all-gathers
@@ -850,8 +908,10 @@ std::optional<Error> transformer_workload(const Model& model, const Setup& setup
     const double saved = (1 - pb.matmul_input / pb.activation) * st.low_precision_share;
     la.linear_bytes -= la.matmul_input_bytes * saved;
     la.replicated_bytes -= la.matmul_input_replicated_bytes * saved;
+    const double offloaded = e.moe ? offload_modules(setup.offload_modules, *e.moe, la) : 0.0;
     if (e.moe) routed_activations(*e.moe, la);
     training_activations(model.transformer, setup, la, impl.value(), e, st);
+    if (offloaded > 0) module_offload(run, setup, offloaded, e, st);
     if (e.moe) dispatch_buffers(model.transformer, setup, pb.activation, e, st);
   } else {
     inference_activations(model.transformer, setup, impl.value(), e, st);

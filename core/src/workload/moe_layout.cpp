@@ -36,6 +36,7 @@ std::optional<Error> dense_model_moe_settings(const Setup& setup, const std::str
   if (setup.moe_imbalance > 0) return invalid(Msg::est_moe_only, {"moe-imbalance", id});
   if (setup.moe_a2a_overlap) return invalid(Msg::est_moe_only, {"moe-a2a-overlap", id});
   if (setup.moe_pad_to_capacity) return invalid(Msg::est_moe_only, {"moe-pad-to-capacity", id});
+  if (setup.offload_modules != 0) return invalid(Msg::est_moe_only, {"offload-modules", id});
   return std::nullopt;
 }
 

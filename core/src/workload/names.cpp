@@ -118,6 +118,37 @@ constexpr std::array<std::pair<unsigned, const char*>, 7> kRecomputeModules{{
     {kRecomputeMoe, "moe"},
     {kRecomputeSharedExperts, "shared_experts"},
 }};
+constexpr std::array<std::pair<unsigned, const char*>, 2> kOffloadModules{{
+    {kOffloadExpertFc1, "expert_fc1"},
+    {kOffloadMoeAct, "moe_act"},
+}};
+
+// A comma-separated list of `table`'s names for `bits`, and back ('-' read as '_'); nullopt
+// for a name the table lacks.
+template <size_t N>
+std::string bit_names(const std::array<std::pair<unsigned, const char*>, N>& table, unsigned bits) {
+  std::string list;
+  for (const auto& [bit, name] : table) {
+    if (bits & bit) list += (list.empty() ? "" : ",") + std::string(name);
+  }
+  return list;
+}
+template <size_t N>
+std::optional<unsigned> parse_bits(const std::array<std::pair<unsigned, const char*>, N>& table,
+                                   const std::string& s) {
+  unsigned bits = 0;
+  for (size_t start = 0; start <= s.size();) {
+    const size_t comma = std::min(s.find(',', start), s.size());
+    std::string item = s.substr(start, comma - start);
+    start = comma + 1;
+    for (char& c : item) c = c == '-' ? '_' : c;
+    if (item.empty()) continue;
+    const auto bit = parse_of(table, item);
+    if (!bit) return std::nullopt;
+    bits |= *bit;
+  }
+  return bits;
+}
 
 }  // namespace
 
@@ -273,27 +304,21 @@ std::optional<StoreDtype> parse_store_dtype(const std::string& s) {
 }
 
 std::string recompute_modules_name(unsigned modules) {
-  std::string list;
-  for (const auto& [bit, name] : kRecomputeModules) {
-    if (modules & bit) list += (list.empty() ? "" : ",") + std::string(name);
-  }
-  return list;
+  return bit_names(kRecomputeModules, modules);
 }
 
 std::optional<unsigned> parse_recompute_modules(const std::string& s) {
-  unsigned modules = 0;
-  for (size_t start = 0; start <= s.size();) {
-    const size_t comma = std::min(s.find(',', start), s.size());
-    std::string item = s.substr(start, comma - start);
-    start = comma + 1;
-    for (char& c : item) c = c == '-' ? '_' : c;
-    if (item.empty()) continue;
-    const auto bit = parse_of(kRecomputeModules, item);
-    if (!bit) return std::nullopt;
-    modules |= *bit;
-  }
-  if (modules == 0) return std::nullopt;
+  const std::optional<unsigned> modules = parse_bits(kRecomputeModules, s);
+  if (modules == 0u) return std::nullopt;  // selective recompute of nothing
   return modules;
+}
+
+std::string offload_modules_name(unsigned modules) {
+  return bit_names(kOffloadModules, modules);
+}
+
+std::optional<unsigned> parse_offload_modules(const std::string& s) {
+  return parse_bits(kOffloadModules, s);
 }
 
 bool is_autocast(Precision p) {

@@ -592,6 +592,7 @@ void recomputable_parts(const TransformerSpec& s, const TransformerDims& d, doub
   const double shared_f = moe_blocks * static_cast<double>(s.shared_experts) *
                           static_cast<double>(s.shared_expert_ffn_hidden_or_default());
   r.expert_act_out = {e * t * routed_f, e * t * routed_f};
+  r.expert_act_in = {e * t * routed_f * (s.gated_mlp ? 2.0 : 1.0), 0.0};
   r.shared_experts = {e * t * shared_f * inner, e * t * shared_f};
   const double router = 4.0 * t * static_cast<double>(s.experts) * moe_blocks;
   r.moe_layer = {router + out.routed_bytes + r.shared_experts.bytes,
