@@ -344,34 +344,21 @@ Value<Q> module_list() {
   return v;
 }
 
-// Megatron's --recompute-modules: "layernorm,moe_act" (recompute_modules_name's spelling).
-Value<Q> recompute_module_list() {
+// A list of Megatron's module names held as bits of a Setup field: --recompute-modules
+// ("layernorm,moe_act") and --offload-modules ("expert_fc1,moe_act"), in their names' spelling.
+Value<Q> megatron_module_list(std::optional<unsigned> (*parse)(const std::string&),
+                              std::string (*name)(unsigned), unsigned Setup::*field) {
   Value<Q> v;
   v.type = KeyType::list;
-  v.choices = recompute_modules_name(~0u);
-  v.read = [](Q& q, const std::string& k, const std::string& s) -> std::optional<Error> {
-    const std::optional<unsigned> modules = parse_recompute_modules(s);
-    if (!modules) return not_a(Msg::query_not_one_of, k, s, recompute_modules_name(~0u));
-    q.request.setup.recompute_modules = *modules;
+  v.choices = name(~0u);
+  v.read = [parse, name, field](Q& q, const std::string& k,
+                                const std::string& s) -> std::optional<Error> {
+    const std::optional<unsigned> modules = parse(s);
+    if (!modules) return not_a(Msg::query_not_one_of, k, s, name(~0u));
+    q.request.setup.*field = *modules;
     return std::nullopt;
   };
-  v.text = [](const Q& q) { return recompute_modules_name(q.request.setup.recompute_modules); };
-  return v;
-}
-
-// Megatron's --offload-modules (with --fine-grained-activation-offloading): "expert_fc1,moe_act";
-// empty: off.
-Value<Q> offload_module_list() {
-  Value<Q> v;
-  v.type = KeyType::list;
-  v.choices = offload_modules_name(~0u);
-  v.read = [](Q& q, const std::string& k, const std::string& s) -> std::optional<Error> {
-    const std::optional<unsigned> modules = parse_offload_modules(s);
-    if (!modules) return not_a(Msg::query_not_one_of, k, s, offload_modules_name(~0u));
-    q.request.setup.offload_modules = *modules;
-    return std::nullopt;
-  };
-  v.text = [](const Q& q) { return offload_modules_name(q.request.setup.offload_modules); };
+  v.text = [name, field](const Q& q) { return name(q.request.setup.*field); };
   return v;
 }
 
@@ -476,7 +463,10 @@ std::vector<QueryKey> kernel_rows() {
               FIELD(request.setup.checkpointing)),
           "none", "activation checkpointing: what the backward pass recomputes",
           "激活检查点：反向传播时重算的部分"),
-      row("recompute-modules", G::setup, recompute_module_list(), "core_attn",
+      row("recompute-modules", G::setup,
+          megatron_module_list(parse_recompute_modules, recompute_modules_name,
+                               &Setup::recompute_modules),
+          "core_attn",
           "selective checkpointing: the parts of each block recomputed (Megatron's "
           "--recompute-modules: core_attn, moe_act, layernorm, mla_up_proj, mlp, moe, "
           "shared_experts)",
@@ -498,7 +488,10 @@ std::vector<QueryKey> kernel_rows() {
           "backward pass (Megatron --cpu-offloading-num-layers; no recompute, --pp 1)",
           "前 N 个块保存的激活在前向与反向之间存放在主机内存中（Megatron "
           "--cpu-offloading-num-layers；不重算，--pp 1）"),
-      row("offload-modules", G::setup, offload_module_list(), "",
+      row("offload-modules", G::setup,
+          megatron_module_list(parse_offload_modules, offload_modules_name,
+                               &Setup::offload_modules),
+          "",
           "mixture of experts: the modules whose inputs wait in host memory between each block's "
           "forward and backward pass (Megatron --fine-grained-activation-offloading "
           "--offload-modules: expert_fc1, moe_act)",
