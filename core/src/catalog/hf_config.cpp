@@ -378,6 +378,34 @@ std::optional<Error> read_glm4_moe(JsonReader& r, const nlohmann::json& j, Trans
                            "num_nextn_predict_layers", "decoder_sparse_step"}));
 }
 
+// Tencent Hy3 (transformers' HYV3Config, model_type hy_v3): GQA with per-head q/k RMSNorm
+// (qk_norm), shared and routed experts of expert_hidden_dim after first_k_dense_replace dense
+// blocks, sigmoid routing with a selection-only expert bias, a multi-token prediction module.
+// Its fp32 softmax, LM head and combine switches set kernel precision, not parameters.
+std::optional<Error> read_hy_v3(JsonReader& r, const nlohmann::json& j, TransformerSpec& s,
+                                const std::string& where) {
+  read_decoder(r, s);
+  if (r.boolean("qk_norm", false)) s.qk_norm = QkNorm::rmsnorm;
+  s.experts = r.integer("num_experts", std::nullopt, 1, 100'000);
+  s.experts_per_token = r.integer("num_experts_per_tok", std::nullopt, 1, 100'000);
+  s.moe_ffn_hidden = r.integer("moe_intermediate_size", std::nullopt, 1, kMax);
+  if (r.has("expert_hidden_dim") && r.integer("expert_hidden_dim", 0, 1, kMax) != s.moe_ffn_hidden)
+    r.fail("expert_hidden_dim: differs from moe_intermediate_size (one expert width is modelled)");
+  s.shared_experts = r.integer("num_shared_experts", 0, 0, 100'000);
+  s.first_dense_layers = r.integer("first_k_dense_replace", 0, 0, kMax);
+  s.mtp_layers = r.integer("num_nextn_predict_layers", 0, 0, 64);
+  s.router_bias = r.boolean("moe_router_enable_expert_bias", false);
+  return check_unknown_fields(
+      j, where, "hy_v3",
+      with_decoder_fields({"qk_norm", "num_experts", "num_experts_per_tok", "moe_intermediate_size",
+                           "expert_hidden_dim", "num_shared_experts", "first_k_dense_replace",
+                           "num_nextn_predict_layers", "moe_router_enable_expert_bias",
+                           "moe_router_use_sigmoid", "route_norm", "router_scaling_factor",
+                           "enable_attention_fp32_softmax", "enable_lm_head_fp32",
+                           "enable_moe_fp32_combine", "eod_token_id", "sep_token_id",
+                           "use_grouped_mm"}));
+}
+
 // Llama 4's text model (Llama4TextConfig, inside text_config): 3 of 4 blocks attend within
 // chunks with RoPE, every no_rope_layer_interval-th block globally without; routed experts of
 // intermediate_size plus one shared expert in the blocks interleave_moe_layer_step picks, the
@@ -589,7 +617,7 @@ namespace {
 constexpr const char* kSupported =
     "llama, mistral, mixtral, qwen2, qwen3, qwen3_moe, deepseek_v2, deepseek_v3, deepseek_v32, "
     "kimi_k2, gpt_oss, "
-    "llama4, llama4_text, glm4_moe, nemotron, falcon, gpt2, bert, vit, mpt";
+    "llama4, llama4_text, glm4_moe, hy_v3, nemotron, falcon, gpt2, bert, vit, mpt";
 
 // The decoders of 2024-26 (strict: an unknown field is refused); `j` is the object `r` reads.
 std::optional<Error> read_modern_decoder(JsonReader& r, const nlohmann::json& j, Model& m,
@@ -606,6 +634,8 @@ std::optional<Error> read_modern_decoder(JsonReader& r, const nlohmann::json& j,
     unknown = read_gpt_oss(r, j, s, where);
   } else if (type == "glm4_moe") {
     unknown = read_glm4_moe(r, j, s, where);
+  } else if (type == "hy_v3") {
+    unknown = read_hy_v3(r, j, s, where);
   } else if (type == "nemotron") {
     unknown = read_nemotron(r, j, s, where);
   } else {
@@ -621,7 +651,7 @@ std::optional<Error> read_modern_decoder(JsonReader& r, const nlohmann::json& j,
 bool is_modern_decoder(const std::string& type) {
   for (const char* t :
        {"llama", "mistral", "mixtral", "qwen2", "qwen3", "qwen3_moe", "deepseek_v2", "deepseek_v3",
-        "deepseek_v32", "kimi_k2", "gpt_oss", "glm4_moe", "llama4_text", "nemotron"}) {
+        "deepseek_v32", "kimi_k2", "gpt_oss", "glm4_moe", "hy_v3", "llama4_text", "nemotron"}) {
     if (type == t) return true;
   }
   return false;

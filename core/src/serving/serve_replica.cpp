@@ -289,6 +289,7 @@ void set_gemm_shapes(const TransformerSpec& s, const TransformerFlops& f, double
   r.sms = gpu.sm_count;
   r.tiles.gemm_tile_rows = eff.gemm_tile_rows;
   r.tiles.gemm_tile_cols = eff.gemm_tile_cols;
+  r.tiles.grouped_gemm = eff.grouped_gemm;
 }
 
 // The rates of the replica's matmuls (its weights' precision), attention (flash attention runs
@@ -598,22 +599,26 @@ namespace {
 // Tile and wave quantisation of a matmul with `rows` rows (training/roofline.cpp's model). Kernels
 // for fewer rows than one tile choose narrower tiles or split K (cuBLAS heuristics), so those are
 // not quantised here.
-double quantised(const ReplicaModel& r, double rows, double cols) {
+double quantised(const ReplicaModel& r, double rows, double cols, double groups = 1) {
   if (rows < r.tiles.gemm_tile_rows) return 1.0;
-  return gemm_quantisation_efficiency(rows, cols, r.sms, r.tiles);
+  return grouped_gemm_quantisation_efficiency(rows, cols, groups, r.sms, r.tiles);
 }
 
 // Compute time of the weight matmuls of one step on one GPU: each matmul at the achievable rate
 // times its quantisation efficiency; expert matmuls see the tokens routed to each touched expert
-// (from the whole step), the others the GPU's rank's share of the step (rank_tokens, of which
-// `sampled` are sampled).
+// (from the whole step), all touched experts' tiles in one grouped launch (fused MoE kernels:
+// vLLM's, SGLang's, TensorRT-LLM's), the others the GPU's rank's share of the step (rank_tokens,
+// of which `sampled` are sampled).
 double matmul_compute_s(const ReplicaModel& r, double tokens, double rank_tokens, double sampled,
                         double touched) {
   double t = 0;
   for (const ReplicaModel::Gemm& g : r.gemms) {
     const double passing = g.expert ? tokens : rank_tokens;
     const double rows = g.expert ? tokens * r.experts_per_token / std::max(1.0, touched) : passing;
-    t += passing * g.flops_per_token / (r.compute_flop_per_s * quantised(r, rows, g.cols));
+    const double groups = g.expert ? std::max(1.0, touched) : 1.0;
+    const double grouped = groups > 1 && r.tiles.grouped_gemm > 0 ? r.tiles.grouped_gemm : 1.0;
+    t += passing * g.flops_per_token /
+         (r.compute_flop_per_s * grouped * quantised(r, rows, g.cols, groups));
   }
   if (r.gemms.empty()) t = tokens * r.gemm_flops_per_token / r.compute_flop_per_s;
   return t + sampled * r.head_flops_per_token /

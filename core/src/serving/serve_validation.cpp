@@ -265,6 +265,9 @@ std::optional<std::pair<WeightFormat, KvFormat>> formats(const Catalog& c, const
     p.clear();
   }
   p = p.substr(0, p.find(" ("));
+  // A runtime backend that runs FP8 checkpoints only (vLLM's HPC-Ops fused MoE: "The HPC-Ops MoE
+  // backend supports FP8 models only") states the weights where the precision column does not.
+  if (p.empty() && contains(lower(r.framework), "fp8 moe")) p = "fp8";
   if (p.empty() || p == "not stated") {
     if (auto w = checkpoint_weights(c, r)) return std::make_pair(*w, kv);
     return std::nullopt;
@@ -514,6 +517,11 @@ std::string resolve(const Catalog& c, const ServingAssumptions& a, const Serving
     o = lengths.out;
   }
   if (!o && decode) o = 1.0;  // single-stream rate: the prompt is the context
+  // A TTFT waits for the first token only: a burst's prefill does not depend on what follows.
+  if (!o && r.output_len.empty() && (r.metric == "ttft_ms_mean" || r.metric == "ttft_ms_median"))
+    o = 1.0;
+  if (!i && r.input_len.empty() && (r.metric == "tpot_ms_mean" || r.metric == "itl_ms"))
+    return "input length not stated: a decode step's time depends on the context it reads";
   // A generation run without a prompt (llama-bench tg: input 0) or with none stated.
   if (!i && decode && (r.input_len.empty() || r.input_len == "0")) i = 0.0;
   if (!i || !o)
@@ -531,6 +539,12 @@ std::string resolve(const Catalog& c, const ServingAssumptions& a, const Serving
   read_layout(r, cfg);
   if (static_cast<int>(gpus) % cfg.tp != 0)
     return "num_gpus is not a multiple of the replica's GPUs (tp, or ep under attention DP)";
+  // vLLM with chunked prefill off takes whole prompts, up to max(max_model_len, 2048) tokens a
+  // step (vllm/config.py, SchedulerConfig.__post_init__), so a burst's prompts prefill together.
+  const std::string said = lower(r.framework + " " + r.notes + " " + r.source);
+  if (cfg.runtime == Runtime::vllm &&
+      (contains(said, "no chunked prefill") || contains(said, "disable chunked prefill")))
+    cfg.max_num_batched_tokens = std::max<int64_t>(m->transformer.max_positions, 2048);
   // The KV-cache memory fraction the run states (TensorRT-LLM's kv_cache_free_gpu_mem_fraction).
   const size_t at = lower(r.notes).find("kv_cache_free_gpu_mem_fraction ");
   if (at != std::string::npos && cfg.runtime == Runtime::trtllm) {

@@ -52,7 +52,7 @@ TEST(HfConfig, ErrorsNameTheField) {
   EXPECT_EQ(err(R"({"model_type": "mamba"})"),
             "config.json: model_type 'mamba' is not supported (supported: llama, mistral, mixtral, "
             "qwen2, qwen3, qwen3_moe, deepseek_v2, deepseek_v3, deepseek_v32, kimi_k2, gpt_oss, "
-            "llama4, llama4_text, glm4_moe, nemotron, falcon, gpt2, bert, vit, mpt)");
+            "llama4, llama4_text, glm4_moe, hy_v3, nemotron, falcon, gpt2, bert, vit, mpt)");
   EXPECT_EQ(err(R"({"hidden_size": 4096})"), "config.json: model_type: missing required field");
   EXPECT_EQ(err(R"({"model_type": "gpt2", "n_layer": "12"})"),
             "config.json: n_layer: expected an integer, got a string");
@@ -112,6 +112,24 @@ TEST(HfConfig, DecodersOf2026ImportToTheZoosArchitectures) {
   expect_same_architecture("gpt-oss-120b.json", "gpt-oss-120b");
   expect_same_architecture("glm-4.5.json", "glm-4.5");
   expect_same_architecture("llama-4-scout-17b-16e.json", "llama-4-scout");
+}
+
+TEST(HfConfig, Hy3ImportsAsTheZoosHy3) {
+  // huggingface.co/tencent/Hy3/raw/main/config.json (hy_v3), as a public copy of it shows it.
+  expect_same_architecture("hy3.json", "hy3");
+}
+
+TEST(HfConfig, Hy3WithTwoExpertWidthsIsRefused) {
+  // One width serves the routed and the shared experts; a config where expert_hidden_dim and
+  // moe_intermediate_size differ describes experts gpuplan would count wrong.
+  std::string config = test::read_repo_file("tests/fixtures/hf/hy3.json");
+  const std::string from = "\"expert_hidden_dim\": 1536", to = "\"expert_hidden_dim\": 2048";
+  config.replace(config.find(from), from.size(), to);
+  auto m = model_from_hf_config(config, "hy3.json");
+  ASSERT_FALSE(m.ok());
+  EXPECT_NE(m.error().message.find("expert_hidden_dim: differs from moe_intermediate_size"),
+            std::string::npos)
+      << m.error().message;
 }
 
 TEST(HfConfig, NemotronImportsAsTheZoosNemotron4) {

@@ -100,7 +100,7 @@ TEST(ZooParams, QwenMoeEqualsTheModelCards) {
   EXPECT_DOUBLE_EQ(a3b.total, 2 * 151936 * h + 48 * block + h);
 }
 
-TEST(ZooParams, KimiK2Mixtral8x22bLlama4GlmMatchTheirAnnouncements) {
+TEST(ZooParams, KimiK2Mixtral8x22bLlama4GlmHy3MatchTheirAnnouncements) {
   // Kimi K2 technical report (arXiv 2507.20534): 1.04T total, 32.6B activated; ours 1.026T
   // (config.json of moonshotai/Kimi-K2-Instruct, no MTP module): 2 %.
   const Counts kimi = counts("kimi-k2");
@@ -122,6 +122,11 @@ TEST(ZooParams, KimiK2Mixtral8x22bLlama4GlmMatchTheirAnnouncements) {
   expect_near(glm.total, 355e9, 0.01, "GLM-4.5 total");
   expect_near(glm.active - glm.embedding, 32e9, 0.03, "GLM-4.5 active");
   EXPECT_EQ(counts("glm-4.6").total, glm.total);
+  // Tencent (vLLM blog "vLLM x HPC-Ops", 2026-07-06): Hy3 activates 21B of its 295B parameters;
+  // ours without the 3.8B MTP layer: 295.03B total, 20.68B active.
+  const Counts hy3 = counts("hy3");
+  expect_near(hy3.total, 295e9, 0.005, "Hy3 total");
+  expect_near(hy3.active, 21e9, 0.02, "Hy3 active");
 }
 
 TEST(ZooParams, DenseModelsEqualTheirModelCards) {

@@ -274,6 +274,31 @@ TEST(ServeStep, L40sPrefillMatmulsPayForWholeWavesOf142Sms) {
   EXPECT_NEAR(step_time(r, load).weights_s, expected, 1e-12 * expected);
 }
 
+TEST(ServeStep, ExpertMatmulsRunAsOneGroupedLaunchAtTheGroupedRate) {
+  // Qwen3-30B-A3B on an H100 (132 SMs, 256 x 128 tiles), 8192 prompt tokens: all 128 experts
+  // touched, 8192 x 8 / 128 = 512 rows each. A fused MoE kernel launches every expert's tiles
+  // together: gate-up (1536 columns) 128 x 2 x 12 = 3072 tiles = 23.27 waves paid as 24, down
+  // (2048) 128 x 2 x 16 = 4096 tiles = 31.03 waves paid as 32, each at grouped_gemm (0.739) of
+  // the dense rate. One expert alone would be 24 tiles on 132 SMs, 18 % efficient. The rest are
+  // single GEMMs over 32 row tiles: QKV (5120 columns) 1280 tiles = 9.70 waves paid as 10, O
+  // (2048) 512 = 3.88 paid as 4, the router (128) 32 tiles in one wave.
+  const ReplicaModel r = replica("qwen3-30b-a3b", "h100-sxm5-80gb");
+  ASSERT_EQ(r.sms, 132);
+  ASSERT_EQ(r.gemms.size(), 5u);
+  const double grouped = test::catalog().efficiencies.grouped_gemm;
+  ASSERT_DOUBLE_EQ(grouped, 0.739);
+  const double efficiency[] = {1280.0 / 1320, 512.0 / 528, grouped * 3072.0 / 3168,
+                               grouped * 4096.0 / 4224, 32.0 / 132};
+  double expected = r.head_flops_per_token / r.compute_flop_per_s;
+  for (size_t i = 0; i < 5; ++i)
+    expected += 8192 * r.gemms[i].flops_per_token / (r.compute_flop_per_s * efficiency[i]);
+  StepLoad load;
+  load.prefill_tokens = 8192;
+  load.prefill_pairs = 8192.0 * 8193 / 2;
+  load.prefill_last = 1;
+  EXPECT_NEAR(step_time(r, load).weights_s, expected, 1e-12 * expected);
+}
+
 TEST(ServeStep, MoeTouchedExpertsAtBatchOneAndLarge) {
   EXPECT_DOUBLE_EQ(experts_touched(8, 2, 1), 2.0);      // one token: its k experts
   EXPECT_NEAR(experts_touched(8, 2, 1000), 8.0, 1e-9);  // a large batch touches all
@@ -508,6 +533,50 @@ TEST(ServeValidation, LatencyOfAConcurrencyRunIsSimulated) {
   auto s = simulate(r, w);
   ASSERT_TRUE(s.ok());
   EXPECT_DOUBLE_EQ(rep.value().rows[0].predicted, s.value().ttft_s.p50 * 1000);
+}
+
+// What a row leaves out: a TTFT needs no output length (the burst's prefill comes first), a
+// TPOT needs the context it decodes over; a backend that runs only FP8 checkpoints states the
+// weights ("FP8 MoE backends"); vLLM without chunked prefill takes every prompt of a burst in
+// one step (max_num_batched_tokens = max_model_len).
+TEST(ServeValidation, ReadsWhatARowLeavesOut) {
+  const std::string text =
+      "id,source_kind,model,gpu,num_gpus,tp,precision,framework,input_len,output_len,dataset,"
+      "concurrency_or_batch,request_rate,metric,value,source,notes\n"
+      "H1,vllm,Tencent Hunyuan Hy3,H20,8,,,vLLM main (vLLM default backend),8192,,,16,,"
+      "ttft_ms_mean,7807,\"Table 6 (TTFT, input 8k, no chunked prefill/prefix caching)\",\n"
+      "H2,vllm,Tencent Hunyuan Hy3,H20,8,,,vLLM main (HPC-Ops attention+FP8 MoE backends),8192,,,"
+      "16,,ttft_ms_mean,5886,\"Table 6 (TTFT, input 8k, no chunked prefill/prefix caching)\",\n"
+      "H3,vllm,Tencent Hunyuan Hy3,H20,8,,,vLLM main (vLLM default backend),8192,,,16,,"
+      "ttft_ms_mean,7807,Table 6,\n"
+      "H4,vllm,Tencent Hunyuan Hy3,H20,8,,,vLLM main (vLLM default backend),,4096,,16,,"
+      "tpot_ms_mean,17.98,Table 5,\n";
+  auto rep = validate_serving_csv(test::catalog(), test::serving(), text, "s.csv");
+  ASSERT_TRUE(rep.ok()) << rep.error().message;
+  const auto& rows = rep.value().rows;
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_EQ(rows[0].ground.precision, "bf16");  // Hy3's own checkpoint
+  EXPECT_EQ(rows[1].ground.precision, "fp8");
+  ASSERT_EQ(rep.value().skipped.size(), 1u);
+  EXPECT_EQ(rep.value().skipped[0].second,
+            "input length not stated: a decode step's time depends on the context it reads");
+  // H1: vLLM's benchmark default of 1000 requests, 16 at a time: 62 waves of 16 prompts and one
+  // of 8, each wave one step of all its prompts, which is each of its requests' TTFT.
+  ServeConfig c;
+  c.tp = 8;
+  c.max_num_batched_tokens = 262144;  // Hy3's max_position_embeddings
+  const ReplicaModel r = replica("hy3", "h20", c);
+  auto wave_s = [&](double prompts) {
+    StepLoad wave;
+    wave.prefill_tokens = prompts * 8192;
+    wave.prefill_pairs = prompts * 8192.0 * 8193 / 2;
+    wave.prefill_last = prompts;
+    return step_time(r, wave).total_s;
+  };
+  const double expected_ms = (992 * wave_s(16) + 8 * wave_s(8)) / 1000 * 1000;
+  EXPECT_NEAR(rows[0].predicted, expected_ms, 1e-6 * expected_ms);
+  // H3, chunked: the prompts queue through the step budget one after another, slower.
+  EXPECT_GT(rows[2].predicted, rows[0].predicted * 1.1);
 }
 
 TEST(ServeValidation, AStatedNumberOfRequestsIsSimulatedToTheEnd) {
