@@ -108,6 +108,11 @@ expect serve-spec-acceptance-missing 1 "--spec-acceptance: --spec-method eagle n
 expect serve-spec-unknown-draft 1 "--spec-draft-model: unknown model 'zzqq-1b'" -- "${ex[@]}" \
   --spec-method draft --spec-tokens 4 --spec-acceptance 0.7 --spec-draft-model zzqq-1b
 
+pp=(serve --model llama-3.1-405b --gpu rtx-pro-6000-blackwell-server --weights nvfp4 --runtime trtllm --rate 1)
+expect serve-pp 0 "" -- "${pp[@]}" --tp 1 --pp 8
+grep -q '8 GPU(s) per replica (8 pipeline stages of 1)' "$tmp/out" || { echo "FAIL serve-pp: no pipeline layout"; failed=$((failed + 1)); }
+expect serve-pp-range 1 "--pp: 200 is out of range [1, 64]" -- "${pp[@]}" --tp 1 --pp 200
+
 table=$root/tests/validation/serving_dev.csv
 every=${SERVE_VALIDATE_EVERY:-1}
 if [ "$every" -gt 1 ]; then

@@ -61,7 +61,7 @@ void print_text(const ServePlan& p, const ServeQuery& q, const ShownCurrency& mo
   // "$" for USD, as before --currency; else the currency's code.
   const std::string unit = money.currency == "USD" ? "$" : money.currency + " ";
   const double per_usd = 1 / money.usd_per_unit;
-  std::printf("%-4s %-36s %-16s %3s %9s %9s %9s %5s %12s %12s %9s\n", "rank", "instance", "gpu",
+  std::printf("%-4s %-36s %-16s %5s %9s %9s %9s %5s %12s %12s %9s\n", "rank", "instance", "gpu",
               "tp", "rate/rep", "TTFTp90", "TPOTp90", "fixed", (unit + "/mo fixed").c_str(),
               (unit + "/mo auto").c_str(), (unit + "/Mtok").c_str());
   int rank = 0;
@@ -71,19 +71,22 @@ void print_text(const ServePlan& p, const ServeQuery& q, const ShownCurrency& mo
     const double autos = o.costs.empty() ? 0 : o.costs.front().usd_per_month_autoscaled * per_usd;
     const double per_m =
         o.costs.empty() ? 0 : o.costs.front().usd_per_million_output_tokens * per_usd;
-    std::printf("%-4d %-36s %-16s %3d %9.2f %8.0fms %8.1fms %5d %12.0f %12.0f %9.3f\n", ++rank,
+    std::printf("%-4d %-36s %-16s %5s %9.2f %8.0fms %8.1fms %5d %12.0f %12.0f %9.3f\n", ++rank,
                 o.instance.empty() ? "(no priced instance)" : o.instance.c_str(), o.gpu.c_str(),
-                o.tp, o.rate.max_rate_per_s, s.ttft_s.p90 * 1000, s.tpot_s.p90 * 1000,
-                o.fleet.fixed_replicas, fixed, autos, per_m);
+                replica_layout(o).c_str(), o.rate.max_rate_per_s, s.ttft_s.p90 * 1000,
+                s.tpot_s.p90 * 1000, o.fleet.fixed_replicas, fixed, autos, per_m);
   }
   const ServeOption& b = p.options.front();
   std::printf(
-      "\nbest: %s, %d GPU(s) per replica; KV cache %.1f GB per GPU (%lld tokens), %lld sequences "
+      "\nbest: %s, %d GPU(s) per replica%s; KV cache %.1f GB per GPU (%lld tokens), %lld sequences "
       "at once; "
       "prefill %.0f ms, decode step %.1f ms alone\n",
-      b.instance.empty() ? b.gpu.c_str() : b.instance.c_str(), b.tp, b.memory.kv_bytes / 1e9,
-      static_cast<long long>(b.memory.kv_tokens), static_cast<long long>(b.max_seqs),
-      b.prefill_s * 1000, b.decode_step_s * 1000);
+      b.instance.empty() ? b.gpu.c_str() : b.instance.c_str(), b.tp * b.pp,
+      b.pp > 1 ? (" (" + std::to_string(b.pp) + " pipeline stages of " + std::to_string(b.tp) + ")")
+                     .c_str()
+               : "",
+      b.memory.kv_bytes / 1e9, static_cast<long long>(b.memory.kv_tokens),
+      static_cast<long long>(b.max_seqs), b.prefill_s * 1000, b.decode_step_s * 1000);
   std::printf("replicas per hour (00-23):");
   for (const auto& h : b.fleet.hours) std::printf(" %d", h.replicas);
   std::printf(

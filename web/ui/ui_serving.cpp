@@ -152,11 +152,26 @@ std::vector<IdName> instance_items(const Catalog& catalog) {
 // The inputs: the load and targets, then the replica and the hardware (one column, its labels
 // as wide as the longest: the tab has the room the sidebar lacks).
 void inputs(const PageModel& m, UiActions& a) {
-  const LabelColumnFit fit(
-      {S::key_model, S::serve_rate, S::serve_prompt, S::serve_output, S::serve_ttft, S::serve_tpot,
-       S::serve_percentile, S::serve_runtime, S::serve_weights, S::serve_kv, S::serve_ep,
-       S::serve_gpu, S::serve_instance, S::serve_curve, S::serve_prefix_hit, S::serve_spec_method,
-       S::serve_spec_tokens, S::serve_spec_acceptance, S::serve_spec_draft});
+  const LabelColumnFit fit({S::key_model,
+                            S::serve_rate,
+                            S::serve_prompt,
+                            S::serve_output,
+                            S::serve_ttft,
+                            S::serve_tpot,
+                            S::serve_percentile,
+                            S::serve_runtime,
+                            S::serve_weights,
+                            S::serve_kv,
+                            S::serve_pp,
+                            S::serve_ep,
+                            S::serve_gpu,
+                            S::serve_instance,
+                            S::serve_curve,
+                            S::serve_prefix_hit,
+                            S::serve_spec_method,
+                            S::serve_spec_tokens,
+                            S::serve_spec_acceptance,
+                            S::serve_spec_draft});
   PageState s = m.state;
   ServeRequest& r = s.serve;
   bool edited = false;
@@ -180,6 +195,7 @@ void inputs(const PageModel& m, UiActions& a) {
       weight_format_name);
   edited |=
       enum_combo(S::serve_kv, r.kv, {KvFormat::bf16, KvFormat::fp8, KvFormat::fp4}, kv_format_name);
+  edited |= serve_int(S::serve_pp, "pp", r.pp, a, "serve-pp");
   edited |= serve_int(S::serve_ep, "ep", r.ep, a, "serve-ep");
   edited |= checkbox(S::serve_attention_dp, r.attention_dp);
   remember(a, "serve-attention-dp");
@@ -210,12 +226,12 @@ void option_row(const ServeOption& o, int rank, double percentile) {
       std::to_string(rank),
       o.instance.empty() ? o.gpu : o.instance,
       o.gpu,
-      std::to_string(o.tp),
+      replica_layout(o),
       format_number(o.rate.max_rate_per_s, 3),
       format_number(at_percentile(at.ttft_s, percentile) * 1000, 3) + " ms",
       format_number(at_percentile(at.tpot_s, percentile) * 1000, 3) + " ms",
       std::to_string(o.fleet.fixed_replicas),
-      std::to_string(o.fleet.fixed_replicas * o.tp),
+      std::to_string(o.fleet.fixed_replicas * o.tp * o.pp),
       std::to_string(peak_replicas(o.fleet)),
       usd_or_none(o, &FleetCost::usd_per_month_fixed),
       usd_or_none(o, &FleetCost::usd_per_month_autoscaled),
@@ -328,7 +344,7 @@ std::vector<std::string> compare_cells(const CompareRow& row, double percentile)
   const auto& at = o.rate.at_max;
   return {o.gpu,
           o.instance.empty() ? tr(S::no_price) : o.instance,
-          std::to_string(o.tp),
+          replica_layout(o),
           std::to_string(o.fleet.fixed_replicas),
           format_number(o.rate.max_rate_per_s, 3),
           format_number(at_percentile(at.ttft_s, percentile) * 1000, 3) + " ms",

@@ -70,6 +70,12 @@ namespace gpuplan {
   X(serve_not_causal_lm, "serve.not_causal_lm",                                                   \
     "model '{0}' is not a decoder-only language model; serve times causal LMs only")              \
   X(serve_tp_range, "serve.tp_range", "--tp must be between 1 and 64, got {0}")                   \
+  X(serve_pp_range, "serve.pp_range",                                                             \
+    "--pp must be between 1 and the model's {1} layers, got {0}")                                 \
+  X(serve_pp_layer_split, "serve.pp_layer_split",                                                 \
+    "--pp: the runtime already splits layers across the replica's GPUs (--tp); leave --pp at 1")  \
+  X(serve_pp_attention_dp, "serve.pp_attention_dp",                                               \
+    "--pp with --attention-dp is not modelled; choose one")                                       \
   X(serve_tp_heads, "serve.tp_heads",                                                             \
     "--tp {0}: the model's {1} attention heads do not split evenly")                              \
   X(serve_ep_divide, "serve.ep_divide", "--ep must divide --tp")                                  \

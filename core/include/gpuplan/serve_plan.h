@@ -35,12 +35,17 @@ struct ServeQuery {
   int top_k = 10;
 };
 // One ranked option: an instance type, its replica and fleet, and the costs.
+struct ServeOption;
+// The replica's layout as the tables show it: "4" (tensor parallel), "2x4" (tp x pipeline stages).
+std::string replica_layout(const ServeOption& o);
+
 struct ServeOption {
   std::string instance;  // empty: a GPU with no priced instance (--gpu alone)
   std::string provider;
   std::string gpu;
   int gpus_per_instance = 0;
   int tp = 1;
+  int pp = 1;  // pipeline stages, each on tp GPUs
   ReplicaMemory memory;
   int64_t max_seqs = 0;               // at the mean prompt + output lengths
   double prefill_s = 0;               // one mean prompt alone (its cached prefix not computed)

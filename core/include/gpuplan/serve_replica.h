@@ -48,7 +48,11 @@ struct ServeConfig {
   bool checkpoint_weights = false;
   KvFormat kv = KvFormat::bf16;
   Runtime runtime = Runtime::vllm;
-  int tp = 1;  // tensor-parallel GPUs per replica
+  int tp = 1;  // tensor-parallel GPUs per replica (per pipeline stage with pp > 1)
+  // Pipeline stages (TensorRT-LLM's pp_size, vLLM's --pipeline-parallel-size): each stage holds
+  // 1/pp of the layers on its own tp GPUs, so a replica has tp x pp GPUs; the runtime splits the
+  // running batch into micro-batches that keep every stage busy.
+  int pp = 1;
   int ep = 1;  // expert-parallel degree for MoE layers (divides tp); 0: tp (every GPU of it)
   // Attention data parallelism (MoE models): each GPU of the replica runs attention and the
   // layers outside the routed experts whole, for its own share of the sequences and their KV
@@ -148,8 +152,11 @@ struct ReplicaModel {
   double link_busbw_bytes_per_s = 0;
   // Layer split (RuntimeProfile::layer_split): the replica's GPUs each hold 1/stages of the
   // layers and run one after another; memory is per GPU, the step's bytes and times the whole
-  // model's, and each of the stages - 1 hand-overs pays a hop.
+  // model's, and each of the stages - 1 hand-overs pays a hop. Pipelined (ServeConfig::pp): the
+  // same stages, each on tp GPUs, with the step's sequences in up to `stages` micro-batches
+  // that run in the stages at once.
   double stages = 1;
+  bool pipelined = false;
   double stage_hop_latency_s = 0;
   double stage_hop_bytes_per_token = 0;  // the hidden state one token hands to the next GPU
   double stage_link_bytes_per_s = 0;

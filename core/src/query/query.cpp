@@ -230,6 +230,7 @@ ServeQuery serve_query(const ServeRequest& r, LoadCurve curve) {
   q.config.checkpoint_weights = !r.weights.has_value();
   q.config.kv = r.kv;
   q.config.tp = r.tp;
+  q.config.pp = r.pp;
   q.config.ep = r.ep;
   q.config.attention_dp = r.attention_dp;
   q.workload.prompt_tokens = r.prompt_tokens;

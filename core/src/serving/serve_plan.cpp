@@ -69,6 +69,7 @@ ServeEvaluation evaluate(const Catalog& catalog, const Model& model, const Gpu& 
   ServeOption o;
   o.gpu = gpu.id;
   o.tp = tp;
+  o.pp = c.pp;
   o.memory = r.value().memory;
   o.notes = r.value().notes;
   o.max_seqs =
@@ -86,7 +87,8 @@ ServeEvaluation evaluate(const Catalog& catalog, const Model& model, const Gpu& 
     return e;
   }
   o.rate = rate.value();
-  auto fleet = plan_fleet(q.curve, o.rate.max_rate_per_s, o.memory.weight_bytes * tp, q.policy);
+  auto fleet =
+      plan_fleet(q.curve, o.rate.max_rate_per_s, o.memory.weight_bytes * tp * c.pp, q.policy);
   if (!fleet.ok()) {
     e.error = fleet.error();
     e.option = o;  // fits, but misses the SLO: kept to say by how much
@@ -219,6 +221,10 @@ std::optional<Error> tp_beyond_every_domain(
 
 }  // namespace
 
+std::string replica_layout(const ServeOption& o) {
+  return o.pp > 1 ? std::to_string(o.tp) + "x" + std::to_string(o.pp) : std::to_string(o.tp);
+}
+
 Result<ServePlan> finish_serve_search(const Catalog& catalog, const ServingAssumptions& serving,
                                       const Model& model, const ServeQuery& q,
                                       ServeSearch& search) {
@@ -258,7 +264,7 @@ Result<ServePlan> finish_serve_search(const Catalog& catalog, const ServingAssum
         fp.reserved_usd_per_hour = r.value().usd_per_hour;
       if (auto s = quote_price(in, Pricing::spot, catalog.pricing, q.region); s.ok())
         fp.spot_usd_per_hour = s.value().usd_per_hour;
-      fp.gpus_per_replica = tp;
+      fp.gpus_per_replica = tp * q.config.pp;
       fp.gpus_per_instance = in.gpu_count;
       o.costs = fleet_costs(o.fleet, fp, w.output_tokens);
       if (!best ||

@@ -140,6 +140,10 @@ std::optional<Error> check_config(const Model& m, const ServeConfig& c, bool lay
     return invalid(Msg::serve_not_causal_lm, {m.id});
   }
   if (c.tp < 1 || c.tp > 64) return invalid(Msg::serve_tp_range, {std::to_string(c.tp)});
+  if (c.pp < 1 || c.pp > s.layers)
+    return invalid(Msg::serve_pp_range, {std::to_string(c.pp), std::to_string(s.layers)});
+  if (c.pp > 1 && layer_split) return invalid(Msg::serve_pp_layer_split);
+  if (c.pp > 1 && c.attention_dp) return invalid(Msg::serve_pp_attention_dp);
   // Attention DP runs every head on every GPU.
   if (s.heads % c.tp != 0 && !layer_split && !c.attention_dp)
     return invalid(Msg::serve_tp_heads, {std::to_string(c.tp), std::to_string(s.heads)});
@@ -532,7 +536,8 @@ Result<ReplicaModel> build_replica(const Model& model, const Gpu& gpu, const Ser
   const bool split = serving.profile(asked.runtime).layer_split;
   if (auto err = check_config(model, asked, split)) return *err;
   // A layer-split replica is timed as the whole model on one GPU (its GPUs run one after
-  // another) and holds 1/stages of the weights and KV cache on each GPU.
+  // another) and holds 1/stages of the weights and KV cache on each GPU; a pipelined one as the
+  // whole model on one stage's tp GPUs, per micro-batch.
   ServeConfig config = asked;
   if (split) config.tp = 1;
   const TransformerSpec& s = model.transformer;
@@ -544,7 +549,8 @@ Result<ReplicaModel> build_replica(const Model& model, const Gpu& gpu, const Ser
     r.notes.push_back(std::string("weights: ") + weight_format_name(asked.weights) + ", as the " +
                       model.id + " checkpoint ships them (--weights sets another)");
   }
-  r.stages = split ? asked.tp : 1;
+  r.stages = split ? asked.tp : asked.pp;
+  r.pipelined = !split && asked.pp > 1;
   r.profile = serving.profile(config.runtime);
   if (auto err = check_kv_format(r.profile, config.kv)) return *err;
   r.block_tokens = serving.kv_block_tokens;
@@ -696,7 +702,7 @@ double comm_s(const ReplicaModel& r, double tokens, double rank_tokens) {
     t += (r.stages - 1) *
          (r.stage_hop_latency_s + tokens * r.stage_hop_bytes_per_token / r.stage_link_bytes_per_s);
   }
-  const double tp = r.stages > 1 ? 1.0 : r.config.tp, ep = r.config.ep;
+  const double tp = r.stages > 1 && !r.pipelined ? 1.0 : r.config.tp, ep = r.config.ep;
   const double hidden_bytes = r.hidden * 2.0;
   if (r.attention_dp > 1) {
     const double moved =
@@ -719,7 +725,27 @@ double comm_s(const ReplicaModel& r, double tokens, double rank_tokens) {
 
 }  // namespace
 
-StepBreakdown step_time(const ReplicaModel& r, const StepLoad& load) {
+namespace {
+
+// The step of a pipelined replica: its sequences split into m = min(stages, sequences)
+// micro-batches, each passing every stage (1/stages of the layers) while the others run in the
+// other stages; every sequence advances once in `stages` stage-steps of one micro-batch each,
+// i.e. in the time the whole model takes for one micro-batch. A lone sequence runs the stages
+// one after another.
+StepLoad micro_batch(const StepLoad& load, double stages) {
+  const double prompts = load.prefill_tokens > 0 ? std::max(1.0, load.prefill_last) : 0.0;
+  const double m = std::clamp(load.decode_seqs + prompts, 1.0, stages);
+  StepLoad one = load;
+  for (double* x : {&one.decode_seqs, &one.decode_context, &one.prefill_tokens, &one.prefill_last,
+                    &one.prefill_pairs, &one.prefill_context})
+    *x /= m;
+  return one;
+}
+
+}  // namespace
+
+StepBreakdown step_time(const ReplicaModel& r, const StepLoad& asked) {
+  const StepLoad load = r.pipelined ? micro_batch(asked, r.stages) : asked;
   StepBreakdown b;
   // Speculative decoding verifies k drafted tokens and samples one more per sequence.
   const double positions = r.spec.draft ? r.spec.tokens + 1.0 : 1.0;

@@ -323,6 +323,8 @@ void read_layout(const ServingRow& r, ServeConfig& cfg) {
     cfg.attention_dp = true;
   }
   if (auto b = after({"max_batch_size "})) cfg.max_num_seqs = static_cast<int64_t>(*b);
+  // Pipeline stages: TensorRT-LLM's perf tables' "TP1,PP4" column, "pipeline parallel PP=4".
+  if (auto pp = after({"pipeline parallel pp=", "pp_size "})) cfg.pp = static_cast<int>(*pp);
 }
 
 Runtime runtime_of(const ServingRow& r) {
@@ -436,7 +438,7 @@ double burst_metric(ReplicaModel rep, const ServingRow& r, double in, double out
 
 Predicted predict(const ReplicaModel& rep, const ServingRow& r, const RowLengths& l, double gpus) {
   const double in = l.in, out = l.out;
-  const double replicas = gpus / rep.config.tp;
+  const double replicas = gpus / (rep.config.tp * rep.config.pp);
   const auto rate = number(r.rate);
   const bool online = rate.has_value() && r.rate != "inf";
   if (r.metric == "decode_tokens_per_s_batch1") {
@@ -537,8 +539,8 @@ std::string resolve(const Catalog& c, const ServingAssumptions& a, const Serving
   cfg.kv = f->second;
   cfg.runtime = runtime_of(r);
   read_layout(r, cfg);
-  if (static_cast<int>(gpus) % cfg.tp != 0)
-    return "num_gpus is not a multiple of the replica's GPUs (tp, or ep under attention DP)";
+  if (static_cast<int>(gpus) % (cfg.tp * cfg.pp) != 0)
+    return "num_gpus is not a multiple of the replica's GPUs (tp x pp, or ep under attention DP)";
   // vLLM with chunked prefill off takes whole prompts, up to max(max_model_len, 2048) tokens a
   // step (vllm/config.py, SchedulerConfig.__post_init__), so a burst's prompts prefill together.
   const std::string said = lower(r.framework + " " + r.notes + " " + r.source);

@@ -261,6 +261,7 @@ inline void compare_serve(FieldDiff& d, const ServeRequest& a, const ServeReques
   GPUPLAN_FIELD(d, a, b, spec_tokens);
   GPUPLAN_FIELD(d, a, b, spec_acceptance);
   GPUPLAN_FIELD(d, a, b, spec_draft_model);
+  GPUPLAN_FIELD(d, a, b, pp);
   GPUPLAN_FIELD(d, a, b, ep);
   GPUPLAN_FIELD(d, a, b, attention_dp);
   GPUPLAN_FIELD(d, a, b, currency);

@@ -193,6 +193,7 @@ TEST(ServeKeys, EveryServeOptionIsALinkKeyAndRoundTrips) {
                      {"weights", "fp8"},
                      {"kv", "fp8"},
                      {"tp", "2"},
+                     {"pp", "2"},
                      {"ep", "2"},
                      {"attention-dp", "1"},
                      {"lengths", "sharegpt"},
@@ -223,6 +224,7 @@ TEST(ServeKeys, EveryServeOptionIsALinkKeyAndRoundTrips) {
   EXPECT_FALSE(q.config.checkpoint_weights);
   EXPECT_EQ(q.config.kv, KvFormat::fp8);
   EXPECT_EQ(q.config.tp, 2);
+  EXPECT_EQ(q.config.pp, 2);
   EXPECT_EQ(q.config.ep, 2);
   EXPECT_TRUE(q.config.attention_dp);
   EXPECT_DOUBLE_EQ(q.slo.ttft_s, 0.8);

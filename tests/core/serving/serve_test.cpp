@@ -152,6 +152,62 @@ TEST(ServeCapacity, ModelThatDoesNotFitSaysByHowMuch) {
       << r.error().message;
 }
 
+// Pipeline stages: each of the 4 GPUs holds a quarter of Llama 3 8B's weights and of each
+// token's keys and values; a step of 64 sequences runs as 4 micro-batches of 16 in the stages at
+// once, in the time the whole model takes for 16 on one GPU (with 3 hand-overs between stages);
+// a lone sequence passes the stages one after another.
+TEST(ServePipeline, StagesHoldAShareAndOverlapTheirMicroBatches) {
+  ServeConfig pp4;
+  pp4.pp = 4;
+  const ReplicaModel one = replica("llama-3-8b", "h100-sxm5-80gb");
+  const ReplicaModel four = replica("llama-3-8b", "h100-sxm5-80gb", pp4);
+  ASSERT_TRUE(four.pipelined);
+  EXPECT_DOUBLE_EQ(four.memory.weight_bytes, one.memory.weight_bytes / 4);
+  EXPECT_DOUBLE_EQ(four.memory.kv_bytes_per_token, one.memory.kv_bytes_per_token / 4);
+  auto decode = [](double seqs) {
+    StepLoad l;
+    l.decode_seqs = seqs;
+    l.decode_context = seqs * 1000;
+    return l;
+  };
+  const double hops = 3 * (four.stage_hop_latency_s +
+                           16 * four.stage_hop_bytes_per_token / four.stage_link_bytes_per_s);
+  EXPECT_NEAR(step_time(four, decode(64)).total_s, step_time(one, decode(16)).total_s + hops,
+              1e-12);
+  const double lone_hops =
+      3 * (four.stage_hop_latency_s + four.stage_hop_bytes_per_token / four.stage_link_bytes_per_s);
+  EXPECT_NEAR(step_time(four, decode(1)).total_s, step_time(one, decode(1)).total_s + lone_hops,
+              1e-12);
+}
+
+TEST(ServePipeline, StagesTheModelOrTheRuntimeCannotTakeAreRefused) {
+  auto error = [](ServeConfig c) {
+    auto r = build_replica(test::model("llama-3-8b"), *test::catalog().find_gpu("h100-sxm5-80gb"),
+                           c, test::serving(), test::catalog().efficiencies);
+    return r.ok() ? std::string("ok") : r.error().message;
+  };
+  ServeConfig c;
+  c.pp = 33;
+  EXPECT_EQ(error(c), "--pp must be between 1 and the model's 32 layers, got 33");
+  c.pp = 2;
+  c.runtime = Runtime::llamacpp;
+  EXPECT_EQ(error(c),
+            "--pp: the runtime already splits layers across the replica's GPUs (--tp); leave --pp "
+            "at 1");
+  auto moe = build_replica(
+      test::model("mixtral-8x7b"), *test::catalog().find_gpu("h100-sxm5-80gb"),
+      [] {
+        ServeConfig m;
+        m.tp = 2;
+        m.pp = 2;
+        m.attention_dp = true;
+        return m;
+      }(),
+      test::serving(), test::catalog().efficiencies);
+  ASSERT_FALSE(moe.ok());
+  EXPECT_EQ(moe.error().message, "--pp with --attention-dp is not modelled; choose one");
+}
+
 TEST(ServeStep, DecodeTimeGrowsWithTheBatch) {
   const ReplicaModel r = replica("llama-3-8b", "h100-sxm5-80gb");
   double previous = 0;
@@ -577,6 +633,24 @@ TEST(ServeValidation, ReadsWhatARowLeavesOut) {
   EXPECT_NEAR(rows[0].predicted, expected_ms, 1e-6 * expected_ms);
   // H3, chunked: the prompts queue through the step budget one after another, slower.
   EXPECT_GT(rows[2].predicted, rows[0].predicted * 1.1);
+}
+
+// TensorRT-LLM's perf tables run some models as pipelines ("TP1,PP4"): four GPUs are one
+// replica of four stages, not four replicas.
+TEST(ServeValidation, APipelineIsOneReplicaOfItsStages) {
+  const std::string text =
+      "id,source_kind,model,gpu,num_gpus,tp,precision,framework,input_len,output_len,dataset,"
+      "concurrency_or_batch,request_rate,metric,value,source,notes\n"
+      "Q1,trtllm,Llama-3.1-8B,H100 80GB HBM3,4,1,BF16,TensorRT-LLM v1.0,128,2048,,,inf,"
+      "output_tokens_per_s_total,1000,\"column TP1,PP4\",pipeline parallel PP=4\n";
+  auto rep = validate_serving_csv(test::catalog(), test::serving(), text, "s.csv");
+  ASSERT_TRUE(rep.ok()) << rep.error().message;
+  ASSERT_EQ(rep.value().rows.size(), 1u);
+  ServeConfig c;
+  c.runtime = Runtime::trtllm;
+  c.pp = 4;
+  const ReplicaModel r = replica("llama-3.1-8b", "h100-sxm5-80gb", c);
+  EXPECT_DOUBLE_EQ(rep.value().rows[0].predicted, burst_output_tokens_per_s(r, 128, 2048));
 }
 
 TEST(ServeValidation, AStatedNumberOfRequestsIsSimulatedToTheEnd) {
