@@ -111,6 +111,10 @@ expect serve-spec-unknown-draft 1 "--spec-draft-model: unknown model 'zzqq-1b'" 
 pp=(serve --model llama-3.1-405b --gpu rtx-pro-6000-blackwell-server --weights nvfp4 --runtime trtllm --rate 1)
 expect serve-pp 0 "" -- "${pp[@]}" --tp 1 --pp 8
 grep -q '8 GPU(s) per replica (8 pipeline stages of 1)' "$tmp/out" || { echo "FAIL serve-pp: no pipeline layout"; failed=$((failed + 1)); }
+expect serve-pp-one-machine 0 "" -- serve --model llama-3-70b --gpu l40s --tp 1 --pp 8 --rate 20
+grep -q 'coreweave-l40s-8x' "$tmp/out" || { echo "FAIL serve-pp-one-machine: no 8-GPU machine"; failed=$((failed + 1)); }
+! grep -q '1x-l40s' "$tmp/out" || { echo "FAIL serve-pp-one-machine: stages on single-GPU machines"; failed=$((failed + 1)); }
+expect serve-pp-domain 1 "--tp 2 --pp 8: no matching instance joins that many GPUs in one machine or NVLink domain (the largest joins 8)" -- serve --model llama-3-70b --gpu l40s --tp 2 --pp 8 --rate 20
 expect serve-pp-range 1 "--pp: 200 is out of range [1, 64]" -- "${pp[@]}" --tp 1 --pp 200
 
 table=$root/tests/validation/serving_dev.csv

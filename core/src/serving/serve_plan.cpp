@@ -38,8 +38,9 @@ void bottleneck_note(const ReplicaModel& r, const ServeWorkload& w, ServeOption&
                     " all-reduces over " + (r.pcie_allreduce ? "PCIe" : "NVLink") + " take " +
                     pct(b.comm_s) + " % of a " + std::to_string(std::lround(load.prefill_tokens)) +
                     "-token step, the matmuls " + pct(b.weights_s) +
-                    " %; GPUs joined by NVLink, or a replica on fewer GPUs where the model "
-                    "fits them, spend less of it");
+                    " %; GPUs joined by NVLink, a replica on fewer GPUs where the model fits "
+                    "them, or pipeline stages, which hand over one hidden state per token "
+                    "instead of all-reducing every layer, spend less of it");
 }
 
 // The workload with a dataset's own lengths resolved (--lengths sharegpt: ShareGPT's, whose
@@ -101,13 +102,16 @@ ServeEvaluation evaluate(const Catalog& catalog, const Model& model, const Gpu& 
 
 // A tensor-parallel replica lives inside one NVLink domain (one host, or hosts that NVLink joins,
 // as in a GB200 NVL72 rack): its all-reduce runs every layer, and nobody deploys it across
-// single-GPU machines over the network.
-std::vector<int> tp_choices(const ServeQuery& q, int domain) {
+// single-GPU machines over the network. Pipeline stages hand their hidden states over PCIe or
+// NVLink, so the whole replica (tp x pp) stays inside one machine or NVLink domain (`joined`).
+std::vector<int> tp_choices(const ServeQuery& q, int domain, int joined) {
+  const int pp = std::max(1, q.config.pp);
+  auto fits = [&](int tp) { return tp <= domain && tp * pp <= std::max(domain, joined); };
   if (q.config.tp > 0)
-    return q.config.tp <= domain ? std::vector<int>{q.config.tp} : std::vector<int>{};
+    return fits(q.config.tp) ? std::vector<int>{q.config.tp} : std::vector<int>{};
   std::vector<int> out;
   for (int tp : {1, 2, 4, 8}) {  // the expert-parallel GPUs divide the replica's
-    if (tp <= domain && (q.config.ep <= 1 || tp % q.config.ep == 0)) out.push_back(tp);
+    if (fits(tp) && (q.config.ep <= 1 || tp % q.config.ep == 0)) out.push_back(tp);
   }
   return out;
 }
@@ -174,7 +178,7 @@ std::vector<std::pair<const Instance*, const Gpu*>> priced_instances(const Catal
 ServeSearch start_serve_search(const Catalog& catalog, const ServeQuery& q) {
   ServeSearch search;
   for (const auto& [in, g] : priced_instances(catalog, q)) {
-    for (int tp : tp_choices(q, in->domain_gpus())) {
+    for (int tp : tp_choices(q, in->domain_gpus(), in->gpu_count)) {
       const auto key = std::make_pair(g->id, tp);
       if (std::find(search.pending.begin(), search.pending.end(), key) == search.pending.end())
         search.pending.push_back(key);
@@ -207,16 +211,24 @@ std::string lengths_note(const LengthSampler& s) {
          n(static_cast<double>(d.max_total_tokens));
 }
 
-// --tp larger than every priced instance's NVLink domain: a tensor-parallel replica does not
-// span machines over the network.
+// --tp larger than every priced instance's NVLink domain, or --tp x --pp more GPUs than any of
+// them joins: a replica does not span machines over the network.
 std::optional<Error> tp_beyond_every_domain(
     const std::vector<std::pair<const Instance*, const Gpu*>>& priced, const ServeQuery& q) {
-  if (q.config.tp == 0 || priced.empty()) return std::nullopt;
-  int largest = 0;
-  for (const auto& [in, g] : priced) largest = std::max(largest, in->domain_gpus());
-  if (q.config.tp <= largest) return std::nullopt;
-  return make_error(Errc::does_not_fit, Msg::serve_tp_domain,
-                    {std::to_string(q.config.tp), std::to_string(largest)});
+  if (priced.empty()) return std::nullopt;
+  int largest = 0, joined = 0;
+  for (const auto& [in, g] : priced) {
+    largest = std::max(largest, in->domain_gpus());
+    joined = std::max({joined, in->domain_gpus(), in->gpu_count});
+  }
+  if (q.config.tp > largest)
+    return make_error(Errc::does_not_fit, Msg::serve_tp_domain,
+                      {std::to_string(q.config.tp), std::to_string(largest)});
+  const int tp = std::max(1, q.config.tp), pp = std::max(1, q.config.pp);
+  if (pp > 1 && tp * pp > joined)
+    return make_error(Errc::does_not_fit, Msg::serve_pp_domain,
+                      {std::to_string(tp), std::to_string(pp), std::to_string(joined)});
+  return std::nullopt;
 }
 
 }  // namespace
@@ -249,7 +261,7 @@ Result<ServePlan> finish_serve_search(const Catalog& catalog, const ServingAssum
     const Instance& in = *instance;
     auto price = quote_price(in, Pricing::on_demand, catalog.pricing, q.region);
     std::optional<ServeOption> best;
-    for (int tp : tp_choices(q, in.domain_gpus())) {
+    for (int tp : tp_choices(q, in.domain_gpus(), in.gpu_count)) {
       const ServeEvaluation& e = eval(*g, tp);
       ++plan.evaluated;
       if (!e.option || e.option->fleet.hours.empty()) continue;
@@ -279,7 +291,7 @@ Result<ServePlan> finish_serve_search(const Catalog& catalog, const ServingAssum
   if (plan.options.empty() && !q.gpu.empty() && q.instance.empty() && priced.empty()) {
     // A GPU with no priced instance: the replica and fleet without cost (on an 8-GPU host).
     if (const Gpu* g = catalog.find_gpu(q.gpu)) {
-      for (int tp : tp_choices(q, 8)) {
+      for (int tp : tp_choices(q, 8, 8)) {
         const ServeEvaluation& e = eval(*g, tp);
         ++plan.evaluated;
         if (e.option && !e.option->fleet.hours.empty()) {
