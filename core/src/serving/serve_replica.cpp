@@ -262,12 +262,14 @@ Result<bool> set_tp_link(const Gpu& gpu, const ServeConfig& config, const Servin
   return true;
 }
 
-// Layer split: between consecutive GPUs a token's hidden state, ggml's f32 activations (4 bytes
-// per element), crosses PCIe (the PCIe copy efficiency) after one hop of NCCL's PCIe latency.
+// Between consecutive stages a token's hidden state crosses PCIe (the PCIe copy efficiency)
+// after one hop of NCCL's PCIe latency: ggml's f32 activations under a layer split (4 bytes per
+// element), 16-bit ones between pipeline stages (which NVLink, where the GPUs have it, would
+// carry faster: a few KB per token, small beside the stage's step either way).
 void set_stage_hop(const Gpu& gpu, const Efficiencies& eff, ReplicaModel& r) {
   const double pcie_bytes_per_s = single_node_cluster_pcie_bytes_per_s(gpu) * eff.pcie;
   r.stage_hop_latency_s = eff.nccl_ring.pcie_hop_s;
-  r.stage_hop_bytes_per_token = 4.0 * r.hidden;
+  r.stage_hop_bytes_per_token = (r.pipelined ? 2.0 : 4.0) * r.hidden;
   r.stage_link_bytes_per_s = pcie_bytes_per_s;
 }
 
@@ -722,10 +724,6 @@ double comm_s(const ReplicaModel& r, double tokens, double rank_tokens) {
   }
   return t;
 }
-
-}  // namespace
-
-namespace {
 
 // The step of a pipelined replica: its sequences split into m = min(stages, sequences)
 // micro-batches, each passing every stage (1/stages of the layers) while the others run in the
