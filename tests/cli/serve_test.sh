@@ -115,7 +115,7 @@ expect serve-pp-one-machine 0 "" -- serve --model llama-3-70b --gpu l40s --tp 1 
 grep -q 'coreweave-l40s-8x' "$tmp/out" || { echo "FAIL serve-pp-one-machine: no 8-GPU machine"; failed=$((failed + 1)); }
 ! grep -q '1x-l40s' "$tmp/out" || { echo "FAIL serve-pp-one-machine: stages on single-GPU machines"; failed=$((failed + 1)); }
 expect serve-pp-domain 1 "--tp 2 --pp 8: no matching instance joins that many GPUs in one machine or NVLink domain (the largest joins 8)" -- serve --model llama-3-70b --gpu l40s --tp 2 --pp 8 --rate 20
-expect serve-pp-range 1 "--pp: 200 is out of range [1, 64]" -- "${pp[@]}" --tp 1 --pp 200
+expect serve-pp-range 1 "--pp: 200 is out of range [0, 64]" -- "${pp[@]}" --tp 1 --pp 200
 
 table=$root/tests/validation/serving_dev.csv
 every=${SERVE_VALIDATE_EVERY:-1}

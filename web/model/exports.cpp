@@ -184,6 +184,7 @@ Json compare_row_json(const CompareRow& row, double percentile) {
   j["gpu"] = o.gpu;
   j["instance"] = o.instance;
   j["tp"] = o.tp;
+  j["pp"] = o.pp;
   j["fixed_replicas"] = o.fleet.fixed_replicas;
   j["replica_max_rate_per_s"] = o.rate.max_rate_per_s;
   j["ttft_s"] = at_percentile(o.rate.at_max.ttft_s, percentile);
@@ -231,6 +232,7 @@ Json serving_json(const PageModel& m) {
       options.push_back({{"instance", o.instance},
                          {"gpu", o.gpu},
                          {"tp", o.tp},
+                         {"pp", o.pp},
                          {"replica_max_rate_per_s", o.rate.max_rate_per_s},
                          {"fixed_replicas", o.fleet.fixed_replicas},
                          {"replicas_per_hour", hours},
@@ -476,11 +478,11 @@ std::string serving_csv(const ServePlan& plan, double percentile, const Money& m
     const auto& at = o.rate.at_max;
     out +=
         csv_line({std::to_string(++rank), csv_text(o.instance.empty() ? o.gpu : o.instance),
-                  csv_text(o.gpu), std::to_string(o.tp), csv_number(o.rate.max_rate_per_s),
+                  csv_text(o.gpu), replica_layout(o), csv_number(o.rate.max_rate_per_s),
                   csv_number(at_percentile(at.ttft_s, percentile) * 1000),
                   csv_number(at_percentile(at.tpot_s, percentile) * 1000),
                   std::to_string(o.fleet.fixed_replicas),
-                  std::to_string(o.fleet.fixed_replicas * o.tp), std::to_string(peak),
+                  std::to_string(o.fleet.fixed_replicas * o.tp * o.pp), std::to_string(peak),
                   usd(&FleetCost::usd_per_month_fixed), usd(&FleetCost::usd_per_month_autoscaled),
                   usd(&FleetCost::usd_per_million_output_tokens)});
   }

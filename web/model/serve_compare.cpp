@@ -131,7 +131,7 @@ std::optional<double> sort_value(const CompareRow& row, CompareColumn c, double 
   const ServeOption& o = *row.option;
   switch (c) {
     case CompareColumn::tp:
-      return o.tp;
+      return o.tp * o.pp;
     case CompareColumn::replicas:
       return o.fleet.fixed_replicas;
     case CompareColumn::rate:

@@ -33,6 +33,7 @@ void rank(const Catalog& catalog, const ServingAssumptions& serving, ServeJob& j
   if (!gpu || best.rate.max_rate_per_s <= 0) return;
   ServeConfig config = job.query.config;
   config.tp = best.tp;
+  config.pp = best.pp;
   auto replica = build_replica(job.model, *gpu, config, serving, catalog.efficiencies);
   if (!replica.ok()) return;
   job.replica = replica.value();

@@ -432,7 +432,7 @@ void comparison(const PageModel& m, UiActions& a) {
 
 void best_line(const ServeOption& b) {
   ImGui::TextWrapped(tr(S::serve_best), b.instance.empty() ? b.gpu.c_str() : b.instance.c_str(),
-                     b.tp, format_bytes(b.memory.kv_bytes).c_str(),
+                     b.tp * b.pp, format_bytes(b.memory.kv_bytes).c_str(),
                      format_count(static_cast<double>(b.memory.kv_tokens)).c_str(),
                      format_count(static_cast<double>(b.max_seqs)).c_str(),
                      format_number(b.prefill_s * 1000, 3).c_str(),

@@ -143,7 +143,7 @@ struct ServeRequest {
   std::optional<WeightFormat> weights;
   KvFormat kv = KvFormat::bf16;
   int tp = 0;                 // 0: try 1, 2, 4, 8
-  int pp = 1;                 // pipeline stages per replica, each on tp GPUs
+  int pp = 0;                 // pipeline stages per replica, each on tp GPUs; 0: auto
   int ep = 1;                 // expert-parallel GPUs per replica (MoE); 0: all of the replica's
   bool attention_dp = false;  // attention data parallel over the replica's GPUs (MoE)
   LengthDistribution lengths = LengthDistribution::fixed;

@@ -92,13 +92,19 @@ Result<ServePlan> plan_serving(const Catalog& catalog, const ServingAssumptions&
 struct ServeEvaluation {
   std::string gpu;
   int tp = 1;
+  int pp = 1;
   std::optional<ServeOption> option;  // nullopt: the replica does not fit (see error)
   Error error = make_error(Errc::invalid_argument, "");  // empty message: none
 };
 struct ServeSearch {
-  std::vector<std::pair<std::string, int>> pending;  // (GPU id, TP) to evaluate, in order
-  size_t next = 0;                                   // the next entry of `pending`
-  std::vector<ServeEvaluation> done;                 // in evaluation order
+  struct Replica {
+    std::string gpu;
+    int tp = 1, pp = 1;
+    bool operator==(const Replica& o) const { return gpu == o.gpu && tp == o.tp && pp == o.pp; }
+  };
+  std::vector<Replica> pending;       // to evaluate, in order
+  size_t next = 0;                    // the next entry of `pending`
+  std::vector<ServeEvaluation> done;  // in evaluation order
   bool finished() const { return next >= pending.size(); }
   double progress() const {
     return pending.empty() ? 1.0 : static_cast<double>(next) / static_cast<double>(pending.size());

@@ -51,15 +51,17 @@ ServeWorkload resolved(const ServeWorkload& w, const ServingAssumptions& a) {
   return out;
 }
 
-ServeEvaluation evaluate(const Catalog& catalog, const Model& model, const Gpu& gpu, int tp,
+ServeEvaluation evaluate(const Catalog& catalog, const Model& model, const Gpu& gpu, int tp, int pp,
                          const ServeQuery& query, const ServingAssumptions& a) {
   ServeQuery q = query;
   q.workload = resolved(query.workload, a);
   ServeEvaluation e;
   e.gpu = gpu.id;
   e.tp = tp;
+  e.pp = pp;
   ServeConfig c = q.config;
   c.tp = tp;
+  c.pp = pp;
   if (c.spec.method == SpecMethod::draft && !c.spec.draft && !c.spec.draft_model.empty())
     c.spec.draft = catalog.find_model(c.spec.draft_model);
   auto r = build_replica(model, gpu, c, a, catalog.efficiencies);
@@ -70,7 +72,7 @@ ServeEvaluation evaluate(const Catalog& catalog, const Model& model, const Gpu& 
   ServeOption o;
   o.gpu = gpu.id;
   o.tp = tp;
-  o.pp = c.pp;
+  o.pp = pp;
   o.memory = r.value().memory;
   o.notes = r.value().notes;
   o.max_seqs =
@@ -100,18 +102,30 @@ ServeEvaluation evaluate(const Catalog& catalog, const Model& model, const Gpu& 
   return e;
 }
 
-// A tensor-parallel replica lives inside one NVLink domain (one host, or hosts that NVLink joins,
-// as in a GB200 NVL72 rack): its all-reduce runs every layer, and nobody deploys it across
-// single-GPU machines over the network. Pipeline stages hand their hidden states over PCIe or
-// NVLink, so the whole replica (tp x pp) stays inside one machine or NVLink domain (`joined`).
-std::vector<int> tp_choices(const ServeQuery& q, int domain, int joined) {
-  const int pp = std::max(1, q.config.pp);
-  auto fits = [&](int tp) { return tp <= domain && tp * pp <= std::max(domain, joined); };
-  if (q.config.tp > 0)
-    return fits(q.config.tp) ? std::vector<int>{q.config.tp} : std::vector<int>{};
-  std::vector<int> out;
-  for (int tp : {1, 2, 4, 8}) {  // the expert-parallel GPUs divide the replica's
-    if (fits(tp) && (q.config.ep <= 1 || tp % q.config.ep == 0)) out.push_back(tp);
+// The replica layouts (tp, pp) to try on `gpu`. A tensor-parallel group lives inside one NVLink
+// domain (one host, or hosts that NVLink joins, as in a GB200 NVL72 rack): its all-reduce runs
+// every layer, and nobody deploys it across single-GPU machines over the network. Pipeline
+// stages hand their hidden states over PCIe or NVLink, so the whole replica (tp x pp) stays
+// inside one machine or NVLink domain (`joined`). --pp 0 (auto) is one stage, and on GPUs
+// without NVLink also pipelines of single GPUs (1 x 2, 4, 8), as vLLM advises for them
+// ("leverage pipeline parallelism instead of tensor parallelism", docs/serving/
+// parallelism_scaling.md).
+std::vector<ServeSearch::Replica> layouts(const ServeQuery& q, const Gpu& gpu, int domain,
+                                          int joined) {
+  std::vector<ServeSearch::Replica> out;
+  auto add = [&](int tp, int pp) {
+    if (tp > domain || tp * pp > std::max(domain, joined)) return;
+    if (q.config.tp == 0 && q.config.ep > 1 && tp % q.config.ep != 0) return;
+    out.push_back({gpu.id, tp, pp});
+  };
+  const int pp = q.config.pp > 0 ? q.config.pp : 1;
+  if (q.config.tp > 0) {
+    add(q.config.tp, pp);
+    return out;
+  }
+  for (int tp : {1, 2, 4, 8}) add(tp, pp);  // the expert-parallel GPUs divide the replica's
+  if (q.config.pp == 0 && gpu.nvlink_bandwidth_bytes_per_s <= 0) {
+    for (int stages : {2, 4, 8}) add(1, stages);
   }
   return out;
 }
@@ -178,8 +192,7 @@ std::vector<std::pair<const Instance*, const Gpu*>> priced_instances(const Catal
 ServeSearch start_serve_search(const Catalog& catalog, const ServeQuery& q) {
   ServeSearch search;
   for (const auto& [in, g] : priced_instances(catalog, q)) {
-    for (int tp : tp_choices(q, in->domain_gpus(), in->gpu_count)) {
-      const auto key = std::make_pair(g->id, tp);
+    for (const auto& key : layouts(q, *g, in->domain_gpus(), in->gpu_count)) {
       if (std::find(search.pending.begin(), search.pending.end(), key) == search.pending.end())
         search.pending.push_back(key);
     }
@@ -190,9 +203,9 @@ ServeSearch start_serve_search(const Catalog& catalog, const ServeQuery& q) {
 bool step_serve_search(const Catalog& catalog, const ServingAssumptions& serving,
                        const Model& model, const ServeQuery& q, ServeSearch& search) {
   if (search.finished()) return false;
-  const auto& [gpu, tp] = search.pending[search.next++];
-  if (const Gpu* g = catalog.find_gpu(gpu))
-    search.done.push_back(evaluate(catalog, model, *g, tp, q, serving));
+  const ServeSearch::Replica& next = search.pending[search.next++];
+  if (const Gpu* g = catalog.find_gpu(next.gpu))
+    search.done.push_back(evaluate(catalog, model, *g, next.tp, next.pp, q, serving));
   return true;
 }
 
@@ -243,12 +256,12 @@ Result<ServePlan> finish_serve_search(const Catalog& catalog, const ServingAssum
   while (step_serve_search(catalog, serving, model, q, search)) {
   }
   std::vector<ServeEvaluation>& all = search.done;
-  // Replicas are evaluated once per (GPU, TP) and shared by every instance with that GPU.
-  auto eval = [&](const Gpu& g, int tp) -> const ServeEvaluation& {
+  // Replicas are evaluated once per (GPU, TP, PP) and shared by every instance with that GPU.
+  auto eval = [&](const ServeSearch::Replica& r, const Gpu& g) -> const ServeEvaluation& {
     for (const auto& e : all) {
-      if (e.gpu == g.id && e.tp == tp) return e;
+      if (e.gpu == r.gpu && e.tp == r.tp && e.pp == r.pp) return e;
     }
-    all.push_back(evaluate(catalog, model, g, tp, q, serving));
+    all.push_back(evaluate(catalog, model, g, r.tp, r.pp, q, serving));
     return all.back();
   };
   ServePlan plan;
@@ -261,8 +274,8 @@ Result<ServePlan> finish_serve_search(const Catalog& catalog, const ServingAssum
     const Instance& in = *instance;
     auto price = quote_price(in, Pricing::on_demand, catalog.pricing, q.region);
     std::optional<ServeOption> best;
-    for (int tp : tp_choices(q, in.domain_gpus(), in.gpu_count)) {
-      const ServeEvaluation& e = eval(*g, tp);
+    for (const auto& layout : layouts(q, *g, in.domain_gpus(), in.gpu_count)) {
+      const ServeEvaluation& e = eval(layout, *g);
       ++plan.evaluated;
       if (!e.option || e.option->fleet.hours.empty()) continue;
       ServeOption o = *e.option;
@@ -276,7 +289,7 @@ Result<ServePlan> finish_serve_search(const Catalog& catalog, const ServingAssum
         fp.reserved_usd_per_hour = r.value().usd_per_hour;
       if (auto s = quote_price(in, Pricing::spot, catalog.pricing, q.region); s.ok())
         fp.spot_usd_per_hour = s.value().usd_per_hour;
-      fp.gpus_per_replica = tp * q.config.pp;
+      fp.gpus_per_replica = layout.tp * layout.pp;
       fp.gpus_per_instance = in.gpu_count;
       o.costs = fleet_costs(o.fleet, fp, w.output_tokens);
       if (!best ||
@@ -291,8 +304,8 @@ Result<ServePlan> finish_serve_search(const Catalog& catalog, const ServingAssum
   if (plan.options.empty() && !q.gpu.empty() && q.instance.empty() && priced.empty()) {
     // A GPU with no priced instance: the replica and fleet without cost (on an 8-GPU host).
     if (const Gpu* g = catalog.find_gpu(q.gpu)) {
-      for (int tp : tp_choices(q, 8, 8)) {
-        const ServeEvaluation& e = eval(*g, tp);
+      for (const auto& layout : layouts(q, *g, 8, 8)) {
+        const ServeEvaluation& e = eval(layout, *g);
         ++plan.evaluated;
         if (e.option && !e.option->fleet.hours.empty()) {
           plan.options.push_back(*e.option);

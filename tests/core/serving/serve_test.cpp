@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <set>
 
 #include "gpuplan/embedded_data.h"
 #include "gpuplan/evaluate.h"
@@ -703,6 +704,36 @@ TEST(ServePlan, ATensorParallelReplicaStaysInsideOneNvlinkDomain) {
                 "--tp 16: no matching instance holds that many GPUs in one NVLink domain", 0),
             0u)
       << wide.error().message;
+}
+
+TEST(ServePlan, OnGpusWithoutNvlinkTheSearchAlsoTriesPipelines) {
+  // --pp 0 (auto): on L40S (PCIe only) single-GPU pipelines of 2, 4 and 8 stages beside tp 1-8,
+  // on instances whose one machine holds them; on H100 (NVLink) tensor parallelism only. A
+  // fixed --pp is the only depth tried.
+  ServeQuery q = serving_example_query();
+  q.config.pp = 0;
+  auto depths = [&](const std::string& gpu) {
+    q.gpu = gpu;
+    std::set<std::pair<int, int>> out;
+    for (const auto& r : start_serve_search(test::catalog(), q).pending) out.insert({r.tp, r.pp});
+    return out;
+  };
+  const std::set<std::pair<int, int>> l40s = depths("l40s");
+  for (const auto& want : {std::pair{1, 2}, std::pair{1, 4}, std::pair{1, 8}, std::pair{8, 1}})
+    EXPECT_EQ(l40s.count(want), 1u) << want.first << "x" << want.second;
+  for (const auto& [tp, pp] : depths("h100-sxm5-80gb")) EXPECT_EQ(pp, 1) << tp;
+  q.config.pp = 2;
+  for (const auto& [tp, pp] : depths("l40s")) EXPECT_EQ(pp, 2) << tp;
+  // The plan keeps each pipeline inside one machine: none on the 1-GPU instances.
+  q.config.pp = 0;
+  q.gpu = "l40s";
+  auto plan = plan_serving(test::catalog(), test::serving(), test::model("llama-3-70b"), q);
+  ASSERT_TRUE(plan.ok()) << plan.error().message;
+  for (const ServeOption& o : plan.value().options) {
+    const Instance* in = test::catalog().find_instance(o.instance);
+    ASSERT_NE(in, nullptr) << o.instance;
+    EXPECT_LE(o.tp * o.pp, in->gpu_count) << o.instance;
+  }
 }
 
 TEST(ServePlan, AReplicaHeldBackByItsInterconnectSaysSo) {
