@@ -163,13 +163,13 @@ Error explain_failure(const std::vector<ServeEvaluation>& all, const Slo& slo) {
   if (slo.ttft_s > 0 && ttft > slo.ttft_s) {
     return make_error(
         Errc::does_not_fit, Msg::serve_slo_ttft,
-        {ms(ttft), fastest_ttft->gpu, std::to_string(fastest_ttft->tp), ms(ttft - slo.ttft_s)});
+        {ms(ttft), fastest_ttft->gpu, replica_layout(*fastest_ttft), ms(ttft - slo.ttft_s)});
   }
   const double tpot = fastest_tpot->itl_s;
   if (slo.tpot_s > 0 && tpot > slo.tpot_s) {
     return make_error(
         Errc::does_not_fit, Msg::serve_slo_tpot,
-        {ms(tpot), fastest_tpot->gpu, std::to_string(fastest_tpot->tp), ms(tpot - slo.tpot_s)});
+        {ms(tpot), fastest_tpot->gpu, replica_layout(*fastest_tpot), ms(tpot - slo.tpot_s)});
   }
   return make_error(Errc::does_not_fit, Msg::serve_slo_both, {});
 }
