@@ -77,14 +77,14 @@ void print_text(const ServePlan& p, const ServeQuery& q, const ShownCurrency& mo
                 s.tpot_s.p90 * 1000, o.fleet.fixed_replicas, fixed, autos, per_m);
   }
   const ServeOption& b = p.options.front();
+  const std::string stages =
+      b.pp > 1 ? " (" + std::to_string(b.pp) + " pipeline stages of " + std::to_string(b.tp) + ")"
+               : "";
   std::printf(
       "\nbest: %s, %d GPU(s) per replica%s; KV cache %.1f GB per GPU (%lld tokens), %lld sequences "
       "at once; "
       "prefill %.0f ms, decode step %.1f ms alone\n",
-      b.instance.empty() ? b.gpu.c_str() : b.instance.c_str(), b.tp * b.pp,
-      b.pp > 1 ? (" (" + std::to_string(b.pp) + " pipeline stages of " + std::to_string(b.tp) + ")")
-                     .c_str()
-               : "",
+      b.instance.empty() ? b.gpu.c_str() : b.instance.c_str(), b.tp * b.pp, stages.c_str(),
       b.memory.kv_bytes / 1e9, static_cast<long long>(b.memory.kv_tokens),
       static_cast<long long>(b.max_seqs), b.prefill_s * 1000, b.decode_step_s * 1000);
   std::printf("replicas per hour (00-23):");

@@ -89,22 +89,21 @@ Result<ServePlan> plan_serving(const Catalog& catalog, const ServingAssumptions&
 // The same ranking in steps, so a page can spread the work over frames: one (GPU, TP) replica
 // evaluated per step (the expensive part: a rate search of simulations), then the ranking.
 // plan_serving() is start, every step, then finish: the results are the same.
-struct ServeEvaluation {
+// A replica to evaluate: its GPU and layout (tp GPUs in each of pp pipeline stages).
+struct ReplicaLayout {
   std::string gpu;
-  int tp = 1;
-  int pp = 1;
+  int tp = 1, pp = 1;
+  bool operator==(const ReplicaLayout& o) const { return gpu == o.gpu && tp == o.tp && pp == o.pp; }
+};
+struct ServeEvaluation {
+  ReplicaLayout layout;
   std::optional<ServeOption> option;  // nullopt: the replica does not fit (see error)
   Error error = make_error(Errc::invalid_argument, "");  // empty message: none
 };
 struct ServeSearch {
-  struct Replica {
-    std::string gpu;
-    int tp = 1, pp = 1;
-    bool operator==(const Replica& o) const { return gpu == o.gpu && tp == o.tp && pp == o.pp; }
-  };
-  std::vector<Replica> pending;       // to evaluate, in order
-  size_t next = 0;                    // the next entry of `pending`
-  std::vector<ServeEvaluation> done;  // in evaluation order
+  std::vector<ReplicaLayout> pending;  // to evaluate, in order
+  size_t next = 0;                     // the next entry of `pending`
+  std::vector<ServeEvaluation> done;   // in evaluation order
   bool finished() const { return next >= pending.size(); }
   double progress() const {
     return pending.empty() ? 1.0 : static_cast<double>(next) / static_cast<double>(pending.size());

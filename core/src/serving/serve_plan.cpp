@@ -51,14 +51,14 @@ ServeWorkload resolved(const ServeWorkload& w, const ServingAssumptions& a) {
   return out;
 }
 
-ServeEvaluation evaluate(const Catalog& catalog, const Model& model, const Gpu& gpu, int tp, int pp,
-                         const ServeQuery& query, const ServingAssumptions& a) {
+ServeEvaluation evaluate(const Catalog& catalog, const Model& model, const Gpu& gpu,
+                         const ReplicaLayout& layout, const ServeQuery& query,
+                         const ServingAssumptions& a) {
   ServeQuery q = query;
   q.workload = resolved(query.workload, a);
   ServeEvaluation e;
-  e.gpu = gpu.id;
-  e.tp = tp;
-  e.pp = pp;
+  e.layout = layout;
+  const int tp = layout.tp, pp = layout.pp;
   ServeConfig c = q.config;
   c.tp = tp;
   c.pp = pp;
@@ -91,7 +91,7 @@ ServeEvaluation evaluate(const Catalog& catalog, const Model& model, const Gpu& 
   }
   o.rate = rate.value();
   auto fleet =
-      plan_fleet(q.curve, o.rate.max_rate_per_s, o.memory.weight_bytes * tp * c.pp, q.policy);
+      plan_fleet(q.curve, o.rate.max_rate_per_s, o.memory.weight_bytes * tp * pp, q.policy);
   if (!fleet.ok()) {
     e.error = fleet.error();
     e.option = o;  // fits, but misses the SLO: kept to say by how much
@@ -110,9 +110,8 @@ ServeEvaluation evaluate(const Catalog& catalog, const Model& model, const Gpu& 
 // without NVLink also pipelines of single GPUs (1 x 2, 4, 8), as vLLM advises for them
 // ("leverage pipeline parallelism instead of tensor parallelism", docs/serving/
 // parallelism_scaling.md).
-std::vector<ServeSearch::Replica> layouts(const ServeQuery& q, const Gpu& gpu, int domain,
-                                          int joined) {
-  std::vector<ServeSearch::Replica> out;
+std::vector<ReplicaLayout> layouts(const ServeQuery& q, const Gpu& gpu, int domain, int joined) {
+  std::vector<ReplicaLayout> out;
   auto add = [&](int tp, int pp) {
     if (tp > domain || tp * pp > std::max(domain, joined)) return;
     if (q.config.tp == 0 && q.config.ep > 1 && tp % q.config.ep != 0) return;
@@ -203,9 +202,9 @@ ServeSearch start_serve_search(const Catalog& catalog, const ServeQuery& q) {
 bool step_serve_search(const Catalog& catalog, const ServingAssumptions& serving,
                        const Model& model, const ServeQuery& q, ServeSearch& search) {
   if (search.finished()) return false;
-  const ServeSearch::Replica& next = search.pending[search.next++];
+  const ReplicaLayout& next = search.pending[search.next++];
   if (const Gpu* g = catalog.find_gpu(next.gpu))
-    search.done.push_back(evaluate(catalog, model, *g, next.tp, next.pp, q, serving));
+    search.done.push_back(evaluate(catalog, model, *g, next, q, serving));
   return true;
 }
 
@@ -257,11 +256,11 @@ Result<ServePlan> finish_serve_search(const Catalog& catalog, const ServingAssum
   }
   std::vector<ServeEvaluation>& all = search.done;
   // Replicas are evaluated once per (GPU, TP, PP) and shared by every instance with that GPU.
-  auto eval = [&](const ServeSearch::Replica& r, const Gpu& g) -> const ServeEvaluation& {
+  auto eval = [&](const ReplicaLayout& r, const Gpu& g) -> const ServeEvaluation& {
     for (const auto& e : all) {
-      if (e.gpu == r.gpu && e.tp == r.tp && e.pp == r.pp) return e;
+      if (e.layout == r) return e;
     }
-    all.push_back(evaluate(catalog, model, g, r.tp, r.pp, q, serving));
+    all.push_back(evaluate(catalog, model, g, r, q, serving));
     return all.back();
   };
   ServePlan plan;

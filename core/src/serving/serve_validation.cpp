@@ -267,7 +267,7 @@ std::optional<std::pair<WeightFormat, KvFormat>> formats(const Catalog& c, const
   p = p.substr(0, p.find(" ("));
   // A runtime backend that runs FP8 checkpoints only (vLLM's HPC-Ops fused MoE: "The HPC-Ops MoE
   // backend supports FP8 models only") states the weights where the precision column does not.
-  if (p.empty() && contains(lower(r.framework), "fp8 moe")) p = "fp8";
+  if (p.empty() && contains(r.framework, "fp8 moe")) p = "fp8";
   if (p.empty() || p == "not stated") {
     if (auto w = checkpoint_weights(c, r)) return std::make_pair(*w, kv);
     return std::nullopt;
@@ -543,7 +543,7 @@ std::string resolve(const Catalog& c, const ServingAssumptions& a, const Serving
     return "num_gpus is not a multiple of the replica's GPUs (tp x pp, or ep under attention DP)";
   // vLLM with chunked prefill off takes whole prompts, up to max(max_model_len, 2048) tokens a
   // step (vllm/config.py, SchedulerConfig.__post_init__), so a burst's prompts prefill together.
-  const std::string said = lower(r.framework + " " + r.notes + " " + r.source);
+  const std::string said = r.framework + " " + r.notes + " " + r.source;
   if (cfg.runtime == Runtime::vllm &&
       (contains(said, "no chunked prefill") || contains(said, "disable chunked prefill")))
     cfg.max_num_batched_tokens = std::max<int64_t>(m->transformer.max_positions, 2048);
