@@ -49,6 +49,13 @@ runtime_configs/benchmarking/runtime.conf, sbatch_benchmarking.sh):
     selective recompute of moe_act and the 3 dense layers' mlp. Of its 13 cumulative optimisation
     steps only the last is scored:
     the others differ by kernel fusions, CUDA graphs and host-side fixes gpuplan does not model.
+  - Qwen3-Next-80B-A3B on H100 (best_practice/qwen3/run_next_80b.sh and
+    model_configs/benchmarking/Qwen3-Next-80B-A3B.yaml): --bf16 (mixed-bf16), TP 1, PP 4, VPP 3,
+    EP 32, the distributed optimizer without --overlap-grad-reduce or --overlap-param-gather (the
+    yaml leaves them out; only the mxfp8 branch of sbatch_benchmarking.sh adds them), --clip-grad
+    1.0, fused cross-entropy, flash attention, DeepEP (flex), one MTP layer (--mtp-num-layers 1,
+    which the HF config does not carry), --moe-router-force-load-balancing (moe_imbalance 1), and
+    the selective recompute of moe_act, shared_experts and layernorm; 8 H100 per node.
   - source: the published document (tools/validation_source.py): error bands leave it out.
 Usage: tools/convert_llm_scale_moe.py SRC.csv OUT.csv
 """
@@ -70,7 +77,6 @@ COLUMNS = ["id", "model", "gpu", "num_gpus", "precision", "batch_size_per_gpu", 
 NOT_EXPRESSIBLE = [
     ("mlm-moe-mixtral8x7b", "the README's headline TFLOPS has no run configuration attached (the reference "
                             "mapping beside it is probably, not stated to be, the run)"),
-    ("mlm-qwen3-next", "Qwen3-Next-80B-A3B (gated DeltaNet linear attention) is not in the zoo"),
     ("mlm-qwen3-235b-h100-lc", "micro-batch not stated"),
     ("tt-llama4-scout", "DOUBTFUL GPU count (not for scoring); GB200"),
     ("ds-moe-nlg", "sequence length, batch, precision and expert-parallel degree not stated"),
@@ -157,11 +163,27 @@ def blackwell(row):
             "source": source_key(row["source"])}
 
 
+def qwen3_next(row):
+    """The Qwen3-Next-80B-A3B H100 row, set up as run_next_80b.sh runs it (module docstring)."""
+    ckpt, modules = checkpointing(row["activation_checkpointing"])
+    return {"id": row["id"], "model": "qwen3-next-80b-a3b", "gpu": "h100-sxm5-80gb", "num_gpus": row["num_gpus"],
+            "precision": "mixed-bf16", "batch_size_per_gpu": row["micro_batch"],
+            "seq_len_or_resolution": row["seq_len"], "task": "train", "metric": "tokens_per_s_per_gpu",
+            "value": row["tokens_per_s_per_gpu"], "batch": row["global_batch"], "dp": row["dp"], "tp": row["tp"],
+            "pp": row["pp"], "vp": row["vp"], "ep": row["ep"], "etp": row["etp"] or "1", "zero": "1",
+            "checkpointing": ckpt, "recompute_modules": modules, "attention": "flash", "dropout": "0",
+            "fused_loss": "1", "clip_grad_norm": "1", "mtp_layers": "1", "moe_dispatcher": "deepep",
+            "moe_imbalance": "1", "gpus_per_node": "8", "network_gbps_per_node": "3200",
+            "source": source_key(row["source"])}
+
+
 def convert(row):
     """Output rows for one measured MoE row, or (None, reason)."""
     for prefix, why in NOT_EXPRESSIBLE:
         if row["id"].startswith(prefix):
             return None, why
+    if row["id"] == "mlm-qwen3-next-80b-h100":
+        return [qwen3_next(row)], None
     if row["id"] in BLACKWELL:
         return [blackwell(row)], None
     if row["id"].startswith("mlm-dsv3-gb200"):

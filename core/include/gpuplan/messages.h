@@ -197,6 +197,8 @@ namespace gpuplan {
   X(est_seq_too_long, "estimate.seq_too_long", "--seq {0} exceeds model '{1}' max_positions {2}") \
   X(est_tp_heads, "estimate.tp_heads",                                                            \
     "--tp {0} does not divide the attention heads ({1} query, {2} key/value heads)")              \
+  X(est_tp_linear_heads, "estimate.tp_linear_heads",                                              \
+    "--tp {0} does not divide the linear-attention heads ({1} key, {2} value heads)")             \
   X(est_pp_layers, "estimate.pp_layers", "--pp {0} exceeds the {1} layers of model '{2}'")        \
   X(est_lora_target, "estimate.lora_target", "LoRA target '{0}' matches no layer of model '{1}'") \
   X(est_seq_image, "estimate.seq_image",                                                          \
@@ -233,6 +235,8 @@ namespace gpuplan {
     "--vp {0}: the interleaved schedule needs the {1} micro-batches per step to be a multiple "   \
     "of --pp {2} (raise --batch or lower --micro-batch)")                                         \
   X(est_cp_vision, "estimate.cp_vision", "--cp: vision transformers are not context-parallel")    \
+  X(est_cp_linear, "estimate.cp_linear",                                                          \
+    "--cp: context parallelism of the linear-attention blocks of '{0}' is not modelled")          \
   X(est_cp_chunks, "estimate.cp_chunks",                                                          \
     "--cp {0}: --seq {1} must split into 2 x cp = {2} equal chunks")                              \
   X(est_cp_heads, "estimate.cp_heads",                                                            \

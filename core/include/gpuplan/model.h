@@ -84,6 +84,9 @@ struct TransformerSpec {
   // shared_experts x shared_expert_ffn_hidden (DeepSeek's n_shared_experts; Llama 4's one).
   int64_t shared_experts = 0;
   int64_t shared_expert_ffn_hidden = 0;  // 0: moe_ffn_hidden
+  // A sigmoid gate, Linear(hidden, 1), scales the shared experts' output (Qwen3-Next's
+  // shared_expert_gate).
+  bool shared_expert_gate = false;
   // Which blocks are MoE: block i (from 0) when i >= first_dense_layers and (i + 1) is a multiple
   // of moe_layer_step (DeepSeek's first_k_dense_replace; Llama 4's interleave_moe_layer_step,
   // Qwen's decoder_sparse_step). The others have a dense MLP of width ffn_hidden.
@@ -117,6 +120,22 @@ struct TransformerSpec {
   int64_t index_head_dim = 0;
   int64_t index_topk = 0;
   QkNorm qk_norm = QkNorm::none;
+  // Gated attention (Qwen3-Next, Qwen3.5): q_proj also yields a sigmoid gate of heads x head_dim
+  // that multiplies the attention output before o_proj (Qwen3NextAttention), doubling q_proj.
+  bool attention_output_gate = false;
+  // Linear attention, on when linear_value_heads > 0: every block except each
+  // full_attention_every-th (i + 1 a multiple) mixes tokens by the gated delta rule (Yang, Kautz
+  // and Hatamizadeh 2024, "Gated Delta Networks", arXiv 2412.06464; Qwen3-Next's
+  // Qwen3NextGatedDeltaNet) instead of softmax attention: queries and keys of linear_key_heads
+  // heads of linear_key_head_dim, values of linear_value_heads heads of linear_value_head_dim,
+  // each value head carrying a key-dim x value-dim state from token to token; a depthwise causal
+  // convolution of linear_conv_kernel taps over q, k and v. Such a block keeps no KV cache, only
+  // its state and the convolution's last taps per sequence.
+  int64_t linear_key_heads = 0;
+  int64_t linear_value_heads = 0;
+  int64_t linear_key_head_dim = 0;
+  int64_t linear_value_head_dim = 0;
+  int64_t linear_conv_kernel = 0;
   // Multi-token prediction modules after the last block (DeepSeek-V3's num_nextn_predict_layers):
   // each an embedding norm, hidden norm, a 2h -> h projection and one block like the last MoE
   // block, sharing the embedding and output head. Training runs them; inference does not (unless
@@ -148,6 +167,16 @@ struct TransformerSpec {
     return layers / step - std::min(first_dense_layers, layers) / step;
   }
   bool is_sparse_attention() const { return index_topk > 0; }
+  bool is_hybrid_linear() const { return linear_value_heads > 0; }
+  // Blocks of the (first) stack that run linear attention; the rest run softmax attention.
+  int64_t linear_layer_count() const {
+    if (!is_hybrid_linear()) return 0;
+    return full_attention_every > 0 ? layers - layers / full_attention_every : layers;
+  }
+  int64_t attention_layer_count() const { return layers - linear_layer_count(); }
+  // Widths of a linear-attention block: all key heads' channels and all value heads'.
+  int64_t linear_key_width() const { return linear_key_heads * linear_key_head_dim; }
+  int64_t linear_value_width() const { return linear_value_heads * linear_value_head_dim; }
   // Keys a windowed block's query attends to at most: the window, or sparse attention's top-k
   // (whose count, min(keys before the query, k), is a sliding window's).
   int64_t attention_window() const { return sliding_window > 0 ? sliding_window : index_topk; }
@@ -155,7 +184,7 @@ struct TransformerSpec {
   // to all keys. Every block of a sparse-attention model selects its keys.
   int64_t windowed_layer_count() const {
     if (is_sparse_attention()) return layers;
-    if (sliding_window <= 0) return 0;
+    if (sliding_window <= 0 || is_hybrid_linear()) return 0;
     return full_attention_every > 0 ? layers - layers / full_attention_every : layers;
   }
   // Query/key and value channels per head (MLA: nope + rope and v_head_dim).

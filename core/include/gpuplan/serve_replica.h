@@ -78,6 +78,11 @@ struct ReplicaMemory {
   double kv_bytes = 0;                 // left for the KV cache
   double kv_bytes_per_token = 0;       // this GPU's share of one token's keys and values
   double spec_kv_bytes_per_token = 0;  // the drafter's, held beside the model's in every block
+  // Linear-attention blocks (model.h): this GPU's share of one sequence's state in all of them,
+  // whatever its length (kv_cache_size's state_bytes), kept in the KV cache's blocks: each
+  // sequence takes state_blocks_per_seq blocks besides its tokens'.
+  double state_bytes_per_seq = 0;
+  int64_t state_blocks_per_seq = 0;
   // The replica's blocks: each of its GPUs holds a share of every block (tensor parallel), or
   // whole blocks of its own sequences (attention data parallel: the GPUs' blocks together).
   int64_t kv_blocks = 0;
@@ -143,6 +148,12 @@ struct ReplicaModel {
   // tensor-parallel rank), and the index keys of one token inside memory.kv_bytes_per_token.
   double indexer_flops_per_pair = 0;
   double index_bytes_per_token = 0;
+  // Linear-attention blocks' token mixing per token, all of them, on one GPU: a decode token's
+  // recurrent update, and a prompt token's share of the chunked rule at the runtime's chunk
+  // (linear_attention_core_flops_per_token); their state is read and written once per step and
+  // sequence (memory.state_bytes_per_seq).
+  double linear_decode_flops_per_token = 0;
+  double linear_prefill_flops_per_token = 0;
   double compute_flop_per_s = 0;    // achievable matmul rate at the weights' precision
   double attention_flop_per_s = 0;  // achievable 16-bit rate: attention runs at 16 bits
   double indexer_flop_per_s = 0;    // sparse attention's indexer: fp8 where the GPU has it

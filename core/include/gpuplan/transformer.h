@@ -68,8 +68,25 @@ double absorbed_attention_flops_per_pair(const TransformerSpec& spec);
 // selects for O(L k)). 0 without sparse attention.
 double indexer_flops_per_pair(const TransformerSpec& spec);
 double indexer_flops(const TransformerSpec& spec, double tokens);
+// Linear attention's token mixing per token, all value heads of one block (model.h): the
+// depthwise convolution over q, k and v, and the gated delta rule over `tokens` tokens, computed
+// in chunks of kLinearAttentionChunk (fla's chunk_gated_delta_rule, which vLLM and Qwen3-Next's
+// reference code run; Yang et al. 2024, sec. 3). Per value head and token, with key width dk,
+// value width dv and chunk c = min(64, tokens): the state's three products (q S, the delta
+// u - w S, the update k^T v') 6 dk dv; within the chunk the decayed k k^T, w and u through the
+// inverted triangle, q k^T and its product with v', 2c (3 dk + 2 dv); inverting the c x c
+// triangle, 2c^2/3. At one token (a decode step) this is the recurrent update's count.
+inline constexpr double kLinearAttentionChunk = 64;
+double linear_attention_core_flops_per_token(const TransformerSpec& spec, double tokens);
+// Projections of one linear-attention block per token: in_proj_qkvz and in_proj_ba in, out_proj
+// out (2 FLOPs per multiply-add).
+double linear_attention_proj_flops_per_token(const TransformerSpec& spec);
+// What one sequence keeps per linear-attention block on one of `tp` ranks, whatever its length:
+// the value heads' key-dim x value-dim states and the convolution's last (kernel - 1) inputs of
+// q, k and v (vLLM's MambaStateShapeCalculator.gated_delta_net_state_shape), at element_bytes.
+double linear_attention_state_bytes(const TransformerSpec& spec, double element_bytes, int tp = 1);
 // Query-key pairs of one sample summed over the first stack's self-attention blocks, full and
-// windowed blocks each with their keys per query.
+// windowed blocks each with their keys per query (linear-attention blocks have none).
 double attention_pairs(const TransformerSpec& spec, double tokens, bool causal = false);
 
 // Bytes of KV cache per token of one block, by kind of block, and what a sequence of `context`
@@ -78,7 +95,7 @@ double attention_pairs(const TransformerSpec& spec, double tokens, bool causal =
 // heads are split over; a GQA/MQA head is replicated on ranks past kv_heads (as vLLM does), and
 // MLA's latent, shared by all heads, is kept whole on every rank.
 struct KvCacheSize {
-  double full_layers = 0;      // blocks that keep every token
+  double full_layers = 0;      // blocks that keep every token (softmax attention)
   double windowed_layers = 0;  // blocks that keep at most the window
   double window_tokens = 0;    // tokens a windowed block keeps at this context
   // One token of one block on one rank: K and V of its kv heads, or MLA's compressed latent
@@ -88,11 +105,16 @@ struct KvCacheSize {
   // Sparse attention's index key per token of each block, kept beside the latent.
   double index_bytes_per_token_per_layer = 0;
   double context_tokens = 0;
-  double total_bytes = 0;  // one sequence of context_tokens, all blocks of the stack
+  // Linear-attention blocks keep a fixed state per sequence instead (at 16 bits: vLLM's mamba
+  // cache dtypes default to the model's), read and rewritten by every step.
+  double state_layers = 0;
+  double state_bytes = 0;  // one sequence, all its linear-attention blocks, one rank
+  double total_bytes = 0;  // one sequence of context_tokens, all blocks of the stack, with state
+  double token_bytes() const { return total_bytes - state_bytes; }
   // What one new token's attention reads of it: total_bytes, except that sparse attention reads
   // the latent of its top-k keys only (and every index key).
   double read_bytes = 0;
-  // Average over the context: total_bytes / context_tokens.
+  // Average over the context: total_bytes / context_tokens (the state counted in).
   double bytes_per_token() const { return context_tokens > 0 ? total_bytes / context_tokens : 0; }
 };
 KvCacheSize kv_cache_size(const TransformerSpec& spec, double element_bytes, double context_tokens,
@@ -132,8 +154,12 @@ struct TransformerFlops {
   double embedding = 0;  // patch embedding of vision models (token lookups are free)
   double head = 0;       // LM logits, classifier, pooler
   double indexer = 0;    // sparse attention's indexer: its projections and scores (indexer_flops)
+  // Linear-attention blocks' token mixing (linear_attention_core_flops_per_token); their
+  // projections count in qkv_proj and attn_out_proj.
+  double linear_core = 0;
   double total() const {
-    return qkv_proj + attention_core + attn_out_proj + mlp + router + embedding + head + indexer;
+    return qkv_proj + attention_core + attn_out_proj + mlp + router + embedding + head + indexer +
+           linear_core;
   }
 };
 TransformerFlops transformer_forward_flops(const TransformerSpec& spec, int64_t seq_len);

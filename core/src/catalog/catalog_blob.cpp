@@ -48,7 +48,7 @@ struct InitWith<T, std::index_sequence<I...>, std::void_t<decltype(T{(void(I), A
 #pragma GCC diagnostic pop
 template <class T, size_t N = 0>
 constexpr size_t field_count() {
-  if constexpr (N > 64)
+  if constexpr (N > 96)
     return N;
   else if constexpr (InitWith<T, std::make_index_sequence<N + 1>>::value)
     return field_count<T, N + 1>();
@@ -100,12 +100,15 @@ GPUPLAN_FIELDS(TransformerSpec, s.layers, s.decoder_layers, s.hidden, s.heads, s
                s.fused_qkv, s.attn_out_bias, s.mlp_bias, s.final_norm, s.pooler,
                s.lm_head_transform, s.lm_head_bias, s.head, s.num_classes, s.dropout,
                s.attention_dropout, s.experts, s.experts_per_token, s.moe_ffn_hidden,
-               s.shared_experts, s.shared_expert_ffn_hidden, s.first_dense_layers, s.moe_layer_step,
-               s.router_bias, s.q_lora_rank, s.kv_lora_rank, s.qk_nope_head_dim, s.qk_rope_head_dim,
-               s.v_head_dim, s.sliding_window, s.full_attention_every, s.local_attention,
-               s.attention_sinks, s.index_heads, s.index_head_dim, s.index_topk, s.qk_norm,
-               s.mtp_layers, s.rope_scaling, s.rope_scaling_factor, s.rope_original_max_positions,
-               s.image_size, s.patch_size, s.channels, s.class_token)
+               s.shared_experts, s.shared_expert_ffn_hidden, s.shared_expert_gate,
+               s.first_dense_layers, s.moe_layer_step, s.router_bias, s.q_lora_rank, s.kv_lora_rank,
+               s.qk_nope_head_dim, s.qk_rope_head_dim, s.v_head_dim, s.sliding_window,
+               s.full_attention_every, s.local_attention, s.attention_sinks, s.index_heads,
+               s.index_head_dim, s.index_topk, s.qk_norm, s.attention_output_gate,
+               s.linear_key_heads, s.linear_value_heads, s.linear_key_head_dim,
+               s.linear_value_head_dim, s.linear_conv_kernel, s.mtp_layers, s.rope_scaling,
+               s.rope_scaling_factor, s.rope_original_max_positions, s.image_size, s.patch_size,
+               s.channels, s.class_token)
 GPUPLAN_FIELDS(GraphNode, s.name, s.op, s.inputs, s.out_channels, s.kernel_h, s.kernel_w, s.stride,
                s.padding, s.dilation, s.groups, s.bias, s.affine, s.inplace, s.out_h, s.out_w,
                s.scale, s.p)

@@ -165,13 +165,15 @@ void read_activation(JsonReader& r, TransformerSpec& s) {
 
 // The fields every decoder below shares (transformers' LlamaConfig and its descendants);
 // `gated`: the MLP is gated, its activation read by read_activation (else the caller reads it).
-void read_decoder(JsonReader& r, TransformerSpec& s, bool gated = true) {
+// `ffn`: whether intermediate_size must be given (Qwen3.5's MoE text config drops it: 0).
+void read_decoder(JsonReader& r, TransformerSpec& s, bool gated = true, bool ffn = true) {
   s.layers = r.integer("num_hidden_layers", std::nullopt, 1, kMax);
   s.hidden = r.integer("hidden_size", std::nullopt, 1, kMax);
   s.heads = r.integer("num_attention_heads", std::nullopt, 1, kMax);
   s.kv_heads = r.integer("num_key_value_heads", s.heads, 1, kMax);
   s.head_dim = nullable_integer(r, "head_dim", 0, kMax);
-  s.ffn_hidden = r.integer("intermediate_size", std::nullopt, 1, kMax);
+  s.ffn_hidden = ffn ? r.integer("intermediate_size", std::nullopt, 1, kMax)
+                     : r.integer("intermediate_size", 0, 0, kMax);
   s.vocab = r.integer("vocab_size", std::nullopt, 1, kMax);
   s.max_positions = r.integer("max_position_embeddings", 4096, 1, 1'000'000'000);
   s.tied_embeddings = r.boolean("tie_word_embeddings", false);
@@ -406,6 +408,70 @@ std::optional<Error> read_hy_v3(JsonReader& r, const nlohmann::json& j, Transfor
                            "use_grouped_mm"}));
 }
 
+// Qwen3-Next (Qwen3NextConfig) and Qwen3.5's MoE text model (Qwen3_5MoeTextConfig): gated
+// attention (q_proj doubled for the output gate, per-head q/k norms) in every
+// full_attention_interval-th block (or as layer_types lists them), Gated DeltaNet in the others;
+// routed experts plus one shared expert with a sigmoid gate in every block; Qwen3.5's
+// multi-token prediction module (mtp_num_hidden_layers) is DeepSeek's shape. Zero-centred norms
+// and partial rotary change no count.
+std::optional<Error> read_qwen3_next(JsonReader& r, const nlohmann::json& j, TransformerSpec& s,
+                                     const std::string& type, const std::string& where) {
+  const bool qwen35 = type == "qwen3_5_moe_text";
+  read_decoder(r, s, true, !qwen35);
+  refuse_qwen_sliding_window(r);
+  s.qk_norm = QkNorm::rmsnorm;
+  s.attention_output_gate = r.boolean("attn_output_gate", true);
+  s.linear_key_heads = r.integer("linear_num_key_heads", std::nullopt, 1, kMax);
+  s.linear_value_heads = r.integer("linear_num_value_heads", std::nullopt, 1, kMax);
+  s.linear_key_head_dim = r.integer("linear_key_head_dim", std::nullopt, 1, kMax);
+  s.linear_value_head_dim = r.integer("linear_value_head_dim", std::nullopt, 1, kMax);
+  s.linear_conv_kernel = r.integer("linear_conv_kernel_dim", 4, 1, 64);
+  s.experts = r.integer("num_experts", std::nullopt, 1, 100'000);
+  s.experts_per_token = r.integer("num_experts_per_tok", std::nullopt, 1, 100'000);
+  s.moe_ffn_hidden = r.integer("moe_intermediate_size", std::nullopt, 1, kMax);
+  if (s.ffn_hidden == 0) s.ffn_hidden = s.moe_ffn_hidden;  // no dense block uses it
+  s.shared_experts = 1;
+  s.shared_expert_ffn_hidden = r.integer("shared_expert_intermediate_size", std::nullopt, 1, kMax);
+  s.shared_expert_gate = true;
+  s.moe_layer_step = r.integer("decoder_sparse_step", 1, 1, kMax);
+  const nlohmann::json* only = r.value("mlp_only_layers", false);
+  if (only && !(only->is_array() && only->empty()))
+    r.fail("mlp_only_layers: only [] is modelled (dense blocks by list are not)");
+  s.mtp_layers = r.integer("mtp_num_hidden_layers", 0, 0, 64);
+  if (r.boolean("mtp_use_dedicated_embeddings", false))
+    r.fail("mtp_use_dedicated_embeddings: true is not modelled (MTP shares the embedding)");
+  const int64_t every = r.integer("full_attention_interval", 4, 1, kMax);
+  std::vector<bool> full;
+  if (const nlohmann::json* types = r.value("layer_types", false); types && !types->is_null()) {
+    for (const auto& x : types->is_array() ? *types : nlohmann::json::array()) {
+      if (x != "linear_attention" && x != "full_attention")
+        return make_error(
+            Errc::schema_error,
+            where + ": layer_types: expected 'linear_attention' or " + "'full_attention' entries");
+      full.push_back(x == "full_attention");
+    }
+  } else {
+    for (int64_t i = 0; i < s.layers; ++i) full.push_back((i + 1) % every == 0);
+  }
+  if (static_cast<int64_t>(full.size()) != s.layers) {
+    r.fail("layer_types: " + std::to_string(full.size()) + " entries for num_hidden_layers " +
+           std::to_string(s.layers));
+  } else if (const int64_t n = global_every(full); n == -2) {
+    r.fail("layer_types: a pattern gpuplan cannot express (full attention in every n-th block)");
+  } else {
+    s.full_attention_every = n == -1 ? 1 : n;  // -1: every block full; 0: none
+  }
+  return check_unknown_fields(
+      j, where, type,
+      with_decoder_fields({"attn_output_gate", "linear_num_key_heads", "linear_num_value_heads",
+                           "linear_key_head_dim", "linear_value_head_dim", "linear_conv_kernel_dim",
+                           "num_experts", "num_experts_per_tok", "moe_intermediate_size",
+                           "shared_expert_intermediate_size", "decoder_sparse_step",
+                           "mlp_only_layers", "mtp_num_hidden_layers",
+                           "mtp_use_dedicated_embeddings", "full_attention_interval", "layer_types",
+                           "mamba_ssm_dtype", "use_sliding_window", "sliding_window"}));
+}
+
 // Llama 4's text model (Llama4TextConfig, inside text_config): 3 of 4 blocks attend within
 // chunks with RoPE, every no_rope_layer_interval-th block globally without; routed experts of
 // intermediate_size plus one shared expert in the blocks interleave_moe_layer_step picks, the
@@ -617,7 +683,8 @@ namespace {
 constexpr const char* kSupported =
     "llama, mistral, mixtral, qwen2, qwen3, qwen3_moe, deepseek_v2, deepseek_v3, deepseek_v32, "
     "kimi_k2, gpt_oss, "
-    "llama4, llama4_text, glm4_moe, hy_v3, nemotron, falcon, gpt2, bert, vit, mpt";
+    "llama4, llama4_text, glm4_moe, hy_v3, nemotron, qwen3_next, qwen3_5_moe, qwen3_5_moe_text, "
+    "falcon, gpt2, bert, vit, mpt";
 
 // The decoders of 2024-26 (strict: an unknown field is refused); `j` is the object `r` reads.
 std::optional<Error> read_modern_decoder(JsonReader& r, const nlohmann::json& j, Model& m,
@@ -638,6 +705,8 @@ std::optional<Error> read_modern_decoder(JsonReader& r, const nlohmann::json& j,
     unknown = read_hy_v3(r, j, s, where);
   } else if (type == "nemotron") {
     unknown = read_nemotron(r, j, s, where);
+  } else if (type == "qwen3_next" || type == "qwen3_5_moe_text") {
+    unknown = read_qwen3_next(r, j, s, type, where);
   } else {
     unknown = read_llama4_text(r, j, s, where);
   }
@@ -649,26 +718,31 @@ std::optional<Error> read_modern_decoder(JsonReader& r, const nlohmann::json& j,
 }
 
 bool is_modern_decoder(const std::string& type) {
-  for (const char* t :
-       {"llama", "mistral", "mixtral", "qwen2", "qwen3", "qwen3_moe", "deepseek_v2", "deepseek_v3",
-        "deepseek_v32", "kimi_k2", "gpt_oss", "glm4_moe", "hy_v3", "llama4_text", "nemotron"}) {
+  for (const char* t : {"llama", "mistral", "mixtral", "qwen2", "qwen3", "qwen3_moe", "deepseek_v2",
+                        "deepseek_v3", "deepseek_v32", "kimi_k2", "gpt_oss", "glm4_moe", "hy_v3",
+                        "llama4_text", "nemotron", "qwen3_next", "qwen3_5_moe_text"}) {
     if (type == t) return true;
   }
   return false;
 }
 
-// Llama 4 (Llama4Config): the text model in text_config; the vision encoder is left out.
-std::optional<Error> read_llama4(JsonReader& r, const nlohmann::json& j, Model& m,
-                                 const std::string& where) {
+// Multimodal configs whose language model is text_config (Llama4Config, Qwen3.5's
+// Qwen3_5MoeConfig): the vision encoder is left out; `tokens`: the outer config's image and
+// video token ids, which change no count.
+std::optional<Error> read_text_config(JsonReader& r, const nlohmann::json& j, Model& m,
+                                      const std::string& type, const std::string& text_type,
+                                      const std::string& where) {
   const nlohmann::json* text = r.object("text_config", true);
   r.ignore("vision_config");
   if (r.error()) return r.error();
-  if (auto err = check_unknown_fields(j, where, "llama4",
-                                      {"text_config", "vision_config", "tie_word_embeddings"}))
+  if (auto err = check_unknown_fields(
+          j, where, type,
+          {"text_config", "vision_config", "tie_word_embeddings", "image_token_id",
+           "video_token_id", "vision_start_token_id", "vision_end_token_id"}))
     return err;
   JsonReader tr(*text, where, "text_config");
   if (tr.error()) return tr.error();
-  return read_modern_decoder(tr, *text, m, "llama4_text", where);
+  return read_modern_decoder(tr, *text, m, text_type, where);
 }
 
 }  // namespace
@@ -688,9 +762,10 @@ Result<Model> model_from_hf_config(std::string_view text, const std::string& whe
   std::string what = type + ", uploaded config";
   if (is_modern_decoder(type)) {
     if (auto err = read_modern_decoder(r, parsed.value(), m, type, where)) return *err;
-  } else if (type == "llama4") {
-    if (auto err = read_llama4(r, parsed.value(), m, where)) return *err;
-    what = "llama4 text model without the vision encoder, uploaded config";
+  } else if (type == "llama4" || type == "qwen3_5_moe") {
+    const std::string text_type = type == "llama4" ? "llama4_text" : "qwen3_5_moe_text";
+    if (auto err = read_text_config(r, parsed.value(), m, type, text_type, where)) return *err;
+    what = type + " text model without the vision encoder, uploaded config";
   } else if (type == "gpt2") {
     read_gpt2(r, m);
   } else if (type == "bert") {

@@ -32,6 +32,8 @@ std::optional<Error> check_moe(const TransformerSpec& s, const Bad& bad) {
   if (!s.is_moe()) {
     if (s.moe_ffn_hidden > 0) return bad("moe_ffn_hidden", "applies to mixture-of-experts models");
     if (s.shared_experts > 0) return bad("shared_experts", "applies to mixture-of-experts models");
+    if (s.shared_expert_gate)
+      return bad("shared_expert_gate", "applies to mixture-of-experts models");
     if (s.first_dense_layers > 0)
       return bad("first_dense_layers", "applies to mixture-of-experts models");
     if (s.router_bias) return bad("router_bias", "applies to mixture-of-experts models");
@@ -45,8 +47,34 @@ std::optional<Error> check_moe(const TransformerSpec& s, const Bad& bad) {
     return bad("moe_layer_step", "must be between 1 and layers");
   if (s.moe_ffn_hidden < 0 || s.shared_experts < 0 || s.shared_expert_ffn_hidden < 0)
     return bad("moe_ffn_hidden", "and the shared expert fields must be >= 0");
+  if (s.shared_expert_gate && s.shared_experts == 0)
+    return bad("shared_expert_gate", "needs shared_experts > 0");
   if (s.moe_layer_count() == 0)
     return bad("first_dense_layers", "and moe_layer_step leave no mixture-of-experts block");
+  return std::nullopt;
+}
+
+// Linear-attention blocks (model.h): their head counts and widths, and what they do not combine
+// with.
+std::optional<Error> check_linear_attention(const TransformerSpec& s, const Bad& bad) {
+  if (!s.is_hybrid_linear()) {
+    if (s.linear_key_heads > 0 || s.linear_key_head_dim > 0 || s.linear_value_head_dim > 0 ||
+        s.linear_conv_kernel > 0)
+      return bad("linear_value_heads", "must be > 0 when the other linear_* fields are set");
+    return std::nullopt;
+  }
+  if (s.linear_key_heads <= 0 || s.linear_key_head_dim <= 0 || s.linear_value_head_dim <= 0)
+    return bad("linear_value_heads",
+               "needs linear_key_heads, linear_key_head_dim and linear_value_head_dim > 0");
+  if (s.linear_value_heads % s.linear_key_heads != 0)
+    return bad("linear_value_heads", "(" + std::to_string(s.linear_value_heads) +
+                                         ") must be a multiple of linear_key_heads (" +
+                                         std::to_string(s.linear_key_heads) + ")");
+  if (s.sliding_window > 0 || s.is_mla() || s.is_sparse_attention())
+    return bad("linear_value_heads",
+               "does not combine with a sliding_window, latent or sparse attention");
+  if (s.decoder_layers > 0 || s.memory_len > 0 || s.is_vision() || s.head != HeadKind::lm)
+    return bad("linear_value_heads", "applies to decoder-only language models");
   return std::nullopt;
 }
 
@@ -63,8 +91,8 @@ std::optional<Error> check_attention(const TransformerSpec& s, const Bad& bad) {
   }
   if (s.sliding_window > 0 && (s.decoder_layers > 0 || s.memory_len > 0 || s.is_vision()))
     return bad("sliding_window", "applies to decoder-only language models");
-  if (s.full_attention_every > 0 && s.sliding_window == 0)
-    return bad("full_attention_every", "needs a sliding_window");
+  if (s.full_attention_every > 0 && s.sliding_window == 0 && !s.is_hybrid_linear())
+    return bad("full_attention_every", "needs a sliding_window or linear attention");
   if (s.full_attention_every < 0 || s.full_attention_every > s.layers)
     return bad("full_attention_every", "must be between 0 and layers");
   if (s.is_sparse_attention()) {
@@ -76,6 +104,7 @@ std::optional<Error> check_attention(const TransformerSpec& s, const Bad& bad) {
   } else if (s.index_heads > 0 || s.index_head_dim > 0) {
     return bad("index_topk", "must be > 0 when index_heads or index_head_dim are set");
   }
+  if (auto err = check_linear_attention(s, bad)) return err;
   if (s.mtp_layers > 0 && (s.head != HeadKind::lm || s.decoder_layers > 0))
     return bad("mtp_layers", "applies to decoder-only language models");
   if (s.rope_scaling != RopeScaling::none && !(s.rope_scaling_factor >= 1.0))
@@ -148,6 +177,7 @@ void read_moe_and_attention(JsonReader& r, TransformerSpec& s) {
   s.moe_ffn_hidden = r.integer("moe_ffn_hidden", 0, 0, kMaxDim);
   s.shared_experts = r.integer("shared_experts", 0, 0, 100'000);
   s.shared_expert_ffn_hidden = r.integer("shared_expert_ffn_hidden", 0, 0, kMaxDim);
+  s.shared_expert_gate = r.boolean("shared_expert_gate", false);
   s.first_dense_layers = r.integer("first_dense_layers", 0, 0, kMaxDim);
   s.moe_layer_step = r.integer("moe_layer_step", 1, 1, kMaxDim);
   s.router_bias = r.boolean("router_bias", false);
@@ -165,6 +195,12 @@ void read_moe_and_attention(JsonReader& r, TransformerSpec& s) {
   s.index_head_dim = r.integer("index_head_dim", 0, 0, kMaxDim);
   s.index_topk = r.integer("index_topk", 0, 0, kMaxDim * 1000);
   s.qk_norm = static_cast<QkNorm>(r.choice("qk_norm", {"none", "rmsnorm", "l2"}, 0));
+  s.attention_output_gate = r.boolean("attention_output_gate", false);
+  s.linear_key_heads = r.integer("linear_key_heads", 0, 0, kMaxDim);
+  s.linear_value_heads = r.integer("linear_value_heads", 0, 0, kMaxDim);
+  s.linear_key_head_dim = r.integer("linear_key_head_dim", 0, 0, kMaxDim);
+  s.linear_value_head_dim = r.integer("linear_value_head_dim", 0, 0, kMaxDim);
+  s.linear_conv_kernel = r.integer("linear_conv_kernel", 0, 0, 64);
   s.mtp_layers = r.integer("mtp_layers", 0, 0, 64);
   s.rope_scaling = static_cast<RopeScaling>(
       r.choice("rope_scaling", {"none", "linear", "dynamic", "yarn", "llama3", "longrope"}, 0));

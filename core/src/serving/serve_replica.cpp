@@ -181,7 +181,7 @@ double kv_window_share(const TransformerSpec* spec, double tokens) {
   const TransformerSpec& s = *spec;
   const KvCacheSize k = kv_cache_size(s, 1.0, tokens);
   const double all = k.bytes_per_token_per_layer * (k.full_layers + k.windowed_layers) * tokens;
-  return all > 0 ? k.total_bytes / all : 1.0;
+  return all > 0 ? k.token_bytes() / all : 1.0;
 }
 
 // Memory per GPU: weights, activations, context, and the KV cache in what is left.
@@ -201,6 +201,7 @@ void fill_memory(const Model& m, const Gpu& g, const ServeConfig& c, const Servi
   mem.kv_bytes_per_token =
       kv.bytes_per_token_per_layer * (kv.full_layers + kv.windowed_layers) / r.stages +
       r.index_bytes_per_token;
+  mem.state_bytes_per_seq = kv.state_bytes / r.stages;
   // Live tensors of one step at the token budget: residual and normed input, QKV, the MLP's
   // gate and up outputs (per routed expert), at 16 bits; plus fp32 logits of the sampled rows.
   // Under attention DP a GPU holds its rank's share of the budget, its experts all ranks'.
@@ -222,6 +223,8 @@ void fill_memory(const Model& m, const Gpu& g, const ServeConfig& c, const Servi
                              static_cast<double>(a.kv_block_tokens);
   const auto gpu_blocks =
       block_bytes > 0 ? static_cast<int64_t>(std::floor(mem.kv_bytes / block_bytes)) : 0;
+  mem.state_blocks_per_seq =
+      block_bytes > 0 ? static_cast<int64_t>(std::ceil(mem.state_bytes_per_seq / block_bytes)) : 0;
   mem.kv_blocks = gpu_blocks * static_cast<int64_t>(r.attention_dp);
   mem.kv_tokens = mem.kv_blocks * a.kv_block_tokens;
   mem.fits = left > 0 && mem.kv_blocks > 0;
@@ -280,7 +283,7 @@ void set_gemm_shapes(const TransformerSpec& s, const TransformerFlops& f, double
                      double attention_tp, const Efficiencies& eff, const Gpu& gpu,
                      ReplicaModel& r) {
   const TransformerDims d = transformer_dims(s, 1);
-  const double total = f.total() - f.attention_core - f.head;
+  const double total = f.total() - f.attention_core - f.linear_core - f.head;
   if (total <= 0) return;
   const double up = s.gated_mlp ? 2.0 / 3.0 : 0.5;  // gate and up fused in one matmul
   const bool moe = s.is_moe();
@@ -573,7 +576,7 @@ Result<ReplicaModel> build_replica(const Model& model, const Gpu& gpu, const Ser
   if (auto err = set_rates(gpu, config, eff, r)) return *err;
   const TransformerFlops f = transformer_forward_flops(s, 1);  // one token: no attention context
   const double attention_tp = dense_tp(config);
-  r.gemm_flops_per_token = (f.total() - f.attention_core - f.head) / config.tp;
+  r.gemm_flops_per_token = (f.total() - f.attention_core - f.linear_core - f.head) / config.tp;
   r.head_flops_per_token = f.head / attention_tp;
   set_gemm_shapes(s, f, config.tp, attention_tp, eff, gpu, r);
   r.attention_flops_per_pair =
@@ -581,6 +584,10 @@ Result<ReplicaModel> build_replica(const Model& model, const Gpu& gpu, const Ser
   r.decode_attention_flops_per_pair =
       absorbed_attention_flops_per_pair(s) * static_cast<double>(s.layers) / attention_tp;
   r.indexer_flops_per_pair = indexer_flops_per_pair(s) * static_cast<double>(s.layers);
+  const double linear_layers = static_cast<double>(s.linear_layer_count()) / attention_tp;
+  r.linear_decode_flops_per_token = linear_layers * linear_attention_core_flops_per_token(s, 1);
+  r.linear_prefill_flops_per_token =
+      linear_layers * linear_attention_core_flops_per_token(s, kLinearAttentionChunk);
   r.layers = static_cast<double>(s.layers);
   set_activation_traffic(s, config, r);
   r.hidden = static_cast<double>(s.hidden);
@@ -596,7 +603,8 @@ int64_t max_concurrent_sequences(const ReplicaModel& r, double prompt_tokens,
   const double tokens = std::max(1.0, prompt_tokens + output_tokens);
   // Windowed blocks hold at most their window of a sequence's tokens.
   const double kept = tokens * kv_window_share(r.model ? &r.model->transformer : nullptr, tokens);
-  const double blocks_per_seq = std::ceil(kept / static_cast<double>(r.block_tokens));
+  const double blocks_per_seq = std::ceil(kept / static_cast<double>(r.block_tokens)) +
+                                static_cast<double>(r.memory.state_blocks_per_seq);
   const auto by_kv =
       static_cast<int64_t>(std::floor(static_cast<double>(r.memory.kv_blocks) / blocks_per_seq));
   return std::min(by_kv, r.max_num_seqs);
@@ -670,9 +678,18 @@ double attention_s(const ReplicaModel& r, const StepLoad& load, double positions
   const double prefill_flops = selected(load.prefill_pairs * prefill_share, load.prefill_tokens) *
                                r.attention_flops_per_pair;
   const double index_pairs = decode_keys * positions_per_seq + load.prefill_pairs;
-  return rank_share * std::max(kv_bytes / r.hbm_bytes_per_s,
-                               (decode_flops + prefill_flops) / r.attention_flop_per_s +
-                                   index_pairs * r.indexer_flops_per_pair / r.indexer_flop_per_s);
+  // Linear-attention blocks: every decoding sequence's state read and written, and each prompt's
+  // once per chunk it runs in this step (at least once); their rules' FLOPs per token.
+  const double prompts = load.prefill_tokens > 0 ? std::max(1.0, load.prefill_last) : 0.0;
+  const double state_bytes =
+      2 * (load.decode_seqs + prompts) * r.memory.state_bytes_per_seq * r.stages;
+  const double linear_flops =
+      load.decode_seqs * positions_per_seq * r.linear_decode_flops_per_token +
+      load.prefill_tokens * r.linear_prefill_flops_per_token;
+  return rank_share *
+         std::max((kv_bytes + state_bytes) / r.hbm_bytes_per_s,
+                  (decode_flops + prefill_flops + linear_flops) / r.attention_flop_per_s +
+                      index_pairs * r.indexer_flops_per_pair / r.indexer_flop_per_s);
 }
 
 // The drafter's part of a speculative step: its first step takes the decodes and the prompt

@@ -83,8 +83,10 @@ class Scheduler {
   SimulationResult run();
 
  private:
+  // A sequence of `tokens` tokens: its tokens' blocks and its linear-attention state's.
   int64_t blocks_for(double tokens) const {
-    return static_cast<int64_t>(std::ceil(tokens / static_cast<double>(r_.block_tokens)));
+    return static_cast<int64_t>(std::ceil(tokens / static_cast<double>(r_.block_tokens))) +
+           r_.memory.state_blocks_per_seq;
   }
   void admit();
   bool grow_or_preempt();

@@ -75,9 +75,10 @@ void add_attention_core(WorkProfile& w, const TransformerSpec& s, const ElementB
   // attend to at most their window, the rest to all K. `causal` is the share of these pairs the
   // mask keeps (causal_attention_fraction counts both kinds of block alike).
   const double tokens = T * d.cp;
-  const double keys = s.decoder_layers == 0 && s.windowed_layer_count() > 0 && tokens > 0
-                          ? attention_pairs(s, tokens) / (static_cast<double>(s.layers) * tokens)
-                          : K;
+  const double keys =
+      s.decoder_layers == 0 && s.windowed_layer_count() > 0 && tokens > 0
+          ? attention_pairs(s, tokens) / (static_cast<double>(s.attention_layer_count()) * tokens)
+          : K;
   const double core_flops = L * (xl ? 6 : 4) * T * keys * q / t;
   if (flash) {
     // Flash attention reads Q, K, V and writes O once (Dao et al. 2022).
@@ -122,6 +123,50 @@ void add_indexer(WorkProfile& w, const TransformerSpec& s, const ElementBytes& b
            L * T * (b.activation * (ql + h + width) + 4.0 * static_cast<double>(s.index_topk)),
            L * b.weight * (ql * width + h * static_cast<double>(s.index_head_dim + s.index_heads)),
            L * 4, T, width);
+}
+
+// Linear-attention blocks (model.h): in_proj (q, k, v, the gate z, beta and the decay input)
+// and out_proj as GEMMs; the convolution and the chunked gated delta rule as one fused kernel
+// class timed at the attention kernels' rate (fla's Triton kernels run their chunk products on
+// tensor cores; no published efficiency of their own), reading q, k, v and the decay and
+// writing the output, with the convolution's read and write of q, k and v, the gated norm's
+// reads of the output and z and its write, and each chunk's fp32 state written once
+// (linear_attention_core_flops_per_token). Heads split over tp.
+void add_linear_attention(WorkProfile& w, const TransformerSpec& s, const ElementBytes& b,
+                          const BlockShape& d, double Ll) {
+  const double T = d.T, h = d.h, t = d.tp;
+  const double kw = static_cast<double>(s.linear_key_width());
+  const double vw = static_cast<double>(s.linear_value_width());
+  const double nv = static_cast<double>(s.linear_value_heads);
+  const double in = 2 * kw + 2 * vw + 2 * nv;
+  add_gemm(w, "linear_attention.in", Ll * 2 * T * h * in / t, Ll * b.activation * T * (h + in / t),
+           Ll * b.weight * h * in / t, Ll * 2, T, in / t);
+  const double tokens = T * d.cp;
+  const double chunks = std::ceil(tokens / kLinearAttentionChunk) / d.cp;
+  const double states =
+      4.0 * chunks * nv * static_cast<double>(s.linear_key_head_dim * s.linear_value_head_dim);
+  const double qkv = 2 * kw + vw;
+  add(w, "linear_attention.core", Ll * T * linear_attention_core_flops_per_token(s, tokens) / t,
+      Ll * (b.activation * T * (2 * qkv + qkv + 2 * nv + vw + 3 * vw) + states) / t, 0, Ll * 4);
+  w.ops.back().kind = WorkKind::attention;
+  w.ops.back().fp8 = false;
+  w.ops.back().backward_flops_ratio = 2.5;
+  add_gemm(w, "linear_attention.out", Ll * 2 * T * vw * h / t, Ll * b.activation * T * (vw / t + h),
+           Ll * b.weight * vw * h / t, Ll, T, h);
+}
+
+// The MLPs of the Ld dense blocks, width fd: the first matmul (gate and up: in_mats of them),
+// the activation, the second matmul; all rerun by Megatron's selective recompute of mlp.
+void add_dense_mlp(WorkProfile& w, const ElementBytes& b, const BlockShape& d, double Ld, double fd,
+                   double in_mats) {
+  const double T = d.T, h = d.h, t = d.tp;
+  add_gemm(w, "mlp.in", Ld * 2 * T * h * fd * in_mats / t,
+           Ld * b.activation * T * (h + fd * in_mats / t), Ld * b.weight * h * fd * in_mats / t,
+           Ld * in_mats, T, fd * in_mats / t);
+  add(w, "mlp.activation", 0, Ld * b.activation * T * fd * (in_mats + 1) / t, 0, Ld * in_mats);
+  add_gemm(w, "mlp.out", Ld * 2 * T * fd * h / t, Ld * b.activation * T * (fd / t + h),
+           Ld * b.weight * fd * h / t, Ld, T, h);
+  for (size_t i = w.ops.size() - 3; i < w.ops.size(); ++i) rerun_by(w.ops[i], kRecomputeMlp);
 }
 
 // Embeddings, and the output head with its loss.
@@ -186,6 +231,8 @@ void set_schedule_bytes(WorkProfile& w, const BlockShape& x, double act) {
 WorkProfile transformer_work(const Model& model, const Setup& setup, const Estimate& e) {
   const TransformerSpec s = run_spec(model.transformer, setup, e.resolution);
   const double L = static_cast<double>(s.layers + s.decoder_layers);
+  // Blocks with softmax attention; the rest run linear attention (add_linear_attention).
+  const double La = static_cast<double>(s.attention_layer_count() + s.decoder_layers);
   const double low_share = low_precision_share(setup, L);
   const ElementBytes b = element_bytes(setup.precision, low_share);
   const double t = setup.tp;
@@ -194,7 +241,6 @@ WorkProfile transformer_work(const Model& model, const Setup& setup, const Estim
   // attention, or all-to-all's heads / cp over the whole sequence: the same work).
   const double cp = setup.cp;
   const double T = d.t / cp, h = d.h, a = d.a, q = d.q, kv = d.kv, f = d.f, routed = d.routed;
-  const double in_mats = s.gated_mlp ? 2.0 : 1.0;
   const MoeShape moe = moe_shape(s);
   const double Ld = moe.dense_layers;  // blocks with a dense MLP; MoE blocks in add_moe_ops
   const bool flash = e.attention == "flash";
@@ -209,26 +255,20 @@ WorkProfile transformer_work(const Model& model, const Setup& setup, const Estim
   // Keys per query: the segment, plus Transformer-XL's memory (whose Q, K, V are projected too).
   const double K = attention_keys(s, d.t);
   const double projected = attention_keys(s, T);  // rows this GPU projects to Q, K and V
-  // Matmuls of one block (Narayanan et al. 2021 for the FLOPs; bytes are inputs + outputs).
-  add_gemm(w, "attention.qkv", L * 2 * projected * h * (q + 2 * kv) / t,
-           L * b.activation * projected * (h + (q + 2 * kv) / t),
-           L * b.weight * h * (q + 2 * kv) / t, L * 3, projected, (q + 2 * kv) / t);
+  // Matmuls of one block (Narayanan et al. 2021 for the FLOPs; bytes are inputs + outputs);
+  // gated attention's q_proj also yields the output gate, q wide.
+  const double qkv = (s.attention_output_gate ? 2 * q : q) + 2 * kv;
+  add_gemm(w, "attention.qkv", La * 2 * projected * h * qkv / t,
+           La * b.activation * projected * (h + qkv / t), La * b.weight * h * qkv / t, La * 3,
+           projected, qkv / t);
   rerun_by(w.ops.back(), kRecomputeMlaUpProj, mla_up_projection_share(s));
-  const BlockShape shape{T, K, h, a, q, kv, f, routed, L, t, cp};
+  const BlockShape shape{T, K, h, a, q, kv, f, routed, La, t, cp};
   add_attention_core(w, s, b, shape, flash, attn_drop, causal_attention_fraction(model, s, d.t));
   if (s.is_sparse_attention()) add_indexer(w, s, b, shape, d.t);
-  add_gemm(w, "attention.out", L * 2 * T * q * h / t, L * b.activation * T * (q / t + h),
-           L * b.weight * q * h / t, L, T, h);
-  if (Ld > 0) {
-    const double fd = moe.dense_ffn;
-    add_gemm(w, "mlp.in", Ld * 2 * T * h * fd * in_mats / t,
-             Ld * b.activation * T * (h + fd * in_mats / t), Ld * b.weight * h * fd * in_mats / t,
-             Ld * in_mats, T, fd * in_mats / t);
-    add(w, "mlp.activation", 0, Ld * b.activation * T * fd * (in_mats + 1) / t, 0, Ld * in_mats);
-    add_gemm(w, "mlp.out", Ld * 2 * T * fd * h / t, Ld * b.activation * T * (fd / t + h),
-             Ld * b.weight * fd * h / t, Ld, T, h);
-    for (size_t i = w.ops.size() - 3; i < w.ops.size(); ++i) rerun_by(w.ops[i], kRecomputeMlp);
-  }
+  add_gemm(w, "attention.out", La * 2 * T * q * h / t, La * b.activation * T * (q / t + h),
+           La * b.weight * q * h / t, La, T, h);
+  if (L > La) add_linear_attention(w, s, b, shape, L - La);
+  if (Ld > 0) add_dense_mlp(w, b, shape, Ld, moe.dense_ffn, s.gated_mlp ? 2.0 : 1.0);
   // Norms (read residual, write activation), residual adds (read 2, write 1), dropouts, rotary.
   // Sequence parallelism runs the norms, residual adds and dropouts on s / tp tokens per GPU
   // (Korthikanti et al. 2022, sec. 4.2.2): sharded in time as in memory.
@@ -257,7 +297,9 @@ WorkProfile transformer_work(const Model& model, const Setup& setup, const Estim
     const double weights = training::gemm_params_per_gpu(setup, e);
     add_quantization(w, setup, inputs, weights, L);
   }
-  set_schedule_bytes(w, shape, b.activation);
+  BlockShape every_block = shape;
+  every_block.L = L;
+  set_schedule_bytes(w, every_block, b.activation);
   return w;
 }
 

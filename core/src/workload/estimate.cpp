@@ -317,7 +317,7 @@ double causal_attention_fraction(const Model& model, const TransformerSpec& run,
   // windowed block's band of W keys is causal already; only its first W queries see fewer.
   const double keys = attention_keys(run, tokens);
   const double windowed = static_cast<double>(run.windowed_layer_count());
-  const double full = static_cast<double>(run.layers) - windowed;
+  const double full = static_cast<double>(run.attention_layer_count()) - windowed;
   const double band = attention_keys_per_query(run, tokens, true, false);
   const double band_causal = attention_keys_per_query(run, tokens, true, true);
   const double all = full * keys + windowed * band;
@@ -392,6 +392,7 @@ std::optional<Error> check_schedule(const Model& model, const Setup& setup, cons
   }
   if (setup.cp > 1) {
     if (spec.is_vision()) return invalid(Msg::est_cp_vision, {});
+    if (spec.is_hybrid_linear()) return invalid(Msg::est_cp_linear, {model.id});
     // Causal load balancing cuts the sequence into 2 x cp chunks (Megatron's
     // get_batch_on_this_cp_rank); all-to-all splits the heads over tp x cp ranks (TE's a2a).
     const int64_t chunks = 2 * int64_t{setup.cp};
@@ -435,6 +436,10 @@ std::optional<Error> resolve_transformer_shape(const Model& model, const Setup& 
   if (spec.heads % setup.tp != 0 || !kv_split) {
     return invalid(Msg::est_tp_heads,
                    {str(setup.tp), str(spec.heads), str(spec.kv_heads_or_default())});
+  }
+  if (spec.is_hybrid_linear() && spec.linear_key_heads % setup.tp != 0) {
+    return invalid(Msg::est_tp_linear_heads,
+                   {str(setup.tp), str(spec.linear_key_heads), str(spec.linear_value_heads)});
   }
   const int64_t total_layers = spec.layers + spec.decoder_layers;
   if (setup.pp > total_layers) {
@@ -752,8 +757,12 @@ void inference_flops(const TransformerSpec& spec, const Setup& setup, Estimate& 
                                : 0.0;
   // One new token attends to the cached context in full blocks, to at most the window in
   // windowed ones (a sliding window keeps the last W keys; a chunk at most W).
+  // Linear-attention blocks attend to no keys: each updates its state (one token's core work).
   const double windowed = static_cast<double>(spec.windowed_layer_count());
-  const double full = static_cast<double>(spec.layers + spec.decoder_layers) - windowed;
+  const double full =
+      static_cast<double>(spec.attention_layer_count() + spec.decoder_layers) - windowed;
+  const double linear = static_cast<double>(spec.linear_layer_count()) *
+                        linear_attention_core_flops_per_token(spec, 1.0);
   const double window_keys = spec.attention_window() > 0
                                  ? std::min(ctx, static_cast<double>(spec.attention_window()))
                                  : ctx;
@@ -761,7 +770,7 @@ void inference_flops(const TransformerSpec& spec, const Setup& setup, Estimate& 
   e.flops.decode_per_token =
       static_cast<double>(e.global_batch) *
       (2.0 * n_active + attention_flops_per_pair(spec) * (full * ctx + windowed * window_keys) +
-       indexer_flops_per_pair(spec) * static_cast<double>(spec.layers) * ctx + tied_head);
+       indexer_flops_per_pair(spec) * static_cast<double>(spec.layers) * ctx + linear + tied_head);
   e.flops.params_rule_per_token = 6.0 * static_cast<double>(e.params.total - e.params.embedding);
   e.flops.params_rule_active_per_token =
       6.0 * static_cast<double>(e.params.active_per_token - e.params.embedding);

@@ -78,13 +78,15 @@ void add_latent_attention(std::vector<ParamTensor>& out, const TransformerSpec& 
 
 void add_attention(std::vector<ParamTensor>& out, const TransformerSpec& s, const char* prefix,
                    int64_t count) {
+  if (count == 0) return;
   if (s.is_mla()) {
     add_latent_attention(out, s, prefix, count);
   } else {
     const int64_t q_dim = s.heads * s.head_dim_or_default();
     const int64_t kv_dim = s.kv_heads_or_default() * s.head_dim_or_default();
-    add_linear(out, ParamGroup::attention, prefix, "q_proj", q_dim, s.hidden, s.qkv_bias, count,
-               true, false);
+    add_linear(out, ParamGroup::attention, prefix, "q_proj",
+               s.attention_output_gate ? 2 * q_dim : q_dim, s.hidden, s.qkv_bias, count, true,
+               false);
     const size_t first_kv = out.size();
     add_linear(out, ParamGroup::attention, prefix, "k_proj", kv_dim, s.hidden, s.qkv_bias, count,
                true, false);
@@ -104,6 +106,28 @@ void add_attention(std::vector<ParamTensor>& out, const TransformerSpec& s, cons
     out.push_back(
         {prefix, "sinks", "weight", ParamGroup::attention, 1, s.heads, count, true, true});
   }
+}
+
+// Gated DeltaNet (model.h; transformers' Qwen3NextGatedDeltaNet): in_proj_qkvz gives q, k, v and
+// the output gate z, in_proj_ba one beta and one decay input per value head; a depthwise conv1d
+// without bias over q, k and v; dt_bias and A_log per value head; an RMSNorm gated by z over each
+// value head's channels; out_proj. Heads split across tensor-parallel ranks (vLLM's
+// Qwen3NextGatedDeltaNet).
+void add_linear_attention(std::vector<ParamTensor>& out, const TransformerSpec& s,
+                          const char* prefix, int64_t count) {
+  if (count == 0) return;
+  const int64_t kw = s.linear_key_width(), vw = s.linear_value_width(), nv = s.linear_value_heads;
+  add_linear(out, ParamGroup::attention, prefix, "in_proj_qkvz", 2 * kw + 2 * vw, s.hidden, false,
+             count, true, false);
+  add_linear(out, ParamGroup::attention, prefix, "in_proj_ba", 2 * nv, s.hidden, false, count, true,
+             false);
+  out.push_back({prefix, "conv1d", "weight", ParamGroup::attention, 2 * kw + vw,
+                 s.linear_conv_kernel, count, true, true});
+  for (const char* param : {"dt_bias", "A_log"})
+    out.push_back({prefix, param, "weight", ParamGroup::attention, 1, nv, count, true, true});
+  add_norm(out, s, prefix, "norm", count, true, s.linear_value_head_dim);
+  add_linear(out, ParamGroup::attention, prefix, "out_proj", s.hidden, vw, false, count, false,
+             true);
 }
 
 // One gated or plain MLP of width `width`, `n` times (routed: a MoE block's routed experts).
@@ -133,6 +157,9 @@ void add_mlp(std::vector<ParamTensor>& out, const TransformerSpec& s, const char
     add_ffn(out, s, prefix, "mlp.shared_experts.gate_proj", "mlp.shared_experts.up_proj",
             "mlp.shared_experts.down_proj",
             s.shared_experts * s.shared_expert_ffn_hidden_or_default(), moe, false);
+    if (s.shared_expert_gate)
+      out.push_back({prefix, "mlp.shared_expert_gate", "weight", ParamGroup::router, 1, s.hidden,
+                     moe, false, true});
   }
   out.push_back(
       {prefix, "mlp.router", "weight", ParamGroup::router, s.experts, s.hidden, moe, false, true});
@@ -268,7 +295,8 @@ std::vector<ParamTensor> transformer_parameters(const TransformerSpec& s) {
 
   // Blocks: pre- or post-norm makes no difference to the count: two norms per block.
   add_norm(out, s, "", "input_layernorm", s.layers, true);
-  add_attention(out, s, "self_attn.", s.layers);
+  add_attention(out, s, "self_attn.", s.attention_layer_count());
+  add_linear_attention(out, s, "linear_attn.", s.linear_layer_count());
   add_norm(out, s, "", "post_attention_layernorm", s.layers, true);
   const int64_t moe = moe_blocks(s, s.layers);
   add_mlp(out, s, "", s.layers - moe, moe);
@@ -329,7 +357,7 @@ double qkv_flops_per_token(const TransformerSpec& s) {
   if (!s.is_mla()) {
     const double q = heads * static_cast<double>(s.head_dim_or_default());
     const double kv = static_cast<double>(s.kv_heads_or_default() * s.head_dim_or_default());
-    return 2 * h * (q + 2 * kv);
+    return 2 * h * ((s.attention_output_gate ? 2 * q : q) + 2 * kv);
   }
   const double qk = heads * static_cast<double>(s.qk_head_dim());
   const double ql = static_cast<double>(s.q_lora_rank), kvl = static_cast<double>(s.kv_lora_rank);
@@ -418,9 +446,41 @@ double indexer_flops(const TransformerSpec& s, double t) {
          (indexer_projection_flops_per_token(s) + (t + 1) / 2 * indexer_flops_per_pair(s));
 }
 
+double linear_attention_core_flops_per_token(const TransformerSpec& s, double tokens) {
+  if (!s.is_hybrid_linear() || tokens <= 0) return 0;
+  const double dk = static_cast<double>(s.linear_key_head_dim);
+  const double dv = static_cast<double>(s.linear_value_head_dim);
+  const double c = std::min(kLinearAttentionChunk, tokens);
+  const double conv = 2.0 * static_cast<double>(s.linear_conv_kernel) *
+                      static_cast<double>(2 * s.linear_key_width() + s.linear_value_width());
+  const double per_head = 6 * dk * dv + 2 * c * (3 * dk + 2 * dv) + 2 * c * c / 3;
+  return conv + static_cast<double>(s.linear_value_heads) * per_head;
+}
+
+double linear_attention_proj_flops_per_token(const TransformerSpec& s) {
+  if (!s.is_hybrid_linear()) return 0;
+  const double h = static_cast<double>(s.hidden);
+  const double kw = static_cast<double>(s.linear_key_width());
+  const double vw = static_cast<double>(s.linear_value_width());
+  const double nv = static_cast<double>(s.linear_value_heads);
+  return 2 * h * (2 * kw + 2 * vw + 2 * nv) + 2 * vw * h;
+}
+
+double linear_attention_state_bytes(const TransformerSpec& s, double element_bytes, int tp) {
+  if (!s.is_hybrid_linear()) return 0;
+  const double ranks = std::max(tp, 1);
+  const double heads = std::ceil(static_cast<double>(s.linear_value_heads) / ranks);
+  const double channels =
+      static_cast<double>(2 * s.linear_key_width() + s.linear_value_width()) / ranks;
+  const double state = heads * static_cast<double>(s.linear_key_head_dim * s.linear_value_head_dim);
+  const double conv =
+      channels * static_cast<double>(std::max<int64_t>(s.linear_conv_kernel - 1, 0));
+  return (state + conv) * element_bytes;
+}
+
 double attention_pairs(const TransformerSpec& s, double t, bool causal) {
   const double windowed = static_cast<double>(s.windowed_layer_count());
-  const double full = static_cast<double>(s.layers) - windowed;
+  const double full = static_cast<double>(s.attention_layer_count()) - windowed;
   return t * (full * attention_keys_per_query(s, t, false, causal) +
               windowed * attention_keys_per_query(s, t, true, causal));
 }
@@ -429,7 +489,8 @@ KvCacheSize kv_cache_size(const TransformerSpec& s, double element_bytes, double
   KvCacheSize k;
   const double ranks = std::max(tp, 1);
   k.windowed_layers = static_cast<double>(s.windowed_layer_count());
-  k.full_layers = static_cast<double>(s.layers + s.decoder_layers) - k.windowed_layers;
+  k.full_layers =
+      static_cast<double>(s.attention_layer_count() + s.decoder_layers) - k.windowed_layers;
   k.context_tokens = std::max(context, 0.0);
   if (s.is_mla()) {
     k.bytes_per_token_per_layer =
@@ -452,9 +513,11 @@ KvCacheSize kv_cache_size(const TransformerSpec& s, double element_bytes, double
   }
   const double index_bytes =
       k.index_bytes_per_token_per_layer * static_cast<double>(s.layers) * k.context_tokens;
+  k.state_layers = static_cast<double>(s.linear_layer_count());
+  k.state_bytes = k.state_layers * linear_attention_state_bytes(s, 2.0, tp);
   k.total_bytes = k.bytes_per_token_per_layer *
                       (k.full_layers * k.context_tokens + k.windowed_layers * k.window_tokens) +
-                  index_bytes;
+                  index_bytes + k.state_bytes;
   k.read_bytes = s.is_sparse_attention()
                      ? k.bytes_per_token_per_layer * k.windowed_layers *
                                std::min(k.context_tokens, static_cast<double>(s.index_topk)) +
@@ -462,6 +525,21 @@ KvCacheSize kv_cache_size(const TransformerSpec& s, double element_bytes, double
                      : k.total_bytes;
   return k;
 }
+
+namespace {
+
+// The linear-attention blocks of a sample of t tokens: in_proj with the Q, K, V projections,
+// out_proj with the output projections, the rule itself apart.
+void add_linear_attention_flops(const TransformerSpec& s, double t, TransformerFlops& out) {
+  if (!s.is_hybrid_linear()) return;
+  const double linear = static_cast<double>(s.linear_layer_count());
+  const double out_proj = 2 * static_cast<double>(s.linear_value_width() * s.hidden);
+  out.qkv_proj += linear * t * (linear_attention_proj_flops_per_token(s) - out_proj);
+  out.attn_out_proj += linear * t * out_proj;
+  out.linear_core += linear * t * linear_attention_core_flops_per_token(s, t);
+}
+
+}  // namespace
 
 TransformerFlops transformer_forward_flops(const TransformerSpec& s, int64_t seq_len) {
   // Per token and block (Narayanan et al. 2021, "Efficient Large-Scale Language Model Training
@@ -477,7 +555,6 @@ TransformerFlops transformer_forward_flops(const TransformerSpec& s, int64_t seq
   const double per_pair = attention_flops_per_pair(s);
   const double keys = attention_keys(s, t);
   const double qkv = qkv_flops_per_token(s);
-  const double layers = static_cast<double>(s.layers);
   // mlp_width: summed over the blocks; moe: blocks with a router.
   auto block = [&](TransformerFlops& out, double n, double tokens, double pairs, double mlp_width,
                    double moe) {
@@ -491,7 +568,10 @@ TransformerFlops transformer_forward_flops(const TransformerSpec& s, int64_t seq
 
   TransformerFlops out;
   const double moe_blocks = static_cast<double>(s.moe_layer_count());
-  block(out, layers, t, attention_pairs(s, t), mlp_width_sum(s), s.is_moe() ? moe_blocks : 0.0);
+  const double attention_layers = static_cast<double>(s.attention_layer_count());
+  block(out, attention_layers, t, attention_pairs(s, t), mlp_width_sum(s),
+        s.is_moe() ? moe_blocks : 0.0);
+  add_linear_attention_flops(s, t, out);
   out.indexer = indexer_flops(s, t);
   if (s.decoder_layers > 0) {
     // Decoder self-attention and MLP over the target tokens (taken as long as the input), plus
@@ -618,6 +698,36 @@ void op_selective_parts(const TransformerSpec& s, const TransformerDims& d, doub
 
 }  // namespace
 
+namespace {
+
+// What a linear-attention block keeps for backward per sample of t tokens (none without linear
+// attention), as fla's chunked gated delta rule and the layer around it save it (our count from
+// their autograd functions): the in_proj input (t h), the convolution's input and output over
+// q, k and v (2 t (2 kw + vw)), the gate z (t vw), beta and the decay input (2 t nv), the decay
+// in fp32 (4 t nv bytes), the solved chunk triangle (c per token and value head), the rule's
+// output (the gated norm's input) and the norm's output (out_proj's input), t vw each. The
+// matmul inputs among them: in_proj's and out_proj's. attention_share: the blocks with softmax
+// attention, as a share of all.
+struct LinearAttentionSaved {
+  double bytes = 0, matmul_input_bytes = 0;
+  double attention_share = 1;
+};
+LinearAttentionSaved linear_attention_saved(const TransformerSpec& s, double t, double e) {
+  if (!s.is_hybrid_linear()) return {};
+  const double share =
+      static_cast<double>(s.attention_layer_count()) / std::max(1.0, static_cast<double>(s.layers));
+  const double h = static_cast<double>(s.hidden);
+  const double kw = static_cast<double>(s.linear_key_width());
+  const double vw = static_cast<double>(s.linear_value_width());
+  const double nv = static_cast<double>(s.linear_value_heads);
+  const double c = std::min(kLinearAttentionChunk, t);
+  const double bytes =
+      e * t * (h + 2 * (2 * kw + vw) + vw + 2 * nv + c * nv + 2 * vw) + 4.0 * t * nv;
+  return {bytes, e * t * (h + vw), share};
+}
+
+}  // namespace
+
 LayerActivations transformer_layer_activations(const TransformerSpec& s, int64_t seq_len,
                                                double element_bytes, double norm_input_bytes,
                                                AttentionImpl attention, double mask_bytes,
@@ -641,7 +751,6 @@ LayerActivations transformer_layer_activations(const TransformerSpec& s, int64_t
   const double t = d.t, h = d.h, a = d.a, q = d.q, kv = d.kv, f_active = d.mlp_active();
   const double mask = s.dropout ? mask_bytes : 0.0;
   const bool attn_dropout = s.attention_dropout_or_default();
-
   LayerActivations out;
   const double norms = 2 * norm_input_bytes * t * h;
   const double masks = 2 * mask * t * h;
@@ -657,6 +766,9 @@ LayerActivations transformer_layer_activations(const TransformerSpec& s, int64_t
     const double ql = static_cast<double>(s.q_lora_rank), kvl = static_cast<double>(s.kv_lora_rank);
     attn += (norm_input_bytes + element_bytes) * (t * ql + keys * kvl);
   }
+  // Hybrid models: attention's and linear attention's terms by their blocks' shares.
+  const LinearAttentionSaved linear = linear_attention_saved(s, t, element_bytes);
+  attn = linear.attention_share * attn + (1 - linear.attention_share) * linear.bytes;
   const double mlp_in = element_bytes * t * h;
   const double inner = !s.gated_mlp ? 2.0 : fused_swiglu ? 3.0 : 4.0;
   const double mlp_inner = element_bytes * t * f_active * inner;
@@ -674,11 +786,14 @@ LayerActivations transformer_layer_activations(const TransformerSpec& s, int64_t
   out.replicated_bytes = norms + masks + 2 * element_bytes * t * h;
   // QKV input (keys x h), output-projection input, MLP input (t x h) and the MLP's activation
   // output, the second matmul's input (t x f per active expert); MLA's latents feed q_b and kv_b.
-  out.matmul_input_bytes = element_bytes * (keys * h + t * out_in + t * h + t * f_active);
+  out.matmul_input_bytes = element_bytes * (keys * h + t * out_in);
   if (s.is_mla()) {
     out.matmul_input_bytes += element_bytes * (t * static_cast<double>(s.q_lora_rank) +
                                                keys * static_cast<double>(s.kv_lora_rank));
   }
+  out.matmul_input_bytes = linear.attention_share * out.matmul_input_bytes +
+                           (1 - linear.attention_share) * linear.matmul_input_bytes +
+                           element_bytes * (t * h + t * f_active);
   out.matmul_input_replicated_bytes = 2 * element_bytes * t * h;
   if (attention == AttentionImpl::eager) {
     // Softmax runs at norm_input_bytes (autocast keeps it in fp32); the matmul with V then keeps
@@ -689,7 +804,7 @@ LayerActivations transformer_layer_activations(const TransformerSpec& s, int64_t
         a * t * keys * (softmax + (attn_dropout ? mask_bytes : 0.0) + (copy ? element_bytes : 0.0));
     out.softmax_input_bytes = a * t * keys * softmax;
   } else {
-    out.linear_bytes += 4.0 * a * t;  // log-sum-exp per query
+    out.linear_bytes += linear.attention_share * 4.0 * a * t;  // log-sum-exp per query
   }
   recomputable_parts(s, d, keys, element_bytes, inner, out);
   op_selective_parts(s, d, out_in, element_bytes, norm_input_bytes, out);

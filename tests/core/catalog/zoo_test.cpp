@@ -193,7 +193,8 @@ TEST(ZooValidation, ArchitectureFieldsAreCheckedByName) {
   EXPECT_EQ(message(s), "x.json: transformer: shared_experts applies to mixture-of-experts models");
   s = test::model("llama-3.1-8b").transformer;
   s.full_attention_every = 2;
-  EXPECT_EQ(message(s), "x.json: transformer: full_attention_every needs a sliding_window");
+  EXPECT_EQ(message(s),
+            "x.json: transformer: full_attention_every needs a sliding_window or linear attention");
   s = test::model("llama-3.1-8b").transformer;
   s.qk_rope_head_dim = 64;
   EXPECT_EQ(message(s),

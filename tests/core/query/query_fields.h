@@ -164,6 +164,7 @@ inline void compare_transformer(FieldDiff& d, const TransformerSpec& a, const Tr
   GPUPLAN_FIELD(d, a, b, moe_ffn_hidden);
   GPUPLAN_FIELD(d, a, b, shared_experts);
   GPUPLAN_FIELD(d, a, b, shared_expert_ffn_hidden);
+  GPUPLAN_FIELD(d, a, b, shared_expert_gate);
   GPUPLAN_FIELD(d, a, b, first_dense_layers);
   GPUPLAN_FIELD(d, a, b, moe_layer_step);
   GPUPLAN_FIELD(d, a, b, router_bias);
@@ -180,6 +181,12 @@ inline void compare_transformer(FieldDiff& d, const TransformerSpec& a, const Tr
   GPUPLAN_FIELD(d, a, b, index_head_dim);
   GPUPLAN_FIELD(d, a, b, index_topk);
   GPUPLAN_FIELD(d, a, b, qk_norm);
+  GPUPLAN_FIELD(d, a, b, attention_output_gate);
+  GPUPLAN_FIELD(d, a, b, linear_key_heads);
+  GPUPLAN_FIELD(d, a, b, linear_value_heads);
+  GPUPLAN_FIELD(d, a, b, linear_key_head_dim);
+  GPUPLAN_FIELD(d, a, b, linear_value_head_dim);
+  GPUPLAN_FIELD(d, a, b, linear_conv_kernel);
   GPUPLAN_FIELD(d, a, b, mtp_layers);
   GPUPLAN_FIELD(d, a, b, rope_scaling);
   GPUPLAN_FIELD(d, a, b, rope_scaling_factor);
