@@ -38,8 +38,11 @@ struct RuntimeProfile {
   bool continuous_batching = true;              // false: static batches (a batch runs to its end)
   bool reserve_full_sequence = false;           // KV for prompt + output reserved at admission
   double kernels_per_layer = 10;                // GPU kernels per block and step (fusion)
-  bool cuda_graphs = true;             // false: the host issues each kernel (eager PyTorch)
-  double allreduce_latency_s = 10e-6;  // one small tensor-parallel all-reduce
+  bool cuda_graphs = true;  // false: the host issues each kernel (eager PyTorch)
+  // Hybrid models share one block pool: attention blocks widened until one holds a linear
+  // layer's state, each group of linear layers a block per sequence (vLLM's hybrid pages).
+  bool hybrid_pages = false;
+  double allreduce_latency_s = 10e-6;                   // one small tensor-parallel all-reduce
   std::vector<KvFormat> kv_formats = {KvFormat::bf16};  // KV-cache formats it stores
   // 4-bit float checkpoints (nvfp4, mxfp4) it runs weight-only, dequantised to 16 bits, on GPUs
   // without FP4 tensor cores.

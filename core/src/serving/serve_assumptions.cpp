@@ -195,6 +195,7 @@ RuntimeProfile read_profile(JsonReader& parent, const char* name, Runtime runtim
   p.fp4_weight_only =
       fact_formats<WeightFormat>(r, "fp4_weight_only", s, parse_weight_format, false);
   p.layer_split = r.has("layer_split") && fact_bool(r, "layer_split", s);
+  p.hybrid_pages = r.has("hybrid_pages") && fact_bool(r, "hybrid_pages", s);
   if (auto err = r.finish()) parent.fail_with(*err);
   return p;
 }

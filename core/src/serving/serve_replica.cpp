@@ -184,6 +184,22 @@ double kv_window_share(const TransformerSpec* spec, double tokens) {
   return all > 0 ? k.token_bytes() / all : 1.0;
 }
 
+// Hybrid models under a runtime with hybrid pages (RuntimeProfile::hybrid_pages): the block
+// widens to 16 x ceil(state / (16 x kv)) tokens, with `state` one linear block's state and `kv`
+// one token of one attention block on this GPU, so that a block of one attention layer holds a
+// linear layer's state; each group of as many linear layers as there are attention layers then
+// takes one block per sequence, whatever its length.
+void set_state_blocks(const TransformerSpec& s, const KvCacheSize& kv, const ServingAssumptions& a,
+                      ReplicaModel& r) {
+  if (!r.profile.hybrid_pages || kv.state_layers <= 0 || kv.full_layers <= 0) return;
+  const double align = static_cast<double>(a.kv_block_tokens);
+  const double state = kv.state_bytes / kv.state_layers;
+  const double widened = align * std::ceil(state / (align * kv.bytes_per_token_per_layer));
+  r.block_tokens = std::max(r.block_tokens, static_cast<int64_t>(widened));
+  r.memory.state_blocks_per_seq =
+      static_cast<int64_t>(std::ceil(static_cast<double>(s.linear_layer_count()) / kv.full_layers));
+}
+
 // Memory per GPU: weights, activations, context, and the KV cache in what is left.
 void fill_memory(const Model& m, const Gpu& g, const ServeConfig& c, const ServingAssumptions& a,
                  ReplicaModel& r) {
@@ -218,15 +234,17 @@ void fill_memory(const Model& m, const Gpu& g, const ServeConfig& c, const Servi
   const double left =
       r.profile.fraction_of_free ? (g.memory_bytes - used) * fraction : mem.budget_bytes - used;
   mem.kv_bytes = std::max(0.0, left);
+  set_state_blocks(s, kv, a, r);
   // A speculative drafter's keys and values sit beside the model's, token for token.
-  const double block_bytes = (mem.kv_bytes_per_token + mem.spec_kv_bytes_per_token) *
-                             static_cast<double>(a.kv_block_tokens);
+  const double block_bytes =
+      (mem.kv_bytes_per_token + mem.spec_kv_bytes_per_token) * static_cast<double>(r.block_tokens);
   const auto gpu_blocks =
       block_bytes > 0 ? static_cast<int64_t>(std::floor(mem.kv_bytes / block_bytes)) : 0;
-  mem.state_blocks_per_seq =
-      block_bytes > 0 ? static_cast<int64_t>(std::ceil(mem.state_bytes_per_seq / block_bytes)) : 0;
+  if (mem.state_bytes_per_seq > 0 && !r.profile.hybrid_pages && block_bytes > 0)
+    mem.state_blocks_per_seq =
+        static_cast<int64_t>(std::ceil(mem.state_bytes_per_seq / block_bytes));
   mem.kv_blocks = gpu_blocks * static_cast<int64_t>(r.attention_dp);
-  mem.kv_tokens = mem.kv_blocks * a.kv_block_tokens;
+  mem.kv_tokens = mem.kv_blocks * r.block_tokens;
   mem.fits = left > 0 && mem.kv_blocks > 0;
 }
 

@@ -201,9 +201,11 @@ TEST(LinearAttention, ServingKeepsEachSequencesStateInTheCacheAndReadsItEverySte
   const ReplicaModel& r = built.value();
   EXPECT_DOUBLE_EQ(r.memory.state_bytes_per_seq, 36 * 274'432.0);
   EXPECT_DOUBLE_EQ(r.memory.kv_bytes_per_token, 12 * 1024.0);
-  const double block_bytes = r.memory.kv_bytes_per_token * static_cast<double>(r.block_tokens);
-  EXPECT_EQ(r.memory.state_blocks_per_seq,
-            static_cast<int64_t>(std::ceil(r.memory.state_bytes_per_seq / block_bytes)));
+  // vLLM widens the block until one attention layer's block (1,024 bytes a token) holds one
+  // linear layer's 274,432-byte state: 16 x ceil(274,432 / 16,384) = 272 tokens; the 36 linear
+  // layers are 3 groups of 12 (as many as the attention layers), one block each per sequence.
+  EXPECT_EQ(r.block_tokens, 272);
+  EXPECT_EQ(r.memory.state_blocks_per_seq, 3);
   const int64_t per_seq =
       static_cast<int64_t>(std::ceil(2500.0 / static_cast<double>(r.block_tokens))) +
       r.memory.state_blocks_per_seq;
@@ -216,6 +218,15 @@ TEST(LinearAttention, ServingKeepsEachSequencesStateInTheCacheAndReadsItEverySte
   StepLoad two = one;
   two.decode_seqs = 2;
   EXPECT_NEAR(step_time(r, two).attention_s, 2 * step_time(r, one).attention_s, 1e-15);
+  // A runtime without hybrid pages (SGLang here) keeps 16-token blocks: the state takes the
+  // blocks its bytes need,
+  // ceil(36 x 274,432 / (16 x 12,288)) = 51.
+  c.runtime = Runtime::sglang;
+  auto sglang = build_replica(test::model("qwen3-next-80b-a3b"), *g, c, test::serving(),
+                              test::catalog().efficiencies);
+  ASSERT_TRUE(sglang.ok()) << sglang.error().message;
+  EXPECT_EQ(sglang.value().block_tokens, 16);
+  EXPECT_EQ(sglang.value().memory.state_blocks_per_seq, 51);
 }
 
 }  // namespace
