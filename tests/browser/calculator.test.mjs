@@ -85,6 +85,8 @@ test('the page and the CLI give the same step time and cost: one evaluate() unde
     'model=resnet50&batch=256&precision=amp-fp16&instance=gcp-a2-highgpu-1g&epochs=1&dataset-size=1281167',
     'model=llama-2-7b&batch=16&precision=bf16&lora-rank=16&instance=aws-p4d.24xlarge&tokens=1e8&pricing=spot',
     'model=mixtral-8x7b&batch=64&micro-batch=1&precision=mixed-bf16&zero=1&ep=8&moe-dispatcher=deepep&instance=aws-p5.48xlarge&tokens=1e9',
+    // Hybrid linear attention (Gated DeltaNet in 3 of 4 blocks).
+    'model=qwen3-next-80b-a3b&batch=64&micro-batch=1&precision=mixed-bf16&zero=3&ep=8&instance=aws-p5.48xlarge&nodes=2&tokens=1e9',
     // "auto" attention: SDPA's fused kernel for MPT and a GPT-style custom model, in both faces.
     'model=mpt-1b&batch=64&precision=amp-bf16&instance=aws-p4d.24xlarge&tokens=1e9',
     'custom=transformer&c-layers=24&c-hidden=2048&c-heads=16&c-ffn=8192&c-vocab=50257&c-max-positions=2048&seq=2048&batch=64&precision=amp-bf16&instance=aws-p4d.24xlarge&tokens=1e9',

@@ -14,7 +14,8 @@ const example = {
   'output-tokens': '300', 'ttft-ms': '1000', 'tpot-ms': '50',
 };
 
-for (const [name, extra] of [['every instance', {}], ['one GPU', { gpu: 'h100-sxm5-80gb' }]]) {
+for (const [name, extra] of [['every instance', {}], ['one GPU', { gpu: 'h100-sxm5-80gb' }],
+                              ['hybrid linear attention', { model: 'qwen3-next-80b-a3b', gpu: 'h200-sxm-141gb' }]]) {
   test(`a serving link (${name}) shows the replicas and monthly costs of gpuplan serve --json, without freezing`, async () => {
     const keys = { ...example, ...extra };
     const hash = new URLSearchParams(keys).toString();
