@@ -34,7 +34,8 @@ TECHNICAL = {"GEMM ", "TFLOPS", "GB/s", "USD", "W", "GPU", "CNY"}
 # is (enum values shown in combos, JSON fields). Add a word here only if it is one of those.
 ZH_LATIN = {
     # names: products, frameworks, formats, standards, companies
-    "gpuplan", "gpuplan-probe", "gpuplan-measure", "PyTorch", "Megatron-Core", "Transformer",
+    "gpuplan", "gpuplan-probe", "gpuplan-measure", "PyTorch", "Megatron-Core", "Megatron-LM",
+    "Transformer",
     "CUDA", "NVLink", "JSON", "CSV", "RFC", "English", "Adafactor", "SwiGLU", "deepspeed",
     "hostfile", "Megatron", "TE", "Engine", "cuDNN", "Hopper", "Triton", "FlashAttention", "MPT",
     "BERT", "MLM", "DeepEP", "NCCL", "ShareGPT", "EAGLE", "MTP", "Adam", "LayerNorm", "Linear",

@@ -237,12 +237,8 @@ std::optional<Error> restrict_to_launcher(PlanQuery& query, LaunchFormat format)
                              {"vp", &query.vp},
                              {"cp", &query.cp}}) {
     if (*degree > kMostDegree) {
-      return make_error(Errc::invalid_argument,
-                        std::string("--emit ") + launch_format_name(format) + ": --" + key + " " +
-                            std::to_string(*degree) +
-                            " cannot be expressed; torchrun/accelerate/DeepSpeed configs run data "
-                            "parallelism with ZeRO/FSDP only (drop --" +
-                            key + ", or use Megatron-LM for this layout)");
+      return make_error(Errc::invalid_argument, Msg::emit_degree,
+                        {launch_format_name(format), key, std::to_string(*degree)});
     }
     *degree = 1;
   }
@@ -251,37 +247,24 @@ std::optional<Error> restrict_to_launcher(PlanQuery& query, LaunchFormat format)
 
 Result<std::string> emit_launch_config(const LaunchInputs& in, LaunchFormat format) {
   const Setup& s = in.setup;
-  if (s.mode != Mode::train)
-    return make_error(Errc::invalid_argument,
-                      "--emit: launch configs are for training runs (--mode train)");
+  if (s.mode != Mode::train) return make_error(Errc::invalid_argument, Msg::emit_train_only, {});
   if (s.tp > 1 || s.pp > 1) {
-    return make_error(Errc::invalid_argument,
-                      "--emit: this plan uses tensor parallel " + std::to_string(s.tp) +
-                          " and pipeline " + std::to_string(s.pp) +
-                          "; torchrun/accelerate/DeepSpeed configs express data parallelism "
-                          "with ZeRO/FSDP only (use --tp 1 --pp 1, or Megatron-LM for this plan)");
+    return make_error(Errc::invalid_argument, Msg::emit_tp_pp,
+                      {std::to_string(s.tp), std::to_string(s.pp)});
   }
   if (s.ep > 1) {
-    return make_error(Errc::invalid_argument,
-                      "--emit: this plan shards the experts over " + std::to_string(s.ep) +
-                          " expert-parallel ranks; torchrun/accelerate/DeepSpeed configs keep "
-                          "every expert on every GPU (use --ep 1, or Megatron-LM for this plan)");
+    return make_error(Errc::invalid_argument, Msg::emit_ep, {std::to_string(s.ep)});
   }
   if (s.cp > 1) {
-    return make_error(Errc::invalid_argument,
-                      "--emit: this plan splits each sequence over " + std::to_string(s.cp) +
-                          " context-parallel ranks; torchrun/accelerate/DeepSpeed configs give "
-                          "every GPU whole sequences (use --cp 1, or Megatron-LM for this plan)");
+    return make_error(Errc::invalid_argument, Msg::emit_cp, {std::to_string(s.cp)});
   }
   if (in.micro_batch < 1 || in.grad_accum_steps < 1 ||
       in.micro_batch * in.grad_accum_steps * s.dp != in.global_batch ||
       s.dp != in.nodes * in.gpus_per_node) {
-    return make_error(Errc::invalid_argument,
-                      "--emit: micro-batch " + std::to_string(in.micro_batch) + " x accumulation " +
-                          std::to_string(in.grad_accum_steps) + " x data-parallel " +
-                          std::to_string(s.dp) + " must equal the global batch " +
-                          std::to_string(in.global_batch) + " on " +
-                          std::to_string(in.nodes * in.gpus_per_node) + " GPUs");
+    return make_error(
+        Errc::invalid_argument, Msg::emit_batch,
+        {std::to_string(in.micro_batch), std::to_string(in.grad_accum_steps), std::to_string(s.dp),
+         std::to_string(in.global_batch), std::to_string(in.nodes * in.gpus_per_node)});
   }
   switch (format) {
     case LaunchFormat::torchrun:
@@ -291,7 +274,7 @@ Result<std::string> emit_launch_config(const LaunchInputs& in, LaunchFormat form
     case LaunchFormat::deepspeed:
       return deepspeed(in);
   }
-  return make_error(Errc::invalid_argument, "--emit: unknown format");
+  return make_error(Errc::invalid_argument, Msg::emit_format, {});
 }
 
 }  // namespace gpuplan

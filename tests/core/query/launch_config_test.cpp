@@ -67,6 +67,9 @@ TEST(LaunchConfig, RefusesWhatTheLaunchersCannotRun) {
       "--emit: this plan uses tensor parallel 2 and pipeline 1; torchrun/accelerate/DeepSpeed "
       "configs express "
       "data parallelism with ZeRO/FSDP only (use --tp 1 --pp 1, or Megatron-LM for this plan)");
+  // A message id with its values: the page shows it in its own language.
+  EXPECT_EQ(e.error().id, Msg::emit_tp_pp);
+  EXPECT_EQ(e.error().args, (std::vector<std::string>{"2", "1"}));
   LaunchInputs odd = two_nodes_zero3();
   odd.global_batch = 100;
   auto b = emit_launch_config(odd, LaunchFormat::torchrun);
