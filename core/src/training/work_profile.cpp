@@ -267,6 +267,10 @@ WorkProfile transformer_work(const Model& model, const Setup& setup, const Estim
   if (s.is_sparse_attention()) add_indexer(w, s, b, shape, d.t);
   add_gemm(w, "attention.out", La * 2 * T * q * h / t, La * b.activation * T * (q / t + h),
            La * b.weight * q * h / t, La, T, h);
+  // Gated attention: the sigmoid of the gate times the attention output, one element-wise kernel
+  // (reads both, writes the product).
+  if (s.attention_output_gate)
+    add(w, "attention.gate", 0, La * b.activation * T * 3 * q / t, 0, La);
   if (L > La) add_linear_attention(w, s, b, shape, L - La);
   if (Ld > 0) add_dense_mlp(w, b, shape, Ld, moe.dense_ffn, s.gated_mlp ? 2.0 : 1.0);
   // Norms (read residual, write activation), residual adds (read 2, write 1), dropouts, rotary.

@@ -700,6 +700,13 @@ void op_selective_parts(const TransformerSpec& s, const TransformerDims& d, doub
 
 namespace {
 
+// Tensors of q's width a block keeps beyond its queries: Transformer-XL's position-biased query
+// for its second score matmul; gated attention's gate and the attention's own output.
+double q_width_terms(const TransformerSpec& s) {
+  return (s.positions == PositionKind::xl_relative ? 1.0 : 0.0) +
+         (s.attention_output_gate ? 2.0 : 0.0);
+}
+
 // What a linear-attention block keeps for backward per sample of t tokens (none without linear
 // attention), as fla's chunked gated delta rule and the layer around it save it (our count from
 // their autograd functions): the in_proj input (t h), the convolution's input and output over
@@ -755,13 +762,13 @@ LayerActivations transformer_layer_activations(const TransformerSpec& s, int64_t
   const double norms = 2 * norm_input_bytes * t * h;
   const double masks = 2 * mask * t * h;
   // Transformer-XL keeps its memory (the previous segment's layer input) and K, V over memory +
-  // segment, plus the position-biased query of the second score matmul.
+  // segment (attention_keys), and the queries of its extra matmul (q_width_terms).
   const double keys = attention_keys(s, t);
-  const double xl_query = s.positions == PositionKind::xl_relative ? element_bytes * t * q : 0.0;
   // K per token: q wide for MLA (each head's key expanded from the latent), kv otherwise.
   const double k_width = s.is_mla() ? q : kv;
   const double out_in = static_cast<double>(s.heads * s.v_head_dim_or_default());
-  double attn = element_bytes * (keys * h + t * q + keys * (k_width + kv) + t * out_in) + xl_query;
+  double attn = element_bytes *
+                (keys * h + t * q * (1 + q_width_terms(s)) + keys * (k_width + kv) + t * out_in);
   if (s.is_mla()) {
     const double ql = static_cast<double>(s.q_lora_rank), kvl = static_cast<double>(s.kv_lora_rank);
     attn += (norm_input_bytes + element_bytes) * (t * ql + keys * kvl);
