@@ -109,7 +109,7 @@ ServeEvaluation evaluate(const Catalog& catalog, const Model& model, const Gpu& 
 // inside one machine or NVLink domain (`joined`). --pp 0 (auto) is one stage, and on GPUs
 // without NVLink also pipelines of single GPUs (1 x 2, 4, 8), as vLLM advises for them
 // ("leverage pipeline parallelism instead of tensor parallelism", docs/serving/
-// parallelism_scaling.md).
+// parallelism_scaling.md), and the mixes between (2 x 2, 2 x 4, 4 x 2).
 std::vector<ReplicaLayout> layouts(const ServeQuery& q, const Gpu& gpu, int domain, int joined) {
   std::vector<ReplicaLayout> out;
   auto add = [&](int tp, int pp) {
@@ -125,6 +125,7 @@ std::vector<ReplicaLayout> layouts(const ServeQuery& q, const Gpu& gpu, int doma
   for (int tp : {1, 2, 4, 8}) add(tp, pp);  // the expert-parallel GPUs divide the replica's
   if (q.config.pp == 0 && gpu.nvlink_bandwidth_bytes_per_s <= 0) {
     for (int stages : {2, 4, 8}) add(1, stages);
+    for (auto [tp, stages] : {std::pair{2, 2}, {2, 4}, {4, 2}}) add(tp, stages);
   }
   return out;
 }

@@ -708,8 +708,8 @@ TEST(ServePlan, ATensorParallelReplicaStaysInsideOneNvlinkDomain) {
 
 TEST(ServePlan, OnGpusWithoutNvlinkTheSearchAlsoTriesPipelines) {
   // --pp 0 (auto): on L40S (PCIe only) single-GPU pipelines of 2, 4 and 8 stages beside tp 1-8,
-  // on instances whose one machine holds them; on H100 (NVLink) tensor parallelism only. A
-  // fixed --pp is the only depth tried.
+  // and the mixes 2 x 2, 2 x 4, 4 x 2, on instances whose one machine holds them; on H100
+  // (NVLink) tensor parallelism only. A fixed --pp is the only depth tried.
   ServeQuery q = serving_example_query();
   q.config.pp = 0;
   auto depths = [&](const std::string& gpu) {
@@ -719,8 +719,10 @@ TEST(ServePlan, OnGpusWithoutNvlinkTheSearchAlsoTriesPipelines) {
     return out;
   };
   const std::set<std::pair<int, int>> l40s = depths("l40s");
-  for (const auto& want : {std::pair{1, 2}, std::pair{1, 4}, std::pair{1, 8}, std::pair{8, 1}})
+  for (const auto& want : {std::pair{1, 2}, std::pair{1, 4}, std::pair{1, 8}, std::pair{8, 1},
+                           std::pair{2, 2}, std::pair{2, 4}, std::pair{4, 2}})
     EXPECT_EQ(l40s.count(want), 1u) << want.first << "x" << want.second;
+  EXPECT_EQ(l40s.count({4, 4}), 0u);  // 16 GPUs: more than one machine
   for (const auto& [tp, pp] : depths("h100-sxm5-80gb")) EXPECT_EQ(pp, 1) << tp;
   q.config.pp = 2;
   for (const auto& [tp, pp] : depths("l40s")) EXPECT_EQ(pp, 2) << tp;
