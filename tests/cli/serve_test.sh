@@ -114,7 +114,11 @@ grep -q '8 GPU(s) per replica (8 pipeline stages of 1)' "$tmp/out" || { echo "FA
 expect serve-pp-one-machine 0 "" -- serve --model llama-3-70b --gpu l40s --tp 1 --pp 8 --rate 20
 grep -q 'coreweave-l40s-8x' "$tmp/out" || { echo "FAIL serve-pp-one-machine: no 8-GPU machine"; failed=$((failed + 1)); }
 ! grep -q '1x-l40s' "$tmp/out" || { echo "FAIL serve-pp-one-machine: stages on single-GPU machines"; failed=$((failed + 1)); }
-expect serve-pp-domain 1 "--tp 2 --pp 8: no matching instance joins that many GPUs in one machine or NVLink domain (the largest joins 8)" -- serve --model llama-3-70b --gpu l40s --tp 2 --pp 8 --rate 20
+expect serve-pp-domain 1 "--tp 2 --pp 8: no matching instance joins that many GPUs in one machine or NVLink domain (the largest joins 8), nor holds whole stages on machines with a known network to hand over between them" -- serve --model llama-3-70b --instance coreweave-l40s-8x --tp 2 --pp 8 --rate 20
+# Stages over networked machines (vLLM: tensor parallel in a node, pipeline across nodes): Llama 3
+# 405B at 16 bits fills no 8-GPU H100 machine; two of them, one stage each, hold it.
+expect serve-pp-machines 0 "" -- serve --model llama-3-405b --gpu h100-sxm5-80gb --rate 1
+grep -q '16 GPU(s) per replica (2 pipeline stages of 8, over 2 machines)' "$tmp/out" || { echo "FAIL serve-pp-machines: no 2-machine replica"; failed=$((failed + 1)); }
 expect serve-pp-range 1 "--pp: 200 is out of range [0, 64]" -- "${pp[@]}" --tp 1 --pp 200
 
 table=$root/tests/validation/serving_dev.csv

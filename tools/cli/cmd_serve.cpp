@@ -77,9 +77,11 @@ void print_text(const ServePlan& p, const ServeQuery& q, const ShownCurrency& mo
                 s.tpot_s.p90 * 1000, o.fleet.fixed_replicas, fixed, autos, per_m);
   }
   const ServeOption& b = p.options.front();
-  const std::string stages =
-      b.pp > 1 ? " (" + std::to_string(b.pp) + " pipeline stages of " + std::to_string(b.tp) + ")"
-               : "";
+  const std::string machines =
+      b.machines > 1 ? ", over " + std::to_string(b.machines) + " machines" : "";
+  const std::string stages = b.pp > 1 ? " (" + std::to_string(b.pp) + " pipeline stages of " +
+                                            std::to_string(b.tp) + machines + ")"
+                                      : "";
   std::printf(
       "\nbest: %s, %d GPU(s) per replica%s; KV cache %.1f GB per GPU (%lld tokens), %lld sequences "
       "at once; "

@@ -68,8 +68,8 @@ namespace gpuplan {
     "holds {1}); a tensor-parallel replica does not span machines over the network")               \
   X(serve_pp_domain, "serve.pp_domain",                                                            \
     "--tp {0} --pp {1}: no matching instance joins that many GPUs in one machine or NVLink "       \
-    "domain (the largest joins {2}); pipeline stages hand over by PCIe or NVLink, not the "        \
-    "network")                                                                                     \
+    "domain (the largest joins {2}), nor holds whole stages on machines with a known network to "  \
+    "hand over between them")                                                                      \
   /* One replica (serve_replica.cpp) */                                                            \
   X(serve_not_causal_lm, "serve.not_causal_lm",                                                    \
     "model '{0}' is not a decoder-only language model; serve times causal LMs only")               \

@@ -45,7 +45,8 @@ struct ServeOption {
   std::string gpu;
   int gpus_per_instance = 0;
   int tp = 1;
-  int pp = 1;  // pipeline stages, each on tp GPUs
+  int pp = 1;        // pipeline stages, each on tp GPUs
+  int machines = 1;  // machines a replica's stages span (each stage inside one)
   ReplicaMemory memory;
   int64_t max_seqs = 0;               // at the mean prompt + output lengths
   double prefill_s = 0;               // one mean prompt alone (its cached prefix not computed)
@@ -90,10 +91,18 @@ Result<ServePlan> plan_serving(const Catalog& catalog, const ServingAssumptions&
 // evaluated per step (the expensive part: a rate search of simulations), then the ranking.
 // plan_serving() is start, every step, then finish: the results are the same.
 // A replica to evaluate: its GPU and layout (tp GPUs in each of pp pipeline stages).
+// A replica's GPUs: tp x pp of one GPU kind, in one machine (or NVLink domain), or with its
+// pipeline stages over `machines` machines whose hosts hand the hidden state on over the network
+// at network_bytes_per_s (per host).
 struct ReplicaLayout {
   std::string gpu;
   int tp = 1, pp = 1;
-  bool operator==(const ReplicaLayout& o) const { return gpu == o.gpu && tp == o.tp && pp == o.pp; }
+  int machines = 1;
+  double network_bytes_per_s = 0;
+  bool operator==(const ReplicaLayout& o) const {
+    return gpu == o.gpu && tp == o.tp && pp == o.pp && machines == o.machines &&
+           network_bytes_per_s == o.network_bytes_per_s;
+  }
 };
 struct ServeEvaluation {
   ReplicaLayout layout;

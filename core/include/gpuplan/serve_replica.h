@@ -169,6 +169,10 @@ struct ReplicaModel {
   double stages = 1;
   bool pipelined = false;
   double stage_hop_latency_s = 0;
+  // Of the stages - 1 hand-overs, those between machines, over the hosts' network.
+  double stage_network_hops = 0;
+  double stage_network_bytes_per_s = 0;
+  double stage_network_latency_s = 0;
   double stage_hop_bytes_per_token = 0;  // the hidden state one token hands to the next GPU
   double stage_link_bytes_per_s = 0;
   bool pcie_allreduce = false;     // the TP group's all-reduce runs through PCIe (NCCL)
@@ -183,6 +187,11 @@ struct ReplicaModel {
 // The weight format the model's published checkpoint ships in (Model::checkpoint_weights), bf16
 // where it names none.
 WeightFormat checkpoint_weight_format(const Model& model);
+
+// A pipelined replica whose stages span `machines` machines: machines - 1 of its hand-overs
+// cross the hosts' network (network_bytes_per_s per host, the efficiencies' network hop latency).
+void span_machines(ReplicaModel& r, int machines, double network_bytes_per_s,
+                   const Efficiencies& eff);
 
 // Resolves the replica model; an Error when the setup is invalid (names the field) or the
 // model does not fit (says by how much).

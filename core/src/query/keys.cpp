@@ -1254,7 +1254,9 @@ std::vector<ServeKey> serve_fleet_rows() {
       row("tp", g, integer<R>(1, 64, FIELD(tp)), "auto: tries 1, 2, 4, 8",
           "GPUs per replica (tensor parallel)", "每个副本的 GPU 数（张量并行）"),
       row("pp", g, integer<R>(0, 64, FIELD(pp)),
-          "auto: 1, and on GPUs without NVLink also 1 x 2, 4, 8 and 2 x 2, 2 x 4, 4 x 2",
+          "auto: 1; without NVLink also 1 x 2, 4, 8 and 2 x 2, 2 x 4, 4 x 2; and a machine per "
+          "stage "
+          "over 2 and 4 networked machines",
           "pipeline stages per replica, each on --tp GPUs: a replica uses tp x pp GPUs",
           "每个副本的流水线级数，每级占 --tp 个 GPU：一个副本用 tp × pp 个 GPU"),
       row("ep", g, integer<R>(0, 64, FIELD(ep)), "1",

@@ -508,6 +508,7 @@ nlohmann::ordered_json serve_option_json(const ServeOption& o) {
   j["tp"] = o.tp;
   j["pp"] = o.pp;
   j["gpus_per_replica"] = o.tp * o.pp;
+  j["machines_per_replica"] = o.machines;
   j["kv_cache_bytes_per_gpu"] = o.memory.kv_bytes;
   j["kv_cache_tokens"] = o.memory.kv_tokens;
   j["weight_bytes_per_gpu"] = o.memory.weight_bytes;

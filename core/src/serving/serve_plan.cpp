@@ -69,10 +69,12 @@ ServeEvaluation evaluate(const Catalog& catalog, const Model& model, const Gpu& 
     e.error = r.error();
     return e;
   }
+  span_machines(r.value(), layout.machines, layout.network_bytes_per_s, catalog.efficiencies);
   ServeOption o;
   o.gpu = gpu.id;
   o.tp = tp;
   o.pp = pp;
+  o.machines = layout.machines;
   o.memory = r.value().memory;
   o.notes = r.value().notes;
   o.max_seqs =
@@ -110,12 +112,23 @@ ServeEvaluation evaluate(const Catalog& catalog, const Model& model, const Gpu& 
 // without NVLink also pipelines of single GPUs (1 x 2, 4, 8), as vLLM advises for them
 // ("leverage pipeline parallelism instead of tensor parallelism", docs/serving/
 // parallelism_scaling.md), and the mixes between (2 x 2, 2 x 4, 4 x 2).
-std::vector<ReplicaLayout> layouts(const ServeQuery& q, const Gpu& gpu, int domain, int joined) {
+// A pipeline may also span machines whose host is its NVLink domain (8-GPU servers), each stage
+// inside one machine, the hand-overs between them over the hosts' network (vLLM's guide: tensor
+// parallel inside a node, pipeline parallel across nodes); --pp 0 (auto) then also tries a whole
+// machine per stage over 2 and 4 machines.
+std::vector<ReplicaLayout> layouts(const ServeQuery& q, const Gpu& gpu, const Instance& in) {
+  const int domain = in.domain_gpus(), joined = std::max(domain, in.gpu_count);
+  const bool spans = in.network_bytes_per_s > 0 && domain == in.gpu_count && in.gpu_count > 1;
   std::vector<ReplicaLayout> out;
   auto add = [&](int tp, int pp) {
-    if (tp > domain || tp * pp > std::max(domain, joined)) return;
+    if (tp > domain) return;
     if (q.config.tp == 0 && q.config.ep > 1 && tp % q.config.ep != 0) return;
-    out.push_back({gpu.id, tp, pp});
+    if (tp * pp <= joined) {
+      out.push_back({gpu.id, tp, pp});
+    } else if (spans && in.gpu_count % tp == 0) {
+      const int machines = (tp * pp + in.gpu_count - 1) / in.gpu_count;
+      out.push_back({gpu.id, tp, pp, machines, in.network_bytes_per_s});
+    }
   };
   const int pp = q.config.pp > 0 ? q.config.pp : 1;
   if (q.config.tp > 0) {
@@ -126,6 +139,9 @@ std::vector<ReplicaLayout> layouts(const ServeQuery& q, const Gpu& gpu, int doma
   if (q.config.pp == 0 && gpu.nvlink_bandwidth_bytes_per_s <= 0) {
     for (int stages : {2, 4, 8}) add(1, stages);
     for (auto [tp, stages] : {std::pair{2, 2}, {2, 4}, {4, 2}}) add(tp, stages);
+  }
+  if (q.config.pp == 0 && spans) {
+    for (int machines : {2, 4}) add(in.gpu_count, machines);
   }
   return out;
 }
@@ -192,7 +208,7 @@ std::vector<std::pair<const Instance*, const Gpu*>> priced_instances(const Catal
 ServeSearch start_serve_search(const Catalog& catalog, const ServeQuery& q) {
   ServeSearch search;
   for (const auto& [in, g] : priced_instances(catalog, q)) {
-    for (const auto& key : layouts(q, *g, in->domain_gpus(), in->gpu_count)) {
+    for (const auto& key : layouts(q, *g, *in)) {
       if (std::find(search.pending.begin(), search.pending.end(), key) == search.pending.end())
         search.pending.push_back(key);
     }
@@ -225,7 +241,7 @@ std::string lengths_note(const LengthSampler& s) {
 }
 
 // --tp larger than every priced instance's NVLink domain, or --tp x --pp more GPUs than any of
-// them joins: a replica does not span machines over the network.
+// them joins where none can spread the stages over networked machines (layouts).
 std::optional<Error> tp_beyond_every_domain(
     const std::vector<std::pair<const Instance*, const Gpu*>>& priced, const ServeQuery& q) {
   if (priced.empty()) return std::nullopt;
@@ -238,7 +254,11 @@ std::optional<Error> tp_beyond_every_domain(
     return make_error(Errc::does_not_fit, Msg::serve_tp_domain,
                       {std::to_string(q.config.tp), std::to_string(largest)});
   const int tp = std::max(1, q.config.tp), pp = std::max(1, q.config.pp);
-  if (pp > 1 && tp * pp > joined)
+  bool spans = false;  // an instance whose machines can hold the stages, networked
+  for (const auto& [in, g] : priced) {
+    spans = spans || (!layouts(q, *g, *in).empty() && tp * pp > in->gpu_count);
+  }
+  if (pp > 1 && tp * pp > joined && !spans)
     return make_error(Errc::does_not_fit, Msg::serve_pp_domain,
                       {std::to_string(tp), std::to_string(pp), std::to_string(joined)});
   return std::nullopt;
@@ -274,7 +294,7 @@ Result<ServePlan> finish_serve_search(const Catalog& catalog, const ServingAssum
     const Instance& in = *instance;
     auto price = quote_price(in, Pricing::on_demand, catalog.pricing, q.region);
     std::optional<ServeOption> best;
-    for (const auto& layout : layouts(q, *g, in.domain_gpus(), in.gpu_count)) {
+    for (const auto& layout : layouts(q, *g, in)) {
       const ServeEvaluation& e = eval(layout, *g);
       ++plan.evaluated;
       if (!e.option || e.option->fleet.hours.empty()) continue;
@@ -304,7 +324,11 @@ Result<ServePlan> finish_serve_search(const Catalog& catalog, const ServingAssum
   if (plan.options.empty() && !q.gpu.empty() && q.instance.empty() && priced.empty()) {
     // A GPU with no priced instance: the replica and fleet without cost (on an 8-GPU host).
     if (const Gpu* g = catalog.find_gpu(q.gpu)) {
-      for (const auto& layout : layouts(q, *g, 8, 8)) {
+      Instance host;  // an 8-GPU host of its own NVLink domain, network unknown
+      host.gpu = g->id;
+      host.gpu_count = 8;
+      host.nvlink_domain_gpus = 8;
+      for (const auto& layout : layouts(q, *g, host)) {
         const ServeEvaluation& e = eval(layout, *g);
         ++plan.evaluated;
         if (e.option && !e.option->fleet.hours.empty()) {

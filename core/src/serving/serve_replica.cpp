@@ -616,6 +616,14 @@ Result<ReplicaModel> build_replica(const Model& model, const Gpu& gpu, const Ser
   return r;
 }
 
+void span_machines(ReplicaModel& r, int machines, double network_bytes_per_s,
+                   const Efficiencies& eff) {
+  if (machines <= 1 || r.stages <= 1) return;
+  r.stage_network_hops = std::min(static_cast<double>(machines - 1), r.stages - 1);
+  r.stage_network_bytes_per_s = network_bytes_per_s;
+  r.stage_network_latency_s = eff.nccl_ring.network_hop_s;
+}
+
 int64_t max_concurrent_sequences(const ReplicaModel& r, double prompt_tokens,
                                  double output_tokens) {
   const double tokens = std::max(1.0, prompt_tokens + output_tokens);
@@ -736,8 +744,13 @@ namespace {
 double comm_s(const ReplicaModel& r, double tokens, double rank_tokens) {
   double t = 0;
   if (r.stages > 1 && r.stage_link_bytes_per_s > 0) {
-    t += (r.stages - 1) *
+    const double network = r.stage_network_bytes_per_s > 0 ? r.stage_network_hops : 0.0;
+    t += (r.stages - 1 - network) *
          (r.stage_hop_latency_s + tokens * r.stage_hop_bytes_per_token / r.stage_link_bytes_per_s);
+    if (network > 0) {
+      t += network * (r.stage_network_latency_s +
+                      tokens * r.stage_hop_bytes_per_token / r.stage_network_bytes_per_s);
+    }
   }
   const double tp = r.stages > 1 && !r.pipelined ? 1.0 : r.config.tp, ep = r.config.ep;
   const double hidden_bytes = r.hidden * 2.0;

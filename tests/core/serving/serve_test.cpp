@@ -709,13 +709,16 @@ TEST(ServePlan, ATensorParallelReplicaStaysInsideOneNvlinkDomain) {
 TEST(ServePlan, OnGpusWithoutNvlinkTheSearchAlsoTriesPipelines) {
   // --pp 0 (auto): on L40S (PCIe only) single-GPU pipelines of 2, 4 and 8 stages beside tp 1-8,
   // and the mixes 2 x 2, 2 x 4, 4 x 2, on instances whose one machine holds them; on H100
-  // (NVLink) tensor parallelism only. A fixed --pp is the only depth tried.
+  // (NVLink) tensor parallelism only within a machine. A fixed --pp is the only depth tried.
+  // (Whole-machine stages over networked machines: StagesMaySpanNetworkedMachinesOneMachineEach.)
   ServeQuery q = serving_example_query();
   q.config.pp = 0;
   auto depths = [&](const std::string& gpu) {
     q.gpu = gpu;
     std::set<std::pair<int, int>> out;
-    for (const auto& r : start_serve_search(test::catalog(), q).pending) out.insert({r.tp, r.pp});
+    for (const auto& r : start_serve_search(test::catalog(), q).pending) {
+      if (r.machines == 1) out.insert({r.tp, r.pp});
+    }
     return out;
   };
   const std::set<std::pair<int, int>> l40s = depths("l40s");
@@ -726,7 +729,8 @@ TEST(ServePlan, OnGpusWithoutNvlinkTheSearchAlsoTriesPipelines) {
   for (const auto& [tp, pp] : depths("h100-sxm5-80gb")) EXPECT_EQ(pp, 1) << tp;
   q.config.pp = 2;
   for (const auto& [tp, pp] : depths("l40s")) EXPECT_EQ(pp, 2) << tp;
-  // The plan keeps each pipeline inside one machine: none on the 1-GPU instances.
+  // The plan keeps each pipeline inside one machine, or whole stages on networked machines:
+  // none on the 1-GPU instances.
   q.config.pp = 0;
   q.gpu = "l40s";
   auto plan = plan_serving(test::catalog(), test::serving(), test::model("llama-3-70b"), q);
@@ -734,8 +738,51 @@ TEST(ServePlan, OnGpusWithoutNvlinkTheSearchAlsoTriesPipelines) {
   for (const ServeOption& o : plan.value().options) {
     const Instance* in = test::catalog().find_instance(o.instance);
     ASSERT_NE(in, nullptr) << o.instance;
-    EXPECT_LE(o.tp * o.pp, in->gpu_count) << o.instance;
+    EXPECT_GT(in->gpu_count, 1) << o.instance;
+    if (o.machines == 1) EXPECT_LE(o.tp * o.pp, in->gpu_count) << o.instance;
+    if (o.machines > 1) EXPECT_GT(in->network_bytes_per_s, 0) << o.instance;
   }
+}
+
+TEST(ServePlan, StagesMaySpanNetworkedMachinesOneMachineEach) {
+  // Llama 3 405B at 16 bits (810 GB of weights) fills no 8-GPU H100 machine (640 GB); vLLM's
+  // guide runs tensor parallelism inside a node and pipeline stages across nodes. --pp auto tries
+  // a whole machine per stage over 2 and 4 machines where the instance states its network, and
+  // the hand-over between machines crosses it.
+  ServeQuery q = serving_example_query();
+  q.gpu = "h100-sxm5-80gb";
+  q.config.pp = 0;
+  auto plan = plan_serving(test::catalog(), test::serving(), test::model("llama-3-405b"), q);
+  ASSERT_TRUE(plan.ok()) << plan.error().message;
+  for (const ServeOption& o : plan.value().options) {
+    const Instance* in = test::catalog().find_instance(o.instance);
+    ASSERT_NE(in, nullptr) << o.instance;
+    EXPECT_GT(o.machines, 1) << o.instance;  // nothing fits one machine
+    EXPECT_EQ(o.tp, in->gpu_count) << o.instance;
+    EXPECT_EQ(o.machines, o.pp) << o.instance;
+    EXPECT_GT(in->network_bytes_per_s, 0) << o.instance;
+  }
+  // The replica's step: one of its stage hand-overs goes over the network instead of PCIe.
+  const Gpu* h100 = test::catalog().find_gpu("h100-sxm5-80gb");
+  ASSERT_NE(h100, nullptr);
+  ServeConfig c;
+  c.tp = 8;
+  c.pp = 4;
+  auto built = build_replica(test::model("llama-3-405b"), *h100, c, test::serving(),
+                             test::catalog().efficiencies);
+  ASSERT_TRUE(built.ok()) << built.error().message;
+  ReplicaModel two = built.value();
+  const Efficiencies& eff = test::catalog().efficiencies;
+  span_machines(two, 2, 50e9, eff);
+  EXPECT_DOUBLE_EQ(two.stage_network_hops, 1);
+  StepLoad load;
+  load.decode_seqs = 64;
+  load.decode_context = 64 * 1000;
+  // Four stages: 64 sequences in 4 micro-batches of 16 tokens.
+  const double tokens = 16, bytes = tokens * two.stage_hop_bytes_per_token;
+  const double expected = (eff.nccl_ring.network_hop_s + bytes / 50e9) -
+                          (two.stage_hop_latency_s + bytes / two.stage_link_bytes_per_s);
+  EXPECT_NEAR(step_time(two, load).comm_s - step_time(built.value(), load).comm_s, expected, 1e-12);
 }
 
 TEST(ServePlan, AReplicaHeldBackByItsInterconnectSaysSo) {
