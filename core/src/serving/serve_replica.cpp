@@ -187,17 +187,26 @@ double kv_window_share(const TransformerSpec* spec, double tokens) {
 // Hybrid models under a runtime with hybrid pages (RuntimeProfile::hybrid_pages): the block
 // widens to 16 x ceil(state / (16 x kv)) tokens, with `state` one linear block's state and `kv`
 // one token of one attention block on this GPU, so that a block of one attention layer holds a
-// linear layer's state; each group of as many linear layers as there are attention layers then
-// takes one block per sequence, whatever its length.
-void set_state_blocks(const TransformerSpec& s, const KvCacheSize& kv, const ServingAssumptions& a,
-                      ReplicaModel& r) {
-  if (!r.profile.hybrid_pages || kv.state_layers <= 0 || kv.full_layers <= 0) return;
+// linear layer's state. Otherwise the runtime's block size.
+int64_t block_tokens_for(const KvCacheSize& kv, const ServingAssumptions& a,
+                         const ReplicaModel& r) {
+  if (!r.profile.hybrid_pages || kv.state_layers <= 0 || kv.full_layers <= 0) return r.block_tokens;
   const double align = static_cast<double>(a.kv_block_tokens);
   const double state = kv.state_bytes / kv.state_layers;
   const double widened = align * std::ceil(state / (align * kv.bytes_per_token_per_layer));
-  r.block_tokens = std::max(r.block_tokens, static_cast<int64_t>(widened));
-  r.memory.state_blocks_per_seq =
-      static_cast<int64_t>(std::ceil(static_cast<double>(s.linear_layer_count()) / kv.full_layers));
+  return std::max(r.block_tokens, static_cast<int64_t>(widened));
+}
+
+// The blocks a sequence's linear-attention state takes whatever its length: under hybrid pages
+// one per group of as many linear layers as there are attention layers; otherwise the blocks its
+// bytes fill.
+int64_t state_blocks_per_seq(const TransformerSpec& s, const KvCacheSize& kv, double block_bytes,
+                             const ReplicaModel& r) {
+  if (kv.state_layers <= 0 || block_bytes <= 0) return 0;
+  if (r.profile.hybrid_pages && kv.full_layers > 0)
+    return static_cast<int64_t>(
+        std::ceil(static_cast<double>(s.linear_layer_count()) / kv.full_layers));
+  return static_cast<int64_t>(std::ceil(r.memory.state_bytes_per_seq / block_bytes));
 }
 
 // Memory per GPU: weights, activations, context, and the KV cache in what is left.
@@ -234,15 +243,13 @@ void fill_memory(const Model& m, const Gpu& g, const ServeConfig& c, const Servi
   const double left =
       r.profile.fraction_of_free ? (g.memory_bytes - used) * fraction : mem.budget_bytes - used;
   mem.kv_bytes = std::max(0.0, left);
-  set_state_blocks(s, kv, a, r);
+  r.block_tokens = block_tokens_for(kv, a, r);
   // A speculative drafter's keys and values sit beside the model's, token for token.
   const double block_bytes =
       (mem.kv_bytes_per_token + mem.spec_kv_bytes_per_token) * static_cast<double>(r.block_tokens);
   const auto gpu_blocks =
       block_bytes > 0 ? static_cast<int64_t>(std::floor(mem.kv_bytes / block_bytes)) : 0;
-  if (mem.state_bytes_per_seq > 0 && !r.profile.hybrid_pages && block_bytes > 0)
-    mem.state_blocks_per_seq =
-        static_cast<int64_t>(std::ceil(mem.state_bytes_per_seq / block_bytes));
+  mem.state_blocks_per_seq = state_blocks_per_seq(s, kv, block_bytes, r);
   mem.kv_blocks = gpu_blocks * static_cast<int64_t>(r.attention_dp);
   mem.kv_tokens = mem.kv_blocks * r.block_tokens;
   mem.fits = left > 0 && mem.kv_blocks > 0;
@@ -294,6 +301,12 @@ void set_stage_hop(const Gpu& gpu, const Efficiencies& eff, ReplicaModel& r) {
   r.stage_link_bytes_per_s = pcie_bytes_per_s;
 }
 
+// FLOPs of the blocks' weight matmuls (projections, MLPs, router): all but attention's and
+// linear attention's token mixing and the LM head.
+double block_matmul_flops(const TransformerFlops& f) {
+  return f.total() - f.attention_core - f.linear_core - f.head;
+}
+
 // The block's weight matmuls as the kernels see them (QKV, O projection, the MLP's gate-up and
 // down, the MoE router), each with its output columns and its FLOPs per token on one GPU:
 // attention's split over `attention_tp` GPUs, the MLP's over `tp`.
@@ -301,7 +314,7 @@ void set_gemm_shapes(const TransformerSpec& s, const TransformerFlops& f, double
                      double attention_tp, const Efficiencies& eff, const Gpu& gpu,
                      ReplicaModel& r) {
   const TransformerDims d = transformer_dims(s, 1);
-  const double total = f.total() - f.attention_core - f.linear_core - f.head;
+  const double total = block_matmul_flops(f);
   if (total <= 0) return;
   const double up = s.gated_mlp ? 2.0 / 3.0 : 0.5;  // gate and up fused in one matmul
   const bool moe = s.is_moe();
@@ -594,7 +607,7 @@ Result<ReplicaModel> build_replica(const Model& model, const Gpu& gpu, const Ser
   if (auto err = set_rates(gpu, config, eff, r)) return *err;
   const TransformerFlops f = transformer_forward_flops(s, 1);  // one token: no attention context
   const double attention_tp = dense_tp(config);
-  r.gemm_flops_per_token = (f.total() - f.attention_core - f.linear_core - f.head) / config.tp;
+  r.gemm_flops_per_token = block_matmul_flops(f) / config.tp;
   r.head_flops_per_token = f.head / attention_tp;
   set_gemm_shapes(s, f, config.tp, attention_tp, eff, gpu, r);
   r.attention_flops_per_pair =
