@@ -49,6 +49,11 @@ for (const [name, extra] of [['every instance', {}], ['one GPU', { gpu: 'h100-sx
       assert.equal(p.costs[0].usd_per_month_fixed, c.costs[0].usd_per_month_fixed, `#${i} ${c.instance}`);
       assert.equal(p.costs[0].usd_per_month_autoscaled, c.costs[0].usd_per_month_autoscaled,
                    `#${i} ${c.instance}`);
+      // The band of held-out serving error is the CLI's, around the rate.
+      assert.deepEqual(p.replica_max_rate_per_s_range, c.band.replica_max_rate_per_s_range, `#${i} ${c.instance}`);
+      assert.equal(p.rate_band_pool, c.band.rate_band.pool, `#${i} ${c.instance}`);
+      const [low, high] = p.replica_max_rate_per_s_range;
+      assert.ok(low < p.replica_max_rate_per_s && p.replica_max_rate_per_s < high, `#${i} ${c.instance}`);
     }
     assert.deepEqual(s.serving.load_curve_per_s, cli.load_curve_per_s);
     // The link the page writes back is the same options (and the tab).
@@ -56,10 +61,28 @@ for (const [name, extra] of [['every instance', {}], ['one GPU', { gpu: 'h100-sx
     for (const [k, v] of Object.entries(keys)) assert.equal(written.get(k), v, k);
     assert.equal(written.get('tab'), 'serving');
     // The charts are drawn.
-    for (const w of ['serve-ranking', 'serve-load-chart', 'serve-replicas-chart', 'serve-ttft-chart',
+    for (const w of ['serve-ranking', 'serve-band', 'serve-band-link', 'serve-load-chart', 'serve-replicas-chart', 'serve-ttft-chart',
                      'serve-tpot-chart', 'serve-cost-chart']) {
       const [x0, y0, x1, y1] = await widget(page, w);
       assert.ok(x1 > x0 && y1 > y0, w);
+    }
+    if (name === 'one GPU') {
+      // The band's line links the Benchmarks rows of the serving pool it came from (the CLI's).
+      const slug = (pool) => pool.toLowerCase().replace(/\*/g, '').replace(/[^a-z0-9._]+/g, '-').replace(/^-+|-+$/g, '');
+      // It is below the ranking: tall enough to have it on screen without scrolling.
+      await page.setViewportSize({ width: 1280, height: 1400 });
+      try {
+        await page.evaluate(() => { window.gpuplanLastOpened = undefined; });
+        await clickWidget(page, 'serve-band-link', 20);
+        await page.waitForFunction(() => window.gpuplanLastOpened !== undefined, null, { timeout: 10000 });
+        assert.equal(await page.evaluate(() => window.gpuplanLastOpened),
+                     `../benchmarks/#band-serving-${slug(cli.options[0].band.rate_band.pool)}`);
+      } finally {
+        // The link opened the Benchmarks page in a new tab, which took the keyboard: close it.
+        for (const other of page.context().pages()) if (other !== page) await other.close();
+        await page.bringToFront();
+        await page.setViewportSize({ width: 1280, height: 900 });
+      }
     }
     const drawn = await screenshot(page, `serving-${name.replace(/ /g, '-')}`);
     assert.ok(drawn > 0.01, 'the Serving tab is not blank');

@@ -209,6 +209,11 @@ class BuiltSite(unittest.TestCase):
                     parts = r["family"].split("/")
                     for level in (parts[:1], parts[:2], parts):
                         self.assertIn(f"band-{kind}-" + "-".join(level), ids, f"{rel}: {r['family']}")
+            # Serving pools are a family ("TTFT/TPOT at rate" -> ttft-tpot-at-rate) or all.
+            self.assertIn("band-serving-all", ids, rel)
+            for family in {r["family"] for r in table["serving"]}:
+                slug = re.sub(r"[^a-z0-9._]+", "-", family.lower()).strip("-")
+                self.assertIn(f"band-serving-{slug}", ids, f"{rel}: {family}")
 
     def test_hand_written_recipe_table_matches_the_core(self):
         # The Method page's recipe table (prose, both languages) against the bytes the core uses.

@@ -215,13 +215,17 @@ TEST(Compute, BandLinesStateTheirEvidenceAndLinkTheBenchmarksRows) {
   EXPECT_NE(band_evidence(c.time_band).find("widened for an unvalidated GPU architecture"),
             std::string::npos)
       << band_evidence(c.time_band);
-  const std::string url = benchmarks_rows_url(c.time_band, false);
+  const std::string url = benchmarks_rows_url(c.time_band, BandTable::time);
   EXPECT_EQ(url.rfind("../benchmarks/#band-time-decoder", 0), 0u) << url;
   EXPECT_EQ(url.find('*'), std::string::npos);
-  EXPECT_EQ(benchmarks_rows_url(c.verdict.band, true).rfind("../benchmarks/#band-memory-", 0), 0u);
+  EXPECT_EQ(benchmarks_rows_url(c.verdict.band, BandTable::memory)
+                .rfind("../benchmarks/#band-memory-", 0),
+            0u);
   set_language(Lang::zh);
   EXPECT_NE(band_evidence(c.time_band).find("未验证的 GPU 架构"), std::string::npos);
-  EXPECT_EQ(benchmarks_rows_url(c.time_band, false).rfind("../zh/benchmarks/#band-time-", 0), 0u);
+  EXPECT_EQ(
+      benchmarks_rows_url(c.time_band, BandTable::time).rfind("../zh/benchmarks/#band-time-", 0),
+      0u);
   EXPECT_EQ(help_url(), "../zh/calculator-help/");
   set_language(Lang::en);
   EXPECT_EQ(help_url(), "../calculator-help/");

@@ -89,6 +89,7 @@ void print_text(const ServePlan& p, const ServeQuery& q, const ShownCurrency& mo
       b.instance.empty() ? b.gpu.c_str() : b.instance.c_str(), b.tp * b.pp, stages.c_str(),
       b.memory.kv_bytes / 1e9, static_cast<long long>(b.memory.kv_tokens),
       static_cast<long long>(b.max_seqs), b.prefill_s * 1000, b.decode_step_s * 1000);
+  std::printf("band: %s\n", serve_band_line(b, q.slo.percentile).c_str());
   std::printf("replicas per hour (00-23):");
   for (const auto& h : b.fleet.hours) std::printf(" %d", h.replicas);
   std::printf(
@@ -180,6 +181,7 @@ int validate_serving_file(const std::string& path, const std::string& text, bool
       out["rows"].push_back({{"id", p.row.id},
                              {"metric", p.row.metric},
                              {"group", p.group},
+                             {"family", p.family},
                              {"source", p.source},
                              {"measured", p.row.value},
                              {"predicted", p.predicted},

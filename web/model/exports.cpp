@@ -229,14 +229,17 @@ Json serving_json(const PageModel& m) {
                          {"usd_per_month_autoscaled", c.usd_per_month_autoscaled},
                          {"usd_per_million_output_tokens", c.usd_per_million_output_tokens}});
       }
-      options.push_back({{"instance", o.instance},
-                         {"gpu", o.gpu},
-                         {"tp", o.tp},
-                         {"pp", o.pp},
-                         {"replica_max_rate_per_s", o.rate.max_rate_per_s},
-                         {"fixed_replicas", o.fleet.fixed_replicas},
-                         {"replicas_per_hour", hours},
-                         {"costs", costs}});
+      options.push_back(
+          {{"instance", o.instance},
+           {"gpu", o.gpu},
+           {"tp", o.tp},
+           {"pp", o.pp},
+           {"replica_max_rate_per_s", o.rate.max_rate_per_s},
+           {"replica_max_rate_per_s_range", {o.max_rate_range.low, o.max_rate_range.high}},
+           {"rate_band_pool", o.rate_band.pool},
+           {"fixed_replicas", o.fleet.fixed_replicas},
+           {"replicas_per_hour", hours},
+           {"costs", costs}});
     }
   }
   Json latency = Json::array();

@@ -96,6 +96,7 @@ std::string band_evidence(const ErrorBand& b) {
       why.push_back(tr(f == "kind"        ? S::outside_kind
                        : f == "precision" ? S::outside_precision
                        : f == "parallel"  ? S::outside_parallel
+                       : f == "runtime"   ? S::outside_runtime
                                           : S::outside_arch));
     }
   }
@@ -106,15 +107,24 @@ std::string band_evidence(const ErrorBand& b) {
   return out;
 }
 
-std::string benchmarks_rows_url(const ErrorBand& b, bool memory) {
+std::string benchmarks_rows_url(const ErrorBand& b, BandTable table) {
+  // site/sitegen/pages/benchmarks.py's anchor(): "decoder/16-bit/*" -> decoder-16-bit; serving
+  // families "TTFT/TPOT at rate" -> ttft-tpot-at-rate.
   std::string slug;
   for (char ch : b.pool) {
     if (ch == '*') continue;
-    slug += ch == '/' ? '-' : ch;
+    const char c = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    if (std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_') {
+      slug += c;
+    } else if (!slug.empty() && slug.back() != '-') {
+      slug += '-';
+    }
   }
   while (!slug.empty() && slug.back() == '-') slug.pop_back();
-  return std::string(language() == Lang::zh ? "../zh/benchmarks/" : "../benchmarks/") +
-         (memory ? "#band-memory-" : "#band-time-") + slug;
+  const char* kind = table == BandTable::memory    ? "#band-memory-"
+                     : table == BandTable::serving ? "#band-serving-"
+                                                   : "#band-time-";
+  return std::string(language() == Lang::zh ? "../zh/benchmarks/" : "../benchmarks/") + kind + slug;
 }
 
 std::string help_url() {

@@ -39,10 +39,11 @@ std::string fit_advice(const Evaluation& ev);
 // A band's evidence in the page's language: "rests on 60 validated runs of this kind from 1
 // sources; widened for an unvalidated GPU architecture, ...".
 std::string band_evidence(const ErrorBand& band);
-// The Benchmarks page's rows a band rests on (its pool's section of the step-time or memory
-// rows), relative to the calculator in the documentation site:
+// The Benchmarks page's rows a band rests on (its pool's section of the step-time, memory or
+// serving rows), relative to the calculator in the documentation site:
 // "../benchmarks/#band-time-decoder-16-bit" (the Chinese page under zh/).
-std::string benchmarks_rows_url(const ErrorBand& band, bool memory);
+enum class BandTable { time, memory, serving };
+std::string benchmarks_rows_url(const ErrorBand& band, BandTable table);
 
 // What the screens read: the state, its results, and the page's transient state.
 struct PageModel {

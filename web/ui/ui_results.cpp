@@ -14,15 +14,6 @@ namespace {
 constexpr ImGuiTableFlags kTableFlags =
     ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersOuter | ImGuiTableFlags_SizingStretchProp;
 
-// Under a band's line: the link to the Benchmarks rows it rests on.
-void rows_link(const ErrorBand& band, bool memory, UiActions& a, const char* id) {
-  ImGui::PushStyleColor(ImGuiCol_Text, color_note());
-  ImGui::TextUnformatted(tr(S::band_rows_link));
-  ImGui::PopStyleColor();
-  if (ImGui::IsItemClicked()) a.platform.push_back("open-url/" + benchmarks_rows_url(band, memory));
-  remember(a, id);
-}
-
 // The verdict with the memory band and the evidence it rests on, in one line under the bar's
 // numbers (a "tight" fit is drawn in the caution colour, not "fits" green).
 void band_lines(const Evaluation& c, UiActions& a) {
@@ -39,7 +30,7 @@ void band_lines(const Evaluation& c, UiActions& a) {
     ImGui::TextWrapped("%s", tr(S::band_none));
   }
   if (v.fit == Fit::tight) ImGui::PopStyleColor();
-  if (v.band.rows > 0) rows_link(v.band, true, a, "memory-band-link");
+  if (v.band.rows > 0) band_rows_link(v.band, BandTable::memory, a, "memory-band-link");
 }
 
 // Without hardware the estimate stands alone: memory per GPU, no capacity to compare with.
@@ -173,7 +164,7 @@ void time_table(const Evaluation& c, UiActions& a) {
     const Range r = time_range_s(c.time->step_s, c.time_band);
     ImGui::TextWrapped(tr(S::step_band), seconds(r.low).c_str(), seconds(r.high).c_str(),
                        band_evidence(c.time_band).c_str());
-    rows_link(c.time_band, false, a, "step-band-link");
+    band_rows_link(c.time_band, BandTable::time, a, "step-band-link");
   } else {
     ImGui::TextWrapped("%s", tr(S::band_none));
   }

@@ -430,13 +430,41 @@ void comparison(const PageModel& m, UiActions& a) {
   remember(a, "serve-compare-table");
 }
 
-void best_line(const ServeOption& b) {
+// "190-447 ms", or in seconds from a second up.
+std::string latency_text(double s) {
+  return s >= 1 ? format_number(s, 3) + " s" : format_number(s * 1000, 3) + " ms";
+}
+
+// The best option's bands and the evidence they rest on, in one line, with the rows' link.
+void band_line(const ServeOption& b, double percentile, UiActions& a) {
+  if (b.rate_band.rows == 0) {
+    note_text(tr(S::band_none));
+    return;
+  }
+  const std::string low = format_number(b.max_rate_range.low, 3);
+  const std::string high = format_number(b.max_rate_range.high, 3);
+  if (b.latency_band.rows > 0) {
+    const int p = static_cast<int>(percentile);
+    ImGui::TextWrapped(
+        tr(S::serve_band), low.c_str(), high.c_str(), p, latency_text(b.ttft_range_s.low).c_str(),
+        latency_text(b.ttft_range_s.high).c_str(), p, latency_text(b.tpot_range_s.low).c_str(),
+        latency_text(b.tpot_range_s.high).c_str(), band_evidence(b.rate_band).c_str());
+  } else {
+    ImGui::TextWrapped(tr(S::serve_band_rate_only), low.c_str(), high.c_str(),
+                       band_evidence(b.rate_band).c_str());
+  }
+  remember(a, "serve-band");
+  band_rows_link(b.rate_band, BandTable::serving, a, "serve-band-link");
+}
+
+void best_line(const ServeOption& b, double percentile, UiActions& a) {
   ImGui::TextWrapped(tr(S::serve_best), b.instance.empty() ? b.gpu.c_str() : b.instance.c_str(),
                      b.tp * b.pp, format_bytes(b.memory.kv_bytes).c_str(),
                      format_count(static_cast<double>(b.memory.kv_tokens)).c_str(),
                      format_count(static_cast<double>(b.max_seqs)).c_str(),
                      format_number(b.prefill_s * 1000, 3).c_str(),
                      format_number(b.decode_step_s * 1000, 3).c_str());
+  band_line(b, percentile, a);
   for (const auto& n : b.notes) note_text(core_note(n));
 }
 
@@ -526,7 +554,7 @@ UiActions draw_serving(const PageModel& m) {
   if (r.progress >= 1) comparison(m, a);
   if (!ranked) return a;
   const ServeOption& best = r.plan->options.front();
-  best_line(best);
+  best_line(best, m.state.serve.percentile, a);
   ImGui::Spacing();
   day_charts(m, best, a);
   cost_chart(m, best, a);

@@ -94,6 +94,14 @@ void error_text(const std::string& text) {
   ImGui::PopStyleColor();
 }
 
+void band_rows_link(const ErrorBand& band, BandTable table, UiActions& a, const char* id) {
+  ImGui::PushStyleColor(ImGuiCol_Text, color_note());
+  ImGui::TextUnformatted(tr(S::band_rows_link));
+  ImGui::PopStyleColor();
+  if (ImGui::IsItemClicked()) a.platform.push_back("open-url/" + benchmarks_rows_url(band, table));
+  remember(a, id);
+}
+
 void note_text(const std::string& text) {
   ImGui::PushStyleColor(ImGuiCol_Text, color_note());
   ImGui::TextWrapped("%s", text.c_str());

@@ -35,6 +35,9 @@ void same_line_if_fits(float width);
 float radio_width(const std::string& label);
 float small_button_width(const std::string& label);
 
+// Under a band's line: the link to the Benchmarks rows it rests on (remembered under `id`).
+void band_rows_link(const ErrorBand& band, BandTable table, UiActions& a, const char* id);
+
 void error_text(const std::string& text);
 void note_text(const std::string& text);
 void table_row(const char* label, const std::string& value);

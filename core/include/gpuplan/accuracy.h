@@ -29,6 +29,9 @@ struct RunGround {
   std::string parallel;   // the parallel dimensions above 1: "single", "dp", "dp+tp+pp", ...
   std::string arch;       // GPU architecture ("Hopper"); empty: no GPU (not compared)
   int gpus = 1;
+  // The serving engine (runtime_name: vllm, trtllm, sglang, hf, llamacpp) of a serving run;
+  // empty for training runs (not compared).
+  std::string runtime;
 };
 
 // One validated run of data/accuracy.json.
@@ -43,7 +46,10 @@ struct AccuracyRow {
 struct AccuracyTable {
   std::vector<AccuracyRow> time;    // throughput rows (not MFU: it repeats its tokens/s row)
   std::vector<AccuracyRow> memory;  // peak-memory rows of training and inference
-  std::string generated;            // YYYY-MM-DD the file was written
+  // Serving rows (gpuplan/serve_validation.h): family = the row's group ("output tokens/s",
+  // "TTFT/TPOT at rate", ...), error on the row's own metric.
+  std::vector<AccuracyRow> serving;
+  std::string generated;  // YYYY-MM-DD the file was written
 };
 
 // The band of a prediction: the 10th-90th percentile range of the signed error that held-out
@@ -63,8 +69,8 @@ struct ErrorBand {
   int evidence_rows = 0;
   int evidence_sources = 0;
   int evidence_max_gpus = 0;  // the largest of them (or of the nearest kind when none)
-  // Facets outside the validated ground: "kind", "precision", "parallel", "arch", "scale",
-  // "sources" (a pool of one source); each widened the band. `reason` says why in words.
+  // Facets outside the validated ground: "kind", "precision", "parallel", "arch", "runtime",
+  // "scale", "sources" (a pool of one source); each widened the band. `reason` says why in words.
   std::vector<std::string> outside;
   std::vector<std::string> never_validated;  // of them, facets whose value no validated run used
   std::string reason;  // "no validated decoder run used fp8 with dp+pp on Hopper: band widened"

@@ -79,6 +79,9 @@ std::string fit_line(const FitVerdict& f, const std::string& gpu_id);
 // "step time 1.71 s, likely 1.45-1.97 s (80 % band of held-out error); rests on N validated runs
 // of this kind (...) from S sources; band from R runs of K sources (pool)"
 std::string band_line(double step_s, const ErrorBand& band, const RunGround& ground);
+// A serving option's bands in one line: the replica's rate and its latencies at the query's
+// percentile (50, 90 or 99), each likely range, and the evidence the rate band rests on.
+std::string serve_band_line(const ServeOption& o, double percentile);
 // A run's ground as JSON: kind, precision, parallel, arch, gpus.
 nlohmann::ordered_json ground_json(const RunGround& g);
 

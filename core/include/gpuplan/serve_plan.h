@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "gpuplan/accuracy.h"
 #include "gpuplan/catalog.h"
 #include "gpuplan/cost.h"
 #include "gpuplan/model.h"
@@ -55,6 +56,15 @@ struct ServeOption {
   double tokens_per_step = 1;         // a sequence's tokens per decode step (speculative decoding)
   double itl_s = 0;                   // decode_step_s / tokens_per_step: one token, alone
   RateSearch rate;
+  // How far serving runs like this one were from their prediction (gpuplan/accuracy.h, from the
+  // catalog's validated serving rows): the throughput band and where the replica's measured
+  // maximum rate would likely lie; the latency band and where the latencies at that rate would
+  // (at the query's percentile). No band (rows 0): no validated serving runs to rest on.
+  RunGround ground;  // the replica as a serving run's ground (weights, tp, GPU, engine)
+  ErrorBand rate_band;
+  Range max_rate_range;  // requests/s per replica
+  ErrorBand latency_band;
+  Range ttft_range_s, tpot_range_s;
   FleetPlan fleet;
   PriceQuote price;              // on-demand, per instance
   std::vector<FleetCost> costs;  // on-demand first

@@ -20,6 +20,19 @@ namespace gpuplan {
 
 bool is_serving_csv(std::string_view text);
 
+// The families serving errors are pooled by (a validation row's group): what `gpuplan serve`'s
+// replica rate and its latencies at that rate are measured as.
+inline constexpr const char* kServingThroughputGroup = "output tokens/s";
+inline constexpr const char* kServingLatencyGroup = "TTFT/TPOT at rate";
+// The band family of a group: attention-DP replicas a family of their own (their step is timed
+// differently).
+std::string serving_band_family(const std::string& group, bool attention_dp);
+// The ground of a serving run (gpuplan/accuracy.h): a decoder, its weight format, tensor
+// parallel or single, the GPU's architecture (gpu null: not compared), the replica's GPUs, the
+// engine.
+RunGround serving_run_ground(const std::string& precision, int tp, const Gpu* gpu, int gpus,
+                             Runtime runtime);
+
 struct ServingRow {
   std::string id, source_kind, model, gpu, precision, framework, metric, notes;
   std::string source;  // the citation (optional column): its source_key is the row's source
@@ -36,10 +49,11 @@ struct ServingPrediction {
   std::string group;  // "output tokens/s", "batch-1 decode tokens/s", "TTFT/TPOT at rate", "other"
   double predicted = 0;
   double error = 0;  // (predicted - measured) / measured
-  // The error band, as for training rows (gpuplan/accuracy.h), from the other sources' rows of
-  // the same file: family = group (attention-DP replicas a family of their own, as their step is
-  // timed differently), ground = the serving setup (weights format, tp, GPU architecture,
-  // GPUs); the measured value's range from it, in the row's unit.
+  // The error band, as for training rows (gpuplan/accuracy.h), from the other sources' validated
+  // serving rows (the catalog's, data/accuracy.json, and the file's own): family =
+  // serving_band_family(group), ground = serving_run_ground (weights format, tp, GPU
+  // architecture, GPUs, engine); the measured value's range from it, in the row's unit. A row of
+  // no stated source is a new source: every validated row counts.
   std::string family;
   std::string source;  // source_key of row.source ("" when the file has no source column)
   RunGround ground;
@@ -52,7 +66,7 @@ struct ServingReport {
   std::vector<std::pair<std::string, std::string>> skipped;  // (id, reason)
   // Mean absolute percentage error (fraction) and row count by metric, source and group.
   std::vector<std::tuple<std::string, double, int>> by_metric, by_source, by_group;
-  BandCoverage coverage;  // per source (source_key), per group and overall
+  BandCoverage coverage;  // per source (source_key), per family (group) and overall
 };
 // Predicts what gpuplan can express: max-throughput rows as a burst at the batch the KV cache
 // allows (or the static batch given), online rows by simulation at their request rate, batch-1

@@ -135,9 +135,9 @@ GPUPLAN_FIELDS(Efficiencies, s.gemm, s.simt_gemm, s.hbm, s.nvlink, s.pcie, s.net
                s.measured_hbm_bytes_per_s, s.measured_intra_busbw_bytes_per_s,
                s.measured_inter_busbw_bytes_per_s, s.measured_recipe_gemm_flop_per_s)
 GPUPLAN_FIELDS(InputAssumptions, s.image_samples_per_s_per_core)
-GPUPLAN_FIELDS(RunGround, s.kind, s.precision, s.parallel, s.arch, s.gpus)
+GPUPLAN_FIELDS(RunGround, s.kind, s.precision, s.parallel, s.arch, s.gpus, s.runtime)
 GPUPLAN_FIELDS(AccuracyRow, s.id, s.source, s.family, s.ground, s.error)
-GPUPLAN_FIELDS(AccuracyTable, s.time, s.memory, s.generated)
+GPUPLAN_FIELDS(AccuracyTable, s.time, s.memory, s.serving, s.generated)
 GPUPLAN_FIELDS(PublishedSource, s.repository, s.commit, s.path, s.section, s.url, s.date)
 GPUPLAN_FIELDS(PublishedRow, s.id, s.model, s.gpu, s.system, s.num_gpus, s.task, s.precision,
                s.optimizer, s.micro_batch, s.global_batch, s.seq_len, s.resolution, s.zero_stage,

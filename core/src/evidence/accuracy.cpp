@@ -12,7 +12,7 @@
 namespace gpuplan {
 namespace {
 
-constexpr int kAccuracySchemaVersion = 2;
+constexpr int kAccuracySchemaVersion = 3;
 
 // The nominal band: the 10th to the 90th percentile of the signed error (80 % of runs).
 constexpr double kLowQuantile = 0.10;
@@ -137,6 +137,7 @@ std::string facet_value(const AccuracyRow& r, const std::string& facet) {
   if (facet == "precision") return r.ground.precision;
   if (facet == "parallel") return r.ground.parallel;
   if (facet == "arch") return r.ground.arch;
+  if (facet == "runtime") return r.ground.runtime;
   // scale: powers of 8 GPUs (1, 2-8, 9-64, 65-512, ...)
   int bucket = 0;
   for (double g = 1; g < r.ground.gpus; g *= 8) ++bucket;
@@ -148,7 +149,8 @@ std::string facet_value(const AccuracyRow& r, const std::string& facet) {
 namespace {
 
 const std::vector<std::string>& facets() {
-  static const std::vector<std::string> names = {"kind", "precision", "parallel", "arch"};
+  static const std::vector<std::string> names = {"kind", "precision", "parallel", "arch",
+                                                 "runtime"};
   return names;
 }
 
@@ -156,6 +158,7 @@ std::string ground_value(const RunGround& g, const std::string& facet) {
   if (facet == "kind") return g.kind;
   if (facet == "precision") return g.precision;
   if (facet == "parallel") return g.parallel;
+  if (facet == "runtime") return g.runtime;
   return g.arch;
 }
 
@@ -234,6 +237,7 @@ std::string facet_phrase(const RunGround& g, const std::string& facet) {
   if (facet == "precision") return g.precision;
   if (facet == "parallel")
     return g.parallel == "single" ? "a single GPU" : g.parallel + " parallelism";
+  if (facet == "runtime") return "the " + g.runtime + " runtime";
   const bool vowel = !g.arch.empty() && std::string("AEIOU").find(g.arch[0]) != std::string::npos;
   return (vowel ? "an " : "a ") + g.arch + " GPU";
 }
@@ -269,6 +273,7 @@ std::string widen_reason(ErrorBand& b, const RunGround& g, const Rows& all) {
     std::string text = "no validated " + g.kind + " run used " + g.precision + " with " +
                        (g.parallel == "single" ? "no parallelism" : g.parallel);
     if (!g.arch.empty()) text += " on " + g.arch;
+    if (!g.runtime.empty()) text += " under " + g.runtime;
     why.push_back(text);
   }
   for (const auto& f : b.outside) {
@@ -415,6 +420,7 @@ RunGround run_ground(const Model& model, const Setup& setup, const Gpu* gpu, int
 std::string evidence_line(const ErrorBand& band, const RunGround& g) {
   std::string kind = g.kind + ", " + g.precision + ", " + g.parallel;
   if (!g.arch.empty()) kind += ", " + g.arch;
+  if (!g.runtime.empty()) kind += ", " + g.runtime;
   std::string out;
   if (band.evidence_rows > 0) {
     out = "rests on " + std::to_string(band.evidence_rows) + " validated runs of this kind (" +
@@ -560,6 +566,7 @@ Result<std::vector<AccuracyRow>> read_rows(JsonReader& r, const char* key) {
     row.ground.parallel = b.string("parallel", std::nullopt);
     row.ground.arch = b.string("arch", std::nullopt);
     row.ground.gpus = static_cast<int>(b.integer("gpus", std::nullopt, 1, 1'000'000));
+    row.ground.runtime = b.string("runtime", "");
     row.error = b.number("error", std::nullopt, -0.99, 100.0);
     if (auto err = b.finish()) return *err;
     if (row.source.empty()) {
@@ -587,9 +594,12 @@ Result<AccuracyTable> parse_accuracy_json(std::string_view text, const std::stri
   if (!time.ok()) return time.error();
   auto memory = read_rows(r, "memory");
   if (!memory.ok()) return memory.error();
+  auto serving = read_rows(r, "serving");
+  if (!serving.ok()) return serving.error();
   if (auto err = r.finish()) return *err;
   t.time = std::move(time).value();
   t.memory = std::move(memory).value();
+  t.serving = std::move(serving).value();
   return t;
 }
 

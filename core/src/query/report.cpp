@@ -402,6 +402,36 @@ std::string band_line(double step_s, const ErrorBand& band, const RunGround& gro
 }
 
 namespace {
+// "190-447 ms", or in seconds from a second up: "4.01-10.4 s".
+std::string latency_range(const Range& r) {
+  char text[64];
+  if (r.high >= 1) {
+    std::snprintf(text, sizeof text, "%.3g-%.3g s", r.low, r.high);
+  } else {
+    std::snprintf(text, sizeof text, "%.3g-%.3g ms", r.low * 1000, r.high * 1000);
+  }
+  return text;
+}
+}  // namespace
+
+std::string serve_band_line(const ServeOption& o, double percentile) {
+  if (o.rate_band.rows == 0) return "replica rate has no error band: " + o.rate_band.reason;
+  char line[240];
+  std::snprintf(line, sizeof line,
+                "likely %.3g-%.3g req/s per replica (80 %% band of held-out serving error)",
+                o.max_rate_range.low, o.max_rate_range.high);
+  std::string out = line;
+  if (o.latency_band.rows > 0) {
+    const std::string p = std::to_string(static_cast<int>(percentile));
+    out += "; at that rate TTFT p" + p + " likely " + latency_range(o.ttft_range_s) + ", TPOT p" +
+           p + " " + latency_range(o.tpot_range_s);
+  }
+  out += "; " + evidence_line(o.rate_band, o.ground);
+  if (!o.rate_band.reason.empty()) out += "; " + o.rate_band.reason;
+  return out;
+}
+
+namespace {
 
 nlohmann::ordered_json band_json(const ErrorBand& b) {
   return {{"pool", b.pool},
@@ -446,11 +476,13 @@ nlohmann::ordered_json accuracy_json(const Evaluation& ev) {
 }  // namespace
 
 nlohmann::ordered_json ground_json(const RunGround& g) {
-  return {{"kind", g.kind},
-          {"precision", g.precision},
-          {"parallel", g.parallel},
-          {"arch", g.arch},
-          {"gpus", g.gpus}};
+  nlohmann::ordered_json j = {{"kind", g.kind},
+                              {"precision", g.precision},
+                              {"parallel", g.parallel},
+                              {"arch", g.arch},
+                              {"gpus", g.gpus}};
+  if (!g.runtime.empty()) j["runtime"] = g.runtime;
+  return j;
 }
 
 std::string evaluation_to_json(const Evaluation& ev, int indent) {
@@ -526,6 +558,12 @@ nlohmann::ordered_json serve_option_json(const ServeOption& o) {
       {"tpot_s", {{"p50", s.tpot_s.p50}, {"p90", s.tpot_s.p90}, {"p99", s.tpot_s.p99}}},
       {"output_tokens_per_s", s.output_tokens_per_s}};
   j["limit"] = o.rate.limit;
+  j["band"] = {{"ground", ground_json(o.ground)},
+               {"replica_max_rate_per_s_range", {o.max_rate_range.low, o.max_rate_range.high}},
+               {"ttft_s_range", {o.ttft_range_s.low, o.ttft_range_s.high}},
+               {"tpot_s_range", {o.tpot_range_s.low, o.tpot_range_s.high}},
+               {"rate_band", band_json(o.rate_band)},
+               {"latency_band", band_json(o.latency_band)}};
   j["fixed_replicas"] = o.fleet.fixed_replicas;
   j["replicas_per_hour"] = json::array();
   for (const auto& h : o.fleet.hours) j["replicas_per_hour"].push_back(h.replicas);

@@ -7,6 +7,7 @@
 #include <map>
 
 #include "gpuplan/serve_plan.h"
+#include "gpuplan/serve_validation.h"
 
 namespace gpuplan {
 namespace {
@@ -51,6 +52,30 @@ ServeWorkload resolved(const ServeWorkload& w, const ServingAssumptions& a) {
   return out;
 }
 
+double at_percentile(const Percentiles& p, double percentile) {
+  return percentile >= 99 ? p.p99 : percentile >= 90 ? p.p90 : p.p50;
+}
+
+// The option's error bands: the replica's rate from validated throughput runs like it, the
+// latencies at that rate from validated latency-at-rate runs (each a user's new source: every
+// validated row counts, gpuplan/accuracy.h).
+void set_bands(const Catalog& catalog, const Gpu& gpu, const ReplicaModel& r, double percentile,
+               ServeOption& o) {
+  o.ground = serving_run_ground(weight_format_name(r.config.weights), o.tp * o.pp, &gpu,
+                                o.tp * o.pp, r.config.runtime);
+  const bool dp = r.attention_dp > 1;
+  const auto& rows = catalog.accuracy.serving;
+  o.rate_band = error_band(rows, serving_band_family(kServingThroughputGroup, dp), o.ground);
+  if (o.rate_band.rows > 0) o.max_rate_range = measured_range(o.rate.max_rate_per_s, o.rate_band);
+  o.latency_band = error_band(rows, serving_band_family(kServingLatencyGroup, dp), o.ground);
+  if (o.latency_band.rows > 0) {
+    o.ttft_range_s =
+        measured_range(at_percentile(o.rate.at_max.ttft_s, percentile), o.latency_band);
+    o.tpot_range_s =
+        measured_range(at_percentile(o.rate.at_max.tpot_s, percentile), o.latency_band);
+  }
+}
+
 ServeEvaluation evaluate(const Catalog& catalog, const Model& model, const Gpu& gpu,
                          const ReplicaLayout& layout, const ServeQuery& query,
                          const ServingAssumptions& a) {
@@ -92,6 +117,7 @@ ServeEvaluation evaluate(const Catalog& catalog, const Model& model, const Gpu& 
     return e;
   }
   o.rate = rate.value();
+  set_bands(catalog, gpu, r.value(), q.slo.percentile, o);
   auto fleet =
       plan_fleet(q.curve, o.rate.max_rate_per_s, o.memory.weight_bytes * tp * pp, q.policy);
   if (!fleet.ok()) {

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <map>
+#include <set>
 
 #include "gpuplan/serve_validation.h"
 #include "gpuplan/serve_replica.h"
@@ -576,8 +577,8 @@ std::string group_of(const ServingRow& r) {
   if (r.metric == "decode_tokens_per_s_batch1") return "batch-1 decode tokens/s";
   const bool online = number(r.rate).has_value() && r.rate != "inf";
   if (online && r.metric != "req_per_s" && r.metric.rfind("output_tokens", 0) != 0)
-    return "TTFT/TPOT at rate";
-  if (r.metric.rfind("output_tokens", 0) == 0) return "output tokens/s";
+    return kServingLatencyGroup;
+  if (r.metric.rfind("output_tokens", 0) == 0) return kServingThroughputGroup;
   return "other";
 }
 
@@ -604,37 +605,39 @@ ServingRow to_row(const Record& rec, const std::map<std::string, size_t>& col) {
   return r;
 }
 
-// The serving setup as a run's ground: an LLM decoder, its weights format, tensor parallelism,
-// the GPU's architecture and count.
+// The serving setup of a row as a run's ground.
 RunGround serving_ground(const Catalog& c, const ServingRow& r, double gpus) {
-  RunGround g;
-  g.kind = "decoder";
   const auto f = formats(c, r);
-  g.precision = f ? weight_format_name(f->first) : lower(r.precision);
   const auto tp = number(r.tp);
-  g.parallel = tp && *tp > 1 ? "tp" : "single";
-  if (const Gpu* gpu = find_gpu(c, r.gpu))
-    g.arch = gpu->architecture.substr(0, gpu->architecture.find(' '));
-  g.gpus = std::max(1, static_cast<int>(gpus));
-  return g;
+  return serving_run_ground(f ? weight_format_name(f->first) : lower(r.precision),
+                            tp ? static_cast<int>(*tp) : 1, find_gpu(c, r.gpu),
+                            static_cast<int>(gpus), runtime_of(r));
 }
 
-// Each row's band from the other sources' rows of the file, and the coverage.
-void serving_bands(ServingReport& rep) {
+// Each row's band from the other sources' validated rows: the development rows the catalog holds
+// (data/accuracy.json) and the file's own, a file row replacing the catalog's of the same source
+// and id; and the coverage.
+void serving_bands(const Catalog& catalog, ServingReport& rep) {
   std::vector<AccuracyRow> table;
+  std::set<std::pair<std::string, std::string>> in_file;
   for (const auto& p : rep.rows) {
-    if (!p.source.empty()) table.push_back({p.row.id, p.source, p.family, p.ground, p.error});
+    if (p.source.empty()) continue;
+    table.push_back({p.row.id, p.source, p.family, p.ground, p.error});
+    in_file.emplace(p.source, p.row.id);
+  }
+  for (const auto& r : catalog.accuracy.serving) {
+    if (!in_file.count({r.source, r.id})) table.push_back(r);
   }
   std::vector<BandedRow> banded;
   for (auto& p : rep.rows) {
-    if (p.source.empty()) continue;  // no source: nothing to leave out
+    // A row of no stated source is a new one: its band rests on every validated row.
     p.band = error_band(table, p.family, p.ground, p.source);
     if (p.band.rows > 0) {
       p.measured_range = measured_range(p.predicted, p.band);
       p.in_band = p.row.value >= p.measured_range.low && p.row.value <= p.measured_range.high;
     }
-    banded.push_back({p.source, p.group, p.row.value, p.measured_range.low, p.measured_range.high,
-                      p.band.rows > 0, p.error});
+    banded.push_back({p.source.empty() ? "(no source)" : p.source, p.family, p.row.value,
+                      p.measured_range.low, p.measured_range.high, p.band.rows > 0, p.error});
   }
   rep.coverage = band_coverage(banded);
 }
@@ -695,18 +698,34 @@ Result<ServingReport> validate_serving_csv(const Catalog& catalog,
     ServingPrediction sp;
     sp.row = row;
     sp.group = group_of(row);
-    sp.family = replica->attention_dp > 1 ? sp.group + ", attention DP" : sp.group;
+    sp.family = serving_band_family(sp.group, replica->attention_dp > 1);
     sp.predicted = p.value;
     sp.error = (p.value - row.value) / row.value;
     sp.source = row.source.empty() ? "" : source_key(row.source);
     sp.ground = serving_ground(catalog, row, gpus);
     rep.rows.push_back(std::move(sp));
   }
-  serving_bands(rep);
+  serving_bands(catalog, rep);
   rep.by_metric = mape_by(rep.rows, [](const ServingPrediction& p) { return p.row.metric; });
   rep.by_source = mape_by(rep.rows, [](const ServingPrediction& p) { return p.row.source_kind; });
   rep.by_group = mape_by(rep.rows, [](const ServingPrediction& p) { return p.group; });
   return rep;
+}
+
+std::string serving_band_family(const std::string& group, bool attention_dp) {
+  return attention_dp ? group + ", attention DP" : group;
+}
+
+RunGround serving_run_ground(const std::string& precision, int tp, const Gpu* gpu, int gpus,
+                             Runtime runtime) {
+  RunGround g;
+  g.kind = "decoder";
+  g.precision = precision;
+  g.parallel = tp > 1 ? "tp" : "single";
+  if (gpu) g.arch = gpu->architecture.substr(0, gpu->architecture.find(' '));
+  g.gpus = std::max(1, gpus);
+  g.runtime = runtime_name(runtime);
+  return g;
 }
 
 }  // namespace gpuplan

@@ -6,6 +6,7 @@ import csv
 import glob
 import json
 import os
+import re
 import subprocess
 
 from .. import ROOT
@@ -131,8 +132,10 @@ def csv_header(path):
 
 
 def anchor(table, family):
-    """The id the calculator links to for a band's pool ("decoder/16-bit/*" -> band-time-decoder-16-bit)."""
-    slug = family.replace("*", "").replace("/", "-").strip("-")
+    """The id the calculator links to for a band's pool ("decoder/16-bit/*" -> band-time-decoder-16-bit,
+    "TTFT/TPOT at rate" -> band-serving-ttft-tpot-at-rate): web/model/page_model.cpp's
+    benchmarks_rows_url makes the same slug."""
+    slug = re.sub(r"[^a-z0-9._]+", "-", family.replace("*", "").lower()).strip("-")
     return f"band-{table}-{slug}"
 
 
@@ -195,8 +198,11 @@ def bands(site):
         doc = site.cli.json(["validate", rel])
         commands.append(site.cli.display(["validate", rel, "--json"]))
         if doc.get("kind") == "serving":
+            families = coverage_rows(doc["coverage"]["by_family"])
+            for f in families:
+                f["id"] = anchor("serving", f["key"])
             serving = {"file": rel, "sources": coverage_rows(doc["coverage"]["by_source"]),
-                       "families": coverage_rows(doc["coverage"]["by_family"]),
+                       "families": families, "all": anchor("serving", "all"),
                        "overall": coverage_rows([doc["coverage"]["overall"]])[0]}
         elif doc.get("kind") == "memory":
             memory_rows += [r for r in doc["rows"] if r["mode"] in ("train", "infer")]

@@ -12,7 +12,7 @@ namespace gpuplan {
 namespace {
 
 RunGround ground(const char* kind, const char* precision, const char* parallel, int gpus) {
-  return {kind, precision, parallel, "Hopper", gpus};
+  return {kind, precision, parallel, "Hopper", gpus, ""};
 }
 
 // n rows of one source, family and ground with the given errors.
@@ -269,20 +269,62 @@ TEST(SourceKeys, NameTheDocumentAndFoldForks) {
   EXPECT_EQ(source_key("https://blog.mlc.ai/2023/10/19/Scalable (pages)"), "blog.mlc.ai");
 }
 
+// Serving runs also name their engine: a query under an engine no validated run used is outside
+// the ground, and its band widens by how much the error moves between the engines validated.
+TEST(ErrorBands, AServingEngineNoRunUsedWidensTheBand) {
+  std::vector<AccuracyRow> rows;
+  const std::vector<std::pair<int, double>> spread = {{2, -0.2}, {6, 0.0}, {2, 0.2}};
+  auto serving = [](const char* runtime) {
+    RunGround g{"decoder", "bf16", "single", "Hopper", 1, runtime};
+    return g;
+  };
+  add(rows, "A", "output tokens/s", serving("trtllm"), spread);
+  add(rows, "B", "output tokens/s", serving("trtllm"), spread);
+  add(rows, "C", "output tokens/s", serving("vllm"), {{5, 0.3}, {5, 0.5}});
+  const ErrorBand known = error_band(rows, "output tokens/s", serving("trtllm"));
+  EXPECT_TRUE(known.outside.empty());
+  EXPECT_EQ(known.evidence_rows, 20);
+  const ErrorBand unseen = error_band(rows, "output tokens/s", serving("llamacpp"));
+  EXPECT_EQ(unseen.outside, std::vector<std::string>{"runtime"});
+  EXPECT_EQ(unseen.never_validated, std::vector<std::string>{"runtime"});
+  EXPECT_EQ(unseen.reason, "no validated run used the llamacpp runtime: band widened");
+  EXPECT_LT(unseen.low, known.low);
+  EXPECT_GT(unseen.high, known.high);
+  // A training query names no engine: the facet is not compared.
+  const ErrorBand training = error_band(rows, "output tokens/s", serving(""));
+  EXPECT_TRUE(training.outside.empty());
+  EXPECT_EQ(
+      evidence_line(unseen, serving("llamacpp"))
+          .rfind("no validated run of this kind (decoder, bf16, single, Hopper, llamacpp)", 0),
+      0u);
+}
+
 TEST(AccuracyFile, ErrorsNameTheField) {
   auto err = [](const std::string& text) {
     auto t = parse_accuracy_json(text, "accuracy.json");
     return t.ok() ? std::string() : t.error().message;
   };
-  const std::string head =
-      R"({"schema_version": 2, "kind": "accuracy", "generated": "2026-12-01", "memory": [], )";
+  const std::string start =
+      R"({"schema_version": 3, "kind": "accuracy", "generated": "2026-12-01", )";
+  const std::string head = start + R"("memory": [], "serving": [], )";
   const std::string row =
       R"("family": "x", "kind": "decoder", "precision": "16-bit", "parallel": "dp", "arch": "Hopper", "gpus": 8, "error": 0.1})";
   EXPECT_EQ(err(head + R"("time": [{"id": "r", "source": "", )" + row + "]}"),
             "accuracy.json: time[0]: source is empty");
   EXPECT_EQ(err(head + R"("time": [{"id": "r", "source": "s", )" + row + "]}"), "");
+  // Serving rows carry their engine; a row without one is a training row's ground.
+  const std::string serving = start + R"("memory": [], "time": [], "serving": [{"id": "s", )";
+  auto t = parse_accuracy_json(serving + R"("source": "s", "runtime": "vllm", )" + row + "]}",
+                               "accuracy.json");
+  ASSERT_TRUE(t.ok()) << t.error().message;
+  ASSERT_EQ(t.value().serving.size(), 1u);
+  EXPECT_EQ(t.value().serving[0].ground.runtime, "vllm");
+  EXPECT_EQ(err(serving + R"("source": "s", "runtime": 3, )" + row + "]}"),
+            "accuracy.json: serving[0].runtime: expected a string, got a number");
+  EXPECT_EQ(err(start + R"("memory": [], "time": []})"),
+            "accuracy.json: serving: missing required field");
   EXPECT_EQ(err(R"({"schema_version": 1, "kind": "accuracy"})"),
-            "accuracy.json: schema_version 1 is not supported (this build reads 2); update gpuplan "
+            "accuracy.json: schema_version 1 is not supported (this build reads 3); update gpuplan "
             "or convert the file");
   EXPECT_EQ(err(head + R"("time": {}})"), "accuracy.json: time: expected an array");
 }

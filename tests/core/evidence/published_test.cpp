@@ -204,8 +204,9 @@ TEST(Published, RowsArePredictedAsTheValidationTablePredictsThem) {
   // The measured value's likely range: the family's band around the prediction, its table's
   // source left out, as the CLI gives.
   ASSERT_TRUE(fused.predicted_range);
-  const ErrorBand band = error_band(test::catalog().accuracy.time, "encoder/16-bit/single",
-                                    {"encoder", "16-bit", "single", "Ampere", 1}, fused.run.source);
+  const ErrorBand band =
+      error_band(test::catalog().accuracy.time, "encoder/16-bit/single",
+                 {"encoder", "16-bit", "single", "Ampere", 1, ""}, fused.run.source);
   ASSERT_GT(band.rows, 0);
   EXPECT_DOUBLE_EQ(fused.predicted_range->low, *fused.predicted / (1 + band.high));
   EXPECT_DOUBLE_EQ(fused.predicted_range->high, *fused.predicted / (1 + band.low));

@@ -534,6 +534,31 @@ TEST(ServeValidation, ReadsTheColumnsByNameAndSkipsWithAReason) {
   EXPECT_EQ(bad.error().message, "s.csv:1: header lacks the column 'model'");
 }
 
+// A file of one source, or of none, is new ground: its rows' bands rest on the development
+// rows the catalog holds (data/accuracy.json), not on the file's other rows alone.
+TEST(ServeValidation, BandsRestOnTheValidatedServingRows) {
+  ASSERT_GT(test::catalog().accuracy.serving.size(), 1000u);
+  const std::string head =
+      "id,source_kind,model,gpu,num_gpus,tp,precision,framework,input_len,output_len,"
+      "concurrency_or_batch,request_rate,metric,value,notes";
+  const std::string row =
+      "N1,vllm,Llama-3.1-8B,H100 80GB HBM3,1,1,BF16,vLLM 0.6.0,1000,1000,,inf,"
+      "output_tokens_per_s_total,9000,";
+  for (const std::string& text :
+       {head + ",source\n" + row + ",someone's blog\n", head + "\n" + row + "\n"}) {
+    auto rep = validate_serving_csv(test::catalog(), test::serving(), text, "s.csv");
+    ASSERT_TRUE(rep.ok()) << rep.error().message;
+    ASSERT_EQ(rep.value().rows.size(), 1u);
+    const ServingPrediction& p = rep.value().rows[0];
+    EXPECT_EQ(p.ground.runtime, "vllm");
+    EXPECT_GE(p.band.sources, 3);
+    EXPECT_GE(p.band.rows, 100);
+    EXPECT_LT(p.measured_range.low, p.predicted);
+    EXPECT_GT(p.measured_range.high, p.predicted);
+    EXPECT_EQ(rep.value().coverage.overall.rows, 1);
+  }
+}
+
 // Precision as posts write it: a remark in parentheses, the KV cache's format alone, or nothing,
 // where the weights are the checkpoint's (its name's suffix, else the zoo entry's published
 // format); lengths as "~N (+-15%)".
@@ -739,8 +764,11 @@ TEST(ServePlan, OnGpusWithoutNvlinkTheSearchAlsoTriesPipelines) {
     const Instance* in = test::catalog().find_instance(o.instance);
     ASSERT_NE(in, nullptr) << o.instance;
     EXPECT_GT(in->gpu_count, 1) << o.instance;
-    if (o.machines == 1) EXPECT_LE(o.tp * o.pp, in->gpu_count) << o.instance;
-    if (o.machines > 1) EXPECT_GT(in->network_bytes_per_s, 0) << o.instance;
+    if (o.machines == 1) {
+      EXPECT_LE(o.tp * o.pp, in->gpu_count) << o.instance;
+    } else {
+      EXPECT_GT(in->network_bytes_per_s, 0) << o.instance;
+    }
   }
 }
 
