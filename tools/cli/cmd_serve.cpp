@@ -90,6 +90,13 @@ void print_text(const ServePlan& p, const ServeQuery& q, const ShownCurrency& mo
       b.memory.kv_bytes / 1e9, static_cast<long long>(b.memory.kv_tokens),
       static_cast<long long>(b.max_seqs), b.prefill_s * 1000, b.decode_step_s * 1000);
   std::printf("band: %s\n", serve_band_line(b, q.slo.percentile).c_str());
+  if (b.usd_per_month_autoscaled_range.high > 0) {
+    std::printf(
+        "band: on-demand autoscaled bill likely %s%.0f-%.0f a month (the fleet sized at "
+        "each end of the rate's band)\n",
+        unit.c_str(), b.usd_per_month_autoscaled_range.low * per_usd,
+        b.usd_per_month_autoscaled_range.high * per_usd);
+  }
   std::printf("replicas per hour (00-23):");
   for (const auto& h : b.fleet.hours) std::printf(" %d", h.replicas);
   std::printf(

@@ -453,6 +453,11 @@ void band_line(const ServeOption& b, double percentile, UiActions& a) {
     ImGui::TextWrapped(tr(S::serve_band_rate_only), low.c_str(), high.c_str(),
                        band_evidence(b.rate_band).c_str());
   }
+  if (b.usd_per_month_autoscaled_range.high > 0) {
+    ImGui::TextWrapped(tr(S::serve_bill_band),
+                       format_money(b.usd_per_month_autoscaled_range.low).c_str(),
+                       format_money(b.usd_per_month_autoscaled_range.high).c_str());
+  }
   remember(a, "serve-band");
   band_rows_link(b.rate_band, BandTable::serving, a, "serve-band-link");
 }

@@ -65,6 +65,10 @@ struct ServeOption {
   Range max_rate_range;  // requests/s per replica
   ErrorBand latency_band;
   Range ttft_range_s, tpot_range_s;
+  // The on-demand autoscaled monthly bill with the fleet sized again at each end of the rate's
+  // band (value: at the predicted rate; low at the band's high rate); zeros without a band or a
+  // price.
+  Range usd_per_month_autoscaled_range;
   FleetPlan fleet;
   PriceQuote price;              // on-demand, per instance
   std::vector<FleetCost> costs;  // on-demand first

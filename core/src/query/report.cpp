@@ -562,6 +562,8 @@ nlohmann::ordered_json serve_option_json(const ServeOption& o) {
                {"replica_max_rate_per_s_range", {o.max_rate_range.low, o.max_rate_range.high}},
                {"ttft_s_range", {o.ttft_range_s.low, o.ttft_range_s.high}},
                {"tpot_s_range", {o.tpot_range_s.low, o.tpot_range_s.high}},
+               {"usd_per_month_autoscaled_range",
+                {o.usd_per_month_autoscaled_range.low, o.usd_per_month_autoscaled_range.high}},
                {"rate_band", band_json(o.rate_band)},
                {"latency_band", band_json(o.latency_band)}};
   j["fixed_replicas"] = o.fleet.fixed_replicas;

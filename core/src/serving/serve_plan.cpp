@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 
 #include "gpuplan/serve_plan.h"
 #include "gpuplan/serve_validation.h"
@@ -74,6 +75,22 @@ void set_bands(const Catalog& catalog, const Gpu& gpu, const ReplicaModel& r, do
     o.tpot_range_s =
         measured_range(at_percentile(o.rate.at_max.tpot_s, percentile), o.latency_band);
   }
+}
+
+// The monthly bill (on demand, autoscaled) with the fleet sized again at the ends of the rate's
+// band: the band's high rate gives the low bill.
+void set_bill_range(const ServeQuery& q, const FleetPrices& prices, double output_tokens,
+                    ServeOption& o) {
+  if (o.rate_band.rows == 0 || o.max_rate_range.low <= 0 || o.costs.empty()) return;
+  const double weight_bytes = o.memory.weight_bytes * o.tp * o.pp;
+  auto bill = [&](double rate) -> std::optional<double> {
+    auto fleet = plan_fleet(q.curve, rate, weight_bytes, q.policy);
+    if (!fleet.ok()) return std::nullopt;
+    return fleet_costs(fleet.value(), prices, output_tokens).front().usd_per_month_autoscaled;
+  };
+  const auto low = bill(o.max_rate_range.high), high = bill(o.max_rate_range.low);
+  if (low && high)
+    o.usd_per_month_autoscaled_range = {o.costs.front().usd_per_month_autoscaled, *low, *high};
 }
 
 ServeEvaluation evaluate(const Catalog& catalog, const Model& model, const Gpu& gpu,
@@ -338,6 +355,7 @@ Result<ServePlan> finish_serve_search(const Catalog& catalog, const ServingAssum
       fp.gpus_per_replica = layout.tp * layout.pp;
       fp.gpus_per_instance = in.gpu_count;
       o.costs = fleet_costs(o.fleet, fp, w.output_tokens);
+      set_bill_range(q, fp, w.output_tokens, o);
       if (!best ||
           o.costs.front().usd_per_day_autoscaled < best->costs.front().usd_per_day_autoscaled)
         best = o;

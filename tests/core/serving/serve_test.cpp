@@ -8,6 +8,7 @@
 #include "gpuplan/embedded_data.h"
 #include "gpuplan/evaluate.h"
 #include "gpuplan/query.h"
+#include "gpuplan/report.h"
 #include "gpuplan/serve_plan.h"
 #include "gpuplan/serve_validation.h"
 #include "test_util.h"
@@ -770,6 +771,35 @@ TEST(ServePlan, OnGpusWithoutNvlinkTheSearchAlsoTriesPipelines) {
       EXPECT_GT(in->network_bytes_per_s, 0) << o.instance;
     }
   }
+}
+
+// Every option states where its measured figures would likely lie: the band of the validated
+// serving runs (an H100 replica under vLLM at 16 bits has validated runs of its kind), around
+// the predicted rate and latencies, and the bill with the fleet sized at the band's ends.
+TEST(ServePlan, EveryOptionCarriesItsBandAndTheBillItImplies) {
+  ServeQuery q = serving_example_query();
+  q.gpu = "h100-sxm5-80gb";
+  auto plan = plan_serving(test::catalog(), test::serving(), test::model("llama-3-8b"), q);
+  ASSERT_TRUE(plan.ok()) << plan.error().message;
+  for (const ServeOption& o : plan.value().options) {
+    EXPECT_EQ(o.ground.runtime, "vllm");
+    EXPECT_EQ(o.ground.arch, "Hopper");
+    EXPECT_EQ(o.rate_band.family, "output tokens/s");
+    EXPECT_GT(o.rate_band.rows, 100);
+    EXPECT_LT(o.max_rate_range.low, o.rate.max_rate_per_s) << o.instance;
+    EXPECT_GT(o.max_rate_range.high, o.rate.max_rate_per_s) << o.instance;
+    EXPECT_EQ(o.latency_band.family, "TTFT/TPOT at rate");
+    EXPECT_LT(o.tpot_range_s.low, o.rate.at_max.tpot_s.p90) << o.instance;
+    EXPECT_GT(o.tpot_range_s.high, o.rate.at_max.tpot_s.p90) << o.instance;
+    const Range& bill = o.usd_per_month_autoscaled_range;
+    EXPECT_EQ(bill.value, o.costs.front().usd_per_month_autoscaled) << o.instance;
+    EXPECT_LE(bill.low, bill.value) << o.instance;
+    EXPECT_GE(bill.high, bill.value) << o.instance;
+  }
+  const std::string line = serve_band_line(plan.value().options.front(), 90);
+  EXPECT_NE(line.find("req/s per replica (80 % band of held-out serving error)"), std::string::npos)
+      << line;
+  EXPECT_NE(line.find("TPOT p90"), std::string::npos) << line;
 }
 
 TEST(ServePlan, StagesMaySpanNetworkedMachinesOneMachineEach) {
