@@ -64,10 +64,6 @@ S fleet_pricing_string(const std::string& pricing) {
   return S::fleet_on_demand;
 }
 
-double at_percentile(const Percentiles& p, double percentile) {
-  return percentile >= 99 ? p.p99 : percentile >= 90 ? p.p90 : p.p50;
-}
-
 std::unique_ptr<ServeJob> start_serve_job(const Catalog& catalog, const PageState& state,
                                           ServeResults& out) {
   out = ServeResults{};

@@ -63,7 +63,4 @@ std::string typed_curve_seed(const ServeRequest& r, const ServeResults& shown);
 // The page's string for a pricing model of fleet_costs() ("on-demand", "reserved base + ...").
 S fleet_pricing_string(const std::string& pricing);
 
-// The SLO's percentile of a simulation's distribution.
-double at_percentile(const Percentiles& p, double percentile);
-
 }  // namespace gpuplan::web

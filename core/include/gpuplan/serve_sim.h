@@ -42,6 +42,8 @@ double cached_prompt_tokens(double prompt_tokens, double hit_rate);
 struct Percentiles {
   double p50 = 0, p90 = 0, p99 = 0, mean = 0;
 };
+// The percentile a target holds at (50, 90 or 99): p99 from 99 up, p90 from 90, else p50.
+double at_percentile(const Percentiles& p, double percentile);
 struct SimulationResult {
   Percentiles ttft_s;
   Percentiles tpot_s;              // per request: (end - first token) / (output - 1)

@@ -53,10 +53,6 @@ ServeWorkload resolved(const ServeWorkload& w, const ServingAssumptions& a) {
   return out;
 }
 
-double at_percentile(const Percentiles& p, double percentile) {
-  return percentile >= 99 ? p.p99 : percentile >= 90 ? p.p90 : p.p50;
-}
-
 // The option's error bands: the replica's rate from validated throughput runs like it, the
 // latencies at that rate from validated latency-at-rate runs (each a user's new source: every
 // validated row counts, gpuplan/accuracy.h).

@@ -317,11 +317,13 @@ Result<SimulationResult> simulate(const ReplicaModel& r, const ServeWorkload& w)
   return s.run();
 }
 
+double at_percentile(const Percentiles& p, double percentile) {
+  return percentile >= 99 ? p.p99 : percentile >= 90 ? p.p90 : p.p50;
+}
+
 bool meets_slo(const SimulationResult& s, const Slo& slo) {
   if (s.saturated) return false;
-  auto pick = [&](const Percentiles& p) {
-    return slo.percentile >= 99 ? p.p99 : slo.percentile >= 90 ? p.p90 : p.p50;
-  };
+  auto pick = [&](const Percentiles& p) { return at_percentile(p, slo.percentile); };
   if (slo.ttft_s > 0 && pick(s.ttft_s) > slo.ttft_s) return false;
   if (slo.tpot_s > 0 && pick(s.tpot_s) > slo.tpot_s) return false;
   return true;
@@ -361,9 +363,7 @@ Result<RateSearch> max_rate_within_slo(const ReplicaModel& r, const ServeWorkloa
   out.max_rate_per_s = lo;
   out.at_max = best;
   if (have_failed) {
-    auto pick = [&](const Percentiles& p) {
-      return slo.percentile >= 99 ? p.p99 : slo.percentile >= 90 ? p.p90 : p.p50;
-    };
+    auto pick = [&](const Percentiles& p) { return at_percentile(p, slo.percentile); };
     out.limit = failed.saturated                                       ? "throughput"
                 : (slo.ttft_s > 0 && pick(failed.ttft_s) > slo.ttft_s) ? "ttft"
                                                                        : "tpot";
