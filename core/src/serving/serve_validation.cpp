@@ -256,10 +256,14 @@ std::optional<WeightFormat> checkpoint_weights(const Catalog& c, const ServingRo
 // does not state are the checkpoint's (checkpoint_weights).
 std::optional<std::pair<WeightFormat, KvFormat>> formats(const Catalog& c, const ServingRow& r) {
   std::string p = lower(r.precision);
-  // FP8 KV where the notes say so, and for NVIDIA ModelOpt FP8 checkpoints, which quantise the
-  // KV cache too (their hf_quant_config.json sets kv_cache_quant_algo FP8).
-  const bool fp8_kv = contains(r.notes, "kv cache fp8") || contains(r.notes, "fp8 kv cache") ||
-                      (p == "fp8" && contains(r.notes, "modelopt"));
+  // FP8 KV where the notes say so, and for NVIDIA ModelOpt FP8 and FP4 checkpoints, which
+  // quantise the KV cache too (their hf_quant_config.json sets kv_cache_quant_algo FP8, e.g.
+  // nvidia/Llama-3.3-70B-Instruct-NVFP4: quant_algo NVFP4, group_size 16), and TensorRT-LLM's
+  // KV dtype "auto" takes the checkpoint's.
+  const bool modelopt_checkpoint =
+      (p == "fp8" || p == "fp4" || p == "nvfp4") && contains(r.notes, "modelopt");
+  const bool fp8_kv =
+      contains(r.notes, "kv cache fp8") || contains(r.notes, "fp8 kv cache") || modelopt_checkpoint;
   KvFormat kv = fp8_kv || contains(p, "fp8 kv cache") ? KvFormat::fp8 : KvFormat::bf16;
   if (p.rfind("kv cache ", 0) == 0) {
     if (p.rfind("kv cache fp8", 0) == 0) kv = KvFormat::fp8;
@@ -281,7 +285,7 @@ std::optional<std::pair<WeightFormat, KvFormat>> formats(const Catalog& c, const
   if (p == "bf16") return std::make_pair(WeightFormat::bf16, kv);
   if (p == "fp8" || p == "fp8 weights") return std::make_pair(WeightFormat::fp8, kv);
   // NVIDIA's FP4 checkpoints (TensorRT-LLM's perf tables' "FP4" column, nvidia/*-FP4 ModelOpt
-  // checkpoints) are NVFP4; their KV cache is FP8 where the row says so.
+  // checkpoints) are NVFP4.
   if (p == "fp4" || p == "nvfp4" || p.rfind("fp4 weights", 0) == 0)
     return std::make_pair(WeightFormat::nvfp4, kv);
   if (p == "mxfp4") return std::make_pair(WeightFormat::mxfp4, kv);
