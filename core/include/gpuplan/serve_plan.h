@@ -5,6 +5,7 @@
 // core/src/serving/serve_plan.cpp.
 
 #include <cstddef>
+#include <map>
 #include <optional>
 #include <string>
 #include <utility>
@@ -123,10 +124,22 @@ struct ServeEvaluation {
   std::optional<ServeOption> option;  // nullopt: the replica does not fit (see error)
   Error error = make_error(Errc::invalid_argument, "");  // empty message: none
 };
+// The error bands one search has computed, by family and ground: the replicas of one size on
+// GPUs of one architecture share their ground, so each band is computed once per search.
+class BandMemo {
+ public:
+  const ErrorBand& band(const std::vector<AccuracyRow>& rows, const std::string& family,
+                        const RunGround& ground);
+
+ private:
+  const std::vector<AccuracyRow>* rows_ = nullptr;  // the table the bands were computed from
+  std::map<std::string, ErrorBand> bands_;
+};
 struct ServeSearch {
   std::vector<ReplicaLayout> pending;  // to evaluate, in order
   size_t next = 0;                     // the next entry of `pending`
   std::vector<ServeEvaluation> done;   // in evaluation order
+  BandMemo bands;
   bool finished() const { return next >= pending.size(); }
   double progress() const {
     return pending.empty() ? 1.0 : static_cast<double>(next) / static_cast<double>(pending.size());

@@ -57,14 +57,14 @@ ServeWorkload resolved(const ServeWorkload& w, const ServingAssumptions& a) {
 // latencies at that rate from validated latency-at-rate runs (each a user's new source: every
 // validated row counts, gpuplan/accuracy.h).
 void set_bands(const Catalog& catalog, const Gpu& gpu, const ReplicaModel& r, double percentile,
-               ServeOption& o) {
+               BandMemo& memo, ServeOption& o) {
   o.ground = serving_run_ground(weight_format_name(r.config.weights), o.tp * o.pp, &gpu,
                                 o.tp * o.pp, r.config.runtime);
   const bool dp = r.attention_dp > 1;
   const auto& rows = catalog.accuracy.serving;
-  o.rate_band = error_band(rows, serving_band_family(kServingThroughputGroup, dp), o.ground);
+  o.rate_band = memo.band(rows, serving_band_family(kServingThroughputGroup, dp), o.ground);
   if (o.rate_band.rows > 0) o.max_rate_range = measured_range(o.rate.max_rate_per_s, o.rate_band);
-  o.latency_band = error_band(rows, serving_band_family(kServingLatencyGroup, dp), o.ground);
+  o.latency_band = memo.band(rows, serving_band_family(kServingLatencyGroup, dp), o.ground);
   if (o.latency_band.rows > 0) {
     o.ttft_range_s =
         measured_range(at_percentile(o.rate.at_max.ttft_s, percentile), o.latency_band);
@@ -91,7 +91,7 @@ void set_bill_range(const ServeQuery& q, const FleetPrices& prices, double outpu
 
 ServeEvaluation evaluate(const Catalog& catalog, const Model& model, const Gpu& gpu,
                          const ReplicaLayout& layout, const ServeQuery& query,
-                         const ServingAssumptions& a) {
+                         const ServingAssumptions& a, BandMemo& bands) {
   ServeQuery q = query;
   q.workload = resolved(query.workload, a);
   ServeEvaluation e;
@@ -130,7 +130,7 @@ ServeEvaluation evaluate(const Catalog& catalog, const Model& model, const Gpu& 
     return e;
   }
   o.rate = rate.value();
-  set_bands(catalog, gpu, r.value(), q.slo.percentile, o);
+  set_bands(catalog, gpu, r.value(), q.slo.percentile, bands, o);
   auto fleet =
       plan_fleet(q.curve, o.rate.max_rate_per_s, o.memory.weight_bytes * tp * pp, q.policy);
   if (!fleet.ok()) {
@@ -244,6 +244,20 @@ std::vector<std::pair<const Instance*, const Gpu*>> priced_instances(const Catal
 
 }  // namespace
 
+const ErrorBand& BandMemo::band(const std::vector<AccuracyRow>& rows, const std::string& family,
+                                const RunGround& ground) {
+  const std::string key = family + '|' + ground.kind + '|' + ground.precision + '|' +
+                          ground.parallel + '|' + ground.arch + '|' + std::to_string(ground.gpus) +
+                          '|' + ground.runtime;
+  if (rows_ != &rows) {
+    bands_.clear();
+    rows_ = &rows;
+  }
+  auto it = bands_.find(key);
+  if (it == bands_.end()) it = bands_.emplace(key, error_band(rows, family, ground)).first;
+  return it->second;
+}
+
 ServeSearch start_serve_search(const Catalog& catalog, const ServeQuery& q) {
   ServeSearch search;
   for (const auto& [in, g] : priced_instances(catalog, q)) {
@@ -260,7 +274,7 @@ bool step_serve_search(const Catalog& catalog, const ServingAssumptions& serving
   if (search.finished()) return false;
   const ReplicaLayout& next = search.pending[search.next++];
   if (const Gpu* g = catalog.find_gpu(next.gpu))
-    search.done.push_back(evaluate(catalog, model, *g, next, q, serving));
+    search.done.push_back(evaluate(catalog, model, *g, next, q, serving, search.bands));
   return true;
 }
 
@@ -320,7 +334,7 @@ Result<ServePlan> finish_serve_search(const Catalog& catalog, const ServingAssum
     for (const auto& e : all) {
       if (e.layout == r) return e;
     }
-    all.push_back(evaluate(catalog, model, g, r, q, serving));
+    all.push_back(evaluate(catalog, model, g, r, q, serving, search.bands));
     return all.back();
   };
   ServePlan plan;

@@ -802,6 +802,32 @@ TEST(ServePlan, EveryOptionCarriesItsBandAndTheBillItImplies) {
   EXPECT_NE(line.find("TPOT p90"), std::string::npos) << line;
 }
 
+TEST(ServePlan, ABandMemoGivesErrorBandsOwnBandOncePerFamilyAndGround) {
+  // Two replicas of one size on two Hopper GPUs share their ground: the memo computes the band
+  // once, equal to error_band's; a ground of another size or another table is computed anew.
+  const auto& rows = test::catalog().accuracy.serving;
+  const Gpu* h100 = test::catalog().find_gpu("h100-sxm5-80gb");
+  const Gpu* h200 = test::catalog().find_gpu("h200-sxm-141gb");
+  ASSERT_TRUE(h100 && h200);
+  const RunGround a = serving_run_ground("bf16", 2, h100, 2, Runtime::vllm);
+  const RunGround b = serving_run_ground("bf16", 2, h200, 2, Runtime::vllm);
+  const RunGround wider = serving_run_ground("bf16", 4, h100, 4, Runtime::vllm);
+  const std::string family = serving_band_family(kServingThroughputGroup, false);
+  BandMemo memo;
+  const ErrorBand& first = memo.band(rows, family, a);
+  const ErrorBand direct = error_band(rows, family, a);
+  EXPECT_EQ(first.rows, direct.rows);
+  EXPECT_EQ(first.low, direct.low);
+  EXPECT_EQ(first.high, direct.high);
+  EXPECT_EQ(&memo.band(rows, family, b), &first);  // the same entry, not computed again
+  const ErrorBand& other = memo.band(rows, family, wider);
+  EXPECT_NE(&other, &first);
+  EXPECT_EQ(other.high, error_band(rows, family, wider).high);
+  // Another table: the memo forgets what it held.
+  std::vector<AccuracyRow> few(rows.begin(), rows.begin() + 30);
+  EXPECT_EQ(memo.band(few, family, a).rows, error_band(few, family, a).rows);
+}
+
 TEST(ServePlan, StagesMaySpanNetworkedMachinesOneMachineEach) {
   // Llama 3 405B at 16 bits (810 GB of weights) fills no 8-GPU H100 machine (640 GB); vLLM's
   // guide runs tensor parallelism inside a node and pipeline stages across nodes. --pp auto tries
