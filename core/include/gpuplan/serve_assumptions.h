@@ -39,6 +39,10 @@ struct RuntimeProfile {
   bool reserve_full_sequence = false;           // KV for prompt + output reserved at admission
   double kernels_per_layer = 10;                // GPU kernels per block and step (fusion)
   bool cuda_graphs = true;  // false: the host issues each kernel (eager PyTorch)
+  // Host time per request in a step: a Python executor's bookkeeping (inputs, block tables,
+  // sampled tokens) for each running request, overlapped with the GPU's step (the step takes the
+  // longer of the two); 0 where a C++ executor keeps it negligible.
+  double host_per_sequence_s = 0;
   // Hybrid models share one block pool: attention blocks widened until one holds a linear
   // layer's state, each group of linear layers a block per sequence (vLLM's hybrid pages).
   bool hybrid_pages = false;

@@ -560,6 +560,10 @@ std::string resolve(const Catalog& c, const ServingAssumptions& a, const Serving
   auto built = build_replica(*m, *g, cfg, a, c.efficiencies);
   if (!built.ok()) return built.error().message;
   rep = std::move(built).value();
+  // The TensorRT-LLM profile's per-request host time is its PyTorch backend's Python executor;
+  // runs of TensorRT engines (before v0.17 the only backend) ran the C++ executor.
+  if (cfg.runtime == Runtime::trtllm && !contains(said, "pytorch"))
+    rep->profile.host_per_sequence_s = 0;
   return "";
 }
 

@@ -515,6 +515,54 @@ TEST(ServeFleet, LoadCurveParserNamesTheProblem) {
   EXPECT_DOUBLE_EQ(ok.value()[23], 23.0);
 }
 
+TEST(ServeReplica, TensorRtLlmsPythonExecutorHandlesEachRequestOnTheHost) {
+  // TensorRT-LLM's PyTorch backend: 45.11 ms of host time per iteration at 1536 requests a rank
+  // (PR #10273), 29.37 us a request, beside the GPU's step. Llama 3 8B at FP8 on B200 with 2048
+  // short decodes: the GPU's step is about 13 ms (8 GB of weights, 33 TFLOP at 3.4 PFLOP/s, 13 GB
+  // of keys), the host's 2048 x 29.37 us = 60.1 ms, so the step takes the host's.
+  const RuntimeProfile& trt = test::serving().profile(Runtime::trtllm);
+  EXPECT_NEAR(trt.host_per_sequence_s, 45.11e-3 / 1536, 0.01e-6);
+  ServeConfig c;
+  c.runtime = Runtime::trtllm;
+  c.weights = WeightFormat::fp8;
+  c.kv = KvFormat::fp8;
+  const ReplicaModel r = replica("llama-3-8b", "b200-sxm", c);
+  StepLoad load;
+  load.decode_seqs = 2048;
+  load.decode_context = 2048 * 100.0;
+  const StepBreakdown b = step_time(r, load);
+  EXPECT_NEAR(b.total_s, 2048 * trt.host_per_sequence_s, 1e-12);
+  EXPECT_LT(b.weights_s + b.elementwise_s + b.attention_s + b.comm_s, 0.5 * b.total_s);
+  // vLLM's profile states no such cost: the same step is the GPU's.
+  c.runtime = Runtime::vllm;
+  const StepBreakdown v = step_time(replica("llama-3-8b", "b200-sxm", c), load);
+  EXPECT_LT(v.total_s, 0.5 * b.total_s);
+}
+
+TEST(ServeValidation, OnlyThePyTorchBackendsRowsPayTheHostPerRequest) {
+  // The same burst under TensorRT-LLM's C++ executor (a TensorRT engine) and its PyTorch
+  // backend: Llama 3.1 8B FP8 on B200, 128/128, where the host bounds the Python executor.
+  const std::string head =
+      "id,source_kind,model,gpu,num_gpus,tp,precision,framework,input_len,output_len,dataset,"
+      "concurrency_or_batch,request_rate,metric,value,source,notes\n";
+  const std::string engine =
+      "E,trtllm,Llama-3.1-8B,B200,1,1,FP8,TensorRT-LLM v0.17 (TRT engine),128,128,,,inf,"
+      "output_tokens_per_s_total,30000,x,\n";
+  const std::string pytorch =
+      "P,trtllm,Llama-3.1-8B,B200,1,1,FP8,TensorRT-LLM v1.0 (PyTorch backend),128,128,,,inf,"
+      "output_tokens_per_s_total,30000,x,\n";
+  auto rep =
+      validate_serving_csv(test::catalog(), test::serving(), head + engine + pytorch, "s.csv");
+  ASSERT_TRUE(rep.ok()) << rep.error().message;
+  ASSERT_EQ(rep.value().rows.size(), 2u);
+  const double engine_tps = rep.value().rows[0].predicted,
+               pytorch_tps = rep.value().rows[1].predicted;
+  EXPECT_LT(pytorch_tps, 0.8 * engine_tps);
+  // Host-bound, a step of n decodes yields n tokens in n x 29.37 us (plus its prompts' share):
+  // no more than 1 / 29.37 us = 34,050 tokens/s.
+  EXPECT_LT(pytorch_tps, 1 / test::serving().profile(Runtime::trtllm).host_per_sequence_s);
+}
+
 TEST(ServeValidation, ReadsTheColumnsByNameAndSkipsWithAReason) {
   const std::string text =
       "id,source_kind,model,gpu,num_gpus,tp,precision,framework,input_len,output_len,dataset,"
