@@ -219,6 +219,7 @@ struct StepBreakdown {
   double comm_s = 0;         // tensor-parallel all-reduces, expert-parallel all-to-all
   double overhead_s = 0;     // kernel gaps (or host time when it dominates)
   double draft_s = 0;        // speculative decoding: the drafter's steps (in total_s)
+  double host_s = 0;  // the host's time for the step, beside the GPU's (in total_s if longer)
   double total_s = 0;
   double experts_touched = 0;  // per MoE layer
 };

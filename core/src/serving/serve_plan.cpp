@@ -45,6 +45,27 @@ void bottleneck_note(const ReplicaModel& r, const ServeWorkload& w, ServeOption&
                     "instead of all-reducing every layer, spend less of it");
 }
 
+// A replica whose full batch the host paces says so: a decode step of every sequence the KV
+// cache holds, at the mean context, when the runtime's executor takes longer over its requests
+// than the GPUs over the step (RuntimeProfile::host_per_sequence_s).
+void host_note(const ReplicaModel& r, const ServeWorkload& w, ServeOption& o) {
+  if (r.profile.host_per_sequence_s <= 0 || o.max_seqs <= 0) return;
+  StepLoad load;
+  load.decode_seqs = static_cast<double>(o.max_seqs);
+  load.decode_context = load.decode_seqs * (w.prompt_tokens + w.output_tokens / 2);
+  const StepBreakdown b = step_time(r, load);
+  const double gpu_beyond_host_s = b.total_s - b.draft_s - b.host_s;
+  if (b.host_s <= 0 || gpu_beyond_host_s > 0) return;
+  const double own_gpu_s = b.weights_s + b.elementwise_s + b.attention_s + b.comm_s;
+  auto ms = [](double s) { return std::to_string(std::lround(1000 * s)); };
+  o.notes.push_back("a full batch is paced by the host: at " + std::to_string(o.max_seqs) +
+                    " sequences the " + runtime_name(r.config.runtime) + " executor spends " +
+                    ms(b.host_s) + " ms a decode step on its requests (" +
+                    std::to_string(std::lround(r.profile.host_per_sequence_s * 1e6)) +
+                    " us each) against about " + ms(own_gpu_s) +
+                    " ms of GPU work; more replicas raise the rate, a larger GPU does not");
+}
+
 // The workload with a dataset's own lengths resolved (--lengths sharegpt: ShareGPT's, whose
 // means the per-request figures use).
 ServeWorkload resolved(const ServeWorkload& w, const ServingAssumptions& a) {
@@ -124,6 +145,7 @@ ServeEvaluation evaluate(const Catalog& catalog, const Model& model, const Gpu& 
   o.tokens_per_step = r.value().spec.expected_tokens;
   o.itl_s = o.decode_step_s / o.tokens_per_step;
   bottleneck_note(r.value(), q.workload, o);
+  host_note(r.value(), q.workload, o);
   auto rate = max_rate_within_slo(r.value(), q.workload, q.slo);
   if (!rate.ok()) {
     e.error = rate.error();

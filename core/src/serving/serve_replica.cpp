@@ -839,10 +839,9 @@ StepBreakdown step_time(const ReplicaModel& r, const StepLoad& asked) {
   const double requests =
       (load.decode_seqs + (load.prefill_tokens > 0 ? std::max(1.0, load.prefill_last) : 0.0)) *
       rank_share;
-  const double host_s =
-      kernels * r.host_overhead_per_kernel_s + requests * r.profile.host_per_sequence_s;
+  b.host_s = kernels * r.host_overhead_per_kernel_s + requests * r.profile.host_per_sequence_s;
   b.draft_s = draft_s(r, load);
-  b.total_s = std::max(gpu_s, host_s) + b.draft_s;
+  b.total_s = std::max(gpu_s, b.host_s) + b.draft_s;
   b.overhead_s = b.total_s - (b.weights_s + b.elementwise_s + b.attention_s + b.comm_s + b.draft_s);
   return b;
 }

@@ -539,6 +539,35 @@ TEST(ServeReplica, TensorRtLlmsPythonExecutorHandlesEachRequestOnTheHost) {
   EXPECT_LT(v.total_s, 0.5 * b.total_s);
 }
 
+TEST(ServePlan, AReplicaPacedByItsHostSaysSo) {
+  // Qwen3-30B-A3B (3 B active) on one B200 under TensorRT-LLM, 500-token prompts and 200-token
+  // answers: ~1,670 sequences fit, and a decode step of all of them takes the executor
+  // 1,670 x 29.4 us = 49 ms against about half that of GPU work.
+  ServeQuery q = serving_example_query();
+  q.workload.prompt_tokens = 500;
+  q.workload.output_tokens = 200;
+  q.gpu = "b200-sxm";
+  q.config.runtime = Runtime::trtllm;
+  q.config.tp = 1;
+  auto note_of = [](const ServeOption& o) {
+    for (const std::string& n : o.notes)
+      if (n.rfind("a full batch is paced by the host", 0) == 0) return n;
+    return std::string();
+  };
+  auto plan = plan_serving(test::catalog(), test::serving(), test::model("qwen3-30b-a3b"), q);
+  ASSERT_TRUE(plan.ok()) << plan.error().message;
+  const ServeOption& best = plan.value().options.front();
+  const std::string note = note_of(best);
+  EXPECT_NE(note.find(std::to_string(best.max_seqs) + " sequences the trtllm executor"),
+            std::string::npos)
+      << note;
+  // vLLM states no host time per request: no such note.
+  q.config.runtime = Runtime::vllm;
+  plan = plan_serving(test::catalog(), test::serving(), test::model("qwen3-30b-a3b"), q);
+  ASSERT_TRUE(plan.ok()) << plan.error().message;
+  EXPECT_EQ(note_of(plan.value().options.front()), "");
+}
+
 TEST(ServeValidation, OnlyThePyTorchBackendsRowsPayTheHostPerRequest) {
   // The same burst under TensorRT-LLM's C++ executor (a TensorRT engine) and its PyTorch
   // backend: Llama 3.1 8B FP8 on B200, 128/128, where the host bounds the Python executor.
