@@ -55,4 +55,9 @@ inline std::string read_repo_file(const std::string& relative) {
   return ss.str();
 }
 
+// The header of a serving validation table (tests/validation/serving_dev.csv's columns).
+inline const std::string kServingCsvHeader =
+    "id,source_kind,model,gpu,num_gpus,tp,precision,framework,input_len,output_len,dataset,"
+    "concurrency_or_batch,request_rate,metric,value,source,notes\n";
+
 }  // namespace gpuplan::test

@@ -145,8 +145,7 @@ TEST(ServeAttentionDp, MlaDecodesOverTheLatent) {
 // TensorRT-LLM's DeepSeek-R1 blog writes the layout in the framework column.
 TEST(ServeAttentionDp, ReadsTheLayoutARowStates) {
   const std::string text =
-      "id,source_kind,model,gpu,num_gpus,tp,precision,framework,input_len,output_len,dataset,"
-      "concurrency_or_batch,request_rate,metric,value,source,notes\n"
+      test::kServingCsvHeader +
       "D1,trtllm,DeepSeek-R1 (671B MoE),H200,8,8,FP8 weights (deepseek-ai/DeepSeek-R1),"
       "\"TensorRT-LLM PyTorch backend (TP8 EP8, attention DP, max_batch_size 128)\",1024,2048,"
       "\"synthetic fixed 1024/2048, 5120 requests\",1024,,output_tokens_per_s_total,11489,x,\n"

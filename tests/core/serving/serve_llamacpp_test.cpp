@@ -101,9 +101,7 @@ TEST(Gguf, LayerSplitNeedsNoEvenHeadSplit) {
                   .ok());
 }
 
-const std::string kHead =
-    "id,source_kind,model,gpu,num_gpus,tp,precision,framework,input_len,output_len,dataset,"
-    "concurrency_or_batch,request_rate,metric,value,source,notes\n";
+const std::string& kHead = test::kServingCsvHeader;
 const std::string kBench =
     ",\"llama.cpp (llama-bench, May 2024 build, CUDA 12.1 / Metal)\",0,1024,,1,,"
     "decode_tokens_per_s_batch1,100,x,n\n";

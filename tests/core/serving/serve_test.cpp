@@ -571,9 +571,7 @@ TEST(ServePlan, AReplicaPacedByItsHostSaysSo) {
 TEST(ServeValidation, OnlyThePyTorchBackendsRowsPayTheHostPerRequest) {
   // The same burst under TensorRT-LLM's C++ executor (a TensorRT engine) and its PyTorch
   // backend: Llama 3.1 8B FP8 on B200, 128/128, where the host bounds the Python executor.
-  const std::string head =
-      "id,source_kind,model,gpu,num_gpus,tp,precision,framework,input_len,output_len,dataset,"
-      "concurrency_or_batch,request_rate,metric,value,source,notes\n";
+  const std::string head = test::kServingCsvHeader;
   const std::string engine =
       "E,trtllm,Llama-3.1-8B,B200,1,1,FP8,TensorRT-LLM v0.17 (TRT engine),128,128,,,inf,"
       "output_tokens_per_s_total,30000,x,\n";
@@ -593,13 +591,11 @@ TEST(ServeValidation, OnlyThePyTorchBackendsRowsPayTheHostPerRequest) {
 }
 
 TEST(ServeValidation, ReadsTheColumnsByNameAndSkipsWithAReason) {
-  const std::string text =
-      "id,source_kind,model,gpu,num_gpus,tp,precision,framework,input_len,output_len,dataset,"
-      "concurrency_or_batch,request_rate,metric,value,source,notes\n"
-      "A1,gpt-fast,Llama-2-7B,A100-SXM 80GB,1,1,BF16,gpt-fast (PyTorch "
-      "native),5,,,1,,decode_tokens_per_s_batch1,104.9,x,\"a, b\"\n"
-      "A2,other,Falcon-40B,H100,8,8,FP8,TensorRT-LLM "
-      "v0.14.0,128,128,,,inf,output_tokens_per_s_total,1000,x,\n";
+  const std::string text = test::kServingCsvHeader +
+                           "A1,gpt-fast,Llama-2-7B,A100-SXM 80GB,1,1,BF16,gpt-fast (PyTorch "
+                           "native),5,,,1,,decode_tokens_per_s_batch1,104.9,x,\"a, b\"\n"
+                           "A2,other,Falcon-40B,H100,8,8,FP8,TensorRT-LLM "
+                           "v0.14.0,128,128,,,inf,output_tokens_per_s_total,1000,x,\n";
   auto rep = validate_serving_csv(test::catalog(), test::serving(), text, "s.csv");
   ASSERT_TRUE(rep.ok()) << rep.error().message;
   ASSERT_EQ(rep.value().rows.size(), 1u);
@@ -641,9 +637,7 @@ TEST(ServeValidation, BandsRestOnTheValidatedServingRows) {
 // where the weights are the checkpoint's (its name's suffix, else the zoo entry's published
 // format); lengths as "~N (+-15%)".
 TEST(ServeValidation, ReadsPrecisionAndLengthsAsWritten) {
-  const std::string head =
-      "id,source_kind,model,gpu,num_gpus,tp,precision,framework,input_len,output_len,dataset,"
-      "concurrency_or_batch,request_rate,metric,value,source,notes\n";
+  const std::string head = test::kServingCsvHeader;
   auto row = [](const std::string& id, const std::string& model, const std::string& gpu,
                 const std::string& tp, const std::string& precision, const std::string& in) {
     return id + ",vllm," + model + "," + gpu + "," + tp + "," + tp + ",\"" + precision +
@@ -676,8 +670,7 @@ TEST(ServeValidation, ReadsPrecisionAndLengthsAsWritten) {
 // column) at the stated client concurrency, simulated to the end.
 TEST(ServeValidation, LatencyOfAConcurrencyRunIsSimulated) {
   const std::string text =
-      "id,source_kind,model,gpu,num_gpus,tp,precision,framework,input_len,output_len,dataset,"
-      "concurrency_or_batch,request_rate,metric,value,source,notes\n"
+      test::kServingCsvHeader +
       "C1,vllm,Llama-3.1-8B,H100,1,1,BF16,vLLM bench serve,2000,200,\"synthetic, 150 requests\","
       "8,,ttft_ms_median,100,x,\n";
   auto rep = validate_serving_csv(test::catalog(), test::serving(), text, "s.csv");
@@ -701,8 +694,7 @@ TEST(ServeValidation, LatencyOfAConcurrencyRunIsSimulated) {
 // one step (max_num_batched_tokens = max_model_len).
 TEST(ServeValidation, ReadsWhatARowLeavesOut) {
   const std::string text =
-      "id,source_kind,model,gpu,num_gpus,tp,precision,framework,input_len,output_len,dataset,"
-      "concurrency_or_batch,request_rate,metric,value,source,notes\n"
+      test::kServingCsvHeader +
       "H1,vllm,Tencent Hunyuan Hy3,H20,8,,,vLLM main (vLLM default backend),8192,,,16,,"
       "ttft_ms_mean,7807,\"Table 6 (TTFT, input 8k, no chunked prefill/prefix caching)\",\n"
       "H2,vllm,Tencent Hunyuan Hy3,H20,8,,,vLLM main (HPC-Ops attention+FP8 MoE backends),8192,,,"
@@ -743,8 +735,7 @@ TEST(ServeValidation, ReadsWhatARowLeavesOut) {
 // replica of four stages, not four replicas.
 TEST(ServeValidation, APipelineIsOneReplicaOfItsStages) {
   const std::string text =
-      "id,source_kind,model,gpu,num_gpus,tp,precision,framework,input_len,output_len,dataset,"
-      "concurrency_or_batch,request_rate,metric,value,source,notes\n"
+      test::kServingCsvHeader +
       "Q1,trtllm,Llama-3.1-8B,H100 80GB HBM3,4,1,BF16,TensorRT-LLM v1.0,128,2048,,,inf,"
       "output_tokens_per_s_total,1000,\"column TP1,PP4\",pipeline parallel PP=4\n";
   auto rep = validate_serving_csv(test::catalog(), test::serving(), text, "s.csv");
@@ -760,9 +751,7 @@ TEST(ServeValidation, APipelineIsOneReplicaOfItsStages) {
 TEST(ServeValidation, AStatedNumberOfRequestsIsSimulatedToTheEnd) {
   // The same max-throughput row, once as a steady state and once as a run of one request:
   // one request alone generates at the batch-1 rate, far below the steady state.
-  const std::string head =
-      "id,source_kind,model,gpu,num_gpus,tp,precision,framework,input_len,output_len,dataset,"
-      "concurrency_or_batch,request_rate,metric,value,source,notes\n";
+  const std::string head = test::kServingCsvHeader;
   const std::string row =
       ",trtllm,Llama-3.1-8B,H100 80GB HBM3,1,1,BF16,TensorRT-LLM v0.17,128,256,,,inf,"
       "output_tokens_per_s_total,1000,x,";

@@ -123,9 +123,7 @@ TEST(ShareGpt, ExplicitLengthsWithShareGptAreRefused) {
   EXPECT_FALSE(check_serve_lengths(r).has_value());
 }
 
-const std::string kHead =
-    "id,source_kind,model,gpu,num_gpus,tp,precision,framework,input_len,output_len,dataset,"
-    "concurrency_or_batch,request_rate,metric,value,source,notes\n";
+const std::string& kHead = test::kServingCsvHeader;
 
 TEST(ShareGpt, ValidationRowsNamingShareGptAreDrawnFromIt) {
   const std::string text =
