@@ -684,6 +684,12 @@ double matmul_compute_s(const ReplicaModel& r, double tokens, double rank_tokens
 
 namespace {
 
+// The prompts with a chunk in the step: those whose last chunk it holds, and at least the one
+// whose chunk it runs.
+double prompts_in(const StepLoad& load) {
+  return load.prefill_tokens > 0 ? std::max(1.0, load.prefill_last) : 0.0;
+}
+
 // Attention of one step: decodes read each sequence's keys and values (every verified position
 // of a speculative step attends to them); prefill writes its tokens' and reads the keys and values
 // of the tokens before its chunks, cached or computed earlier (flash attention: scores stay on
@@ -719,7 +725,7 @@ double attention_s(const ReplicaModel& r, const StepLoad& load, double positions
   const double index_pairs = decode_keys * positions_per_seq + load.prefill_pairs;
   // Linear-attention blocks: every decoding sequence's state read and written, and each prompt's
   // once per chunk it runs in this step (at least once); their rules' FLOPs per token.
-  const double prompts = load.prefill_tokens > 0 ? std::max(1.0, load.prefill_last) : 0.0;
+  const double prompts = prompts_in(load);
   const double state_bytes =
       2 * (load.decode_seqs + prompts) * r.memory.state_bytes_per_seq * r.stages;
   const double linear_flops =
@@ -792,7 +798,7 @@ double comm_s(const ReplicaModel& r, double tokens, double rank_tokens) {
 // i.e. in the time the whole model takes for one micro-batch. A lone sequence runs the stages
 // one after another.
 StepLoad micro_batch(const StepLoad& load, double stages) {
-  const double prompts = load.prefill_tokens > 0 ? std::max(1.0, load.prefill_last) : 0.0;
+  const double prompts = prompts_in(load);
   const double m = std::clamp(load.decode_seqs + prompts, 1.0, stages);
   StepLoad one = load;
   for (double* x : {&one.decode_seqs, &one.decode_context, &one.prefill_tokens, &one.prefill_last,
@@ -836,9 +842,7 @@ StepBreakdown step_time(const ReplicaModel& r, const StepLoad& asked) {
   // Eager PyTorch: the host issues every kernel; it runs ahead, so the step takes the longer.
   // A Python executor also handles each request of the step on the host (its rank's share
   // under attention DP, one executor per rank), beside the GPU's step.
-  const double requests =
-      (load.decode_seqs + (load.prefill_tokens > 0 ? std::max(1.0, load.prefill_last) : 0.0)) *
-      rank_share;
+  const double requests = (load.decode_seqs + prompts_in(load)) * rank_share;
   b.host_s = kernels * r.host_overhead_per_kernel_s + requests * r.profile.host_per_sequence_s;
   b.draft_s = draft_s(r, load);
   b.total_s = std::max(gpu_s, b.host_s) + b.draft_s;
