@@ -19,6 +19,20 @@ nlohmann::ordered_json sourced(double value, const Gpu& g, const std::string& fa
   return j;
 }
 
+// The best matmul rate known per precision: measured on this GPU (with its source), or its dense
+// peak x the share its tensor-core generation measured (with the GPUs it comes from).
+nlohmann::ordered_json achievable_matmuls(const Gpu& g) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::object();
+  for (const auto& [p, v] : g.matmul_max_achievable_flops_per_s)
+    out[p] = sourced(v, g, "matmul_max_achievable_tflops." + p);
+  for (const auto& [p, share] : g.matmul_generation_share) {
+    out[p] = {{"value", known_matmul_flop_per_s(g, p)},
+              {"share_of_peak", share.share},
+              {"derived_from", share.from}};
+  }
+  return out;
+}
+
 }  // namespace
 
 int cmd_gpus(Args args) {
@@ -41,6 +55,7 @@ int cmd_gpus(Args args) {
            {"memory_bandwidth_bytes_per_s",
             sourced(g.memory_bandwidth_bytes_per_s, g, "memory_bandwidth_gb_per_s")},
            {"peak_dense_flop_per_s", peaks},
+           {"matmul_achievable_flop_per_s", achievable_matmuls(g)},
            {"tdp_w", g.tdp_w > 0 ? nlohmann::ordered_json(g.tdp_w) : nlohmann::ordered_json()},
            {"compute_capability", g.compute_capability},
            {"interconnect", g.interconnect}});

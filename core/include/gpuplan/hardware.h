@@ -34,6 +34,13 @@ struct Gpu {
   // The best dense GEMM throughput measured on this GPU by precision (best shape, a hardware
   // ceiling, e.g. stas00/ml-engineering's "Maximum Achievable Matmul FLOPS"); absent: unknown.
   std::map<std::string, double> matmul_max_achievable_flops_per_s;
+  // For a precision this GPU has no measurement of: the mean share of dense peak that the
+  // measured GPUs of its tensor-core generation reach (derive_matmul_shares), and their ids.
+  struct MatmulShare {
+    double share = 0;
+    std::vector<std::string> from;
+  };
+  std::map<std::string, MatmulShare> matmul_generation_share;
   int sm_count = 0;                         // streaming multiprocessors; 0: unknown
   double tdp_w = 0;                         // 0: unknown
   std::string compute_capability;           // "8.0"; empty: unknown
@@ -46,6 +53,18 @@ struct Gpu {
   double host_link_bytes_per_s = 0;
   std::map<std::string, FactSource> fact_sources;  // spec name -> its source
 };
+
+// The best matmul FLOP/s known for `gpu` at a precision key ("bf16", "fp8", "fp4", ...): its own
+// measured maximum; for fp16 its bf16 one where both peaks are equal (the same units); else its
+// dense peak x the share its generation measured (matmul_generation_share). 0 when none is known:
+// callers fall back to dense peak x the published GEMM efficiency.
+double known_matmul_flop_per_s(const Gpu& gpu, const std::string& key);
+
+// Fills every GPU's matmul_generation_share from the measurements of the others of its
+// tensor-core generation: the same vendor, architecture and compute-capability major (B200, B300,
+// GB200 and GB300 are one; the RTX PRO 6000's sm_120 is another). A GPU without a compute
+// capability has no generation.
+void derive_matmul_shares(std::vector<Gpu>& gpus);
 
 // Where one kind of price (on-demand, spot, ...) comes from when it is not the price entry's own
 // source: a published spot price is often found in another document, of another date.

@@ -460,6 +460,65 @@ Result<Gpu> parse_gpu_json(std::string_view text, const std::string& where) {
   return g;
 }
 
+namespace {
+
+// A GPU's own measured matmul maximum for a precision key (fp16: its bf16 one where both dense
+// peaks are equal); 0 when not measured.
+double own_matmul_flop_per_s(const Gpu& gpu, const std::string& key) {
+  const auto& m = gpu.matmul_max_achievable_flops_per_s;
+  if (auto it = m.find(key); it != m.end()) return it->second;
+  const auto& p = gpu.peak_dense_flops_per_s;
+  if (key == "fp16" && m.count("bf16") && p.count("fp16") && p.count("bf16") &&
+      p.at("fp16") == p.at("bf16")) {
+    return m.at("bf16");
+  }
+  return 0;
+}
+
+// "nvidia/Blackwell/10": vendor, architecture (without a remark such as "(+Grace CPU)") and
+// compute-capability major; empty without a compute capability.
+std::string tensor_core_generation(const Gpu& gpu) {
+  if (gpu.compute_capability.empty()) return "";
+  const std::string arch = gpu.architecture.substr(0, gpu.architecture.find(" ("));
+  return gpu.vendor + "/" + arch + "/" +
+         gpu.compute_capability.substr(0, gpu.compute_capability.find('.'));
+}
+
+}  // namespace
+
+double known_matmul_flop_per_s(const Gpu& gpu, const std::string& key) {
+  if (const double own = own_matmul_flop_per_s(gpu, key); own > 0) return own;
+  auto share = gpu.matmul_generation_share.find(key);
+  auto peak = gpu.peak_dense_flops_per_s.find(key);
+  if (share == gpu.matmul_generation_share.end() || peak == gpu.peak_dense_flops_per_s.end())
+    return 0;
+  return peak->second * share->second.share;
+}
+
+void derive_matmul_shares(std::vector<Gpu>& gpus) {
+  for (Gpu& g : gpus) {
+    g.matmul_generation_share.clear();
+    const std::string generation = tensor_core_generation(g);
+    if (generation.empty()) continue;
+    for (const auto& [key, peak] : g.peak_dense_flops_per_s) {
+      if (own_matmul_flop_per_s(g, key) > 0) continue;
+      Gpu::MatmulShare s;
+      double sum = 0;
+      for (const Gpu& other : gpus) {
+        if (&other == &g || tensor_core_generation(other) != generation) continue;
+        const double measured = own_matmul_flop_per_s(other, key);
+        auto other_peak = other.peak_dense_flops_per_s.find(key);
+        if (measured <= 0 || other_peak == other.peak_dense_flops_per_s.end()) continue;
+        sum += measured / other_peak->second;
+        s.from.push_back(other.id);
+      }
+      if (s.from.empty()) continue;
+      s.share = sum / static_cast<double>(s.from.size());
+      g.matmul_generation_share[key] = std::move(s);
+    }
+  }
+}
+
 Result<Instance> parse_instance_json(std::string_view text, const std::string& where) {
   auto doc = open_document(text, where);
   if (!doc.ok()) return doc.error();

@@ -659,6 +659,7 @@ Result<Catalog> load_catalog(const std::vector<DataFile>& files) {
   auto by_id = [](const auto& a, const auto& b) { return a.id < b.id; };
   std::sort(c.models.begin(), c.models.end(), by_id);
   std::sort(c.gpus.begin(), c.gpus.end(), by_id);
+  derive_matmul_shares(c.gpus);
   std::sort(c.instances.begin(), c.instances.end(), by_id);
   std::sort(c.providers.begin(), c.providers.end(), by_id);
   // After the GPUs: every published row names one of them.

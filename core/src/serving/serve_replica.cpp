@@ -122,12 +122,11 @@ std::optional<Error> check_kv_format(const RuntimeProfile& p, KvFormat kv) {
   return invalid(Msg::serve_kv_format, {runtime_name(p.runtime), kv_format_name(kv), have});
 }
 
-// Achievable matmul FLOP/s: the GPU's measured maximum for the precision, else dense peak x
-// the GEMM efficiency of data/assumptions.json.
+// Achievable matmul FLOP/s: the GPU's best known figure for the precision
+// (known_matmul_flop_per_s), else dense peak x the GEMM efficiency of data/assumptions.json.
 Result<double> matmul_rate(const Gpu& g, const std::string& precision, const Efficiencies& eff) {
   if (eff.measured_gemm_flop_per_s > 0) return eff.measured_gemm_flop_per_s;
-  auto m = g.matmul_max_achievable_flops_per_s.find(precision);
-  if (m != g.matmul_max_achievable_flops_per_s.end()) return m->second;
+  if (const double known = known_matmul_flop_per_s(g, precision); known > 0) return known;
   auto p = g.peak_dense_flops_per_s.find(precision);
   if (p != g.peak_dense_flops_per_s.end()) return p->second * eff.gemm;
   return make_error(Errc::not_found, Msg::serve_no_tensor_rate, {g.id, precision});

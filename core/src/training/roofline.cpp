@@ -71,24 +71,6 @@ double grouped_gemm_quantisation_efficiency(double rows, double cols, double gro
   return padding * waves / std::ceil(waves);
 }
 
-namespace {
-
-// The best measured matmul throughput of `gpu` for a precision: its own entry, or the bf16 one
-// for fp16 where both have the same tensor-core peak (the same units run both).
-double measured_matmul_ceiling(const Gpu& gpu, Precision precision) {
-  const char* key = matmul_precision_key(precision);
-  const auto& m = gpu.matmul_max_achievable_flops_per_s;
-  if (auto it = m.find(key); it != m.end()) return it->second;
-  const auto& p = gpu.peak_dense_flops_per_s;
-  if (std::string(key) == "fp16" && m.count("bf16") && p.count("fp16") && p.count("bf16") &&
-      p.at("fp16") == p.at("bf16")) {
-    return m.at("bf16");
-  }
-  return 0;
-}
-
-}  // namespace
-
 // A fused attention kernel's share of peak on an architecture: its own figure, else
 // FlashAttention-2's for the architecture, else FlashAttention-2's on Ampere (its reference GPU).
 AttentionEfficiency training::attention_efficiency(Attention kernel,
@@ -124,12 +106,14 @@ Result<Rates> training::rates_for(const Model& model, const Setup& setup, const 
   }
   r.tensor_cores = setup.precision != Precision::fp32 || r.tf32_convs;
   // A probe's measurement for the precision replaces everything else; FP32 convolutions that run
-  // on TF32 tensor cores take its TF32 figure. Then the GPU's measured best matmul; then the spec
-  // peak x a published efficiency (SGEMM's for FP32 on CUDA cores, whose kernels get closer to
+  // on TF32 tensor cores take its TF32 figure. Then the GPU's measured best matmul, or its
+  // generation's measured share of peak (known_matmul_flop_per_s); then the spec peak x a
+  // published efficiency (SGEMM's for FP32 on CUDA cores, whose kernels get closer to
   // their lower peak).
   const double probe =
       r.tf32_convs ? eff.measured_tf32_gemm_flop_per_s : eff.measured_gemm_flop_per_s;
-  const double ceiling = r.tf32_convs ? 0.0 : measured_matmul_ceiling(gpu, setup.precision);
+  const double ceiling =
+      r.tf32_convs ? 0.0 : known_matmul_flop_per_s(gpu, matmul_precision_key(setup.precision));
   const double gemm_eff =
       setup.precision == Precision::fp32 && !r.tf32_convs ? eff.simt_gemm : eff.gemm;
   r.compute = probe > 0 ? probe : ceiling > 0 ? ceiling : conv_peak * gemm_eff;
@@ -145,7 +129,7 @@ Result<Rates> training::rates_for(const Model& model, const Setup& setup, const 
     auto bf16 = dense_peak_flop_per_s(gpu, Precision::bf16);
     if (!bf16.ok()) return bf16.error();
     r.peak16 = bf16.value();
-    const double ceiling16 = measured_matmul_ceiling(gpu, Precision::bf16);
+    const double ceiling16 = known_matmul_flop_per_s(gpu, "bf16");
     r.compute16 = ceiling16 > 0 ? ceiling16 : r.peak16 * eff.gemm;
   }
   r.attention = training::attention_efficiency(setup.attention, gpu.architecture, eff);

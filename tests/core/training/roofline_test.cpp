@@ -120,6 +120,69 @@ TEST(Roofline, MeasuredCeilingsReplaceSpecTimesEfficiency) {
   EXPECT_NEAR(time_of(op, eff, 1, g).forward_s, 2e-3, 1e-15);
 }
 
+// Three GPUs of one tensor-core generation, two measured, and one of another generation.
+std::vector<Gpu> one_generation() {
+  auto gpu = [](const char* id, const char* cc, double bf16_peak, double fp4_peak) {
+    Gpu g = test_gpu();
+    g.id = id;
+    g.vendor = "nvidia";
+    g.architecture = "Test (+a CPU)";
+    g.compute_capability = cc;
+    g.peak_dense_flops_per_s["bf16"] = g.peak_dense_flops_per_s["fp16"] = bf16_peak;
+    if (fp4_peak > 0) g.peak_dense_flops_per_s["fp4"] = fp4_peak;
+    return g;
+  };
+  std::vector<Gpu> gpus = {gpu("a", "10.0", 2e15, 8e15), gpu("b", "10.3", 2e15, 0),
+                           gpu("c", "10.0", 2.5e15, 1.2e16), gpu("d", "12.0", 1e15, 2e15)};
+  gpus[0].matmul_max_achievable_flops_per_s["bf16"] = 1.6e15;  // 0.8 of peak
+  gpus[0].matmul_max_achievable_flops_per_s["fp4"] = 4.8e15;   // 0.6
+  gpus[1].matmul_max_achievable_flops_per_s["bf16"] = 1.4e15;  // 0.7
+  gpus[2].architecture = "Test";  // a remark in the name does not split a generation
+  derive_matmul_shares(gpus);
+  return gpus;
+}
+
+TEST(Roofline, AnUnmeasuredPrecisionTakesTheShareItsGenerationMeasured) {
+  const std::vector<Gpu> gpus = one_generation();
+  const Gpu& c = gpus[2];
+  // bf16: the mean of a's 0.8 and b's 0.7 (10.0 and 10.3 share the major version) of c's peak.
+  EXPECT_NEAR(known_matmul_flop_per_s(c, "bf16"), 0.75 * 2.5e15, 1e3);
+  EXPECT_EQ(c.matmul_generation_share.at("bf16").from, (std::vector<std::string>{"a", "b"}));
+  // fp16 runs on the bf16 units: the same share. fp4: only a measured it, 0.6 of c's 1.2e16.
+  EXPECT_NEAR(known_matmul_flop_per_s(c, "fp16"), 0.75 * 2.5e15, 1e3);
+  EXPECT_NEAR(known_matmul_flop_per_s(c, "fp4"), 0.6 * 1.2e16, 1e3);
+  // A GPU's own measurement wins; fp16 takes its own bf16 one where both peaks are equal.
+  EXPECT_DOUBLE_EQ(known_matmul_flop_per_s(gpus[0], "fp16"), 1.6e15);
+  EXPECT_TRUE(gpus[0].matmul_generation_share.count("bf16") == 0);
+  // Another generation (sm_120) learns nothing; nor does a GPU without a compute capability.
+  EXPECT_EQ(known_matmul_flop_per_s(gpus[3], "bf16"), 0);
+  std::vector<Gpu> unknown = {gpus[0], gpus[2]};
+  unknown[1].compute_capability.clear();
+  derive_matmul_shares(unknown);
+  EXPECT_EQ(known_matmul_flop_per_s(unknown[1], "bf16"), 0);
+  // Timed, c's bf16 matmul runs at the derived rate, not peak x 0.8: 1e12 / 1.875e15.
+  OpClass op;
+  op.kind = WorkKind::matmul;
+  op.flops_per_sample = 1e12;
+  EXPECT_NEAR(time_of(op, test_efficiencies(), 1, c).forward_s, 1e12 / 1.875e15, 1e-15);
+  EXPECT_NEAR(time_of(op, test_efficiencies(), 1, gpus[3]).forward_s, 1e12 / 0.8e15, 1e-15);
+}
+
+TEST(Roofline, BlackwellWithoutItsOwnFp4MeasurementRunsAtTheB200sShare) {
+  // cuBLASLt's block-scaled FP4 GEMM reached 5,239 of the B200's 9,000 dense TFLOP/s
+  // (data/gpus/b200-sxm.json); GB200 (10 PFLOP/s) and GB300 (15) have no measurement of their own.
+  const Catalog& cat = test::catalog();
+  const double share = 5239.0 / 9000.0;
+  EXPECT_NEAR(known_matmul_flop_per_s(*cat.find_gpu("gb200"), "fp4"), share * 10000e12, 1e6);
+  EXPECT_NEAR(known_matmul_flop_per_s(*cat.find_gpu("gb300"), "fp4"), share * 15000e12, 1e6);
+  // GB300's FP8: the mean share of B200, B300 and GB200 (3,432.5 / 4,500, 3,353.3 / 4,500,
+  // 3,615.6 / 5,000) of its 5,000.
+  const double fp8 = (3432.5 / 4500 + 3353.3 / 4500 + 3615.6 / 5000) / 3;
+  EXPECT_NEAR(known_matmul_flop_per_s(*cat.find_gpu("gb300"), "fp8"), fp8 * 5000e12, 1e6);
+  // The RTX PRO 6000 (sm_120) is not of their generation.
+  EXPECT_EQ(known_matmul_flop_per_s(*cat.find_gpu("rtx-pro-6000-blackwell-server"), "fp4"), 0);
+}
+
 TEST(GemmQuantisation, PaysForWholeWavesOfPaddedTiles) {
   Efficiencies eff;
   eff.gemm_tile_rows = 128;
