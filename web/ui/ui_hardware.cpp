@@ -157,6 +157,34 @@ void instance_table(const PageModel& m, UiActions& a) {
   remember(a, "instances-table");
 }
 
+// The best matmul rate known per precision, one line each: measured (with its source) or derived
+// from the GPU's tensor-core generation (with the GPUs measured).
+std::string matmul_tooltip(const PageModel& m, const Gpu& g) {
+  std::string out;
+  auto line = [&](const std::string& text) { out += (out.empty() ? "" : "\n") + text; };
+  for (const auto& [p, v] : g.matmul_max_achievable_flops_per_s) {
+    auto src = g.fact_sources.find("matmul_max_achievable_tflops." + p);
+    const bool known = src != g.fact_sources.end();
+    line(format(tr(S::matmul_measured), p.c_str(), format_number(v / 1e12, 4).c_str(),
+                known ? src->second.title.c_str() : "-", known ? src->second.date.c_str() : "-"));
+  }
+  for (const auto& [p, share] : g.matmul_generation_share) {
+    // fp16 on the bf16 units: the same rate, said once.
+    if (p == "fp16" && known_matmul_flop_per_s(g, p) == known_matmul_flop_per_s(g, "bf16"))
+      continue;
+    std::string from;
+    for (const auto& id : share.from) from += (from.empty() ? "" : ", ") + id;
+    const std::string rate = format_number(known_matmul_flop_per_s(g, p) / 1e12, 4);
+    const std::string pct = format_number(100 * share.share, 3) + " %";
+    // The Chinese sentence names the GPUs before the share.
+    const bool zh = language() == Lang::zh;
+    line(format(tr(S::matmul_derived), p.c_str(), rate.c_str(), zh ? from.c_str() : pct.c_str(),
+                zh ? pct.c_str() : from.c_str()));
+  }
+  line(format(tr(S::matmul_generic), format_number(m.catalog->efficiencies.gemm, 3).c_str()));
+  return out;
+}
+
 void gpu_row(const PageModel& m, const Gpu& g, UiActions& a) {
   ImGui::TableNextRow();
   ImGui::TableNextColumn();
@@ -189,19 +217,25 @@ void gpu_row(const PageModel& m, const Gpu& g, UiActions& a) {
   ImGui::TableNextColumn();
   ImGui::TextUnformatted(peak("fp32").c_str());
   ImGui::TableNextColumn();
+  const double matmul16 = known_matmul_flop_per_s(g, "bf16");
+  ImGui::TextUnformatted(matmul16 > 0 ? format_number(matmul16 / 1e12, 4).c_str() : "-");
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", matmul_tooltip(m, g).c_str());
+  if (g.id == m.state.query.gpu) remember(a, "hw-matmul-selected");  // tests: its tooltip
+  ImGui::TableNextColumn();
   ImGui::TextUnformatted(g.tdp_w > 0 ? format_watts(g.tdp_w).c_str() : "-");
 }
 
 void gpu_table(const PageModel& m, UiActions& a) {
   ImGui::TextUnformatted(tr(S::gpus_line));
-  if (!ImGui::BeginTable("gpus", 6,
+  if (!ImGui::BeginTable("gpus", 7,
                          ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersOuter |
                              ImGuiTableFlags_ScrollX | ImGuiTableFlags_ScrollY |
                              ImGuiTableFlags_SizingFixedFit,
                          ImVec2(0, ImGui::GetTextLineHeightWithSpacing() * 10))) {
     return;
   }
-  for (S h : {S::col_gpu, S::col_memory, S::col_bandwidth, S::col_bf16, S::col_fp32, S::col_tdp}) {
+  for (S h : {S::col_gpu, S::col_memory, S::col_bandwidth, S::col_bf16, S::col_fp32, S::col_matmul,
+              S::col_tdp}) {
     ImGui::TableSetupColumn(tr(h));
   }
   ImGui::TableSetupScrollFreeze(1, 1);  // the GPU pinned when the table scrolls sideways
