@@ -296,8 +296,12 @@ WorkProfile transformer_work(const Model& model, const Setup& setup, const Estim
   training::add_moe_ops(w, s, setup, e, b.activation, b.weight);
   if (is_low_precision(setup.precision)) {
     // The linear layers' inputs per block (QKV, output projection, MLP in and out), and the
-    // weights of the blocks (the LM head stays in 16 bits).
-    const double inputs = projected * h + T * q / t + T * h + T * f * routed / t;
+    // weights of the blocks (the LM head stays in 16 bits). An MoE block's grouped experts
+    // quantise each routed copy of a token after the dispatch, and its shared experts the token
+    // once more: top_k (+ 1) MLP inputs where a dense block has one.
+    const double mlp_inputs =
+        1 + moe.moe_layers * (moe.top_k + (moe.shared_ffn > 0 ? 1.0 : 0.0) - 1) / L;
+    const double inputs = projected * h + T * q / t + T * h * mlp_inputs + T * f * routed / t;
     const double weights = training::gemm_params_per_gpu(setup, e);
     add_quantization(w, setup, inputs, weights, L);
   }

@@ -101,6 +101,26 @@ TEST(StepTime, EagerAttentionScalesAndMasksTheScoresInPassesOfTheirOwn) {
               1.0);
 }
 
+TEST(StepTime, AnMoeBlockQuantisesEachRoutedCopyOfATokenForItsExperts) {
+  // Mixtral-8x7B routes each token to 2 of 8 experts (no shared expert): after the dispatch the
+  // grouped experts quantise both copies of its hidden state, and both copies' FFN outputs for
+  // the down projections. Per token and block: QKV input h, output-projection input q, 2 h, 2 f.
+  gpuplan::Setup s;
+  s.precision = Precision::fp8;
+  s.global_batch = 1;
+  s.seq_len = 1024;
+  WorkProfile w;
+  forward_on("mixtral-8x7b", "h100-sxm5-80gb", s, test::catalog().efficiencies, &w);
+  const TransformerSpec& spec = test::model("mixtral-8x7b").transformer;
+  ASSERT_EQ(spec.experts_per_token, 2);
+  ASSERT_EQ(spec.shared_experts, 0);
+  const double L = static_cast<double>(spec.layers), T = 1024, h = static_cast<double>(spec.hidden),
+               q = static_cast<double>(spec.heads * spec.head_dim_or_default()),
+               f = static_cast<double>(spec.moe_ffn_hidden_or_default());
+  EXPECT_NEAR(op_named(w, "quantize.inputs").bytes_per_sample, L * 4 * T * (h + q + 2 * h + 2 * f),
+              1.0);
+}
+
 TEST(StepTime, Fp8CastsWriteTheCastAndItsTransposeInOneFusedKernel) {
   // Transformer Engine casts each linear layer's input (forward) to fp8 and writes its transpose
   // for the weight-gradient GEMM in the same kernel: read 2 bytes, write 1 + 1 per element.
