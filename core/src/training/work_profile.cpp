@@ -215,6 +215,14 @@ void add_quantization(WorkProfile& w, const Setup& setup, double inputs, double 
   w.ops.back().once_per_step = setup.cache_quantized_weights && setup.mode == Mode::train;
 }
 
+// The MLP inputs a TE recipe quantises per token and block, over all blocks: one in a dense block;
+// in an MoE block each routed copy of the token after the dispatch (the grouped experts'
+// GroupedLinear takes the permuted tokens), and the token once more for its shared experts.
+double quantised_mlp_inputs(const MoeShape& moe, double L) {
+  const double per_moe_block = moe.top_k + (moe.shared_ffn > 0 ? 1.0 : 0.0);
+  return 1 + moe.moe_layers * (per_moe_block - 1) / L;
+}
+
 // What the parallel schedules move per sample on one GPU. Megatron-LM tensor parallelism: two
 // all-reduces of s*b*h per block in the forward pass; an expert-parallel MoE block exchanges its
 // tokens by all-to-all instead of the second (w.moe, expert_parallel.cpp).
@@ -296,12 +304,9 @@ WorkProfile transformer_work(const Model& model, const Setup& setup, const Estim
   training::add_moe_ops(w, s, setup, e, b.activation, b.weight);
   if (is_low_precision(setup.precision)) {
     // The linear layers' inputs per block (QKV, output projection, MLP in and out), and the
-    // weights of the blocks (the LM head stays in 16 bits). An MoE block's grouped experts
-    // quantise each routed copy of a token after the dispatch, and its shared experts the token
-    // once more: top_k (+ 1) MLP inputs where a dense block has one.
-    const double mlp_inputs =
-        1 + moe.moe_layers * (moe.top_k + (moe.shared_ffn > 0 ? 1.0 : 0.0) - 1) / L;
-    const double inputs = projected * h + T * q / t + T * h * mlp_inputs + T * f * routed / t;
+    // weights of the blocks (the LM head stays in 16 bits).
+    const double inputs =
+        projected * h + T * q / t + T * h * quantised_mlp_inputs(moe, L) + T * f * routed / t;
     const double weights = training::gemm_params_per_gpu(setup, e);
     add_quantization(w, setup, inputs, weights, L);
   }

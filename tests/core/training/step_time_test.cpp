@@ -24,6 +24,18 @@ Estimate must(const Model& m, const Setup& s) {
   return e.ok() ? e.value() : Estimate{};
 }
 
+// The work of one sample of `model_id` of `seq_len` tokens at `precision` (timed on `gpu_id`).
+WorkProfile one_sample(const std::string& model_id, const std::string& gpu_id, Precision precision,
+                       int64_t seq_len) {
+  gpuplan::Setup s;
+  s.precision = precision;
+  s.global_batch = 1;
+  s.seq_len = seq_len;
+  WorkProfile w;
+  forward_on(model_id, gpu_id, s, test::catalog().efficiencies, &w);
+  return w;
+}
+
 constexpr double kLlama7bParams = 6'738'415'616;  // Hugging Face's count (transformer_test)
 
 TEST(StepTime, FasterGpuIsFasterAndMfuStaysBelowOne) {
@@ -71,12 +83,7 @@ TEST(StepTime, EagerAttentionScalesAndMasksTheScoresInPassesOfTheirOwn) {
   // Per score element in FP32 training: written (4), scaled (4 + 4), masked (4 + 4), softmax (4 +
   // 4), dropout (4 + 4 + 1-byte mask), read by the second matmul (4) = 41 bytes
   // (BertSelfAttention).
-  gpuplan::Setup s;
-  s.precision = Precision::fp32;
-  s.global_batch = 1;
-  s.seq_len = 128;
-  WorkProfile w;
-  forward_on("bert-large", "a100-sxm4-80gb", s, test::catalog().efficiencies, &w);
+  const WorkProfile w = one_sample("bert-large", "a100-sxm4-80gb", Precision::fp32, 128);
   const TransformerSpec& spec = test::model("bert-large").transformer;
   const double L = static_cast<double>(spec.layers), a = static_cast<double>(spec.heads), T = 128,
                h = static_cast<double>(spec.hidden);
@@ -105,12 +112,7 @@ TEST(StepTime, AnMoeBlockQuantisesEachRoutedCopyOfATokenForItsExperts) {
   // Mixtral-8x7B routes each token to 2 of 8 experts (no shared expert): after the dispatch the
   // grouped experts quantise both copies of its hidden state, and both copies' FFN outputs for
   // the down projections. Per token and block: QKV input h, output-projection input q, 2 h, 2 f.
-  gpuplan::Setup s;
-  s.precision = Precision::fp8;
-  s.global_batch = 1;
-  s.seq_len = 1024;
-  WorkProfile w;
-  forward_on("mixtral-8x7b", "h100-sxm5-80gb", s, test::catalog().efficiencies, &w);
+  const WorkProfile w = one_sample("mixtral-8x7b", "h100-sxm5-80gb", Precision::fp8, 1024);
   const TransformerSpec& spec = test::model("mixtral-8x7b").transformer;
   ASSERT_EQ(spec.experts_per_token, 2);
   ASSERT_EQ(spec.shared_experts, 0);
