@@ -110,6 +110,15 @@ bounded missing-file "gpuplan: error: $tmp/none.csv: cannot open file (No such f
 expect gpus-at-least-30 0 "" -- gpus --json
 /usr/bin/python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert len(d) >= 30, len(d)' "$tmp/out" \
   && passed=$((passed + 1)) || { echo "FAIL gpus: fewer than 30"; failed=$((failed + 1)); }
+# A GPU without its own FP4 measurement: the B200's measured share of peak (5,239 of 9,000), its donor named.
+/usr/bin/python3 - "$tmp/out" <<'PY' && passed=$((passed + 1)) || { echo "FAIL gpus: gb200 fp4 not derived from b200"; failed=$((failed + 1)); }
+import json, sys
+gpus = {g["id"]: g for g in json.load(open(sys.argv[1]))}
+fp4 = gpus["gb200"]["matmul_achievable_flop_per_s"]["fp4"]
+assert fp4["derived_from"] == ["b200-sxm"], fp4
+assert abs(fp4["value"] - 5239 / 9000 * 10000e12) < 1e6, fp4
+assert "source" in gpus["b200-sxm"]["matmul_achievable_flop_per_s"]["fp4"]
+PY
 expect rtx4090-amp-fp16 0 "" -- estimate --model gpt2-small --gpu rtx-4090 --precision amp-fp16 --batch 8 --json
 /usr/bin/python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["time"]["step_s"] > 0' "$tmp/out" \
   && passed=$((passed + 1)) || { echo "FAIL rtx-4090 amp-fp16: no step time"; failed=$((failed + 1)); }
