@@ -66,14 +66,15 @@ int cmd_gpus(Args args) {
   std::printf("%-16s %-30s %10s %12s %12s %12s %12s %12s %12s\n", "id", "name", "memory",
               "bandwidth", "bf16 TFLOPS", "fp32 TFLOPS", "fp8 TFLOPS", "fp4 TFLOPS", "bf16 best");
   for (const auto& g : catalog.value().gpus) {
+    auto tflops = [](double flop_per_s) {
+      return flop_per_s > 0 ? std::to_string(flop_per_s / 1e12).substr(0, 6) : std::string("-");
+    };
     auto tf = [&](const char* p) {
       auto it = g.peak_dense_flops_per_s.find(p);
-      return it == g.peak_dense_flops_per_s.end() ? std::string("-")
-                                                  : std::to_string(it->second / 1e12).substr(0, 6);
+      return tflops(it == g.peak_dense_flops_per_s.end() ? 0.0 : it->second);
     };
     // The best bf16 matmul rate known: measured, or derived from the GPU's generation.
-    const double best = known_matmul_flop_per_s(g, "bf16");
-    const std::string best16 = best > 0 ? std::to_string(best / 1e12).substr(0, 6) : "-";
+    const std::string best16 = tflops(known_matmul_flop_per_s(g, "bf16"));
     std::printf("%-16s %-30s %10s %10.0f GB/s %12s %12s %12s %12s %12s\n", g.id.c_str(),
                 g.name.c_str(), format_bytes(g.memory_bytes).c_str(),
                 g.memory_bandwidth_bytes_per_s / 1e9, tf("bf16").c_str(), tf("fp32").c_str(),

@@ -220,7 +220,6 @@ void gpu_row(const PageModel& m, const Gpu& g, UiActions& a) {
   const double matmul16 = known_matmul_flop_per_s(g, "bf16");
   ImGui::TextUnformatted(matmul16 > 0 ? format_number(matmul16 / 1e12, 4).c_str() : "-");
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", matmul_tooltip(m, g).c_str());
-  if (g.id == m.state.query.gpu) remember(a, "hw-matmul-selected");  // tests: its tooltip
   ImGui::TableNextColumn();
   ImGui::TextUnformatted(g.tdp_w > 0 ? format_watts(g.tdp_w).c_str() : "-");
 }

@@ -496,21 +496,24 @@ double known_matmul_flop_per_s(const Gpu& gpu, const std::string& key) {
 }
 
 void derive_matmul_shares(std::vector<Gpu>& gpus) {
-  for (Gpu& g : gpus) {
+  std::vector<std::string> generation(gpus.size());
+  for (size_t i = 0; i < gpus.size(); ++i) generation[i] = tensor_core_generation(gpus[i]);
+  for (size_t i = 0; i < gpus.size(); ++i) {
+    Gpu& g = gpus[i];
     g.matmul_generation_share.clear();
-    const std::string generation = tensor_core_generation(g);
-    if (generation.empty()) continue;
-    for (const auto& [key, peak] : g.peak_dense_flops_per_s) {
+    if (generation[i].empty()) continue;
+    for (const auto& entry : g.peak_dense_flops_per_s) {
+      const std::string& key = entry.first;
       if (own_matmul_flop_per_s(g, key) > 0) continue;
       Gpu::MatmulShare s;
       double sum = 0;
-      for (const Gpu& other : gpus) {
-        if (&other == &g || tensor_core_generation(other) != generation) continue;
-        const double measured = own_matmul_flop_per_s(other, key);
-        auto other_peak = other.peak_dense_flops_per_s.find(key);
-        if (measured <= 0 || other_peak == other.peak_dense_flops_per_s.end()) continue;
-        sum += measured / other_peak->second;
-        s.from.push_back(other.id);
+      for (size_t j = 0; j < gpus.size(); ++j) {
+        if (j == i || generation[j] != generation[i]) continue;
+        const double measured = own_matmul_flop_per_s(gpus[j], key);
+        auto peak = gpus[j].peak_dense_flops_per_s.find(key);
+        if (measured <= 0 || peak == gpus[j].peak_dense_flops_per_s.end()) continue;
+        sum += measured / peak->second;
+        s.from.push_back(gpus[j].id);
       }
       if (s.from.empty()) continue;
       s.share = sum / static_cast<double>(s.from.size());
