@@ -229,9 +229,15 @@ StepBreakdown step_time(const ReplicaModel& r, const StepLoad& load);
 // `cached_tokens` are in the prefix cache: not computed, their keys and values read.
 double prefill_time_s(const ReplicaModel& r, double prompt_tokens, double cached_tokens = 0);
 
+// How a burst's prompts share the steps: as the scheduler runs them (a prompt's chunks alone in
+// their steps while requests end less than once a step), or spread evenly over every step (the
+// optimistic bound: prefill compute hidden under memory-bound decode steps).
+enum class BurstSteps { as_scheduled, spread };
+
 // Steady-state output tokens/s of a burst (all requests at once, fixed lengths), in closed form;
 // the first `cached_tokens` of each prompt are in the prefix cache.
 double burst_output_tokens_per_s(const ReplicaModel& r, double prompt_tokens, double output_tokens,
-                                 double cached_tokens = 0);
+                                 double cached_tokens = 0,
+                                 BurstSteps steps = BurstSteps::as_scheduled);
 
 }  // namespace gpuplan

@@ -868,33 +868,78 @@ double prefill_time_s(const ReplicaModel& r, double prompt_tokens, double cached
   return total;
 }
 
-double burst_output_tokens_per_s(const ReplicaModel& r, double prompt_tokens, double output_tokens,
-                                 double cached_tokens) {
-  // All requests at once: the batch holds B sequences; over a request's life it needs d decode
-  // steps (O over the tokens a step yields) and P' + d·v tokens of step budget (P' the uncached
-  // prompt, v the positions a decode step takes), so per step x = min(B/d, T/(P' + d·v))
-  // requests advance.
-  const double p = prompt_tokens, o = std::max(1.0, output_tokens);
-  const double cached = std::clamp(cached_tokens, 0.0, std::max(0.0, p - 1));
-  const double computed = p - cached;
-  const double batch = static_cast<double>(max_concurrent_sequences(r, p, o));
-  if (batch < 1) return 0;
-  const double d = o / r.spec.expected_tokens;
-  const double positions = r.spec.draft ? r.spec.tokens + 1.0 : 1.0;
-  const double budget = static_cast<double>(r.max_num_batched_tokens);
+namespace {
+
+// One burst's request shape: its uncached prompt, the decode steps a request takes, the tokens a
+// decode step takes per sequence, and the batch that fits.
+struct BurstShape {
+  double prompt = 0, cached = 0, computed = 0, output = 0;
+  double decode_steps = 0, positions = 1, batch = 0, budget = 0;
+};
+
+// Steady state with prompts spread evenly over the steps: per step x = min(B/d, T/(P' + d·v))
+// requests advance (B the batch, d a request's decode steps, T the step's token budget, P' the
+// uncached prompt, v the positions a decode step takes). Right when every step holds some
+// prefill: the budget binds, or prompts arrive at least once a step.
+double spread_tokens_per_s(const ReplicaModel& r, const BurstShape& b) {
+  const double d = b.decode_steps;
   const double x = r.profile.continuous_batching
-                       ? std::min(batch / d, budget / (computed + d * positions))
-                       : batch / d;
+                       ? std::min(b.batch / d, b.budget / (b.computed + d * b.positions))
+                       : b.batch / d;
   StepLoad load;
   load.decode_seqs = x * d;
-  load.decode_context = x * d * (p + o / 2);
-  load.prefill_tokens = x * computed;
-  load.prefill_pairs = x * (computed * cached + computed * (computed + 1) / 2);
-  load.prefill_context = x * cached;
+  load.decode_context = x * d * (b.prompt + b.output / 2);
+  load.prefill_tokens = x * b.computed;
+  load.prefill_pairs = x * (b.computed * b.cached + b.computed * (b.computed + 1) / 2);
+  load.prefill_context = x * b.cached;
   load.prefill_last = x;
-  const StepBreakdown bd = step_time(r, load);
-  const double t = bd.total_s;
+  const double t = step_time(r, load).total_s;
   return t > 0 ? load.decode_seqs * r.spec.expected_tokens / t : 0;
+}
+
+}  // namespace
+
+double burst_output_tokens_per_s(const ReplicaModel& r, double prompt_tokens, double output_tokens,
+                                 double cached_tokens, BurstSteps steps) {
+  BurstShape b;
+  b.prompt = prompt_tokens;
+  b.output = std::max(1.0, output_tokens);
+  b.cached = std::clamp(cached_tokens, 0.0, std::max(0.0, b.prompt - 1));
+  b.computed = b.prompt - b.cached;
+  b.batch = static_cast<double>(max_concurrent_sequences(r, b.prompt, b.output));
+  if (b.batch < 1) return 0;
+  b.decode_steps = b.output / r.spec.expected_tokens;
+  b.positions = r.spec.draft ? r.spec.tokens + 1.0 : 1.0;
+  b.budget = static_cast<double>(r.max_num_batched_tokens);
+  const double spread = spread_tokens_per_s(r, b);
+  if (!r.profile.continuous_batching) return spread;
+  // A full batch whose requests end at most once a step (vLLM's scheduler, continuous batching
+  // with chunked prefill): each new prompt runs in n chunks of what the budget leaves beside the
+  // other B - 1 decodes, alone in its steps; the steps between hold decodes only. A request lives
+  // n + d steps, so x = B / (n + d) requests end per step, and a share x·n of the steps hold a
+  // chunk. Spreading the prompts evenly instead would hide their compute-bound chunks under the
+  // memory-bound decode steps.
+  const double chunk_room = std::max(1.0, b.budget - (b.batch - 1) * b.positions);
+  const double chunks = std::max(1.0, std::ceil(b.computed / chunk_room));
+  const double x = b.batch / (chunks + b.decode_steps);
+  const bool budget_binds =
+      b.batch / b.decode_steps > b.budget / (b.computed + b.decode_steps * b.positions);
+  if (steps == BurstSteps::spread || x * chunks >= 1 || budget_binds)
+    return spread;  // every step holds prefill: spreading is the steady state
+  const double context = b.prompt + b.output / 2;  // a decoding sequence's mean context
+  StepLoad mixed;
+  mixed.decode_seqs = b.batch - 1;
+  mixed.decode_context = (b.batch - 1) * context;
+  mixed.prefill_tokens = b.computed / chunks;
+  mixed.prefill_pairs = (b.computed * b.cached + b.computed * (b.computed + 1) / 2) / chunks;
+  mixed.prefill_context = b.cached + b.computed * (chunks - 1) / (2 * chunks);
+  mixed.prefill_last = 1 / chunks;
+  StepLoad decode;
+  decode.decode_seqs = b.batch;
+  decode.decode_context = b.batch * context;
+  const double step_s =
+      x * chunks * step_time(r, mixed).total_s + (1 - x * chunks) * step_time(r, decode).total_s;
+  return step_s > 0 ? x * b.output / step_s : 0;
 }
 
 }  // namespace gpuplan

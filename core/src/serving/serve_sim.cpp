@@ -337,10 +337,12 @@ Result<RateSearch> max_rate_within_slo(const ReplicaModel& r, const ServeWorkloa
   auto alone = simulate(r, one);
   if (!alone.ok()) return alone.error();
   out.at_zero_load = alone.value();
-  // The rate cannot exceed the burst throughput; bisect between a trickle and that ceiling.
+  // The rate cannot exceed the burst throughput with its prompts spread over every step (the
+  // optimistic bound); bisect between a trickle and that ceiling.
   const double ceiling =
       burst_output_tokens_per_s(r, w.prompt_tokens, w.output_tokens,
-                                cached_prompt_tokens(w.prompt_tokens, w.prefix_hit_rate)) /
+                                cached_prompt_tokens(w.prompt_tokens, w.prefix_hit_rate),
+                                BurstSteps::spread) /
       w.output_tokens;
   double lo = 0, hi = std::max(ceiling * 1.05, 1e-3);
   SimulationResult best, failed;

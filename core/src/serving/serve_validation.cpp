@@ -418,23 +418,31 @@ double burst_run_metric(const ReplicaModel& rep, const ServingRow& r, const RowL
   return ok ? metric_of(s.value(), r) : 0;
 }
 
+// The requests a burst row runs: those it states; else, for vLLM and SGLang, their serving
+// benchmarks' default (vllm-project/vllm@0049e29c benchmarks/benchmark_serving.py and SGLang's
+// python/sglang/bench_serving.py: "--num-prompts ... default=1000", request rate inf); nullopt
+// for a runtime whose benchmark states no default.
+std::optional<int> burst_requests(const ServingRow& r, Runtime runtime) {
+  if (auto n = stated_requests(r)) return n;
+  if (runtime == Runtime::vllm || runtime == Runtime::sglang) return 1000;
+  return std::nullopt;
+}
+
 // Output tokens/s of one replica with all requests at once: at the batch the KV cache allows,
-// capped by a stated concurrency or static batch.
-// A run of a stated number of requests ("num_requests=N" in the notes, as trtllm-bench
-// reports it) is simulated to its end: the last requests run in a batch that is no longer
-// full, which a steady-state formula does not see.
+// capped by a stated concurrency or static batch. A run of a known number of requests is
+// simulated to its end: with fixed lengths the batch moves in waves (its prompts prefill
+// together, then it decodes), and the last requests run in a batch that is no longer full,
+// which a steady-state formula does not see.
 double burst_metric(ReplicaModel rep, const ServingRow& r, double in, double out) {
   if (auto b = number(r.batch))
     rep.max_num_seqs = std::min<int64_t>(rep.max_num_seqs, static_cast<int64_t>(*b));
   if (contains(r.framework, "static")) rep.profile.continuous_batching = false;
-  const size_t at = lower(r.notes).find("num_requests=");
-  const auto n = at == std::string::npos ? std::nullopt : leading_number(r.notes.substr(at + 13));
-  if (n && *n <= 100000) {
+  if (const auto n = burst_requests(r, rep.config.runtime)) {
     ServeWorkload w;
     w.rate_per_s = 0;  // all at once
     w.prompt_tokens = in;
     w.output_tokens = out;
-    w.requests = static_cast<int>(*n);
+    w.requests = *n;
     auto s = simulate(rep, w);
     if (s.ok()) return s.value().output_tokens_per_s;
   }

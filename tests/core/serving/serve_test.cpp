@@ -774,6 +774,45 @@ TEST(ServeValidation, AStatedNumberOfRequestsIsSimulatedToTheEnd) {
   EXPECT_LT(rep.value().rows[1].predicted, rep.value().rows[0].predicted / 10);
 }
 
+// vLLM's and SGLang's serving benchmarks send 1000 prompts unless told otherwise: a burst row of
+// either that states no count is simulated over 1000 requests, waves and tail included.
+TEST(ServeValidation, AVllmBurstWithoutACountRunsTheBenchmarksDefault) {
+  const std::string text = test::kServingCsvHeader +
+                           "V1,vllm,Llama-3.1-8B,H100 80GB HBM3,1,1,BF16,vLLM 0.11,2048,256,,,inf,"
+                           "output_tokens_per_s_total,1000,x,\n";
+  auto rep = validate_serving_csv(test::catalog(), test::serving(), text, "s.csv");
+  ASSERT_TRUE(rep.ok()) << rep.error().message;
+  ASSERT_EQ(rep.value().rows.size(), 1u);
+  const ReplicaModel r = replica("llama-3.1-8b", "h100-sxm5-80gb");
+  ServeWorkload w;
+  w.rate_per_s = 0;
+  w.prompt_tokens = 2048;
+  w.output_tokens = 256;
+  w.requests = 1000;
+  auto s = simulate(r, w);
+  ASSERT_TRUE(s.ok());
+  EXPECT_DOUBLE_EQ(rep.value().rows[0].predicted, s.value().output_tokens_per_s);
+}
+
+// A burst that holds one sequence at a time: its throughput is its prompt's chunks, then its
+// decode steps, one after another; the prompt's compute does not hide under the decode steps.
+TEST(ServeBurst, ALoneSequenceRunsItsPromptThenItsDecodes) {
+  ReplicaModel r = replica("llama-3-8b", "h100-sxm5-80gb");
+  r.max_num_seqs = 1;
+  const double prompt = 2.0 * static_cast<double>(r.max_num_batched_tokens), output = 512;
+  double decode_s = 0;
+  for (double i = 1; i < output; ++i) {  // the prefill's last step samples the first token
+    StepLoad step;
+    step.decode_seqs = 1;
+    step.decode_context = prompt + i;
+    decode_s += step_time(r, step).total_s;
+  }
+  const double serial = output / (prefill_time_s(r, prompt) + decode_s);
+  EXPECT_NEAR(burst_output_tokens_per_s(r, prompt, output), serial, 0.01 * serial);
+  // Spread over every step, the prompt's tokens ride on memory-bound decode steps: faster.
+  EXPECT_GT(burst_output_tokens_per_s(r, prompt, output, 0, BurstSteps::spread), 1.05 * serial);
+}
+
 TEST(ServePlan, ATensorParallelReplicaStaysInsideOneNvlinkDomain) {
   // TP 2 on H100: never two single-GPU machines joined over the network, only hosts (or NVLink
   // domains) of at least 2 GPUs; TP 16 fits no H100 host and says so.
