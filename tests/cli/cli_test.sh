@@ -119,6 +119,14 @@ assert fp4["derived_from"] == ["b200-sxm"], fp4
 assert abs(fp4["value"] - 5239 / 9000 * 10000e12) < 1e6, fp4
 assert "source" in gpus["b200-sxm"]["matmul_achievable_flop_per_s"]["fp4"]
 PY
+# GB300 is priced by OCI alone; its 4-GPU trays share one 72-GPU NVLink domain, and racks talk over
+# the RDMA network, so runs over 16 trays (one rack) and 20 (two racks) both time and cost.
+for trays in 16 20; do
+  expect "oci-gb300-$trays-trays" 0 "" -- estimate --model qwen3-235b-a22b --instance oci-bm.gpu.gb300.4 \
+    --nodes $trays --precision mxfp8 --framework megatron --zero 1 --ep 16 --tokens 1e9 --json
+  /usr/bin/python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["time"]["step_s"] > 0 and d["time"]["ep_comm_s"] > 0 and d["cost"]["usd_total"] > 0, d["time"]' "$tmp/out" \
+    && passed=$((passed + 1)) || { echo "FAIL oci gb300 over $trays trays: not timed and priced"; failed=$((failed + 1)); }
+done
 expect rtx4090-amp-fp16 0 "" -- estimate --model gpt2-small --gpu rtx-4090 --precision amp-fp16 --batch 8 --json
 /usr/bin/python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["time"]["step_s"] > 0' "$tmp/out" \
   && passed=$((passed + 1)) || { echo "FAIL rtx-4090 amp-fp16: no step time"; failed=$((failed + 1)); }
