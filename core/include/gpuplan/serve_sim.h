@@ -46,7 +46,8 @@ struct Percentiles {
 double at_percentile(const Percentiles& p, double percentile);
 struct SimulationResult {
   Percentiles ttft_s;
-  Percentiles tpot_s;              // per request: (end - first token) / (output - 1)
+  Percentiles tpot_s;  // per request: (end - first token) / (output - 1)
+  Percentiles itl_s;   // every gap between a sequence's successive tokens (vLLM's ITL), by token
   double output_tokens_per_s = 0;  // over the whole run
   double requests_per_s = 0;
   double mean_running = 0;  // sequences in the batch, time-averaged

@@ -64,6 +64,32 @@ Percentiles percentiles(std::vector<double> v) {
   return p;
 }
 
+// Percentiles of values that occur with weights (steps of dt seconds, each a gap for as many
+// decoding sequences).
+Percentiles weighted_percentiles(std::vector<std::pair<double, double>> v) {
+  Percentiles p;
+  double total = 0, sum = 0;
+  for (const auto& [x, w] : v) {
+    total += w;
+    sum += x * w;
+  }
+  if (!(total > 0)) return p;
+  std::sort(v.begin(), v.end());
+  auto at = [&](double q) {
+    double below = 0;
+    for (const auto& [x, w] : v) {
+      below += w;
+      if (below > q * total) return x;
+    }
+    return v.back().first;
+  };
+  p.p50 = at(0.50);
+  p.p90 = at(0.90);
+  p.p99 = at(0.99);
+  p.mean = sum / total;
+  return p;
+}
+
 class Scheduler {
  public:
   Scheduler(const ReplicaModel& r, std::vector<Req> reqs, int concurrency)
@@ -105,6 +131,9 @@ class Scheduler {
   int64_t free_blocks_ = 0;
   double now_s_ = 0;
   std::vector<double> ttft_, tpot_;
+  // Each step's length and the decoding sequences in it: every running sequence past its first
+  // token gets its next in every step, so the step is that many inter-token gaps.
+  std::vector<std::pair<double, double>> gaps_;
   double running_time_ = 0;
   int64_t max_running_ = 0;
   int64_t steps_ = 0;
@@ -253,6 +282,7 @@ SimulationResult Scheduler::run() {
       if (q.prefilled + chunk[i] >= q.prompt) load.prefill_last += 1;
     }
     const double dt = step_time(r_, load).total_s;
+    if (load.decode_seqs > 0) gaps_.emplace_back(dt, load.decode_seqs);
     running_time_ += dt * static_cast<double>(running_.size());
     max_running_ = std::max<int64_t>(max_running_, static_cast<int64_t>(running_.size()));
     now_s_ += dt;
@@ -262,6 +292,7 @@ SimulationResult Scheduler::run() {
   SimulationResult s;
   s.ttft_s = percentiles(ttft_);
   s.tpot_s = percentiles(tpot_);
+  s.itl_s = weighted_percentiles(std::move(gaps_));
   s.steps = steps_;
   s.max_running = max_running_;
   double outputs = 0;

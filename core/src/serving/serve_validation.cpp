@@ -360,11 +360,21 @@ ServeWorkload workload_for(const RowLengths& l) {
   return w;
 }
 
-// A simulated run's figure in the row's metric, for one replica.
+// Whether a row's notes call its latency figure a median ("Median ITL (ms)").
+bool says_median(const ServingRow& r) {
+  return lower(r.notes).find("median") != std::string::npos;
+}
+
+// A simulated run's figure in the row's metric, for one replica. vLLM's benchmark prints mean and
+// median TTFT, TPOT (per request) and ITL (every gap between tokens); a row whose notes call its
+// figure the median takes the median. A busy run's median ITL is a decode step alone, its mean
+// also holds the steps slowed by other requests' prompts.
 double metric_of(const SimulationResult& v, const ServingRow& r) {
+  const bool median = says_median(r);
   if (r.metric == "ttft_ms_mean") return v.ttft_s.mean * 1000;
   if (r.metric == "ttft_ms_median") return v.ttft_s.p50 * 1000;
-  if (r.metric == "itl_ms" || r.metric == "tpot_ms_mean") return v.tpot_s.mean * 1000;
+  if (r.metric == "itl_ms") return (median ? v.itl_s.p50 : v.itl_s.mean) * 1000;
+  if (r.metric == "tpot_ms_mean") return (median ? v.tpot_s.p50 : v.tpot_s.mean) * 1000;
   if (r.metric == "req_per_s") return v.requests_per_s;
   return v.output_tokens_per_s;
 }
@@ -478,7 +488,9 @@ Predicted predict(const ReplicaModel& rep, const ServingRow& r, const RowLengths
   if (r.metric == "output_tokens_per_s_total") return {tput, ""};
   if (r.metric == "output_tokens_per_s_per_gpu") return {tput / gpus, ""};
   if (r.metric == "req_per_s") return {tput / out, ""};
-  if ((r.metric == "tpot_ms_mean" || r.metric == "itl_ms") && number(r.batch))
+  // A mean TPOT at a fixed batch is the batch over its token rate; a median is simulated below.
+  const bool median = says_median(r);
+  if ((r.metric == "tpot_ms_mean" || r.metric == "itl_ms") && number(r.batch) && !median)
     return {*number(r.batch) / tput * replicas * 1000, ""};
   if (r.metric == "ttft_ms_mean" && contains(r.notes, "1st token latency")) {
     return {prefill_time_s(rep, in * number(r.batch).value_or(1)) * 1000, ""};

@@ -428,6 +428,31 @@ TEST(ServeReplica, RunsTheCheckpointsWeightsUnlessAsked) {
                    .ok());  // 120 B parameters at 16 bits do not fit 80 GB
 }
 
+// ITL is every gap between a sequence's tokens. Alone, a request's gaps are its decode steps, so
+// their mean is its TPOT; beside other requests' prompts a few gaps are long mixed steps, which
+// lift the mean but not the median.
+TEST(ServeSimulation, InterTokenGapsAreDecodeStepsWeightedByTheirSequences) {
+  const ReplicaModel r = replica("llama-3-8b", "h100-sxm5-80gb");
+  ServeWorkload w;
+  w.requests = 1;
+  w.prompt_tokens = 3000;
+  w.output_tokens = 200;
+  auto alone = simulate(r, w);
+  ASSERT_TRUE(alone.ok());
+  EXPECT_NEAR(alone.value().itl_s.mean, alone.value().tpot_s.mean,
+              1e-12 * alone.value().tpot_s.mean);
+  w.requests = 40;
+  w.concurrency = 8;
+  auto busy = simulate(r, w);
+  ASSERT_TRUE(busy.ok());
+  const Percentiles& itl = busy.value().itl_s;
+  EXPECT_LT(itl.p50, itl.mean);
+  StepLoad eight;
+  eight.decode_seqs = 8;
+  eight.decode_context = 8 * 3200.0;  // the longest context: no decode step of 8 is longer
+  EXPECT_LE(itl.p50, step_time(r, eight).total_s);
+}
+
 TEST(ServeSimulation, HigherRateNeverLowersTtft) {
   const ReplicaModel r = replica("llama-3-8b", "h100-sxm5-80gb");
   ServeWorkload w;
@@ -792,6 +817,31 @@ TEST(ServeValidation, AVllmBurstWithoutACountRunsTheBenchmarksDefault) {
   auto s = simulate(r, w);
   ASSERT_TRUE(s.ok());
   EXPECT_DOUBLE_EQ(rep.value().rows[0].predicted, s.value().output_tokens_per_s);
+}
+
+// A row whose notes call its ITL the median is a decode step of the simulated run; without the
+// word it is the mean, the batch over its token rate, which also holds the prompts' steps.
+TEST(ServeValidation, AMedianItlIsADecodeStepAndAMeanAlsoHoldsThePrompts) {
+  const std::string row =
+      ",vllm,Llama-3.1-8B,H100 80GB HBM3,1,1,BF16,vLLM 0.11,20000,2000,150 "
+      "requests,8,,itl_ms,15,x,";
+  auto rep = validate_serving_csv(
+      test::catalog(), test::serving(),
+      test::kServingCsvHeader + "M1" + row + "Median ITL (ms)\n" + "M2" + row + "ITL (ms)\n",
+      "s.csv");
+  ASSERT_TRUE(rep.ok()) << rep.error().message;
+  ASSERT_EQ(rep.value().rows.size(), 2u);
+  const ReplicaModel r = replica("llama-3.1-8b", "h100-sxm5-80gb");
+  ServeWorkload w;
+  w.rate_per_s = 0;
+  w.prompt_tokens = 20000;
+  w.output_tokens = 2000;
+  w.requests = 150;
+  w.concurrency = 8;
+  auto s = simulate(r, w);
+  ASSERT_TRUE(s.ok());
+  EXPECT_DOUBLE_EQ(rep.value().rows[0].predicted, s.value().itl_s.p50 * 1000);
+  EXPECT_GT(rep.value().rows[1].predicted, 1.05 * rep.value().rows[0].predicted);
 }
 
 // A burst that holds one sequence at a time: its throughput is its prompt's chunks, then its
