@@ -15,9 +15,13 @@ examples/moe-modelzoo: best_practice/qwen3/readme.md, model_configs/benchmarking
 runtime_configs/benchmarking/runtime.conf, sbatch_benchmarking.sh):
   - Qwen3-235B-A22B, Megatron-Core with --bf16 (bf16 weights and activations, fp32 main gradients and
     masters: mixed-bf16), the distributed optimizer (zero 1; "Megatron-FSDP On": zero 3), sequence
-    parallelism with tp, flash attention, no dropout, Transformer Engine's fused cross-entropy, grouped
+    parallelism with tp, cuDNN fused attention, no dropout, Transformer Engine's fused cross-entropy, grouped
     GEMMs with fused permutation, expert tensor parallelism 1, auxiliary-loss balancing (1e-3; the
     load-imbalance default is a measurement of that), dropless;
+  - attention: the model configs pass --use-flash-attn, which Megatron at f13818d69535 still accepts
+    but no longer reads (no use of use_flash_attn under megatron/); TransformerConfig's
+    attention_backend stays AttnBackend.auto, so Transformer Engine picks the kernel, cuDNN's fused
+    attention on Hopper and Blackwell (gpuplan's Megatron framework default, cited there);
   - 8 H100 per node, InfiniBand 8 x 50 GB/s (3200 Gb/s per node);
   - "DeepEP" is --moe-token-dispatcher-type flex with DeepEP, "A2A" NCCL's all-to-all; "+1f1b overlap"
     is --overlap-moe-expert-parallel-comm --delay-wgrad-compute.
@@ -49,11 +53,16 @@ runtime_configs/benchmarking/runtime.conf, sbatch_benchmarking.sh):
     selective recompute of moe_act and the 3 dense layers' mlp. Of its 13 cumulative optimisation
     steps only the last is scored:
     the others differ by kernel fusions, CUDA graphs and host-side fixes gpuplan does not model.
+  - the H100 long-context rows (the readme's "Long Context" table: TP and CP per row, TFLOPS
+    "forced balance" and "dropless"; its command: PP 8, VPP 4, EP 8, DeepEP, A2A_OVERLAP=0,
+    --recompute-modules layernorm moe): the command sets no MBS, so runtime.conf's default for
+    Qwen3-235B-A22B holds, a micro-batch of 1; "forced balance" is --moe-router-force-load-balancing
+    (moe_imbalance 1), "dropless" the real router (gpuplan's measured imbalance default).
   - Qwen3-Next-80B-A3B on H100 (best_practice/qwen3/run_next_80b.sh and
     model_configs/benchmarking/Qwen3-Next-80B-A3B.yaml): --bf16 (mixed-bf16), TP 1, PP 4, VPP 3,
     EP 32, the distributed optimizer without --overlap-grad-reduce or --overlap-param-gather (the
     yaml leaves them out; only the mxfp8 branch of sbatch_benchmarking.sh adds them), --clip-grad
-    1.0, fused cross-entropy, flash attention, DeepEP (flex), one MTP layer (--mtp-num-layers 1,
+    1.0, fused cross-entropy, cuDNN fused attention, DeepEP (flex), one MTP layer (--mtp-num-layers 1,
     which the HF config does not carry), --moe-router-force-load-balancing (moe_imbalance 1), and
     the selective recompute of moe_act, shared_experts and layernorm; 8 H100 per node.
   - source: the published document (tools/validation_source.py): error bands leave it out.
@@ -77,7 +86,6 @@ COLUMNS = ["id", "model", "gpu", "num_gpus", "precision", "batch_size_per_gpu", 
 NOT_EXPRESSIBLE = [
     ("mlm-moe-mixtral8x7b", "the README's headline TFLOPS has no run configuration attached (the reference "
                             "mapping beside it is probably, not stated to be, the run)"),
-    ("mlm-qwen3-235b-h100-lc", "micro-batch not stated"),
     ("tt-llama4-scout", "DOUBTFUL GPU count (not for scoring); GB200"),
     ("ds-moe-nlg", "sequence length, batch, precision and expert-parallel degree not stated"),
 ]
@@ -171,10 +179,28 @@ def qwen3_next(row):
             "seq_len_or_resolution": row["seq_len"], "task": "train", "metric": "tokens_per_s_per_gpu",
             "value": row["tokens_per_s_per_gpu"], "batch": row["global_batch"], "dp": row["dp"], "tp": row["tp"],
             "pp": row["pp"], "vp": row["vp"], "ep": row["ep"], "etp": row["etp"] or "1", "zero": "1",
-            "checkpointing": ckpt, "recompute_modules": modules, "attention": "flash", "dropout": "0",
+            "checkpointing": ckpt, "recompute_modules": modules, "attention": "cudnn", "dropout": "0",
             "fused_loss": "1", "clip_grad_norm": "1", "mtp_layers": "1", "moe_dispatcher": "deepep",
             "moe_imbalance": "1", "gpus_per_node": "8", "network_gbps_per_node": "3200",
             "source": source_key(row["source"])}
+
+
+def qwen3_long_context(row):
+    """The H100 long-context rows (the readme's "Long Context" table and its command): TFLOPS only."""
+    forced = "forced balance" in row["notes"]
+    seq, tp = int(row["seq_len"]), int(row["tp"])
+    tokens = megatron_flops.tokens_per_s_per_gpu(float(row["tflops_per_gpu"]), "qwen3-235b-a22b", seq, tp)
+    ckpt, modules = checkpointing(row["activation_checkpointing"])
+    return {"id": row["id"], "model": "qwen3-235b-a22b", "gpu": "h100-sxm5-80gb", "num_gpus": row["num_gpus"],
+            "precision": "mixed-bf16", "batch_size_per_gpu": "1", "seq_len_or_resolution": row["seq_len"],
+            "task": "train", "metric": "tokens_per_s_per_gpu", "value": "%.1f" % tokens,
+            "batch": row["global_batch"], "dp": row["dp"], "tp": row["tp"], "sp": "1" if tp > 1 else "",
+            "pp": row["pp"], "vp": row["vp"], "cp": row["cp"] if int(row["cp"] or "1") > 1 else "",
+            "ep": row["ep"], "etp": "1", "zero": "1", "checkpointing": ckpt, "recompute_modules": modules,
+            "attention": "cudnn", "dropout": "0", "fused_loss": "1", "clip_grad_norm": "1",
+            "overlap_grad_reduce": "1", "overlap_param_gather": "1", "tp_comm_overlap": "1" if tp > 1 else "",
+            "moe_dispatcher": "deepep", "moe_imbalance": "1" if forced else "", "gpus_per_node": "8",
+            "network_gbps_per_node": "3200", "source": source_key(row["source"])}
 
 
 def convert(row):
@@ -186,6 +212,8 @@ def convert(row):
         return [qwen3_next(row)], None
     if row["id"] in BLACKWELL:
         return [blackwell(row)], None
+    if row["id"].startswith("mlm-qwen3-235b-h100-lc-"):
+        return [qwen3_long_context(row)], None
     if row["id"].startswith("mlm-dsv3-gb200"):
         return None, ("an intermediate step of NVIDIA's DeepSeek-V3 optimisation history (kernel fusions, CUDA "
                       "graphs, host-side fixes gpuplan does not model); step 13 is scored")
@@ -204,7 +232,7 @@ def convert(row):
            "batch": row["global_batch"], "dp": row["dp"], "tp": row["tp"], "sp": "1" if tp > 1 else "",
            "pp": row["pp"], "vp": str(vp) if vp > 1 else "", "ep": row["ep"], "etp": row["etp"],
            "zero": "3" if fsdp else "1", "checkpointing": ckpt, "recompute_modules": modules,
-           "attention": "flash", "dropout": "0",
+           "attention": "cudnn", "dropout": "0",
            "fused_loss": "1", "clip_grad_norm": "1", "overlap_grad_reduce": "1", "overlap_param_gather": "1",
            "tp_comm_overlap": "1" if tp > 1 else "", "moe_dispatcher": dispatcher, "moe_a2a_overlap": "1" if overlap else "",
            "moe_imbalance": "", "gpus_per_node": "8", "network_gbps_per_node": "3200",
