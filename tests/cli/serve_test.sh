@@ -121,6 +121,22 @@ expect serve-pp-machines 0 "" -- serve --model llama-3-405b --gpu h100-sxm5-80gb
 grep -q '16 GPU(s) per replica (2 pipeline stages of 8, over 2 machines)' "$tmp/out" || { echo "FAIL serve-pp-machines: no 2-machine replica"; failed=$((failed + 1)); }
 expect serve-pp-range 1 "--pp: 200 is out of range [0, 64]" -- "${pp[@]}" --tp 1 --pp 200
 
+# Disaggregated prefill and decode (--disaggregate): two pools on the best option's instance, the
+# prompt's KV cache over NVLink inside the 8-GPU host; a 1-GPU machine without a sourced network
+# says why it cannot time the transfer, and the co-located plan still stands.
+expect serve-disagg 0 "" -- serve --model llama-3-70b --rate 20 --prompt-tokens 2000 --output-tokens 200 \
+  --ttft-ms 1000 --tpot-ms 50 --instance aws-p5.48xlarge --tp 4 --disaggregate --decode-tp 2 --json
+/usr/bin/python3 - "$tmp/out" <<'PY' && passed=$((passed + 1)) || { echo "FAIL serve-disagg: $(head -c 300 "$tmp/out")"; failed=$((failed + 1)); }
+import json, sys
+d = json.load(open(sys.argv[1]))["disaggregated"]
+assert d["prefill"]["tp"] == 4 and d["decode"]["tp"] == 2, d
+assert d["kv_link"] == "NVLink" and d["kv_bytes_per_request"] == 2000 * 327680, d
+assert d["prefill"]["fixed_replicas"] > 0 and d["decode"]["fixed_replicas"] > 0, d
+assert d["gpus_fixed"] == 4 * d["prefill"]["fixed_replicas"] + 2 * d["decode"]["fixed_replicas"], d
+PY
+expect serve-disagg-no-network 0 "" -- serve --model llama-3-8b --rate 1 --instance runpod-community-cloud-1x-h100-sxm-80gb --disaggregate
+grep -q '^disaggregated: --disaggregate: runpod-community-cloud-1x-h100-sxm-80gb has no sourced network bandwidth' "$tmp/out" || { echo "FAIL serve-disagg-no-network: $(tail -3 "$tmp/out")"; failed=$((failed + 1)); }
+
 table=$root/tests/validation/serving_dev.csv
 every=${SERVE_VALIDATE_EVERY:-1}
 if [ "$every" -gt 1 ]; then

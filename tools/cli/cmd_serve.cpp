@@ -2,7 +2,8 @@
 //   [--load-curve FILE|R0,R1,...,R23|flat|business-hours|diurnal] [--gpu G | --instance I] [--tp N]
 //   [--runtime vllm|trtllm|sglang|hf] [--weights auto|bf16|fp16|fp8|int8|int4|...] [--kv bf16|fp8]
 //   [--prefix-hit-rate H] [--spec-method draft|eagle|mtp --spec-tokens K --spec-acceptance A
-//   [--spec-draft-model M]] [--currency usd|cny] [--json]
+//   [--spec-draft-model M]] [--disaggregate [--prefill-tp N] [--decode-tp N]]
+//   [--currency usd|cny] [--json]
 // Ranks instances for a serving load: replicas for the peak, replicas per hour, cost per month
 // (in CNY, with --currency cny, at pricing_rules.json's sourced rate, as the page shows it).
 // --json states the currency and its rate (shown_currency), USD included, as plan --json does.
@@ -55,6 +56,48 @@ void print_features(const ServeOption& b, const ServeQuery& q) {
       spec_method_name(s.method), s.draft_model.empty() ? "" : " ", s.draft_model.c_str(), s.tokens,
       s.acceptance, b.tokens_per_step, b.decode_step_s * 1000, b.itl_s * 1000, 1 / b.itl_s,
       b.memory.spec_weight_bytes / 1e9);
+}
+
+// --disaggregate: the two pools on the best option's instance against the co-located fleet.
+void print_disaggregated(const ServePlan& p, const ServeQuery& q, const std::string& unit,
+                         double per_usd) {
+  if (p.disaggregated_error) {
+    std::printf("disaggregated: %s\n", p.disaggregated_error->message.c_str());
+    return;
+  }
+  if (!p.disaggregated) return;
+  const DisaggPlan& d = *p.disaggregated;
+  std::printf(
+      "disaggregated on %s (prefill and decode on separate replicas, the prompt's KV "
+      "cache sent between them):\n",
+      d.instance.c_str());
+  auto limit = [](const DisaggPool& pool) {
+    return pool.rate.limit.empty() ? "throughput" : pool.rate.limit.c_str();
+  };
+  std::printf(
+      "  prefill tp %d: %.2f req/s per replica (bound by %s; TTFT p90 %.0f ms), %d "
+      "replica(s) fixed\n",
+      d.prefill.tp, d.prefill.rate.max_rate_per_s, limit(d.prefill),
+      d.prefill.rate.at_max.ttft_s.p90 * 1000, d.prefill.fleet.fixed_replicas);
+  std::printf(
+      "  decode  tp %d: %.2f req/s per replica (bound by %s; TPOT p90 %.1f ms), %d "
+      "replica(s) fixed\n",
+      d.decode.tp, d.decode.rate.max_rate_per_s, limit(d.decode),
+      d.decode.rate.at_max.tpot_s.p90 * 1000, d.decode.fleet.fixed_replicas);
+  std::printf(
+      "  KV cache %.0f MB a request over %s in %.1f ms; the decode replica's first step "
+      "%.1f ms",
+      d.kv_bytes_per_request / 1e6, d.kv_link.c_str(), d.kv_transfer_s * 1000,
+      d.first_decode_step_s * 1000);
+  if (q.slo.ttft_s > 0)
+    std::printf("; the prefill pool's TTFT target %.0f ms", d.prefill_ttft_target_s * 1000);
+  std::printf(
+      "\n  fixed fleet %d GPUs (co-located %d): on-demand %s%.0f/month fixed (co-located "
+      "%s%.0f), %s%.0f/month autoscaled (co-located %s%.0f)\n",
+      d.gpus_fixed, d.colocated_gpus_fixed, unit.c_str(), d.usd_per_month_fixed * per_usd,
+      unit.c_str(), d.colocated_usd_per_month_fixed * per_usd, unit.c_str(),
+      d.usd_per_month_autoscaled * per_usd, unit.c_str(),
+      d.colocated_usd_per_month_autoscaled * per_usd);
 }
 
 void print_text(const ServePlan& p, const ServeQuery& q, const ShownCurrency& money) {
@@ -118,6 +161,7 @@ void print_text(const ServePlan& p, const ServeQuery& q, const ShownCurrency& mo
                 money.rate_source.date.c_str());
   }
   print_features(b, q);
+  print_disaggregated(p, q, unit, per_usd);
   for (const auto& n : b.notes) std::printf("note: %s\n", n.c_str());
   for (const auto& n : p.notes) std::printf("note: %s\n", n.c_str());
 }

@@ -70,6 +70,16 @@ namespace gpuplan {
     "--tp {0} --pp {1}: no matching instance joins that many GPUs in one machine or NVLink "       \
     "domain (the largest joins {2}), nor holds whole stages on machines with a known network to "  \
     "hand over between them")                                                                      \
+  /* Disaggregated prefill and decode (serve_disagg.cpp) */                                        \
+  X(serve_disagg_no_network, "serve.disagg_no_network",                                            \
+    "--disaggregate: {0} has no sourced network bandwidth, and a prefill replica of TP {1} and a " \
+    "decode replica of TP {2} do not fit one NVLink domain of {3} GPUs: the KV transfer between "  \
+    "them cannot be timed")                                                                        \
+  X(serve_disagg_ttft, "serve.disagg_ttft",                                                        \
+    "--disaggregate: the KV transfer ({0} ms) and the decode replica's first step ({1} ms) leave " \
+    "nothing of --ttft-ms {2} for the prefill; raise it")                                          \
+  X(serve_disagg_unpriced, "serve.disagg_unpriced",                                                \
+    "--disaggregate: the best option has no priced instance to size the two pools on")             \
   /* One replica (serve_replica.cpp) */                                                            \
   X(serve_not_causal_lm, "serve.not_causal_lm",                                                    \
     "model '{0}' is not a decoder-only language model; serve times causal LMs only")               \

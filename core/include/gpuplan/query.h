@@ -160,6 +160,9 @@ struct ServeRequest {
   int spec_tokens = 0;                          // draft tokens per step; required with a method
   double spec_acceptance = 0;    // per-token acceptance rate; required with a method (no default)
   std::string spec_draft_model;  // the draft model (--spec-method draft)
+  bool disaggregate = false;     // also plan prefill and decode on separate pools
+  int prefill_tp = 0;            // their replicas' GPUs; 0: the best co-located replica's
+  int decode_tp = 0;
   std::string currency = "USD";  // the currency costs are shown in: USD or CNY (--currency)
 };
 

@@ -17,6 +17,7 @@
 #include "gpuplan/model.h"
 #include "gpuplan/result.h"
 #include "gpuplan/serve_assumptions.h"
+#include "gpuplan/serve_disagg.h"
 #include "gpuplan/serve_fleet.h"
 #include "gpuplan/serve_replica.h"
 #include "gpuplan/serve_sim.h"
@@ -35,6 +36,7 @@ struct ServeQuery {
   std::string provider;
   std::string region;
   int top_k = 10;
+  DisaggQuery disagg;  // also plan prefill and decode on separate pools (--disaggregate)
 };
 // One ranked option: an instance type, its replica and fleet, and the costs.
 struct ServeOption;
@@ -82,6 +84,10 @@ struct ServePlan {
   // The serving features the query turned on, as given (for reports of the plan).
   double prefix_hit_rate = 0;
   SpecDecoding spec;
+  // --disaggregate: the best option's instance with prefill and decode on separate pools, or why
+  // it cannot be planned (the co-located plan stands either way).
+  std::optional<DisaggPlan> disaggregated;
+  std::optional<Error> disaggregated_error;
 };
 // What a serving query names, looked up in the catalog: the model and the GPU's catalog id
 // (aliases resolved; empty when none is named). An unknown model, GPU or instance is an Error

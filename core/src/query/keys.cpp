@@ -1226,6 +1226,15 @@ std::vector<ServeKey> serve_feature_rows() {
       row("spec-draft-model", g, text<R>(FIELD(spec_draft_model)), "",
           "the draft model of the zoo (--spec-method draft)",
           "模型库中的草稿模型（--spec-method draft）"),
+      row("disaggregate", g, flag<R>(FIELD(disaggregate)), "0",
+          "also plan prefill and decode on separate pools of replicas, the prompt's KV cache sent "
+          "between them (the best option's instance)",
+          "另外规划预填充与解码分离部署：两个副本池，提示的 KV "
+          "缓存在两者之间传输（用最佳选项的实例）"),
+      row("prefill-tp", g, integer<R>(0, 64, FIELD(prefill_tp)), "auto: the best replica's tp",
+          "--disaggregate: GPUs per prefill replica", "--disaggregate：每个预填充副本的 GPU 数"),
+      row("decode-tp", g, integer<R>(0, 64, FIELD(decode_tp)), "auto: the best replica's tp",
+          "--disaggregate: GPUs per decode replica", "--disaggregate：每个解码副本的 GPU 数"),
   };
 }
 

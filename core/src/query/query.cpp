@@ -242,6 +242,7 @@ ServeQuery serve_query(const ServeRequest& r, LoadCurve curve) {
   q.config.spec.tokens = r.spec_tokens;
   q.config.spec.acceptance = r.spec_acceptance;
   q.config.spec.draft_model = r.spec_draft_model;
+  q.disagg = {r.disaggregate, r.prefill_tp, r.decode_tp};
   q.slo = {r.ttft_ms / 1000, r.tpot_ms / 1000, static_cast<double>(r.percentile)};
   q.curve = std::move(curve);
   q.policy.target_utilisation = r.target_utilisation;

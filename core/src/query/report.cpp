@@ -583,6 +583,41 @@ nlohmann::ordered_json serve_option_json(const ServeOption& o) {
   return j;
 }
 
+// One pool of a disaggregated plan.
+nlohmann::ordered_json disagg_pool_json(const DisaggPool& p) {
+  nlohmann::ordered_json j;
+  j["tp"] = p.tp;
+  j["max_rate_per_s"] = p.rate.max_rate_per_s;
+  j["limit"] = p.rate.limit;
+  j["ttft_s_p90"] = p.rate.at_max.ttft_s.p90;
+  j["tpot_s_p90"] = p.rate.at_max.tpot_s.p90;
+  j["fixed_replicas"] = p.fleet.fixed_replicas;
+  j["replicas_per_hour"] = nlohmann::ordered_json::array();
+  for (const auto& h : p.fleet.hours) j["replicas_per_hour"].push_back(h.replicas);
+  j["usd_per_month_fixed"] = p.costs.empty() ? 0.0 : p.costs.front().usd_per_month_fixed;
+  j["usd_per_month_autoscaled"] = p.costs.empty() ? 0.0 : p.costs.front().usd_per_month_autoscaled;
+  return j;
+}
+
+nlohmann::ordered_json disagg_json(const DisaggPlan& d) {
+  nlohmann::ordered_json j;
+  j["instance"] = d.instance;
+  j["prefill"] = disagg_pool_json(d.prefill);
+  j["decode"] = disagg_pool_json(d.decode);
+  j["kv_bytes_per_request"] = d.kv_bytes_per_request;
+  j["kv_transfer_s"] = d.kv_transfer_s;
+  j["kv_link"] = d.kv_link;
+  j["first_decode_step_s"] = d.first_decode_step_s;
+  j["prefill_ttft_target_s"] = d.prefill_ttft_target_s;
+  j["gpus_fixed"] = d.gpus_fixed;
+  j["colocated_gpus_fixed"] = d.colocated_gpus_fixed;
+  j["usd_per_month_fixed"] = d.usd_per_month_fixed;
+  j["usd_per_month_autoscaled"] = d.usd_per_month_autoscaled;
+  j["colocated_usd_per_month_fixed"] = d.colocated_usd_per_month_fixed;
+  j["colocated_usd_per_month_autoscaled"] = d.colocated_usd_per_month_autoscaled;
+  return j;
+}
+
 // serve_plan_to_json's object, built once for both overloads.
 nlohmann::ordered_json serve_plan_json(const std::string& model, const LoadCurve& curve,
                                        const ServePlan& plan) {
@@ -600,6 +635,10 @@ nlohmann::ordered_json serve_plan_json(const std::string& model, const LoadCurve
                                  {"tokens_per_step", best ? best->tokens_per_step : 1.0}};
   out["options"] = nlohmann::ordered_json::array();
   for (const auto& o : plan.options) out["options"].push_back(serve_option_json(o));
+  if (plan.disaggregated) out["disaggregated"] = disagg_json(*plan.disaggregated);
+  if (plan.disaggregated_error)
+    out["disaggregated"] = {{"error", plan.disaggregated_error->message},
+                            {"id", message_id(plan.disaggregated_error->id)}};
   out["notes"] = plan.notes;
   return out;
 }

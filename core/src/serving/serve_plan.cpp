@@ -424,6 +424,14 @@ Result<ServePlan> finish_serve_search(const Catalog& catalog, const ServingAssum
       });
   if (static_cast<int>(plan.options.size()) > q.top_k)
     plan.options.resize(static_cast<size_t>(std::max(1, q.top_k)));
+  if (q.disagg.on) {
+    auto d = plan_disaggregated(catalog, serving, model, q, plan.options.front());
+    if (d.ok()) {
+      plan.disaggregated = d.value();
+    } else {
+      plan.disaggregated_error = d.error();
+    }
+  }
   return plan;
 }
 

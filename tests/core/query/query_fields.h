@@ -272,6 +272,9 @@ inline void compare_serve(FieldDiff& d, const ServeRequest& a, const ServeReques
   GPUPLAN_FIELD(d, a, b, ep);
   GPUPLAN_FIELD(d, a, b, attention_dp);
   GPUPLAN_FIELD(d, a, b, currency);
+  GPUPLAN_FIELD(d, a, b, disaggregate);
+  GPUPLAN_FIELD(d, a, b, prefill_tp);
+  GPUPLAN_FIELD(d, a, b, decode_tp);
 }
 
 #undef GPUPLAN_FIELD

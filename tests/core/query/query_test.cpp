@@ -213,7 +213,10 @@ TEST(ServeKeys, EveryServeOptionIsALinkKeyAndRoundTrips) {
                      {"spec-method", "draft"},
                      {"spec-tokens", "3"},
                      {"spec-acceptance", "0.7"},
-                     {"spec-draft-model", "mistral-7b"}};
+                     {"spec-draft-model", "mistral-7b"},
+                     {"disaggregate", "1"},
+                     {"prefill-tp", "2"},
+                     {"decode-tp", "4"}};
   ASSERT_EQ(args.size(), serve_keys().size());
   auto r = parse_serve_request(args);
   ASSERT_TRUE(r.ok()) << r.error().message;
@@ -238,6 +241,9 @@ TEST(ServeKeys, EveryServeOptionIsALinkKeyAndRoundTrips) {
   EXPECT_EQ(q.config.spec.tokens, 3);
   EXPECT_DOUBLE_EQ(q.config.spec.acceptance, 0.7);
   EXPECT_EQ(q.config.spec.draft_model, "mistral-7b");
+  EXPECT_TRUE(q.disagg.on);
+  EXPECT_EQ(q.disagg.prefill_tp, 2);
+  EXPECT_EQ(q.disagg.decode_tp, 4);
 }
 
 TEST(ServeKeys, DefaultsAreTheCliDefaultsAndBadValuesNameTheKey) {
