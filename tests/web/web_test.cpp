@@ -423,6 +423,29 @@ TEST(Serving, TheSlicedJobRanksAsPlanServing) {
   EXPECT_LE(out.latency[9].tpot_s, 0.050);
 }
 
+// --disaggregate in a link: the page's sliced job plans the two pools as `gpuplan serve` does,
+// and the tab's mirror shows them.
+TEST(Serving, ADisaggregatedLinkPlansThePoolsAsTheCliDoes) {
+  const std::string link =
+      "model=llama-3-70b&rate=20&prompt-tokens=2000&output-tokens=200&ttft-ms=1000&tpot-ms=50&"
+      "instance=aws-p5.48xlarge&tp=4&disaggregate=1&decode-tp=2&tab=serving";
+  const PageModel m = page_test::computed_page(link);
+  ASSERT_TRUE(m.serve.plan && m.serve.plan->disaggregated);
+  const ServeRequest r = page_state_from_query(link).value().serve;
+  const ServingAssumptions serving = serving_assumptions(embedded_data_files()).value();
+  auto whole = plan_serving(catalog(), serving, *catalog().find_model("llama-3-70b"),
+                            serve_query(r, preset_load_curve("flat", 20).value()));
+  ASSERT_TRUE(whole.ok() && whole.value().disaggregated) << whole.error().message;
+  const DisaggPlan& page = *m.serve.plan->disaggregated;
+  const DisaggPlan& cli = *whole.value().disaggregated;
+  EXPECT_EQ(page.decode.tp, 2);
+  EXPECT_EQ(page.gpus_fixed, cli.gpus_fixed);
+  EXPECT_DOUBLE_EQ(page.usd_per_month_fixed, cli.usd_per_month_fixed);
+  const auto j = nlohmann::json::parse(results_json(m, ""));
+  EXPECT_EQ(j["serving"]["disaggregated"]["gpus_fixed"], cli.gpus_fixed);
+  EXPECT_EQ(j["serving"]["disaggregated"]["kv_link"], "NVLink");
+}
+
 TEST(Serving, ATypedLoadCurveAndThePolicyTravelInTheLinkAndReachThePlan) {
   // The diurnal preset written out, with its small hours doubled: 24 rates of the user's own.
   LoadCurve typed = preset_load_curve("diurnal", 30).value();

@@ -71,6 +71,9 @@ const Case kCases[] = {
      "prefill is bound by the interconnect"},
     {"model=mixtral-8x7b&rate=5&tp=2&ep=2&attention-dp=1&gpu=h100-sxm5-80gb&tab=serving",
      "attention data parallel: each of the 2 GPUs"},
+    {"model=llama-3-8b&rate=1&instance=runpod-community-cloud-1x-h100-sxm-80gb&disaggregate=1&"
+     "tab=serving",
+     "the KV transfer between them cannot be timed"},
     {"model=gpt2-small&batch=-5", "-5 is out of range"},
 };
 

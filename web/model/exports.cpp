@@ -245,10 +245,25 @@ Json serving_json(const PageModel& m) {
   Json latency = Json::array();
   for (const auto& p : r.latency)
     latency.push_back({{"rate_per_s", p.rate_per_s}, {"ttft_s", p.ttft_s}, {"tpot_s", p.tpot_s}});
+  // --disaggregate: the two pools as the tab shows them (null when not asked or not planned).
+  Json disagg = nullptr;
+  if (r.plan && r.plan->disaggregated) {
+    const DisaggPlan& d = *r.plan->disaggregated;
+    disagg = {{"instance", d.instance},
+              {"prefill_tp", d.prefill.tp},
+              {"decode_tp", d.decode.tp},
+              {"prefill_fixed_replicas", d.prefill.fleet.fixed_replicas},
+              {"decode_fixed_replicas", d.decode.fleet.fixed_replicas},
+              {"kv_link", d.kv_link},
+              {"kv_transfer_s", d.kv_transfer_s},
+              {"gpus_fixed", d.gpus_fixed},
+              {"usd_per_month_fixed", d.usd_per_month_fixed}};
+  }
   return {{"progress", r.progress},      {"search", slices_json(r.slices)},
           {"error", r.error.message},    {"error_shown", page_message(r.error)},
           {"load_curve_per_s", r.curve}, {"options", options},
-          {"latency", latency},          {"compare", serve_compare_json(m)}};
+          {"latency", latency},          {"compare", serve_compare_json(m)},
+          {"disaggregated", disagg}};
 }
 
 // A launch config as shown: its text, or the core's error and the text null.
@@ -302,6 +317,7 @@ Json notes_shown_json(const PageModel& m) {
   if (m.serve.plan) {
     notes(serving, m.serve.plan->notes);
     if (!m.serve.plan->options.empty()) notes(serving, m.serve.plan->options.front().notes);
+    if (m.serve.plan->disaggregated_error) error(serving, *m.serve.plan->disaggregated_error);
   }
   return {{"results", results}, {"plans", plans}, {"serving", serving}};
 }

@@ -143,6 +143,21 @@ bool feature_inputs(const PageModel& m, ServeRequest& r, UiActions& a) {
   return edited;
 }
 
+// Disaggregated prefill and decode, and the GPUs of each pool's replicas (0: the best's).
+bool disagg_inputs(ServeRequest& r, UiActions& a) {
+  bool edited = checkbox(S::serve_disaggregate, r.disaggregate);
+  remember(a, "serve-disaggregate");
+  if (!r.disaggregate) {
+    // Its keys go with it: switching it off drops them.
+    const bool had = r.prefill_tp > 0 || r.decode_tp > 0;
+    r.prefill_tp = r.decode_tp = 0;
+    return edited || had;
+  }
+  edited |= serve_int(S::serve_prefill_tp, "prefill-tp", r.prefill_tp, a, "serve-prefill-tp");
+  edited |= serve_int(S::serve_decode_tp, "decode-tp", r.decode_tp, a, "serve-decode-tp");
+  return edited;
+}
+
 std::vector<IdName> instance_items(const Catalog& catalog) {
   std::vector<IdName> out;
   for (const auto& in : catalog.instances) out.push_back({in.id, in.id});
@@ -171,7 +186,9 @@ void inputs(const PageModel& m, UiActions& a) {
                             S::serve_spec_method,
                             S::serve_spec_tokens,
                             S::serve_spec_acceptance,
-                            S::serve_spec_draft});
+                            S::serve_spec_draft,
+                            S::serve_prefill_tp,
+                            S::serve_decode_tp});
   PageState s = m.state;
   ServeRequest& r = s.serve;
   bool edited = false;
@@ -206,6 +223,7 @@ void inputs(const PageModel& m, UiActions& a) {
   edited |= curve_inputs(m, r, a);
   edited |= policy_inputs(r, a);
   edited |= feature_inputs(m, r, a);
+  edited |= disagg_inputs(r, a);
   if (edited) a.state = s;
 }
 
@@ -473,6 +491,37 @@ void best_line(const ServeOption& b, double percentile, UiActions& a) {
   for (const auto& n : b.notes) note_text(core_note(n));
 }
 
+// --disaggregate: the two pools on the best option's instance against the co-located fleet, or
+// why they could not be planned.
+void disagg_lines(const ServePlan& p, UiActions& a) {
+  if (p.disaggregated_error) error_text(page_message(*p.disaggregated_error));
+  if (!p.disaggregated) return;
+  const DisaggPlan& d = *p.disaggregated;
+  auto limit = [](const DisaggPool& pool) {
+    const std::string& l = pool.rate.limit;
+    return tr(l == "ttft" ? S::limit_ttft : l == "tpot" ? S::limit_tpot : S::limit_throughput);
+  };
+  ImGui::Spacing();
+  ImGui::TextWrapped(tr(S::serve_disagg_title), d.instance.c_str());
+  ImGui::TextWrapped(tr(S::serve_disagg_prefill), d.prefill.tp,
+                     format_number(d.prefill.rate.max_rate_per_s, 3).c_str(), limit(d.prefill),
+                     format_number(d.prefill.rate.at_max.ttft_s.p90 * 1000, 3).c_str(),
+                     d.prefill.fleet.fixed_replicas);
+  ImGui::TextWrapped(tr(S::serve_disagg_decode), d.decode.tp,
+                     format_number(d.decode.rate.max_rate_per_s, 3).c_str(), limit(d.decode),
+                     format_number(d.decode.rate.at_max.tpot_s.p90 * 1000, 3).c_str(),
+                     d.decode.fleet.fixed_replicas);
+  ImGui::TextWrapped(tr(S::serve_disagg_kv), format_bytes(d.kv_bytes_per_request).c_str(),
+                     d.kv_link.c_str(), format_number(d.kv_transfer_s * 1000, 3).c_str(),
+                     format_number(d.first_decode_step_s * 1000, 3).c_str());
+  ImGui::TextWrapped(tr(S::serve_disagg_fleet), d.gpus_fixed, d.colocated_gpus_fixed,
+                     format_money(d.usd_per_month_fixed).c_str(),
+                     format_money(d.colocated_usd_per_month_fixed).c_str(),
+                     format_money(d.usd_per_month_autoscaled).c_str(),
+                     format_money(d.colocated_usd_per_month_autoscaled).c_str());
+  remember(a, "serve-disagg");
+}
+
 // The day: the load curve as bars, and the replicas per hour as steps with the fixed fleet.
 void day_charts(const PageModel& m, const ServeOption& b, UiActions& a) {
   const float h = 180.0f * m.ratio;
@@ -560,6 +609,7 @@ UiActions draw_serving(const PageModel& m) {
   if (!ranked) return a;
   const ServeOption& best = r.plan->options.front();
   best_line(best, m.state.serve.percentile, a);
+  disagg_lines(*r.plan, a);
   ImGui::Spacing();
   day_charts(m, best, a);
   cost_chart(m, best, a);
