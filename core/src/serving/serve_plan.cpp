@@ -338,6 +338,28 @@ std::optional<Error> tp_beyond_every_domain(
   return std::nullopt;
 }
 
+// The cheapest autoscaled on-demand fleet first (options without a price last), the top k kept.
+void rank_options(int top_k, std::vector<ServeOption>& options) {
+  std::stable_sort(options.begin(), options.end(), [](const ServeOption& a, const ServeOption& b) {
+    const double ca = a.costs.empty() ? 1e300 : a.costs.front().usd_per_day_autoscaled;
+    const double cb = b.costs.empty() ? 1e300 : b.costs.front().usd_per_day_autoscaled;
+    return ca < cb;
+  });
+  if (static_cast<int>(options.size()) > top_k)
+    options.resize(static_cast<size_t>(std::max(1, top_k)));
+}
+
+// --disaggregate: the two pools on the best option's instance, or why they cannot be planned.
+void add_disaggregated(const Catalog& catalog, const ServingAssumptions& serving,
+                       const Model& model, const ServeQuery& q, ServePlan& plan) {
+  auto d = plan_disaggregated(catalog, serving, model, q, plan.options.front());
+  if (d.ok()) {
+    plan.disaggregated = d.value();
+  } else {
+    plan.disaggregated_error = d.error();
+  }
+}
+
 }  // namespace
 
 std::string replica_layout(const ServeOption& o) {
@@ -416,22 +438,8 @@ Result<ServePlan> finish_serve_search(const Catalog& catalog, const ServingAssum
     }
   }
   if (plan.options.empty()) return explain_failure(all, q.slo);
-  std::stable_sort(
-      plan.options.begin(), plan.options.end(), [](const ServeOption& a, const ServeOption& b) {
-        const double ca = a.costs.empty() ? 1e300 : a.costs.front().usd_per_day_autoscaled;
-        const double cb = b.costs.empty() ? 1e300 : b.costs.front().usd_per_day_autoscaled;
-        return ca < cb;
-      });
-  if (static_cast<int>(plan.options.size()) > q.top_k)
-    plan.options.resize(static_cast<size_t>(std::max(1, q.top_k)));
-  if (q.disagg.on) {
-    auto d = plan_disaggregated(catalog, serving, model, q, plan.options.front());
-    if (d.ok()) {
-      plan.disaggregated = d.value();
-    } else {
-      plan.disaggregated_error = d.error();
-    }
-  }
+  rank_options(q.top_k, plan.options);
+  if (q.disagg.on) add_disaggregated(catalog, serving, model, q, plan);
   return plan;
 }
 

@@ -428,6 +428,21 @@ TEST(ServeReplica, RunsTheCheckpointsWeightsUnlessAsked) {
                    .ok());  // 120 B parameters at 16 bits do not fit 80 GB
 }
 
+// A burst of `requests` (at most `concurrency` in flight; 0: all at once) of Llama-3.1-8B on one
+// H100, as validation simulates a row of vLLM's serving benchmark.
+SimulationResult llama31_burst(double prompt, double output, int requests, int concurrency = 0) {
+  const ReplicaModel r = replica("llama-3.1-8b", "h100-sxm5-80gb");
+  ServeWorkload w;
+  w.rate_per_s = 0;
+  w.prompt_tokens = prompt;
+  w.output_tokens = output;
+  w.requests = requests;
+  w.concurrency = concurrency;
+  auto s = simulate(r, w);
+  EXPECT_TRUE(s.ok());
+  return s.ok() ? s.value() : SimulationResult{};
+}
+
 // ITL is every gap between a sequence's tokens. Alone, a request's gaps are its decode steps, so
 // their mean is its TPOT; beside other requests' prompts a few gaps are long mixed steps, which
 // lift the mean but not the median.
@@ -701,16 +716,8 @@ TEST(ServeValidation, LatencyOfAConcurrencyRunIsSimulated) {
   auto rep = validate_serving_csv(test::catalog(), test::serving(), text, "s.csv");
   ASSERT_TRUE(rep.ok()) << rep.error().message;
   ASSERT_EQ(rep.value().rows.size(), 1u);
-  const ReplicaModel r = replica("llama-3.1-8b", "h100-sxm5-80gb");
-  ServeWorkload w;
-  w.rate_per_s = 0;
-  w.prompt_tokens = 2000;
-  w.output_tokens = 200;
-  w.requests = 150;
-  w.concurrency = 8;
-  auto s = simulate(r, w);
-  ASSERT_TRUE(s.ok());
-  EXPECT_DOUBLE_EQ(rep.value().rows[0].predicted, s.value().ttft_s.p50 * 1000);
+  EXPECT_DOUBLE_EQ(rep.value().rows[0].predicted,
+                   llama31_burst(2000, 200, 150, 8).ttft_s.p50 * 1000);
 }
 
 // What a row leaves out: a TTFT needs no output length (the burst's prefill comes first), a
@@ -808,15 +815,8 @@ TEST(ServeValidation, AVllmBurstWithoutACountRunsTheBenchmarksDefault) {
   auto rep = validate_serving_csv(test::catalog(), test::serving(), text, "s.csv");
   ASSERT_TRUE(rep.ok()) << rep.error().message;
   ASSERT_EQ(rep.value().rows.size(), 1u);
-  const ReplicaModel r = replica("llama-3.1-8b", "h100-sxm5-80gb");
-  ServeWorkload w;
-  w.rate_per_s = 0;
-  w.prompt_tokens = 2048;
-  w.output_tokens = 256;
-  w.requests = 1000;
-  auto s = simulate(r, w);
-  ASSERT_TRUE(s.ok());
-  EXPECT_DOUBLE_EQ(rep.value().rows[0].predicted, s.value().output_tokens_per_s);
+  EXPECT_DOUBLE_EQ(rep.value().rows[0].predicted,
+                   llama31_burst(2048, 256, 1000).output_tokens_per_s);
 }
 
 // A row whose notes call its ITL the median is a decode step of the simulated run; without the
@@ -831,16 +831,8 @@ TEST(ServeValidation, AMedianItlIsADecodeStepAndAMeanAlsoHoldsThePrompts) {
       "s.csv");
   ASSERT_TRUE(rep.ok()) << rep.error().message;
   ASSERT_EQ(rep.value().rows.size(), 2u);
-  const ReplicaModel r = replica("llama-3.1-8b", "h100-sxm5-80gb");
-  ServeWorkload w;
-  w.rate_per_s = 0;
-  w.prompt_tokens = 20000;
-  w.output_tokens = 2000;
-  w.requests = 150;
-  w.concurrency = 8;
-  auto s = simulate(r, w);
-  ASSERT_TRUE(s.ok());
-  EXPECT_DOUBLE_EQ(rep.value().rows[0].predicted, s.value().itl_s.p50 * 1000);
+  EXPECT_DOUBLE_EQ(rep.value().rows[0].predicted,
+                   llama31_burst(20000, 2000, 150, 8).itl_s.p50 * 1000);
   EXPECT_GT(rep.value().rows[1].predicted, 1.05 * rep.value().rows[0].predicted);
 }
 
