@@ -38,6 +38,9 @@ struct RuntimeProfile {
   bool continuous_batching = true;              // false: static batches (a batch runs to its end)
   bool reserve_full_sequence = false;           // KV for prompt + output reserved at admission
   double kernels_per_layer = 10;                // GPU kernels per block and step (fusion)
+  // Kernels a mixture-of-experts block adds over a dense MLP's (router, routing, sorting and the
+  // sum over the experts); 0 where the runtime's count is not sourced.
+  double moe_extra_kernels_per_layer = 0;
   bool cuda_graphs = true;  // false: the host issues each kernel (eager PyTorch)
   // Host time per request in a step: a Python executor's bookkeeping (inputs, block tables,
   // sampled tokens) for each running request, overlapped with the GPU's step (the step takes the

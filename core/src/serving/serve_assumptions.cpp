@@ -190,6 +190,8 @@ RuntimeProfile read_profile(JsonReader& parent, const char* name, Runtime runtim
   p.reserve_full_sequence = fact_bool(r, "reserve_full_sequence", s);
   p.kernels_per_layer = fact_number(r, "kernels_per_layer", s, 1, 1000);
   p.cuda_graphs = fact_bool(r, "cuda_graphs", s);
+  if (r.has("moe_extra_kernels_per_layer"))
+    p.moe_extra_kernels_per_layer = fact_number(r, "moe_extra_kernels_per_layer", s, 0, 1000);
   if (r.has("host_per_sequence_s"))
     p.host_per_sequence_s = fact_number(r, "host_per_sequence_s", s, 0, 1e-2);
   p.allreduce_latency_s = fact_number(r, "allreduce_latency_s", s, 0, 1e-2);

@@ -835,7 +835,8 @@ StepBreakdown step_time(const ReplicaModel& r, const StepLoad& asked) {
       r.hbm_bytes_per_s;
   b.attention_s = attention_s(r, load, positions, rank_share);
   b.comm_s = comm_s(r, tokens, rank_tokens);
-  const double kernels = r.layers * r.profile.kernels_per_layer;
+  const double kernels =
+      r.layers * r.profile.kernels_per_layer + r.moe_layers * r.profile.moe_extra_kernels_per_layer;
   const double gpu_s =
       b.weights_s + b.elementwise_s + b.attention_s + b.comm_s + kernels * r.kernel_overhead_s;
   // Eager PyTorch: the host issues every kernel; it runs ahead, so the step takes the longer.

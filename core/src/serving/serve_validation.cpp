@@ -584,6 +584,9 @@ std::string resolve(const Catalog& c, const ServingAssumptions& a, const Serving
   // runs of TensorRT engines (before v0.17 the only backend) ran the C++ executor.
   if (cfg.runtime == Runtime::trtllm && !contains(said, "pytorch"))
     rep->profile.host_per_sequence_s = 0;
+  // gpt-fast runs on the vLLM profile, but its mixture-of-experts block is its own compiled code
+  // (an index-gather of the experts' weights), not vLLM's fused_moe kernels.
+  if (contains(lower(r.framework), "gpt-fast")) rep->profile.moe_extra_kernels_per_layer = 0;
   return "";
 }
 

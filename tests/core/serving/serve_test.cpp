@@ -555,6 +555,23 @@ TEST(ServeFleet, LoadCurveParserNamesTheProblem) {
   EXPECT_DOUBLE_EQ(ok.value()[23], 23.0);
 }
 
+// vLLM's fused_moe launches 7 kernels where a dense MLP launches 3 (router GEMM, top-k, align,
+// two expert GEMMs, activation, sum): each of Mixtral's 32 MoE blocks pays 4 more kernel gaps a
+// step.
+TEST(ServeReplica, AMixtureOfExpertsBlockLaunchesVllmsFusedMoeKernels) {
+  ServeConfig c;
+  c.tp = 2;
+  const ReplicaModel r = replica("mixtral-8x7b", "h100-sxm5-80gb", c);
+  EXPECT_EQ(r.profile.moe_extra_kernels_per_layer, 4);
+  ReplicaModel dense_count = r;
+  dense_count.profile.moe_extra_kernels_per_layer = 0;
+  StepLoad one;
+  one.decode_seqs = 1;
+  one.decode_context = 1000;
+  EXPECT_NEAR(step_time(r, one).total_s - step_time(dense_count, one).total_s,
+              32 * 4 * r.kernel_overhead_s, 1e-12);
+}
+
 TEST(ServeReplica, TensorRtLlmsPythonExecutorHandlesEachRequestOnTheHost) {
   // TensorRT-LLM's PyTorch backend: 45.11 ms of host time per iteration at 1536 requests a rank
   // (PR #10273), 29.37 us a request, beside the GPU's step. Llama 3 8B at FP8 on B200 with 2048
