@@ -38,6 +38,11 @@ struct ServeQuery {
   int top_k = 10;
   DisaggQuery disagg;  // also plan prefill and decode on separate pools (--disaggregate)
 };
+// The workload with a dataset's own lengths resolved (--lengths sharegpt: ShareGPT's, whose
+// means the per-request figures use).
+ServeWorkload resolved_workload(const ServeWorkload& w, const ServingAssumptions& a);
+// The query's replica configuration at tp x pp GPUs, its speculative draft model looked up.
+ServeConfig replica_config(const Catalog& catalog, const ServeQuery& q, int tp, int pp);
 // One ranked option: an instance type, its replica and fleet, and the costs.
 struct ServeOption;
 // The replica's layout as the tables show it: "4" (tensor parallel), "2x4" (tp x pipeline stages).

@@ -531,6 +531,13 @@ std::string evaluation_report_json(const Evaluation& ev, const PricingRules& rul
 
 namespace {
 
+// A fleet's replicas for each hour of the day.
+nlohmann::ordered_json replicas_per_hour_json(const FleetPlan& fleet) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::array();
+  for (const auto& h : fleet.hours) out.push_back(h.replicas);
+  return out;
+}
+
 nlohmann::ordered_json serve_option_json(const ServeOption& o) {
   using json = nlohmann::ordered_json;
   json j;
@@ -567,8 +574,7 @@ nlohmann::ordered_json serve_option_json(const ServeOption& o) {
                {"rate_band", band_json(o.rate_band)},
                {"latency_band", band_json(o.latency_band)}};
   j["fixed_replicas"] = o.fleet.fixed_replicas;
-  j["replicas_per_hour"] = json::array();
-  for (const auto& h : o.fleet.hours) j["replicas_per_hour"].push_back(h.replicas);
+  j["replicas_per_hour"] = replicas_per_hour_json(o.fleet);
   j["scale_up_delay_s"] = o.fleet.scale_up_delay_s;
   j["price_usd_per_hour"] = o.price.usd_per_hour;
   j["costs"] = json::array();
@@ -592,8 +598,7 @@ nlohmann::ordered_json disagg_pool_json(const DisaggPool& p) {
   j["ttft_s_p90"] = p.rate.at_max.ttft_s.p90;
   j["tpot_s_p90"] = p.rate.at_max.tpot_s.p90;
   j["fixed_replicas"] = p.fleet.fixed_replicas;
-  j["replicas_per_hour"] = nlohmann::ordered_json::array();
-  for (const auto& h : p.fleet.hours) j["replicas_per_hour"].push_back(h.replicas);
+  j["replicas_per_hour"] = replicas_per_hour_json(p.fleet);
   j["usd_per_month_fixed"] = p.costs.empty() ? 0.0 : p.costs.front().usd_per_month_fixed;
   j["usd_per_month_autoscaled"] = p.costs.empty() ? 0.0 : p.costs.front().usd_per_month_autoscaled;
   return j;

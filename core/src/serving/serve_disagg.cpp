@@ -53,16 +53,13 @@ Result<KvLink> kv_link(const Instance& in, const Gpu& gpu, const Efficiencies& e
                 hop.base_s + hop.network_hop_s};
 }
 
-// One pool's replica: the query's configuration at `tp` GPUs (one pipeline stage).
+// One pool's replica: the query's configuration at `tp` GPUs (one pipeline stage); the prefill
+// pool emits one token a request, so it drafts nothing.
 Result<ReplicaModel> pool_replica(const Catalog& catalog, const ServingAssumptions& serving,
                                   const Model& model, const Gpu& gpu, const ServeQuery& q, int tp,
                                   bool drafter) {
-  ServeConfig c = q.config;
-  c.tp = tp;
-  c.pp = 1;
-  if (!drafter) c.spec = SpecDecoding{};  // the prefill pool emits one token: no drafting
-  if (c.spec.method == SpecMethod::draft && !c.spec.draft && !c.spec.draft_model.empty())
-    c.spec.draft = catalog.find_model(c.spec.draft_model);
+  ServeConfig c = replica_config(catalog, q, tp, 1);
+  if (!drafter) c.spec = SpecDecoding{};
   return build_replica(model, gpu, c, serving, catalog.efficiencies);
 }
 
@@ -101,8 +98,7 @@ Result<DisaggPlan> plan_disaggregated(const Catalog& catalog, const ServingAssum
   const int tp_p = q.disagg.prefill_tp > 0 ? q.disagg.prefill_tp : colocated.tp;
   const int tp_d = q.disagg.decode_tp > 0 ? q.disagg.decode_tp : colocated.tp;
   // The pools run the workload's mean lengths (a dataset's means).
-  ServeWorkload w = q.workload;
-  if (w.lengths == LengthDistribution::sharegpt) use_dataset_lengths(w, serving.sharegpt);
+  ServeWorkload w = resolved_workload(q.workload, serving);
   w.lengths = LengthDistribution::fixed;
   auto pre = pool_replica(catalog, serving, model, *gpu, q, tp_p, false);
   if (!pre.ok()) return pre.error();

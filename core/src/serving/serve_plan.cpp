@@ -65,14 +65,6 @@ void host_note(const ReplicaModel& r, const ServeWorkload& w, ServeOption& o) {
                     " ms of GPU work; more replicas raise the rate, a larger GPU does not");
 }
 
-// The workload with a dataset's own lengths resolved (--lengths sharegpt: ShareGPT's, whose
-// means the per-request figures use).
-ServeWorkload resolved(const ServeWorkload& w, const ServingAssumptions& a) {
-  ServeWorkload out = w;
-  if (w.lengths == LengthDistribution::sharegpt) use_dataset_lengths(out, a.sharegpt);
-  return out;
-}
-
 // The option's error bands: the replica's rate from validated throughput runs like it, the
 // latencies at that rate from validated latency-at-rate runs (each a user's new source: every
 // validated row counts, gpuplan/accuracy.h).
@@ -113,16 +105,11 @@ ServeEvaluation evaluate(const Catalog& catalog, const Model& model, const Gpu& 
                          const ReplicaLayout& layout, const ServeQuery& query,
                          const ServingAssumptions& a, BandMemo& bands) {
   ServeQuery q = query;
-  q.workload = resolved(query.workload, a);
+  q.workload = resolved_workload(query.workload, a);
   ServeEvaluation e;
   e.layout = layout;
   const int tp = layout.tp, pp = layout.pp;
-  ServeConfig c = q.config;
-  c.tp = tp;
-  c.pp = pp;
-  if (c.spec.method == SpecMethod::draft && !c.spec.draft && !c.spec.draft_model.empty())
-    c.spec.draft = catalog.find_model(c.spec.draft_model);
-  auto r = build_replica(model, gpu, c, a, catalog.efficiencies);
+  auto r = build_replica(model, gpu, replica_config(catalog, q, tp, pp), a, catalog.efficiencies);
   if (!r.ok()) {
     e.error = r.error();
     return e;
@@ -362,6 +349,21 @@ void add_disaggregated(const Catalog& catalog, const ServingAssumptions& serving
 
 }  // namespace
 
+ServeWorkload resolved_workload(const ServeWorkload& w, const ServingAssumptions& a) {
+  ServeWorkload out = w;
+  if (w.lengths == LengthDistribution::sharegpt) use_dataset_lengths(out, a.sharegpt);
+  return out;
+}
+
+ServeConfig replica_config(const Catalog& catalog, const ServeQuery& q, int tp, int pp) {
+  ServeConfig c = q.config;
+  c.tp = tp;
+  c.pp = pp;
+  if (c.spec.method == SpecMethod::draft && !c.spec.draft && !c.spec.draft_model.empty())
+    c.spec.draft = catalog.find_model(c.spec.draft_model);
+  return c;
+}
+
 std::string replica_layout(const ServeOption& o) {
   return o.pp > 1 ? std::to_string(o.tp) + "x" + std::to_string(o.pp) : std::to_string(o.tp);
 }
@@ -381,7 +383,7 @@ Result<ServePlan> finish_serve_search(const Catalog& catalog, const ServingAssum
     return all.back();
   };
   ServePlan plan;
-  const ServeWorkload w = resolved(q.workload, serving);
+  const ServeWorkload w = resolved_workload(q.workload, serving);
   if (w.lengths == LengthDistribution::sharegpt) plan.notes.push_back(lengths_note(w.sampler));
   plan.prefix_hit_rate = q.workload.prefix_hit_rate;
   plan.spec = q.config.spec;

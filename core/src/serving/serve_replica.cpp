@@ -912,8 +912,7 @@ double burst_output_tokens_per_s(const ReplicaModel& r, double prompt_tokens, do
   b.decode_steps = b.output / r.spec.expected_tokens;
   b.positions = r.spec.draft ? r.spec.tokens + 1.0 : 1.0;
   b.budget = static_cast<double>(r.max_num_batched_tokens);
-  const double spread = spread_tokens_per_s(r, b);
-  if (!r.profile.continuous_batching) return spread;
+  if (!r.profile.continuous_batching) return spread_tokens_per_s(r, b);
   // A full batch whose requests end at most once a step (vLLM's scheduler, continuous batching
   // with chunked prefill): each new prompt runs in n chunks of what the budget leaves beside the
   // other B - 1 decodes, alone in its steps; the steps between hold decodes only. A request lives
@@ -926,7 +925,7 @@ double burst_output_tokens_per_s(const ReplicaModel& r, double prompt_tokens, do
   const bool budget_binds =
       b.batch / b.decode_steps > b.budget / (b.computed + b.decode_steps * b.positions);
   if (steps == BurstSteps::spread || x * chunks >= 1 || budget_binds)
-    return spread;  // every step holds prefill: spreading is the steady state
+    return spread_tokens_per_s(r, b);  // every step holds prefill: spreading is the steady state
   const double context = b.prompt + b.output / 2;  // a decoding sequence's mean context
   StepLoad mixed;
   mixed.decode_seqs = b.batch - 1;
