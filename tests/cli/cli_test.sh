@@ -119,6 +119,18 @@ assert fp4["derived_from"] == ["b200-sxm"], fp4
 assert abs(fp4["value"] - 5239 / 9000 * 10000e12) < 1e6, fp4
 assert "source" in gpus["b200-sxm"]["matmul_achievable_flop_per_s"]["fp4"]
 PY
+# Serving GEMM rates: the H100's measured with TensorRT-LLM's kernels (the table named); an H800,
+# with no table, at the H100's and H200's mean shares of spec bandwidth.
+/usr/bin/python3 - "$tmp/out" <<'PY' && passed=$((passed + 1)) || { echo "FAIL gpus: serving GEMM rates"; failed=$((failed + 1)); }
+import json, sys
+gpus = {g["id"]: g for g in json.load(open(sys.argv[1]))}
+h100 = gpus["h100-sxm5-80gb"]["serving_gemm"]["trtllm/fp8"]
+assert "aiconfigurator" in h100["source"] and "TensorRT-LLM" in h100["source"], h100
+h800 = gpus["h800-sxm5-80gb"]["serving_gemm"]["trtllm/fp8"]
+assert h800["derived_from"] == ["h100-sxm5-80gb", "h200-sxm-141gb"], h800
+bw = gpus["h800-sxm5-80gb"]["memory_bandwidth_bytes_per_s"]["value"]
+assert abs(h800["weight_stream_bytes_per_s"] - h800["share_of_bandwidth"] * bw) < 1, h800
+PY
 # GB300 is priced by OCI alone; its 4-GPU trays share one 72-GPU NVLink domain, and racks talk over
 # the RDMA network, so runs over 16 trays (one rack) and 20 (two racks) both time and cost.
 for trays in 16 20; do

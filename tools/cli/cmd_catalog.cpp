@@ -33,6 +33,36 @@ nlohmann::ordered_json achievable_matmuls(const Gpu& g) {
   return out;
 }
 
+// The GEMM rates each serving runtime's kernels reach per weight format: measured on this GPU
+// (with the table they come from), or its bandwidth and peak x its generation's shares.
+nlohmann::ordered_json serving_gemms(const Gpu& g) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::object();
+  auto add = [&](const std::string& key) -> nlohmann::ordered_json* {
+    const auto slash = key.find('/');
+    const auto r = serving_gemm_rates(g, key.substr(0, slash), key.substr(slash + 1));
+    if (!r) return nullptr;
+    out[key] = {{"weight_stream_bytes_per_s", r->weight_stream_bytes_per_s},
+                {"matmul_flop_per_s", r->matmul_flop_per_s}};
+    return &out[key];
+  };
+  for (const auto& entry : g.serving_gemm) {
+    auto* j = add(entry.first);
+    auto it = g.fact_sources.find("serving_gemm." + entry.first);
+    if (j && it != g.fact_sources.end()) {
+      (*j)["source"] = it->second.title;
+      (*j)["date"] = it->second.date;
+    }
+  }
+  for (const auto& [key, share] : g.serving_gemm_generation_share) {
+    if (auto* j = add(key)) {
+      (*j)["share_of_bandwidth"] = share.bandwidth_share;
+      (*j)["share_of_peak"] = share.peak_share;
+      (*j)["derived_from"] = share.from;
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 int cmd_gpus(Args args) {
@@ -56,6 +86,7 @@ int cmd_gpus(Args args) {
             sourced(g.memory_bandwidth_bytes_per_s, g, "memory_bandwidth_gb_per_s")},
            {"peak_dense_flop_per_s", peaks},
            {"matmul_achievable_flop_per_s", achievable_matmuls(g)},
+           {"serving_gemm", serving_gemms(g)},
            {"tdp_w", g.tdp_w > 0 ? nlohmann::ordered_json(g.tdp_w) : nlohmann::ordered_json()},
            {"compute_capability", g.compute_capability},
            {"interconnect", g.interconnect}});

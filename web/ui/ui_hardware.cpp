@@ -157,6 +157,31 @@ void instance_table(const PageModel& m, UiActions& a) {
   remember(a, "instances-table");
 }
 
+// The GEMM rates of each serving runtime's kernels per weight format, one line each: measured on
+// this GPU (with the table's source) or at its generation's shares (with the GPUs measured).
+template <class Line>
+void serving_gemm_lines(const Gpu& g, Line& line) {
+  auto text = [&](S id, const std::string& key, const std::string& tail) {
+    const auto slash = key.find('/');
+    const std::string runtime = key.substr(0, slash), weights = key.substr(slash + 1);
+    auto r = serving_gemm_rates(g, runtime, weights);
+    if (!r) return;
+    line(format(tr(id), runtime.c_str(), weights.c_str(),
+                format_number(r->weight_stream_bytes_per_s / 1e9, 4).c_str(),
+                format_number(r->matmul_flop_per_s / 1e12, 4).c_str(), tail.c_str()));
+  };
+  for (const auto& entry : g.serving_gemm) {
+    auto src = g.fact_sources.find("serving_gemm." + entry.first);
+    text(S::serving_gemm_measured, entry.first,
+         src == g.fact_sources.end() ? "-" : src->second.title + " (" + src->second.date + ")");
+  }
+  for (const auto& [key, share] : g.serving_gemm_generation_share) {
+    std::string from;
+    for (const auto& id : share.from) from += (from.empty() ? "" : ", ") + id;
+    text(S::serving_gemm_derived, key, from);
+  }
+}
+
 // The best matmul rate known per precision, one line each: measured (with its source) or derived
 // from the GPU's tensor-core generation (with the GPUs measured).
 std::string matmul_tooltip(const PageModel& m, const Gpu& g) {
@@ -182,6 +207,7 @@ std::string matmul_tooltip(const PageModel& m, const Gpu& g) {
                 zh ? pct.c_str() : from.c_str()));
   }
   line(format(tr(S::matmul_generic), format_number(m.catalog->efficiencies.gemm, 3).c_str()));
+  serving_gemm_lines(g, line);
   return out;
 }
 

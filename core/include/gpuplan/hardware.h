@@ -41,6 +41,24 @@ struct Gpu {
     std::vector<std::string> from;
   };
   std::map<std::string, MatmulShare> matmul_generation_share;
+  // What a serving runtime's own GEMM kernels reach on this GPU, measured (specs.serving_gemm,
+  // tools/serving_gemm.py), by "runtime/format" key ("trtllm/fp8", "vllm/bf16", "sglang/nvfp4"):
+  // the bytes/s of a decode step's weight-streaming GEMMs (at most 16 rows) and the FLOP/s of a
+  // prefill's large ones.
+  struct ServingGemm {
+    double weight_stream_bytes_per_s = 0;
+    double matmul_flop_per_s = 0;
+  };
+  std::map<std::string, ServingGemm> serving_gemm;
+  // For a runtime/format this GPU has no table of: the mean shares of memory bandwidth and of
+  // dense peak that its tensor-core generation's measured GPUs reach (derive_serving_gemm_shares),
+  // and their ids.
+  struct ServingGemmShare {
+    double bandwidth_share = 0;
+    double peak_share = 0;
+    std::vector<std::string> from;
+  };
+  std::map<std::string, ServingGemmShare> serving_gemm_generation_share;
   int sm_count = 0;                         // streaming multiprocessors; 0: unknown
   double tdp_w = 0;                         // 0: unknown
   std::string compute_capability;           // "8.0"; empty: unknown
@@ -59,6 +77,19 @@ struct Gpu {
 // dense peak x the share its generation measured (matmul_generation_share). 0 when none is known:
 // callers fall back to dense peak x the published GEMM efficiency.
 double known_matmul_flop_per_s(const Gpu& gpu, const std::string& key);
+
+// The dense-peak precision key of a serving weight-format key ("bf16", "fp8", "nvfp4" -> "fp4").
+std::string serving_gemm_precision(const std::string& format);
+
+// The GEMM rates a serving runtime's kernels reach on `gpu` for a weight format: its own
+// measured figures (serving_gemm), else memory bandwidth and dense peak x the shares its
+// generation measured (serving_gemm_generation_share); nullopt when neither is known.
+std::optional<Gpu::ServingGemm> serving_gemm_rates(const Gpu& gpu, const std::string& runtime,
+                                                   const std::string& format);
+
+// Fills every GPU's serving_gemm_generation_share from the serving_gemm tables of the others of
+// its tensor-core generation (derive_matmul_shares' generations).
+void derive_serving_gemm_shares(std::vector<Gpu>& gpus);
 
 // Fills every GPU's matmul_generation_share from the measurements of the others of its
 // tensor-core generation: the same vendor, architecture and compute-capability major (B200, B300,

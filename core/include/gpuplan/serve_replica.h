@@ -64,6 +64,9 @@ struct ServeConfig {
   int64_t max_num_batched_tokens = 0;  // 0: the runtime's default for this GPU
   double memory_fraction = 0;          // 0: the runtime's default
   double link_busbw_bytes_per_s = 0;   // 0: NVLink if the GPU has it, else PCIe
+  // Time the weight matmuls at the rates measured for the runtime's own GEMM kernels on this GPU
+  // (Gpu::serving_gemm, serving_gemm_rates) where known; false for a run of other kernels.
+  bool runtime_gemm_rates = true;
   SpecDecoding spec;
 };
 
@@ -158,6 +161,10 @@ struct ReplicaModel {
   double attention_flop_per_s = 0;  // achievable 16-bit rate: attention runs at 16 bits
   double indexer_flop_per_s = 0;    // sparse attention's indexer: fp8 where the GPU has it
   double hbm_bytes_per_s = 0;       // achievable
+  // The bytes/s at which a step's weight matmuls stream their weights: the runtime's measured
+  // GEMM kernels' (serving_gemm_rates), else hbm_bytes_per_s.
+  double weight_bytes_per_s = 0;
+  std::string gemm_rates_from;  // what the matmul rates come from, for the result's notes
   double layers = 0;
   double hidden = 0;
   double link_busbw_bytes_per_s = 0;

@@ -77,8 +77,11 @@ GPUPLAN_FIELDS(Gpu, s.id, s.name, s.vendor, s.architecture, s.aliases, s.memory_
                s.memory_bandwidth_bytes_per_s, s.peak_dense_flops_per_s, s.peak_sparse_flops_per_s,
                s.matmul_max_achievable_flops_per_s, s.matmul_generation_share, s.sm_count, s.tdp_w,
                s.compute_capability, s.interconnect, s.nvlink_bandwidth_bytes_per_s, s.pcie_gen,
-               s.host_link, s.host_link_bytes_per_s, s.fact_sources)
+               s.host_link, s.host_link_bytes_per_s, s.serving_gemm,
+               s.serving_gemm_generation_share, s.fact_sources)
 GPUPLAN_FIELDS(Gpu::MatmulShare, s.share, s.from)
+GPUPLAN_FIELDS(Gpu::ServingGemm, s.weight_stream_bytes_per_s, s.matmul_flop_per_s)
+GPUPLAN_FIELDS(Gpu::ServingGemmShare, s.bandwidth_share, s.peak_share, s.from)
 GPUPLAN_FIELDS(PriceOrigin, s.source, s.date)
 GPUPLAN_FIELDS(Price, s.region, s.date, s.retrieved, s.stale, s.source, s.on_demand_usd_per_hour,
                s.reserved_1y_usd_per_hour, s.reserved_3y_usd_per_hour, s.spot_usd_per_hour,

@@ -387,6 +387,44 @@ std::string Price::date_label() const {
   return "date unknown" + (retrieved.empty() ? std::string() : ", retrieved " + retrieved);
 }
 
+namespace {
+
+const std::vector<const char*> kServingRuntimes = {"trtllm", "vllm", "sglang"};
+const std::vector<const char*> kServingFormats = {"bf16", "fp8", "nvfp4"};
+
+// specs.serving_gemm.<runtime>.<format>.{weight_stream_gb_per_s, matmul_tflops}: both or neither.
+void read_serving_gemm(JsonReader& r, const nlohmann::json* specs, const Sources& sources, Gpu& g) {
+  if (!specs || !specs->contains("serving_gemm")) return;
+  const nlohmann::json& by_runtime = specs->at("serving_gemm");
+  if (!by_runtime.is_object()) return r.fail("specs.serving_gemm: expected an object");
+  only_keys(r, &by_runtime, "specs.serving_gemm", kServingRuntimes);
+  for (const char* runtime : kServingRuntimes) {
+    if (!by_runtime.contains(runtime)) continue;
+    const std::string rpath = std::string("specs.serving_gemm.") + runtime;
+    const nlohmann::json& by_format = by_runtime.at(runtime);
+    if (!by_format.is_object()) return r.fail(rpath + ": expected an object");
+    only_keys(r, &by_format, rpath, kServingFormats);
+    for (const char* format : kServingFormats) {
+      if (!by_format.contains(format)) continue;
+      const std::string path = rpath + "." + format;
+      const nlohmann::json& f = by_format.at(format);
+      if (!f.is_object()) return r.fail(path + ": expected an object");
+      only_keys(r, &f, path, {"weight_stream_gb_per_s", "matmul_tflops"});
+      auto bw = number_fact(r, &f, path, "weight_stream_gb_per_s", sources, nullptr, 10, 50'000);
+      auto rate = number_fact(r, &f, path, "matmul_tflops", sources, nullptr, 0.1, 100'000);
+      if (!bw || !rate) {
+        if (!r.error()) r.fail(path + ": needs both weight_stream_gb_per_s and matmul_tflops");
+        return;
+      }
+      const std::string key = std::string(runtime) + "/" + format;
+      g.serving_gemm[key] = {*bw * 1e9, *rate * 1e12};
+      g.fact_sources["serving_gemm." + key] = sources.at(f.at("matmul_tflops").value("source", ""));
+    }
+  }
+}
+
+}  // namespace
+
 Result<Gpu> parse_gpu_json(std::string_view text, const std::string& where) {
   auto doc = open_document(text, where);
   if (!doc.ok()) return doc.error();
@@ -405,7 +443,7 @@ Result<Gpu> parse_gpu_json(std::string_view text, const std::string& where) {
       r, specs, "specs",
       {"memory_bytes", "memory_bandwidth_gb_per_s", "peak_dense_tflops", "peak_sparse_tflops",
        "matmul_max_achievable_tflops", "sm_count", "tdp_w", "compute_capability", "interconnect",
-       "nvlink_bandwidth_gb_per_s", "pcie_gen", "host_link", "host_link_gb_per_s"});
+       "nvlink_bandwidth_gb_per_s", "pcie_gen", "host_link", "host_link_gb_per_s", "serving_gemm"});
   auto& rec = g.fact_sources;
   if (auto v = number_fact(r, specs, "specs", "memory_bytes", sources, &rec, 1e9, 2e12))
     g.memory_bytes = *v;
@@ -456,6 +494,7 @@ Result<Gpu> parse_gpu_json(std::string_view text, const std::string& where) {
   }
   if (auto v = number_fact(r, specs, "specs", "host_link_gb_per_s", sources, &rec, 1, 10'000))
     g.host_link_bytes_per_s = *v * 1e9;
+  read_serving_gemm(r, specs, sources, g);
   if (auto err = r.finish()) return *err;
   return g;
 }
@@ -493,6 +532,56 @@ double known_matmul_flop_per_s(const Gpu& gpu, const std::string& key) {
   if (share == gpu.matmul_generation_share.end() || peak == gpu.peak_dense_flops_per_s.end())
     return 0;
   return peak->second * share->second.share;
+}
+
+std::string serving_gemm_precision(const std::string& format) {
+  return format == "nvfp4" ? "fp4" : format;
+}
+
+std::optional<Gpu::ServingGemm> serving_gemm_rates(const Gpu& gpu, const std::string& runtime,
+                                                   const std::string& format) {
+  const std::string key = runtime + "/" + format;
+  if (auto own = gpu.serving_gemm.find(key); own != gpu.serving_gemm.end()) return own->second;
+  auto share = gpu.serving_gemm_generation_share.find(key);
+  auto peak = gpu.peak_dense_flops_per_s.find(serving_gemm_precision(format));
+  if (share == gpu.serving_gemm_generation_share.end() ||
+      peak == gpu.peak_dense_flops_per_s.end() || gpu.memory_bandwidth_bytes_per_s <= 0)
+    return std::nullopt;
+  return Gpu::ServingGemm{gpu.memory_bandwidth_bytes_per_s * share->second.bandwidth_share,
+                          peak->second * share->second.peak_share};
+}
+
+void derive_serving_gemm_shares(std::vector<Gpu>& gpus) {
+  std::vector<std::string> generation(gpus.size());
+  for (size_t i = 0; i < gpus.size(); ++i) generation[i] = tensor_core_generation(gpus[i]);
+  std::map<std::string, std::map<std::string, Gpu::ServingGemmShare>> sums;  // generation, key
+  for (size_t j = 0; j < gpus.size(); ++j) {
+    const Gpu& m = gpus[j];
+    if (generation[j].empty() || m.memory_bandwidth_bytes_per_s <= 0) continue;
+    for (const auto& [key, rates] : m.serving_gemm) {
+      auto peak =
+          m.peak_dense_flops_per_s.find(serving_gemm_precision(key.substr(key.find('/') + 1)));
+      if (peak == m.peak_dense_flops_per_s.end()) continue;
+      Gpu::ServingGemmShare& s = sums[generation[j]][key];
+      s.bandwidth_share += rates.weight_stream_bytes_per_s / m.memory_bandwidth_bytes_per_s;
+      s.peak_share += rates.matmul_flop_per_s / peak->second;
+      s.from.push_back(m.id);
+    }
+  }
+  for (size_t i = 0; i < gpus.size(); ++i) {
+    Gpu& g = gpus[i];
+    g.serving_gemm_generation_share.clear();
+    auto found = sums.find(generation[i]);
+    if (generation[i].empty() || found == sums.end()) continue;
+    for (const auto& [key, sum] : found->second) {
+      if (g.serving_gemm.count(key)) continue;
+      if (!g.peak_dense_flops_per_s.count(serving_gemm_precision(key.substr(key.find('/') + 1))))
+        continue;
+      const double n = static_cast<double>(sum.from.size());
+      g.serving_gemm_generation_share[key] = {sum.bandwidth_share / n, sum.peak_share / n,
+                                              sum.from};
+    }
+  }
 }
 
 void derive_matmul_shares(std::vector<Gpu>& gpus) {

@@ -660,6 +660,7 @@ Result<Catalog> load_catalog(const std::vector<DataFile>& files) {
   std::sort(c.models.begin(), c.models.end(), by_id);
   std::sort(c.gpus.begin(), c.gpus.end(), by_id);
   derive_matmul_shares(c.gpus);
+  derive_serving_gemm_shares(c.gpus);
   std::sort(c.instances.begin(), c.instances.end(), by_id);
   std::sort(c.providers.begin(), c.providers.end(), by_id);
   // After the GPUs: every published row names one of them.

@@ -331,6 +331,42 @@ void set_gemm_shapes(const TransformerSpec& s, const TransformerFlops& f, double
   r.tiles.grouped_gemm = eff.grouped_gemm;
 }
 
+// The serving_gemm format key of a weight format ("" where no table measures its kernels).
+std::string gemm_format(WeightFormat w) {
+  switch (w) {
+    case WeightFormat::bf16:
+    case WeightFormat::fp16:
+      return "bf16";
+    case WeightFormat::fp8:
+      return "fp8";
+    case WeightFormat::nvfp4:
+      return "nvfp4";
+    default:
+      return "";
+  }
+}
+
+// The runtime's own GEMM kernels, measured on this GPU (serving_gemm_rates), where the replica
+// runs its weights' format at that format's precision: their large-GEMM rate replaces the
+// achievable matmul rate, and their weight-streaming bandwidth times the steps' weight reads.
+// A probe file's figures scale both by what the probe measured against the catalog's own.
+void set_gemm_rates(const Gpu& gpu, const ServeConfig& config, const Efficiencies& eff,
+                    ReplicaModel& r) {
+  const std::string format = gemm_format(config.weights);
+  const std::string precision = r.compute_precision == "fp16" ? "bf16" : r.compute_precision;
+  if (!config.runtime_gemm_rates || format.empty() || serving_gemm_precision(format) != precision)
+    return;
+  auto rates = serving_gemm_rates(gpu, runtime_name(config.runtime), format);
+  if (!rates) return;
+  Efficiencies catalog = eff;
+  catalog.measured_gemm_flop_per_s = 0;
+  auto catalog_rate = matmul_rate(gpu, r.compute_precision, catalog);
+  const double catalog_bandwidth = gpu.memory_bandwidth_bytes_per_s * eff.hbm;
+  if (!catalog_rate.ok() || catalog_rate.value() <= 0 || catalog_bandwidth <= 0) return;
+  r.compute_flop_per_s = rates->matmul_flop_per_s * r.compute_flop_per_s / catalog_rate.value();
+  r.weight_bytes_per_s = rates->weight_stream_bytes_per_s * r.hbm_bytes_per_s / catalog_bandwidth;
+}
+
 // The rates of the replica's matmuls (its weights' precision), attention (flash attention runs
 // at 16 bits even with FP8 or FP4 weights: low-precision attention kernels are opt-in) and HBM,
 // with a note where the weights are dequantised.
@@ -346,6 +382,8 @@ std::optional<Error> set_rates(const Gpu& gpu, const ServeConfig& config, const 
                                                        : gpu.memory_bandwidth_bytes_per_s * eff.hbm;
   if (r.hbm_bytes_per_s <= 0)
     return make_error(Errc::not_found, Msg::serve_no_memory_bandwidth, {gpu.id});
+  r.weight_bytes_per_s = r.hbm_bytes_per_s;
+  set_gemm_rates(gpu, config, eff, r);
   const bool low = r.compute_precision == "fp8" || r.compute_precision == "fp4";
   auto attention_rate = matmul_rate(
       gpu,
@@ -823,13 +861,15 @@ StepBreakdown step_time(const ReplicaModel& r, const StepLoad& asked) {
   // Attention DP: a GPU runs attention and the dense layers for its rank's share of the step.
   const double rank_share = load.one_rank ? 1.0 : 1.0 / r.attention_dp;
   const double rank_tokens = tokens * rank_share;
-  // The matmuls' activations move with their weights; element-wise kernels run between them.
-  const double bytes = weight_bytes + rank_tokens * r.activation_bytes_per_token +
-                       tokens * r.mlp_activation_bytes_per_token;
+  // The matmuls' activations move with their weights (which stream at the runtime's measured
+  // GEMM bandwidth where known); element-wise kernels run between them.
+  const double activation_bytes =
+      rank_tokens * r.activation_bytes_per_token + tokens * r.mlp_activation_bytes_per_token;
   // Logits only for the rows that sample a token: decodes and prompts that end this step.
   const double compute_s = matmul_compute_s(
       r, tokens, rank_tokens, (decode_tokens + load.prefill_last) * rank_share, b.experts_touched);
-  b.weights_s = std::max(bytes / r.hbm_bytes_per_s, compute_s);
+  b.weights_s = std::max(weight_bytes / r.weight_bytes_per_s + activation_bytes / r.hbm_bytes_per_s,
+                         compute_s);
   b.elementwise_s =
       (rank_tokens * r.elementwise_bytes_per_token + tokens * r.mlp_elementwise_bytes_per_token) /
       r.hbm_bytes_per_s;

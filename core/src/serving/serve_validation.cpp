@@ -577,6 +577,9 @@ std::string resolve(const Catalog& c, const ServingAssumptions& a, const Serving
   if (at != std::string::npos && cfg.runtime == Runtime::trtllm) {
     if (auto x = number(r.notes.substr(at + 31, 4))) cfg.memory_fraction = *x <= 1 ? *x : 0;
   }
+  // gpt-fast runs the vLLM profile on its own compiled kernels (torch.compile), not vLLM's GEMMs.
+  const bool gpt_fast = contains(lower(r.framework), "gpt-fast");
+  cfg.runtime_gemm_rates = !gpt_fast;
   auto built = build_replica(*m, *g, cfg, a, c.efficiencies);
   if (!built.ok()) return built.error().message;
   rep = std::move(built).value();
@@ -586,7 +589,7 @@ std::string resolve(const Catalog& c, const ServingAssumptions& a, const Serving
     rep->profile.host_per_sequence_s = 0;
   // gpt-fast runs on the vLLM profile, but its mixture-of-experts block is its own compiled code
   // (an index-gather of the experts' weights), not vLLM's fused_moe kernels.
-  if (contains(lower(r.framework), "gpt-fast")) rep->profile.moe_extra_kernels_per_layer = 0;
+  if (gpt_fast) rep->profile.moe_extra_kernels_per_layer = 0;
   return "";
 }
 

@@ -22,6 +22,14 @@ def build(site):
     rules(site, "data")
 
 
+def leaf_facts(key, f):
+    """(dotted key, fact) for each fact under `key`: peaks per precision, serving GEMM rates per
+    runtime and weight format."""
+    if isinstance(f, dict) and "value" not in f:
+        return [fact for k, sub in f.items() for fact in leaf_facts(f"{key}.{k}", sub)]
+    return [(key, f)]
+
+
 def gpus(site):
     rows, parts = [], []
     for gid, g in sorted(site.cat.gpus_data.items()):
@@ -36,12 +44,7 @@ def gpus(site):
                     [sig(dense[p]["value"], 4) if p in dense else "–" for p in PRECISIONS] +
                     [sig(sparse["fp16"]["value"], 4) if "fp16" in sparse else "–",
                      v("nvlink_bandwidth_gb_per_s"), v("tdp_w")])
-        facts = []
-        for key, f in s.items():
-            if key in ("peak_dense_tflops", "peak_sparse_tflops"):
-                facts += [(f"{key}.{prec}", pf) for prec, pf in f.items()]
-            else:
-                facts.append((key, f))
+        facts = [fact for key, f in s.items() for fact in leaf_facts(key, f)]
         parts.append({"id": gid, "name": g.get("name", gid), "file": g["_file"],
                       "facts": [{"key": k, "value": cell(f.get("value")), "note": f.get("note", ""),
                                  "source": source_ref_parts(g.get("sources", {}), f.get("source", ""))}
