@@ -74,6 +74,10 @@ const Case kCases[] = {
     {"model=llama-3-8b&rate=1&instance=runpod-community-cloud-1x-h100-sxm-80gb&disaggregate=1&"
      "tab=serving",
      "the KV transfer between them cannot be timed"},
+    {"model=llama-3-8b&rate=5&runtime=trtllm&weights=fp8&gpu=h100-sxm5-80gb&tab=serving",
+     "matmuls at the rates measured for its GEMM kernels on h100-sxm5-80gb"},
+    {"model=llama-3-8b&rate=5&gpu=l4&tab=serving",
+     "matmuls at the shares of bandwidth and peak its GEMM kernels reach on l40s"},
     {"model=gpt2-small&batch=-5", "-5 is out of range"},
 };
 

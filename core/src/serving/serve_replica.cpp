@@ -365,6 +365,23 @@ void set_gemm_rates(const Gpu& gpu, const ServeConfig& config, const Efficiencie
   if (!catalog_rate.ok() || catalog_rate.value() <= 0 || catalog_bandwidth <= 0) return;
   r.compute_flop_per_s = rates->matmul_flop_per_s * r.compute_flop_per_s / catalog_rate.value();
   r.weight_bytes_per_s = rates->weight_stream_bytes_per_s * r.hbm_bytes_per_s / catalog_bandwidth;
+  // The note says which: measured on this GPU, or its generation's shares.
+  const std::string runtime = runtime_name(config.runtime), key = runtime + "/" + format;
+  const std::string rates_text =
+      std::to_string(std::llround(r.weight_bytes_per_s / 1e9)) + " GB/s, large matmuls " +
+      std::to_string(std::llround(r.compute_flop_per_s / 1e12)) + " TFLOPS";
+  if (gpu.serving_gemm.count(key)) {
+    r.notes.push_back(runtime + " " + format +
+                      " matmuls at the rates measured for its GEMM kernels on " + gpu.id +
+                      ": weights stream at " + rates_text);
+    return;
+  }
+  std::string from;
+  for (const auto& id : gpu.serving_gemm_generation_share.at(key).from)
+    from += (from.empty() ? "" : ", ") + id;
+  r.notes.push_back(runtime + " " + format +
+                    " matmuls at the shares of bandwidth and peak its GEMM kernels reach on " +
+                    from + ": weights stream at " + rates_text);
 }
 
 // The rates of the replica's matmuls (its weights' precision), attention (flash attention runs

@@ -3,6 +3,8 @@
 // a replica's step: weights stream at the measured bandwidth, large matmuls at the measured rate.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include "gpuplan/serve_replica.h"
@@ -121,6 +123,10 @@ TEST(ServeGemm, ADecodeStepStreamsItsWeightsAtTheRuntimesMeasuredBandwidth) {
   EXPECT_DOUBLE_EQ(r.compute_flop_per_s, 1e15);
   EXPECT_DOUBLE_EQ(r.weight_bytes_per_s, 2e12);
   EXPECT_DOUBLE_EQ(r.hbm_bytes_per_s, g.memory_bandwidth_bytes_per_s * eff.hbm);  // KV, norms
+  EXPECT_NE(std::find(r.notes.begin(), r.notes.end(),
+                      "trtllm fp8 matmuls at the rates measured for its GEMM kernels on "
+                      "h100-sxm5-80gb: weights stream at 2000 GB/s, large matmuls 1000 TFLOPS"),
+            r.notes.end());
   // One sequence: the weights stream at 2e12 B/s, the token's activations at HBM speed.
   StepLoad one;
   one.decode_seqs = 1;
