@@ -49,6 +49,13 @@ struct RuntimeProfile {
   // Hybrid models share one block pool: attention blocks widened until one holds a linear
   // layer's state, each group of linear layers a block per sequence (vLLM's hybrid pages).
   bool hybrid_pages = false;
+  // A windowed layer's cache holds its window only (vLLM's hybrid KV cache manager); false: every
+  // layer's cache is sized to the longest window of any layer (TensorRT-LLM's cyclic KV cache), so
+  // windows save memory only where every layer is windowed.
+  bool window_sized_kv = true;
+  // Chunked local attention (Llama 4) applies in decode steps too; false: only in prefill, and a
+  // decode step attends to, and the cache keeps, every token (TensorRT-LLM).
+  bool chunked_attention_decode = true;
   double allreduce_latency_s = 10e-6;                   // one small tensor-parallel all-reduce
   std::vector<KvFormat> kv_formats = {KvFormat::bf16};  // KV-cache formats it stores
   // 4-bit float checkpoints (nvfp4, mxfp4) it runs weight-only, dequantised to 16 bits, on GPUs

@@ -205,6 +205,12 @@ void span_machines(ReplicaModel& r, int machines, double network_bytes_per_s,
 Result<ReplicaModel> build_replica(const Model& model, const Gpu& gpu, const ServeConfig& config,
                                    const ServingAssumptions& serving, const Efficiencies& eff);
 
+// The share of a sequence's keys and values (token x layer) the runtime keeps at `tokens`
+// tokens: a windowed layer's window where its cache is sized to it (RuntimeProfile::
+// window_sized_kv), else the longest window of any layer; every token of chunked local attention
+// that the runtime applies to prefill only (chunked_attention_decode false). 1 without windows.
+double kept_kv_share(const ReplicaModel& r, double tokens);
+
 // Maximum sequences running at once with prompt + output tokens each (KV and runtime limits).
 int64_t max_concurrent_sequences(const ReplicaModel& r, double prompt_tokens, double output_tokens);
 

@@ -200,6 +200,9 @@ RuntimeProfile read_profile(JsonReader& parent, const char* name, Runtime runtim
       fact_formats<WeightFormat>(r, "fp4_weight_only", s, parse_weight_format, false);
   p.layer_split = r.has("layer_split") && fact_bool(r, "layer_split", s);
   p.hybrid_pages = r.has("hybrid_pages") && fact_bool(r, "hybrid_pages", s);
+  if (r.has("window_sized_kv")) p.window_sized_kv = fact_bool(r, "window_sized_kv", s);
+  if (r.has("chunked_attention_decode"))
+    p.chunked_attention_decode = fact_bool(r, "chunked_attention_decode", s);
   if (auto err = r.finish()) parent.fail_with(*err);
   return p;
 }

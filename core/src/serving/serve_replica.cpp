@@ -183,6 +183,30 @@ double kv_window_share(const TransformerSpec* spec, double tokens) {
   return all > 0 ? k.token_bytes() / all : 1.0;
 }
 
+}  // namespace
+
+double kept_kv_share(const ReplicaModel& r, double tokens) {
+  const TransformerSpec* spec = r.model ? &r.model->transformer : nullptr;
+  if (!spec || spec->sliding_window <= 0) return 1.0;
+  if (spec->local_attention == LocalAttention::chunked && !r.profile.chunked_attention_decode)
+    return 1.0;
+  if (r.profile.window_sized_kv) return kv_window_share(spec, tokens);
+  return kv_cache_size(*spec, 1.0, tokens).full_layers > 0 ? 1.0 : kv_window_share(spec, tokens);
+}
+
+namespace {
+
+// The share of a decoding sequence's KV token-blocks a step reads: a windowed layer reads its
+// window (TensorRT-LLM's cyclic buffer too); chunked local attention that the runtime applies to
+// prefill only reads every token.
+double decode_read_share(const ReplicaModel& r, double context) {
+  const TransformerSpec* spec = r.model ? &r.model->transformer : nullptr;
+  if (spec && spec->local_attention == LocalAttention::chunked &&
+      !r.profile.chunked_attention_decode)
+    return 1.0;
+  return kv_window_share(spec, context);
+}
+
 // Hybrid models under a runtime with hybrid pages (RuntimeProfile::hybrid_pages): the block
 // widens to 16 x ceil(state / (16 x kv)) tokens, with `state` one linear block's state and `kv`
 // one token of one attention block on this GPU, so that a block of one attention layer holds a
@@ -695,7 +719,7 @@ int64_t max_concurrent_sequences(const ReplicaModel& r, double prompt_tokens,
                                  double output_tokens) {
   const double tokens = std::max(1.0, prompt_tokens + output_tokens);
   // Windowed blocks hold at most their window of a sequence's tokens.
-  const double kept = tokens * kv_window_share(r.model ? &r.model->transformer : nullptr, tokens);
+  const double kept = tokens * kept_kv_share(r, tokens);
   const double blocks_per_seq = std::ceil(kept / static_cast<double>(r.block_tokens)) +
                                 static_cast<double>(r.memory.state_blocks_per_seq);
   const auto by_kv =
@@ -754,7 +778,7 @@ double attention_s(const ReplicaModel& r, const StepLoad& load, double positions
                    double rank_share) {
   const TransformerSpec* spec = r.model ? &r.model->transformer : nullptr;
   const double decode_share =
-      load.decode_seqs > 0 ? kv_window_share(spec, load.decode_context / load.decode_seqs) : 1.0;
+      load.decode_seqs > 0 ? decode_read_share(r, load.decode_context / load.decode_seqs) : 1.0;
   const double prefill_share = load.prefill_tokens > 0
                                    ? kv_window_share(spec, load.prefill_pairs / load.prefill_tokens)
                                    : 1.0;

@@ -109,9 +109,11 @@ class Scheduler {
   SimulationResult run();
 
  private:
-  // A sequence of `tokens` tokens: its tokens' blocks and its linear-attention state's.
+  // A sequence of `tokens` tokens: the blocks of the tokens its windows keep (kept_kv_share)
+  // and its linear-attention state's.
   int64_t blocks_for(double tokens) const {
-    return static_cast<int64_t>(std::ceil(tokens / static_cast<double>(r_.block_tokens))) +
+    const double kept = tokens * kept_kv_share(r_, tokens);
+    return static_cast<int64_t>(std::ceil(kept / static_cast<double>(r_.block_tokens))) +
            r_.memory.state_blocks_per_seq;
   }
   void admit();
