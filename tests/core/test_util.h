@@ -4,8 +4,11 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <functional>
 #include <sstream>
 #include <string>
+
+#include <nlohmann/json.hpp>
 
 #include "gpuplan/catalog.h"
 #include "gpuplan/embedded_data.h"
@@ -24,6 +27,19 @@ inline const Catalog& catalog() {
     return loaded.value();
   }();
   return c;
+}
+
+// The bundled data files with the one at `path` replaced by `edit(json)`, loaded as a catalog.
+inline Result<Catalog> catalog_with(const std::string& path,
+                                    const std::function<void(nlohmann::json&)>& edit) {
+  std::vector<DataFile> files = embedded_data_files();
+  for (auto& f : files) {
+    if (f.path != path) continue;
+    nlohmann::json j = nlohmann::json::parse(f.text);
+    edit(j);
+    f.text = j.dump();
+  }
+  return load_catalog(files);
 }
 
 // The serving assumptions compiled into the binary (loaded once).

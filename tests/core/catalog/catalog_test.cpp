@@ -37,16 +37,9 @@ TEST(Catalog, BundledDataLoadsWithEveryKind) {
   }
 }
 
-// Loads the bundled files with one of them replaced by `edit(json)`.
+// Loads the bundled files with one of them replaced by `edit(json)`: the error, or "".
 std::string load_with(const std::string& path, const std::function<void(nlohmann::json&)>& edit) {
-  std::vector<DataFile> files = embedded_data_files();
-  for (auto& f : files) {
-    if (f.path != path) continue;
-    nlohmann::json j = nlohmann::json::parse(f.text);
-    edit(j);
-    f.text = j.dump();
-  }
-  auto c = load_catalog(files);
+  auto c = test::catalog_with(path, edit);
   return c.ok() ? std::string() : c.error().message;
 }
 
@@ -194,19 +187,6 @@ TEST(Catalog, RejectsUnknownSchemaVersionsAndFields) {
             "the schema)");
 }
 
-// Loads the bundled files with one of them replaced by `edit(json)`; the catalog or its error.
-Result<Catalog> catalog_with(const std::string& path,
-                             const std::function<void(nlohmann::json&)>& edit) {
-  std::vector<DataFile> files = embedded_data_files();
-  for (auto& f : files) {
-    if (f.path != path) continue;
-    nlohmann::json j = nlohmann::json::parse(f.text);
-    edit(j);
-    f.text = j.dump();
-  }
-  return load_catalog(files);
-}
-
 TEST(Catalog, BlackwellAndMi3xxPeaksKeepFp4AndFp6ApartFromSparsity) {
   const Catalog& c = test::catalog();
   auto dense = [&](const char* gpu, const char* p) {
@@ -241,7 +221,7 @@ TEST(Catalog, AnNvl72HostKnowsItsDomainAndARackPriceIsSharedByItsHosts) {
   EXPECT_EQ(cw->hosts_per_domain(), 18);
   EXPECT_EQ(cw->min_hosts, 1);  // CoreWeave prices one 4-GPU tray
   // Sold only as a whole rack at 756 USD an hour: 42 USD per host hour, rented 18 hosts at a time.
-  auto rack = catalog_with("instances/coreweave-gb200-nvl72.json", [](nlohmann::json& j) {
+  auto rack = test::catalog_with("instances/coreweave-gb200-nvl72.json", [](nlohmann::json& j) {
     j["prices"][0]["sold_per"] = "nvlink-domain";
     j["prices"][0]["on_demand_usd_per_hour"] = 756;
   });
@@ -251,7 +231,7 @@ TEST(Catalog, AnNvl72HostKnowsItsDomainAndARackPriceIsSharedByItsHosts) {
   EXPECT_EQ(whole->prices[0].sold_per, "nvlink-domain");
   EXPECT_EQ(whole->min_hosts, 18);
   // Quoted per GPU: 10.5 USD a GPU hour is 42 per host.
-  auto per_gpu = catalog_with("instances/coreweave-gb200-nvl72.json", [](nlohmann::json& j) {
+  auto per_gpu = test::catalog_with("instances/coreweave-gb200-nvl72.json", [](nlohmann::json& j) {
     j["prices"][0]["sold_per"] = "gpu";
     j["prices"][0]["on_demand_usd_per_hour"] = 10.5;
   });

@@ -13,16 +13,9 @@
 namespace gpuplan {
 namespace {
 
-// The bundled data with one file edited; the load's error message, or "" when it loads.
+// The bundled data with one file edited: the load's error message, or "" when it loads.
 std::string load_edited(const std::string& path, void (*edit)(nlohmann::json&)) {
-  std::vector<DataFile> files = embedded_data_files();
-  for (auto& f : files) {
-    if (f.path != path) continue;
-    nlohmann::json j = nlohmann::json::parse(f.text);
-    edit(j);
-    f.text = j.dump();
-  }
-  auto c = load_catalog(files);
+  auto c = test::catalog_with(path, edit);
   return c.ok() ? "" : c.error().message;
 }
 
