@@ -38,8 +38,8 @@ nlohmann::ordered_json achievable_matmuls(const Gpu& g) {
 nlohmann::ordered_json serving_gemms(const Gpu& g) {
   nlohmann::ordered_json out = nlohmann::ordered_json::object();
   auto add = [&](const std::string& key) -> nlohmann::ordered_json* {
-    const auto slash = key.find('/');
-    const auto r = serving_gemm_rates(g, key.substr(0, slash), key.substr(slash + 1));
+    const auto [runtime, format] = split_serving_gemm_key(key);
+    const auto r = serving_gemm_rates(g, runtime, format);
     if (!r) return nullptr;
     out[key] = {{"weight_stream_bytes_per_s", r->weight_stream_bytes_per_s},
                 {"matmul_flop_per_s", r->matmul_flop_per_s}};

@@ -162,8 +162,7 @@ void instance_table(const PageModel& m, UiActions& a) {
 template <class Line>
 void serving_gemm_lines(const Gpu& g, Line& line) {
   auto text = [&](S id, const std::string& key, const std::string& tail) {
-    const auto slash = key.find('/');
-    const std::string runtime = key.substr(0, slash), weights = key.substr(slash + 1);
+    const auto [runtime, weights] = split_serving_gemm_key(key);
     auto r = serving_gemm_rates(g, runtime, weights);
     if (!r) return;
     line(format(tr(id), runtime.c_str(), weights.c_str(),

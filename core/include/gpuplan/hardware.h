@@ -6,6 +6,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace gpuplan {
@@ -77,6 +78,9 @@ struct Gpu {
 // dense peak x the share its generation measured (matmul_generation_share). 0 when none is known:
 // callers fall back to dense peak x the published GEMM efficiency.
 double known_matmul_flop_per_s(const Gpu& gpu, const std::string& key);
+
+// A serving_gemm key's runtime and weight format ("trtllm/fp8" -> {"trtllm", "fp8"}).
+std::pair<std::string, std::string> split_serving_gemm_key(const std::string& key);
 
 // The dense-peak precision key of a serving weight-format key ("bf16", "fp8", "nvfp4" -> "fp4").
 std::string serving_gemm_precision(const std::string& format);

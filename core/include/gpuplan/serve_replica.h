@@ -164,7 +164,6 @@ struct ReplicaModel {
   // The bytes/s at which a step's weight matmuls stream their weights: the runtime's measured
   // GEMM kernels' (serving_gemm_rates), else hbm_bytes_per_s.
   double weight_bytes_per_s = 0;
-  std::string gemm_rates_from;  // what the matmul rates come from, for the result's notes
   double layers = 0;
   double hidden = 0;
   double link_busbw_bytes_per_s = 0;

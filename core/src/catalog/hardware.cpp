@@ -534,6 +534,11 @@ double known_matmul_flop_per_s(const Gpu& gpu, const std::string& key) {
   return peak->second * share->second.share;
 }
 
+std::pair<std::string, std::string> split_serving_gemm_key(const std::string& key) {
+  const auto slash = key.find('/');
+  return {key.substr(0, slash), slash == std::string::npos ? "" : key.substr(slash + 1)};
+}
+
 std::string serving_gemm_precision(const std::string& format) {
   return format == "nvfp4" ? "fp4" : format;
 }
@@ -560,7 +565,7 @@ void derive_serving_gemm_shares(std::vector<Gpu>& gpus) {
     if (generation[j].empty() || m.memory_bandwidth_bytes_per_s <= 0) continue;
     for (const auto& [key, rates] : m.serving_gemm) {
       auto peak =
-          m.peak_dense_flops_per_s.find(serving_gemm_precision(key.substr(key.find('/') + 1)));
+          m.peak_dense_flops_per_s.find(serving_gemm_precision(split_serving_gemm_key(key).second));
       if (peak == m.peak_dense_flops_per_s.end()) continue;
       Gpu::ServingGemmShare& s = sums[generation[j]][key];
       s.bandwidth_share += rates.weight_stream_bytes_per_s / m.memory_bandwidth_bytes_per_s;
@@ -575,7 +580,8 @@ void derive_serving_gemm_shares(std::vector<Gpu>& gpus) {
     if (generation[i].empty() || found == sums.end()) continue;
     for (const auto& [key, sum] : found->second) {
       if (g.serving_gemm.count(key)) continue;
-      if (!g.peak_dense_flops_per_s.count(serving_gemm_precision(key.substr(key.find('/') + 1))))
+      if (!g.peak_dense_flops_per_s.count(
+              serving_gemm_precision(split_serving_gemm_key(key).second)))
         continue;
       const double n = static_cast<double>(sum.from.size());
       g.serving_gemm_generation_share[key] = {sum.bandwidth_share / n, sum.peak_share / n,

@@ -185,11 +185,20 @@ double kv_window_share(const TransformerSpec* spec, double tokens) {
 
 }  // namespace
 
+namespace {
+
+// Whether the replica's decode steps attend to every token of its chunked local attention layers
+// (a runtime that chunks only prefill, RuntimeProfile::chunked_attention_decode false).
+bool decodes_whole_chunks(const ReplicaModel& r) {
+  return r.model && r.model->transformer.local_attention == LocalAttention::chunked &&
+         !r.profile.chunked_attention_decode;
+}
+
+}  // namespace
+
 double kept_kv_share(const ReplicaModel& r, double tokens) {
   const TransformerSpec* spec = r.model ? &r.model->transformer : nullptr;
-  if (!spec || spec->sliding_window <= 0) return 1.0;
-  if (spec->local_attention == LocalAttention::chunked && !r.profile.chunked_attention_decode)
-    return 1.0;
+  if (!spec || spec->sliding_window <= 0 || decodes_whole_chunks(r)) return 1.0;
   if (r.profile.window_sized_kv) return kv_window_share(spec, tokens);
   return kv_cache_size(*spec, 1.0, tokens).full_layers > 0 ? 1.0 : kv_window_share(spec, tokens);
 }
@@ -200,11 +209,8 @@ namespace {
 // window (TensorRT-LLM's cyclic buffer too); chunked local attention that the runtime applies to
 // prefill only reads every token.
 double decode_read_share(const ReplicaModel& r, double context) {
-  const TransformerSpec* spec = r.model ? &r.model->transformer : nullptr;
-  if (spec && spec->local_attention == LocalAttention::chunked &&
-      !r.profile.chunked_attention_decode)
-    return 1.0;
-  return kv_window_share(spec, context);
+  if (decodes_whole_chunks(r)) return 1.0;
+  return kv_window_share(r.model ? &r.model->transformer : nullptr, context);
 }
 
 // Hybrid models under a runtime with hybrid pages (RuntimeProfile::hybrid_pages): the block
