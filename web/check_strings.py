@@ -35,7 +35,7 @@ TECHNICAL = {"GEMM ", "TFLOPS", "GB/s", "USD", "W", "GPU", "CNY"}
 ZH_LATIN = {
     # names: products, frameworks, formats, standards, companies
     "gpuplan", "gpuplan-probe", "gpuplan-measure", "PyTorch", "Megatron-Core", "Megatron-LM",
-    "Transformer",
+    "Transformer", "transformers",
     "CUDA", "NVLink", "JSON", "CSV", "RFC", "English", "Adafactor", "SwiGLU", "deepspeed",
     "hostfile", "Megatron", "TE", "Engine", "cuDNN", "Hopper", "Triton", "FlashAttention", "MPT",
     "BERT", "MLM", "DeepEP", "NCCL", "ShareGPT", "EAGLE", "MTP", "Adam", "LayerNorm", "Linear",

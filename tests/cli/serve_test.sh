@@ -137,6 +137,18 @@ PY
 expect serve-disagg-no-network 0 "" -- serve --model llama-3-8b --rate 1 --instance runpod-community-cloud-1x-h100-sxm-80gb --disaggregate
 grep -q '^disaggregated: --disaggregate: runpod-community-cloud-1x-h100-sxm-80gb has no sourced network bandwidth' "$tmp/out" || { echo "FAIL serve-disagg-no-network: $(tail -3 "$tmp/out")"; failed=$((failed + 1)); }
 
+# One answer: estimate --mode infer --generate times prefill and a decode step as serve does for the
+# same model, GPU, tp, runtime and lengths (issue 29: the two faces disagreed on MoE decode).
+expect serve-one-answer 0 "" -- serve --model mixtral-8x7b --gpu h100-sxm5-80gb --tp 2 --rate 1 --prompt-tokens 512 --output-tokens 256 --top 1 --json
+cp "$tmp/out" "$tmp/serve_one.json"
+expect estimate-one-answer 0 "" -- estimate --model mixtral-8x7b --gpu h100-sxm5-80gb --gpus 2 --tp 2 --mode infer --precision bf16 --seq 512 --generate 256 --runtime vllm --json
+/usr/bin/python3 - "$tmp/serve_one.json" "$tmp/out" <<'PY' && passed=$((passed + 1)) || failed=$((failed + 1))
+import json, sys
+o = json.load(open(sys.argv[1]))["options"][0]
+t = json.load(open(sys.argv[2]))["time"]
+assert t["decode_token_s"] == o["decode_step_s"] and t["prefill_s"] == o["prefill_s"], (t, o)
+PY
+
 table=$root/tests/validation/serving_dev.csv
 every=${SERVE_VALIDATE_EVERY:-1}
 if [ "$every" -gt 1 ]; then

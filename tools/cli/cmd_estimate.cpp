@@ -7,7 +7,9 @@
 
 #include "cli.h"
 #include "gpuplan/evaluate.h"
+#include "gpuplan/embedded_data.h"
 #include "gpuplan/report.h"
+#include "gpuplan/serve_assumptions.h"
 
 namespace gpuplan::cli {
 namespace {
@@ -45,6 +47,10 @@ int cmd_estimate(Args args) {
   auto catalog = load_embedded_catalog();
   if (!catalog.ok()) return fail(catalog.error());
   const Catalog& cat = catalog.value();
+  // A generation is timed by the serving runtimes' profiles, as gpuplan serve times it.
+  auto serving = serving_assumptions(embedded_data_files());
+  if (!serving.ok()) return fail(serving.error());
+  q.serving = &serving.value();
   auto ev = evaluate(cat, q);
   if (!ev.ok()) {
     const bool missing = ev.error().message.find("is required") != std::string::npos;

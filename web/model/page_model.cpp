@@ -220,10 +220,17 @@ void UiActions::merge(UiActions&& later) {
 }
 
 Result<Evaluation> compute(const Catalog& catalog, const PageState& state, const ProbeFile* probe,
-                           const ProbeFile* measured) {
+                           const ProbeFile* measured, const ServingAssumptions* serving) {
   // The core's one call (evaluate.h), as the CLI makes it: the same query gives the same time
   // and cost (micro-batch "auto" included).
-  return evaluate(catalog, query_for(state, probe, measured));
+  Query q = query_for(state, probe, measured);
+  q.serving = serving;
+  return evaluate(catalog, q);
+}
+
+bool times_generation(const PageState& state) {
+  const Setup& s = state.query.request.setup;
+  return s.mode == Mode::infer && s.generate_tokens > 0;
 }
 
 std::string run_total_text(const Evaluation& ev) {

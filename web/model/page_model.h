@@ -116,9 +116,13 @@ void check_link_ids(const Catalog& catalog, ParsedLink& link);
 
 // Runs the core for a state through evaluate(): model, estimate, fit, step time, price and
 // cost, the calibrated time and cost when `probe` is given, the published runs of the setup, and
-// `measured`'s run (a gpuplan-measure file) against the step time.
+// `measured`'s run (a gpuplan-measure file) against the step time. A generation (mode infer with
+// generated tokens) is timed with `serving`'s runtime profiles, as `gpuplan serve` times it.
 Result<Evaluation> compute(const Catalog& catalog, const PageState& state, const ProbeFile* probe,
-                           const ProbeFile* measured = nullptr);
+                           const ProbeFile* measured = nullptr,
+                           const ServingAssumptions* serving = nullptr);
+// Whether the state's estimate times a generation (compute needs the serving profiles).
+bool times_generation(const PageState& state);
 
 // Measured beside predicted, as the Results tab shows it (and its DOM mirror repeats it):
 // "measured: 2,470 img/s (NVIDIA DeepLearningExamples, DGX A100, 1 x a100-sxm4-80gb; table ...)"

@@ -79,7 +79,8 @@ void App::recompute() {
   search_.reset();
   m_.plan_progress = 1;
   auto ev = compute(catalog_, m_.state, m_.calibrate && m_.probe ? &*m_.probe : nullptr,
-                    m_.measured ? &*m_.measured : nullptr);
+                    m_.measured ? &*m_.measured : nullptr,
+                    times_generation(m_.state) ? serving() : nullptr);
   m_.ev.reset();
   m_.error = Error{};
   if (ev.ok())

@@ -148,10 +148,18 @@ void time_table(const Evaluation& c, UiActions& a) {
           c, S::tokens_per_s, [](const StepTime& t) { return t.tokens_per_s; }, rate);
     time_row(
         c, S::mfu, [](const StepTime& t) { return t.mfu; }, percent);
-    time_row(
-        c, S::dp_comm, [](const StepTime& t) { return t.dp_comm_exposed_s; }, seconds);
-    time_row(
-        c, S::pp_bubble, [](const StepTime& t) { return t.pp_bubble_s; }, seconds);
+    if (c.time->prefill_s > 0) {  // inference: the prompts' forward pass, then a step per token
+      time_row(
+          c, S::prefill, [](const StepTime& t) { return t.prefill_s; }, seconds);
+      if (c.time->decode_token_s > 0)
+        time_row(
+            c, S::decode_step, [](const StepTime& t) { return t.decode_token_s; }, seconds);
+    } else {
+      time_row(
+          c, S::dp_comm, [](const StepTime& t) { return t.dp_comm_exposed_s; }, seconds);
+      time_row(
+          c, S::pp_bubble, [](const StepTime& t) { return t.pp_bubble_s; }, seconds);
+    }
     if (c.time->ep_comm_s > 0)
       time_row(
           c, S::ep_comm, [](const StepTime& t) { return t.ep_comm_exposed_s; }, seconds);

@@ -189,7 +189,10 @@ bool shape_fields(const PageModel& m, Query& q, UiActions& a) {
   } else {
     edited |= resolved_int("seq", s.seq_len, e ? e->seq_len : 0, a);
   }
-  if (s.mode == Mode::infer) edited |= key_int("generate", s.generate_tokens, a);
+  if (s.mode == Mode::infer) {
+    edited |= key_int("generate", s.generate_tokens, a);
+    if (s.generate_tokens > 0) edited |= key_choice("runtime", q, a);
+  }
   return edited;
 }
 

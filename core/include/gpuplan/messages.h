@@ -340,6 +340,8 @@ namespace gpuplan {
     "each) cannot be timed")                                                                       \
   X(time_gpus_mismatch, "time.gpus_mismatch",                                                      \
     "--dp x --tp x --pp x --cp = {0} GPUs, but the cluster has {1}")                               \
+  X(time_no_serving_profiles, "time.no_serving_profiles",                                          \
+    "--generate: the serving runtimes' profiles (data/assumptions.json) were not loaded")          \
   /* Prices and run cost (cost.cpp) */                                                             \
   X(price_none, "price.none", "instance '{0}' has no published price")                             \
   X(price_none_in_region, "price.none_in_region",                                                  \

@@ -107,6 +107,12 @@ struct Query {
   std::string plan_gpu;          // only this GPU's instances (catalog id or alias); empty: any
   int max_nodes = 0;             // 0: kDefaultMaxNodes
   int top_k = 0;                 // 0: kDefaultTopK
+  // Inference with --generate: the serving engine whose replica model times prefill and decode
+  // (transformers' generate by default, as a PyTorch user runs it).
+  Runtime runtime = Runtime::hf;
+  // The runtimes' profiles (data/assumptions.json's "serving"): not a key; the CLI and the page
+  // set it. Without them a generation is not timed (the time says so).
+  const ServingAssumptions* serving = nullptr;
   // Calibration: not a key (the CLI reads --probe FILE, the page an upload).
   std::optional<ProbeCalibration> probe;
   // A measured run to compare with: not a key (the CLI reads --probe FILE, the page an upload).

@@ -7,6 +7,7 @@
 #include "gpuplan/calibration.h"
 #include "gpuplan/hf_config.h"
 #include "gpuplan/report.h"
+#include "gpuplan/serve_generation.h"
 
 namespace gpuplan {
 namespace {
@@ -125,6 +126,22 @@ struct Chain {
   double usd_per_hour_total;
 };
 
+// Inference with --generate on a decoder-only language model: prefill and decode as gpuplan serve
+// times them (serve_generation.h), in place of the roofline's; otherwise the roofline's stand,
+// with a note saying why.
+std::optional<Error> time_generation_of(const Chain& c, const Efficiencies& eff, StepTime& st) {
+  const Query& q = c.ev.query;
+  const Setup& s = q.request.setup;
+  if (s.mode != Mode::infer || s.generate_tokens <= 0) return std::nullopt;
+  if (auto why = generation_not_served(c.ev.model, s)) {
+    st.notes.push_back(*why);
+    return std::nullopt;
+  }
+  if (!q.serving) return make_error(Errc::invalid_argument, Msg::time_no_serving_profiles, {});
+  return time_generation(c.ev.model, s, c.ev.estimate, *c.cluster.gpu, q.runtime, *q.serving, eff,
+                         st);
+}
+
 Result<Timed> time_and_cost(const Chain& c, const Efficiencies& eff) {
   const Query& q = c.ev.query;
   auto t = estimate_step_time(c.ev.model, q.request.setup, c.ev.estimate, c.work, c.cluster, eff,
@@ -132,6 +149,7 @@ Result<Timed> time_and_cost(const Chain& c, const Efficiencies& eff) {
   if (!t.ok()) return t.error();
   Timed out;
   out.time = t.value();
+  if (auto err = time_generation_of(c, eff, *out.time)) return *err;
   if (!q.run.empty()) {
     auto cost = run_cost(c.ev.estimate, *out.time, q.run, c.usd_per_hour_total, q.pricing, q.spot,
                          q.commitment);

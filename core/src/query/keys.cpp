@@ -706,6 +706,16 @@ std::vector<QueryKey> hardware_and_run_rows() {
       row("nodes", G::hardware, integer<Q>(1, kMaxClusterGpus, FIELD(nodes)), "auto: 1",
           "instances joined by their network (up to 100,000 GPUs in all)",
           "通过网络连接的实例数（合计最多 100,000 块 GPU）"),
+      row("runtime", G::hardware,
+          enumeration<Q>(
+              parse_runtime, runtime_name,
+              {Runtime::hf, Runtime::vllm, Runtime::trtllm, Runtime::sglang, Runtime::llamacpp},
+              FIELD(runtime)),
+          "hf",
+          "infer with --generate: the engine whose prefill and decode are timed, as gpuplan serve "
+          "times it (hf: transformers' model.generate in eager PyTorch)",
+          "推理且给出 --generate 时：按 gpuplan serve 的方式计时预填充与解码所用的引擎（hf："
+          "transformers 库的 model.generate，eager PyTorch）"),
       row("tokens", G::run, number<Q>(1, 1e16, FIELD(run.tokens)), "",
           "run length in training tokens (2B, 2e9)",
           "训练时长，以训练 token 数计（可写 2亿、2e9）"),

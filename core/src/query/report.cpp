@@ -260,16 +260,17 @@ std::string plan_to_text(const PlanResult& r) {
   return out;
 }
 
-std::string time_to_text(const StepTime& t, const PriceQuote* price, const RunCost* cost) {
-  std::string out;
+namespace {
+
+std::string secs(double s) {
+  char b[40];
+  std::snprintf(b, sizeof b, "%.4g s", s);
+  return b;
+}
+
+// A training step's terms (time_to_text).
+void train_time_rows(const StepTime& t, std::string& out) {
   auto row = [&](const char* label, const std::string& value) { append_row(out, label, value); };
-  auto secs = [](double s) {
-    char b[40];
-    std::snprintf(b, sizeof b, "%.4g s", s);
-    return std::string(b);
-  };
-  out += "Time\n";
-  row("step", secs(t.step_s));
   row("  forward", secs(t.forward_s));
   row("  backward", secs(t.backward_s));
   row("  recompute", secs(t.recompute_s));
@@ -284,6 +285,21 @@ std::string time_to_text(const StepTime& t, const PriceQuote* price, const RunCo
   if (t.cp_comm_s > 0) row("  context-parallel comm exposed", secs(t.cp_comm_exposed_s));
   if (t.offload_s > 0) {
     row("  activation offload exposed", secs(t.offload_exposed_s) + " of " + secs(t.offload_s));
+  }
+}
+
+}  // namespace
+
+std::string time_to_text(const StepTime& t, const PriceQuote* price, const RunCost* cost) {
+  std::string out;
+  auto row = [&](const char* label, const std::string& value) { append_row(out, label, value); };
+  out += "Time\n";
+  row("step", secs(t.step_s));
+  if (t.prefill_s > 0) {  // inference: the prompts' forward pass, then a step per token
+    row("  prefill", secs(t.prefill_s));
+    if (t.decode_token_s > 0) row("  decode step", secs(t.decode_token_s));
+  } else {
+    train_time_rows(t, out);
   }
   char b[64];
   std::snprintf(b, sizeof b, "%.1f", t.samples_per_s);

@@ -28,10 +28,13 @@ void infer_time(const Setup& setup, const Estimate& e, const WorkProfile& work, 
                 const Efficiencies& eff, double forward_s, int total_gpus, StepTime& st) {
   st.prefill_s = forward_s / setup.pp * static_cast<double>(e.grad_accum_steps);
   // One decode step: every weight and the KV cache are read once per token (Pope et al. 2022).
-  const double layers = std::max(work.layers, 1.0);
-  const double flops_gpu = e.flops.decode_per_token / (setup.dp * setup.tp);
-  st.decode_token_s = std::max(flops_gpu / r.compute, e.flops.decode_bytes_per_token / r.memory) +
-                      layers * 10 * eff.kernel_overhead_s;
+  // A decoder-only language model's is the serving replica model's instead (evaluate()).
+  if (setup.generate_tokens > 0) {
+    const double layers = std::max(work.layers, 1.0);
+    const double flops_gpu = e.flops.decode_per_token / (setup.dp * setup.tp);
+    st.decode_token_s = std::max(flops_gpu / r.compute, e.flops.decode_bytes_per_token / r.memory) +
+                        layers * 10 * eff.kernel_overhead_s;
+  }
   st.step_s = st.prefill_s + static_cast<double>(setup.generate_tokens) * st.decode_token_s;
   st.samples_per_s = static_cast<double>(e.global_batch) / st.step_s;
   st.tokens_per_s = setup.generate_tokens > 0

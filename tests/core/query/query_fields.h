@@ -215,6 +215,7 @@ inline void compare_query(FieldDiff& d, const Query& a, const Query& b) {
   GPUPLAN_FIELD(d, a, b, gpus);
   GPUPLAN_FIELD(d, a, b, instance);
   GPUPLAN_FIELD(d, a, b, nodes);
+  GPUPLAN_FIELD(d, a, b, runtime);
   GPUPLAN_FIELD(d, a, b, run.tokens);
   GPUPLAN_FIELD(d, a, b, run.epochs);
   GPUPLAN_FIELD(d, a, b, run.dataset_size);
@@ -235,7 +236,7 @@ inline void compare_query(FieldDiff& d, const Query& a, const Query& b) {
   GPUPLAN_FIELD(d, a, b, plan_gpu);
   GPUPLAN_FIELD(d, a, b, max_nodes);
   GPUPLAN_FIELD(d, a, b, top_k);
-  // probe and measured are files the face reads, never keys.
+  // serving (the runtime profiles), probe and measured are what the face loads, never keys.
 }
 
 inline void compare_serve(FieldDiff& d, const ServeRequest& a, const ServeRequest& b) {
