@@ -204,6 +204,18 @@ void span_machines(ReplicaModel& r, int machines, double network_bytes_per_s,
 Result<ReplicaModel> build_replica(const Model& model, const Gpu& gpu, const ServeConfig& config,
                                    const ServingAssumptions& serving, const Efficiencies& eff);
 
+// As build_replica, for a runtime without continuous batching or a step budget (transformers'
+// generate) whose config sets no token budget: it prefills its whole static batch in one forward
+// pass, so the batch's activations and its KV cache share the memory. The batch is as many
+// sequences of `prompt_tokens` + `output_tokens` as the memory holds at their activations and
+// KV blocks each (at most config.max_num_seqs when set); its token budget is their prompts. Other
+// runtimes: build_replica.
+Result<ReplicaModel> build_static_batch_replica(const Model& model, const Gpu& gpu,
+                                                const ServeConfig& config, double prompt_tokens,
+                                                double output_tokens,
+                                                const ServingAssumptions& serving,
+                                                const Efficiencies& eff);
+
 // The share of a sequence's keys and values (token x layer) the runtime keeps at `tokens`
 // tokens: a windowed layer's window where its cache is sized to it (RuntimeProfile::
 // window_sized_kv), else the longest window of any layer; every token of chunked local attention

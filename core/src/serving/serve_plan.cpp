@@ -109,7 +109,9 @@ ServeEvaluation evaluate(const Catalog& catalog, const Model& model, const Gpu& 
   ServeEvaluation e;
   e.layout = layout;
   const int tp = layout.tp, pp = layout.pp;
-  auto r = build_replica(model, gpu, replica_config(catalog, q, tp, pp), a, catalog.efficiencies);
+  auto r = build_static_batch_replica(model, gpu, replica_config(catalog, q, tp, pp),
+                                      q.workload.prompt_tokens, q.workload.output_tokens, a,
+                                      catalog.efficiencies);
   if (!r.ok()) {
     e.error = r.error();
     return e;

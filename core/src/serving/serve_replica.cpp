@@ -721,16 +721,55 @@ void span_machines(ReplicaModel& r, int machines, double network_bytes_per_s,
   r.stage_network_latency_s = eff.nccl_ring.network_hop_s;
 }
 
+namespace {
+
+// KV blocks one sequence of `tokens` tokens takes: windowed blocks hold at most their window of
+// its tokens; linear-attention state takes blocks of its own.
+double blocks_per_sequence(const ReplicaModel& r, double tokens) {
+  const double kept = tokens * kept_kv_share(r, tokens);
+  return std::ceil(kept / static_cast<double>(r.block_tokens)) +
+         static_cast<double>(r.memory.state_blocks_per_seq);
+}
+
+}  // namespace
+
 int64_t max_concurrent_sequences(const ReplicaModel& r, double prompt_tokens,
                                  double output_tokens) {
   const double tokens = std::max(1.0, prompt_tokens + output_tokens);
-  // Windowed blocks hold at most their window of a sequence's tokens.
-  const double kept = tokens * kept_kv_share(r, tokens);
-  const double blocks_per_seq = std::ceil(kept / static_cast<double>(r.block_tokens)) +
-                                static_cast<double>(r.memory.state_blocks_per_seq);
-  const auto by_kv =
-      static_cast<int64_t>(std::floor(static_cast<double>(r.memory.kv_blocks) / blocks_per_seq));
+  const auto by_kv = static_cast<int64_t>(
+      std::floor(static_cast<double>(r.memory.kv_blocks) / blocks_per_sequence(r, tokens)));
   return std::min(by_kv, r.max_num_seqs);
+}
+
+Result<ReplicaModel> build_static_batch_replica(const Model& model, const Gpu& gpu,
+                                                const ServeConfig& config, double prompt_tokens,
+                                                double output_tokens,
+                                                const ServingAssumptions& serving,
+                                                const Efficiencies& eff) {
+  if (serving.profile(config.runtime).continuous_batching || config.max_num_batched_tokens > 0)
+    return build_replica(model, gpu, config, serving, eff);
+  // One sequence first: its prompt's activations (A, with its sampled row's logits) and the KV
+  // blocks it takes (K). The memory left for both is what one sequence leaves plus its A, and a
+  // batch of B takes B x (A + K): activations grow with the batch's prompt tokens and rows.
+  const double prompt = std::max(1.0, std::ceil(prompt_tokens));
+  ServeConfig one = config;
+  one.max_num_seqs = 1;
+  one.max_num_batched_tokens = static_cast<int64_t>(prompt);
+  auto single = build_replica(model, gpu, one, serving, eff);
+  if (!single.ok()) return single;
+  const ReplicaModel& r = single.value();
+  const double block_bytes = (r.memory.kv_bytes_per_token + r.memory.spec_kv_bytes_per_token) *
+                             static_cast<double>(r.block_tokens);
+  const double kv_per_seq =
+      blocks_per_sequence(r, std::max(1.0, prompt + output_tokens)) * block_bytes;
+  const double left = r.memory.kv_bytes + r.memory.activation_bytes;
+  auto batch = static_cast<int64_t>(std::floor(left / (r.memory.activation_bytes + kv_per_seq)));
+  if (config.max_num_seqs > 0) batch = std::min(batch, config.max_num_seqs);
+  if (batch <= 1) return single;
+  ServeConfig sized = config;
+  sized.max_num_seqs = batch;
+  sized.max_num_batched_tokens = static_cast<int64_t>(prompt) * batch;
+  return build_replica(model, gpu, sized, serving, eff);
 }
 
 namespace {

@@ -125,6 +125,34 @@ TEST(ServeFormats, KvCacheFormatsAreTheRuntimes) {
             (std::vector<KvFormat>{KvFormat::bf16, KvFormat::fp8, KvFormat::fp4}));
 }
 
+TEST(ServeCapacity, AStaticBatchSharesTheMemoryWithItsPromptsActivations) {
+  // transformers' generate has no step budget: a batch's prompts run in one forward pass, so its
+  // activations grow with the batch. Llama 3 8B on one H100, 512-token prompts, 256-token answers:
+  // one sequence's activations A and KV blocks K (48 blocks of 16 tokens), and the batch B the
+  // rest holds: B (A + K) within what one sequence leaves plus its A, and B + 1 beyond it.
+  ServeConfig c;
+  c.runtime = Runtime::hf;
+  const Gpu& h100 = *test::catalog().find_gpu("h100-sxm5-80gb");
+  ServeConfig one = c;
+  one.max_num_seqs = 1;
+  one.max_num_batched_tokens = 512;
+  const ReplicaMemory single = replica_on(h100, "llama-3-8b", one).value().memory;
+  auto sized = build_static_batch_replica(test::model("llama-3-8b"), h100, c, 512, 256,
+                                          test::serving(), test::catalog().efficiencies);
+  ASSERT_TRUE(sized.ok()) << sized.error().message;
+  const ReplicaModel& r = sized.value();
+  const double a = single.activation_bytes, k = 48 * 16 * single.kv_bytes_per_token;
+  const double left = single.kv_bytes + a;
+  const auto b = static_cast<double>(r.max_num_seqs);
+  EXPECT_LE(b * (a + k), left);
+  EXPECT_GT((b + 1) * (a + k), left);
+  EXPECT_EQ(r.max_num_batched_tokens, r.max_num_seqs * 512);
+  EXPECT_NEAR(r.memory.activation_bytes, b * a, 1e-6 * b * a);
+  EXPECT_EQ(max_concurrent_sequences(r, 512, 256), r.max_num_seqs);
+  // Without the sizing the profile's "no limit" (10 M tokens) leaves nothing for the cache.
+  EXPECT_FALSE(replica_on(h100, "llama-3-8b", c).ok());
+}
+
 TEST(ServeCapacity, KvHeadsAreReplicatedBeyondTheirCount) {
   ServeConfig tp16;
   tp16.tp = 16;  // 8 KV heads over 16 GPUs: one (copied) head each: 2 x 32 x 1 x 128 x 2
