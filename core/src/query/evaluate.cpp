@@ -8,6 +8,7 @@
 #include "gpuplan/hf_config.h"
 #include "gpuplan/report.h"
 #include "gpuplan/serve_generation.h"
+#include "gpuplan/serve_validation.h"
 
 namespace gpuplan {
 namespace {
@@ -332,6 +333,25 @@ Result<Query> resolve_defaults(const Catalog& catalog, const Model& model, Query
 
 namespace {
 
+// Whether the evaluation's time is a generation timed by the serving model (time_generation_of).
+bool generation_served(const Evaluation& ev) {
+  const Setup& s = ev.query.request.setup;
+  return s.mode == Mode::infer && s.generate_tokens > 0 && ev.query.serving &&
+         !generation_not_served(ev.model, s);
+}
+
+// A generation timed by the serving model takes the serving runs' band (output tokens/s, whose
+// errors are on rates, as the step time's are) on the serving ground: weight format, GPUs per
+// replica, GPU and runtime. The memory verdict keeps the estimate's own band.
+void serving_time_band(const Catalog& catalog, Evaluation& ev) {
+  const Setup& s = ev.query.request.setup;
+  const int per_replica = s.tp * s.pp;
+  ev.family = serving_band_family(kServingThroughputGroup, false);
+  ev.ground = serving_run_ground(weight_format_name(*serving_weight_format(s.precision)),
+                                 per_replica, ev.gpu, per_replica, ev.query.runtime);
+  ev.time_band = error_band(catalog.accuracy.serving, ev.family, ev.ground);
+}
+
 Result<Evaluation> evaluate_setup(const Catalog& catalog, const Query& query) {
   auto model = resolve_model(catalog, query);
   if (!model.ok()) return model.error();
@@ -360,6 +380,7 @@ Result<Evaluation> evaluate_setup(const Catalog& catalog, const Query& query) {
                            error_band(catalog.accuracy.memory, ev.family, ev.ground));
   ev.fit = fit_report(ev.estimate.memory, *ev.gpu, ev.verdict.fit);
   ev.hardware_error = time_on_hardware(catalog, ev);
+  if (ev.time && generation_served(ev)) serving_time_band(catalog, ev);
   measured_beside(catalog, ev);
   return ev;
 }

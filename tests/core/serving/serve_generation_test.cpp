@@ -79,6 +79,12 @@ TEST(Generation, EstimateAndServeTimeOneDecodeStepAlike) {
   EXPECT_TRUE(has_note(*ev.time,
                        "prefill and decode timed as gpuplan serve times a vllm replica "
                        "of 2 GPU(s) running 1 sequence(s) at once"));
+  // Its error band is serve's: the serving runs' output tokens/s errors on the serving ground.
+  EXPECT_EQ(ev.ground.runtime, "vllm");
+  EXPECT_EQ(ev.time_band.pool, best.rate_band.pool);
+  EXPECT_DOUBLE_EQ(ev.time_band.low, best.rate_band.low);
+  EXPECT_DOUBLE_EQ(ev.time_band.high, best.rate_band.high);
+  EXPECT_EQ(ev.time_band.evidence_rows, best.rate_band.evidence_rows);
 }
 
 TEST(Generation, TransformersGenerateIsTheDefaultAndPrefillsTheBatchInOnePass) {
