@@ -159,6 +159,9 @@ void time_table(const Evaluation& c, UiActions& a) {
           c, S::dp_comm, [](const StepTime& t) { return t.dp_comm_exposed_s; }, seconds);
       time_row(
           c, S::pp_bubble, [](const StepTime& t) { return t.pp_bubble_s; }, seconds);
+      if (c.time->pp_imbalance_s > 0)
+        time_row(
+            c, S::pp_imbalance, [](const StepTime& t) { return t.pp_imbalance_s; }, seconds);
     }
     if (c.time->ep_comm_s > 0)
       time_row(

@@ -244,6 +244,9 @@ struct StepTime {
   double fsdp_comm_s = 0;
   double pp_bubble_s = 0;
   double pp_p2p_s = 0;  // pipeline point-to-point sends on the critical path
+  // The slowest pipeline stage's work beyond an even split: its rank's layers, the embedding on
+  // the first and the output head on the last (pipeline_stage_layers).
+  double pp_imbalance_s = 0;
   double pp_p2p_total_s =
       0;                 // all of a stage's sends (the interleaved schedule sends v times more)
   double cp_comm_s = 0;  // context parallelism's K/V exchange (or all-to-alls), whole step
@@ -294,10 +297,22 @@ struct PassTime {
     double qkv = 0, out = 0, mlp_in = 0, mlp_out = 0, attention = 0, experts = 0;
   } forward_parts, backward_parts;
   double per_step_s = 0;  // work done once per optimizer step (OpClass::once_per_step)
+  // Of forward_s + backward_s: the embedding's and the output head's (logits and loss), which a
+  // pipeline places on its first and last stage.
+  double embedding_s = 0;
+  double head_s = 0;
   // The forward kernels Megatron's selective recompute of Setup::recompute_modules runs again
   // (other than the attention core), whatever the checkpointing: counted under selective only.
   double recompute_modules_s = 0;
 };
+
+// The layers each pipeline rank holds, as Megatron lays `layers` blocks out over pp ranks of vp
+// virtual stages each (rank r holds virtual stages r, r + pp, ...): layers / (pp vp) per virtual
+// stage where that divides, the embedding on the first and the output head on the last. Otherwise
+// the embedding and the loss count as a layer each, as --account-for-embedding-in-pipeline-split
+// and --account-for-loss-in-pipeline-split and hand layouts such as DeepSeek-V3's "Et|(tt|)*30L"
+// place them: layers + 2 items spread over the ranks, the earlier ranks taking the spare ones.
+std::vector<double> pipeline_stage_layers(int layers, int pp, int vp);
 
 // The roofline times of `micro_batch` samples. estimate_step_time uses it; the planner caches it.
 Result<PassTime> pass_time_s(const Model& model, const Setup& setup, const WorkProfile& work,

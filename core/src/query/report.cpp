@@ -124,6 +124,7 @@ nlohmann::ordered_json time_json(const StepTime& t) {
       {"dp_comm_exposed_s", t.dp_comm_exposed_s},
       {"pp_bubble_s", t.pp_bubble_s},
       {"pp_p2p_s", t.pp_p2p_s},
+      {"pp_imbalance_s", t.pp_imbalance_s},
       {"pp_p2p_total_s", t.pp_p2p_total_s},
       {"cp_comm_s", t.cp_comm_s},
       {"cp_comm_exposed_s", t.cp_comm_exposed_s},
@@ -282,6 +283,7 @@ void train_time_rows(const StepTime& t, std::string& out) {
   }
   row("  pipeline bubble", secs(t.pp_bubble_s));
   if (t.pp_p2p_total_s > 0) row("  pipeline sends exposed", secs(t.pp_p2p_s));
+  if (t.pp_imbalance_s > 0) row("  pipeline stage imbalance", secs(t.pp_imbalance_s));
   if (t.cp_comm_s > 0) row("  context-parallel comm exposed", secs(t.cp_comm_exposed_s));
   if (t.offload_s > 0) {
     row("  activation offload exposed", secs(t.offload_exposed_s) + " of " + secs(t.offload_s));

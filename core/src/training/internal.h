@@ -80,6 +80,12 @@ PipelineTime pipeline_time(const Setup& setup, const Estimate& e, const WorkProf
                            const Cluster& cluster, const Links& l, const Efficiencies& eff,
                            const PassTime& pass, double compute_s);
 
+// What the slowest pipeline rank adds over an even split of the step's work (schedule.cpp): its
+// layers (pipeline_stage_layers) at `layer_s` each per micro-batch, the embedding's and the
+// head's time (PassTime::embedding_s, head_s) on the first and last rank, over the micro-batches.
+double pipeline_imbalance_s(const Setup& setup, const WorkProfile& work, const PassTime& pass,
+                            double layer_s, double micro_steps);
+
 // Context parallelism's communication over a step (schedule.cpp), and what attention leaves
 // exposed of it. `recomputed`: forward passes recomputed per micro-batch (full checkpointing: 1).
 struct ContextParallelTime {

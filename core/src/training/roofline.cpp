@@ -204,6 +204,8 @@ PassTime roofline(const WorkProfile& work, const Rates& r, const Efficiencies& e
     }
     t.forward_s += forward;
     t.backward_s += backward;
+    if (op.name == "embedding") t.embedding_s += forward + backward;
+    if (op.name.rfind("head.", 0) == 0) t.head_s += forward + backward;
     if (op.rerun_by & recompute_modules) t.recompute_modules_s += forward * op.rerun_share;
     if (double* slot = split_slot(t.forward_parts, op)) *slot += forward;
     if (double* slot = split_slot(t.backward_parts, op)) *slot += backward;

@@ -38,6 +38,21 @@ bool group_crosses_domains(double stride, double size, const Cluster& cluster) {
 
 }  // namespace
 
+double pipeline_imbalance_s(const Setup& setup, const WorkProfile& work, const PassTime& pass,
+                            double layer_s, double micro_steps) {
+  const int layers = static_cast<int>(std::lround(work.layers));
+  if (setup.pp <= 1 || layers <= 0) return 0;
+  const std::vector<double> held = pipeline_stage_layers(layers, setup.pp, setup.vp);
+  double slowest = 0;
+  for (size_t r = 0; r < held.size(); ++r) {
+    const double load = held[r] * layer_s + (r == 0 ? pass.embedding_s : 0) +
+                        (r + 1 == held.size() ? pass.head_s : 0);
+    slowest = std::max(slowest, load);
+  }
+  const double even = (layers * layer_s + pass.embedding_s + pass.head_s) / setup.pp;
+  return std::max(0.0, slowest - even) * micro_steps;
+}
+
 PipelineTime pipeline_time(const Setup& setup, const Estimate& e, const WorkProfile& work,
                            const Cluster& cluster, const Links& l, const Efficiencies& eff,
                            const PassTime& pass, double compute_s) {
@@ -192,3 +207,26 @@ TensorParallelTime tensor_parallel_time(const Setup& setup, const Estimate& e,
 }
 
 }  // namespace gpuplan::training
+
+namespace gpuplan {
+
+std::vector<double> pipeline_stage_layers(int layers, int pp, int vp) {
+  const int ranks = std::max(pp, 1), stages = ranks * std::max(vp, 1);
+  std::vector<double> held(static_cast<size_t>(ranks), 0.0);
+  if (layers % stages == 0) {
+    for (double& h : held) h = static_cast<double>(layers / ranks);
+    return held;
+  }
+  // layers + 2 items, the first the embedding and the last the loss: each rank takes `base`, the
+  // earlier ranks one more while spare ones are left.
+  const int items = layers + 2, base = items / ranks, spare = items % ranks;
+  for (int r = 0; r < ranks; ++r) {
+    int n = base + (r < spare ? 1 : 0);
+    if (r == 0) n -= 1;          // the embedding
+    if (r == ranks - 1) n -= 1;  // the loss
+    held[static_cast<size_t>(r)] = std::max(n, 0);
+  }
+  return held;
+}
+
+}  // namespace gpuplan

@@ -325,8 +325,18 @@ void train_time(const Model& model, const Setup& setup, const Estimate& e, const
   }
   st.optimizer_s = optimizer_s(setup, e, r, eff);
   offload_time(setup, e, work, cluster, eff, pass, micro_steps, st);
-  st.step_s = compute_s + st.pp_bubble_s + st.pp_p2p_s + st.tp_comm_s + st.cp_comm_exposed_s +
-              st.ep_comm_exposed_s + st.dp_comm_exposed_s + st.optimizer_s + st.offload_exposed_s;
+  if (setup.pp > 1 && work.layers > 0) {
+    // One layer's work per micro-batch: its compute, recompute and exposed tensor-, context- and
+    // expert-parallel communication (each timed above for this rank's even share of layers).
+    const double per_layer_comm = st.tp_comm_s + st.cp_comm_exposed_s + st.ep_comm_exposed_s;
+    const double layers_s = pass.forward_s + pass.backward_s - pass.embedding_s - pass.head_s +
+                            (st.recompute_s + per_layer_comm) * pp / micro_steps;
+    st.pp_imbalance_s =
+        pipeline_imbalance_s(setup, work, pass, layers_s / work.layers, micro_steps);
+  }
+  st.step_s = compute_s + st.pp_bubble_s + st.pp_p2p_s + st.pp_imbalance_s + st.tp_comm_s +
+              st.cp_comm_exposed_s + st.ep_comm_exposed_s + st.dp_comm_exposed_s + st.optimizer_s +
+              st.offload_exposed_s;
   st.samples_per_s = static_cast<double>(e.global_batch) / st.step_s;
   input_pipeline(model, e, cluster, input, st);
 }

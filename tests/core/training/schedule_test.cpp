@@ -176,6 +176,47 @@ TEST(Pipeline, LayersThatDoNotSplitEvenlyOverVirtualStagesAreLaidOutByHand) {
   EXPECT_LT(uneven.value().memory.activations, even.value().memory.activations);
 }
 
+TEST(Pipeline, RanksHoldTheLayersAsMegatronLaysThemOut) {
+  // Even: Llama-3-70B's 80 layers over pp 4 x vp 5, 20 a rank (the embedding and head beside).
+  EXPECT_EQ(pipeline_stage_layers(80, 4, 5), (std::vector<double>{20, 20, 20, 20}));
+  // Qwen3-235B's 94 layers with the embedding and the loss counted as layers (its Megatron
+  // recipe's --account-for-*-in-pipeline-split): 96 items, 12 a rank, the first and last rank
+  // one layer fewer; pp 32 x vp 3: 3 items a rank.
+  std::vector<double> qwen(8, 12.0);
+  qwen.front() = qwen.back() = 11;
+  EXPECT_EQ(pipeline_stage_layers(94, 8, 4), qwen);
+  std::vector<double> deep(32, 3.0);
+  deep.front() = deep.back() = 2;
+  EXPECT_EQ(pipeline_stage_layers(94, 32, 3), deep);
+  // DeepSeek-V3's 61 layers as "Et|(tt|)*30L" over pp 8 x vp 4: rank 0 holds stages 0, 8, 16, 24
+  // (1 + 2 + 2 + 2 layers), rank 7 stages 7, 15, 23, 31 (2 + 2 + 2 + the loss alone).
+  EXPECT_EQ(pipeline_stage_layers(61, 8, 4), (std::vector<double>{7, 8, 8, 8, 8, 8, 8, 6}));
+}
+
+TEST(Pipeline, TheSlowestStageSetsThePaceOfAnUnevenSplit) {
+  // Llama-2-7B's 32 layers over pp 4 (8 a rank) in mixed bf16: the last rank also runs the output
+  // head over 32,000 words, the first the embedding; every rank waits for the slowest each
+  // micro-batch, so the step adds its work beyond the even split, 8 micro-batches over.
+  gpuplan::Setup s = llama_setup();
+  s.pp = 4;
+  s.global_batch = 8;
+  const Timed r = run(s, box(4));
+  auto pass = pass_time_s(test::model("llama-2-7b"), s, r.w, h100(), eff(), 1);
+  ASSERT_TRUE(pass.ok());
+  const PassTime& p = pass.value();
+  ASSERT_GT(p.head_s, p.embedding_s);
+  const double layer = (p.forward_s + p.backward_s - p.head_s - p.embedding_s) / 32;
+  const double even = (32 * layer + p.head_s + p.embedding_s) / 4;
+  EXPECT_NEAR(r.t.pp_imbalance_s, 8 * (8 * layer + p.head_s - even), 1e-12);
+  EXPECT_NEAR(r.t.step_s,
+              r.t.forward_s + r.t.backward_s + r.t.recompute_s + r.t.pp_bubble_s + r.t.pp_p2p_s +
+                  r.t.pp_imbalance_s + r.t.tp_comm_s + r.t.dp_comm_exposed_s + r.t.optimizer_s,
+              1e-12);
+  // Without pipeline stages there is nothing to balance.
+  s.pp = 1;
+  EXPECT_EQ(run(s, box(1)).t.pp_imbalance_s, 0);
+}
+
 TEST(ContextParallel, RingPassesKeyValueChunksAroundAndBackwardDoublesThem) {
   // cp 4 on one 8-GPU node (dp 2), seq 8192: each GPU holds 2048 tokens; its K and V chunk is
   // 2 x 2048 x 4096 x 2 bytes. The ring takes cp - 1 = 3 steps per layer forward, and backward
