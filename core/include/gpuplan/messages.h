@@ -342,6 +342,9 @@ namespace gpuplan {
     "--dp x --tp x --pp x --cp = {0} GPUs, but the cluster has {1}")                               \
   X(time_no_serving_profiles, "time.no_serving_profiles",                                          \
     "--generate: the serving runtimes' profiles (data/assumptions.json) were not loaded")          \
+  X(time_generation_tp_domain, "time.generation_tp_domain",                                        \
+    "--tp {0} spans machines: a serving replica keeps tensor parallelism inside one NVLink "       \
+    "domain ({1} GPUs); lower --tp and let --dp or --pp take the rest")                            \
   /* Prices and run cost (cost.cpp) */                                                             \
   X(price_none, "price.none", "instance '{0}' has no published price")                             \
   X(price_none_in_region, "price.none_in_region",                                                  \

@@ -139,6 +139,11 @@ std::optional<Error> time_generation_of(const Chain& c, const Efficiencies& eff,
     return std::nullopt;
   }
   if (!q.serving) return make_error(Errc::invalid_argument, Msg::time_no_serving_profiles, {});
+  // A serving replica keeps tensor (and expert) parallelism inside one NVLink domain.
+  if (s.tp > c.cluster.domain_gpus()) {
+    return make_error(Errc::invalid_argument, Msg::time_generation_tp_domain,
+                      {std::to_string(s.tp), std::to_string(c.cluster.domain_gpus())});
+  }
   return time_generation(c.ev.model, s, c.ev.estimate, *c.cluster.gpu, q.runtime, *q.serving, eff,
                          st);
 }

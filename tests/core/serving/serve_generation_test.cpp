@@ -143,6 +143,19 @@ TEST(Generation, ErrorsSayWhatIsMissingOrWrong) {
   ASSERT_TRUE(ev.value().hardware_error);
   EXPECT_EQ(ev.value().hardware_error->message,
             "--generate: the serving runtimes' profiles (data/assumptions.json) were not loaded");
+  // Tensor parallelism over two 8-GPU machines: no serving runtime deploys a replica so.
+  Query wide = q.value();
+  wide.serving = &test::serving();
+  wide.gpu.clear();
+  wide.instance = "aws-p5.48xlarge";
+  wide.nodes = 2;
+  wide.request.setup.tp = 16;
+  ev = evaluate(test::catalog(), wide);
+  ASSERT_TRUE(ev.ok()) << ev.error().message;
+  ASSERT_TRUE(ev.value().hardware_error);
+  EXPECT_EQ(ev.value().hardware_error->message,
+            "--tp 16 spans machines: a serving replica keeps tensor parallelism inside one NVLink "
+            "domain (8 GPUs); lower --tp and let --dp or --pp take the rest");
   // A runtime's own limits, in its words: llama.cpp already splits layers over the GPUs.
   Query pp = q.value();
   pp.serving = &test::serving();
