@@ -33,7 +33,9 @@ inline PageModel computed_page(const std::string& link, bool run_jobs = true) {
   check_link_ids(catalog(), parsed);
   m.state = parsed.state;
   m.link_problems = parsed.problems;
-  auto ev = compute(catalog(), m.state, nullptr);
+  // As the page does: the serving profiles for a generation (App::recompute).
+  auto ev = compute(catalog(), m.state, nullptr, nullptr,
+                    times_generation(m.state) ? &serving() : nullptr);
   if (ev.ok())
     m.ev = std::move(ev).value();
   else

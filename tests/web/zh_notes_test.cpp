@@ -76,6 +76,11 @@ const Case kCases[] = {
      "the KV transfer between them cannot be timed"},
     {"model=llama-3-8b&rate=5&runtime=trtllm&weights=fp8&gpu=h100-sxm5-80gb&tab=serving",
      "matmuls at the rates measured for its GEMM kernels on h100-sxm5-80gb"},
+    {"model=mixtral-8x7b&mode=infer&precision=bf16&seq=512&generate=256&gpu=h100-sxm5-80gb&gpus=2&"
+     "tp=2&runtime=vllm",
+     "prefill and decode timed as gpuplan serve times a vllm replica"},
+    {"model=llama-3-8b&mode=infer&precision=fp32&seq=512&generate=16&gpu=h100-sxm5-80gb",
+     "decode timed by the roofline: fp32 keeps FP32 weights"},
     {"model=llama-3-8b&rate=5&gpu=l4&tab=serving",
      "matmuls at the shares of bandwidth and peak its GEMM kernels reach on l40s"},
     {"model=gpt2-small&batch=-5", "-5 is out of range"},

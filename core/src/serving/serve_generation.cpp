@@ -113,7 +113,7 @@ std::optional<Error> time_generation(const Model& model, const Setup& setup, con
   st.notes.push_back(std::string("prefill and decode timed as gpuplan serve times a ") +
                      runtime_name(runtime) + " replica of " + std::to_string(setup.tp * setup.pp) +
                      " GPU(s) running " + std::to_string(static_cast<int64_t>(batch)) +
-                     " sequence(s) at once (--runtime picks the engine)");
+                     " sequence(s) at once; --runtime chooses it");
   for (const auto& n : r.value().notes) st.notes.push_back(n);
   return std::nullopt;
 }
