@@ -148,6 +148,9 @@ o = json.load(open(sys.argv[1]))["options"][0]
 t = json.load(open(sys.argv[2]))["time"]
 assert t["decode_token_s"] == o["decode_step_s"] and t["prefill_s"] == o["prefill_s"], (t, o)
 PY
+# Its text shows inference's FLOPs and time terms, not a training step's.
+expect estimate-infer-text 0 "" -- estimate --model llama-3-8b --mode infer --precision bf16 --seq 512 --generate 64 --gpu h100-sxm5-80gb
+grep -q '^  decode per token (batch)' "$tmp/out" && grep -q '^    decode step' "$tmp/out" && ! grep -q 'train per step\|    backward' "$tmp/out" || { echo "FAIL estimate-infer-text: $(sed -n '/^FLOPs/,$p' "$tmp/out" | head -30)"; failed=$((failed + 1)); }
 
 table=$root/tests/validation/serving_dev.csv
 every=${SERVE_VALIDATE_EVERY:-1}

@@ -381,10 +381,15 @@ std::string estimate_to_text(const Model& model, const Estimate& e) {
     row("6N per token, active", format_flops(e.flops.params_rule_active_per_token));
     row("6N per token, total", format_flops(e.flops.params_rule_per_token));
   }
-  row("train per step", format_flops(e.flops.train_per_step));
-  row("  forward", format_flops(e.flops.forward_per_step));
-  row("  backward", format_flops(e.flops.backward_per_step));
-  row("  recompute", format_flops(e.flops.recompute_per_step));
+  if (e.flops.train_per_step > 0) {
+    row("train per step", format_flops(e.flops.train_per_step));
+    row("  forward", format_flops(e.flops.forward_per_step));
+    row("  backward", format_flops(e.flops.backward_per_step));
+    row("  recompute", format_flops(e.flops.recompute_per_step));
+  } else {  // inference, as the page shows it
+    row("prefill (batch)", format_flops(e.flops.prefill));
+    row("decode per token (batch)", format_flops(e.flops.decode_per_token));
+  }
   out += "Memory per GPU\n";
   for (const MemoryTerm& t : memory_terms(e.memory)) row(t.label, format_bytes(t.bytes));
   row("total", format_bytes(e.memory.total()));
