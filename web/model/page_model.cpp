@@ -6,6 +6,7 @@
 
 #include "gpuplan/evaluate.h"
 #include "gpuplan/report.h"
+#include "gpuplan/serve_generation.h"
 
 namespace gpuplan::web {
 namespace {
@@ -229,8 +230,7 @@ Result<Evaluation> compute(const Catalog& catalog, const PageState& state, const
 }
 
 bool times_generation(const PageState& state) {
-  const Setup& s = state.query.request.setup;
-  return s.mode == Mode::infer && s.generate_tokens > 0;
+  return generates_tokens(state.query.request.setup);
 }
 
 std::string run_total_text(const Evaluation& ev) {

@@ -28,6 +28,11 @@ struct GenerationTime {
 GenerationTime generation_time(const ReplicaModel& r, double prompts, double prompt_tokens,
                                double output_tokens);
 
+// Whether a setup generates tokens (mode infer with generate_tokens > 0): a generation to time.
+inline bool generates_tokens(const Setup& s) {
+  return s.mode == Mode::infer && s.generate_tokens > 0;
+}
+
 // Why a setup's generation is not timed by the replica model (the roofline's decode stands):
 // not a decoder-only language model, FP32 weights, LoRA adapters; nullopt when it is.
 std::optional<std::string> generation_not_served(const Model& model, const Setup& setup);

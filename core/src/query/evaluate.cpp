@@ -133,7 +133,7 @@ struct Chain {
 std::optional<Error> time_generation_of(const Chain& c, const Efficiencies& eff, StepTime& st) {
   const Query& q = c.ev.query;
   const Setup& s = q.request.setup;
-  if (s.mode != Mode::infer || s.generate_tokens <= 0) return std::nullopt;
+  if (!generates_tokens(s)) return std::nullopt;
   if (auto why = generation_not_served(c.ev.model, s)) {
     st.notes.push_back(*why);
     return std::nullopt;
@@ -341,8 +341,7 @@ namespace {
 // Whether the evaluation's time is a generation timed by the serving model (time_generation_of).
 bool generation_served(const Evaluation& ev) {
   const Setup& s = ev.query.request.setup;
-  return s.mode == Mode::infer && s.generate_tokens > 0 && ev.query.serving &&
-         !generation_not_served(ev.model, s);
+  return generates_tokens(s) && ev.query.serving && !generation_not_served(ev.model, s);
 }
 
 // A generation timed by the serving model takes the serving runs' band (output tokens/s, whose
