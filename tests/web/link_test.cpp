@@ -54,6 +54,7 @@ std::vector<std::string> samples(const KeyRow<T>& r) {
       if (name == "serve-compare") return {"h100-sxm5-80gb,aws-p4d.24xlarge", "l40s"};
       if (name == "recompute-modules") return {"moe_act,layernorm,mla_up_proj"};
       if (name == "offload-modules") return {"expert_fc1,moe_act"};
+      if (name == "cuda-graph-modules") return {"attn,mlp"};
       return {"q_proj,k_proj,v_proj,o_proj"};
     case KeyType::text:
       if (name == "load-curve") return {"diurnal", "business-hours"};

@@ -99,6 +99,28 @@ enum OffloadModule : unsigned {
   kOffloadExpertFc1 = 1u << 0,
   kOffloadMoeAct = 1u << 1,
 };
+// The parts of each transformer block Megatron-Core replays from CUDA graphs in training
+// (--cuda-graph-impl transformer_engine --cuda-graph-scope / --cuda-graph-modules;
+// TransformerLayer._get_submodules_under_cudagraphs in transformer_layer.py at
+// NVIDIA/Megatron-LM@d98e8a64), as bits of Setup::cuda_graph_modules. A replayed kernel costs the
+// host no launch of its own; the graph costs one.
+//   attn            the input norm and the attention sublayer
+//   mlp             a dense block's norm and MLP
+//   moe             a whole MoE block (token-drop with padding only: its shapes must not change)
+//   moe_router      an MoE block's norm, router and shared experts
+//   moe_preprocess  the dispatcher's preprocessing (needs moe_router; its kernels are not among
+//                   those gpuplan counts)
+//   layer           every block whole (Megatron: an empty module list)
+//   full_iteration  the whole forward and backward pass (--cuda-graph-impl full_iteration)
+enum CudaGraphModule : unsigned {
+  kGraphAttn = 1u << 0,
+  kGraphMlp = 1u << 1,
+  kGraphMoe = 1u << 2,
+  kGraphMoeRouter = 1u << 3,
+  kGraphMoePreprocess = 1u << 4,
+  kGraphLayer = 1u << 5,
+  kGraphFullIteration = 1u << 6,
+};
 // The dtype gradients are reduced and kept in under a mixed recipe (FSDP reduce_dtype,
 // Megatron's fp32 main_grad); automatic: fp32.
 enum class GradReduce { automatic, fp32, bf16 };
@@ -174,6 +196,8 @@ std::optional<unsigned> parse_recompute_modules(const std::string& s);
 // OffloadModule bits as Megatron spells them ("expert_fc1,moe_act"), and back; "" is no module.
 std::string offload_modules_name(unsigned modules);
 std::optional<unsigned> parse_offload_modules(const std::string& s);
+std::string cuda_graph_modules_name(unsigned modules);
+std::optional<unsigned> parse_cuda_graph_modules(const std::string& s);
 std::optional<Precision> parse_precision(const std::string& s);
 std::optional<Optimizer> parse_optimizer(const std::string& s);
 std::optional<Checkpointing> parse_checkpointing(const std::string& s);
@@ -234,6 +258,9 @@ struct Setup {
   // wait in host memory between each block's forward and backward. Megatron refuses it beside
   // --cpu-offloading and beside recomputing the whole MoE layer the modules are in.
   unsigned offload_modules = 0;
+  // Training kernels replayed from CUDA graphs (CudaGraphModule bits; 0: every kernel launched
+  // by the host).
+  unsigned cuda_graph_modules = 0;
   GradReduce grad_reduce = GradReduce::automatic;
   // Transformer Engine's recipes (fp8, fp8-blockwise, mxfp8, nvfp4), as the framework drives them:
   // - cache_quantized_weights: the framework passes is_first_microbatch to TE's modules

@@ -298,6 +298,22 @@ namespace gpuplan {
   X(est_offload_modules_recompute, "estimate.offload_modules_recompute",                           \
     "--offload-modules {0}: --checkpointing {1} keeps none of the MoE layer's activations to "     \
     "offload (Megatron refuses offloading inside a recomputed MoE layer)")                         \
+  X(est_graphs_train_only, "estimate.graphs_train_only",                                           \
+    "--cuda-graph-modules applies to training (--mode train); inference engines capture their "    \
+    "own graphs (--runtime)")                                                                      \
+  X(est_graphs_preprocess_router, "estimate.graphs_preprocess_router",                             \
+    "--cuda-graph-modules moe_preprocess needs moe_router too (Megatron captures the "             \
+    "dispatcher's preprocessing with the router)")                                                 \
+  X(est_graphs_transformer, "estimate.graphs_transformer",                                         \
+    "--cuda-graph-modules {0} names parts of transformer blocks; '{1}' has none (full_iteration "  \
+    "captures any model's whole pass)")                                                            \
+  X(est_graphs_dropless, "estimate.graphs_dropless",                                               \
+    "--cuda-graph-modules {0} captures whole MoE blocks, whose shapes change every step under "    \
+    "dropless routing: set --capacity-factor with --moe-pad-to-capacity, or capture "              \
+    "attn,moe_router,moe_preprocess")                                                              \
+  X(est_graphs_a2a_overlap, "estimate.graphs_a2a_overlap",                                         \
+    "--cuda-graph-modules {0} holds whole MoE blocks, which the all-to-all overlap splits: drop "  \
+    "--moe-a2a-overlap (Megatron refuses both)")                                                   \
   X(est_mtp_transformer, "estimate.mtp_transformer",                                               \
     "--mtp-layers applies to transformer language models, not '{0}'")                              \
   X(est_overflow, "estimate.overflow",                                                             \

@@ -64,6 +64,9 @@ struct OpClass {
   // MLA's up projections of the QKV class).
   unsigned rerun_by = 0;
   double rerun_share = 1;
+  // Of `kernels`, those a CUDA graph replays (Setup::cuda_graph_modules): the host launches the
+  // graph, not them.
+  double captured_kernels = 0;
 };
 
 // The expert-parallel traffic of one forward pass of a mixture-of-experts model, per sample on
@@ -103,6 +106,8 @@ struct WorkProfile {
   // Share of the `fp8` matmul FLOPs at the recipe's low-precision rate; the rest (blocks kept in
   // bf16, Setup::bf16_first_layers / bf16_last_layers) runs at the 16-bit rate.
   double low_precision_share = 1;
+  // CUDA graphs the host launches per forward pass (one per captured part of each block).
+  double graph_launches = 0;
 };
 
 // Builds the forward work of `model` under `setup` (shapes as resolved by `e`).

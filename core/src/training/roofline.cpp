@@ -209,11 +209,12 @@ PassTime roofline(const WorkProfile& work, const Rates& r, const Efficiencies& e
     if (op.rerun_by & recompute_modules) t.recompute_modules_s += forward * op.rerun_share;
     if (double* slot = split_slot(t.forward_parts, op)) *slot += forward;
     if (double* slot = split_slot(t.backward_parts, op)) *slot += backward;
-    kernels += op.kernels;
+    kernels += op.kernels - op.captured_kernels;
   }
   // Small batches are bound by the host enqueuing kernels, not by the GPU running them; the
-  // backward pass launches about twice the forward's kernels.
-  const double host_s = kernels * eff.host_overhead_per_kernel_s;
+  // backward pass launches about twice the forward's kernels. A CUDA graph is launched once for
+  // the kernels it replays, at a kernel's host cost.
+  const double host_s = (kernels + work.graph_launches) * eff.host_overhead_per_kernel_s;
   t.forward_s = std::max(t.forward_s, host_s);
   t.backward_s = std::max(t.backward_s, model_backward_ratio * host_s);
   return t;

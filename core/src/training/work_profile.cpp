@@ -236,6 +236,57 @@ void set_schedule_bytes(WorkProfile& w, const BlockShape& x, double act) {
   w.attention_out_bytes_per_sample = x.T * x.q / x.tp * act;
 }
 
+// CUDA graphs (Setup::cuda_graph_modules): a graph replays the kernels of the parts of each block
+// it holds, and the host launches one graph per captured part instead (Megatron's per-layer
+// graphs: TransformerLayer._get_submodules_under_cudagraphs at NVIDIA/Megatron-LM@d98e8a64):
+//   attn        the input norm, attention (Q, K, V, core, output) and the residual add after it
+//   mlp / moe   the pre-MLP norm and a dense block's MLP / a whole MoE block, and its residual add
+//   moe_router  an MoE block's pre-MLP norm, router and shared experts
+//   layer       each block whole; full_iteration: every kernel of the pass, as one graph
+// The element-wise class splits per block into an attention side (`attn_side` kernels: norm,
+// residual add, rotary, dropout) and an MLP side (`mlp_side`: norm, residual add, dropout).
+// Transformer Engine's quantise kernels go with their linear layers: half of each block's with
+// attention (Q, K, V and output inputs), half with its MLP. The embedding, the head and
+// autocast's weight casts are outside the blocks.
+void capture_cuda_graphs(WorkProfile& w, unsigned modules, double L, double dense_blocks,
+                         double moe_blocks, double attn_side, double mlp_side) {
+  if (modules == 0 || L <= 0) return;
+  const bool all = modules & kGraphFullIteration;
+  const bool whole = all || (modules & kGraphLayer);
+  const bool attn = whole || (modules & kGraphAttn);
+  const bool mlp = whole || (modules & kGraphMlp);
+  const bool moe = whole || (modules & kGraphMoe);
+  const bool router = moe || (modules & kGraphMoeRouter);
+  // Blocks whose whole MLP side a graph holds, and MoE blocks whose router part alone it holds.
+  const double mlp_blocks = (mlp ? dense_blocks : 0.0) + (moe ? moe_blocks : 0.0);
+  const double router_blocks = router && !moe ? moe_blocks : 0.0;
+  const auto starts = [](const std::string& name, const char* prefix) {
+    return name.rfind(prefix, 0) == 0;
+  };
+  for (auto& op : w.ops) {
+    const std::string& n = op.name;
+    double share = 0;
+    if (all) {
+      share = 1;
+    } else if (starts(n, "attention.") || starts(n, "linear_attention.")) {
+      share = attn ? 1 : 0;
+    } else if (starts(n, "mlp.")) {
+      share = mlp ? 1 : 0;
+    } else if (n == "moe.router" || n == "moe.router.topk" || starts(n, "moe.shared.")) {
+      share = router ? 1 : 0;
+    } else if (starts(n, "moe.")) {
+      share = moe ? 1 : 0;
+    } else if (n == "elementwise" && op.kernels > 0) {
+      const double held = (attn ? L * attn_side : 0.0) + mlp_blocks * mlp_side + router_blocks;
+      share = std::min(1.0, held / op.kernels);
+    } else if (starts(n, "quantize.")) {
+      share = (attn ? 0.5 : 0.0) + 0.5 * mlp_blocks / L;
+    }
+    op.captured_kernels = op.kernels * share;
+  }
+  w.graph_launches = all ? 1.0 : whole ? L : (attn ? L : 0.0) + mlp_blocks + router_blocks;
+}
+
 WorkProfile transformer_work(const Model& model, const Setup& setup, const Estimate& e) {
   const TransformerSpec s = run_spec(model.transformer, setup, e.resolution);
   const double L = static_cast<double>(s.layers + s.decoder_layers);
@@ -313,6 +364,9 @@ WorkProfile transformer_work(const Model& model, const Setup& setup, const Estim
   BlockShape every_block = shape;
   every_block.L = L;
   set_schedule_bytes(w, every_block, b.activation);
+  const double rotary = s.positions == PositionKind::rotary ? 2.0 : 0.0;
+  capture_cuda_graphs(w, setup.cuda_graph_modules, L, Ld, moe.moe_layers, 2 + rotary + drop,
+                      2 + drop);
   return w;
 }
 
@@ -390,6 +444,7 @@ Result<WorkProfile> graph_work(const Model& model, const Setup& setup, const Est
     w.low_precision_share = 0;
     for (auto& op : w.ops) op.fp8 = false;
   }
+  capture_cuda_graphs(w, setup.cuda_graph_modules & kGraphFullIteration, 1, 0, 0, 0, 0);
   return w;
 }
 

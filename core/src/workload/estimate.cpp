@@ -146,6 +146,17 @@ std::optional<Error> validate_offload(const Setup& s) {
   return std::nullopt;
 }
 
+// CUDA graphs replay training kernels (Setup::cuda_graph_modules); Megatron captures the
+// dispatcher's preprocessing only with the router (transformer_layer.py at
+// NVIDIA/Megatron-LM@d98e8a64), and the MoE checks are moe_layout.cpp's.
+std::optional<Error> validate_cuda_graphs(const Setup& s) {
+  if (s.cuda_graph_modules == 0) return std::nullopt;
+  if (s.mode != Mode::train) return invalid(Msg::est_graphs_train_only, {});
+  if ((s.cuda_graph_modules & kGraphMoePreprocess) && !(s.cuda_graph_modules & kGraphMoeRouter))
+    return invalid(Msg::est_graphs_preprocess_router, {});
+  return std::nullopt;
+}
+
 std::optional<Error> validate_setup(const Setup& s) {
   if (s.dp < 1 || s.dp > kMaxParallel)
     return invalid("--dp must be between 1 and 1000000, got " + std::to_string(s.dp));
@@ -211,6 +222,7 @@ std::optional<Error> validate_setup(const Setup& s) {
                    std::to_string(s.recompute_num_layers));
   }
   if (auto err = validate_offload(s)) return err;
+  if (auto err = validate_cuda_graphs(s)) return err;
   for (double v : {s.assumptions.cuda_context_bytes, s.assumptions.cublas_workspace_bytes,
                    s.assumptions.allocator_round_bytes}) {
     if (!std::isfinite(v) || v < 0) return invalid("memory assumptions must be finite and >= 0");
@@ -1183,6 +1195,11 @@ Result<Estimate> Estimator::operator()(const Setup& setup) const {
   Stage st;
   if (setup.offload_activation_layers > 0 && model.kind != ModelKind::transformer)
     return invalid(Msg::est_offload_transformer, {model.id});
+  if ((setup.cuda_graph_modules & ~kGraphFullIteration) != 0 &&
+      model.kind != ModelKind::transformer)
+    return invalid(
+        Msg::est_graphs_transformer,
+        {cuda_graph_modules_name(setup.cuda_graph_modules & ~kGraphFullIteration), model.id});
   auto err = model.kind == ModelKind::transformer
                  ? transformer_workload(model, setup, invalid_spec_, tensors_, e, st)
                  : graph_workload(model, setup, e, st);

@@ -37,6 +37,13 @@ std::optional<Error> dense_model_moe_settings(const Setup& setup, const std::str
   if (setup.moe_a2a_overlap) return invalid(Msg::est_moe_only, {"moe-a2a-overlap", id});
   if (setup.moe_pad_to_capacity) return invalid(Msg::est_moe_only, {"moe-pad-to-capacity", id});
   if (setup.offload_modules != 0) return invalid(Msg::est_moe_only, {"offload-modules", id});
+  const unsigned moe_graphs = kGraphMoe | kGraphMoeRouter | kGraphMoePreprocess;
+  if (setup.cuda_graph_modules & moe_graphs) {
+    return invalid(
+        Msg::est_moe_only,
+        {"cuda-graph-modules " + cuda_graph_modules_name(setup.cuda_graph_modules & moe_graphs),
+         id});
+  }
   return std::nullopt;
 }
 
@@ -95,6 +102,15 @@ Result<ExpertLayout> expert_layout(const TransformerSpec& spec, const Setup& set
   }
   if (setup.moe_pad_to_capacity && setup.capacity_factor <= 0)
     return invalid(Msg::est_pad_needs_capacity, {});
+  // A graph replays fixed shapes: only token-drop routing padded to the capacity keeps an MoE
+  // block's shapes fixed (Megatron: "drop-and-pad MoE layers only", enums.py), and Megatron
+  // refuses the EP all-to-all overlap when a graph holds the whole MoE block.
+  const unsigned whole_moe =
+      setup.cuda_graph_modules & (kGraphMoe | kGraphLayer | kGraphFullIteration);
+  if (whole_moe != 0 && !setup.moe_pad_to_capacity)
+    return invalid(Msg::est_graphs_dropless, {cuda_graph_modules_name(whole_moe)});
+  if (whole_moe != 0 && setup.moe_a2a_overlap)
+    return invalid(Msg::est_graphs_a2a_overlap, {cuda_graph_modules_name(whole_moe)});
   x.edp = static_cast<int>(ranks / (int64_t{x.ep} * x.etp));
   x.local_experts = m.experts / x.ep;
   x.capacity_factor = setup.capacity_factor;

@@ -122,6 +122,16 @@ constexpr std::array<std::pair<unsigned, const char*>, 2> kOffloadModules{{
     {kOffloadExpertFc1, "expert_fc1"},
     {kOffloadMoeAct, "moe_act"},
 }};
+// Megatron-Core's CudaGraphModule names (enums.py), then its whole-layer and whole-pass captures.
+constexpr std::array<std::pair<unsigned, const char*>, 7> kCudaGraphModules{{
+    {kGraphAttn, "attn"},
+    {kGraphMlp, "mlp"},
+    {kGraphMoe, "moe"},
+    {kGraphMoeRouter, "moe_router"},
+    {kGraphMoePreprocess, "moe_preprocess"},
+    {kGraphLayer, "layer"},
+    {kGraphFullIteration, "full_iteration"},
+}};
 
 // A comma-separated list of `table`'s names for `bits`, and back ('-' read as '_'); nullopt
 // for a name the table lacks.
@@ -319,6 +329,14 @@ std::string offload_modules_name(unsigned modules) {
 
 std::optional<unsigned> parse_offload_modules(const std::string& s) {
   return parse_bits(kOffloadModules, s);
+}
+
+std::string cuda_graph_modules_name(unsigned modules) {
+  return bit_names(kCudaGraphModules, modules);
+}
+
+std::optional<unsigned> parse_cuda_graph_modules(const std::string& s) {
+  return parse_bits(kCudaGraphModules, s);
 }
 
 bool is_autocast(Precision p) {

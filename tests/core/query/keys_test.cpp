@@ -56,6 +56,7 @@ std::vector<std::string> samples(const KeyRow<T>& r) {
       if (name == "compare") return {"aws-p5.48xlarge*2,lambda-gpu-8x-h100*1"};
       if (name == "recompute-modules") return {"layernorm,moe_act", "core_attn,mlp,moe"};
       if (name == "offload-modules") return {"expert_fc1,moe_act", "moe_act"};
+      if (name == "cuda-graph-modules") return {"attn,moe_router,moe_preprocess", "full_iteration"};
       return {"q_proj,k_proj,v_proj,o_proj", "c_attn"};
     case KeyType::text:
       if (name == "model") return {"gpt2-medium", "meta-llama/Llama-2-7b-hf"};

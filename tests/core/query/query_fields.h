@@ -80,6 +80,7 @@ inline void compare_setup(FieldDiff& d, const Setup& a, const Setup& b) {
   GPUPLAN_FIELD(d, a, b, checkpoint_every);
   GPUPLAN_FIELD(d, a, b, offload_activation_layers);
   GPUPLAN_FIELD(d, a, b, offload_modules);
+  GPUPLAN_FIELD(d, a, b, cuda_graph_modules);
   GPUPLAN_FIELD(d, a, b, recompute_num_layers);
   GPUPLAN_FIELD(d, a, b, grad_reduce);
   GPUPLAN_FIELD(d, a, b, cache_quantized_weights);
