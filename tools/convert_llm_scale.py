@@ -44,7 +44,7 @@ COLUMNS = ["id", "model", "gpu", "num_gpus", "precision", "batch_size_per_gpu", 
            "max_positions", "gpus_per_node", "network_gbps_per_node", "config_json", "sp", "dropout",
            "moe_dispatcher", "moe_a2a_overlap", "moe_imbalance", "overlap_grad_reduce", "overlap_param_gather",
            "tp_comm_overlap", "quantized_params", "optimizer_state_dtype", "mtp_layers", "nvlink_domain_gpus",
-           "offload_modules", "source"]
+           "offload_modules", "cuda_graph_modules", "source"]
 
 # The GPT shapes flash-attn's configs train (layers, hidden, heads); vocab 50257 padded to 50264.
 FLASH_GPT = {

@@ -79,7 +79,7 @@ COLUMNS = ["id", "model", "gpu", "num_gpus", "precision", "batch_size_per_gpu", 
            "metric", "value", "batch", "dp", "tp", "sp", "pp", "vp", "cp", "ep", "etp", "zero", "checkpointing",
            "recompute_modules", "attention", "dropout", "fused_loss", "clip_grad_norm", "overlap_grad_reduce", "overlap_param_gather",
            "tp_comm_overlap", "quantized_params", "optimizer_state_dtype", "mtp_layers", "moe_dispatcher",
-           "moe_a2a_overlap", "moe_imbalance", "offload_modules", "gpus_per_node", "nvlink_domain_gpus",
+           "moe_a2a_overlap", "moe_imbalance", "offload_modules", "cuda_graph_modules", "gpus_per_node", "nvlink_domain_gpus",
            "network_gbps_per_node", "source"]
 
 # Why the other MoE rows cannot be expressed, by id prefix.
@@ -137,18 +137,23 @@ def checkpointing(cell):
 # Blackwell rows: (model, gpu, SEGMENT trays per rack, network Gb/s per tray, 1F1B overlap) from
 # run_gb200_235b.sh / run_gb300_235b.sh and the DeepSeek-V3 reproduce guide (module docstring); all
 # four ran HybridEP (the readme tables' 'Dispatcher: HybridEP', the optimisation table's last rows).
+# Per row: the model, GPU, NVLink segment (trays), network per tray (Gb/s), the EP all-to-all
+# overlap, and the CUDA graphs its command captures (--cuda-graph-impl transformer_engine
+# --cuda-graph-scope attn moe_router moe_preprocess in the readme's commands and the DeepSeek-V3
+# reproduce guide; the 128k command sets none).
+GRAPHS = "attn,moe_router,moe_preprocess"
 BLACKWELL = {
-    "mlm-qwen3-235b-gb200-bf16-4k": ("qwen3-235b-a22b", "gb200", 2, 1600, False),
-    "mlm-qwen3-235b-gb200-mxfp8-128k": ("qwen3-235b-a22b", "gb200", 8, 1600, False),
-    "mlm-qwen3-235b-gb300-mxfp8-4k": ("qwen3-235b-a22b", "gb300", 16, 3200, True),
-    "mlm-qwen3-235b-gb200-mxfp8-4k": ("qwen3-235b-a22b", "gb200", 16, 1600, True),
-    "mlm-dsv3-gb200-step13": ("deepseek-v3", "gb200", 8, 1600, False),
+    "mlm-qwen3-235b-gb200-bf16-4k": ("qwen3-235b-a22b", "gb200", 2, 1600, False, GRAPHS),
+    "mlm-qwen3-235b-gb200-mxfp8-128k": ("qwen3-235b-a22b", "gb200", 8, 1600, False, ""),
+    "mlm-qwen3-235b-gb300-mxfp8-4k": ("qwen3-235b-a22b", "gb300", 16, 3200, True, GRAPHS),
+    "mlm-qwen3-235b-gb200-mxfp8-4k": ("qwen3-235b-a22b", "gb200", 16, 1600, True, GRAPHS),
+    "mlm-dsv3-gb200-step13": ("deepseek-v3", "gb200", 8, 1600, False, GRAPHS),
 }
 
 
 def blackwell(row):
     """The GB200 / GB300 rows: tokens/s from Megatron's TFLOPS, the rack's NVLink segment."""
-    model, gpu, segment, network, overlap = BLACKWELL[row["id"]]
+    model, gpu, segment, network, overlap, graphs = BLACKWELL[row["id"]]
     dispatcher = "hybridep"
     tp, vp, seq = int(row["tp"]), int(row["vp"] or "1"), int(row["seq_len"])
     mxfp8 = row["precision"] == "mxfp8"
@@ -166,7 +171,7 @@ def blackwell(row):
             "tp_comm_overlap": "1" if tp > 1 and not mxfp8 else "", "quantized_params": "1" if mxfp8 else "",
             "optimizer_state_dtype": "bf16" if mxfp8 else "", "mtp_layers": "0" if model == "deepseek-v3" else "",
             "moe_dispatcher": dispatcher, "moe_a2a_overlap": "1" if overlap else "", "moe_imbalance": "1",
-            "offload_modules": offload,
+            "offload_modules": offload, "cuda_graph_modules": graphs,
             "gpus_per_node": "4", "nvlink_domain_gpus": str(4 * segment), "network_gbps_per_node": str(network),
             "source": source_key(row["source"])}
 

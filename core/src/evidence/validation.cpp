@@ -112,6 +112,7 @@ const std::vector<std::string>& optional_columns() {
                                                  "mtp_layers",
                                                  "offload_activation_layers",
                                                  "offload_modules",
+                                                 "cuda_graph_modules",
                                                  "recompute_num_layers",
                                                  "nvlink_domain_gpus",
                                                  "config_json",
