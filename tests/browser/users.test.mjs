@@ -1,4 +1,4 @@
-// Three new users' tasks end to end (issue 31), the page driven as each of them drives it: clicks
+// New users' tasks end to end (issues 31 and 26), the page driven as each of them drives it: clicks
 // and taps on the canvas at the page's own widget rectangles, keys and an IME's composition
 // through the page's <input>, an upload through its file input. Each ends on the numbers the
 // native CLI gives for the same inputs:
@@ -7,7 +7,9 @@
 // - a platform engineer sizes Llama-3-70B serving for a rate and latency targets and compares two
 //   GPUs (1366x800);
 // - a founder on a phone pretrains a 1.3B model on a budget: the cheapest plan under it, and its
-//   launch config (390x844).
+//   launch config (390x844);
+// - an MoE trainer sets expert parallelism and Megatron's partial CUDA graphs for Qwen3-30B-A3B on
+//   a GB200 tray (1366x800).
 // Screenshots of each (and of the founder's plan in the other language) go to test-artifacts/.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -286,5 +288,33 @@ test('a founder on a phone finds the cheapest plan to pretrain a 1.3B model unde
   assert.equal(en.instance, s.instance);
   await settled(page);
   assert.ok(await screenshot(page, 'users-founder-en-results-390x844') > 0.01);
+  await u.ctx.close();
+});
+
+test('an MoE trainer sets expert parallelism and CUDA graphs on the page, and gets the CLI\'s step', async () => {
+  // Qwen3-30B-A3B on a GB200 tray (4 GPUs) under Megatron's MXFP8 recipe, one sample a GPU.
+  const u = await open('#model=qwen3-30b-a3b&gpu=gb200&gpus=4&precision=mxfp8&framework=megatron&micro-batch=1' +
+                       '&seq=4096&checkpointing=selective&zero=1', { viewport: { width: 1366, height: 800 } });
+  const { page } = u;
+  await reveal(page, 'section-parallel');
+  await clickWidget(page, 'section-parallel', 20);
+  await typeInto(u, 'ep', '4');
+  let s = await waitForState(page, 'new URLSearchParams(s.query).get("ep") === "4" && s.time !== null');
+  const eager = await cliEstimate(s);
+  assert.equal(s.time.step_s, eager.time.step_s, 'expert parallel: the page steps as the CLI does');
+  // Megatron's partial CUDA graphs, a box each.
+  for (const part of ['attn', 'moe_router', 'moe_preprocess']) {
+    await reveal(page, `cuda-graph-modules-${part}`);
+    await clickWidget(page, `cuda-graph-modules-${part}`, 8);
+    await waitForState(page, `(new URLSearchParams(s.query).get("cuda-graph-modules") || "").includes(${JSON.stringify(part)})`);
+  }
+  s = await waitForState(page, 'new URLSearchParams(s.query).get("cuda-graph-modules") === "attn,moe_router,moe_preprocess" && ' +
+                               's.time !== null');
+  const graphed = await cliEstimate(s);
+  assert.equal(s.time.step_s, graphed.time.step_s, 'CUDA graphs: the page steps as the CLI does');
+  assert.ok(graphed.time.step_s < eager.time.step_s,
+            `graphs take the host off a host-bound step: ${graphed.time.step_s} s vs ${eager.time.step_s} s`);
+  await settled(page);
+  assert.ok(await screenshot(page, 'users-moe-trainer-en-1366x800') > 0.01);
   await u.ctx.close();
 });

@@ -196,25 +196,31 @@ bool shape_fields(const PageModel& m, Query& q, UiActions& a) {
   return edited;
 }
 
-// Selective checkpointing's modules (Megatron's --recompute-modules), a box each under Megatron's
-// names; the last ticked box stays ticked, as the key takes no empty list.
-bool recompute_module_boxes(Setup& s, UiActions& a) {
+// A box for each of Megatron's module names a Setup field holds as bits (--recompute-modules,
+// --cuda-graph-modules). Selective checkpointing takes no empty list: there the last ticked box
+// stays ticked.
+bool module_boxes(S title, const char* key, std::string (*names_of)(unsigned),
+                  std::optional<unsigned> (*parse)(const std::string&), unsigned& field,
+                  bool empty_allowed, UiActions& a) {
   ImGui::Indent();
-  ImGui::TextUnformatted(tr(S::key_recompute_modules));
+  ImGui::TextUnformatted(tr(title));
   bool edited = false;
-  const std::string names = recompute_modules_name(~0u);
+  const std::string names = names_of(~0u);
   for (size_t start = 0; start < names.size();) {
     const size_t comma = std::min(names.find(',', start), names.size());
     const std::string name = names.substr(start, comma - start);
+    if (start > 0) same_line_if_fits(radio_width(name));  // boxes side by side where they fit
     start = comma + 1;
-    const unsigned bit = parse_recompute_modules(name).value_or(0);
-    bool on = (s.recompute_modules & bit) != 0;
-    if (ImGui::Checkbox(name.c_str(), &on)) {
-      const unsigned next = on ? s.recompute_modules | bit : s.recompute_modules & ~bit;
-      edited |= next != 0;
-      if (next != 0) s.recompute_modules = next;
+    const unsigned bit = parse(name).value_or(0);
+    bool on = (field & bit) != 0;
+    if (ImGui::Checkbox((name + "##" + key).c_str(), &on)) {
+      const unsigned next = on ? field | bit : field & ~bit;
+      if (next != 0 || empty_allowed) {
+        edited = true;
+        field = next;
+      }
     }
-    remember(a, "recompute-modules-" + name);
+    remember(a, std::string(key) + "-" + name);
   }
   ImGui::Unindent();
   return edited;
@@ -222,7 +228,8 @@ bool recompute_module_boxes(Setup& s, UiActions& a) {
 
 bool training_fields(Query& q, UiActions& a) {
   Setup& s = q.request.setup;
-  bool edited = key_choice("optimizer", q, a);
+  bool edited = key_choice("framework", q, a);
+  edited |= key_choice("optimizer", q, a);
   edited |= key_choice("optimizer-loop", q, a,
                        words_of<OptimizerLoop, parse_optimizer_loop, tr_optimizer_loop>);
   edited |= key_checkbox("clip-grad-norm", s.clip_grad_norm, a);
@@ -234,7 +241,8 @@ bool training_fields(Query& q, UiActions& a) {
     if (s.checkpointing != Checkpointing::selective) s.recompute_modules = kRecomputeCoreAttn;
   }
   if (s.checkpointing == Checkpointing::selective || s.recompute_modules != kRecomputeCoreAttn)
-    edited |= recompute_module_boxes(s, a);
+    edited |= module_boxes(S::key_recompute_modules, "recompute-modules", recompute_modules_name,
+                           parse_recompute_modules, s.recompute_modules, false, a);
   if (s.checkpointing == Checkpointing::every_k_layers)
     edited |= key_int("checkpoint-every", s.checkpoint_every, a);
   if (s.checkpointing == Checkpointing::block)
@@ -244,6 +252,11 @@ bool training_fields(Query& q, UiActions& a) {
     edited |= key_int("offload-activation-layers", s.offload_activation_layers, a);
   edited |=
       key_choice("pytorch", q, a, words_of<TorchRelease, parse_torch_release, tr_torch_release>);
+  // Megatron's training CUDA graphs (the boxes stay while any is ticked).
+  if (s.framework == Framework::megatron || s.cuda_graph_modules != 0) {
+    edited |= module_boxes(S::key_cuda_graph_modules, "cuda-graph-modules", cuda_graph_modules_name,
+                           parse_cuda_graph_modules, s.cuda_graph_modules, true, a);
+  }
   return edited;
 }
 
@@ -291,7 +304,17 @@ void parallelism_section(const PageModel& m, UiActions& a) {
   Setup& s = st.query.request.setup;
   bool edited = key_int("tp", s.tp, a);
   edited |= key_int("pp", s.pp, a);
+  if (s.pp > 1 || s.vp > 1) edited |= key_int("vp", s.vp, a);
+  edited |= key_int("cp", s.cp, a);
   edited |= key_checkbox("sp", s.sequence_parallel, a);
+  // Expert parallelism and its all-to-all, for a mixture of experts (or a setup that names them).
+  const bool moe =
+      m.ev && m.ev->model.kind == ModelKind::transformer && m.ev->model.transformer.is_moe();
+  if (moe || s.ep > 1 || s.moe_a2a_overlap) {
+    edited |= key_int("ep", s.ep, a);
+    edited |= key_choice("moe-dispatcher", st.query, a);
+    edited |= key_checkbox("moe-a2a-overlap", s.moe_a2a_overlap, a);
+  }
   edited |= key_int("zero", s.zero_stage, a);
   ImGui::TextDisabled(tr(S::dp_note), m.ev ? m.ev->query.request.setup.dp : 0);
   edited |= key_int("lora-rank", s.lora_rank, a);
