@@ -159,7 +159,7 @@ TEST(Messages, ImpossibleSetupInChinese) {
   ASSERT_FALSE(c.ok());
   ASSERT_EQ(c.error().id, Msg::eval_tp_pp_not_divide) << c.error().message;
   set_language(Lang::zh);
-  EXPECT_EQ(page_message(c.error()), "张量并行 x 流水线并行 x --cp = 3，不能整除 4 块 GPU");
+  EXPECT_EQ(page_message(c.error()), "张量并行 x 流水线并行 x 上下文并行 = 3，不能整除 4 块 GPU");
   set_language(Lang::en);
 }
 
