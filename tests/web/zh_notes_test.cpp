@@ -57,6 +57,9 @@ const Case kCases[] = {
      "selective checkpointing (attention core) saves nothing"},
     {"model=resnet50&batch=256&precision=fp8&gpu=h100-sxm5-80gb&checkpointing=full",
      "Transformer Engine's fp8 quantises"},
+    {"model=qwen3-30b-a3b&gpu=gb200&gpus=4&precision=mxfp8&framework=megatron&micro-batch=1&"
+     "seq=4096&checkpointing=selective&zero=1&ep=4",
+     "host-bound: the host launches"},
     {"model=gpt2-small&batch=8&tokens=1e8&pricing=spot&provider=runpod&tab=plans",
      "spot times assume no interruptions"},
     {"model=llama-2-7b&batch=512&seq=4096&tokens=1e11&budget-usd=1&tab=plans",

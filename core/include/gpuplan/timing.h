@@ -309,6 +309,11 @@ struct PassTime {
   // The forward kernels Megatron's selective recompute of Setup::recompute_modules runs again
   // (other than the attention core), whatever the checkpointing: counted under selective only.
   double recompute_modules_s = 0;
+  // What bounds the forward pass: the kernels the host launches one by one (CUDA graphs' replays
+  // excluded, each graph counted once) at the host's time per launch, against the GPU's time.
+  double host_launches = 0;
+  double host_forward_s = 0;
+  double gpu_forward_s = 0;
 };
 
 // The layers each pipeline rank holds, as Megatron lays `layers` blocks out over pp ranks of vp

@@ -2,6 +2,7 @@
 // pipeline bubble, tensor- and data-parallel communication and what of it is hidden, the
 // optimizer step and the input pipeline.
 #include <algorithm>
+#include <cstdio>
 #include <cmath>
 
 #include "gpuplan/precision.h"
@@ -343,6 +344,23 @@ void train_time(const Model& model, const Setup& setup, const Estimate& e, const
 
 }  // namespace
 
+namespace {
+
+// A training pass the host paces (roofline.cpp): says so, with what moves the pace back to the GPU.
+void host_bound_note(const PassTime& pass, const Efficiencies& eff, StepTime& st) {
+  if (pass.host_forward_s <= pass.gpu_forward_s || pass.host_launches <= 0) return;
+  char text[400];
+  std::snprintf(text, sizeof text,
+                "host-bound: the host launches %.0f kernels a micro-batch's forward pass (%.3g ms "
+                "at %.3g us each) against %.3g ms of GPU work; a larger micro-batch, or CUDA "
+                "graphs (--cuda-graph-modules), lets the GPU set the pace",
+                pass.host_launches, pass.host_forward_s * 1e3, eff.host_overhead_per_kernel_s * 1e6,
+                pass.gpu_forward_s * 1e3);
+  st.notes.push_back(text);
+}
+
+}  // namespace
+
 Result<StepTime> estimate_step_time_with(const Model& model, const Setup& setup, const Estimate& e,
                                          const WorkProfile& work, const Cluster& cluster,
                                          const Efficiencies& eff, const InputAssumptions& input,
@@ -370,6 +388,7 @@ Result<StepTime> estimate_step_time_with(const Model& model, const Setup& setup,
     return st;
   }
   train_time(model, setup, e, work, cluster, eff, input, r, pass, st);
+  host_bound_note(pass, eff, st);
   st.tokens_per_s = st.samples_per_s * work.tokens_per_sample;
   st.mfu = (e.flops.forward_per_step + e.flops.backward_per_step) /
            (st.step_s * total_gpus * st.peak_flop_per_s);

@@ -110,6 +110,36 @@ TEST(CudaGraphs, AWholePassGraphTakesTheHostOffAHostBoundPass) {
   EXPECT_DOUBLE_EQ(replayed.value().backward_s, gpu_only.value().backward_s);
 }
 
+TEST(CudaGraphs, AHostBoundStepSaysSoAndAGraphedOneDoesNot) {
+  // A slow host against 8 H100s: the eager step is host-bound, the whole-pass graph is not.
+  gpuplan::Setup eager = mixtral(0);
+  eager.capacity_factor = 1;
+  eager.moe_pad_to_capacity = true;
+  gpuplan::Setup graphed = eager;
+  graphed.cuda_graph_modules = kGraphFullIteration;
+  const Model& m = test::model("mixtral-8x7b");
+  const Gpu& h100 = *test::catalog().find_gpu("h100-sxm5-80gb");
+  Efficiencies slow_host = test::catalog().efficiencies;
+  slow_host.host_overhead_per_kernel_s = 1e-3;
+  auto c = single_node_cluster(h100, 8);
+  ASSERT_TRUE(c.ok());
+  auto notes_of = [&](const gpuplan::Setup& s) {
+    auto e = estimate(m, s);
+    EXPECT_TRUE(e.ok());
+    auto w = build_work_profile(m, s, e.value());
+    auto t = estimate_step_time(m, s, e.value(), w.value(), c.value(), slow_host);
+    EXPECT_TRUE(t.ok()) << (t.ok() ? "" : t.error().message);
+    std::string all;
+    for (const auto& n : t.ok() ? t.value().notes : std::vector<std::string>{}) all += n + "\n";
+    return all;
+  };
+  const std::string launches = std::to_string(static_cast<long long>(launched(work_of(eager))));
+  EXPECT_NE(notes_of(eager).find("host-bound: the host launches " + launches + " kernels"),
+            std::string::npos)
+      << notes_of(eager);
+  EXPECT_EQ(notes_of(graphed).find("host-bound"), std::string::npos) << notes_of(graphed);
+}
+
 TEST(CudaGraphs, ImpossibleCapturesAreRefusedWithTheReason) {
   auto error_of = [](const gpuplan::Setup& s, const std::string& id = "mixtral-8x7b") {
     auto e = estimate(test::model(id), s);
