@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""`--emit torchrun|accelerate|deepspeed` of gpuplan estimate and plan: each config parses (JSON; YAML
-with python3-yaml, else a strict line check) and carries the numbers of the estimate or plan.
+"""`--emit torchrun|accelerate|deepspeed|megatron` of gpuplan estimate and plan: each config parses
+(JSON; YAML with python3-yaml, else a strict line check; Megatron-LM's a shell command) and carries
+the numbers of the estimate or plan.
 
 Usage: emit_test.py GPUPLAN
 """
@@ -150,5 +151,23 @@ check("a degree no instance can lay out says so", wide.returncode == 1
 unk_plan = gpuplan("plan", *PLAN, "--emit", "slurm")
 check("plan: an unknown format is a usage error before any search", unk_plan.returncode == 2
       and "'slurm' is not torchrun" in unk_plan.stderr, unk_plan.stderr)
+
+# Megatron-LM: the layout the estimate times, as one shell command (shlex parses it).
+MOE = ["--model", "mixtral-8x7b", "--instance", "aws-p5.48xlarge", "--nodes", "2", "--precision", "mixed-bf16",
+       "--batch", "64", "--micro-batch", "1", "--tp", "2", "--sp", "--pp", "2", "--ep", "4", "--zero", "1"]
+mg = gpuplan("estimate", *MOE, "--emit", "megatron")
+words = shlex.split(mg.stdout.replace("\\\n", " "), comments=True) if mg.returncode == 0 else []
+pairs = {words[i]: words[i + 1] for i in range(len(words) - 1) if words[i].startswith("--")}
+check("estimate --emit megatron: a pretrain_gpt.py command on 2 nodes x 8 GPUs", mg.returncode == 0
+      and words[:3] == ["torchrun", "--nnodes=2", "--nproc_per_node=8"] and "pretrain_gpt.py" in words, mg.stdout + mg.stderr)
+check("it carries tp, pp, ep and the batches the estimate resolved",
+      [pairs.get(k) for k in ("--tensor-model-parallel-size", "--pipeline-model-parallel-size",
+                              "--expert-model-parallel-size", "--micro-batch-size", "--global-batch-size")]
+      == ["2", "2", "4", "1", "64"] and "--sequence-parallel" in words and "--use-distributed-optimizer" in words,
+      mg.stdout)
+top = gpuplan("plan", "--model", "mixtral-8x7b", "--tokens", "1e9", "--precision", "mixed-bf16", "--batch", "256",
+              "--plan-gpu", "h100-sxm5-80gb", "--emit", "megatron")
+check("plan --emit megatron prints the top plan's command", top.returncode == 0
+      and "pretrain_gpt.py" in top.stdout and "--moe-grouped-gemm" in top.stdout, top.stdout + top.stderr)
 
 finish("emit_test")

@@ -1,6 +1,6 @@
 // gpuplan estimate (--model ID | --hf-config FILE) [setup] [hardware] [run length] [--probe FILE]
-// [--emit torchrun|accelerate|deepspeed] [--currency usd|cny] [--json]: one workload estimate;
-// with --gpu or --instance also step time, and with a run length, cost. A thin face over
+// [--emit torchrun|accelerate|deepspeed|megatron] [--currency usd|cny] [--json]: one workload
+// estimate; with --gpu or --instance also step time, and with a run length, cost. A thin face over
 // evaluate(): it reads files and prints; beside the evaluation it shows what evaluate() matched:
 // published runs of the same setup and a measured run of the user's own model (--probe FILE).
 #include <cstdio>
@@ -64,7 +64,7 @@ int cmd_estimate(Args args) {
   }
   if (!emit.empty()) {
     return print_launch_config(
-        emit, launch_inputs(e.model.id, e.query.request.setup, e.estimate,
+        emit, launch_inputs(e.model, e.query.request.setup, e.estimate,
                             e.gpu ? e.gpus : e.query.request.setup.dp, e.query.nodes));
   }
   if (json)

@@ -2,7 +2,7 @@
 //   [--deadline-hours H] [--budget-usd B] [--objective cost|time] [--pricing P] [--provider P]
 //   [--region R] [--compliance hipaa|gdpr|gov] [--plan-gpu ID] [--min-gpu-memory-gb G]
 //   [--max-nodes N] [--top K] [--currency usd|cny] [--tp N] [--pp N]
-//   [--emit torchrun|accelerate|deepspeed] [--json]
+//   [--emit torchrun|accelerate|deepspeed|megatron] [--json]
 // --json states the currency and its rate (shown_currency) and each cost also in it.
 // A thin face over plan(): the query parser and plan_query() decide keys, bounds and defaults.
 // The planner chooses the hardware: --gpu, --gpus, --instance and --nodes (the estimate's) are
@@ -100,7 +100,7 @@ int cmd_plan(Args args) {
   auto r = plan(cat, model.value(), pq);
   if (!r.ok()) return fail(r.error());
   if (!emit.empty() && !r.value().plans.empty()) {
-    return print_launch_config(emit, launch_inputs(model.value().id, r.value().plans.front()));
+    return print_launch_config(emit, launch_inputs(model.value(), r.value().plans.front()));
   }
   if (!json && q.currency != "USD") {
     std::printf("%s", plans_in_currency(r.value(), q.currency, cat.pricing).c_str());

@@ -42,9 +42,10 @@ estimate and plan also take:
   --hf-config FILE              a Hugging Face config.json as the workload
   --probe FILE                  calibrate with a probe file (needs --gpu or --instance); a
                                 gpuplan-measure file is shown as measured vs predicted
-  --emit torchrun|accelerate|deepspeed
+  --emit torchrun|accelerate|deepspeed|megatron
                                 print a runnable launch config (estimate, or plan's top choice)
-                                with its FSDP/DDP or ZeRO settings instead of the report
+                                with its FSDP/DDP or ZeRO settings, or Megatron-LM's flags for the
+                                whole layout, instead of the report
 )";
 
 const char* kExitCodes =

@@ -284,7 +284,7 @@ Json launch_json(const PageModel& m) {
   }
   const Plan* p = m.plans && m.ev ? launch_plan(*m.plans, m.launch_plan) : nullptr;
   if (p) {
-    j["plans"] = launch_shown(plan_launch_config(m.ev->model.id, *p, m.launch_format));
+    j["plans"] = launch_shown(plan_launch_config(m.ev->model, *p, m.launch_format));
     j["plans"]["plan"] = p - m.plans->plans.data();
     j["plans"]["fill_in"] = tr(launch_fill_in(m.launch_format, p->nodes));
   }

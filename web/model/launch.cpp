@@ -9,12 +9,11 @@ Result<std::string> estimate_launch_config(const Evaluation& ev, LaunchFormat fo
   // As cmd_estimate.cpp does: the estimate's resolved batches on its GPUs and nodes.
   const Setup& setup = ev.query.request.setup;
   return emit_launch_config(
-      launch_inputs(ev.model.id, setup, ev.estimate, ev.gpu ? ev.gpus : setup.dp, ev.query.nodes),
+      launch_inputs(ev.model, setup, ev.estimate, ev.gpu ? ev.gpus : setup.dp, ev.query.nodes),
       format);
 }
 
-Result<std::string> plan_launch_config(const std::string& model, const Plan& plan,
-                                       LaunchFormat format) {
+Result<std::string> plan_launch_config(const Model& model, const Plan& plan, LaunchFormat format) {
   return emit_launch_config(launch_inputs(model, plan), format);
 }
 
@@ -33,6 +32,8 @@ S launch_fill_in(LaunchFormat format, int nodes) {
       return many ? S::launch_fill_accelerate_nodes : S::launch_fill_accelerate;
     case LaunchFormat::deepspeed:
       return many ? S::launch_fill_deepspeed_nodes : S::launch_fill_deepspeed;
+    case LaunchFormat::megatron:
+      return many ? S::launch_fill_megatron_nodes : S::launch_fill_megatron;
   }
   return S::launch_fill_torchrun;
 }

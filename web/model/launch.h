@@ -14,14 +14,13 @@ namespace gpuplan::web {
 
 // The launchers in the order the page offers them.
 inline constexpr LaunchFormat kLaunchFormats[] = {LaunchFormat::torchrun, LaunchFormat::accelerate,
-                                                  LaunchFormat::deepspeed};
+                                                  LaunchFormat::deepspeed, LaunchFormat::megatron};
 
 // `gpuplan estimate ... --emit FORMAT` for the evaluation: its GPUs (the instance's, or
 // data-parallel degree without hardware) on its nodes.
 Result<std::string> estimate_launch_config(const Evaluation& ev, LaunchFormat format);
 // `gpuplan plan ... --emit FORMAT` for one of the plans (the CLI emits the first).
-Result<std::string> plan_launch_config(const std::string& model, const Plan& plan,
-                                       LaunchFormat format);
+Result<std::string> plan_launch_config(const Model& model, const Plan& plan, LaunchFormat format);
 // The plan the Plans tab's launch config is for: plans[index], the last when the list is
 // shorter (a new search), null when there are none.
 const Plan* launch_plan(const PlanResult& plans, int index);

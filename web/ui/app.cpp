@@ -512,7 +512,7 @@ std::string App::launch_text() const {
   if (m_.state.tab == Tab::plans) {
     const Plan* p = m_.plans ? launch_plan(*m_.plans, m_.launch_plan) : nullptr;
     if (!p) return "";
-    config = plan_launch_config(m_.ev->model.id, *p, m_.launch_format);
+    config = plan_launch_config(m_.ev->model, *p, m_.launch_format);
   }
   return config.ok() ? config.value() : "";
 }

@@ -227,7 +227,7 @@ void plan_launch(const PageModel& m, const PlanResult& plans, UiActions& a) {
     ImGui::EndCombo();
   }
   remember(a, "launch-plan");
-  draw_launch(m, plan_launch_config(m.ev->model.id, *chosen, m.launch_format), chosen->nodes, a);
+  draw_launch(m, plan_launch_config(m.ev->model, *chosen, m.launch_format), chosen->nodes, a);
 }
 
 // The state with a plan's instance and setup, on the Results tab.

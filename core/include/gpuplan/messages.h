@@ -241,25 +241,37 @@ namespace gpuplan {
   /* Launch configs (launch_config.cpp) */                                                         \
   X(emit_degree, "emit.degree",                                                                    \
     "--emit {0}: --{1} {2} cannot be expressed; torchrun/accelerate/DeepSpeed configs run data "   \
-    "parallelism with ZeRO/FSDP only (drop --{1}, or use Megatron-LM for this layout)")            \
+    "parallelism with ZeRO/FSDP only (drop --{1}, or --emit megatron for this layout)")            \
   X(emit_train_only, "emit.train_only",                                                            \
     "--emit: launch configs are for training runs (--mode train)")                                 \
   X(emit_tp_pp, "emit.tp_pp",                                                                      \
     "--emit: this plan uses tensor parallel {0} and pipeline {1}; torchrun/accelerate/DeepSpeed "  \
-    "configs express data parallelism with ZeRO/FSDP only (use --tp 1 --pp 1, or Megatron-LM for " \
+    "configs express data parallelism with ZeRO/FSDP only (use --tp 1 --pp 1, or --emit megatron " \
+    "for "                                                                                         \
     "this plan)")                                                                                  \
   X(emit_ep, "emit.ep",                                                                            \
     "--emit: this plan shards the experts over {0} expert-parallel ranks; "                        \
     "torchrun/accelerate/DeepSpeed configs keep every expert on every GPU (use --ep 1, or "        \
-    "Megatron-LM for this plan)")                                                                  \
+    "--emit megatron for this plan)")                                                              \
   X(emit_cp, "emit.cp",                                                                            \
     "--emit: this plan splits each sequence over {0} context-parallel ranks; "                     \
     "torchrun/accelerate/DeepSpeed configs give every GPU whole sequences (use --cp 1, or "        \
-    "Megatron-LM for this plan)")                                                                  \
+    "--emit megatron for this plan)")                                                              \
   X(emit_batch, "emit.batch",                                                                      \
     "--emit: micro-batch {0} x accumulation {1} x data-parallel {2} must equal the global batch "  \
     "{3} on {4} GPUs")                                                                             \
   X(emit_format, "emit.format", "--emit: unknown format")                                          \
+  X(emit_megatron_option, "emit.megatron_option",                                                  \
+    "--emit megatron: Megatron-LM has no equivalent of {0}")                                       \
+  X(emit_megatron_precision, "emit.megatron_precision",                                            \
+    "--emit megatron: Megatron-LM keeps fp32 master weights under 16-bit ones and has no "         \
+    "autocast, so --precision {0} has no equivalent (use mixed-bf16 or mixed-fp16)")               \
+  X(emit_megatron_layout, "emit.megatron_layout",                                                  \
+    "--emit megatron: --pp x --vp = {0} divides neither the {1} blocks nor the blocks with the "   \
+    "embedding and the loss; set --pipeline-model-parallel-layout by hand")                        \
+  X(emit_megatron_batch, "emit.megatron_batch",                                                    \
+    "--emit megatron: micro-batch {0} x accumulation {1} x data-parallel {2} must equal the "      \
+    "global batch {3}, and data x tensor {4} x pipeline {5} x context {6} parallel the {7} GPUs")  \
   X(est_vp_layers, "estimate.vp_layers",                                                           \
     "--vp {0}: the {1} layers of '{2}' cannot fill --pp x --vp = {3} virtual stages (the "         \
     "embedding and the loss take at most one of their own each)")                                  \

@@ -272,7 +272,7 @@ TEST(PlanSearch, ALauncherNarrowsTheSearchToWhatItCanEmit) {
   // Without the launcher the best plan splits the model, which no launcher config expresses.
   const Plan& best = free.value().plans.front();
   ASSERT_TRUE(best.setup.tp > 1 || best.setup.pp > 1) << best.instance;
-  EXPECT_FALSE(emit_launch_config(launch_inputs(m.id, best), LaunchFormat::deepspeed).ok());
+  EXPECT_FALSE(emit_launch_config(launch_inputs(m, best), LaunchFormat::deepspeed).ok());
 
   for (LaunchFormat f :
        {LaunchFormat::torchrun, LaunchFormat::accelerate, LaunchFormat::deepspeed}) {
@@ -286,7 +286,7 @@ TEST(PlanSearch, ALauncherNarrowsTheSearchToWhatItCanEmit) {
       EXPECT_EQ(p.setup.tp, 1) << p.instance;
       EXPECT_EQ(p.setup.pp, 1) << p.instance;
     }
-    auto text = emit_launch_config(launch_inputs(m.id, r.value().plans.front()), f);
+    auto text = emit_launch_config(launch_inputs(m, r.value().plans.front()), f);
     EXPECT_TRUE(text.ok()) << launch_format_name(f) << ": " << text.error().message;
   }
 }
