@@ -497,16 +497,6 @@ std::vector<QueryKey> kernel_rows() {
           "--offload-modules: expert_fc1, moe_act)",
           "混合专家：这些模块的输入在每个块的前向与反向之间存放在主机内存中（Megatron "
           "--fine-grained-activation-offloading --offload-modules：expert_fc1、moe_act）"),
-      row("cuda-graph-modules", G::setup,
-          megatron_module_list(parse_cuda_graph_modules, cuda_graph_modules_name,
-                               &Setup::cuda_graph_modules),
-          "",
-          "training: the parts of each block replayed from CUDA graphs, whose kernels the host "
-          "does not launch one by one (Megatron --cuda-graph-scope: attn, mlp, moe, moe_router, "
-          "moe_preprocess; layer: whole blocks; full_iteration: the whole pass)",
-          "训练：每个块中由 CUDA 图重放的部分，其内核不再由主机逐个启动（Megatron 的 "
-          "--cuda-graph-scope 取值 'attn'、'mlp'、'moe'、'moe_router'、'moe_preprocess'；"
-          "'layer'：整个块；'full_iteration'：整个前向与反向）"),
       row("attention", G::setup,
           preset(enumeration<Q>(
               parse_attention, attention_name,
@@ -591,6 +581,16 @@ std::vector<QueryKey> fusion_rows() {
           "Megatron --mtp-num-layers; 0: none)",
           "与语言模型一同训练的多 token 预测模块数（DeepSeek-V3 的 MTP；Megatron "
           "--mtp-num-layers；0：不训练）"),
+      row("cuda-graph-modules", G::setup,
+          megatron_module_list(parse_cuda_graph_modules, cuda_graph_modules_name,
+                               &Setup::cuda_graph_modules),
+          "",
+          "training: the parts of each block replayed from CUDA graphs, whose kernels the host "
+          "does not launch one by one (Megatron --cuda-graph-scope: attn, mlp, moe, moe_router, "
+          "moe_preprocess; layer: whole blocks; full_iteration: the whole pass)",
+          "训练：每个块中由 CUDA 图重放的部分，其内核不再由主机逐个启动（Megatron 的 "
+          "--cuda-graph-scope 取值 'attn'、'mlp'、'moe'、'moe_router'、'moe_preprocess'；"
+          "'layer'：整个块；'full_iteration'：整个前向与反向）"),
       row("compile", G::setup, flag<Q>(FIELD(request.setup.compile)), "0",
           "torch.compile: non-matmul kernels fused", "torch.compile：融合非矩阵乘内核"),
       row("fused-kernels", G::setup, preset(flag<Q>(FIELD(request.setup.fused_kernels))), "0",

@@ -243,14 +243,18 @@ void set_schedule_bytes(WorkProfile& w, const BlockShape& x, double act) {
 //   mlp / moe   the pre-MLP norm and a dense block's MLP / a whole MoE block, and its residual add
 //   moe_router  an MoE block's pre-MLP norm, router and shared experts
 //   layer       each block whole; full_iteration: every kernel of the pass, as one graph
-// The element-wise class splits per block into an attention side (`attn_side` kernels: norm,
-// residual add, rotary, dropout) and an MLP side (`mlp_side`: norm, residual add, dropout).
+// The element-wise class splits per block into an attention side (norm, residual add, rotary's
+// two kernels, dropout) and an MLP side (norm, residual add, dropout).
 // Transformer Engine's quantise kernels go with their linear layers: half of each block's with
 // attention (Q, K, V and output inputs), half with its MLP. The embedding, the head and
 // autocast's weight casts are outside the blocks.
-void capture_cuda_graphs(WorkProfile& w, unsigned modules, double L, double dense_blocks,
-                         double moe_blocks, double attn_side, double mlp_side) {
+void capture_block_graphs(WorkProfile& w, unsigned modules, const TransformerSpec& s,
+                          const MoeShape& shape, double dropout_kernels) {
+  const double L = static_cast<double>(s.layers + s.decoder_layers);
   if (modules == 0 || L <= 0) return;
+  const double dense_blocks = shape.dense_layers, moe_blocks = shape.moe_layers;
+  const double rotary = s.positions == PositionKind::rotary ? 2.0 : 0.0;
+  const double attn_side = 2 + rotary + dropout_kernels, mlp_side = 2 + dropout_kernels;
   const bool all = modules & kGraphFullIteration;
   const bool whole = all || (modules & kGraphLayer);
   const bool attn = whole || (modules & kGraphAttn);
@@ -364,9 +368,7 @@ WorkProfile transformer_work(const Model& model, const Setup& setup, const Estim
   BlockShape every_block = shape;
   every_block.L = L;
   set_schedule_bytes(w, every_block, b.activation);
-  const double rotary = s.positions == PositionKind::rotary ? 2.0 : 0.0;
-  capture_cuda_graphs(w, setup.cuda_graph_modules, L, Ld, moe.moe_layers, 2 + rotary + drop,
-                      2 + drop);
+  capture_block_graphs(w, setup.cuda_graph_modules, s, moe, drop);
   return w;
 }
 
@@ -444,7 +446,10 @@ Result<WorkProfile> graph_work(const Model& model, const Setup& setup, const Est
     w.low_precision_share = 0;
     for (auto& op : w.ops) op.fp8 = false;
   }
-  capture_cuda_graphs(w, setup.cuda_graph_modules & kGraphFullIteration, 1, 0, 0, 0, 0);
+  if (setup.cuda_graph_modules & kGraphFullIteration) {  // one graph for the whole pass
+    for (auto& op : w.ops) op.captured_kernels = op.kernels;
+    w.graph_launches = 1;
+  }
   return w;
 }
 
