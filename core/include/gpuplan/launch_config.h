@@ -38,6 +38,7 @@ struct LaunchInputs {
   int64_t global_batch = 1;      // = micro_batch x grad_accum_steps x dp
   int64_t seq_len = 0;           // tokens per sample; 0: not stated
   bool moe = false;              // the model has experts
+  bool decoder_lm = false;       // a decoder-only language model (Megatron's pretrain_gpt.py)
 };
 
 // From an estimate of `gpus` GPUs on `nodes` nodes (the estimate's resolved batches).

@@ -266,6 +266,9 @@ namespace gpuplan {
   X(emit_megatron_precision, "emit.megatron_precision",                                            \
     "--emit megatron: Megatron-LM keeps fp32 master weights under 16-bit ones and has no "         \
     "autocast, so --precision {0} has no equivalent (use mixed-bf16 or mixed-fp16)")               \
+  X(emit_megatron_model, "emit.megatron_model",                                                    \
+    "--emit megatron: the command runs Megatron-LM's pretrain_gpt.py, which trains decoder-only "  \
+    "language models; '{0}' is not one")                                                           \
   X(emit_megatron_layout, "emit.megatron_layout",                                                  \
     "--emit megatron: --pp x --vp = {0} divides neither the {1} blocks nor the blocks with the "   \
     "embedding and the loss; set --pipeline-model-parallel-layout by hand")                        \

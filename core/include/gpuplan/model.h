@@ -242,6 +242,13 @@ struct Model {
 Result<const GraphCosts*> model_graph_costs(const Model& model, int64_t resolution,
                                             std::optional<GraphCosts>& storage);
 
+// A decoder-only language model (GPT- or LLaMA-style, no encoder, no image input): what the
+// serving model times and Megatron-LM's pretrain_gpt.py trains.
+inline bool is_decoder_only_lm(const Model& m) {
+  return m.kind == ModelKind::transformer && m.task == "causal-lm" &&
+         m.transformer.decoder_layers == 0 && !m.transformer.is_vision();
+}
+
 // Checks a transformer's hyperparameters for consistency; the message names the field.
 std::optional<Error> validate_transformer(const TransformerSpec& spec, const std::string& where);
 

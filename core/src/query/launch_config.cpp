@@ -388,6 +388,8 @@ Flags megatron_kernels(const LaunchInputs& in) {
 // A Megatron-LM pretrain_gpt.py command line with the whole layout; the model's own flags, data
 // and tokenizer are the user's.
 Result<std::string> megatron(const LaunchInputs& in) {
+  if (!in.decoder_lm)
+    return make_error(Errc::invalid_argument, Msg::emit_megatron_model, {in.model});
   auto layout = megatron_layout(in);
   if (!layout.ok()) return layout.error();
   auto recipe = megatron_recipe(in.setup);
@@ -442,6 +444,7 @@ LaunchInputs model_inputs(const Model& model) {
     in.layers = static_cast<int>(model.transformer.layers + model.transformer.decoder_layers);
     in.moe = model.transformer.is_moe();
   }
+  in.decoder_lm = is_decoder_only_lm(model);
   return in;
 }
 

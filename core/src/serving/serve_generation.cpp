@@ -61,9 +61,7 @@ GenerationTime generation_time(const ReplicaModel& r, double prompts, double pro
 }
 
 std::optional<std::string> generation_not_served(const Model& model, const Setup& setup) {
-  const TransformerSpec& s = model.transformer;
-  if (model.kind != ModelKind::transformer || model.task != "causal-lm" || s.decoder_layers > 0 ||
-      s.is_vision()) {
+  if (!is_decoder_only_lm(model)) {
     return std::string("decode timed by the roofline: ") + model.id +
            " is not a decoder-only language model, which the serving model times";
   }

@@ -134,10 +134,7 @@ Result<double> matmul_rate(const Gpu& g, const std::string& precision, const Eff
 
 std::optional<Error> check_config(const Model& m, const ServeConfig& c, bool layer_split) {
   const TransformerSpec& s = m.transformer;
-  if (m.kind != ModelKind::transformer || m.task != "causal-lm" || s.decoder_layers > 0 ||
-      s.is_vision()) {
-    return invalid(Msg::serve_not_causal_lm, {m.id});
-  }
+  if (!is_decoder_only_lm(m)) return invalid(Msg::serve_not_causal_lm, {m.id});
   if (c.tp < 1 || c.tp > 64) return invalid(Msg::serve_tp_range, {std::to_string(c.tp)});
   if (c.pp < 1 || c.pp > s.layers)
     return invalid(Msg::serve_pp_range, {std::to_string(c.pp), std::to_string(s.layers)});

@@ -92,6 +92,7 @@ LaunchInputs qwen3_megatron() {
   in.model = "qwen3-235b-a22b";
   in.layers = 94;
   in.moe = true;
+  in.decoder_lm = true;
   in.nodes = 32;
   in.gpus_per_node = 8;
   Setup& s = in.setup;
@@ -210,6 +211,12 @@ TEST(LaunchConfig, MegatronRecipesAndWhatItCannotRun) {
   e = emit_launch_config(in, LaunchFormat::megatron);
   ASSERT_FALSE(e.ok());
   EXPECT_EQ(e.error().id, Msg::emit_megatron_batch);
+  in = qwen3_megatron();
+  in.model = "resnet50";
+  in.decoder_lm = false;
+  e = emit_launch_config(in, LaunchFormat::megatron);
+  ASSERT_FALSE(e.ok());
+  EXPECT_EQ(e.error().id, Msg::emit_megatron_model);
   // Every layout is Megatron's: the planner is not narrowed.
   PlanQuery q;
   q.tp = 4;
