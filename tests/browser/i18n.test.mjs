@@ -78,7 +78,7 @@ test('a bad link in Chinese shows the core\'s error in Chinese (the CLI keeps En
   await page.reload();
   const t = await waitForState(page, 's.error !== ""');
   assert.equal(t.error, '--tp x --pp x --cp = 3 does not divide the 4 GPUs');
-  assert.equal(t.error_shown, '张量并行 x 流水线并行 x --cp = 3，不能整除 4 块 GPU');
+  assert.equal(t.error_shown, '张量并行 x 流水线并行 x 上下文并行 = 3，不能整除 4 块 GPU');
   await ctx.close();
 });
 
