@@ -247,8 +247,7 @@ namespace gpuplan {
   X(emit_tp_pp, "emit.tp_pp",                                                                      \
     "--emit: this plan uses tensor parallel {0} and pipeline {1}; torchrun/accelerate/DeepSpeed "  \
     "configs express data parallelism with ZeRO/FSDP only (use --tp 1 --pp 1, or --emit megatron " \
-    "for "                                                                                         \
-    "this plan)")                                                                                  \
+    "for this plan)")                                                                              \
   X(emit_ep, "emit.ep",                                                                            \
     "--emit: this plan shards the experts over {0} expert-parallel ranks; "                        \
     "torchrun/accelerate/DeepSpeed configs keep every expert on every GPU (use --ep 1, or "        \

@@ -312,7 +312,6 @@ struct PassTime {
   // What bounds the forward pass: the kernels the host launches one by one (CUDA graphs' replays
   // excluded, each graph counted once) at the host's time per launch, against the GPU's time.
   double host_launches = 0;
-  double host_forward_s = 0;
   double gpu_forward_s = 0;
 };
 

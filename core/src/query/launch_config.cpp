@@ -242,13 +242,6 @@ Result<Flags> megatron_layout(const LaunchInputs& in) {
   return f;
 }
 
-const char* store_dtype_flag(StoreDtype d) {
-  return d == StoreDtype::fp16   ? "fp16"
-         : d == StoreDtype::fp8  ? "fp8"
-         : d == StoreDtype::bf16 ? "bf16"
-                                 : "fp32";
-}
-
 // The recipe: 16-bit weights over fp32 masters (--bf16 / --fp16), Transformer Engine's FP8 and
 // FP4 recipes on top, the precision-aware optimizer's dtypes. Autocast and pure 16-bit weights
 // without masters are not Megatron's.
@@ -290,11 +283,11 @@ Result<Flags> megatron_recipe(const Setup& s) {
   if (s.optimizer_state_dtype != StoreDtype::automatic || s.master_dtype != StoreDtype::automatic) {
     f.push_back("--use-precision-aware-optimizer");
     if (s.optimizer_state_dtype != StoreDtype::automatic) {
-      f.push_back(std::string("--exp-avg-dtype ") + store_dtype_flag(s.optimizer_state_dtype));
-      f.push_back(std::string("--exp-avg-sq-dtype ") + store_dtype_flag(s.optimizer_state_dtype));
+      f.push_back(std::string("--exp-avg-dtype ") + store_dtype_name(s.optimizer_state_dtype));
+      f.push_back(std::string("--exp-avg-sq-dtype ") + store_dtype_name(s.optimizer_state_dtype));
     }
     if (s.master_dtype != StoreDtype::automatic)
-      f.push_back(std::string("--main-params-dtype ") + store_dtype_flag(s.master_dtype));
+      f.push_back(std::string("--main-params-dtype ") + store_dtype_name(s.master_dtype));
   }
   if (s.grad_reduce == GradReduce::bf16) f.push_back("--grad-reduce-in-bf16");
   return f;

@@ -216,7 +216,6 @@ PassTime roofline(const WorkProfile& work, const Rates& r, const Efficiencies& e
   // the kernels it replays, at a kernel's host cost.
   t.host_launches = kernels + work.graph_launches;
   const double host_s = t.host_launches * eff.host_overhead_per_kernel_s;
-  t.host_forward_s = host_s;
   t.gpu_forward_s = t.forward_s;
   t.forward_s = std::max(t.forward_s, host_s);
   t.backward_s = std::max(t.backward_s, model_backward_ratio * host_s);

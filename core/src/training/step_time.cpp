@@ -348,13 +348,14 @@ namespace {
 
 // A training pass the host paces (roofline.cpp): says so, with what moves the pace back to the GPU.
 void host_bound_note(const PassTime& pass, const Efficiencies& eff, StepTime& st) {
-  if (pass.host_forward_s <= pass.gpu_forward_s || pass.host_launches <= 0) return;
+  const double host_s = pass.host_launches * eff.host_overhead_per_kernel_s;
+  if (host_s <= pass.gpu_forward_s || pass.host_launches <= 0) return;
   char text[400];
   std::snprintf(text, sizeof text,
                 "host-bound: the host launches %.0f kernels a micro-batch's forward pass (%.3g ms "
                 "at %.3g us each) against %.3g ms of GPU work; a larger micro-batch, or CUDA "
                 "graphs (--cuda-graph-modules), lets the GPU set the pace",
-                pass.host_launches, pass.host_forward_s * 1e3, eff.host_overhead_per_kernel_s * 1e6,
+                pass.host_launches, host_s * 1e3, eff.host_overhead_per_kernel_s * 1e6,
                 pass.gpu_forward_s * 1e3);
   st.notes.push_back(text);
 }

@@ -248,15 +248,22 @@ void set_schedule_bytes(WorkProfile& w, const BlockShape& x, double act) {
 // Transformer Engine's quantise kernels go with their linear layers: half of each block's with
 // attention (Q, K, V and output inputs), half with its MLP. The embedding, the head and
 // autocast's weight casts are outside the blocks.
+// A graph of the whole pass (--cuda-graph-modules full_iteration): every kernel replayed, one
+// launch.
+void capture_whole_pass(WorkProfile& w) {
+  for (auto& op : w.ops) op.captured_kernels = op.kernels;
+  w.graph_launches = 1;
+}
+
 void capture_block_graphs(WorkProfile& w, unsigned modules, const TransformerSpec& s,
                           const MoeShape& shape, double dropout_kernels) {
   const double L = static_cast<double>(s.layers + s.decoder_layers);
   if (modules == 0 || L <= 0) return;
+  if (modules & kGraphFullIteration) return capture_whole_pass(w);
   const double dense_blocks = shape.dense_layers, moe_blocks = shape.moe_layers;
   const double rotary = s.positions == PositionKind::rotary ? 2.0 : 0.0;
   const double attn_side = 2 + rotary + dropout_kernels, mlp_side = 2 + dropout_kernels;
-  const bool all = modules & kGraphFullIteration;
-  const bool whole = all || (modules & kGraphLayer);
+  const bool whole = modules & kGraphLayer;
   const bool attn = whole || (modules & kGraphAttn);
   const bool mlp = whole || (modules & kGraphMlp);
   const bool moe = whole || (modules & kGraphMoe);
@@ -270,9 +277,7 @@ void capture_block_graphs(WorkProfile& w, unsigned modules, const TransformerSpe
   for (auto& op : w.ops) {
     const std::string& n = op.name;
     double share = 0;
-    if (all) {
-      share = 1;
-    } else if (starts(n, "attention.") || starts(n, "linear_attention.")) {
+    if (starts(n, "attention.") || starts(n, "linear_attention.")) {
       share = attn ? 1 : 0;
     } else if (starts(n, "mlp.")) {
       share = mlp ? 1 : 0;
@@ -288,7 +293,7 @@ void capture_block_graphs(WorkProfile& w, unsigned modules, const TransformerSpe
     }
     op.captured_kernels = op.kernels * share;
   }
-  w.graph_launches = all ? 1.0 : whole ? L : (attn ? L : 0.0) + mlp_blocks + router_blocks;
+  w.graph_launches = whole ? L : (attn ? L : 0.0) + mlp_blocks + router_blocks;
 }
 
 WorkProfile transformer_work(const Model& model, const Setup& setup, const Estimate& e) {
@@ -446,10 +451,7 @@ Result<WorkProfile> graph_work(const Model& model, const Setup& setup, const Est
     w.low_precision_share = 0;
     for (auto& op : w.ops) op.fp8 = false;
   }
-  if (setup.cuda_graph_modules & kGraphFullIteration) {  // one graph for the whole pass
-    for (auto& op : w.ops) op.captured_kernels = op.kernels;
-    w.graph_launches = 1;
-  }
+  if (setup.cuda_graph_modules & kGraphFullIteration) capture_whole_pass(w);
   return w;
 }
 
