@@ -418,11 +418,18 @@ std::string folded(std::string_view s) {
 }
 
 // The words of a name in any order, lower case, without the vendor words "nvidia" and "tesla"
-// ("NVIDIA A100 80GB PCIe" and "a100-pcie-80gb" have the same words).
+// ("NVIDIA A100 80GB PCIe" and "a100-pcie-80gb" have the same words). A point between digits
+// stays in its word: "llama-3.2-1b" has the words llama, 3.2 and 1b, not 3 and 2.
 std::vector<std::string> words(std::string_view s) {
   std::vector<std::string> out(1);
-  for (char c : s) {
-    if (std::isalnum(static_cast<unsigned char>(c))) {
+  auto digit = [&](size_t i) {
+    return i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]));
+  };
+  for (size_t i = 0; i < s.size(); ++i) {
+    const char c = s[i];
+    if (c == '.' && i > 0 && digit(i - 1) && digit(i + 1) && !out.back().empty()) {
+      out.back() += c;
+    } else if (std::isalnum(static_cast<unsigned char>(c))) {
       out.back() += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     } else if (!out.back().empty()) {
       out.emplace_back();

@@ -1,0 +1,159 @@
+// More mixture-of-experts zoo entries (data/models): GLM-4.5-Air, Qwen3-Coder-480B-A35B and
+// DeepSeek-V2-Lite against the totals their publishers state, GLM-4.5-Air (and DeepSeek-V2-Lite,
+// latent attention without a query latent) counted module by module from config.json, and the
+// Hugging Face ids added as aliases resolving to their entries.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "gpuplan/catalog.h"
+#include "gpuplan/transformer.h"
+#include "test_util.h"
+
+namespace gpuplan {
+namespace {
+
+struct Counts {
+  double total = 0;      // without multi-token prediction modules (the published convention)
+  double active = 0;     // per token: all but the routed experts a token is not sent to
+  double embedding = 0;  // the input embedding table
+  double head = 0;       // the output projection (lm_head), untied in every model here
+  double mtp = 0;        // multi-token prediction modules
+};
+
+Counts counts(const std::string& id) {
+  TransformerSpec s = test::model(id).transformer;
+  Counts c;
+  for (const auto& t : transformer_parameters(s)) {
+    if (t.mtp) {
+      c.mtp += static_cast<double>(t.numel());
+      continue;
+    }
+    c.total += static_cast<double>(t.numel());
+    if (std::string(t.module) == "embed_tokens") c.embedding += static_cast<double>(t.numel());
+    if (std::string(t.module) == "lm_head") c.head += static_cast<double>(t.numel());
+    const double share =
+        t.routed_expert ? static_cast<double>(s.experts_per_token) / static_cast<double>(s.experts)
+                        : 1.0;
+    c.active += static_cast<double>(t.numel()) * share;
+  }
+  return c;
+}
+
+// Within `tolerance` (a fraction) of the published figure.
+void expect_near(double ours, double published, double tolerance, const char* what) {
+  EXPECT_NEAR(ours / published, 1.0, tolerance) << what << ": " << ours << " vs " << published;
+}
+
+std::string resolved(const std::string& name, CheckpointFormat* format = nullptr) {
+  auto m = resolve_model(test::catalog(), name);
+  if (!m) return "(none)";
+  if (format) *format = m->format;
+  return m->model->id;
+}
+
+TEST(ZooMoeMore, Glm45AirModuleByModule) {
+  // config.json (zai-org/GLM-4.5-Air): h 4096, 46 blocks of 96 query heads of 128 and 8 KV heads
+  // with biases on q, k and v (not o), no QK norm; block 0 dense (10944), 45 MoE blocks of 128
+  // routed experts + 1 shared (1408 wide) with a 128-way router and its correction bias; untied
+  // embeddings of vocab 151552; one MTP block (num_nextn_predict_layers 1).
+  const double h = 4096, V = 151552;
+  const double attention =
+      h * 12288 + 12288 /* q */ + 2 * (h * 1024 + 1024) /* k, v */ + 12288 * h /* o */;
+  const double expert = 3 * h * 1408;
+  const double moe = 129 * expert + 128 * h + 128;
+  const double exact = 2 * V * h + 46 * (attention + 2 * h) + 3 * h * 10944 + 45 * moe + h;
+  const Counts c = counts("glm-4.5-air");
+  EXPECT_DOUBLE_EQ(c.total, exact);
+  EXPECT_DOUBLE_EQ(c.active, exact - 45 * 120 * expert);
+  // The MTP block: enorm, hnorm, eh_proj (2h -> h), one MoE block, shared_head.norm.
+  EXPECT_DOUBLE_EQ(c.mtp, 2 * h + 2 * h * h + (attention + 2 * h) + moe + h);
+  EXPECT_EQ(test::model("glm-4.5-air").transformer.moe_layer_count(), 45);
+}
+
+TEST(ZooMoeMore, Glm45AirEqualsItsReadme) {
+  // zai-org/GLM-4.5-Air README: 106 billion total parameters, 12 billion active. Ours without the
+  // MTP block: 106.85B; 12.18B activated without the input embedding and the output head (13.42B
+  // with them), the rule by which GLM-4.5 gives 32.08B against its 32B. The README rounds to 1B
+  // and states no convention: 1 % on the total, 2 % on the activated count.
+  const Counts c = counts("glm-4.5-air");
+  expect_near(c.total, 106e9, 0.01, "GLM-4.5-Air total");
+  expect_near(c.active - c.embedding - c.head, 12e9, 0.02, "GLM-4.5-Air active");
+  const Counts glm = counts("glm-4.5");
+  expect_near(glm.active - glm.embedding - glm.head, 32e9, 0.005, "GLM-4.5 active, same rule");
+}
+
+TEST(ZooMoeMore, Qwen3Coder480bEqualsItsModelCard) {
+  // Qwen/Qwen3-Coder-480B-A35B-Instruct model card: 480B in total and 35B activated (Qwen counts
+  // the embeddings in both). Ours: 480.15B and 35.47B; the card rounds to 1B (0.1 %, 1.5 %).
+  const Counts c = counts("qwen3-coder-480b-a35b");
+  expect_near(c.total, 480e9, 0.001, "Qwen3-Coder-480B total");
+  expect_near(c.active, 35e9, 0.015, "Qwen3-Coder-480B active");
+  // 62 blocks of GQA (96 x 128 queries, 8 x 128 keys/values) with q_norm and k_norm over 128 and
+  // 160 experts of 3 x 6144 x 2560 with a 160-way router; no bias, no shared expert.
+  const double h = 6144;
+  const double block =
+      h * 12288 + 2 * h * 1024 + 12288 * h + 2 * 128 + 160 * 3 * h * 2560 + 160 * h + 2 * h;
+  EXPECT_DOUBLE_EQ(c.total, 2 * 151936 * h + 62 * block + h);
+}
+
+TEST(ZooMoeMore, DeepSeekV2LiteEqualsItsCard) {
+  // config.json (deepseek-ai/DeepSeek-V2-Lite): q_lora_rank null, so one q_proj of 16 heads x
+  // (128 + 64) from the hidden state; kv_a 2048 -> 512 + 64 with its norm, kv_b 512 -> 16 x
+  // (128 + 128), o back; block 0 dense (10944), 26 MoE blocks of 64 routed experts + 2 shared
+  // (1408 wide) and a 64-way router without a bias (greedy routing); no MTP module.
+  const double h = 2048, heads = 16, V = 102400;
+  const double mla =
+      h * heads * 192 + h * (512 + 64) + 512 + 512 * heads * (128 + 128) + heads * 128 * h;
+  const double expert = 3 * h * 1408;
+  const double moe = 66 * expert + 64 * h;
+  const Counts c = counts("deepseek-v2-lite");
+  EXPECT_DOUBLE_EQ(c.total, 2 * V * h + 27 * (mla + 2 * h) + 3 * h * 10944 + 26 * moe + h);
+  EXPECT_EQ(c.mtp, 0);
+  bool q_proj = false, q_a_proj = false;
+  for (const auto& t : transformer_parameters(test::model("deepseek-v2-lite").transformer)) {
+    q_proj = q_proj || (std::string(t.module) == "q_proj" && t.rows == 16 * 192 && t.cols == 2048);
+    q_a_proj = q_a_proj || std::string(t.module) == "q_a_proj";
+  }
+  EXPECT_TRUE(q_proj);
+  EXPECT_FALSE(q_a_proj);
+  // DeepSeek-V2-Lite model card: 15.7B total, 2.4B activated. DeepSeek counts the activated
+  // parameters with the output head but without the input embedding (README_WEIGHTS.md of
+  // DeepSeek-V3, as zoo_test.cpp checks): ours 15.706B and 2.451B, which the card writes 2.4B
+  // (0.04 %; 2.1 %, within 0.1B).
+  expect_near(c.total, 15.7e9, 0.001, "DeepSeek-V2-Lite total");
+  expect_near(c.active - c.embedding, 2.4e9, 0.025, "DeepSeek-V2-Lite active");
+}
+
+TEST(ZooMoeMore, AddedHuggingFaceIdsResolveToTheirEntries) {
+  CheckpointFormat f = CheckpointFormat::unstated;
+  EXPECT_EQ(resolved("zai-org/GLM-4.5-Air", &f), "glm-4.5-air");
+  EXPECT_EQ(f, CheckpointFormat::unstated);
+  EXPECT_EQ(resolved("zai-org/GLM-4.5-Air-Base"), "glm-4.5-air");
+  EXPECT_EQ(resolved("zai-org/GLM-4.5-Air-FP8", &f), "glm-4.5-air");
+  EXPECT_EQ(f, CheckpointFormat::fp8);
+  EXPECT_EQ(resolved("GLM-4.5-Air"), "glm-4.5-air");
+  EXPECT_EQ(resolved("zai-org/GLM-4.5-FP8"), "glm-4.5");  // the larger model is kept apart
+  EXPECT_EQ(resolved("Qwen/Qwen3-Coder-480B-A35B-Instruct", &f), "qwen3-coder-480b-a35b");
+  EXPECT_EQ(f, CheckpointFormat::unstated);
+  EXPECT_EQ(resolved("Qwen/Qwen3-Coder-480B-A35B-Instruct-FP8", &f), "qwen3-coder-480b-a35b");
+  EXPECT_EQ(f, CheckpointFormat::fp8);
+  EXPECT_EQ(resolved("deepseek-ai/DeepSeek-V2-Lite"), "deepseek-v2-lite");
+  EXPECT_EQ(resolved("deepseek-ai/DeepSeek-V2-Lite-Chat"), "deepseek-v2-lite");
+  EXPECT_EQ(resolved("deepseek-ai/DeepSeek-R1-Distill-Llama-70B", &f), "llama-3.3-70b");
+  EXPECT_EQ(f, CheckpointFormat::unstated);
+  EXPECT_EQ(resolved("RedHatAI/DeepSeek-R1-Distill-Llama-70B-FP8-dynamic", &f), "llama-3.3-70b");
+  EXPECT_EQ(f, CheckpointFormat::fp8);
+  EXPECT_EQ(resolved("deepseek-ai/DeepSeek-R1-Distill-Llama-8B"), "llama-3.1-8b");
+  EXPECT_EQ(resolved("RedHatAI/DeepSeek-R1-Distill-Llama-8B-FP8-dynamic", &f), "llama-3.1-8b");
+  EXPECT_EQ(f, CheckpointFormat::fp8);
+  // The Hugging Face API's safetensors total of deepseek-ai/DeepSeek-R1-Distill-Llama-8B is
+  // 8,030,261,248, the entry's count with its untied output head.
+  EXPECT_EQ(counts("llama-3.1-8b").total, 8030261248.0);
+  // Qwen3-Coder-30B-A3B-Instruct's config.json has intermediate_size 5472 where Qwen3-30B-A3B's
+  // has 6144: not the same architecture, so not an alias of it.
+  EXPECT_NE(resolved("Qwen/Qwen3-Coder-30B-A3B-Instruct"), "qwen3-30b-a3b");
+}
+
+}  // namespace
+}  // namespace gpuplan
