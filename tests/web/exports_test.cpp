@@ -160,7 +160,7 @@ TEST(Exports, TheServingTabExportsItsRankingAndTheServeJsonOfTheCli) {
   ASSERT_TRUE(found.ok()) << found.error().message;
   const ServeTargets& targets = found.value();
   q.gpu = targets.gpu;
-  auto cli = plan_serving(catalog(), serving(), *targets.model, q);
+  auto cli = plan_serving(catalog(), serving(), targets.model, q);
   ASSERT_TRUE(cli.ok()) << cli.error().message;
   const auto& options = cli.value().options;
   ASSERT_GT(options.size(), 0u);
@@ -191,7 +191,7 @@ TEST(Exports, TheServingTabExportsItsRankingAndTheServeJsonOfTheCli) {
   EXPECT_EQ(json.name, "gpuplan-serving.json");
   // `gpuplan serve --json` in USD: the plan with its currency stated, as the Plans export does.
   const auto page_json = nlohmann::json::parse(json.text);
-  EXPECT_EQ(page_json, nlohmann::json::parse(serve_plan_to_json(targets.model->id, q.curve,
+  EXPECT_EQ(page_json, nlohmann::json::parse(serve_plan_to_json(targets.model.id, q.curve,
                                                                 cli.value(), ShownCurrency{})));
   EXPECT_EQ(page_json.at("shown_currency").at("currency"), "USD");
   EXPECT_EQ(page_json.at("shown_currency").at("usd_per_unit"), 1.0);
@@ -200,7 +200,7 @@ TEST(Exports, TheServingTabExportsItsRankingAndTheServeJsonOfTheCli) {
   auto without_block = page_json;
   without_block.erase("shown_currency");
   EXPECT_EQ(without_block,
-            nlohmann::json::parse(serve_plan_to_json(targets.model->id, q.curve, cli.value())));
+            nlohmann::json::parse(serve_plan_to_json(targets.model.id, q.curve, cli.value())));
 }
 
 TEST(Exports, TextCellsWithACommaAreQuoted) {

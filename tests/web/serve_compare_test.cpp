@@ -33,7 +33,7 @@ Result<ServePlan> cli_serve(const std::string& option) {
   auto targets = find_serve_targets(catalog(), r.value().model, q.gpu, q.instance);
   if (!targets.ok()) return targets.error();
   q.gpu = targets.value().gpu;
-  return plan_serving(catalog(), serving(), *targets.value().model, q);
+  return plan_serving(catalog(), serving(), targets.value().model, q);
 }
 
 CompareResults run_compare(const PageState& s, int* slices = nullptr) {

@@ -191,7 +191,7 @@ int cmd_serve(Args args) {
   const Catalog& cat = catalog.value();
   auto targets = find_serve_targets(cat, r.model, q.gpu, q.instance, r.spec_draft_model);
   if (!targets.ok()) return fail(targets.error());
-  const Model* model = targets.value().model;
+  const Model* model = &targets.value().model;
   q.gpu = targets.value().gpu;
   auto serving = serving_assumptions(embedded_data_files());
   if (!serving.ok()) return fail(serving.error());

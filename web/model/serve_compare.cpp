@@ -69,7 +69,7 @@ std::unique_ptr<CompareJob> start_compare_job(const Catalog& catalog, const Page
     out.error = model.error();
     return job;
   }
-  job->model = *model.value().model;
+  job->model = model.value().model;
   for (const auto& id : state.serve_compare) {
     CompareRow row;
     row.target = id;

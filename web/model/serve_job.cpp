@@ -76,7 +76,7 @@ std::unique_ptr<ServeJob> start_serve_job(const Catalog& catalog, const PageStat
   auto targets =
       find_serve_targets(catalog, state.query.request.model, r.gpu, r.instance, r.spec_draft_model);
   if (!targets.ok()) return failed(out, targets.error());
-  const Model* model = targets.value().model;
+  const Model* model = &targets.value().model;
   auto curve = load_curve_from_key(r.load_curve, r.rate_per_s);
   if (!curve.ok()) return failed(out, curve.error());
   auto job = std::make_unique<ServeJob>();

@@ -24,6 +24,12 @@ const char* runtime_name(Runtime r);
 std::optional<WeightFormat> parse_weight_format(const std::string& s);
 std::optional<KvFormat> parse_kv_format(const std::string& s);
 std::optional<Runtime> parse_runtime(const std::string& s);
+// The weight format a checkpoint's name states ("-FP8", "-AWQ", "-NVFP4"); nullopt where it
+// states none, or bitsandbytes' NF4, which gpuplan does not model.
+std::optional<WeightFormat> checkpoint_name_weights(CheckpointFormat f);
+// The matched model, its checkpoint's weights those its name states where it states them: serving
+// and inference take them where --weights is not given.
+Model named_checkpoint(const ModelMatch& match);
 
 // What a serving runtime does, from data/assumptions.json "serving" (each value cited there).
 struct RuntimeProfile {

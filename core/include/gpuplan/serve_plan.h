@@ -99,7 +99,8 @@ struct ServePlan {
 // with the message id `gpuplan estimate` uses (evaluate.unknown_model[_like],
 // evaluate.unknown_gpu[_like], evaluate.unknown_instance), so the page shows it translated.
 struct ServeTargets {
-  const Model* model = nullptr;
+  // The model, with the weights its name states as its checkpoint's ("...-FP8", "-AWQ").
+  Model model;
   std::string gpu;
   const Model* draft = nullptr;  // the speculative draft model (--spec-draft-model), if named
 };

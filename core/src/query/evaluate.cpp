@@ -274,9 +274,9 @@ Result<Model> resolve_model(const Catalog& catalog, const Query& q) {
   if (q.custom.kind == CustomModel::Kind::cnn) return custom_cnn(q.custom);
   if (q.request.model.empty())
     return make_error(Errc::invalid_argument, Msg::eval_model_required, {});
-  const Model* m = catalog.find_model(q.request.model);
-  if (!m) return unknown_model_error(catalog, q.request.model);
-  return *m;
+  const auto match = resolve_model(catalog, q.request.model);
+  if (!match) return unknown_model_error(catalog, q.request.model);
+  return named_checkpoint(*match);
 }
 
 namespace {

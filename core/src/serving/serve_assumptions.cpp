@@ -8,6 +8,40 @@
 
 namespace gpuplan {
 
+std::optional<WeightFormat> checkpoint_name_weights(CheckpointFormat f) {
+  switch (f) {
+    case CheckpointFormat::bf16:
+      return WeightFormat::bf16;
+    case CheckpointFormat::fp16:
+      return WeightFormat::fp16;
+    case CheckpointFormat::fp8:
+      return WeightFormat::fp8;
+    case CheckpointFormat::int8:
+    case CheckpointFormat::int8_gptq:
+      return WeightFormat::int8;
+    case CheckpointFormat::int4:
+    case CheckpointFormat::int4_awq:
+    case CheckpointFormat::int4_gptq:
+      return WeightFormat::int4;
+    case CheckpointFormat::fp4:
+    case CheckpointFormat::nvfp4:
+      return WeightFormat::nvfp4;
+    case CheckpointFormat::mxfp4:
+      return WeightFormat::mxfp4;
+    case CheckpointFormat::unstated:
+    case CheckpointFormat::bnb_4bit:
+      break;
+  }
+  return std::nullopt;
+}
+
+Model named_checkpoint(const ModelMatch& match) {
+  Model m = *match.model;
+  if (auto named = checkpoint_name_weights(match.format))
+    m.checkpoint_weights = weight_format_name(*named);
+  return m;
+}
+
 const char* weight_format_name(WeightFormat w) {
   switch (w) {
     case WeightFormat::bf16:

@@ -451,8 +451,9 @@ Result<ServeTargets> find_serve_targets(const Catalog& catalog, const std::strin
                                         const std::string& gpu, const std::string& instance,
                                         const std::string& draft_model) {
   ServeTargets t;
-  t.model = catalog.find_model(model);
-  if (!t.model) return unknown_model_error(catalog, model);
+  const auto match = resolve_model(catalog, model);
+  if (!match) return unknown_model_error(catalog, model);
+  t.model = named_checkpoint(*match);
   if (!draft_model.empty()) {
     t.draft = catalog.find_model(draft_model);
     if (!t.draft) {

@@ -223,30 +223,8 @@ std::string unsupported(const ServingRow& r) {
 std::optional<WeightFormat> checkpoint_weights(const Catalog& c, const ServingRow& r) {
   const auto match = resolve_model(c, r.model);
   if (!match) return WeightFormat::bf16;
-  switch (match->format) {
-    case CheckpointFormat::unstated:
-      break;
-    case CheckpointFormat::bf16:
-      return WeightFormat::bf16;
-    case CheckpointFormat::fp16:
-      return WeightFormat::fp16;
-    case CheckpointFormat::fp8:
-      return WeightFormat::fp8;
-    case CheckpointFormat::int8:
-    case CheckpointFormat::int8_gptq:
-      return WeightFormat::int8;
-    case CheckpointFormat::int4:
-    case CheckpointFormat::int4_awq:
-    case CheckpointFormat::int4_gptq:
-      return WeightFormat::int4;
-    case CheckpointFormat::fp4:
-    case CheckpointFormat::nvfp4:
-      return WeightFormat::nvfp4;
-    case CheckpointFormat::mxfp4:
-      return WeightFormat::mxfp4;
-    case CheckpointFormat::bnb_4bit:
-      return std::nullopt;
-  }
+  if (match->format == CheckpointFormat::bnb_4bit) return std::nullopt;
+  if (auto named = checkpoint_name_weights(match->format)) return named;
   return checkpoint_weight_format(*match->model);
 }
 

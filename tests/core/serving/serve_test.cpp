@@ -1087,11 +1087,37 @@ TEST(ServePlan, AReplicaHeldBackByItsInterconnectSaysSo) {
   EXPECT_EQ(note_of("h100-sxm5-80gb"), "");
 }
 
+TEST(ServeTargets, ACheckpointNamedWithItsFormatServesThoseWeights) {
+  // "-FP8", "-AWQ" in the name: the replica runs fp8 or int4 weights unless --weights says
+  // otherwise; a plain name keeps the zoo entry's checkpoint (16-bit for Llama, fp8 for
+  // DeepSeek), and bitsandbytes' NF4, which is not modelled, states nothing.
+  const Catalog& c = test::catalog();
+  auto weights = [&](const std::string& name) {
+    auto t = find_serve_targets(c, name, "", "");
+    return t.ok() ? t.value().model.checkpoint_weights : "(error) " + t.error().message;
+  };
+  EXPECT_EQ(weights("nvidia/Llama-3.3-70B-Instruct-FP8"), "fp8");
+  EXPECT_EQ(weights("Qwen/Qwen2.5-32B-Instruct-AWQ"), "int4");
+  EXPECT_EQ(weights("nvidia/DeepSeek-R1-FP4"), "nvfp4");
+  EXPECT_EQ(weights("meta-llama/Llama-3.3-70B-Instruct"), "");
+  EXPECT_EQ(weights("deepseek-ai/DeepSeek-R1"), "fp8");
+  EXPECT_EQ(weights("unsloth/Llama-3.3-70B-Instruct-bnb-4bit"), "");
+  // The replica built from the FP8 name holds half the 16-bit weights.
+  ServeConfig config;
+  config.checkpoint_weights = true;
+  const Model named =
+      find_serve_targets(c, "nvidia/Llama-3.3-70B-Instruct-FP8", "", "").value().model;
+  auto fp8 =
+      build_replica(named, *c.find_gpu("h100-sxm5-80gb"), config, test::serving(), c.efficiencies);
+  ASSERT_TRUE(fp8.ok()) << fp8.error().message;
+  EXPECT_EQ(fp8.value().config.weights, WeightFormat::fp8);
+}
+
 TEST(ServeTargets, UnknownModelGpuAndInstanceCarryMessageIds) {
   const Catalog& c = test::catalog();
   auto ok = find_serve_targets(c, "llama-3-8b", "H100 80GB HBM3", "aws-p5.48xlarge");
   ASSERT_TRUE(ok.ok()) << ok.error().message;
-  EXPECT_EQ(ok.value().model->id, "llama-3-8b");
+  EXPECT_EQ(ok.value().model.id, "llama-3-8b");
   EXPECT_EQ(ok.value().gpu, "h100-sxm5-80gb");  // an alias resolved to the catalog id
   auto model = find_serve_targets(c, "zzqq-9b", "", "");
   ASSERT_FALSE(model.ok());
