@@ -131,6 +131,14 @@ assert h800["derived_from"] == ["h100-sxm5-80gb", "h200-sxm-141gb"], h800
 bw = gpus["h800-sxm5-80gb"]["memory_bandwidth_bytes_per_s"]["value"]
 assert abs(h800["weight_stream_bytes_per_s"] - h800["share_of_bandwidth"] * bw) < 1, h800
 PY
+# Serving MoE expert rates: vLLM's MXFP4 kernels on the H100, the moe table named; none on an H800.
+/usr/bin/python3 - "$tmp/out" <<'PY' && passed=$((passed + 1)) || { echo "FAIL gpus: serving MoE rates"; failed=$((failed + 1)); }
+import json, sys
+gpus = {g["id"]: g for g in json.load(open(sys.argv[1]))}
+moe = gpus["h100-sxm5-80gb"]["serving_moe"]["vllm/mxfp4"]
+assert "h100_sxm/moe/vllm/" in moe["source"] and moe["expert_stream_bytes_per_s"] > 1e12, moe
+assert gpus["h800-sxm5-80gb"]["serving_moe"] == {}, gpus["h800-sxm5-80gb"]["serving_moe"]
+PY
 # GB300 is priced by OCI alone; its 4-GPU trays share one 72-GPU NVLink domain, and racks talk over
 # the RDMA network, so runs over 16 trays (one rack) and 20 (two racks) both time and cost.
 for trays in 16 20; do

@@ -63,6 +63,20 @@ nlohmann::ordered_json serving_gemms(const Gpu& g) {
   return out;
 }
 
+// Each runtime's measured fused-MoE expert rate (Gpu::serving_moe_stream_bytes_per_s), sourced.
+nlohmann::ordered_json serving_moes(const Gpu& g) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::object();
+  for (const auto& [key, bytes_per_s] : g.serving_moe_stream_bytes_per_s) {
+    out[key] = {{"expert_stream_bytes_per_s", bytes_per_s}};
+    auto it = g.fact_sources.find("serving_moe." + key);
+    if (it != g.fact_sources.end()) {
+      out[key]["source"] = it->second.title;
+      out[key]["date"] = it->second.date;
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 int cmd_gpus(Args args) {
@@ -87,6 +101,7 @@ int cmd_gpus(Args args) {
            {"peak_dense_flop_per_s", peaks},
            {"matmul_achievable_flop_per_s", achievable_matmuls(g)},
            {"serving_gemm", serving_gemms(g)},
+           {"serving_moe", serving_moes(g)},
            {"tdp_w", g.tdp_w > 0 ? nlohmann::ordered_json(g.tdp_w) : nlohmann::ordered_json()},
            {"compute_capability", g.compute_capability},
            {"interconnect", g.interconnect}});

@@ -60,6 +60,10 @@ struct Gpu {
     std::vector<std::string> from;
   };
   std::map<std::string, ServingGemmShare> serving_gemm_generation_share;
+  // The bytes/s at which a serving runtime's own fused-MoE kernels stream the touched experts'
+  // weights in a decode step (at most 16 tokens per expert), measured (specs.serving_moe,
+  // tools/serving_moe.py), by "runtime/format" key ("vllm/mxfp4", "trtllm/nvfp4").
+  std::map<std::string, double> serving_moe_stream_bytes_per_s;
   int sm_count = 0;                         // streaming multiprocessors; 0: unknown
   double tdp_w = 0;                         // 0: unknown
   std::string compute_capability;           // "8.0"; empty: unknown

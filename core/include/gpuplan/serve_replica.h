@@ -164,6 +164,9 @@ struct ReplicaModel {
   // The bytes/s at which a step's weight matmuls stream their weights: the runtime's measured
   // GEMM kernels' (serving_gemm_rates), else hbm_bytes_per_s.
   double weight_bytes_per_s = 0;
+  // The bytes/s at which its routed experts' weights stream: the runtime's measured fused-MoE
+  // kernels' (Gpu::serving_moe_stream_bytes_per_s), else weight_bytes_per_s.
+  double expert_weight_bytes_per_s = 0;
   double layers = 0;
   double hidden = 0;
   double link_busbw_bytes_per_s = 0;

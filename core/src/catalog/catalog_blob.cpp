@@ -78,7 +78,7 @@ GPUPLAN_FIELDS(Gpu, s.id, s.name, s.vendor, s.architecture, s.aliases, s.memory_
                s.matmul_max_achievable_flops_per_s, s.matmul_generation_share, s.sm_count, s.tdp_w,
                s.compute_capability, s.interconnect, s.nvlink_bandwidth_bytes_per_s, s.pcie_gen,
                s.host_link, s.host_link_bytes_per_s, s.serving_gemm,
-               s.serving_gemm_generation_share, s.fact_sources)
+               s.serving_gemm_generation_share, s.serving_moe_stream_bytes_per_s, s.fact_sources)
 GPUPLAN_FIELDS(Gpu::MatmulShare, s.share, s.from)
 GPUPLAN_FIELDS(Gpu::ServingGemm, s.weight_stream_bytes_per_s, s.matmul_flop_per_s)
 GPUPLAN_FIELDS(Gpu::ServingGemmShare, s.bandwidth_share, s.peak_share, s.from)

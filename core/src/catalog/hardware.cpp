@@ -391,6 +391,7 @@ namespace {
 
 const std::vector<const char*> kServingRuntimes = {"trtllm", "vllm", "sglang"};
 const std::vector<const char*> kServingFormats = {"bf16", "fp8", "nvfp4"};
+const std::vector<const char*> kServingMoeFormats = {"mxfp4", "int4"};
 
 // specs.serving_gemm.<runtime>.<format>.{weight_stream_gb_per_s, matmul_tflops}: both or neither.
 void read_serving_gemm(JsonReader& r, const nlohmann::json* specs, const Sources& sources, Gpu& g) {
@@ -423,6 +424,37 @@ void read_serving_gemm(JsonReader& r, const nlohmann::json* specs, const Sources
   }
 }
 
+// specs.serving_moe.<runtime>.<format>.expert_stream_gb_per_s.
+void read_serving_moe(JsonReader& r, const nlohmann::json* specs, const Sources& sources, Gpu& g) {
+  if (!specs || !specs->contains("serving_moe")) return;
+  const nlohmann::json& by_runtime = specs->at("serving_moe");
+  if (!by_runtime.is_object()) return r.fail("specs.serving_moe: expected an object");
+  only_keys(r, &by_runtime, "specs.serving_moe", kServingRuntimes);
+  for (const char* runtime : kServingRuntimes) {
+    if (!by_runtime.contains(runtime)) continue;
+    const std::string rpath = std::string("specs.serving_moe.") + runtime;
+    const nlohmann::json& by_format = by_runtime.at(runtime);
+    if (!by_format.is_object()) return r.fail(rpath + ": expected an object");
+    only_keys(r, &by_format, rpath, kServingMoeFormats);
+    for (const char* format : kServingMoeFormats) {
+      if (!by_format.contains(format)) continue;
+      const std::string path = rpath + "." + format;
+      const nlohmann::json& f = by_format.at(format);
+      if (!f.is_object()) return r.fail(path + ": expected an object");
+      only_keys(r, &f, path, {"expert_stream_gb_per_s"});
+      auto bw = number_fact(r, &f, path, "expert_stream_gb_per_s", sources, nullptr, 10, 50'000);
+      if (!bw) {
+        if (!r.error()) r.fail(path + ": needs expert_stream_gb_per_s");
+        return;
+      }
+      const std::string key = std::string(runtime) + "/" + format;
+      g.serving_moe_stream_bytes_per_s[key] = *bw * 1e9;
+      g.fact_sources["serving_moe." + key] =
+          sources.at(f.at("expert_stream_gb_per_s").value("source", ""));
+    }
+  }
+}
+
 }  // namespace
 
 Result<Gpu> parse_gpu_json(std::string_view text, const std::string& where) {
@@ -439,11 +471,11 @@ Result<Gpu> parse_gpu_json(std::string_view text, const std::string& where) {
   g.aliases = string_list(r, "aliases");
   read_sources(r, sources);
   const nlohmann::json* specs = r.object("specs", true);
-  only_keys(
-      r, specs, "specs",
-      {"memory_bytes", "memory_bandwidth_gb_per_s", "peak_dense_tflops", "peak_sparse_tflops",
-       "matmul_max_achievable_tflops", "sm_count", "tdp_w", "compute_capability", "interconnect",
-       "nvlink_bandwidth_gb_per_s", "pcie_gen", "host_link", "host_link_gb_per_s", "serving_gemm"});
+  only_keys(r, specs, "specs",
+            {"memory_bytes", "memory_bandwidth_gb_per_s", "peak_dense_tflops", "peak_sparse_tflops",
+             "matmul_max_achievable_tflops", "sm_count", "tdp_w", "compute_capability",
+             "interconnect", "nvlink_bandwidth_gb_per_s", "pcie_gen", "host_link",
+             "host_link_gb_per_s", "serving_gemm", "serving_moe"});
   auto& rec = g.fact_sources;
   if (auto v = number_fact(r, specs, "specs", "memory_bytes", sources, &rec, 1e9, 2e12))
     g.memory_bytes = *v;
@@ -495,6 +527,7 @@ Result<Gpu> parse_gpu_json(std::string_view text, const std::string& where) {
   if (auto v = number_fact(r, specs, "specs", "host_link_gb_per_s", sources, &rec, 1, 10'000))
     g.host_link_bytes_per_s = *v * 1e9;
   read_serving_gemm(r, specs, sources, g);
+  read_serving_moe(r, specs, sources, g);
   if (auto err = r.finish()) return *err;
   return g;
 }

@@ -411,6 +411,38 @@ void set_gemm_rates(const Gpu& gpu, const ServeConfig& config, const Efficiencie
                     from + ": weights stream at " + rates_text);
 }
 
+// The serving_moe format key of a weight format ("" where no table measures its MoE kernels).
+std::string moe_format(WeightFormat w) {
+  switch (w) {
+    case WeightFormat::mxfp4:
+      return "mxfp4";
+    case WeightFormat::int4:
+      return "int4";
+    default:
+      return "";
+  }
+}
+
+// The runtime's own fused-MoE kernels, measured on this GPU (serving_moe), for weight formats no
+// GEMM table measures (MXFP4, int4): the touched experts' weights stream at their rate, scaled
+// like the GEMM rates by a probe file's bandwidth.
+void set_moe_rate(const Gpu& gpu, const ServeConfig& config, const Efficiencies& eff,
+                  ReplicaModel& r) {
+  r.expert_weight_bytes_per_s = r.weight_bytes_per_s;
+  const std::string format = moe_format(config.weights);
+  if (format.empty() || !gemm_format(config.weights).empty()) return;
+  const std::string key = std::string(runtime_name(config.runtime)) + "/" + format;
+  const auto found = gpu.serving_moe_stream_bytes_per_s.find(key);
+  const double catalog_bandwidth = gpu.memory_bandwidth_bytes_per_s * eff.hbm;
+  if (!config.runtime_gemm_rates || r.experts <= 0 || catalog_bandwidth <= 0 ||
+      found == gpu.serving_moe_stream_bytes_per_s.end())
+    return;
+  r.expert_weight_bytes_per_s = found->second * r.hbm_bytes_per_s / catalog_bandwidth;
+  r.notes.push_back(key + " experts stream at the rate measured for its fused-MoE kernels on " +
+                    gpu.id + ": " +
+                    std::to_string(std::llround(r.expert_weight_bytes_per_s / 1e9)) + " GB/s");
+}
+
 // The rates of the replica's matmuls (its weights' precision), attention (flash attention runs
 // at 16 bits even with FP8 or FP4 weights: low-precision attention kernels are opt-in) and HBM,
 // with a note where the weights are dequantised.
@@ -428,6 +460,7 @@ std::optional<Error> set_rates(const Gpu& gpu, const ServeConfig& config, const 
     return make_error(Errc::not_found, Msg::serve_no_memory_bandwidth, {gpu.id});
   r.weight_bytes_per_s = r.hbm_bytes_per_s;
   set_gemm_rates(gpu, config, eff, r);
+  set_moe_rate(gpu, config, eff, r);
   const bool low = r.compute_precision == "fp8" || r.compute_precision == "fp4";
   auto attention_rate = matmul_rate(
       gpu,
@@ -939,8 +972,7 @@ StepBreakdown step_time(const ReplicaModel& r, const StepLoad& asked) {
   if (tokens <= 0) return b;
   b.experts_touched = experts_touched(r.experts, r.experts_per_token, tokens);
   const double expert_share = r.experts > 0 ? b.experts_touched / r.experts : 0;
-  const double weight_bytes =
-      r.dense_weight_bytes + r.moe_layers * r.expert_bytes_per_layer * expert_share;
+  const double expert_bytes = r.moe_layers * r.expert_bytes_per_layer * expert_share;
   // Attention DP: a GPU runs attention and the dense layers for its rank's share of the step.
   const double rank_share = load.one_rank ? 1.0 : 1.0 / r.attention_dp;
   const double rank_tokens = tokens * rank_share;
@@ -951,7 +983,10 @@ StepBreakdown step_time(const ReplicaModel& r, const StepLoad& asked) {
   // Logits only for the rows that sample a token: decodes and prompts that end this step.
   const double compute_s = matmul_compute_s(
       r, tokens, rank_tokens, (decode_tokens + load.prefill_last) * rank_share, b.experts_touched);
-  b.weights_s = std::max(weight_bytes / r.weight_bytes_per_s + activation_bytes / r.hbm_bytes_per_s,
+  const double expert_rate =
+      r.expert_weight_bytes_per_s > 0 ? r.expert_weight_bytes_per_s : r.weight_bytes_per_s;
+  b.weights_s = std::max(r.dense_weight_bytes / r.weight_bytes_per_s + expert_bytes / expert_rate +
+                             activation_bytes / r.hbm_bytes_per_s,
                          compute_s);
   b.elementwise_s =
       (rank_tokens * r.elementwise_bytes_per_token + tokens * r.mlp_elementwise_bytes_per_token) /
