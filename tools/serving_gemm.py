@@ -167,23 +167,27 @@ def gpu_entries(data_dir, system, commit, date):
     return gemm, sources
 
 
-def write_gpu(repo_root, gpu_id, gemm, sources):
+def write_gpu(repo_root, gpu_id, figures, sources, spec_key="serving_gemm",
+              source_prefix="aiconfigurator-gemm-"):
+    """Replaces a GPU file's specs.<spec_key> and its sources named <source_prefix>..., keeping
+    everything else; an empty `figures` removes the key."""
     path = os.path.join(repo_root, "data", "gpus", gpu_id + ".json")
     with open(path, encoding="utf-8") as f:
         doc = json.load(f)
-    for key in [k for k in doc["sources"] if k.startswith("aiconfigurator-gemm-")]:
+    for key in [k for k in doc["sources"] if k.startswith(source_prefix)]:
         del doc["sources"][key]
     doc["sources"].update(sources)
-    if gemm:
-        doc["specs"]["serving_gemm"] = gemm
+    if figures:
+        doc["specs"][spec_key] = figures
     else:
-        doc["specs"].pop("serving_gemm", None)
+        doc["specs"].pop(spec_key, None)
     with open(path, "w", encoding="utf-8") as f:
         f.write(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
 
 
-def main(argv):
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+def run(argv, description, gpu_entries, spec_key, source_prefix, summary):
+    """The command line both table tools share: each known system's figures into its GPU file."""
+    p = argparse.ArgumentParser(description=description)
     p.add_argument("--data", required=True, help="aiconfigurator's systems/data directory")
     p.add_argument("--commit", required=True, help="the aiconfigurator commit the tables are from")
     p.add_argument("--date", required=True, help="that commit's date, YYYY-MM-DD")
@@ -192,13 +196,18 @@ def main(argv):
     data_dir = os.path.abspath(a.data)
     for system, gpu_id in SYSTEMS.items():
         if not os.path.isdir(os.path.join(data_dir, system)):
-            print(f"serving_gemm: {system}: no tables, {gpu_id} unchanged", file=sys.stderr)
+            print(f"{spec_key}: {system}: no tables, {gpu_id} unchanged", file=sys.stderr)
             continue
-        gemm, sources = gpu_entries(data_dir, system, a.commit, a.date)
-        write_gpu(a.repo_root, gpu_id, gemm, sources)
-        print(f"serving_gemm: {gpu_id}: " + ", ".join(
-            f"{rt} {'/'.join(sorted(f))}" for rt, f in sorted(gemm.items())))
+        figures, sources = gpu_entries(data_dir, system, a.commit, a.date)
+        write_gpu(a.repo_root, gpu_id, figures, sources, spec_key, source_prefix)
+        print(f"{spec_key}: {gpu_id}: " + ", ".join(
+            f"{rt} {summary(f)}" for rt, f in sorted(figures.items())))
     return 0
+
+
+def main(argv):
+    return run(argv, __doc__.split("\n")[0], gpu_entries, "serving_gemm", "aiconfigurator-gemm-",
+               lambda formats: "/".join(sorted(formats)))
 
 
 if __name__ == "__main__":

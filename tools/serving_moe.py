@@ -39,13 +39,12 @@ Usage:
     tables were converted to CSV (moe_perf.csv). Parquet goes through tools/parquet_csv.mjs, as
     for tools/serving_gemm.py (its docstring says how to install the reader).
 """
-import argparse
-import json
 import os
 import statistics
 import sys
 
-from serving_gemm import RUNTIME_NAMES, RUNTIMES, SYSTEMS, fact, read_table, version_key
+from serving_gemm import RUNTIME_NAMES, RUNTIMES, fact, read_table, run, version_key
+from serving_gemm import write_gpu  # noqa: F401  (the tests write GPU files through this module)
 
 # gpuplan weight format -> (table dtypes in order of preference, bytes per weight element). Only
 # the formats no GEMM table measures (tools/serving_gemm.py covers bf16, fp8 and nvfp4, whose
@@ -140,39 +139,10 @@ def gpu_entries(data_dir, system, commit, date):
     return moe, sources
 
 
-def write_gpu(repo_root, gpu_id, moe, sources):
-    path = os.path.join(repo_root, "data", "gpus", gpu_id + ".json")
-    with open(path, encoding="utf-8") as f:
-        doc = json.load(f)
-    for key in [k for k in doc["sources"] if k.startswith("aiconfigurator-moe-")]:
-        del doc["sources"][key]
-    doc["sources"].update(sources)
-    if moe:
-        doc["specs"]["serving_moe"] = moe
-    else:
-        doc["specs"].pop("serving_moe", None)
-    with open(path, "w", encoding="utf-8") as f:
-        f.write(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
-
-
 def main(argv):
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--data", required=True, help="aiconfigurator's systems/data directory")
-    p.add_argument("--commit", required=True, help="the aiconfigurator commit the tables are from")
-    p.add_argument("--date", required=True, help="that commit's date, YYYY-MM-DD")
-    p.add_argument("--repo-root", default=".")
-    a = p.parse_args(argv)
-    data_dir = os.path.abspath(a.data)
-    for system, gpu_id in SYSTEMS.items():
-        if not os.path.isdir(os.path.join(data_dir, system)):
-            print(f"serving_moe: {system}: no tables, {gpu_id} unchanged", file=sys.stderr)
-            continue
-        moe, sources = gpu_entries(data_dir, system, a.commit, a.date)
-        write_gpu(a.repo_root, gpu_id, moe, sources)
-        print(f"serving_moe: {gpu_id}: " + ", ".join(
-            f"{rt} " + " ".join(f"{f} {v['expert_stream_gb_per_s']['value']}" for f, v in fm.items())
-            for rt, fm in sorted(moe.items())))
-    return 0
+    return run(argv, __doc__.split("\n")[0], gpu_entries, "serving_moe", "aiconfigurator-moe-",
+               lambda formats: " ".join(f"{f} {v['expert_stream_gb_per_s']['value']}"
+                                        for f, v in formats.items()))
 
 
 if __name__ == "__main__":

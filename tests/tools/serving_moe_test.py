@@ -95,7 +95,8 @@ class Tables(unittest.TestCase):
                 json.dump(doc, f)
             fact = {"value": 2000, "source": "aiconfigurator-moe-vllm-1", "note": "n"}
             moe = {"vllm": {"mxfp4": {"expert_stream_gb_per_s": fact}}}
-            sm.write_gpu(root, "x", moe, {"aiconfigurator-moe-vllm-1": {"title": "table"}})
+            sm.write_gpu(root, "x", moe, {"aiconfigurator-moe-vllm-1": {"title": "table"}},
+                         "serving_moe", "aiconfigurator-moe-")
             with open(path) as f:
                 out = json.load(f)
             self.assertEqual(sorted(out["sources"]), ["aiconfigurator-moe-vllm-1", "spec"])

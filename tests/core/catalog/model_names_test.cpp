@@ -4,17 +4,12 @@
 #include <gtest/gtest.h>
 
 #include "gpuplan/catalog.h"
-#include "test_util.h"
+#include "zoo_counts.h"
 
 namespace gpuplan {
 namespace {
 
-std::string resolved(const std::string& name, CheckpointFormat* format = nullptr) {
-  auto m = resolve_model(test::catalog(), name);
-  if (!m) return "(none)";
-  if (format) *format = m->format;
-  return m->model->id;
-}
+using test::resolved;
 
 TEST(ModelNames, RealHuggingFaceIdsResolveToTheirZooEntry) {
   // Repository names as published on huggingface.co (publisher/model).

@@ -6,26 +6,14 @@
 
 #include "gpuplan/catalog.h"
 #include "gpuplan/transformer.h"
-#include "test_util.h"
+#include "zoo_counts.h"
 
 namespace gpuplan {
 namespace {
 
-struct Counts {
-  double total = 0;      // without multi-token prediction modules (the published convention)
-  double embedding = 0;  // the input embedding table
-};
-
-Counts counts(const std::string& id) {
-  const TransformerSpec& s = test::model(id).transformer;
-  Counts c;
-  for (const auto& t : transformer_parameters(s)) {
-    if (t.mtp) continue;
-    c.total += static_cast<double>(t.numel());
-    if (std::string(t.module) == "embed_tokens") c.embedding += static_cast<double>(t.numel());
-  }
-  return c;
-}
+using Counts = test::ZooCounts;
+using test::counts;
+using test::resolved;
 
 // Gemma 2 and 3 blocks have four RMSNorms of `hidden` (input, post-attention, pre- and
 // post-feed-forward); the zoo describes two, so the published totals hold 2 x layers x hidden more.
@@ -137,13 +125,6 @@ TEST(ZooDenseMore, GemmaWindowsSitWhereTheConfigsPutThem) {
   // The other new entries attend to every key in every block.
   for (const char* id : {"llama-3.2-1b", "qwen2.5-32b", "qwen3-4b", "mistral-small-24b", "phi-4"})
     EXPECT_EQ(test::model(id).transformer.windowed_layer_count(), 0) << id;
-}
-
-std::string resolved(const std::string& name, CheckpointFormat* format = nullptr) {
-  auto m = resolve_model(test::catalog(), name);
-  if (!m) return "(none)";
-  if (format) *format = m->format;
-  return m->model->id;
 }
 
 TEST(ZooDenseMore, HuggingFaceIdsResolveToTheNewEntries) {

@@ -8,49 +8,15 @@
 
 #include "gpuplan/catalog.h"
 #include "gpuplan/transformer.h"
-#include "test_util.h"
+#include "zoo_counts.h"
 
 namespace gpuplan {
 namespace {
 
-struct Counts {
-  double total = 0;      // without multi-token prediction modules (the published convention)
-  double active = 0;     // per token: all but the routed experts a token is not sent to
-  double embedding = 0;  // the input embedding table
-  double head = 0;       // the output projection (lm_head), untied in every model here
-  double mtp = 0;        // multi-token prediction modules
-};
-
-Counts counts(const std::string& id) {
-  TransformerSpec s = test::model(id).transformer;
-  Counts c;
-  for (const auto& t : transformer_parameters(s)) {
-    if (t.mtp) {
-      c.mtp += static_cast<double>(t.numel());
-      continue;
-    }
-    c.total += static_cast<double>(t.numel());
-    if (std::string(t.module) == "embed_tokens") c.embedding += static_cast<double>(t.numel());
-    if (std::string(t.module) == "lm_head") c.head += static_cast<double>(t.numel());
-    const double share =
-        t.routed_expert ? static_cast<double>(s.experts_per_token) / static_cast<double>(s.experts)
-                        : 1.0;
-    c.active += static_cast<double>(t.numel()) * share;
-  }
-  return c;
-}
-
-// Within `tolerance` (a fraction) of the published figure.
-void expect_near(double ours, double published, double tolerance, const char* what) {
-  EXPECT_NEAR(ours / published, 1.0, tolerance) << what << ": " << ours << " vs " << published;
-}
-
-std::string resolved(const std::string& name, CheckpointFormat* format = nullptr) {
-  auto m = resolve_model(test::catalog(), name);
-  if (!m) return "(none)";
-  if (format) *format = m->format;
-  return m->model->id;
-}
+using Counts = test::ZooCounts;
+using test::counts;
+using test::expect_near;
+using test::resolved;
 
 TEST(ZooMoeMore, Glm45AirModuleByModule) {
   // config.json (zai-org/GLM-4.5-Air): h 4096, 46 blocks of 96 query heads of 128 and 8 KV heads

@@ -4,40 +4,14 @@
 
 #include "gpuplan/estimate.h"
 #include "gpuplan/transformer.h"
-#include "test_util.h"
+#include "zoo_counts.h"
 
 namespace gpuplan {
 namespace {
 
-struct Counts {
-  double total = 0;      // without multi-token prediction modules (the published convention)
-  double active = 0;     // per token: all but the routed experts a token is not sent to
-  double embedding = 0;  // the input embedding table
-  double mtp = 0;        // multi-token prediction modules
-};
-
-Counts counts(const std::string& id) {
-  TransformerSpec s = test::model(id).transformer;
-  Counts c;
-  for (const auto& t : transformer_parameters(s)) {
-    if (t.mtp) {
-      c.mtp += static_cast<double>(t.numel());
-      continue;
-    }
-    c.total += static_cast<double>(t.numel());
-    if (std::string(t.module) == "embed_tokens") c.embedding += static_cast<double>(t.numel());
-    const double share =
-        t.routed_expert ? static_cast<double>(s.experts_per_token) / static_cast<double>(s.experts)
-                        : 1.0;
-    c.active += static_cast<double>(t.numel()) * share;
-  }
-  return c;
-}
-
-// Within `tolerance` (a fraction) of the published figure.
-void expect_near(double ours, double published, double tolerance, const char* what) {
-  EXPECT_NEAR(ours / published, 1.0, tolerance) << what << ": " << ours << " vs " << published;
-}
+using Counts = test::ZooCounts;
+using test::counts;
+using test::expect_near;
 
 TEST(ZooParams, DeepSeekV3ModuleByModule) {
   // config.json (deepseek-ai/DeepSeek-V3): h 7168, 61 blocks, 128 heads; MLA q_lora 1536,
