@@ -83,6 +83,10 @@ struct Gpu {
 // callers fall back to dense peak x the published GEMM efficiency.
 double known_matmul_flop_per_s(const Gpu& gpu, const std::string& key);
 
+// The name of the GPU's own fabric between GPUs (nvlink_bandwidth_bytes_per_s): "Infinity Fabric"
+// for AMD's, else "NVLink".
+const char* gpu_fabric_name(const Gpu& gpu);
+
 // A serving_gemm key's runtime and weight format ("trtllm/fp8" -> {"trtllm", "fp8"}).
 std::pair<std::string, std::string> split_serving_gemm_key(const std::string& key);
 

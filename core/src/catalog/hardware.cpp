@@ -567,6 +567,10 @@ double known_matmul_flop_per_s(const Gpu& gpu, const std::string& key) {
   return peak->second * share->second.share;
 }
 
+const char* gpu_fabric_name(const Gpu& gpu) {
+  return gpu.interconnect == "infinity-fabric" ? "Infinity Fabric" : "NVLink";
+}
+
 std::pair<std::string, std::string> split_serving_gemm_key(const std::string& key) {
   const auto slash = key.find('/');
   return {key.substr(0, slash), slash == std::string::npos ? "" : key.substr(slash + 1)};

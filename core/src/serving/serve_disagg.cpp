@@ -35,7 +35,7 @@ Result<KvLink> kv_link(const Instance& in, const Gpu& gpu, const Efficiencies& e
   const auto& hop = eff.nccl_ring;
   if (tp_p + tp_d <= in.domain_gpus() && gpu.nvlink_bandwidth_bytes_per_s > 0) {
     // nvlink_bandwidth_bytes_per_s is both directions together; a transfer uses one.
-    return KvLink{"NVLink", senders * gpu.nvlink_bandwidth_bytes_per_s / 2 * eff.nvlink,
+    return KvLink{gpu_fabric_name(gpu), senders * gpu.nvlink_bandwidth_bytes_per_s / 2 * eff.nvlink,
                   hop.base_s + hop.nvlink_hop_s};
   }
   if (tp_p + tp_d <= in.gpu_count && host_link_bytes_per_s(gpu) > 0) {

@@ -37,9 +37,10 @@ void bottleneck_note(const ReplicaModel& r, const ServeWorkload& w, ServeOption&
   if (b.total_s <= 0 || b.comm_s <= b.weights_s) return;
   const auto pct = [&](double x) { return std::to_string(std::lround(100 * x / b.total_s)); };
   o.notes.push_back("prefill is bound by the interconnect: the tp " + std::to_string(o.tp) +
-                    " all-reduces over " + (r.pcie_allreduce ? "PCIe" : "NVLink") + " take " +
-                    pct(b.comm_s) + " % of a " + std::to_string(std::lround(load.prefill_tokens)) +
-                    "-token step, the matmuls " + pct(b.weights_s) +
+                    " all-reduces over " + (r.pcie_allreduce ? "PCIe" : gpu_fabric_name(*r.gpu)) +
+                    " take " + pct(b.comm_s) + " % of a " +
+                    std::to_string(std::lround(load.prefill_tokens)) + "-token step, the matmuls " +
+                    pct(b.weights_s) +
                     " %; GPUs joined by NVLink, a replica on fewer GPUs where the model fits "
                     "them, or pipeline stages, which hand over one hidden state per token "
                     "instead of all-reducing every layer, spend less of it");

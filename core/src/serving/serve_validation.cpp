@@ -212,7 +212,12 @@ std::string unsupported(const ServingRow& r) {
       *gpus > 1)
     return "a deployment gpuplan does not model (llama.cpp before 2024 split every matrix by rows "
            "across GPUs, not layers)";
-  if (fw.find("intel") != std::string::npos || fw.find("rocm") != std::string::npos)
+  // ROCm builds of vLLM and SGLang schedule as their CUDA builds do; others on ROCm are not
+  // modelled.
+  const bool rocm_engine =
+      fw.find("vllm") != std::string::npos || fw.find("sglang") != std::string::npos;
+  if (fw.find("intel") != std::string::npos ||
+      (fw.find("rocm") != std::string::npos && !rocm_engine))
     return "not a CUDA GPU runtime";
   return "";
 }
