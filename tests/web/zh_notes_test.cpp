@@ -86,6 +86,8 @@ const Case kCases[] = {
      "decode timed by the roofline: fp32 keeps FP32 weights"},
     {"model=llama-3-8b&rate=5&gpu=l4&tab=serving",
      "matmuls at the shares of bandwidth and peak its GEMM kernels reach on l40s"},
+    {"model=gpt-oss-20b&rate=5&gpu=h100-sxm5-80gb&tab=serving",
+     "experts stream at the rate measured for its fused-MoE kernels on h100-sxm5-80gb"},
     {"model=gpt2-small&batch=-5", "-5 is out of range"},
 };
 
