@@ -393,66 +393,66 @@ const std::vector<const char*> kServingRuntimes = {"trtllm", "vllm", "sglang"};
 const std::vector<const char*> kServingFormats = {"bf16", "fp8", "nvfp4"};
 const std::vector<const char*> kServingMoeFormats = {"mxfp4", "int4"};
 
-// specs.serving_gemm.<runtime>.<format>.{weight_stream_gb_per_s, matmul_tflops}: both or neither.
-void read_serving_gemm(JsonReader& r, const nlohmann::json* specs, const Sources& sources, Gpu& g) {
-  if (!specs || !specs->contains("serving_gemm")) return;
-  const nlohmann::json& by_runtime = specs->at("serving_gemm");
-  if (!by_runtime.is_object()) return r.fail("specs.serving_gemm: expected an object");
-  only_keys(r, &by_runtime, "specs.serving_gemm", kServingRuntimes);
+// Calls read(entry, path, "runtime/format") for each object specs.<table>.<runtime>.<format>,
+// every level checked for its keys; stops at the first error.
+template <class Read>
+void read_serving_table(JsonReader& r, const nlohmann::json* specs, const std::string& table,
+                        const std::vector<const char*>& formats, Read read) {
+  if (!specs || !specs->contains(table)) return;
+  const nlohmann::json& by_runtime = specs->at(table);
+  const std::string tpath = "specs." + table;
+  if (!by_runtime.is_object()) return r.fail(tpath + ": expected an object");
+  only_keys(r, &by_runtime, tpath, kServingRuntimes);
   for (const char* runtime : kServingRuntimes) {
     if (!by_runtime.contains(runtime)) continue;
-    const std::string rpath = std::string("specs.serving_gemm.") + runtime;
+    const std::string rpath = tpath + "." + runtime;
     const nlohmann::json& by_format = by_runtime.at(runtime);
     if (!by_format.is_object()) return r.fail(rpath + ": expected an object");
-    only_keys(r, &by_format, rpath, kServingFormats);
-    for (const char* format : kServingFormats) {
+    only_keys(r, &by_format, rpath, formats);
+    for (const char* format : formats) {
       if (!by_format.contains(format)) continue;
       const std::string path = rpath + "." + format;
       const nlohmann::json& f = by_format.at(format);
       if (!f.is_object()) return r.fail(path + ": expected an object");
-      only_keys(r, &f, path, {"weight_stream_gb_per_s", "matmul_tflops"});
-      auto bw = number_fact(r, &f, path, "weight_stream_gb_per_s", sources, nullptr, 10, 50'000);
-      auto rate = number_fact(r, &f, path, "matmul_tflops", sources, nullptr, 0.1, 100'000);
-      if (!bw || !rate) {
-        if (!r.error()) r.fail(path + ": needs both weight_stream_gb_per_s and matmul_tflops");
-        return;
-      }
-      const std::string key = std::string(runtime) + "/" + format;
-      g.serving_gemm[key] = {*bw * 1e9, *rate * 1e12};
-      g.fact_sources["serving_gemm." + key] = sources.at(f.at("matmul_tflops").value("source", ""));
+      read(f, path, std::string(runtime) + "/" + format);
+      if (r.error()) return;
     }
   }
 }
 
+// specs.serving_gemm.<runtime>.<format>.{weight_stream_gb_per_s, matmul_tflops}: both or neither.
+void read_serving_gemm(JsonReader& r, const nlohmann::json* specs, const Sources& sources, Gpu& g) {
+  read_serving_table(
+      r, specs, "serving_gemm", kServingFormats,
+      [&](const nlohmann::json& f, const std::string& path, const std::string& key) {
+        only_keys(r, &f, path, {"weight_stream_gb_per_s", "matmul_tflops"});
+        auto bw = number_fact(r, &f, path, "weight_stream_gb_per_s", sources, nullptr, 10, 50'000);
+        auto rate = number_fact(r, &f, path, "matmul_tflops", sources, nullptr, 0.1, 100'000);
+        if (!bw || !rate) {
+          if (!r.error()) r.fail(path + ": needs both weight_stream_gb_per_s and matmul_tflops");
+          return;
+        }
+        g.serving_gemm[key] = {*bw * 1e9, *rate * 1e12};
+        g.fact_sources["serving_gemm." + key] =
+            sources.at(f.at("matmul_tflops").value("source", ""));
+      });
+}
+
 // specs.serving_moe.<runtime>.<format>.expert_stream_gb_per_s.
 void read_serving_moe(JsonReader& r, const nlohmann::json* specs, const Sources& sources, Gpu& g) {
-  if (!specs || !specs->contains("serving_moe")) return;
-  const nlohmann::json& by_runtime = specs->at("serving_moe");
-  if (!by_runtime.is_object()) return r.fail("specs.serving_moe: expected an object");
-  only_keys(r, &by_runtime, "specs.serving_moe", kServingRuntimes);
-  for (const char* runtime : kServingRuntimes) {
-    if (!by_runtime.contains(runtime)) continue;
-    const std::string rpath = std::string("specs.serving_moe.") + runtime;
-    const nlohmann::json& by_format = by_runtime.at(runtime);
-    if (!by_format.is_object()) return r.fail(rpath + ": expected an object");
-    only_keys(r, &by_format, rpath, kServingMoeFormats);
-    for (const char* format : kServingMoeFormats) {
-      if (!by_format.contains(format)) continue;
-      const std::string path = rpath + "." + format;
-      const nlohmann::json& f = by_format.at(format);
-      if (!f.is_object()) return r.fail(path + ": expected an object");
-      only_keys(r, &f, path, {"expert_stream_gb_per_s"});
-      auto bw = number_fact(r, &f, path, "expert_stream_gb_per_s", sources, nullptr, 10, 50'000);
-      if (!bw) {
-        if (!r.error()) r.fail(path + ": needs expert_stream_gb_per_s");
-        return;
-      }
-      const std::string key = std::string(runtime) + "/" + format;
-      g.serving_moe_stream_bytes_per_s[key] = *bw * 1e9;
-      g.fact_sources["serving_moe." + key] =
-          sources.at(f.at("expert_stream_gb_per_s").value("source", ""));
-    }
-  }
+  read_serving_table(r, specs, "serving_moe", kServingMoeFormats,
+                     [&](const nlohmann::json& f, const std::string& path, const std::string& key) {
+                       only_keys(r, &f, path, {"expert_stream_gb_per_s"});
+                       auto bw = number_fact(r, &f, path, "expert_stream_gb_per_s", sources,
+                                             nullptr, 10, 50'000);
+                       if (!bw) {
+                         if (!r.error()) r.fail(path + ": needs expert_stream_gb_per_s");
+                         return;
+                       }
+                       g.serving_moe_stream_bytes_per_s[key] = *bw * 1e9;
+                       g.fact_sources["serving_moe." + key] =
+                           sources.at(f.at("expert_stream_gb_per_s").value("source", ""));
+                     });
 }
 
 }  // namespace

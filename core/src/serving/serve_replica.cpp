@@ -430,7 +430,7 @@ void set_moe_rate(const Gpu& gpu, const ServeConfig& config, const Efficiencies&
                   ReplicaModel& r) {
   r.expert_weight_bytes_per_s = r.weight_bytes_per_s;
   const std::string format = moe_format(config.weights);
-  if (format.empty() || !gemm_format(config.weights).empty()) return;
+  if (format.empty()) return;
   const std::string key = std::string(runtime_name(config.runtime)) + "/" + format;
   const auto found = gpu.serving_moe_stream_bytes_per_s.find(key);
   const double catalog_bandwidth = gpu.memory_bandwidth_bytes_per_s * eff.hbm;
@@ -983,9 +983,8 @@ StepBreakdown step_time(const ReplicaModel& r, const StepLoad& asked) {
   // Logits only for the rows that sample a token: decodes and prompts that end this step.
   const double compute_s = matmul_compute_s(
       r, tokens, rank_tokens, (decode_tokens + load.prefill_last) * rank_share, b.experts_touched);
-  const double expert_rate =
-      r.expert_weight_bytes_per_s > 0 ? r.expert_weight_bytes_per_s : r.weight_bytes_per_s;
-  b.weights_s = std::max(r.dense_weight_bytes / r.weight_bytes_per_s + expert_bytes / expert_rate +
+  b.weights_s = std::max(r.dense_weight_bytes / r.weight_bytes_per_s +
+                             expert_bytes / r.expert_weight_bytes_per_s +
                              activation_bytes / r.hbm_bytes_per_s,
                          compute_s);
   b.elementwise_s =
