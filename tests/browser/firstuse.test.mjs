@@ -41,9 +41,14 @@ test('a link with one bad field keeps every good field, names the bad one and wh
   await ctx.close();
 });
 
-test('an unknown model id lists the nearest ids', async () => {
-  const { ctx, page } = await open('model=llama2-7b&gpu=a100-sxm4-80gb');
-  const s = await waitForState(page, 's.link_problems.length > 0');
+test('a link names a model as the CLI does; an unknown name lists the nearest ids', async () => {
+  let { ctx, page } = await open('model=meta-llama/Llama-2-7b-hf&gpu=a100-sxm4-80gb');
+  let s = await waitForState(page, 's.estimate !== null');
+  assert.deepEqual(s.link_problems, []);
+  assert.equal(s.estimate.model, 'llama-2-7b');
+  await ctx.close();
+  ({ ctx, page } = await open('model=llama-9-7b&gpu=a100-sxm4-80gb'));
+  s = await waitForState(page, 's.link_problems.length > 0');
   assert.equal(s.link_problems[0].key, 'model');
   assert.match(s.link_problems[0].message, /Did you mean: llama-2-7b/);
   assert.ok(s.estimate !== null, 'the page still shows an estimate (of the default model)');

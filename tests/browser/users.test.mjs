@@ -57,11 +57,11 @@ async function typeInto(u, name, text, { touch = false, ime = false, enter = tru
   if (enter) await page.keyboard.press('Enter', { delay: 100 });
 }
 
-// Picks a zoo model in the sidebar as a user does: its id typed into the search field, the
-// model list opened, the one entry left clicked (tapped).
-async function pickModel(u, id, touch = false) {
+// Picks a zoo model in the sidebar as a user does: its id (or `typed`, a name as people write
+// it) typed into the search field, the model list opened, the one entry left clicked (tapped).
+async function pickModel(u, id, touch = false, typed = id) {
   const { page } = u;
-  await typeInto(u, 'model-filter', id, { touch, enter: false });
+  await typeInto(u, 'model-filter', typed, { touch, enter: false });
   const press = touch ? tapWidget : clickWidget;
   await press(page, 'model', 40);
   await waitForState(page, `s.popup_open && s.widgets[${JSON.stringify('model-item-' + id)}]`);
@@ -189,7 +189,7 @@ test('a Chinese-only student fine-tunes Qwen2.5-7B with LoRA from its config.jso
 test('a platform engineer sizes Llama-3-70B serving for a rate and latency targets and compares two GPUs', async () => {
   const u = await open('', { viewport: { width: 1366, height: 800 }, locale: 'en-US' });
   const { page } = u;
-  await pickModel(u, 'llama-3-70b');
+  await pickModel(u, 'llama-3-70b', false, 'meta-llama/Meta-Llama-3-70B-Instruct');  // as on the Hub
   await clickWidget(page, 'tab-serving', 20);
   await waitForState(page, 's.tab === "serving"');
   const targets = { rate: '12', 'ttft-ms': '800', 'tpot-ms': '60' };

@@ -63,20 +63,63 @@ TEST(Link, BadPageKeysFallBackOneByOne) {
 }
 
 TEST(Link, UnknownIdsListTheNearestAndFallBack) {
-  ParsedLink link = page_state_from_link("model=llama2-7b&gpu=h100-sxm-80gb");
+  ParsedLink link = page_state_from_link("model=llama-9-7b&gpu=h100-sxm6-80gb");
   check_link_ids(catalog(), link);
   ASSERT_EQ(link.problems.size(), 2u);
+  // The CLI's suggestions for the model ("did you mean one of: llama-2-7b, ...").
   EXPECT_EQ(link.problems[0].error.message.rfind(
-                "--model: unknown id 'llama2-7b'. Did you mean: llama-2-7b", 0),
+                "--model: unknown id 'llama-9-7b'. Did you mean: llama-2-7b, ", 0),
             0u)
       << link.problems[0].error.message;
   EXPECT_EQ(link.problems[0].used, "gpt2-small");
   EXPECT_EQ(link.problems[1].used, "a100-sxm4-80gb");  // the default link's
   EXPECT_EQ(link.problems[1].error.message.rfind(
-                "--gpu: unknown id 'h100-sxm-80gb'. Did you mean: h100-sxm5-80gb", 0),
+                "--gpu: unknown id 'h100-sxm6-80gb'. Did you mean: h100-sxm5-80gb", 0),
             0u)
       << link.problems[1].error.message;
   EXPECT_EQ(link.state.query.request.model, "gpt2-small");
+  // A misspelling the CLI has no suggestion for gets the nearest ids.
+  link = page_state_from_link("model=gtp2");
+  check_link_ids(catalog(), link);
+  ASSERT_EQ(link.problems.size(), 1u);
+  EXPECT_EQ(
+      link.problems[0].error.message.rfind("--model: unknown id 'gtp2'. Did you mean: gpt2-", 0),
+      0u)
+      << link.problems[0].error.message;
+}
+
+TEST(Link, NamesAreReadAsTheCliReadsThem) {
+  // A Hugging Face id stays as written, so its checkpoint suffix sets the weights as on the CLI;
+  // a GPU's name ("H100 SXM 80GB" is one of its aliases) becomes its id.
+  ParsedLink link =
+      page_state_from_link("model=nvidia/Llama-3.3-70B-Instruct-FP8&gpu=h100-sxm-80gb");
+  check_link_ids(catalog(), link);
+  EXPECT_TRUE(link.problems.empty()) << link.problems[0].error.message;
+  EXPECT_EQ(link.state.query.request.model, "nvidia/Llama-3.3-70B-Instruct-FP8");
+  EXPECT_EQ(link.state.query.gpu, "h100-sxm5-80gb");
+  auto ev = compute(catalog(), link.state, nullptr, nullptr, nullptr);
+  ASSERT_TRUE(ev.ok()) << ev.error().message;
+  EXPECT_EQ(ev.value().model.id, "llama-3.3-70b");
+  EXPECT_EQ(ev.value().model.checkpoint_weights, "fp8");
+  link = page_state_from_link("model=llama2-7b");  // the CLI's --model takes it too
+  check_link_ids(catalog(), link);
+  EXPECT_TRUE(link.problems.empty());
+}
+
+TEST(ModelSearch, FindsANameAsWrittenOrSuggestsTheCliNames) {
+  const ModelSearch all = search_models(catalog(), "");
+  EXPECT_EQ(all.matches.size(), catalog().models.size());
+  const ModelSearch hf = search_models(catalog(), "Qwen/Qwen2.5-32B-Instruct-AWQ");
+  ASSERT_EQ(hf.matches.size(), 1u);
+  EXPECT_EQ(hf.matches[0]->id, "qwen2.5-32b");
+  const ModelSearch sub = search_models(catalog(), "gemma-3");
+  EXPECT_EQ(sub.matches.size(), 4u);  // 1b, 4b, 12b, 27b
+  EXPECT_TRUE(sub.suggested.empty());
+  const ModelSearch miss = search_models(catalog(), "llama-9-7b");
+  EXPECT_TRUE(miss.matches.empty());
+  ASSERT_FALSE(miss.suggested.empty());
+  EXPECT_EQ(miss.suggested[0]->id, "llama-2-7b");
+  EXPECT_TRUE(search_models(catalog(), "zzzzqqqq").suggested.empty());
 }
 
 TEST(Link, StrictReadingStillNamesTheFirstBadKey) {

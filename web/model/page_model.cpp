@@ -168,20 +168,42 @@ std::vector<std::string> nearest_ids(const std::string& id,
   return out;
 }
 
+ModelSearch search_models(const Catalog& catalog, const std::string& filter) {
+  auto lower = [](std::string x) {
+    for (char& c : x) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return x;
+  };
+  ModelSearch out;
+  const std::string needle = lower(filter);
+  const Model* named = needle.empty() ? nullptr : catalog.find_model(filter);
+  for (const Model& zoo : catalog.models) {
+    if (needle.empty() || &zoo == named ||
+        lower(zoo.id + " " + zoo.name + " " + zoo.name_zh + " " + zoo.task).find(needle) !=
+            std::string::npos)
+      out.matches.push_back(&zoo);
+  }
+  if (out.matches.empty()) {
+    for (const std::string& id : catalog.similar_models(filter))
+      out.suggested.push_back(catalog.find_model(id));
+  }
+  return out;
+}
+
 namespace {
 
-// An unknown id in the link: noted with its nearest matches, and replaced by the default.
+// An unknown id in the link: noted with the CLI's suggestions (`similar`) or else the nearest
+// ids, and replaced by the default.
 template <class T>
-void check_id(std::string& id, const std::vector<T>& known, const std::string& key,
-              const std::string& fallback, std::vector<LinkProblem>& problems) {
-  std::vector<std::string> ids;
-  for (const auto& k : known) {
-    if (k.id == id) return;
-    ids.push_back(k.id);
+void reject_id(std::string& id, const std::vector<T>& known, const std::string& key,
+               const std::string& fallback, std::vector<std::string> similar,
+               std::vector<LinkProblem>& problems) {
+  if (similar.empty()) {
+    std::vector<std::string> ids;
+    for (const auto& k : known) ids.push_back(k.id);
+    similar = nearest_ids(id, ids);
   }
-  std::string list;
-  for (const auto& near : nearest_ids(id, ids)) list += (list.empty() ? "" : ", ") + near;
-  problems.push_back({key, make_error(Errc::not_found, Msg::link_unknown_id, {key, id, list}), ""});
+  problems.push_back(
+      {key, make_error(Errc::not_found, Msg::link_unknown_id, {key, id, id_list(similar)}), ""});
   id = fallback;
 }
 
@@ -190,10 +212,19 @@ void check_id(std::string& id, const std::vector<T>& known, const std::string& k
 void check_link_ids(const Catalog& catalog, ParsedLink& link) {
   Query& q = link.state.query;
   const Query& d = default_page_state().query;
-  if (q.custom.kind == CustomModel::Kind::none)
-    check_id(q.request.model, catalog.models, "model", d.request.model, link.problems);
-  if (!q.instance.empty()) check_id(q.instance, catalog.instances, "instance", "", link.problems);
-  if (!q.gpu.empty()) check_id(q.gpu, catalog.gpus, "gpu", d.gpu, link.problems);
+  // Names are read as the CLI reads them. A model keeps the name as written, whose checkpoint
+  // suffix ("-FP8", "-AWQ") sets the weights; a GPU becomes its id, which the pickers show.
+  if (q.custom.kind == CustomModel::Kind::none && !resolve_model(catalog, q.request.model)) {
+    reject_id(q.request.model, catalog.models, "model", d.request.model,
+              catalog.similar_models(q.request.model), link.problems);
+  }
+  if (!q.instance.empty() && !catalog.find_instance(q.instance))
+    reject_id(q.instance, catalog.instances, "instance", "", {}, link.problems);
+  if (const Gpu* g = q.gpu.empty() ? nullptr : catalog.find_gpu(q.gpu)) {
+    q.gpu = g->id;
+  } else if (!q.gpu.empty()) {
+    reject_id(q.gpu, catalog.gpus, "gpu", d.gpu, catalog.similar_gpus(q.gpu), link.problems);
+  }
   const std::string query = page_state_to_query(link.state);
   auto args = query_to_args(query);
   for (auto& p : link.problems) {

@@ -110,6 +110,16 @@ std::string help_url();
 std::vector<std::string> nearest_ids(const std::string& id,
                                      const std::vector<std::string>& candidates, size_t n = 3);
 
+// What the sidebar's model search lists for `filter`: the whole zoo when it is empty; else the
+// entry the name resolves to as the CLI's --model reads it ("meta-llama/Llama-3.1-8B-Instruct")
+// and the entries whose id, name or task contain it. With none, `suggested` holds the entries the
+// CLI's "did you mean" names.
+struct ModelSearch {
+  std::vector<const Model*> matches;
+  std::vector<const Model*> suggested;
+};
+ModelSearch search_models(const Catalog& catalog, const std::string& filter);
+
 // Replaces unknown model, GPU and instance ids with the default link's, noting each with its
 // nearest matches; then says for every problem what the page uses instead ("fell back to").
 void check_link_ids(const Catalog& catalog, ParsedLink& link);

@@ -30,8 +30,8 @@ bool model_combo(const PageModel& m, PageState& s) {
                         ImGuiComboFlags_HeightLarge)) {
     for (const auto& zoo : m.catalog->models) {
       if (zoo.task != "causal-lm") continue;  // serving generates tokens
-      if (ImGui::Selectable((model_name(zoo) + "##" + zoo.id).c_str(), zoo.id == q.request.model)) {
-        changed = zoo.id != q.request.model || q.custom.kind != CustomModel::Kind::none;
+      if (ImGui::Selectable((model_name(zoo) + "##" + zoo.id).c_str(), &zoo == cur)) {
+        changed = &zoo != cur || q.custom.kind != CustomModel::Kind::none;
         q.request.model = zoo.id;
         q.custom.kind = CustomModel::Kind::none;
       }

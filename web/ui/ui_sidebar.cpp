@@ -2,7 +2,6 @@
 // it. Each section edits a copy of the state and returns it as an action when the user changed
 // something.
 #include <algorithm>
-#include <cctype>
 #include <cstring>
 
 #include "gpuplan/precision.h"
@@ -14,12 +13,6 @@ namespace {
 
 bool showing_images(const PageModel& m) {
   return m.ev && (m.ev->model.kind == ModelKind::graph || m.ev->model.transformer.is_vision());
-}
-
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(),
-                 [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
-  return s;
 }
 
 void model_picker(const PageModel& m, UiActions& a) {
@@ -40,25 +33,22 @@ void model_picker(const PageModel& m, UiActions& a) {
   field_label(S::key_model);
   if (ImGui::BeginCombo(("##" + label(S::key_model)).c_str(), current.c_str(),
                         ImGuiComboFlags_HeightLarge)) {
-    const std::string needle = lower(m.model_filter);
-    // A name as people write it ("meta-llama/Llama-3.1-8B-Instruct-FP8") finds its entry through
-    // the catalog's resolver; otherwise the filter is a substring of id, name or task.
-    const Model* named = needle.empty() ? nullptr : m.catalog->find_model(m.model_filter);
-    for (const auto& zoo : m.catalog->models) {
-      if (!needle.empty() && &zoo != named &&
-          lower(zoo.id + " " + zoo.name + " " + zoo.name_zh + " " + zoo.task).find(needle) ==
-              std::string::npos)
-        continue;
-      const bool selected = q.custom.kind == CustomModel::Kind::none && zoo.id == q.request.model;
-      if (ImGui::Selectable((model_name(zoo) + "##m-" + zoo.id).c_str(), selected)) {
+    // The CLI's resolution: a name as people write it finds its entry; a near miss lists the
+    // entries the CLI's "did you mean" would.
+    const ModelSearch found = search_models(*m.catalog, m.model_filter);
+    const Model* current_model =
+        q.custom.kind == CustomModel::Kind::none ? m.catalog->find_model(q.request.model) : nullptr;
+    if (!found.suggested.empty()) ImGui::TextDisabled("%s", tr(S::no_model_match));
+    for (const Model* zoo : found.matches.empty() ? found.suggested : found.matches) {
+      if (ImGui::Selectable((model_name(*zoo) + "##m-" + zoo->id).c_str(), zoo == current_model)) {
         PageState s = m.state;
         s.query.custom.kind = CustomModel::Kind::none;
-        s.query.request.model = zoo.id;
+        s.query.request.model = zoo->id;
         s.query.request.setup.seq_len = 0;
         s.query.request.setup.resolution = 0;
         a.state = s;
       }
-      remember(a, "model-item-" + zoo.id);  // tests pick a model as a hand does
+      remember(a, "model-item-" + zoo->id);  // tests pick a model as a hand does
     }
     ImGui::EndCombo();
   }

@@ -52,10 +52,10 @@ struct Catalog {
   const Model* find_model(std::string_view id_or_alias) const;
   const Gpu* find_gpu(std::string_view id_or_alias) const;
   const Instance* find_instance(std::string_view id) const;
-  // For "unknown" messages: ids of the entries whose words include all of `name`'s (at most 8),
-  // e.g. "A100" -> a100-pcie-40gb, a100-pcie-80gb, ...; "" when none.
-  std::string similar_gpus(std::string_view name) const;
-  std::string similar_models(std::string_view name) const;
+  // For "unknown" messages: ids of the entries whose words include all of `name`'s, e.g.
+  // "A100" -> a100-pcie-40gb, a100-pcie-80gb, ...; a model with none gets the nearest spellings.
+  std::vector<std::string> similar_gpus(std::string_view name) const;
+  std::vector<std::string> similar_models(std::string_view name) const;
   const Provider* find_provider(std::string_view id) const;
 };
 
@@ -83,6 +83,7 @@ const char* checkpoint_format_name(CheckpointFormat f);
 struct ModelMatch {
   const Model* model = nullptr;
   CheckpointFormat format = CheckpointFormat::unstated;
+  std::string name;  // as written
 };
 
 // The one resolver of model names (the CLI's --model, validation rows, the page): the id or an
@@ -99,6 +100,9 @@ std::string canonical_model_name(std::string_view name, CheckpointFormat* format
 // those within a third of the name's length (so an unrelated name gets none).
 std::vector<std::string> nearest_models(const Catalog& catalog, std::string_view name,
                                         size_t n = 3);
+
+// Ids as an "unknown" message lists them: "a, b, c", at most 8 and then ", ..."; "" when none.
+std::string id_list(const std::vector<std::string>& ids);
 
 // The not_found errors for a name the catalog does not hold, each with its message id (the page
 // translates them): a model or GPU also lists the similar entries when there are any.

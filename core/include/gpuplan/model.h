@@ -233,6 +233,9 @@ struct Model {
   // "mxfp4" (GPT-OSS's experts); "" for a 16-bit checkpoint. A serving row that states no
   // precision runs the checkpoint as published.
   std::string checkpoint_weights;
+  // The checkpoint as a user named it, where its name set checkpoint_weights
+  // ("nvidia/Llama-3.3-70B-Instruct-FP8"); "" for the zoo entry's own checkpoint.
+  std::string checkpoint_name;
   // Layer graphs: costs at default_resolution, computed once when the model is loaded.
   std::optional<GraphCosts> default_graph_costs;
 };

@@ -126,7 +126,7 @@ GPUPLAN_FIELDS(GraphCosts, s.params, s.param_tensors, s.forward_flops_matmul, s.
 GPUPLAN_FIELDS(Model, s.id, s.name, s.name_zh, s.task, s.kind, s.transformer, s.graph, s.source,
                s.default_seq_len, s.default_resolution, s.dataset_size, s.dataset,
                s.default_attention, s.default_attention_source, s.aliases, s.checkpoint_weights,
-               s.default_graph_costs)
+               s.checkpoint_name, s.default_graph_costs)
 GPUPLAN_FIELDS(AttentionEfficiency, s.forward, s.backward, s.causal_forward, s.causal_backward)
 GPUPLAN_FIELDS(Efficiencies::ForLoop, s.sgd_s, s.adam_s, s.adamw_s)
 GPUPLAN_FIELDS(Efficiencies::RingLatency, s.base_s, s.nvlink_hop_s, s.pcie_hop_s, s.network_hop_s)

@@ -483,11 +483,10 @@ const T* find_named(const std::vector<T>& items, std::string_view name, bool dro
 namespace {
 
 template <class T>
-std::string similar(const std::vector<T>& items, std::string_view name) {
+std::vector<std::string> similar(const std::vector<T>& items, std::string_view name) {
   const std::vector<std::string> want = words(name);
-  if (want.empty()) return {};
-  std::string out;
-  int n = 0;
+  std::vector<std::string> out;
+  if (want.empty()) return out;
   for (const auto& t : items) {
     bool hit = false;
     std::vector<std::string> names = t.aliases;
@@ -496,34 +495,39 @@ std::string similar(const std::vector<T>& items, std::string_view name) {
       const std::vector<std::string> have = words(candidate);
       hit = hit || std::includes(have.begin(), have.end(), want.begin(), want.end());
     }
-    if (!hit) continue;
-    if (++n > 8) return out + ", ...";
-    out += (out.empty() ? "" : ", ") + t.id;
+    if (hit) out.push_back(t.id);
   }
   return out;
 }
 
 }  // namespace
 
-std::string Catalog::similar_gpus(std::string_view name) const {
+std::string id_list(const std::vector<std::string>& ids) {
+  std::string out;
+  for (size_t i = 0; i < ids.size(); ++i) {
+    if (i == 8) return out + ", ...";
+    out += (out.empty() ? "" : ", ") + ids[i];
+  }
+  return out;
+}
+
+std::vector<std::string> Catalog::similar_gpus(std::string_view name) const {
   return similar(gpus, name);
 }
-std::string Catalog::similar_models(std::string_view name) const {
-  std::string like = similar(models, name);
-  if (!like.empty()) return like;
+std::vector<std::string> Catalog::similar_models(std::string_view name) const {
+  std::vector<std::string> like = similar(models, name);
   // No entry has all of the name's words: the nearest spellings.
-  for (const std::string& id : nearest_models(*this, name)) like += (like.empty() ? "" : ", ") + id;
-  return like;
+  return like.empty() ? nearest_models(*this, name) : like;
 }
 
 Error unknown_model_error(const Catalog& catalog, const std::string& name) {
-  const std::string like = catalog.similar_models(name);
+  const std::string like = id_list(catalog.similar_models(name));
   if (like.empty()) return make_error(Errc::not_found, Msg::eval_unknown_model, {name});
   return make_error(Errc::not_found, Msg::eval_unknown_model_like, {name, like});
 }
 
 Error unknown_gpu_error(const Catalog& catalog, const std::string& name) {
-  const std::string like = catalog.similar_gpus(name);
+  const std::string like = id_list(catalog.similar_gpus(name));
   if (like.empty()) return make_error(Errc::not_found, Msg::eval_unknown_gpu, {name});
   return make_error(Errc::not_found, Msg::eval_unknown_gpu_like, {name, like});
 }

@@ -194,6 +194,7 @@ std::optional<ModelMatch> resolve_model(const Catalog& catalog, std::string_view
   if (!m) return std::nullopt;
   ModelMatch match;
   match.model = m;
+  match.name = name;
   canonical_model_name(name, &match.format);
   return match;
 }

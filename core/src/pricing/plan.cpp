@@ -170,7 +170,7 @@ std::vector<Layout> layouts(const ModelShape& shape, const Setup& base, int n, i
 // --plan-gpu names a GPU as --gpu does, so a near miss ("h100") gets the estimate's suggestions,
 // under its own key.
 Error unknown_plan_gpu_error(const Catalog& catalog, const std::string& name) {
-  const std::string like = catalog.similar_gpus(name);
+  const std::string like = id_list(catalog.similar_gpus(name));
   if (like.empty())
     return about_key(make_error(Errc::not_found, Msg::plan_unknown_gpu, {name}), "plan-gpu");
   return about_key(make_error(Errc::not_found, Msg::plan_unknown_gpu_like, {name, like}),

@@ -37,8 +37,10 @@ std::optional<WeightFormat> checkpoint_name_weights(CheckpointFormat f) {
 
 Model named_checkpoint(const ModelMatch& match) {
   Model m = *match.model;
-  if (auto named = checkpoint_name_weights(match.format))
+  if (auto named = checkpoint_name_weights(match.format)) {
     m.checkpoint_weights = weight_format_name(*named);
+    m.checkpoint_name = match.name;
+  }
   return m;
 }
 

@@ -65,9 +65,9 @@ TEST(Catalog, NamesAsPeopleWriteThemFindTheOneEntryTheyMean) {
   EXPECT_EQ(model("BERT-base (SQuAD v1.1)"), "bert-base-qa");
   EXPECT_EQ(model("BERT-large (SQuAD v2.0)"), "(none)");  // a model's remark is kept
   // What an "unknown" message suggests: the entries whose words include all of the name's.
-  EXPECT_EQ(c.similar_gpus("A100 80GB"), "a100-pcie-80gb, a100-sxm4-80gb");
-  EXPECT_EQ(c.similar_models("llama 2"), "llama-2-13b, llama-2-70b, llama-2-7b");
-  EXPECT_EQ(c.similar_gpus("h9000"), "");
+  EXPECT_EQ(id_list(c.similar_gpus("A100 80GB")), "a100-pcie-80gb, a100-sxm4-80gb");
+  EXPECT_EQ(id_list(c.similar_models("llama 2")), "llama-2-13b, llama-2-70b, llama-2-7b");
+  EXPECT_TRUE(c.similar_gpus("h9000").empty());
 }
 
 TEST(Catalog, UnknownNameErrorsCarryTheirIdAndSuggestions) {

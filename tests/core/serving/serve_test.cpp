@@ -1111,6 +1111,10 @@ TEST(ServeTargets, ACheckpointNamedWithItsFormatServesThoseWeights) {
       build_replica(named, *c.find_gpu("h100-sxm5-80gb"), config, test::serving(), c.efficiencies);
   ASSERT_TRUE(fp8.ok()) << fp8.error().message;
   EXPECT_EQ(fp8.value().config.weights, WeightFormat::fp8);
+  // Its note names the checkpoint as the user did, not the zoo entry it resolved to.
+  EXPECT_EQ(fp8.value().notes.front(),
+            "weights: fp8, as the nvidia/Llama-3.3-70B-Instruct-FP8 checkpoint ships them "
+            "(--weights sets another)");
 }
 
 TEST(ServeTargets, UnknownModelGpuAndInstanceCarryMessageIds) {
