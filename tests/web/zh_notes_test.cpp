@@ -82,6 +82,11 @@ const Case kCases[] = {
     {"model=mixtral-8x7b&mode=infer&precision=bf16&seq=512&generate=256&gpu=h100-sxm5-80gb&gpus=2&"
      "tp=2&runtime=vllm",
      "prefill and decode timed as gpuplan serve times a vllm replica"},
+    {"model=deepseek-v3&mode=infer&precision=bf16&seq=512&generate=64&gpu=h200-sxm-141gb&gpus=8&"
+     "tp=8",
+     "checkpoint stores them"},
+    {"model=llama-3.3-70b&mode=infer&precision=fp8&seq=512&gpu=h100-sxm5-80gb",
+     "weights only, as serving runtimes load them"},
     {"model=llama-3-8b&mode=infer&precision=fp32&seq=512&generate=16&gpu=h100-sxm5-80gb",
      "decode timed by the roofline: fp32 keeps FP32 weights"},
     {"model=llama-3-8b&rate=5&gpu=l4&tab=serving",

@@ -91,6 +91,19 @@ struct WeightFormatBytes {
   bool embeddings = false;    // it stores the token embedding and output head at `matmul` too
 };
 const WeightFormatBytes& weight_format_bytes(WeightFormat w);
+const char* weight_format_name(WeightFormat w);
+std::optional<WeightFormat> parse_weight_format(const std::string& s);
+// The weight format a setup's precision keeps its weights in, as a serving runtime loads them
+// (bf16, fp16, fp8 for the TE fp8 recipes, nvfp4); nullopt for FP32 weights (fp32, tf32,
+// autocast), which no serving runtime runs.
+std::optional<WeightFormat> serving_weight_format(Precision p);
+// The weights an inference holds: the checkpoint's format (Model::checkpoint_weights; "" for a
+// 16-bit checkpoint) where it stores the matmul weights in fewer bytes than the precision's
+// serving format, as every serving runtime loads a quantised checkpoint whatever its compute
+// dtype (DeepSeek-V3's FP8 and gpt-oss's MXFP4 at bf16); else the precision's serving format;
+// nullopt for FP32 weights and a 16-bit checkpoint.
+std::optional<WeightFormat> inference_weight_format(const std::string& checkpoint_weights,
+                                                    Precision p);
 double kv_format_bytes(KvFormat k);  // bytes per cached key or value element, scales included
 
 }  // namespace gpuplan

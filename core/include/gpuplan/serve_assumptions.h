@@ -18,10 +18,8 @@ namespace gpuplan {
 
 // WeightFormat and KvFormat (precision.h): how weights and the KV cache are stored.
 enum class Runtime { vllm, trtllm, sglang, hf, llamacpp };
-const char* weight_format_name(WeightFormat w);
 const char* kv_format_name(KvFormat k);
 const char* runtime_name(Runtime r);
-std::optional<WeightFormat> parse_weight_format(const std::string& s);
 std::optional<KvFormat> parse_kv_format(const std::string& s);
 std::optional<Runtime> parse_runtime(const std::string& s);
 // The weight format a checkpoint's name states ("-FP8", "-AWQ", "-NVFP4"); nullopt where it

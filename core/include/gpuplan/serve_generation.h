@@ -13,11 +13,6 @@
 
 namespace gpuplan {
 
-// The weight format a setup's precision keeps its weights in, as a serving runtime loads them
-// (bf16, fp16, fp8 for the TE fp8 recipes, nvfp4); nullopt for FP32 weights (fp32, tf32,
-// autocast), which no serving runtime runs.
-std::optional<WeightFormat> serving_weight_format(Precision p);
-
 // One static batch: `prompts` prompts of `prompt_tokens` each, prefilled in steps of the
 // replica's token budget (the batch's prompts back to back), then `output_tokens` decode steps
 // of every sequence.

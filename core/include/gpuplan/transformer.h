@@ -38,6 +38,12 @@ struct ParamTensor {
 // Every parameter tensor of the model; the sum of numel() is the parameter count.
 std::vector<ParamTensor> transformer_parameters(const TransformerSpec& spec);
 
+// Bytes of a whole tensor as a checkpoint in `format` stores it: the blocks' MLP (and, where the
+// format quantises them, attention) matrices at its bytes, scales included; the rest at 16 bits
+// (embeddings and head too unless the format quantises them, as GGUF does).
+struct WeightFormatBytes;  // precision.h
+double stored_tensor_bytes(const ParamTensor& t, const WeightFormatBytes& format);
+
 // Tokens one sample feeds through the blocks (patches + class token for vision models).
 int64_t transformer_tokens(const TransformerSpec& spec, int64_t seq_len);
 

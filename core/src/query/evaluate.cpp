@@ -351,8 +351,9 @@ void serving_time_band(const Catalog& catalog, Evaluation& ev) {
   const Setup& s = ev.query.request.setup;
   const int per_replica = s.tp * s.pp;
   ev.family = serving_band_family(kServingThroughputGroup, false);
-  ev.ground = serving_run_ground(weight_format_name(*serving_weight_format(s.precision)),
-                                 per_replica, ev.gpu, per_replica, ev.query.runtime);
+  const WeightFormat weights = *inference_weight_format(ev.model.checkpoint_weights, s.precision);
+  ev.ground = serving_run_ground(weight_format_name(weights), per_replica, ev.gpu, per_replica,
+                                 ev.query.runtime);
   ev.time_band = error_band(catalog.accuracy.serving, ev.family, ev.ground);
 }
 

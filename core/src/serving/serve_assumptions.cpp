@@ -44,32 +44,6 @@ Model named_checkpoint(const ModelMatch& match) {
   return m;
 }
 
-const char* weight_format_name(WeightFormat w) {
-  switch (w) {
-    case WeightFormat::bf16:
-      return "bf16";
-    case WeightFormat::fp16:
-      return "fp16";
-    case WeightFormat::fp8:
-      return "fp8";
-    case WeightFormat::int8:
-      return "int8";
-    case WeightFormat::int4:
-      return "int4";
-    case WeightFormat::nvfp4:
-      return "nvfp4";
-    case WeightFormat::mxfp4:
-      return "mxfp4";
-    case WeightFormat::q4_0:
-      return "q4_0";
-    case WeightFormat::q8_0:
-      return "q8_0";
-    case WeightFormat::q4_k_m:
-      return "q4_k_m";
-  }
-  return "?";
-}
-
 const char* kv_format_name(KvFormat k) {
   switch (k) {
     case KvFormat::bf16:
@@ -96,17 +70,6 @@ const char* runtime_name(Runtime r) {
       return "llamacpp";
   }
   return "?";
-}
-
-std::optional<WeightFormat> parse_weight_format(const std::string& s) {
-  for (WeightFormat w :
-       {WeightFormat::bf16, WeightFormat::fp16, WeightFormat::fp8, WeightFormat::int8,
-        WeightFormat::int4, WeightFormat::nvfp4, WeightFormat::mxfp4, WeightFormat::q4_0,
-        WeightFormat::q8_0, WeightFormat::q4_k_m}) {
-    if (s == weight_format_name(w)) return w;
-  }
-  if (s == "f16") return WeightFormat::fp16;  // GGUF's name for 16-bit: the same 2 bytes
-  return std::nullopt;
 }
 
 std::optional<KvFormat> parse_kv_format(const std::string& s) {

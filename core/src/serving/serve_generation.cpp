@@ -5,29 +5,6 @@
 
 namespace gpuplan {
 
-std::optional<WeightFormat> serving_weight_format(Precision p) {
-  switch (p) {
-    case Precision::bf16:
-    case Precision::mixed_bf16:
-      return WeightFormat::bf16;
-    case Precision::fp16:
-    case Precision::mixed_fp16:
-      return WeightFormat::fp16;
-    case Precision::fp8:
-    case Precision::fp8_blockwise:
-    case Precision::mxfp8:
-      return WeightFormat::fp8;
-    case Precision::nvfp4:
-      return WeightFormat::nvfp4;
-    case Precision::fp32:
-    case Precision::tf32:
-    case Precision::amp_fp16:
-    case Precision::amp_bf16:
-      return std::nullopt;
-  }
-  return std::nullopt;
-}
-
 GenerationTime generation_time(const ReplicaModel& r, double prompts, double prompt_tokens,
                                double output_tokens) {
   GenerationTime g;
@@ -86,7 +63,7 @@ std::optional<Error> time_generation(const Model& model, const Setup& setup, con
   const double prompt = static_cast<double>(e.seq_len);
   const double output = static_cast<double>(setup.generate_tokens);
   ServeConfig c;
-  c.weights = *serving_weight_format(setup.precision);
+  c.weights = *inference_weight_format(model.checkpoint_weights, setup.precision);
   c.runtime = runtime;
   c.tp = setup.tp;
   c.pp = setup.pp;

@@ -36,16 +36,10 @@ std::string gb(double bytes) {
   return buf;
 }
 
-// Bytes of one tensor on one GPU. Quantised formats apply to the blocks' matmuls (precision.h:
-// MXFP4 to the MLP's only); embeddings, head, norms and biases stay 16-bit, except in GGUF
-// formats, which store the embedding and head matrices quantised too.
+// Bytes of one tensor on one GPU (stored_tensor_bytes: MXFP4 quantises the MLP's matrices only,
+// GGUF formats the embedding and head too).
 double tensor_bytes(const ParamTensor& t, const WeightFormatBytes& format, int tp) {
-  const bool outer = t.group == ParamGroup::embedding || t.group == ParamGroup::head;
-  const bool quantised = t.rows > 1 && (t.group == ParamGroup::mlp ||
-                                        (format.attention && t.group == ParamGroup::attention) ||
-                                        (format.embeddings && outer));
-  return static_cast<double>(t.numel()) * (quantised ? format.matmul : 2.0) /
-         (t.tensor_parallel ? tp : 1);
+  return stored_tensor_bytes(t, format) / (t.tensor_parallel ? tp : 1);
 }
 
 // The GPUs that split the tensors outside the routed experts: all of the replica's, or none

@@ -381,6 +381,10 @@ struct Stage {
   double expert_matrix_numel = 0;
   double expert_trainable_numel = 0;
   int expert_dp = 1;
+  // Inference: bytes per parameter of the part outside the routed experts and of the experts,
+  // as the weights are served (inference_weight_format); 0 where the precision's bytes hold.
+  double served_bytes_per_param = 0;
+  double served_expert_bytes_per_param = 0;
 };
 
 // What Megatron's interleaved schedule and the context-parallel attention kernels require.
@@ -874,6 +878,35 @@ void dispatch_buffers(const TransformerSpec& spec, const Setup& setup, double el
   st.largest_transient_bytes = std::max(st.largest_transient_bytes, m.dispatch_buffer_bytes);
 }
 
+// Inference holds the weights as they are served (inference_weight_format): a checkpoint stored
+// narrower than the precision as stored, and a Transformer Engine recipe's weights quantised
+// once, without the 16-bit copy (TE's fp8_model_init; what serving runtimes load). The bytes per
+// parameter of each part come from the whole model's tensors (stored_tensor_bytes), as
+// `gpuplan serve` counts a replica's.
+void served_weights(const Model& model, const Setup& setup, const std::vector<ParamTensor>& tensors,
+                    Estimate& e, Stage& st) {
+  if (setup.mode == Mode::train || setup.qlora) return;
+  const std::optional<WeightFormat> format =
+      inference_weight_format(model.checkpoint_weights, setup.precision);
+  if (!format) return;
+  const WeightFormatBytes& f = weight_format_bytes(*format);
+  double dense_bytes = 0, dense_numel = 0, expert_bytes = 0, expert_numel = 0;
+  for (const ParamTensor& t : tensors) {
+    (t.routed_expert ? expert_bytes : dense_bytes) += stored_tensor_bytes(t, f);
+    (t.routed_expert ? expert_numel : dense_numel) += static_cast<double>(t.numel());
+  }
+  st.served_bytes_per_param = dense_numel > 0 ? dense_bytes / dense_numel : 0;
+  st.served_expert_bytes_per_param = expert_numel > 0 ? expert_bytes / expert_numel : 0;
+  if (format != serving_weight_format(setup.precision)) {
+    e.notes.push_back(std::string("weights: ") + weight_format_name(*format) + ", as the " +
+                      (model.checkpoint_name.empty() ? model.id : model.checkpoint_name) +
+                      " checkpoint stores them (serving runtimes load it so at any dtype)");
+  } else if (is_low_precision(setup.precision)) {
+    e.notes.push_back(std::string("inference holds the ") + weight_format_name(*format) +
+                      " weights only, as serving runtimes load them (no 16-bit copy)");
+  }
+}
+
 // Weights one decode step reads on one GPU: the dense ones, and of the routed experts those the
 // step's tokens touch (one per sequence decoding on this replica), as `gpuplan serve` counts them.
 double decode_weight_numel(const TransformerSpec& spec, const Setup& setup, const Estimate& e,
@@ -911,6 +944,7 @@ std::optional<Error> transformer_workload(const Model& model, const Setup& setup
   e.flops.forward_attention_unmasked_per_sample =
       transformer_forward_flops(run, e.seq_len).attention_core;
   stage_parameters(model.transformer, setup, tensors, e, lora_params.value(), st);
+  served_weights(model, setup, tensors, e, st);
   auto impl = resolve_attention(model, setup, e.attention_reason);
   if (!impl.ok()) return impl.error();
   e.attention = impl.value() == AttentionImpl::flash ? "flash" : "eager";
@@ -938,7 +972,12 @@ std::optional<Error> transformer_workload(const Model& model, const Setup& setup
     inference_activations(model.transformer, setup, impl.value(), e, st);
   }
   inference_flops(model.transformer, setup, e);
-  st.decode_weight_bytes = decode_weight_numel(model.transformer, setup, e, st) * pb.param;
+  const double read_numel = decode_weight_numel(model.transformer, setup, e, st);
+  const double dense_numel = st.weights_numel - st.expert_numel;
+  st.decode_weight_bytes = st.served_bytes_per_param > 0
+                               ? dense_numel * st.served_bytes_per_param +
+                                     (read_numel - dense_numel) * st.served_expert_bytes_per_param
+                               : read_numel * pb.param;
   return std::nullopt;
 }
 
@@ -1061,8 +1100,11 @@ void model_state_memory(const Model& model, const Setup& setup, const Stage& st,
   const double dp = static_cast<double>(setup.dp) * setup.cp;
   // QLoRA: NF4 base weights with double quantisation, 4 + 0.127 bits per parameter (Dettmers et
   // al. 2023, sec. 3); LoRA adapters at the compute precision.
-  const double weight_bytes = setup.qlora ? (4.0 + 0.127) / 8.0 : pb.param;
+  const double weight_bytes = setup.qlora                     ? (4.0 + 0.127) / 8.0
+                              : st.served_bytes_per_param > 0 ? st.served_bytes_per_param
+                                                              : pb.param;
   m.weights = st.weights_numel * weight_bytes;
+  if (st.served_bytes_per_param > 0) return;  // inference, weights as served (served_weights)
   // Autocast's cast cache: a 16-bit copy of every matmul weight.
   if (is_autocast(setup.precision)) m.weights += st.matrix_numel * pb.weight_copy;
   // --quantized-params: the quantised block weights (both usages in training, the row-wise one
@@ -1126,6 +1168,7 @@ void add_expert_states(const Model& model, const Setup& setup, const Stage& st, 
   x.trainable_numel = st.expert_trainable_numel;
   x.quantized_numel = st.expert_matrix_numel * st.low_precision_share;
   x.low_precision_share = st.low_precision_share;
+  x.served_bytes_per_param = st.served_expert_bytes_per_param;
   x.adafactor_elements =
       st.weights_numel > 0 ? st.adafactor_elements * st.expert_numel / st.weights_numel : 0.0;
   Setup expert_setup = setup;

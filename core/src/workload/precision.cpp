@@ -185,4 +185,74 @@ double low_precision_share(const Setup& s, double layers) {
   return std::clamp((layers - bf16) / layers, 0.0, 1.0);
 }
 
+const char* weight_format_name(WeightFormat w) {
+  switch (w) {
+    case WeightFormat::bf16:
+      return "bf16";
+    case WeightFormat::fp16:
+      return "fp16";
+    case WeightFormat::fp8:
+      return "fp8";
+    case WeightFormat::int8:
+      return "int8";
+    case WeightFormat::int4:
+      return "int4";
+    case WeightFormat::nvfp4:
+      return "nvfp4";
+    case WeightFormat::mxfp4:
+      return "mxfp4";
+    case WeightFormat::q4_0:
+      return "q4_0";
+    case WeightFormat::q8_0:
+      return "q8_0";
+    case WeightFormat::q4_k_m:
+      return "q4_k_m";
+  }
+  return "?";
+}
+
+std::optional<WeightFormat> parse_weight_format(const std::string& s) {
+  for (WeightFormat w :
+       {WeightFormat::bf16, WeightFormat::fp16, WeightFormat::fp8, WeightFormat::int8,
+        WeightFormat::int4, WeightFormat::nvfp4, WeightFormat::mxfp4, WeightFormat::q4_0,
+        WeightFormat::q8_0, WeightFormat::q4_k_m}) {
+    if (s == weight_format_name(w)) return w;
+  }
+  if (s == "f16") return WeightFormat::fp16;  // GGUF's name for 16-bit: the same 2 bytes
+  return std::nullopt;
+}
+
+std::optional<WeightFormat> serving_weight_format(Precision p) {
+  switch (p) {
+    case Precision::bf16:
+    case Precision::mixed_bf16:
+      return WeightFormat::bf16;
+    case Precision::fp16:
+    case Precision::mixed_fp16:
+      return WeightFormat::fp16;
+    case Precision::fp8:
+    case Precision::fp8_blockwise:
+    case Precision::mxfp8:
+      return WeightFormat::fp8;
+    case Precision::nvfp4:
+      return WeightFormat::nvfp4;
+    case Precision::fp32:
+    case Precision::tf32:
+    case Precision::amp_fp16:
+    case Precision::amp_bf16:
+      return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+std::optional<WeightFormat> inference_weight_format(const std::string& checkpoint_weights,
+                                                    Precision p) {
+  const std::optional<WeightFormat> computed = serving_weight_format(p);
+  const std::optional<WeightFormat> stored = parse_weight_format(checkpoint_weights);
+  if (!stored) return computed;
+  if (!computed) return stored;
+  return weight_format_bytes(*stored).matmul < weight_format_bytes(*computed).matmul ? stored
+                                                                                     : computed;
+}
+
 }  // namespace gpuplan

@@ -1,9 +1,11 @@
 #include "gpuplan/transformer.h"
 
-#include <cmath>
 #include <algorithm>
+#include <cmath>
 #include <utility>
 #include <vector>
+
+#include "gpuplan/precision.h"
 
 namespace gpuplan {
 namespace {
@@ -816,6 +818,14 @@ LayerActivations transformer_layer_activations(const TransformerSpec& s, int64_t
   recomputable_parts(s, d, keys, element_bytes, inner, out);
   op_selective_parts(s, d, out_in, element_bytes, norm_input_bytes, out);
   return out;
+}
+
+double stored_tensor_bytes(const ParamTensor& t, const WeightFormatBytes& format) {
+  const bool outer = t.group == ParamGroup::embedding || t.group == ParamGroup::head;
+  const bool quantised = t.rows > 1 && (t.group == ParamGroup::mlp ||
+                                        (format.attention && t.group == ParamGroup::attention) ||
+                                        (format.embeddings && outer));
+  return static_cast<double>(t.numel()) * (quantised ? format.matmul : 2.0);
 }
 
 }  // namespace gpuplan

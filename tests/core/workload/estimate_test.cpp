@@ -2,6 +2,8 @@
 #include <gtest/gtest.h>
 
 #include "gpuplan/estimate.h"
+#include "gpuplan/serve_assumptions.h"
+#include "gpuplan/serve_replica.h"
 #include "gpuplan/transformer.h"
 #include "test_util.h"
 
@@ -167,6 +169,42 @@ TEST(Estimate, InferenceReplicatesKeyValueHeadsPastTheirCount) {
   s.tp = 6;
   EXPECT_EQ(error_of("qwen3-30b-a3b", s),
             "--tp 6 does not divide the attention heads (32 query, 4 key/value heads)");
+}
+
+// Inference holds the weights as they are served: a Transformer Engine recipe's quantised once,
+// with no 16-bit copy; a checkpoint stored narrower than the precision (DeepSeek-V3's FP8,
+// gpt-oss's MXFP4 experts, a name's "-FP8") as stored, the bytes `gpuplan serve` counts.
+TEST(Estimate, InferenceHoldsTheWeightsAsServed) {
+  gpuplan::Setup s;
+  s.mode = Mode::infer;
+  s.precision = Precision::fp8;
+  s.seq_len = 1024;
+  // Llama-3.3-70B: 68,451,041,280 block matrix weights at 1 byte; the embedding and the head
+  // (128256 x 8192 each) and 161 norms of 8192 at 2.
+  const Estimate fp8 = must("llama-3.3-70b", s);
+  EXPECT_DOUBLE_EQ(fp8.memory.weights, 68451041280.0 + 2 * (2 * 1050673152.0 + 161 * 8192.0));
+  EXPECT_DOUBLE_EQ(fp8.params.total, 68451041280.0 + 2 * 1050673152.0 + 161 * 8192.0);
+  s.precision = Precision::bf16;
+  EXPECT_DOUBLE_EQ(must("llama-3.3-70b", s).memory.weights, 2 * fp8.params.total);
+  // A checkpoint's own format, equal to the serving replica's weights on each of its GPUs.
+  auto served = [&](const Model& model, int tp) {
+    ServeConfig c;
+    c.checkpoint_weights = true;
+    c.tp = tp;
+    auto r = build_replica(model, *test::catalog().find_gpu("h200-sxm-141gb"), c, test::serving(),
+                           test::catalog().efficiencies);
+    EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().message);
+    return r.ok() ? r.value().memory.weight_bytes : 0.0;
+  };
+  const Model named =
+      named_checkpoint(*resolve_model(test::catalog(), "nvidia/Llama-3.3-70B-Instruct-FP8"));
+  for (const auto& [model, tp] : {std::pair{named, 2}, std::pair{test::model("deepseek-v3"), 8},
+                                  std::pair{test::model("gpt-oss-120b"), 1}}) {
+    s.tp = tp;
+    auto e = estimate(model, s);
+    ASSERT_TRUE(e.ok()) << e.error().message;
+    EXPECT_NEAR(e.value().memory.weights / served(model, tp), 1.0, 0.002) << model.id;
+  }
 }
 
 TEST(EstimateErrors, NameTheFieldAndTheProblem) {
