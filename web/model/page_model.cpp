@@ -11,7 +11,9 @@
 namespace gpuplan::web {
 namespace {
 
-S advice_for(S term) {
+S advice_for(S term, Mode mode) {
+  if (mode == Mode::infer && term == S::term_weights) return S::advice_weights_infer;
+  if (mode == Mode::infer && term == S::term_activations) return S::advice_activations_infer;
   switch (term) {
     case S::term_activations:
       return S::advice_activations;
@@ -75,7 +77,8 @@ std::string fit_advice(const Evaluation& ev) {
   const S headline = ev.verdict.fit == Fit::tight ? S::tight_over : S::no_fit;
   return format(tr(headline), format_bytes(m.total()).c_str(), ev.gpu->name.c_str(),
                 format_bytes(ev.gpu->memory_bytes).c_str(), tr(largest),
-                format_bytes(ev.fit.largest_term_bytes).c_str(), tr(advice_for(largest)));
+                format_bytes(ev.fit.largest_term_bytes).c_str(),
+                tr(advice_for(largest, ev.query.request.setup.mode)));
 }
 
 std::string band_evidence(const ErrorBand& b) {

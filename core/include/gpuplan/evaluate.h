@@ -42,8 +42,8 @@ struct FitReport {
   std::string advice;  // empty when it fits
 };
 // `verdict` words the advice: over the capacity but within the memory error band is "tight", a
-// run that may well fit, not "does not fit".
-FitReport fit_report(const MemoryBytes& m, const Gpu& gpu, Fit verdict);
+// run that may well fit, not "does not fit"; `mode` chooses what an inference can change.
+FitReport fit_report(const MemoryBytes& m, const Gpu& gpu, Fit verdict, Mode mode);
 
 // What evaluate() computed. Pointers point into the catalog it was given.
 struct Evaluation {

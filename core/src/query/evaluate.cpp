@@ -98,7 +98,13 @@ std::optional<Error> resolve_parallelism(Query& q, int gpus) {
   return std::nullopt;
 }
 
-const char* advice_for(const std::string& key) {
+// What frees the largest memory term; at inference, what an inference can change (no optimizer,
+// no checkpointing, no ZeRO).
+const char* advice_for(const std::string& key, Mode mode) {
+  if (mode == Mode::infer && key == "weights")
+    return "use tensor or pipeline parallelism, or narrower weights (an FP8 or 4-bit checkpoint).";
+  if (mode == Mode::infer && key == "activations")
+    return "lower the batch or sequence length, or add tensor parallelism.";
   if (key == "activations") {
     return "turn on activation checkpointing, lower the micro-batch or sequence length, or add "
            "tensor parallelism.";
@@ -239,7 +245,7 @@ std::vector<MemoryTerm> memory_terms(const MemoryBytes& m) {
           {"fragmentation", "allocator fragmentation", m.fragmentation}};
 }
 
-FitReport fit_report(const MemoryBytes& m, const Gpu& gpu, Fit verdict) {
+FitReport fit_report(const MemoryBytes& m, const Gpu& gpu, Fit verdict, Mode mode) {
   FitReport f;
   f.needed_bytes = m.total();
   f.gpu_memory_bytes = gpu.memory_bytes;
@@ -259,7 +265,7 @@ FitReport fit_report(const MemoryBytes& m, const Gpu& gpu, Fit verdict) {
                                      : "Does not fit: needs ";
     f.advice = headline + format_bytes(f.needed_bytes) + " per GPU, " + gpu.name + " has " +
                format_bytes(f.gpu_memory_bytes) + ". The largest term is " + f.largest_term + " (" +
-               format_bytes(f.largest_term_bytes) + "): " + advice_for(largest->key);
+               format_bytes(f.largest_term_bytes) + "): " + advice_for(largest->key, mode);
   }
   return f;
 }
@@ -383,7 +389,7 @@ Result<Evaluation> evaluate_setup(const Catalog& catalog, const Query& query) {
   ev.gpus = ev.query.gpus;
   ev.verdict = fit_verdict(ev.estimate.memory.total(), ev.gpu->memory_bytes,
                            error_band(catalog.accuracy.memory, ev.family, ev.ground));
-  ev.fit = fit_report(ev.estimate.memory, *ev.gpu, ev.verdict.fit);
+  ev.fit = fit_report(ev.estimate.memory, *ev.gpu, ev.verdict.fit, ev.query.request.setup.mode);
   ev.hardware_error = time_on_hardware(catalog, ev);
   if (ev.time && generation_served(ev)) serving_time_band(catalog, ev);
   measured_beside(catalog, ev);

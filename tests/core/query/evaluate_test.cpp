@@ -169,6 +169,14 @@ TEST(Evaluate, SaysWhatToChangeWhenItDoesNotFit) {
   EXPECT_EQ(ev.fit.advice.rfind("Does not fit: needs ", 0), 0u) << ev.fit.advice;
   EXPECT_NE(ev.fit.advice.find("use ZeRO stage 1-3 across data-parallel GPUs"), std::string::npos)
       << ev.fit.advice;
+  // At inference, what an inference can change: no ZeRO, no QLoRA.
+  const Evaluation infer =
+      evaluated("model=llama-3.3-70b&mode=infer&precision=bf16&gpu=h100-sxm5-80gb");
+  EXPECT_EQ(infer.fit.largest_term, "weights");
+  EXPECT_NE(infer.fit.advice.find("use tensor or pipeline parallelism, or narrower weights"),
+            std::string::npos)
+      << infer.fit.advice;
+  EXPECT_EQ(infer.fit.advice.find("ZeRO"), std::string::npos) << infer.fit.advice;
   const Evaluation small = evaluated("model=gpt2-small&batch=1&gpu=a100-sxm4-80gb");
   EXPECT_TRUE(small.fit.fits);
   EXPECT_EQ(small.fit.advice, "");
