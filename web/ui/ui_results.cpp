@@ -301,7 +301,9 @@ UiActions draw_results(const PageModel& m) {
   published_lines(c, a);
   measured_run_table(m, a);
   for (const auto& n : c.estimate.notes) note_text(core_note(n));
-  draw_launch(m, estimate_launch_config(c, m.launch_format), c.query.nodes, a);
+  // A launch config is a training run's on its GPUs: none for inference or without hardware.
+  if (c.query.request.setup.mode == Mode::train && c.gpu)
+    draw_launch(m, estimate_launch_config(c, m.launch_format), c.query.nodes, a);
   return a;
 }
 
