@@ -408,16 +408,18 @@ std::optional<Error> read_hy_v3(JsonReader& r, const nlohmann::json& j, Transfor
                            "use_grouped_mm"}));
 }
 
-// Qwen3-Next (Qwen3NextConfig) and Qwen3.5's MoE text model (Qwen3_5MoeTextConfig): gated
-// attention (q_proj doubled for the output gate, per-head q/k norms) in every
-// full_attention_interval-th block (or as layer_types lists them), Gated DeltaNet in the others;
-// routed experts plus one shared expert with a sigmoid gate in every block; Qwen3.5's
-// multi-token prediction module (mtp_num_hidden_layers) is DeepSeek's shape. Zero-centred norms
-// and partial rotary change no count.
+// Qwen3-Next (Qwen3NextConfig) and Qwen3.5's text models (Qwen3_5MoeTextConfig, and the dense
+// Qwen3_5TextConfig): gated attention (q_proj doubled for the output gate, per-head q/k norms) in
+// every full_attention_interval-th block (or as layer_types lists them), Gated DeltaNet in the
+// others; routed experts plus one shared expert with a sigmoid gate in every block, or in the
+// dense model a gated MLP of intermediate_size; Qwen3.5's multi-token prediction module
+// (mtp_num_hidden_layers) is DeepSeek's shape. Zero-centred norms and partial rotary change no
+// count.
 std::optional<Error> read_qwen3_next(JsonReader& r, const nlohmann::json& j, TransformerSpec& s,
                                      const std::string& type, const std::string& where) {
-  const bool qwen35 = type == "qwen3_5_moe_text";
-  read_decoder(r, s, true, !qwen35);
+  const bool dense = type == "qwen3_5_text";
+  const bool qwen35 = type == "qwen3_5_moe_text" || dense;
+  read_decoder(r, s, true, !qwen35 || dense);
   refuse_qwen_sliding_window(r);
   s.qk_norm = QkNorm::rmsnorm;
   s.attention_output_gate = r.boolean("attn_output_gate", true);
@@ -426,17 +428,20 @@ std::optional<Error> read_qwen3_next(JsonReader& r, const nlohmann::json& j, Tra
   s.linear_key_head_dim = r.integer("linear_key_head_dim", std::nullopt, 1, kMax);
   s.linear_value_head_dim = r.integer("linear_value_head_dim", std::nullopt, 1, kMax);
   s.linear_conv_kernel = r.integer("linear_conv_kernel_dim", 4, 1, 64);
-  s.experts = r.integer("num_experts", std::nullopt, 1, 100'000);
-  s.experts_per_token = r.integer("num_experts_per_tok", std::nullopt, 1, 100'000);
-  s.moe_ffn_hidden = r.integer("moe_intermediate_size", std::nullopt, 1, kMax);
-  if (s.ffn_hidden == 0) s.ffn_hidden = s.moe_ffn_hidden;  // no dense block uses it
-  s.shared_experts = 1;
-  s.shared_expert_ffn_hidden = r.integer("shared_expert_intermediate_size", std::nullopt, 1, kMax);
-  s.shared_expert_gate = true;
-  s.moe_layer_step = r.integer("decoder_sparse_step", 1, 1, kMax);
-  const nlohmann::json* only = r.value("mlp_only_layers", false);
-  if (only && !(only->is_array() && only->empty()))
-    r.fail("mlp_only_layers: only [] is modelled (dense blocks by list are not)");
+  if (!dense) {
+    s.experts = r.integer("num_experts", std::nullopt, 1, 100'000);
+    s.experts_per_token = r.integer("num_experts_per_tok", std::nullopt, 1, 100'000);
+    s.moe_ffn_hidden = r.integer("moe_intermediate_size", std::nullopt, 1, kMax);
+    if (s.ffn_hidden == 0) s.ffn_hidden = s.moe_ffn_hidden;  // no dense block uses it
+    s.shared_experts = 1;
+    s.shared_expert_ffn_hidden =
+        r.integer("shared_expert_intermediate_size", std::nullopt, 1, kMax);
+    s.shared_expert_gate = true;
+    s.moe_layer_step = r.integer("decoder_sparse_step", 1, 1, kMax);
+    const nlohmann::json* only = r.value("mlp_only_layers", false);
+    if (only && !(only->is_array() && only->empty()))
+      r.fail("mlp_only_layers: only [] is modelled (dense blocks by list are not)");
+  }
   s.mtp_layers = r.integer("mtp_num_hidden_layers", 0, 0, 64);
   if (r.boolean("mtp_use_dedicated_embeddings", false))
     r.fail("mtp_use_dedicated_embeddings: true is not modelled (MTP shares the embedding)");
@@ -683,8 +688,8 @@ namespace {
 constexpr const char* kSupported =
     "llama, mistral, mixtral, qwen2, qwen3, qwen3_moe, deepseek_v2, deepseek_v3, deepseek_v32, "
     "kimi_k2, gpt_oss, "
-    "llama4, llama4_text, glm4_moe, hy_v3, nemotron, qwen3_next, qwen3_5_moe, qwen3_5_moe_text, "
-    "falcon, gpt2, bert, vit, mpt";
+    "llama4, llama4_text, glm4_moe, hy_v3, nemotron, qwen3_next, qwen3_5, qwen3_5_text, "
+    "qwen3_5_moe, qwen3_5_moe_text, falcon, gpt2, bert, vit, mpt";
 
 // The decoders of 2024-26 (strict: an unknown field is refused); `j` is the object `r` reads.
 std::optional<Error> read_modern_decoder(JsonReader& r, const nlohmann::json& j, Model& m,
@@ -705,7 +710,7 @@ std::optional<Error> read_modern_decoder(JsonReader& r, const nlohmann::json& j,
     unknown = read_hy_v3(r, j, s, where);
   } else if (type == "nemotron") {
     unknown = read_nemotron(r, j, s, where);
-  } else if (type == "qwen3_next" || type == "qwen3_5_moe_text") {
+  } else if (type == "qwen3_next" || type == "qwen3_5_moe_text" || type == "qwen3_5_text") {
     unknown = read_qwen3_next(r, j, s, type, where);
   } else {
     unknown = read_llama4_text(r, j, s, where);
@@ -718,17 +723,18 @@ std::optional<Error> read_modern_decoder(JsonReader& r, const nlohmann::json& j,
 }
 
 bool is_modern_decoder(const std::string& type) {
-  for (const char* t : {"llama", "mistral", "mixtral", "qwen2", "qwen3", "qwen3_moe", "deepseek_v2",
-                        "deepseek_v3", "deepseek_v32", "kimi_k2", "gpt_oss", "glm4_moe", "hy_v3",
-                        "llama4_text", "nemotron", "qwen3_next", "qwen3_5_moe_text"}) {
+  for (const char* t :
+       {"llama", "mistral", "mixtral", "qwen2", "qwen3", "qwen3_moe", "deepseek_v2", "deepseek_v3",
+        "deepseek_v32", "kimi_k2", "gpt_oss", "glm4_moe", "hy_v3", "llama4_text", "nemotron",
+        "qwen3_next", "qwen3_5_moe_text", "qwen3_5_text"}) {
     if (type == t) return true;
   }
   return false;
 }
 
 // Multimodal configs whose language model is text_config (Llama4Config, Qwen3.5's
-// Qwen3_5MoeConfig): the vision encoder is left out; `tokens`: the outer config's image and
-// video token ids, which change no count.
+// Qwen3_5MoeConfig and Qwen3_5Config): the vision encoder is left out; `tokens`: the outer config's
+// image and video token ids, which change no count.
 std::optional<Error> read_text_config(JsonReader& r, const nlohmann::json& j, Model& m,
                                       const std::string& type, const std::string& text_type,
                                       const std::string& where) {
@@ -762,8 +768,8 @@ Result<Model> model_from_hf_config(std::string_view text, const std::string& whe
   std::string what = type + ", uploaded config";
   if (is_modern_decoder(type)) {
     if (auto err = read_modern_decoder(r, parsed.value(), m, type, where)) return *err;
-  } else if (type == "llama4" || type == "qwen3_5_moe") {
-    const std::string text_type = type == "llama4" ? "llama4_text" : "qwen3_5_moe_text";
+  } else if (type == "llama4" || type == "qwen3_5_moe" || type == "qwen3_5") {
+    const std::string text_type = type + "_text";  // llama4_text, qwen3_5_text, qwen3_5_moe_text
     if (auto err = read_text_config(r, parsed.value(), m, type, text_type, where)) return *err;
     what = type + " text model without the vision encoder, uploaded config";
   } else if (type == "gpt2") {

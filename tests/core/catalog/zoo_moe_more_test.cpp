@@ -1,7 +1,7 @@
-// More mixture-of-experts zoo entries (data/models): GLM-4.5-Air, Qwen3-Coder-480B-A35B and
-// DeepSeek-V2-Lite against the totals their publishers state, GLM-4.5-Air (and DeepSeek-V2-Lite,
-// latent attention without a query latent) counted module by module from config.json, and the
-// Hugging Face ids added as aliases resolving to their entries.
+// More mixture-of-experts zoo entries (data/models): GLM-4.5-Air, Qwen3-Coder-480B-A35B,
+// DeepSeek-V2-Lite and the Qwen3.5 medium models against the totals their publishers state,
+// GLM-4.5-Air (and DeepSeek-V2-Lite, latent attention without a query latent) counted module by
+// module from config.json, and the Hugging Face ids added as aliases resolving to their entries.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -119,6 +119,22 @@ TEST(ZooMoeMore, AddedHuggingFaceIdsResolveToTheirEntries) {
   // Qwen3-Coder-30B-A3B-Instruct's config.json has intermediate_size 5472 where Qwen3-30B-A3B's
   // has 6144: not the same architecture, so not an alias of it.
   EXPECT_NE(resolved("Qwen/Qwen3-Coder-30B-A3B-Instruct"), "qwen3-30b-a3b");
+}
+
+TEST(ZooMoeMore, Qwen35MediumModelsEqualTheirModelCards) {
+  // Model cards: Qwen3.5-122B-A10B 122B total and 10B activated, Qwen3.5-27B 27B (the language
+  // model; its vision encoder is not in the zoo). Ours without the MTP module: 122.11B and
+  // 9.77B (embeddings counted, as Qwen does), 26.90B; the cards round to 1B (2.3 % at 10B).
+  const Counts moe = counts("qwen3.5-122b-a10b");
+  expect_near(moe.total, 122e9, 0.005, "Qwen3.5-122B-A10B total");
+  expect_near(moe.active, 10e9, 0.025, "Qwen3.5-122B-A10B active");
+  expect_near(counts("qwen3.5-27b").total, 27e9, 0.005, "Qwen3.5-27B total");
+  // 48 blocks of which 12 full attention; 64 of which 16.
+  EXPECT_EQ(test::model("qwen3.5-122b-a10b").transformer.linear_layer_count(), 36);
+  EXPECT_EQ(test::model("qwen3.5-27b").transformer.linear_layer_count(), 48);
+  EXPECT_EQ(resolved("Qwen/Qwen3.5-122B-A10B-FP8"), "qwen3.5-122b-a10b");
+  EXPECT_EQ(resolved("nvidia/Qwen3.5-122B-A10B-NVFP4"), "qwen3.5-122b-a10b");
+  EXPECT_EQ(resolved("Qwen/Qwen3.5-27B"), "qwen3.5-27b");
 }
 
 }  // namespace

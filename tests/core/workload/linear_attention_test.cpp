@@ -95,11 +95,13 @@ TEST(LinearAttention, TokenMixingGrowsLinearlyWithTheSequence) {
 }
 
 TEST(LinearAttention, HfConfigsOfQwen3NextAndQwen35ImportAsTheZoosModels) {
-  // Qwen/Qwen3-Next-80B-A3B-Instruct and Qwen/Qwen3.5-397B-A17B (its text_config), as public
-  // copies of their config.json show them.
+  // Qwen/Qwen3-Next-80B-A3B-Instruct and Qwen/Qwen3.5-397B-A17B, -122B-A10B and -27B (their
+  // text_config), as public copies of their config.json show them.
   for (const auto& [file, id] :
        {std::pair<std::string, std::string>{"qwen3-next-80b-a3b.json", "qwen3-next-80b-a3b"},
-        {"qwen3.5-397b-a17b.json", "qwen3.5-397b-a17b"}}) {
+        {"qwen3.5-397b-a17b.json", "qwen3.5-397b-a17b"},
+        {"qwen3.5-122b-a10b.json", "qwen3.5-122b-a10b"},
+        {"qwen3.5-27b.json", "qwen3.5-27b"}}) {
     SCOPED_TRACE(file);
     auto m = model_from_hf_config(test::read_repo_file("tests/fixtures/hf/" + file), file);
     ASSERT_TRUE(m.ok()) << m.error().message;
