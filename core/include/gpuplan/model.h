@@ -25,7 +25,10 @@ enum class MlpActivation { gelu, relu, silu, relu2 };
 enum class LocalAttention { sliding, chunked };
 // Norm of queries and keys per head before the scores: none, RMSNorm with a weight of head_dim
 // (Qwen3, GLM-4.5's q_norm/k_norm), or an L2 norm without parameters (Llama 4 Scout).
-enum class QkNorm { none, rmsnorm, l2 };
+// Norms of queries and keys: RMSNorm per head (Qwen3, a weight of head_dim), L2 without weight
+// (Llama 4), or RMSNorm over all of a layer's query (key) channels at once (MiniMax-M2's
+// qk_norm_type "per_layer": weights of heads x head_dim and kv_heads x head_dim).
+enum class QkNorm { none, rmsnorm, l2, rmsnorm_layer };
 // Rotary position scaling as config.json's rope_scaling names it; it changes no parameter, only
 // how far positions reach (kept so max_positions can be traced to it).
 enum class RopeScaling { none, linear, dynamic, yarn, llama3, longrope };

@@ -194,7 +194,8 @@ void read_moe_and_attention(JsonReader& r, TransformerSpec& s) {
   s.index_heads = r.integer("index_heads", 0, 0, kMaxDim);
   s.index_head_dim = r.integer("index_head_dim", 0, 0, kMaxDim);
   s.index_topk = r.integer("index_topk", 0, 0, kMaxDim * 1000);
-  s.qk_norm = static_cast<QkNorm>(r.choice("qk_norm", {"none", "rmsnorm", "l2"}, 0));
+  s.qk_norm =
+      static_cast<QkNorm>(r.choice("qk_norm", {"none", "rmsnorm", "l2", "rmsnorm-layer"}, 0));
   s.attention_output_gate = r.boolean("attention_output_gate", false);
   s.linear_key_heads = r.integer("linear_key_heads", 0, 0, kMaxDim);
   s.linear_value_heads = r.integer("linear_value_heads", 0, 0, kMaxDim);

@@ -104,6 +104,12 @@ void add_attention(std::vector<ParamTensor>& out, const TransformerSpec& s, cons
     add_norm(out, s, prefix, "q_norm", count, true, s.qk_head_dim());
     add_norm(out, s, prefix, "k_norm", count, true, s.qk_head_dim());
   }
+  if (s.qk_norm == QkNorm::rmsnorm_layer) {  // over every query (key) channel, split with heads
+    out.push_back({prefix, "q_norm", "weight", ParamGroup::norm, 1, s.heads * s.qk_head_dim(),
+                   count, true, true});
+    out.push_back({prefix, "k_norm", "weight", ParamGroup::norm, 1, s.kv_heads * s.qk_head_dim(),
+                   count, true, true});
+  }
   if (s.attention_sinks) {  // GptOssAttention.sinks: one logit per head, split with the heads
     out.push_back(
         {prefix, "sinks", "weight", ParamGroup::attention, 1, s.heads, count, true, true});

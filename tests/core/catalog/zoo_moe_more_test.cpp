@@ -1,7 +1,7 @@
 // More mixture-of-experts zoo entries (data/models): GLM-4.5-Air, Qwen3-Coder-480B-A35B,
-// DeepSeek-V2-Lite and the Qwen3.5 medium models against the totals their publishers state,
-// GLM-4.5-Air (and DeepSeek-V2-Lite, latent attention without a query latent) counted module by
-// module from config.json, and the Hugging Face ids added as aliases resolving to their entries.
+// DeepSeek-V2-Lite, the Qwen3.5 medium models and MiniMax-M2.5 against the totals their publishers
+// state, GLM-4.5-Air (and DeepSeek-V2-Lite, latent attention without a query latent) counted module
+// by module from config.json, and the Hugging Face ids added as aliases resolving to their entries.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -135,6 +135,26 @@ TEST(ZooMoeMore, Qwen35MediumModelsEqualTheirModelCards) {
   EXPECT_EQ(resolved("Qwen/Qwen3.5-122B-A10B-FP8"), "qwen3.5-122b-a10b");
   EXPECT_EQ(resolved("nvidia/Qwen3.5-122B-A10B-NVFP4"), "qwen3.5-122b-a10b");
   EXPECT_EQ(resolved("Qwen/Qwen3.5-27B"), "qwen3.5-27b");
+}
+
+TEST(ZooMoeMore, MiniMaxM25ModuleByModule) {
+  // config.json (MiniMaxAI/MiniMax-M2.5): h 3072, 62 blocks of 48 query and 8 KV heads of 128,
+  // RMSNorm over a layer's 6144 query and 1024 key channels (qk_norm_type per_layer); 256 experts
+  // of 3 x h x 1536 with a 256-way router and its correction bias; untied vocab 200064; the MTP
+  // modules are not described and are left out.
+  const double h = 3072, V = 200064;
+  const double attention = h * 6144 + 2 * h * 1024 + 6144 * h + 6144 + 1024;
+  const double moe = 256 * 3 * h * 1536 + 256 * h + 256;
+  const Counts c = counts("minimax-m2.5");
+  EXPECT_DOUBLE_EQ(c.total, 2 * V * h + 62 * (attention + 2 * h + moe) + h);
+  EXPECT_DOUBLE_EQ(c.total, 228689764864.0);
+  // Its report's 229.9B total and 9.8B activated (without the embedding and the head).
+  expect_near(c.total, 229.9e9, 0.01, "MiniMax-M2.5 total");
+  expect_near(c.active - c.embedding - c.head, 9.8e9, 0.005, "MiniMax-M2.5 active");
+  EXPECT_EQ(test::model("minimax-m2.5").checkpoint_weights, "fp8");
+  CheckpointFormat format = CheckpointFormat::unstated;
+  EXPECT_EQ(resolved("nvidia/MiniMax-M2.7-NVFP4", &format), "minimax-m2.5");
+  EXPECT_EQ(format, CheckpointFormat::nvfp4);
 }
 
 }  // namespace
