@@ -275,10 +275,17 @@ std::optional<Error> read_deepseek(JsonReader& r, const nlohmann::json& j, Trans
   s.mtp_layers = r.integer("num_nextn_predict_layers", 0, 0, 64);
   // noaux_tc routing keeps a per-expert correction bias (e_score_correction_bias).
   s.router_bias = r.has("topk_method") && r.string("topk_method", "") == "noaux_tc";
-  if (type == "deepseek_v32") {  // DeepSeek Sparse Attention's lightning indexer (model.h)
+  if (type == "deepseek_v32" || type == "glm_moe_dsa") {  // DSA's lightning indexer (model.h)
     s.index_heads = r.integer("index_n_heads", std::nullopt, 1, kMax);
     s.index_head_dim = r.integer("index_head_dim", std::nullopt, 1, kMax);
     s.index_topk = r.integer("index_topk", std::nullopt, 1, 1'000'000'000);
+  }
+  if (type == "glm_moe_dsa") {
+    // GLM-5 (GlmMoeDsaConfig): DeepSeek-V3.2's layout; qk_head_dim restates nope + rope, and the
+    // interleaved rotary layouts change no count.
+    if (r.has("qk_head_dim") &&
+        r.integer("qk_head_dim", 0, 0, kMax) != s.qk_nope_head_dim + s.qk_rope_head_dim)
+      r.fail("qk_head_dim: must equal qk_nope_head_dim + qk_rope_head_dim");
   }
   return check_unknown_fields(
       j, where, type,
@@ -286,7 +293,8 @@ std::optional<Error> read_deepseek(JsonReader& r, const nlohmann::json& j, Trans
                            "v_head_dim", "n_routed_experts", "num_experts_per_tok",
                            "moe_intermediate_size", "n_shared_experts", "moe_layer_freq",
                            "first_k_dense_replace", "num_nextn_predict_layers", "index_n_heads",
-                           "index_head_dim", "index_topk"}));
+                           "index_head_dim", "index_topk", "qk_head_dim", "rope_interleave",
+                           "indexer_rope_interleave"}));
 }
 
 // A per-block list (layer_types, no_rope_layers) as "every n-th block is global": 0 when no
@@ -688,7 +696,8 @@ namespace {
 constexpr const char* kSupported =
     "llama, mistral, mixtral, qwen2, qwen3, qwen3_moe, deepseek_v2, deepseek_v3, deepseek_v32, "
     "kimi_k2, gpt_oss, "
-    "llama4, llama4_text, glm4_moe, hy_v3, nemotron, qwen3_next, qwen3_5, qwen3_5_text, "
+    "llama4, llama4_text, glm4_moe, glm_moe_dsa, hy_v3, nemotron, qwen3_next, qwen3_5, "
+    "qwen3_5_text, "
     "qwen3_5_moe, qwen3_5_moe_text, falcon, gpt2, bert, vit, mpt";
 
 // The decoders of 2024-26 (strict: an unknown field is refused); `j` is the object `r` reads.
@@ -700,7 +709,7 @@ std::optional<Error> read_modern_decoder(JsonReader& r, const nlohmann::json& j,
       type == "qwen3" || type == "qwen3_moe") {
     unknown = read_llama_like(r, j, s, type, where);
   } else if (type == "deepseek_v3" || type == "deepseek_v2" || type == "kimi_k2" ||
-             type == "deepseek_v32") {
+             type == "deepseek_v32" || type == "glm_moe_dsa") {
     unknown = read_deepseek(r, j, s, type, where);
   } else if (type == "gpt_oss") {
     unknown = read_gpt_oss(r, j, s, where);
@@ -725,8 +734,8 @@ std::optional<Error> read_modern_decoder(JsonReader& r, const nlohmann::json& j,
 bool is_modern_decoder(const std::string& type) {
   for (const char* t :
        {"llama", "mistral", "mixtral", "qwen2", "qwen3", "qwen3_moe", "deepseek_v2", "deepseek_v3",
-        "deepseek_v32", "kimi_k2", "gpt_oss", "glm4_moe", "hy_v3", "llama4_text", "nemotron",
-        "qwen3_next", "qwen3_5_moe_text", "qwen3_5_text"}) {
+        "deepseek_v32", "kimi_k2", "gpt_oss", "glm4_moe", "glm_moe_dsa", "hy_v3", "llama4_text",
+        "nemotron", "qwen3_next", "qwen3_5_moe_text", "qwen3_5_text"}) {
     if (type == t) return true;
   }
   return false;

@@ -1,12 +1,14 @@
 // More mixture-of-experts zoo entries (data/models): GLM-4.5-Air, Qwen3-Coder-480B-A35B,
-// DeepSeek-V2-Lite, the Qwen3.5 medium models and MiniMax-M2.5 against the totals their publishers
-// state, GLM-4.5-Air (and DeepSeek-V2-Lite, latent attention without a query latent) counted module
-// by module from config.json, and the Hugging Face ids added as aliases resolving to their entries.
+// DeepSeek-V2-Lite, the Qwen3.5 medium models, MiniMax-M2.5 and GLM-5 against the totals their
+// publishers state, GLM-4.5-Air (and DeepSeek-V2-Lite, latent attention without a query latent)
+// counted module by module from config.json, and the Hugging Face ids added as aliases resolving to
+// their entries.
 #include <gtest/gtest.h>
 
 #include <string>
 
 #include "gpuplan/catalog.h"
+#include "gpuplan/hf_config.h"
 #include "gpuplan/transformer.h"
 #include "zoo_counts.h"
 
@@ -155,6 +157,30 @@ TEST(ZooMoeMore, MiniMaxM25ModuleByModule) {
   CheckpointFormat format = CheckpointFormat::unstated;
   EXPECT_EQ(resolved("nvidia/MiniMax-M2.7-NVFP4", &format), "minimax-m2.5");
   EXPECT_EQ(format, CheckpointFormat::nvfp4);
+}
+
+TEST(ZooMoeMore, Glm5EqualsItsReportAndImportsFromItsConfig) {
+  // GLM-5 technical report (arXiv:2602.15763), its architecture table: 744B total, 40B activated,
+  // 3 dense and 75 MoE layers, 1 MTP layer. Ours without the MTP layer: 743.91B, and 39.88B
+  // activated without the embedding and the head (GLM-4.5's rule above); the report rounds to 1B.
+  const Counts c = counts("glm-5");
+  expect_near(c.total, 744e9, 0.001, "GLM-5 total");
+  expect_near(c.active - c.embedding - c.head, 40e9, 0.005, "GLM-5 active");
+  EXPECT_EQ(test::model("glm-5").transformer.moe_layer_count(), 75);
+  // Its config.json (glm_moe_dsa, as ai-dynamo/aiconfigurator's copy shows it) imports to the
+  // same model.
+  auto m = model_from_hf_config(test::read_repo_file("tests/fixtures/hf/glm-5.json"), "glm-5");
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  const TransformerSpec& a = m.value().transformer;
+  const TransformerSpec& b = test::model("glm-5").transformer;
+  double na = 0, nb = 0;
+  for (const auto& t : transformer_parameters(a)) na += static_cast<double>(t.numel());
+  for (const auto& t : transformer_parameters(b)) nb += static_cast<double>(t.numel());
+  EXPECT_EQ(na, nb);
+  EXPECT_DOUBLE_EQ(transformer_forward_flops(a, 8192).total(),
+                   transformer_forward_flops(b, 8192).total());
+  EXPECT_DOUBLE_EQ(kv_cache_size(a, 2, 65536).total_bytes, kv_cache_size(b, 2, 65536).total_bytes);
+  EXPECT_EQ(resolved("zai-org/GLM-5.1-FP8"), "glm-5");
 }
 
 }  // namespace
