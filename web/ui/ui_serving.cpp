@@ -207,8 +207,8 @@ void inputs(const PageModel& m, UiActions& a) {
   edited |= optional_enum_combo(
       S::serve_weights, r.weights, tr(S::serve_weights_auto),
       {WeightFormat::bf16, WeightFormat::fp16, WeightFormat::fp8, WeightFormat::int8,
-       WeightFormat::int4, WeightFormat::nvfp4, WeightFormat::mxfp4, WeightFormat::q4_0,
-       WeightFormat::q8_0, WeightFormat::q4_k_m},
+       WeightFormat::int4, WeightFormat::int4_experts, WeightFormat::nvfp4, WeightFormat::mxfp4,
+       WeightFormat::q4_0, WeightFormat::q8_0, WeightFormat::q4_k_m},
       weight_format_name);
   edited |=
       enum_combo(S::serve_kv, r.kv, {KvFormat::bf16, KvFormat::fp8, KvFormat::fp4}, kv_format_name);

@@ -78,8 +78,26 @@ double store_dtype_bytes(StoreDtype d);
 // NVFP4 W4A4 and OCP's MXFP4, 4-bit floats that Blackwell's tensor cores read directly), and
 // how the KV cache stores its elements. q4_0, q8_0 and q4_k_m are llama.cpp's GGUF block formats
 // (ggml-common.h), which quantise every matrix, token embedding and output head included, and
-// which llama.cpp's kernels dequantise on the fly (16/32-bit arithmetic).
-enum class WeightFormat { bf16, fp16, fp8, int8, int4, nvfp4, mxfp4, q4_0, q8_0, q4_k_m };
+// which llama.cpp's kernels dequantise on the fly (16/32-bit arithmetic). int4-experts is INT4
+// weight-only on the routed experts alone, as Kimi-K2.5 and Kimi-K2-Thinking ship it.
+enum class WeightFormat {
+  bf16,
+  fp16,
+  fp8,
+  int8,
+  int4,
+  int4_experts,
+  nvfp4,
+  mxfp4,
+  q4_0,
+  q8_0,
+  q4_k_m
+};
+// Every format, in the order the CLI and the page list them.
+inline constexpr WeightFormat kWeightFormats[] = {
+    WeightFormat::bf16, WeightFormat::fp16,         WeightFormat::fp8,   WeightFormat::int8,
+    WeightFormat::int4, WeightFormat::int4_experts, WeightFormat::nvfp4, WeightFormat::mxfp4,
+    WeightFormat::q4_0, WeightFormat::q8_0,         WeightFormat::q4_k_m};
 enum class KvFormat { bf16, fp8, fp4 };
 
 struct WeightFormatBytes {
@@ -89,6 +107,7 @@ struct WeightFormatBytes {
                               // units; "" for weight-only formats (16-bit matmuls)
   bool block_scaled = false;  // its matmuls need block-scaled MMA (Blackwell)
   bool embeddings = false;    // it stores the token embedding and output head at `matmul` too
+  bool experts_only = false;  // it quantises the routed experts alone
 };
 const WeightFormatBytes& weight_format_bytes(WeightFormat w);
 const char* weight_format_name(WeightFormat w);

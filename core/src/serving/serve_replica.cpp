@@ -411,6 +411,7 @@ std::string moe_format(WeightFormat w) {
     case WeightFormat::mxfp4:
       return "mxfp4";
     case WeightFormat::int4:
+    case WeightFormat::int4_experts:  // the same W4A16 fused-MoE kernels
       return "int4";
     default:
       return "";

@@ -516,8 +516,8 @@ std::string resolve(const Catalog& c, const ServingAssumptions& a, const Serving
   auto f = formats(c, r);
   if (!f)
     return "precision '" + r.precision +
-           "' is not a gpuplan weight format (bf16, fp16, fp8, int8, int4, nvfp4, mxfp4, q4_0, "
-           "q8_0, q4_k_m)";
+           "' is not a gpuplan weight format (bf16, fp16, fp8, int8, int4, int4-experts, nvfp4, "
+           "mxfp4, q4_0, q8_0, q4_k_m)";
   if (auto why = dataset_lengths(a, r, lengths); !why.empty()) return why;
   auto i = length_tokens(r.input_len);
   auto o = length_tokens(r.output_len);

@@ -138,6 +138,10 @@ const WeightFormatBytes& weight_format_bytes(WeightFormat w) {
   // sizes; 14.96 GiB = 8.03e9 params x 2 bytes), 2 x 4.58 / 14.96 bytes = 4.90 bits per weight
   // (Llama-3-70B's 39.59 / 131.42 gives 4.82). GGUF quantises all of a model's matrices,
   // embedding and head included; norms stay f32 (small, counted at 2 bytes here).
+  // int4-experts: the routed experts' matrices at 4 bits with one 16-bit scale per group of 32,
+  // everything else 16-bit (Kimi-K2.5's config.json: compressed-tensors pack-quantized, int,
+  // num_bits 4, group_size 32, attention, shared experts, dense MLPs and lm_head ignored).
+  static const WeightFormatBytes int4_experts{0.5 + 2.0 / 32, false, "", false, false, true};
   static const WeightFormatBytes q4_0{18.0 / 32, true, "", false, true},
       q8_0{34.0 / 32, true, "", false, true}, q4_k_m{2.0 * 4.58 / 14.96, true, "", false, true};
   switch (w) {
@@ -151,6 +155,8 @@ const WeightFormatBytes& weight_format_bytes(WeightFormat w) {
       return int8;
     case WeightFormat::int4:
       return int4;
+    case WeightFormat::int4_experts:
+      return int4_experts;
     case WeightFormat::nvfp4:
       return nvfp4;
     case WeightFormat::mxfp4:
@@ -197,6 +203,8 @@ const char* weight_format_name(WeightFormat w) {
       return "int8";
     case WeightFormat::int4:
       return "int4";
+    case WeightFormat::int4_experts:
+      return "int4-experts";
     case WeightFormat::nvfp4:
       return "nvfp4";
     case WeightFormat::mxfp4:
@@ -212,10 +220,7 @@ const char* weight_format_name(WeightFormat w) {
 }
 
 std::optional<WeightFormat> parse_weight_format(const std::string& s) {
-  for (WeightFormat w :
-       {WeightFormat::bf16, WeightFormat::fp16, WeightFormat::fp8, WeightFormat::int8,
-        WeightFormat::int4, WeightFormat::nvfp4, WeightFormat::mxfp4, WeightFormat::q4_0,
-        WeightFormat::q8_0, WeightFormat::q4_k_m}) {
+  for (WeightFormat w : kWeightFormats) {
     if (s == weight_format_name(w)) return w;
   }
   if (s == "f16") return WeightFormat::fp16;  // GGUF's name for 16-bit: the same 2 bytes

@@ -828,9 +828,12 @@ LayerActivations transformer_layer_activations(const TransformerSpec& s, int64_t
 
 double stored_tensor_bytes(const ParamTensor& t, const WeightFormatBytes& format) {
   const bool outer = t.group == ParamGroup::embedding || t.group == ParamGroup::head;
-  const bool quantised = t.rows > 1 && (t.group == ParamGroup::mlp ||
-                                        (format.attention && t.group == ParamGroup::attention) ||
-                                        (format.embeddings && outer));
+  const bool quantised =
+      t.rows > 1 &&
+      (format.experts_only
+           ? t.routed_expert
+           : t.group == ParamGroup::mlp || (format.attention && t.group == ParamGroup::attention) ||
+                 (format.embeddings && outer));
   return static_cast<double>(t.numel()) * (quantised ? format.matmul : 2.0);
 }
 

@@ -1,14 +1,15 @@
 // More mixture-of-experts zoo entries (data/models): GLM-4.5-Air, Qwen3-Coder-480B-A35B,
-// DeepSeek-V2-Lite, the Qwen3.5 medium models, MiniMax-M2.5 and GLM-5 against the totals their
-// publishers state, GLM-4.5-Air (and DeepSeek-V2-Lite, latent attention without a query latent)
-// counted module by module from config.json, and the Hugging Face ids added as aliases resolving to
-// their entries.
+// DeepSeek-V2-Lite, the Qwen3.5 medium models, MiniMax-M2.5, GLM-5 and Kimi K2.5 against the totals
+// their publishers state, GLM-4.5-Air (and DeepSeek-V2-Lite, latent attention without a query
+// latent) counted module by module from config.json, and the Hugging Face ids added as aliases
+// resolving to their entries.
 #include <gtest/gtest.h>
 
 #include <string>
 
 #include "gpuplan/catalog.h"
 #include "gpuplan/hf_config.h"
+#include "gpuplan/precision.h"
 #include "gpuplan/transformer.h"
 #include "zoo_counts.h"
 
@@ -181,6 +182,26 @@ TEST(ZooMoeMore, Glm5EqualsItsReportAndImportsFromItsConfig) {
                    transformer_forward_flops(b, 8192).total());
   EXPECT_DOUBLE_EQ(kv_cache_size(a, 2, 65536).total_bytes, kv_cache_size(b, 2, 65536).total_bytes);
   EXPECT_EQ(resolved("zai-org/GLM-5.1-FP8"), "glm-5");
+}
+
+TEST(ZooMoeMore, KimiK25HoldsItsRoutedExpertsInInt4) {
+  // Kimi K2.5's language model has Kimi K2's blocks; its checkpoint stores the routed experts
+  // alone at 4 bits with a 16-bit scale per 32 (0.5625 bytes a weight), the rest at 16 bits.
+  const Counts k25 = counts("kimi-k2.5");
+  const Counts k2 = counts("kimi-k2");
+  EXPECT_DOUBLE_EQ(k25.total, k2.total);
+  const Model& m = test::model("kimi-k2.5");
+  EXPECT_EQ(m.checkpoint_weights, "int4-experts");
+  const WeightFormatBytes& f = weight_format_bytes(WeightFormat::int4_experts);
+  double stored = 0, experts = 0;
+  for (const auto& t : transformer_parameters(m.transformer)) {
+    stored += stored_tensor_bytes(t, f);
+    if (t.routed_expert) experts += static_cast<double>(t.numel());
+  }
+  EXPECT_DOUBLE_EQ(stored, experts * (0.5 + 2.0 / 32) + 2 * (k25.total - experts));
+  // 60 MoE blocks of 384 experts of 3 x 7168 x 2048.
+  EXPECT_DOUBLE_EQ(experts, 60 * 384 * 3 * 7168.0 * 2048);
+  EXPECT_EQ(resolved("moonshotai/Kimi-K2.5"), "kimi-k2.5");
 }
 
 }  // namespace

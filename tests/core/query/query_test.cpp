@@ -257,9 +257,10 @@ TEST(ServeKeys, DefaultsAreTheCliDefaultsAndBadValuesNameTheKey) {
   auto automatic = parse_serve_request({{"weights", "auto"}});
   ASSERT_TRUE(automatic.ok());
   EXPECT_TRUE(serve_request_to_key_values(automatic.value()).empty());
-  EXPECT_EQ(parse_serve_request({{"weights", "fp5"}}).error().message,
-            "--weights: 'fp5' is not one of auto, bf16, fp16, fp8, int8, int4, nvfp4, mxfp4, q4_0, "
-            "q8_0, q4_k_m");
+  EXPECT_EQ(
+      parse_serve_request({{"weights", "fp5"}}).error().message,
+      "--weights: 'fp5' is not one of auto, bf16, fp16, fp8, int8, int4, int4-experts, nvfp4, "
+      "mxfp4, q4_0, q8_0, q4_k_m");
   EXPECT_EQ(q.slo.percentile, 90);
   EXPECT_EQ(parse_serve_request({{"runtime", "tgi"}}).error().message,
             "--runtime: 'tgi' is not one of vllm, trtllm, sglang, hf, llamacpp");
