@@ -388,6 +388,39 @@ std::optional<Error> read_glm4_moe(JsonReader& r, const nlohmann::json& j, Trans
                            "num_nextn_predict_layers", "decoder_sparse_step"}));
 }
 
+// MiniMax-M2 (MiniMaxM2Config, model_type minimax_m2): GQA with RMSNorm over a layer's whole
+// query and key channels (qk_norm_type per_layer) or per head, rotary on rotary_dim channels (no
+// count), routed experts of intermediate_size in every block with a sigmoid router and its
+// correction bias (use_routing_bias). Its MTP modules (use_mtp) have no block description in the
+// config and are left out, as serving does not load them.
+std::optional<Error> read_minimax_m2(JsonReader& r, const nlohmann::json& j, TransformerSpec& s,
+                                     const std::string& where) {
+  read_decoder(r, s);
+  if (r.boolean("use_qk_norm", false)) {
+    const std::string type = r.string("qk_norm_type", "per_layer");
+    if (type == "per_layer") {
+      s.qk_norm = QkNorm::rmsnorm_layer;
+    } else if (type == "per_head") {
+      s.qk_norm = QkNorm::rmsnorm;
+    } else {
+      r.fail("qk_norm_type: expected 'per_layer' or 'per_head'");
+    }
+  }
+  s.experts = r.integer("num_local_experts", std::nullopt, 1, 100'000);
+  s.experts_per_token = r.integer("num_experts_per_tok", std::nullopt, 1, 100'000);
+  s.moe_ffn_hidden = s.ffn_hidden;
+  if (r.integer("shared_intermediate_size", 0, 0, kMax) != 0)
+    r.fail("shared_intermediate_size: only 0 is modelled (no shared expert)");
+  s.router_bias = r.boolean("use_routing_bias", false);
+  r.ignore("rotary_dim");
+  return check_unknown_fields(
+      j, where, "minimax_m2",
+      with_decoder_fields({"use_qk_norm", "qk_norm_type", "num_local_experts",
+                           "num_experts_per_tok", "shared_intermediate_size", "use_routing_bias",
+                           "rotary_dim", "scoring_func", "use_mtp", "num_mtp_modules",
+                           "mtp_transformer_layers"}));
+}
+
 // Tencent Hy3 (transformers' HYV3Config, model_type hy_v3): GQA with per-head q/k RMSNorm
 // (qk_norm), shared and routed experts of expert_hidden_dim after first_k_dense_replace dense
 // blocks, sigmoid routing with a selection-only expert bias, a multi-token prediction module.
@@ -696,7 +729,7 @@ namespace {
 constexpr const char* kSupported =
     "llama, mistral, mixtral, qwen2, qwen3, qwen3_moe, deepseek_v2, deepseek_v3, deepseek_v32, "
     "kimi_k2, gpt_oss, "
-    "llama4, llama4_text, glm4_moe, glm_moe_dsa, hy_v3, nemotron, qwen3_next, qwen3_5, "
+    "llama4, llama4_text, glm4_moe, glm_moe_dsa, hy_v3, minimax_m2, nemotron, qwen3_next, qwen3_5, "
     "qwen3_5_text, "
     "qwen3_5_moe, qwen3_5_moe_text, falcon, gpt2, bert, vit, mpt";
 
@@ -717,6 +750,8 @@ std::optional<Error> read_modern_decoder(JsonReader& r, const nlohmann::json& j,
     unknown = read_glm4_moe(r, j, s, where);
   } else if (type == "hy_v3") {
     unknown = read_hy_v3(r, j, s, where);
+  } else if (type == "minimax_m2") {
+    unknown = read_minimax_m2(r, j, s, where);
   } else if (type == "nemotron") {
     unknown = read_nemotron(r, j, s, where);
   } else if (type == "qwen3_next" || type == "qwen3_5_moe_text" || type == "qwen3_5_text") {
@@ -732,10 +767,11 @@ std::optional<Error> read_modern_decoder(JsonReader& r, const nlohmann::json& j,
 }
 
 bool is_modern_decoder(const std::string& type) {
-  for (const char* t :
-       {"llama", "mistral", "mixtral", "qwen2", "qwen3", "qwen3_moe", "deepseek_v2", "deepseek_v3",
-        "deepseek_v32", "kimi_k2", "gpt_oss", "glm4_moe", "glm_moe_dsa", "hy_v3", "llama4_text",
-        "nemotron", "qwen3_next", "qwen3_5_moe_text", "qwen3_5_text"}) {
+  for (const char* t : {"llama",        "mistral",    "mixtral",          "qwen2",
+                        "qwen3",        "qwen3_moe",  "deepseek_v2",      "deepseek_v3",
+                        "deepseek_v32", "kimi_k2",    "gpt_oss",          "glm4_moe",
+                        "glm_moe_dsa",  "hy_v3",      "minimax_m2",       "llama4_text",
+                        "nemotron",     "qwen3_next", "qwen3_5_moe_text", "qwen3_5_text"}) {
     if (type == t) return true;
   }
   return false;

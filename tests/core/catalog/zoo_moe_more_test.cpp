@@ -155,6 +155,23 @@ TEST(ZooMoeMore, MiniMaxM25ModuleByModule) {
   expect_near(c.total, 229.9e9, 0.01, "MiniMax-M2.5 total");
   expect_near(c.active - c.embedding - c.head, 9.8e9, 0.005, "MiniMax-M2.5 active");
   EXPECT_EQ(test::model("minimax-m2.5").checkpoint_weights, "fp8");
+  // Its config.json (as ai-dynamo/aiconfigurator's copy shows it) imports to the same count and
+  // checkpoint format.
+  auto m = model_from_hf_config(test::read_repo_file("tests/fixtures/hf/minimax-m2.5.json"), "m");
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  double imported = 0;
+  for (const auto& t : transformer_parameters(m.value().transformer))
+    imported += static_cast<double>(t.numel());
+  EXPECT_DOUBLE_EQ(imported, c.total);
+  EXPECT_EQ(m.value().transformer.qk_norm, QkNorm::rmsnorm_layer);
+  EXPECT_EQ(m.value().checkpoint_weights, "fp8");
+  // A norm layout or a shared expert it does not model is refused by field.
+  std::string config = test::read_repo_file("tests/fixtures/hf/minimax-m2.5.json");
+  const std::string per_layer = "\"qk_norm_type\": \"per_layer\"";
+  ASSERT_NE(config.find(per_layer), std::string::npos);
+  config.replace(config.find(per_layer), per_layer.size(), "\"qk_norm_type\": \"per_token\"");
+  EXPECT_EQ(model_from_hf_config(config, "config.json").error().message,
+            "config.json: qk_norm_type: expected 'per_layer' or 'per_head'");
   CheckpointFormat format = CheckpointFormat::unstated;
   EXPECT_EQ(resolved("nvidia/MiniMax-M2.7-NVFP4", &format), "minimax-m2.5");
   EXPECT_EQ(format, CheckpointFormat::nvfp4);
