@@ -138,6 +138,9 @@ TEST(ZooMoeMore, Qwen35MediumModelsEqualTheirModelCards) {
   EXPECT_EQ(resolved("Qwen/Qwen3.5-122B-A10B-FP8"), "qwen3.5-122b-a10b");
   EXPECT_EQ(resolved("nvidia/Qwen3.5-122B-A10B-NVFP4"), "qwen3.5-122b-a10b");
   EXPECT_EQ(resolved("Qwen/Qwen3.5-27B"), "qwen3.5-27b");
+  // Qwen3.6's configs describe the same text models.
+  EXPECT_EQ(resolved("nvidia/Qwen3.6-27B-NVFP4"), "qwen3.5-27b");
+  EXPECT_EQ(resolved("Qwen/Qwen3.6-35B-A3B"), "qwen3.5-35b-a3b");
 }
 
 TEST(ZooMoeMore, MiniMaxM25ModuleByModule) {
