@@ -39,6 +39,13 @@ inline ZooCounts counts(const std::string& id) {
   return c;
 }
 
+// Every parameter of `s`, multi-token prediction modules included (an imported config's count).
+inline double parameter_count(const TransformerSpec& s) {
+  double n = 0;
+  for (const auto& t : transformer_parameters(s)) n += static_cast<double>(t.numel());
+  return n;
+}
+
 // Within `tolerance` (a fraction) of the published figure.
 inline void expect_near(double ours, double published, double tolerance, const char* what) {
   EXPECT_NEAR(ours / published, 1.0, tolerance) << what << ": " << ours << " vs " << published;
