@@ -11,6 +11,11 @@
 namespace gpuplan::web {
 namespace {
 
+std::string lowered(std::string x) {
+  for (char& c : x) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return x;
+}
+
 S advice_for(S term, Mode mode) {
   if (mode == Mode::infer && term == S::term_weights) return S::advice_weights_infer;
   if (mode == Mode::infer && term == S::term_activations) return S::advice_activations_infer;
@@ -138,11 +143,7 @@ std::string help_url() {
 
 std::vector<std::string> nearest_ids(const std::string& id,
                                      const std::vector<std::string>& candidates, size_t n) {
-  auto lower = [](std::string x) {
-    for (char& ch : x) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-    return x;
-  };
-  const std::string a = lower(id);
+  const std::string a = lowered(id);
   // Levenshtein distance from `a` to the best prefix of `b`, plus a tenth per character left
   // over: "gtp2" is nearer "gpt2-small" than "resnet50", as a reader would expect.
   auto distance = [&](const std::string& b) {
@@ -163,7 +164,7 @@ std::vector<std::string> nearest_ids(const std::string& id,
     return best;
   };
   std::vector<std::pair<double, std::string>> scored;
-  for (const auto& c : candidates) scored.push_back({distance(lower(c)), c});
+  for (const auto& c : candidates) scored.push_back({distance(lowered(c)), c});
   std::stable_sort(scored.begin(), scored.end(),
                    [](const auto& l, const auto& r) { return l.first < r.first; });
   std::vector<std::string> out;
@@ -172,16 +173,12 @@ std::vector<std::string> nearest_ids(const std::string& id,
 }
 
 ModelSearch search_models(const Catalog& catalog, const std::string& filter) {
-  auto lower = [](std::string x) {
-    for (char& c : x) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return x;
-  };
   ModelSearch out;
-  const std::string needle = lower(filter);
+  const std::string needle = lowered(filter);
   const Model* named = needle.empty() ? nullptr : catalog.find_model(filter);
   for (const Model& zoo : catalog.models) {
     if (needle.empty() || &zoo == named ||
-        lower(zoo.id + " " + zoo.name + " " + zoo.name_zh + " " + zoo.task).find(needle) !=
+        lowered(zoo.id + " " + zoo.name + " " + zoo.name_zh + " " + zoo.task).find(needle) !=
             std::string::npos)
       out.matches.push_back(&zoo);
   }

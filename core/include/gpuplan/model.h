@@ -243,6 +243,11 @@ struct Model {
   std::optional<GraphCosts> default_graph_costs;
 };
 
+// The checkpoint a note names: as the user named it, else the zoo entry's id.
+inline const std::string& checkpoint_label(const Model& m) {
+  return m.checkpoint_name.empty() ? m.id : m.checkpoint_name;
+}
+
 // A layer graph's costs at `resolution`: the precomputed ones at the default resolution, or
 // computed into `storage`. The pointer is valid while `model` and `storage` live.
 Result<const GraphCosts*> model_graph_costs(const Model& model, int64_t resolution,

@@ -412,7 +412,6 @@ std::optional<Error> read_minimax_m2(JsonReader& r, const nlohmann::json& j, Tra
   if (r.integer("shared_intermediate_size", 0, 0, kMax) != 0)
     r.fail("shared_intermediate_size: only 0 is modelled (no shared expert)");
   s.router_bias = r.boolean("use_routing_bias", false);
-  r.ignore("rotary_dim");
   return check_unknown_fields(
       j, where, "minimax_m2",
       with_decoder_fields({"use_qk_norm", "qk_norm_type", "num_local_experts",
@@ -459,8 +458,7 @@ std::optional<Error> read_hy_v3(JsonReader& r, const nlohmann::json& j, Transfor
 std::optional<Error> read_qwen3_next(JsonReader& r, const nlohmann::json& j, TransformerSpec& s,
                                      const std::string& type, const std::string& where) {
   const bool dense = type == "qwen3_5_text";
-  const bool qwen35 = type == "qwen3_5_moe_text" || dense;
-  read_decoder(r, s, true, !qwen35 || dense);
+  read_decoder(r, s, true, type != "qwen3_5_moe_text");  // its intermediate_size is unused
   refuse_qwen_sliding_window(r);
   s.qk_norm = QkNorm::rmsnorm;
   s.attention_output_gate = r.boolean("attn_output_gate", true);
@@ -728,10 +726,9 @@ namespace {
 
 constexpr const char* kSupported =
     "llama, mistral, mixtral, qwen2, qwen3, qwen3_moe, deepseek_v2, deepseek_v3, deepseek_v32, "
-    "kimi_k2, gpt_oss, "
-    "llama4, llama4_text, glm4_moe, glm_moe_dsa, hy_v3, minimax_m2, nemotron, qwen3_next, qwen3_5, "
-    "qwen3_5_text, "
-    "qwen3_5_moe, qwen3_5_moe_text, falcon, gpt2, bert, vit, mpt";
+    "kimi_k2, gpt_oss, llama4, llama4_text, glm4_moe, glm_moe_dsa, hy_v3, minimax_m2, nemotron, "
+    "qwen3_next, qwen3_5, qwen3_5_text, qwen3_5_moe, qwen3_5_moe_text, falcon, gpt2, bert, vit, "
+    "mpt";
 
 // The decoders of 2024-26 (strict: an unknown field is refused); `j` is the object `r` reads.
 std::optional<Error> read_modern_decoder(JsonReader& r, const nlohmann::json& j, Model& m,

@@ -692,8 +692,7 @@ Result<ReplicaModel> build_replica(const Model& model, const Gpu& gpu, const Ser
   r.config = asked;
   if (requested.checkpoint_weights && !model.checkpoint_weights.empty()) {
     r.notes.push_back(std::string("weights: ") + weight_format_name(asked.weights) + ", as the " +
-                      (model.checkpoint_name.empty() ? model.id : model.checkpoint_name) +
-                      " checkpoint ships them (--weights sets another)");
+                      checkpoint_label(model) + " checkpoint ships them (--weights sets another)");
   }
   r.stages = split ? asked.tp : asked.pp;
   r.pipelined = !split && asked.pp > 1;

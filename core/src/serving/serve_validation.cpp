@@ -514,10 +514,12 @@ std::string resolve(const Catalog& c, const ServingAssumptions& a, const Serving
   const Gpu* g = find_gpu(c, r.gpu);
   if (!g) return "GPU '" + r.gpu + "' is not in the catalog";
   auto f = formats(c, r);
-  if (!f)
-    return "precision '" + r.precision +
-           "' is not a gpuplan weight format (bf16, fp16, fp8, int8, int4, int4-experts, nvfp4, "
-           "mxfp4, q4_0, q8_0, q4_k_m)";
+  if (!f) {
+    std::string known;
+    for (WeightFormat w : kWeightFormats)
+      known += (known.empty() ? "" : ", ") + std::string(weight_format_name(w));
+    return "precision '" + r.precision + "' is not a gpuplan weight format (" + known + ")";
+  }
   if (auto why = dataset_lengths(a, r, lengths); !why.empty()) return why;
   auto i = length_tokens(r.input_len);
   auto o = length_tokens(r.output_len);

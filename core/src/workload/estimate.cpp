@@ -899,7 +899,7 @@ void served_weights(const Model& model, const Setup& setup, const std::vector<Pa
   st.served_expert_bytes_per_param = expert_numel > 0 ? expert_bytes / expert_numel : 0;
   if (format != serving_weight_format(setup.precision)) {
     e.notes.push_back(std::string("weights: ") + weight_format_name(*format) + ", as the " +
-                      (model.checkpoint_name.empty() ? model.id : model.checkpoint_name) +
+                      checkpoint_label(model) +
                       " checkpoint stores them (serving runtimes load it so at any dtype)");
   } else if (is_low_precision(setup.precision)) {
     e.notes.push_back(std::string("inference holds the ") + weight_format_name(*format) +

@@ -183,9 +183,10 @@ TEST(Estimate, InferenceHoldsTheWeightsAsServed) {
   // (128256 x 8192 each) and 161 norms of 8192 at 2.
   const Estimate fp8 = must("llama-3.3-70b", s);
   EXPECT_DOUBLE_EQ(fp8.memory.weights, 68451041280.0 + 2 * (2 * 1050673152.0 + 161 * 8192.0));
-  EXPECT_DOUBLE_EQ(fp8.params.total, 68451041280.0 + 2 * 1050673152.0 + 161 * 8192.0);
+  const double total = static_cast<double>(fp8.params.total);
+  EXPECT_DOUBLE_EQ(total, 68451041280.0 + 2 * 1050673152.0 + 161 * 8192.0);
   s.precision = Precision::bf16;
-  EXPECT_DOUBLE_EQ(must("llama-3.3-70b", s).memory.weights, 2 * fp8.params.total);
+  EXPECT_DOUBLE_EQ(must("llama-3.3-70b", s).memory.weights, 2 * total);
   // A checkpoint's own format, equal to the serving replica's weights on each of its GPUs.
   auto served = [&](const Model& model, int tp) {
     ServeConfig c;
