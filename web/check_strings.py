@@ -40,7 +40,7 @@ ZH_LATIN = {
     "hostfile", "Megatron", "TE", "Engine", "cuDNN", "Hopper", "Triton", "FlashAttention", "MPT",
     "BERT", "MLM", "DeepEP", "NCCL", "ShareGPT", "EAGLE", "MTP", "Adam", "LayerNorm", "Linear",
     "GEMM", "Transformer-XL", "NVIDIA", "AMD", "Blackwell", "FusedAdam", "MX", "llm-foundry",
-    "SQuAD",
+    "SQuAD", "Mamba", "Nemotron-H", "LatentMoE",
     # methods and their abbreviations
     "LoRA", "QLoRA", "ZeRO", "FSDP", "MoE", "MLA", "SDPA", "FFN", "MLP", "CNN", "KV", "TP", "NCHW",
     "tp", "pp", "ep", "etp", "dp", "cp", "sp",  # parallel degrees, as the link keys name them
@@ -52,8 +52,8 @@ ZH_LATIN = {
     "GPU", "vCPU", "CPU", "PCIe", "DALI", "GB", "TB", "MB", "TFLOPS", "MFU", "TTFT", "TPOT", "TDP", "HBM", "USD", "CNY", "token",
     "SLO", "KiB",
     "Token",
-    # one-letter symbols: multiplication, k-th, N, M, p (percentile)
-    "x", "k", "N", "M", "p",
+    # one-letter symbols: multiplication, k-th, N, M, p (percentile), E (a layer pattern's MoE)
+    "x", "k", "N", "M", "p", "E",
     # code shown as is: combo values, JSON fields and types, loop kinds
     "eager", "flash", "draft", "eagle", "mtp", "mixed", "full", "foreach", "for", "true", "false",
     "double", "id", "schema", "payload", "payloadType", "keyid", "sig", "NaN", "Infinity", "null",

@@ -160,7 +160,7 @@ if [ "$every" -gt 1 ]; then
 fi
 expect validate-serving 0 "" -- validate "$table"
 grep -q 'MAPE by group  batch-1 decode tokens/s' "$tmp/out" || { echo "FAIL validate-serving: no batch-1 MAPE"; failed=$((failed + 1)); }
-grep -q "skipped: model 'Nemotron-3-Super-120B-A12B-NVFP4' is not in the zoo" "$tmp/out" || { echo "FAIL validate-serving: skip reason missing"; failed=$((failed + 1)); }
+grep -q "skipped: GPU 'DGX Spark (GB10)' is not in the catalog" "$tmp/out" || { echo "FAIL validate-serving: skip reason missing"; failed=$((failed + 1)); }
 grep -q "skipped: input length not stated: a decode step's time depends on the context it reads" "$tmp/out" || { echo "FAIL validate-serving: unstated input not named"; failed=$((failed + 1)); }
 
 echo "serve CLI: $passed passed, $failed failed"

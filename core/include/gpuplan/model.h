@@ -32,6 +32,10 @@ enum class QkNorm { none, rmsnorm, l2, rmsnorm_layer };
 // Rotary position scaling as config.json's rope_scaling names it; it changes no parameter, only
 // how far positions reach (kept so max_positions can be traced to it).
 enum class RopeScaling { none, linear, dynamic, yarn, llama3, longrope };
+// How a linear-attention block mixes tokens: the gated delta rule (Qwen3-Next's
+// Qwen3NextGatedDeltaNet) or Mamba-2's state-space duality (Dao and Gu 2024, "Transformers are
+// SSMs", arXiv 2405.21060; Nemotron-H's NemotronHMamba2Mixer).
+enum class LinearMixer { gated_delta, mamba2 };
 
 // A decoder-only, encoder-only, encoder-decoder or vision transformer, by its hyperparameters.
 // Zero means "derive": kv_heads = heads, head_dim = hidden / heads.
@@ -139,6 +143,24 @@ struct TransformerSpec {
   int64_t linear_key_head_dim = 0;
   int64_t linear_value_head_dim = 0;
   int64_t linear_conv_kernel = 0;
+  // Mamba-2 maps onto the same fields: its B and C (n_groups groups of ssm_state_size) are the
+  // keys and queries, its x (mamba_num_heads heads of mamba_head_dim) the values, and its state
+  // per head ssm_state_size x mamba_head_dim. Its in_proj yields z, x, B, C and one dt per head;
+  // the convolution (with a bias where use_conv_bias) runs over x, B and C; dt_bias, A_log and D
+  // per head; a gated RMSNorm over all of x's channels; out_proj.
+  LinearMixer linear_mixer = LinearMixer::gated_delta;
+  int64_t linear_chunk = 0;        // tokens per chunk of the chunked scan; 0: the mixer's default
+  bool linear_conv_bias = false;   // the convolution has a bias per channel
+  bool linear_state_fp32 = false;  // the recurrent state is cached in fp32 (mamba_ssm_cache_dtype)
+  // Single-purpose layers (Nemotron-H's hybrid_override_pattern): when set, block i (from 0) is
+  // the one sublayer its character names behind its own norm: 'M' a linear-attention mixer, '*'
+  // softmax attention, '-' a dense MLP, 'E' a mixture-of-experts MLP; layers is its length.
+  // Empty: every block is attention (or linear attention) then an MLP, two norms.
+  std::string layer_pattern;
+  // LatentMoE (Nemotron 3 Super's moe_latent_size): the routed experts run in a latent of this
+  // width, fc1_latent_proj taking the token down to it after the router and fc2_latent_proj back
+  // up after the experts; the shared experts stay at hidden. 0: experts at hidden.
+  int64_t moe_latent = 0;
   // Multi-token prediction modules after the last block (DeepSeek-V3's num_nextn_predict_layers):
   // each an embedding norm, hidden norm, a 2h -> h projection and one block like the last MoE
   // block, sharing the embedding and output head. Training runs them; inference does not (unless
@@ -164,19 +186,54 @@ struct TransformerSpec {
     return shared_expert_ffn_hidden > 0 ? shared_expert_ffn_hidden : moe_ffn_hidden_or_default();
   }
   // Blocks of the (first) stack whose MLP is a mixture of experts; the rest are dense.
+  bool has_layer_pattern() const { return !layer_pattern.empty(); }
+  int64_t pattern_count(char kind) const {
+    return static_cast<int64_t>(std::count(layer_pattern.begin(), layer_pattern.end(), kind));
+  }
   int64_t moe_layer_count() const {
     if (!is_moe()) return 0;
+    if (has_layer_pattern()) return pattern_count('E');
     const int64_t step = moe_layer_step > 0 ? moe_layer_step : 1;
     return layers / step - std::min(first_dense_layers, layers) / step;
   }
   bool is_sparse_attention() const { return index_topk > 0; }
   bool is_hybrid_linear() const { return linear_value_heads > 0; }
-  // Blocks of the (first) stack that run linear attention; the rest run softmax attention.
+  // Blocks of the (first) stack that run linear attention; the rest run softmax attention (with a
+  // layer pattern, the 'M' and '*' layers; its MLP layers mix no tokens).
   int64_t linear_layer_count() const {
+    if (has_layer_pattern()) return pattern_count('M');
     if (!is_hybrid_linear()) return 0;
     return full_attention_every > 0 ? layers - layers / full_attention_every : layers;
   }
-  int64_t attention_layer_count() const { return layers - linear_layer_count(); }
+  int64_t attention_layer_count() const {
+    return has_layer_pattern() ? pattern_count('*') : layers - linear_layer_count();
+  }
+  // Blocks of the (first) stack with a dense MLP (with a layer pattern, its '-' layers).
+  int64_t dense_mlp_layer_count() const {
+    return has_layer_pattern() ? pattern_count('-') : layers - moe_layer_count();
+  }
+  // Sublayers (token mixers and MLPs) of the first stack, each behind its own norm: two per
+  // block, or one per layer of a pattern. A block-equivalent is two of them.
+  int64_t sublayer_count() const { return has_layer_pattern() ? layers : 2 * layers; }
+  // Shares of the blocks that have a token mixer (attention or linear) and an MLP: 1 and 1
+  // without a layer pattern.
+  double mixer_share() const {
+    return static_cast<double>(attention_layer_count() + linear_layer_count()) /
+           static_cast<double>(std::max<int64_t>(layers, 1));
+  }
+  double mlp_share() const {
+    return static_cast<double>(dense_mlp_layer_count() + moe_layer_count()) /
+           static_cast<double>(std::max<int64_t>(layers, 1));
+  }
+  bool is_mamba() const { return is_hybrid_linear() && linear_mixer == LinearMixer::mamba2; }
+  // Tokens per chunk of the linear mixer's chunked scan: fla's chunk_gated_delta_rule runs 64;
+  // Mamba-2's chunk_size defaults to 256 (mamba_ssm's Mamba2).
+  double linear_chunk_tokens() const {
+    if (linear_chunk > 0) return static_cast<double>(linear_chunk);
+    return linear_mixer == LinearMixer::mamba2 ? 256.0 : 64.0;
+  }
+  // Width of the tokens a routed expert reads and writes: the latent, else hidden.
+  int64_t expert_io_width() const { return moe_latent > 0 ? moe_latent : hidden; }
   // Widths of a linear-attention block: all key heads' channels and all value heads'.
   int64_t linear_key_width() const { return linear_key_heads * linear_key_head_dim; }
   int64_t linear_value_width() const { return linear_value_heads * linear_value_head_dim; }

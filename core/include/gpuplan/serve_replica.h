@@ -167,7 +167,7 @@ struct ReplicaModel {
   // The bytes/s at which its routed experts' weights stream: the runtime's measured fused-MoE
   // kernels' (Gpu::serving_moe_stream_bytes_per_s), else weight_bytes_per_s.
   double expert_weight_bytes_per_s = 0;
-  double layers = 0;
+  double layers = 0;  // block-equivalents: two sublayers each (a layer pattern has one per layer)
   double hidden = 0;
   double link_busbw_bytes_per_s = 0;
   // Layer split (RuntimeProfile::layer_split): the replica's GPUs each hold 1/stages of the

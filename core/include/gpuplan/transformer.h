@@ -74,22 +74,26 @@ double absorbed_attention_flops_per_pair(const TransformerSpec& spec);
 // selects for O(L k)). 0 without sparse attention.
 double indexer_flops_per_pair(const TransformerSpec& spec);
 double indexer_flops(const TransformerSpec& spec, double tokens);
-// Linear attention's token mixing per token, all value heads of one block (model.h): the
-// depthwise convolution over q, k and v, and the gated delta rule over `tokens` tokens, computed
-// in chunks of kLinearAttentionChunk (fla's chunk_gated_delta_rule, which vLLM and Qwen3-Next's
-// reference code run; Yang et al. 2024, sec. 3). Per value head and token, with key width dk,
-// value width dv and chunk c = min(64, tokens): the state's three products (q S, the delta
-// u - w S, the update k^T v') 6 dk dv; within the chunk the decayed k k^T, w and u through the
-// inverted triangle, q k^T and its product with v', 2c (3 dk + 2 dv); inverting the c x c
-// triangle, 2c^2/3. At one token (a decode step) this is the recurrent update's count.
-inline constexpr double kLinearAttentionChunk = 64;
+// Linear attention's token mixing per token, all value heads of one block (model.h), computed in
+// chunks of c = min(spec.linear_chunk_tokens(), tokens) tokens; at one token (a decode step) the
+// recurrent update's count. With key width dk, value width dv per head (2 FLOPs a multiply-add):
+//   gated delta rule (fla's chunk_gated_delta_rule, which vLLM and Qwen3-Next's reference code
+//   run; Yang et al. 2024, sec. 3), per value head: the state's three products (q S, the delta
+//   u - w S, the update k^T v') 6 dk dv; within the chunk the decayed k k^T, w and u through the
+//   inverted triangle, q k^T and its product with v', 2c (3 dk + 2 dv); inverting the c x c
+//   triangle, 2c^2/3;
+//   Mamba-2's chunked scan (Dao and Gu 2024, sec. 6: the SSD algorithm's four steps), per key
+//   group C B^T within the chunk, 2c dk; per value head the masked scores times x, 2c dv, the
+//   chunk's state B^T x, 2 dk dv, and the output from the state C S, 2 dk dv;
+// and for both the depthwise convolution over q, k and v (Mamba-2: C, B and x).
 double linear_attention_core_flops_per_token(const TransformerSpec& spec, double tokens);
-// Projections of one linear-attention block per token: in_proj_qkvz and in_proj_ba in, out_proj
-// out (2 FLOPs per multiply-add).
+// Projections of one linear-attention block per token (2 FLOPs per multiply-add): in_proj_qkvz
+// and in_proj_ba (Mamba-2: one in_proj of z, x, B, C and dt) in, out_proj out.
 double linear_attention_proj_flops_per_token(const TransformerSpec& spec);
 // What one sequence keeps per linear-attention block on one of `tp` ranks, whatever its length:
 // the value heads' key-dim x value-dim states and the convolution's last (kernel - 1) inputs of
-// q, k and v (vLLM's MambaStateShapeCalculator.gated_delta_net_state_shape), at element_bytes.
+// q, k and v (vLLM's MambaStateShapeCalculator: gated_delta_net_state_shape, mamba2_state_shape),
+// at element_bytes; the states in fp32 where the model caches them so (linear_state_fp32).
 double linear_attention_state_bytes(const TransformerSpec& spec, double element_bytes, int tp = 1);
 // Query-key pairs of one sample summed over the first stack's self-attention blocks, full and
 // windowed blocks each with their keys per query (linear-attention blocks have none).

@@ -516,6 +516,104 @@ std::optional<Error> read_qwen3_next(JsonReader& r, const nlohmann::json& j, Tra
                            "mamba_ssm_dtype", "use_sliding_window", "sliding_window"}));
 }
 
+// Nemotron-H's layer kinds as one pattern (model.h): hybrid_override_pattern, or the
+// layers_block_type list later configs write instead ("mamba", "attention", "mlp", "moe").
+std::string read_nemotron_pattern(JsonReader& r, const char* pattern_key, const char* list_key) {
+  if (r.has(pattern_key)) return r.string(pattern_key, "");
+  const nlohmann::json* list = r.value(list_key, true);
+  if (!list) return "";
+  std::string pattern;
+  for (const auto& x : list->is_array() ? *list : nlohmann::json()) {
+    const char kind = x == "mamba"       ? 'M'
+                      : x == "attention" ? '*'
+                      : x == "mlp"       ? '-'
+                      : x == "moe"       ? 'E'
+                                         : '?';
+    if (kind == '?') {
+      r.fail(std::string(list_key) + ": expected 'mamba', 'attention', 'mlp' or 'moe' entries");
+      return "";
+    }
+    pattern += kind;
+  }
+  if (pattern.empty()) r.fail(std::string(list_key) + ": expected a non-empty array");
+  return pattern;
+}
+
+// Nemotron-H and Nemotron 3 (transformers' NemotronHConfig, model_type nemotron_h): single-purpose
+// layers behind one RMSNorm each, Mamba-2 mixers, attention without positional encoding, squared-
+// ReLU MLPs (ungated) and, in Nemotron 3, MoE layers of routed experts (a LatentMoE in Super and
+// Ultra) with one shared expert and a router with a correction bias, and an MTP module whose
+// pattern must be attention then MoE (the shape gpuplan's MTP module has).
+std::optional<Error> read_nemotron_h(JsonReader& r, const nlohmann::json& j, TransformerSpec& s,
+                                     const std::string& where) {
+  s.layer_pattern = read_nemotron_pattern(r, "hybrid_override_pattern", "layers_block_type");
+  s.layers = r.integer("num_hidden_layers", static_cast<int64_t>(s.layer_pattern.size()), 1, kMax);
+  s.hidden = r.integer("hidden_size", std::nullopt, 1, kMax);
+  s.heads = r.integer("num_attention_heads", std::nullopt, 1, kMax);
+  s.kv_heads = r.integer("num_key_value_heads", s.heads, 1, kMax);
+  s.head_dim = r.has("head_dim") ? nullable_integer(r, "head_dim", 0, kMax)
+                                 : nullable_integer(r, "attention_head_dim", 0, kMax);
+  s.ffn_hidden = r.integer("intermediate_size", std::nullopt, 1, kMax);
+  s.vocab = r.integer("vocab_size", std::nullopt, 1, kMax);
+  s.max_positions = r.integer("max_position_embeddings", 4096, 1, 1'000'000'000);
+  s.tied_embeddings = r.boolean("tie_word_embeddings", false);
+  s.positions = PositionKind::none;  // NemotronHAttention applies no rotary embedding
+  s.norm = NormKind::rmsnorm;
+  s.norm_bias = false;
+  s.head = HeadKind::lm;
+  s.qkv_bias = s.attn_out_bias = r.boolean("attention_bias", false);
+  s.mlp_bias = r.boolean("mlp_bias", false);
+  if (const std::string act = r.string("mlp_hidden_act", "relu2"); act != "relu2")
+    r.fail("mlp_hidden_act: '" + act + "' is not modelled for nemotron_h (relu2)");
+  s.activation = MlpActivation::relu2;
+  s.linear_mixer = LinearMixer::mamba2;
+  s.linear_value_heads = r.integer("mamba_num_heads", std::nullopt, 1, kMax);
+  s.linear_value_head_dim = r.integer("mamba_head_dim", std::nullopt, 1, kMax);
+  s.linear_key_heads = r.integer("n_groups", 1, 1, kMax);
+  s.linear_key_head_dim = r.integer("ssm_state_size", std::nullopt, 1, kMax);
+  s.linear_conv_kernel = r.integer("conv_kernel", 4, 1, 64);
+  s.linear_conv_bias = r.boolean("use_conv_bias", true);
+  s.linear_chunk = r.integer("chunk_size", 256, 1, 1'000'000);
+  s.linear_state_fp32 = r.string("mamba_ssm_cache_dtype", "") == "float32";
+  if (r.boolean("use_bias", false) || r.boolean("mamba_proj_bias", false))
+    r.fail("use_bias: true is not modelled (Mamba-2 projections without bias)");
+  if (s.pattern_count('E') > 0) {
+    s.experts = r.integer("n_routed_experts", std::nullopt, 2, 100'000);
+    s.experts_per_token = r.integer("num_experts_per_tok", std::nullopt, 1, 100'000);
+    s.moe_ffn_hidden = r.integer("moe_intermediate_size", std::nullopt, 1, kMax);
+    s.shared_experts = r.integer("n_shared_experts", 1, 0, 100'000);
+    s.shared_expert_ffn_hidden =
+        r.integer("moe_shared_expert_intermediate_size", std::nullopt, 1, kMax);
+    s.moe_latent = nullable_integer(r, "moe_latent_size", 0, kMax);
+    s.router_bias = true;  // NemotronHTopkRouter's e_score_correction_bias
+  }
+  s.mtp_layers = r.integer("num_nextn_predict_layers", 0, 0, 64);
+  if (s.mtp_layers > 0) {
+    const std::string mtp =
+        read_nemotron_pattern(r, "mtp_hybrid_override_pattern", "mtp_layers_block_type");
+    if (mtp != "*E")
+      r.fail("mtp_hybrid_override_pattern: '" + mtp + "' is not modelled (only '*E')");
+  }
+  if (nullable_integer(r, "sliding_window", 0, 1'000'000'000) > 0)
+    r.fail("sliding_window: windows are not modelled for nemotron_h");
+  return check_unknown_fields(
+      j, where, "nemotron_h",
+      with_decoder_fields(
+          {"hybrid_override_pattern", "layers_block_type", "attention_head_dim", "mlp_hidden_act",
+           "mamba_num_heads", "mamba_head_dim", "n_groups", "ssm_state_size", "conv_kernel",
+           "use_conv_bias", "chunk_size", "mamba_ssm_cache_dtype", "use_bias", "mamba_proj_bias",
+           "n_routed_experts", "moe_intermediate_size", "n_shared_experts",
+           "moe_shared_expert_intermediate_size", "moe_latent_size", "num_experts_per_tok",
+           "num_nextn_predict_layers", "mtp_hybrid_override_pattern", "mtp_layers_block_type",
+           "sliding_window", "hidden_dropout",
+           // Mamba-2's dt initialisation and clamp, its gate's activation (SiLU), the expansion
+           // its heads already state, kernel and residual choices: no count changes.
+           "mamba_hidden_act", "expand", "time_step_min", "time_step_max", "time_step_floor",
+           "time_step_limit", "time_step_rank", "use_mamba_kernels", "rescale_prenorm_residual",
+           "residual_in_fp32", "layer_norm_epsilon", "num_logits_to_keep",
+           "moe_shared_expert_overlap"}));
+}
+
 // Llama 4's text model (Llama4TextConfig, inside text_config): 3 of 4 blocks attend within
 // chunks with RoPE, every no_rope_layer_interval-th block globally without; routed experts of
 // intermediate_size plus one shared expert in the blocks interleave_moe_layer_step picks, the
@@ -727,8 +825,8 @@ namespace {
 constexpr const char* kSupported =
     "llama, mistral, mixtral, qwen2, qwen3, qwen3_moe, deepseek_v2, deepseek_v3, deepseek_v32, "
     "kimi_k2, gpt_oss, llama4, llama4_text, glm4_moe, glm_moe_dsa, hy_v3, minimax_m2, nemotron, "
-    "qwen3_next, qwen3_5, qwen3_5_text, qwen3_5_moe, qwen3_5_moe_text, falcon, gpt2, bert, vit, "
-    "mpt";
+    "qwen3_next, qwen3_5, qwen3_5_text, qwen3_5_moe, qwen3_5_moe_text, nemotron_h, falcon, gpt2, "
+    "bert, vit, mpt";
 
 // The decoders of 2024-26 (strict: an unknown field is refused); `j` is the object `r` reads.
 std::optional<Error> read_modern_decoder(JsonReader& r, const nlohmann::json& j, Model& m,
@@ -751,6 +849,8 @@ std::optional<Error> read_modern_decoder(JsonReader& r, const nlohmann::json& j,
     unknown = read_minimax_m2(r, j, s, where);
   } else if (type == "nemotron") {
     unknown = read_nemotron(r, j, s, where);
+  } else if (type == "nemotron_h") {
+    unknown = read_nemotron_h(r, j, s, where);
   } else if (type == "qwen3_next" || type == "qwen3_5_moe_text" || type == "qwen3_5_text") {
     unknown = read_qwen3_next(r, j, s, type, where);
   } else {
@@ -768,7 +868,8 @@ bool is_modern_decoder(const std::string& type) {
                         "qwen3",        "qwen3_moe",  "deepseek_v2",      "deepseek_v3",
                         "deepseek_v32", "kimi_k2",    "gpt_oss",          "glm4_moe",
                         "glm_moe_dsa",  "hy_v3",      "minimax_m2",       "llama4_text",
-                        "nemotron",     "qwen3_next", "qwen3_5_moe_text", "qwen3_5_text"}) {
+                        "nemotron",     "qwen3_next", "qwen3_5_moe_text", "qwen3_5_text",
+                        "nemotron_h"}) {
     if (type == t) return true;
   }
   return false;
@@ -793,10 +894,46 @@ std::optional<Error> read_text_config(JsonReader& r, const nlohmann::json& j, Mo
   return read_modern_decoder(tr, *text, m, text_type, where);
 }
 
+// transformers writes config.json with Python's json module, which spells non-finite floats
+// NaN, Infinity and -Infinity (Nemotron-H's time_step_limit: [0.0, Infinity]); JSON has no such
+// numbers. Outside strings each becomes a string marked with kPythonFloatMark: a field gpuplan
+// ignores may hold one, and a field it reads refuses it by name ("expected an integer, got NaN").
+std::string python_float_literals_as_strings(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  bool in_string = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      out += c;
+      if (c == '\\' && i + 1 < text.size()) {
+        out += text[++i];
+      } else if (c == '"') {
+        in_string = false;
+      }
+      continue;
+    }
+    if (c == '"') in_string = true;
+    bool replaced = false;
+    for (std::string_view word : {"-Infinity", "Infinity", "NaN"}) {
+      if (text.substr(i, word.size()) == word) {
+        out += "\"\\u0001" + std::string(word) + "\"";
+        i += word.size() - 1;
+        replaced = true;
+        break;
+      }
+    }
+    if (!replaced) out += c;
+  }
+  return out;
+}
+
 }  // namespace
 
 Result<Model> model_from_hf_config(std::string_view text, const std::string& where) {
-  auto parsed = parse_json_text(text, where, kMaxJsonBytes);
+  if (text.size() > kMaxJsonBytes) return parse_json_text(text, where, kMaxJsonBytes).error();
+  const std::string json = python_float_literals_as_strings(text);
+  auto parsed = parse_json_text(json, where, kMaxJsonBytes);
   if (!parsed.ok()) return parsed.error();
   JsonReader r(parsed.value(), where);
   if (r.error()) return *r.error();

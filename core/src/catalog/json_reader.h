@@ -16,6 +16,9 @@
 
 namespace gpuplan {
 
+// Marks a string that stands for Python's NaN, Infinity or -Infinity in a config.json.
+inline constexpr const char* kPythonFloatMark = "\x01";
+
 class JsonReader {
  public:
   // `where` is the file plus the path of this object, e.g. "models/x.json: transformer".
@@ -144,6 +147,9 @@ class JsonReader {
     if (v.is_null()) return "null";
     if (v.is_boolean()) return "a boolean";
     if (v.is_number()) return "a number";
+    // A non-finite Python float as python_float_literals_as_null (hf_config.cpp) marks it.
+    if (v.is_string() && v.get_ref<const std::string&>().rfind(kPythonFloatMark, 0) == 0)
+      return v.get<std::string>().substr(1);
     if (v.is_string()) return "a string";
     if (v.is_array()) return "an array";
     return "an object";

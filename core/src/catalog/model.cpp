@@ -78,6 +78,39 @@ std::optional<Error> check_linear_attention(const TransformerSpec& s, const Bad&
   return std::nullopt;
 }
 
+// A layer pattern (model.h): its characters, its length, and the layer kinds the other fields
+// describe.
+std::optional<Error> check_layer_pattern(const TransformerSpec& s, const Bad& bad) {
+  if (s.moe_latent > 0 && (!s.is_moe() || s.moe_latent >= s.hidden))
+    return bad("moe_latent", "applies to mixture-of-experts models, below hidden");
+  if (!s.has_layer_pattern()) {
+    if (s.is_mamba()) return bad("linear_mixer", "mamba2 needs a layer_pattern");
+    return std::nullopt;
+  }
+  const size_t other = s.layer_pattern.find_first_not_of("M*-E");
+  if (other != std::string::npos) {
+    return bad("layer_pattern", "has '" + s.layer_pattern.substr(other, 1) + "' at " +
+                                    std::to_string(other) +
+                                    ": expected M (mamba), * (attention), - (MLP) or E (MoE)");
+  }
+  if (static_cast<int64_t>(s.layer_pattern.size()) != s.layers) {
+    return bad("layer_pattern", "has " + std::to_string(s.layer_pattern.size()) +
+                                    " layers where layers is " + std::to_string(s.layers));
+  }
+  if ((s.pattern_count('M') > 0) != s.is_hybrid_linear())
+    return bad("layer_pattern", "needs 'M' layers exactly when linear_value_heads > 0");
+  if ((s.pattern_count('E') > 0) != s.is_moe())
+    return bad("layer_pattern", "needs 'E' layers exactly when experts > 1");
+  if (s.attention_layer_count() + s.linear_layer_count() == 0)
+    return bad("layer_pattern", "has no token mixer ('M' or '*')");
+  if (s.decoder_layers > 0 || s.sliding_window > 0 || s.full_attention_every > 0 ||
+      s.first_dense_layers > 0 || s.moe_layer_step != 1)
+    return bad("layer_pattern",
+               "does not combine with decoder_layers, sliding_window, full_attention_every, "
+               "first_dense_layers or moe_layer_step (the pattern places every layer)");
+  return std::nullopt;
+}
+
 // Multi-head latent attention, local attention windows, multi-token prediction.
 std::optional<Error> check_attention(const TransformerSpec& s, const Bad& bad) {
   if (s.is_mla()) {
@@ -105,6 +138,7 @@ std::optional<Error> check_attention(const TransformerSpec& s, const Bad& bad) {
     return bad("index_topk", "must be > 0 when index_heads or index_head_dim are set");
   }
   if (auto err = check_linear_attention(s, bad)) return err;
+  if (auto err = check_layer_pattern(s, bad)) return err;
   if (s.mtp_layers > 0 && (s.head != HeadKind::lm || s.decoder_layers > 0))
     return bad("mtp_layers", "applies to decoder-only language models");
   if (s.rope_scaling != RopeScaling::none && !(s.rope_scaling_factor >= 1.0))
@@ -202,6 +236,12 @@ void read_moe_and_attention(JsonReader& r, TransformerSpec& s) {
   s.linear_key_head_dim = r.integer("linear_key_head_dim", 0, 0, kMaxDim);
   s.linear_value_head_dim = r.integer("linear_value_head_dim", 0, 0, kMaxDim);
   s.linear_conv_kernel = r.integer("linear_conv_kernel", 0, 0, 64);
+  s.linear_mixer = static_cast<LinearMixer>(r.choice("linear_mixer", {"gated-delta", "mamba2"}, 0));
+  s.linear_chunk = r.integer("linear_chunk", 0, 0, 1'000'000);
+  s.linear_conv_bias = r.boolean("linear_conv_bias", false);
+  s.linear_state_fp32 = r.boolean("linear_state_fp32", false);
+  s.layer_pattern = r.string("layer_pattern", "");
+  s.moe_latent = r.integer("moe_latent", 0, 0, kMaxDim);
   s.mtp_layers = r.integer("mtp_layers", 0, 0, 64);
   s.rope_scaling = static_cast<RopeScaling>(
       r.choice("rope_scaling", {"none", "linear", "dynamic", "yarn", "llama3", "longrope"}, 0));

@@ -493,6 +493,11 @@ std::shared_ptr<Model> drafter_module(const Model& model, SpecMethod method) {
   s.mtp_layers = 0;
   s.sliding_window = 0;
   s.full_attention_every = 0;
+  // Its block attends with softmax attention (Qwen3-Next's and Nemotron 3's MTP layers too).
+  s.layer_pattern.clear();
+  s.linear_key_heads = s.linear_value_heads = s.linear_key_head_dim = 0;
+  s.linear_value_head_dim = s.linear_conv_kernel = 0;
+  s.linear_conv_bias = s.linear_state_fp32 = false;
   if (method == SpecMethod::eagle) {
     s.experts = s.experts_per_token = s.shared_experts = 0;
     s.moe_ffn_hidden = s.shared_expert_ffn_hidden = 0;
@@ -631,10 +636,12 @@ void set_activation_traffic(const TransformerSpec& s, const ServeConfig& config,
   const double attention_tp = dense_tp(config);
   const TransformerDims d = transformer_dims(s, 1);
   const double tp = config.tp;
+  // r.layers counts block-equivalents; the MLP widths are averaged over every layer.
+  const double layers = static_cast<double>(s.layers);
   r.elementwise_bytes_per_token = 2.0 * r.layers * 10 * d.h;
-  r.mlp_elementwise_bytes_per_token = 2.0 * r.layers * 3 * d.f * d.routed / tp;
+  r.mlp_elementwise_bytes_per_token = 2.0 * layers * 3 * d.f * d.routed / tp;
   r.activation_bytes_per_token = 2.0 * r.layers * ((d.q + 2 * d.kv + d.q) / attention_tp + 2 * d.h);
-  r.mlp_activation_bytes_per_token = 2.0 * r.layers * 2 * d.f * d.routed / tp;
+  r.mlp_activation_bytes_per_token = 2.0 * layers * 2 * d.f * d.routed / tp;
 }
 
 }  // namespace
@@ -719,16 +726,17 @@ Result<ReplicaModel> build_replica(const Model& model, const Gpu& gpu, const Ser
   r.gemm_flops_per_token = block_matmul_flops(f) / config.tp;
   r.head_flops_per_token = f.head / attention_tp;
   set_gemm_shapes(s, f, config.tp, attention_tp, eff, gpu, r);
-  r.attention_flops_per_pair =
-      attention_flops_per_pair(s) * static_cast<double>(s.layers) / attention_tp;
+  // Pairs are counted once per token; every softmax-attention block scores them.
+  const double attention_layers = static_cast<double>(s.attention_layer_count());
+  r.attention_flops_per_pair = attention_flops_per_pair(s) * attention_layers / attention_tp;
   r.decode_attention_flops_per_pair =
-      absorbed_attention_flops_per_pair(s) * static_cast<double>(s.layers) / attention_tp;
+      absorbed_attention_flops_per_pair(s) * attention_layers / attention_tp;
   r.indexer_flops_per_pair = indexer_flops_per_pair(s) * static_cast<double>(s.layers);
   const double linear_layers = static_cast<double>(s.linear_layer_count()) / attention_tp;
   r.linear_decode_flops_per_token = linear_layers * linear_attention_core_flops_per_token(s, 1);
   r.linear_prefill_flops_per_token =
-      linear_layers * linear_attention_core_flops_per_token(s, kLinearAttentionChunk);
-  r.layers = static_cast<double>(s.layers);
+      linear_layers * linear_attention_core_flops_per_token(s, s.linear_chunk_tokens());
+  r.layers = 0.5 * static_cast<double>(s.sublayer_count());  // block-equivalents
   set_activation_traffic(s, config, r);
   r.hidden = static_cast<double>(s.hidden);
   if (auto link = set_tp_link(gpu, config, serving, eff, r); !link.ok()) return link.error();

@@ -42,9 +42,11 @@ OpClass& push(WorkProfile& w, const char* name, double flops, double bytes, doub
   return w.ops.back();
 }
 
-// The router and the permutations around the all-to-all, over L blocks of t tokens.
-void add_routing_ops(WorkProfile& w, const MoeShape& m, double h, double t, double received,
-                     double local_experts, MoeDispatcher d, double act, double weight) {
+// The router and the permutations around the all-to-all, over L blocks of t tokens; the router
+// reads h channels, the permutations move the experts' io channels (LatentMoE: the latent).
+void add_routing_ops(WorkProfile& w, const MoeShape& m, double h, double io, double t,
+                     double received, double local_experts, MoeDispatcher d, double act,
+                     double weight) {
   const double L = m.moe_layers, E = m.experts, k = m.top_k;
   OpClass& gate = push(w, "moe.router", L * 2 * t * h * E, L * (act * t * h + 4 * t * E),
                        L * weight * h * E, L, WorkKind::matmul);
@@ -60,19 +62,33 @@ void add_routing_ops(WorkProfile& w, const MoeShape& m, double h, double t, doub
   const double copies = d != MoeDispatcher::alltoall ? 4 * received
                         : local_experts > 1          ? 2 * t + 2 * t * k + 4 * received
                                                      : 2 * t + 2 * t * k;
-  push(w, "moe.permute", 0, L * act * h * copies, 0, L * (local_experts > 1 ? 4 : 2),
+  push(w, "moe.permute", 0, L * act * io * copies, 0, L * (local_experts > 1 ? 4 : 2),
        WorkKind::memory);
 }
 
-// The local experts' grouped GEMMs and activation, and the shared experts (a dense MLP split over
-// tp, over the block's tokens).
-void add_expert_ops(WorkProfile& w, const MoeShape& m, bool gated, double h, double T, double tp,
-                    double etp, double received, double local_experts, double act, double weight) {
+// The local experts' grouped GEMMs (reading and writing io channels) and activation, LatentMoE's
+// projections (replicated: every tp rank runs them on the block's tokens), and the shared experts
+// (a dense MLP split over tp, over the block's tokens).
+void add_expert_ops(WorkProfile& w, const MoeShape& m, bool gated, double h, double io, double T,
+                    double tp, double etp, double received, double local_experts, double act,
+                    double weight) {
   const double L = m.moe_layers, f = m.expert_ffn / etp, mats = gated ? 2.0 : 1.0;
+  if (io != h) {
+    const struct {
+      const char* name;
+      double out_width;
+    } projections[] = {{"moe.latent.down", io}, {"moe.latent.up", h}};
+    for (const auto& p : projections) {
+      OpClass& op = push(w, p.name, L * 2 * T * h * io, L * act * T * (h + io), L * weight * h * io,
+                         L, WorkKind::matmul);
+      op.gemm_rows_per_sample = T;
+      op.gemm_cols = p.out_width;
+    }
+  }
   const double rows = received / local_experts;  // per expert, per sample
-  OpClass& fc1 = push(w, "moe.experts.fc1", L * 2 * received * h * f * mats,
-                      L * act * received * (h + f * mats),
-                      L * weight * local_experts * h * f * mats, L, WorkKind::matmul);
+  OpClass& fc1 = push(w, "moe.experts.fc1", L * 2 * received * io * f * mats,
+                      L * act * received * (io + f * mats),
+                      L * weight * local_experts * io * f * mats, L, WorkKind::matmul);
   fc1.gemm_rows_per_sample = rows;
   fc1.gemm_cols = f * mats;
   fc1.gemm_groups = local_experts;
@@ -81,10 +97,11 @@ void add_expert_ops(WorkProfile& w, const MoeShape& m, bool gated, double h, dou
                              L, WorkKind::memory);
   activation.eager = true;
   activation.rerun_by |= kRecomputeMoeAct;
-  OpClass& fc2 = push(w, "moe.experts.fc2", L * 2 * received * f * h, L * act * received * (f + h),
-                      L * weight * local_experts * f * h, L, WorkKind::matmul);
+  OpClass& fc2 =
+      push(w, "moe.experts.fc2", L * 2 * received * f * io, L * act * received * (f + io),
+           L * weight * local_experts * f * io, L, WorkKind::matmul);
   fc2.gemm_rows_per_sample = rows;
-  fc2.gemm_cols = h;
+  fc2.gemm_cols = io;
   fc2.gemm_groups = local_experts;
   if (m.shared_ffn <= 0) return;
   const double fs = m.shared_ffn / tp;
@@ -141,20 +158,21 @@ void add_moe_ops(WorkProfile& w, const TransformerSpec& s, const Setup& setup, c
   const MoeEstimate& x = *e.moe;
   // This GPU's tokens of a sample: context parallelism splits the sequence over cp GPUs.
   const double h = static_cast<double>(s.hidden), T = e.flops.tokens_per_sample / setup.cp;
+  const double io = static_cast<double>(s.expert_io_width());
   const double tp = setup.tp, etp = x.etp;
   const double t = T / tp;  // this rank's sequence-parallel share of the tokens
   // (token, expert) pairs this rank's experts compute: its share of every rank's, gathered over
   // the etp ranks, rank_load times an even share on the busiest rank.
   const double received = t * m.top_k * etp * x.rank_load;
   const MoeDispatcher d = x.ep > 1 ? setup.moe_dispatcher : MoeDispatcher::alltoall;
-  add_routing_ops(w, m, h, t, received, x.local_experts, d, act, weight);
-  add_expert_ops(w, m, s.gated_mlp, h, T, tp, etp, received, x.local_experts, act, weight);
+  add_routing_ops(w, m, h, io, t, received, x.local_experts, d, act, weight);
+  add_expert_ops(w, m, s.gated_mlp, h, io, T, tp, etp, received, x.local_experts, act, weight);
   if (x.ep <= 1) return;  // one rank holds every expert: no all-to-all
   ExpertTraffic& traffic = w.moe;
   traffic.moe_layers = m.moe_layers;
   traffic.dispatch_bytes_per_sample =
       dispatch_bytes_per_sample(s, e.seq_len, setup.tp, act) / setup.cp;
-  traffic.etp_gather_bytes_per_sample = x.etp > 1 ? t * m.top_k * etp * h * act : 0.0;
+  traffic.etp_gather_bytes_per_sample = x.etp > 1 ? t * m.top_k * etp * io * act : 0.0;
   traffic.rank_load = x.rank_load;
   traffic.top_k = m.top_k;
   traffic.ep = x.ep;

@@ -138,11 +138,11 @@ void add_linear_attention(WorkProfile& w, const TransformerSpec& s, const Elemen
   const double kw = static_cast<double>(s.linear_key_width());
   const double vw = static_cast<double>(s.linear_value_width());
   const double nv = static_cast<double>(s.linear_value_heads);
-  const double in = 2 * kw + 2 * vw + 2 * nv;
+  const double in = s.is_mamba() ? 2 * kw + 2 * vw + nv : 2 * kw + 2 * vw + 2 * nv;
   add_gemm(w, "linear_attention.in", Ll * 2 * T * h * in / t, Ll * b.activation * T * (h + in / t),
            Ll * b.weight * h * in / t, Ll * 2, T, in / t);
   const double tokens = T * d.cp;
-  const double chunks = std::ceil(tokens / kLinearAttentionChunk) / d.cp;
+  const double chunks = std::ceil(tokens / s.linear_chunk_tokens()) / d.cp;
   const double states =
       4.0 * chunks * nv * static_cast<double>(s.linear_key_head_dim * s.linear_value_head_dim);
   const double qkv = 2 * kw + vw;
@@ -224,8 +224,8 @@ double quantised_mlp_inputs(const MoeShape& moe, double L) {
 }
 
 // What the parallel schedules move per sample on one GPU. Megatron-LM tensor parallelism: two
-// all-reduces of s*b*h per block in the forward pass; an expert-parallel MoE block exchanges its
-// tokens by all-to-all instead of the second (w.moe, expert_parallel.cpp).
+// all-reduces of s*b*h per block (x.L block-equivalents) in the forward pass; an expert-parallel
+// MoE block exchanges its tokens by all-to-all instead of the second (w.moe, expert_parallel.cpp).
 void set_schedule_bytes(WorkProfile& w, const BlockShape& x, double act) {
   const double tp_blocks = 2 * x.L - w.moe.moe_layers;
   w.tp_allreduces = tp_blocks;
@@ -339,18 +339,21 @@ WorkProfile transformer_work(const Model& model, const Setup& setup, const Estim
   // (reads both, writes the product).
   if (s.attention_output_gate)
     add(w, "attention.gate", 0, La * b.activation * T * 3 * q / t, 0, La);
-  if (L > La) add_linear_attention(w, s, b, shape, L - La);
+  if (s.is_hybrid_linear())
+    add_linear_attention(w, s, b, shape, static_cast<double>(s.linear_layer_count()));
   if (Ld > 0) add_dense_mlp(w, b, shape, Ld, moe.dense_ffn, s.gated_mlp ? 2.0 : 1.0);
-  // Norms (read residual, write activation), residual adds (read 2, write 1), dropouts, rotary.
+  // Norms (read residual, write activation), residual adds (read 2, write 1), dropouts, rotary,
+  // two of each per block (Lb block-equivalents: a layer pattern's layers have one each).
   // Sequence parallelism runs the norms, residual adds and dropouts on s / tp tokens per GPU
   // (Korthikanti et al. 2022, sec. 4.2.2): sharded in time as in memory.
+  const double Lb = s.has_layer_pattern() ? 0.5 * static_cast<double>(s.layers) : L;
   const double sp = setup.sequence_parallel ? t : 1.0;
   const double norms = 2 * (b.residual + b.activation) * T * h / sp;
   const double elementwise =
       norms + (2 * 3 * b.residual * T * h + drop * 2 * (2 * b.activation + 1) * T * h) / sp +
       (s.positions == PositionKind::rotary ? 2 * b.activation * T * (q + kv) / t : 0);
-  add(w, "elementwise", 0, L * elementwise, 0,
-      L * (4 + 2 * drop + (s.positions == PositionKind::rotary ? 2 : 0)));
+  add(w, "elementwise", 0, Lb * elementwise, 0,
+      Lb * (4 + 2 * drop + (s.positions == PositionKind::rotary ? 2 : 0)));
   rerun_by(w.ops.back(), kRecomputeLayernorm, norms / elementwise);
   add_head(w, s, setup, b, shape, e.seq_len);
   if (is_autocast(setup.precision)) {
@@ -371,7 +374,7 @@ WorkProfile transformer_work(const Model& model, const Setup& setup, const Estim
     add_quantization(w, setup, inputs, weights, L);
   }
   BlockShape every_block = shape;
-  every_block.L = L;
+  every_block.L = Lb;
   set_schedule_bytes(w, every_block, b.activation);
   capture_block_graphs(w, setup.cuda_graph_modules, s, moe, drop);
   return w;

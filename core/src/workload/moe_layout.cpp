@@ -57,9 +57,11 @@ MoeShape moe_shape(const TransformerSpec& spec) {
   // time model's blocks are (work_profile.cpp).
   TransformerSpec decoder = spec;
   decoder.layers = spec.decoder_layers;
+  decoder.layer_pattern.clear();
   MoeShape m;
   m.moe_layers = static_cast<double>(spec.moe_layer_count() + decoder.moe_layer_count());
-  m.dense_layers = static_cast<double>(spec.layers + spec.decoder_layers) - m.moe_layers;
+  m.dense_layers =
+      static_cast<double>(spec.dense_mlp_layer_count() + decoder.dense_mlp_layer_count());
   m.dense_ffn = static_cast<double>(spec.ffn_hidden);
   if (!spec.is_moe()) return m;
   m.experts = static_cast<double>(spec.experts);
@@ -144,7 +146,7 @@ double dispatch_bytes_per_sample(const TransformerSpec& spec, int64_t seq_len, i
   if (!spec.is_moe()) return 0;
   const MoeShape m = moe_shape(spec);
   const double tokens = static_cast<double>(transformer_tokens(spec, seq_len)) / std::max(tp, 1);
-  return tokens * m.top_k * static_cast<double>(spec.hidden) * element_bytes;
+  return tokens * m.top_k * static_cast<double>(spec.expert_io_width()) * element_bytes;
 }
 
 }  // namespace gpuplan

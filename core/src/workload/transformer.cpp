@@ -121,9 +121,29 @@ void add_attention(std::vector<ParamTensor>& out, const TransformerSpec& s, cons
 // without bias over q, k and v; dt_bias and A_log per value head; an RMSNorm gated by z over each
 // value head's channels; out_proj. Heads split across tensor-parallel ranks (vLLM's
 // Qwen3NextGatedDeltaNet).
+// Mamba-2 (transformers' NemotronHMamba2Mixer; vLLM's MambaMixer2 splits its heads and groups
+// across tensor-parallel ranks): see model.h.
+void add_mamba_mixer(std::vector<ParamTensor>& out, const TransformerSpec& s, const char* prefix,
+                     int64_t count) {
+  const int64_t kw = s.linear_key_width(), vw = s.linear_value_width(), nv = s.linear_value_heads;
+  add_linear(out, ParamGroup::attention, prefix, "in_proj", 2 * vw + 2 * kw + nv, s.hidden, false,
+             count, true, false);
+  out.push_back({prefix, "conv1d", "weight", ParamGroup::attention, vw + 2 * kw,
+                 s.linear_conv_kernel, count, true, true});
+  if (s.linear_conv_bias)
+    out.push_back(
+        {prefix, "conv1d", "bias", ParamGroup::attention, 1, vw + 2 * kw, count, true, true});
+  for (const char* param : {"dt_bias", "A_log", "D"})
+    out.push_back({prefix, param, "weight", ParamGroup::attention, 1, nv, count, true, true});
+  out.push_back({prefix, "norm", "weight", ParamGroup::norm, 1, vw, count, true, true});
+  add_linear(out, ParamGroup::attention, prefix, "out_proj", s.hidden, vw, false, count, false,
+             true);
+}
+
 void add_linear_attention(std::vector<ParamTensor>& out, const TransformerSpec& s,
                           const char* prefix, int64_t count) {
   if (count == 0) return;
+  if (s.is_mamba()) return add_mamba_mixer(out, s, prefix, count);
   const int64_t kw = s.linear_key_width(), vw = s.linear_value_width(), nv = s.linear_value_heads;
   add_linear(out, ParamGroup::attention, prefix, "in_proj_qkvz", 2 * kw + 2 * vw, s.hidden, false,
              count, true, false);
@@ -138,15 +158,17 @@ void add_linear_attention(std::vector<ParamTensor>& out, const TransformerSpec& 
              true);
 }
 
-// One gated or plain MLP of width `width`, `n` times (routed: a MoE block's routed experts).
+// One gated or plain MLP of width `width`, `n` times (routed: a MoE block's routed experts, which
+// read and write expert_io_width() channels).
 void add_ffn(std::vector<ParamTensor>& out, const TransformerSpec& s, const char* prefix,
              const char* gate, const char* up, const char* down, int64_t width, int64_t n,
              bool routed) {
   const size_t first = out.size();
+  const int64_t io = routed ? s.expert_io_width() : s.hidden;
   if (s.gated_mlp)
-    add_linear(out, ParamGroup::mlp, prefix, gate, width, s.hidden, s.mlp_bias, n, true, false);
-  add_linear(out, ParamGroup::mlp, prefix, up, width, s.hidden, s.mlp_bias, n, true, false);
-  add_linear(out, ParamGroup::mlp, prefix, down, s.hidden, width, s.mlp_bias, n, false, true);
+    add_linear(out, ParamGroup::mlp, prefix, gate, width, io, s.mlp_bias, n, true, false);
+  add_linear(out, ParamGroup::mlp, prefix, up, width, io, s.mlp_bias, n, true, false);
+  add_linear(out, ParamGroup::mlp, prefix, down, io, width, s.mlp_bias, n, false, true);
   for (size_t i = first; i < out.size(); ++i) out[i].routed_expert = routed;
 }
 
@@ -169,6 +191,12 @@ void add_mlp(std::vector<ParamTensor>& out, const TransformerSpec& s, const char
       out.push_back({prefix, "mlp.shared_expert_gate", "weight", ParamGroup::router, 1, s.hidden,
                      moe, false, true});
   }
+  if (s.moe_latent > 0) {  // LatentMoE's projections, replicated as TensorRT-LLM builds them
+    add_linear(out, ParamGroup::mlp, prefix, "mlp.fc1_latent_proj", s.moe_latent, s.hidden,
+               s.mlp_bias, moe, false, false);
+    add_linear(out, ParamGroup::mlp, prefix, "mlp.fc2_latent_proj", s.hidden, s.moe_latent,
+               s.mlp_bias, moe, false, false);
+  }
   out.push_back(
       {prefix, "mlp.router", "weight", ParamGroup::router, s.experts, s.hidden, moe, false, true});
   if (s.router_bias)
@@ -178,8 +206,10 @@ void add_mlp(std::vector<ParamTensor>& out, const TransformerSpec& s, const char
 
 // MoE blocks among the first `n` blocks of a stack (the pattern of TransformerSpec).
 int64_t moe_blocks(const TransformerSpec& s, int64_t n) {
+  if (n == s.layers) return s.moe_layer_count();
   TransformerSpec stack = s;
   stack.layers = n;
+  stack.layer_pattern.clear();
   return stack.moe_layer_count();
 }
 
@@ -301,13 +331,13 @@ std::vector<ParamTensor> transformer_parameters(const TransformerSpec& s) {
   out.reserve(80);
   add_embeddings(out, s);
 
-  // Blocks: pre- or post-norm makes no difference to the count: two norms per block.
+  // Blocks: pre- or post-norm makes no difference to the count: two norms per block (one per
+  // layer of a layer pattern).
   add_norm(out, s, "", "input_layernorm", s.layers, true);
   add_attention(out, s, "self_attn.", s.attention_layer_count());
   add_linear_attention(out, s, "linear_attn.", s.linear_layer_count());
-  add_norm(out, s, "", "post_attention_layernorm", s.layers, true);
-  const int64_t moe = moe_blocks(s, s.layers);
-  add_mlp(out, s, "", s.layers - moe, moe);
+  if (!s.has_layer_pattern()) add_norm(out, s, "", "post_attention_layernorm", s.layers, true);
+  add_mlp(out, s, "", s.dense_mlp_layer_count(), s.moe_layer_count());
   if (s.decoder_layers > 0) {
     add_norm(out, s, "decoder.", "input_layernorm", s.decoder_layers, true);
     add_attention(out, s, "decoder.self_attn.", s.decoder_layers);
@@ -352,11 +382,23 @@ namespace {
 // ffn_hidden; MoE blocks k routed experts plus the shared ones.
 double mlp_width_sum(const TransformerSpec& s) {
   const double moe = static_cast<double>(s.moe_layer_count());
-  const double dense = static_cast<double>(s.layers) - moe;
+  const double dense = static_cast<double>(s.dense_mlp_layer_count());
   const double routed =
       static_cast<double>(s.experts_per_token * s.moe_ffn_hidden_or_default() +
                           s.shared_experts * s.shared_expert_ffn_hidden_or_default());
   return dense * static_cast<double>(s.ffn_hidden) + moe * routed;
+}
+
+// Forward FLOPs of one token through the MLPs of the first stack: every active MLP's matrices at
+// 2 h f each, a routed expert's at 2 x its io width x f (LatentMoE: the latent), and LatentMoE's
+// two projections per MoE block.
+double mlp_flops_per_token(const TransformerSpec& s) {
+  const double h = static_cast<double>(s.hidden), matrices = s.gated_mlp ? 3.0 : 2.0;
+  const double moe = static_cast<double>(s.moe_layer_count());
+  const double routed = static_cast<double>(s.experts_per_token * s.moe_ffn_hidden_or_default());
+  const double latent = static_cast<double>(s.moe_latent);
+  const double io = static_cast<double>(s.expert_io_width());
+  return 2 * matrices * (h * mlp_width_sum(s) - moe * routed * (h - io)) + moe * 4 * h * latent;
 }
 
 // Forward FLOPs of one token through the Q, K, V (or MLA's latent) projections of one block.
@@ -396,7 +438,7 @@ double mla_up_projection_share(const TransformerSpec& s) {
 
 TransformerDims transformer_dims(const TransformerSpec& s, int64_t seq_len) {
   const double f = static_cast<double>(s.is_moe() ? s.moe_ffn_hidden_or_default() : s.ffn_hidden);
-  const double layers = static_cast<double>(std::max<int64_t>(s.layers, 1));
+  const double layers = static_cast<double>(std::max<int64_t>(s.layers, 1));  // each pattern layer
   TransformerDims d{
       static_cast<double>(transformer_tokens(s, seq_len)),
       static_cast<double>(s.hidden),
@@ -458,11 +500,16 @@ double linear_attention_core_flops_per_token(const TransformerSpec& s, double to
   if (!s.is_hybrid_linear() || tokens <= 0) return 0;
   const double dk = static_cast<double>(s.linear_key_head_dim);
   const double dv = static_cast<double>(s.linear_value_head_dim);
-  const double c = std::min(kLinearAttentionChunk, tokens);
+  const double c = std::min(s.linear_chunk_tokens(), tokens);
   const double conv = 2.0 * static_cast<double>(s.linear_conv_kernel) *
                       static_cast<double>(2 * s.linear_key_width() + s.linear_value_width());
+  const double heads = static_cast<double>(s.linear_value_heads);
+  if (s.is_mamba()) {
+    const double groups = static_cast<double>(s.linear_key_heads);
+    return conv + groups * 2 * c * dk + heads * (2 * c * dv + 4 * dk * dv);
+  }
   const double per_head = 6 * dk * dv + 2 * c * (3 * dk + 2 * dv) + 2 * c * c / 3;
-  return conv + static_cast<double>(s.linear_value_heads) * per_head;
+  return conv + heads * per_head;
 }
 
 double linear_attention_proj_flops_per_token(const TransformerSpec& s) {
@@ -471,7 +518,8 @@ double linear_attention_proj_flops_per_token(const TransformerSpec& s) {
   const double kw = static_cast<double>(s.linear_key_width());
   const double vw = static_cast<double>(s.linear_value_width());
   const double nv = static_cast<double>(s.linear_value_heads);
-  return 2 * h * (2 * kw + 2 * vw + 2 * nv) + 2 * vw * h;
+  const double in = s.is_mamba() ? 2 * kw + 2 * vw + nv : 2 * kw + 2 * vw + 2 * nv;
+  return 2 * h * in + 2 * vw * h;
 }
 
 double linear_attention_state_bytes(const TransformerSpec& s, double element_bytes, int tp) {
@@ -483,7 +531,7 @@ double linear_attention_state_bytes(const TransformerSpec& s, double element_byt
   const double state = heads * static_cast<double>(s.linear_key_head_dim * s.linear_value_head_dim);
   const double conv =
       channels * static_cast<double>(std::max<int64_t>(s.linear_conv_kernel - 1, 0));
-  return (state + conv) * element_bytes;
+  return state * (s.linear_state_fp32 ? 4.0 : element_bytes) + conv * element_bytes;
 }
 
 double attention_pairs(const TransformerSpec& s, double t, bool causal) {
@@ -558,26 +606,26 @@ TransformerFlops transformer_forward_flops(const TransformerSpec& s, int64_t seq
   // Plain variables, not structured bindings: lambdas below capture them.
   const TransformerDims d = transformer_dims(s, seq_len);
   const double t = d.t, h = d.h, q = d.q;
-  const double matrices = s.gated_mlp ? 3.0 : 2.0;
   const double out_width = static_cast<double>(s.heads * s.v_head_dim_or_default());
   const double per_pair = attention_flops_per_pair(s);
   const double keys = attention_keys(s, t);
   const double qkv = qkv_flops_per_token(s);
-  // mlp_width: summed over the blocks; moe: blocks with a router.
-  auto block = [&](TransformerFlops& out, double n, double tokens, double pairs, double mlp_width,
+  // mlp_flops: per token, summed over the blocks (mlp_flops_per_token); moe: blocks with a
+  // router.
+  auto block = [&](TransformerFlops& out, double n, double tokens, double pairs, double mlp_flops,
                    double moe) {
     // Transformer-XL projects memory + segment (its qkv_net runs on both).
     out.qkv_proj += n * (tokens + keys - t) * qkv;
     out.attention_core += pairs * per_pair;
     out.attn_out_proj += n * tokens * 2 * out_width * h;
-    out.mlp += tokens * 2 * h * mlp_width * matrices;
+    out.mlp += tokens * mlp_flops;
     out.router += moe * tokens * 2 * h * static_cast<double>(s.experts);
   };
 
   TransformerFlops out;
   const double moe_blocks = static_cast<double>(s.moe_layer_count());
   const double attention_layers = static_cast<double>(s.attention_layer_count());
-  block(out, attention_layers, t, attention_pairs(s, t), mlp_width_sum(s),
+  block(out, attention_layers, t, attention_pairs(s, t), mlp_flops_per_token(s),
         s.is_moe() ? moe_blocks : 0.0);
   add_linear_attention_flops(s, t, out);
   out.indexer = indexer_flops(s, t);
@@ -587,7 +635,8 @@ TransformerFlops transformer_forward_flops(const TransformerSpec& s, int64_t seq
     const double dl = static_cast<double>(s.decoder_layers);
     TransformerSpec dec = s;
     dec.layers = s.decoder_layers;
-    block(out, dl, t, dl * t * keys, mlp_width_sum(dec),
+    dec.layer_pattern.clear();
+    block(out, dl, t, dl * t * keys, mlp_flops_per_token(dec),
           s.is_moe() ? static_cast<double>(dec.moe_layer_count()) : 0.0);
     out.qkv_proj += dl * t * qkv;
     out.attention_core += dl * t * t * per_pair;
@@ -599,12 +648,13 @@ TransformerFlops transformer_forward_flops(const TransformerSpec& s, int64_t seq
     const double n = static_cast<double>(s.mtp_layers);
     TransformerSpec one = s;
     one.layers = 1;
+    one.layer_pattern.clear();
     one.first_dense_layers = 0;
     one.moe_layer_step = 1;
     one.sliding_window = 0;
     // A sparse-attention model's MTP block selects its keys as the others do.
     block(out, n, t, n * t * attention_keys_per_query(s, t, s.is_sparse_attention()),
-          n * mlp_width_sum(one), s.is_moe() ? n : 0.0);
+          n * mlp_flops_per_token(one), s.is_moe() ? n : 0.0);
     out.indexer += n * indexer_flops(one, t);
     out.head += n * t * (2 * (2 * h) * h + 2 * h * head_logits(s));
   }
@@ -666,13 +716,15 @@ void recomputable_parts(const TransformerSpec& s, const TransformerDims& d, doub
   const double t = d.t, h = d.h, layers = static_cast<double>(std::max<int64_t>(s.layers, 1));
   const double moe_blocks = static_cast<double>(s.moe_layer_count()) / layers;
   // inner: MLP terms per width (the activation output: 1).
-  r.norm_outputs = {2 * e * t * h, 2 * e * t * h};
+  const double norms = static_cast<double>(s.sublayer_count()) / layers;  // per block
+  r.norm_outputs = {norms * e * t * h, norms * e * t * h};
   if (s.is_mla()) {
     const double ql = static_cast<double>(s.q_lora_rank), kvl = static_cast<double>(s.kv_lora_rank);
     const double latents = e * (t * ql + keys * kvl);
     r.mla_up = {e * (t * d.q + keys * (d.q + d.kv)) + latents, latents};
   }
-  const double dense_f = (1 - moe_blocks) * static_cast<double>(s.ffn_hidden);
+  const double dense_f =
+      static_cast<double>(s.dense_mlp_layer_count()) / layers * static_cast<double>(s.ffn_hidden);
   r.dense_mlp = {e * t * dense_f * inner, e * t * dense_f};
   if (!s.is_moe()) return;
   const double routed_f = moe_blocks * static_cast<double>(s.experts_per_token) *
@@ -720,25 +772,33 @@ double q_width_terms(const TransformerSpec& s) {
 // their autograd functions): the in_proj input (t h), the convolution's input and output over
 // q, k and v (2 t (2 kw + vw)), the gate z (t vw), beta and the decay input (2 t nv), the decay
 // in fp32 (4 t nv bytes), the solved chunk triangle (c per token and value head), the rule's
-// output (the gated norm's input) and the norm's output (out_proj's input), t vw each. The
-// matmul inputs among them: in_proj's and out_proj's. attention_share: the blocks with softmax
-// attention, as a share of all.
+// output (the gated norm's input) and the norm's output (out_proj's input), t vw each. Mamba-2
+// (our count from mamba_ssm's MambaChunkScanCombinedFn, which saves its inputs and the chunk
+// states) keeps one dt per head instead of beta and the decay, the chunk's C B^T per key group
+// (c per token and group) for the triangle, and each chunk's states (nv dk dv per chunk). The
+// matmul inputs among them: in_proj's and out_proj's. The shares: the blocks with softmax
+// attention and with linear attention (with a layer pattern, the rest mix no tokens).
 struct LinearAttentionSaved {
   double bytes = 0, matmul_input_bytes = 0;
-  double attention_share = 1;
+  double attention_share = 1, linear_share = 0;
 };
 LinearAttentionSaved linear_attention_saved(const TransformerSpec& s, double t, double e) {
-  if (!s.is_hybrid_linear()) return {};
-  const double share =
-      static_cast<double>(s.attention_layer_count()) / std::max(1.0, static_cast<double>(s.layers));
+  const double layers = std::max(1.0, static_cast<double>(s.layers));
+  const double attention_share = static_cast<double>(s.attention_layer_count()) / layers;
+  if (!s.is_hybrid_linear()) return {0, 0, attention_share, 0};
+  const double share = static_cast<double>(s.linear_layer_count()) / layers;
   const double h = static_cast<double>(s.hidden);
   const double kw = static_cast<double>(s.linear_key_width());
   const double vw = static_cast<double>(s.linear_value_width());
   const double nv = static_cast<double>(s.linear_value_heads);
-  const double c = std::min(kLinearAttentionChunk, t);
+  const double c = std::min(s.linear_chunk_tokens(), t);
+  const double common = e * t * (h + 2 * (2 * kw + vw) + vw + 2 * vw) + 4.0 * t * nv;
   const double bytes =
-      e * t * (h + 2 * (2 * kw + vw) + vw + 2 * nv + c * nv + 2 * vw) + 4.0 * t * nv;
-  return {bytes, e * t * (h + vw), share};
+      s.is_mamba() ? common + e * t * (nv + c * static_cast<double>(s.linear_key_heads)) +
+                         e * std::ceil(t / c) * nv *
+                             static_cast<double>(s.linear_key_head_dim * s.linear_value_head_dim)
+                   : common + e * t * (2 * nv + c * nv);
+  return {bytes, e * t * (h + vw), attention_share, share};
 }
 
 }  // namespace
@@ -767,8 +827,10 @@ LayerActivations transformer_layer_activations(const TransformerSpec& s, int64_t
   const double mask = s.dropout ? mask_bytes : 0.0;
   const bool attn_dropout = s.attention_dropout_or_default();
   LayerActivations out;
-  const double norms = 2 * norm_input_bytes * t * h;
-  const double masks = 2 * mask * t * h;
+  const double sublayers = static_cast<double>(s.sublayer_count()) /
+                           std::max(1.0, static_cast<double>(s.layers));  // per block: 2, or 1
+  const double norms = sublayers * norm_input_bytes * t * h;
+  const double masks = sublayers * mask * t * h;
   // Transformer-XL keeps its memory (the previous segment's layer input) and K, V over memory +
   // segment (attention_keys), and the queries of its extra matmul (q_width_terms).
   const double keys = attention_keys(s, t);
@@ -783,22 +845,24 @@ LayerActivations transformer_layer_activations(const TransformerSpec& s, int64_t
   }
   // Hybrid models: attention's and linear attention's terms by their blocks' shares.
   const LinearAttentionSaved linear = linear_attention_saved(s, t, element_bytes);
-  attn = linear.attention_share * attn + (1 - linear.attention_share) * linear.bytes;
-  const double mlp_in = element_bytes * t * h;
+  attn = linear.attention_share * attn + linear.linear_share * linear.bytes;
+  // A layer pattern's blocks are single-purpose: the MLP terms by the share with an MLP.
+  const double mlp_in = s.mlp_share() * element_bytes * t * h;
   const double inner = !s.gated_mlp ? 2.0 : fused_swiglu ? 3.0 : 4.0;
   const double mlp_inner = element_bytes * t * f_active * inner;
   const double router = s.is_moe() ? 4.0 * t * static_cast<double>(s.experts) * d.moe_share : 0.0;
   // Each routed expert's first GEMM keeps its own input, the tokens sent to it: a copy of every
   // token per routed expert in MoE blocks.
   const double routed = d.moe_share * static_cast<double>(s.is_moe() ? s.experts_per_token : 0);
-  const double expert_inputs = element_bytes * t * h * routed;
+  const double expert_inputs =
+      element_bytes * t * static_cast<double>(s.expert_io_width()) * routed;
   out.linear_bytes = norms + masks + attn + mlp_in + mlp_inner + router + expert_inputs;
   out.routed_input_bytes = expert_inputs;
   out.routed_bytes = expert_inputs + element_bytes * t * routed *
                                          static_cast<double>(s.moe_ffn_hidden_or_default()) * inner;
   // Under tensor parallelism each rank needs the whole input of the QKV and first MLP matmuls,
   // besides the norm inputs and masks: 10*s*b*h of eq. 2 (Korthikanti et al. 2022).
-  out.replicated_bytes = norms + masks + 2 * element_bytes * t * h;
+  out.replicated_bytes = norms + masks + sublayers * element_bytes * t * h;
   // QKV input (keys x h), output-projection input, MLP input (t x h) and the MLP's activation
   // output, the second matmul's input (t x f per active expert); MLA's latents feed q_b and kv_b.
   out.matmul_input_bytes = element_bytes * (keys * h + t * out_in);
@@ -807,9 +871,9 @@ LayerActivations transformer_layer_activations(const TransformerSpec& s, int64_t
                                                keys * static_cast<double>(s.kv_lora_rank));
   }
   out.matmul_input_bytes = linear.attention_share * out.matmul_input_bytes +
-                           (1 - linear.attention_share) * linear.matmul_input_bytes +
-                           element_bytes * (t * h + t * f_active);
-  out.matmul_input_replicated_bytes = 2 * element_bytes * t * h;
+                           linear.linear_share * linear.matmul_input_bytes +
+                           element_bytes * (s.mlp_share() * t * h + t * f_active);
+  out.matmul_input_replicated_bytes = sublayers * element_bytes * t * h;
   if (attention == AttentionImpl::eager) {
     // Softmax runs at norm_input_bytes (autocast keeps it in fp32); the matmul with V then keeps
     // its own 16-bit copy of the probabilities (after dropout, if any, which keeps a 1-byte mask).
