@@ -113,12 +113,15 @@ TEST(MambaHybrid, Mamba2ScanFlopsPerToken) {
 }
 
 TEST(MambaHybrid, HfConfigsImportAsTheZoosModels) {
-  // Super's file keeps Python's Infinity (time_step_limit); Ultra's lists layers_block_type.
-  for (const auto& [file, id] : {std::pair<std::string, std::string>{"nemotron-3-nano-30b-a3b.json",
-                                                                     "nemotron-3-nano-30b-a3b"},
-                                 {"nemotron-3-super-120b-a12b.json", "nemotron-3-super-120b-a12b"},
-                                 {"nemotron-3-ultra-550b-a55b.json", "nemotron-3-ultra-550b-a55b"},
-                                 {"nemotron-h-56b.json", "nemotron-h-56b"}}) {
+  // Super's file keeps Python's Infinity (time_step_limit); Ultra's and Lightning's list
+  // layers_block_type.
+  for (const auto& [file, id] :
+       {std::pair<std::string, std::string>{"nemotron-3-nano-30b-a3b.json",
+                                            "nemotron-3-nano-30b-a3b"},
+        {"nemotron-3-super-120b-a12b.json", "nemotron-3-super-120b-a12b"},
+        {"nemotron-3-ultra-550b-a55b.json", "nemotron-3-ultra-550b-a55b"},
+        {"nemotron-3.5-lightning-30b-a3b.json", "nemotron-3.5-lightning-30b-a3b"},
+        {"nemotron-h-56b.json", "nemotron-h-56b"}}) {
     SCOPED_TRACE(file);
     auto m = model_from_hf_config(test::read_repo_file("tests/fixtures/hf/" + file), file);
     ASSERT_TRUE(m.ok()) << m.error().message;
