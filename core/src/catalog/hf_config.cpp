@@ -20,61 +20,47 @@ constexpr int64_t kMax = 10'000'000;
 // (a serving choice), and PretrainedConfig's bookkeeping. Anything else a reader does not take
 // is refused by check_unknown_fields, since it may change the architecture.
 const std::set<std::string>& harmless_fields() {
-  static const std::set<std::string> fields = {"_name_or_path",
-                                               "architectures",
-                                               "model_type",
-                                               "transformers_version",
-                                               "torch_dtype",
-                                               "dtype",
-                                               "bos_token_id",
-                                               "eos_token_id",
-                                               "pad_token_id",
-                                               "initializer_range",
-                                               "rms_norm_eps",
-                                               "layer_norm_eps",
-                                               "norm_eps",
-                                               "rope_theta",
-                                               "use_cache",
-                                               "attention_dropout",
-                                               "pretraining_tp",
-                                               "output_router_logits",
-                                               "router_aux_loss_coef",
-                                               "aux_loss_alpha",
-                                               "seq_aux",
-                                               "router_jitter_noise",
-                                               "auto_map",
-                                               "quantization_config",
-                                               "n_group",
-                                               "topk_group",
-                                               "scoring_func",
-                                               "norm_topk_prob",
-                                               "routed_scaling_factor",
-                                               "ep_size",
-                                               "rope_interleave",
-                                               "partial_rotary_factor",
-                                               "swiglu_limit",
-                                               "initial_context_length",
-                                               "attn_temperature_tuning",
-                                               "floor_scale",
-                                               "attn_scale",
-                                               "for_llm_compressor",
-                                               "_attn_implementation_autoset",
-                                               "cache_implementation",
-                                               "router_dtype",
-                                               "moe_router_dtype",
-                                               "output_attentions",
-                                               "output_hidden_states",
-                                               "return_dict",
-                                               "use_bfloat16",
-                                               "tie_encoder_decoder",
-                                               "is_encoder_decoder",
-                                               "max_window_layers",
-                                               "topk_method",
-                                               "boi_token_index",
-                                               "eoi_token_index",
-                                               "image_token_index",
-                                               "use_mrope"};
+  static const std::set<std::string> fields = {
+      "_name_or_path", "architectures", "model_type", "transformers_version", "torch_dtype",
+      "dtype", "bos_token_id", "eos_token_id", "pad_token_id", "initializer_range", "rms_norm_eps",
+      "layer_norm_eps", "norm_eps", "rope_theta", "use_cache", "attention_dropout",
+      "pretraining_tp", "output_router_logits", "router_aux_loss_coef", "aux_loss_alpha", "seq_aux",
+      "router_jitter_noise", "auto_map", "quantization_config", "n_group", "topk_group",
+      "scoring_func", "norm_topk_prob", "routed_scaling_factor", "ep_size", "rope_interleave",
+      "partial_rotary_factor", "swiglu_limit", "initial_context_length", "attn_temperature_tuning",
+      "floor_scale", "attn_scale", "for_llm_compressor", "_attn_implementation_autoset",
+      "cache_implementation", "router_dtype", "moe_router_dtype", "output_attentions",
+      "output_hidden_states", "return_dict", "use_bfloat16", "tie_encoder_decoder",
+      "is_encoder_decoder", "max_window_layers", "topk_method", "boi_token_index",
+      "eoi_token_index", "image_token_index", "use_mrope",
+      // PretrainedConfig's own attributes, which older
+      // transformers wrote into every config (Kimi
+      // K2.5's text_config): generation defaults,
+      // labels, export switches. add_cross_attention
+      // and pruned_heads are checked apart
+      // (refuse_pretrained_config_changes).
+      "bad_words_ids", "begin_suppress_tokens", "chunk_size_feed_forward",
+      "cross_attention_hidden_size", "decoder_start_token_id", "diversity_penalty", "do_sample",
+      "early_stopping", "encoder_no_repeat_ngram_size", "exponential_decay_length_penalty",
+      "finetuning_task", "forced_bos_token_id", "forced_eos_token_id", "id2label", "label2id",
+      "is_decoder", "length_penalty", "max_length", "min_length", "no_repeat_ngram_size",
+      "num_beam_groups", "num_beams", "num_return_sequences", "output_scores", "prefix",
+      "problem_type", "remove_invalid_values", "repetition_penalty", "return_dict_in_generate",
+      "sep_token_id", "suppress_tokens", "task_specific_params", "temperature", "tf_legacy_loss",
+      "tokenizer_class", "top_k", "top_p", "torchscript", "typical_p", "add_cross_attention",
+      "pruned_heads"};
   return fields;
+}
+
+// The two PretrainedConfig attributes that would change the architecture: cross-attention
+// added to a decoder, and pruned attention heads. Absent, false or empty: nothing to model.
+void refuse_pretrained_config_changes(JsonReader& r) {
+  if (r.has("add_cross_attention") && r.boolean("add_cross_attention", false))
+    r.fail(r.name("add_cross_attention") +
+           ": true is not modelled (a decoder-only model has none)");
+  if (const nlohmann::json* pruned = r.value("pruned_heads", false);
+      pruned && !pruned->is_null() && !pruned->empty())
+    r.fail(r.name("pruned_heads") + ": pruned attention heads are not modelled (expected {})");
 }
 
 // The fields read_decoder reads, and `more`: what a decoder-only config's reader knows.
@@ -825,8 +811,8 @@ namespace {
 constexpr const char* kSupported =
     "llama, mistral, mixtral, qwen2, qwen3, qwen3_moe, deepseek_v2, deepseek_v3, deepseek_v32, "
     "kimi_k2, gpt_oss, llama4, llama4_text, glm4_moe, glm_moe_dsa, hy_v3, minimax_m2, nemotron, "
-    "qwen3_next, qwen3_5, qwen3_5_text, qwen3_5_moe, qwen3_5_moe_text, nemotron_h, falcon, gpt2, "
-    "bert, vit, mpt";
+    "kimi_k25, qwen3_next, qwen3_5, qwen3_5_text, qwen3_5_moe, qwen3_5_moe_text, nemotron_h, "
+    "falcon, gpt2, bert, vit, mpt";
 
 // The decoders of 2024-26 (strict: an unknown field is refused); `j` is the object `r` reads.
 std::optional<Error> read_modern_decoder(JsonReader& r, const nlohmann::json& j, Model& m,
@@ -857,6 +843,7 @@ std::optional<Error> read_modern_decoder(JsonReader& r, const nlohmann::json& j,
     unknown = read_llama4_text(r, j, s, where);
   }
   read_dropout(r, s, {}, {"attention_dropout"}, 0.0);
+  refuse_pretrained_config_changes(r);
   m.task = "causal-lm";
   m.default_seq_len = std::min<int64_t>(s.max_positions, 4096);
   if (r.error()) return r.error();
@@ -876,8 +863,8 @@ bool is_modern_decoder(const std::string& type) {
 }
 
 // Multimodal configs whose language model is text_config (Llama4Config, Qwen3.5's
-// Qwen3_5MoeConfig and Qwen3_5Config): the vision encoder is left out; `tokens`: the outer config's
-// image and video token ids, which change no count.
+// Qwen3_5MoeConfig and Qwen3_5Config, Kimi K2.5's KimiK25Config): the vision encoder is left out;
+// the outer config's image and video token ids and placeholders change no count.
 std::optional<Error> read_text_config(JsonReader& r, const nlohmann::json& j, Model& m,
                                       const std::string& type, const std::string& text_type,
                                       const std::string& where) {
@@ -887,11 +874,50 @@ std::optional<Error> read_text_config(JsonReader& r, const nlohmann::json& j, Mo
   if (auto err = check_unknown_fields(
           j, where, type,
           {"text_config", "vision_config", "tie_word_embeddings", "image_token_id",
-           "video_token_id", "vision_start_token_id", "vision_end_token_id"}))
+           "video_token_id", "vision_start_token_id", "vision_end_token_id", "ignore_index",
+           "media_placeholder_token_id", "use_unified_vision_chunk", "video_placeholder"}))
     return err;
   JsonReader tr(*text, where, "text_config");
   if (tr.error()) return tr.error();
   return read_modern_decoder(tr, *text, m, text_type, where);
+}
+
+// The weight format a config's quantization_config states, "" for 16 bits or one gpuplan does
+// not read: DeepSeek's block-scaled fp8 and GPT-OSS's MXFP4 experts (quant_method fp8, mxfp4);
+// compressed-tensors with 4-bit integer weights (Kimi K2.5: group_size 32, symmetric) as
+// int4-experts where its ignore list keeps attention in 16 bits (with the shared experts and
+// dense MLPs, as Kimi K2.5's does), else int4.
+std::string checkpoint_weight_format(const nlohmann::json* q) {
+  // Typed reads that give "" or 0 for a missing or mistyped field (an upload may hold anything).
+  auto text = [](const nlohmann::json& o, const char* key) {
+    const auto it = o.find(key);
+    return it != o.end() && it->is_string() ? it->get<std::string>() : std::string();
+  };
+  auto integer = [](const nlohmann::json& o, const char* key) {
+    const auto it = o.find(key);
+    return it != o.end() && it->is_number_integer() ? it->get<int64_t>() : int64_t{0};
+  };
+  if (!q || !q->is_object()) return "";
+  const std::string method = text(*q, "quant_method");
+  if (method == "fp8" || method == "mxfp4") return method;
+  if (method != "compressed-tensors") return "";
+  const auto groups = q->find("config_groups");
+  if (groups == q->end() || !groups->is_object() || groups->size() != 1 ||
+      !groups->begin()->is_object())
+    return "";
+  const auto weights = groups->begin()->find("weights");
+  if (weights == groups->begin()->end() || !weights->is_object() ||
+      integer(*weights, "num_bits") != 4 || text(*weights, "type") != "int")
+    return "";
+  const auto ignore = q->find("ignore");
+  if (ignore != q->end() && ignore->is_array()) {
+    for (const auto& pattern : *ignore) {
+      if (pattern.is_string() &&
+          pattern.get_ref<const std::string&>().find("self_attn") != std::string::npos)
+        return "int4-experts";
+    }
+  }
+  return "int4";
 }
 
 // transformers writes config.json with Python's json module, which spells non-finite floats
@@ -947,8 +973,9 @@ Result<Model> model_from_hf_config(std::string_view text, const std::string& whe
   std::string what = type + ", uploaded config";
   if (is_modern_decoder(type)) {
     if (auto err = read_modern_decoder(r, parsed.value(), m, type, where)) return *err;
-  } else if (type == "llama4" || type == "qwen3_5_moe" || type == "qwen3_5") {
-    const std::string text_type = type + "_text";  // llama4_text, qwen3_5_text, qwen3_5_moe_text
+  } else if (type == "llama4" || type == "qwen3_5_moe" || type == "qwen3_5" || type == "kimi_k25") {
+    // llama4_text, qwen3_5_text, qwen3_5_moe_text; Kimi K2.5's language model is Kimi K2's.
+    const std::string text_type = type == "kimi_k25" ? "kimi_k2" : type + "_text";
     if (auto err = read_text_config(r, parsed.value(), m, type, text_type, where)) return *err;
     what = type + " text model without the vision encoder, uploaded config";
   } else if (type == "gpt2") {
@@ -971,13 +998,17 @@ Result<Model> model_from_hf_config(std::string_view text, const std::string& whe
   if (r.error()) return *r.error();
   if (auto err = validate_transformer(s, where)) return *err;
 
-  // The published checkpoint's weight format (quantization_config.quant_method), which serving
-  // runs where no other is asked for: DeepSeek's block-scaled fp8, GPT-OSS's MXFP4 experts.
-  if (const nlohmann::json* q = r.value("quantization_config", false); q && q->is_object()) {
-    const auto method = q->find("quant_method");
-    if (method != q->end() && method->is_string() && (*method == "fp8" || *method == "mxfp4"))
-      m.checkpoint_weights = method->get<std::string>();
+  // The published checkpoint's weight format (its quantization_config, in text_config for the
+  // multimodal wrappers), which serving runs where no other is asked for.
+  const nlohmann::json* q = r.value("quantization_config", false);
+  if (!q || !q->is_object()) {
+    const auto text = parsed.value().find("text_config");
+    if (text != parsed.value().end() && text->is_object()) {
+      const auto inner = text->find("quantization_config");
+      if (inner != text->end()) q = &*inner;
+    }
   }
+  m.checkpoint_weights = checkpoint_weight_format(q);
   std::string name = r.has("_name_or_path") ? r.string("_name_or_path", "") : "";
   if (name.empty()) name = where;
   m.id = "hf:" + name;

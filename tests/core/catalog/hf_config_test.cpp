@@ -49,13 +49,12 @@ TEST(HfConfig, ErrorsNameTheField) {
   };
   EXPECT_EQ(err(R"({"model_type": "llama", "hidden_size": 4096})"),
             "config.json: num_hidden_layers: missing required field");
-  EXPECT_EQ(
-      err(R"({"model_type": "mamba"})"),
-      "config.json: model_type 'mamba' is not supported (supported: llama, mistral, mixtral, "
-      "qwen2, qwen3, qwen3_moe, deepseek_v2, deepseek_v3, deepseek_v32, kimi_k2, gpt_oss, "
-      "llama4, llama4_text, glm4_moe, glm_moe_dsa, hy_v3, minimax_m2, nemotron, qwen3_next, "
-      "qwen3_5, qwen3_5_text, qwen3_5_moe, qwen3_5_moe_text, nemotron_h, falcon, gpt2, bert, vit, "
-      "mpt)");
+  EXPECT_EQ(err(R"({"model_type": "mamba"})"),
+            "config.json: model_type 'mamba' is not supported (supported: llama, mistral, mixtral, "
+            "qwen2, qwen3, qwen3_moe, deepseek_v2, deepseek_v3, deepseek_v32, kimi_k2, gpt_oss, "
+            "llama4, llama4_text, glm4_moe, glm_moe_dsa, hy_v3, minimax_m2, nemotron, kimi_k25, "
+            "qwen3_next, qwen3_5, qwen3_5_text, qwen3_5_moe, qwen3_5_moe_text, nemotron_h, falcon, "
+            "gpt2, bert, vit, mpt)");
   EXPECT_EQ(err(R"({"hidden_size": 4096})"), "config.json: model_type: missing required field");
   EXPECT_EQ(err(R"({"model_type": "gpt2", "n_layer": "12"})"),
             "config.json: n_layer: expected an integer, got a string");

@@ -218,5 +218,37 @@ TEST(ZooMoeMore, KimiK25HoldsItsRoutedExpertsInInt4) {
   EXPECT_EQ(resolved("moonshotai/Kimi-K2.5"), "kimi-k2.5");
 }
 
+TEST(ZooMoeMore, KimiK25ImportsFromItsMultimodalConfig) {
+  // moonshotai/Kimi-K2.5's config.json (as ai-dynamo/aiconfigurator's copy shows it): kimi_k25
+  // around a kimi_k2 text_config that also lists PretrainedConfig's generation defaults, and
+  // compressed-tensors int4 weights with attention, the shared experts and the dense MLPs
+  // ignored: int4-experts.
+  const std::string config = test::read_repo_file("tests/fixtures/hf/kimi-k2.5.json");
+  auto m = model_from_hf_config(config, "config.json");
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  EXPECT_EQ(test::parameter_count(m.value().transformer), counts("kimi-k2.5").total);
+  EXPECT_EQ(m.value().checkpoint_weights, "int4-experts");
+  auto with = [&](const std::string& from, const std::string& to) {
+    std::string c = config;
+    const size_t at = c.find(from);
+    if (at == std::string::npos) return std::string("not found: ") + from;
+    c.replace(at, from.size(), to);
+    auto edited = model_from_hf_config(c, "config.json");
+    return edited.ok() ? "accepted: " + edited.value().checkpoint_weights : edited.error().message;
+  };
+  // Attention quantised too: int4 throughout.
+  EXPECT_EQ(with("\"re:.*self_attn.*\",", ""), "accepted: int4");
+  // A mistyped quantisation field reads as no format, never a crash.
+  EXPECT_EQ(with("\"num_bits\": 4", "\"num_bits\": \"4\""), "accepted: ");
+  EXPECT_EQ(with("\"quant_method\": \"compressed-tensors\"", "\"quant_method\": 5"), "accepted: ");
+  // The two PretrainedConfig attributes that would change the architecture are refused.
+  EXPECT_EQ(with("\"add_cross_attention\": false", "\"add_cross_attention\": true"),
+            "config.json: text_config.add_cross_attention: true is not modelled (a decoder-only "
+            "model has none)");
+  EXPECT_EQ(with("\"pruned_heads\": {}", "\"pruned_heads\": {\"0\": [1]}"),
+            "config.json: text_config.pruned_heads: pruned attention heads are not modelled "
+            "(expected {})");
+}
+
 }  // namespace
 }  // namespace gpuplan
