@@ -24,7 +24,7 @@ struct Gpu;
 
 // What makes two runs "of the same kind": the facets a band's evidence is counted on.
 struct RunGround {
-  std::string kind;       // model kind: cnn, encoder, decoder, moe
+  std::string kind;       // model kind: cnn, encoder, decoder, moe, hybrid (model_kind)
   std::string precision;  // the dtype the matmuls run in: fp32, tf32, fp16, bf16, fp8
   std::string parallel;   // the parallel dimensions above 1: "single", "dp", "dp+tp+pp", ...
   std::string arch;       // GPU architecture ("Hopper"); empty: no GPU (not compared)
@@ -76,9 +76,13 @@ struct ErrorBand {
   std::string reason;  // "no validated decoder run used fp8 with dp+pp on Hopper: band widened"
 };
 
-// The family of a workload and setup: model kind (cnn, encoder, decoder, moe: a decoder with
-// routed experts), precision (fp32, 16-bit, fp8) and parallelism (single, data-parallel,
-// sharded, model-parallel).
+// A model's kind for its evidence: cnn, encoder, decoder, moe (a decoder with routed experts), or
+// hybrid (a decoder with linear-attention or Mamba-2 mixers, experts or not: its token mixing is
+// a workload no attention run validates).
+std::string model_kind(const Model& model);
+
+// The family of a workload and setup: model kind (model_kind), precision (fp32, 16-bit, fp8) and
+// parallelism (single, data-parallel, sharded, model-parallel).
 std::string accuracy_family(const Model& model, const Setup& setup);
 
 // The ground of a run on `gpus` GPUs of `gpu` (null: no GPU named, the architecture not compared).

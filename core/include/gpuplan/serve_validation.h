@@ -30,8 +30,8 @@ std::string serving_band_family(const std::string& group, bool attention_dp);
 // The ground of a serving run (gpuplan/accuracy.h): a decoder, its weight format, tensor
 // parallel or single, the GPU's architecture (gpu null: not compared), the replica's GPUs, the
 // engine.
-RunGround serving_run_ground(const std::string& precision, int tp, const Gpu* gpu, int gpus,
-                             Runtime runtime);
+RunGround serving_run_ground(const Model* model, const std::string& precision, int tp,
+                             const Gpu* gpu, int gpus, Runtime runtime);
 
 struct ServingRow {
   std::string id, source_kind, model, gpu, precision, framework, metric, notes;

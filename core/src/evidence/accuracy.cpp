@@ -354,16 +354,18 @@ ErrorBand error_band(const std::vector<AccuracyRow>& rows, const std::string& fa
   return b;
 }
 
+std::string model_kind(const Model& model) {
+  if (model.kind != ModelKind::transformer) return "cnn";
+  const TransformerSpec& s = model.transformer;
+  if (s.is_vision() || model.task == "masked-lm" || s.head == HeadKind::classifier ||
+      model.task == "question-answering")
+    return "encoder";
+  if (s.is_hybrid_linear()) return "hybrid";
+  return s.is_moe() ? "moe" : "decoder";
+}
+
 std::string accuracy_family(const Model& model, const Setup& setup) {
-  std::string kind = "cnn";
-  if (model.kind == ModelKind::transformer) {
-    kind = model.transformer.is_vision() || model.task == "masked-lm" ||
-                   model.transformer.head == HeadKind::classifier ||
-                   model.task == "question-answering"
-               ? "encoder"
-           : model.transformer.is_moe() ? "moe"
-                                        : "decoder";
-  }
+  const std::string kind = model_kind(model);
   const char* precision = setup.precision == Precision::fp32 || setup.precision == Precision::tf32
                               ? "fp32"
                           : is_low_precision(setup.precision) ? "fp8"

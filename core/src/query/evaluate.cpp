@@ -358,8 +358,8 @@ void serving_time_band(const Catalog& catalog, Evaluation& ev) {
   const int per_replica = s.tp * s.pp;
   ev.family = serving_band_family(kServingThroughputGroup, false);
   const WeightFormat weights = *inference_weight_format(ev.model.checkpoint_weights, s.precision);
-  ev.ground = serving_run_ground(weight_format_name(weights), per_replica, ev.gpu, per_replica,
-                                 ev.query.runtime);
+  ev.ground = serving_run_ground(&ev.model, weight_format_name(weights), per_replica, ev.gpu,
+                                 per_replica, ev.query.runtime);
   ev.time_band = error_band(catalog.accuracy.serving, ev.family, ev.ground);
 }
 

@@ -71,7 +71,7 @@ void host_note(const ReplicaModel& r, const ServeWorkload& w, ServeOption& o) {
 // validated row counts, gpuplan/accuracy.h).
 void set_bands(const Catalog& catalog, const Gpu& gpu, const ReplicaModel& r, double percentile,
                BandMemo& memo, ServeOption& o) {
-  o.ground = serving_run_ground(weight_format_name(r.config.weights), o.tp * o.pp, &gpu,
+  o.ground = serving_run_ground(r.model, weight_format_name(r.config.weights), o.tp * o.pp, &gpu,
                                 o.tp * o.pp, r.config.runtime);
   const bool dp = r.attention_dp > 1;
   const auto& rows = catalog.accuracy.serving;

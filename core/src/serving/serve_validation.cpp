@@ -628,9 +628,9 @@ ServingRow to_row(const Record& rec, const std::map<std::string, size_t>& col) {
 RunGround serving_ground(const Catalog& c, const ServingRow& r, double gpus) {
   const auto f = formats(c, r);
   const auto tp = number(r.tp);
-  return serving_run_ground(f ? weight_format_name(f->first) : lower(r.precision),
-                            tp ? static_cast<int>(*tp) : 1, find_gpu(c, r.gpu),
-                            static_cast<int>(gpus), runtime_of(r));
+  return serving_run_ground(
+      find_model(c, r.model), f ? weight_format_name(f->first) : lower(r.precision),
+      tp ? static_cast<int>(*tp) : 1, find_gpu(c, r.gpu), static_cast<int>(gpus), runtime_of(r));
 }
 
 // Each row's band from the other sources' validated rows: the development rows the catalog holds
@@ -735,10 +735,12 @@ std::string serving_band_family(const std::string& group, bool attention_dp) {
   return attention_dp ? group + ", attention DP" : group;
 }
 
-RunGround serving_run_ground(const std::string& precision, int tp, const Gpu* gpu, int gpus,
-                             Runtime runtime) {
+RunGround serving_run_ground(const Model* model, const std::string& precision, int tp,
+                             const Gpu* gpu, int gpus, Runtime runtime) {
   RunGround g;
-  g.kind = "decoder";
+  // Serving rows are not split by experts (a decode step reads what it touches either way); a
+  // hybrid's state-space mixers are a workload of their own.
+  g.kind = model && model_kind(*model) == "hybrid" ? "hybrid" : "decoder";
   g.precision = precision;
   g.parallel = tp > 1 ? "tp" : "single";
   if (gpu) g.arch = gpu->architecture.substr(0, gpu->architecture.find(' '));

@@ -1001,9 +1001,9 @@ TEST(ServePlan, ABandMemoGivesErrorBandsOwnBandOncePerFamilyAndGround) {
   const Gpu* h100 = test::catalog().find_gpu("h100-sxm5-80gb");
   const Gpu* h200 = test::catalog().find_gpu("h200-sxm-141gb");
   ASSERT_TRUE(h100 && h200);
-  const RunGround a = serving_run_ground("bf16", 2, h100, 2, Runtime::vllm);
-  const RunGround b = serving_run_ground("bf16", 2, h200, 2, Runtime::vllm);
-  const RunGround wider = serving_run_ground("bf16", 4, h100, 4, Runtime::vllm);
+  const RunGround a = serving_run_ground(nullptr, "bf16", 2, h100, 2, Runtime::vllm);
+  const RunGround b = serving_run_ground(nullptr, "bf16", 2, h200, 2, Runtime::vllm);
+  const RunGround wider = serving_run_ground(nullptr, "bf16", 4, h100, 4, Runtime::vllm);
   const std::string family = serving_band_family(kServingThroughputGroup, false);
   BandMemo memo;
   const ErrorBand& first = memo.band(rows, family, a);

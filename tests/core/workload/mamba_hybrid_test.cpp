@@ -3,13 +3,16 @@
 // their config.json, the importer against the zoo, and their use in serving and training.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <utility>
 
+#include "gpuplan/accuracy.h"
 #include "gpuplan/embedded_data.h"
 #include "gpuplan/estimate.h"
 #include "gpuplan/hf_config.h"
 #include "gpuplan/serve_replica.h"
+#include "gpuplan/serve_validation.h"
 #include "gpuplan/transformer.h"
 #include "test_util.h"
 
@@ -201,6 +204,39 @@ TEST(MambaHybrid, TrainingCountsTheForwardPassOfThePattern) {
                    model_forward_flops(nano, run, 4096).total());
   ASSERT_TRUE(e.value().moe.has_value());
   EXPECT_EQ(e.value().moe->ep, 8);
+}
+
+TEST(MambaHybrid, BandsSayNoValidatedRunUsedAHybridModel) {
+  // Models with Mamba-2 or linear-attention mixers are a kind of their own. One validated
+  // training run used one (Qwen3-Next under Megatron-LM); held out, no run of the kind is left
+  // and the band says so. No validated serving run used one.
+  const Model& nano = test::model("nemotron-3-nano-30b-a3b");
+  EXPECT_EQ(model_kind(nano), "hybrid");
+  EXPECT_EQ(model_kind(test::model("qwen3-next-80b-a3b")), "hybrid");
+  EXPECT_EQ(model_kind(test::model("qwen3-30b-a3b")), "moe");
+  const Gpu* h100 = test::catalog().find_gpu("h100-sxm5-80gb");
+  gpuplan::Setup setup;
+  setup.precision = Precision::bf16;
+  const auto& time = test::catalog().accuracy.time;
+  const auto hybrid_runs = std::count_if(
+      time.begin(), time.end(), [](const AccuracyRow& r) { return r.ground.kind == "hybrid"; });
+  EXPECT_EQ(hybrid_runs, 1);
+  const ErrorBand train = error_band(time, accuracy_family(nano, setup),
+                                     run_ground(nano, setup, h100, 1), "Megatron-LM/qwen3");
+  EXPECT_NE(train.reason.find("no validated run used a hybrid model"), std::string::npos)
+      << train.reason;
+  const RunGround serving = serving_run_ground(&nano, "bf16", 1, h100, 1, Runtime::vllm);
+  EXPECT_EQ(serving.kind, "hybrid");
+  const ErrorBand band = error_band(test::catalog().accuracy.serving,
+                                    serving_band_family(kServingThroughputGroup, false), serving);
+  EXPECT_NE(band.reason.find("no validated run used a hybrid model"), std::string::npos)
+      << band.reason;
+  // The same setup on an attention decoder rests on validated runs: no such reason.
+  const ErrorBand llama = error_band(
+      test::catalog().accuracy.serving, serving_band_family(kServingThroughputGroup, false),
+      serving_run_ground(&test::model("llama-3.1-8b"), "bf16", 1, h100, 1, Runtime::vllm));
+  EXPECT_EQ(llama.reason.find("hybrid"), std::string::npos) << llama.reason;
+  EXPECT_LT(llama.high - llama.low, band.high - band.low);
 }
 
 }  // namespace
