@@ -1002,10 +1002,10 @@ Result<Model> model_from_hf_config(std::string_view text, const std::string& whe
   // multimodal wrappers), which serving runs where no other is asked for.
   const nlohmann::json* q = r.value("quantization_config", false);
   if (!q || !q->is_object()) {
-    const auto text = parsed.value().find("text_config");
-    if (text != parsed.value().end() && text->is_object()) {
-      const auto inner = text->find("quantization_config");
-      if (inner != text->end()) q = &*inner;
+    const auto text_config = parsed.value().find("text_config");
+    if (text_config != parsed.value().end() && text_config->is_object()) {
+      const auto inner = text_config->find("quantization_config");
+      if (inner != text_config->end()) q = &*inner;
     }
   }
   m.checkpoint_weights = checkpoint_weight_format(q);

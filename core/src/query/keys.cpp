@@ -1109,6 +1109,28 @@ std::vector<QueryKey> custom_attention_rows() {
       row("c-attention-output-gate", g, spec(boolean<Q>(SPEC(attention_output_gate))), "0",
           "q_proj also yields a sigmoid gate on the attention output",
           "查询投影还输出一个作用于注意力输出的门控"),
+      row("c-qk-norm", g,
+          spec(indexed<Q>({"none", "rmsnorm", "l2", "rmsnorm-layer"}, SPEC(qk_norm))), "none",
+          "a norm of queries and keys per head (or over all of a layer's heads at once)",
+          "对查询与键做归一化，按头进行（或对一层的所有头一起）"),
+      row("c-rope-scaling", g,
+          spec(indexed<Q>({"none", "linear", "dynamic", "yarn", "llama3", "longrope"},
+                          SPEC(rope_scaling))),
+          "none", "rotary position scaling (config.json's rope_scaling)",
+          "旋转位置编码的缩放（config.json 的 rope_scaling）"),
+      row("c-rope-scaling-factor", g, spec(number<Q>(1, 1e6, SPEC(rope_scaling_factor))), "1",
+          "rotary scaling factor", "旋转位置缩放倍数"),
+      row("c-rope-original-max-positions", g,
+          spec(integer<Q>(0, 10000000, SPEC(rope_original_max_positions))), "0",
+          "the context before rotary scaling", "旋转缩放前的上下文长度"),
+  };
+}
+
+// Linear-attention mixers (Qwen3-Next's gated delta rule, Nemotron-H's Mamba-2), single-purpose
+// layer patterns and LatentMoE.
+std::vector<QueryKey> custom_hybrid_rows() {
+  const G g = G::custom_model;
+  return {
       row("c-linear-key-heads", g, spec(integer<Q>(0, 1000000, SPEC(linear_key_heads))), "0",
           "linear attention: query/key heads", "线性注意力：查询/键头数"),
       row("c-linear-value-heads", g, spec(integer<Q>(0, 1000000, SPEC(linear_value_heads))), "0",
@@ -1141,20 +1163,6 @@ std::vector<QueryKey> custom_attention_rows() {
       row("c-moe-latent", g, spec(integer<Q>(0, 1000000, SPEC(moe_latent))), "0",
           "LatentMoE: the width the routed experts run at (0: hidden)",
           "LatentMoE：路由专家运行的潜空间宽度（0：隐藏维度）"),
-      row("c-qk-norm", g,
-          spec(indexed<Q>({"none", "rmsnorm", "l2", "rmsnorm-layer"}, SPEC(qk_norm))), "none",
-          "a norm of queries and keys per head (or over all of a layer's heads at once)",
-          "对查询与键做归一化，按头进行（或对一层的所有头一起）"),
-      row("c-rope-scaling", g,
-          spec(indexed<Q>({"none", "linear", "dynamic", "yarn", "llama3", "longrope"},
-                          SPEC(rope_scaling))),
-          "none", "rotary position scaling (config.json's rope_scaling)",
-          "旋转位置编码的缩放（config.json 的 rope_scaling）"),
-      row("c-rope-scaling-factor", g, spec(number<Q>(1, 1e6, SPEC(rope_scaling_factor))), "1",
-          "rotary scaling factor", "旋转位置缩放倍数"),
-      row("c-rope-original-max-positions", g,
-          spec(integer<Q>(0, 10000000, SPEC(rope_original_max_positions))), "0",
-          "the context before rotary scaling", "旋转缩放前的上下文长度"),
   };
 }
 
@@ -1367,7 +1375,7 @@ const std::vector<QueryKey>& query_key_rows() {
          {setup_rows(), kernel_rows(), recipe_rows(), fusion_rows(), parallel_rows(),
           expert_and_adapter_rows(), hardware_and_run_rows(), pricing_rows(), planner_rows(),
           custom_shape_rows(), custom_convention_rows(), custom_layout_rows(), custom_moe_rows(),
-          custom_attention_rows(), custom_cnn_rows()}) {
+          custom_attention_rows(), custom_hybrid_rows(), custom_cnn_rows()}) {
       all.insert(all.end(), group.begin(), group.end());
     }
     return all;

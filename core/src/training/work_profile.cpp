@@ -169,6 +169,23 @@ void add_dense_mlp(WorkProfile& w, const ElementBytes& b, const BlockShape& d, d
   for (size_t i = w.ops.size() - 3; i < w.ops.size(); ++i) rerun_by(w.ops[i], kRecomputeMlp);
 }
 
+// Norms (read residual, write activation), residual adds (read 2, write 1), dropouts, rotary,
+// two of each per block over Lb block-equivalents (a layer pattern's layers have one each; drop:
+// 1 with dropout). Sequence parallelism runs the norms, residual adds and dropouts on s / tp
+// tokens per GPU (Korthikanti et al. 2022, sec. 4.2.2): sharded in time as in memory.
+void add_elementwise(WorkProfile& w, const TransformerSpec& s, const Setup& setup,
+                     const ElementBytes& b, const BlockShape& d, double Lb, double drop) {
+  const double T = d.T, h = d.h, t = d.tp;
+  const double sp = setup.sequence_parallel ? t : 1.0;
+  const bool rotary = s.positions == PositionKind::rotary;
+  const double norms = 2 * (b.residual + b.activation) * T * h / sp;
+  const double elementwise =
+      norms + (2 * 3 * b.residual * T * h + drop * 2 * (2 * b.activation + 1) * T * h) / sp +
+      (rotary ? 2 * b.activation * T * (d.q + d.kv) / t : 0);
+  add(w, "elementwise", 0, Lb * elementwise, 0, Lb * (4 + 2 * drop + (rotary ? 2 : 0)));
+  rerun_by(w.ops.back(), kRecomputeLayernorm, norms / elementwise);
+}
+
 // Embeddings, and the output head with its loss.
 void add_head(WorkProfile& w, const TransformerSpec& s, const Setup& setup, const ElementBytes& b,
               const BlockShape& d, int64_t seq_len) {
@@ -342,19 +359,8 @@ WorkProfile transformer_work(const Model& model, const Setup& setup, const Estim
   if (s.is_hybrid_linear())
     add_linear_attention(w, s, b, shape, static_cast<double>(s.linear_layer_count()));
   if (Ld > 0) add_dense_mlp(w, b, shape, Ld, moe.dense_ffn, s.gated_mlp ? 2.0 : 1.0);
-  // Norms (read residual, write activation), residual adds (read 2, write 1), dropouts, rotary,
-  // two of each per block (Lb block-equivalents: a layer pattern's layers have one each).
-  // Sequence parallelism runs the norms, residual adds and dropouts on s / tp tokens per GPU
-  // (Korthikanti et al. 2022, sec. 4.2.2): sharded in time as in memory.
   const double Lb = s.has_layer_pattern() ? 0.5 * static_cast<double>(s.layers) : L;
-  const double sp = setup.sequence_parallel ? t : 1.0;
-  const double norms = 2 * (b.residual + b.activation) * T * h / sp;
-  const double elementwise =
-      norms + (2 * 3 * b.residual * T * h + drop * 2 * (2 * b.activation + 1) * T * h) / sp +
-      (s.positions == PositionKind::rotary ? 2 * b.activation * T * (q + kv) / t : 0);
-  add(w, "elementwise", 0, Lb * elementwise, 0,
-      Lb * (4 + 2 * drop + (s.positions == PositionKind::rotary ? 2 : 0)));
-  rerun_by(w.ops.back(), kRecomputeLayernorm, norms / elementwise);
+  add_elementwise(w, s, setup, b, shape, Lb, drop);
   add_head(w, s, setup, b, shape, e.seq_len);
   if (is_autocast(setup.precision)) {
     // Autocast casts each fp32 weight to 16 bits once per forward: read 4 + write 2 bytes.

@@ -801,6 +801,28 @@ LinearAttentionSaved linear_attention_saved(const TransformerSpec& s, double t, 
   return {bytes, e * t * (h + vw), attention_share, share};
 }
 
+// What a softmax-attention block keeps for backward per sample of t tokens (its terms of
+// transformer_layer_activations), and of it the matmul inputs: the QKV input (keys x h) and the
+// output projection's; MLA's latents, which feed q_b and kv_b, with their norms' inputs.
+struct SoftmaxAttentionSaved {
+  double bytes = 0, matmul_input_bytes = 0;
+};
+SoftmaxAttentionSaved softmax_attention_saved(const TransformerSpec& s, const TransformerDims& d,
+                                              double keys, double k_width, double out_in, double e,
+                                              double n) {
+  const double t = d.t, h = d.h, q = d.q, kv = d.kv;
+  SoftmaxAttentionSaved out;
+  out.bytes = e * (keys * h + t * q * (1 + q_width_terms(s)) + keys * (k_width + kv) + t * out_in);
+  out.matmul_input_bytes = e * (keys * h + t * out_in);
+  if (s.is_mla()) {
+    const double latents =
+        t * static_cast<double>(s.q_lora_rank) + keys * static_cast<double>(s.kv_lora_rank);
+    out.bytes += (n + e) * latents;
+    out.matmul_input_bytes += e * latents;
+  }
+  return out;
+}
+
 }  // namespace
 
 LayerActivations transformer_layer_activations(const TransformerSpec& s, int64_t seq_len,
@@ -837,15 +859,12 @@ LayerActivations transformer_layer_activations(const TransformerSpec& s, int64_t
   // K per token: q wide for MLA (each head's key expanded from the latent), kv otherwise.
   const double k_width = s.is_mla() ? q : kv;
   const double out_in = static_cast<double>(s.heads * s.v_head_dim_or_default());
-  double attn = element_bytes *
-                (keys * h + t * q * (1 + q_width_terms(s)) + keys * (k_width + kv) + t * out_in);
-  if (s.is_mla()) {
-    const double ql = static_cast<double>(s.q_lora_rank), kvl = static_cast<double>(s.kv_lora_rank);
-    attn += (norm_input_bytes + element_bytes) * (t * ql + keys * kvl);
-  }
+  const SoftmaxAttentionSaved softmax_attention =
+      softmax_attention_saved(s, d, keys, k_width, out_in, element_bytes, norm_input_bytes);
   // Hybrid models: attention's and linear attention's terms by their blocks' shares.
   const LinearAttentionSaved linear = linear_attention_saved(s, t, element_bytes);
-  attn = linear.attention_share * attn + linear.linear_share * linear.bytes;
+  const double attn =
+      linear.attention_share * softmax_attention.bytes + linear.linear_share * linear.bytes;
   // A layer pattern's blocks are single-purpose: the MLP terms by the share with an MLP.
   const double mlp_in = s.mlp_share() * element_bytes * t * h;
   const double inner = !s.gated_mlp ? 2.0 : fused_swiglu ? 3.0 : 4.0;
@@ -863,14 +882,9 @@ LayerActivations transformer_layer_activations(const TransformerSpec& s, int64_t
   // Under tensor parallelism each rank needs the whole input of the QKV and first MLP matmuls,
   // besides the norm inputs and masks: 10*s*b*h of eq. 2 (Korthikanti et al. 2022).
   out.replicated_bytes = norms + masks + sublayers * element_bytes * t * h;
-  // QKV input (keys x h), output-projection input, MLP input (t x h) and the MLP's activation
-  // output, the second matmul's input (t x f per active expert); MLA's latents feed q_b and kv_b.
-  out.matmul_input_bytes = element_bytes * (keys * h + t * out_in);
-  if (s.is_mla()) {
-    out.matmul_input_bytes += element_bytes * (t * static_cast<double>(s.q_lora_rank) +
-                                               keys * static_cast<double>(s.kv_lora_rank));
-  }
-  out.matmul_input_bytes = linear.attention_share * out.matmul_input_bytes +
+  // The mixers' matmul inputs, the MLP input (t x h) and the MLP's activation output, the second
+  // matmul's input (t x f per active expert).
+  out.matmul_input_bytes = linear.attention_share * softmax_attention.matmul_input_bytes +
                            linear.linear_share * linear.matmul_input_bytes +
                            element_bytes * (s.mlp_share() * t * h + t * f_active);
   out.matmul_input_replicated_bytes = sublayers * element_bytes * t * h;
