@@ -1,9 +1,11 @@
 // The page's catalog (web/catalog/catalog_files.h): the blobs the build made from data/ hold
 // exactly what load_catalog yields from the JSON, GPU by GPU, model by model, field by field,
-// so the page's catalog and the CLI's cannot drift apart.
+// less what the page never reads (drop_unread_by_page), so the page's catalog and the CLI's
+// cannot drift apart.
 #include <gtest/gtest.h>
 
 #include "catalog_files.h"
+#include "gpuplan/accuracy.h"
 #include "gpuplan/catalog_blob.h"
 #include "gpuplan/embedded_data.h"
 #include "gpuplan/serve_assumptions.h"
@@ -43,6 +45,7 @@ void expect_same_catalog(const Catalog& json, const Catalog& page) {
 TEST(PageCatalog, FirstFrameBlobEqualsTheJsonLoader) {
   auto json = load_catalog(catalog_files(false));
   ASSERT_TRUE(json.ok()) << json.error().message;
+  drop_unread_by_page(json.value());
   auto page = load_page_catalog(false);
   ASSERT_TRUE(page.ok()) << page.error().message;
   EXPECT_TRUE(page.value().instances.empty());  // they follow after the first frame
@@ -53,6 +56,7 @@ TEST(PageCatalog, FirstFrameBlobEqualsTheJsonLoader) {
 TEST(PageCatalog, WholeBlobEqualsTheJsonLoader) {
   auto json = load_catalog(catalog_files(true));
   ASSERT_TRUE(json.ok()) << json.error().message;
+  drop_unread_by_page(json.value());
   auto page = load_page_catalog(true);
   ASSERT_TRUE(page.ok()) << page.error().message;
   EXPECT_FALSE(page.value().instances.empty());
@@ -69,6 +73,23 @@ TEST(PageCatalog, ComparisonSeesOneChangedFact) {
   changed = json.value();
   changed.efficiencies.flash_attention.begin()->second.backward += 0.01;
   EXPECT_NE(catalog_to_blob(changed), catalog_to_blob(json.value()));
+}
+
+TEST(PageCatalog, WhatThePageDropsChangesNoBand) {
+  // The validated runs' ids are all the page leaves out; a band computed from its rows is the
+  // CLI's, bound for bound.
+  auto json = load_catalog(catalog_files(false));
+  auto page = load_page_catalog(false);
+  ASSERT_TRUE(json.ok() && page.ok());
+  ASSERT_FALSE(json.value().accuracy.time.empty());
+  EXPECT_FALSE(json.value().accuracy.time.front().id.empty());
+  EXPECT_TRUE(page.value().accuracy.time.front().id.empty());
+  const AccuracyRow& any = json.value().accuracy.time.front();
+  const ErrorBand cli = error_band(json.value().accuracy.time, any.family, any.ground);
+  const ErrorBand web = error_band(page.value().accuracy.time, any.family, any.ground);
+  EXPECT_EQ(cli.low, web.low);
+  EXPECT_EQ(cli.high, web.high);
+  EXPECT_EQ(cli.reason, web.reason);
 }
 
 TEST(PageCatalog, AssumptionsTextIsTheDataFile) {

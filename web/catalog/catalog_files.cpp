@@ -18,4 +18,9 @@ std::vector<DataFile> catalog_files(bool all) {
   return files;
 }
 
+void drop_unread_by_page(Catalog& catalog) {
+  for (auto* rows : {&catalog.accuracy.time, &catalog.accuracy.memory, &catalog.accuracy.serving})
+    for (auto& row : *rows) row.id.clear();
+}
+
 }  // namespace gpuplan::web

@@ -14,7 +14,13 @@ namespace gpuplan::web {
 // and the published measurements (catalog_files.cpp says why).
 std::vector<DataFile> catalog_files(bool all);
 
-// load_catalog(catalog_files(false)) as a blob (gpuplan/catalog_blob.h), made by the build.
+// What the page leaves out of a catalog because it never reads it: the id of each validated run
+// (error bands read its source, family, ground and error; the ids name rows in the CLI's
+// validation reports). About 20 kB of the first frame's blob.
+void drop_unread_by_page(Catalog& catalog);
+
+// load_catalog(catalog_files(false)), less drop_unread_by_page, as a blob (gpuplan/catalog_blob.h),
+// made by the build.
 std::string_view first_frame_catalog_blob();
 // What load_catalog(catalog_files(true)) adds to it, as a blob of a catalog holding only that:
 // the instances, the published measurements and the newest price date.

@@ -46,6 +46,8 @@ int main(int argc, char** argv) {
   if (!first.ok()) return fail(first.error().message);
   auto whole = load_catalog(web::catalog_files(true));
   if (!whole.ok()) return fail(whole.error().message);
+  web::drop_unread_by_page(first.value());
+  web::drop_unread_by_page(whole.value());
   // The rest: what the whole catalog adds. Everything else must be the first frame's.
   Catalog rest, shared = whole.value();
   rest.instances = std::move(shared.instances);
