@@ -6,6 +6,7 @@
 #include <string>
 
 #include "gpuplan/catalog.h"
+#include "gpuplan/hf_config.h"
 #include "gpuplan/transformer.h"
 #include "test_util.h"
 
@@ -44,6 +45,23 @@ inline double parameter_count(const TransformerSpec& s) {
   double n = 0;
   for (const auto& t : transformer_parameters(s)) n += static_cast<double>(t.numel());
   return n;
+}
+
+// The config.json tests/fixtures/hf/`file` imports as the zoo entry `id`: the same parameters,
+// layer kinds, multi-token prediction modules, forward FLOPs at 8k tokens and KV cache at 64k.
+inline void expect_imports_as(const std::string& file, const std::string& id) {
+  SCOPED_TRACE(file);
+  auto m = model_from_hf_config(read_repo_file("tests/fixtures/hf/" + file), file);
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  const TransformerSpec& a = m.value().transformer;
+  const TransformerSpec& b = model(id).transformer;
+  EXPECT_EQ(parameter_count(a), parameter_count(b));
+  EXPECT_EQ(a.layer_pattern, b.layer_pattern);
+  EXPECT_EQ(a.linear_layer_count(), b.linear_layer_count());
+  EXPECT_EQ(a.mtp_layers, b.mtp_layers);
+  EXPECT_DOUBLE_EQ(transformer_forward_flops(a, 8192).total(),
+                   transformer_forward_flops(b, 8192).total());
+  EXPECT_DOUBLE_EQ(kv_cache_size(a, 2, 65536).total_bytes, kv_cache_size(b, 2, 65536).total_bytes);
 }
 
 // Within `tolerance` (a fraction) of the published figure.
