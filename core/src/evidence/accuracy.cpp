@@ -132,16 +132,20 @@ Rows choose_pool(const Rows& rows, const std::string& family, std::string& label
   return rows;
 }
 
+// The scale facet: powers of 8 GPUs (1, 2-8, 9-64, 65-512, ...).
+std::string scale_bucket(int gpus) {
+  int bucket = 0;
+  for (double g = 1; g < gpus; g *= 8) ++bucket;
+  return std::to_string(bucket);
+}
+
 std::string facet_value(const AccuracyRow& r, const std::string& facet) {
   if (facet == "kind") return r.ground.kind;
   if (facet == "precision") return r.ground.precision;
   if (facet == "parallel") return r.ground.parallel;
   if (facet == "arch") return r.ground.arch;
   if (facet == "runtime") return r.ground.runtime;
-  // scale: powers of 8 GPUs (1, 2-8, 9-64, 65-512, ...)
-  int bucket = 0;
-  for (double g = 1; g < r.ground.gpus; g *= 8) ++bucket;
-  return std::to_string(bucket);
+  return scale_bucket(r.ground.gpus);
 }
 
 }  // namespace
@@ -159,6 +163,7 @@ std::string ground_value(const RunGround& g, const std::string& facet) {
   if (facet == "precision") return g.precision;
   if (facet == "parallel") return g.parallel;
   if (facet == "runtime") return g.runtime;
+  if (facet == "scale") return scale_bucket(g.gpus);
   return g.arch;
 }
 
@@ -211,10 +216,19 @@ double weighted_variance(const Weighted& w) {
 // median varying by pi/2 s^2 / n (n: the group's effective size), the method of moments of
 // DerSimonian & Laird (1986), Controlled Clinical Trials 7:177; and at least that sampling
 // variance: a value no run validated is not known better than a validated one's median.
-// Negative: fewer than two groups (not estimable).
-double between_variance(const Rows& rows, const std::string& facet) {
+// Negative: fewer than two groups (not estimable). Of the model kinds, one of another kind than
+// the prediction's own (`own`) counts only with kMinKindRuns runs: a kind newly validated by a
+// run or two (hybrid: one) gives no median to speak of (a band needs three), and its lone far run
+// would widen every other kind's band; the prediction's own kind counts whatever its runs, as
+// the only evidence on it.
+constexpr size_t kMinKindRuns = 3;
+double between_variance(const Rows& rows, const std::string& facet, const std::string& own) {
   std::map<std::string, Rows> groups;
   for (const auto* r : rows) groups[facet_value(*r, facet)].push_back(r);
+  for (auto it = groups.begin(); it != groups.end();) {
+    const bool thin = facet == "kind" && it->second.size() < kMinKindRuns && it->first != own;
+    it = thin ? groups.erase(it) : std::next(it);
+  }
   if (groups.size() < 2) return -1;
   const double pooled = weighted_variance(source_weighted(rows));
   std::vector<double> medians;
@@ -304,7 +318,8 @@ GroundMatch find_evidence(ErrorBand& b, const Rows& all, const RunGround& g) {
 }
 
 // Steps 3 and 4 of error_band on a pool whose percentiles are set.
-void widen(ErrorBand& b, const Rows& pool, const Rows& all, double center, double effective_n) {
+void widen(ErrorBand& b, const Rows& pool, const Rows& all, const RunGround& g, double center,
+           double effective_n) {
   const double n = std::max(effective_n, 1.0);
   // Hahn, Meeker & Escobar (2017), Statistical Intervals, 2nd ed., sec. 4.4: a normal
   // prediction interval for one future value is mean +- t_{1-a/2, n-1} s sqrt(1 + 1/n).
@@ -316,8 +331,8 @@ void widen(ErrorBand& b, const Rows& pool, const Rows& all, double center, doubl
   const double own = std::pow((below + above) / (2 * kZ90), 2);
   double tau2 = 0;
   for (const auto& f : b.outside) {
-    double v = f == "sources" ? own : between_variance(pool, f);
-    if (v < 0) v = between_variance(all, f);
+    double v = f == "sources" ? own : between_variance(pool, f, ground_value(g, f));
+    if (v < 0) v = between_variance(all, f, ground_value(g, f));
     tau2 += v < 0 ? own : v;
   }
   const double extra = kZ90 * kZ90 * tau2;
@@ -349,7 +364,7 @@ ErrorBand error_band(const std::vector<AccuracyRow>& rows, const std::string& fa
   b.pool_low = quantile(w, kLowQuantile);
   b.pool_high = quantile(w, kHighQuantile);
   for (const auto* r : pool) b.mape += std::fabs(r->error) / static_cast<double>(pool.size());
-  widen(b, pool, all, quantile(w, 0.5), w.effective_n);
+  widen(b, pool, all, ground, quantile(w, 0.5), w.effective_n);
   b.reason = widen_reason(b, ground, all);
   return b;
 }
