@@ -84,6 +84,32 @@ TEST(ErrorBands, ASetupOutsideTheValidatedGroundGetsAWiderBandAndItsReason) {
             "no validated run used a Blackwell GPU: band widened");
 }
 
+TEST(ErrorBands, ALoneRunOfAnotherKindWidensOnlyItsOwnKindsBands) {
+  // table() with 5 MoE runs (source M, all +0.1) and one more run of source A far off (+0.8),
+  // asked for an encoder, a kind no run used: the kind is outside the ground and its spread is
+  // measured between the validated kinds. Labelled decoder, the far run is one of 21 decoder runs;
+  // labelled hybrid, it is a kind of its own with one run, no median to speak of, left out of the
+  // spread: the encoder band is the same either way (the pool's errors and sources are). A
+  // hybrid prediction's own kind counts, however few its runs, and widens its band.
+  auto with_far_run = [](const char* kind) {
+    std::vector<AccuracyRow> rows = table();
+    add(rows, "M", "moe/16-bit/sharded", ground("moe", "16-bit", "dp", 8), {{5, 0.1}});
+    add(rows, "A", "x/16-bit/model-parallel", ground(kind, "16-bit", "dp+pp", 64), {{1, 0.8}});
+    return rows;
+  };
+  const RunGround encoder_ground = ground("encoder", "16-bit", "dp", 8);
+  const ErrorBand as_decoder =
+      error_band(with_far_run("decoder"), "encoder/16-bit/sharded", encoder_ground);
+  const ErrorBand as_hybrid =
+      error_band(with_far_run("hybrid"), "encoder/16-bit/sharded", encoder_ground);
+  EXPECT_EQ(as_hybrid.reason, "no validated run used a encoder model: band widened");
+  EXPECT_NEAR(as_hybrid.low, as_decoder.low, 0.05);  // counted, its +0.8 would add about 0.4
+  EXPECT_NEAR(as_hybrid.high, as_decoder.high, 0.05);
+  const ErrorBand hybrid = error_band(with_far_run("hybrid"), "hybrid/16-bit/sharded",
+                                      ground("hybrid", "16-bit", "dp", 8));
+  EXPECT_GT(hybrid.high - hybrid.low, as_hybrid.high - as_hybrid.low + 0.1);
+}
+
 TEST(ErrorBands, MoreGpusThanTheLargestValidatedRunWidenTheBand) {
   // D: 10 runs on 8 GPUs with errors 2 x -0.2, 6 x 0, 2 x +0.2; E: 10 on 64 GPUs, 2 x -0.1,
   // 6 x +0.1, 2 x +0.3. Pooled (weights 0.1 of 2), the errors stand at 0.025, 0.075 (-0.2),
