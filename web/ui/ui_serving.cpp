@@ -204,12 +204,8 @@ void inputs(const PageModel& m, UiActions& a) {
       enum_combo(S::serve_runtime, r.runtime,
                  {Runtime::vllm, Runtime::trtllm, Runtime::sglang, Runtime::hf, Runtime::llamacpp},
                  runtime_name);
-  edited |= optional_enum_combo(
-      S::serve_weights, r.weights, tr(S::serve_weights_auto),
-      {WeightFormat::bf16, WeightFormat::fp16, WeightFormat::fp8, WeightFormat::int8,
-       WeightFormat::int4, WeightFormat::int4_experts, WeightFormat::nvfp4, WeightFormat::mxfp4,
-       WeightFormat::q4_0, WeightFormat::q8_0, WeightFormat::q4_k_m},
-      weight_format_name);
+  edited |= optional_enum_combo(S::serve_weights, r.weights, tr(S::serve_weights_auto),
+                                kWeightFormats, weight_format_name);
   edited |=
       enum_combo(S::serve_kv, r.kv, {KvFormat::bf16, KvFormat::fp8, KvFormat::fp4}, kv_format_name);
   edited |= serve_int(S::serve_pp, "pp", r.pp, a, "serve-pp");

@@ -87,10 +87,11 @@ bool enum_combo(S id, E& value, std::initializer_list<E> values, const char* (*n
   return changed;
 }
 
-// As enum_combo, with an automatic choice first (std::nullopt), shown as `automatic`.
-template <class E>
-bool optional_enum_combo(S id, std::optional<E>& value, const char* automatic,
-                         std::initializer_list<E> values, const char* (*name)(E)) {
+// As enum_combo, with an automatic choice first (std::nullopt), shown as `automatic`; `values`
+// any range of them (a braced list, or a table such as kWeightFormats).
+template <class E, class Values>
+bool optional_enum_combo(S id, std::optional<E>& value, const char* automatic, const Values& values,
+                         const char* (*name)(E)) {
   field_label(id);
   bool changed = false;
   if (ImGui::BeginCombo(("##" + label(id)).c_str(), value ? name(*value) : automatic)) {

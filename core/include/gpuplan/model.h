@@ -215,6 +215,15 @@ struct TransformerSpec {
   // Sublayers (token mixers and MLPs) of the first stack, each behind its own norm: two per
   // block, or one per layer of a pattern. A block-equivalent is two of them.
   int64_t sublayer_count() const { return has_layer_pattern() ? layers : 2 * layers; }
+  double block_equivalents() const { return 0.5 * static_cast<double>(sublayer_count()); }
+  // The same model cut to a stack of `n` blocks laid out by the block rules (first_dense_layers,
+  // moe_layer_step), without a layer pattern: a decoder stack, an MTP module's block.
+  TransformerSpec stack(int64_t n) const {
+    TransformerSpec out = *this;
+    out.layers = n;
+    out.layer_pattern.clear();
+    return out;
+  }
   // Shares of the blocks that have a token mixer (attention or linear) and an MLP: 1 and 1
   // without a layer pattern.
   double mixer_share() const {
@@ -237,6 +246,12 @@ struct TransformerSpec {
   // Widths of a linear-attention block: all key heads' channels and all value heads'.
   int64_t linear_key_width() const { return linear_key_heads * linear_key_head_dim; }
   int64_t linear_value_width() const { return linear_value_heads * linear_value_head_dim; }
+  // Its input projections' output width: q, k, v and the gate z, with one beta and one decay
+  // input per value head (gated delta rule) or one dt per head (Mamba-2).
+  int64_t linear_in_proj_width() const {
+    return 2 * linear_key_width() + 2 * linear_value_width() +
+           (linear_mixer == LinearMixer::mamba2 ? 1 : 2) * linear_value_heads;
+  }
   // Keys a windowed block's query attends to at most: the window, or sparse attention's top-k
   // (whose count, min(keys before the query, k), is a sliding window's).
   int64_t attention_window() const { return sliding_window > 0 ? sliding_window : index_topk; }

@@ -33,12 +33,9 @@ const std::set<std::string>& harmless_fields() {
       "output_hidden_states", "return_dict", "use_bfloat16", "tie_encoder_decoder",
       "is_encoder_decoder", "max_window_layers", "topk_method", "boi_token_index",
       "eoi_token_index", "image_token_index", "use_mrope",
-      // PretrainedConfig's own attributes, which older
-      // transformers wrote into every config (Kimi
-      // K2.5's text_config): generation defaults,
-      // labels, export switches. add_cross_attention
-      // and pruned_heads are checked apart
-      // (refuse_pretrained_config_changes).
+      // PretrainedConfig's own attributes, which older transformers wrote into every config
+      // (Kimi K2.5's text_config): generation defaults, labels, export switches.
+      // add_cross_attention and pruned_heads are checked apart (refuse_pretrained_config_changes).
       "bad_words_ids", "begin_suppress_tokens", "chunk_size_feed_forward",
       "cross_attention_hidden_size", "decoder_start_token_id", "diversity_penalty", "do_sample",
       "early_stopping", "encoder_no_repeat_ngram_size", "exponential_decay_length_penalty",
@@ -559,7 +556,7 @@ std::optional<Error> read_nemotron_h(JsonReader& r, const nlohmann::json& j, Tra
   s.linear_key_head_dim = r.integer("ssm_state_size", std::nullopt, 1, kMax);
   s.linear_conv_kernel = r.integer("conv_kernel", 4, 1, 64);
   s.linear_conv_bias = r.boolean("use_conv_bias", true);
-  s.linear_chunk = r.integer("chunk_size", 256, 1, 1'000'000);
+  s.linear_chunk = r.integer("chunk_size", 0, 1, 1'000'000);  // absent: Mamba-2's default
   s.linear_state_fp32 = r.string("mamba_ssm_cache_dtype", "") == "float32";
   if (r.boolean("use_bias", false) || r.boolean("mamba_proj_bias", false))
     r.fail("use_bias: true is not modelled (Mamba-2 projections without bias)");

@@ -487,14 +487,13 @@ std::shared_ptr<Model> drafter_module(const Model& model, SpecMethod method) {
   auto m = std::make_shared<Model>(model);
   m->id = model.id + " (" + spec_method_name(method) + " drafter)";
   TransformerSpec& s = m->transformer;
-  s.layers = 1;
+  s = s.stack(1);
   s.first_dense_layers = 0;
   s.moe_layer_step = 1;
   s.mtp_layers = 0;
   s.sliding_window = 0;
   s.full_attention_every = 0;
   // Its block attends with softmax attention (Qwen3-Next's and Nemotron 3's MTP layers too).
-  s.layer_pattern.clear();
   s.linear_key_heads = s.linear_value_heads = s.linear_key_head_dim = 0;
   s.linear_value_head_dim = s.linear_conv_kernel = 0;
   s.linear_conv_bias = s.linear_state_fp32 = false;
@@ -736,7 +735,7 @@ Result<ReplicaModel> build_replica(const Model& model, const Gpu& gpu, const Ser
   r.linear_decode_flops_per_token = linear_layers * linear_attention_core_flops_per_token(s, 1);
   r.linear_prefill_flops_per_token =
       linear_layers * linear_attention_core_flops_per_token(s, s.linear_chunk_tokens());
-  r.layers = 0.5 * static_cast<double>(s.sublayer_count());  // block-equivalents
+  r.layers = s.block_equivalents();
   set_activation_traffic(s, config, r);
   r.hidden = static_cast<double>(s.hidden);
   if (auto link = set_tp_link(gpu, config, serving, eff, r); !link.ok()) return link.error();

@@ -138,7 +138,7 @@ void add_linear_attention(WorkProfile& w, const TransformerSpec& s, const Elemen
   const double kw = static_cast<double>(s.linear_key_width());
   const double vw = static_cast<double>(s.linear_value_width());
   const double nv = static_cast<double>(s.linear_value_heads);
-  const double in = s.is_mamba() ? 2 * kw + 2 * vw + nv : 2 * kw + 2 * vw + 2 * nv;
+  const double in = static_cast<double>(s.linear_in_proj_width());
   add_gemm(w, "linear_attention.in", Ll * 2 * T * h * in / t, Ll * b.activation * T * (h + in / t),
            Ll * b.weight * h * in / t, Ll * 2, T, in / t);
   const double tokens = T * d.cp;
@@ -359,7 +359,7 @@ WorkProfile transformer_work(const Model& model, const Setup& setup, const Estim
   if (s.is_hybrid_linear())
     add_linear_attention(w, s, b, shape, static_cast<double>(s.linear_layer_count()));
   if (Ld > 0) add_dense_mlp(w, b, shape, Ld, moe.dense_ffn, s.gated_mlp ? 2.0 : 1.0);
-  const double Lb = s.has_layer_pattern() ? 0.5 * static_cast<double>(s.layers) : L;
+  const double Lb = s.block_equivalents() + static_cast<double>(s.decoder_layers);
   add_elementwise(w, s, setup, b, shape, Lb, drop);
   add_head(w, s, setup, b, shape, e.seq_len);
   if (is_autocast(setup.precision)) {

@@ -55,9 +55,7 @@ double experts_touched(double experts, double experts_per_token, double tokens) 
 MoeShape moe_shape(const TransformerSpec& spec) {
   // Both stacks of an encoder-decoder model; multi-token prediction modules are left out, as the
   // time model's blocks are (work_profile.cpp).
-  TransformerSpec decoder = spec;
-  decoder.layers = spec.decoder_layers;
-  decoder.layer_pattern.clear();
+  const TransformerSpec decoder = spec.stack(spec.decoder_layers);
   MoeShape m;
   m.moe_layers = static_cast<double>(spec.moe_layer_count() + decoder.moe_layer_count());
   m.dense_layers =

@@ -116,18 +116,13 @@ void add_attention(std::vector<ParamTensor>& out, const TransformerSpec& s, cons
   }
 }
 
-// Gated DeltaNet (model.h; transformers' Qwen3NextGatedDeltaNet): in_proj_qkvz gives q, k, v and
-// the output gate z, in_proj_ba one beta and one decay input per value head; a depthwise conv1d
-// without bias over q, k and v; dt_bias and A_log per value head; an RMSNorm gated by z over each
-// value head's channels; out_proj. Heads split across tensor-parallel ranks (vLLM's
-// Qwen3NextGatedDeltaNet).
 // Mamba-2 (transformers' NemotronHMamba2Mixer; vLLM's MambaMixer2 splits its heads and groups
 // across tensor-parallel ranks): see model.h.
 void add_mamba_mixer(std::vector<ParamTensor>& out, const TransformerSpec& s, const char* prefix,
                      int64_t count) {
   const int64_t kw = s.linear_key_width(), vw = s.linear_value_width(), nv = s.linear_value_heads;
-  add_linear(out, ParamGroup::attention, prefix, "in_proj", 2 * vw + 2 * kw + nv, s.hidden, false,
-             count, true, false);
+  add_linear(out, ParamGroup::attention, prefix, "in_proj", s.linear_in_proj_width(), s.hidden,
+             false, count, true, false);
   out.push_back({prefix, "conv1d", "weight", ParamGroup::attention, vw + 2 * kw,
                  s.linear_conv_kernel, count, true, true});
   if (s.linear_conv_bias)
@@ -140,6 +135,11 @@ void add_mamba_mixer(std::vector<ParamTensor>& out, const TransformerSpec& s, co
              true);
 }
 
+// Gated DeltaNet (model.h; transformers' Qwen3NextGatedDeltaNet): in_proj_qkvz gives q, k, v and
+// the output gate z, in_proj_ba one beta and one decay input per value head; a depthwise conv1d
+// without bias over q, k and v; dt_bias and A_log per value head; an RMSNorm gated by z over each
+// value head's channels; out_proj. Heads split across tensor-parallel ranks (vLLM's
+// Qwen3NextGatedDeltaNet). Mamba-2 mixers: add_mamba_mixer.
 void add_linear_attention(std::vector<ParamTensor>& out, const TransformerSpec& s,
                           const char* prefix, int64_t count) {
   if (count == 0) return;
@@ -206,11 +206,7 @@ void add_mlp(std::vector<ParamTensor>& out, const TransformerSpec& s, const char
 
 // MoE blocks among the first `n` blocks of a stack (the pattern of TransformerSpec).
 int64_t moe_blocks(const TransformerSpec& s, int64_t n) {
-  if (n == s.layers) return s.moe_layer_count();
-  TransformerSpec stack = s;
-  stack.layers = n;
-  stack.layer_pattern.clear();
-  return stack.moe_layer_count();
+  return s.stack(n).moe_layer_count();
 }
 
 // Multi-token prediction modules (DeepSeek-V3 README_WEIGHTS.md, "MTP Modules"): enorm, hnorm,
@@ -438,7 +434,7 @@ double mla_up_projection_share(const TransformerSpec& s) {
 
 TransformerDims transformer_dims(const TransformerSpec& s, int64_t seq_len) {
   const double f = static_cast<double>(s.is_moe() ? s.moe_ffn_hidden_or_default() : s.ffn_hidden);
-  const double layers = static_cast<double>(std::max<int64_t>(s.layers, 1));  // each pattern layer
+  const double layers = static_cast<double>(std::max<int64_t>(s.layers, 1));
   TransformerDims d{
       static_cast<double>(transformer_tokens(s, seq_len)),
       static_cast<double>(s.hidden),
@@ -515,11 +511,8 @@ double linear_attention_core_flops_per_token(const TransformerSpec& s, double to
 double linear_attention_proj_flops_per_token(const TransformerSpec& s) {
   if (!s.is_hybrid_linear()) return 0;
   const double h = static_cast<double>(s.hidden);
-  const double kw = static_cast<double>(s.linear_key_width());
   const double vw = static_cast<double>(s.linear_value_width());
-  const double nv = static_cast<double>(s.linear_value_heads);
-  const double in = s.is_mamba() ? 2 * kw + 2 * vw + nv : 2 * kw + 2 * vw + 2 * nv;
-  return 2 * h * in + 2 * vw * h;
+  return 2 * h * static_cast<double>(s.linear_in_proj_width()) + 2 * vw * h;
 }
 
 double linear_attention_state_bytes(const TransformerSpec& s, double element_bytes, int tp) {
@@ -633,9 +626,7 @@ TransformerFlops transformer_forward_flops(const TransformerSpec& s, int64_t seq
     // Decoder self-attention and MLP over the target tokens (taken as long as the input), plus
     // cross-attention: queries from the target, keys and values from the encoder output.
     const double dl = static_cast<double>(s.decoder_layers);
-    TransformerSpec dec = s;
-    dec.layers = s.decoder_layers;
-    dec.layer_pattern.clear();
+    const TransformerSpec dec = s.stack(s.decoder_layers);
     block(out, dl, t, dl * t * keys, mlp_flops_per_token(dec),
           s.is_moe() ? static_cast<double>(dec.moe_layer_count()) : 0.0);
     out.qkv_proj += dl * t * qkv;
@@ -646,9 +637,7 @@ TransformerFlops transformer_forward_flops(const TransformerSpec& s, int64_t seq
     // Each MTP module: eh_proj on [norm(h); norm(embedding)], one block like a MoE block over the
     // sequence, and the shared head's logits for every position (DeepSeek-V3 report, sec. 2.2).
     const double n = static_cast<double>(s.mtp_layers);
-    TransformerSpec one = s;
-    one.layers = 1;
-    one.layer_pattern.clear();
+    TransformerSpec one = s.stack(1);
     one.first_dense_layers = 0;
     one.moe_layer_step = 1;
     one.sliding_window = 0;
