@@ -38,7 +38,7 @@ ZH_LATIN = {
     "Transformer", "transformers",
     "CUDA", "NVLink", "JSON", "CSV", "RFC", "English", "Adafactor", "SwiGLU", "deepspeed",
     "hostfile", "Megatron", "TE", "Engine", "cuDNN", "Hopper", "Triton", "FlashAttention", "MPT",
-    "BERT", "MLM", "DeepEP", "NCCL", "ShareGPT", "EAGLE", "MTP", "Adam", "LayerNorm", "Linear",
+    "BERT", "MLM", "DeepEP", "HybridEP", "NCCL", "ShareGPT", "EAGLE", "MTP", "Adam", "LayerNorm", "Linear",
     "GEMM", "Transformer-XL", "NVIDIA", "AMD", "Blackwell", "FusedAdam", "MX", "llm-foundry",
     "SQuAD", "Mamba", "Nemotron-H", "LatentMoE",
     # methods and their abbreviations

@@ -329,6 +329,12 @@ struct Setup {
   // --moe-pad-expert-input-to-capacity; Megatron-Bridge's token-drop recipes use 1.0 padded).
   double capacity_factor = 0;
   bool moe_pad_to_capacity = false;
+  // HybridEP's static per-rank budget (Megatron --moe-expert-rank-capacity-factor): each
+  // expert-parallel rank receives at most this many times an even share of the routed tokens
+  // into fixed-size buffers and drops the rest; 0: buffers sized each step (no budget). Fixed
+  // shapes let a full-iteration CUDA graph hold the MoE blocks while the grouped GEMMs still run
+  // on the tokens received (token_dispatcher.py, _HybridEPManager.setup_metadata).
+  double moe_rank_capacity = 0;
   // The busiest expert's tokens relative to an even share; 0: kDefaultBusiestExpertLoad, 1: an
   // even router (the benchmarks' --moe-router-force-load-balancing).
   double moe_imbalance = 0;
@@ -402,11 +408,12 @@ struct MemoryBytes {
 
 // A mixture-of-experts model under its setup (expert_parallel.h), per GPU.
 struct MoeEstimate {
-  int ep = 1;                           // expert-parallel ranks
-  int etp = 1;                          // expert-tensor-parallel ranks
-  int edp = 1;                          // replicas of each expert shard (its gradient reduction)
-  double local_experts = 0;             // routed experts held by one GPU, per MoE block
-  double rank_load = 1;                 // the busiest rank's routed tokens / an even share
+  int ep = 1;                // expert-parallel ranks
+  int etp = 1;               // expert-tensor-parallel ranks
+  int edp = 1;               // replicas of each expert shard (its gradient reduction)
+  double local_experts = 0;  // routed experts held by one GPU, per MoE block
+  double rank_load = 1;      // the busiest rank's routed tokens / an even share
+  double receive_share = 1;  // its receive buffers / an even share (a rank budget's, if set)
   double expert_params_per_gpu = 0;     // routed experts' parameters on one GPU (busiest stage)
   double dispatch_bytes_per_layer = 0;  // one MoE block's dispatch, one micro-batch, one GPU
   double dispatch_buffer_bytes = 0;     // its send and receive buffers, live together

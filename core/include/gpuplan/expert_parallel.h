@@ -52,12 +52,15 @@ double experts_touched(double experts, double experts_per_token, double tokens);
 
 // How a setup places the experts of one MoE model.
 struct ExpertLayout {
-  int ep = 1;                  // expert-parallel ranks
-  int etp = 1;                 // ranks each expert's GEMMs are split over
-  int edp = 1;                 // replicas of each expert shard (its gradients are reduced there)
-  double local_experts = 1;    // experts on one rank
-  double busiest_expert = 1;   // the busiest expert's tokens / an even share, after dropping
-  double rank_load = 1;        // the busiest rank's routed tokens / an even share
+  int ep = 1;                 // expert-parallel ranks
+  int etp = 1;                // ranks each expert's GEMMs are split over
+  int edp = 1;                // replicas of each expert shard (its gradients are reduced there)
+  double local_experts = 1;   // experts on one rank
+  double busiest_expert = 1;  // the busiest expert's tokens / an even share, after dropping
+  double rank_load = 1;       // the busiest rank's routed tokens / an even share
+  // The busiest rank's receive buffers / an even share: rank_load, or HybridEP's fixed per-rank
+  // budget (Setup::moe_rank_capacity) where one is set.
+  double receive_share = 1;
   double capacity_factor = 0;  // 0: dropless
 };
 

@@ -323,11 +323,13 @@ namespace gpuplan {
     "captures any model's whole pass)")                                                            \
   X(est_graphs_dropless, "estimate.graphs_dropless",                                               \
     "--cuda-graph-modules {0} captures whole MoE blocks, whose shapes change every step under "    \
-    "dropless routing: set --capacity-factor with --moe-pad-to-capacity, or capture "              \
-    "attn,moe_router,moe_preprocess")                                                              \
+    "dropless routing: set --capacity-factor with --moe-pad-to-capacity (full_iteration: or "      \
+    "--moe-rank-capacity), or capture attn,moe_router,moe_preprocess")                             \
   X(est_graphs_a2a_overlap, "estimate.graphs_a2a_overlap",                                         \
-    "--cuda-graph-modules {0} holds whole MoE blocks, which the all-to-all overlap splits: drop "  \
-    "--moe-a2a-overlap (Megatron refuses both)")                                                   \
+    "--cuda-graph-modules {0} holds whole MoE blocks in per-layer graphs, which the all-to-all "   \
+    "overlap splits: drop --moe-a2a-overlap, or capture full_iteration (Megatron refuses both)")   \
+  X(est_rank_capacity_hybridep, "estimate.rank_capacity_hybridep",                                 \
+    "--moe-rank-capacity is HybridEP's per-rank budget: set --moe-dispatcher hybridep (got {0})")  \
   X(est_mtp_transformer, "estimate.mtp_transformer",                                               \
     "--mtp-layers applies to transformer language models, not '{0}'")                              \
   X(est_overflow, "estimate.overflow",                                                             \

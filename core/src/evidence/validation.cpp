@@ -90,6 +90,7 @@ const std::vector<std::string>& optional_columns() {
                                                  "etp",
                                                  "capacity_factor",
                                                  "moe_pad_to_capacity",
+                                                 "moe_rank_capacity",
                                                  "moe_imbalance",
                                                  "moe_dispatcher",
                                                  "moe_a2a_overlap",

@@ -675,6 +675,13 @@ std::vector<QueryKey> expert_and_adapter_rows() {
           "0",
           "mixture of experts: pad every expert's input to the capacity (needs --capacity-factor)",
           "混合专家：把每个专家的输入填充到容量（需要 --capacity-factor）"),
+      row("moe-rank-capacity", G::parallelism,
+          number<Q>(0, 1e6, FIELD(request.setup.moe_rank_capacity)), "0",
+          "mixture of experts: HybridEP's fixed budget per expert-parallel rank, in even shares "
+          "of the routed tokens; the rest is dropped, and full_iteration CUDA graphs can hold "
+          "the MoE blocks (0: none)",
+          "混合专家：HybridEP 每个专家并行秩的固定预算（以路由 token 的均分份额计）；超出部分丢弃，"
+          "full_iteration CUDA 图可包含 MoE 块（0：无）"),
       row("moe-imbalance", G::parallelism, number<Q>(1, 1e6, FIELD(request.setup.moe_imbalance)),
           "auto: 1.52",
           "mixture of experts: the busiest expert's tokens / an even share (1: forced balance)",

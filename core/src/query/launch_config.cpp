@@ -364,6 +364,8 @@ Flags megatron_kernels(const LaunchInputs& in) {
     if (s.capacity_factor > 0)
       f.push_back("--moe-expert-capacity-factor " + num(s.capacity_factor));
     if (s.moe_pad_to_capacity) f.push_back("--moe-pad-expert-input-to-capacity");
+    if (s.moe_rank_capacity > 0)
+      f.push_back("--moe-expert-rank-capacity-factor " + num(s.moe_rank_capacity));
     if (s.moe_imbalance == 1) f.push_back("--moe-router-force-load-balancing");
   }
   const unsigned g = s.cuda_graph_modules;

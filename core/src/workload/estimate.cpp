@@ -184,6 +184,9 @@ std::optional<Error> validate_setup(const Setup& s) {
   if (!(s.capacity_factor >= 0 && s.capacity_factor <= 1e6))
     return invalid("--capacity-factor must be 0 (dropless) or positive, got " +
                    std::to_string(s.capacity_factor));
+  if (!(s.moe_rank_capacity >= 0 && s.moe_rank_capacity <= 1e6))
+    return invalid("--moe-rank-capacity must be 0 (no budget) or positive, got " +
+                   std::to_string(s.moe_rank_capacity));
   if (!(s.moe_imbalance >= 0 && s.moe_imbalance <= 1e6))
     return invalid("--moe-imbalance must be at least 1, got " + std::to_string(s.moe_imbalance));
   if (s.zero_stage < 0 || s.zero_stage > 3)
@@ -803,6 +806,7 @@ std::optional<Error> resolve_experts(const Model& model, const Setup& setup, Est
   m.edp = x.value().edp;
   m.local_experts = x.value().local_experts;
   m.rank_load = x.value().rank_load;
+  m.receive_share = x.value().receive_share;
   e.moe = m;
   return std::nullopt;
 }
@@ -865,8 +869,8 @@ void routed_activations(const MoeEstimate& m, LayerActivations& la) {
 }
 
 // One dispatch's buffers, live together while it runs: the permuted tokens this GPU sends and
-// those it receives (rank_load times as many on the busiest rank, and etp times that after the
-// expert-tensor-parallel all-gather).
+// those it receives (receive_share times as many on the busiest rank, and etp times that after
+// the expert-tensor-parallel all-gather).
 void dispatch_buffers(const TransformerSpec& spec, const Setup& setup, double element_bytes,
                       Estimate& e, Stage& st) {
   MoeEstimate& m = *e.moe;
@@ -874,7 +878,7 @@ void dispatch_buffers(const TransformerSpec& spec, const Setup& setup, double el
   m.dispatch_bytes_per_layer = dispatch_bytes_per_sample(run_spec(spec, setup, e.resolution),
                                                          e.seq_len, setup.tp, element_bytes) *
                                mb;
-  m.dispatch_buffer_bytes = m.dispatch_bytes_per_layer * (1 + m.rank_load * m.etp);
+  m.dispatch_buffer_bytes = m.dispatch_bytes_per_layer * (1 + m.receive_share * m.etp);
   st.largest_transient_bytes = std::max(st.largest_transient_bytes, m.dispatch_buffer_bytes);
 }
 

@@ -36,6 +36,7 @@ std::optional<Error> dense_model_moe_settings(const Setup& setup, const std::str
   if (setup.moe_imbalance > 0) return invalid(Msg::est_moe_only, {"moe-imbalance", id});
   if (setup.moe_a2a_overlap) return invalid(Msg::est_moe_only, {"moe-a2a-overlap", id});
   if (setup.moe_pad_to_capacity) return invalid(Msg::est_moe_only, {"moe-pad-to-capacity", id});
+  if (setup.moe_rank_capacity > 0) return invalid(Msg::est_moe_only, {"moe-rank-capacity", id});
   if (setup.offload_modules != 0) return invalid(Msg::est_moe_only, {"offload-modules", id});
   const unsigned moe_graphs = kGraphMoe | kGraphMoeRouter | kGraphMoePreprocess;
   if (setup.cuda_graph_modules & moe_graphs) {
@@ -102,15 +103,23 @@ Result<ExpertLayout> expert_layout(const TransformerSpec& spec, const Setup& set
   }
   if (setup.moe_pad_to_capacity && setup.capacity_factor <= 0)
     return invalid(Msg::est_pad_needs_capacity, {});
-  // A graph replays fixed shapes: only token-drop routing padded to the capacity keeps an MoE
-  // block's shapes fixed (Megatron: "drop-and-pad MoE layers only", enums.py), and Megatron
-  // refuses the EP all-to-all overlap when a graph holds the whole MoE block.
-  const unsigned whole_moe =
-      setup.cuda_graph_modules & (kGraphMoe | kGraphLayer | kGraphFullIteration);
-  if (whole_moe != 0 && !setup.moe_pad_to_capacity)
+  // Megatron sets a per-rank budget on the flex dispatcher's HybridEP (and NCCL-EP) backends only
+  // (transformer_config.py, moe_expert_rank_capacity_factor).
+  if (setup.moe_rank_capacity > 0 && setup.moe_dispatcher != MoeDispatcher::hybridep)
+    return invalid(Msg::est_rank_capacity_hybridep, {moe_dispatcher_name(setup.moe_dispatcher)});
+  // A graph replays fixed shapes. Transformer Engine's per-layer graphs hold an MoE block only
+  // under token-drop routing padded to the capacity (Megatron: "drop-and-pad MoE layers only",
+  // enums.py); a full-iteration graph holds it under that, or under HybridEP's fixed per-rank
+  // budget. Megatron refuses the EP all-to-all overlap with per-layer graphs of whole MoE blocks
+  // (transformer_config.py), not with a full-iteration graph.
+  const unsigned per_layer_moe = setup.cuda_graph_modules & (kGraphMoe | kGraphLayer);
+  const unsigned whole_moe = per_layer_moe | (setup.cuda_graph_modules & kGraphFullIteration);
+  const bool fixed_shapes =
+      setup.moe_pad_to_capacity || (setup.moe_rank_capacity > 0 && per_layer_moe == 0);
+  if (whole_moe != 0 && !fixed_shapes)
     return invalid(Msg::est_graphs_dropless, {cuda_graph_modules_name(whole_moe)});
-  if (whole_moe != 0 && setup.moe_a2a_overlap)
-    return invalid(Msg::est_graphs_a2a_overlap, {cuda_graph_modules_name(whole_moe)});
+  if (per_layer_moe != 0 && setup.moe_a2a_overlap)
+    return invalid(Msg::est_graphs_a2a_overlap, {cuda_graph_modules_name(per_layer_moe)});
   x.edp = static_cast<int>(ranks / (int64_t{x.ep} * x.etp));
   x.local_experts = m.experts / x.ep;
   x.capacity_factor = setup.capacity_factor;
@@ -123,6 +132,14 @@ Result<ExpertLayout> expert_layout(const TransformerSpec& spec, const Setup& set
   // Padded to capacity, every expert computes (and receives) exactly its capacity
   // (token_dispatcher.py, drop_and_pad: capacity x ranks rows per local expert).
   if (setup.moe_pad_to_capacity) x.busiest_expert = x.rank_load = setup.capacity_factor;
+  // A per-rank budget drops what the busiest rank receives beyond it; its buffers hold the
+  // budget whatever arrives, and its grouped GEMMs run on the tokens kept.
+  x.receive_share = x.rank_load;
+  if (setup.moe_rank_capacity > 0) {
+    x.rank_load = std::min(x.rank_load, setup.moe_rank_capacity);
+    x.busiest_expert = std::min(x.busiest_expert, setup.moe_rank_capacity * x.local_experts);
+    x.receive_share = setup.moe_rank_capacity;
+  }
   return x;
 }
 

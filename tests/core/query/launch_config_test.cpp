@@ -170,6 +170,14 @@ TEST(LaunchConfig, MegatronCarriesTheWholeLayout) {
                            "--cuda-graph-modules moe_router moe_preprocess"})
     EXPECT_TRUE(has(f, flag)) << flag << " in\n" << text.value();
   EXPECT_FALSE(has(f, "--fp8-format hybrid"));
+  // HybridEP's fixed per-rank budget, as Megatron-Bridge's 2026 MXFP8 recipes set it.
+  LaunchInputs budget = qwen3_megatron();
+  budget.setup.moe_dispatcher = MoeDispatcher::hybridep;
+  budget.setup.moe_rank_capacity = 1.5;
+  const auto fb = flags_of(emit_launch_config(budget, LaunchFormat::megatron).value());
+  EXPECT_TRUE(has(fb, "--moe-flex-dispatcher-backend hybridep"));
+  EXPECT_TRUE(has(fb, "--moe-expert-rank-capacity-factor 1.5"));
+  EXPECT_FALSE(has(f, "--moe-expert-rank-capacity-factor 1.5"));
   // Layers that divide need no embedding or loss accounted.
   LaunchInputs even = qwen3_megatron();
   even.layers = 96;

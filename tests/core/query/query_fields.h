@@ -112,6 +112,7 @@ inline void compare_setup(FieldDiff& d, const Setup& a, const Setup& b) {
   GPUPLAN_FIELD(d, a, b, etp);
   GPUPLAN_FIELD(d, a, b, capacity_factor);
   GPUPLAN_FIELD(d, a, b, moe_pad_to_capacity);
+  GPUPLAN_FIELD(d, a, b, moe_rank_capacity);
   GPUPLAN_FIELD(d, a, b, moe_imbalance);
   GPUPLAN_FIELD(d, a, b, moe_dispatcher);
   GPUPLAN_FIELD(d, a, b, moe_a2a_overlap);

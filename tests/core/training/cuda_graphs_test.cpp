@@ -155,6 +155,17 @@ TEST(CudaGraphs, ImpossibleCapturesAreRefusedWithTheReason) {
   overlap.moe_pad_to_capacity = true;
   overlap.moe_a2a_overlap = true;
   EXPECT_NE(error_of(overlap).find("--moe-a2a-overlap"), std::string::npos);
+  // A full-iteration graph of dropless blocks needs fixed shapes: HybridEP's per-rank budget
+  // gives them, and Megatron overlaps the all-to-all inside such a graph (transformer_config.py
+  // refuses the overlap only with per-layer graphs of MoE blocks).
+  gpuplan::Setup budget = mixtral(kGraphFullIteration);
+  EXPECT_NE(error_of(budget).find("--moe-rank-capacity"), std::string::npos);
+  budget.moe_dispatcher = MoeDispatcher::hybridep;
+  budget.moe_rank_capacity = 1.5;
+  budget.moe_a2a_overlap = true;
+  EXPECT_EQ(error_of(budget), "");
+  budget.cuda_graph_modules = kGraphMoe;  // per-layer graphs: still drop-and-pad only
+  EXPECT_NE(error_of(budget).find("dropless"), std::string::npos);
   gpuplan::Setup dense = mixtral(kGraphMoeRouter);
   dense.ep = 1;
   EXPECT_NE(error_of(dense, "llama-3-8b").find("no experts"), std::string::npos);

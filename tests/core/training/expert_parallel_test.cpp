@@ -127,6 +127,39 @@ TEST(ExpertParallel, TheLayoutShardsExpertsOverRanksCarvedOutOfDataParallelism) 
             "--moe-pad-to-capacity needs --capacity-factor (the capacity experts are padded to)");
 }
 
+TEST(ExpertParallel, ARankBudgetDropsWhatExceedsItAndSizesTheReceiveBuffers) {
+  // HybridEP's fixed per-rank budget (Megatron --moe-expert-rank-capacity-factor): 4 ranks of
+  // 2 experts, the busiest expert at 2 x even: that rank receives (2 + 1) / 2 = 1.5 x even.
+  gpuplan::Setup s = mixtral_setup(8, 4);
+  s.moe_imbalance = 2;
+  s.moe_dispatcher = MoeDispatcher::hybridep;
+  const TransformerSpec& m = test::model("mixtral-8x7b").transformer;
+  s.moe_rank_capacity = 1.25;  // below what arrives: the rank keeps 1.25 x, its buffers too
+  auto x = expert_layout(m, s, "m");
+  ASSERT_TRUE(x.ok()) << x.error().message;
+  EXPECT_DOUBLE_EQ(x.value().rank_load, 1.25);
+  EXPECT_DOUBLE_EQ(x.value().receive_share, 1.25);
+  s.moe_rank_capacity = 2;  // above: every token kept, the buffers hold the whole budget
+  x = expert_layout(m, s, "m");
+  EXPECT_DOUBLE_EQ(x.value().rank_load, 1.5);
+  EXPECT_DOUBLE_EQ(x.value().receive_share, 2.0);
+  // Memory: one dispatch's send buffer and its receive buffer at the budget.
+  auto e = estimate(test::model("mixtral-8x7b"), s);
+  ASSERT_TRUE(e.ok()) << e.error().message;
+  EXPECT_DOUBLE_EQ(e.value().moe->dispatch_buffer_bytes,
+                   e.value().moe->dispatch_bytes_per_layer * (1 + 2.0));
+  s.moe_dispatcher = MoeDispatcher::deepep;
+  EXPECT_EQ(expert_layout(m, s, "m").error().message,
+            "--moe-rank-capacity is HybridEP's per-rank budget: set --moe-dispatcher hybridep "
+            "(got deepep)");
+  gpuplan::Setup dense;
+  dense.moe_rank_capacity = 1.5;
+  EXPECT_NE(estimate(test::model("llama-3-8b"), dense)
+                .error()
+                .message.find("--moe-rank-capacity applies to mixture-of-experts models"),
+            std::string::npos);
+}
+
 TEST(ExpertParallel, ValidDegreesDivideTheExpertsAndTheDataAndTensorParallelRanks) {
   const TransformerSpec& mixtral = test::model("mixtral-8x7b").transformer;
   // 64 GPUs in 4 pipeline stages: 16 data x tensor ranks; ep divides 8 experts and 16 ranks.
