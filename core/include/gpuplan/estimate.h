@@ -110,6 +110,7 @@ enum OffloadModule : unsigned {
 //   moe_router      an MoE block's norm, router and shared experts
 //   moe_preprocess  the dispatcher's preprocessing (needs moe_router; its kernels are not among
 //                   those gpuplan counts)
+//   mamba           a hybrid model's Mamba layers (MambaLayer: norm, mixer, residual add)
 //   layer           every block whole (Megatron: an empty module list)
 //   full_iteration  the whole forward and backward pass (--cuda-graph-impl full_iteration)
 enum CudaGraphModule : unsigned {
@@ -120,6 +121,7 @@ enum CudaGraphModule : unsigned {
   kGraphMoePreprocess = 1u << 4,
   kGraphLayer = 1u << 5,
   kGraphFullIteration = 1u << 6,
+  kGraphMamba = 1u << 7,
 };
 // The dtype gradients are reduced and kept in under a mixed recipe (FSDP reduce_dtype,
 // Megatron's fp32 main_grad); automatic: fp32.
@@ -275,6 +277,9 @@ struct Setup {
   //   (Megatron --first-last-layers-bf16 with --num-layers-at-start-in-bf16 / -end-in-bf16).
   bool cache_quantized_weights = false;
   bool quantized_params = false;
+  // TE recipes: the attention core's two matmuls in FP8 (Megatron --fp8-dot-product-attention,
+  // Transformer Engine's cuDNN fused attention with fp8_dpa), at the FP8 tensor rate.
+  bool fp8_attention = false;
   int bf16_first_layers = 0;
   int bf16_last_layers = 0;
   // Megatron-Core's precision-aware optimizer (--use-precision-aware-optimizer, TE's FusedAdam):

@@ -223,6 +223,12 @@ namespace gpuplan {
   X(est_quantized_params_recipe, "estimate.quantized_params_recipe",                               \
     "--quantized-params applies to Transformer Engine's recipes (fp8, fp8-blockwise, mxfp8, "      \
     "nvfp4), not {0}")                                                                             \
+  X(est_fp8_attention_recipe, "estimate.fp8_attention_recipe",                                     \
+    "--fp8-attention applies to Transformer Engine's recipes (fp8, fp8-blockwise, mxfp8, nvfp4), " \
+    "not {0}")                                                                                     \
+  X(est_fp8_attention_kernel, "estimate.fp8_attention_kernel",                                     \
+    "--fp8-attention runs in Transformer Engine's cuDNN fused attention: set --attention cudnn "   \
+    "(got {0})")                                                                                   \
   X(est_optimizer_state_dtype, "estimate.optimizer_state_dtype",                                   \
     "--optimizer-state-dtype applies to adam and adamw (Transformer Engine's FusedAdam), not "     \
     "{0}")                                                                                         \
@@ -321,6 +327,8 @@ namespace gpuplan {
   X(est_graphs_transformer, "estimate.graphs_transformer",                                         \
     "--cuda-graph-modules {0} names parts of transformer blocks; '{1}' has none (full_iteration "  \
     "captures any model's whole pass)")                                                            \
+  X(est_graphs_mamba, "estimate.graphs_mamba",                                                     \
+    "--cuda-graph-modules mamba captures Mamba layers; model '{0}' has none")                      \
   X(est_graphs_dropless, "estimate.graphs_dropless",                                               \
     "--cuda-graph-modules {0} captures whole MoE blocks, whose shapes change every step under "    \
     "dropless routing: set --capacity-factor with --moe-pad-to-capacity (full_iteration: or "      \

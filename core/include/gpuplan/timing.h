@@ -149,6 +149,11 @@ struct Efficiencies {
   // All are on FlashAttention's count: causal attention at half the FLOPs.
   std::map<std::string, AttentionEfficiency> flash3_attention;
   std::map<std::string, AttentionEfficiency> cudnn_attention;
+  // cuDNN's FP8 attention (Setup::fp8_attention) by architecture, per-tensor FP8 and MXFP8, as
+  // shares of the FP8 peak; an architecture without them runs FP8 attention at the 16-bit
+  // kernel's rate.
+  std::map<std::string, AttentionEfficiency> cudnn_fp8_attention;
+  std::map<std::string, AttentionEfficiency> cudnn_mxfp8_attention;
   // FlashAttention in Triton (flash_attn_triton.py, MPT's attn_impl "triton"), by architecture.
   std::map<std::string, AttentionEfficiency> triton_attention;
   // The first FlashAttention (flash-attn 0.x/1.x, 2022), by architecture.

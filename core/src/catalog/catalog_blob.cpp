@@ -133,7 +133,8 @@ GPUPLAN_FIELDS(Efficiencies::ForLoop, s.sgd_s, s.adam_s, s.adamw_s)
 GPUPLAN_FIELDS(Efficiencies::RingLatency, s.base_s, s.nvlink_hop_s, s.pcie_hop_s, s.network_hop_s)
 GPUPLAN_FIELDS(Efficiencies, s.gemm, s.simt_gemm, s.hbm, s.nvlink, s.pcie, s.network,
                s.kernel_overhead_s, s.eager_memory_bound, s.flash_attention,
-               s.flash_attention_default, s.flash3_attention, s.cudnn_attention, s.triton_attention,
+               s.flash_attention_default, s.flash3_attention, s.cudnn_attention,
+               s.cudnn_fp8_attention, s.cudnn_mxfp8_attention, s.triton_attention,
                s.flash1_attention, s.gemm_tile_rows, s.gemm_tile_cols, s.grouped_gemm,
                s.host_overhead_per_kernel_s, s.optimizer_for_loop_per_tensor, s.nccl_ring,
                s.measured_gemm_flop_per_s, s.measured_tf32_gemm_flop_per_s,

@@ -828,8 +828,8 @@ void read_assumption_values(JsonReader& r, const nlohmann::json* a, const Source
     e.flash_attention_default = it->second;
   // FlashAttention-3's, cuDNN's and Triton's: an architecture missing a pass runs at
   // FlashAttention-2's.
-  for (auto* kernel :
-       {&e.flash3_attention, &e.cudnn_attention, &e.triton_attention, &e.flash1_attention}) {
+  for (auto* kernel : {&e.flash3_attention, &e.cudnn_attention, &e.triton_attention,
+                       &e.flash1_attention, &e.cudnn_fp8_attention, &e.cudnn_mxfp8_attention}) {
     for (auto it = kernel->begin(); it != kernel->end();) {
       const bool complete = it->second.forward > 0 && it->second.backward > 0;
       it = complete ? std::next(it) : kernel->erase(it);

@@ -543,6 +543,11 @@ std::vector<QueryKey> recipe_rows() {
           "TE recipes: weights kept and gathered quantised, no bf16 copy (Megatron "
           "--fp8-param-gather)",
           "TE 配方：权重以量化形式保存与收集，无 bf16 副本（Megatron --fp8-param-gather）"),
+      row("fp8-attention", G::setup, flag<Q>(FIELD(request.setup.fp8_attention)), "0",
+          "TE recipes: the attention core's matmuls in FP8 (Megatron "
+          "--fp8-dot-product-attention; needs --attention cudnn)",
+          "TE 配方：注意力核心的矩阵乘用 FP8（Megatron --fp8-dot-product-attention；需要 "
+          "--attention cudnn）"),
       row("bf16-first-layers", G::setup,
           integer<Q>(0, 1'000'000, FIELD(request.setup.bf16_first_layers)), "0",
           "TE recipes: the first N blocks kept in bf16", "TE 配方：前 N 个块保持 bf16"),
@@ -587,9 +592,9 @@ std::vector<QueryKey> fusion_rows() {
           "",
           "training: the parts of each block replayed from CUDA graphs, whose kernels the host "
           "does not launch one by one (Megatron --cuda-graph-scope: attn, mlp, moe, moe_router, "
-          "moe_preprocess; layer: whole blocks; full_iteration: the whole pass)",
+          "moe_preprocess, mamba; layer: whole blocks; full_iteration: the whole pass)",
           "训练：每个块中由 CUDA 图重放的部分，其内核不再由主机逐个启动（Megatron 的 "
-          "--cuda-graph-scope 取值 'attn'、'mlp'、'moe'、'moe_router'、'moe_preprocess'；"
+          "--cuda-graph-scope 取值 'attn'、'mlp'、'moe'、'moe_router'、'moe_preprocess'、'mamba'；"
           "'layer'：整个块；'full_iteration'：整个前向与反向）"),
       row("compile", G::setup, flag<Q>(FIELD(request.setup.compile)), "0",
           "torch.compile: non-matmul kernels fused", "torch.compile：融合非矩阵乘内核"),

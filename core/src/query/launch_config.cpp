@@ -275,6 +275,7 @@ Result<Flags> megatron_recipe(const Setup& s) {
   if (s.quantized_params) {
     f.push_back(s.precision == Precision::nvfp4 ? "--fp4-param-gather" : "--fp8-param-gather");
   }
+  if (s.fp8_attention) f.push_back("--fp8-dot-product-attention");
   if (s.bf16_first_layers > 0 || s.bf16_last_layers > 0) {
     f.push_back("--first-last-layers-bf16");
     f.push_back("--num-layers-at-start-in-bf16 " + std::to_string(s.bf16_first_layers));

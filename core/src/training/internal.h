@@ -26,8 +26,12 @@ struct Rates {
   double eager_memory = 0;  // what eager PyTorch's unfused non-matmul kernels reach
   double compute16 = 0;     // fp8 runs: the 16-bit matmul rate of the work left in 16 bits
   double peak16 = 0;
+  double peak8 = 0;  // TE recipes: the FP8 peak, FP8 attention's rate (nvfp4's matmuls run faster)
   bool compiled = false;          // torch.compile fuses them (memory-bound at `memory`)
   AttentionEfficiency attention;  // flash attention's fraction of `peak`
+  // FP8 attention's fractions of `peak8` (Setup::fp8_attention); forward 0: none published for
+  // the GPU's architecture, so it runs at `attention` on the 16-bit peak.
+  AttentionEfficiency attention8;
   bool tf32_convs = false;
   bool tensor_cores = false;  // matmuls and convolutions run on tensor cores
   int sms = 0;                // for wave quantisation; 0: unknown (not applied)

@@ -131,8 +131,15 @@ Result<Rates> training::rates_for(const Model& model, const Setup& setup, const 
     r.peak16 = bf16.value();
     const double ceiling16 = known_matmul_flop_per_s(gpu, "bf16");
     r.compute16 = ceiling16 > 0 ? ceiling16 : r.peak16 * eff.gemm;
+    auto fp8 = dense_peak_flop_per_s(gpu, Precision::fp8);
+    r.peak8 = fp8.ok() ? fp8.value() : r.peak;
   }
   r.attention = training::attention_efficiency(setup.attention, gpu.architecture, eff);
+  if (setup.fp8_attention) {
+    const auto& own =
+        setup.precision == Precision::mxfp8 ? eff.cudnn_mxfp8_attention : eff.cudnn_fp8_attention;
+    if (auto it = own.find(gpu.architecture); it != own.end()) r.attention8 = it->second;
+  }
   r.sms = gpu.sm_count;
   return r;
 }
@@ -161,11 +168,14 @@ double op_time_s(const OpClass& op, const Rates& r, const Efficiencies& eff, dou
   // Seconds per FLOP: the share at the recipe's rate, the rest at the 16-bit one.
   double per_flop = share / r.compute + (1 - share) / r.compute16;
   if (op.kind == WorkKind::attention) {
-    const AttentionEfficiency& a = r.attention;
-    const double of_peak =
-        backward ? (op.causal && a.causal_backward > 0 ? a.causal_backward : a.backward)
-                 : (op.causal && a.causal_forward > 0 ? a.causal_forward : a.forward);
-    per_flop = share / (r.peak * of_peak) + (1 - share) / (r.peak16 * of_peak);
+    const auto of_peak = [&](const AttentionEfficiency& a) {
+      return backward ? (op.causal && a.causal_backward > 0 ? a.causal_backward : a.backward)
+                      : (op.causal && a.causal_forward > 0 ? a.causal_forward : a.forward);
+    };
+    // FP8 attention where cuDNN's FP8 rates are published; elsewhere the 16-bit kernel's.
+    const double fp8 = r.attention8.forward > 0 ? share : 0.0;
+    per_flop = (fp8 > 0 ? fp8 / (r.peak8 * of_peak(r.attention8)) : 0.0) +
+               (1 - fp8) / (r.peak16 * of_peak(r.attention));
   } else if (op.kind == WorkKind::matmul) {
     per_flop /= quantisation_efficiency(op, r, eff, batch);
     if (op.gemm_groups > 1 && eff.grouped_gemm > 0) per_flop /= eff.grouped_gemm;

@@ -66,9 +66,12 @@ struct BlockShape {
 // Q K^T and P V of every block; Transformer-XL adds Q R^T against the projected positions.
 // `causal`: the share of query-key pairs a causal mask keeps, which fused kernels skip to
 // (FlashAttention's tiles above the diagonal are never computed); eager attention computes every
-// score and masks them after.
+// score and masks them after. `fp8`: Transformer Engine's FP8 attention (Setup::fp8_attention)
+// runs a fused kernel's two matmuls at the FP8 rate; without it attention stays in 16 bits under
+// the TE recipes.
 void add_attention_core(WorkProfile& w, const TransformerSpec& s, const ElementBytes& b,
-                        const BlockShape& d, bool flash, double attn_drop, double causal) {
+                        const BlockShape& d, bool flash, double attn_drop, double causal,
+                        bool fp8) {
   const double T = d.T, K = d.K, a = d.a, q = d.q, kv = d.kv, L = d.L, t = d.tp;
   const bool xl = s.positions == PositionKind::xl_relative;
   // Keys per query, averaged over the blocks: windowed blocks (and sparse attention's top-k)
@@ -85,7 +88,7 @@ void add_attention_core(WorkProfile& w, const TransformerSpec& s, const ElementB
     add(w, "attention.core", core_flops * causal, L * b.activation * (T * 2 * q + K * 2 * kv) / t,
         0, L);
     w.ops.back().kind = WorkKind::attention;
-    w.ops.back().fp8 = false;  // flash attention runs in 16 bits under Transformer Engine's fp8
+    w.ops.back().fp8 = fp8;
     w.ops.back().backward_flops_ratio = 2.5;
     w.ops.back().causal = causal < 1.0;
   } else {
@@ -259,6 +262,8 @@ void set_schedule_bytes(WorkProfile& w, const BlockShape& x, double act) {
 //   attn        the input norm, attention (Q, K, V, core, output) and the residual add after it
 //   mlp / moe   the pre-MLP norm and a dense block's MLP / a whole MoE block, and its residual add
 //   moe_router  an MoE block's pre-MLP norm, router and shared experts
+//   mamba       a layer pattern's Mamba layers (MambaLayer: norm, mixer, residual add); a
+//               Gated DeltaNet mixer sits in a block's attention slot, so attn holds it
 //   layer       each block whole; full_iteration: every kernel of the pass, as one graph
 // The element-wise class splits per block into an attention side (norm, residual add, rotary's
 // two kernels, dropout) and an MLP side (norm, residual add, dropout).
@@ -285,7 +290,15 @@ void capture_block_graphs(WorkProfile& w, unsigned modules, const TransformerSpe
   const bool mlp = whole || (modules & kGraphMlp);
   const bool moe = whole || (modules & kGraphMoe);
   const bool router = moe || (modules & kGraphMoeRouter);
-  // Blocks whose whole MLP side a graph holds, and MoE blocks whose router part alone it holds.
+  const bool mamba = whole || (modules & kGraphMamba);
+  // Blocks whose mixer side a graph holds (a layer pattern's attention and Mamba layers apart,
+  // each layer with its own norm and residual add), blocks whose whole MLP side it holds, and
+  // MoE blocks whose router part alone it holds.
+  const double mamba_layers = s.is_mamba() ? static_cast<double>(s.linear_layer_count()) : 0.0;
+  const double attn_blocks =
+      s.has_layer_pattern() ? static_cast<double>(s.attention_layer_count() + s.decoder_layers) : L;
+  const double mixer_kernels =
+      (attn ? attn_blocks * attn_side : 0.0) + (mamba ? mamba_layers * (2 + dropout_kernels) : 0.0);
   const double mlp_blocks = (mlp ? dense_blocks : 0.0) + (moe ? moe_blocks : 0.0);
   const double router_blocks = router && !moe ? moe_blocks : 0.0;
   const auto starts = [](const std::string& name, const char* prefix) {
@@ -294,7 +307,9 @@ void capture_block_graphs(WorkProfile& w, unsigned modules, const TransformerSpe
   for (auto& op : w.ops) {
     const std::string& n = op.name;
     double share = 0;
-    if (starts(n, "attention.") || starts(n, "linear_attention.")) {
+    if (starts(n, "linear_attention.") && s.is_mamba()) {
+      share = mamba ? 1 : 0;
+    } else if (starts(n, "attention.") || starts(n, "linear_attention.")) {
       share = attn ? 1 : 0;
     } else if (starts(n, "mlp.")) {
       share = mlp ? 1 : 0;
@@ -303,14 +318,17 @@ void capture_block_graphs(WorkProfile& w, unsigned modules, const TransformerSpe
     } else if (starts(n, "moe.")) {
       share = moe ? 1 : 0;
     } else if (n == "elementwise" && op.kernels > 0) {
-      const double held = (attn ? L * attn_side : 0.0) + mlp_blocks * mlp_side + router_blocks;
+      const double held = mixer_kernels + mlp_blocks * mlp_side + router_blocks;
       share = std::min(1.0, held / op.kernels);
     } else if (starts(n, "quantize.")) {
-      share = (attn ? 0.5 : 0.0) + 0.5 * mlp_blocks / L;
+      share = 0.5 * ((attn ? attn_blocks : 0.0) + (mamba ? mamba_layers : 0.0)) / L +
+              0.5 * mlp_blocks / L;
     }
-    op.captured_kernels = op.kernels * share;
+    op.captured_kernels = op.kernels * std::min(1.0, share);
   }
-  w.graph_launches = whole ? L : (attn ? L : 0.0) + mlp_blocks + router_blocks;
+  w.graph_launches = whole ? L
+                           : (attn ? attn_blocks : 0.0) + (mamba ? mamba_layers : 0.0) +
+                                 mlp_blocks + router_blocks;
 }
 
 WorkProfile transformer_work(const Model& model, const Setup& setup, const Estimate& e) {
@@ -348,7 +366,8 @@ WorkProfile transformer_work(const Model& model, const Setup& setup, const Estim
            projected, qkv / t);
   rerun_by(w.ops.back(), kRecomputeMlaUpProj, mla_up_projection_share(s));
   const BlockShape shape{T, K, h, a, q, kv, f, routed, La, t, cp};
-  add_attention_core(w, s, b, shape, flash, attn_drop, causal_attention_fraction(model, s, d.t));
+  add_attention_core(w, s, b, shape, flash, attn_drop, causal_attention_fraction(model, s, d.t),
+                     setup.fp8_attention);
   if (s.is_sparse_attention()) add_indexer(w, s, b, shape, d.t);
   add_gemm(w, "attention.out", La * 2 * T * q * h / t, La * b.activation * T * (q / t + h),
            La * b.weight * q * h / t, La, T, h);

@@ -88,6 +88,10 @@ std::optional<Error> validate_precision_fields(const Setup& s) {
   if (s.quantized_params && !is_low_precision(s.precision)) {
     return invalid(Msg::est_quantized_params_recipe, {recipe});
   }
+  if (s.fp8_attention && !is_low_precision(s.precision))
+    return invalid(Msg::est_fp8_attention_recipe, {recipe});
+  if (s.fp8_attention && s.attention != Attention::cudnn)
+    return invalid(Msg::est_fp8_attention_kernel, {attention_name(s.attention)});
   for (int n : {s.bf16_first_layers, s.bf16_last_layers}) {
     if (n < 0 || n > 1'000'000)
       return invalid("--bf16-first-layers and --bf16-last-layers must be between 0 and 1000000");
@@ -1247,6 +1251,8 @@ Result<Estimate> Estimator::operator()(const Setup& setup) const {
     return invalid(
         Msg::est_graphs_transformer,
         {cuda_graph_modules_name(setup.cuda_graph_modules & ~kGraphFullIteration), model.id});
+  if ((setup.cuda_graph_modules & kGraphMamba) && !model.transformer.is_mamba())
+    return invalid(Msg::est_graphs_mamba, {model.id});
   auto err = model.kind == ModelKind::transformer
                  ? transformer_workload(model, setup, invalid_spec_, tensors_, e, st)
                  : graph_workload(model, setup, e, st);

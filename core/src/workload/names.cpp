@@ -123,12 +123,13 @@ constexpr std::array<std::pair<unsigned, const char*>, 2> kOffloadModules{{
     {kOffloadMoeAct, "moe_act"},
 }};
 // Megatron-Core's CudaGraphModule names (enums.py), then its whole-layer and whole-pass captures.
-constexpr std::array<std::pair<unsigned, const char*>, 7> kCudaGraphModules{{
+constexpr std::array<std::pair<unsigned, const char*>, 8> kCudaGraphModules{{
     {kGraphAttn, "attn"},
     {kGraphMlp, "mlp"},
     {kGraphMoe, "moe"},
     {kGraphMoeRouter, "moe_router"},
     {kGraphMoePreprocess, "moe_preprocess"},
+    {kGraphMamba, "mamba"},
     {kGraphLayer, "layer"},
     {kGraphFullIteration, "full_iteration"},
 }};

@@ -204,10 +204,10 @@ TEST(KeysTable, SwitchesAreTheBooleanFlagsGivenBare) {
     EXPECT_EQ(query_to_key_values(q.value()), (Args{{r.name, "1"}}));
   }
   EXPECT_EQ(switches,
-            (std::vector<std::string>{"clip-grad-norm", "cache-quantized-weights",
-                                      "quantized-params", "compile", "fused-kernels", "fused-loss",
-                                      "sp", "tp-comm-overlap", "overlap-param-gather",
-                                      "moe-pad-to-capacity", "moe-a2a-overlap", "qlora"}));
+            (std::vector<std::string>{
+                "clip-grad-norm", "cache-quantized-weights", "quantized-params", "fp8-attention",
+                "compile", "fused-kernels", "fused-loss", "sp", "tp-comm-overlap",
+                "overlap-param-gather", "moe-pad-to-capacity", "moe-a2a-overlap", "qlora"}));
 }
 
 TEST(KeysTable, CliFlagsQueryLinkQueryIsTheIdentityForEveryKey) {

@@ -85,6 +85,7 @@ inline void compare_setup(FieldDiff& d, const Setup& a, const Setup& b) {
   GPUPLAN_FIELD(d, a, b, grad_reduce);
   GPUPLAN_FIELD(d, a, b, cache_quantized_weights);
   GPUPLAN_FIELD(d, a, b, quantized_params);
+  GPUPLAN_FIELD(d, a, b, fp8_attention);
   GPUPLAN_FIELD(d, a, b, bf16_first_layers);
   GPUPLAN_FIELD(d, a, b, bf16_last_layers);
   GPUPLAN_FIELD(d, a, b, optimizer_state_dtype);

@@ -140,6 +140,30 @@ TEST(CudaGraphs, AHostBoundStepSaysSoAndAGraphedOneDoesNot) {
   EXPECT_EQ(notes_of(graphed).find("host-bound"), std::string::npos) << notes_of(graphed);
 }
 
+TEST(CudaGraphs, MambaGraphsHoldAHybridsMambaLayersAndAttnItsAttentionLayers) {
+  // Nemotron 3 Nano's pattern has 23 Mamba layers ('M'), 6 attention layers ('*') and 23 MoE
+  // layers: Megatron captures MambaLayer under its own scope (CudaGraphModule.mamba), and the
+  // attention scope holds the six attention layers only.
+  gpuplan::Setup s = mixtral(kGraphAttn);
+  const std::string nano = "nemotron-3-nano-30b-a3b";
+  const WorkProfile attn = work_of(s, nano);
+  EXPECT_EQ(attn.graph_launches, 6);
+  EXPECT_EQ(op_named(attn, "linear_attention.core").captured_kernels, 0);
+  EXPECT_EQ(op_named(attn, "attention.core").captured_kernels,
+            op_named(attn, "attention.core").kernels);
+  s.cuda_graph_modules = kGraphAttn | kGraphMamba;
+  const WorkProfile both = work_of(s, nano);
+  EXPECT_EQ(both.graph_launches, 6 + 23);
+  for (const char* name : {"linear_attention.in", "linear_attention.core", "linear_attention.out"})
+    EXPECT_EQ(op_named(both, name).captured_kernels, op_named(both, name).kernels) << name;
+  EXPECT_LT(launched(both), launched(attn));
+  // A model without Mamba layers has nothing for the scope to hold.
+  auto dense = estimate(test::model("llama-3-8b"), mixtral(kGraphMamba));
+  ASSERT_FALSE(dense.ok());
+  EXPECT_EQ(dense.error().message,
+            "--cuda-graph-modules mamba captures Mamba layers; model 'llama-3-8b' has none");
+}
+
 TEST(CudaGraphs, ImpossibleCapturesAreRefusedWithTheReason) {
   auto error_of = [](const gpuplan::Setup& s, const std::string& id = "mixtral-8x7b") {
     auto e = estimate(test::model(id), s);
