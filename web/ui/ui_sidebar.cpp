@@ -268,6 +268,9 @@ bool kernel_fields(const PageModel& m, Query& q, UiActions& a) {
                           tr_attention_reason(e->attention_reason));
       ImGui::Unindent();
     }
+    // Transformer Engine's FP8 attention, under its recipes (the box stays while ticked).
+    if (s.mode == Mode::train && (is_low_precision(s.precision) || s.fp8_attention))
+      edited |= key_checkbox("fp8-attention", s.fp8_attention, a);
     edited |= key_checkbox("compile", s.compile, a);
     if (s.mode == Mode::train) edited |= key_checkbox("fused-loss", s.fused_loss, a);
   }
@@ -303,6 +306,9 @@ void parallelism_section(const PageModel& m, UiActions& a) {
   if (moe || s.ep > 1 || s.moe_a2a_overlap) {
     edited |= key_int("ep", s.ep, a);
     edited |= key_choice("moe-dispatcher", st.query, a);
+    // HybridEP's per-rank budget (the field stays while one is set).
+    if (s.moe_dispatcher == MoeDispatcher::hybridep || s.moe_rank_capacity > 0)
+      edited |= key_quantity("moe-rank-capacity", s.moe_rank_capacity, a, true);
     edited |= key_checkbox("moe-a2a-overlap", s.moe_a2a_overlap, a);
   }
   edited |= key_int("zero", s.zero_stage, a);
