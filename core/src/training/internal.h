@@ -35,6 +35,11 @@ struct Rates {
   bool tf32_convs = false;
   bool tensor_cores = false;  // matmuls and convolutions run on tensor cores
   int sms = 0;                // for wave quantisation; 0: unknown (not applied)
+  // The shares of `compute` and `compute16` (best-shape ceilings) that a model's large dense
+  // GEMMs reach with production kernels (large_gemm_share in roofline.cpp); 1 for a probe's
+  // measurement, a rate from spec x efficiency, or where no measurement says less.
+  double large_gemm_share = 1;
+  double large_gemm_share16 = 1;
 };
 
 // A fused attention kernel's share of peak on an architecture (roofline.cpp).

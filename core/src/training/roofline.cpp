@@ -36,6 +36,21 @@ Error missing_peak(const Gpu& gpu, Precision precision, const char* key) {
   return invalid(Msg::time_no_peak, {gpu.id, key, recipe});
 }
 
+// A GPU's maximum achievable matmul rate is the best shape of a sweep (ml-engineering's MAMF
+// finder); the GEMMs of a model reach less. The median of the large BF16 GEMMs (M, N, K >= 4096)
+// that ai-dynamo/aiconfigurator measured with TensorRT-LLM's Linear layer (its cuBLAS kernels, L2
+// kept cold; data/gpus/*.json serving_gemm, or the generation's share where a GPU has no table),
+// over the same GPU's BF16 ceiling, is the share they reach: 0.97 on an H100, 0.84 on a B200 or
+// GB200. BF16, because the FP8 timings include the input's quantisation, which gpuplan times
+// itself; the share is applied to every tensor-core precision's dense GEMMs. 1 where either
+// figure is missing.
+double large_gemm_share(const Gpu& gpu) {
+  const double best = known_matmul_flop_per_s(gpu, "bf16");
+  const auto measured = serving_gemm_rates(gpu, "trtllm", "bf16");
+  if (best <= 0 || !measured || measured->matmul_flop_per_s <= 0) return 1.0;
+  return std::min(1.0, measured->matmul_flop_per_s / best);
+}
+
 }  // namespace
 
 Result<double> dense_peak_flop_per_s(const Gpu& gpu, Precision precision) {
@@ -117,12 +132,15 @@ Result<Rates> training::rates_for(const Model& model, const Setup& setup, const 
   const double gemm_eff =
       setup.precision == Precision::fp32 && !r.tf32_convs ? eff.simt_gemm : eff.gemm;
   r.compute = probe > 0 ? probe : ceiling > 0 ? ceiling : conv_peak * gemm_eff;
+  // A probe measures the GPU's own GEMMs; a best-shape ceiling is scaled to large model GEMMs.
+  if (probe <= 0 && ceiling > 0 && r.tensor_cores) r.large_gemm_share = large_gemm_share(gpu);
   r.memory = eff.measured_hbm_bytes_per_s > 0 ? eff.measured_hbm_bytes_per_s
                                               : gpu.memory_bandwidth_bytes_per_s * eff.hbm;
   if (r.memory <= 0) return invalid(Msg::time_no_memory_bandwidth, {gpu.id});
   r.eager_memory = r.memory * eff.eager_memory_bound / eff.hbm;
   r.compiled = setup.compile || setup.fused_kernels;
   r.compute16 = r.compute;
+  r.large_gemm_share16 = r.large_gemm_share;
   r.peak16 = r.peak;
   // Transformer Engine's recipes leave attention and the LM head in bf16.
   if (is_low_precision(setup.precision)) {
@@ -131,6 +149,7 @@ Result<Rates> training::rates_for(const Model& model, const Setup& setup, const 
     r.peak16 = bf16.value();
     const double ceiling16 = known_matmul_flop_per_s(gpu, "bf16");
     r.compute16 = ceiling16 > 0 ? ceiling16 : r.peak16 * eff.gemm;
+    r.large_gemm_share16 = ceiling16 > 0 ? large_gemm_share(gpu) : 1.0;
     auto fp8 = dense_peak_flop_per_s(gpu, Precision::fp8);
     r.peak8 = fp8.ok() ? fp8.value() : r.peak;
   }
@@ -165,8 +184,14 @@ double op_time_s(const OpClass& op, const Rates& r, const Efficiencies& eff, dou
                                                      : model_backward_ratio;
   const double flops = op.flops_per_sample * batch * ratio;
   const double share = op.fp8 ? low_share : 0.0;
-  // Seconds per FLOP: the share at the recipe's rate, the rest at the 16-bit one.
-  double per_flop = share / r.compute + (1 - share) / r.compute16;
+  // Seconds per FLOP: the share at the recipe's rate, the rest at the 16-bit one. A dense GEMM
+  // reaches the large-GEMM share of a best-shape ceiling; a grouped GEMM's own share (below) was
+  // measured against the ceiling itself.
+  const bool grouped = op.gemm_groups > 1 && eff.grouped_gemm > 0;
+  const bool dense_gemm = op.kind == WorkKind::matmul && !grouped;
+  const double low = r.compute * (dense_gemm ? r.large_gemm_share : 1.0);
+  const double high = r.compute16 * (dense_gemm ? r.large_gemm_share16 : 1.0);
+  double per_flop = share / low + (1 - share) / high;
   if (op.kind == WorkKind::attention) {
     const auto of_peak = [&](const AttentionEfficiency& a) {
       return backward ? (op.causal && a.causal_backward > 0 ? a.causal_backward : a.backward)
@@ -178,7 +203,7 @@ double op_time_s(const OpClass& op, const Rates& r, const Efficiencies& eff, dou
                (1 - fp8) / (r.peak16 * of_peak(r.attention));
   } else if (op.kind == WorkKind::matmul) {
     per_flop /= quantisation_efficiency(op, r, eff, batch);
-    if (op.gemm_groups > 1 && eff.grouped_gemm > 0) per_flop /= eff.grouped_gemm;
+    if (grouped) per_flop /= eff.grouped_gemm;
   }
   const double traffic = backward ? 2.0 : 1.0;  // gradients in and out
   const double c = flops > 0 ? flops * per_flop : 0.0;
