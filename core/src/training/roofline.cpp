@@ -133,7 +133,8 @@ Result<Rates> training::rates_for(const Model& model, const Setup& setup, const 
       setup.precision == Precision::fp32 && !r.tf32_convs ? eff.simt_gemm : eff.gemm;
   r.compute = probe > 0 ? probe : ceiling > 0 ? ceiling : conv_peak * gemm_eff;
   // A probe measures the GPU's own GEMMs; a best-shape ceiling is scaled to large model GEMMs.
-  if (probe <= 0 && ceiling > 0 && r.tensor_cores) r.large_gemm_share = large_gemm_share(gpu);
+  const double large = large_gemm_share(gpu);
+  if (probe <= 0 && ceiling > 0 && r.tensor_cores) r.large_gemm_share = large;
   r.memory = eff.measured_hbm_bytes_per_s > 0 ? eff.measured_hbm_bytes_per_s
                                               : gpu.memory_bandwidth_bytes_per_s * eff.hbm;
   if (r.memory <= 0) return invalid(Msg::time_no_memory_bandwidth, {gpu.id});
@@ -149,7 +150,7 @@ Result<Rates> training::rates_for(const Model& model, const Setup& setup, const 
     r.peak16 = bf16.value();
     const double ceiling16 = known_matmul_flop_per_s(gpu, "bf16");
     r.compute16 = ceiling16 > 0 ? ceiling16 : r.peak16 * eff.gemm;
-    r.large_gemm_share16 = ceiling16 > 0 ? large_gemm_share(gpu) : 1.0;
+    r.large_gemm_share16 = ceiling16 > 0 ? large : 1.0;
     auto fp8 = dense_peak_flop_per_s(gpu, Precision::fp8);
     r.peak8 = fp8.ok() ? fp8.value() : r.peak;
   }
