@@ -1,8 +1,7 @@
 // Predicted vs measured throughput without a probe file, over the development tables
 // (tests/validation/throughput_dev.csv: NVIDIA DeepLearningExamples; tests/validation/llm_dev.csv:
 // MosaicML llm-foundry; tests/validation/llm_scale_dev.csv: published runs at scale, MAPE per
-// family, dense and MoE; tests/validation/megatron_bridge.csv: NVIDIA's Megatron-Bridge performance
-// tables, 2025-26, set up as their recipes run) or the files given. Prints each row, the MAPE per
+// family, dense and MoE) or the files given. Prints each row, the MAPE per
 // model and task (per GPU and metric for the LLM table), per accuracy family, each file's MAPE, and
 // how many measured runs gpuplan would call "does not fit" or "tight".
 #include <cmath>
@@ -97,7 +96,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> paths(argv + 1, argv + argc);
   if (paths.empty())
     paths = {"tests/validation/throughput_dev.csv", "tests/validation/llm_dev.csv",
-             "tests/validation/llm_scale_dev.csv", "tests/validation/megatron_bridge.csv"};
+             "tests/validation/llm_scale_dev.csv"};
   int rc = 0;
   for (const auto& p : paths) rc |= validate_file(c, p);
   return rc;

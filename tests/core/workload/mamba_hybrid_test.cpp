@@ -194,8 +194,8 @@ TEST(MambaHybrid, TrainingCountsTheForwardPassOfThePattern) {
 
 TEST(MambaHybrid, BandsSayNoValidatedRunUsedAHybridModel) {
   // Models with Mamba-2 or linear-attention mixers are a kind of their own: without validated
-  // runs of the kind the band says so; with them (Qwen3-Next under Megatron-LM, Nemotron 3 under
-  // Megatron-Bridge) it rests on them. No validated serving run used one.
+  // runs of the kind the band says so; with them (Qwen3-Next under Megatron-LM) it rests on them.
+  // No validated serving run used one.
   const Model& nano = test::model("nemotron-3-nano-30b-a3b");
   EXPECT_EQ(model_kind(nano), "hybrid");
   EXPECT_EQ(model_kind(test::model("qwen3-next-80b-a3b")), "hybrid");
