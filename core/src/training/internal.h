@@ -42,9 +42,8 @@ struct Rates {
   double large_gemm_share16 = 1;
 };
 
-// A fused attention kernel's share of peak on an architecture (roofline.cpp).
-AttentionEfficiency attention_efficiency(Attention kernel, const std::string& architecture,
-                                         const Efficiencies& eff);
+// A fused attention kernel's share of peak on a GPU (roofline.cpp).
+AttentionEfficiency attention_efficiency(Attention kernel, const Gpu& gpu, const Efficiencies& eff);
 
 // The rates of `gpu` for `setup` (roofline.cpp): a probe's measurement, the measured matmul
 // ceiling, or the spec peak x efficiency.

@@ -332,6 +332,30 @@ TEST(Roofline, Fp8AttentionRunsAtCudnnsPublishedFp8RatesWhereThereAreAny) {
                    fp8_attention_pass("h100-sxm5-80gb", Precision::fp8, false).forward_s);
 }
 
+TEST(Roofline, BlackwellUltraRunsAttentionAtItsOwnPublishedRates) {
+  // The same benchmark on a GB300 (compute capability 10.3, twice the exponential units): causal
+  // 1,856 forward and 1,435 backward TFLOP/s in BF16, 2,897 and 1,781 in FP8, 2,570 and 1,404 in
+  // MXFP8; the GB300's dense peaks are the GB200's (2,500 BF16, 5,000 FP8).
+  const Gpu& gb300 = *test::catalog().find_gpu("gb300");
+  ASSERT_EQ(gb300.compute_capability, "10.3");
+  ASSERT_DOUBLE_EQ(gb300.peak_dense_flops_per_s.at("bf16"), 2500e12);
+  PassTime t = attention_pass("gb300", Attention::cudnn, true);
+  EXPECT_NEAR(t.forward_s, 1e15 / 1855e12, 1e-3 * t.forward_s);
+  EXPECT_NEAR(t.backward_s, 2.5e15 / 1435e12, 1e-3 * t.backward_s);
+  t = fp8_attention_pass("gb300", Precision::fp8, true);
+  EXPECT_NEAR(t.forward_s, 1e15 / 2895e12, 1e-3 * t.forward_s);
+  EXPECT_NEAR(t.backward_s, 2.5e15 / 1780e12, 1e-3 * t.backward_s);
+  t = fp8_attention_pass("gb300", Precision::mxfp8, true);
+  EXPECT_NEAR(t.forward_s, 1e15 / 2570e12, 1e-3 * t.forward_s);
+  EXPECT_NEAR(t.backward_s, 2.5e15 / 1405e12, 1e-3 * t.backward_s);
+  // B300 is the same chip (compute capability 10.3): the same shares, of its own BF16 peak.
+  const Gpu& b300 = *test::catalog().find_gpu("b300-sxm");
+  ASSERT_EQ(b300.compute_capability, "10.3");
+  const double b300_peak = b300.peak_dense_flops_per_s.at("bf16");
+  t = attention_pass("b300-sxm", Attention::cudnn, true);
+  EXPECT_NEAR(t.forward_s, 1e15 / (1856.0 / 2500 * b300_peak), 1e-3 * t.forward_s);
+}
+
 TEST(Roofline, Fp8AttentionNeedsATeRecipeAndCudnnAttention) {
   gpuplan::Setup s;
   s.precision = Precision::mixed_bf16;
@@ -350,8 +374,11 @@ TEST(Roofline, Fp8AttentionNeedsATeRecipeAndCudnnAttention) {
   ASSERT_TRUE(e.ok()) << e.error().message;
   auto w = build_work_profile(test::model("llama-2-7b"), s, e.value());
   ASSERT_TRUE(w.ok());
-  for (const auto& op : w.value().ops)
-    if (op.name == "attention.core") EXPECT_TRUE(op.fp8);
+  for (const auto& op : w.value().ops) {
+    if (op.name == "attention.core") {
+      EXPECT_TRUE(op.fp8);
+    }
+  }
 }
 
 // One pass of 1e15 forward FLOPs of fused attention (causal or not) with `kernel`, on an A100
