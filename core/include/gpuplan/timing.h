@@ -303,8 +303,11 @@ struct PassTime {
   // GEMM classes tensor parallelism splits, fused attention, and the MoE blocks' routed and
   // shared experts (what Megatron's EP overlap schedules as the "mlp" node), forward and
   // backward, all layers.
+  // `gemm`: the blocks' matmul classes (the head's excluded), of which `experts_gemm` the
+  // experts' (what a communication kernel beside them contends with for SMs).
   struct Split {
     double qkv = 0, out = 0, mlp_in = 0, mlp_out = 0, attention = 0, experts = 0;
+    double gemm = 0, experts_gemm = 0;
   } forward_parts, backward_parts;
   double per_step_s = 0;  // work done once per optimizer step (OpClass::once_per_step)
   // Of forward_s + backward_s: the embedding's and the output head's (logits and loss), which a

@@ -16,7 +16,6 @@
 //                   of it to other ranks: inside the NVLink domain over NVLink, the rest over
 //                   the network at once; backward repeats both, and so does recomputation
 #include <algorithm>
-#include <array>
 #include <cmath>
 #include <vector>
 
@@ -220,79 +219,55 @@ namespace {
 //   comm: combine_bwd, dispatch_fwd, dispatch_bwd, combine_fwd
 //   comp: attn_fwd, mlp_bwd (dgrad, then wgrad), mlp_fwd, attn_bwd
 // "attn" is everything of the layer but the experts (attention, norms, router, permutations).
-// A communication kernel holds SMs while it runs; the compute beside it runs on the rest.
-struct MergedLayer {
-  double a2a_s = 0;  // one dispatch or combine, with its expert-tensor-parallel gather
-  double attn_fwd_s = 0, mlp_fwd_s = 0, attn_bwd_s = 0, mlp_bwd_s = 0;
-  double shared_rate = 1;  // compute's speed while a communication kernel runs
-};
-
+// A communication kernel holds SMs while it runs; the compute beside it runs on the rest. Where
+// matmuls run a persistent schedule (one block per SM; Rates::persistent_gemms), a matmul and a
+// communication kernel do not share the GPU: a communication kernel launched beside a matmul waits
+// for its SMs (NVIDIA/nccl#1431), and a matmul launched beside a communication kernel runs the
+// blocks that find no SM as a second wave after it (pytorch/pytorch#147966), so it ends no sooner
+// than if it had waited. Each compute node is its other kernels, then its matmuls.
 enum class Stream { comm, comp };
 struct Node {
   Stream stream;
   double work_s;
-  int dep;  // the node (this layer's, or the previous one's when negative) it waits for; 9: none
+  bool gemm;  // a compute node's matmuls
+  int dep;    // the node (this layer's, or the previous layer's when negative) it waits for
 };
+constexpr int kNoDep = 1 << 20;
 
-// One layer's nodes in program order; deps index this list (-1: the previous layer's node 8).
-constexpr int kNodes = 9;
-std::array<Node, kNodes> layer_nodes(const MergedLayer& x) {
-  const double dgrad = x.mlp_bwd_s / 2;       // a GEMM's backward: input and weight gradients alike
-  return {{{Stream::comm, x.a2a_s, -1},       // combine_bwd, after the last attn_bwd
-           {Stream::comp, x.attn_fwd_s, -2},  // attn_fwd, after the last combine_fwd
-           {Stream::comp, dgrad, 0},          // mlp_bwd (dgrad)
-           {Stream::comm, x.a2a_s, 1},        // dispatch_fwd
-           {Stream::comp, x.mlp_bwd_s - dgrad, kNodes},  // mlp_bwd (wgrad)
-           {Stream::comm, x.a2a_s, 2},                   // dispatch_bwd
-           {Stream::comp, x.mlp_fwd_s, 3},               // mlp_fwd
-           {Stream::comm, x.a2a_s, 6},                   // combine_fwd
-           {Stream::comp, x.attn_bwd_s, 5}}};            // attn_bwd
-}
-
-// Seconds `layers` merged layers take: both streams in program order, a node starting once its
-// stream is free and its input is done.
-double merged_layers_s(const MergedLayer& x, int layers) {
-  const auto nodes = layer_nodes(x);
-  const int total = layers * kNodes;
-  std::vector<double> end(static_cast<size_t>(total), -1);  // -1: not done
-  auto dep_of = [&](int i) {
-    const int d = nodes[i % kNodes].dep, base = i / kNodes * kNodes;
-    if (d == kNodes) return -1;
-    if (d == -1) return base - kNodes + 8;
-    if (d == -2) return base - kNodes + 7;
-    return base + d;
+// One layer's nodes in program order; deps index this list (-1: the previous layer's attn_bwd,
+// -2: its combine_fwd).
+std::vector<Node> layer_nodes(const MergedLayer& x) {
+  const ComputeNode dgrad{x.mlp_bwd.work_s / 2, x.mlp_bwd.gemm_s / 2};  // input, weight alike
+  std::vector<Node> nodes;
+  std::vector<int> last;  // each logical node's last node
+  auto comm = [&](int dep) {
+    nodes.push_back({Stream::comm, x.a2a_s, false, dep});
+    last.push_back(static_cast<int>(nodes.size()) - 1);
   };
-  auto next_of = [&](int from, Stream s) {
-    while (from < total && nodes[from % kNodes].stream != s) ++from;
-    return from;
+  auto comp = [&](const ComputeNode& c, int dep) {
+    const double other = std::max(0.0, c.work_s - c.gemm_s);
+    const double gemm = std::min(c.gemm_s, c.work_s);
+    const bool split = x.exclusive_gemms && gemm > 0;
+    nodes.push_back({Stream::comp, split ? other : c.work_s, false, dep});
+    if (split) nodes.push_back({Stream::comp, gemm, true, kNoDep});
+    last.push_back(static_cast<int>(nodes.size()) - 1);
   };
-  int next[2] = {next_of(0, Stream::comm), next_of(0, Stream::comp)};
-  int running[2] = {-1, -1};
-  double left[2] = {0, 0}, t = 0;
-  while (next[0] < total || next[1] < total || running[0] >= 0 || running[1] >= 0) {
-    for (int k = 0; k < 2; ++k) {
-      if (running[k] >= 0 || next[k] >= total) continue;
-      const int d = dep_of(next[k]);
-      if (d >= 0 && end[d] < 0) continue;
-      running[k] = next[k];
-      left[k] = nodes[next[k] % kNodes].work_s;
-      next[k] = next_of(next[k] + 1, k == 0 ? Stream::comm : Stream::comp);
-    }
-    if (running[0] < 0 && running[1] < 0) break;  // cannot happen: the program order is causal
-    const double comp_rate = running[0] >= 0 ? x.shared_rate : 1.0;
-    const double dt = std::min(running[0] >= 0 ? left[0] : HUGE_VAL,
-                               running[1] >= 0 ? left[1] / comp_rate : HUGE_VAL);
-    t += dt;
-    left[0] -= dt;
-    left[1] -= dt * comp_rate;
-    for (int k = 0; k < 2; ++k) {
-      if (running[k] >= 0 && left[k] <= 1e-15 * t) {
-        end[running[k]] = t;
-        running[k] = -1;
-      }
-    }
+  auto at = [&](int logical) { return logical < 0 ? logical : last[logical]; };
+  comm(-1);              // 0 combine_bwd
+  comp(x.attn_fwd, -2);  // 1 attn_fwd
+  comp(dgrad, at(0));    // 2 mlp_bwd dgrad
+  comm(at(1));           // 3 dispatch_fwd
+  comp({x.mlp_bwd.work_s - dgrad.work_s, x.mlp_bwd.gemm_s - dgrad.gemm_s}, kNoDep);  // 4 wgrad
+  comm(at(2));              // 5 dispatch_bwd
+  comp(x.mlp_fwd, at(3));   // 6 mlp_fwd
+  comm(at(6));              // 7 combine_fwd
+  comp(x.attn_bwd, at(5));  // 8 attn_bwd
+  // The previous layer's nodes the first two wait for, as offsets back from this layer's start.
+  for (auto& n : nodes) {
+    if (n.dep == -1) n.dep = -(static_cast<int>(nodes.size()) - last[8]);
+    if (n.dep == -2) n.dep = -(static_cast<int>(nodes.size()) - last[7]);
   }
-  return t;
+  return nodes;
 }
 
 // The SMs a dispatcher's kernels hold while they run: DeepEP's Buffer.num_sms default, which
@@ -322,9 +297,63 @@ double unpaired_micro_batches(const Setup& setup, double micro_steps) {
 
 }  // namespace
 
+// Seconds `layers` merged layers take: both streams in program order, a node starting once its
+// stream is free and its input is done (and, with exclusive matmuls, once the other stream runs
+// nothing it cannot share the GPU with).
+double merged_layers_s(const MergedLayer& x, int layers) {
+  const std::vector<Node> nodes = layer_nodes(x);
+  const int per_layer = static_cast<int>(nodes.size());
+  const int total = layers * per_layer;
+  std::vector<double> end(static_cast<size_t>(total), -1);  // -1: not done
+  auto node = [&](int i) -> const Node& { return nodes[static_cast<size_t>(i % per_layer)]; };
+  auto dep_of = [&](int i) {
+    const int d = node(i).dep, base = i / per_layer * per_layer;
+    return d == kNoDep ? -1 : base + d;  // negative offsets reach into the previous layer
+  };
+  auto next_of = [&](int from, Stream s) {
+    while (from < total && node(from).stream != s) ++from;
+    return from;
+  };
+  int next[2] = {next_of(0, Stream::comm), next_of(0, Stream::comp)};
+  int running[2] = {-1, -1};
+  double left[2] = {0, 0}, t = 0;
+  auto blocked = [&](int k) {  // stream k's next node may not start beside the other's
+    const int other = running[1 - k];
+    if (!x.exclusive_gemms || other < 0) return false;
+    return k == 0 ? node(other).gemm : node(next[k]).gemm;
+  };
+  while (next[0] < total || next[1] < total || running[0] >= 0 || running[1] >= 0) {
+    // Both free and both ready: the earlier in program order is issued first.
+    const int first = next[1] < next[0] ? 1 : 0;
+    for (int k : {first, 1 - first}) {
+      if (running[k] >= 0 || next[k] >= total) continue;
+      const int d = dep_of(next[k]);
+      if (d >= 0 && end[static_cast<size_t>(d)] < 0) continue;
+      if (blocked(k)) continue;
+      running[k] = next[k];
+      left[k] = node(next[k]).work_s;
+      next[k] = next_of(next[k] + 1, k == 0 ? Stream::comm : Stream::comp);
+    }
+    if (running[0] < 0 && running[1] < 0) break;  // cannot happen: the program order is causal
+    const double comp_rate = running[0] >= 0 ? x.shared_rate : 1.0;
+    const double dt = std::min(running[0] >= 0 ? left[0] : HUGE_VAL,
+                               running[1] >= 0 ? left[1] / comp_rate : HUGE_VAL);
+    t += dt;
+    left[0] -= dt;
+    left[1] -= dt * comp_rate;
+    for (int k = 0; k < 2; ++k) {
+      if (running[k] >= 0 && left[k] <= 1e-15 * t) {
+        end[static_cast<size_t>(running[k])] = t;
+        running[k] = -1;
+      }
+    }
+  }
+  return t;
+}
+
 void expert_comm(const Setup& setup, const Estimate& e, const WorkProfile& work,
                  const Cluster& cluster, const Links& l, const Efficiencies& eff,
-                 const PassTime& pass, int sms, StepTime& st) {
+                 const PassTime& pass, const Rates& r, StepTime& st) {
   const ExpertTraffic& t = work.moe;
   if (t.ep <= 1 || t.moe_layers <= 0) return;
   const double mb = static_cast<double>(e.micro_batch);
@@ -359,11 +388,18 @@ void expert_comm(const Setup& setup, const Estimate& e, const WorkProfile& work,
   // merged pair takes beyond them is exposed. Unpaired passes and the recomputed forward (which
   // Megatron runs alone before the stage's backward) expose all of theirs.
   const double fwd = pass.forward_s / setup.pp, bwd = pass.backward_s / setup.pp;
-  const double mlp_f = pass.forward_parts.experts / t.moe_layers;
-  const double mlp_b = pass.backward_parts.experts / t.moe_layers;
-  const MergedLayer x{a2a + gather, std::max(0.0, fwd / layers - mlp_f),
-                      mlp_f,        std::max(0.0, bwd / layers - mlp_b),
-                      mlp_b,        shared_compute_rate(t.dispatcher, sms)};
+  const PassTime::Split& f = pass.forward_parts;
+  const PassTime::Split& b = pass.backward_parts;
+  const double mlp_f = f.experts / t.moe_layers, mlp_b = b.experts / t.moe_layers;
+  const double all_layers = layers * setup.pp;  // the blocks the pass's parts are summed over
+  MergedLayer x;
+  x.a2a_s = a2a + gather;
+  x.attn_fwd = {std::max(0.0, fwd / layers - mlp_f), (f.gemm - f.experts_gemm) / all_layers};
+  x.mlp_fwd = {mlp_f, f.experts_gemm / t.moe_layers};
+  x.attn_bwd = {std::max(0.0, bwd / layers - mlp_b), (b.gemm - b.experts_gemm) / all_layers};
+  x.mlp_bwd = {mlp_b, b.experts_gemm / t.moe_layers};
+  x.shared_rate = shared_compute_rate(t.dispatcher, r.sms);
+  x.exclusive_gemms = r.persistent_gemms;
   const int whole = std::max(1, static_cast<int>(std::lround(layers)));
   const double merged = merged_layers_s(x, whole) * layers / whole;
   const double unpaired = unpaired_micro_batches(setup, micro_steps);

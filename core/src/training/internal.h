@@ -35,6 +35,10 @@ struct Rates {
   bool tf32_convs = false;
   bool tensor_cores = false;  // matmuls and convolutions run on tensor cores
   int sms = 0;                // for wave quantisation; 0: unknown (not applied)
+  // Matmuls take every SM for their whole run (a persistent schedule, one block per SM): a
+  // communication kernel beside one waits for its SMs, and one started beside a communication
+  // kernel finishes only after it (expert_comm).
+  bool persistent_gemms = false;
   // The shares of `compute` and `compute16` (best-shape ceilings) that a model's large dense
   // GEMMs reach with production kernels (large_gemm_share in roofline.cpp); 1 for a probe's
   // measurement, a rate from spec x efficiency, or where no measurement says less.
@@ -135,11 +139,27 @@ GradientShards gradient_shards(const Setup& setup, const Estimate& e);
 // The routed experts' gradient all-reduce over the expert-data-parallel group.
 double expert_grad_allreduce_s(const GradientShards& g, double bytes_per_param, const Setup& setup,
                                const Cluster& cluster, const Links& l);
+// One layer of Megatron's EP all-to-all overlap (expert_parallel.cpp): a dispatch or combine of
+// a2a_s, and the compute nodes beside them, one micro-batch's forward and another's backward.
+struct ComputeNode {
+  double work_s = 0;
+  double gemm_s = 0;  // of work_s, the matmuls'
+};
+struct MergedLayer {
+  double a2a_s = 0;  // one dispatch or combine, with its expert-tensor-parallel gather
+  ComputeNode attn_fwd, mlp_fwd, attn_bwd, mlp_bwd;
+  double shared_rate = 1;  // compute's speed while a communication kernel runs
+  bool exclusive_gemms = false;
+};
+
+// Seconds `layers` such layers take, the two streams in Megatron's program order.
+double merged_layers_s(const MergedLayer& x, int layers);
+
 // The token all-to-alls and expert-tensor-parallel gathers of a step (st.ep_comm_s) and what of
-// them compute does not hide (st.ep_comm_exposed_s). `pass`: one micro-batch's kernels; `sms`:
-// the GPU's (0: unknown).
+// them compute does not hide (st.ep_comm_exposed_s). `pass`: one micro-batch's kernels; `r`: the
+// GPU's rates (its SMs, whether its matmuls are persistent).
 void expert_comm(const Setup& setup, const Estimate& e, const WorkProfile& work,
                  const Cluster& cluster, const Links& l, const Efficiencies& eff,
-                 const PassTime& pass, int sms, StepTime& st);
+                 const PassTime& pass, const Rates& r, StepTime& st);
 
 }  // namespace gpuplan::training

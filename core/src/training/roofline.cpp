@@ -177,6 +177,10 @@ Result<Rates> training::rates_for(const Model& model, const Setup& setup, const 
     if (const AttentionEfficiency* figure = attention_figure(own, gpu)) r.attention8 = *figure;
   }
   r.sms = gpu.sm_count;
+  // Hopper's and Blackwell's matmul kernels run a persistent schedule, one block per SM
+  // (pytorch/pytorch#147966), and Transformer Engine leaves no SMs free of them by default.
+  r.persistent_gemms = r.tensor_cores && (gpu.architecture == "Hopper" ||
+                                          gpu.architecture.rfind("Blackwell", 0) == 0);
   return r;
 }
 
@@ -261,6 +265,13 @@ PassTime roofline(const WorkProfile& work, const Rates& r, const Efficiencies& e
     if (op.rerun_by & recompute_modules) t.recompute_modules_s += forward * op.rerun_share;
     if (double* slot = split_slot(t.forward_parts, op)) *slot += forward;
     if (double* slot = split_slot(t.backward_parts, op)) *slot += backward;
+    if (op.kind == WorkKind::matmul && op.name.rfind("head.", 0) != 0) {
+      const bool experts = split_slot(t.forward_parts, op) == &t.forward_parts.experts;
+      for (auto [part, s] : {std::pair{&t.forward_parts, forward}, {&t.backward_parts, backward}}) {
+        part->gemm += s;
+        if (experts) part->experts_gemm += s;
+      }
+    }
     kernels += op.kernels - op.captured_kernels;
   }
   // Small batches are bound by the host enqueuing kernels, not by the GPU running them; the

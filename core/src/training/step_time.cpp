@@ -318,7 +318,7 @@ void train_time(const Model& model, const Setup& setup, const Estimate& e, const
       context_parallel_time(setup, e, work, cluster, l, eff, pass, recomputed);
   st.cp_comm_s = cp.comm_s;
   st.cp_comm_exposed_s = cp.exposed_s;
-  expert_comm(setup, e, work, cluster, l, eff, pass, r.sms, st);
+  expert_comm(setup, e, work, cluster, l, eff, pass, r, st);
   if (setup.dp * setup.cp > 1 && setup.zero_stage >= 3) {
     fsdp_comm(setup, e, work, cluster, l, eff, pass, st);
   } else if (setup.dp * setup.cp > 1) {

@@ -9,6 +9,7 @@
 #include "gpuplan/expert_parallel.h"
 #include "gpuplan/timing.h"
 #include "test_util.h"
+#include "training/internal.h"
 
 namespace gpuplan {
 namespace {
@@ -509,6 +510,40 @@ TEST(ExpertParallel, OverlapHidesNoMoreThanTheKernelsBesideIt) {
   ASSERT_GT(comm, kernels);  // the case this test is about
   EXPECT_LT(x.t.ep_comm_exposed_s, plain.t.ep_comm_exposed_s);
   EXPECT_GE(x.t.ep_comm_exposed_s, comm + (m - 1) * (comm - kernels) - 1e-9 * comm);
+}
+
+// Hopper's and Blackwell's matmuls run one persistent block per SM: a dispatch or combine waits
+// for a matmul's SMs, and a matmul beside one finishes only after it. Hand-timed layers of
+// all-to-alls of 1 s: compute that is all matmuls runs after the communication, never beside it;
+// compute with no matmuls is unaffected; a layer's other kernels still hide what they can.
+TEST(ExpertParallel, PersistentMatmulsDoNotShareTheGpuWithTheAllToAll) {
+  using training::MergedLayer;
+  MergedLayer all_gemm;
+  all_gemm.a2a_s = 1;
+  all_gemm.attn_fwd = {3, 3};
+  all_gemm.mlp_fwd = {2, 2};
+  all_gemm.attn_bwd = {6, 6};
+  all_gemm.mlp_bwd = {4, 4};
+  all_gemm.exclusive_gemms = true;
+  // Serialised: four all-to-alls and the 15 s of kernels, per layer.
+  EXPECT_NEAR(training::merged_layers_s(all_gemm, 1), 4 + 15, 1e-12);
+  EXPECT_NEAR(training::merged_layers_s(all_gemm, 3), 3 * (4 + 15), 1e-12);
+  // Shared (Ampere's kernels, or none of them matmuls): every all-to-all finds the other
+  // micro-batch's kernels beside it (combine_bwd beside attn_fwd, dispatch_fwd beside dgrad,
+  // dispatch_bwd beside wgrad, combine_fwd beside attn_bwd): 15 s a layer.
+  MergedLayer shared = all_gemm;
+  shared.exclusive_gemms = false;
+  EXPECT_NEAR(training::merged_layers_s(shared, 3), 3 * 15, 1e-12);
+  MergedLayer no_gemm = all_gemm;
+  for (auto* c : {&no_gemm.attn_fwd, &no_gemm.mlp_fwd, &no_gemm.attn_bwd, &no_gemm.mlp_bwd})
+    c->gemm_s = 0;
+  EXPECT_NEAR(training::merged_layers_s(no_gemm, 3), 3 * 15, 1e-12);
+  // Each node's first 0.5 s other kernels, the rest matmuls: each all-to-all hides 0.5 s under
+  // them and holds the matmuls after them back 0.5 s, 2 s a layer.
+  MergedLayer mixed = all_gemm;
+  for (auto* c : {&mixed.attn_fwd, &mixed.mlp_fwd, &mixed.attn_bwd}) c->gemm_s = c->work_s - 0.5;
+  mixed.mlp_bwd.gemm_s = mixed.mlp_bwd.work_s - 1;  // dgrad and wgrad, 0.5 s of other each
+  EXPECT_NEAR(training::merged_layers_s(mixed, 3), 3 * (15 + 2), 1e-12);
 }
 
 }  // namespace
