@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "gpuplan/framework.h"
 #include "gpuplan/precision.h"
 #include "ui/screens.h"
 #include "ui/widgets.h"
@@ -243,7 +244,7 @@ bool training_fields(Query& q, UiActions& a) {
   edited |=
       key_choice("pytorch", q, a, words_of<TorchRelease, parse_torch_release, tr_torch_release>);
   // Megatron's training CUDA graphs (the boxes stay while any is ticked).
-  if (s.framework == Framework::megatron || s.cuda_graph_modules != 0) {
+  if (runs_megatron_core(s.framework) || s.cuda_graph_modules != 0) {
     edited |= module_boxes(S::key_cuda_graph_modules, "cuda-graph-modules", cuda_graph_modules_name,
                            parse_cuda_graph_modules, s.cuda_graph_modules, true, a);
   }

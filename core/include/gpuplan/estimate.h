@@ -161,7 +161,7 @@ enum class AttentionReason {
 enum class ContextComm { ring, all_to_all };
 // The training framework a run uses; each sets the defaults that framework uses
 // (framework_preset(), gpuplan/framework.h). none: gpuplan's own defaults (plain PyTorch).
-enum class Framework { none, megatron, torchtitan, fsdp, deepspeed, hf_trainer };
+enum class Framework { none, megatron, torchtitan, fsdp, deepspeed, hf_trainer, megatron_bridge };
 enum class MemoryFormat { automatic, nchw, channels_last };
 // How tokens reach their experts under expert parallelism (expert_parallel.h):
 //   alltoall  NCCL all-to-all over the expert-parallel group: every (token, expert) pair is sent

@@ -400,10 +400,11 @@ std::vector<QueryKey> setup_rows() {
           "train", "train (forward, backward, optimizer) or infer (prefill and decode)",
           "训练（前向、反向、优化器）或推理（预填充与解码）"),
       row("framework", G::setup,
-          enumeration<Q>(parse_framework, framework_name,
-                         {Framework::none, Framework::megatron, Framework::torchtitan,
-                          Framework::fsdp, Framework::deepspeed, Framework::hf_trainer},
-                         FIELD(request.setup.framework)),
+          enumeration<Q>(
+              parse_framework, framework_name,
+              {Framework::none, Framework::megatron, Framework::torchtitan, Framework::fsdp,
+               Framework::deepspeed, Framework::hf_trainer, Framework::megatron_bridge},
+              FIELD(request.setup.framework)),
           "none",
           "the training framework: its defaults (fused kernels, attention kernel, ZeRO, "
           "overlap) fill the options not given",
@@ -521,9 +522,9 @@ std::vector<QueryKey> kernel_rows() {
           "auto", "convolutions' activations: auto is channels-last at 16 bits, else NCHW",
           "卷积激活的内存格式：auto 在 16 位时为 channels-last，否则 NCHW"),
       row("grad-reduce", G::setup,
-          enumeration<Q>(parse_grad_reduce, grad_reduce_name,
-                         {GradReduce::automatic, GradReduce::fp32, GradReduce::bf16},
-                         FIELD(request.setup.grad_reduce)),
+          preset(enumeration<Q>(parse_grad_reduce, grad_reduce_name,
+                                {GradReduce::automatic, GradReduce::fp32, GradReduce::bf16},
+                                FIELD(request.setup.grad_reduce))),
           "auto",
           "gradient dtype of mixed-* and TE recipes (FSDP reduce_dtype, Megatron "
           "grad_reduce_in_fp32)",
@@ -603,7 +604,7 @@ std::vector<QueryKey> fusion_rows() {
           "Engine): non-matmul work at HBM rate",
           "框架自带的融合归一化、激活与 dropout 内核（Megatron、Transformer Engine）：非矩阵乘"
           "部分按显存带宽计"),
-      row("fused-loss", G::setup, flag<Q>(FIELD(request.setup.fused_loss)), "0",
+      row("fused-loss", G::setup, preset(flag<Q>(FIELD(request.setup.fused_loss))), "0",
           "a fused cross-entropy: no FP32 logits kept", "融合交叉熵：不保留 FP32 logits"),
       row("pytorch", G::setup, torch, "2.0+",
           "PyTorch release (or its number, e.g. 2.4): before 1.11 softmax and log_softmax also "
@@ -655,7 +656,7 @@ std::vector<QueryKey> parallel_rows() {
           "反向传播期间分桶归约梯度（0：反向结束后归约，如未加 --overlap-grad-reduce 的 "
           "Megatron）"),
       row("overlap-param-gather", G::parallelism,
-          flag<Q>(FIELD(request.setup.overlap_param_gather)), "0",
+          preset(flag<Q>(FIELD(request.setup.overlap_param_gather))), "0",
           "ZeRO-1 / distributed optimizer: the updated parameters' all-gather overlapped with "
           "the next step's forward",
           "ZeRO-1 / 分布式优化器：更新后参数的 all-gather 与下一步的前向重叠"),

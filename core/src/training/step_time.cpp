@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cmath>
 
+#include "gpuplan/framework.h"
 #include "gpuplan/precision.h"
 #include "gpuplan/timing.h"
 #include "training/internal.h"
@@ -62,7 +63,7 @@ Setup reducing_group(const Setup& setup) {
 // max(40M, 1M x dp) parameters per bucket (distributed_data_parallel.py).
 double last_bucket_bytes(const Setup& setup, const Estimate& e, double bytes, double per_param) {
   const double split = static_cast<double>(setup.tp * setup.pp);
-  if (setup.framework == Framework::megatron) {
+  if (runs_megatron_core(setup.framework)) {
     const double params = std::max(40e6, 1e6 * setup.dp * setup.cp);
     return std::min(bytes, params * per_param);
   }

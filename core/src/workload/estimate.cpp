@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "gpuplan/expert_parallel.h"
+#include "gpuplan/framework.h"
 #include "gpuplan/precision.h"
 #include "gpuplan/transformer.h"
 
@@ -1151,7 +1152,7 @@ void model_state_memory(const Model& model, const Setup& setup, const Stage& st,
   // DDP without ZeRO keeps gradient buckets beside the gradients (PyTorch DDP,
   // gradient_as_bucket_view=False by default); Megatron's DDP reduces in place in its contiguous
   // main-gradient buffer (megatron/core/distributed/param_and_grad_buffer.py).
-  if (dp > 1 && setup.zero_stage == 0 && setup.framework != Framework::megatron) m.gradients *= 2.0;
+  if (dp > 1 && setup.zero_stage == 0 && !runs_megatron_core(setup.framework)) m.gradients *= 2.0;
 }
 
 // The stage without its routed experts, and the experts alone: each part's optimizer states (and

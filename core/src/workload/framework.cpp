@@ -2,6 +2,7 @@
 // gpuplan's own defaults (plain PyTorch: DDP buckets overlapped with backward, eager kernels,
 // FlashAttention-2 for rotary models at 16 bits) is listed.
 #include "gpuplan/framework.h"
+#include "gpuplan/precision.h"
 
 #include <cstring>
 
@@ -24,6 +25,36 @@ const std::vector<FrameworkDefault> kMegatron = {
      "distributed_data_parallel_config.py: overlap_grad_reduce, overlap_param_gather and "
      "use_distributed_optimizer are False unless --overlap-grad-reduce, --overlap-param-gather "
      "and --use-distributed-optimizer (--zero 1) are given; tp_comm_overlap likewise"},
+};
+
+// NVIDIA's Megatron-Bridge (NeMo's training library on Megatron-Core) as its pretraining recipes
+// run: the model provider's fusions and Transformer Engine's attention as Megatron's, plus a fused
+// cross-entropy, and the recipes' distributed optimizer with both overlaps.
+const std::vector<FrameworkDefault> kMegatronBridge = {
+    {"fused-kernels", "1",
+     "NVIDIA-NeMo/Megatron-Bridge@067f987df03b src/megatron/bridge/models/gpt_provider.py: "
+     "masked_softmax_fusion True, the bias-activation and bias-dropout fusions of Megatron-Core's "
+     "TransformerConfig; Transformer Engine's LayerNormLinear fuses the norm into the GEMM"},
+    {"attention", "cudnn",
+     "NVIDIA/TransformerEngine@d0067d0da6cb transformer_engine/pytorch/attention/"
+     "dot_product_attention/utils.py: FusedAttention (cuDNN) is preferred over FlashAttention "
+     "on Hopper and newer"},
+    {"fused-loss", "1",
+     "NVIDIA-NeMo/Megatron-Bridge@067f987df03b src/megatron/bridge/models/gpt_provider.py: "
+     "cross_entropy_loss_fusion True (Megatron-Core's default is False)"},
+    {"zero", "1",
+     "NVIDIA-NeMo/Megatron-Bridge@067f987df03b src/megatron/bridge/recipes/common.py: the "
+     "pretraining recipes' DistributedDataParallelConfig sets use_distributed_optimizer True "
+     "(recipes/utils/optimizer_utils.py likewise)"},
+    {"overlap-grad-reduce", "1",
+     "NVIDIA-NeMo/Megatron-Bridge@067f987df03b src/megatron/bridge/recipes/common.py: "
+     "overlap_grad_reduce True"},
+    {"overlap-param-gather", "1",
+     "NVIDIA-NeMo/Megatron-Bridge@067f987df03b src/megatron/bridge/recipes/common.py: "
+     "overlap_param_gather True"},
+    {"grad-reduce", "fp32",
+     "NVIDIA-NeMo/Megatron-Bridge@067f987df03b src/megatron/bridge/recipes/common.py: "
+     "grad_reduce_in_fp32 True (its performance recipes set False: perf_recipes/_common.py)"},
 };
 
 const std::vector<FrameworkDefault> kTorchtitan = {
@@ -70,6 +101,12 @@ void set_default(Setup& s, const FrameworkDefault& d) {
     s.fused_kernels = on;
   } else if (std::strcmp(d.key, "overlap-grad-reduce") == 0) {
     s.overlap_grad_reduce = on;
+  } else if (std::strcmp(d.key, "overlap-param-gather") == 0) {
+    s.overlap_param_gather = on;
+  } else if (std::strcmp(d.key, "fused-loss") == 0) {
+    s.fused_loss = on;
+  } else if (std::strcmp(d.key, "grad-reduce") == 0 && has_master_weights(s.precision)) {
+    if (auto g = parse_grad_reduce(d.value)) s.grad_reduce = *g;
   } else if (std::strcmp(d.key, "zero") == 0) {
     s.zero_stage = d.value[0] - '0';
   } else if (std::strcmp(d.key, "precision") == 0) {
@@ -95,6 +132,8 @@ const std::vector<FrameworkDefault>& framework_defaults(Framework framework) {
       return kDeepspeed;
     case Framework::hf_trainer:
       return kHfTrainer;
+    case Framework::megatron_bridge:
+      return kMegatronBridge;
   }
   return kNone;
 }
@@ -105,6 +144,10 @@ void apply_framework_defaults(Setup& setup, bool (*given)(const char* key, const
   for (const FrameworkDefault& d : framework_defaults(setup.framework)) {
     if (!given(d.key, context)) set_default(setup, d);
   }
+}
+
+bool runs_megatron_core(Framework framework) {
+  return framework == Framework::megatron || framework == Framework::megatron_bridge;
 }
 
 Setup framework_setup(Framework framework, Precision precision) {

@@ -95,13 +95,14 @@ constexpr std::array<std::pair<ContextComm, const char*>, 2> kContextComm{{
     {ContextComm::ring, "ring"},
     {ContextComm::all_to_all, "all-to-all"},
 }};
-constexpr std::array<std::pair<Framework, const char*>, 6> kFrameworks{{
+constexpr std::array<std::pair<Framework, const char*>, 7> kFrameworks{{
     {Framework::none, "none"},
     {Framework::megatron, "megatron"},
     {Framework::torchtitan, "torchtitan"},
     {Framework::fsdp, "fsdp"},
     {Framework::deepspeed, "deepspeed"},
     {Framework::hf_trainer, "hf-trainer"},
+    {Framework::megatron_bridge, "megatron-bridge"},
 }};
 constexpr std::array<std::pair<MoeDispatcher, const char*>, 3> kMoeDispatchers{{
     {MoeDispatcher::alltoall, "alltoall"},

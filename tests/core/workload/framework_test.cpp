@@ -2,9 +2,11 @@
 // and a link or command line carries the choice and every override back unchanged.
 #include <gtest/gtest.h>
 
+#include "gpuplan/evaluate.h"
 #include "gpuplan/framework.h"
 #include "gpuplan/query.h"
 #include "gpuplan/request.h"
+#include "test_util.h"
 
 namespace gpuplan {
 namespace {
@@ -25,6 +27,45 @@ TEST(Framework, MegatronFusesKernelsRunsCudnnAttentionAndWaitsForGradients) {
   EXPECT_FALSE(s.overlap_grad_reduce);
   EXPECT_FALSE(s.tp_comm_overlap);
   EXPECT_EQ(s.zero_stage, 0);
+}
+
+TEST(Framework, MegatronBridgeFusesTheLossAndOverlapsItsDistributedOptimizer) {
+  // Megatron-Bridge's model provider fuses the cross-entropy (Megatron-Core does not by default)
+  // and its pretraining recipes run the distributed optimizer with both overlaps and fp32
+  // gradient reduction (recipes/common.py).
+  const gpuplan::Setup s = parsed({{"framework", "megatron-bridge"}, {"precision", "mixed-bf16"}});
+  EXPECT_EQ(s.framework, Framework::megatron_bridge);
+  EXPECT_TRUE(s.fused_kernels);
+  EXPECT_EQ(s.attention, Attention::cudnn);
+  EXPECT_TRUE(s.fused_loss);
+  EXPECT_EQ(s.zero_stage, 1);
+  EXPECT_TRUE(s.overlap_grad_reduce);
+  EXPECT_TRUE(s.overlap_param_gather);
+  EXPECT_EQ(s.grad_reduce, GradReduce::fp32);
+  EXPECT_FALSE(parsed({{"framework", "megatron"}}).fused_loss);
+  // The fused loss keeps no fp32 log-softmax beside the bf16 logits, only a log-sum-exp per
+  // token: a Qwen3 micro-batch of 8 x 4,096 tokens (vocabulary 151,936) keeps 4 (V - 1) bytes a
+  // token less, and needs no fp32 logits and gradient (2 x 4 V bytes a token) while it runs.
+  const Args args = {{"model", "qwen3-30b-a3b"},
+                     {"micro-batch", "8"},
+                     {"seq", "4096"},
+                     {"ep", "8"},
+                     {"gpus", "8"},
+                     {"gpu", "gb300"},
+                     {"precision", "mixed-bf16"},
+                     {"framework", "megatron-bridge"}};
+  Args plain = args;
+  plain.push_back({"fused-loss", "0"});
+  auto with = evaluate(test::catalog(), parse_query(args).value());
+  auto without = evaluate(test::catalog(), parse_query(plain).value());
+  ASSERT_TRUE(with.ok() && without.ok());
+  const double tokens = 8 * 4096.0, vocab = 151936;
+  const MemoryBytes& a = with.value().estimate.memory;
+  const MemoryBytes& b = without.value().estimate.memory;
+  EXPECT_NEAR(b.activations - a.activations, 4 * tokens * (vocab - 1), 1e3);
+  const double cublas = without.value().query.request.setup.assumptions.cublas_workspace_bytes;
+  EXPECT_NEAR(b.workspace, cublas + 2 * 4 * tokens * vocab, 1e3);
+  EXPECT_LT(a.workspace, b.workspace / 10);
 }
 
 TEST(Framework, TorchtitanShardsInMixedBf16WithCudnnFirst) {
@@ -48,7 +89,7 @@ TEST(Framework, EveryFieldItSetsCanStillBeOverriddenInEitherOrder) {
 
 TEST(Framework, EachPresetCitesItsCode) {
   for (Framework f : {Framework::megatron, Framework::torchtitan, Framework::fsdp,
-                      Framework::deepspeed, Framework::hf_trainer}) {
+                      Framework::deepspeed, Framework::hf_trainer, Framework::megatron_bridge}) {
     ASSERT_FALSE(framework_defaults(f).empty()) << framework_name(f);
     for (const FrameworkDefault& d : framework_defaults(f)) {
       const std::string source = d.source;
@@ -99,7 +140,7 @@ TEST(Framework, UnknownFrameworkNamesTheChoices) {
   ASSERT_FALSE(q.ok());
   EXPECT_EQ(q.error().message,
             "--framework: 'jax' is not one of none, megatron, torchtitan, fsdp, deepspeed, "
-            "hf-trainer");
+            "hf-trainer, megatron-bridge");
 }
 
 }  // namespace
