@@ -391,12 +391,11 @@ void expert_comm(const Setup& setup, const Estimate& e, const WorkProfile& work,
   const PassTime::Split& f = pass.forward_parts;
   const PassTime::Split& b = pass.backward_parts;
   const double mlp_f = f.experts / t.moe_layers, mlp_b = b.experts / t.moe_layers;
-  const double all_layers = layers * setup.pp;  // the blocks the pass's parts are summed over
   MergedLayer x;
   x.a2a_s = a2a + gather;
-  x.attn_fwd = {std::max(0.0, fwd / layers - mlp_f), (f.gemm - f.experts_gemm) / all_layers};
+  x.attn_fwd = {std::max(0.0, fwd / layers - mlp_f), (f.gemm - f.experts_gemm) / t.moe_layers};
   x.mlp_fwd = {mlp_f, f.experts_gemm / t.moe_layers};
-  x.attn_bwd = {std::max(0.0, bwd / layers - mlp_b), (b.gemm - b.experts_gemm) / all_layers};
+  x.attn_bwd = {std::max(0.0, bwd / layers - mlp_b), (b.gemm - b.experts_gemm) / t.moe_layers};
   x.mlp_bwd = {mlp_b, b.experts_gemm / t.moe_layers};
   x.shared_rate = shared_compute_rate(t.dispatcher, r.sms);
   x.exclusive_gemms = r.persistent_gemms;

@@ -245,6 +245,16 @@ double* split_slot(PassTime::Split& split, const OpClass& op) {
   return nullptr;
 }
 
+// Adds a kernel class's time in one direction to the split: to its part, and as a block's matmul
+// (the head's are not) to the matmuls' time, the experts' apart.
+void add_to_split(PassTime::Split& split, const OpClass& op, double s) {
+  double* slot = split_slot(split, op);
+  if (slot) *slot += s;
+  if (op.kind != WorkKind::matmul || op.name.rfind("head.", 0) == 0) return;
+  split.gemm += s;
+  if (slot == &split.experts) split.experts_gemm += s;
+}
+
 PassTime roofline(const WorkProfile& work, const Rates& r, const Efficiencies& eff, double batch,
                   double model_backward_ratio, unsigned recompute_modules) {
   PassTime t;
@@ -263,15 +273,8 @@ PassTime roofline(const WorkProfile& work, const Rates& r, const Efficiencies& e
     if (op.name == "embedding") t.embedding_s += forward + backward;
     if (op.name.rfind("head.", 0) == 0) t.head_s += forward + backward;
     if (op.rerun_by & recompute_modules) t.recompute_modules_s += forward * op.rerun_share;
-    if (double* slot = split_slot(t.forward_parts, op)) *slot += forward;
-    if (double* slot = split_slot(t.backward_parts, op)) *slot += backward;
-    if (op.kind == WorkKind::matmul && op.name.rfind("head.", 0) != 0) {
-      const bool experts = split_slot(t.forward_parts, op) == &t.forward_parts.experts;
-      for (auto [part, s] : {std::pair{&t.forward_parts, forward}, {&t.backward_parts, backward}}) {
-        part->gemm += s;
-        if (experts) part->experts_gemm += s;
-      }
-    }
+    add_to_split(t.forward_parts, op, forward);
+    add_to_split(t.backward_parts, op, backward);
     kernels += op.kernels - op.captured_kernels;
   }
   // Small batches are bound by the host enqueuing kernels, not by the GPU running them; the
