@@ -126,6 +126,10 @@ struct TransformerSpec {
   int64_t index_heads = 0;
   int64_t index_head_dim = 0;
   int64_t index_topk = 0;
+  // Of those blocks, index_shared_layers have no indexer of their own: each reuses the keys the
+  // nearest earlier indexer selected (GLM-5.2's indexer_types "shared": 57 of 78 blocks), so it
+  // has no indexer tensors, scores no keys and caches no index keys.
+  int64_t index_shared_layers = 0;
   QkNorm qk_norm = QkNorm::none;
   // Gated attention (Qwen3-Next, Qwen3.5): q_proj also yields a sigmoid gate of heads x head_dim
   // that multiplies the attention output before o_proj (Qwen3NextAttention), doubling q_proj.
@@ -197,6 +201,10 @@ struct TransformerSpec {
     return layers / step - std::min(first_dense_layers, layers) / step;
   }
   bool is_sparse_attention() const { return index_topk > 0; }
+  // Blocks of the (first) stack that run a lightning indexer.
+  int64_t indexer_layer_count() const {
+    return is_sparse_attention() ? layers - std::min(index_shared_layers, layers) : 0;
+  }
   bool is_hybrid_linear() const { return linear_value_heads > 0; }
   // Blocks of the (first) stack that run linear attention; the rest run softmax attention (with a
   // layer pattern, the 'M' and '*' layers; its MLP layers mix no tokens).
@@ -222,6 +230,7 @@ struct TransformerSpec {
     TransformerSpec out = *this;
     out.layers = n;
     out.layer_pattern.clear();
+    out.index_shared_layers = 0;  // an MTP module's or a drafter's block runs its own indexer
     return out;
   }
   // Shares of the blocks that have a token mixer (attention or linear) and an MLP: 1 and 1

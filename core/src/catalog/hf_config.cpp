@@ -181,10 +181,29 @@ void refuse_qwen_sliding_window(JsonReader& r) {
   r.ignore("sliding_window");  // unused while use_sliding_window is false
 }
 
-// Llama, Mistral, Mixtral, Qwen2, Qwen3 and Qwen3-MoE.
+// Llama, Mistral, Mixtral, Qwen2, Qwen3 and Qwen3-MoE, and Qwen3-VL's language models
+// (Qwen3VLTextConfig, Qwen3VLMoeTextConfig: Qwen3's and Qwen3-MoE's fields; their multimodal
+// rotary sections change no count).
 std::optional<Error> read_llama_like(JsonReader& r, const nlohmann::json& j, TransformerSpec& s,
-                                     const std::string& type, const std::string& where) {
+                                     const std::string& vl_type, const std::string& where) {
+  const std::string type = vl_type == "qwen3_vl_text"       ? "qwen3"
+                           : vl_type == "qwen3_vl_moe_text" ? "qwen3_moe"
+                                                            : vl_type;
   read_decoder(r, s);
+  // Qwen3-Coder's config writes qkv_bias false, a field neither transformers' Qwen3 models nor
+  // their attention read (attention_bias sets the biases); true would say otherwise.
+  // Qwen3-Coder's config also restates that Qwen3 normalises q and k (use_qk_norm true) and
+  // has no shared expert (shared_expert_intermediate_size 0), fields of Qwen2-MoE's config.
+  if (type == "qwen3" || type == "qwen3_moe") {
+    if (r.boolean("qkv_bias", false))
+      r.fail(
+          "qkv_bias: true is not read by Qwen3's attention (attention_bias sets its biases); "
+          "only false is accepted");
+    if (!r.boolean("use_qk_norm", true))
+      r.fail("use_qk_norm: false is not modelled (Qwen3's attention normalises q and k)");
+    if (r.integer("shared_expert_intermediate_size", 0, 0, kMax) != 0)
+      r.fail("shared_expert_intermediate_size: only 0 is modelled for qwen3 (no shared expert)");
+  }
   if (type == "qwen2") s.qkv_bias = true;  // Qwen2Attention: biases on q, k and v
   if (type == "qwen2" || type == "qwen3" || type == "qwen3_moe") refuse_qwen_sliding_window(r);
   if (type == "qwen3" || type == "qwen3_moe") s.qk_norm = QkNorm::rmsnorm;
@@ -206,10 +225,11 @@ std::optional<Error> read_llama_like(JsonReader& r, const nlohmann::json& j, Tra
       r.fail("mlp_only_layers: only [] is modelled (dense blocks by list are not)");
   }
   return check_unknown_fields(
-      j, where, type,
+      j, where, vl_type,
       with_decoder_fields({"use_sliding_window", "sliding_window", "num_local_experts",
                            "num_experts", "num_experts_per_tok", "moe_intermediate_size",
-                           "decoder_sparse_step", "mlp_only_layers"}));
+                           "decoder_sparse_step", "mlp_only_layers", "qkv_bias", "use_qk_norm",
+                           "shared_expert_intermediate_size"}));
 }
 
 // Nemotron (transformers' NemotronConfig, Nemotron-4): LlamaConfig's fields, but an ungated MLP
@@ -235,6 +255,64 @@ std::optional<Error> read_nemotron(JsonReader& r, const nlohmann::json& j, Trans
   s.norm = NormKind::layernorm;
   s.norm_bias = true;
   return check_unknown_fields(j, where, "nemotron", with_decoder_fields({"kv_channels"}));
+}
+
+// A per-block list of strings, each one of `kinds`; empty (with the error set) when it is not.
+std::vector<std::string> block_list(JsonReader& r, const char* key, int64_t layers,
+                                    std::initializer_list<const char*> kinds) {
+  std::vector<std::string> out;
+  const nlohmann::json* v = r.value(key, false);
+  if (!v || v->is_null()) return out;
+  std::string expected;
+  for (const char* k : kinds) expected += (expected.empty() ? "'" : " or '") + std::string(k) + "'";
+  for (const auto& x : v->is_array() ? *v : nlohmann::json::array({nullptr})) {
+    const bool known = x.is_string() && std::any_of(kinds.begin(), kinds.end(), [&](const char* k) {
+                         return x.get_ref<const std::string&>() == k;
+                       });
+    if (!known) {
+      r.fail(std::string(key) + ": expected a list of " + expected + " entries");
+      return {};
+    }
+    out.push_back(x.get<std::string>());
+  }
+  if (static_cast<int64_t>(out.size()) != layers) {
+    r.fail(std::string(key) + ": " + std::to_string(out.size()) +
+           " entries for num_hidden_layers " + std::to_string(layers));
+    return {};
+  }
+  return out;
+}
+
+// GLM-5.1's and GLM-5.2's per-block lists. indexer_types: "full" blocks run their own indexer,
+// "shared" ones reuse the nearest earlier full block's selection (GLM-5.2: 21 full of 78);
+// index_topk_freq, index_skip_topk_offset and index_topk_pattern are the rule the list was
+// written from, and index_share_for_mtp_iteration lets the MTP draft's later steps reuse its
+// first selection (a serving switch; no count changes). mlp_layer_types: "dense" blocks, then
+// "sparse" (MoE) ones, as first_k_dense_replace says.
+void read_glm_block_lists(JsonReader& r, TransformerSpec& s) {
+  const auto indexers = block_list(r, "indexer_types", s.layers, {"full", "shared"});
+  if (!indexers.empty() && indexers.front() != "full")
+    r.fail("indexer_types: the first block must run its own indexer ('full')");
+  s.index_shared_layers = std::count(indexers.begin(), indexers.end(), "shared");
+  for (const char* rule : {"index_topk_freq", "index_skip_topk_offset", "index_topk_pattern"}) {
+    if (r.has(rule) && indexers.empty())
+      r.fail(std::string(rule) + ": modelled only beside indexer_types, which lists its blocks");
+  }
+  r.ignore("index_share_for_mtp_iteration");
+  // NVIDIA's GLM-5.2 checkpoint also names every block's attention (layer_types) and restates
+  // the routed experts (num_experts).
+  block_list(r, "layer_types", s.layers, {"deepseek_sparse_attention"});
+  if (r.has("num_experts") && r.integer("num_experts", 0, 0, 100'000) != s.experts)
+    r.fail("num_experts: must equal n_routed_experts");
+  const auto mlps = block_list(r, "mlp_layer_types", s.layers, {"dense", "sparse"});
+  for (size_t i = 0; i < mlps.size(); ++i) {
+    if ((mlps[i] == "dense") != (static_cast<int64_t>(i) < s.first_dense_layers)) {
+      r.fail("mlp_layer_types: only first_k_dense_replace (" +
+             std::to_string(s.first_dense_layers) + ") 'dense' blocks, then 'sparse' ones, are " +
+             "modelled");
+      break;
+    }
+  }
 }
 
 // DeepSeek-V2/V3 and Kimi K2 (DeepseekV3ForCausalLM): multi-head latent attention, shared and
@@ -269,15 +347,35 @@ std::optional<Error> read_deepseek(JsonReader& r, const nlohmann::json& j, Trans
     if (r.has("qk_head_dim") &&
         r.integer("qk_head_dim", 0, 0, kMax) != s.qk_nope_head_dim + s.qk_rope_head_dim)
       r.fail("qk_head_dim: must equal qk_nope_head_dim + qk_rope_head_dim");
+    read_glm_block_lists(r, s);
   }
-  return check_unknown_fields(
-      j, where, type,
-      with_decoder_fields({"q_lora_rank", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim",
-                           "v_head_dim", "n_routed_experts", "num_experts_per_tok",
-                           "moe_intermediate_size", "n_shared_experts", "moe_layer_freq",
-                           "first_k_dense_replace", "num_nextn_predict_layers", "index_n_heads",
-                           "index_head_dim", "index_topk", "qk_head_dim", "rope_interleave",
-                           "indexer_rope_interleave"}));
+  return check_unknown_fields(j, where, type,
+                              with_decoder_fields({"q_lora_rank",
+                                                   "kv_lora_rank",
+                                                   "qk_nope_head_dim",
+                                                   "qk_rope_head_dim",
+                                                   "v_head_dim",
+                                                   "n_routed_experts",
+                                                   "num_experts_per_tok",
+                                                   "moe_intermediate_size",
+                                                   "n_shared_experts",
+                                                   "moe_layer_freq",
+                                                   "first_k_dense_replace",
+                                                   "num_nextn_predict_layers",
+                                                   "index_n_heads",
+                                                   "index_head_dim",
+                                                   "index_topk",
+                                                   "qk_head_dim",
+                                                   "rope_interleave",
+                                                   "indexer_rope_interleave",
+                                                   "indexer_types",
+                                                   "index_topk_freq",
+                                                   "index_skip_topk_offset",
+                                                   "index_topk_pattern",
+                                                   "index_share_for_mtp_iteration",
+                                                   "mlp_layer_types",
+                                                   "layer_types",
+                                                   "num_experts"}));
 }
 
 // A per-block list (layer_types, no_rope_layers) as "every n-th block is global": 0 when no
@@ -395,12 +493,29 @@ std::optional<Error> read_minimax_m2(JsonReader& r, const nlohmann::json& j, Tra
   if (r.integer("shared_intermediate_size", 0, 0, kMax) != 0)
     r.fail("shared_intermediate_size: only 0 is modelled (no shared expert)");
   s.router_bias = r.boolean("use_routing_bias", false);
+  // attn_type_list: each block's attention, 1 full (softmax) and 0 lightning (linear), as
+  // MiniMax-Text-01 mixes them; MiniMax-M2.7 and NVIDIA's M2.5 checkpoint list 1 for every block.
+  if (nullable_integer(r, "sliding_window", 0, 1'000'000'000) != 0)
+    r.fail(
+        "sliding_window: only null is modelled for minimax_m2 (every block attends to all keys)");
+  if (const nlohmann::json* kinds = r.value("attn_type_list", false); kinds && !kinds->is_null()) {
+    const bool all_full =
+        kinds->is_array() &&
+        std::all_of(kinds->begin(), kinds->end(), [](const nlohmann::json& k) { return k == 1; });
+    if (!all_full)
+      r.fail(
+          "attn_type_list: only full attention (1) in every block is modelled (lightning "
+          "attention blocks, 0, are not)");
+    else if (static_cast<int64_t>(kinds->size()) != s.layers)
+      r.fail("attn_type_list: " + std::to_string(kinds->size()) +
+             " entries for num_hidden_layers " + std::to_string(s.layers));
+  }
   return check_unknown_fields(
       j, where, "minimax_m2",
       with_decoder_fields({"use_qk_norm", "qk_norm_type", "num_local_experts",
                            "num_experts_per_tok", "shared_intermediate_size", "use_routing_bias",
                            "rotary_dim", "scoring_func", "use_mtp", "num_mtp_modules",
-                           "mtp_transformer_layers"}));
+                           "mtp_transformer_layers", "attn_type_list", "sliding_window"}));
 }
 
 // Tencent Hy3 (transformers' HYV3Config, model_type hy_v3): GQA with per-head q/k RMSNorm
@@ -464,6 +579,13 @@ std::optional<Error> read_qwen3_next(JsonReader& r, const nlohmann::json& j, Tra
     if (only && !(only->is_array() && only->empty()))
       r.fail("mlp_only_layers: only [] is modelled (dense blocks by list are not)");
   }
+  // The gate on the Gated DeltaNet's normed output (Qwen3.6 writes output_gate_type 'swish'):
+  // SiLU, as Qwen3-Next's gated RMSNorm applies it; another would change the kernel, not a count.
+  if (r.has("output_gate_type")) {
+    const std::string gate = r.string("output_gate_type", "swish");
+    if (gate != "swish" && gate != "silu")
+      r.fail(r.name("output_gate_type") + ": '" + gate + "' is not modelled (swish or silu)");
+  }
   s.mtp_layers = r.integer("mtp_num_hidden_layers", 0, 0, 64);
   if (r.boolean("mtp_use_dedicated_embeddings", false))
     r.fail("mtp_use_dedicated_embeddings: true is not modelled (MTP shares the embedding)");
@@ -488,15 +610,27 @@ std::optional<Error> read_qwen3_next(JsonReader& r, const nlohmann::json& j, Tra
   } else {
     s.full_attention_every = n == -1 ? 1 : n;  // -1: every block full; 0: none
   }
-  return check_unknown_fields(
-      j, where, type,
-      with_decoder_fields({"attn_output_gate", "linear_num_key_heads", "linear_num_value_heads",
-                           "linear_key_head_dim", "linear_value_head_dim", "linear_conv_kernel_dim",
-                           "num_experts", "num_experts_per_tok", "moe_intermediate_size",
-                           "shared_expert_intermediate_size", "decoder_sparse_step",
-                           "mlp_only_layers", "mtp_num_hidden_layers",
-                           "mtp_use_dedicated_embeddings", "full_attention_interval", "layer_types",
-                           "mamba_ssm_dtype", "use_sliding_window", "sliding_window"}));
+  return check_unknown_fields(j, where, type,
+                              with_decoder_fields({"attn_output_gate",
+                                                   "linear_num_key_heads",
+                                                   "linear_num_value_heads",
+                                                   "linear_key_head_dim",
+                                                   "linear_value_head_dim",
+                                                   "linear_conv_kernel_dim",
+                                                   "num_experts",
+                                                   "num_experts_per_tok",
+                                                   "moe_intermediate_size",
+                                                   "shared_expert_intermediate_size",
+                                                   "decoder_sparse_step",
+                                                   "mlp_only_layers",
+                                                   "mtp_num_hidden_layers",
+                                                   "mtp_use_dedicated_embeddings",
+                                                   "full_attention_interval",
+                                                   "layer_types",
+                                                   "mamba_ssm_dtype",
+                                                   "use_sliding_window",
+                                                   "sliding_window",
+                                                   "output_gate_type"}));
 }
 
 // Nemotron-H's layer kinds as one pattern (model.h): hybrid_override_pattern, or the
@@ -809,7 +943,7 @@ constexpr const char* kSupported =
     "llama, mistral, mixtral, qwen2, qwen3, qwen3_moe, deepseek_v2, deepseek_v3, deepseek_v32, "
     "kimi_k2, gpt_oss, llama4, llama4_text, glm4_moe, glm_moe_dsa, hy_v3, minimax_m2, nemotron, "
     "kimi_k25, qwen3_next, qwen3_5, qwen3_5_text, qwen3_5_moe, qwen3_5_moe_text, nemotron_h, "
-    "falcon, gpt2, bert, vit, mpt";
+    "qwen3_vl, qwen3_vl_text, qwen3_vl_moe, qwen3_vl_moe_text, falcon, gpt2, bert, vit, mpt";
 
 // The decoders of 2024-26 (strict: an unknown field is refused); `j` is the object `r` reads.
 std::optional<Error> read_modern_decoder(JsonReader& r, const nlohmann::json& j, Model& m,
@@ -817,7 +951,8 @@ std::optional<Error> read_modern_decoder(JsonReader& r, const nlohmann::json& j,
   TransformerSpec& s = m.transformer;
   std::optional<Error> unknown;
   if (type == "llama" || type == "mistral" || type == "mixtral" || type == "qwen2" ||
-      type == "qwen3" || type == "qwen3_moe") {
+      type == "qwen3" || type == "qwen3_moe" || type == "qwen3_vl_text" ||
+      type == "qwen3_vl_moe_text") {
     unknown = read_llama_like(r, j, s, type, where);
   } else if (type == "deepseek_v3" || type == "deepseek_v2" || type == "kimi_k2" ||
              type == "deepseek_v32" || type == "glm_moe_dsa") {
@@ -848,19 +983,21 @@ std::optional<Error> read_modern_decoder(JsonReader& r, const nlohmann::json& j,
 }
 
 bool is_modern_decoder(const std::string& type) {
-  for (const char* t : {"llama",        "mistral",    "mixtral",          "qwen2",
-                        "qwen3",        "qwen3_moe",  "deepseek_v2",      "deepseek_v3",
-                        "deepseek_v32", "kimi_k2",    "gpt_oss",          "glm4_moe",
-                        "glm_moe_dsa",  "hy_v3",      "minimax_m2",       "llama4_text",
-                        "nemotron",     "qwen3_next", "qwen3_5_moe_text", "qwen3_5_text",
-                        "nemotron_h"}) {
+  for (const char* t : {"llama",        "mistral",       "mixtral",          "qwen2",
+                        "qwen3",        "qwen3_moe",     "deepseek_v2",      "deepseek_v3",
+                        "deepseek_v32", "kimi_k2",       "gpt_oss",          "glm4_moe",
+                        "glm_moe_dsa",  "hy_v3",         "minimax_m2",       "llama4_text",
+                        "nemotron",     "qwen3_next",    "qwen3_5_moe_text", "qwen3_5_text",
+                        "nemotron_h",   "qwen3_vl_text", "qwen3_vl_moe_text"}) {
     if (type == t) return true;
   }
   return false;
 }
 
 // Multimodal configs whose language model is text_config (Llama4Config, Qwen3.5's
-// Qwen3_5MoeConfig and Qwen3_5Config, Kimi K2.5's KimiK25Config): the vision encoder is left out;
+// Qwen3_5MoeConfig and Qwen3_5Config, Kimi K2.5's KimiK25Config, Qwen3-VL's Qwen3VLConfig and
+// Qwen3VLMoeConfig, whose DeepStack adds visual features to early blocks' hidden states without
+// weights of the language model): the vision encoder is left out;
 // the outer config's image and video token ids and placeholders change no count.
 std::optional<Error> read_text_config(JsonReader& r, const nlohmann::json& j, Model& m,
                                       const std::string& type, const std::string& text_type,
@@ -872,11 +1009,17 @@ std::optional<Error> read_text_config(JsonReader& r, const nlohmann::json& j, Mo
           j, where, type,
           {"text_config", "vision_config", "tie_word_embeddings", "image_token_id",
            "video_token_id", "vision_start_token_id", "vision_end_token_id", "ignore_index",
-           "media_placeholder_token_id", "use_unified_vision_chunk", "video_placeholder"}))
+           "media_placeholder_token_id", "use_unified_vision_chunk", "video_placeholder",
+           "language_model_only"}))
     return err;
   JsonReader tr(*text, where, "text_config");
   if (tr.error()) return tr.error();
-  return read_modern_decoder(tr, *text, m, text_type, where);
+  auto err = read_modern_decoder(tr, *text, m, text_type, where);
+  // Qwen3-VL-8B states tie_word_embeddings on the outer config only (false), which is where
+  // transformers reads it for these wrappers; a text_config that states it keeps its own.
+  if (!err && !text->contains("tie_word_embeddings") && r.has("tie_word_embeddings"))
+    m.transformer.tied_embeddings = r.boolean("tie_word_embeddings", false);
+  return err ? err : r.error();
 }
 
 // The weight format a config's quantization_config states, "" for 16 bits or one gpuplan does
@@ -970,7 +1113,8 @@ Result<Model> model_from_hf_config(std::string_view text, const std::string& whe
   std::string what = type + ", uploaded config";
   if (is_modern_decoder(type)) {
     if (auto err = read_modern_decoder(r, parsed.value(), m, type, where)) return *err;
-  } else if (type == "llama4" || type == "qwen3_5_moe" || type == "qwen3_5" || type == "kimi_k25") {
+  } else if (type == "llama4" || type == "qwen3_5_moe" || type == "qwen3_5" || type == "kimi_k25" ||
+             type == "qwen3_vl" || type == "qwen3_vl_moe") {
     // llama4_text, qwen3_5_text, qwen3_5_moe_text; Kimi K2.5's language model is Kimi K2's.
     const std::string text_type = type == "kimi_k25" ? "kimi_k2" : type + "_text";
     if (auto err = read_text_config(r, parsed.value(), m, type, text_type, where)) return *err;

@@ -134,8 +134,11 @@ std::optional<Error> check_attention(const TransformerSpec& s, const Bad& bad) {
     if (s.index_heads <= 0 || s.index_head_dim <= 0)
       return bad("index_topk", "needs index_heads and index_head_dim > 0");
     if (s.sliding_window > 0) return bad("index_topk", "does not combine with a sliding_window");
-  } else if (s.index_heads > 0 || s.index_head_dim > 0) {
-    return bad("index_topk", "must be > 0 when index_heads or index_head_dim are set");
+    if (s.index_shared_layers >= s.layers)
+      return bad("index_shared_layers", "must leave at least the first block its own indexer");
+  } else if (s.index_heads > 0 || s.index_head_dim > 0 || s.index_shared_layers > 0) {
+    return bad("index_topk",
+               "must be > 0 when index_heads, index_head_dim or index_shared_layers are set");
   }
   if (auto err = check_linear_attention(s, bad)) return err;
   if (auto err = check_layer_pattern(s, bad)) return err;
@@ -228,6 +231,7 @@ void read_moe_and_attention(JsonReader& r, TransformerSpec& s) {
   s.index_heads = r.integer("index_heads", 0, 0, kMaxDim);
   s.index_head_dim = r.integer("index_head_dim", 0, 0, kMaxDim);
   s.index_topk = r.integer("index_topk", 0, 0, kMaxDim * 1000);
+  s.index_shared_layers = r.integer("index_shared_layers", 0, 0, kMaxDim);
   s.qk_norm =
       static_cast<QkNorm>(r.choice("qk_norm", {"none", "rmsnorm", "l2", "rmsnorm-layer"}, 0));
   s.attention_output_gate = r.boolean("attention_output_gate", false);

@@ -242,7 +242,7 @@ void fill_memory(const Model& m, const Gpu& g, const ServeConfig& c, const Servi
   // kv_heads), or MLA's whole latent (kv_cache_size); all of them under attention DP.
   const KvCacheSize kv = kv_cache_size(s, kv_elem, 1.0, dense_tp(c));
   r.index_bytes_per_token =
-      kv.index_bytes_per_token_per_layer * static_cast<double>(s.layers) / r.stages;
+      kv.index_bytes_per_token_per_layer * static_cast<double>(s.indexer_layer_count()) / r.stages;
   mem.kv_bytes_per_token =
       kv.bytes_per_token_per_layer * (kv.full_layers + kv.windowed_layers) / r.stages +
       r.index_bytes_per_token;
@@ -730,7 +730,8 @@ Result<ReplicaModel> build_replica(const Model& model, const Gpu& gpu, const Ser
   r.attention_flops_per_pair = attention_flops_per_pair(s) * attention_layers / attention_tp;
   r.decode_attention_flops_per_pair =
       absorbed_attention_flops_per_pair(s) * attention_layers / attention_tp;
-  r.indexer_flops_per_pair = indexer_flops_per_pair(s) * static_cast<double>(s.layers);
+  r.indexer_flops_per_pair =
+      indexer_flops_per_pair(s) * static_cast<double>(s.indexer_layer_count());
   const double linear_layers = static_cast<double>(s.linear_layer_count()) / attention_tp;
   r.linear_decode_flops_per_token = linear_layers * linear_attention_core_flops_per_token(s, 1);
   r.linear_prefill_flops_per_token =

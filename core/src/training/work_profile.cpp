@@ -120,7 +120,10 @@ void add_attention_core(WorkProfile& w, const TransformerSpec& s, const ElementB
 // top-k indices (int32).
 void add_indexer(WorkProfile& w, const TransformerSpec& s, const ElementBytes& b,
                  const BlockShape& d, double tokens) {
-  const double ql = static_cast<double>(s.q_lora_rank), h = d.h, T = d.T, L = d.L;
+  const double ql = static_cast<double>(s.q_lora_rank), h = d.h, T = d.T;
+  // The blocks with an indexer of their own (model.h: the others reuse an earlier selection).
+  const double L = d.L * static_cast<double>(s.indexer_layer_count()) /
+                   static_cast<double>(std::max<int64_t>(s.layers, 1));
   const double width = static_cast<double>(s.index_heads * s.index_head_dim);
   add_gemm(w, "attention.indexer", indexer_flops(s, tokens) / d.cp,
            L * T * (b.activation * (ql + h + width) + 4.0 * static_cast<double>(s.index_topk)),

@@ -794,7 +794,8 @@ void inference_flops(const TransformerSpec& spec, const Setup& setup, Estimate& 
   e.flops.decode_per_token =
       static_cast<double>(e.global_batch) *
       (2.0 * n_active + attention_flops_per_pair(spec) * (full * ctx + windowed * window_keys) +
-       indexer_flops_per_pair(spec) * static_cast<double>(spec.layers) * ctx + linear + tied_head);
+       indexer_flops_per_pair(spec) * static_cast<double>(spec.indexer_layer_count()) * ctx +
+       linear + tied_head);
   e.flops.params_rule_per_token = 6.0 * static_cast<double>(e.params.total - e.params.embedding);
   e.flops.params_rule_active_per_token =
       6.0 * static_cast<double>(e.params.active_per_token - e.params.embedding);

@@ -61,9 +61,13 @@ void add_latent_attention(std::vector<ParamTensor>& out, const TransformerSpec& 
              false);
   add_linear(out, ParamGroup::attention, prefix, "o_proj", s.hidden, s.heads * s.v_head_dim,
              s.attn_out_bias, count, false, true);
-  if (s.is_sparse_attention()) {
-    // The lightning indexer (model.h), replicated across tensor-parallel ranks as the reference
-    // code builds it (plain Linear layers); its key norm is a LayerNorm with a bias.
+}
+
+// The lightning indexer of `count` blocks (model.h), replicated across tensor-parallel ranks as
+// the reference code builds it (plain Linear layers); its key norm is a LayerNorm with a bias.
+void add_indexer(std::vector<ParamTensor>& out, const TransformerSpec& s, const char* prefix,
+                 int64_t count) {
+  if (s.is_sparse_attention() && count > 0) {
     const int64_t index_width = s.index_heads * s.index_head_dim;
     add_linear(out, ParamGroup::attention, prefix, "indexer.wq_b", index_width, s.q_lora_rank,
                false, count, false, false);
@@ -221,6 +225,7 @@ void add_mtp(std::vector<ParamTensor>& out, const TransformerSpec& s) {
              false);
   add_norm(out, s, "mtp.", "input_layernorm", n, false);
   add_attention(out, s, "mtp.self_attn.", n);
+  add_indexer(out, s, "mtp.self_attn.", n);
   add_norm(out, s, "mtp.", "post_attention_layernorm", n, false);
   add_mlp(out, s, "mtp.", s.is_moe() ? 0 : n, s.is_moe() ? n : 0);
   add_norm(out, s, "mtp.", "shared_head.norm", n, false);
@@ -331,6 +336,7 @@ std::vector<ParamTensor> transformer_parameters(const TransformerSpec& s) {
   // layer of a layer pattern).
   add_norm(out, s, "", "input_layernorm", s.layers, true);
   add_attention(out, s, "self_attn.", s.attention_layer_count());
+  add_indexer(out, s, "self_attn.", s.indexer_layer_count());
   add_linear_attention(out, s, "linear_attn.", s.linear_layer_count());
   if (!s.has_layer_pattern()) add_norm(out, s, "", "post_attention_layernorm", s.layers, true);
   add_mlp(out, s, "", s.dense_mlp_layer_count(), s.moe_layer_count());
@@ -488,7 +494,7 @@ double indexer_flops_per_pair(const TransformerSpec& s) {
 double indexer_flops(const TransformerSpec& s, double t) {
   if (!s.is_sparse_attention() || t <= 0) return 0;
   // Each query scores every key up to itself: (t + 1) / 2 keys on average.
-  return static_cast<double>(s.layers) * t *
+  return static_cast<double>(s.indexer_layer_count()) * t *
          (indexer_projection_flops_per_token(s) + (t + 1) / 2 * indexer_flops_per_pair(s));
 }
 
@@ -560,8 +566,8 @@ KvCacheSize kv_cache_size(const TransformerSpec& s, double element_bytes, double
     const double dk = static_cast<double>(s.index_head_dim);
     k.index_bytes_per_token_per_layer = dk + 4.0 * std::ceil(dk / 128.0);
   }
-  const double index_bytes =
-      k.index_bytes_per_token_per_layer * static_cast<double>(s.layers) * k.context_tokens;
+  const double index_bytes = k.index_bytes_per_token_per_layer *
+                             static_cast<double>(s.indexer_layer_count()) * k.context_tokens;
   k.state_layers = static_cast<double>(s.linear_layer_count());
   k.state_bytes = k.state_layers * linear_attention_state_bytes(s, 2.0, tp);
   k.total_bytes = k.bytes_per_token_per_layer *

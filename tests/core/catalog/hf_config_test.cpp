@@ -53,8 +53,9 @@ TEST(HfConfig, ErrorsNameTheField) {
             "config.json: model_type 'mamba' is not supported (supported: llama, mistral, mixtral, "
             "qwen2, qwen3, qwen3_moe, deepseek_v2, deepseek_v3, deepseek_v32, kimi_k2, gpt_oss, "
             "llama4, llama4_text, glm4_moe, glm_moe_dsa, hy_v3, minimax_m2, nemotron, kimi_k25, "
-            "qwen3_next, qwen3_5, qwen3_5_text, qwen3_5_moe, qwen3_5_moe_text, nemotron_h, falcon, "
-            "gpt2, bert, vit, mpt)");
+            "qwen3_next, qwen3_5, qwen3_5_text, qwen3_5_moe, qwen3_5_moe_text, nemotron_h, "
+            "qwen3_vl, qwen3_vl_text, qwen3_vl_moe, qwen3_vl_moe_text, falcon, gpt2, bert, vit, "
+            "mpt)");
   EXPECT_EQ(err(R"({"hidden_size": 4096})"), "config.json: model_type: missing required field");
   EXPECT_EQ(err(R"({"model_type": "gpt2", "n_layer": "12"})"),
             "config.json: n_layer: expected an integer, got a string");
@@ -114,6 +115,48 @@ TEST(HfConfig, DecodersOf2026ImportToTheZoosArchitectures) {
   expect_same_architecture("gpt-oss-120b.json", "gpt-oss-120b");
   expect_same_architecture("glm-4.5.json", "glm-4.5");
   expect_same_architecture("llama-4-scout-17b-16e.json", "llama-4-scout");
+}
+
+TEST(HfConfig, ServedCheckpointsOf2026ImportAsTheirArchitectures) {
+  // ai-dynamo/aiconfigurator's copies of the hub files (tests/fixtures/hf/README.md). Each spells
+  // out, per block or in a field its model never reads, what the zoo entry already is.
+  expect_same_architecture("minimax-m2.7.json", "minimax-m2.5");  // attn_type_list: all 1
+  expect_same_architecture("qwen3-coder-480b-a35b.json", "qwen3-coder-480b-a35b");
+  expect_same_architecture("glm-5.1-nvfp4.json", "glm-5");  // indexer_types: all "full"
+  expect_same_architecture("glm-5.2.json", "glm-5.2");      // 57 "shared" indexers
+  // Qwen3-VL's language models are Qwen3-8B's and Qwen3-30B-A3B's widths; the vision encoder
+  // is left out, and says so.
+  expect_same_architecture("qwen3-vl-8b.json", "qwen3-8b");
+  expect_same_architecture("qwen3-vl-30b-a3b.json", "qwen3-30b-a3b");
+  EXPECT_NE(
+      imported("qwen3-vl-8b.json").name.find("qwen3_vl text model without the vision encoder"),
+      std::string::npos);
+}
+
+// GLM-5.2 (zai-org/GLM-5.2 config.json): of 78 blocks, 57 reuse an earlier block's selection
+// (indexer_types "shared"). Such a block has no indexer tensors: wq_b (q_lora_rank 2048 to 32
+// heads x 128), wk (hidden 6144 to 128), k_norm's weight and bias (2 x 128) and weights_proj
+// (6144 to 32 heads) = 8,388,608 + 786,432 + 256 + 196,608 = 9,371,904 parameters; it scores no
+// keys; and it caches no index key (128 fp8 bytes and one fp32 scale per token).
+TEST(HfConfig, SharedIndexersHaveNoTensorsScoresOrCachedKeys) {
+  const TransformerSpec shared = imported("glm-5.2.json").transformer;
+  TransformerSpec own = shared;
+  own.index_shared_layers = 0;
+  EXPECT_EQ(shared.index_shared_layers, 57);
+  EXPECT_EQ(shared.indexer_layer_count(), 21);
+  int64_t n_shared = 0, n_own = 0, mtp_indexers = 0;
+  for (const auto& t : transformer_parameters(shared)) {
+    n_shared += t.numel();
+    if (std::string(t.prefix) == "mtp.self_attn." && std::string(t.module) == "indexer.wk")
+      mtp_indexers += t.count;
+  }
+  for (const auto& t : transformer_parameters(own)) n_own += t.numel();
+  EXPECT_EQ(n_own - n_shared, 57 * 9'371'904);
+  EXPECT_EQ(mtp_indexers, 1);  // the MTP block keeps its own (model.layers.78.self_attn.indexer)
+  EXPECT_DOUBLE_EQ(indexer_flops(shared, 4096), indexer_flops(own, 4096) * 21 / 78);
+  EXPECT_DOUBLE_EQ(
+      kv_cache_size(own, 2, 65536).total_bytes - kv_cache_size(shared, 2, 65536).total_bytes,
+      57.0 * (128 + 4) * 65536);
 }
 
 TEST(HfConfig, Hy3ImportsAsTheZoosHy3) {
@@ -285,6 +328,32 @@ TEST(HfConfig, UnknownArchitectureFieldsAreRefusedByName) {
   EXPECT_EQ(err("deepseek-v3.json", "\"type\": \"yarn\"", "\"type\": \"ntk-by-parts\""),
             "config.json: rope_scaling.rope_type: unknown value 'ntk-by-parts' (expected one of: "
             "linear, dynamic, yarn, llama3, longrope)");
+  // Per-block lists and restated fields of 2026 checkpoints: accepted where they say what
+  // gpuplan models, refused by name where they say more.
+  EXPECT_EQ(
+      err("minimax-m2.7.json", "\"attn_type_list\": [\n    1,", "\"attn_type_list\": [\n    0,"),
+      "config.json: attn_type_list: only full attention (1) in every block is modelled "
+      "(lightning attention blocks, 0, are not)");
+  EXPECT_EQ(err("qwen3-coder-480b-a35b.json", "\"qkv_bias\": false", "\"qkv_bias\": true"),
+            "config.json: qkv_bias: true is not read by Qwen3's attention (attention_bias sets its "
+            "biases); only false is accepted");
+  EXPECT_EQ(err("glm-5.2.json", "\"full\"", "\"shared\""),
+            "config.json: indexer_types: the first block must run its own indexer ('full')");
+  EXPECT_EQ(err("glm-5.2.json", "\"sparse\"", "\"dense\""),
+            "config.json: mlp_layer_types: only first_k_dense_replace (3) 'dense' blocks, then "
+            "'sparse' ones, are modelled");
+  EXPECT_EQ(err("glm-5.2.json", "\"shared\"", "\"skip\""),
+            "config.json: indexer_types: expected a list of 'full' or 'shared' entries");
+  // Qwen3.6's checkpoints add language_model_only and the linear blocks' output_gate_type.
+  EXPECT_EQ(err("qwen3.5-27b.json", "\"model_type\": \"qwen3_5\",",
+                "\"model_type\": \"qwen3_5\", \"language_model_only\": false,"),
+            "ok");
+  EXPECT_EQ(err("qwen3.5-27b.json", "\"attn_output_gate\": true,",
+                "\"attn_output_gate\": true, \"output_gate_type\": \"swish\","),
+            "ok");
+  EXPECT_EQ(err("qwen3.5-27b.json", "\"attn_output_gate\": true,",
+                "\"attn_output_gate\": true, \"output_gate_type\": \"sigmoid\","),
+            "config.json: text_config.output_gate_type: 'sigmoid' is not modelled (swish or silu)");
   // A Mistral with a window: every block attends to its last 4,096 keys.
   EXPECT_EQ(
       err("mistral-nemo-base-2407.json", "\"sliding_window\": null", "\"sliding_window\": 4096"),

@@ -183,6 +183,7 @@ inline void compare_transformer(FieldDiff& d, const TransformerSpec& a, const Tr
   GPUPLAN_FIELD(d, a, b, index_heads);
   GPUPLAN_FIELD(d, a, b, index_head_dim);
   GPUPLAN_FIELD(d, a, b, index_topk);
+  GPUPLAN_FIELD(d, a, b, index_shared_layers);
   GPUPLAN_FIELD(d, a, b, qk_norm);
   GPUPLAN_FIELD(d, a, b, attention_output_gate);
   GPUPLAN_FIELD(d, a, b, linear_key_heads);
