@@ -122,6 +122,8 @@ TEST(HfConfig, ServedCheckpointsOf2026ImportAsTheirArchitectures) {
   // out, per block or in a field its model never reads, what the zoo entry already is.
   expect_same_architecture("minimax-m2.7.json", "minimax-m2.5");  // attn_type_list: all 1
   expect_same_architecture("qwen3-coder-480b-a35b.json", "qwen3-coder-480b-a35b");
+  expect_same_architecture("qwen3-coder-30b-a3b.json",
+                           "qwen3-30b-a3b");                // intermediate_size unused
   expect_same_architecture("glm-5.1-nvfp4.json", "glm-5");  // indexer_types: all "full"
   expect_same_architecture("glm-5.2.json", "glm-5.2");      // 57 "shared" indexers
   // Qwen3-VL's language models are Qwen3-8B's and Qwen3-30B-A3B's widths; the vision encoder

@@ -120,8 +120,9 @@ TEST(ZooMoeMore, AddedHuggingFaceIdsResolveToTheirEntries) {
   // 8,030,261,248, the entry's count with its untied output head.
   EXPECT_EQ(counts("llama-3.1-8b").total, 8030261248.0);
   // Qwen3-Coder-30B-A3B-Instruct's config.json has intermediate_size 5472 where Qwen3-30B-A3B's
-  // has 6144: not the same architecture, so not an alias of it.
-  EXPECT_NE(resolved("Qwen/Qwen3-Coder-30B-A3B-Instruct"), "qwen3-30b-a3b");
+  // has 6144, a width no block of either uses (every block is MoE); imported, it counts the same
+  // (hf_config_test.cpp), so it is an alias.
+  EXPECT_EQ(resolved("Qwen/Qwen3-Coder-30B-A3B-Instruct"), "qwen3-30b-a3b");
 }
 
 TEST(ZooMoeMore, Qwen35MediumModelsEqualTheirModelCards) {
@@ -175,6 +176,9 @@ TEST(ZooMoeMore, MiniMaxM25ModuleByModule) {
   CheckpointFormat format = CheckpointFormat::unstated;
   EXPECT_EQ(resolved("nvidia/MiniMax-M2.7-NVFP4", &format), "minimax-m2.5");
   EXPECT_EQ(format, CheckpointFormat::nvfp4);
+  // SGLang serves MiniMax-M2 and M2.1 as M2.5 ("only update the model name").
+  EXPECT_EQ(resolved("MiniMaxAI/MiniMax-M2"), "minimax-m2.5");
+  EXPECT_EQ(resolved("MiniMaxAI/MiniMax-M2.1"), "minimax-m2.5");
 }
 
 TEST(ZooMoeMore, Glm5EqualsItsReportAndImportsFromItsConfig) {
