@@ -314,6 +314,9 @@ test('an MoE trainer sets expert parallelism and CUDA graphs on the page, and ge
   assert.equal(s.time.step_s, graphed.time.step_s, 'CUDA graphs: the page steps as the CLI does');
   assert.ok(graphed.time.step_s < eager.time.step_s,
             `graphs take the host off a host-bound step: ${graphed.time.step_s} s vs ${eager.time.step_s} s`);
+  // Under the Megatron preset the launch config is Megatron-LM's flags until another is picked.
+  assert.equal(s.launch.format, 'megatron');
+  assert.match(s.launch.results.text, /--expert-model-parallel-size 4/);
   await settled(page);
   assert.ok(await screenshot(page, 'users-moe-trainer-en-1366x800') > 0.01);
   await u.ctx.close();

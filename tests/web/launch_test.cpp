@@ -48,6 +48,28 @@ TEST(Launch, ALayoutTheLauncherCannotRunIsTheCoresError) {
       << text.error().message;
 }
 
+TEST(Launch, AFrameworkPresetShowsItsOwnLauncherUntilOneIsPicked) {
+  const Evaluation megatron = evaluation(
+      "model=llama-2-7b&batch=8&precision=bf16&gpu=h100-sxm5-80gb&gpus=8&framework=megatron");
+  const Evaluation bridge = evaluation(
+      "model=llama-2-7b&batch=8&precision=bf16&gpu=h100-sxm5-80gb&gpus=8&framework=megatron-"
+      "bridge");
+  const Evaluation deepspeed = evaluation(
+      "model=llama-2-7b&batch=8&precision=bf16&gpu=h100-sxm5-80gb&gpus=8&framework=deepspeed");
+  const Evaluation trainer = evaluation(
+      "model=llama-2-7b&batch=8&precision=bf16&gpu=h100-sxm5-80gb&gpus=8&framework=hf-trainer");
+  const Evaluation plain =
+      evaluation("model=llama-2-7b&batch=8&precision=bf16&gpu=h100-sxm5-80gb&gpus=8");
+  EXPECT_EQ(shown_launch_format(std::nullopt, &megatron), LaunchFormat::megatron);
+  EXPECT_EQ(shown_launch_format(std::nullopt, &bridge), LaunchFormat::megatron);
+  EXPECT_EQ(shown_launch_format(std::nullopt, &deepspeed), LaunchFormat::deepspeed);
+  EXPECT_EQ(shown_launch_format(std::nullopt, &trainer), LaunchFormat::accelerate);
+  EXPECT_EQ(shown_launch_format(std::nullopt, &plain), LaunchFormat::torchrun);
+  EXPECT_EQ(shown_launch_format(std::nullopt, nullptr), LaunchFormat::torchrun);
+  // A launcher the user picked stays picked whatever the framework.
+  EXPECT_EQ(shown_launch_format(LaunchFormat::torchrun, &megatron), LaunchFormat::torchrun);
+}
+
 TEST(Launch, ThePlanChosenIsClampedToThePlansShown) {
   PlanResult r;
   EXPECT_EQ(launch_plan(r, 0), nullptr);

@@ -274,19 +274,20 @@ Json launch_shown(const Result<std::string>& config) {
 
 // The launch configs of the Results and Plans tabs for the launcher chosen, with the notes shown.
 Json launch_json(const PageModel& m) {
-  Json j = {{"format", launch_format_name(m.launch_format)},
+  const LaunchFormat format = shown_launch_format(m.launch_format, m.ev ? &*m.ev : nullptr);
+  Json j = {{"format", launch_format_name(format)},
             {"copied", m.launch_copied_frames > 0},
             {"results", nullptr},
             {"plans", nullptr}};
   if (m.ev) {
-    j["results"] = launch_shown(estimate_launch_config(*m.ev, m.launch_format));
-    j["results"]["fill_in"] = tr(launch_fill_in(m.launch_format, m.ev->query.nodes));
+    j["results"] = launch_shown(estimate_launch_config(*m.ev, format));
+    j["results"]["fill_in"] = tr(launch_fill_in(format, m.ev->query.nodes));
   }
   const Plan* p = m.plans && m.ev ? launch_plan(*m.plans, m.launch_plan) : nullptr;
   if (p) {
-    j["plans"] = launch_shown(plan_launch_config(m.ev->model, *p, m.launch_format));
+    j["plans"] = launch_shown(plan_launch_config(m.ev->model, *p, format));
     j["plans"]["plan"] = p - m.plans->plans.data();
-    j["plans"]["fill_in"] = tr(launch_fill_in(m.launch_format, p->nodes));
+    j["plans"]["fill_in"] = tr(launch_fill_in(format, p->nodes));
   }
   return j;
 }

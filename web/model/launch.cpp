@@ -5,6 +5,28 @@
 
 namespace gpuplan::web {
 
+LaunchFormat framework_launch_format(Framework framework) {
+  switch (framework) {
+    case Framework::megatron:
+    case Framework::megatron_bridge:
+      return LaunchFormat::megatron;
+    case Framework::deepspeed:
+      return LaunchFormat::deepspeed;
+    case Framework::hf_trainer:
+      return LaunchFormat::accelerate;
+    case Framework::none:
+    case Framework::torchtitan:
+    case Framework::fsdp:
+      break;
+  }
+  return LaunchFormat::torchrun;
+}
+
+LaunchFormat shown_launch_format(std::optional<LaunchFormat> picked, const Evaluation* ev) {
+  if (picked) return *picked;
+  return ev ? framework_launch_format(ev->query.request.setup.framework) : LaunchFormat::torchrun;
+}
+
 Result<std::string> estimate_launch_config(const Evaluation& ev, LaunchFormat format) {
   // As cmd_estimate.cpp does: the estimate's resolved batches on its GPUs and nodes.
   const Setup& setup = ev.query.request.setup;

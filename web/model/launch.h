@@ -16,6 +16,14 @@ namespace gpuplan::web {
 inline constexpr LaunchFormat kLaunchFormats[] = {LaunchFormat::torchrun, LaunchFormat::accelerate,
                                                   LaunchFormat::deepspeed, LaunchFormat::megatron};
 
+// The launcher a framework preset runs under, which the page shows until the user picks one:
+// Megatron-LM's flags for megatron and megatron-bridge (Megatron-Core's training loop), DeepSpeed's
+// config for deepspeed, Accelerate's for hf-trainer (transformers' Trainer runs under it), else
+// torchrun.
+LaunchFormat framework_launch_format(Framework framework);
+// The launcher shown: the one picked, else the evaluated setup's framework's.
+LaunchFormat shown_launch_format(std::optional<LaunchFormat> picked, const Evaluation* ev);
+
 // `gpuplan estimate ... --emit FORMAT` for the evaluation: its GPUs (the instance's, or
 // data-parallel degree without hardware) on its nodes.
 Result<std::string> estimate_launch_config(const Evaluation& ev, LaunchFormat format);

@@ -73,9 +73,11 @@ struct PageModel {
   ServeResults serve;                      // the Serving tab's plan, curve and latency curve
   CompareResults serve_compare;            // the Serving tab's GPUs or instances side by side
   CompareSort serve_compare_sort;          // the order of their table (a header clicked)
-  LaunchFormat launch_format = LaunchFormat::torchrun;  // the launch config Results and Plans show
-  int launch_plan = 0;                                  // Plans: the plan it is for (index)
-  int launch_copied_frames = 0;                         // "Copy" shows "Copied" while > 0
+  // The launcher the user picked for the launch config Results and Plans show (none yet: the
+  // framework's, shown_launch_format).
+  std::optional<LaunchFormat> launch_format;
+  int launch_plan = 0;           // Plans: the plan it is for (index)
+  int launch_copied_frames = 0;  // "Copy" shows "Copied" while > 0
   // The last link opened: its fragment, without '#' (a test waits for the state of its link).
   std::string opened_link;
 };

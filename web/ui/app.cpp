@@ -215,7 +215,7 @@ void App::apply(UiActions&& a) {
     results_changed_ = true;
   }
   if (a.launch_format || a.launch_plan) {
-    m_.launch_format = a.launch_format.value_or(m_.launch_format);
+    if (a.launch_format) m_.launch_format = a.launch_format;
     m_.launch_plan = a.launch_plan.value_or(m_.launch_plan);
     results_changed_ = true;
   }
@@ -508,11 +508,12 @@ ExportFile App::export_file(ExportKind kind) const {
 
 std::string App::launch_text() const {
   if (!m_.ev) return "";
-  Result<std::string> config = estimate_launch_config(*m_.ev, m_.launch_format);
+  const LaunchFormat format = shown_launch_format(m_.launch_format, &*m_.ev);
+  Result<std::string> config = estimate_launch_config(*m_.ev, format);
   if (m_.state.tab == Tab::plans) {
     const Plan* p = m_.plans ? launch_plan(*m_.plans, m_.launch_plan) : nullptr;
     if (!p) return "";
-    config = plan_launch_config(m_.ev->model, *p, m_.launch_format);
+    config = plan_launch_config(m_.ev->model, *p, format);
   }
   return config.ok() ? config.value() : "";
 }

@@ -36,10 +36,11 @@ void config_box(const std::string& text, UiActions& a) {
 void draw_launch(const PageModel& m, const Result<std::string>& config, int nodes, UiActions& a) {
   ImGui::Spacing();
   ImGui::TextUnformatted(tr(S::launch_title));
+  const LaunchFormat shown = shown_launch_format(m.launch_format, m.ev ? &*m.ev : nullptr);
   for (LaunchFormat f : kLaunchFormats) {
     const std::string name = launch_format_name(f);
     same_line_if_fits(radio_width(name));
-    if (ImGui::RadioButton((name + "##launch").c_str(), m.launch_format == f)) a.launch_format = f;
+    if (ImGui::RadioButton((name + "##launch").c_str(), shown == f)) a.launch_format = f;
     remember(a, "launch-" + name);
   }
   if (!config.ok()) {
@@ -51,7 +52,7 @@ void draw_launch(const PageModel& m, const Result<std::string>& config, int node
   if (ImGui::SmallButton(copy.c_str())) a.platform.push_back("copy-launch");
   remember(a, "launch-copy");
   config_box(config.value(), a);
-  note_text(tr(launch_fill_in(m.launch_format, nodes)));
+  note_text(tr(launch_fill_in(shown, nodes)));
 }
 
 }  // namespace gpuplan::web

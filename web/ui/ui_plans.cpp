@@ -227,7 +227,9 @@ void plan_launch(const PageModel& m, const PlanResult& plans, UiActions& a) {
     ImGui::EndCombo();
   }
   remember(a, "launch-plan");
-  draw_launch(m, plan_launch_config(m.ev->model, *chosen, m.launch_format), chosen->nodes, a);
+  draw_launch(
+      m, plan_launch_config(m.ev->model, *chosen, shown_launch_format(m.launch_format, &*m.ev)),
+      chosen->nodes, a);
 }
 
 // The state with a plan's instance and setup, on the Results tab.

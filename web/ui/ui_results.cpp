@@ -303,7 +303,8 @@ UiActions draw_results(const PageModel& m) {
   for (const auto& n : c.estimate.notes) note_text(core_note(n));
   // A launch config is a training run's on its GPUs: none for inference or without hardware.
   if (c.query.request.setup.mode == Mode::train && c.gpu)
-    draw_launch(m, estimate_launch_config(c, m.launch_format), c.query.nodes, a);
+    draw_launch(m, estimate_launch_config(c, shown_launch_format(m.launch_format, &c)),
+                c.query.nodes, a);
   return a;
 }
 
