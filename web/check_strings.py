@@ -40,7 +40,7 @@ ZH_LATIN = {
     "hostfile", "Megatron", "TE", "Engine", "cuDNN", "Hopper", "Triton", "FlashAttention", "MPT",
     "BERT", "MLM", "DeepEP", "HybridEP", "NCCL", "ShareGPT", "EAGLE", "MTP", "Adam", "LayerNorm", "Linear",
     "GEMM", "Transformer-XL", "NVIDIA", "AMD", "Blackwell", "FusedAdam", "MX", "llm-foundry",
-    "SQuAD", "Mamba", "Nemotron-H", "LatentMoE",
+    "SQuAD", "Mamba", "Nemotron-H", "LatentMoE", "Hugging", "Face",
     # methods and their abbreviations
     "LoRA", "QLoRA", "ZeRO", "FSDP", "MoE", "MLA", "SDPA", "FFN", "MLP", "CNN", "KV", "TP", "NCHW",
     "tp", "pp", "ep", "etp", "dp", "cp", "sp",  # parallel degrees, as the link keys name them

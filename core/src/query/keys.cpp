@@ -711,8 +711,12 @@ std::vector<QueryKey> expert_and_adapter_rows() {
           "该秩的 LoRA 适配器，基座权重冻结（0：全量微调）"),
       row("qlora", G::parallelism, flag<Q>(FIELD(request.setup.qlora)), "0",
           "4-bit NF4 base weights with double quantisation", "4 位 NF4 基座权重，双重量化"),
-      row("lora-targets", G::parallelism, module_list(), "q_proj,v_proj", "the modules LoRA adapts",
-          "LoRA 适配的模块"),
+      row("lora-targets", G::parallelism, module_list(), "q_proj,v_proj",
+          "the modules LoRA adapts (Hugging Face names, or Megatron's linear_qkv, linear_proj, "
+          "linear_fc1, linear_fc2: one adapter per fused layer)",
+          "LoRA 适配的模块（Hugging Face 的名称，或 Megatron 的 "
+          "linear_qkv、linear_proj、linear_fc1、"
+          "linear_fc2：每个融合层一个适配器）"),
   };
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <map>
 #include <cmath>
 #include <string>
 #include <string_view>
@@ -79,6 +80,70 @@ bool matches_target(const ParamTensor& t, std::string_view target) {
   return module.size() > target.size() &&
          module.compare(module.size() - target.size(), target.size(), target) == 0 &&
          module[module.size() - target.size() - 1] == '.';
+}
+
+// Megatron-Core's names for a block's linear layers, as Megatron-Bridge's LoRA takes them
+// (src/megatron/bridge/peft/lora.py: target_modules default ["linear_qkv", "linear_proj",
+// "linear_fc1", "linear_fc2"]; canonical_lora.py's unfused linear_q, linear_k, linear_v,
+// linear_fc1_up, linear_fc1_gate), with the modules each covers. linear_qkv and linear_fc1 are
+// fused layers (q, k and v; gate and up) and get one adapter of the fused width, in_features x
+// out_features of the whole layer (lora.py: adapter_cls(attrs.in_features, attrs.out_features,
+// dim)), where per-module targets get one adapter each.
+struct FusedTarget {
+  std::string_view name;
+  std::vector<std::string_view> parts;
+};
+const FusedTarget* megatron_target(std::string_view target) {
+  static const std::vector<FusedTarget> targets = {{"linear_qkv", {"q_proj", "k_proj", "v_proj"}},
+                                                   {"linear_proj", {"o_proj"}},
+                                                   {"linear_fc1", {"gate_proj", "up_proj"}},
+                                                   {"linear_fc2", {"down_proj"}},
+                                                   {"linear_q", {"q_proj"}},
+                                                   {"linear_k", {"k_proj"}},
+                                                   {"linear_v", {"v_proj"}},
+                                                   {"linear_fc1_up", {"up_proj"}},
+                                                   {"linear_fc1_gate", {"gate_proj"}}};
+  for (const auto& t : targets) {
+    if (t.name == target) return &t;
+  }
+  return nullptr;
+}
+
+// The LoRA adapters of one target: (parameters, tensors), both 0 when it matches no layer. A
+// Megatron fused target sums its parts' output widths per layer they share (the same prefix and
+// parent module: self_attn's q, k and v; an MLP's, an expert's or a shared expert's gate and up).
+std::pair<int64_t, int64_t> lora_adapters(const std::vector<ParamTensor>& tensors,
+                                          std::string_view target, int64_t rank) {
+  int64_t params = 0, adapters = 0;
+  const FusedTarget* fused = megatron_target(target);
+  if (!fused) {
+    for (const auto& t : tensors) {
+      if (!matches_target(t, target)) continue;
+      params += rank * (t.rows + t.cols) * t.count;
+      adapters += 2 * t.count;  // lora_A and lora_B
+    }
+    return {params, adapters};
+  }
+  struct Layer {
+    int64_t rows = 0, cols = 0, count = 0;
+  };
+  std::map<std::string, Layer> layers;  // by prefix and parent module
+  for (const auto& t : tensors) {
+    for (std::string_view part : fused->parts) {
+      if (!matches_target(t, part)) continue;
+      const std::string_view module = t.module;
+      Layer& l = layers[std::string(t.prefix) +
+                        std::string(module.substr(0, module.size() - part.size()))];
+      l.rows += t.rows;
+      l.cols = t.cols;
+      l.count = t.count;
+    }
+  }
+  for (const auto& [name, l] : layers) {
+    params += rank * (l.rows + l.cols) * l.count;
+    adapters += 2 * l.count;
+  }
+  return {params, adapters};
 }
 
 // The fields that refine a precision recipe (precision.h), each checked against the recipe.
@@ -492,14 +557,10 @@ Result<int64_t> count_parameters(const Model& model, const Setup& setup,
   int64_t lora_params = 0;
   int64_t lora_tensors = 0;
   for (const auto& target : setup.lora_rank > 0 ? setup.lora_targets : std::vector<std::string>{}) {
-    bool found = false;
-    for (const auto& t : tensors) {
-      if (!matches_target(t, target)) continue;
-      found = true;
-      lora_params += setup.lora_rank * (t.rows + t.cols) * t.count;
-      lora_tensors += 2 * t.count;  // lora_A and lora_B
-    }
-    if (!found) return invalid(Msg::est_lora_target, {target, model.id});
+    const auto [params, adapters] = lora_adapters(tensors, target, setup.lora_rank);
+    if (adapters == 0) return invalid(Msg::est_lora_target, {target, model.id});
+    lora_params += params;
+    lora_tensors += adapters;
   }
   e.params.trainable = setup.lora_rank > 0 ? lora_params : e.params.total;
   if (setup.lora_rank > 0) e.params.tensors = lora_tensors;

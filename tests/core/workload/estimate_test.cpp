@@ -126,6 +126,31 @@ TEST(EstimateLora, TrainsAdaptersOnlyAsPeftReports) {
   EXPECT_DOUBLE_EQ(e.flops.backward_per_step, e.flops.forward_per_step);
 }
 
+TEST(EstimateLora, MegatronsFusedTargetsGetOneAdapterPerLayer) {
+  // Megatron-Bridge's LoRA adapts a fused layer with one adapter of its whole width. Llama-3-70B
+  // (h 8192, 64 query and 8 KV heads of 128, MLP 28672, 80 blocks), r = 16:
+  //   linear_qkv: 16 x (8192 + 8192 + 2 x 1024) = 294,912 a block,
+  //   linear_proj: 16 x (8192 + 8192) = 262,144, linear_fc1 (gate and up): 16 x (8192 + 2 x
+  //   28672) = 1,048,576, linear_fc2: 16 x (28672 + 8192) = 589,824;
+  // 2,195,456 a block, 175,636,480 in all, with 8 adapter tensors a block.
+  gpuplan::Setup s;
+  s.lora_rank = 16;
+  s.precision = Precision::bf16;
+  s.lora_targets = {"linear_qkv", "linear_proj", "linear_fc1", "linear_fc2"};
+  const Estimate fused = must("llama-3-70b", s);
+  EXPECT_EQ(fused.params.trainable, 80 * 2'195'456);
+  EXPECT_EQ(fused.params.tensors, 80 * 8);
+  // Per-module adapters on the same layers share no A matrix: q, k, v each read h again.
+  s.lora_targets = {"q_proj", "k_proj", "v_proj"};
+  EXPECT_EQ(must("llama-3-70b", s).params.trainable, 80 * 16 * (2 * 8192 + 2 * (8192 + 1024)));
+  s.lora_targets = {"linear_q", "linear_k", "linear_v"};  // canonical LoRA: the same
+  EXPECT_EQ(must("llama-3-70b", s).params.trainable, 80 * 16 * (2 * 8192 + 2 * (8192 + 1024)));
+  // An MoE's experts each get their own fused adapter, the shared experts theirs.
+  s.lora_targets = {"linear_fc1"};
+  const Estimate moe = must("qwen3-30b-a3b", s);  // 48 blocks of 128 experts of 768, h 2048
+  EXPECT_EQ(moe.params.trainable, 48LL * 128 * 16 * (2048 + 2 * 768));
+}
+
 TEST(EstimateLora, QloraStoresTheBaseInAboutHalfAByte) {
   gpuplan::Setup s;
   s.lora_rank = 16;
