@@ -449,6 +449,81 @@ std::optional<Error> read_gpt_oss(JsonReader& r, const nlohmann::json& j, Transf
                            "sliding_window", "layer_types"}));
 }
 
+// Gemma 3's language model (Gemma3TextConfig, model_type gemma3_text; the text_config of
+// Gemma3ForConditionalGeneration). Google's config.json files are sparse: what they leave out is
+// the class's default (transformers src/transformers/models/gemma3/configuration_gemma3.py:
+// vocab_size 262208, hidden_size 2304, intermediate_size 9216, 26 layers, 8 heads, 4 KV heads,
+// head_dim 256, gelu_pytorch_tanh, 131072 positions, tied embeddings, sliding_window 4096 and
+// every sliding_window_pattern = 6th block global). GQA with an RMSNorm over each head's q and
+// k, a gated GELU MLP, no biases. The softcapping, query scaling and the local blocks' rotary
+// base change no count; the pre- and post-feedforward norms (2 x hidden a block) have no field
+// in gpuplan's model and are left out, as the zoo's Gemma 3 entries leave them.
+std::optional<Error> read_gemma3_text(JsonReader& r, const nlohmann::json& j, TransformerSpec& s,
+                                      const std::string& where) {
+  s.vocab = r.integer("vocab_size", 262'208, 1, kMax);
+  s.hidden = r.integer("hidden_size", 2304, 1, kMax);
+  s.ffn_hidden = r.integer("intermediate_size", 9216, 1, kMax);
+  s.layers = r.integer("num_hidden_layers", 26, 1, kMax);
+  s.heads = r.integer("num_attention_heads", 8, 1, kMax);
+  s.kv_heads = r.integer("num_key_value_heads", 4, 1, kMax);
+  s.head_dim = r.integer("head_dim", 256, 1, kMax);
+  s.max_positions = r.integer("max_position_embeddings", 131'072, 1, 1'000'000'000);
+  s.tied_embeddings = r.boolean("tie_word_embeddings", true);
+  const std::string act = r.string("hidden_activation", "gelu_pytorch_tanh");
+  if (act.rfind("gelu", 0) != 0) r.fail("hidden_activation: '" + act + "' is not modelled (gelu)");
+  s.gated_mlp = true;
+  s.activation = MlpActivation::gelu;
+  s.positions = PositionKind::rotary;
+  s.norm = NormKind::rmsnorm;
+  s.head = HeadKind::lm;
+  s.qk_norm = QkNorm::rmsnorm;
+  if (r.boolean("attention_bias", false))
+    r.fail("attention_bias: only false is modelled for Gemma 3");
+  if (r.boolean("use_bidirectional_attention", false))
+    r.fail("use_bidirectional_attention: true is not modelled (a causal decoder)");
+  read_rope(r, s);
+  s.sliding_window =
+      r.has("sliding_window") ? nullable_integer(r, "sliding_window", 0, 1'000'000'000) : 4096;
+  if (const nlohmann::json* types = r.value("layer_types", false); types && !types->is_null()) {
+    std::vector<bool> global;
+    for (const auto& t : types->is_array() ? *types : nlohmann::json::array()) {
+      if (t != "sliding_attention" && t != "full_attention")
+        return make_error(Errc::schema_error,
+                          where + ": layer_types: expected sliding_attention or full_attention");
+      global.push_back(t == "full_attention");
+    }
+    if (s.sliding_window > 0) set_window_pattern(r, s, global, "layer_types");
+  } else if (s.sliding_window > 0) {
+    s.full_attention_every = r.integer("sliding_window_pattern", 6, 1, kMax);
+  }
+  for (const char* key : {"query_pre_attn_scalar", "final_logit_softcapping",
+                          "attn_logit_softcapping", "rope_local_base_freq", "hidden_act"})
+    r.ignore(key);
+  return check_unknown_fields(j, where, "gemma3_text",
+                              {"vocab_size",
+                               "hidden_size",
+                               "intermediate_size",
+                               "num_hidden_layers",
+                               "num_attention_heads",
+                               "num_key_value_heads",
+                               "head_dim",
+                               "max_position_embeddings",
+                               "tie_word_embeddings",
+                               "hidden_activation",
+                               "hidden_act",
+                               "attention_bias",
+                               "use_bidirectional_attention",
+                               "rope_scaling",
+                               "rope_parameters",
+                               "sliding_window",
+                               "layer_types",
+                               "sliding_window_pattern",
+                               "query_pre_attn_scalar",
+                               "final_logit_softcapping",
+                               "attn_logit_softcapping",
+                               "rope_local_base_freq"});
+}
+
 // GLM-4.5/4.6 (Glm4MoeConfig): GQA with q, k, v biases and optional QK norm, shared and routed
 // experts after first_k_dense_replace dense blocks, multi-token prediction modules.
 std::optional<Error> read_glm4_moe(JsonReader& r, const nlohmann::json& j, TransformerSpec& s,
@@ -943,7 +1018,8 @@ constexpr const char* kSupported =
     "llama, mistral, mixtral, qwen2, qwen3, qwen3_moe, deepseek_v2, deepseek_v3, deepseek_v32, "
     "kimi_k2, gpt_oss, llama4, llama4_text, glm4_moe, glm_moe_dsa, hy_v3, minimax_m2, nemotron, "
     "kimi_k25, qwen3_next, qwen3_5, qwen3_5_text, qwen3_5_moe, qwen3_5_moe_text, nemotron_h, "
-    "qwen3_vl, qwen3_vl_text, qwen3_vl_moe, qwen3_vl_moe_text, falcon, gpt2, bert, vit, mpt";
+    "qwen3_vl, qwen3_vl_text, qwen3_vl_moe, qwen3_vl_moe_text, gemma3, gemma3_text, falcon, gpt2, "
+    "bert, vit, mpt";
 
 // The decoders of 2024-26 (strict: an unknown field is refused); `j` is the object `r` reads.
 std::optional<Error> read_modern_decoder(JsonReader& r, const nlohmann::json& j, Model& m,
@@ -971,6 +1047,8 @@ std::optional<Error> read_modern_decoder(JsonReader& r, const nlohmann::json& j,
     unknown = read_nemotron_h(r, j, s, where);
   } else if (type == "qwen3_next" || type == "qwen3_5_moe_text" || type == "qwen3_5_text") {
     unknown = read_qwen3_next(r, j, s, type, where);
+  } else if (type == "gemma3_text") {
+    unknown = read_gemma3_text(r, j, s, where);
   } else {
     unknown = read_llama4_text(r, j, s, where);
   }
@@ -983,12 +1061,12 @@ std::optional<Error> read_modern_decoder(JsonReader& r, const nlohmann::json& j,
 }
 
 bool is_modern_decoder(const std::string& type) {
-  for (const char* t : {"llama",        "mistral",       "mixtral",          "qwen2",
-                        "qwen3",        "qwen3_moe",     "deepseek_v2",      "deepseek_v3",
-                        "deepseek_v32", "kimi_k2",       "gpt_oss",          "glm4_moe",
-                        "glm_moe_dsa",  "hy_v3",         "minimax_m2",       "llama4_text",
-                        "nemotron",     "qwen3_next",    "qwen3_5_moe_text", "qwen3_5_text",
-                        "nemotron_h",   "qwen3_vl_text", "qwen3_vl_moe_text"}) {
+  for (const char* t : {"llama",        "mistral",       "mixtral",           "qwen2",
+                        "qwen3",        "qwen3_moe",     "deepseek_v2",       "deepseek_v3",
+                        "deepseek_v32", "kimi_k2",       "gpt_oss",           "glm4_moe",
+                        "glm_moe_dsa",  "hy_v3",         "minimax_m2",        "llama4_text",
+                        "nemotron",     "qwen3_next",    "qwen3_5_moe_text",  "qwen3_5_text",
+                        "nemotron_h",   "qwen3_vl_text", "qwen3_vl_moe_text", "gemma3_text"}) {
     if (type == t) return true;
   }
   return false;
@@ -997,7 +1075,7 @@ bool is_modern_decoder(const std::string& type) {
 // Multimodal configs whose language model is text_config (Llama4Config, Qwen3.5's
 // Qwen3_5MoeConfig and Qwen3_5Config, Kimi K2.5's KimiK25Config, Qwen3-VL's Qwen3VLConfig and
 // Qwen3VLMoeConfig, whose DeepStack adds visual features to early blocks' hidden states without
-// weights of the language model): the vision encoder is left out;
+// weights of the language model; Gemma 3's Gemma3Config): the vision encoder is left out;
 // the outer config's image and video token ids and placeholders change no count.
 std::optional<Error> read_text_config(JsonReader& r, const nlohmann::json& j, Model& m,
                                       const std::string& type, const std::string& text_type,
@@ -1010,7 +1088,7 @@ std::optional<Error> read_text_config(JsonReader& r, const nlohmann::json& j, Mo
           {"text_config", "vision_config", "tie_word_embeddings", "image_token_id",
            "video_token_id", "vision_start_token_id", "vision_end_token_id", "ignore_index",
            "media_placeholder_token_id", "use_unified_vision_chunk", "video_placeholder",
-           "language_model_only"}))
+           "language_model_only", "mm_tokens_per_image"}))
     return err;
   JsonReader tr(*text, where, "text_config");
   if (tr.error()) return tr.error();
@@ -1114,7 +1192,7 @@ Result<Model> model_from_hf_config(std::string_view text, const std::string& whe
   if (is_modern_decoder(type)) {
     if (auto err = read_modern_decoder(r, parsed.value(), m, type, where)) return *err;
   } else if (type == "llama4" || type == "qwen3_5_moe" || type == "qwen3_5" || type == "kimi_k25" ||
-             type == "qwen3_vl" || type == "qwen3_vl_moe") {
+             type == "qwen3_vl" || type == "qwen3_vl_moe" || type == "gemma3") {
     // llama4_text, qwen3_5_text, qwen3_5_moe_text; Kimi K2.5's language model is Kimi K2's.
     const std::string text_type = type == "kimi_k25" ? "kimi_k2" : type + "_text";
     if (auto err = read_text_config(r, parsed.value(), m, type, text_type, where)) return *err;

@@ -2,6 +2,8 @@
 // ones give an error naming the field.
 #include <gtest/gtest.h>
 
+#include <tuple>
+
 #include "gpuplan/estimate.h"
 #include "gpuplan/hf_config.h"
 #include "gpuplan/transformer.h"
@@ -54,8 +56,8 @@ TEST(HfConfig, ErrorsNameTheField) {
             "qwen2, qwen3, qwen3_moe, deepseek_v2, deepseek_v3, deepseek_v32, kimi_k2, gpt_oss, "
             "llama4, llama4_text, glm4_moe, glm_moe_dsa, hy_v3, minimax_m2, nemotron, kimi_k25, "
             "qwen3_next, qwen3_5, qwen3_5_text, qwen3_5_moe, qwen3_5_moe_text, nemotron_h, "
-            "qwen3_vl, qwen3_vl_text, qwen3_vl_moe, qwen3_vl_moe_text, falcon, gpt2, bert, vit, "
-            "mpt)");
+            "qwen3_vl, qwen3_vl_text, qwen3_vl_moe, qwen3_vl_moe_text, gemma3, gemma3_text, "
+            "falcon, gpt2, bert, vit, mpt)");
   EXPECT_EQ(err(R"({"hidden_size": 4096})"), "config.json: model_type: missing required field");
   EXPECT_EQ(err(R"({"model_type": "gpt2", "n_layer": "12"})"),
             "config.json: n_layer: expected an integer, got a string");
@@ -133,6 +135,37 @@ TEST(HfConfig, ServedCheckpointsOf2026ImportAsTheirArchitectures) {
   EXPECT_NE(
       imported("qwen3-vl-8b.json").name.find("qwen3_vl text model without the vision encoder"),
       std::string::npos);
+}
+
+// Gemma 3 (google/gemma-3-12b-it's config.json, tests/fixtures/hf/README.md): its text_config
+// states seven fields and Gemma3TextConfig's defaults give the rest (head_dim 256, vocab 262208,
+// tied embeddings, every 6th block global), which makes the zoo's Gemma-3-12B.
+TEST(HfConfig, Gemma3ImportsWithTheConfigClassDefaults) {
+  expect_same_architecture("gemma-3-12b-it.json", "gemma-3-12b");
+  // Newer files list each block's attention instead of the pattern: the same model.
+  std::string text = test::read_repo_file("tests/fixtures/hf/gemma-3-12b-it.json");
+  std::string types = "\"layer_types\": [";
+  for (int i = 0; i < 48; ++i)
+    types += std::string(i ? ", " : "") +
+             ((i + 1) % 6 == 0 ? "\"full_attention\"" : "\"sliding_attention\"");
+  const std::string window = "\"sliding_window\": 1024";
+  text.replace(text.find(window), window.size(), window + ", " + types + "]");
+  auto listed = model_from_hf_config(text, "config.json");
+  ASSERT_TRUE(listed.ok()) << listed.error().message;
+  EXPECT_EQ(listed.value().transformer.full_attention_every, 6);
+  // Nothing stated: Gemma3TextConfig() itself.
+  auto bare = model_from_hf_config(R"({"model_type": "gemma3_text"})", "config.json");
+  ASSERT_TRUE(bare.ok()) << bare.error().message;
+  const TransformerSpec& s = bare.value().transformer;
+  EXPECT_EQ(std::make_tuple(s.layers, s.hidden, s.heads, s.kv_heads, s.head_dim, s.ffn_hidden),
+            std::make_tuple(26, 2304, 8, 4, 256, 9216));
+  EXPECT_EQ(std::make_tuple(s.vocab, s.sliding_window, s.full_attention_every, s.tied_embeddings),
+            std::make_tuple(262'208, 4096, 6, true));
+  EXPECT_EQ(model_from_hf_config(R"({"model_type": "gemma3_text", "hidden_activation": "relu"})",
+                                 "config.json")
+                .error()
+                .message,
+            "config.json: hidden_activation: 'relu' is not modelled (gelu)");
 }
 
 // GLM-5.2 (zai-org/GLM-5.2 config.json): of 78 blocks, 57 reuse an earlier block's selection
