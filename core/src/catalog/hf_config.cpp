@@ -449,25 +449,28 @@ std::optional<Error> read_gpt_oss(JsonReader& r, const nlohmann::json& j, Transf
                            "sliding_window", "layer_types"}));
 }
 
-// Gemma 3's language model (Gemma3TextConfig, model_type gemma3_text; the text_config of
-// Gemma3ForConditionalGeneration). Google's config.json files are sparse: what they leave out is
-// the class's default (transformers src/transformers/models/gemma3/configuration_gemma3.py:
-// vocab_size 262208, hidden_size 2304, intermediate_size 9216, 26 layers, 8 heads, 4 KV heads,
-// head_dim 256, gelu_pytorch_tanh, 131072 positions, tied embeddings, sliding_window 4096 and
-// every sliding_window_pattern = 6th block global). GQA with an RMSNorm over each head's q and
-// k, a gated GELU MLP, no biases. The softcapping, query scaling and the local blocks' rotary
-// base change no count; the pre- and post-feedforward norms (2 x hidden a block) have no field
-// in gpuplan's model and are left out, as the zoo's Gemma 3 entries leave them.
-std::optional<Error> read_gemma3_text(JsonReader& r, const nlohmann::json& j, TransformerSpec& s,
-                                      const std::string& where) {
-  s.vocab = r.integer("vocab_size", 262'208, 1, kMax);
+// Gemma 2 (Gemma2Config, gemma2) and Gemma 3's language model (Gemma3TextConfig, gemma3_text;
+// the text_config of Gemma3ForConditionalGeneration). Google's config.json files can be sparse:
+// what they leave out is the class's default (transformers src/transformers/models/gemma3/
+// configuration_gemma3.py and gemma2/configuration_gemma2.py: hidden_size 2304,
+// intermediate_size 9216, 26 layers, 8 heads, 4 KV heads, head_dim 256, gelu_pytorch_tanh, tied
+// embeddings, sliding_window 4096; Gemma 3: vocab_size 262208, 131072 positions, every
+// sliding_window_pattern = 6th block global; Gemma 2: vocab_size 256000, 8192 positions, every
+// 2nd block global). GQA (Gemma 3 with an RMSNorm over each head's q and k), a gated GELU MLP, no
+// biases. The softcapping, query scaling and the local blocks' rotary base change no count; the
+// pre- and post-feedforward norms (2 x hidden a block) have no field in gpuplan's model and are
+// left out, as the zoo's Gemma 2 and 3 entries leave them.
+std::optional<Error> read_gemma_text(JsonReader& r, const nlohmann::json& j, TransformerSpec& s,
+                                     const std::string& type, const std::string& where) {
+  const bool gemma3 = type == "gemma3_text";
+  s.vocab = r.integer("vocab_size", gemma3 ? 262'208 : 256'000, 1, kMax);
   s.hidden = r.integer("hidden_size", 2304, 1, kMax);
   s.ffn_hidden = r.integer("intermediate_size", 9216, 1, kMax);
   s.layers = r.integer("num_hidden_layers", 26, 1, kMax);
   s.heads = r.integer("num_attention_heads", 8, 1, kMax);
   s.kv_heads = r.integer("num_key_value_heads", 4, 1, kMax);
   s.head_dim = r.integer("head_dim", 256, 1, kMax);
-  s.max_positions = r.integer("max_position_embeddings", 131'072, 1, 1'000'000'000);
+  s.max_positions = r.integer("max_position_embeddings", gemma3 ? 131'072 : 8192, 1, 1'000'000'000);
   s.tied_embeddings = r.boolean("tie_word_embeddings", true);
   const std::string act = r.string("hidden_activation", "gelu_pytorch_tanh");
   if (act.rfind("gelu", 0) != 0) r.fail("hidden_activation: '" + act + "' is not modelled (gelu)");
@@ -476,9 +479,9 @@ std::optional<Error> read_gemma3_text(JsonReader& r, const nlohmann::json& j, Tr
   s.positions = PositionKind::rotary;
   s.norm = NormKind::rmsnorm;
   s.head = HeadKind::lm;
-  s.qk_norm = QkNorm::rmsnorm;
+  if (gemma3) s.qk_norm = QkNorm::rmsnorm;
   if (r.boolean("attention_bias", false))
-    r.fail("attention_bias: only false is modelled for Gemma 3");
+    r.fail("attention_bias: only false is modelled for Gemma");
   if (r.boolean("use_bidirectional_attention", false))
     r.fail("use_bidirectional_attention: true is not modelled (a causal decoder)");
   read_rope(r, s);
@@ -494,12 +497,11 @@ std::optional<Error> read_gemma3_text(JsonReader& r, const nlohmann::json& j, Tr
     }
     if (s.sliding_window > 0) set_window_pattern(r, s, global, "layer_types");
   } else if (s.sliding_window > 0) {
-    s.full_attention_every = r.integer("sliding_window_pattern", 6, 1, kMax);
+    s.full_attention_every = gemma3 ? r.integer("sliding_window_pattern", 6, 1, kMax) : 2;
   }
-  for (const char* key : {"query_pre_attn_scalar", "final_logit_softcapping",
-                          "attn_logit_softcapping", "rope_local_base_freq", "hidden_act"})
-    r.ignore(key);
-  return check_unknown_fields(j, where, "gemma3_text",
+  if (!gemma3 && r.has("sliding_window_pattern"))
+    r.fail("sliding_window_pattern: not a Gemma 2 field (every 2nd block is global)");
+  return check_unknown_fields(j, where, type,
                               {"vocab_size",
                                "hidden_size",
                                "intermediate_size",
@@ -1018,8 +1020,8 @@ constexpr const char* kSupported =
     "llama, mistral, mixtral, qwen2, qwen3, qwen3_moe, deepseek_v2, deepseek_v3, deepseek_v32, "
     "kimi_k2, gpt_oss, llama4, llama4_text, glm4_moe, glm_moe_dsa, hy_v3, minimax_m2, nemotron, "
     "kimi_k25, qwen3_next, qwen3_5, qwen3_5_text, qwen3_5_moe, qwen3_5_moe_text, nemotron_h, "
-    "qwen3_vl, qwen3_vl_text, qwen3_vl_moe, qwen3_vl_moe_text, gemma3, gemma3_text, falcon, gpt2, "
-    "bert, vit, mpt";
+    "qwen3_vl, qwen3_vl_text, qwen3_vl_moe, qwen3_vl_moe_text, gemma2, gemma3, gemma3_text, "
+    "falcon, gpt2, bert, vit, mpt";
 
 // The decoders of 2024-26 (strict: an unknown field is refused); `j` is the object `r` reads.
 std::optional<Error> read_modern_decoder(JsonReader& r, const nlohmann::json& j, Model& m,
@@ -1047,8 +1049,8 @@ std::optional<Error> read_modern_decoder(JsonReader& r, const nlohmann::json& j,
     unknown = read_nemotron_h(r, j, s, where);
   } else if (type == "qwen3_next" || type == "qwen3_5_moe_text" || type == "qwen3_5_text") {
     unknown = read_qwen3_next(r, j, s, type, where);
-  } else if (type == "gemma3_text") {
-    unknown = read_gemma3_text(r, j, s, where);
+  } else if (type == "gemma3_text" || type == "gemma2") {
+    unknown = read_gemma_text(r, j, s, type, where);
   } else {
     unknown = read_llama4_text(r, j, s, where);
   }
@@ -1066,7 +1068,8 @@ bool is_modern_decoder(const std::string& type) {
                         "deepseek_v32", "kimi_k2",       "gpt_oss",           "glm4_moe",
                         "glm_moe_dsa",  "hy_v3",         "minimax_m2",        "llama4_text",
                         "nemotron",     "qwen3_next",    "qwen3_5_moe_text",  "qwen3_5_text",
-                        "nemotron_h",   "qwen3_vl_text", "qwen3_vl_moe_text", "gemma3_text"}) {
+                        "nemotron_h",   "qwen3_vl_text", "qwen3_vl_moe_text", "gemma3_text",
+                        "gemma2"}) {
     if (type == t) return true;
   }
   return false;

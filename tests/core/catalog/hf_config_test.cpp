@@ -56,8 +56,8 @@ TEST(HfConfig, ErrorsNameTheField) {
             "qwen2, qwen3, qwen3_moe, deepseek_v2, deepseek_v3, deepseek_v32, kimi_k2, gpt_oss, "
             "llama4, llama4_text, glm4_moe, glm_moe_dsa, hy_v3, minimax_m2, nemotron, kimi_k25, "
             "qwen3_next, qwen3_5, qwen3_5_text, qwen3_5_moe, qwen3_5_moe_text, nemotron_h, "
-            "qwen3_vl, qwen3_vl_text, qwen3_vl_moe, qwen3_vl_moe_text, gemma3, gemma3_text, "
-            "falcon, gpt2, bert, vit, mpt)");
+            "qwen3_vl, qwen3_vl_text, qwen3_vl_moe, qwen3_vl_moe_text, gemma2, gemma3, "
+            "gemma3_text, falcon, gpt2, bert, vit, mpt)");
   EXPECT_EQ(err(R"({"hidden_size": 4096})"), "config.json: model_type: missing required field");
   EXPECT_EQ(err(R"({"model_type": "gpt2", "n_layer": "12"})"),
             "config.json: n_layer: expected an integer, got a string");
@@ -166,6 +166,29 @@ TEST(HfConfig, Gemma3ImportsWithTheConfigClassDefaults) {
                 .error()
                 .message,
             "config.json: hidden_activation: 'relu' is not modelled (gelu)");
+}
+
+// Gemma 2 (Gemma2Config): every 2nd block global unless layer_types says otherwise, no QK
+// norm. The values of google/gemma-2-9b-it's config.json as the zoo entry cites them.
+TEST(HfConfig, Gemma2ImportsAsTheZoosGemma2) {
+  const char* config = R"({"architectures": ["Gemma2ForCausalLM"], "model_type": "gemma2",
+      "hidden_size": 3584, "intermediate_size": 14336, "num_hidden_layers": 42,
+      "num_attention_heads": 16, "num_key_value_heads": 8, "head_dim": 256,
+      "hidden_activation": "gelu_pytorch_tanh", "vocab_size": 256000,
+      "max_position_embeddings": 8192, "sliding_window": 4096, "query_pre_attn_scalar": 256,
+      "attn_logit_softcapping": 50.0, "final_logit_softcapping": 30.0,
+      "cache_implementation": "hybrid", "attention_bias": false, "tie_word_embeddings": true})";
+  auto m = model_from_hf_config(config, "config.json");
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  const TransformerSpec& a = m.value().transformer;
+  const TransformerSpec& b = test::model("gemma-2-9b").transformer;
+  int64_t na = 0, nb = 0;
+  for (const auto& t : transformer_parameters(a)) na += t.numel();
+  for (const auto& t : transformer_parameters(b)) nb += t.numel();
+  EXPECT_EQ(na, nb);
+  EXPECT_EQ(a.full_attention_every, 2);
+  EXPECT_EQ(a.qk_norm, QkNorm::none);
+  EXPECT_DOUBLE_EQ(kv_cache_size(a, 2, 65536).total_bytes, kv_cache_size(b, 2, 65536).total_bytes);
 }
 
 // GLM-5.2 (zai-org/GLM-5.2 config.json): of 78 blocks, 57 reuse an earlier block's selection
