@@ -42,7 +42,7 @@ ZH_LATIN = {
     "GEMM", "Transformer-XL", "NVIDIA", "AMD", "Blackwell", "FusedAdam", "MX", "llm-foundry",
     "SQuAD", "Mamba", "Nemotron-H", "LatentMoE", "Hugging", "Face",
     # methods and their abbreviations
-    "LoRA", "QLoRA", "ZeRO", "FSDP", "MoE", "MLA", "SDPA", "FFN", "MLP", "CNN", "KV", "TP", "NCHW",
+    "LoRA", "QLoRA", "ZeRO", "FSDP", "HSDP", "MoE", "MLA", "SDPA", "FFN", "MLP", "CNN", "KV", "TP", "NCHW",
     "tp", "pp", "ep", "etp", "dp", "cp", "sp",  # parallel degrees, as the link keys name them
     "all-to-all", "all-reduce", "all-gather", "channels-last",
     # terms Chinese ML writing keeps in Latin

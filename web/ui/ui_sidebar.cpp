@@ -313,6 +313,8 @@ void parallelism_section(const PageModel& m, UiActions& a) {
     edited |= key_checkbox("moe-a2a-overlap", s.moe_a2a_overlap, a);
   }
   edited |= key_int("zero", s.zero_stage, a);
+  // Hybrid sharding groups, once ZeRO shards (the field stays while one is set).
+  if (s.zero_stage > 0 || s.dp_shard > 0) edited |= key_int("dp-shard", s.dp_shard, a);
   ImGui::TextDisabled(tr(S::dp_note), m.ev ? m.ev->query.request.setup.dp : 0);
   edited |= key_int("lora-rank", s.lora_rank, a);
   if (s.lora_rank > 0) edited |= key_checkbox("qlora", s.qlora, a);

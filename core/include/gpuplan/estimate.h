@@ -306,7 +306,13 @@ struct Setup {
   MemoryFormat memory_format = MemoryFormat::automatic;
   int dp = 1;          // data-parallel replicas
   int zero_stage = 0;  // 0-3; 3 is also FSDP full sharding
-  int tp = 1;          // tensor-parallel degree
+  // Hybrid sharding (HSDP): ZeRO shards over groups of dp_shard consecutive data-parallel ranks,
+  // each group a full replica, and the dp / dp_shard replicas all-reduce the sharded gradients
+  // (FSDP2's replicate x shard mesh, torchtitan's data_parallel_shard_degree, Megatron's
+  // --num-distributed-optimizer-instances dp / dp_shard, DeepSpeed's mics_shard_size).
+  // 0: one group of all dp ranks.
+  int dp_shard = 0;
+  int tp = 1;  // tensor-parallel degree
   bool sequence_parallel = false;
   int pp = 1;  // pipeline stages (1F1B schedule)
   // Virtual pipeline stages per pipeline rank: the interleaved 1F1B schedule (Narayanan et al.
@@ -354,6 +360,12 @@ struct Setup {
   TorchRelease torch_release = TorchRelease::v2_0_or_later;
   MemoryAssumptions assumptions;
 };
+
+// The ranks one ZeRO shard spans: dp_shard (HSDP) or all dp, with the context-parallel ranks,
+// which shard beside them.
+inline int shard_ranks(const Setup& s) {
+  return (s.dp_shard > 0 ? s.dp_shard : s.dp) * s.cp;
+}
 
 // Parameter counts.
 struct ParamCounts {

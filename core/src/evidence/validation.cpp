@@ -73,6 +73,7 @@ const std::vector<std::string>& optional_columns() {
                                                  "tp",
                                                  "pp",
                                                  "zero",
+                                                 "dp_shard",
                                                  "optimizer",
                                                  "optimizer_loop",
                                                  "clip_grad_norm",

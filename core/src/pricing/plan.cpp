@@ -203,6 +203,11 @@ std::optional<Error> check_plan_query(const Catalog& catalog, const PlanQuery& q
   }
   if (q.request.setup.mode != Mode::train)
     return make_error(Errc::invalid_argument, Msg::plan_train_only, {});
+  if (q.request.setup.dp_shard != 0)
+    return make_error(
+        Errc::invalid_argument,
+        "plan: --dp-shard is not searched (the planner shards ZeRO over all the "
+        "data-parallel GPUs of each layout); drop it, or estimate the layout with it");
   if (!q.gpu.empty() && !catalog.find_gpu(q.gpu)) return unknown_plan_gpu_error(catalog, q.gpu);
   // Fixed degrees: 0 is "any"; the workload check (estimate) bounds the rest.
   for (const auto& [key, degree] : {std::pair<const char*, int>{"tp", q.tp},

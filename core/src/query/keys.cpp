@@ -624,6 +624,12 @@ std::vector<QueryKey> parallel_rows() {
       row("zero", G::parallelism, preset(integer<Q>(0, 3, FIELD(request.setup.zero_stage))), "0",
           "ZeRO stage across data-parallel GPUs (3 is also FSDP full sharding)",
           "跨数据并行 GPU 的 ZeRO 阶段（3 即 FSDP 完全分片）"),
+      row("dp-shard", G::parallelism, integer<Q>(0, 1'000'000, FIELD(request.setup.dp_shard)), "0",
+          "hybrid sharding (HSDP): ZeRO shards over groups of N data-parallel GPUs, each group a "
+          "replica that all-reduces its shard (0: one group of all)",
+          "混合分片（HSDP）：ZeRO 在每 N 个数据并行 GPU "
+          "组成的组内分片，每组是一个副本，副本间对分片做 "
+          "all-reduce（0：所有 GPU 为一组）"),
       row("tp", G::parallelism, integer<Q>(1, 1'000'000, FIELD(request.setup.tp)), "1",
           "tensor-parallel degree", "张量并行度"),
       row("sp", G::parallelism, flag<Q>(FIELD(request.setup.sequence_parallel)), "0",

@@ -64,8 +64,51 @@ PrecisionNames precision_names(Precision p) {
   return {"no", "", false};
 }
 
-const char* fsdp_strategy(int zero_stage) {
-  return zero_stage >= 3 ? "FULL_SHARD" : "SHARD_GRAD_OP";
+// Hybrid sharding (Setup::dp_shard): shard groups smaller than the data-parallel group.
+bool hybrid(const Setup& s) {
+  return s.dp_shard > 0 && s.dp_shard < s.dp;
+}
+
+// FSDP's sharding strategy; HSDP is FSDP's HYBRID_SHARD (and _HYBRID_SHARD_ZERO2), which shards
+// within each node and replicates across nodes (torch.distributed.fsdp.ShardingStrategy).
+const char* fsdp_strategy(const Setup& s) {
+  if (hybrid(s)) return s.zero_stage >= 3 ? "HYBRID_SHARD" : "_HYBRID_SHARD_ZERO2";
+  return s.zero_stage >= 3 ? "FULL_SHARD" : "SHARD_GRAD_OP";
+}
+
+// Whether the launcher's config can say the run's HSDP groups: FSDP's hybrid strategies shard
+// over one node's GPUs; DeepSpeed's MiCS (mics_shard_size) shards ZeRO-3 over any group;
+// Megatron's distributed optimizer splits into dp / dp_shard instances (ZeRO-1/2 only).
+std::optional<Error> hsdp_expressible(const LaunchInputs& in, LaunchFormat format) {
+  const Setup& s = in.setup;
+  if (!hybrid(s)) return std::nullopt;
+  const std::string shard = "--dp-shard " + std::to_string(s.dp_shard);
+  auto refuse = [&](const std::string& why) {
+    return make_error(Errc::invalid_argument, "--emit " + std::string(launch_format_name(format)) +
+                                                  ": " + shard + " " + why);
+  };
+  switch (format) {
+    case LaunchFormat::torchrun:
+    case LaunchFormat::accelerate:
+      if (s.zero_stage < 2)
+        return refuse(
+            "(hybrid sharding of ZeRO-1) has no PyTorch equivalent here; use --zero 2 or 3");
+      if (s.dp_shard != in.gpus_per_node)
+        return refuse("cannot be said: FSDP's HYBRID_SHARD shards over one node's " +
+                      std::to_string(in.gpus_per_node) + " GPUs (use --dp-shard " +
+                      std::to_string(in.gpus_per_node) + ")");
+      return std::nullopt;
+    case LaunchFormat::deepspeed:
+      if (s.zero_stage < 3) return refuse("needs ZeRO-3 under DeepSpeed (MiCS: mics_shard_size)");
+      return std::nullopt;
+    case LaunchFormat::megatron:
+      if (s.zero_stage >= 3)
+        return refuse(
+            "is not expressed for Megatron-FSDP; use --zero 1 (distributed optimizer "
+            "instances)");
+      return std::nullopt;
+  }
+  return std::nullopt;
 }
 
 int world_size(const LaunchInputs& in) {
@@ -92,7 +135,7 @@ std::string torchrun(const LaunchInputs& in) {
   // What the training script must set up; torchrun only starts the processes.
   if (z >= 2) {
     s += std::string("# model = FSDP(model, sharding_strategy=ShardingStrategy.") +
-         fsdp_strategy(z) + ", auto_wrap_policy=<one unit per transformer block>";
+         fsdp_strategy(in.setup) + ", auto_wrap_policy=<one unit per transformer block>";
     if (*p.torch_dtype) {
       s += std::string(",\n#     mixed_precision=MixedPrecision(param_dtype=") + p.torch_dtype +
            ", reduce_dtype=" + (p.pure ? p.torch_dtype : "torch.float32") +
@@ -149,7 +192,7 @@ std::string accelerate(const LaunchInputs& in) {
          std::to_string(in.grad_accum_steps) +
          "\n  offload_optimizer_device: none\n  offload_param_device: none\n";
   } else if (z >= 2) {
-    s += std::string("fsdp_config:\n  fsdp_sharding_strategy: ") + fsdp_strategy(z) +
+    s += std::string("fsdp_config:\n  fsdp_sharding_strategy: ") + fsdp_strategy(in.setup) +
          "\n  fsdp_auto_wrap_policy: TRANSFORMER_BASED_WRAP\n  fsdp_offload_params: false\n"
          "  fsdp_state_dict_type: SHARDED_STATE_DICT\n  fsdp_activation_checkpointing: " +
          (in.setup.checkpointing != Checkpointing::none ? "true" : "false") + "\n";
@@ -174,6 +217,7 @@ std::string deepspeed(const LaunchInputs& in) {
   j["gradient_accumulation_steps"] = in.grad_accum_steps;
   j["zero_optimization"] = {
       {"stage", in.setup.zero_stage}, {"overlap_comm", true}, {"contiguous_gradients", true}};
+  if (hybrid(in.setup)) j["zero_optimization"]["mics_shard_size"] = in.setup.dp_shard;
   j["bf16"] = {
       {"enabled", pr == Precision::bf16 || pr == Precision::amp_bf16 || is_low_precision(pr)}};
   // loss_scale 0 selects dynamic loss scaling (DeepSpeed config-json docs, "fp16").
@@ -306,6 +350,8 @@ Result<Flags> megatron_memory(const LaunchInputs& in) {
     return not_in_megatron(std::string("--optimizer ") + optimizer_name(s.optimizer));
   }
   if (s.zero_stage == 1 || s.zero_stage == 2) f.push_back("--use-distributed-optimizer");
+  if (hybrid(s) && s.zero_stage < 3)
+    f.push_back("--num-distributed-optimizer-instances " + std::to_string(s.dp / s.dp_shard));
   if (s.zero_stage >= 3) {
     f.push_back("--use-megatron-fsdp");
     f.push_back("--data-parallel-sharding-strategy optim_grads_params");
@@ -495,6 +541,7 @@ std::optional<Error> restrict_to_launcher(PlanQuery& query, LaunchFormat format)
 Result<std::string> emit_launch_config(const LaunchInputs& in, LaunchFormat format) {
   const Setup& s = in.setup;
   if (s.mode != Mode::train) return make_error(Errc::invalid_argument, Msg::emit_train_only, {});
+  if (auto err = hsdp_expressible(in, format)) return *err;
   const int world = in.nodes * in.gpus_per_node;
   if (format == LaunchFormat::megatron) {
     if (in.micro_batch < 1 || in.grad_accum_steps < 1 ||

@@ -56,6 +56,35 @@ Setup reducing_group(const Setup& setup) {
   return r;
 }
 
+// The groups a ZeRO shard moves over (Setup::dp_shard): the shard group, shard_ranks consecutive
+// ranks (all of the reducing group without HSDP), which gathers and reduce-scatters; and HSDP's
+// replica group, one rank of each shard group, which all-reduces the shard's gradients. The shard
+// group leaves the NVLink domain when it does not fit in one; the replica group once the whole
+// reducing group does, and then shares the domain's network with the domain's other
+// min(GPUs per domain, tp x shard) replica rings.
+struct ShardGroups {
+  Setup shard;  // the shard group as a reducing group (its dp: the ranks)
+  double shard_busbw = 0;
+  double replicas = 1;
+  double replica_busbw = 0;
+  // The all-reduce of `bytes` of a shard over the replicas (0 without HSDP).
+  double replica_allreduce_s(double bytes) const {
+    return replicas > 1 ? allreduce_s(bytes, replicas, replica_busbw) : 0.0;
+  }
+};
+ShardGroups shard_groups(const Setup& setup, const Cluster& cluster, const Links& l) {
+  ShardGroups g;
+  g.shard = setup;
+  g.shard.dp = shard_ranks(setup);
+  g.shard_busbw = dp_busbw(g.shard, cluster, l);
+  if (setup.dp_shard > 0) g.replicas = static_cast<double>(setup.dp / setup.dp_shard);
+  const double rings = std::min<double>(cluster.domain_gpus(), setup.tp * g.shard.dp);
+  g.replica_busbw = dp_group_domains(reducing_group(setup), cluster) > 1
+                        ? std::min(l.intra, l.inter_domain / rings)
+                        : l.intra;
+  return g;
+}
+
 // The gradients' (and, sharded, the parameters') last bucket, reduced after backward ends:
 // buckets fill in reverse layer order, so the first layers' come last. PyTorch DDP: 25 MB
 // (bucket_cap_mb), or the whole token embedding, a tensor that gets a bucket of its own when
@@ -89,20 +118,28 @@ void ddp_comm(const Setup& setup, const Estimate& e, const Cluster& cluster, con
   const double n = group.dp;
   const double bw = dp_busbw(group, cluster, l);
   const bool sharded = setup.zero_stage >= 1;
-  const double reduce = (sharded ? allgather_s(bytes, n, bw) : allreduce_s(bytes, n, bw)) +
-                        expert_grad_allreduce_s(shards, grad_bytes, setup, cluster, l);
+  // Sharded: reduce-scatter over the shard group, then (HSDP) all-reduce the shard over the
+  // replicas; the parameters gather over the shard group only.
+  const ShardGroups g = shard_groups(setup, cluster, l);
+  const double ns = g.shard.dp, bws = g.shard_busbw;
+  auto reduced_s = [&](double b) {
+    return sharded ? allgather_s(b, ns, bws) + g.replica_allreduce_s(b / ns)
+                   : allreduce_s(b, n, bw);
+  };
+  const double reduce =
+      reduced_s(bytes) + expert_grad_allreduce_s(shards, grad_bytes, setup, cluster, l);
   const double param_bytes = static_cast<double>(e.params.trainable) / split * gather_bytes(setup);
-  const double gather = sharded ? allgather_s(param_bytes, n, bw) : 0.0;
+  const double gather = sharded ? allgather_s(param_bytes, ns, bws) : 0.0;
   st.dp_comm_s = reduce + gather;
   const double last = last_bucket_bytes(setup, e, bytes, grad_bytes);
-  const double last_s = sharded ? allgather_s(last, n, bw) : allreduce_s(last, n, bw);
+  const double last_s = reduced_s(last);
   const double bwd_window = pass.backward_s / setup.pp;
   const double reduce_exposed =
       setup.overlap_grad_reduce ? std::max(reduce - bwd_window, last_s) : reduce;
   double gather_exposed = gather;
   if (gather > 0 && setup.overlap_param_gather) {
     const double first = last_bucket_bytes(setup, e, param_bytes, gather_bytes(setup));
-    gather_exposed = std::max(gather - pass.forward_s / setup.pp, allgather_s(first, n, bw));
+    gather_exposed = std::max(gather - pass.forward_s / setup.pp, allgather_s(first, ns, bws));
   }
   st.dp_comm_exposed_s = reduce_exposed + gather_exposed;
 }
@@ -114,21 +151,25 @@ void ddp_comm(const Setup& setup, const Estimate& e, const Cluster& cluster, con
 // in backward the last reduce-scatter) is exposed, plus whatever communication outlasts compute.
 // Each block is one collective of each kind, and the root unit (embeddings, head) one more: each
 // pays the ring's latency, which grows with the ranks while a block's share of bytes shrinks.
+// HSDP gathers and reduce-scatters over the shard group only, and all-reduces each backward's
+// gradient shard over the replicas (FSDP2 with a replicate x shard mesh).
 void fsdp_comm(const Setup& run, const Estimate& e, const WorkProfile& work, const Cluster& cluster,
                const Links& l, const Efficiencies& eff, const PassTime& pass, StepTime& st) {
-  const Setup setup = reducing_group(run);
+  const ShardGroups g = shard_groups(run, cluster, l);
+  const Setup& setup = g.shard;
   const double split = static_cast<double>(setup.tp * setup.pp);
   // Routed experts are sharded over ep x etp ranks before FSDP shards them again.
   const GradientShards shards = gradient_shards(setup, e);
   const double params =
       static_cast<double>(e.params.total - e.params.experts) / split + shards.experts;
-  const double bw = dp_busbw(setup, cluster, l);
+  const double bw = g.shard_busbw;
   const double layers = std::max(work.layers / setup.pp, 1.0);
   const double latency =
       (layers + 1) * ring_latency_s(setup.dp, dp_group_domains(setup, cluster), cluster, eff);
   const double gather = allgather_s(params * gather_bytes(setup), setup.dp, bw) + latency;
+  const double grads = (shards.dense + shards.experts) * gradient_bytes(setup);
   const double reduce =
-      allgather_s((shards.dense + shards.experts) * gradient_bytes(setup), setup.dp, bw) + latency;
+      allgather_s(grads, setup.dp, bw) + latency + g.replica_allreduce_s(grads / setup.dp);
   const double rec_ratio =
       e.flops.forward_per_step > 0 ? e.flops.recompute_per_step / e.flops.forward_per_step : 0;
   const double fwd = pass.forward_s / setup.pp;
@@ -173,8 +214,12 @@ double for_loop_host_s(const Setup& setup, double tensors, const Efficiencies& e
 double optimizer_s(const Setup& setup, const Estimate& e, const Rates& r, const Efficiencies& eff) {
   const GradientShards shards = gradient_shards(setup, e);
   const bool sharded = setup.zero_stage >= 1;
-  const double n = shards.dense / (sharded ? setup.dp * setup.cp : 1) +
-                   shards.experts / (sharded ? shards.expert_dp : 1);
+  // HSDP divides the expert-data-parallel group into the same replicas as the dense one.
+  const double expert_shard =
+      setup.dp_shard > 0 ? static_cast<double>(shards.expert_dp) * setup.dp_shard / setup.dp
+                         : shards.expert_dp;
+  const double n = shards.dense / (sharded ? shard_ranks(setup) : 1) +
+                   shards.experts / (sharded ? std::max(expert_shard, 1.0) : 1);
   // The parameter the optimizer updates (the master, or the parameter itself) and its states
   // (precision.h), each read and written; its gradient read.
   const PrecisionBytes& pb = precision_bytes(setup.precision);

@@ -279,6 +279,13 @@ std::optional<Error> validate_setup(const Setup& s) {
     return invalid("--generate must be between 0 and 100000000");
   if (s.sequence_parallel && s.tp == 1) return invalid(Msg::est_sp_needs_tp, {});
   if (s.zero_stage > 0 && s.mode == Mode::infer) return invalid(Msg::est_zero_train_only, {});
+  if (s.dp_shard != 0) {
+    if (s.dp_shard < 1 || s.dp % s.dp_shard != 0)
+      return invalid("--dp-shard " + std::to_string(s.dp_shard) +
+                     " must divide the data-parallel GPUs (dp " + std::to_string(s.dp) + ")");
+    if (s.zero_stage == 0)
+      return invalid("--dp-shard needs ZeRO (--zero 1, 2 or 3): without it nothing is sharded");
+  }
   if (auto err = validate_precision_fields(s)) return err;
   if (!(s.dropout < 1.0) || std::isnan(s.dropout))
     return invalid("--dropout must be a probability in [0, 1), got " + std::to_string(s.dropout));
@@ -871,6 +878,11 @@ std::optional<Error> resolve_experts(const Model& model, const Setup& setup, Est
   m.ep = x.value().ep;
   m.etp = x.value().etp;
   m.edp = x.value().edp;
+  if (setup.dp_shard > 0 && m.edp % (setup.dp / setup.dp_shard) != 0)
+    return invalid("--dp-shard " + std::to_string(setup.dp_shard) + ": its " +
+                   std::to_string(setup.dp / setup.dp_shard) +
+                   " replicas must also split the expert-data-parallel group (edp " +
+                   std::to_string(m.edp) + ")");
   m.local_experts = x.value().local_experts;
   m.rank_load = x.value().rank_load;
   m.receive_share = x.value().receive_share;
@@ -1169,6 +1181,7 @@ void model_state_memory(const Model& model, const Setup& setup, const Stage& st,
   // gradients and sharding states (Megatron's data-parallel group with cp; torchtitan shards
   // FSDP over dp x cp).
   const double dp = static_cast<double>(setup.dp) * setup.cp;
+  const double shard = static_cast<double>(shard_ranks(setup));
   // QLoRA: NF4 base weights with double quantisation, 4 + 0.127 bits per parameter (Dettmers et
   // al. 2023, sec. 3); LoRA adapters at the compute precision.
   const double weight_bytes = setup.qlora                     ? (4.0 + 0.127) / 8.0
@@ -1196,9 +1209,9 @@ void model_state_memory(const Model& model, const Setup& setup, const Stage& st,
     m.weights = st.weights_numel * master_bytes(setup);
     m.optimizer = states;
   }
-  if (setup.zero_stage >= 1) m.optimizer /= dp;
-  if (setup.zero_stage >= 2) m.gradients /= dp;
-  if (setup.zero_stage >= 3) m.weights /= dp;
+  if (setup.zero_stage >= 1) m.optimizer /= shard;
+  if (setup.zero_stage >= 2) m.gradients /= shard;
+  if (setup.zero_stage >= 3) m.weights /= shard;
   const double layers_stage = static_cast<double>(
       ceil_div(model.transformer.layers + model.transformer.decoder_layers, setup.pp));
   m.weights += te_weight_copies(setup, st, micro_steps, layers_stage);
@@ -1244,6 +1257,9 @@ void add_expert_states(const Model& model, const Setup& setup, const Stage& st, 
       st.weights_numel > 0 ? st.adafactor_elements * st.expert_numel / st.weights_numel : 0.0;
   Setup expert_setup = setup;
   expert_setup.dp = st.expert_dp;
+  // HSDP splits the expert-data-parallel group into the same replicas (Megatron's distributed
+  // optimizer instances divide both groups).
+  if (setup.dp_shard > 0) expert_setup.dp_shard = st.expert_dp * setup.dp_shard / setup.dp;
   MemoryBytes m;
   model_state_memory(model, expert_setup, x, static_cast<double>(e.grad_accum_steps), m);
   e.memory.weights += m.weights;

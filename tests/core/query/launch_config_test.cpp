@@ -40,6 +40,36 @@ TEST(LaunchConfig, DeepSpeedJsonCarriesTheBatchesAndZeroStage) {
   EXPECT_TRUE(j.contains("activation_checkpointing"));
 }
 
+TEST(LaunchConfig, HybridShardingIsEachLaunchersOwnSwitchOrAnError) {
+  // 16 GPUs sharded in groups of 8 (one node each), two replicas.
+  LaunchInputs in = two_nodes_zero3();
+  in.setup.dp_shard = 8;
+  auto t = emit_launch_config(in, LaunchFormat::torchrun);
+  ASSERT_TRUE(t.ok()) << t.error().message;
+  EXPECT_NE(t.value().find("ShardingStrategy.HYBRID_SHARD,"), std::string::npos);
+  auto a = emit_launch_config(in, LaunchFormat::accelerate);
+  ASSERT_TRUE(a.ok()) << a.error().message;
+  EXPECT_NE(a.value().find("fsdp_sharding_strategy: HYBRID_SHARD\n"), std::string::npos);
+  auto d = emit_launch_config(in, LaunchFormat::deepspeed);
+  ASSERT_TRUE(d.ok()) << d.error().message;
+  EXPECT_EQ(nlohmann::json::parse(d.value())["zero_optimization"]["mics_shard_size"], 8);
+  // FSDP's hybrid strategies shard over a node: groups of 4 cannot be said.
+  in.setup.dp_shard = 4;
+  EXPECT_EQ(emit_launch_config(in, LaunchFormat::torchrun).error().message,
+            "--emit torchrun: --dp-shard 4 cannot be said: FSDP's HYBRID_SHARD shards over one "
+            "node's 8 GPUs (use --dp-shard 8)");
+  // Megatron's distributed optimizer (ZeRO-1) splits into dp / dp_shard instances.
+  in.setup.zero_stage = 1;
+  in.setup.precision = Precision::mixed_bf16;
+  in.setup.optimizer = Optimizer::adamw;
+  in.decoder_lm = true;  // the decoder-only language model pretrain_gpt.py trains
+  auto m = emit_launch_config(in, LaunchFormat::megatron);
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  EXPECT_NE(m.value().find("--num-distributed-optimizer-instances 4"), std::string::npos);
+  EXPECT_EQ(emit_launch_config(in, LaunchFormat::deepspeed).error().message,
+            "--emit deepspeed: --dp-shard 4 needs ZeRO-3 under DeepSpeed (MiCS: mics_shard_size)");
+}
+
 TEST(LaunchConfig, TorchrunAndAccelerateStateShardingAndNodes) {
   auto t = emit_launch_config(two_nodes_zero3(), LaunchFormat::torchrun);
   ASSERT_TRUE(t.ok());

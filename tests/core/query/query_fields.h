@@ -99,6 +99,7 @@ inline void compare_setup(FieldDiff& d, const Setup& a, const Setup& b) {
   GPUPLAN_FIELD(d, a, b, memory_format);
   GPUPLAN_FIELD(d, a, b, dp);
   GPUPLAN_FIELD(d, a, b, zero_stage);
+  GPUPLAN_FIELD(d, a, b, dp_shard);
   GPUPLAN_FIELD(d, a, b, tp);
   GPUPLAN_FIELD(d, a, b, sequence_parallel);
   GPUPLAN_FIELD(d, a, b, pp);

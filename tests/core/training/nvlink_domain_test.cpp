@@ -139,6 +139,45 @@ TEST(Collectives, AnEightGpuServerIsItsOwnDomainAsBefore) {
   EXPECT_DOUBLE_EQ(training::dp_busbw(s, c, l), std::min(l.intra, 100e9 * 0.9 / 2));
 }
 
+// ZeRO-1 of gpt2-medium in pure bf16 (2-byte gradients and parameters) on two NVL72 racks, 144
+// data-parallel GPUs, sharded over all of them or (HSDP, --dp-shard 72) within each rack.
+StepTime zero1(int dp_shard, Estimate* e_out) {
+  const Model& m = test::model("gpt2-medium");
+  gpuplan::Setup s;
+  s.precision = Precision::bf16;
+  s.zero_stage = 1;
+  s.dp = 144;
+  s.dp_shard = dp_shard;
+  s.global_batch = s.dp;
+  auto e = estimate(m, s);
+  EXPECT_TRUE(e.ok()) << (e.ok() ? "" : e.error().message);
+  auto w = build_work_profile(m, s, e.value());
+  const Gpu g = rack_gpu();  // the cluster points at it
+  auto c = instance_cluster(rack_host(), g, 36);
+  auto t = estimate_step_time(m, s, e.value(), w.value(), c.value(), round_eff());
+  EXPECT_TRUE(t.ok()) << (t.ok() ? "" : t.error().message);
+  *e_out = e.value();
+  return t.ok() ? t.value() : StepTime{};
+}
+
+TEST(Collectives, HybridShardingKeepsTheShardsInsideARackAndAllReducesThemAcross) {
+  Estimate e;
+  // One group of 144: reduce-scatter and all-gather cross the racks at 405 GB/s.
+  const StepTime full = zero1(0, &e);
+  const double bytes = 2.0 * static_cast<double>(e.params.trainable);
+  EXPECT_NEAR(full.dp_comm_s, 2 * (143.0 / 144) * bytes / 405e9, 1e-12);
+  // HSDP: reduce-scatter and all-gather over 72 ranks at NVLink's 720 GB/s; each rank's 1/72
+  // shard is all-reduced with its one replica in the other rack, the 72 rings of a rack sharing
+  // its 405 GB/s: 2 x 1/2 x (bytes / 72) / (405 GB/s / 72) = bytes / 405 GB/s.
+  const StepTime hsdp = zero1(72, &e);
+  EXPECT_NEAR(hsdp.dp_comm_s, 2 * (71.0 / 72) * bytes / 720e9 + bytes / 405e9, 1e-12);
+  // The optimizer states shard over 72 GPUs instead of 144: twice as many on each.
+  Estimate sharded;
+  zero1(0, &sharded);
+  zero1(72, &e);
+  EXPECT_DOUBLE_EQ(e.memory.optimizer, 2 * sharded.memory.optimizer);
+}
+
 TEST(Collectives, AnInstanceSoldByTheRackIsRentedInWholeRacks) {
   Instance in = rack_host();
   in.min_hosts = 18;

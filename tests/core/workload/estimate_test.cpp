@@ -151,6 +151,28 @@ TEST(EstimateLora, MegatronsFusedTargetsGetOneAdapterPerLayer) {
   EXPECT_EQ(moe.params.trainable, 48LL * 128 * 16 * (2048 + 2 * 768));
 }
 
+TEST(EstimateMemory, HybridShardingDividesByTheShardGroup) {
+  // ZeRO-3 over 32 GPUs in shard groups of 8: weights, gradients and states divided by 8.
+  gpuplan::Setup s;
+  s.precision = Precision::bf16;
+  s.dp = 32;
+  s.global_batch = 32;
+  s.zero_stage = 3;
+  const Estimate all = must("llama-2-7b", s);
+  s.dp_shard = 8;
+  const Estimate hsdp = must("llama-2-7b", s);
+  EXPECT_DOUBLE_EQ(hsdp.memory.optimizer, 4 * all.memory.optimizer);
+  s.dp_shard = 32;  // one group of all: plain ZeRO
+  EXPECT_DOUBLE_EQ(must("llama-2-7b", s).memory.optimizer, all.memory.optimizer);
+  s.dp_shard = 5;
+  EXPECT_EQ(estimate(test::model("llama-2-7b"), s).error().message,
+            "--dp-shard 5 must divide the data-parallel GPUs (dp 32)");
+  s.dp_shard = 8;
+  s.zero_stage = 0;
+  EXPECT_EQ(estimate(test::model("llama-2-7b"), s).error().message,
+            "--dp-shard needs ZeRO (--zero 1, 2 or 3): without it nothing is sharded");
+}
+
 TEST(EstimateLora, QloraStoresTheBaseInAboutHalfAByte) {
   gpuplan::Setup s;
   s.lora_rank = 16;
