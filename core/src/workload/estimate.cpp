@@ -146,6 +146,17 @@ std::pair<int64_t, int64_t> lora_adapters(const std::vector<ParamTensor>& tensor
   return {params, adapters};
 }
 
+// Hybrid sharding (Setup::dp_shard): groups that divide the data-parallel GPUs, under ZeRO.
+std::optional<Error> validate_hsdp(const Setup& s) {
+  if (s.dp_shard == 0) return std::nullopt;
+  if (s.dp_shard < 1 || s.dp % s.dp_shard != 0)
+    return invalid("--dp-shard " + std::to_string(s.dp_shard) +
+                   " must divide the data-parallel GPUs (dp " + std::to_string(s.dp) + ")");
+  if (s.zero_stage == 0)
+    return invalid("--dp-shard needs ZeRO (--zero 1, 2 or 3): without it nothing is sharded");
+  return std::nullopt;
+}
+
 // The fields that refine a precision recipe (precision.h), each checked against the recipe.
 std::optional<Error> validate_precision_fields(const Setup& s) {
   const char* recipe = precision_name(s.precision);
@@ -279,13 +290,7 @@ std::optional<Error> validate_setup(const Setup& s) {
     return invalid("--generate must be between 0 and 100000000");
   if (s.sequence_parallel && s.tp == 1) return invalid(Msg::est_sp_needs_tp, {});
   if (s.zero_stage > 0 && s.mode == Mode::infer) return invalid(Msg::est_zero_train_only, {});
-  if (s.dp_shard != 0) {
-    if (s.dp_shard < 1 || s.dp % s.dp_shard != 0)
-      return invalid("--dp-shard " + std::to_string(s.dp_shard) +
-                     " must divide the data-parallel GPUs (dp " + std::to_string(s.dp) + ")");
-    if (s.zero_stage == 0)
-      return invalid("--dp-shard needs ZeRO (--zero 1, 2 or 3): without it nothing is sharded");
-  }
+  if (auto err = validate_hsdp(s)) return err;
   if (auto err = validate_precision_fields(s)) return err;
   if (!(s.dropout < 1.0) || std::isnan(s.dropout))
     return invalid("--dropout must be a probability in [0, 1), got " + std::to_string(s.dropout));
