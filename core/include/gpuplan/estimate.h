@@ -366,6 +366,12 @@ struct Setup {
 inline int shard_ranks(const Setup& s) {
   return (s.dp_shard > 0 ? s.dp_shard : s.dp) * s.cp;
 }
+// HSDP's shard group within the expert-data-parallel group of `expert_dp` ranks, which splits
+// into the same dp / dp_shard replicas (Megatron's distributed optimizer instances divide both);
+// 0 without HSDP (one group of all).
+inline int expert_dp_shard(const Setup& s, int expert_dp) {
+  return s.dp_shard > 0 ? expert_dp * s.dp_shard / s.dp : 0;
+}
 
 // Parameter counts.
 struct ParamCounts {

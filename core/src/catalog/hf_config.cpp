@@ -416,6 +416,19 @@ void set_window_pattern(JsonReader& r, TransformerSpec& s, const std::vector<boo
   if (every > 0) s.full_attention_every = every;
 }
 
+// layer_types, one "sliding_attention" or "full_attention" per block, as full-attention flags.
+Result<std::vector<bool>> full_attention_flags(const nlohmann::json& types,
+                                               const std::string& where) {
+  std::vector<bool> global;
+  for (const auto& t : types.is_array() ? types : nlohmann::json::array()) {
+    if (t != "sliding_attention" && t != "full_attention")
+      return make_error(Errc::schema_error,
+                        where + ": layer_types: expected sliding_attention or full_attention");
+    global.push_back(t == "full_attention");
+  }
+  return global;
+}
+
 // OpenAI gpt-oss (GptOssConfig): experts with biases, a router with a bias, sliding and full
 // blocks by layer_types, a learned sink per head.
 std::optional<Error> read_gpt_oss(JsonReader& r, const nlohmann::json& j, TransformerSpec& s,
@@ -432,14 +445,9 @@ std::optional<Error> read_gpt_oss(JsonReader& r, const nlohmann::json& j, Transf
     r.fail("experts_per_token: differs from num_experts_per_tok");
   s.sliding_window = nullable_integer(r, "sliding_window", 0, 1'000'000'000);
   if (const nlohmann::json* types = r.value("layer_types", false)) {
-    std::vector<bool> global;
-    for (const auto& t : types->is_array() ? *types : nlohmann::json::array()) {
-      if (t != "sliding_attention" && t != "full_attention")
-        return make_error(Errc::schema_error,
-                          where + ": layer_types: expected sliding_attention or full_attention");
-      global.push_back(t == "full_attention");
-    }
-    if (s.sliding_window > 0) set_window_pattern(r, s, global, "layer_types");
+    auto global = full_attention_flags(*types, where);
+    if (!global.ok()) return global.error();
+    if (s.sliding_window > 0) set_window_pattern(r, s, global.value(), "layer_types");
   } else if (s.sliding_window > 0) {
     s.full_attention_every = 2;  // GptOssConfig's default: sliding, full, sliding, ...
   }
@@ -488,14 +496,9 @@ std::optional<Error> read_gemma_text(JsonReader& r, const nlohmann::json& j, Tra
   s.sliding_window =
       r.has("sliding_window") ? nullable_integer(r, "sliding_window", 0, 1'000'000'000) : 4096;
   if (const nlohmann::json* types = r.value("layer_types", false); types && !types->is_null()) {
-    std::vector<bool> global;
-    for (const auto& t : types->is_array() ? *types : nlohmann::json::array()) {
-      if (t != "sliding_attention" && t != "full_attention")
-        return make_error(Errc::schema_error,
-                          where + ": layer_types: expected sliding_attention or full_attention");
-      global.push_back(t == "full_attention");
-    }
-    if (s.sliding_window > 0) set_window_pattern(r, s, global, "layer_types");
+    auto global = full_attention_flags(*types, where);
+    if (!global.ok()) return global.error();
+    if (s.sliding_window > 0) set_window_pattern(r, s, global.value(), "layer_types");
   } else if (s.sliding_window > 0) {
     s.full_attention_every = gemma3 ? r.integer("sliding_window_pattern", 6, 1, kMax) : 2;
   }

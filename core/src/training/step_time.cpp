@@ -214,12 +214,10 @@ double for_loop_host_s(const Setup& setup, double tensors, const Efficiencies& e
 double optimizer_s(const Setup& setup, const Estimate& e, const Rates& r, const Efficiencies& eff) {
   const GradientShards shards = gradient_shards(setup, e);
   const bool sharded = setup.zero_stage >= 1;
-  // HSDP divides the expert-data-parallel group into the same replicas as the dense one.
-  const double expert_shard =
-      setup.dp_shard > 0 ? static_cast<double>(shards.expert_dp) * setup.dp_shard / setup.dp
-                         : shards.expert_dp;
+  const int expert_shard = setup.dp_shard > 0 ? expert_dp_shard(setup, shards.expert_dp)
+                                              : static_cast<int>(shards.expert_dp);
   const double n = shards.dense / (sharded ? shard_ranks(setup) : 1) +
-                   shards.experts / (sharded ? std::max(expert_shard, 1.0) : 1);
+                   shards.experts / (sharded ? std::max(expert_shard, 1) : 1);
   // The parameter the optimizer updates (the master, or the parameter itself) and its states
   // (precision.h), each read and written; its gradient read.
   const PrecisionBytes& pb = precision_bytes(setup.precision);

@@ -1,9 +1,9 @@
 #include "gpuplan/estimate.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <map>
-#include <cmath>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -1262,9 +1262,7 @@ void add_expert_states(const Model& model, const Setup& setup, const Stage& st, 
       st.weights_numel > 0 ? st.adafactor_elements * st.expert_numel / st.weights_numel : 0.0;
   Setup expert_setup = setup;
   expert_setup.dp = st.expert_dp;
-  // HSDP splits the expert-data-parallel group into the same replicas (Megatron's distributed
-  // optimizer instances divide both groups).
-  if (setup.dp_shard > 0) expert_setup.dp_shard = st.expert_dp * setup.dp_shard / setup.dp;
+  expert_setup.dp_shard = expert_dp_shard(setup, st.expert_dp);
   MemoryBytes m;
   model_state_memory(model, expert_setup, x, static_cast<double>(e.grad_accum_steps), m);
   e.memory.weights += m.weights;
