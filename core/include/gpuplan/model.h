@@ -4,6 +4,7 @@
 // description, or an uploaded Hugging Face config.json.
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -130,6 +131,31 @@ struct TransformerSpec {
   // nearest earlier indexer selected (GLM-5.2's indexer_types "shared": 57 of 78 blocks), so it
   // has no indexer tensors, scores no keys and caches no index keys.
   int64_t index_shared_layers = 0;
+  // DeepSeek-V4's compressed attention (deepseek-ai/DeepSeek-V4-Flash, inference/model.py, class
+  // Attention), on when o_lora_rank > 0. Queries through the q_lora_rank latent with its norm (as
+  // MLA's); one key-value head of head_dim channels that is both key and value (wkv, kv_norm);
+  // a learned sink logit per head (attention_sinks). Every block attends to the last
+  // sliding_window tokens plus compressed entries: csa_layers blocks pool every csa_ratio tokens
+  // into one entry (over overlapping windows of 2 x csa_ratio, so their compressor projects to
+  // 2 x head_dim) and read the index_topk entries a lightning indexer of index_heads x
+  // index_head_dim selects (its keys compressed alike); hca_layers blocks pool every hca_ratio
+  // tokens (no overlap) and read all of them; the rest read the window alone. Each compressor has
+  // wkv and wgate from the hidden state, a position bias of ratio rows (ape) and a norm. The
+  // output is grouped and low-rank: the heads in o_groups groups, each group's channels
+  // projected to o_lora_rank (wo_a), then all groups' to hidden (wo_b).
+  int64_t o_groups = 0;
+  int64_t o_lora_rank = 0;
+  int64_t csa_layers = 0;
+  int64_t csa_ratio = 0;
+  int64_t hca_layers = 0;
+  int64_t hca_ratio = 0;
+  // Manifold-constrained hyper-connections (DeepSeek-V4's hc_mult): the residual stream is
+  // hc_streams copies of hidden; before each sublayer a mix of (2 + n) x n weights, computed from
+  // the normed streams by hc_fn (an n x hidden input), reads one input from them and after it
+  // writes the output back (Block.hc_attn_fn/hc_ffn_fn with a base of as many and 3 scales); the
+  // head mixes the streams into one (hc_head_fn: n x n hidden, a base of n, 1 scale). 0 or 1: a
+  // plain residual.
+  int64_t hc_streams = 0;
   QkNorm qk_norm = QkNorm::none;
   // Gated attention (Qwen3-Next, Qwen3.5): q_proj also yields a sigmoid gate of heads x head_dim
   // that multiplies the attention output before o_proj (Qwen3NextAttention), doubling q_proj.
@@ -200,10 +226,32 @@ struct TransformerSpec {
     const int64_t step = moe_layer_step > 0 ? moe_layer_step : 1;
     return layers / step - std::min(first_dense_layers, layers) / step;
   }
-  bool is_sparse_attention() const { return index_topk > 0; }
-  // Blocks of the (first) stack that run a lightning indexer.
+  // DeepSeek Sparse Attention (DeepSeek-V3.2); a compressed-attention model's indexer is its own.
+  bool is_sparse_attention() const { return index_topk > 0 && !is_compressed_attention(); }
+  bool is_compressed_attention() const { return o_lora_rank > 0; }
+  bool has_hyper_connections() const { return hc_streams > 1; }
+  // Blocks of the (first) stack that run a lightning indexer (compressed attention: its CSA
+  // blocks, which index compressed keys).
   int64_t indexer_layer_count() const {
+    if (is_compressed_attention()) return csa_layers;
     return is_sparse_attention() ? layers - std::min(index_shared_layers, layers) : 0;
+  }
+  // Compressed attention: the entries the compressed blocks keep for a sequence of t tokens,
+  // summed over the blocks (an entry per csa_ratio or hca_ratio tokens, as they complete).
+  double compressed_entries(double t) const {
+    if (!is_compressed_attention() || t <= 0) return 0;
+    auto per_block = [&](int64_t ratio) {
+      return ratio > 0 ? std::floor(t / static_cast<double>(ratio)) : 0.0;
+    };
+    return static_cast<double>(csa_layers) * per_block(csa_ratio) +
+           static_cast<double>(hca_layers) * per_block(hca_ratio);
+  }
+  // Of them, what a query at position t reads: a CSA block's index_topk at most, every HCA entry.
+  double compressed_entries_read(double t) const {
+    if (!is_compressed_attention() || t <= 0) return 0;
+    const double csa = csa_ratio > 0 ? std::floor(t / static_cast<double>(csa_ratio)) : 0.0;
+    return compressed_entries(t) -
+           static_cast<double>(csa_layers) * (csa - std::min(csa, static_cast<double>(index_topk)));
   }
   bool is_hybrid_linear() const { return linear_value_heads > 0; }
   // Blocks of the (first) stack that run linear attention; the rest run softmax attention (with a
@@ -231,6 +279,8 @@ struct TransformerSpec {
     out.layers = n;
     out.layer_pattern.clear();
     out.index_shared_layers = 0;  // an MTP module's or a drafter's block runs its own indexer
+    out.csa_layers = 0;  // DeepSeek-V4's MTP block reads its window only (compress_ratios' last 0)
+    out.hca_layers = 0;
     return out;
   }
   // Shares of the blocks that have a token mixer (attention or linear) and an MLP: 1 and 1
@@ -267,7 +317,7 @@ struct TransformerSpec {
   // Blocks of the (first) stack that attend to at most attention_window() keys; the rest attend
   // to all keys. Every block of a sparse-attention model selects its keys.
   int64_t windowed_layer_count() const {
-    if (is_sparse_attention()) return layers;
+    if (is_sparse_attention() || is_compressed_attention()) return layers;
     if (sliding_window <= 0 || is_hybrid_linear()) return 0;
     return full_attention_every > 0 ? layers - layers / full_attention_every : layers;
   }

@@ -98,6 +98,9 @@ double linear_attention_state_bytes(const TransformerSpec& spec, double element_
 // Query-key pairs of one sample summed over the first stack's self-attention blocks, full and
 // windowed blocks each with their keys per query (linear-attention blocks have none).
 double attention_pairs(const TransformerSpec& spec, double tokens, bool causal = false);
+// Compressed attention (model.h): the compressed entries a query of a causal sample of `tokens`
+// reads on average, summed over the stack's blocks (a CSA block at most index_topk); 0 otherwise.
+double compressed_keys_per_query(const TransformerSpec& spec, double tokens);
 
 // Bytes of KV cache per token of one block, by kind of block, and what a sequence of `context`
 // tokens holds (29: the single 2 x layers x kv_heads x head_dim formula is 6-8x off for MLA and
@@ -115,6 +118,10 @@ struct KvCacheSize {
   // Sparse attention's index key per token of each block, kept beside the latent.
   double index_bytes_per_token_per_layer = 0;
   double context_tokens = 0;
+  // Compressed attention (model.h): the entries its compressed blocks keep, all blocks together,
+  // each of bytes_per_token_per_layer; its index keys count in index_bytes_per_token_per_layer,
+  // per token of context (one key per csa_ratio tokens).
+  double compressed_entries = 0;
   // Linear-attention blocks keep a fixed state per sequence instead (at 16 bits: vLLM's mamba
   // cache dtypes default to the model's), read and rewritten by every step.
   double state_layers = 0;
@@ -150,6 +157,15 @@ TransformerDims transformer_dims(const TransformerSpec& spec, int64_t seq_len);
 // Multi-latent attention: the share of a block's Q, K, V projection FLOPs in its up projections
 // (q_b_proj and kv_b_proj, from the latents to the heads); 0 without MLA.
 double mla_up_projection_share(const TransformerSpec& spec);
+// Forward FLOPs of one token through one softmax-attention block's projections: the query, key
+// and value ones (MLA: its down and up projections; compressed attention: the query latent's and
+// the key-value head's, its compressors apart), and the output's (compressed attention: wo_a and
+// wo_b).
+double attention_projection_flops_per_token(const TransformerSpec& spec);
+double attention_output_flops_per_token(const TransformerSpec& spec);
+// Compressed attention's compressor projections over a sample of `tokens`, every compressed block
+// of the stack (its CSA blocks' indexers in indexer_flops); 0 for other models.
+double compressor_forward_flops(const TransformerSpec& spec, double tokens);
 
 // Forward FLOPs of one sample, by term; multiply-add = 2 FLOPs. Attention is computed over the
 // full seq x seq score matrix, as implementations do (Narayanan et al. 2021, sec. 3 and app.),

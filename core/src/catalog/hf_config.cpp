@@ -378,6 +378,96 @@ std::optional<Error> read_deepseek(JsonReader& r, const nlohmann::json& j, Trans
                                                    "num_experts"}));
 }
 
+// DeepSeek-V4's compress_ratios, one per block and then one per MTP block: 0 reads the window
+// alone, 4 the compressed sparse attention with its indexer (CSA: the reference's Attention
+// builds an Indexer, and overlapping windows, exactly when the ratio is 4), any other ratio the
+// heavily compressed attention (HCA), which must be one ratio for all such blocks. The MTP
+// blocks' entries must be 0 (model.h: stack() reads the window alone).
+void read_compress_ratios(JsonReader& r, TransformerSpec& s) {
+  const nlohmann::json* v = r.value("compress_ratios", true);
+  if (!v) return;
+  const int64_t expected = s.layers + s.mtp_layers;
+  if (!v->is_array() || static_cast<int64_t>(v->size()) != expected)
+    return r.fail("compress_ratios: expected " + std::to_string(expected) +
+                  " integers (num_hidden_layers + num_nextn_predict_layers)");
+  for (int64_t i = 0; i < expected; ++i) {
+    const nlohmann::json& e = (*v)[static_cast<size_t>(i)];
+    if (!e.is_number_integer() || e.get<int64_t>() < 0 || e.get<int64_t>() > kMax)
+      return r.fail("compress_ratios[" + std::to_string(i) + "]: expected an integer >= 0");
+    const int64_t ratio = e.get<int64_t>();
+    if (ratio == 0) continue;
+    if (i >= s.layers)
+      return r.fail("compress_ratios[" + std::to_string(i) +
+                    "]: a multi-token prediction block with compressed attention is not "
+                    "modelled (expected 0)");
+    if (ratio == 4) {
+      s.csa_ratio = 4;
+      ++s.csa_layers;
+    } else if (s.hca_ratio == 0 || s.hca_ratio == ratio) {
+      s.hca_ratio = ratio;
+      ++s.hca_layers;
+    } else {
+      return r.fail("compress_ratios[" + std::to_string(i) + "]: " + std::to_string(ratio) +
+                    " beside " + std::to_string(s.hca_ratio) +
+                    ": one heavily compressed ratio is modelled");
+    }
+  }
+}
+
+// DeepSeek-V4 (DeepseekV4ForCausalLM; deepseek-ai/DeepSeek-V4-Flash, inference/model.py):
+// compressed attention and hyper-connections (model.h); every block a MoE of routed experts and
+// shared ones, routed by a score with a correction bias (noaux_tc). The first num_hash_layers
+// blocks pick their experts from a table indexed by token id (Gate.tid2eid) instead: the same
+// expert work; the table (vocab x k int32, not trained) is not counted, and neither is it
+// subtracted that those blocks have no correction bias (n_routed_experts values each).
+std::optional<Error> read_deepseek_v4(JsonReader& r, const nlohmann::json& j, TransformerSpec& s,
+                                      const std::string& type, const std::string& where) {
+  read_decoder(r, s, true, false);
+  s.q_lora_rank = r.integer("q_lora_rank", std::nullopt, 1, kMax);
+  s.qk_rope_head_dim = r.integer("qk_rope_head_dim", std::nullopt, 1, kMax);
+  s.o_groups = r.integer("o_groups", std::nullopt, 1, kMax);
+  s.o_lora_rank = r.integer("o_lora_rank", std::nullopt, 1, kMax);
+  s.sliding_window = r.integer("sliding_window", std::nullopt, 1, kMax);
+  s.attention_sinks = true;  // Attention.attn_sink, one per head
+  s.experts = r.integer("n_routed_experts", std::nullopt, 1, 100'000);
+  s.experts_per_token = r.integer("num_experts_per_tok", std::nullopt, 1, 100'000);
+  s.moe_ffn_hidden = r.integer("moe_intermediate_size", std::nullopt, 1, kMax);
+  if (s.ffn_hidden == 0) s.ffn_hidden = s.moe_ffn_hidden;  // no dense block uses it
+  s.shared_experts = r.integer("n_shared_experts", 0, 0, 100'000);
+  s.router_bias = r.has("topk_method") && r.string("topk_method", "") == "noaux_tc";
+  r.integer("num_hash_layers", 0, 0, s.layers);
+  s.mtp_layers = r.integer("num_nextn_predict_layers", 0, 0, 64);
+  s.index_heads = r.integer("index_n_heads", std::nullopt, 1, kMax);
+  s.index_head_dim = r.integer("index_head_dim", std::nullopt, 1, kMax);
+  s.index_topk = r.integer("index_topk", std::nullopt, 1, 1'000'000'000);
+  s.hc_streams = r.integer("hc_mult", 1, 1, 64);
+  read_compress_ratios(r, s);
+  if (s.csa_layers == 0) s.index_heads = s.index_head_dim = s.index_topk = 0;  // no indexer
+  // The stored expert dtype (fp4, fp8) is the checkpoint's, a serving choice; the Sinkhorn
+  // iterations and epsilon of the mixes, and the compressed entries' rope base, change no count.
+  return check_unknown_fields(j, where, type,
+                              with_decoder_fields({"q_lora_rank",
+                                                   "qk_rope_head_dim",
+                                                   "o_groups",
+                                                   "o_lora_rank",
+                                                   "sliding_window",
+                                                   "n_routed_experts",
+                                                   "num_experts_per_tok",
+                                                   "moe_intermediate_size",
+                                                   "n_shared_experts",
+                                                   "num_hash_layers",
+                                                   "num_nextn_predict_layers",
+                                                   "index_n_heads",
+                                                   "index_head_dim",
+                                                   "index_topk",
+                                                   "hc_mult",
+                                                   "hc_sinkhorn_iters",
+                                                   "hc_eps",
+                                                   "compress_ratios",
+                                                   "compress_rope_theta",
+                                                   "expert_dtype"}));
+}
+
 // A per-block list (layer_types, no_rope_layers) as "every n-th block is global": 0 when no
 // block is, -1 when every block is, -2 when the list has another pattern.
 int64_t global_every(const std::vector<bool>& global) {
@@ -1021,7 +1111,8 @@ namespace {
 
 constexpr const char* kSupported =
     "llama, mistral, mixtral, qwen2, qwen3, qwen3_moe, deepseek_v2, deepseek_v3, deepseek_v32, "
-    "kimi_k2, gpt_oss, llama4, llama4_text, glm4_moe, glm_moe_dsa, hy_v3, minimax_m2, nemotron, "
+    "deepseek_v4, kimi_k2, gpt_oss, llama4, llama4_text, glm4_moe, glm_moe_dsa, hy_v3, minimax_m2, "
+    "nemotron, "
     "kimi_k25, qwen3_next, qwen3_5, qwen3_5_text, qwen3_5_moe, qwen3_5_moe_text, nemotron_h, "
     "qwen3_vl, qwen3_vl_text, qwen3_vl_moe, qwen3_vl_moe_text, gemma2, gemma3, gemma3_text, "
     "falcon, gpt2, bert, vit, mpt";
@@ -1038,6 +1129,8 @@ std::optional<Error> read_modern_decoder(JsonReader& r, const nlohmann::json& j,
   } else if (type == "deepseek_v3" || type == "deepseek_v2" || type == "kimi_k2" ||
              type == "deepseek_v32" || type == "glm_moe_dsa") {
     unknown = read_deepseek(r, j, s, type, where);
+  } else if (type == "deepseek_v4" || type == "deepseek_ref") {
+    unknown = read_deepseek_v4(r, j, s, type, where);
   } else if (type == "gpt_oss") {
     unknown = read_gpt_oss(r, j, s, where);
   } else if (type == "glm4_moe") {
@@ -1072,7 +1165,7 @@ bool is_modern_decoder(const std::string& type) {
                         "glm_moe_dsa",  "hy_v3",         "minimax_m2",        "llama4_text",
                         "nemotron",     "qwen3_next",    "qwen3_5_moe_text",  "qwen3_5_text",
                         "nemotron_h",   "qwen3_vl_text", "qwen3_vl_moe_text", "gemma3_text",
-                        "gemma2"}) {
+                        "gemma2",       "deepseek_v4"}) {
     if (type == t) return true;
   }
   return false;
@@ -1195,7 +1288,18 @@ Result<Model> model_from_hf_config(std::string_view text, const std::string& whe
   m.kind = ModelKind::transformer;
   m.source = {"uploaded Hugging Face config.json (" + where + ")", "", ""};
   std::string what = type + ", uploaded config";
-  if (is_modern_decoder(type)) {
+  if (type == "deepseek_ref") {
+    // SGLang's DeepSeek-V4 checkpoints name their configs so; the architecture says what it is.
+    const nlohmann::json* arch = r.value("architectures", false);
+    const bool v4 = arch && arch->is_array() && arch->size() == 1 && (*arch)[0].is_string() &&
+                    (*arch)[0].get<std::string>() == "DeepseekV4ForCausalLM";
+    if (!v4)
+      return make_error(Errc::schema_error,
+                        where +
+                            ": model_type 'deepseek_ref' is supported for architectures "
+                            "[\"DeepseekV4ForCausalLM\"] only");
+    if (auto err = read_modern_decoder(r, parsed.value(), m, type, where)) return *err;
+  } else if (is_modern_decoder(type)) {
     if (auto err = read_modern_decoder(r, parsed.value(), m, type, where)) return *err;
   } else if (type == "llama4" || type == "qwen3_5_moe" || type == "qwen3_5" || type == "kimi_k25" ||
              type == "qwen3_vl" || type == "qwen3_vl_moe" || type == "gemma3") {

@@ -111,6 +111,42 @@ std::optional<Error> check_layer_pattern(const TransformerSpec& s, const Bad& ba
   return std::nullopt;
 }
 
+// DeepSeek-V4's compressed attention and hyper-connections (model.h).
+std::optional<Error> check_compressed_attention(const TransformerSpec& s, const Bad& bad) {
+  if (s.hc_streams > 1 && (s.decoder_layers > 0 || s.head != HeadKind::lm))
+    return bad("hc_streams", "applies to decoder-only language models");
+  if (!s.is_compressed_attention()) {
+    if (s.o_groups > 0 || s.csa_layers > 0 || s.csa_ratio > 0 || s.hca_layers > 0 ||
+        s.hca_ratio > 0)
+      return bad("o_lora_rank", "must be > 0 when o_groups or the csa_*/hca_* fields are set");
+    return std::nullopt;
+  }
+  if (s.o_groups <= 0 || s.heads % s.o_groups != 0)
+    return bad("o_groups", "must be > 0 and divide heads (" + std::to_string(s.heads) + ")");
+  if (s.q_lora_rank <= 0) return bad("o_lora_rank", "needs a q_lora_rank (the query latent)");
+  if (s.kv_heads != 1) return bad("o_lora_rank", "needs kv_heads 1 (one key-value head)");
+  if (s.sliding_window <= 0) return bad("o_lora_rank", "needs a sliding_window (every block's)");
+  if (s.is_mla() || s.is_hybrid_linear() || s.has_layer_pattern() || s.decoder_layers > 0 ||
+      s.full_attention_every > 0 || s.local_attention != LocalAttention::sliding)
+    return bad("o_lora_rank",
+               "does not combine with latent or linear attention, a layer_pattern, "
+               "decoder_layers, full_attention_every or chunked attention");
+  if (s.csa_layers + s.hca_layers > s.layers)
+    return bad("csa_layers",
+               "and hca_layers must add up to at most layers (" + std::to_string(s.layers) + ")");
+  if ((s.csa_layers > 0) != (s.csa_ratio > 0))
+    return bad("csa_ratio", "must be > 0 exactly when csa_layers is");
+  if ((s.hca_layers > 0) != (s.hca_ratio > 0))
+    return bad("hca_ratio", "must be > 0 exactly when hca_layers is");
+  if (s.csa_layers > 0 && (s.index_topk <= 0 || s.index_heads <= 0 || s.index_head_dim <= 0))
+    return bad("csa_layers", "needs index_topk, index_heads and index_head_dim > 0 (its indexer)");
+  if (s.csa_layers == 0 && (s.index_topk > 0 || s.index_heads > 0 || s.index_head_dim > 0))
+    return bad("index_topk", "needs csa_layers > 0 with compressed attention");
+  if (s.index_shared_layers > 0)
+    return bad("index_shared_layers", "does not apply to compressed attention");
+  return std::nullopt;
+}
+
 // Multi-head latent attention, local attention windows, multi-token prediction.
 std::optional<Error> check_attention(const TransformerSpec& s, const Bad& bad) {
   if (s.is_mla()) {
@@ -118,10 +154,11 @@ std::optional<Error> check_attention(const TransformerSpec& s, const Bad& bad) {
     if (s.qk_rope_head_dim <= 0) return bad("qk_rope_head_dim", "must be > 0 with kv_lora_rank");
     if (s.v_head_dim <= 0) return bad("v_head_dim", "must be > 0 with kv_lora_rank");
     if (s.fused_qkv) return bad("fused_qkv", "does not apply to latent attention (kv_lora_rank)");
-  } else if (s.q_lora_rank > 0 || s.qk_nope_head_dim > 0 || s.qk_rope_head_dim > 0 ||
-             s.v_head_dim > 0) {
+  } else if (!s.is_compressed_attention() && (s.q_lora_rank > 0 || s.qk_nope_head_dim > 0 ||
+                                              s.qk_rope_head_dim > 0 || s.v_head_dim > 0)) {
     return bad("kv_lora_rank", "must be > 0 when q_lora_rank or the qk_*/v_head_dim are set");
   }
+  if (auto err = check_compressed_attention(s, bad)) return err;
   if (s.sliding_window > 0 && (s.decoder_layers > 0 || s.memory_len > 0 || s.is_vision()))
     return bad("sliding_window", "applies to decoder-only language models");
   if (s.full_attention_every > 0 && s.sliding_window == 0 && !s.is_hybrid_linear())
@@ -136,7 +173,8 @@ std::optional<Error> check_attention(const TransformerSpec& s, const Bad& bad) {
     if (s.sliding_window > 0) return bad("index_topk", "does not combine with a sliding_window");
     if (s.index_shared_layers >= s.layers)
       return bad("index_shared_layers", "must leave at least the first block its own indexer");
-  } else if (s.index_heads > 0 || s.index_head_dim > 0 || s.index_shared_layers > 0) {
+  } else if (!s.is_compressed_attention() &&
+             (s.index_heads > 0 || s.index_head_dim > 0 || s.index_shared_layers > 0)) {
     return bad("index_topk",
                "must be > 0 when index_heads, index_head_dim or index_shared_layers are set");
   }
@@ -232,6 +270,13 @@ void read_moe_and_attention(JsonReader& r, TransformerSpec& s) {
   s.index_head_dim = r.integer("index_head_dim", 0, 0, kMaxDim);
   s.index_topk = r.integer("index_topk", 0, 0, kMaxDim * 1000);
   s.index_shared_layers = r.integer("index_shared_layers", 0, 0, kMaxDim);
+  s.o_groups = r.integer("o_groups", 0, 0, kMaxDim);
+  s.o_lora_rank = r.integer("o_lora_rank", 0, 0, kMaxDim);
+  s.csa_layers = r.integer("csa_layers", 0, 0, kMaxDim);
+  s.csa_ratio = r.integer("csa_ratio", 0, 0, kMaxDim);
+  s.hca_layers = r.integer("hca_layers", 0, 0, kMaxDim);
+  s.hca_ratio = r.integer("hca_ratio", 0, 0, kMaxDim);
+  s.hc_streams = r.integer("hc_streams", 0, 0, 64);
   s.qk_norm =
       static_cast<QkNorm>(r.choice("qk_norm", {"none", "rmsnorm", "l2", "rmsnorm-layer"}, 0));
   s.attention_output_gate = r.boolean("attention_output_gate", false);

@@ -201,7 +201,15 @@ namespace {
 // prefill only reads every token.
 double decode_read_share(const ReplicaModel& r, double context) {
   if (decodes_whole_chunks(r)) return 1.0;
-  return kv_window_share(r.model ? &r.model->transformer : nullptr, context);
+  const TransformerSpec* spec = r.model ? &r.model->transformer : nullptr;
+  if (spec && spec->is_compressed_attention() && context > 0) {
+    // Compressed attention reads its windows, a CSA block's top-k entries, every HCA entry and
+    // the index keys (kv_cache_size's read_bytes), against every block keeping every token.
+    const KvCacheSize k = kv_cache_size(*spec, 1.0, context);
+    const double all = k.bytes_per_token_per_layer * k.windowed_layers * context;
+    return all > 0 ? k.read_bytes / all : 1.0;
+  }
+  return kv_window_share(spec, context);
 }
 
 // Hybrid models under a runtime with hybrid pages (RuntimeProfile::hybrid_pages): the block
@@ -241,8 +249,11 @@ void fill_memory(const Model& m, const Gpu& g, const ServeConfig& c, const Servi
   // One token in every block on this GPU: K and V of its share of the KV heads (replicated past
   // kv_heads), or MLA's whole latent (kv_cache_size); all of them under attention DP.
   const KvCacheSize kv = kv_cache_size(s, kv_elem, 1.0, dense_tp(c));
-  r.index_bytes_per_token =
-      kv.index_bytes_per_token_per_layer * static_cast<double>(s.indexer_layer_count()) / r.stages;
+  // Compressed attention's index keys count in its kept share (kv_window_share's token_bytes).
+  r.index_bytes_per_token = s.is_compressed_attention()
+                                ? 0.0
+                                : kv.index_bytes_per_token_per_layer *
+                                      static_cast<double>(s.indexer_layer_count()) / r.stages;
   mem.kv_bytes_per_token =
       kv.bytes_per_token_per_layer * (kv.full_layers + kv.windowed_layers) / r.stages +
       r.index_bytes_per_token;
@@ -730,8 +741,10 @@ Result<ReplicaModel> build_replica(const Model& model, const Gpu& gpu, const Ser
   r.attention_flops_per_pair = attention_flops_per_pair(s) * attention_layers / attention_tp;
   r.decode_attention_flops_per_pair =
       absorbed_attention_flops_per_pair(s) * attention_layers / attention_tp;
+  // Compressed attention's indexer scores one compressed key per csa_ratio tokens of context.
   r.indexer_flops_per_pair =
-      indexer_flops_per_pair(s) * static_cast<double>(s.indexer_layer_count());
+      indexer_flops_per_pair(s) * static_cast<double>(s.indexer_layer_count()) /
+      (s.is_compressed_attention() ? static_cast<double>(std::max<int64_t>(s.csa_ratio, 1)) : 1.0);
   const double linear_layers = static_cast<double>(s.linear_layer_count()) / attention_tp;
   r.linear_decode_flops_per_token = linear_layers * linear_attention_core_flops_per_token(s, 1);
   r.linear_prefill_flops_per_token =
@@ -878,7 +891,10 @@ double attention_s(const ReplicaModel& r, const StepLoad& load, double positions
   const double decode_flops = decode_read * positions_per_seq * r.decode_attention_flops_per_pair;
   const double prefill_flops = selected(load.prefill_pairs * prefill_share, load.prefill_tokens) *
                                r.attention_flops_per_pair;
-  const double index_pairs = decode_keys * positions_per_seq + load.prefill_pairs;
+  // Compressed attention's decode keys are its read share; its indexer scores every token's.
+  const bool compressed = spec && spec->is_compressed_attention();
+  const double index_pairs =
+      (compressed ? load.decode_context : decode_keys) * positions_per_seq + load.prefill_pairs;
   // Linear-attention blocks: every decoding sequence's state read and written, and each prompt's
   // once per chunk it runs in this step (at least once); their rules' FLOPs per token.
   const double prompts = prompts_in(load);

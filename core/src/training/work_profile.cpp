@@ -363,7 +363,11 @@ WorkProfile transformer_work(const Model& model, const Setup& setup, const Estim
   const double projected = attention_keys(s, T);  // rows this GPU projects to Q, K and V
   // Matmuls of one block (Narayanan et al. 2021 for the FLOPs; bytes are inputs + outputs);
   // gated attention's q_proj also yields the output gate, q wide.
-  const double qkv = (s.attention_output_gate ? 2 * q : q) + 2 * kv;
+  // Compressed attention runs several smaller matmuls (the query latent's down and up
+  // projections, the key-value head): one GEMM from h of as many FLOPs stands for them. MLA is
+  // still charged as the multi-head projections of its q and kv widths.
+  const double qkv = s.is_compressed_attention() ? attention_projection_flops_per_token(s) / (2 * h)
+                                                 : (s.attention_output_gate ? 2 * q : q) + 2 * kv;
   add_gemm(w, "attention.qkv", La * 2 * projected * h * qkv / t,
            La * b.activation * projected * (h + qkv / t), La * b.weight * h * qkv / t, La * 3,
            projected, qkv / t);
@@ -371,9 +375,20 @@ WorkProfile transformer_work(const Model& model, const Setup& setup, const Estim
   const BlockShape shape{T, K, h, a, q, kv, f, routed, La, t, cp};
   add_attention_core(w, s, b, shape, flash, attn_drop, causal_attention_fraction(model, s, d.t),
                      setup.fp8_attention);
-  if (s.is_sparse_attention()) add_indexer(w, s, b, shape, d.t);
-  add_gemm(w, "attention.out", La * 2 * T * q * h / t, La * b.activation * T * (q / t + h),
-           La * b.weight * q * h / t, La, T, h);
+  if (s.is_sparse_attention() || s.indexer_layer_count() > 0) add_indexer(w, s, b, shape, d.t);
+  if (s.is_compressed_attention()) {
+    // The compressors' kv and gate projections from h, replicated on every tensor-parallel
+    // rank (compressor_forward_flops), as one GEMM; their pooling is element-wise.
+    const double flops = compressor_forward_flops(s, T);
+    const double width = flops / (2 * T * h * L);  // projected channels per block, averaged
+    add_gemm(w, "attention.compressor", flops, L * b.activation * T * (h + width),
+             L * b.weight * h * width, L * 2, T, width);
+  }
+  // The output projection's input width (compressed attention: wo_a and wo_b as one GEMM).
+  const double out_in =
+      s.is_compressed_attention() ? attention_output_flops_per_token(s) / (2 * h) : q;
+  add_gemm(w, "attention.out", La * 2 * T * out_in * h / t,
+           La * b.activation * T * (out_in / t + h), La * b.weight * out_in * h / t, La, T, h);
   // Gated attention: the sigmoid of the gate times the attention output, one element-wise kernel
   // (reads both, writes the product).
   if (s.attention_output_gate)

@@ -864,10 +864,17 @@ void inference_flops(const TransformerSpec& spec, const Setup& setup, Estimate& 
                                  ? std::min(ctx, static_cast<double>(spec.attention_window()))
                                  : ctx;
   e.flops.prefill = e.flops.forward_per_sample * static_cast<double>(e.global_batch);
+  // Compressed attention also reads its compressed entries; its indexer scores the compressed
+  // keys, one per csa_ratio tokens.
+  const double compressed = spec.compressed_entries_read(ctx);
+  const double index_keys = spec.is_compressed_attention() && spec.csa_ratio > 0
+                                ? std::floor(ctx / static_cast<double>(spec.csa_ratio))
+                                : ctx;
   e.flops.decode_per_token =
       static_cast<double>(e.global_batch) *
-      (2.0 * n_active + attention_flops_per_pair(spec) * (full * ctx + windowed * window_keys) +
-       indexer_flops_per_pair(spec) * static_cast<double>(spec.indexer_layer_count()) * ctx +
+      (2.0 * n_active +
+       attention_flops_per_pair(spec) * (full * ctx + windowed * window_keys + compressed) +
+       indexer_flops_per_pair(spec) * static_cast<double>(spec.indexer_layer_count()) * index_keys +
        linear + tied_head);
   e.flops.params_rule_per_token = 6.0 * static_cast<double>(e.params.total - e.params.embedding);
   e.flops.params_rule_active_per_token =

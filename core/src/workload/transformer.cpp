@@ -82,10 +82,96 @@ void add_indexer(std::vector<ParamTensor>& out, const TransformerSpec& s, const 
   }
 }
 
+// DeepSeek-V4's compressed attention, the tensors every block has (model.h; inference/model.py,
+// Attention): the query latent as MLA's, the one key-value head and the grouped low-rank output.
+// The query latent and the key-value head are replicated across tensor-parallel ranks, the query
+// up-projection split by heads and the output's wo_a by groups (column-parallel), wo_b
+// row-parallel (the reference's Linear, ColumnParallelLinear and RowParallelLinear).
+void add_compressed_attention(std::vector<ParamTensor>& out, const TransformerSpec& s,
+                              const char* prefix, int64_t count) {
+  const int64_t q = s.heads * s.head_dim_or_default();
+  add_linear(out, ParamGroup::attention, prefix, "wq_a", s.q_lora_rank, s.hidden, false, count,
+             false, false);
+  add_norm(out, s, prefix, "q_norm", count, true, s.q_lora_rank);
+  add_linear(out, ParamGroup::attention, prefix, "wq_b", q, s.q_lora_rank, false, count, true,
+             false);
+  add_linear(out, ParamGroup::attention, prefix, "wkv", s.head_dim_or_default(), s.hidden, false,
+             count, false, false);
+  add_norm(out, s, prefix, "kv_norm", count, true, s.head_dim_or_default());
+  add_linear(out, ParamGroup::attention, prefix, "wo_a", s.o_groups * s.o_lora_rank, q / s.o_groups,
+             false, count, true, false);
+  add_linear(out, ParamGroup::attention, prefix, "wo_b", s.hidden, s.o_groups * s.o_lora_rank,
+             s.attn_out_bias, count, false, true);
+}
+
+// A compressor's tensors, named in static pieces (ParamTensor).
+struct CompressorNames {
+  const char* wkv;
+  const char* wgate;
+  const char* ape;
+  const char* norm;
+};
+constexpr CompressorNames kCompressor{"compressor.wkv", "compressor.wgate", "compressor.ape",
+                                      "compressor.norm"};
+constexpr CompressorNames kIndexCompressor{"indexer.compressor.wkv", "indexer.compressor.wgate",
+                                           "indexer.compressor.ape", "indexer.compressor.norm"};
+
+// A compressor of `count` blocks pooling `ratio` tokens into entries of `width` channels (twice
+// the width with overlapping windows): wkv and wgate from the hidden state, the position bias ape
+// (ratio rows) and the entries' norm, replicated across tensor-parallel ranks.
+void add_compressor(std::vector<ParamTensor>& out, const TransformerSpec& s, const char* prefix,
+                    const CompressorNames& names, int64_t count, int64_t ratio, int64_t width,
+                    bool overlap) {
+  const int64_t projected = (overlap ? 2 : 1) * width;
+  add_linear(out, ParamGroup::attention, prefix, names.wkv, projected, s.hidden, false, count,
+             false, false);
+  add_linear(out, ParamGroup::attention, prefix, names.wgate, projected, s.hidden, false, count,
+             false, false);
+  out.push_back(
+      {prefix, names.ape, "weight", ParamGroup::attention, ratio, projected, count, false, true});
+  add_norm(out, s, prefix, names.norm, count, true, width);
+}
+
+// The compressors of the CSA and HCA blocks and the CSA blocks' indexers (model.h): the indexer's
+// queries from the query latent, a weight per head from the hidden state, and its own
+// overlapping compressor of index_head_dim keys.
+void add_compression(std::vector<ParamTensor>& out, const TransformerSpec& s, const char* prefix) {
+  if (!s.is_compressed_attention()) return;
+  const int64_t hd = s.head_dim_or_default();
+  if (s.csa_layers > 0) {
+    add_compressor(out, s, prefix, kCompressor, s.csa_layers, s.csa_ratio, hd, true);
+    add_linear(out, ParamGroup::attention, prefix, "indexer.wq_b", s.index_heads * s.index_head_dim,
+               s.q_lora_rank, false, s.csa_layers, false, false);
+    add_linear(out, ParamGroup::attention, prefix, "indexer.weights_proj", s.index_heads, s.hidden,
+               false, s.csa_layers, false, false);
+    add_compressor(out, s, prefix, kIndexCompressor, s.csa_layers, s.csa_ratio, s.index_head_dim,
+                   true);
+  }
+  if (s.hca_layers > 0)
+    add_compressor(out, s, prefix, kCompressor, s.hca_layers, s.hca_ratio, hd, false);
+}
+
+// Hyper-connections (model.h): per block the attention's and the MLP's mixes, `count` blocks.
+void add_hyper_connections(std::vector<ParamTensor>& out, const TransformerSpec& s,
+                           const char* prefix, int64_t count) {
+  if (!s.has_hyper_connections() || count == 0) return;
+  const int64_t n = s.hc_streams, mixes = (2 + n) * n;
+  const char* names[2][3] = {{"hc_attn_fn", "hc_attn_base", "hc_attn_scale"},
+                             {"hc_ffn_fn", "hc_ffn_base", "hc_ffn_scale"}};
+  for (const auto& sub : names) {
+    out.push_back(
+        {prefix, sub[0], "weight", ParamGroup::norm, mixes, n * s.hidden, count, false, true});
+    out.push_back({prefix, sub[1], "weight", ParamGroup::norm, 1, mixes, count, false, true});
+    out.push_back({prefix, sub[2], "weight", ParamGroup::norm, 1, 3, count, false, true});
+  }
+}
+
 void add_attention(std::vector<ParamTensor>& out, const TransformerSpec& s, const char* prefix,
                    int64_t count) {
   if (count == 0) return;
-  if (s.is_mla()) {
+  if (s.is_compressed_attention()) {
+    add_compressed_attention(out, s, prefix, count);
+  } else if (s.is_mla()) {
     add_latent_attention(out, s, prefix, count);
   } else {
     const int64_t q_dim = s.heads * s.head_dim_or_default();
@@ -226,6 +312,7 @@ void add_mtp(std::vector<ParamTensor>& out, const TransformerSpec& s) {
   add_norm(out, s, "mtp.", "input_layernorm", n, false);
   add_attention(out, s, "mtp.self_attn.", n);
   add_indexer(out, s, "mtp.self_attn.", n);
+  add_hyper_connections(out, s, "mtp.", n);
   add_norm(out, s, "mtp.", "post_attention_layernorm", n, false);
   add_mlp(out, s, "mtp.", s.is_moe() ? 0 : n, s.is_moe() ? n : 0);
   add_norm(out, s, "mtp.", "shared_head.norm", n, false);
@@ -299,6 +386,12 @@ void add_heads(std::vector<ParamTensor>& out, const TransformerSpec& s) {
     }
     if (!s.tied_embeddings)
       out.push_back(single("lm_head", "weight", ParamGroup::head, s.vocab, s.hidden, 1, true));
+    if (s.has_hyper_connections()) {  // the head's mix of the streams into one (model.h)
+      const int64_t n = s.hc_streams;
+      out.push_back(single("hc_head_fn", "weight", ParamGroup::head, n, n * s.hidden));
+      out.push_back(single("hc_head_base", "weight", ParamGroup::head, 1, n));
+      out.push_back(single("hc_head_scale", "weight", ParamGroup::head, 1, 1));
+    }
     if (s.lm_head_bias && s.is_adaptive() && s.adaptive_div > 1) {
       // One output layer, and so one bias, per cluster.
       int64_t start = 0;
@@ -337,6 +430,8 @@ std::vector<ParamTensor> transformer_parameters(const TransformerSpec& s) {
   add_norm(out, s, "", "input_layernorm", s.layers, true);
   add_attention(out, s, "self_attn.", s.attention_layer_count());
   add_indexer(out, s, "self_attn.", s.indexer_layer_count());
+  add_compression(out, s, "self_attn.");
+  add_hyper_connections(out, s, "", s.layers);
   add_linear_attention(out, s, "linear_attn.", s.linear_layer_count());
   if (!s.has_layer_pattern()) add_norm(out, s, "", "post_attention_layernorm", s.layers, true);
   add_mlp(out, s, "", s.dense_mlp_layer_count(), s.moe_layer_count());
@@ -406,6 +501,11 @@ double mlp_flops_per_token(const TransformerSpec& s) {
 // Forward FLOPs of one token through the Q, K, V (or MLA's latent) projections of one block.
 double qkv_flops_per_token(const TransformerSpec& s) {
   const double h = static_cast<double>(s.hidden), heads = static_cast<double>(s.heads);
+  if (s.is_compressed_attention()) {  // wq_a, wq_b and the one key-value head's wkv
+    const double ql = static_cast<double>(s.q_lora_rank);
+    const double hd = static_cast<double>(s.head_dim_or_default());
+    return 2 * h * ql + 2 * ql * heads * hd + 2 * h * hd;
+  }
   if (!s.is_mla()) {
     const double q = heads * static_cast<double>(s.head_dim_or_default());
     const double kv = static_cast<double>(s.kv_heads_or_default() * s.head_dim_or_default());
@@ -427,7 +527,48 @@ double indexer_projection_flops_per_token(const TransformerSpec& s) {
   return 2 * ql * n * dk + 2 * h * dk + 2 * h * n;
 }
 
+// Output projection FLOPs per token and block: 2 x heads' value width x hidden, or compressed
+// attention's grouped wo_a (each group's channels to o_lora_rank) and wo_b.
+double attn_out_flops_per_token(const TransformerSpec& s) {
+  const double h = static_cast<double>(s.hidden);
+  const double out_width = static_cast<double>(s.heads * s.v_head_dim_or_default());
+  if (!s.is_compressed_attention()) return 2 * out_width * h;
+  const double low = static_cast<double>(s.o_groups * s.o_lora_rank);
+  return 2 * out_width * static_cast<double>(s.o_lora_rank) + 2 * low * h;
+}
+
+// The mean over the queries 1..t of min(cap, floor(i / ratio)): the compressed entries a causal
+// query sees (cap 0: no cap), counted continuously as i / ratio.
+double mean_entries_seen(double t, double ratio, double cap) {
+  if (t <= 0 || ratio <= 0) return 0;
+  const double uncapped = (t + 1) / (2 * ratio);
+  if (cap <= 0 || t / ratio <= cap) return uncapped;
+  const double m = cap * ratio;  // queries from here on see cap entries
+  return (m * (m + 1) / (2 * ratio) + (t - m) * cap) / t;
+}
+
+// Compressed attention's compressor projections (wkv and wgate at twice the width where windows
+// overlap) over a sample of t tokens, every compressed block of the stack; the indexers' apart.
+double compressor_flops(const TransformerSpec& s, double t) {
+  if (!s.is_compressed_attention()) return 0;
+  const double h = static_cast<double>(s.hidden), hd = static_cast<double>(s.head_dim_or_default());
+  return t * (static_cast<double>(s.csa_layers) * 2 * 2 * h * 2 * hd +
+              static_cast<double>(s.hca_layers) * 2 * 2 * h * hd);
+}
+
 }  // namespace
+
+double compressor_forward_flops(const TransformerSpec& s, double tokens) {
+  return compressor_flops(s, tokens);
+}
+
+double attention_projection_flops_per_token(const TransformerSpec& s) {
+  return qkv_flops_per_token(s);
+}
+
+double attention_output_flops_per_token(const TransformerSpec& s) {
+  return attn_out_flops_per_token(s);
+}
 
 double mla_up_projection_share(const TransformerSpec& s) {
   if (!s.is_mla()) return 0;
@@ -486,12 +627,30 @@ double absorbed_attention_flops_per_pair(const TransformerSpec& s) {
 }
 
 double indexer_flops_per_pair(const TransformerSpec& s) {
-  return s.is_sparse_attention()
+  return s.is_sparse_attention() || (s.is_compressed_attention() && s.csa_layers > 0)
              ? 2 * static_cast<double>(s.index_heads) * static_cast<double>(s.index_head_dim)
              : 0.0;
 }
 
+double compressed_keys_per_query(const TransformerSpec& s, double t) {
+  if (!s.is_compressed_attention()) return 0;
+  return static_cast<double>(s.csa_layers) * mean_entries_seen(t, static_cast<double>(s.csa_ratio),
+                                                               static_cast<double>(s.index_topk)) +
+         static_cast<double>(s.hca_layers) *
+             mean_entries_seen(t, static_cast<double>(s.hca_ratio), 0);
+}
+
 double indexer_flops(const TransformerSpec& s, double t) {
+  if (s.is_compressed_attention()) {
+    // A CSA block's indexer: queries from the latent, head weights and its compressor's two
+    // overlapping projections per token; each query scores the compressed keys before it.
+    if (t <= 0 || s.csa_layers <= 0) return 0;
+    const double n = static_cast<double>(s.index_heads), dk = static_cast<double>(s.index_head_dim);
+    const double h = static_cast<double>(s.hidden), ql = static_cast<double>(s.q_lora_rank);
+    const double projections = 2 * ql * n * dk + 2 * h * n + 2 * 2 * h * 2 * dk;
+    const double keys = mean_entries_seen(t, static_cast<double>(s.csa_ratio), 0);
+    return static_cast<double>(s.csa_layers) * t * (projections + keys * indexer_flops_per_pair(s));
+  }
   if (!s.is_sparse_attention() || t <= 0) return 0;
   // Each query scores every key up to itself: (t + 1) / 2 keys on average.
   return static_cast<double>(s.indexer_layer_count()) * t *
@@ -536,8 +695,10 @@ double linear_attention_state_bytes(const TransformerSpec& s, double element_byt
 double attention_pairs(const TransformerSpec& s, double t, bool causal) {
   const double windowed = static_cast<double>(s.windowed_layer_count());
   const double full = static_cast<double>(s.attention_layer_count()) - windowed;
+  // Compressed attention: each block's window, and the compressed entries (always causal).
   return t * (full * attention_keys_per_query(s, t, false, causal) +
-              windowed * attention_keys_per_query(s, t, true, causal));
+              windowed * attention_keys_per_query(s, t, true, causal) +
+              compressed_keys_per_query(s, t));
 }
 
 KvCacheSize kv_cache_size(const TransformerSpec& s, double element_bytes, double context, int tp) {
@@ -550,6 +711,9 @@ KvCacheSize kv_cache_size(const TransformerSpec& s, double element_bytes, double
   if (s.is_mla()) {
     k.bytes_per_token_per_layer =
         static_cast<double>(s.kv_lora_rank + s.qk_rope_head_dim) * element_bytes;
+  } else if (s.is_compressed_attention()) {
+    // One head that is both key and value, kept whole on every rank (wkv is replicated).
+    k.bytes_per_token_per_layer = static_cast<double>(s.head_dim_or_default()) * element_bytes;
   } else {
     // Each rank keeps ceil(kv_heads / tp) heads: replicated once tp exceeds kv_heads.
     const double heads = std::ceil(static_cast<double>(s.kv_heads_or_default()) / ranks);
@@ -566,10 +730,35 @@ KvCacheSize kv_cache_size(const TransformerSpec& s, double element_bytes, double
     const double dk = static_cast<double>(s.index_head_dim);
     k.index_bytes_per_token_per_layer = dk + 4.0 * std::ceil(dk / 128.0);
   }
-  const double index_bytes = k.index_bytes_per_token_per_layer *
-                             static_cast<double>(s.indexer_layer_count()) * k.context_tokens;
+  double index_bytes = k.index_bytes_per_token_per_layer *
+                       static_cast<double>(s.indexer_layer_count()) * k.context_tokens;
   k.state_layers = static_cast<double>(s.linear_layer_count());
   k.state_bytes = k.state_layers * linear_attention_state_bytes(s, 2.0, tp);
+  if (s.is_compressed_attention()) {
+    // Compressed attention keeps each block's window and its compressed entries, and a CSA
+    // block's compressed index keys, at the cache's element size (the reference allocates
+    // kv_cache buffers of window + max_seq_len / ratio entries, and the indexer's of
+    // max_seq_len / ratio, in its default dtype); its indexer reads every index key and the
+    // block the top-k entries.
+    const double ctx = k.context_tokens;
+    k.compressed_entries = s.compressed_entries(ctx);
+    const double csa_entries =
+        s.csa_ratio > 0 ? std::floor(ctx / static_cast<double>(s.csa_ratio)) : 0.0;
+    k.index_bytes_per_token_per_layer = s.csa_ratio > 0
+                                            ? static_cast<double>(s.index_head_dim) *
+                                                  element_bytes / static_cast<double>(s.csa_ratio)
+                                            : 0.0;
+    index_bytes = static_cast<double>(s.csa_layers) * csa_entries *
+                  static_cast<double>(s.index_head_dim) * element_bytes;
+    const double read_entries =
+        static_cast<double>(s.csa_layers) *
+            std::min(csa_entries, static_cast<double>(s.index_topk)) +
+        (k.compressed_entries - static_cast<double>(s.csa_layers) * csa_entries);
+    const double window = k.bytes_per_token_per_layer * k.windowed_layers * k.window_tokens;
+    k.total_bytes = window + k.bytes_per_token_per_layer * k.compressed_entries + index_bytes;
+    k.read_bytes = window + k.bytes_per_token_per_layer * read_entries + index_bytes;
+    return k;
+  }
   k.total_bytes = k.bytes_per_token_per_layer *
                       (k.full_layers * k.context_tokens + k.windowed_layers * k.window_tokens) +
                   index_bytes + k.state_bytes;
@@ -605,7 +794,7 @@ TransformerFlops transformer_forward_flops(const TransformerSpec& s, int64_t seq
   // Plain variables, not structured bindings: lambdas below capture them.
   const TransformerDims d = transformer_dims(s, seq_len);
   const double t = d.t, h = d.h, q = d.q;
-  const double out_width = static_cast<double>(s.heads * s.v_head_dim_or_default());
+  const double out_flops = attn_out_flops_per_token(s);
   const double per_pair = attention_flops_per_pair(s);
   const double keys = attention_keys(s, t);
   const double qkv = qkv_flops_per_token(s);
@@ -616,7 +805,7 @@ TransformerFlops transformer_forward_flops(const TransformerSpec& s, int64_t seq
     // Transformer-XL projects memory + segment (its qkv_net runs on both).
     out.qkv_proj += n * (tokens + keys - t) * qkv;
     out.attention_core += pairs * per_pair;
-    out.attn_out_proj += n * tokens * 2 * out_width * h;
+    out.attn_out_proj += n * tokens * out_flops;
     out.mlp += tokens * mlp_flops;
     out.router += moe * tokens * 2 * h * static_cast<double>(s.experts);
   };
@@ -627,6 +816,7 @@ TransformerFlops transformer_forward_flops(const TransformerSpec& s, int64_t seq
   block(out, attention_layers, t, attention_pairs(s, t), mlp_flops_per_token(s),
         s.is_moe() ? moe_blocks : 0.0);
   add_linear_attention_flops(s, t, out);
+  out.qkv_proj += compressor_flops(s, t);
   out.indexer = indexer_flops(s, t);
   if (s.decoder_layers > 0) {
     // Decoder self-attention and MLP over the target tokens (taken as long as the input), plus
@@ -648,8 +838,10 @@ TransformerFlops transformer_forward_flops(const TransformerSpec& s, int64_t seq
     one.moe_layer_step = 1;
     one.sliding_window = 0;
     // A sparse-attention model's MTP block selects its keys as the others do.
-    block(out, n, t, n * t * attention_keys_per_query(s, t, s.is_sparse_attention()),
-          n * mlp_flops_per_token(one), s.is_moe() ? n : 0.0);
+    // DeepSeek-V4's MTP block reads its window (its compress ratio is 0).
+    const bool windowed = s.is_sparse_attention() || s.is_compressed_attention();
+    block(out, n, t, n * t * attention_keys_per_query(s, t, windowed), n * mlp_flops_per_token(one),
+          s.is_moe() ? n : 0.0);
     out.indexer += n * indexer_flops(one, t);
     out.head += n * t * (2 * (2 * h) * h + 2 * h * head_logits(s));
   }
@@ -815,6 +1007,19 @@ SoftmaxAttentionSaved softmax_attention_saved(const TransformerSpec& s, const Tr
     out.bytes += (n + e) * latents;
     out.matmul_input_bytes += e * latents;
   }
+  if (s.is_compressed_attention()) {
+    // The query latent (its norm's input and wq_b's), wo_b's input (the groups' low-rank
+    // outputs), and a compressed block's kv and gate projections (compressor_flops' widths),
+    // averaged over the blocks.
+    const double latent = t * static_cast<double>(s.q_lora_rank);
+    const double low = t * static_cast<double>(s.o_groups * s.o_lora_rank);
+    const double hd = static_cast<double>(s.head_dim_or_default());
+    const double compressed =
+        t * 2 * hd * (2 * static_cast<double>(s.csa_layers) + static_cast<double>(s.hca_layers)) /
+        std::max(1.0, static_cast<double>(s.layers));
+    out.bytes += (n + e) * latent + e * (low + compressed);
+    out.matmul_input_bytes += e * (latent + low);
+  }
   return out;
 }
 
@@ -870,7 +1075,12 @@ LayerActivations transformer_layer_activations(const TransformerSpec& s, int64_t
   const double routed = d.moe_share * static_cast<double>(s.is_moe() ? s.experts_per_token : 0);
   const double expert_inputs =
       element_bytes * t * static_cast<double>(s.expert_io_width()) * routed;
-  out.linear_bytes = norms + masks + attn + mlp_in + mlp_inner + router + expert_inputs;
+  // Hyper-connections (model.h): each sublayer keeps the n-stream residual it reads its input
+  // from and writes its output into (n x h), and its output before the write (h).
+  const double streams = static_cast<double>(s.hc_streams);
+  const double hyper =
+      s.has_hyper_connections() ? sublayers * element_bytes * t * h * (streams + 1) : 0.0;
+  out.linear_bytes = norms + masks + attn + mlp_in + mlp_inner + router + expert_inputs + hyper;
   out.routed_input_bytes = expert_inputs;
   out.routed_bytes = expert_inputs + element_bytes * t * routed *
                                          static_cast<double>(s.moe_ffn_hidden_or_default()) * inner;

@@ -53,7 +53,8 @@ TEST(HfConfig, ErrorsNameTheField) {
             "config.json: num_hidden_layers: missing required field");
   EXPECT_EQ(err(R"({"model_type": "mamba"})"),
             "config.json: model_type 'mamba' is not supported (supported: llama, mistral, mixtral, "
-            "qwen2, qwen3, qwen3_moe, deepseek_v2, deepseek_v3, deepseek_v32, kimi_k2, gpt_oss, "
+            "qwen2, qwen3, qwen3_moe, deepseek_v2, deepseek_v3, deepseek_v32, deepseek_v4, "
+            "kimi_k2, gpt_oss, "
             "llama4, llama4_text, glm4_moe, glm_moe_dsa, hy_v3, minimax_m2, nemotron, kimi_k25, "
             "qwen3_next, qwen3_5, qwen3_5_text, qwen3_5_moe, qwen3_5_moe_text, nemotron_h, "
             "qwen3_vl, qwen3_vl_text, qwen3_vl_moe, qwen3_vl_moe_text, gemma2, gemma3, "
@@ -128,6 +129,8 @@ TEST(HfConfig, ServedCheckpointsOf2026ImportAsTheirArchitectures) {
                            "qwen3-30b-a3b");                // intermediate_size unused
   expect_same_architecture("glm-5.1-nvfp4.json", "glm-5");  // indexer_types: all "full"
   expect_same_architecture("glm-5.2.json", "glm-5.2");      // 57 "shared" indexers
+  expect_same_architecture("deepseek-v4-flash.json", "deepseek-v4-flash");  // compressed attention
+  expect_same_architecture("deepseek-v4-pro.json", "deepseek-v4-pro");
   // Qwen3-VL's language models are Qwen3-8B's and Qwen3-30B-A3B's widths; the vision encoder
   // is left out, and says so.
   expect_same_architecture("qwen3-vl-8b.json", "qwen3-8b");

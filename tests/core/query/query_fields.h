@@ -185,6 +185,13 @@ inline void compare_transformer(FieldDiff& d, const TransformerSpec& a, const Tr
   GPUPLAN_FIELD(d, a, b, index_head_dim);
   GPUPLAN_FIELD(d, a, b, index_topk);
   GPUPLAN_FIELD(d, a, b, index_shared_layers);
+  GPUPLAN_FIELD(d, a, b, o_groups);
+  GPUPLAN_FIELD(d, a, b, o_lora_rank);
+  GPUPLAN_FIELD(d, a, b, csa_layers);
+  GPUPLAN_FIELD(d, a, b, csa_ratio);
+  GPUPLAN_FIELD(d, a, b, hca_layers);
+  GPUPLAN_FIELD(d, a, b, hca_ratio);
+  GPUPLAN_FIELD(d, a, b, hc_streams);
   GPUPLAN_FIELD(d, a, b, qk_norm);
   GPUPLAN_FIELD(d, a, b, attention_output_gate);
   GPUPLAN_FIELD(d, a, b, linear_key_heads);
