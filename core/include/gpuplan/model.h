@@ -116,6 +116,13 @@ struct TransformerSpec {
   int64_t sliding_window = 0;
   int64_t full_attention_every = 0;
   LocalAttention local_attention = LocalAttention::sliding;
+  // Global blocks of their own geometry (Gemma 4): with a sliding window, the full-attention
+  // blocks have heads of global_head_dim channels (0: head_dim) and global_kv_heads key-value
+  // heads (0: kv_heads); with global_kv_shared their key is also their value (attention_k_eq_v:
+  // no v_proj, one cached vector per key-value head). global_blocks() is such a block's spec.
+  int64_t global_head_dim = 0;
+  int64_t global_kv_heads = 0;
+  bool global_kv_shared = false;
   bool attention_sinks = false;  // a learned sink logit per head and block (GPT-OSS)
   // DeepSeek Sparse Attention (DeepSeek-V3.2, on when index_topk > 0; MLA with a query latent):
   // in every block a lightning indexer of index_heads heads of index_head_dim scores each query
@@ -293,6 +300,27 @@ struct TransformerSpec {
     return static_cast<double>(dense_mlp_layer_count() + moe_layer_count()) /
            static_cast<double>(std::max<int64_t>(layers, 1));
   }
+  bool has_global_geometry() const {
+    return global_head_dim > 0 || global_kv_heads > 0 || global_kv_shared;
+  }
+  // The full-attention blocks of a sliding-window model with a global geometry, as a spec whose
+  // every block is one (no window); the model itself where they have no geometry of their own.
+  TransformerSpec global_blocks() const {
+    TransformerSpec g = *this;
+    if (!has_global_geometry()) return g;
+    if (global_head_dim > 0) g.head_dim = global_head_dim;
+    if (global_kv_heads > 0) g.kv_heads = global_kv_heads;
+    g.sliding_window = 0;
+    g.full_attention_every = 0;
+    return g;
+  }
+  // Full-attention blocks costed with global_blocks(): those of a model with a global geometry.
+  int64_t global_geometry_layers() const {
+    return has_global_geometry() ? attention_layer_count() - windowed_layer_count() : 0;
+  }
+  // Whether this spec's attention blocks use one projection as key and value: a global_blocks()
+  // spec of a global_kv_shared model (its windowed blocks keep their own values).
+  bool values_are_keys() const { return global_kv_shared && windowed_layer_count() == 0; }
   bool is_mamba() const { return is_hybrid_linear() && linear_mixer == LinearMixer::mamba2; }
   // Tokens per chunk of the linear mixer's chunked scan: fla's chunk_gated_delta_rule runs 64;
   // Mamba-2's chunk_size defaults to 256 (mamba_ssm's Mamba2).

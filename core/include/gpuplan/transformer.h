@@ -115,6 +115,13 @@ struct KvCacheSize {
   // (kv_lora_rank + qk_rope_head_dim, DeepSeek-V3: 512 + 64; DeepSeek-V2 paper, sec. 2.1.2).
   // Attention sinks (GPT-OSS) are a learned logit per head, not cached tokens: no bytes.
   double bytes_per_token_per_layer = 0;
+  // The same for a full block where it differs (Gemma 4's global blocks: global_blocks()).
+  double full_bytes_per_token_per_layer = 0;
+  // One token in every block, as if each kept every token (the windows not applied).
+  double every_block_bytes_per_token() const {
+    return full_bytes_per_token_per_layer * full_layers +
+           bytes_per_token_per_layer * windowed_layers;
+  }
   // Sparse attention's index key per token of each block, kept beside the latent.
   double index_bytes_per_token_per_layer = 0;
   double context_tokens = 0;
@@ -160,7 +167,7 @@ double mla_up_projection_share(const TransformerSpec& spec);
 // Forward FLOPs of one token through one softmax-attention block's projections: the query, key
 // and value ones (MLA: its down and up projections; compressed attention: the query latent's and
 // the key-value head's, its compressors apart), and the output's (compressed attention: wo_a and
-// wo_b).
+// wo_b); averaged over the blocks where global blocks have a geometry of their own.
 double attention_projection_flops_per_token(const TransformerSpec& spec);
 double attention_output_flops_per_token(const TransformerSpec& spec);
 // Compressed attention's compressor projections over a sample of `tokens`, every compressed block

@@ -107,14 +107,15 @@ GPUPLAN_FIELDS(TransformerSpec, s.layers, s.decoder_layers, s.hidden, s.heads, s
                s.shared_experts, s.shared_expert_ffn_hidden, s.shared_expert_gate,
                s.first_dense_layers, s.moe_layer_step, s.router_bias, s.q_lora_rank, s.kv_lora_rank,
                s.qk_nope_head_dim, s.qk_rope_head_dim, s.v_head_dim, s.sliding_window,
-               s.full_attention_every, s.local_attention, s.attention_sinks, s.index_heads,
-               s.index_head_dim, s.index_topk, s.index_shared_layers, s.o_groups, s.o_lora_rank,
-               s.csa_layers, s.csa_ratio, s.hca_layers, s.hca_ratio, s.hc_streams, s.qk_norm,
-               s.attention_output_gate, s.linear_key_heads, s.linear_value_heads,
-               s.linear_key_head_dim, s.linear_value_head_dim, s.linear_conv_kernel, s.linear_mixer,
-               s.linear_chunk, s.linear_conv_bias, s.linear_state_fp32, s.layer_pattern,
-               s.moe_latent, s.mtp_layers, s.rope_scaling, s.rope_scaling_factor,
-               s.rope_original_max_positions, s.image_size, s.patch_size, s.channels, s.class_token)
+               s.full_attention_every, s.local_attention, s.global_head_dim, s.global_kv_heads,
+               s.global_kv_shared, s.attention_sinks, s.index_heads, s.index_head_dim, s.index_topk,
+               s.index_shared_layers, s.o_groups, s.o_lora_rank, s.csa_layers, s.csa_ratio,
+               s.hca_layers, s.hca_ratio, s.hc_streams, s.qk_norm, s.attention_output_gate,
+               s.linear_key_heads, s.linear_value_heads, s.linear_key_head_dim,
+               s.linear_value_head_dim, s.linear_conv_kernel, s.linear_mixer, s.linear_chunk,
+               s.linear_conv_bias, s.linear_state_fp32, s.layer_pattern, s.moe_latent, s.mtp_layers,
+               s.rope_scaling, s.rope_scaling_factor, s.rope_original_max_positions, s.image_size,
+               s.patch_size, s.channels, s.class_token)
 GPUPLAN_FIELDS(GraphNode, s.name, s.op, s.inputs, s.out_channels, s.kernel_h, s.kernel_w, s.stride,
                s.padding, s.dilation, s.groups, s.bias, s.affine, s.inplace, s.out_h, s.out_w,
                s.scale, s.p)

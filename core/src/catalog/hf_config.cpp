@@ -619,6 +619,123 @@ std::optional<Error> read_gemma_text(JsonReader& r, const nlohmann::json& j, Tra
                                "rope_local_base_freq"});
 }
 
+// Gemma 4's rope_parameters, one object per layer type ("full_attention", "sliding_attention"):
+// the default rotation, or the proportional one of the global blocks (p-RoPE: which channels
+// rotate, at partial_rotary_factor), which change no count and reach no further than
+// max_position_embeddings. Any other rope_type is refused by name.
+void read_rope_by_layer_type(JsonReader& r) {
+  const nlohmann::json* v = r.value("rope_parameters", false);
+  if (!v || v->is_null()) return;
+  if (!v->is_object()) return r.fail("rope_parameters: expected an object per layer type");
+  for (const auto& item : v->items()) {
+    const nlohmann::json& p = item.value();
+    const auto type = p.is_object() ? p.find("rope_type") : p.end();
+    const bool known =
+        p.is_object() &&
+        (type == p.end() || (type->is_string() && (*type == "default" || *type == "proportional")));
+    if (!known)
+      return r.fail("rope_parameters." + item.key() +
+                    ": only the default and proportional rotations are modelled");
+  }
+}
+
+// Gemma 4's language model (Gemma4TextConfig; transformers' modeling_gemma4): Gemma 3's layout
+// (GeGLU, four norms per block, q/k norms, sliding and global blocks by layer_types) with global
+// blocks of their own geometry (global_head_dim, num_global_key_value_heads, and
+// attention_k_eq_v: the key projection gives the values too, normed apart without a weight) and,
+// with enable_moe_block, routed experts beside the block's dense MLP (counted as one shared expert
+// of intermediate_size). Its per-layer embeddings (hidden_size_per_layer_input, the E2B/E4B
+// models) and cross-layer KV sharing (num_kv_shared_layers) are not modelled: refused unless 0.
+std::optional<Error> read_gemma4_text(JsonReader& r, const nlohmann::json& j, TransformerSpec& s,
+                                      const std::string& where) {
+  s.vocab = r.integer("vocab_size", std::nullopt, 1, kMax);
+  s.hidden = r.integer("hidden_size", std::nullopt, 1, kMax);
+  s.ffn_hidden = r.integer("intermediate_size", std::nullopt, 1, kMax);
+  s.layers = r.integer("num_hidden_layers", std::nullopt, 1, kMax);
+  s.heads = r.integer("num_attention_heads", std::nullopt, 1, kMax);
+  s.kv_heads = r.integer("num_key_value_heads", std::nullopt, 1, kMax);
+  s.head_dim = r.integer("head_dim", std::nullopt, 1, kMax);
+  s.global_head_dim = nullable_integer(r, "global_head_dim", 0, kMax);
+  s.global_kv_shared = r.boolean("attention_k_eq_v", false);
+  // Without k_eq_v the global blocks keep num_key_value_heads (the reference's choice).
+  const int64_t global_kv = nullable_integer(r, "num_global_key_value_heads", 0, kMax);
+  if (s.global_kv_shared) s.global_kv_heads = global_kv;
+  s.max_positions = r.integer("max_position_embeddings", std::nullopt, 1, 1'000'000'000);
+  s.tied_embeddings = r.boolean("tie_word_embeddings", true);
+  const std::string act = r.string("hidden_activation", "gelu_pytorch_tanh");
+  if (act.rfind("gelu", 0) != 0) r.fail("hidden_activation: '" + act + "' is not modelled (gelu)");
+  s.gated_mlp = true;
+  s.activation = MlpActivation::gelu;
+  s.positions = PositionKind::rotary;
+  s.norm = NormKind::rmsnorm;
+  s.head = HeadKind::lm;
+  s.qk_norm = QkNorm::rmsnorm;
+  if (r.boolean("attention_bias", false))
+    r.fail("attention_bias: only false is modelled for Gemma");
+  // "vision": images attend both ways among themselves; text stays causal. "all" is not modelled.
+  if (const nlohmann::json* b = r.value("use_bidirectional_attention", false);
+      b && !b->is_null() && !(b->is_boolean() && !b->get<bool>()) &&
+      !(b->is_string() && b->get<std::string>() == "vision"))
+    r.fail(
+        "use_bidirectional_attention: only null, false or \"vision\" is modelled (a causal "
+        "decoder)");
+  for (const char* key : {"hidden_size_per_layer_input", "num_kv_shared_layers"}) {
+    if (nullable_integer(r, key, 0, kMax) != 0)
+      r.fail(std::string(key) +
+             ": only 0 is modelled (per-layer embeddings and cross-layer KV "
+             "sharing, the E2B/E4B models, are not)");
+  }
+  if (r.boolean("use_double_wide_mlp", false))
+    r.fail("use_double_wide_mlp: only false is modelled");
+  s.sliding_window = nullable_integer(r, "sliding_window", 0, 1'000'000'000);
+  if (const nlohmann::json* types = r.value("layer_types", true)) {
+    auto global = full_attention_flags(*types, where);
+    if (!global.ok()) return global.error();
+    if (s.sliding_window > 0) set_window_pattern(r, s, global.value(), "layer_types");
+  }
+  if (s.sliding_window == 0 || s.full_attention_every == 0)
+    s.global_head_dim = s.global_kv_heads = 0, s.global_kv_shared = false;  // no global blocks
+  if (r.boolean("enable_moe_block", false)) {
+    s.experts = r.integer("num_experts", std::nullopt, 2, 100'000);
+    s.experts_per_token = r.integer("top_k_experts", std::nullopt, 1, 100'000);
+    s.moe_ffn_hidden = nullable_integer(r, "moe_intermediate_size", 0, kMax);
+    if (s.moe_ffn_hidden == 0)
+      s.moe_ffn_hidden = nullable_integer(r, "expert_intermediate_size", 1, kMax);
+    s.shared_experts = 1;
+    s.shared_expert_ffn_hidden = s.ffn_hidden;
+  }
+  read_rope_by_layer_type(r);
+  return check_unknown_fields(j, where, "gemma4_text",
+                              {"vocab_size",
+                               "hidden_size",
+                               "intermediate_size",
+                               "num_hidden_layers",
+                               "num_attention_heads",
+                               "num_key_value_heads",
+                               "head_dim",
+                               "global_head_dim",
+                               "num_global_key_value_heads",
+                               "attention_k_eq_v",
+                               "max_position_embeddings",
+                               "tie_word_embeddings",
+                               "hidden_activation",
+                               "attention_bias",
+                               "use_bidirectional_attention",
+                               "hidden_size_per_layer_input",
+                               "vocab_size_per_layer_input",
+                               "num_kv_shared_layers",
+                               "use_double_wide_mlp",
+                               "sliding_window",
+                               "layer_types",
+                               "enable_moe_block",
+                               "num_experts",
+                               "top_k_experts",
+                               "moe_intermediate_size",
+                               "expert_intermediate_size",
+                               "rope_parameters",
+                               "final_logit_softcapping"});
+}
+
 // GLM-4.5/4.6 (Glm4MoeConfig): GQA with q, k, v biases and optional QK norm, shared and routed
 // experts after first_k_dense_replace dense blocks, multi-token prediction modules.
 std::optional<Error> read_glm4_moe(JsonReader& r, const nlohmann::json& j, TransformerSpec& s,
@@ -1115,6 +1232,7 @@ constexpr const char* kSupported =
     "nemotron, "
     "kimi_k25, qwen3_next, qwen3_5, qwen3_5_text, qwen3_5_moe, qwen3_5_moe_text, nemotron_h, "
     "qwen3_vl, qwen3_vl_text, qwen3_vl_moe, qwen3_vl_moe_text, gemma2, gemma3, gemma3_text, "
+    "gemma4, gemma4_text, "
     "falcon, gpt2, bert, vit, mpt";
 
 // The decoders of 2024-26 (strict: an unknown field is refused); `j` is the object `r` reads.
@@ -1147,6 +1265,8 @@ std::optional<Error> read_modern_decoder(JsonReader& r, const nlohmann::json& j,
     unknown = read_qwen3_next(r, j, s, type, where);
   } else if (type == "gemma3_text" || type == "gemma2") {
     unknown = read_gemma_text(r, j, s, type, where);
+  } else if (type == "gemma4_text") {
+    unknown = read_gemma4_text(r, j, s, where);
   } else {
     unknown = read_llama4_text(r, j, s, where);
   }
@@ -1165,7 +1285,7 @@ bool is_modern_decoder(const std::string& type) {
                         "glm_moe_dsa",  "hy_v3",         "minimax_m2",        "llama4_text",
                         "nemotron",     "qwen3_next",    "qwen3_5_moe_text",  "qwen3_5_text",
                         "nemotron_h",   "qwen3_vl_text", "qwen3_vl_moe_text", "gemma3_text",
-                        "gemma2",       "deepseek_v4"}) {
+                        "gemma2",       "deepseek_v4",   "gemma4_text"}) {
     if (type == t) return true;
   }
   return false;
@@ -1174,21 +1294,34 @@ bool is_modern_decoder(const std::string& type) {
 // Multimodal configs whose language model is text_config (Llama4Config, Qwen3.5's
 // Qwen3_5MoeConfig and Qwen3_5Config, Kimi K2.5's KimiK25Config, Qwen3-VL's Qwen3VLConfig and
 // Qwen3VLMoeConfig, whose DeepStack adds visual features to early blocks' hidden states without
-// weights of the language model; Gemma 3's Gemma3Config): the vision encoder is left out;
-// the outer config's image and video token ids and placeholders change no count.
+// weights of the language model; Gemma 3's Gemma3Config; Gemma 4's Gemma4Config, whose audio
+// encoder is left out too): the vision encoder is left out; the outer config's image, video and
+// audio token ids and placeholders change no count.
 std::optional<Error> read_text_config(JsonReader& r, const nlohmann::json& j, Model& m,
                                       const std::string& type, const std::string& text_type,
                                       const std::string& where) {
   const nlohmann::json* text = r.object("text_config", true);
   r.ignore("vision_config");
   if (r.error()) return r.error();
-  if (auto err = check_unknown_fields(
-          j, where, type,
-          {"text_config", "vision_config", "tie_word_embeddings", "image_token_id",
-           "video_token_id", "vision_start_token_id", "vision_end_token_id", "ignore_index",
-           "media_placeholder_token_id", "use_unified_vision_chunk", "video_placeholder",
-           "language_model_only", "mm_tokens_per_image"}))
-    return err;
+  std::vector<const char*> known = {"text_config",
+                                    "vision_config",
+                                    "tie_word_embeddings",
+                                    "image_token_id",
+                                    "video_token_id",
+                                    "vision_start_token_id",
+                                    "vision_end_token_id",
+                                    "ignore_index",
+                                    "media_placeholder_token_id",
+                                    "use_unified_vision_chunk",
+                                    "video_placeholder",
+                                    "language_model_only",
+                                    "mm_tokens_per_image"};
+  if (type == "gemma4") {  // its audio encoder and the token ids around images and audio
+    known.insert(known.end(), {"audio_config", "audio_token_id", "boa_token_id", "eoa_token_id",
+                               "eoa_token_index", "boi_token_id", "eoi_token_id",
+                               "vision_soft_tokens_per_image"});
+  }
+  if (auto err = check_unknown_fields(j, where, type, known)) return err;
   JsonReader tr(*text, where, "text_config");
   if (tr.error()) return tr.error();
   auto err = read_modern_decoder(tr, *text, m, text_type, where);
@@ -1302,7 +1435,7 @@ Result<Model> model_from_hf_config(std::string_view text, const std::string& whe
   } else if (is_modern_decoder(type)) {
     if (auto err = read_modern_decoder(r, parsed.value(), m, type, where)) return *err;
   } else if (type == "llama4" || type == "qwen3_5_moe" || type == "qwen3_5" || type == "kimi_k25" ||
-             type == "qwen3_vl" || type == "qwen3_vl_moe" || type == "gemma3") {
+             type == "qwen3_vl" || type == "qwen3_vl_moe" || type == "gemma3" || type == "gemma4") {
     // llama4_text, qwen3_5_text, qwen3_5_moe_text; Kimi K2.5's language model is Kimi K2's.
     const std::string text_type = type == "kimi_k25" ? "kimi_k2" : type + "_text";
     if (auto err = read_text_config(r, parsed.value(), m, type, text_type, where)) return *err;

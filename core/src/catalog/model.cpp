@@ -159,6 +159,15 @@ std::optional<Error> check_attention(const TransformerSpec& s, const Bad& bad) {
     return bad("kv_lora_rank", "must be > 0 when q_lora_rank or the qk_*/v_head_dim are set");
   }
   if (auto err = check_compressed_attention(s, bad)) return err;
+  if (s.has_global_geometry() &&
+      (s.sliding_window <= 0 || s.full_attention_every <= 0 || s.is_mla() ||
+       s.is_compressed_attention() || s.is_hybrid_linear() || s.has_layer_pattern()))
+    return bad("global_head_dim",
+               "(and global_kv_heads, global_kv_shared) need a sliding_window with "
+               "full_attention_every, and no latent, compressed or linear attention");
+  if (s.global_kv_heads > 0 && s.heads % s.global_kv_heads != 0)
+    return bad("global_kv_heads", "(" + std::to_string(s.global_kv_heads) +
+                                      ") must divide heads (" + std::to_string(s.heads) + ")");
   if (s.sliding_window > 0 && (s.decoder_layers > 0 || s.memory_len > 0 || s.is_vision()))
     return bad("sliding_window", "applies to decoder-only language models");
   if (s.full_attention_every > 0 && s.sliding_window == 0 && !s.is_hybrid_linear())
@@ -265,6 +274,9 @@ void read_moe_and_attention(JsonReader& r, TransformerSpec& s) {
   s.full_attention_every = r.integer("full_attention_every", 0, 0, kMaxDim);
   s.local_attention =
       static_cast<LocalAttention>(r.choice("local_attention", {"sliding", "chunked"}, 0));
+  s.global_head_dim = r.integer("global_head_dim", 0, 0, kMaxDim);
+  s.global_kv_heads = r.integer("global_kv_heads", 0, 0, kMaxDim);
+  s.global_kv_shared = r.boolean("global_kv_shared", false);
   s.attention_sinks = r.boolean("attention_sinks", false);
   s.index_heads = r.integer("index_heads", 0, 0, kMaxDim);
   s.index_head_dim = r.integer("index_head_dim", 0, 0, kMaxDim);

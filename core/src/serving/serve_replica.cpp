@@ -170,7 +170,7 @@ double kv_window_share(const TransformerSpec* spec, double tokens) {
   if (!spec || spec->sliding_window <= 0 || tokens <= 0) return 1.0;
   const TransformerSpec& s = *spec;
   const KvCacheSize k = kv_cache_size(s, 1.0, tokens);
-  const double all = k.bytes_per_token_per_layer * (k.full_layers + k.windowed_layers) * tokens;
+  const double all = k.every_block_bytes_per_token() * tokens;
   return all > 0 ? k.token_bytes() / all : 1.0;
 }
 
@@ -254,9 +254,7 @@ void fill_memory(const Model& m, const Gpu& g, const ServeConfig& c, const Servi
                                 ? 0.0
                                 : kv.index_bytes_per_token_per_layer *
                                       static_cast<double>(s.indexer_layer_count()) / r.stages;
-  mem.kv_bytes_per_token =
-      kv.bytes_per_token_per_layer * (kv.full_layers + kv.windowed_layers) / r.stages +
-      r.index_bytes_per_token;
+  mem.kv_bytes_per_token = kv.every_block_bytes_per_token() / r.stages + r.index_bytes_per_token;
   mem.state_bytes_per_seq = kv.state_bytes / r.stages;
   // Live tensors of one step at the token budget: residual and normed input, QKV, the MLP's
   // gate and up outputs (per routed expert), at 16 bits; plus fp32 logits of the sampled rows.
@@ -737,10 +735,17 @@ Result<ReplicaModel> build_replica(const Model& model, const Gpu& gpu, const Ser
   r.head_flops_per_token = f.head / attention_tp;
   set_gemm_shapes(s, f, config.tp, attention_tp, eff, gpu, r);
   // Pairs are counted once per token; every softmax-attention block scores them.
-  const double attention_layers = static_cast<double>(s.attention_layer_count());
-  r.attention_flops_per_pair = attention_flops_per_pair(s) * attention_layers / attention_tp;
-  r.decode_attention_flops_per_pair =
-      absorbed_attention_flops_per_pair(s) * attention_layers / attention_tp;
+  // Global blocks of their own geometry (Gemma 4) score a pair at theirs: summed over the blocks
+  // as if each read the same keys (the kept share weighs the bytes, not the FLOPs, per kind).
+  const double global = static_cast<double>(s.global_geometry_layers());
+  const double attention_layers = static_cast<double>(s.attention_layer_count()) - global;
+  const TransformerSpec g = s.global_blocks();
+  r.attention_flops_per_pair =
+      (attention_flops_per_pair(s) * attention_layers + attention_flops_per_pair(g) * global) /
+      attention_tp;
+  r.decode_attention_flops_per_pair = (absorbed_attention_flops_per_pair(s) * attention_layers +
+                                       absorbed_attention_flops_per_pair(g) * global) /
+                                      attention_tp;
   // Compressed attention's indexer scores one compressed key per csa_ratio tokens of context.
   r.indexer_flops_per_pair =
       indexer_flops_per_pair(s) * static_cast<double>(s.indexer_layer_count()) /

@@ -82,7 +82,11 @@ void add_attention_core(WorkProfile& w, const TransformerSpec& s, const ElementB
       s.decoder_layers == 0 && s.windowed_layer_count() > 0 && tokens > 0
           ? attention_pairs(s, tokens) / (static_cast<double>(s.attention_layer_count()) * tokens)
           : K;
-  const double core_flops = L * (xl ? 6 : 4) * T * keys * q / t;
+  // Global blocks of their own geometry: the FLOP count's core, this rank's share of it.
+  const double core_flops =
+      s.global_geometry_layers() > 0
+          ? transformer_forward_flops(s, static_cast<int64_t>(tokens)).attention_core / (d.cp * t)
+          : L * (xl ? 6 : 4) * T * keys * q / t;
   if (flash) {
     // Flash attention reads Q, K, V and writes O once (Dao et al. 2022).
     add(w, "attention.core", core_flops * causal, L * b.activation * (T * 2 * q + K * 2 * kv) / t,
@@ -366,8 +370,9 @@ WorkProfile transformer_work(const Model& model, const Setup& setup, const Estim
   // Compressed attention runs several smaller matmuls (the query latent's down and up
   // projections, the key-value head): one GEMM from h of as many FLOPs stands for them. MLA is
   // still charged as the multi-head projections of its q and kv widths.
-  const double qkv = s.is_compressed_attention() ? attention_projection_flops_per_token(s) / (2 * h)
-                                                 : (s.attention_output_gate ? 2 * q : q) + 2 * kv;
+  const bool own_geometry = s.is_compressed_attention() || s.global_geometry_layers() > 0;
+  const double qkv = own_geometry ? attention_projection_flops_per_token(s) / (2 * h)
+                                  : (s.attention_output_gate ? 2 * q : q) + 2 * kv;
   add_gemm(w, "attention.qkv", La * 2 * projected * h * qkv / t,
            La * b.activation * projected * (h + qkv / t), La * b.weight * h * qkv / t, La * 3,
            projected, qkv / t);
@@ -385,8 +390,7 @@ WorkProfile transformer_work(const Model& model, const Setup& setup, const Estim
              L * b.weight * h * width, L * 2, T, width);
   }
   // The output projection's input width (compressed attention: wo_a and wo_b as one GEMM).
-  const double out_in =
-      s.is_compressed_attention() ? attention_output_flops_per_token(s) / (2 * h) : q;
+  const double out_in = own_geometry ? attention_output_flops_per_token(s) / (2 * h) : q;
   add_gemm(w, "attention.out", La * 2 * T * out_in * h / t,
            La * b.activation * T * (out_in / t + h), La * b.weight * out_in * h / t, La, T, h);
   // Gated attention: the sigmoid of the gate times the attention output, one element-wise kernel

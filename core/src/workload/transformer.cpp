@@ -182,8 +182,9 @@ void add_attention(std::vector<ParamTensor>& out, const TransformerSpec& s, cons
     const size_t first_kv = out.size();
     add_linear(out, ParamGroup::attention, prefix, "k_proj", kv_dim, s.hidden, s.qkv_bias, count,
                true, false);
-    add_linear(out, ParamGroup::attention, prefix, "v_proj", kv_dim, s.hidden, s.qkv_bias, count,
-               true, false);
+    if (!s.values_are_keys())  // Gemma 4's global blocks: k_proj gives the values too
+      add_linear(out, ParamGroup::attention, prefix, "v_proj", kv_dim, s.hidden, s.qkv_bias, count,
+                 true, false);
     if (s.fused_qkv) {  // one QKV weight (and bias) holds K and V
       for (size_t i = first_kv; i < out.size(); ++i) out[i].fused_into_other = true;
     }
@@ -428,7 +429,9 @@ std::vector<ParamTensor> transformer_parameters(const TransformerSpec& s) {
   // Blocks: pre- or post-norm makes no difference to the count: two norms per block (one per
   // layer of a layer pattern).
   add_norm(out, s, "", "input_layernorm", s.layers, true);
-  add_attention(out, s, "self_attn.", s.attention_layer_count());
+  const int64_t global = s.global_geometry_layers();
+  add_attention(out, s, "self_attn.", s.attention_layer_count() - global);
+  add_attention(out, s.global_blocks(), "self_attn.", global);
   add_indexer(out, s, "self_attn.", s.indexer_layer_count());
   add_compression(out, s, "self_attn.");
   add_hyper_connections(out, s, "", s.layers);
@@ -509,7 +512,7 @@ double qkv_flops_per_token(const TransformerSpec& s) {
   if (!s.is_mla()) {
     const double q = heads * static_cast<double>(s.head_dim_or_default());
     const double kv = static_cast<double>(s.kv_heads_or_default() * s.head_dim_or_default());
-    return 2 * h * ((s.attention_output_gate ? 2 * q : q) + 2 * kv);
+    return 2 * h * ((s.attention_output_gate ? 2 * q : q) + (s.values_are_keys() ? 1 : 2) * kv);
   }
   const double qk = heads * static_cast<double>(s.qk_head_dim());
   const double ql = static_cast<double>(s.q_lora_rank), kvl = static_cast<double>(s.kv_lora_rank);
@@ -562,12 +565,26 @@ double compressor_forward_flops(const TransformerSpec& s, double tokens) {
   return compressor_flops(s, tokens);
 }
 
+namespace {
+
+// One block's `per_block` FLOPs averaged over the attention blocks, the global ones at their
+// geometry.
+template <class PerBlock>
+double averaged_over_blocks(const TransformerSpec& s, PerBlock per_block) {
+  const double global = static_cast<double>(s.global_geometry_layers());
+  if (global == 0) return per_block(s);
+  const double all = static_cast<double>(std::max<int64_t>(s.attention_layer_count(), 1));
+  return ((all - global) * per_block(s) + global * per_block(s.global_blocks())) / all;
+}
+
+}  // namespace
+
 double attention_projection_flops_per_token(const TransformerSpec& s) {
-  return qkv_flops_per_token(s);
+  return averaged_over_blocks(s, qkv_flops_per_token);
 }
 
 double attention_output_flops_per_token(const TransformerSpec& s) {
-  return attn_out_flops_per_token(s);
+  return averaged_over_blocks(s, attn_out_flops_per_token);
 }
 
 double mla_up_projection_share(const TransformerSpec& s) {
@@ -592,6 +609,15 @@ TransformerDims transformer_dims(const TransformerSpec& s, int64_t seq_len) {
       f,
       f > 0 ? mlp_width_sum(s) / layers / f : 1.0};
   d.moe_share = static_cast<double>(s.moe_layer_count()) / layers;
+  if (s.global_geometry_layers() > 0) {
+    // Query and key/value widths averaged over the attention blocks, the global ones at theirs.
+    const TransformerSpec g = s.global_blocks();
+    const double global = static_cast<double>(s.global_geometry_layers());
+    const double share =
+        global / static_cast<double>(std::max<int64_t>(s.attention_layer_count(), 1));
+    d.q += share * (static_cast<double>(g.heads * g.qk_head_dim()) - d.q);
+    d.kv += share * (static_cast<double>(g.kv_heads_or_default() * g.head_dim_or_default()) - d.kv);
+  }
   return d;
 }
 
@@ -720,6 +746,14 @@ KvCacheSize kv_cache_size(const TransformerSpec& s, double element_bytes, double
     k.bytes_per_token_per_layer =
         2.0 * heads * static_cast<double>(s.head_dim_or_default()) * element_bytes;
   }
+  k.full_bytes_per_token_per_layer = k.bytes_per_token_per_layer;
+  if (s.global_geometry_layers() > 0) {
+    // Global blocks of their own geometry; a key that is the value is cached once.
+    const TransformerSpec g = s.global_blocks();
+    const double heads = std::ceil(static_cast<double>(g.kv_heads_or_default()) / ranks);
+    k.full_bytes_per_token_per_layer = (g.values_are_keys() ? 1.0 : 2.0) * heads *
+                                       static_cast<double>(g.head_dim_or_default()) * element_bytes;
+  }
   // Sliding blocks keep the last W tokens; chunked blocks the current chunk, at most W. Sparse
   // attention selects from every token, so it keeps them all, each with its fp8 index key and an
   // fp32 scale per 128 channels (DeepSeek-V3.2-Exp inference/model.py: k_cache, k_scale_cache).
@@ -759,9 +793,9 @@ KvCacheSize kv_cache_size(const TransformerSpec& s, double element_bytes, double
     k.read_bytes = window + k.bytes_per_token_per_layer * read_entries + index_bytes;
     return k;
   }
-  k.total_bytes = k.bytes_per_token_per_layer *
-                      (k.full_layers * k.context_tokens + k.windowed_layers * k.window_tokens) +
-                  index_bytes + k.state_bytes;
+  k.total_bytes = k.full_bytes_per_token_per_layer * k.full_layers * k.context_tokens +
+                  k.bytes_per_token_per_layer * k.windowed_layers * k.window_tokens + index_bytes +
+                  k.state_bytes;
   k.read_bytes = s.is_sparse_attention()
                      ? k.bytes_per_token_per_layer * k.windowed_layers *
                                std::min(k.context_tokens, static_cast<double>(s.index_topk)) +
@@ -813,8 +847,17 @@ TransformerFlops transformer_forward_flops(const TransformerSpec& s, int64_t seq
   TransformerFlops out;
   const double moe_blocks = static_cast<double>(s.moe_layer_count());
   const double attention_layers = static_cast<double>(s.attention_layer_count());
-  block(out, attention_layers, t, attention_pairs(s, t), mlp_flops_per_token(s),
-        s.is_moe() ? moe_blocks : 0.0);
+  // Full-attention blocks of their own geometry: their projections and pairs at it.
+  const double global = static_cast<double>(s.global_geometry_layers());
+  const double global_pairs = global * t * attention_keys_per_query(s, t, false);
+  block(out, attention_layers - global, t, attention_pairs(s, t) - global_pairs,
+        mlp_flops_per_token(s), s.is_moe() ? moe_blocks : 0.0);
+  if (global > 0) {
+    const TransformerSpec g = s.global_blocks();
+    out.qkv_proj += global * t * qkv_flops_per_token(g);
+    out.attention_core += global_pairs * attention_flops_per_pair(g);
+    out.attn_out_proj += global * t * attn_out_flops_per_token(g);
+  }
   add_linear_attention_flops(s, t, out);
   out.qkv_proj += compressor_flops(s, t);
   out.indexer = indexer_flops(s, t);

@@ -1,0 +1,90 @@
+// Gemma 4's global blocks of their own geometry (model.h: global_head_dim, global_kv_heads,
+// global_kv_shared): parameters, FLOPs, the KV cache by kind of block, and the importer, against
+// counts derived by hand from the models' config.json (tests/fixtures/hf/gemma-4-*.json).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <tuple>
+
+#include "gpuplan/estimate.h"
+#include "gpuplan/hf_config.h"
+#include "gpuplan/transformer.h"
+#include "test_util.h"
+
+namespace gpuplan {
+namespace {
+
+double params(const TransformerSpec& s) {
+  double n = 0;
+  for (const auto& t : transformer_parameters(s)) n += static_cast<double>(t.numel());
+  return n;
+}
+
+const TransformerSpec& g31() {
+  return test::model("gemma-4-31b").transformer;
+}
+
+TEST(GlobalGeometry, Gemma4ThirtyOneBCountsItsBlocksByKind) {
+  // Hidden 5376, 32 heads; 50 sliding blocks of head_dim 256 with 16 key-value heads (q 8192,
+  // k and v 4096 each); 10 global blocks of head_dim 512 with 4 key-value heads whose keys are
+  // the values (q 16384, k 2048, no v_proj); q/k norms over the head; GeGLU of 21504; two norms
+  // per block; a tied embedding of 262144 rows and the final norm.
+  const double h = 5376;
+  const double sliding = h * (8192 + 4096 + 4096) + 8192 * h + 2 * 256;
+  const double global = h * (16384 + 2048) + 16384 * h + 2 * 512;
+  const double rest = 3 * h * 21504 + 2 * h;
+  EXPECT_DOUBLE_EQ(params(g31()), 50 * sliding + 10 * global + 60 * rest + 262144 * h + h);
+}
+
+TEST(GlobalGeometry, TotalsRoundToThePublishedOnes) {
+  // Google's model card: 31B dense 30.7B; 26B A4B 25.2B total, 3.8B active.
+  gpuplan::Setup s;
+  s.mode = Mode::infer;
+  s.precision = Precision::bf16;
+  for (const auto& [id, total, active] :
+       {std::tuple{"gemma-4-31b", 30.7e9, 30.7e9}, {"gemma-4-26b-a4b", 25.2e9, 3.8e9}}) {
+    SCOPED_TRACE(id);
+    auto e = estimate(test::model(id), s);
+    ASSERT_TRUE(e.ok()) << e.error().message;
+    EXPECT_EQ(std::round(static_cast<double>(e.value().params.total) / 1e8) * 1e8, total);
+    EXPECT_EQ(std::round(static_cast<double>(e.value().params.active_per_token) / 1e8) * 1e8,
+              active);
+  }
+}
+
+TEST(GlobalGeometry, EachKindOfBlockScoresAndCachesAtItsGeometry) {
+  const double t = 8192;
+  const TransformerFlops f = transformer_forward_flops(g31(), 8192);
+  // Sliding blocks: a band of 1024 keys at 2 x 32 x 256 x 2 per pair; global blocks: every key
+  // at 2 x 32 x 512 x 2.
+  EXPECT_DOUBLE_EQ(f.attention_core, 50 * t * 1024 * 32768.0 + 10 * t * t * 65536.0);
+  // Projections per token: sliding 2 x 5376 x (8192 + 2 x 4096), global 2 x 5376 x (16384 +
+  // 2048); outputs 2 x 8192 x 5376 and 2 x 16384 x 5376.
+  EXPECT_DOUBLE_EQ(f.qkv_proj, t * (50 * 2 * 5376.0 * 16384 + 10 * 2 * 5376.0 * 18432));
+  EXPECT_DOUBLE_EQ(f.attn_out_proj, t * (50 * 2 * 8192.0 * 5376 + 10 * 2 * 16384.0 * 5376));
+  // The cache at 100,000 tokens, bf16: each sliding block its window of K and V of 16 heads of
+  // 256; each global block every token's one vector of 4 heads of 512.
+  const KvCacheSize k = kv_cache_size(g31(), 2, 100000);
+  EXPECT_DOUBLE_EQ(k.total_bytes, 50 * 1024 * (2 * 16 * 256 * 2.0) + 10 * 100000 * (4 * 512 * 2.0));
+  EXPECT_DOUBLE_EQ(k.every_block_bytes_per_token(), 50 * 16384.0 + 10 * 4096.0);
+}
+
+TEST(GlobalGeometry, TheImporterRefusesWhatItDoesNotModel) {
+  std::string text = test::read_repo_file("tests/fixtures/hf/gemma-4-26b-a4b.json");
+  const std::string ple = "\"hidden_size_per_layer_input\": 0";
+  ASSERT_NE(text.find(ple), std::string::npos);
+  text.replace(text.find(ple), ple.size(), "\"hidden_size_per_layer_input\": 256");
+  auto m = model_from_hf_config(text, "config.json");
+  ASSERT_FALSE(m.ok());
+  EXPECT_NE(m.error().message.find("hidden_size_per_layer_input: only 0 is modelled"),
+            std::string::npos)
+      << m.error().message;
+  TransformerSpec bad = g31();
+  bad.global_kv_heads = 5;
+  auto err = validate_transformer(bad, "x.json: transformer");
+  ASSERT_TRUE(err.has_value());
+  EXPECT_EQ(err->message, "x.json: transformer: global_kv_heads (5) must divide heads (32)");
+}
+
+}  // namespace
+}  // namespace gpuplan
