@@ -115,6 +115,9 @@ struct TransformerSpec {
   // (GPT-OSS alternates, 2; Gemma 3 has 5 local to 1 global, 6; Llama 4 chunks 3 of 4, 4).
   int64_t sliding_window = 0;
   int64_t full_attention_every = 0;
+  // The full blocks are the first of every full_attention_every instead (i a multiple: block 0,
+  // n, 2n, ...; Step-3.7's layer_types): ceil(layers / n) of them.
+  bool full_attention_first = false;
   LocalAttention local_attention = LocalAttention::sliding;
   // Global blocks of their own geometry (Gemma 4): with a sliding window, the full-attention
   // blocks have heads of global_head_dim channels (0: head_dim) and global_kv_heads key-value
@@ -266,7 +269,14 @@ struct TransformerSpec {
   int64_t linear_layer_count() const {
     if (has_layer_pattern()) return pattern_count('M');
     if (!is_hybrid_linear()) return 0;
-    return full_attention_every > 0 ? layers - layers / full_attention_every : layers;
+    return full_attention_every > 0 ? layers - full_attention_blocks() : layers;
+  }
+  // Blocks that every full_attention_every-th places (i + 1 a multiple, or i with
+  // full_attention_first).
+  int64_t full_attention_blocks() const {
+    if (full_attention_every <= 0) return 0;
+    return full_attention_first ? (layers + full_attention_every - 1) / full_attention_every
+                                : layers / full_attention_every;
   }
   int64_t attention_layer_count() const {
     return has_layer_pattern() ? pattern_count('*') : layers - linear_layer_count();
@@ -347,7 +357,7 @@ struct TransformerSpec {
   int64_t windowed_layer_count() const {
     if (is_sparse_attention() || is_compressed_attention()) return layers;
     if (sliding_window <= 0 || is_hybrid_linear()) return 0;
-    return full_attention_every > 0 ? layers - layers / full_attention_every : layers;
+    return full_attention_every > 0 ? layers - full_attention_blocks() : layers;
   }
   // Query/key and value channels per head (MLA: nope + rope and v_head_dim).
   int64_t qk_head_dim() const {

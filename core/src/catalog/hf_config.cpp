@@ -490,6 +490,20 @@ int64_t global_every(const std::vector<bool>& global) {
   return every;
 }
 
+// The n of a per-block list global exactly in blocks 0, n, 2n, ... (n > 1), else -2.
+int64_t first_of_every(const std::vector<bool>& global) {
+  const int64_t size = static_cast<int64_t>(global.size());
+  int64_t n = -2;
+  for (int64_t i = 1; i < size && n < 0; ++i) {
+    if (global[static_cast<size_t>(i)]) n = i;
+  }
+  if (n < 2) return -2;
+  for (int64_t i = 0; i < size; ++i) {
+    if (global[static_cast<size_t>(i)] != (i % n == 0)) return -2;
+  }
+  return n;
+}
+
 // Sets the window pattern from one flag per block (true: attends to all keys).
 void set_window_pattern(JsonReader& r, TransformerSpec& s, const std::vector<bool>& global,
                         const char* field) {
@@ -499,8 +513,16 @@ void set_window_pattern(JsonReader& r, TransformerSpec& s, const std::vector<boo
   }
   const int64_t every = global_every(global);
   if (every == -2) {
+    // Full attention in the first block of every n (0, n, 2n, ...; Step-3.7).
+    const int64_t n = global.front() ? first_of_every(global) : -2;
+    if (n > 1) {
+      s.full_attention_every = n;
+      s.full_attention_first = true;
+      return;
+    }
     return r.fail(std::string(field) +
-                  ": a pattern gpuplan cannot express (full attention in every n-th block)");
+                  ": a pattern gpuplan cannot express (full attention in every n-th block, or "
+                  "the first of every n)");
   }
   if (every == -1) s.sliding_window = 0;  // no windowed block
   if (every > 0) s.full_attention_every = every;
@@ -734,6 +756,36 @@ std::optional<Error> read_gemma4_text(JsonReader& r, const nlohmann::json& j, Tr
                                "expert_intermediate_size",
                                "rope_parameters",
                                "final_logit_softcapping"});
+}
+
+// Step-3.7-Flash (Step3p7FlashForCausalLM; stepfun-ai's config.json): grouped-query attention
+// with full attention in blocks 0, 4, 8, ... and a window in the rest (layer_types), routed
+// experts with a correction bias (use_moe_router_bias) and one shared expert of share_expert_dim
+// after first_k_dense_replace dense blocks, multi-token prediction modules. Its config names no
+// activation (SwiGLU, read_decoder's default) and no tie (untied).
+std::optional<Error> read_step3p7(JsonReader& r, const nlohmann::json& j, TransformerSpec& s,
+                                  const std::string& where) {
+  read_decoder(r, s);
+  s.sliding_window = nullable_integer(r, "sliding_window", 0, 1'000'000'000);
+  if (const nlohmann::json* types = r.value("layer_types", true)) {
+    auto global = full_attention_flags(*types, where);
+    if (!global.ok()) return global.error();
+    if (s.sliding_window > 0) set_window_pattern(r, s, global.value(), "layer_types");
+  }
+  s.first_dense_layers = r.integer("first_k_dense_replace", 0, 0, kMax);
+  s.experts = r.integer("num_experts", std::nullopt, 2, 100'000);
+  s.experts_per_token = r.integer("num_experts_per_tok", std::nullopt, 1, 100'000);
+  s.moe_ffn_hidden = r.integer("moe_intermediate_size", std::nullopt, 1, kMax);
+  s.shared_experts = r.integer("n_shared_experts", 0, 0, 100'000);
+  s.shared_expert_ffn_hidden = r.integer("share_expert_dim", 0, 0, kMax);
+  s.router_bias = r.boolean("use_moe_router_bias", false);
+  s.mtp_layers = r.integer("num_nextn_predict_layers", 0, 0, 64);
+  return check_unknown_fields(
+      j, where, "step3p7",
+      with_decoder_fields({"sliding_window", "layer_types", "first_k_dense_replace", "num_experts",
+                           "num_experts_per_tok", "moe_intermediate_size", "n_shared_experts",
+                           "share_expert_dim", "use_moe_router_bias", "num_nextn_predict_layers",
+                           "moe_router_scaling_factor"}));
 }
 
 // GLM-4.5/4.6 (Glm4MoeConfig): GQA with q, k, v biases and optional QK norm, shared and routed
@@ -1232,7 +1284,7 @@ constexpr const char* kSupported =
     "nemotron, "
     "kimi_k25, qwen3_next, qwen3_5, qwen3_5_text, qwen3_5_moe, qwen3_5_moe_text, nemotron_h, "
     "qwen3_vl, qwen3_vl_text, qwen3_vl_moe, qwen3_vl_moe_text, gemma2, gemma3, gemma3_text, "
-    "gemma4, gemma4_text, "
+    "gemma4, gemma4_text, step3p7, "
     "falcon, gpt2, bert, vit, mpt";
 
 // The decoders of 2024-26 (strict: an unknown field is refused); `j` is the object `r` reads.
@@ -1267,6 +1319,8 @@ std::optional<Error> read_modern_decoder(JsonReader& r, const nlohmann::json& j,
     unknown = read_gemma_text(r, j, s, type, where);
   } else if (type == "gemma4_text") {
     unknown = read_gemma4_text(r, j, s, where);
+  } else if (type == "step3p7") {
+    unknown = read_step3p7(r, j, s, where);
   } else {
     unknown = read_llama4_text(r, j, s, where);
   }
@@ -1285,7 +1339,7 @@ bool is_modern_decoder(const std::string& type) {
                         "glm_moe_dsa",  "hy_v3",         "minimax_m2",        "llama4_text",
                         "nemotron",     "qwen3_next",    "qwen3_5_moe_text",  "qwen3_5_text",
                         "nemotron_h",   "qwen3_vl_text", "qwen3_vl_moe_text", "gemma3_text",
-                        "gemma2",       "deepseek_v4",   "gemma4_text"}) {
+                        "gemma2",       "deepseek_v4",   "gemma4_text",       "step3p7"}) {
     if (type == t) return true;
   }
   return false;

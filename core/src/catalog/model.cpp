@@ -174,6 +174,8 @@ std::optional<Error> check_attention(const TransformerSpec& s, const Bad& bad) {
     return bad("full_attention_every", "needs a sliding_window or linear attention");
   if (s.full_attention_every < 0 || s.full_attention_every > s.layers)
     return bad("full_attention_every", "must be between 0 and layers");
+  if (s.full_attention_first && s.full_attention_every == 0)
+    return bad("full_attention_first", "needs full_attention_every");
   if (s.is_sparse_attention()) {
     if (s.q_lora_rank <= 0)
       return bad("index_topk", "needs latent attention with a q_lora_rank (the indexer reads it)");
@@ -272,6 +274,7 @@ void read_moe_and_attention(JsonReader& r, TransformerSpec& s) {
   s.v_head_dim = r.integer("v_head_dim", 0, 0, kMaxDim);
   s.sliding_window = r.integer("sliding_window", 0, 0, kMaxDim * 1000);
   s.full_attention_every = r.integer("full_attention_every", 0, 0, kMaxDim);
+  s.full_attention_first = r.boolean("full_attention_first", false);
   s.local_attention =
       static_cast<LocalAttention>(r.choice("local_attention", {"sliding", "chunked"}, 0));
   s.global_head_dim = r.integer("global_head_dim", 0, 0, kMaxDim);

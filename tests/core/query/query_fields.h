@@ -185,6 +185,7 @@ inline void compare_transformer(FieldDiff& d, const TransformerSpec& a, const Tr
   GPUPLAN_FIELD(d, a, b, index_head_dim);
   GPUPLAN_FIELD(d, a, b, index_topk);
   GPUPLAN_FIELD(d, a, b, index_shared_layers);
+  GPUPLAN_FIELD(d, a, b, full_attention_first);
   GPUPLAN_FIELD(d, a, b, global_head_dim);
   GPUPLAN_FIELD(d, a, b, global_kv_heads);
   GPUPLAN_FIELD(d, a, b, global_kv_shared);

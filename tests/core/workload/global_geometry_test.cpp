@@ -86,5 +86,36 @@ TEST(GlobalGeometry, TheImporterRefusesWhatItDoesNotModel) {
   EXPECT_EQ(err->message, "x.json: transformer: global_kv_heads (5) must divide heads (32)");
 }
 
+// Step-3.7-Flash's layer_types put full attention in blocks 0, 4, ..., 44: 12 of 45, the other 33
+// windowed (the last of every 4 would give 11).
+TEST(GlobalGeometry, FullBlocksFirstOfEveryNCountTheRoundedUpShare) {
+  const TransformerSpec& s = test::model("step-3.7-flash").transformer;
+  EXPECT_EQ(s.windowed_layer_count(), 33);
+  TransformerSpec last = s;
+  last.full_attention_first = false;
+  EXPECT_EQ(last.windowed_layer_count(), 34);
+  // The cache at 100,000 tokens, bf16: K and V of 8 heads of 128 per token and block.
+  EXPECT_DOUBLE_EQ(kv_cache_size(s, 2, 100000).total_bytes,
+                   (12 * 100000.0 + 33 * 512.0) * 2 * 8 * 128 * 2);
+  // StepFun: a 196B language backbone with about 11B active (without the MTP modules).
+  gpuplan::Setup setup;
+  setup.mode = Mode::infer;
+  setup.precision = Precision::bf16;
+  auto e = estimate(test::model("step-3.7-flash"), setup);
+  ASSERT_TRUE(e.ok()) << e.error().message;
+  EXPECT_EQ(std::round(static_cast<double>(e.value().params.total) / 1e9), 196);
+  EXPECT_EQ(std::round(static_cast<double>(e.value().params.active_per_token) / 1e9), 11);
+  // A list with its full blocks neither last nor first of every n is refused by name.
+  std::string text = test::read_repo_file("tests/fixtures/hf/step-3.7-flash.json");
+  const std::string head = "\"layer_types\": [\n    \"full_attention\"";
+  ASSERT_NE(text.find(head), std::string::npos);
+  text.replace(text.find(head), head.size(), "\"layer_types\": [\n    \"sliding_attention\"");
+  auto m = model_from_hf_config(text, "config.json");
+  ASSERT_FALSE(m.ok());
+  EXPECT_NE(m.error().message.find("layer_types: a pattern gpuplan cannot express"),
+            std::string::npos)
+      << m.error().message;
+}
+
 }  // namespace
 }  // namespace gpuplan
