@@ -186,10 +186,14 @@ void refuse_qwen_sliding_window(JsonReader& r) {
 // rotary sections change no count).
 std::optional<Error> read_llama_like(JsonReader& r, const nlohmann::json& j, TransformerSpec& s,
                                      const std::string& vl_type, const std::string& where) {
+  // Xiaomi's MiMo-7B (MiMoForCausalLM) is Qwen2 with multi-token prediction modules
+  // (num_nextn_predict_layers: each a Qwen2 block behind two norms and a 2h -> h input_proj).
   const std::string type = vl_type == "qwen3_vl_text"       ? "qwen3"
                            : vl_type == "qwen3_vl_moe_text" ? "qwen3_moe"
+                           : vl_type == "mimo"              ? "qwen2"
                                                             : vl_type;
   read_decoder(r, s);
+  if (vl_type == "mimo") s.mtp_layers = r.integer("num_nextn_predict_layers", 0, 0, 64);
   // Qwen3-Coder's config writes qkv_bias false, a field neither transformers' Qwen3 models nor
   // their attention read (attention_bias sets the biases); true would say otherwise.
   // Qwen3-Coder's config also restates that Qwen3 normalises q and k (use_qk_norm true) and
@@ -224,12 +228,12 @@ std::optional<Error> read_llama_like(JsonReader& r, const nlohmann::json& j, Tra
     if (only && !(only->is_array() && only->empty()))
       r.fail("mlp_only_layers: only [] is modelled (dense blocks by list are not)");
   }
-  return check_unknown_fields(
-      j, where, vl_type,
-      with_decoder_fields({"use_sliding_window", "sliding_window", "num_local_experts",
-                           "num_experts", "num_experts_per_tok", "moe_intermediate_size",
-                           "decoder_sparse_step", "mlp_only_layers", "qkv_bias", "use_qk_norm",
-                           "shared_expert_intermediate_size"}));
+  std::vector<const char*> known = with_decoder_fields(
+      {"use_sliding_window", "sliding_window", "num_local_experts", "num_experts",
+       "num_experts_per_tok", "moe_intermediate_size", "decoder_sparse_step", "mlp_only_layers",
+       "qkv_bias", "use_qk_norm", "shared_expert_intermediate_size"});
+  if (vl_type == "mimo") known.push_back("num_nextn_predict_layers");
+  return check_unknown_fields(j, where, vl_type, known);
 }
 
 // Nemotron (transformers' NemotronConfig, Nemotron-4): LlamaConfig's fields, but an ungated MLP
@@ -1284,7 +1288,7 @@ constexpr const char* kSupported =
     "nemotron, "
     "kimi_k25, qwen3_next, qwen3_5, qwen3_5_text, qwen3_5_moe, qwen3_5_moe_text, nemotron_h, "
     "qwen3_vl, qwen3_vl_text, qwen3_vl_moe, qwen3_vl_moe_text, gemma2, gemma3, gemma3_text, "
-    "gemma4, gemma4_text, step3p7, "
+    "gemma4, gemma4_text, step3p7, mimo, "
     "falcon, gpt2, bert, vit, mpt";
 
 // The decoders of 2024-26 (strict: an unknown field is refused); `j` is the object `r` reads.
@@ -1294,7 +1298,7 @@ std::optional<Error> read_modern_decoder(JsonReader& r, const nlohmann::json& j,
   std::optional<Error> unknown;
   if (type == "llama" || type == "mistral" || type == "mixtral" || type == "qwen2" ||
       type == "qwen3" || type == "qwen3_moe" || type == "qwen3_vl_text" ||
-      type == "qwen3_vl_moe_text") {
+      type == "qwen3_vl_moe_text" || type == "mimo") {
     unknown = read_llama_like(r, j, s, type, where);
   } else if (type == "deepseek_v3" || type == "deepseek_v2" || type == "kimi_k2" ||
              type == "deepseek_v32" || type == "glm_moe_dsa") {
@@ -1339,7 +1343,8 @@ bool is_modern_decoder(const std::string& type) {
                         "glm_moe_dsa",  "hy_v3",         "minimax_m2",        "llama4_text",
                         "nemotron",     "qwen3_next",    "qwen3_5_moe_text",  "qwen3_5_text",
                         "nemotron_h",   "qwen3_vl_text", "qwen3_vl_moe_text", "gemma3_text",
-                        "gemma2",       "deepseek_v4",   "gemma4_text",       "step3p7"}) {
+                        "gemma2",       "deepseek_v4",   "gemma4_text",       "step3p7",
+                        "mimo"}) {
     if (type == t) return true;
   }
   return false;

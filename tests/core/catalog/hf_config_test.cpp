@@ -58,7 +58,7 @@ TEST(HfConfig, ErrorsNameTheField) {
             "llama4, llama4_text, glm4_moe, glm_moe_dsa, hy_v3, minimax_m2, nemotron, kimi_k25, "
             "qwen3_next, qwen3_5, qwen3_5_text, qwen3_5_moe, qwen3_5_moe_text, nemotron_h, "
             "qwen3_vl, qwen3_vl_text, qwen3_vl_moe, qwen3_vl_moe_text, gemma2, gemma3, "
-            "gemma3_text, gemma4, gemma4_text, step3p7, falcon, gpt2, bert, vit, mpt)");
+            "gemma3_text, gemma4, gemma4_text, step3p7, mimo, falcon, gpt2, bert, vit, mpt)");
   EXPECT_EQ(err(R"({"hidden_size": 4096})"), "config.json: model_type: missing required field");
   EXPECT_EQ(err(R"({"model_type": "gpt2", "n_layer": "12"})"),
             "config.json: n_layer: expected an integer, got a string");
@@ -118,6 +118,19 @@ TEST(HfConfig, DecodersOf2026ImportToTheZoosArchitectures) {
   expect_same_architecture("gpt-oss-120b.json", "gpt-oss-120b");
   expect_same_architecture("glm-4.5.json", "glm-4.5");
   expect_same_architecture("llama-4-scout-17b-16e.json", "llama-4-scout");
+}
+
+// MiMo-7B (MiMoForCausalLM): Qwen2's layout (biases on q, k and v) with one MTP module (two norms,
+// a 2h -> h input_proj and a Qwen2 block), by hand from its config.json.
+TEST(HfConfig, MiMoIsQwen2WithAnMtpModule) {
+  const TransformerSpec s = imported("mimo-7b-base.json").transformer;
+  EXPECT_EQ(s.mtp_layers, 1);
+  const double h = 4096,
+               block = h * (4096 + 2 * 1024) + (4096 + 2 * 1024) + 4096 * h + 3 * h * 11008 + 2 * h;
+  const double mtp = block + 2 * h /* enorm, hnorm */ + 2 * h * h + h /* shared_head.norm */;
+  int64_t n = 0;
+  for (const auto& t : transformer_parameters(s)) n += t.numel();
+  EXPECT_DOUBLE_EQ(static_cast<double>(n), 36 * block + 2 * 151680 * h + h + mtp);
 }
 
 TEST(HfConfig, ServedCheckpointsOf2026ImportAsTheirArchitectures) {
