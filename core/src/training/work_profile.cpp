@@ -189,10 +189,16 @@ void add_elementwise(WorkProfile& w, const TransformerSpec& s, const Setup& setu
   const double sp = setup.sequence_parallel ? t : 1.0;
   const bool rotary = s.positions == PositionKind::rotary;
   const double norms = 2 * (b.residual + b.activation) * T * h / sp;
+  // Hyper-connections (model.h) replace each sublayer's residual add (3 h) by reading the n
+  // streams and writing the input (hc_pre, (n + 1) h) and reading them with the output and
+  // writing them back (hc_post, (2n + 1) h): 3n - 1 more h per sublayer, two more kernels.
+  const double streams = s.has_hyper_connections() ? static_cast<double>(s.hc_streams) : 0.0;
+  const double hyper = streams > 0 ? 2 * (3 * streams - 1) * b.residual * T * h / sp : 0.0;
   const double elementwise =
       norms + (2 * 3 * b.residual * T * h + drop * 2 * (2 * b.activation + 1) * T * h) / sp +
-      (rotary ? 2 * b.activation * T * (d.q + d.kv) / t : 0);
-  add(w, "elementwise", 0, Lb * elementwise, 0, Lb * (4 + 2 * drop + (rotary ? 2 : 0)));
+      (rotary ? 2 * b.activation * T * (d.q + d.kv) / t : 0) + hyper;
+  add(w, "elementwise", 0, Lb * elementwise, 0,
+      Lb * (4 + 2 * drop + (rotary ? 2 : 0) + (streams > 0 ? 4 : 0)));
   rerun_by(w.ops.back(), kRecomputeLayernorm, norms / elementwise);
 }
 

@@ -123,6 +123,28 @@ TEST(CompressedAttention, HyperConnectionsKeepTheWideResidualPerSublayer) {
   EXPECT_DOUBLE_EQ(wide.linear_bytes - narrow.linear_bytes, 2 * e * t * 4096 * (4 + 1));
 }
 
+// Each sublayer's hyper-connections move (3n - 1) x h more bytes than a residual add: the
+// element-wise traffic they add at 4 streams is 11/5 of what they add at 2.
+TEST(CompressedAttention, HyperConnectionsAddElementwiseTrafficPerStream) {
+  gpuplan::Setup s;
+  s.precision = Precision::bf16;
+  s.seq_len = 4096;
+  auto elementwise = [&](int64_t streams) {
+    Model m = test::model("deepseek-v4-flash");
+    m.transformer.hc_streams = streams;
+    auto e = estimate(m, s);
+    EXPECT_TRUE(e.ok()) << e.error().message;
+    auto w = build_work_profile(m, s, e.value());
+    EXPECT_TRUE(w.ok()) << w.error().message;
+    for (const auto& op : w.value().ops) {
+      if (op.name == "elementwise") return op.bytes_per_sample;
+    }
+    return 0.0;
+  };
+  const double plain = elementwise(0);
+  EXPECT_NEAR((elementwise(4) - plain) / (elementwise(2) - plain), 11.0 / 5.0, 1e-12);
+}
+
 TEST(CompressedAttention, ADecodeStepReadsWhatTheCacheSaysItReads) {
   const Gpu* b200 = test::catalog().find_gpu("b200-sxm");
   ASSERT_NE(b200, nullptr);
