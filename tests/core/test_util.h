@@ -13,6 +13,7 @@
 #include "gpuplan/catalog.h"
 #include "gpuplan/embedded_data.h"
 #include "gpuplan/serve_assumptions.h"
+#include "gpuplan/transformer.h"
 
 namespace gpuplan::test {
 
@@ -61,6 +62,13 @@ inline const Model& model(const std::string& id) {
     return empty;
   }
   return *m;
+}
+
+// A transformer's parameters, summed over transformer_parameters' tensors.
+inline double parameters(const TransformerSpec& s) {
+  double n = 0;
+  for (const auto& t : transformer_parameters(s)) n += static_cast<double>(t.numel());
+  return n;
 }
 
 // Contents of a file under the repository root.

@@ -573,6 +573,20 @@ std::optional<Error> read_gpt_oss(JsonReader& r, const nlohmann::json& j, Transf
                            "sliding_window", "layer_types"}));
 }
 
+// What every Gemma language model shares: a gated GELU MLP, rotary positions, RMSNorm, an LM
+// head and no attention biases.
+void set_gemma_layout(JsonReader& r, TransformerSpec& s) {
+  const std::string act = r.string("hidden_activation", "gelu_pytorch_tanh");
+  if (act.rfind("gelu", 0) != 0) r.fail("hidden_activation: '" + act + "' is not modelled (gelu)");
+  s.gated_mlp = true;
+  s.activation = MlpActivation::gelu;
+  s.positions = PositionKind::rotary;
+  s.norm = NormKind::rmsnorm;
+  s.head = HeadKind::lm;
+  if (r.boolean("attention_bias", false))
+    r.fail("attention_bias: only false is modelled for Gemma");
+}
+
 // Gemma 2 (Gemma2Config, gemma2) and Gemma 3's language model (Gemma3TextConfig, gemma3_text;
 // the text_config of Gemma3ForConditionalGeneration). Google's config.json files can be sparse:
 // what they leave out is the class's default (transformers src/transformers/models/gemma3/
@@ -596,16 +610,8 @@ std::optional<Error> read_gemma_text(JsonReader& r, const nlohmann::json& j, Tra
   s.head_dim = r.integer("head_dim", 256, 1, kMax);
   s.max_positions = r.integer("max_position_embeddings", gemma3 ? 131'072 : 8192, 1, 1'000'000'000);
   s.tied_embeddings = r.boolean("tie_word_embeddings", true);
-  const std::string act = r.string("hidden_activation", "gelu_pytorch_tanh");
-  if (act.rfind("gelu", 0) != 0) r.fail("hidden_activation: '" + act + "' is not modelled (gelu)");
-  s.gated_mlp = true;
-  s.activation = MlpActivation::gelu;
-  s.positions = PositionKind::rotary;
-  s.norm = NormKind::rmsnorm;
-  s.head = HeadKind::lm;
+  set_gemma_layout(r, s);
   if (gemma3) s.qk_norm = QkNorm::rmsnorm;
-  if (r.boolean("attention_bias", false))
-    r.fail("attention_bias: only false is modelled for Gemma");
   if (r.boolean("use_bidirectional_attention", false))
     r.fail("use_bidirectional_attention: true is not modelled (a causal decoder)");
   read_rope(r, s);
@@ -665,6 +671,19 @@ void read_rope_by_layer_type(JsonReader& r) {
   }
 }
 
+// Gemma 4's enable_moe_block: routed experts beside each block's dense MLP, which counts as one
+// shared expert of intermediate_size.
+void read_gemma4_experts(JsonReader& r, TransformerSpec& s) {
+  if (!r.boolean("enable_moe_block", false)) return;
+  s.experts = r.integer("num_experts", std::nullopt, 2, 100'000);
+  s.experts_per_token = r.integer("top_k_experts", std::nullopt, 1, 100'000);
+  s.moe_ffn_hidden = nullable_integer(r, "moe_intermediate_size", 0, kMax);
+  if (s.moe_ffn_hidden == 0)
+    s.moe_ffn_hidden = nullable_integer(r, "expert_intermediate_size", 1, kMax);
+  s.shared_experts = 1;
+  s.shared_expert_ffn_hidden = s.ffn_hidden;
+}
+
 // Gemma 4's language model (Gemma4TextConfig; transformers' modeling_gemma4): Gemma 3's layout
 // (GeGLU, four norms per block, q/k norms, sliding and global blocks by layer_types) with global
 // blocks of their own geometry (global_head_dim, num_global_key_value_heads, and
@@ -688,16 +707,8 @@ std::optional<Error> read_gemma4_text(JsonReader& r, const nlohmann::json& j, Tr
   if (s.global_kv_shared) s.global_kv_heads = global_kv;
   s.max_positions = r.integer("max_position_embeddings", std::nullopt, 1, 1'000'000'000);
   s.tied_embeddings = r.boolean("tie_word_embeddings", true);
-  const std::string act = r.string("hidden_activation", "gelu_pytorch_tanh");
-  if (act.rfind("gelu", 0) != 0) r.fail("hidden_activation: '" + act + "' is not modelled (gelu)");
-  s.gated_mlp = true;
-  s.activation = MlpActivation::gelu;
-  s.positions = PositionKind::rotary;
-  s.norm = NormKind::rmsnorm;
-  s.head = HeadKind::lm;
+  set_gemma_layout(r, s);
   s.qk_norm = QkNorm::rmsnorm;
-  if (r.boolean("attention_bias", false))
-    r.fail("attention_bias: only false is modelled for Gemma");
   // "vision": images attend both ways among themselves; text stays causal. "all" is not modelled.
   if (const nlohmann::json* b = r.value("use_bidirectional_attention", false);
       b && !b->is_null() && !(b->is_boolean() && !b->get<bool>()) &&
@@ -719,17 +730,11 @@ std::optional<Error> read_gemma4_text(JsonReader& r, const nlohmann::json& j, Tr
     if (!global.ok()) return global.error();
     if (s.sliding_window > 0) set_window_pattern(r, s, global.value(), "layer_types");
   }
-  if (s.sliding_window == 0 || s.full_attention_every == 0)
-    s.global_head_dim = s.global_kv_heads = 0, s.global_kv_shared = false;  // no global blocks
-  if (r.boolean("enable_moe_block", false)) {
-    s.experts = r.integer("num_experts", std::nullopt, 2, 100'000);
-    s.experts_per_token = r.integer("top_k_experts", std::nullopt, 1, 100'000);
-    s.moe_ffn_hidden = nullable_integer(r, "moe_intermediate_size", 0, kMax);
-    if (s.moe_ffn_hidden == 0)
-      s.moe_ffn_hidden = nullable_integer(r, "expert_intermediate_size", 1, kMax);
-    s.shared_experts = 1;
-    s.shared_expert_ffn_hidden = s.ffn_hidden;
+  if (s.sliding_window == 0 || s.full_attention_every == 0) {  // no global blocks to shape
+    s.global_head_dim = s.global_kv_heads = 0;
+    s.global_kv_shared = false;
   }
+  read_gemma4_experts(r, s);
   read_rope_by_layer_type(r);
   return check_unknown_fields(j, where, "gemma4_text",
                               {"vocab_size",

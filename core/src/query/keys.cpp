@@ -1092,6 +1092,47 @@ std::vector<QueryKey> custom_moe_rows() {
   };
 }
 
+// Attention of 2026's own kinds: full blocks first of every n (Step-3.7), global blocks of their
+// own geometry (Gemma 4), DeepSeek-V4's compressed attention and hyper-connections.
+std::vector<QueryKey> custom_attention_variant_rows() {
+  const G g = G::custom_model;
+  return {
+      row("c-full-attention-first", g, spec(boolean<Q>(SPEC(full_attention_first))), "0",
+          "the full blocks are the first of every n-th (blocks 0, n, 2n, ...) instead of the last",
+          "全注意力块是每 n 个中的第一个（第 0、n、2n…… 个块），而不是最后一个"),
+      row("c-global-head-dim", g, spec(integer<Q>(0, 1000000, SPEC(global_head_dim))), "0",
+          "with a window: channels per head of the full-attention blocks (0: head-dim)",
+          "有窗口时：全注意力块每个头的通道数（0：与一般块相同）"),
+      row("c-global-kv-heads", g, spec(integer<Q>(0, 1000000, SPEC(global_kv_heads))), "0",
+          "with a window: key-value heads of the full-attention blocks (0: kv-heads)",
+          "有窗口时：全注意力块的键值头数（0：与一般块相同）"),
+      row("c-global-kv-shared", g, spec(boolean<Q>(SPEC(global_kv_shared))), "0",
+          "the full-attention blocks' keys are also their values (no v_proj)",
+          "全注意力块的键同时用作值（没有 v_proj）"),
+      row("c-o-groups", g, spec(integer<Q>(0, 1000000, SPEC(o_groups))), "0",
+          "compressed attention: groups of heads sharing a low-rank output projection",
+          "压缩注意力：共享一个低秩输出投影的头组数"),
+      row("c-o-lora-rank", g, spec(integer<Q>(0, 1000000, SPEC(o_lora_rank))), "0",
+          "compressed attention (DeepSeek-V4): each group's output rank (0: none)",
+          "压缩注意力（DeepSeek-V4）：每组输出投影的秩（0：不用）"),
+      row("c-csa-layers", g, spec(integer<Q>(0, 1000000, SPEC(csa_layers))), "0",
+          "compressed attention: blocks that compress keys and select the indexer's top-k",
+          "压缩注意力：压缩键并由索引器选出前 k 个条目的块数"),
+      row("c-csa-ratio", g, spec(integer<Q>(0, 1000000, SPEC(csa_ratio))), "0",
+          "compressed attention: tokens per entry in those blocks",
+          "压缩注意力：这些块中每个条目压缩的 token 数"),
+      row("c-hca-layers", g, spec(integer<Q>(0, 1000000, SPEC(hca_layers))), "0",
+          "compressed attention: blocks that read every heavily compressed entry",
+          "压缩注意力：读取全部高倍压缩条目的块数"),
+      row("c-hca-ratio", g, spec(integer<Q>(0, 1000000, SPEC(hca_ratio))), "0",
+          "compressed attention: tokens per entry in those blocks",
+          "压缩注意力：这些块中每个条目压缩的 token 数"),
+      row("c-hc-streams", g, spec(integer<Q>(0, 64, SPEC(hc_streams))), "0",
+          "hyper-connections: copies of the residual stream (0: a plain residual)",
+          "超连接：残差流的份数（0：普通残差）"),
+  };
+}
+
 // Latent, local and normalised attention and rotary scaling (DeepSeek-V3's MLA, GPT-OSS and
 // Llama 4 windows, Qwen3's QK norm).
 std::vector<QueryKey> custom_attention_rows() {
@@ -1120,18 +1161,6 @@ std::vector<QueryKey> custom_attention_rows() {
       row("c-local-attention", g, spec(indexed<Q>({"sliding", "chunked"}, SPEC(local_attention))),
           "sliding", "the window slides, or cuts the sequence into chunks",
           "窗口滑动，或把序列切成块"),
-      row("c-full-attention-first", g, spec(boolean<Q>(SPEC(full_attention_first))), "0",
-          "the full blocks are the first of every n-th (blocks 0, n, 2n, ...) instead of the last",
-          "全注意力块是每 n 个中的第一个（第 0、n、2n…… 个块），而不是最后一个"),
-      row("c-global-head-dim", g, spec(integer<Q>(0, 1000000, SPEC(global_head_dim))), "0",
-          "with a window: channels per head of the full-attention blocks (0: head-dim)",
-          "有窗口时：全注意力块每个头的通道数（0：与一般块相同）"),
-      row("c-global-kv-heads", g, spec(integer<Q>(0, 1000000, SPEC(global_kv_heads))), "0",
-          "with a window: key-value heads of the full-attention blocks (0: kv-heads)",
-          "有窗口时：全注意力块的键值头数（0：与一般块相同）"),
-      row("c-global-kv-shared", g, spec(boolean<Q>(SPEC(global_kv_shared))), "0",
-          "the full-attention blocks' keys are also their values (no v_proj)",
-          "全注意力块的键同时用作值（没有 v_proj）"),
       row("c-attention-sinks", g, spec(boolean<Q>(SPEC(attention_sinks))), "0",
           "a learned sink logit per head and block", "每个块每个头一个可学习的 sink logit"),
       row("c-index-topk", g, spec(integer<Q>(0, 1000000000, SPEC(index_topk))), "0",
@@ -1144,27 +1173,6 @@ std::vector<QueryKey> custom_attention_rows() {
       row("c-index-shared-layers", g, spec(integer<Q>(0, 1000000, SPEC(index_shared_layers))), "0",
           "sparse attention: blocks reusing an earlier block's selection (no indexer of their own)",
           "稀疏注意力：沿用前面某块选择结果的块数（自身没有索引器）"),
-      row("c-o-groups", g, spec(integer<Q>(0, 1000000, SPEC(o_groups))), "0",
-          "compressed attention: groups of heads sharing a low-rank output projection",
-          "压缩注意力：共享一个低秩输出投影的头组数"),
-      row("c-o-lora-rank", g, spec(integer<Q>(0, 1000000, SPEC(o_lora_rank))), "0",
-          "compressed attention (DeepSeek-V4): each group's output rank (0: none)",
-          "压缩注意力（DeepSeek-V4）：每组输出投影的秩（0：不用）"),
-      row("c-csa-layers", g, spec(integer<Q>(0, 1000000, SPEC(csa_layers))), "0",
-          "compressed attention: blocks that compress keys and select the indexer's top-k",
-          "压缩注意力：压缩键并由索引器选出前 k 个条目的块数"),
-      row("c-csa-ratio", g, spec(integer<Q>(0, 1000000, SPEC(csa_ratio))), "0",
-          "compressed attention: tokens per entry in those blocks",
-          "压缩注意力：这些块中每个条目压缩的 token 数"),
-      row("c-hca-layers", g, spec(integer<Q>(0, 1000000, SPEC(hca_layers))), "0",
-          "compressed attention: blocks that read every heavily compressed entry",
-          "压缩注意力：读取全部高倍压缩条目的块数"),
-      row("c-hca-ratio", g, spec(integer<Q>(0, 1000000, SPEC(hca_ratio))), "0",
-          "compressed attention: tokens per entry in those blocks",
-          "压缩注意力：这些块中每个条目压缩的 token 数"),
-      row("c-hc-streams", g, spec(integer<Q>(0, 64, SPEC(hc_streams))), "0",
-          "hyper-connections: copies of the residual stream (0: a plain residual)",
-          "超连接：残差流的份数（0：普通残差）"),
       row("c-attention-output-gate", g, spec(boolean<Q>(SPEC(attention_output_gate))), "0",
           "q_proj also yields a sigmoid gate on the attention output",
           "查询投影还输出一个作用于注意力输出的门控"),
@@ -1430,11 +1438,11 @@ const KeyRow<T>* find_in(const std::vector<KeyRow<T>>& rows, std::string_view na
 const std::vector<QueryKey>& query_key_rows() {
   static const std::vector<QueryKey> rows = [] {
     std::vector<QueryKey> all;
-    for (auto group :
-         {setup_rows(), kernel_rows(), recipe_rows(), fusion_rows(), parallel_rows(),
-          expert_and_adapter_rows(), hardware_and_run_rows(), pricing_rows(), planner_rows(),
-          custom_shape_rows(), custom_convention_rows(), custom_layout_rows(), custom_moe_rows(),
-          custom_attention_rows(), custom_hybrid_rows(), custom_cnn_rows()}) {
+    for (auto group : {setup_rows(), kernel_rows(), recipe_rows(), fusion_rows(), parallel_rows(),
+                       expert_and_adapter_rows(), hardware_and_run_rows(), pricing_rows(),
+                       planner_rows(), custom_shape_rows(), custom_convention_rows(),
+                       custom_layout_rows(), custom_moe_rows(), custom_attention_rows(),
+                       custom_attention_variant_rows(), custom_hybrid_rows(), custom_cnn_rows()}) {
       all.insert(all.end(), group.begin(), group.end());
     }
     return all;

@@ -135,6 +135,19 @@ void add_indexer(WorkProfile& w, const TransformerSpec& s, const ElementBytes& b
            L * 4, T, width);
 }
 
+// Compressed attention's compressors (model.h): their kv and gate projections from h,
+// replicated on every tensor-parallel rank (compressor_forward_flops), as one GEMM; their pooling
+// is element-wise.
+void add_compressors(WorkProfile& w, const TransformerSpec& s, const ElementBytes& b,
+                     const BlockShape& d) {
+  if (!s.is_compressed_attention()) return;
+  const double T = d.T, h = d.h, L = static_cast<double>(s.layers);
+  const double flops = compressor_forward_flops(s, T);
+  const double width = flops / (2 * T * h * L);  // projected channels per block, averaged
+  add_gemm(w, "attention.compressor", flops, L * b.activation * T * (h + width),
+           L * b.weight * h * width, L * 2, T, width);
+}
+
 // Linear-attention blocks (model.h): in_proj (q, k, v, the gate z, beta and the decay input)
 // and out_proj as GEMMs; the convolution and the chunked gated delta rule as one fused kernel
 // class timed at the attention kernels' rate (fla's Triton kernels run their chunk products on
@@ -373,9 +386,8 @@ WorkProfile transformer_work(const Model& model, const Setup& setup, const Estim
   const double projected = attention_keys(s, T);  // rows this GPU projects to Q, K and V
   // Matmuls of one block (Narayanan et al. 2021 for the FLOPs; bytes are inputs + outputs);
   // gated attention's q_proj also yields the output gate, q wide.
-  // Compressed attention runs several smaller matmuls (the query latent's down and up
-  // projections, the key-value head): one GEMM from h of as many FLOPs stands for them. MLA is
-  // still charged as the multi-head projections of its q and kv widths.
+  // Compressed attention's several smaller matmuls, and global blocks of their own geometry: one
+  // GEMM from h of as many FLOPs (MLA: the multi-head projections of its q and kv widths).
   const bool own_geometry = s.is_compressed_attention() || s.global_geometry_layers() > 0;
   const double qkv = own_geometry ? attention_projection_flops_per_token(s) / (2 * h)
                                   : (s.attention_output_gate ? 2 * q : q) + 2 * kv;
@@ -387,15 +399,7 @@ WorkProfile transformer_work(const Model& model, const Setup& setup, const Estim
   add_attention_core(w, s, b, shape, flash, attn_drop, causal_attention_fraction(model, s, d.t),
                      setup.fp8_attention);
   if (s.is_sparse_attention() || s.indexer_layer_count() > 0) add_indexer(w, s, b, shape, d.t);
-  if (s.is_compressed_attention()) {
-    // The compressors' kv and gate projections from h, replicated on every tensor-parallel
-    // rank (compressor_forward_flops), as one GEMM; their pooling is element-wise.
-    const double flops = compressor_forward_flops(s, T);
-    const double width = flops / (2 * T * h * L);  // projected channels per block, averaged
-    add_gemm(w, "attention.compressor", flops, L * b.activation * T * (h + width),
-             L * b.weight * h * width, L * 2, T, width);
-  }
-  // The output projection's input width (compressed attention: wo_a and wo_b as one GEMM).
+  add_compressors(w, s, b, shape);
   const double out_in = own_geometry ? attention_output_flops_per_token(s) / (2 * h) : q;
   add_gemm(w, "attention.out", La * 2 * T * out_in * h / t,
            La * b.activation * T * (out_in / t + h), La * b.weight * out_in * h / t, La, T, h);

@@ -817,6 +817,26 @@ void add_linear_attention_flops(const TransformerSpec& s, double t, TransformerF
   out.linear_core += linear * t * linear_attention_core_flops_per_token(s, t);
 }
 
+// Vision transformers' patch embedding, the pooler and the output head over a sample of t tokens.
+void add_embedding_and_head_flops(const TransformerSpec& s, double t, TransformerFlops& out) {
+  const double h = static_cast<double>(s.hidden);
+  if (s.is_vision()) {
+    const double patches =
+        static_cast<double>((s.image_size / s.patch_size) * (s.image_size / s.patch_size));
+    const double patch_in = static_cast<double>(s.channels * s.patch_size * s.patch_size);
+    out.embedding += 2 * patches * patch_in * h;
+  }
+  if (s.pooler) out.head += 2 * h * h;
+  if (s.head == HeadKind::lm) {
+    // Logits for every position (causal and masked LM training compute all of them).
+    if (s.lm_head_transform) out.head += t * 2 * h * h;
+    if (s.is_adaptive() && s.adaptive_div > 1) out.head += t * 2 * h * h;
+    out.head += t * 2 * h * head_logits(s);
+  } else if (s.head == HeadKind::classifier) {
+    out.head += 2 * h * static_cast<double>(s.num_classes);  // one pooled token per sample
+  }
+}
+
 }  // namespace
 
 TransformerFlops transformer_forward_flops(const TransformerSpec& s, int64_t seq_len) {
@@ -888,21 +908,7 @@ TransformerFlops transformer_forward_flops(const TransformerSpec& s, int64_t seq
     out.indexer += n * indexer_flops(one, t);
     out.head += n * t * (2 * (2 * h) * h + 2 * h * head_logits(s));
   }
-  if (s.is_vision()) {
-    const double patches =
-        static_cast<double>((s.image_size / s.patch_size) * (s.image_size / s.patch_size));
-    const double patch_in = static_cast<double>(s.channels * s.patch_size * s.patch_size);
-    out.embedding += 2 * patches * patch_in * h;
-  }
-  if (s.pooler) out.head += 2 * h * h;
-  if (s.head == HeadKind::lm) {
-    // Logits for every position (causal and masked LM training compute all of them).
-    if (s.lm_head_transform) out.head += t * 2 * h * h;
-    if (s.is_adaptive() && s.adaptive_div > 1) out.head += t * 2 * h * h;
-    out.head += t * 2 * h * head_logits(s);
-  } else if (s.head == HeadKind::classifier) {
-    out.head += 2 * h * static_cast<double>(s.num_classes);  // one pooled token per sample
-  }
+  add_embedding_and_head_flops(s, t, out);
   return out;
 }
 

@@ -18,9 +18,7 @@ namespace gpuplan {
 namespace {
 
 double params(const TransformerSpec& s) {
-  double n = 0;
-  for (const auto& t : transformer_parameters(s)) n += static_cast<double>(t.numel());
-  return n;
+  return test::parameters(s);
 }
 
 const TransformerSpec& flash() {
