@@ -206,7 +206,7 @@ double decode_read_share(const ReplicaModel& r, double context) {
     // Compressed attention reads its windows, a CSA block's top-k entries, every HCA entry and
     // the index keys (kv_cache_size's read_bytes), against every block keeping every token.
     const KvCacheSize k = kv_cache_size(*spec, 1.0, context);
-    const double all = k.bytes_per_token_per_layer * k.windowed_layers * context;
+    const double all = k.every_block_bytes_per_token() * context;
     return all > 0 ? k.read_bytes / all : 1.0;
   }
   return kv_window_share(spec, context);

@@ -784,10 +784,7 @@ KvCacheSize kv_cache_size(const TransformerSpec& s, double element_bytes, double
                                             : 0.0;
     index_bytes = static_cast<double>(s.csa_layers) * csa_entries *
                   static_cast<double>(s.index_head_dim) * element_bytes;
-    const double read_entries =
-        static_cast<double>(s.csa_layers) *
-            std::min(csa_entries, static_cast<double>(s.index_topk)) +
-        (k.compressed_entries - static_cast<double>(s.csa_layers) * csa_entries);
+    const double read_entries = s.compressed_entries_read(ctx);
     const double window = k.bytes_per_token_per_layer * k.windowed_layers * k.window_tokens;
     k.total_bytes = window + k.bytes_per_token_per_layer * k.compressed_entries + index_bytes;
     k.read_bytes = window + k.bytes_per_token_per_layer * read_entries + index_bytes;
