@@ -246,6 +246,7 @@ PageState with_plan(PageState s, const Plan& plan) {
   setup.vp = plan.setup.vp;
   setup.cp = plan.setup.cp;
   setup.zero_stage = plan.setup.zero_stage;
+  setup.dp_shard = plan.setup.dp_shard;
   setup.micro_batch = plan.setup.micro_batch;
   setup.checkpointing = plan.setup.checkpointing;
   setup.global_batch = plan.setup.global_batch;

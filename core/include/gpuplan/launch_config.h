@@ -52,9 +52,9 @@ LaunchInputs launch_inputs(const Model& model, const Plan& plan);
 Result<std::string> emit_launch_config(const LaunchInputs& in, LaunchFormat format);
 
 // Narrows a planner query to the layouts `format` can express (torchrun, accelerate, DeepSpeed:
-// tensor, pipeline, context and expert parallelism of 1; Megatron-LM: all), so `plan --emit`
-// ranks only plans it can emit. An Error when the query already fixes a degree the launcher
-// cannot run (names the key).
+// tensor, pipeline, context and expert parallelism of 1; Megatron-LM: all; hybrid sharding at
+// the ZeRO stages each can say), so `plan --emit` ranks only plans it can emit. An Error when the
+// query already fixes a degree the launcher cannot run (names the key).
 std::optional<Error> restrict_to_launcher(PlanQuery& query, LaunchFormat format);
 
 }  // namespace gpuplan

@@ -42,6 +42,9 @@ struct PlanQuery {
   int ep = 0;  // mixture-of-experts models: expert-parallel ranks
   int vp = 0;  // virtual pipeline stages per rank (with pp > 1)
   int cp = 0;  // context-parallel ranks; searched for sequences long enough to split
+  // The ZeRO stages hybrid sharding (request.setup.dp_shard, else one host's GPUs) is tried with:
+  // bit z for stage z. restrict_to_launcher keeps the ones the launcher can say.
+  unsigned hybrid_zero_stages = 0b1110;
   int max_nodes = kDefaultMaxNodes;
   // The limit is the default: an NVLink domain sold only whole (an NVL72 rack's 18 hosts) is
   // still tried once.

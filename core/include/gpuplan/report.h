@@ -29,8 +29,8 @@ std::string run_cost_to_json(const PriceQuote& price, const RunCost* cost, int i
 // A planner result as JSON, and as a table.
 std::string plan_to_json(const PlanResult& r, int indent = 2);
 std::string plan_to_text(const PlanResult& r);
-// A plan's expert-parallel and virtual-stage degrees when it uses them (" ep8 vp2"), after the
-// dp/tp/pp it is shown with.
+// A plan's expert-parallel, virtual-stage and context-parallel degrees and its hybrid shard
+// group when it uses them (" ep8 vp2 shard8"), after the dp/tp/pp it is shown with.
 std::string extra_degrees(const Setup& s);
 // Step time and cost as aligned lines (appended to estimate_to_text).
 std::string time_to_text(const StepTime& t, const PriceQuote* price, const RunCost* cost);

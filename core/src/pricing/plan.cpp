@@ -36,9 +36,10 @@ struct Layout {
   int dp, tp, pp, zero;
   int64_t micro;
   Checkpointing ckpt;
-  int ep = 1;  // expert-parallel ranks (mixture-of-experts models)
-  int vp = 1;  // virtual pipeline stages per rank (interleaved 1F1B)
-  int cp = 1;  // context-parallel ranks (each keeps seq / cp tokens)
+  int ep = 1;        // expert-parallel ranks (mixture-of-experts models)
+  int vp = 1;        // virtual pipeline stages per rank (interleaved 1F1B)
+  int cp = 1;        // context-parallel ranks (each keeps seq / cp tokens)
+  int dp_shard = 0;  // the ZeRO shard group (hybrid sharding); 0: all dp ranks
 };
 
 // What the model allows: tensor parallelism must divide the heads, pipeline stages the layers.
@@ -89,8 +90,35 @@ std::vector<int> virtual_stages(const ModelShape& shape, int pp, int64_t micro_s
   return out;
 }
 
+// Hybrid sharding's searched shard groups: one host's GPUs, as PyTorch's HYBRID_SHARD (FSDP:
+// "FULL_SHARD within a node, and replicate parameters across nodes"; torchtitan's dp_shard x
+// dp_replicate mesh) and Megatron's distributed optimizer instances lay them out. 8 is an HGX or
+// DGX host, 4 a GB200 / GB300 compute tray; Search::try_layout keeps each for the instances whose
+// hosts hold that many GPUs.
+constexpr int kHostShardGroups[] = {4, 8};
+
+// The ZeRO shard groups a layout of dp data-parallel ranks tries: none without ZeRO (0); with
+// it, all the ranks (0) and the host-sized hybrid groups that leave two replicas or more; a
+// fixed --dp-shard N alone, where it divides dp (dp <= N: every rank is in one group). Hybrid
+// groups only at the stages the query allows them (PlanQuery::hybrid_zero_stages).
+std::vector<int> shard_groups(const Setup& base, const PlanQuery& q, int dp, int zero) {
+  if (zero == 0) return {0};
+  const bool hybrid = (q.hybrid_zero_stages >> zero) & 1u;
+  const int fixed = base.dp_shard;
+  if (fixed > 0) {
+    if (dp <= fixed) return {0};
+    return hybrid && dp % fixed == 0 ? std::vector<int>{fixed} : std::vector<int>{};
+  }
+  if (!hybrid) return {0};
+  std::vector<int> out = {0};
+  for (int s : kHostShardGroups) {
+    if (s < dp && dp % s == 0) out.push_back(s);
+  }
+  return out;
+}
+
 // The ways to split `global_batch` over dp data-parallel ranks of a (tp, pp, cp) grid: micro-batch,
-// ZeRO stage, checkpointing, expert-parallel and virtual-stage degrees.
+// ZeRO stage with its shard group, checkpointing, expert-parallel and virtual-stage degrees.
 void add_splits(std::vector<Layout>& out, const ModelShape& shape, const Setup& base,
                 const PlanQuery& q, int dp, int tp, int pp, int cp) {
   const int64_t global_batch = base.global_batch;
@@ -113,10 +141,12 @@ void add_splits(std::vector<Layout>& out, const ModelShape& shape, const Setup& 
        powers_of_two(static_cast<int>(std::min<int64_t>(global_batch / dp, 1 << 20)))) {
     if (global_batch % (dp * micro) != 0) continue;
     for (int zero = 0; zero <= (dp > 1 ? 3 : 0); ++zero) {
-      for (Checkpointing ckpt : ckpts) {
-        for (int ep : expert_degrees(shape, base, dp, tp, cp, q)) {
-          for (int vp : virtual_stages(shape, pp, global_batch / (dp * micro), q))
-            out.push_back({dp, tp, pp, zero, micro, ckpt, ep, vp, cp});
+      for (int shard : shard_groups(base, q, dp, zero)) {
+        for (Checkpointing ckpt : ckpts) {
+          for (int ep : expert_degrees(shape, base, dp, tp, cp, q)) {
+            for (int vp : virtual_stages(shape, pp, global_batch / (dp * micro), q))
+              out.push_back({dp, tp, pp, zero, micro, ckpt, ep, vp, cp, shard});
+          }
         }
       }
     }
@@ -203,11 +233,6 @@ std::optional<Error> check_plan_query(const Catalog& catalog, const PlanQuery& q
   }
   if (q.request.setup.mode != Mode::train)
     return make_error(Errc::invalid_argument, Msg::plan_train_only, {});
-  if (q.request.setup.dp_shard != 0)
-    return make_error(
-        Errc::invalid_argument,
-        "plan: --dp-shard is not searched (the planner shards ZeRO over all the "
-        "data-parallel GPUs of each layout); drop it, or estimate the layout with it");
   if (!q.gpu.empty() && !catalog.find_gpu(q.gpu)) return unknown_plan_gpu_error(catalog, q.gpu);
   // Fixed degrees: 0 is "any"; the workload check (estimate) bounds the rest.
   for (const auto& [key, degree] : {std::pair<const char*, int>{"tp", q.tp},
@@ -345,6 +370,7 @@ const Setup& Search::setup_for(const Layout& layout) {
   s.ep = layout.ep;
   s.vp = layout.vp;
   s.cp = layout.cp;
+  s.dp_shard = layout.dp_shard;
   return s;
 }
 
@@ -414,6 +440,9 @@ Search::Entries Search::entries(int gpus, int max_tp) {
 }
 
 std::optional<Error> Search::try_layout(const Offer& offer, const Entry& entry) {
+  // A searched hybrid shard group is one host's GPUs (kHostShardGroups); a fixed one is kept.
+  const int shard = entry.layout.dp_shard;
+  if (shard > 0 && base_.dp_shard == 0 && shard != offer.instance->gpu_count) return std::nullopt;
   ++result.candidates;
   if (!entry.estimate) return std::nullopt;
   const Layout& layout = entry.layout;
@@ -554,8 +583,11 @@ Result<PlanSearch> start_plan_search(const Catalog& catalog, const Model& model,
   if (q.ep > 0) base.ep = q.ep;
   if (q.vp > 0) base.vp = q.vp;
   if (q.cp > 0) base.cp = q.cp;
-  // Checks the workload once, so a bad request reports its own error, not "nothing fits".
-  auto probe = estimate(model, base);
+  // Checks the workload once, so a bad request reports its own error, not "nothing fits" (on one
+  // rank: a fixed shard group is checked against each layout's data-parallel ranks).
+  Setup one_rank = base;
+  one_rank.dp_shard = 0;
+  auto probe = estimate(model, one_rank);
   if (!probe.ok()) return probe.error();
   if (base.seq_len == 0) base.seq_len = probe.value().seq_len;  // the model's, for the cp search
   PlanSearch out;

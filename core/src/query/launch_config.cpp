@@ -519,7 +519,20 @@ LaunchInputs launch_inputs(const Model& model, const Plan& plan) {
 }
 
 std::optional<Error> restrict_to_launcher(PlanQuery& query, LaunchFormat format) {
-  if (format == LaunchFormat::megatron) return std::nullopt;  // every layout
+  // Hybrid sharding at the ZeRO stages each launcher can say (hsdp_expressible).
+  constexpr unsigned kStage1 = 1u << 1, kStage2 = 1u << 2, kStage3 = 1u << 3;
+  switch (format) {
+    case LaunchFormat::torchrun:
+    case LaunchFormat::accelerate:
+      query.hybrid_zero_stages &= kStage2 | kStage3;
+      break;
+    case LaunchFormat::deepspeed:
+      query.hybrid_zero_stages &= kStage3;
+      break;
+    case LaunchFormat::megatron:
+      query.hybrid_zero_stages &= kStage1 | kStage2;
+      return std::nullopt;  // every parallel degree
+  }
   // All three configure PyTorch data parallelism (DDP, FSDP or DeepSpeed ZeRO); tensor and
   // pipeline parallelism need Megatron-LM-style model code (see emit_launch_config).
   constexpr int kMostDegree = 1;

@@ -220,13 +220,14 @@ std::string plan_to_json(const PlanResult& r, int indent) {
   return dump(plan_result_json(r), indent);
 }
 
-// The expert-parallel, virtual-stage and context-parallel degrees of a plan, when it uses them
-// (" ep8 vp2 cp2").
+// The expert-parallel, virtual-stage and context-parallel degrees of a plan, and its hybrid
+// shard group, when it uses them (" ep8 vp2 cp2 shard8").
 std::string extra_degrees(const Setup& s) {
   std::string out;
   if (s.ep > 1) out += " ep" + std::to_string(s.ep);
   if (s.vp > 1) out += " vp" + std::to_string(s.vp);
   if (s.cp > 1) out += " cp" + std::to_string(s.cp);
+  if (s.dp_shard > 0 && s.dp_shard < s.dp) out += " shard" + std::to_string(s.dp_shard);
   return out;
 }
 

@@ -247,6 +247,67 @@ TEST(PlanSearch, ExpertAndVirtualStageDegreesAreSearchedUnlessFixed) {
   for (const Plan& p : d.value().plans) EXPECT_EQ(p.setup.ep, 1) << p.instance;
 }
 
+// Hybrid sharding (HSDP). ZeRO-3 over dp ranks gathers the parameters twice a step (forward,
+// backward) and reduce-scatters the gradients: over a ring that spans hosts each crosses every
+// host's network link once, 3 shards' worth of bytes. Sharded within a host, the gathers stay on
+// NVLink and only the gradient all-reduce between replicas, 2 shards' worth, crosses it. On hosts
+// with a slow network that makes the hybrid layout the faster; the planner tries it with one
+// host's GPUs as the shard group, and a fixed --dp-shard is the only group it tries.
+// (plan.cpp's kHostShardGroups; step_time.cpp's ShardGroups times both.)
+TEST(PlanSearch, HybridShardingIsSearchedPerHostAndAFixedShardGroupIsKept) {
+  Catalog c = test::catalog();
+  Instance host = *c.find_instance("aws-p5.48xlarge");
+  ASSERT_EQ(host.gpu_count, 8);
+  host.network_bytes_per_s = 12.5e9;  // 100 Gb/s Ethernet
+  c.instances = {host};
+  const Model& m = test::model("llama-3.1-8b");
+  PlanQuery q = query("llama-3.1-8b", Precision::bf16, 64, 1e9);
+  q.request.setup.seq_len = 8192;
+  q.objective = Objective::time;
+  q.max_nodes = 8;
+  q.top_k = 100;
+  auto free = plan(c, m, q);
+  ASSERT_TRUE(free.ok()) << free.error().message;
+  const Plan& fastest = free.value().plans.front();
+  EXPECT_EQ(fastest.nodes, 8);
+  EXPECT_EQ(fastest.setup.dp_shard, 8)
+      << fastest.setup.dp << " dp, zero " << fastest.setup.zero_stage;
+  for (const Plan& p : free.value().plans) {
+    if (p.setup.dp_shard == 0) continue;
+    EXPECT_EQ(p.setup.dp_shard, host.gpu_count);
+    EXPECT_GT(p.setup.dp, p.setup.dp_shard);
+    EXPECT_GE(p.setup.zero_stage, 1);
+  }
+
+  q.request.setup.dp_shard = 16;
+  auto fixed = plan(c, m, q);
+  ASSERT_TRUE(fixed.ok()) << fixed.error().message;
+  for (const Plan& p : fixed.value().plans) {
+    if (p.setup.dp > 16 && p.setup.zero_stage > 0) {
+      EXPECT_EQ(p.setup.dp_shard, 16) << p.nodes;
+    } else {
+      EXPECT_EQ(p.setup.dp_shard, 0) << p.nodes;  // one group holds every rank, or no ZeRO
+    }
+  }
+  EXPECT_GT(fixed.value().plans.front().time.step_s, fastest.time.step_s);
+
+  // With --emit, hybrid groups only at the ZeRO stages the launcher can say: every plan emits
+  // (Megatron-LM's under its mixed-precision recipe, as it has no pure bf16 one).
+  q.request.setup.dp_shard = 0;
+  for (LaunchFormat f : {LaunchFormat::torchrun, LaunchFormat::accelerate, LaunchFormat::deepspeed,
+                         LaunchFormat::megatron}) {
+    PlanQuery narrowed = q;
+    if (f == LaunchFormat::megatron) narrowed.request.setup.precision = Precision::mixed_bf16;
+    ASSERT_FALSE(restrict_to_launcher(narrowed, f).has_value());
+    auto r = plan(c, m, narrowed);
+    ASSERT_TRUE(r.ok()) << r.error().message;
+    for (const Plan& p : r.value().plans) {
+      auto text = emit_launch_config(launch_inputs(m, p), f);
+      EXPECT_TRUE(text.ok()) << launch_format_name(f) << ": " << text.error().message;
+    }
+  }
+}
+
 TEST(PlanSearch, ADegreeNoInstanceCanLayOutSaysSo) {
   PlanQuery q = query("gpt2-small", Precision::amp_bf16, 64, 1e9);
   // GPT-2 small has 12 heads: tensor parallelism of 12 divides them, but no instance has 12 (or
