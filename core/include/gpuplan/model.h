@@ -109,6 +109,8 @@ struct TransformerSpec {
   int64_t kv_lora_rank = 0;
   int64_t qk_nope_head_dim = 0;
   int64_t qk_rope_head_dim = 0;
+  // Also without MLA: value channels per head where they differ from the query/key head_dim
+  // (MiMo-V2-Flash: 192-channel queries and keys, 128-channel values); 0: head_dim.
   int64_t v_head_dim = 0;
   // Local attention: sliding_window > 0 makes blocks attend to at most that many keys, except
   // every full_attention_every-th block (i + 1 a multiple; 0: none) which attends to all
@@ -118,6 +120,9 @@ struct TransformerSpec {
   // The full blocks are the first of every full_attention_every instead (i a multiple: block 0,
   // n, 2n, ...; Step-3.7's layer_types): ceil(layers / n) of them.
   bool full_attention_first = false;
+  // The first full_attention_leading blocks attend to all keys as well (MiMo-V2-Flash's
+  // hybrid_layer_pattern: block 0, then every 6th from block 5).
+  int64_t full_attention_leading = 0;
   LocalAttention local_attention = LocalAttention::sliding;
   // Global blocks of their own geometry (Gemma 4): with a sliding window, the full-attention
   // blocks have heads of global_head_dim channels (0: head_dim) and global_kv_heads key-value
@@ -127,6 +132,9 @@ struct TransformerSpec {
   int64_t global_kv_heads = 0;
   bool global_kv_shared = false;
   bool attention_sinks = false;  // a learned sink logit per head and block (GPT-OSS)
+  // The sinks are the windowed blocks' alone (MiMo-V2-Flash: add_swa_attention_sink_bias without
+  // add_full_attention_sink_bias); the full blocks are then global_blocks() without them.
+  bool sinks_windowed_only = false;
   // DeepSeek Sparse Attention (DeepSeek-V3.2, on when index_topk > 0; MLA with a query latent):
   // in every block a lightning indexer of index_heads heads of index_head_dim scores each query
   // against all keys before it, and the block's attention reads only the index_topk best keys.
@@ -275,8 +283,8 @@ struct TransformerSpec {
   // full_attention_first).
   int64_t full_attention_blocks() const {
     if (full_attention_every <= 0) return 0;
-    return full_attention_first ? (layers + full_attention_every - 1) / full_attention_every
-                                : layers / full_attention_every;
+    const int64_t n = full_attention_every, lead = std::min(full_attention_leading, layers);
+    return full_attention_first ? (layers + n - 1) / n : layers / n + lead - lead / n;
   }
   int64_t attention_layer_count() const {
     return has_layer_pattern() ? pattern_count('*') : layers - linear_layer_count();
@@ -311,7 +319,7 @@ struct TransformerSpec {
            static_cast<double>(std::max<int64_t>(layers, 1));
   }
   bool has_global_geometry() const {
-    return global_head_dim > 0 || global_kv_heads > 0 || global_kv_shared;
+    return global_head_dim > 0 || global_kv_heads > 0 || global_kv_shared || sinks_windowed_only;
   }
   // The full-attention blocks of a sliding-window model with a global geometry, as a spec whose
   // every block is one (no window); the model itself where they have no geometry of their own.
@@ -320,8 +328,10 @@ struct TransformerSpec {
     if (!has_global_geometry()) return g;
     if (global_head_dim > 0) g.head_dim = global_head_dim;
     if (global_kv_heads > 0) g.kv_heads = global_kv_heads;
+    if (sinks_windowed_only) g.attention_sinks = g.sinks_windowed_only = false;
     g.sliding_window = 0;
     g.full_attention_every = 0;
+    g.full_attention_leading = 0;
     return g;
   }
   // Full-attention blocks costed with global_blocks(): those of a model with a global geometry.
@@ -363,7 +373,17 @@ struct TransformerSpec {
   int64_t qk_head_dim() const {
     return is_mla() ? qk_nope_head_dim + qk_rope_head_dim : head_dim_or_default();
   }
-  int64_t v_head_dim_or_default() const { return is_mla() ? v_head_dim : head_dim_or_default(); }
+  int64_t v_head_dim_or_default() const {
+    return v_head_dim > 0 ? v_head_dim : head_dim_or_default();
+  }
+  // Width of the keys and of the values of one block (each key-value head's channels times the
+  // heads; MLA: as expanded per head).
+  int64_t key_width() const {
+    return is_mla() ? heads * qk_head_dim() : kv_heads_or_default() * head_dim_or_default();
+  }
+  int64_t value_width() const {
+    return (is_mla() ? heads : kv_heads_or_default()) * v_head_dim_or_default();
+  }
   bool is_vision() const { return patch_size > 0; }
   bool is_adaptive() const { return !adaptive_cutoffs.empty(); }
   bool attention_dropout_or_default() const { return attention_dropout.value_or(dropout); }

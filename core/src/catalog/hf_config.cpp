@@ -508,6 +508,23 @@ int64_t first_of_every(const std::vector<bool>& global) {
   return n;
 }
 
+// A per-block list global in its first `lead` blocks and then in each block i with i + 1 a
+// multiple of n (n > 1): {lead, n}, else {0, -2}.
+std::pair<int64_t, int64_t> leading_then_every(const std::vector<bool>& global) {
+  const int64_t size = static_cast<int64_t>(global.size());
+  int64_t lead = 0;
+  while (lead < size && global[static_cast<size_t>(lead)]) ++lead;
+  int64_t n = -2;
+  for (int64_t i = lead; i < size && n < 0; ++i) {
+    if (global[static_cast<size_t>(i)]) n = i + 1;
+  }
+  if (lead == 0 || n < 2) return {0, -2};
+  for (int64_t i = 0; i < size; ++i) {
+    if (global[static_cast<size_t>(i)] != (i < lead || (i + 1) % n == 0)) return {0, -2};
+  }
+  return {lead, n};
+}
+
 // Sets the window pattern from one flag per block (true: attends to all keys).
 void set_window_pattern(JsonReader& r, TransformerSpec& s, const std::vector<bool>& global,
                         const char* field) {
@@ -524,9 +541,15 @@ void set_window_pattern(JsonReader& r, TransformerSpec& s, const std::vector<boo
       s.full_attention_first = true;
       return;
     }
+    // In the first blocks, then in every n-th (MiMo-V2-Flash: 0, then 5, 11, ...).
+    if (const auto [lead, period] = leading_then_every(global); period > 1) {
+      s.full_attention_every = period;
+      s.full_attention_leading = lead;
+      return;
+    }
     return r.fail(std::string(field) +
-                  ": a pattern gpuplan cannot express (full attention in every n-th block, or "
-                  "the first of every n)");
+                  ": a pattern gpuplan cannot express (full attention in every n-th block, the "
+                  "first of every n, or the first blocks and then every n-th)");
   }
   if (every == -1) s.sliding_window = 0;  // no windowed block
   if (every > 0) s.full_attention_every = every;
@@ -795,6 +818,101 @@ std::optional<Error> read_step3p7(JsonReader& r, const nlohmann::json& j, Transf
                            "num_experts_per_tok", "moe_intermediate_size", "n_shared_experts",
                            "share_expert_dim", "use_moe_router_bias", "num_nextn_predict_layers",
                            "moe_router_scaling_factor"}));
+}
+
+// MiMo-V2-Flash's per-block integer lists (hybrid_layer_pattern, moe_layer_freq): each entry 0
+// or 1, one per block; empty (with the error set) when it is not.
+std::vector<bool> block_flags(JsonReader& r, const char* key, int64_t layers) {
+  std::vector<bool> out;
+  const nlohmann::json* v = r.value(key, true);
+  if (!v) return out;
+  for (const auto& x : v->is_array() ? *v : nlohmann::json::array({nullptr})) {
+    if (!x.is_number_integer() || (x != 0 && x != 1)) {
+      r.fail(std::string(key) + ": expected a list of 0 and 1 entries, one per block");
+      return {};
+    }
+    out.push_back(x == 1);
+  }
+  if (static_cast<int64_t>(out.size()) != layers) {
+    r.fail(std::string(key) + ": " + std::to_string(out.size()) +
+           " entries for num_hidden_layers " + std::to_string(layers));
+    return {};
+  }
+  return out;
+}
+
+// MiMo-V2-Flash's windowed blocks' attention (swa_*) as the spec's, its full blocks' as the
+// global geometry: the query heads and the head widths must be the full blocks', as the spec
+// has one of each; the key-value heads may differ.
+void read_mimo_v2_attention(JsonReader& r, TransformerSpec& s) {
+  const int64_t full_kv = s.kv_heads;
+  const struct {
+    const char* key;
+    int64_t full;
+  } same[] = {{"swa_num_attention_heads", s.heads},
+              {"swa_head_dim", s.head_dim},
+              {"swa_v_head_dim", s.v_head_dim}};
+  for (const auto& f : same) {
+    if (r.integer(f.key, f.full, 1, kMax) != f.full)
+      r.fail(std::string(f.key) +
+             ": windowed blocks whose query heads or head widths differ from "
+             "the full blocks' are not modelled");
+  }
+  s.kv_heads = r.integer("swa_num_key_value_heads", full_kv, 1, kMax);
+  if (full_kv != s.kv_heads) s.global_kv_heads = full_kv;
+  s.sliding_window = r.integer("sliding_window", std::nullopt, 1, 1'000'000'000);
+  for (const char* same_window : {"sliding_window_size", "attention_chunk_size"}) {
+    if (r.integer(same_window, s.sliding_window, 1, 1'000'000'000) != s.sliding_window)
+      r.fail(std::string(same_window) + ": a window other than sliding_window is not modelled");
+  }
+  const bool swa_sinks = r.boolean("add_swa_attention_sink_bias", false);
+  const bool full_sinks = r.boolean("add_full_attention_sink_bias", false);
+  if (full_sinks && !swa_sinks)
+    r.fail("add_full_attention_sink_bias: sinks in the full blocks alone are not modelled");
+  s.attention_sinks = swa_sinks;
+  s.sinks_windowed_only = swa_sinks && !full_sinks;
+}
+
+// Xiaomi's MiMo-V2-Flash (MiMoV2FlashForCausalLM; XiaomiMiMo's config.json, SGLang's
+// models/mimo_v2.py): grouped-query attention whose keys have head_dim channels and values
+// v_head_dim, windowed blocks (hybrid_layer_pattern 1: sliding_window keys,
+// swa_num_key_value_heads heads, a learned sink per head) and full ones (0:
+// num_key_value_heads), rotary on part of each head and a value scale (no count); a dense MLP
+// in the blocks moe_layer_freq marks 0 (the first), routed experts with a sigmoid router and its
+// correction bias (topk_method noaux_tc) in the rest, no shared experts. Its MTP modules have no
+// block description in the config and are left out, as serving does not load them.
+std::optional<Error> read_mimo_v2_flash(JsonReader& r, const nlohmann::json& j, TransformerSpec& s,
+                                        const std::string& where) {
+  read_decoder(r, s);
+  s.v_head_dim = r.integer("v_head_dim", s.head_dim, 1, kMax);
+  if (s.v_head_dim == s.head_dim_or_default()) s.v_head_dim = 0;
+  read_mimo_v2_attention(r, s);
+  const std::vector<bool> windowed = block_flags(r, "hybrid_layer_pattern", s.layers);
+  if (!windowed.empty()) {
+    std::vector<bool> global;
+    for (bool w : windowed) global.push_back(!w);
+    set_window_pattern(r, s, global, "hybrid_layer_pattern");
+  }
+  const std::vector<bool> moe = block_flags(r, "moe_layer_freq", s.layers);
+  while (s.first_dense_layers < static_cast<int64_t>(moe.size()) &&
+         !moe[static_cast<size_t>(s.first_dense_layers)])
+    ++s.first_dense_layers;
+  if (std::find(moe.begin() + s.first_dense_layers, moe.end(), false) != moe.end())
+    r.fail("moe_layer_freq: dense blocks after the first MoE block are not modelled");
+  s.experts = r.integer("n_routed_experts", std::nullopt, 2, 100'000);
+  s.experts_per_token = r.integer("num_experts_per_tok", std::nullopt, 1, 100'000);
+  s.moe_ffn_hidden = r.integer("moe_intermediate_size", std::nullopt, 1, kMax);
+  s.shared_experts = nullable_integer(r, "n_shared_experts", 0, 100'000);
+  s.router_bias = r.string("topk_method", "greedy") == "noaux_tc";  // e_score_correction_bias
+  return check_unknown_fields(
+      j, where, "mimo_v2_flash",
+      with_decoder_fields({"v_head_dim", "swa_num_attention_heads", "swa_num_key_value_heads",
+                           "swa_head_dim", "swa_v_head_dim", "sliding_window",
+                           "sliding_window_size", "attention_chunk_size", "hybrid_layer_pattern",
+                           "moe_layer_freq", "n_routed_experts", "num_experts_per_tok",
+                           "moe_intermediate_size", "n_shared_experts",
+                           "add_swa_attention_sink_bias", "add_full_attention_sink_bias",
+                           "swa_rope_theta", "attention_value_scale", "layernorm_epsilon"}));
 }
 
 // GLM-4.5/4.6 (Glm4MoeConfig): GQA with q, k, v biases and optional QK norm, shared and routed
@@ -1293,7 +1411,7 @@ constexpr const char* kSupported =
     "nemotron, "
     "kimi_k25, qwen3_next, qwen3_5, qwen3_5_text, qwen3_5_moe, qwen3_5_moe_text, nemotron_h, "
     "qwen3_vl, qwen3_vl_text, qwen3_vl_moe, qwen3_vl_moe_text, gemma2, gemma3, gemma3_text, "
-    "gemma4, gemma4_text, step3p7, mimo, "
+    "gemma4, gemma4_text, step3p7, mimo, mimo_v2_flash, "
     "falcon, gpt2, bert, vit, mpt";
 
 // The decoders of 2024-26 (strict: an unknown field is refused); `j` is the object `r` reads.
@@ -1330,6 +1448,8 @@ std::optional<Error> read_modern_decoder(JsonReader& r, const nlohmann::json& j,
     unknown = read_gemma4_text(r, j, s, where);
   } else if (type == "step3p7") {
     unknown = read_step3p7(r, j, s, where);
+  } else if (type == "mimo_v2_flash") {
+    unknown = read_mimo_v2_flash(r, j, s, where);
   } else {
     unknown = read_llama4_text(r, j, s, where);
   }
@@ -1349,7 +1469,7 @@ bool is_modern_decoder(const std::string& type) {
                         "nemotron",     "qwen3_next",    "qwen3_5_moe_text",  "qwen3_5_text",
                         "nemotron_h",   "qwen3_vl_text", "qwen3_vl_moe_text", "gemma3_text",
                         "gemma2",       "deepseek_v4",   "gemma4_text",       "step3p7",
-                        "mimo"}) {
+                        "mimo",         "mimo_v2_flash"}) {
     if (type == t) return true;
   }
   return false;

@@ -154,17 +154,24 @@ std::optional<Error> check_attention(const TransformerSpec& s, const Bad& bad) {
     if (s.qk_rope_head_dim <= 0) return bad("qk_rope_head_dim", "must be > 0 with kv_lora_rank");
     if (s.v_head_dim <= 0) return bad("v_head_dim", "must be > 0 with kv_lora_rank");
     if (s.fused_qkv) return bad("fused_qkv", "does not apply to latent attention (kv_lora_rank)");
-  } else if (!s.is_compressed_attention() && (s.q_lora_rank > 0 || s.qk_nope_head_dim > 0 ||
-                                              s.qk_rope_head_dim > 0 || s.v_head_dim > 0)) {
-    return bad("kv_lora_rank", "must be > 0 when q_lora_rank or the qk_*/v_head_dim are set");
+  } else if (!s.is_compressed_attention() &&
+             (s.q_lora_rank > 0 || s.qk_nope_head_dim > 0 || s.qk_rope_head_dim > 0)) {
+    return bad("kv_lora_rank", "must be > 0 when q_lora_rank or the qk_*_head_dim are set");
   }
+  if (s.v_head_dim > 0 && (s.is_compressed_attention() || s.global_kv_shared))
+    return bad("v_head_dim",
+               "does not apply where the key is the value (compressed attention, "
+               "global_kv_shared)");
+  if (s.sinks_windowed_only && !s.attention_sinks)
+    return bad("sinks_windowed_only", "needs attention_sinks");
   if (auto err = check_compressed_attention(s, bad)) return err;
   if (s.has_global_geometry() &&
       (s.sliding_window <= 0 || s.full_attention_every <= 0 || s.is_mla() ||
        s.is_compressed_attention() || s.is_hybrid_linear() || s.has_layer_pattern()))
     return bad("global_head_dim",
-               "(and global_kv_heads, global_kv_shared) need a sliding_window with "
-               "full_attention_every, and no latent, compressed or linear attention");
+               "(and global_kv_heads, global_kv_shared, sinks_windowed_only) need a "
+               "sliding_window with full_attention_every, and no latent, compressed or linear "
+               "attention");
   if (s.global_kv_heads > 0 && s.heads % s.global_kv_heads != 0)
     return bad("global_kv_heads", "(" + std::to_string(s.global_kv_heads) +
                                       ") must divide heads (" + std::to_string(s.heads) + ")");
@@ -176,6 +183,10 @@ std::optional<Error> check_attention(const TransformerSpec& s, const Bad& bad) {
     return bad("full_attention_every", "must be between 0 and layers");
   if (s.full_attention_first && s.full_attention_every == 0)
     return bad("full_attention_first", "needs full_attention_every");
+  if (s.full_attention_leading > 0 && (s.full_attention_every == 0 || s.full_attention_first))
+    return bad("full_attention_leading", "needs full_attention_every without full_attention_first");
+  if (s.full_attention_leading > s.layers)
+    return bad("full_attention_leading", "must be at most layers");
   if (s.is_sparse_attention()) {
     if (s.q_lora_rank <= 0)
       return bad("index_topk", "needs latent attention with a q_lora_rank (the indexer reads it)");
@@ -275,12 +286,14 @@ void read_moe_and_attention(JsonReader& r, TransformerSpec& s) {
   s.sliding_window = r.integer("sliding_window", 0, 0, kMaxDim * 1000);
   s.full_attention_every = r.integer("full_attention_every", 0, 0, kMaxDim);
   s.full_attention_first = r.boolean("full_attention_first", false);
+  s.full_attention_leading = r.integer("full_attention_leading", 0, 0, kMaxDim);
   s.local_attention =
       static_cast<LocalAttention>(r.choice("local_attention", {"sliding", "chunked"}, 0));
   s.global_head_dim = r.integer("global_head_dim", 0, 0, kMaxDim);
   s.global_kv_heads = r.integer("global_kv_heads", 0, 0, kMaxDim);
   s.global_kv_shared = r.boolean("global_kv_shared", false);
   s.attention_sinks = r.boolean("attention_sinks", false);
+  s.sinks_windowed_only = r.boolean("sinks_windowed_only", false);
   s.index_heads = r.integer("index_heads", 0, 0, kMaxDim);
   s.index_head_dim = r.integer("index_head_dim", 0, 0, kMaxDim);
   s.index_topk = r.integer("index_topk", 0, 0, kMaxDim * 1000);

@@ -1092,14 +1092,18 @@ std::vector<QueryKey> custom_moe_rows() {
   };
 }
 
-// Attention of 2026's own kinds: full blocks first of every n (Step-3.7), global blocks of their
-// own geometry (Gemma 4), DeepSeek-V4's compressed attention and hyper-connections.
+// Attention of 2026's own kinds: full blocks first of every n (Step-3.7) or also leading
+// (MiMo-V2-Flash), global blocks of their own geometry (Gemma 4) and without sinks
+// (MiMo-V2-Flash), DeepSeek-V4's compressed attention and hyper-connections.
 std::vector<QueryKey> custom_attention_variant_rows() {
   const G g = G::custom_model;
   return {
       row("c-full-attention-first", g, spec(boolean<Q>(SPEC(full_attention_first))), "0",
           "the full blocks are the first of every n-th (blocks 0, n, 2n, ...) instead of the last",
           "全注意力块是每 n 个中的第一个（第 0、n、2n…… 个块），而不是最后一个"),
+      row("c-full-attention-leading", g, spec(integer<Q>(0, 1000000, SPEC(full_attention_leading))),
+          "0", "the first n blocks attend fully as well (MiMo-V2-Flash: block 0)",
+          "前 n 个块也是全注意力块（MiMo-V2-Flash：第 0 个块）"),
       row("c-global-head-dim", g, spec(integer<Q>(0, 1000000, SPEC(global_head_dim))), "0",
           "with a window: channels per head of the full-attention blocks (0: head-dim)",
           "有窗口时：全注意力块每个头的通道数（0：与一般块相同）"),
@@ -1109,6 +1113,9 @@ std::vector<QueryKey> custom_attention_variant_rows() {
       row("c-global-kv-shared", g, spec(boolean<Q>(SPEC(global_kv_shared))), "0",
           "the full-attention blocks' keys are also their values (no v_proj)",
           "全注意力块的键同时用作值（没有 v_proj）"),
+      row("c-sinks-windowed-only", g, spec(boolean<Q>(SPEC(sinks_windowed_only))), "0",
+          "the attention sinks are the windowed blocks' only, not the full blocks'",
+          "注意力汇聚只在窗口块中，全注意力块没有"),
       row("c-o-groups", g, spec(integer<Q>(0, 1000000, SPEC(o_groups))), "0",
           "compressed attention: groups of heads sharing a low-rank output projection",
           "压缩注意力：共享一个低秩输出投影的头组数"),
@@ -1151,7 +1158,8 @@ std::vector<QueryKey> custom_attention_rows() {
           "latent attention: rotary key channels shared by the heads",
           "潜在注意力：各头共享的旋转键通道数"),
       row("c-v-head-dim", g, spec(integer<Q>(0, 1000000, SPEC(v_head_dim))), "0",
-          "latent attention: value channels per head", "潜在注意力：每头的值通道数"),
+          "value channels per head (latent attention; otherwise 0: head-dim)",
+          "每头的值通道数（潜在注意力；否则 0 表示与头维度相同）"),
       row("c-sliding-window", g, spec(integer<Q>(0, 1000000000, SPEC(sliding_window))), "0",
           "local attention: the window in tokens (0: every block attends fully)",
           "局部注意力：窗口的 token 数（0：每个块都是全注意力）"),

@@ -175,21 +175,20 @@ void add_attention(std::vector<ParamTensor>& out, const TransformerSpec& s, cons
     add_latent_attention(out, s, prefix, count);
   } else {
     const int64_t q_dim = s.heads * s.head_dim_or_default();
-    const int64_t kv_dim = s.kv_heads_or_default() * s.head_dim_or_default();
     add_linear(out, ParamGroup::attention, prefix, "q_proj",
                s.attention_output_gate ? 2 * q_dim : q_dim, s.hidden, s.qkv_bias, count, true,
                false);
     const size_t first_kv = out.size();
-    add_linear(out, ParamGroup::attention, prefix, "k_proj", kv_dim, s.hidden, s.qkv_bias, count,
-               true, false);
+    add_linear(out, ParamGroup::attention, prefix, "k_proj", s.key_width(), s.hidden, s.qkv_bias,
+               count, true, false);
     if (!s.values_are_keys())  // Gemma 4's global blocks: k_proj gives the values too
-      add_linear(out, ParamGroup::attention, prefix, "v_proj", kv_dim, s.hidden, s.qkv_bias, count,
-                 true, false);
+      add_linear(out, ParamGroup::attention, prefix, "v_proj", s.value_width(), s.hidden,
+                 s.qkv_bias, count, true, false);
     if (s.fused_qkv) {  // one QKV weight (and bias) holds K and V
       for (size_t i = first_kv; i < out.size(); ++i) out[i].fused_into_other = true;
     }
-    add_linear(out, ParamGroup::attention, prefix, "o_proj", s.hidden, q_dim, s.attn_out_bias,
-               count, false, true);
+    add_linear(out, ParamGroup::attention, prefix, "o_proj", s.hidden,
+               s.heads * s.v_head_dim_or_default(), s.attn_out_bias, count, false, true);
   }
   if (s.qk_norm == QkNorm::rmsnorm) {  // Qwen3Attention's q_norm and k_norm over head_dim
     add_norm(out, s, prefix, "q_norm", count, true, s.qk_head_dim());
@@ -511,8 +510,9 @@ double qkv_flops_per_token(const TransformerSpec& s) {
   }
   if (!s.is_mla()) {
     const double q = heads * static_cast<double>(s.head_dim_or_default());
-    const double kv = static_cast<double>(s.kv_heads_or_default() * s.head_dim_or_default());
-    return 2 * h * ((s.attention_output_gate ? 2 * q : q) + (s.values_are_keys() ? 1 : 2) * kv);
+    const double kv =
+        static_cast<double>(s.key_width() + (s.values_are_keys() ? 0 : s.value_width()));
+    return 2 * h * ((s.attention_output_gate ? 2 * q : q) + kv);
   }
   const double qk = heads * static_cast<double>(s.qk_head_dim());
   const double ql = static_cast<double>(s.q_lora_rank), kvl = static_cast<double>(s.kv_lora_rank);
@@ -596,18 +596,27 @@ double mla_up_projection_share(const TransformerSpec& s) {
   return (q_up + kv_up) / qkv_flops_per_token(s);
 }
 
+namespace {
+
+// TransformerDims::kv: MLA's expanded value width; otherwise the mean of the key and value
+// widths, so that 2 x kv is the two together where a value head is narrower than a key head.
+double kv_dims_width(const TransformerSpec& s) {
+  if (s.is_mla()) return static_cast<double>(s.value_width());
+  return static_cast<double>(s.key_width() + s.value_width()) / 2;
+}
+
+}  // namespace
+
 TransformerDims transformer_dims(const TransformerSpec& s, int64_t seq_len) {
   const double f = static_cast<double>(s.is_moe() ? s.moe_ffn_hidden_or_default() : s.ffn_hidden);
   const double layers = static_cast<double>(std::max<int64_t>(s.layers, 1));
-  TransformerDims d{
-      static_cast<double>(transformer_tokens(s, seq_len)),
-      static_cast<double>(s.hidden),
-      static_cast<double>(s.heads),
-      static_cast<double>(s.heads * s.qk_head_dim()),
-      static_cast<double>(s.is_mla() ? s.heads * s.v_head_dim
-                                     : s.kv_heads_or_default() * s.head_dim_or_default()),
-      f,
-      f > 0 ? mlp_width_sum(s) / layers / f : 1.0};
+  TransformerDims d{static_cast<double>(transformer_tokens(s, seq_len)),
+                    static_cast<double>(s.hidden),
+                    static_cast<double>(s.heads),
+                    static_cast<double>(s.heads * s.qk_head_dim()),
+                    kv_dims_width(s),
+                    f,
+                    f > 0 ? mlp_width_sum(s) / layers / f : 1.0};
   d.moe_share = static_cast<double>(s.moe_layer_count()) / layers;
   if (s.global_geometry_layers() > 0) {
     // Query and key/value widths averaged over the attention blocks, the global ones at theirs.
@@ -616,7 +625,7 @@ TransformerDims transformer_dims(const TransformerSpec& s, int64_t seq_len) {
     const double share =
         global / static_cast<double>(std::max<int64_t>(s.attention_layer_count(), 1));
     d.q += share * (static_cast<double>(g.heads * g.qk_head_dim()) - d.q);
-    d.kv += share * (static_cast<double>(g.kv_heads_or_default() * g.head_dim_or_default()) - d.kv);
+    d.kv += share * (kv_dims_width(g) - d.kv);
   }
   return d;
 }
@@ -727,6 +736,17 @@ double attention_pairs(const TransformerSpec& s, double t, bool causal) {
               compressed_keys_per_query(s, t));
 }
 
+namespace {
+
+// Channels one key-value head caches per token: its key and its value (the key alone where it is
+// the value).
+double kv_head_channels(const TransformerSpec& s) {
+  return static_cast<double>(s.head_dim_or_default() +
+                             (s.values_are_keys() ? 0 : s.v_head_dim_or_default()));
+}
+
+}  // namespace
+
 KvCacheSize kv_cache_size(const TransformerSpec& s, double element_bytes, double context, int tp) {
   KvCacheSize k;
   const double ranks = std::max(tp, 1);
@@ -743,16 +763,14 @@ KvCacheSize kv_cache_size(const TransformerSpec& s, double element_bytes, double
   } else {
     // Each rank keeps ceil(kv_heads / tp) heads: replicated once tp exceeds kv_heads.
     const double heads = std::ceil(static_cast<double>(s.kv_heads_or_default()) / ranks);
-    k.bytes_per_token_per_layer =
-        2.0 * heads * static_cast<double>(s.head_dim_or_default()) * element_bytes;
+    k.bytes_per_token_per_layer = heads * kv_head_channels(s) * element_bytes;
   }
   k.full_bytes_per_token_per_layer = k.bytes_per_token_per_layer;
   if (s.global_geometry_layers() > 0) {
     // Global blocks of their own geometry; a key that is the value is cached once.
     const TransformerSpec g = s.global_blocks();
     const double heads = std::ceil(static_cast<double>(g.kv_heads_or_default()) / ranks);
-    k.full_bytes_per_token_per_layer = (g.values_are_keys() ? 1.0 : 2.0) * heads *
-                                       static_cast<double>(g.head_dim_or_default()) * element_bytes;
+    k.full_bytes_per_token_per_layer = heads * kv_head_channels(g) * element_bytes;
   }
   // Sliding blocks keep the last W tokens; chunked blocks the current chunk, at most W. Sparse
   // attention selects from every token, so it keeps them all, each with its fp8 index key and an

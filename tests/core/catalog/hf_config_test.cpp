@@ -58,7 +58,8 @@ TEST(HfConfig, ErrorsNameTheField) {
             "llama4, llama4_text, glm4_moe, glm_moe_dsa, hy_v3, minimax_m2, nemotron, kimi_k25, "
             "qwen3_next, qwen3_5, qwen3_5_text, qwen3_5_moe, qwen3_5_moe_text, nemotron_h, "
             "qwen3_vl, qwen3_vl_text, qwen3_vl_moe, qwen3_vl_moe_text, gemma2, gemma3, "
-            "gemma3_text, gemma4, gemma4_text, step3p7, mimo, falcon, gpt2, bert, vit, mpt)");
+            "gemma3_text, gemma4, gemma4_text, step3p7, mimo, mimo_v2_flash, falcon, gpt2, bert, "
+            "vit, mpt)");
   EXPECT_EQ(err(R"({"hidden_size": 4096})"), "config.json: model_type: missing required field");
   EXPECT_EQ(err(R"({"model_type": "gpt2", "n_layer": "12"})"),
             "config.json: n_layer: expected an integer, got a string");
@@ -147,6 +148,7 @@ TEST(HfConfig, ServedCheckpointsOf2026ImportAsTheirArchitectures) {
   expect_same_architecture("gemma-4-26b-a4b.json", "gemma-4-26b-a4b");  // global geometry, MoE
   expect_same_architecture("gemma-4-31b-it-nvfp4.json", "gemma-4-31b");
   expect_same_architecture("step-3.7-flash.json", "step-3.7-flash");  // full blocks first of 4
+  expect_same_architecture("mimo-v2-flash.json", "mimo-v2-flash");    // block 0, then every 6th
   // Qwen3-VL's language models are Qwen3-8B's and Qwen3-30B-A3B's widths; the vision encoder
   // is left out, and says so.
   expect_same_architecture("qwen3-vl-8b.json", "qwen3-8b");
@@ -397,7 +399,7 @@ TEST(HfConfig, UnknownArchitectureFieldsAreRefusedByName) {
   EXPECT_EQ(err("gpt-oss-120b.json", "\"sliding_attention\",\n    \"full_attention\"",
                 "\"full_attention\",\n    \"sliding_attention\""),
             "config.json: layer_types: a pattern gpuplan cannot express (full attention in every "
-            "n-th block, or the first of every n)");
+            "n-th block, the first of every n, or the first blocks and then every n-th)");
   EXPECT_EQ(err("llama-4-scout-17b-16e.json", "\"vision_config\"",
                 "\"audio_config\": {}, \"vision_config\""),
             "config.json: audio_config: a field gpuplan does not model for model_type 'llama4'; it "

@@ -172,8 +172,26 @@ TEST(ZooValidation, ArchitectureFieldsAreCheckedByName) {
   s = test::model("llama-3.1-8b").transformer;
   s.qk_rope_head_dim = 64;
   EXPECT_EQ(message(s),
-            "x.json: transformer: kv_lora_rank must be > 0 when q_lora_rank or the qk_*/v_head_dim "
+            "x.json: transformer: kv_lora_rank must be > 0 when q_lora_rank or the qk_*_head_dim "
             "are set");
+  // Values narrower than keys are a grouped-query model's own (MiMo-V2-Flash), not where the
+  // key is the value.
+  s = test::model("llama-3.1-8b").transformer;
+  s.v_head_dim = 64;
+  EXPECT_EQ(message(s), "ok");
+  s = test::model("gemma-4-31b").transformer;
+  s.v_head_dim = 128;
+  EXPECT_EQ(message(s),
+            "x.json: transformer: v_head_dim does not apply where the key is the value (compressed "
+            "attention, global_kv_shared)");
+  s = test::model("mimo-v2-flash").transformer;
+  s.attention_sinks = false;
+  EXPECT_EQ(message(s), "x.json: transformer: sinks_windowed_only needs attention_sinks");
+  s = test::model("mimo-v2-flash").transformer;
+  s.full_attention_first = true;
+  EXPECT_EQ(message(s),
+            "x.json: transformer: full_attention_leading needs full_attention_every without "
+            "full_attention_first");
   s = test::model("t5-base").transformer;
   s.sliding_window = 128;
   EXPECT_EQ(message(s),

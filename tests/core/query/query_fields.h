@@ -186,9 +186,11 @@ inline void compare_transformer(FieldDiff& d, const TransformerSpec& a, const Tr
   GPUPLAN_FIELD(d, a, b, index_topk);
   GPUPLAN_FIELD(d, a, b, index_shared_layers);
   GPUPLAN_FIELD(d, a, b, full_attention_first);
+  GPUPLAN_FIELD(d, a, b, full_attention_leading);
   GPUPLAN_FIELD(d, a, b, global_head_dim);
   GPUPLAN_FIELD(d, a, b, global_kv_heads);
   GPUPLAN_FIELD(d, a, b, global_kv_shared);
+  GPUPLAN_FIELD(d, a, b, sinks_windowed_only);
   GPUPLAN_FIELD(d, a, b, o_groups);
   GPUPLAN_FIELD(d, a, b, o_lora_rank);
   GPUPLAN_FIELD(d, a, b, csa_layers);

@@ -1,10 +1,13 @@
 // Gemma 4's global blocks of their own geometry (model.h: global_head_dim, global_kv_heads,
-// global_kv_shared): parameters, FLOPs, the KV cache by kind of block, and the importer, against
-// counts derived by hand from the models' config.json (tests/fixtures/hf/gemma-4-*.json).
+// global_kv_shared), and MiMo-V2-Flash's (global_kv_heads, sinks_windowed_only, values narrower
+// than keys: v_head_dim): parameters, FLOPs, the KV cache by kind of block, and the importer,
+// against counts derived by hand from the models' config.json (tests/fixtures/hf/).
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <tuple>
+#include <utility>
+#include <vector>
 
 #include "gpuplan/estimate.h"
 #include "gpuplan/hf_config.h"
@@ -113,6 +116,76 @@ TEST(GlobalGeometry, FullBlocksFirstOfEveryNCountTheRoundedUpShare) {
   EXPECT_NE(m.error().message.find("layer_types: a pattern gpuplan cannot express"),
             std::string::npos)
       << m.error().message;
+}
+
+// MiMo-V2-Flash, by hand from its config.json: hidden 4096, 64 query heads; queries and keys of
+// 192 channels, values of 128; 39 windowed blocks with 8 key-value heads and a sink per head, 9
+// full blocks (0, 5, 11, ..., 47) with 4 and no sinks; block 0 a dense SwiGLU of 16384, the
+// other 47 with 256 routed experts of 2048 (top 8) and a router with a correction bias; two
+// norms per block, the final norm, untied embeddings of 152576 rows.
+TEST(GlobalGeometry, MiMoV2FlashCountsKeysAndValuesOfTheirOwnWidth) {
+  const TransformerSpec& s = test::model("mimo-v2-flash").transformer;
+  EXPECT_EQ(s.attention_layer_count() - s.windowed_layer_count(), 9);
+  const double h = 4096, q = 64 * 192, out = 64 * 128;
+  const double windowed = h * q + h * 8 * 192 + h * 8 * 128 + out * h + 64;
+  const double full = h * q + h * 4 * 192 + h * 4 * 128 + out * h;
+  const double expert = 3 * h * 2048, router = 256 * h + 256;
+  const double shared =
+      2 * 152576 * h + 48 * 2 * h + h + 39 * windowed + 9 * full + 3 * h * 16384 + 47 * router;
+  EXPECT_DOUBLE_EQ(params(s), shared + 47 * 256 * expert);
+  gpuplan::Setup setup;
+  setup.mode = Mode::infer;
+  setup.precision = Precision::bf16;
+  auto e = estimate(test::model("mimo-v2-flash"), setup);
+  ASSERT_TRUE(e.ok()) << e.error().message;
+  EXPECT_DOUBLE_EQ(static_cast<double>(e.value().params.active_per_token),
+                   shared + 47 * 8 * expert);
+  // Xiaomi: 309B total, 15B active (technical report, arXiv 2601.02780).
+  EXPECT_EQ(std::round(static_cast<double>(e.value().params.total) / 1e9), 309);
+  EXPECT_EQ(std::round(static_cast<double>(e.value().params.active_per_token) / 1e9), 15);
+  // The cache at 128,000 tokens, bf16: per token a key of 192 and a value of 128 per head, every
+  // token in the full blocks, the last 128 in the windowed ones.
+  EXPECT_DOUBLE_EQ(kv_cache_size(s, 2, 128000).total_bytes,
+                   (9 * 4 * 128000.0 + 39 * 8 * 128.0) * (192 + 128) * 2);
+  // The output projection reads the 128-channel values of the 64 heads in every block.
+  EXPECT_DOUBLE_EQ(transformer_forward_flops(s, 1000).attn_out_proj, 48 * 1000 * 2 * out * h);
+}
+
+// The importer reads hybrid_layer_pattern's leading full block, and refuses what the spec cannot
+// say by the field's name.
+TEST(GlobalGeometry, MiMoV2FlashConfigsTheSpecCannotSayAreRefusedByField) {
+  const std::string text = test::read_repo_file("tests/fixtures/hf/mimo-v2-flash.json");
+  using Edits = std::vector<std::pair<std::string, std::string>>;
+  auto edited = [&](const Edits& edits) {
+    std::string t = text;
+    for (const auto& [from, to] : edits) {
+      const size_t at = t.find(from);
+      EXPECT_NE(at, std::string::npos) << from;
+      if (at != std::string::npos) t.replace(at, from.size(), to);
+    }
+    return model_from_hf_config(t, "config.json");
+  };
+  // Block 0 windowed: full attention in every 6th block (8 of 48), as full_attention_every says.
+  auto every =
+      edited({{"\"hybrid_layer_pattern\": [\n    0,", "\"hybrid_layer_pattern\": [\n    1,"}});
+  ASSERT_TRUE(every.ok()) << every.error().message;
+  EXPECT_EQ(every.value().transformer.full_attention_leading, 0);
+  EXPECT_EQ(every.value().transformer.full_attention_blocks(), 8);
+  const std::pair<Edits, std::string> refused[] = {
+      {{{"\"hybrid_layer_pattern\": [\n    0, 1, 1,", "\"hybrid_layer_pattern\": [\n    0, 1, 0,"}},
+       "hybrid_layer_pattern: a pattern gpuplan cannot express"},
+      {{{"\"swa_head_dim\": 192", "\"swa_head_dim\": 128"}}, "swa_head_dim: windowed blocks whose"},
+      {{{"\"add_swa_attention_sink_bias\": true", "\"add_swa_attention_sink_bias\": false"},
+        {"\"add_full_attention_sink_bias\": false", "\"add_full_attention_sink_bias\": true"}},
+       "add_full_attention_sink_bias: sinks in the full blocks alone"},
+      {{{"\"moe_layer_freq\": [\n    0, 1, 1", "\"moe_layer_freq\": [\n    0, 1, 0"}},
+       "moe_layer_freq: dense blocks after the first MoE block"},
+  };
+  for (const auto& [edits, error] : refused) {
+    auto m = edited(edits);
+    ASSERT_FALSE(m.ok()) << error;
+    EXPECT_NE(m.error().message.find(error), std::string::npos) << m.error().message;
+  }
 }
 
 }  // namespace
