@@ -50,6 +50,7 @@ std::vector<std::string> samples(const KeyRow<T>& r) {
       return split_choices(r.choices);
     case KeyType::list:
       if (name == "c-adaptive-cutoffs") return {"20000,40000,200000"};
+      if (name == "c-mlp-widths") return {"28672,5632,2816"};
       if (name == "compare") return {"aws-p5.48xlarge*2,lambda-gpu-8x-h100*1"};
       if (name == "serve-compare") return {"h100-sxm5-80gb,aws-p4d.24xlarge", "l40s"};
       if (name == "recompute-modules") return {"moe_act,layernorm,mla_up_proj"};

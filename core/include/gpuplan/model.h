@@ -205,6 +205,9 @@ struct TransformerSpec {
   // softmax attention, '-' a dense MLP, 'E' a mixture-of-experts MLP; layers is its length.
   // Empty: every block is attention (or linear attention) then an MLP, two norms.
   std::string layer_pattern;
+  // With a layer pattern: each dense MLP layer's ('-') width, in order, where they differ
+  // (DeciLM's per-block ffn_mult: Llama-3.3-Nemotron-Super-49B); empty: ffn_hidden each.
+  std::vector<int64_t> mlp_widths;
   // LatentMoE (Nemotron 3 Super's moe_latent_size): the routed experts run in a latent of this
   // width, fc1_latent_proj taking the token down to it after the router and fc2_latent_proj back
   // up after the experts; the shared experts stay at hidden. 0: experts at hidden.
@@ -292,6 +295,14 @@ struct TransformerSpec {
   // Blocks of the (first) stack with a dense MLP (with a layer pattern, its '-' layers).
   int64_t dense_mlp_layer_count() const {
     return has_layer_pattern() ? pattern_count('-') : layers - moe_layer_count();
+  }
+  // The dense MLP blocks' widths summed: ffn_hidden each, or mlp_widths.
+  double dense_mlp_width_sum() const {
+    if (mlp_widths.empty())
+      return static_cast<double>(dense_mlp_layer_count()) * static_cast<double>(ffn_hidden);
+    double sum = 0;
+    for (int64_t w : mlp_widths) sum += static_cast<double>(w);
+    return sum;
   }
   // Sublayers (token mixers and MLPs) of the first stack, each behind its own norm: two per
   // block, or one per layer of a pattern. A block-equivalent is two of them.

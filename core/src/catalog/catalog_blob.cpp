@@ -115,7 +115,7 @@ GPUPLAN_FIELDS(TransformerSpec, s.layers, s.decoder_layers, s.hidden, s.heads, s
                s.attention_output_gate, s.linear_key_heads, s.linear_value_heads,
                s.linear_key_head_dim, s.linear_value_head_dim, s.linear_conv_kernel, s.linear_mixer,
                s.linear_chunk, s.linear_conv_bias, s.linear_state_fp32, s.layer_pattern,
-               s.moe_latent, s.mtp_layers, s.rope_scaling, s.rope_scaling_factor,
+               s.mlp_widths, s.moe_latent, s.mtp_layers, s.rope_scaling, s.rope_scaling_factor,
                s.rope_original_max_positions, s.image_size, s.patch_size, s.channels, s.class_token)
 GPUPLAN_FIELDS(GraphNode, s.name, s.op, s.inputs, s.out_channels, s.kernel_h, s.kernel_w, s.stride,
                s.padding, s.dilation, s.groups, s.bias, s.affine, s.inplace, s.out_h, s.out_w,

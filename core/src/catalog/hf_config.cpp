@@ -1,6 +1,7 @@
 #include "gpuplan/hf_config.h"
 
 #include <algorithm>
+#include <map>
 #include <initializer_list>
 #include <set>
 #include <string>
@@ -915,6 +916,123 @@ std::optional<Error> read_mimo_v2_flash(JsonReader& r, const nlohmann::json& j, 
                            "swa_rope_theta", "attention_value_scale", "layernorm_epsilon"}));
 }
 
+// One DeciLM block (block_configs[i]): its attention (absent when no_op) with its query heads per
+// key-value head, and its MLP (absent when no_op) with its width.
+struct DeciBlock {
+  int64_t heads_per_kv = 0;  // 0: no attention
+  int64_t mlp_width = 0;     // 0: no MLP
+};
+
+// Fields of a DeciLM block's attention or ffn config that must be off: what no count here
+// models (a window, sinks, sparsity, a linear stand-in).
+void refuse_deci_variants(JsonReader& r, std::initializer_list<const char*> null_fields,
+                          std::initializer_list<const char*> false_fields) {
+  for (const char* key : null_fields) {
+    const nlohmann::json* v = r.value(key, false);
+    if (v && !v->is_null()) r.fail(r.name(key) + ": only null is modelled");
+  }
+  for (const char* key : false_fields) {
+    if (r.boolean(key, false)) r.fail(r.name(key) + ": only false is modelled");
+  }
+}
+
+// block_configs[i] of a DeciLM config (transformers-style modeling_decilm.py of
+// nvidia/Llama-3_3-Nemotron-Super-49B-v1): the MLP width is DeciLM's
+// _ffn_mult_to_intermediate_size, int(2 x ffn_mult x hidden / 3) rounded up to a multiple of
+// 256.
+DeciBlock read_deci_block(JsonReader& r, const nlohmann::json& block, size_t i, int64_t hidden) {
+  const std::string at = "block_configs[" + std::to_string(i) + "]";
+  JsonReader b(block, r.where(), at);
+  DeciBlock out;
+  if (const nlohmann::json* a = b.object("attention", true)) {
+    JsonReader ar(*a, r.where(), at + ".attention");
+    const int64_t heads_per_kv = nullable_integer(ar, "n_heads_in_group", 1, kMax);
+    if (!ar.boolean("no_op", false)) {
+      out.heads_per_kv = heads_per_kv;
+      if (heads_per_kv == 0) ar.fail(ar.name("n_heads_in_group") + ": missing for attention");
+    }
+    refuse_deci_variants(
+        ar, {"sparsify", "window_length", "num_sink_tokens"},
+        {"replace_with_linear", "unshifted_sink", "use_prefill_window_in_sink_attention"});
+    if (auto err = ar.finish()) r.fail_with(*err);
+  }
+  if (const nlohmann::json* f = b.object("ffn", true)) {
+    JsonReader fr(*f, r.where(), at + ".ffn");
+    const double mult = fr.number("ffn_mult", 0.0, 0.0, 1000.0);
+    if (!fr.boolean("no_op", false)) {
+      const int64_t size = static_cast<int64_t>(2 * mult * static_cast<double>(hidden) / 3);
+      out.mlp_width = (size + 255) / 256 * 256;
+      if (out.mlp_width == 0)
+        fr.fail(fr.name("ffn_mult") + ": must be > 0 for a block with an MLP");
+    }
+    refuse_deci_variants(fr, {"sparsify"}, {"replace_with_linear"});
+    if (auto err = fr.finish()) r.fail_with(*err);
+  }
+  if (auto err = b.finish()) r.fail_with(*err);
+  return out;
+}
+
+// NVIDIA's DeciLM (model_type nemotron-nas; Llama-3.3-Nemotron-Super-49B, Llama-3.1-Nemotron-
+// Ultra-253B): Llama blocks pruned one by one (block_configs) to no attention or to an MLP of
+// its own width. As a layer pattern: a block with attention is '*' then '-' (input_layernorm,
+// attention, post_attention_layernorm, MLP), one without is '-' alone; mlp_widths keeps each
+// MLP's width. The attention blocks must share their key-value heads.
+std::optional<Error> read_decilm(JsonReader& r, const nlohmann::json& j, TransformerSpec& s,
+                                 const std::string& where) {
+  const int64_t blocks = r.integer("num_hidden_layers", std::nullopt, 1, kMax);
+  s.hidden = r.integer("hidden_size", std::nullopt, 1, kMax);
+  s.heads = r.integer("num_attention_heads", std::nullopt, 1, kMax);
+  s.head_dim = nullable_integer(r, "head_dim", 0, kMax);
+  s.vocab = r.integer("vocab_size", std::nullopt, 1, kMax);
+  s.max_positions = r.integer("max_position_embeddings", 4096, 1, 1'000'000'000);
+  s.tied_embeddings = r.boolean("tie_word_embeddings", false);
+  read_activation(r, s);
+  s.positions = PositionKind::rotary;
+  s.norm = NormKind::rmsnorm;
+  s.norm_bias = false;
+  s.head = HeadKind::lm;
+  s.qkv_bias = r.boolean("attention_bias", false);
+  s.mlp_bias = r.boolean("mlp_bias", false);
+  read_rope(r, s);
+  for (const char* key : {"num_key_value_heads", "intermediate_size"}) {
+    if (nullable_integer(r, key, 0, kMax) != 0)
+      r.fail(std::string(key) + ": DeciLM gives them per block (block_configs); expected null");
+  }
+  const nlohmann::json* list = r.value("block_configs", true);
+  if (!list || !list->is_array() || static_cast<int64_t>(list->size()) != blocks) {
+    r.fail("block_configs: expected one object per block (num_hidden_layers " +
+           std::to_string(blocks) + ")");
+    return check_unknown_fields(j, where, "nemotron-nas", {});
+  }
+  std::map<int64_t, int64_t> width_count;
+  for (size_t i = 0; i < list->size() && !r.error(); ++i) {
+    const DeciBlock b = read_deci_block(r, (*list)[i], i, s.hidden);
+    if (b.heads_per_kv > 0) {
+      s.layer_pattern += '*';
+      if (s.kv_heads == 0) s.kv_heads = s.heads / b.heads_per_kv;
+      if (s.heads % b.heads_per_kv != 0 || s.kv_heads != s.heads / b.heads_per_kv)
+        r.fail("block_configs[" + std::to_string(i) +
+               "].attention.n_heads_in_group: attention blocks with different key-value heads "
+               "are not modelled");
+    }
+    if (b.mlp_width > 0) {
+      s.layer_pattern += '-';
+      s.mlp_widths.push_back(b.mlp_width);
+      ++width_count[b.mlp_width];
+    }
+  }
+  s.layers = static_cast<int64_t>(s.layer_pattern.size());
+  // The most common width stands for the MLPs where one width must (a GEMM's shape); one width
+  // for all needs no list.
+  for (const auto& [width, n] : width_count) {
+    if (s.ffn_hidden == 0 || n > width_count[s.ffn_hidden]) s.ffn_hidden = width;
+  }
+  if (width_count.size() == 1) s.mlp_widths.clear();
+  return check_unknown_fields(
+      j, where, "nemotron-nas",
+      with_decoder_fields({"block_configs", "num_key_value_heads", "intermediate_size"}));
+}
+
 // GLM-4.5/4.6 (Glm4MoeConfig): GQA with q, k, v biases and optional QK norm, shared and routed
 // experts after first_k_dense_replace dense blocks, multi-token prediction modules.
 std::optional<Error> read_glm4_moe(JsonReader& r, const nlohmann::json& j, TransformerSpec& s,
@@ -1411,7 +1529,7 @@ constexpr const char* kSupported =
     "nemotron, "
     "kimi_k25, qwen3_next, qwen3_5, qwen3_5_text, qwen3_5_moe, qwen3_5_moe_text, nemotron_h, "
     "qwen3_vl, qwen3_vl_text, qwen3_vl_moe, qwen3_vl_moe_text, gemma2, gemma3, gemma3_text, "
-    "gemma4, gemma4_text, step3p7, mimo, mimo_v2_flash, "
+    "gemma4, gemma4_text, step3p7, mimo, mimo_v2_flash, nemotron-nas, "
     "falcon, gpt2, bert, vit, mpt";
 
 // The decoders of 2024-26 (strict: an unknown field is refused); `j` is the object `r` reads.
@@ -1450,6 +1568,8 @@ std::optional<Error> read_modern_decoder(JsonReader& r, const nlohmann::json& j,
     unknown = read_step3p7(r, j, s, where);
   } else if (type == "mimo_v2_flash") {
     unknown = read_mimo_v2_flash(r, j, s, where);
+  } else if (type == "nemotron-nas") {
+    unknown = read_decilm(r, j, s, where);
   } else {
     unknown = read_llama4_text(r, j, s, where);
   }
@@ -1469,7 +1589,7 @@ bool is_modern_decoder(const std::string& type) {
                         "nemotron",     "qwen3_next",    "qwen3_5_moe_text",  "qwen3_5_text",
                         "nemotron_h",   "qwen3_vl_text", "qwen3_vl_moe_text", "gemma3_text",
                         "gemma2",       "deepseek_v4",   "gemma4_text",       "step3p7",
-                        "mimo",         "mimo_v2_flash"}) {
+                        "mimo",         "mimo_v2_flash", "nemotron-nas"}) {
     if (type == t) return true;
   }
   return false;

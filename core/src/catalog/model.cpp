@@ -85,8 +85,15 @@ std::optional<Error> check_layer_pattern(const TransformerSpec& s, const Bad& ba
     return bad("moe_latent", "applies to mixture-of-experts models, below hidden");
   if (!s.has_layer_pattern()) {
     if (s.is_mamba()) return bad("linear_mixer", "mamba2 needs a layer_pattern");
+    if (!s.mlp_widths.empty()) return bad("mlp_widths", "needs a layer_pattern");
     return std::nullopt;
   }
+  if (!s.mlp_widths.empty() && static_cast<int64_t>(s.mlp_widths.size()) != s.pattern_count('-'))
+    return bad("mlp_widths", "has " + std::to_string(s.mlp_widths.size()) +
+                                 " widths for the layer_pattern's " +
+                                 std::to_string(s.pattern_count('-')) + " MLP layers ('-')");
+  if (std::any_of(s.mlp_widths.begin(), s.mlp_widths.end(), [](int64_t w) { return w < 1; }))
+    return bad("mlp_widths", "must all be > 0");
   const size_t other = s.layer_pattern.find_first_not_of("M*-E");
   if (other != std::string::npos) {
     return bad("layer_pattern", "has '" + s.layer_pattern.substr(other, 1) + "' at " +
@@ -353,6 +360,14 @@ void read_transformer(JsonReader& r, TransformerSpec& s) {
     if (!ok)
       r.fail(
           "adaptive_cutoffs: expected increasing positive integers, e.g. [19997, 39997, 199997]");
+  }
+  if (const nlohmann::json* w = r.value("mlp_widths", false)) {
+    bool ok = w->is_array();
+    for (size_t i = 0; ok && i < w->size(); ++i) {
+      ok = (*w)[i].is_number_integer() && (*w)[i].get<int64_t>() > 0;
+      if (ok) s.mlp_widths.push_back((*w)[i].get<int64_t>());
+    }
+    if (!ok) r.fail("mlp_widths: expected positive integers, one per '-' of layer_pattern");
   }
   s.adaptive_div = r.integer("adaptive_div", 1, 1, 64);
   s.token_types = r.integer("token_types", 0, 0, kMaxDim);

@@ -981,26 +981,27 @@ std::vector<QueryKey> custom_convention_rows() {
   };
 }
 
-// Adaptive input and softmax cutoffs: "20000,40000,200000".
-Value<Q> cutoffs() {
+// A list of integers of the custom transformer, comma-separated in a link: adaptive input and
+// softmax cutoffs ("20000,40000,200000"), per-layer MLP widths.
+Value<Q> integer_list(std::vector<int64_t> TransformerSpec::*field, int64_t most) {
   Value<Q> v;
   v.type = KeyType::list;
-  v.read = [](Q& q, const std::string& k, const std::string& s) -> std::optional<Error> {
-    std::vector<int64_t>& cuts = q.custom.transformer.adaptive_cutoffs;
-    cuts.clear();
+  v.read = [field, most](Q& q, const std::string& k, const std::string& s) -> std::optional<Error> {
+    std::vector<int64_t>& list = q.custom.transformer.*field;
+    list.clear();
     for (size_t start = 0; start <= s.size() && !s.empty();) {
       const size_t comma = std::min(s.find(',', start), s.size());
       auto n = parse_int(s.substr(start, comma - start), k);
       if (!n.ok()) return n.error();
-      if (n.value() < 1 || n.value() > 10'000'000) return out_of_range(k, s, 1, 10'000'000);
-      cuts.push_back(n.value());
+      if (n.value() < 1 || n.value() > most) return out_of_range(k, s, 1, most);
+      list.push_back(n.value());
       start = comma + 1;
     }
     return std::nullopt;
   };
-  v.text = [](const Q& q) {
+  v.text = [field](const Q& q) {
     std::string list;
-    for (int64_t c : q.custom.transformer.adaptive_cutoffs)
+    for (int64_t c : q.custom.transformer.*field)
       list += (list.empty() ? "" : ",") + std::to_string(c);
     return list;
   };
@@ -1034,8 +1035,8 @@ std::vector<QueryKey> custom_layout_rows() {
       row("c-memory-len", g, spec(integer<Q>(0, 100000000, SPEC(memory_len))), "0",
           "Transformer-XL: cached hidden states each layer attends to",
           "Transformer-XL：每层关注的缓存隐藏状态数"),
-      row("c-adaptive-cutoffs", g, cutoffs(), "", "adaptive input and softmax: vocabulary cutoffs",
-          "自适应输入与 softmax：词表切分点"),
+      row("c-adaptive-cutoffs", g, integer_list(&TransformerSpec::adaptive_cutoffs, 10'000'000), "",
+          "adaptive input and softmax: vocabulary cutoffs", "自适应输入与 softmax：词表切分点"),
       row("c-adaptive-div", g, spec(integer<Q>(1, 1000, SPEC(adaptive_div))), "1",
           "adaptive input: each cluster's width is divided by this",
           "自适应输入：每个簇的宽度除以该值"),
@@ -1235,6 +1236,10 @@ std::vector<QueryKey> custom_hybrid_rows() {
           "(Nemotron-H's hybrid_override_pattern; empty: attention and MLP in every block)",
           "单一用途的层，每层一个字符：M 为 Mamba，* 为注意力，- 为 MLP，E 为 MoE"
           "（Nemotron-H 的 hybrid_override_pattern；空：每个块都有注意力与 MLP）"),
+      row("c-mlp-widths", g, integer_list(&TransformerSpec::mlp_widths, 10'000'000), "",
+          "with a layer pattern: each MLP layer's width in order, where they differ (DeciLM's "
+          "ffn_mult; empty: c-ffn each)",
+          "有层模式时：按顺序给出每个 MLP 层的宽度（剪枝后各块不同；留空：都用 c-ffn）"),
       row("c-moe-latent", g, spec(integer<Q>(0, 1000000, SPEC(moe_latent))), "0",
           "LatentMoE: the width the routed experts run at (0: hidden)",
           "LatentMoE：路由专家运行的潜空间宽度（0：隐藏维度）"),

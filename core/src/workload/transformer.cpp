@@ -1,6 +1,7 @@
 #include "gpuplan/transformer.h"
 
 #include <algorithm>
+#include <map>
 #include <cmath>
 #include <utility>
 #include <vector>
@@ -266,9 +267,15 @@ void add_ffn(std::vector<ParamTensor>& out, const TransformerSpec& s, const char
 // shared experts and the router.
 void add_mlp(std::vector<ParamTensor>& out, const TransformerSpec& s, const char* prefix,
              int64_t dense, int64_t moe) {
-  if (dense > 0) {
+  if (dense > 0 && s.mlp_widths.empty()) {
     add_ffn(out, s, prefix, "mlp.gate_proj", "mlp.up_proj", "mlp.down_proj", s.ffn_hidden, dense,
             false);
+  }
+  if (dense > 0 && !s.mlp_widths.empty()) {  // the blocks of each width together
+    std::map<int64_t, int64_t> blocks_by_width;
+    for (int64_t w : s.mlp_widths) ++blocks_by_width[w];
+    for (const auto& [width, n] : blocks_by_width)
+      add_ffn(out, s, prefix, "mlp.gate_proj", "mlp.up_proj", "mlp.down_proj", width, n, false);
   }
   if (moe == 0) return;
   add_ffn(out, s, prefix, "mlp.experts.gate_proj", "mlp.experts.up_proj", "mlp.experts.down_proj",
@@ -478,14 +485,13 @@ int64_t transformer_tokens(const TransformerSpec& s, int64_t seq_len) {
 namespace {
 
 // Active MLP width of one token through the first stack, summed over its blocks: dense blocks
-// ffn_hidden; MoE blocks k routed experts plus the shared ones.
+// ffn_hidden (or their own widths); MoE blocks k routed experts plus the shared ones.
 double mlp_width_sum(const TransformerSpec& s) {
   const double moe = static_cast<double>(s.moe_layer_count());
-  const double dense = static_cast<double>(s.dense_mlp_layer_count());
   const double routed =
       static_cast<double>(s.experts_per_token * s.moe_ffn_hidden_or_default() +
                           s.shared_experts * s.shared_expert_ffn_hidden_or_default());
-  return dense * static_cast<double>(s.ffn_hidden) + moe * routed;
+  return s.dense_mlp_width_sum() + moe * routed;
 }
 
 // Forward FLOPs of one token through the MLPs of the first stack: every active MLP's matrices at
@@ -974,8 +980,7 @@ void recomputable_parts(const TransformerSpec& s, const TransformerDims& d, doub
     const double latents = e * (t * ql + keys * kvl);
     r.mla_up = {e * (t * d.q + keys * (d.q + d.kv)) + latents, latents};
   }
-  const double dense_f =
-      static_cast<double>(s.dense_mlp_layer_count()) / layers * static_cast<double>(s.ffn_hidden);
+  const double dense_f = s.dense_mlp_width_sum() / layers;
   r.dense_mlp = {e * t * dense_f * inner, e * t * dense_f};
   if (!s.is_moe()) return;
   const double routed_f = moe_blocks * static_cast<double>(s.experts_per_token) *

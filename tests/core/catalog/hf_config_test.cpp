@@ -58,8 +58,8 @@ TEST(HfConfig, ErrorsNameTheField) {
             "llama4, llama4_text, glm4_moe, glm_moe_dsa, hy_v3, minimax_m2, nemotron, kimi_k25, "
             "qwen3_next, qwen3_5, qwen3_5_text, qwen3_5_moe, qwen3_5_moe_text, nemotron_h, "
             "qwen3_vl, qwen3_vl_text, qwen3_vl_moe, qwen3_vl_moe_text, gemma2, gemma3, "
-            "gemma3_text, gemma4, gemma4_text, step3p7, mimo, mimo_v2_flash, falcon, gpt2, bert, "
-            "vit, mpt)");
+            "gemma3_text, gemma4, gemma4_text, step3p7, mimo, mimo_v2_flash, nemotron-nas, falcon, "
+            "gpt2, bert, vit, mpt)");
   EXPECT_EQ(err(R"({"hidden_size": 4096})"), "config.json: model_type: missing required field");
   EXPECT_EQ(err(R"({"model_type": "gpt2", "n_layer": "12"})"),
             "config.json: n_layer: expected an integer, got a string");

@@ -210,6 +210,7 @@ inline void compare_transformer(FieldDiff& d, const TransformerSpec& a, const Tr
   GPUPLAN_FIELD(d, a, b, linear_conv_bias);
   GPUPLAN_FIELD(d, a, b, linear_state_fp32);
   GPUPLAN_FIELD(d, a, b, layer_pattern);
+  GPUPLAN_FIELD(d, a, b, mlp_widths);
   GPUPLAN_FIELD(d, a, b, moe_latent);
   GPUPLAN_FIELD(d, a, b, mtp_layers);
   GPUPLAN_FIELD(d, a, b, rope_scaling);
