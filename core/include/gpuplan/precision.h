@@ -80,6 +80,8 @@ double store_dtype_bytes(StoreDtype d);
 // (ggml-common.h), which quantise every matrix, token embedding and output head included, and
 // which llama.cpp's kernels dequantise on the fly (16/32-bit arithmetic). int4-experts is INT4
 // weight-only on the routed experts alone, as Kimi-K2.5 and Kimi-K2-Thinking ship it.
+// mxfp4-fp8 and nvfp4-fp8 hold the routed experts in a 4-bit float and the other matrices in
+// block-scaled FP8, as DeepSeek-V4 ships (and NVIDIA's NVFP4 requantisation of it).
 enum class WeightFormat {
   bf16,
   fp16,
@@ -89,15 +91,18 @@ enum class WeightFormat {
   int4_experts,
   nvfp4,
   mxfp4,
+  mxfp4_fp8,
+  nvfp4_fp8,
   q4_0,
   q8_0,
   q4_k_m
 };
 // Every format, in the order the CLI and the page list them.
 inline constexpr WeightFormat kWeightFormats[] = {
-    WeightFormat::bf16, WeightFormat::fp16,         WeightFormat::fp8,   WeightFormat::int8,
-    WeightFormat::int4, WeightFormat::int4_experts, WeightFormat::nvfp4, WeightFormat::mxfp4,
-    WeightFormat::q4_0, WeightFormat::q8_0,         WeightFormat::q4_k_m};
+    WeightFormat::bf16,      WeightFormat::fp16,         WeightFormat::fp8,   WeightFormat::int8,
+    WeightFormat::int4,      WeightFormat::int4_experts, WeightFormat::nvfp4, WeightFormat::mxfp4,
+    WeightFormat::mxfp4_fp8, WeightFormat::nvfp4_fp8,    WeightFormat::q4_0,  WeightFormat::q8_0,
+    WeightFormat::q4_k_m};
 enum class KvFormat { bf16, fp8, fp4 };
 
 struct WeightFormatBytes {
@@ -108,9 +113,14 @@ struct WeightFormatBytes {
   bool block_scaled = false;  // its matmuls need block-scaled MMA (Blackwell)
   bool embeddings = false;    // it stores the token embedding and output head at `matmul` too
   bool experts_only = false;  // it quantises the routed experts alone
+  // Bytes per weight of the matrices it does not quantise at `matmul` (the token embedding and
+  // output head aside): 16-bit, or block-scaled FP8 for the mixed formats.
+  double unquantised = 2;
 };
 const WeightFormatBytes& weight_format_bytes(WeightFormat w);
 const char* weight_format_name(WeightFormat w);
+// The format of a format's routed experts: the 4-bit one of a mixed format, else the format.
+WeightFormat expert_weight_format(WeightFormat w);
 std::optional<WeightFormat> parse_weight_format(const std::string& s);
 // The weight format a setup's precision keeps its weights in, as a serving runtime loads them
 // (bf16, fp16, fp8 for the TE fp8 recipes, nvfp4); nullopt for FP32 weights (fp32, tf32,

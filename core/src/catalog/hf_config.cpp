@@ -1638,10 +1638,12 @@ std::optional<Error> read_text_config(JsonReader& r, const nlohmann::json& j, Mo
 
 // The weight format a config's quantization_config states, "" for 16 bits or one gpuplan does
 // not read: DeepSeek's block-scaled fp8 and GPT-OSS's MXFP4 experts (quant_method fp8, mxfp4);
+// DeepSeek-V4's fp8 with FP4 experts (expert_dtype fp4, beside the quantization_config: MXFP4,
+// or NVFP4 where NVIDIA's requantisation says moe_quant_algo NVFP4) as mxfp4-fp8, nvfp4-fp8;
 // compressed-tensors with 4-bit integer weights (Kimi K2.5: group_size 32, symmetric) as
 // int4-experts where its ignore list keeps attention in 16 bits (with the shared experts and
 // dense MLPs, as Kimi K2.5's does), else int4.
-std::string checkpoint_weight_format(const nlohmann::json* q) {
+std::string checkpoint_weight_format(const nlohmann::json* q, const std::string& expert_dtype) {
   // Typed reads that give "" or 0 for a missing or mistyped field (an upload may hold anything).
   auto text = [](const nlohmann::json& o, const char* key) {
     const auto it = o.find(key);
@@ -1653,6 +1655,8 @@ std::string checkpoint_weight_format(const nlohmann::json* q) {
   };
   if (!q || !q->is_object()) return "";
   const std::string method = text(*q, "quant_method");
+  if (method == "fp8" && expert_dtype == "fp4")
+    return text(*q, "moe_quant_algo") == "NVFP4" ? "nvfp4-fp8" : "mxfp4-fp8";
   if (method == "fp8" || method == "mxfp4") return method;
   if (method != "compressed-tensors") return "";
   const auto groups = q->find("config_groups");
@@ -1774,7 +1778,11 @@ Result<Model> model_from_hf_config(std::string_view text, const std::string& whe
       if (inner != text_config->end()) q = &*inner;
     }
   }
-  m.checkpoint_weights = checkpoint_weight_format(q);
+  const auto expert_dtype = parsed.value().find("expert_dtype");  // DeepSeek-V4's
+  m.checkpoint_weights =
+      checkpoint_weight_format(q, expert_dtype != parsed.value().end() && expert_dtype->is_string()
+                                      ? expert_dtype->get<std::string>()
+                                      : std::string());
   std::string name = r.has("_name_or_path") ? r.string("_name_or_path", "") : "";
   if (name.empty()) name = where;
   m.id = "hf:" + name;

@@ -395,7 +395,8 @@ void read_transformer(JsonReader& r, TransformerSpec& s) {
 }
 
 bool is_checkpoint_weight_format(const std::string& f) {
-  for (const char* known : {"fp8", "mxfp4", "nvfp4", "int8", "int4", "int4-experts"}) {
+  for (const char* known :
+       {"fp8", "mxfp4", "nvfp4", "mxfp4-fp8", "nvfp4-fp8", "int8", "int4", "int4-experts"}) {
     if (f == known) return true;
   }
   return false;
@@ -411,8 +412,8 @@ void read_defaults(const nlohmann::json& d, const std::string& where, JsonReader
   m.checkpoint_weights = dr.string("weights", "");
   if (!m.checkpoint_weights.empty() && !is_checkpoint_weight_format(m.checkpoint_weights)) {
     dr.fail("defaults.weights: '" + m.checkpoint_weights +
-            "' is not a checkpoint format gpuplan reads (fp8, mxfp4, nvfp4, int8, int4, "
-            "int4-experts)");
+            "' is not a checkpoint format gpuplan reads (fp8, mxfp4, nvfp4, mxfp4-fp8, "
+            "nvfp4-fp8, int8, int4, int4-experts)");
   }
   if (dr.has("attention")) {
     // Only "eager" for now: a fused default would also need its kernel's efficiency in timing.

@@ -1382,9 +1382,11 @@ std::vector<ServeKey> serve_fleet_rows() {
               parse_weight_format, weight_format_name,
               {WeightFormat::bf16, WeightFormat::fp16, WeightFormat::fp8, WeightFormat::int8,
                WeightFormat::int4, WeightFormat::int4_experts, WeightFormat::nvfp4,
-               WeightFormat::mxfp4, WeightFormat::q4_0, WeightFormat::q8_0, WeightFormat::q4_k_m},
+               WeightFormat::mxfp4, WeightFormat::mxfp4_fp8, WeightFormat::nvfp4_fp8,
+               WeightFormat::q4_0, WeightFormat::q8_0, WeightFormat::q4_k_m},
               FIELD(weights)),
-          "auto: the checkpoint's (fp8 for DeepSeek, mxfp4 for gpt-oss, else bf16)",
+          "auto: the checkpoint's (fp8 for DeepSeek-V3, mxfp4-fp8 for DeepSeek-V4, mxfp4 for "
+          "gpt-oss, else bf16)",
           "weight format", "权重格式"),
       row("kv", g,
           enumeration<R>(parse_kv_format, kv_format_name,

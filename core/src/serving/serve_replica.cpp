@@ -95,8 +95,8 @@ Result<std::string> compute_precision(const Gpu& g, WeightFormat w, const Runtim
   const WeightFormatBytes& f = weight_format_bytes(w);
   if (f.block_scaled) {
     if (has_block_scaled_mma(g)) return std::string(f.rate_key);
-    const auto& fallback = p.fp4_weight_only;
-    if (std::find(fallback.begin(), fallback.end(), w) == fallback.end()) {
+    const auto& fallback = p.fp4_weight_only;  // by the experts' 4-bit format
+    if (std::find(fallback.begin(), fallback.end(), expert_weight_format(w)) == fallback.end()) {
       return invalid(Msg::serve_no_fp4_kernel,
                      {g.id, runtime_name(p.runtime), weight_format_name(w)});
     }
@@ -416,7 +416,7 @@ void set_gemm_rates(const Gpu& gpu, const ServeConfig& config, const Efficiencie
 
 // The serving_moe format key of a weight format ("" where no table measures its MoE kernels).
 std::string moe_format(WeightFormat w) {
-  switch (w) {
+  switch (expert_weight_format(w)) {
     case WeightFormat::mxfp4:
       return "mxfp4";
     case WeightFormat::int4:

@@ -142,6 +142,15 @@ const WeightFormatBytes& weight_format_bytes(WeightFormat w) {
   // everything else 16-bit (Kimi-K2.5's config.json: compressed-tensors pack-quantized, int,
   // num_bits 4, group_size 32, attention, shared experts, dense MLPs and lm_head ignored).
   static const WeightFormatBytes int4_experts{0.5 + 2.0 / 32, false, "", false, false, true};
+  // mxfp4-fp8: DeepSeek-V4's checkpoints (config.json: expert_dtype fp4, quantization_config
+  // quant_method fp8 with weight_block_size [128, 128] and scale_fmt ue8m0): the routed experts'
+  // E2M1 with an E8M0 scale per 32 (MXFP4, run at the FP8 rate with MXFP8 activations, as
+  // gpt-oss's), every other matrix E4M3 with a one-byte scale per 128 x 128 block. nvfp4-fp8:
+  // NVIDIA's requantisation of them (quant_algo MIXED_PRECISION, moe_quant_algo NVFP4; attention,
+  // shared experts and head in its ignore list): the routed experts in NVFP4, the rest as before.
+  static const WeightFormatBytes mxfp4_fp8{0.5 + 1.0 / 32, false, "fp8",          true,
+                                           false,          true,  1 + 1.0 / 16384},
+      nvfp4_fp8{kNvfp4, false, "fp4", true, false, true, 1 + 1.0 / 16384};
   static const WeightFormatBytes q4_0{18.0 / 32, true, "", false, true},
       q8_0{34.0 / 32, true, "", false, true}, q4_k_m{2.0 * 4.58 / 14.96, true, "", false, true};
   switch (w) {
@@ -161,6 +170,10 @@ const WeightFormatBytes& weight_format_bytes(WeightFormat w) {
       return nvfp4;
     case WeightFormat::mxfp4:
       return mxfp4;
+    case WeightFormat::mxfp4_fp8:
+      return mxfp4_fp8;
+    case WeightFormat::nvfp4_fp8:
+      return nvfp4_fp8;
     case WeightFormat::q4_0:
       return q4_0;
     case WeightFormat::q8_0:
@@ -209,6 +222,10 @@ const char* weight_format_name(WeightFormat w) {
       return "nvfp4";
     case WeightFormat::mxfp4:
       return "mxfp4";
+    case WeightFormat::mxfp4_fp8:
+      return "mxfp4-fp8";
+    case WeightFormat::nvfp4_fp8:
+      return "nvfp4-fp8";
     case WeightFormat::q4_0:
       return "q4_0";
     case WeightFormat::q8_0:
@@ -217,6 +234,12 @@ const char* weight_format_name(WeightFormat w) {
       return "q4_k_m";
   }
   return "?";
+}
+
+WeightFormat expert_weight_format(WeightFormat w) {
+  if (w == WeightFormat::mxfp4_fp8) return WeightFormat::mxfp4;
+  if (w == WeightFormat::nvfp4_fp8) return WeightFormat::nvfp4;
+  return w;
 }
 
 std::optional<WeightFormat> parse_weight_format(const std::string& s) {

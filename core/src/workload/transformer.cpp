@@ -1186,7 +1186,10 @@ double stored_tensor_bytes(const ParamTensor& t, const WeightFormatBytes& format
            ? t.routed_expert
            : t.group == ParamGroup::mlp || (format.attention && t.group == ParamGroup::attention) ||
                  (format.embeddings && outer));
-  return static_cast<double>(t.numel()) * (quantised ? format.matmul : 2.0);
+  const bool matrix = t.rows > 1 && !outer;
+  return static_cast<double>(t.numel()) * (quantised ? format.matmul
+                                           : matrix  ? format.unquantised
+                                                     : 2.0);
 }
 
 }  // namespace gpuplan

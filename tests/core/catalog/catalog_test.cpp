@@ -130,7 +130,7 @@ TEST(Catalog, RejectsACheckpointWeightFormatItCannotRun) {
   EXPECT_EQ(load_with("models/gpt-oss-20b.json",
                       [](nlohmann::json& j) { j["defaults"]["weights"] = "fp6"; }),
             "models/gpt-oss-20b.json: defaults.weights: 'fp6' is not a checkpoint format gpuplan "
-            "reads (fp8, mxfp4, nvfp4, int8, int4, int4-experts)");
+            "reads (fp8, mxfp4, nvfp4, mxfp4-fp8, nvfp4-fp8, int8, int4, int4-experts)");
 }
 
 TEST(Catalog, RejectsADuplicateId) {

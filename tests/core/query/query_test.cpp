@@ -260,7 +260,7 @@ TEST(ServeKeys, DefaultsAreTheCliDefaultsAndBadValuesNameTheKey) {
   EXPECT_EQ(
       parse_serve_request({{"weights", "fp5"}}).error().message,
       "--weights: 'fp5' is not one of auto, bf16, fp16, fp8, int8, int4, int4-experts, nvfp4, "
-      "mxfp4, q4_0, q8_0, q4_k_m");
+      "mxfp4, mxfp4-fp8, nvfp4-fp8, q4_0, q8_0, q4_k_m");
   EXPECT_EQ(q.slo.percentile, 90);
   EXPECT_EQ(parse_serve_request({{"runtime", "tgi"}}).error().message,
             "--runtime: 'tgi' is not one of vllm, trtllm, sglang, hf, llamacpp");

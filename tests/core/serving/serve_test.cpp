@@ -746,7 +746,7 @@ TEST(ServeValidation, ReadsPrecisionAndLengthsAsWritten) {
   ASSERT_EQ(rep.value().skipped.size(), 1u);
   EXPECT_EQ(rep.value().skipped[0].second,
             "precision 'FP6 (experimental)' is not a gpuplan weight format (bf16, fp16, fp8, int8, "
-            "int4, int4-experts, nvfp4, mxfp4, q4_0, q8_0, q4_k_m)");
+            "int4, int4-experts, nvfp4, mxfp4, mxfp4-fp8, nvfp4-fp8, q4_0, q8_0, q4_k_m)");
   // "~20000 (+-15%)" is a 20000-token context: slower than 128 tokens' decode.
   EXPECT_LT(rows[1].predicted, rows[0].predicted);
 }

@@ -208,5 +208,40 @@ TEST(CompressedAttention, ConfigsImportAndBadOnesSayWhatIsWrong) {
             "x.json: transformer: csa_layers and hca_layers must add up to at most layers (43)");
 }
 
+// DeepSeek-V4's checkpoints hold the routed experts in a 4-bit float and every other matrix but
+// the embedding and head in FP8 with a one-byte scale per 128 x 128 block: MXFP4 in DeepSeek's
+// (expert_dtype fp4 beside quantization_config fp8), NVFP4 in NVIDIA's requantisation
+// (moe_quant_algo NVFP4); SGLang's FP8 copy is FP8 throughout.
+TEST(CompressedAttention, CheckpointsKeepExpertsIn4BitsAndTheRestInFp8) {
+  const struct {
+    const char* file;
+    const char* format;
+  } checkpoints[] = {{"deepseek-v4-flash.json", "mxfp4-fp8"},
+                     {"deepseek-v4-flash-nvfp4.json", "nvfp4-fp8"},
+                     {"deepseek-v4-flash-fp8-sgl.json", "fp8"}};
+  for (const auto& c : checkpoints) {
+    auto m = model_from_hf_config(test::read_repo_file(std::string("tests/fixtures/hf/") + c.file),
+                                  c.file);
+    ASSERT_TRUE(m.ok()) << m.error().message;
+    EXPECT_EQ(m.value().checkpoint_weights, c.format) << c.file;
+  }
+  EXPECT_EQ(test::model("deepseek-v4-flash").checkpoint_weights, "mxfp4-fp8");
+  EXPECT_EQ(test::model("deepseek-v4-pro").checkpoint_weights, "mxfp4-fp8");
+  // Bytes: experts x (0.5 + 1/32), other matrices x (1 + 1/16384), the rest at 16 bits.
+  double experts = 0, matrices = 0, rest = 0, stored = 0, nvfp4 = 0;
+  for (const auto& t : transformer_parameters(flash())) {
+    const bool outer = t.group == ParamGroup::embedding || t.group == ParamGroup::head;
+    (t.routed_expert        ? experts
+     : t.rows > 1 && !outer ? matrices
+                            : rest) += static_cast<double>(t.numel());
+    stored += stored_tensor_bytes(t, weight_format_bytes(WeightFormat::mxfp4_fp8));
+    nvfp4 += stored_tensor_bytes(t, weight_format_bytes(WeightFormat::nvfp4_fp8));
+  }
+  EXPECT_GT(matrices, 5e9);  // attention, compressors, indexers, shared experts, routers
+  EXPECT_DOUBLE_EQ(stored, experts * (0.5 + 1.0 / 32) + matrices * (1 + 1.0 / 16384) + 2 * rest);
+  EXPECT_DOUBLE_EQ(nvfp4 - stored,
+                   experts * (weight_format_bytes(WeightFormat::nvfp4).matmul - (0.5 + 1.0 / 32)));
+}
+
 }  // namespace
 }  // namespace gpuplan
