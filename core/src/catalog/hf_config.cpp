@@ -262,6 +262,14 @@ std::optional<Error> read_nemotron(JsonReader& r, const nlohmann::json& j, Trans
   return check_unknown_fields(j, where, "nemotron", with_decoder_fields({"kv_channels"}));
 }
 
+// Whether a per-block list has one entry per block; the error set where it has not.
+bool one_per_block(JsonReader& r, const char* key, size_t entries, int64_t layers) {
+  if (static_cast<int64_t>(entries) == layers) return true;
+  r.fail(std::string(key) + ": " + std::to_string(entries) + " entries for num_hidden_layers " +
+         std::to_string(layers));
+  return false;
+}
+
 // A per-block list of strings, each one of `kinds`; empty (with the error set) when it is not.
 std::vector<std::string> block_list(JsonReader& r, const char* key, int64_t layers,
                                     std::initializer_list<const char*> kinds) {
@@ -280,12 +288,7 @@ std::vector<std::string> block_list(JsonReader& r, const char* key, int64_t laye
     }
     out.push_back(x.get<std::string>());
   }
-  if (static_cast<int64_t>(out.size()) != layers) {
-    r.fail(std::string(key) + ": " + std::to_string(out.size()) +
-           " entries for num_hidden_layers " + std::to_string(layers));
-    return {};
-  }
-  return out;
+  return one_per_block(r, key, out.size(), layers) ? out : std::vector<std::string>{};
 }
 
 // GLM-5.1's and GLM-5.2's per-block lists. indexer_types: "full" blocks run their own indexer,
@@ -834,12 +837,7 @@ std::vector<bool> block_flags(JsonReader& r, const char* key, int64_t layers) {
     }
     out.push_back(x == 1);
   }
-  if (static_cast<int64_t>(out.size()) != layers) {
-    r.fail(std::string(key) + ": " + std::to_string(out.size()) +
-           " entries for num_hidden_layers " + std::to_string(layers));
-    return {};
-  }
-  return out;
+  return one_per_block(r, key, out.size(), layers) ? out : std::vector<bool>{};
 }
 
 // MiMo-V2-Flash's windowed blocks' attention (swa_*) as the spec's, its full blocks' as the
