@@ -239,7 +239,7 @@ std::string plan_to_text(const PlanResult& r) {
                 static_cast<long long>(r.candidates), static_cast<long long>(r.fitting),
                 static_cast<long long>(r.within_limits));
   out += line;
-  std::snprintf(line, sizeof line, "%-3s %-40s %5s %5s %-24s %10s %12s %12s %6s\n", "#", "instance",
+  std::snprintf(line, sizeof line, "%-3s %-40s %5s %5s %-32s %10s %12s %12s %6s\n", "#", "instance",
                 "nodes", "GPUs", "dp/tp/pp zero mb ckpt", "hours", "USD", "USD/hour", "MFU");
   out += line;
   int rank = 1;
@@ -249,7 +249,7 @@ std::string plan_to_text(const PlanResult& r) {
                   extra_degrees(p.setup).c_str(), p.setup.zero_stage,
                   static_cast<long long>(p.setup.micro_batch),
                   checkpointing_name(p.setup.checkpointing));
-    std::snprintf(line, sizeof line, "%-3d %-40s %5d %5d %-24s %10.4g %12.4g %12.4g %5.1f%%%s\n",
+    std::snprintf(line, sizeof line, "%-3d %-40s %5d %5d %-32s %10.4g %12.4g %12.4g %5.1f%%%s\n",
                   rank++, p.instance.c_str(), p.nodes, p.gpus, par, p.cost.expected_hours,
                   p.cost.usd_total, p.cost.usd_per_hour, 100 * p.time.mfu,
                   (std::string(p.pareto ? " *" : "") + (p.price.assumption ? " ~" : "")).c_str());
