@@ -310,7 +310,7 @@ struct Setup {
   // each group a full replica, and the dp / dp_shard replicas all-reduce the sharded gradients
   // (FSDP2's replicate x shard mesh, torchtitan's data_parallel_shard_degree, Megatron's
   // --num-distributed-optimizer-instances dp / dp_shard, DeepSpeed's mics_shard_size).
-  // 0: one group of all dp ranks.
+  // 0, or dp and more: one group of all dp ranks (hybrid_shard).
   int dp_shard = 0;
   int tp = 1;  // tensor-parallel degree
   bool sequence_parallel = false;
@@ -361,16 +361,21 @@ struct Setup {
   MemoryAssumptions assumptions;
 };
 
-// The ranks one ZeRO shard spans: dp_shard (HSDP) or all dp, with the context-parallel ranks,
-// which shard beside them.
+// HSDP's shard group: dp_shard where it leaves two replicas or more, else 0 (one group holds
+// every data-parallel rank: no dp_shard, or one of dp ranks or more).
+inline int hybrid_shard(const Setup& s) {
+  return s.dp_shard > 0 && s.dp_shard < s.dp ? s.dp_shard : 0;
+}
+// The ranks one ZeRO shard spans: the hybrid shard group or all dp, with the context-parallel
+// ranks, which shard beside them.
 inline int shard_ranks(const Setup& s) {
-  return (s.dp_shard > 0 ? s.dp_shard : s.dp) * s.cp;
+  return (hybrid_shard(s) > 0 ? hybrid_shard(s) : s.dp) * s.cp;
 }
 // HSDP's shard group within the expert-data-parallel group of `expert_dp` ranks, which splits
 // into the same dp / dp_shard replicas (Megatron's distributed optimizer instances divide both);
 // 0 without HSDP (one group of all).
 inline int expert_dp_shard(const Setup& s, int expert_dp) {
-  return s.dp_shard > 0 ? expert_dp * s.dp_shard / s.dp : 0;
+  return hybrid_shard(s) > 0 ? expert_dp * hybrid_shard(s) / s.dp : 0;
 }
 
 // Parameter counts.

@@ -583,11 +583,11 @@ Result<PlanSearch> start_plan_search(const Catalog& catalog, const Model& model,
   if (q.ep > 0) base.ep = q.ep;
   if (q.vp > 0) base.vp = q.vp;
   if (q.cp > 0) base.cp = q.cp;
-  // Checks the workload once, so a bad request reports its own error, not "nothing fits" (on one
-  // rank: a fixed shard group is checked against each layout's data-parallel ranks).
-  Setup one_rank = base;
-  one_rank.dp_shard = 0;
-  auto probe = estimate(model, one_rank);
+  // Checks the workload once, so a bad request reports its own error, not "nothing fits" (with
+  // no shard group: each layout sets its ZeRO stage and its group).
+  Setup unsharded = base;
+  unsharded.dp_shard = 0;
+  auto probe = estimate(model, unsharded);
   if (!probe.ok()) return probe.error();
   if (base.seq_len == 0) base.seq_len = probe.value().seq_len;  // the model's, for the cp search
   PlanSearch out;

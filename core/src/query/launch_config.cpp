@@ -66,7 +66,7 @@ PrecisionNames precision_names(Precision p) {
 
 // Hybrid sharding (Setup::dp_shard): shard groups smaller than the data-parallel group.
 bool hybrid(const Setup& s) {
-  return s.dp_shard > 0 && s.dp_shard < s.dp;
+  return hybrid_shard(s) > 0;
 }
 
 // FSDP's sharding strategy; HSDP is FSDP's HYBRID_SHARD (and _HYBRID_SHARD_ZERO2), which shards

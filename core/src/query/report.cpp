@@ -227,7 +227,7 @@ std::string extra_degrees(const Setup& s) {
   if (s.ep > 1) out += " ep" + std::to_string(s.ep);
   if (s.vp > 1) out += " vp" + std::to_string(s.vp);
   if (s.cp > 1) out += " cp" + std::to_string(s.cp);
-  if (s.dp_shard > 0 && s.dp_shard < s.dp) out += " shard" + std::to_string(s.dp_shard);
+  if (hybrid_shard(s) > 0) out += " shard" + std::to_string(s.dp_shard);
   return out;
 }
 

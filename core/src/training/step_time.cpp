@@ -77,7 +77,7 @@ ShardGroups shard_groups(const Setup& setup, const Cluster& cluster, const Links
   g.shard = setup;
   g.shard.dp = shard_ranks(setup);
   g.shard_busbw = dp_busbw(g.shard, cluster, l);
-  if (setup.dp_shard > 0) g.replicas = static_cast<double>(setup.dp / setup.dp_shard);
+  if (hybrid_shard(setup) > 0) g.replicas = static_cast<double>(setup.dp / hybrid_shard(setup));
   const double rings = std::min<double>(cluster.domain_gpus(), setup.tp * g.shard.dp);
   g.replica_busbw = dp_group_domains(reducing_group(setup), cluster) > 1
                         ? std::min(l.intra, l.inter_domain / rings)
@@ -214,8 +214,8 @@ double for_loop_host_s(const Setup& setup, double tensors, const Efficiencies& e
 double optimizer_s(const Setup& setup, const Estimate& e, const Rates& r, const Efficiencies& eff) {
   const GradientShards shards = gradient_shards(setup, e);
   const bool sharded = setup.zero_stage >= 1;
-  const int expert_shard = setup.dp_shard > 0 ? expert_dp_shard(setup, shards.expert_dp)
-                                              : static_cast<int>(shards.expert_dp);
+  const int expert_shard = hybrid_shard(setup) > 0 ? expert_dp_shard(setup, shards.expert_dp)
+                                                   : static_cast<int>(shards.expert_dp);
   const double n = shards.dense / (sharded ? shard_ranks(setup) : 1) +
                    shards.experts / (sharded ? std::max(expert_shard, 1) : 1);
   // The parameter the optimizer updates (the master, or the parameter itself) and its states

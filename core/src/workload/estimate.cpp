@@ -146,10 +146,11 @@ std::pair<int64_t, int64_t> lora_adapters(const std::vector<ParamTensor>& tensor
   return {params, adapters};
 }
 
-// Hybrid sharding (Setup::dp_shard): groups that divide the data-parallel GPUs, under ZeRO.
+// Hybrid sharding (Setup::dp_shard): groups that divide the data-parallel GPUs, under ZeRO; a
+// group of all of them or more is plain sharding (hybrid_shard).
 std::optional<Error> validate_hsdp(const Setup& s) {
   if (s.dp_shard == 0) return std::nullopt;
-  if (s.dp_shard < 1 || s.dp % s.dp_shard != 0)
+  if (s.dp_shard < 1 || (s.dp_shard < s.dp && s.dp % s.dp_shard != 0))
     return invalid("--dp-shard " + std::to_string(s.dp_shard) +
                    " must divide the data-parallel GPUs (dp " + std::to_string(s.dp) + ")");
   if (s.zero_stage == 0)
@@ -890,9 +891,9 @@ std::optional<Error> resolve_experts(const Model& model, const Setup& setup, Est
   m.ep = x.value().ep;
   m.etp = x.value().etp;
   m.edp = x.value().edp;
-  if (setup.dp_shard > 0 && m.edp % (setup.dp / setup.dp_shard) != 0)
+  if (hybrid_shard(setup) > 0 && m.edp % (setup.dp / hybrid_shard(setup)) != 0)
     return invalid("--dp-shard " + std::to_string(setup.dp_shard) + ": its " +
-                   std::to_string(setup.dp / setup.dp_shard) +
+                   std::to_string(setup.dp / hybrid_shard(setup)) +
                    " replicas must also split the expert-data-parallel group (edp " +
                    std::to_string(m.edp) + ")");
   m.local_experts = x.value().local_experts;

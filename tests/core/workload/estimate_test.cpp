@@ -164,6 +164,9 @@ TEST(EstimateMemory, HybridShardingDividesByTheShardGroup) {
   EXPECT_DOUBLE_EQ(hsdp.memory.optimizer, 4 * all.memory.optimizer);
   s.dp_shard = 32;  // one group of all: plain ZeRO
   EXPECT_DOUBLE_EQ(must("llama-2-7b", s).memory.optimizer, all.memory.optimizer);
+  s.dp_shard = 64;  // a group of more than every rank (a page's --dp-shard 8 on fewer GPUs)
+  EXPECT_DOUBLE_EQ(must("llama-2-7b", s).memory.optimizer, all.memory.optimizer);
+  EXPECT_EQ(hybrid_shard(s), 0);
   s.dp_shard = 5;
   EXPECT_EQ(estimate(test::model("llama-2-7b"), s).error().message,
             "--dp-shard 5 must divide the data-parallel GPUs (dp 32)");
