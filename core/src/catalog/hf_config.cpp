@@ -147,17 +147,9 @@ void read_activation(JsonReader& r, TransformerSpec& s) {
   }
 }
 
-// The fields every decoder below shares (transformers' LlamaConfig and its descendants);
-// `gated`: the MLP is gated, its activation read by read_activation (else the caller reads it).
-// `ffn`: whether intermediate_size must be given (Qwen3.5's MoE text config drops it: 0).
-void read_decoder(JsonReader& r, TransformerSpec& s, bool gated = true, bool ffn = true) {
-  s.layers = r.integer("num_hidden_layers", std::nullopt, 1, kMax);
-  s.hidden = r.integer("hidden_size", std::nullopt, 1, kMax);
-  s.heads = r.integer("num_attention_heads", std::nullopt, 1, kMax);
-  s.kv_heads = r.integer("num_key_value_heads", s.heads, 1, kMax);
-  s.head_dim = nullable_integer(r, "head_dim", 0, kMax);
-  s.ffn_hidden = ffn ? r.integer("intermediate_size", std::nullopt, 1, kMax)
-                     : r.integer("intermediate_size", 0, 0, kMax);
+// What a Llama-style decoder's config says besides its widths: vocabulary, positions, tie,
+// activation (where `gated`), biases, rotary scaling; RMSNorm and rotary positions.
+void read_llama_rest(JsonReader& r, TransformerSpec& s, bool gated) {
   s.vocab = r.integer("vocab_size", std::nullopt, 1, kMax);
   s.max_positions = r.integer("max_position_embeddings", 4096, 1, 1'000'000'000);
   s.tied_embeddings = r.boolean("tie_word_embeddings", false);
@@ -169,6 +161,20 @@ void read_decoder(JsonReader& r, TransformerSpec& s, bool gated = true, bool ffn
   s.qkv_bias = r.boolean("attention_bias", false);
   s.mlp_bias = r.boolean("mlp_bias", false);
   read_rope(r, s);
+}
+
+// The fields every decoder below shares (transformers' LlamaConfig and its descendants);
+// `gated`: the MLP is gated, its activation read by read_activation (else the caller reads it).
+// `ffn`: whether intermediate_size must be given (Qwen3.5's MoE text config drops it: 0).
+void read_decoder(JsonReader& r, TransformerSpec& s, bool gated = true, bool ffn = true) {
+  s.layers = r.integer("num_hidden_layers", std::nullopt, 1, kMax);
+  s.hidden = r.integer("hidden_size", std::nullopt, 1, kMax);
+  s.heads = r.integer("num_attention_heads", std::nullopt, 1, kMax);
+  s.kv_heads = r.integer("num_key_value_heads", s.heads, 1, kMax);
+  s.head_dim = nullable_integer(r, "head_dim", 0, kMax);
+  s.ffn_hidden = ffn ? r.integer("intermediate_size", std::nullopt, 1, kMax)
+                     : r.integer("intermediate_size", 0, 0, kMax);
+  read_llama_rest(r, s, gated);
 }
 
 // Qwen2/Qwen3: use_sliding_window true puts a window on the blocks from max_window_layers on,
@@ -981,17 +987,7 @@ std::optional<Error> read_decilm(JsonReader& r, const nlohmann::json& j, Transfo
   s.hidden = r.integer("hidden_size", std::nullopt, 1, kMax);
   s.heads = r.integer("num_attention_heads", std::nullopt, 1, kMax);
   s.head_dim = nullable_integer(r, "head_dim", 0, kMax);
-  s.vocab = r.integer("vocab_size", std::nullopt, 1, kMax);
-  s.max_positions = r.integer("max_position_embeddings", 4096, 1, 1'000'000'000);
-  s.tied_embeddings = r.boolean("tie_word_embeddings", false);
-  read_activation(r, s);
-  s.positions = PositionKind::rotary;
-  s.norm = NormKind::rmsnorm;
-  s.norm_bias = false;
-  s.head = HeadKind::lm;
-  s.qkv_bias = r.boolean("attention_bias", false);
-  s.mlp_bias = r.boolean("mlp_bias", false);
-  read_rope(r, s);
+  read_llama_rest(r, s, true);
   for (const char* key : {"num_key_value_heads", "intermediate_size"}) {
     if (nullable_integer(r, key, 0, kMax) != 0)
       r.fail(std::string(key) + ": DeciLM gives them per block (block_configs); expected null");
