@@ -116,11 +116,17 @@ class Scheduler {
     return static_cast<int64_t>(std::ceil(kept / static_cast<double>(r_.block_tokens))) +
            r_.memory.state_blocks_per_seq;
   }
+  // Whether `blocks` surely hold a sequence of `tokens`, without blocks_for: its windows keep no
+  // more than every token, so the blocks of every token are enough. Most steps of a sequence stay
+  // inside its last block, and this spares them kept_kv_share.
+  bool surely_holds(int64_t blocks, double tokens) const {
+    return tokens <=
+           static_cast<double>((blocks - r_.memory.state_blocks_per_seq) * r_.block_tokens);
+  }
   void admit();
   bool grow_or_preempt();
   void finish_step(double end_s, const std::vector<double>& chunk);
   bool overloaded() const;
-  std::vector<size_t> still_;  // finish_step's scratch, kept to avoid an allocation per step
   std::vector<double> chunk_;  // this step's prompt tokens per running sequence
 
   const ReplicaModel& r_;
@@ -168,7 +174,9 @@ bool Scheduler::grow_or_preempt() {
   if (r_.profile.reserve_full_sequence) return true;
   for (size_t i = 0; i < running_.size(); ++i) {
     Req& q = reqs_[running_[i]];
-    const int64_t need = blocks_for(q.prefilled + q.generated + positions_);
+    const double tokens = q.prefilled + q.generated + positions_;
+    if (surely_holds(q.blocks, tokens)) continue;
+    const int64_t need = blocks_for(tokens);
     while (need > q.blocks) {
       if (free_blocks_ > 0) {
         --free_blocks_;
@@ -216,22 +224,25 @@ bool Scheduler::overloaded() const {
   return demand > burst_output_tokens_per_s(r_, prompt / n, output / n, cached / n);
 }
 
+// Advances each running sequence by this step; the finished ones leave, the others keep their
+// order.
 void Scheduler::finish_step(double end_s, const std::vector<double>& chunk) {
-  std::vector<size_t>& still = still_;
-  still.clear();
+  const double expected_tokens = r_.spec.expected_tokens;
+  size_t kept = 0;
   for (size_t i = 0; i < running_.size(); ++i) {
-    Req& q = reqs_[running_[i]];
+    const size_t id = running_[i];
+    Req& q = reqs_[id];
     if (q.prefilled < q.prompt) {
       q.prefilled += chunk[i];
       if (q.prefilled < q.prompt) {
-        still.push_back(running_[i]);
+        running_[kept++] = id;
         continue;
       }
       q.generated = 1;  // the prefill's last step samples the first token
       q.first_token_s = end_s;
       ttft_.push_back(end_s - q.arrival_s);
     } else {
-      q.generated += r_.spec.expected_tokens;  // 1, or the accepted drafts and one more
+      q.generated += expected_tokens;  // 1, or the accepted drafts and one more
     }
     if (q.generated >= q.output) {
       if (q.output > 1) tpot_.push_back((end_s - q.first_token_s) / (q.output - 1));
@@ -244,10 +255,10 @@ void Scheduler::finish_step(double end_s, const std::vector<double>& chunk) {
         reqs_[sent_++].arrival_s = std::max(planned, end_s);
       }
     } else {
-      still.push_back(running_[i]);
+      running_[kept++] = id;
     }
   }
-  running_.swap(still);
+  running_.resize(kept);
 }
 
 SimulationResult Scheduler::run() {
@@ -263,17 +274,25 @@ SimulationResult Scheduler::run() {
     // This step's work: one token per decoding sequence, then prompt chunks in arrival order.
     StepLoad load;
     std::vector<double>& chunk = chunk_;
-    chunk.assign(running_.size(), 0.0);
-    double budget = static_cast<double>(r_.max_num_batched_tokens);
+    // Summed in locals: summed in `load`, every add went through memory (a third of a long
+    // simulation's time).
+    size_t decode_seqs = 0;
+    double decode_context = 0;
     for (size_t id : running_) {
       const Req& q = reqs_[id];
       if (q.prefilled >= q.prompt) {
-        load.decode_seqs += 1;
-        load.decode_context += q.prompt + q.generated;
-        budget -= positions_;
+        ++decode_seqs;
+        decode_context += q.prompt + q.generated;
       }
     }
-    for (size_t i = 0; i < running_.size() && budget > 0; ++i) {
+    load.decode_seqs = static_cast<double>(decode_seqs);
+    // Whole numbers: the product is the subtractions one by one.
+    double budget = static_cast<double>(r_.max_num_batched_tokens) - load.decode_seqs * positions_;
+    load.decode_context = decode_context;
+    // Prompt chunks, when any prompt is in the batch (finish_step reads a chunk only for those).
+    const bool prefilling = decode_seqs < running_.size();
+    if (prefilling) chunk.assign(running_.size(), 0.0);
+    for (size_t i = 0; prefilling && i < running_.size() && budget > 0; ++i) {
       const Req& q = reqs_[running_[i]];
       if (q.prefilled >= q.prompt) continue;
       chunk[i] = std::min(budget, q.prompt - q.prefilled);

@@ -437,6 +437,37 @@ TEST(ServeSimulation, AClientConcurrencySendsARequestWhenOneFinishes) {
   EXPECT_EQ(burst.value().max_running, 6);
 }
 
+// Blocks allocated as sequences grow run out: the newest sequence is preempted and recomputed
+// (vLLM), the older one finishes. Two sequences of 100 + 300 tokens need 25 blocks of 16 each at
+// their end; 30 blocks hold both only to 240 tokens. The recompute costs steps (a run without it
+// takes 300: one prefill, 299 decodes), and no step is longer than two decodes at full context
+// beside a whole prompt.
+TEST(ServeSimulation, WhenBlocksRunOutTheNewestIsPreemptedAndRecomputed) {
+  ReplicaModel r = replica("llama-3-8b", "h100-sxm5-80gb");
+  ASSERT_FALSE(r.profile.reserve_full_sequence);
+  ASSERT_EQ(r.block_tokens, 16);
+  r.memory.kv_blocks = 30;
+  r.memory.kv_tokens = 30 * 16;
+  ServeWorkload w;
+  w.rate_per_s = 0;
+  w.requests = 2;
+  w.prompt_tokens = 100;
+  w.output_tokens = 300;
+  auto s = simulate(r, w);
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  EXPECT_EQ(s.value().max_running, 2);
+  EXPECT_GT(s.value().steps, 300);
+  EXPECT_FALSE(s.value().saturated);
+  StepLoad longest;
+  longest.decode_seqs = 2;
+  longest.decode_context = 2 * 400;
+  longest.prefill_tokens = 100;
+  longest.prefill_last = 1;
+  longest.prefill_pairs = 100 * 101 / 2;
+  EXPECT_LE(s.value().itl_s.p99, step_time(r, longest).total_s);
+  EXPECT_GT(s.value().itl_s.p99, 0);
+}
+
 // Unless asked otherwise, a replica runs the checkpoint as published: GPT-OSS's MXFP4 experts
 // (one H100 holds gpt-oss-120b), 16-bit for a model whose checkpoint names no format.
 TEST(ServeReplica, RunsTheCheckpointsWeightsUnlessAsked) {
