@@ -27,6 +27,11 @@ function(gpuplan_add_test name)
   target_link_libraries(${name} PRIVATE gpuplan_core gpuplan_data GTest::gtest_main)
   target_compile_definitions(${name} PRIVATE GPUPLAN_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
   target_precompile_headers(${name} PRIVATE <gtest/gtest.h> <nlohmann/json.hpp> <string> <vector>)
+  # The code under test is the optimised library; the test files themselves compiled at -O3 took
+  # twice as long as at -O1 (10.5 against 5.6 s for serve_test.cpp) and run no faster that matters.
+  if(NOT GPUPLAN_SANITIZE)
+    target_compile_options(${name} PRIVATE -O1)
+  endif()
   # Tests may reach the core's internal headers (parsers, builders) to test them directly.
   target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR}/core/src)
   gpuplan_warnings(${name})
