@@ -383,7 +383,7 @@ void expert_comm(const Setup& setup, const Estimate& e, const WorkProfile& work,
                                                     : 0.0;
   st.ep_comm_s = micro_steps * forward * (2 + recomputed);
   st.ep_comm_exposed_s = st.ep_comm_s;
-  if (!t.overlap || micro_steps < 2) return;
+  if (!t.overlap || micro_steps < 2 || r.host_paced_a2a_overlap) return;
   // The stage's forward and backward of one micro-batch, spread over its MoE layers; what a
   // merged pair takes beyond them is exposed. Unpaired passes and the recomputed forward (which
   // Megatron runs alone before the stage's backward) expose all of theirs.

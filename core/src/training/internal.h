@@ -39,6 +39,11 @@ struct Rates {
   // communication kernel beside one waits for its SMs, and one started beside a communication
   // kernel finishes only after it (expert_comm).
   bool persistent_gemms = false;
+  // Megatron's 1F1B all-to-all overlap hides none of the all-to-all (expert_comm): on Blackwell
+  // it 'aggravates the CPU overhead, so the overall benefit is negative on the GB200' (Megatron-LM
+  // docs/discussions/deepseek-v3-gb200-optimization, eb0783b6, sec. 3.2), and NVIDIA's B200/B300
+  // recipes turn it off where its H100 recipes turn it on (Megatron-Bridge perf_recipes/qwen).
+  bool host_paced_a2a_overlap = false;
   // The shares of `compute` and `compute16` (best-shape ceilings) that a model's large dense
   // GEMMs reach with production kernels (large_gemm_share in roofline.cpp); 1 for a probe's
   // measurement, a rate from spec x efficiency, or where no measurement says less.

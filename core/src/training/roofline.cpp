@@ -181,6 +181,7 @@ Result<Rates> training::rates_for(const Model& model, const Setup& setup, const 
   // (pytorch/pytorch#147966), and Transformer Engine leaves no SMs free of them by default.
   r.persistent_gemms = r.tensor_cores && (gpu.architecture == "Hopper" ||
                                           gpu.architecture.rfind("Blackwell", 0) == 0);
+  r.host_paced_a2a_overlap = gpu.architecture.rfind("Blackwell", 0) == 0;
   return r;
 }
 

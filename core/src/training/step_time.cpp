@@ -434,6 +434,11 @@ Result<StepTime> estimate_step_time_with(const Model& model, const Setup& setup,
   }
   train_time(model, setup, e, work, cluster, eff, input, r, pass, st);
   host_bound_note(pass, eff, st);
+  if (setup.moe_a2a_overlap && st.ep_comm_s > 0 && r.host_paced_a2a_overlap) {
+    st.notes.push_back("1F1B all-to-all overlap (--moe-a2a-overlap): on " + cluster.gpu->id +
+                       " it hides none of the all-to-all; Megatron-LM found its benefit negative "
+                       "on GB200, its synchronisation adding to the host's overhead");
+  }
   st.tokens_per_s = st.samples_per_s * work.tokens_per_sample;
   st.mfu = (e.flops.forward_per_step + e.flops.backward_per_step) /
            (st.step_s * total_gpus * st.peak_flop_per_s);
