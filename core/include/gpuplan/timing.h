@@ -340,10 +340,13 @@ Result<double> forward_time_s(const Model& model, const Setup& setup, const Work
                               const Gpu& gpu, const Efficiencies& eff, double micro_batch);
 
 // As estimate_step_time, with pass_time_s(...) for the setup's micro-batch already known.
+// `write_notes` false leaves out the notes on the hardware and its pace (host-bound, TF32, NCHW,
+// the all-to-all overlap): the planner times every candidate and writes them for the plans it
+// keeps (formatting them was 8 % of a search).
 Result<StepTime> estimate_step_time_with(const Model& model, const Setup& setup, const Estimate& e,
                                          const WorkProfile& work, const Cluster& cluster,
                                          const Efficiencies& eff, const InputAssumptions& input,
-                                         const PassTime& pass);
+                                         const PassTime& pass, bool write_notes = true);
 
 // The dense peak of `gpu` for a setup's precision; an Error names the missing figure, or the
 // missing tensor cores (nvfp4 and mxfp4 need Blackwell's).

@@ -340,6 +340,9 @@ class Search {
   const Result<WorkProfile>& work_of(const Setup& s, const Estimate& e, const Layout& layout);
   const Result<PassTime>& forward_of(const Setup& s, const WorkProfile& w, const Gpu* gpu,
                                      const Layout& layout);
+  // Whether a plan of this cost beats the best kept for its (instance, nodes), which keep()
+  // replaces.
+  bool keeps(const Offer& offer, const RunCost& cost) const;
   void keep(const Offer& offer, const Setup& s, const Estimate& e, const StepTime& t,
             const RunCost& cost);
 
@@ -403,15 +406,16 @@ const Result<PassTime>& Search::forward_of(const Setup& s, const WorkProfile& w,
   return f->second;
 }
 
+bool Search::keeps(const Offer& offer, const RunCost& cost) const {
+  auto slot = best.find(std::make_pair(offer.instance, offer.nodes));
+  return slot == best.end() ||
+         better(cost.usd_total, cost.expected_hours, slot->second.cost.usd_total,
+                slot->second.cost.expected_hours);
+}
+
 void Search::keep(const Offer& offer, const Setup& s, const Estimate& e, const StepTime& t,
                   const RunCost& cost) {
   const auto slot_key = std::make_pair(offer.instance, offer.nodes);
-  auto slot = best.find(slot_key);
-  if (slot != best.end() &&
-      !better(cost.usd_total, cost.expected_hours, slot->second.cost.usd_total,
-              slot->second.cost.expected_hours)) {
-    return;
-  }
   Plan p;
   p.instance = offer.instance->id;
   p.provider = offer.instance->provider;
@@ -462,7 +466,7 @@ std::optional<Error> Search::try_layout(const Offer& offer, const Entry& entry) 
   const Result<PassTime>& f = forward_of(s, w.value(), offer.gpu, layout);
   if (!f.ok()) return std::nullopt;
   auto t = estimate_step_time_with(model_, s, e, w.value(), offer.cluster, q_.efficiencies,
-                                   q_.input, f.value());
+                                   q_.input, f.value(), false);
   if (!t.ok()) return std::nullopt;
   auto cost =
       run_cost(e, t.value(), q_.run, offer.price.usd_per_hour * offer.nodes, q_.pricing, q_.spot);
@@ -472,7 +476,12 @@ std::optional<Error> Search::try_layout(const Offer& offer, const Entry& entry) 
   if (q_.deadline_hours > 0 && cost.value().expected_hours > q_.deadline_hours) return std::nullopt;
   if (q_.budget_usd > 0 && cost.value().usd_total > q_.budget_usd) return std::nullopt;
   ++result.within_limits;
-  keep(offer, s, e, t.value(), cost.value());
+  if (keeps(offer, cost.value())) {
+    // The plan's notes, left out while timing every candidate.
+    auto noted = estimate_step_time_with(model_, s, e, w.value(), offer.cluster, q_.efficiencies,
+                                         q_.input, f.value());
+    keep(offer, s, e, noted.ok() ? noted.value() : t.value(), cost.value());
+  }
   return std::nullopt;
 }
 

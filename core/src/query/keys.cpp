@@ -993,7 +993,8 @@ Value<Q> integer_list(std::vector<int64_t> TransformerSpec::*field, int64_t most
       const size_t comma = std::min(s.find(',', start), s.size());
       auto n = parse_int(s.substr(start, comma - start), k);
       if (!n.ok()) return n.error();
-      if (n.value() < 1 || n.value() > most) return out_of_range(k, s, 1, most);
+      if (n.value() < 1 || n.value() > most)
+        return out_of_range(k, s, 1, static_cast<double>(most));
       list.push_back(n.value());
       start = comma + 1;
     }

@@ -409,7 +409,7 @@ void host_bound_note(const PassTime& pass, const Efficiencies& eff, StepTime& st
 Result<StepTime> estimate_step_time_with(const Model& model, const Setup& setup, const Estimate& e,
                                          const WorkProfile& work, const Cluster& cluster,
                                          const Efficiencies& eff, const InputAssumptions& input,
-                                         const PassTime& pass) {
+                                         const PassTime& pass, bool write_notes) {
   if (!cluster.gpu) return invalid("no GPU given");
   const int total_gpus = cluster.gpus_per_node * cluster.nodes;
   if (e.num_gpus != total_gpus) {
@@ -421,9 +421,9 @@ Result<StepTime> estimate_step_time_with(const Model& model, const Setup& setup,
   const Rates& r = rates.value();
   StepTime st;
   st.peak_flop_per_s = r.peak;
-  if (r.tf32_convs)
+  if (write_notes && r.tf32_convs)
     st.notes.push_back("fp32 convolutions use TF32 tensor cores (cuDNN default in PyTorch)");
-  if (r.tensor_cores && e.memory_format == "nchw") {
+  if (write_notes && r.tensor_cores && e.memory_format == "nchw") {
     st.notes.push_back(
         "NCHW tensors on tensor cores: cuDNN transposes every convolution's input and output "
         "(model.to(memory_format=torch.channels_last) avoids it; --memory-format channels-last)");
@@ -433,8 +433,8 @@ Result<StepTime> estimate_step_time_with(const Model& model, const Setup& setup,
     return st;
   }
   train_time(model, setup, e, work, cluster, eff, input, r, pass, st);
-  host_bound_note(pass, eff, st);
-  if (setup.moe_a2a_overlap && st.ep_comm_s > 0 && r.host_paced_a2a_overlap) {
+  if (write_notes) host_bound_note(pass, eff, st);
+  if (write_notes && setup.moe_a2a_overlap && st.ep_comm_s > 0 && r.host_paced_a2a_overlap) {
     st.notes.push_back("1F1B all-to-all overlap (--moe-a2a-overlap): on " + cluster.gpu->id +
                        " it hides none of the all-to-all; Megatron-LM found its benefit negative "
                        "on GB200, its synchronisation adding to the host's overhead");

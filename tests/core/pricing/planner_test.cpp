@@ -6,6 +6,7 @@
 #include <cmath>
 #include <string>
 
+#include "gpuplan/evaluate.h"
 #include "gpuplan/plan.h"
 #include "gpuplan/timing.h"
 #include "test_util.h"
@@ -77,6 +78,34 @@ TEST(PlannerDecisionFramework, ShortExperimentOnSpotPicksT4) {
   auto r = plan(test::catalog(), test::model("resnet18"), q);
   ASSERT_TRUE(r.ok()) << r.error().message;
   EXPECT_EQ(r.value().plans.front().gpu, "t4");
+}
+
+// The search times every candidate without writing its notes, then writes them for the plans it
+// keeps: a plan carries the notes of the estimate of its own setup on its own instance (here the
+// host pacing ResNet-18's small CIFAR steps).
+TEST(Planner, AKeptPlanCarriesTheNotesOfItsOwnEstimate) {
+  PlanQuery q = query("resnet18", Precision::amp_fp16, 256);
+  q.request.setup.resolution = 32;
+  q.run.epochs = 1;
+  q.run.dataset_size = 50000;
+  q.pricing = Pricing::spot;
+  q.provider = "gcp";
+  auto r = plan(test::catalog(), test::model("resnet18"), q);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  const Plan& top = r.value().plans.front();
+  ASSERT_FALSE(top.time.notes.empty());
+  Query one;
+  one.request = q.request;
+  one.request.setup = top.setup;
+  one.dp_given = true;
+  one.instance = top.instance;
+  one.nodes = top.nodes;
+  one.run = q.run;
+  one.pricing = q.pricing;
+  auto e = evaluate(test::catalog(), one);
+  ASSERT_TRUE(e.ok()) << e.error().message;
+  ASSERT_TRUE(e.value().time.has_value());
+  EXPECT_EQ(top.time.notes, e.value().time->notes);
 }
 
 TEST(PlannerDecisionFramework, MidTermFineTuningOnReservedPicksA40) {
