@@ -373,6 +373,7 @@ struct RecomputeFlops {
 };
 RecomputeFlops transformer_recompute_flops(const Model& model, const Setup& setup,
                                            const Estimate& e) {
+  if (setup.checkpointing == Checkpointing::none) return {};  // before copying the spec
   const TransformerSpec run = run_spec(model.transformer, setup, e.resolution);
   const TransformerFlops f = model_forward_flops(model, run, e.seq_len);
   const double blocks = f.total() - f.head - f.embedding;  // everything but the head
