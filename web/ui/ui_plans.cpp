@@ -247,6 +247,7 @@ PageState with_plan(PageState s, const Plan& plan) {
   setup.cp = plan.setup.cp;
   setup.zero_stage = plan.setup.zero_stage;
   setup.dp_shard = plan.setup.dp_shard;
+  setup.sequence_parallel = plan.setup.sequence_parallel;  // on for tensor with expert parallelism
   setup.micro_batch = plan.setup.micro_batch;
   setup.checkpointing = plan.setup.checkpointing;
   setup.global_batch = plan.setup.global_batch;

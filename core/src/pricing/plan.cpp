@@ -374,6 +374,11 @@ const Setup& Search::setup_for(const Layout& layout) {
   s.vp = layout.vp;
   s.cp = layout.cp;
   s.dp_shard = layout.dp_shard;
+  // Tensor with expert parallelism trains only with sequence parallelism (Megatron-Core,
+  // model_parallel_config.py: 'sequence parallelism must be used'; the estimate refuses the pair
+  // without it): the search turns it on for those layouts, which it otherwise never tried.
+  s.sequence_parallel =
+      base_.sequence_parallel || (layout.ep > 1 && layout.tp > 1 && base_.mode == Mode::train);
   return s;
 }
 

@@ -247,6 +247,30 @@ TEST(PlanSearch, ExpertAndVirtualStageDegreesAreSearchedUnlessFixed) {
   for (const Plan& p : d.value().plans) EXPECT_EQ(p.setup.ep, 1) << p.instance;
 }
 
+// Megatron trains tensor with expert parallelism only with sequence parallelism, and the estimate
+// refuses the pair without it; the search turns it on for those layouts rather than dropping
+// them. At a fixed tp 2, Mixtral's plans without --sp include expert-parallel ones, each with
+// sequence parallelism.
+TEST(PlanSearch, TensorWithExpertParallelLayoutsRunSequenceParallel) {
+  const Model& m = test::model("mixtral-8x7b");
+  PlanQuery q = query("mixtral-8x7b", Precision::mixed_bf16, 256, 1e10);
+  q.request.setup.seq_len = 4096;
+  q.max_nodes = 2;
+  q.tp = 2;
+  q.top_k = 50;
+  ASSERT_FALSE(q.request.setup.sequence_parallel);
+  auto r = plan(test::catalog(), m, q);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  int expert_parallel = 0;
+  for (const Plan& p : r.value().plans) {
+    ASSERT_EQ(p.setup.tp, 2) << p.instance;
+    if (p.setup.ep == 1) continue;
+    ++expert_parallel;
+    EXPECT_TRUE(p.setup.sequence_parallel) << p.instance << " ep " << p.setup.ep;
+  }
+  EXPECT_GT(expert_parallel, 0);
+}
+
 // Hybrid sharding (HSDP). ZeRO-3 over dp ranks gathers the parameters twice a step (forward,
 // backward) and reduce-scatters the gradients: over a ring that spans hosts each crosses every
 // host's network link once, 3 shards' worth of bytes. Sharded within a host, the gathers stay on
