@@ -1,6 +1,7 @@
 #include "gpuplan/hf_config.h"
 
 #include <algorithm>
+#include <cstddef>
 #include <map>
 #include <initializer_list>
 #include <set>
@@ -902,7 +903,8 @@ std::optional<Error> read_mimo_v2_flash(JsonReader& r, const nlohmann::json& j, 
   while (s.first_dense_layers < static_cast<int64_t>(moe.size()) &&
          !moe[static_cast<size_t>(s.first_dense_layers)])
     ++s.first_dense_layers;
-  if (std::find(moe.begin() + s.first_dense_layers, moe.end(), false) != moe.end())
+  if (std::find(moe.begin() + static_cast<std::ptrdiff_t>(s.first_dense_layers), moe.end(),
+                false) != moe.end())
     r.fail("moe_layer_freq: dense blocks after the first MoE block are not modelled");
   s.experts = r.integer("n_routed_experts", std::nullopt, 2, 100'000);
   s.experts_per_token = r.integer("num_experts_per_tok", std::nullopt, 1, 100'000);
