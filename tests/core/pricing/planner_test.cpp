@@ -66,15 +66,21 @@ const Gpu& gpu_of(const Plan& p) {
   return *test::catalog().find_gpu(p.gpu);
 }
 
-// The seed guide's framework: short experiment -> spot T4; mid-term -> reserved A40;
-// long-term -> bulk H100-class cluster. Each follows from prices and the model, not a rule.
-TEST(PlannerDecisionFramework, ShortExperimentOnSpotPicksT4) {
+// One epoch of ResNet-18 on CIFAR-10 on GCP spot instances.
+PlanQuery short_experiment() {
   PlanQuery q = query("resnet18", Precision::amp_fp16, 256);
   q.request.setup.resolution = 32;  // CIFAR-10-sized images
   q.run.epochs = 1;
   q.run.dataset_size = 50000;
   q.pricing = Pricing::spot;
   q.provider = "gcp";
+  return q;
+}
+
+// The seed guide's framework: short experiment -> spot T4; mid-term -> reserved A40;
+// long-term -> bulk H100-class cluster. Each follows from prices and the model, not a rule.
+TEST(PlannerDecisionFramework, ShortExperimentOnSpotPicksT4) {
+  const PlanQuery q = short_experiment();
   auto r = plan(test::catalog(), test::model("resnet18"), q);
   ASSERT_TRUE(r.ok()) << r.error().message;
   EXPECT_EQ(r.value().plans.front().gpu, "t4");
@@ -84,12 +90,7 @@ TEST(PlannerDecisionFramework, ShortExperimentOnSpotPicksT4) {
 // keeps: a plan carries the notes of the estimate of its own setup on its own instance (here the
 // host pacing ResNet-18's small CIFAR steps).
 TEST(Planner, AKeptPlanCarriesTheNotesOfItsOwnEstimate) {
-  PlanQuery q = query("resnet18", Precision::amp_fp16, 256);
-  q.request.setup.resolution = 32;
-  q.run.epochs = 1;
-  q.run.dataset_size = 50000;
-  q.pricing = Pricing::spot;
-  q.provider = "gcp";
+  const PlanQuery q = short_experiment();
   auto r = plan(test::catalog(), test::model("resnet18"), q);
   ASSERT_TRUE(r.ok()) << r.error().message;
   const Plan& top = r.value().plans.front();
